@@ -1,0 +1,131 @@
+/**
+ * The gateway's one error family. Every failure the client can see is a {@link GatewayError} carrying
+ * the HTTP status and the four fields of OpenAI's error body, so that the official `openai` SDK maps it
+ * to the same exception class it would raise against OpenAI (400 BadRequestError, 401 AuthenticationError,
+ * 404 NotFoundError, 429 RateLimitError, >=500 InternalServerError; source: openai-node `error.ts`).
+ *
+ * Body shape (OpenAI API reference, "Error codes"): `{"error":{"message","type","param","code"}}`,
+ * with `param` and `code` possibly null.
+ */
+
+/** OpenAI's `error.type` values that modelmux emits. */
+export type OpenAIErrorType =
+  | 'invalid_request_error'
+  | 'authentication_error'
+  | 'permission_error'
+  | 'not_found_error'
+  | 'insufficient_quota'
+  | 'rate_limit_error'
+  | 'server_error'
+  | 'timeout_error'
+  | 'service_unavailable';
+
+/** The JSON body of every error response: OpenAI's shape exactly. */
+export interface OpenAIErrorBody {
+  error: { message: string; type: OpenAIErrorType; param: string | null; code: string | null };
+}
+
+/** Options shared by every error constructor. */
+export interface GatewayErrorInit {
+  param?: string | null;
+  code?: string | null;
+  /** Extra response headers (e.g. `retry-after`, `allow`). */
+  headers?: Record<string, string>;
+  cause?: unknown;
+}
+
+/**
+ * A client-visible failure: HTTP `status` plus the OpenAI error fields.
+ * Throw it anywhere below the handler; the handler renders it with {@link toErrorBody}.
+ */
+export class GatewayError extends Error {
+  readonly status: number;
+  readonly type: OpenAIErrorType;
+  readonly param: string | null;
+  readonly code: string | null;
+  readonly headers: Record<string, string>;
+
+  constructor(status: number, type: OpenAIErrorType, message: string, init: GatewayErrorInit = {}) {
+    super(message, init.cause === undefined ? undefined : { cause: init.cause });
+    this.name = new.target.name;
+    this.status = status;
+    this.type = type;
+    this.param = init.param ?? null;
+    this.code = init.code ?? null;
+    this.headers = init.headers ?? {};
+  }
+}
+
+/** 400: the body is not JSON, or fails validation. `param` names the offending field. */
+export class InvalidRequestError extends GatewayError {
+  constructor(message: string, init: GatewayErrorInit = {}) {
+    super(400, 'invalid_request_error', message, { code: 'invalid_request', ...init });
+  }
+}
+
+/** 401: missing, malformed, unknown or revoked API key. */
+export class AuthenticationError extends GatewayError {
+  constructor(message: string, code: string | null = 'invalid_api_key') {
+    super(401, 'authentication_error', message, { code });
+  }
+}
+
+/** 402: the account has neither free tokens nor credit left (checked before any upstream call). */
+export class InsufficientCreditError extends GatewayError {
+  constructor(message = 'Your account has no free tokens or credit left. Add credit to continue.') {
+    super(402, 'insufficient_quota', message, { code: 'insufficient_quota' });
+  }
+}
+
+/** 404: unknown model, or unknown path. */
+export class NotFoundError extends GatewayError {
+  constructor(message: string, init: GatewayErrorInit = {}) {
+    super(404, 'not_found_error', message, init);
+  }
+}
+
+/** 405: the path exists but not with this method; `allow` lists the methods it takes. */
+export class MethodNotAllowedError extends GatewayError {
+  constructor(method: string, path: string, allow: readonly string[]) {
+    super(405, 'invalid_request_error', `Method ${method} is not allowed on ${path}. Use ${allow.join(', ')}.`, {
+      code: 'method_not_allowed',
+      headers: { allow: allow.join(', ') },
+    });
+  }
+}
+
+/** 413: the request body is larger than the gateway accepts (bytes). */
+export class PayloadTooLargeError extends GatewayError {
+  constructor(limitBytes: number) {
+    super(413, 'invalid_request_error', `Request body exceeds the limit of ${limitBytes} bytes.`, {
+      code: 'request_too_large',
+    });
+  }
+}
+
+/**
+ * 502/503/504: no upstream could answer. 502 an upstream answered badly, 503 none was available
+ * (also: our own store is unreachable), 504 every attempt timed out.
+ */
+export class UpstreamUnavailableError extends GatewayError {
+  constructor(status: 502 | 503 | 504, message: string, init: GatewayErrorInit = {}) {
+    super(status, status === 504 ? 'timeout_error' : 'server_error', message, {
+      code: status === 504 ? 'upstream_timeout' : 'upstream_unavailable',
+      ...init,
+    });
+  }
+}
+
+/** Renders any error as OpenAI's body; an unknown error becomes a generic 500 without its message. */
+export function toErrorBody(err: unknown): OpenAIErrorBody {
+  const e = asGatewayError(err);
+  return { error: { message: e.message, type: e.type, param: e.param, code: e.code } };
+}
+
+/** Narrows anything thrown to a {@link GatewayError}; unknown errors become 500 `server_error`. */
+export function asGatewayError(err: unknown): GatewayError {
+  if (err instanceof GatewayError) return err;
+  return new GatewayError(500, 'server_error', 'The gateway had an internal error while processing your request.', {
+    cause: err,
+  });
+}

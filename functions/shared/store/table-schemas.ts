@@ -1,0 +1,53 @@
+/**
+ * The three DynamoDB tables as data: the CDK construct (lib/constructs/data-tables.ts) and the local
+ * table creator (local/dynamodb-local.ts) both read this, so deployed and local keys never drift.
+ *
+ * - keys:     pk `keyHash`  = SHA-256 hex of the full API key. Attributes: accountId, name, createdAt,
+ *             status (active | revoked), hint (first characters of the secret).
+ *             GSI `byAccount` (accountId, createdAt) for listing an account's keys.
+ * - accounts: pk `accountId`. Attributes: keyCount, freeTokens, credit (nano-USD), createdAt.
+ * - ledger:   pk `accountId`, sk `requestId` (time-ordered, so a Query returns entries in time order).
+ */
+
+/** A DynamoDB key attribute. */
+export interface KeyAttribute {
+  name: string;
+  type: 'S' | 'N';
+}
+
+/** One table's key schema and indexes. */
+export interface TableSchema {
+  /** Logical name; the physical name comes from the environment (see `store/tables.ts`). */
+  logicalName: 'keys' | 'accounts' | 'ledger';
+  partitionKey: KeyAttribute;
+  sortKey?: KeyAttribute;
+  globalSecondaryIndexes?: ReadonlyArray<{ indexName: string; partitionKey: KeyAttribute; sortKey?: KeyAttribute }>;
+}
+
+export const KEYS_TABLE: TableSchema = {
+  logicalName: 'keys',
+  partitionKey: { name: 'keyHash', type: 'S' },
+  globalSecondaryIndexes: [
+    { indexName: 'byAccount', partitionKey: { name: 'accountId', type: 'S' }, sortKey: { name: 'createdAt', type: 'S' } },
+  ],
+};
+
+export const ACCOUNTS_TABLE: TableSchema = {
+  logicalName: 'accounts',
+  partitionKey: { name: 'accountId', type: 'S' },
+};
+
+export const LEDGER_TABLE: TableSchema = {
+  logicalName: 'ledger',
+  partitionKey: { name: 'accountId', type: 'S' },
+  sortKey: { name: 'requestId', type: 'S' },
+};
+
+export const TABLE_SCHEMAS: readonly TableSchema[] = [KEYS_TABLE, ACCOUNTS_TABLE, LEDGER_TABLE];
+
+/** Environment variables that carry the physical table names into the functions and the admin CLI. */
+export const TABLE_ENV = {
+  keys: 'KEYS_TABLE',
+  accounts: 'ACCOUNTS_TABLE',
+  ledger: 'LEDGER_TABLE',
+} as const;
