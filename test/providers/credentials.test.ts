@@ -1,0 +1,239 @@
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+
+/**
+ * The loader against a real HTTP stand-in for Secrets Manager's GetSecretValue (JSON 1.1 protocol:
+ * `POST /`, `x-amz-target: secretsmanager.GetSecretValue`), reached by the real SDK through
+ * `AWS_ENDPOINT_URL_SECRETS_MANAGER`. Each `importLoader()` is a fresh module instance: a new container.
+ */
+
+const SECRET_ARN = 'arn:aws:secretsmanager:us-east-1:123456789012:secret:modelmux/upstream-keys-AbCdEf';
+
+interface SeenRequest {
+  headers: IncomingHttpHeaders;
+  body: { SecretId?: string };
+}
+
+type Reply = { status: number; body: unknown };
+
+let server: Server;
+let seen: SeenRequest[] = [];
+let reply: () => Reply = () => secretReply({});
+
+function secretReply(secretString: unknown): Reply {
+  return {
+    status: 200,
+    body: { ARN: SECRET_ARN, Name: 'modelmux/upstream-keys', SecretString: secretString, VersionId: 'v1' },
+  };
+}
+
+function secretJson(value: unknown): Reply {
+  return secretReply(JSON.stringify(value));
+}
+
+const savedEnv = { ...process.env };
+
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      seen.push({ headers: req.headers, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as { SecretId?: string } });
+      const { status, body } = reply();
+      res.writeHead(status, { 'content-type': 'application/x-amz-json-1.1' });
+      res.end(JSON.stringify(body));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+});
+
+afterAll(async () => {
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+});
+
+beforeEach(() => {
+  seen = [];
+  reply = () => secretJson({});
+  for (const name of Object.keys(process.env)) {
+    if (/_(API_KEY|BASE_URL)$/.test(name) || name.startsWith('AWS_') || name === 'UPSTREAM_SECRET_ARN') delete process.env[name];
+  }
+  const { port } = server.address() as AddressInfo;
+  process.env.AWS_ENDPOINT_URL_SECRETS_MANAGER = `http://127.0.0.1:${port}`;
+  process.env.AWS_ACCESS_KEY_ID = 'AKIDTESTTESTTESTTEST';
+  process.env.AWS_SECRET_ACCESS_KEY = 'test-secret-access-key';
+  process.env.AWS_REGION = 'us-east-1';
+});
+
+afterEach(() => {
+  vi.useRealTimers();
+  process.env = { ...savedEnv };
+});
+
+/** A fresh module instance, as a new Lambda container would load it. */
+async function importLoader(): Promise<typeof import('../../functions/shared/providers/credentials.js')> {
+  vi.resetModules();
+  return import('../../functions/shared/providers/credentials.js');
+}
+
+describe('UPSTREAM_ENV_VARS', () => {
+  it('lists an API key and a base URL for each of the eight providers', async () => {
+    const { UPSTREAM_ENV_VARS } = await importLoader();
+    for (const provider of ['OPENAI', 'ANTHROPIC', 'GEMINI', 'DEEPSEEK', 'MINIMAX', 'TOGETHER', 'DEEPINFRA', 'GROQ']) {
+      expect(UPSTREAM_ENV_VARS).toContain(`${provider}_API_KEY`);
+      expect(UPSTREAM_ENV_VARS).toContain(`${provider}_BASE_URL`);
+    }
+    expect(UPSTREAM_ENV_VARS).toHaveLength(16);
+  });
+});
+
+describe('loadUpstreamCredentials', () => {
+  it('returns only the known variables from env, blank ones as undefined, without calling Secrets Manager', async () => {
+    process.env.OPENAI_API_KEY = 'sk-env-openai';
+    process.env.GROQ_BASE_URL = 'http://127.0.0.1:9/groq';
+    process.env.ANTHROPIC_API_KEY = '  ';
+    process.env.UNRELATED_API_TOKEN = 'do-not-return';
+    const { loadUpstreamCredentials } = await importLoader();
+
+    const creds = await loadUpstreamCredentials();
+
+    expect(creds.OPENAI_API_KEY).toBe('sk-env-openai');
+    expect(creds.GROQ_BASE_URL).toBe('http://127.0.0.1:9/groq');
+    expect(creds.ANTHROPIC_API_KEY).toBeUndefined();
+    expect(Object.keys(creds)).not.toContain('UNRELATED_API_TOKEN');
+    expect(seen).toHaveLength(0);
+  });
+
+  it('merges the secret over env: the secret wins, env-only names survive, an empty secret value does not hide env', async () => {
+    process.env.OPENAI_API_KEY = 'sk-env-openai';
+    process.env.DEEPSEEK_API_KEY = 'sk-env-deepseek';
+    process.env.GROQ_API_KEY = 'gsk-env-groq';
+    process.env.OPENAI_BASE_URL = 'https://proxy.example/v1';
+    process.env.UPSTREAM_SECRET_ARN = SECRET_ARN;
+    reply = () => secretJson({ OPENAI_API_KEY: 'sk-secret-openai', ANTHROPIC_API_KEY: 'sk-ant-secret\n', GROQ_API_KEY: '' });
+    const { loadUpstreamCredentials } = await importLoader();
+
+    const creds = await loadUpstreamCredentials();
+
+    expect(creds).toMatchObject({
+      OPENAI_API_KEY: 'sk-secret-openai',
+      ANTHROPIC_API_KEY: 'sk-ant-secret',
+      DEEPSEEK_API_KEY: 'sk-env-deepseek',
+      GROQ_API_KEY: 'gsk-env-groq',
+      OPENAI_BASE_URL: 'https://proxy.example/v1',
+    });
+    expect(creds.GEMINI_API_KEY).toBeUndefined();
+    expect(Object.isFrozen(creds)).toBe(true);
+  });
+
+  it('sends one signed GetSecretValue for the configured ARN', async () => {
+    process.env.UPSTREAM_SECRET_ARN = SECRET_ARN;
+    const { loadUpstreamCredentials } = await importLoader();
+
+    await loadUpstreamCredentials();
+
+    expect(seen).toHaveLength(1);
+    expect(seen[0]?.headers['x-amz-target']).toBe('secretsmanager.GetSecretValue');
+    expect(seen[0]?.headers.authorization).toMatch(/^AWS4-HMAC-SHA256 Credential=AKIDTESTTESTTESTTEST\/\d{8}\/us-east-1\/secretsmanager\//);
+    expect(seen[0]?.body).toEqual({ SecretId: SECRET_ARN });
+  });
+
+  it('fetches the secret once per container however many callers, and again in a new container', async () => {
+    process.env.UPSTREAM_SECRET_ARN = SECRET_ARN;
+    reply = () => secretJson({ OPENAI_API_KEY: 'sk-1' });
+    const first = await importLoader();
+
+    const atInit = first.loadUpstreamCredentials();
+    const concurrent = await Promise.all([first.loadUpstreamCredentials(), first.loadUpstreamCredentials(), atInit]);
+    const later = await first.loadUpstreamCredentials();
+
+    expect(seen).toHaveLength(1);
+    expect(new Set([...concurrent, later]).size).toBe(1);
+    expect(later.OPENAI_API_KEY).toBe('sk-1');
+
+    const second = await importLoader();
+    await second.loadUpstreamCredentials();
+    expect(seen).toHaveLength(2);
+  });
+
+  it('fetches again once the max age has passed, so a rotated key is picked up', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(new Date('2026-01-01T00:00:00Z'));
+    process.env.UPSTREAM_SECRET_ARN = SECRET_ARN;
+    let version = 1;
+    reply = () => secretJson({ OPENAI_API_KEY: `sk-v${version}` });
+    const { loadUpstreamCredentials, UPSTREAM_SECRET_MAX_AGE_MS } = await importLoader();
+
+    expect((await loadUpstreamCredentials()).OPENAI_API_KEY).toBe('sk-v1');
+    version = 2;
+    vi.setSystemTime(Date.now() + UPSTREAM_SECRET_MAX_AGE_MS - 1_000);
+    expect((await loadUpstreamCredentials()).OPENAI_API_KEY).toBe('sk-v1');
+    expect(seen).toHaveLength(1);
+
+    vi.setSystemTime(Date.now() + 2_000);
+    expect((await loadUpstreamCredentials()).OPENAI_API_KEY).toBe('sk-v2');
+    expect(seen).toHaveLength(2);
+  });
+
+  it('keeps serving the last good value when a refresh fails, and retries later', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(new Date('2026-01-01T00:00:00Z'));
+    process.env.UPSTREAM_SECRET_ARN = SECRET_ARN;
+    reply = () => secretJson({ OPENAI_API_KEY: 'sk-good' });
+    const { loadUpstreamCredentials, UPSTREAM_SECRET_MAX_AGE_MS } = await importLoader();
+    await loadUpstreamCredentials();
+
+    reply = () => ({ status: 500, body: { __type: 'InternalServiceError', message: 'boom' } });
+    vi.setSystemTime(Date.now() + UPSTREAM_SECRET_MAX_AGE_MS + 1);
+    expect((await loadUpstreamCredentials()).OPENAI_API_KEY).toBe('sk-good');
+    const failedAttempts = seen.length - 1;
+    expect(failedAttempts).toBeGreaterThanOrEqual(1);
+
+    // Within the retry interval: no new request.
+    expect((await loadUpstreamCredentials()).OPENAI_API_KEY).toBe('sk-good');
+    expect(seen).toHaveLength(1 + failedAttempts);
+
+    reply = () => secretJson({ OPENAI_API_KEY: 'sk-recovered' });
+    vi.setSystemTime(Date.now() + 31_000);
+    expect((await loadUpstreamCredentials()).OPENAI_API_KEY).toBe('sk-recovered');
+  });
+
+  it('rejects with a clear error naming the secret when it does not exist, and tries again on the next call', async () => {
+    process.env.UPSTREAM_SECRET_ARN = SECRET_ARN;
+    reply = () => ({
+      status: 400,
+      body: { __type: 'ResourceNotFoundException', message: "Secrets Manager can't find the specified secret." },
+    });
+    const { loadUpstreamCredentials } = await importLoader();
+
+    await expect(loadUpstreamCredentials()).rejects.toThrow(
+      /Cannot read the upstream credentials secret arn:aws:secretsmanager:.*modelmux\/upstream-keys-AbCdEf: ResourceNotFoundException/,
+    );
+
+    reply = () => secretJson({ OPENAI_API_KEY: 'sk-created' });
+    expect((await loadUpstreamCredentials()).OPENAI_API_KEY).toBe('sk-created');
+    expect(seen).toHaveLength(2);
+  });
+
+  it.each([
+    ['not JSON', secretReply('OPENAI_API_KEY=sk-leak-me'), /is not valid JSON/],
+    ['a JSON array', secretJson(['sk-leak-me']), /must be a JSON object .* got an array/],
+    ['a JSON string', secretJson('sk-leak-me'), /must be a JSON object .* got a string/],
+    ['JSON null', secretJson(null), /must be a JSON object .* got null/],
+    ['an object with a non-string value', secretJson({ OPENAI_API_KEY: { key: 'sk-leak-me' } }), /non-string value for OPENAI_API_KEY/],
+    ['a binary secret', { status: 200, body: { ARN: SECRET_ARN, Name: 'n', SecretBinary: 'c2stbGVhay1tZQ==', VersionId: 'v1' } }, /has no SecretString/],
+  ])('rejects a secret that is %s, without quoting its content', async (_label, secret, message) => {
+    process.env.UPSTREAM_SECRET_ARN = SECRET_ARN;
+    reply = () => secret;
+    const { loadUpstreamCredentials } = await importLoader();
+
+    const error = await loadUpstreamCredentials().then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+
+    expect(error).toBeInstanceOf(Error);
+    expect((error as Error).message).toMatch(message);
+    expect((error as Error).message).not.toContain('sk-leak-me');
+  });
+});
