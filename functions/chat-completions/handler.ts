@@ -1,2 +1,35 @@
-// Placeholder: replaced by the real streaming handler (work in progress).
-export const handler = async (): Promise<{ statusCode: number; body: string }> => ({ statusCode: 503, body: '{}' });
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import { once } from 'node:events';
+import { dispatch } from '../shared/app/dispatch';
+import { fromFunctionUrlEvent, logRequest, responseHeaders, runCore } from '../shared/edge/function-url';
+
+/**
+ * The chat Lambda behind a RESPONSE_STREAM Function URL. Streams SSE chunks as they arrive; buffered
+ * answers are written in one piece. Billing (`after`) runs once the last byte is written, so it adds
+ * nothing to what the client waits for (the invocation stays alive until this promise settles).
+ *
+ * Runtime rules (functions/awslambda.d.ts): write() before end(), always end(); no disconnect signal
+ * exists in Lambda, so `signal` aborts only where the host reports a closed stream (the local stand-in).
+ */
+export const handler = awslambda.streamifyResponse(async (event: APIGatewayProxyEventV2, responseStream) => {
+  const controller = new AbortController();
+  const req = fromFunctionUrlEvent(event, controller.signal);
+  const result = await runCore(dispatch, req);
+  const out = awslambda.HttpResponseStream.from(responseStream, { statusCode: result.status, headers: responseHeaders(result, req.requestId) });
+  out.on('close', () => {
+    if (!out.writableFinished) controller.abort();
+  });
+  out.on('error', () => controller.abort());
+
+  if (result.kind === 'json') {
+    out.write(JSON.stringify(result.body));
+  } else {
+    for await (const frame of result.frames) {
+      if (controller.signal.aborted) break;
+      if (!out.write(frame)) await Promise.race([once(out, 'drain'), once(controller.signal, 'abort')]);
+    }
+  }
+  out.end();
+  logRequest(req, result.status);
+  await result.after?.();
+});

@@ -1,2 +1,24 @@
-// Placeholder: replaced by the real streaming handler (work in progress).
-export const handler = async (): Promise<{ statusCode: number; body: string }> => ({ statusCode: 503, body: '{}' });
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { dispatch } from '../shared/app/dispatch';
+import { fromFunctionUrlEvent, logRequest, responseHeaders, runCore } from '../shared/edge/function-url';
+
+/**
+ * The embeddings Lambda behind a BUFFERED Function URL (6 MB response limit). A buffered invocation
+ * returns its response only when the handler returns, so the ledger is settled before returning:
+ * a frozen container must not hold an unbilled request.
+ */
+export const handler = async (event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStructuredResultV2> => {
+  const req = fromFunctionUrlEvent(event, new AbortController().signal);
+  let result = await runCore(dispatch, req);
+  if (result.kind === 'stream') {
+    // A streamed chat request sent to the buffered URL: collect it (the chat URL streams it live).
+    let body = '';
+    for await (const frame of result.frames) body += frame;
+    await result.after?.();
+    logRequest(req, result.status);
+    return { statusCode: result.status, headers: responseHeaders(result, req.requestId), body };
+  }
+  await result.after?.();
+  logRequest(req, result.status);
+  return { statusCode: result.status, headers: responseHeaders(result, req.requestId), body: JSON.stringify(result.body) };
+};

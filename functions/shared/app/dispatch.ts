@@ -1,0 +1,29 @@
+import type { GatewayHandler, GatewayRequest, GatewayResult } from '../http/types';
+import { MethodNotAllowedError, NotFoundError } from '../openai/errors';
+import { chatCompletions } from './chat-completions';
+import { embeddings } from './embeddings';
+import { listModels, retrieveModel } from './models';
+
+/**
+ * The public routes under `/v1`. Both functions serve every route, so a single Function URL works
+ * as an OpenAI base URL; the embeddings function exists so embedding traffic can run in BUFFERED mode.
+ * Unknown paths are 404, known paths with another method 405 (with `allow`).
+ */
+export const dispatch: GatewayHandler = async (req: GatewayRequest): Promise<GatewayResult> => {
+  const path = req.path.length > 1 && req.path.endsWith('/') ? req.path.slice(0, -1) : req.path;
+  if (path === '/v1/chat/completions') return only(req, 'POST', chatCompletions);
+  if (path === '/v1/embeddings') return only(req, 'POST', embeddings);
+  if (path === '/v1/models') return only(req, 'GET', listModels);
+  if (path.startsWith('/v1/models/')) {
+    const id = decodeURIComponent(path.slice('/v1/models/'.length));
+    return only(req, 'GET', (r) => retrieveModel(r, id));
+  }
+  throw new NotFoundError(`Unknown request URL: ${req.method} ${req.path}. modelmux serves /v1/chat/completions, /v1/embeddings and /v1/models.`, {
+    code: 'unknown_url',
+  });
+};
+
+function only(req: GatewayRequest, method: 'GET' | 'POST', handler: GatewayHandler): Promise<GatewayResult> {
+  if (req.method !== method) throw new MethodNotAllowedError(req.method, req.path, [method]);
+  return handler(req);
+}

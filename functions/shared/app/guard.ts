@@ -1,0 +1,27 @@
+import { authenticate } from '../accounts/key-store';
+import { parseBearer } from '../accounts/api-key';
+import { PayloadTooLargeError } from '../openai/errors';
+import type { GatewayRequest } from '../http/types';
+
+/**
+ * The largest request body accepted (bytes): Lambda's own 6 MB invocation payload limit
+ * (Lambda quotas, "Invocation payload (request and response)": 6 MB synchronous). Image parts sent
+ * as data URLs are the usual reason for large bodies.
+ */
+export const MAX_BODY_BYTES = 6 * 1024 * 1024;
+
+/** The caller, once authenticated. */
+export interface Caller {
+  accountId: string;
+  keyHash: string;
+}
+
+/**
+ * Checks the body size, then the bearer key.
+ * @throws PayloadTooLargeError (413), AuthenticationError (401), or a 503 when the key store is down.
+ */
+export async function authenticateRequest(req: GatewayRequest): Promise<Caller> {
+  if (Buffer.byteLength(req.body, 'utf8') > MAX_BODY_BYTES) throw new PayloadTooLargeError(MAX_BODY_BYTES);
+  const key = parseBearer(req.headers.authorization);
+  return authenticate(key);
+}

@@ -1,0 +1,66 @@
+import { CATALOGUE, getModelAnyKind, type CatalogueEntry } from '../catalogue/catalogue';
+import type { GatewayRequest, JsonResult } from '../http/types';
+import { authenticateRequest } from './guard';
+
+/**
+ * `GET /v1/models` and `GET /v1/models/{id}`: OpenAI's model objects (`{id, object:"model", created,
+ * owned_by}`, providers.md §1.8) plus what a router's users need to choose: kind, context window,
+ * capabilities and the displayed per-token prices in USD as decimal strings, as OpenRouter's models
+ * API does (peers.md A, "Model list").
+ */
+
+/** Our model object. */
+export interface ModelObject {
+  id: string;
+  object: 'model';
+  created: number;
+  owned_by: string;
+  kind: CatalogueEntry['kind'];
+  description: string;
+  context_length: number;
+  max_output_tokens: number;
+  capabilities: { tools: boolean; vision: boolean; reasoning: string; json_mode: boolean };
+  /** USD per token, incl. the 5.5% platform fee, exact decimal strings. */
+  pricing: { prompt: string; completion: string };
+}
+
+/** Lists every model. */
+export async function listModels(req: GatewayRequest): Promise<JsonResult> {
+  await authenticateRequest(req);
+  return { kind: 'json', status: 200, headers: {}, body: { object: 'list', data: [...CATALOGUE.values()].map(toModelObject) } };
+}
+
+/** One model; 404 `model_not_found` when unknown. */
+export async function retrieveModel(req: GatewayRequest, id: string): Promise<JsonResult> {
+  await authenticateRequest(req);
+  return { kind: 'json', status: 200, headers: {}, body: toModelObject(getModelAnyKind(id)) };
+}
+
+function toModelObject(e: CatalogueEntry): ModelObject {
+  const t = e.targets[0];
+  if (t === undefined) throw new Error(`catalogue entry ${e.id} has no target`);
+  return {
+    id: e.id,
+    object: 'model',
+    created: e.created,
+    owned_by: e.ownedBy,
+    kind: e.kind,
+    description: e.description,
+    context_length: t.contextWindow,
+    max_output_tokens: t.maxOutputTokens,
+    capabilities: { tools: t.capabilities.tools, vision: t.capabilities.vision, reasoning: t.capabilities.reasoning, json_mode: t.capabilities.jsonMode },
+    pricing: { prompt: usdPerToken(t.displayedPrice.input), completion: usdPerToken(t.displayedPrice.output) },
+  };
+}
+
+/**
+ * micro-USD per 1M tokens → USD per token as an exact decimal string (1 USD = 1e6 µUSD, per token =
+ * / 1e6 more, so the integer is shifted 12 places). E.g. 2,637,500 → "0.0000026375".
+ */
+export function usdPerToken(microUsdPerMTok: number): string {
+  if (microUsdPerMTok === 0) return '0';
+  const digits = String(microUsdPerMTok).padStart(13, '0');
+  const whole = digits.slice(0, -12);
+  const frac = digits.slice(-12).replace(/0+$/, '');
+  return frac === '' ? whole : `${whole}.${frac}`;
+}

@@ -1,0 +1,127 @@
+import { NotFoundError } from '../openai/errors';
+import { displayedPrice, usdPerMTokToMicro } from '../billing/price';
+import type { ProviderName } from '../providers/provider-names';
+import { CATALOGUE_DATA } from './models';
+import { catalogueSchema, type Capabilities, type CatalogueEntryData, type CatalogueTargetData } from './schema';
+
+/**
+ * The loaded catalogue: the data of `models.ts`, validated, with displayed prices computed once.
+ * Built at module load (once per Lambda container).
+ */
+
+/** A target with its prices in integer micro-USD per 1M tokens, upstream and displayed (incl. fee). */
+export interface CatalogueTarget {
+  /** Stable id for breakers and logs: `provider:upstreamModel`. */
+  key: string;
+  provider: ProviderName;
+  upstreamModel: string;
+  contextWindow: number;
+  maxOutputTokens: number;
+  capabilities: Capabilities;
+  upstreamParams: Readonly<Record<string, unknown>> | undefined;
+  dimensions: number | undefined;
+  /** Upstream price, micro-USD per 1M tokens. */
+  upstreamPrice: { input: number; output: number };
+  /** What the client pays: upstream × 1.055, micro-USD per 1M tokens. */
+  displayedPrice: { input: number; output: number };
+  priceReadOn: string;
+}
+
+/** One public model. */
+export interface CatalogueEntry {
+  id: string;
+  kind: 'chat' | 'embedding';
+  description: string;
+  ownedBy: string;
+  created: number;
+  targets: readonly CatalogueTarget[];
+  equivalents: readonly string[];
+}
+
+/** An id → entry map, in catalogue order. */
+export type Catalogue = ReadonlyMap<string, CatalogueEntry>;
+
+/**
+ * Validates raw catalogue data and computes its prices.
+ * @throws Error when the data fails the schema, an id repeats, or an equivalent names an unknown id
+ *   or one of another kind.
+ */
+export function loadCatalogue(data: unknown): Catalogue {
+  const entries = catalogueSchema.parse(data);
+  const byId = new Map<string, CatalogueEntry>();
+  for (const e of entries) {
+    if (byId.has(e.id)) throw new Error(`catalogue: duplicate model id ${e.id}`);
+    byId.set(e.id, toEntry(e));
+  }
+  for (const e of byId.values()) {
+    for (const eq of e.equivalents) {
+      const other = byId.get(eq);
+      if (other === undefined) throw new Error(`catalogue: ${e.id} names unknown equivalent ${eq}`);
+      if (other.kind !== e.kind) throw new Error(`catalogue: ${e.id} (${e.kind}) names equivalent ${eq} of kind ${other.kind}`);
+      if (eq === e.id) throw new Error(`catalogue: ${e.id} names itself as equivalent`);
+    }
+  }
+  return byId;
+}
+
+function toEntry(e: CatalogueEntryData): CatalogueEntry {
+  return {
+    id: e.id,
+    kind: e.kind,
+    description: e.description,
+    ownedBy: e.ownedBy,
+    created: e.created,
+    targets: e.targets.map(toTarget),
+    equivalents: e.equivalents,
+  };
+}
+
+function toTarget(t: CatalogueTargetData): CatalogueTarget {
+  const input = usdPerMTokToMicro(t.price.inputUsdPerMTok);
+  const output = usdPerMTokToMicro(t.price.outputUsdPerMTok);
+  return {
+    key: `${t.provider}:${t.upstreamModel}`,
+    provider: t.provider,
+    upstreamModel: t.upstreamModel,
+    contextWindow: t.contextWindow,
+    maxOutputTokens: t.maxOutputTokens,
+    capabilities: t.capabilities,
+    upstreamParams: t.upstreamParams,
+    dimensions: t.dimensions,
+    upstreamPrice: { input, output },
+    displayedPrice: { input: displayedPrice(input), output: displayedPrice(output) },
+    priceReadOn: t.price.readOn,
+  };
+}
+
+/** The catalogue of this deployment (built once per container). */
+export const CATALOGUE: Catalogue = loadCatalogue(CATALOGUE_DATA);
+
+/**
+ * Looks up a public model of the given kind.
+ * @throws NotFoundError (404, code `model_not_found`, param `model`) for an unknown id or one of the
+ *   other kind, with OpenAI's wording.
+ */
+export function getModel(id: string, kind: CatalogueEntry['kind'], catalogue: Catalogue = CATALOGUE): CatalogueEntry {
+  const entry = catalogue.get(id);
+  if (entry === undefined || entry.kind !== kind) {
+    const hint = entry === undefined ? '' : ` It is ${kind === 'chat' ? 'an embedding' : 'a chat'} model; use /v1/${kind === 'chat' ? 'embeddings' : 'chat/completions'}.`;
+    throw new NotFoundError(`The model \`${id}\` does not exist or you do not have access to it.${hint}`, {
+      param: 'model',
+      code: 'model_not_found',
+    });
+  }
+  return entry;
+}
+
+/**
+ * Looks up a public model of any kind (for `GET /v1/models/{id}`).
+ * @throws NotFoundError (404, code `model_not_found`).
+ */
+export function getModelAnyKind(id: string, catalogue: Catalogue = CATALOGUE): CatalogueEntry {
+  const entry = catalogue.get(id);
+  if (entry === undefined) {
+    throw new NotFoundError(`The model \`${id}\` does not exist or you do not have access to it.`, { param: 'model', code: 'model_not_found' });
+  }
+  return entry;
+}

@@ -1,0 +1,296 @@
+import type { CatalogueEntryData, CatalogueTargetData, Capabilities } from './schema';
+
+/**
+ * The model catalogue as data: public name → ordered upstream targets (live ids, upstream prices with
+ * the date read and the source), capabilities, and equivalents for fallback. Validated by
+ * `catalogueSchema` at load; displayed prices (upstream × 1.055) are computed by the loader, never typed.
+ *
+ * Facts: /work/shared/reference/providers.md (§8 prices, §2.8/§3.8/§4.2/§5.1/§6 lifecycles), read
+ * 2026-11-22. Several ids the spec names are retired upstream; each such entry says where it now goes.
+ */
+
+const TEXT: Capabilities = { tools: true, vision: false, reasoning: 'none', jsonMode: true };
+const VISION: Capabilities = { tools: true, vision: true, reasoning: 'none', jsonMode: true };
+const VISION_THINKING: Capabilities = { tools: true, vision: true, reasoning: 'exposed', jsonMode: true };
+const EMBEDDING: Capabilities = { tools: false, vision: false, reasoning: 'none', jsonMode: false };
+
+const OPENAI_PRICING = 'openai.com/api/pricing (providers.md §8)';
+const ANTHROPIC_PRICING = 'platform.claude.com pricing (providers.md §8)';
+const GEMINI_PRICING = 'ai.google.dev pricing (providers.md §8)';
+const DEEPSEEK_PRICING = 'api-docs.deepseek.com pricing (providers.md §8)';
+const MINIMAX_PRICING = 'platform.minimax.io pricing-paygo (providers.md §8)';
+
+type PriceTuple = [input: number, output: number, readOn: string, source: string];
+
+function target(
+  provider: CatalogueTargetData['provider'],
+  upstreamModel: string,
+  [inputUsdPerMTok, outputUsdPerMTok, readOn, source]: PriceTuple,
+  contextWindow: number,
+  maxOutputTokens: number,
+  capabilities: Capabilities,
+  extra: Pick<CatalogueTargetData, 'upstreamParams' | 'dimensions'> = {},
+): CatalogueTargetData {
+  return { provider, upstreamModel, price: { inputUsdPerMTok, outputUsdPerMTok, readOn, source }, contextWindow, maxOutputTokens, capabilities, ...extra };
+}
+
+// Claude models all share Anthropic's 200K window.
+const claude = (id: string, price: [number, number], maxOut: number, readOn = '2026-08-19') =>
+  target('anthropic', id, [price[0], price[1], readOn, ANTHROPIC_PRICING], 200_000, maxOut, VISION_THINKING);
+
+const claudeSonnet46 = claude('claude-sonnet-4-6', [3, 15], 64_000);
+const claudeOpus46 = claude('claude-opus-4-6', [5, 25], 64_000);
+const gemini25FlashLite = target('gemini', 'gemini-2.5-flash-lite', [0.1, 0.4, '2026-08-21', GEMINI_PRICING], 1_048_576, 65_536, VISION);
+const gemini25Flash = target('gemini', 'gemini-2.5-flash', [0.3, 2.5, '2026-08-21', GEMINI_PRICING], 1_048_576, 65_536, {
+  ...VISION,
+  reasoning: 'exposed',
+});
+const gemini25Pro = target('gemini', 'gemini-2.5-pro', [1.25, 10, '2026-08-21', GEMINI_PRICING], 1_048_576, 65_536, {
+  ...VISION,
+  reasoning: 'exposed',
+});
+// DeepSeek V4 (2026-04-24) replaced V3/R1; deepseek-chat / deepseek-reasoner were retired after
+// 2026-07-24 (providers.md §4.2). V4 prices are low-confidence third-party figures (⚠, §8).
+const V4_FLASH_PRICE: PriceTuple = [0.15, 0.6, '2026-10-01', 'third-party page, low confidence (providers.md §8 ⚠)'];
+const deepseekV4Flash = target('deepseek', 'deepseek-v4-flash', V4_FLASH_PRICE, 128_000, 8_192, TEXT, {
+  upstreamParams: { thinking: { type: 'disabled' } },
+});
+const deepseekV4FlashThinking = target('deepseek', 'deepseek-v4-flash', V4_FLASH_PRICE, 128_000, 32_768, { ...TEXT, reasoning: 'exposed' }, {
+  upstreamParams: { thinking: { type: 'enabled' } },
+});
+const minimax = (id: string, price: [number, number]) =>
+  target('minimax', id, [price[0], price[1], '2026-08-21', MINIMAX_PRICING], 204_800, 131_072, { ...TEXT, reasoning: 'exposed' });
+const openaiEmbedding = (id: string, price: number, dimensions: number) =>
+  target('openai', id, [price, 0, '2026-08-21', OPENAI_PRICING], 8_192, 1, EMBEDDING, { dimensions });
+
+/** The catalogue (32 models: 27 chat, 5 embedding). */
+export const CATALOGUE_DATA: CatalogueEntryData[] = [
+  // ── OpenAI ──────────────────────────────────────────────────────────────────────────────────────
+  {
+    id: 'gpt-4o', kind: 'chat', ownedBy: 'openai', created: 1715367049,
+    description: 'GPT-4o, OpenAI flagship multimodal model.',
+    targets: [target('openai', 'gpt-4o', [2.5, 10, '2026-08-21', OPENAI_PRICING], 128_000, 16_384, VISION)],
+    equivalents: ['claude-3-5-sonnet', 'gemini-2.5-pro'],
+  },
+  {
+    id: 'gpt-4o-mini', kind: 'chat', ownedBy: 'openai', created: 1721172741,
+    description: 'GPT-4o mini: the small, fast and cheap GPT-4o variant.',
+    targets: [target('openai', 'gpt-4o-mini', [0.15, 0.6, '2026-08-21', OPENAI_PRICING], 128_000, 16_384, VISION)],
+    equivalents: ['gemini-2.0-flash', 'claude-haiku-4-5'],
+  },
+  {
+    id: 'o3-mini', kind: 'chat', ownedBy: 'openai', created: 1738010200,
+    description: 'o3-mini reasoning model (reasoning hidden, billed as output).',
+    targets: [target('openai', 'o3-mini', [1.1, 4.4, '2026-08-21', OPENAI_PRICING], 200_000, 100_000, { ...TEXT, reasoning: 'hidden' })],
+    equivalents: ['deepseek-r1'],
+  },
+  // ── Anthropic ───────────────────────────────────────────────────────────────────────────────────
+  {
+    // claude-3-5-sonnet-2024xxxx was retired upstream in Oct 2025 (providers.md §2.8): the public name
+    // now serves Claude Sonnet 4.6, the live Sonnet at the same $3 / $15 price.
+    id: 'claude-3-5-sonnet', kind: 'chat', ownedBy: 'anthropic', created: 1729555200,
+    description: 'Claude 3.5 Sonnet class (served by Claude Sonnet 4.6; 3.5 Sonnet is retired upstream).',
+    targets: [claudeSonnet46, claude('claude-sonnet-4-5', [3, 15], 64_000)],
+    equivalents: ['gpt-4o'],
+  },
+  {
+    // claude-sonnet-4-20250514 retired 2026-06-15 (providers.md §2.8): served by Sonnet 4.6.
+    id: 'claude-sonnet-4', kind: 'chat', ownedBy: 'anthropic', created: 1747267200,
+    description: 'Claude Sonnet 4 class (served by Claude Sonnet 4.6; Sonnet 4 is retired upstream).',
+    targets: [claudeSonnet46],
+    equivalents: ['gpt-4o'],
+  },
+  {
+    id: 'claude-sonnet-4-5', kind: 'chat', ownedBy: 'anthropic', created: 1759104000,
+    description: 'Claude Sonnet 4.5 (deprecated upstream; falls back to Sonnet 4.6).',
+    targets: [claude('claude-sonnet-4-5', [3, 15], 64_000), claudeSonnet46],
+    equivalents: ['gpt-4o'],
+  },
+  {
+    id: 'claude-sonnet-4-6', kind: 'chat', ownedBy: 'anthropic', created: 1771200000,
+    description: 'Claude Sonnet 4.6.',
+    targets: [claudeSonnet46],
+    equivalents: ['gpt-4o'],
+  },
+  {
+    // claude-opus-4-20250514 retired 2026-06-15 (providers.md §2.8): served by Opus 4.6 ($5 / $25).
+    id: 'claude-opus-4', kind: 'chat', ownedBy: 'anthropic', created: 1747267200,
+    description: 'Claude Opus 4 class (served by Claude Opus 4.6; Opus 4 is retired upstream).',
+    targets: [claudeOpus46],
+    equivalents: ['claude-sonnet-4-6'],
+  },
+  {
+    id: 'claude-opus-4-5', kind: 'chat', ownedBy: 'anthropic', created: 1761955200,
+    description: 'Claude Opus 4.5.',
+    targets: [claude('claude-opus-4-5', [5, 25], 64_000), claudeOpus46],
+    equivalents: ['claude-sonnet-4-6'],
+  },
+  {
+    id: 'claude-opus-4-6', kind: 'chat', ownedBy: 'anthropic', created: 1771200000,
+    description: 'Claude Opus 4.6.',
+    targets: [claudeOpus46],
+    equivalents: ['claude-sonnet-4-6'],
+  },
+  {
+    id: 'claude-haiku-4-5', kind: 'chat', ownedBy: 'anthropic', created: 1759276800,
+    description: 'Claude Haiku 4.5: fast and cheap.',
+    targets: [claude('claude-haiku-4-5', [1, 5], 64_000)],
+    equivalents: ['gpt-4o-mini'],
+  },
+  // ── Google Gemini ───────────────────────────────────────────────────────────────────────────────
+  {
+    // gemini-2.0-flash is shut down upstream (reported June 2026, providers.md §3.8): served by
+    // gemini-2.5-flash-lite, the live model at the same $0.10 / $0.40 price, thinking off by default.
+    id: 'gemini-2.0-flash', kind: 'chat', ownedBy: 'google', created: 1738713600,
+    description: 'Gemini 2.0 Flash class (served by Gemini 2.5 Flash-Lite; 2.0 Flash is shut down upstream).',
+    targets: [gemini25FlashLite],
+    equivalents: ['gpt-4o-mini'],
+  },
+  {
+    // gemini-1.5-pro retired Sept 2025 (providers.md §3.8): its current equivalent is gemini-2.5-pro.
+    id: 'gemini-1.5-pro', kind: 'chat', ownedBy: 'google', created: 1727740800,
+    description: 'Gemini 1.5 Pro class (served by Gemini 2.5 Pro; 1.5 Pro is retired upstream).',
+    targets: [gemini25Pro],
+    equivalents: ['gpt-4o'],
+  },
+  {
+    // gemini-1.5-flash is retired (providers.md §3.8): served by gemini-2.5-flash-lite.
+    id: 'gemini-1.5-flash', kind: 'chat', ownedBy: 'google', created: 1727740800,
+    description: 'Gemini 1.5 Flash class (served by Gemini 2.5 Flash-Lite; 1.5 Flash is retired upstream).',
+    targets: [gemini25FlashLite],
+    equivalents: ['gpt-4o-mini'],
+  },
+  {
+    id: 'gemini-2.5-pro', kind: 'chat', ownedBy: 'google', created: 1750118400,
+    description: 'Gemini 2.5 Pro (thinking always on).',
+    targets: [gemini25Pro],
+    equivalents: ['gpt-4o'],
+  },
+  {
+    id: 'gemini-2.5-flash', kind: 'chat', ownedBy: 'google', created: 1750118400,
+    description: 'Gemini 2.5 Flash.',
+    targets: [gemini25Flash],
+    equivalents: ['gpt-4o-mini'],
+  },
+  {
+    id: 'gemini-2.5-flash-lite', kind: 'chat', ownedBy: 'google', created: 1753142400,
+    description: 'Gemini 2.5 Flash-Lite.',
+    targets: [gemini25FlashLite],
+    equivalents: ['gpt-4o-mini'],
+  },
+  // ── DeepSeek ────────────────────────────────────────────────────────────────────────────────────
+  {
+    // deepseek-chat (V3) was retired after 2026-07-24: V3's successor is V4-Flash in non-thinking mode.
+    id: 'deepseek-v3', kind: 'chat', ownedBy: 'deepseek', created: 1735084800,
+    description: 'DeepSeek V3 class (served by DeepSeek V4-Flash, non-thinking; V3 is retired upstream).',
+    targets: [deepseekV4Flash],
+    equivalents: ['llama-3-70b', 'gpt-4o-mini'],
+  },
+  {
+    // deepseek-reasoner (R1) was retired after 2026-07-24: served by V4-Flash in thinking mode, which
+    // returns reasoning_content like R1 did.
+    id: 'deepseek-r1', kind: 'chat', ownedBy: 'deepseek', created: 1737331200,
+    description: 'DeepSeek R1 reasoning class (served by DeepSeek V4-Flash, thinking mode; R1 is retired upstream).',
+    targets: [deepseekV4FlashThinking],
+    equivalents: ['o3-mini'],
+  },
+  {
+    id: 'deepseek-chat', kind: 'chat', ownedBy: 'deepseek', created: 1735084800,
+    description: 'DeepSeek Chat (the retired alias now means V4-Flash, non-thinking).',
+    targets: [deepseekV4Flash],
+    equivalents: ['deepseek-v3', 'gpt-4o-mini'],
+  },
+  {
+    // DeepSeek Coder was merged into the chat model (V2.5, 2024); the live coder is V4-Flash.
+    id: 'deepseek-coder', kind: 'chat', ownedBy: 'deepseek', created: 1735084800,
+    description: 'DeepSeek Coder (merged into DeepSeek chat upstream; served by V4-Flash).',
+    targets: [deepseekV4Flash],
+    equivalents: ['gpt-4o-mini'],
+  },
+  {
+    id: 'deepseek-v4-pro', kind: 'chat', ownedBy: 'deepseek', created: 1776988800,
+    description: 'DeepSeek V4-Pro.',
+    targets: [
+      target('deepseek', 'deepseek-v4-pro', [0.66, 1.98, '2026-10-01', 'third-party page, low confidence (providers.md §8 ⚠)'], 128_000, 32_768, TEXT, {
+        upstreamParams: { thinking: { type: 'disabled' } },
+      }),
+    ],
+    equivalents: ['deepseek-v3'],
+  },
+  // ── MiniMax ─────────────────────────────────────────────────────────────────────────────────────
+  {
+    id: 'minimax', kind: 'chat', ownedBy: 'minimax', created: 1773792000,
+    description: 'MiniMax M2.7 reasoning model.',
+    targets: [minimax('MiniMax-M2.7', [0.3, 1.2]), minimax('MiniMax-M2.5', [0.3, 1.2])],
+    equivalents: ['deepseek-r1'],
+  },
+  {
+    id: 'minimax-m2.7-highspeed', kind: 'chat', ownedBy: 'minimax', created: 1773792000,
+    description: 'MiniMax M2.7 highspeed.',
+    targets: [minimax('MiniMax-M2.7-highspeed', [0.6, 2.4])],
+    equivalents: ['minimax'],
+  },
+  {
+    id: 'minimax-m2.5', kind: 'chat', ownedBy: 'minimax', created: 1770854400,
+    description: 'MiniMax M2.5.',
+    targets: [minimax('MiniMax-M2.5', [0.3, 1.2])],
+    equivalents: ['minimax'],
+  },
+  // ── Llama-3 on OpenAI-compatible hosts ──────────────────────────────────────────────────────────
+  {
+    // Groq's llama3-70b-8192 and llama-3.3-70b-versatile are decommissioned (providers.md §6); the
+    // original Llama-3 70B is no longer reliably hosted. Served by Llama 3.3 70B (same family, 128K)
+    // on Together, then DeepInfra.
+    id: 'llama-3-70b', kind: 'chat', ownedBy: 'meta', created: 1713398400,
+    description: 'Llama-3 70B class (served by Llama 3.3 70B Instruct Turbo).',
+    targets: [
+      target('together', 'meta-llama/Llama-3.3-70B-Instruct-Turbo', [0.88, 0.88, '2026-08-21', 'together.ai pricing (providers.md §8)'], 131_072, 8_192, TEXT),
+      target('deepinfra', 'meta-llama/Llama-3.3-70B-Instruct-Turbo', [0.4, 0.4, '2026-08-21', 'deepinfra pricing, low confidence (providers.md §8 ⚠)'], 131_072, 8_192, TEXT),
+    ],
+    equivalents: ['deepseek-v3'],
+  },
+  {
+    id: 'llama-3-8b', kind: 'chat', ownedBy: 'meta', created: 1713398400,
+    description: 'Llama-3 8B class (served by Llama 3.1 8B Instruct Turbo).',
+    targets: [
+      target('together', 'meta-llama/Meta-Llama-3.1-8B-Instruct-Turbo', [0.18, 0.18, '2026-08-21', 'together.ai pricing (providers.md §8)'], 131_072, 8_192, TEXT),
+      target('deepinfra', 'meta-llama/Meta-Llama-3.1-8B-Instruct-Turbo', [0.02, 0.03, '2026-08-21', 'deepinfra pricing, low confidence (providers.md §8 ⚠)'], 131_072, 8_192, TEXT),
+    ],
+    equivalents: ['gpt-4o-mini'],
+  },
+  // ── Embeddings ──────────────────────────────────────────────────────────────────────────────────
+  // Embedding models never fall back to another model: vectors from different models live in
+  // different spaces, and mixing them silently corrupts a vector index. Equivalents stay empty.
+  {
+    // DeepSeek has no embeddings API (POST /embeddings is 404, providers.md §4.1). The public name is
+    // served by OpenAI text-embedding-3-small: the cheapest well-supported general-purpose model.
+    id: 'deepseek-embed', kind: 'embedding', ownedBy: 'modelmux', created: 1735084800,
+    description: 'Embedding model (served by OpenAI text-embedding-3-small, 1536 dims; DeepSeek has no embeddings API).',
+    targets: [openaiEmbedding('text-embedding-3-small', 0.02, 1536)],
+    equivalents: [],
+  },
+  {
+    id: 'text-embedding-3-small', kind: 'embedding', ownedBy: 'openai', created: 1705948997,
+    description: 'OpenAI text-embedding-3-small (1536 dims).',
+    targets: [openaiEmbedding('text-embedding-3-small', 0.02, 1536)],
+    equivalents: [],
+  },
+  {
+    id: 'text-embedding-3-large', kind: 'embedding', ownedBy: 'openai', created: 1705953180,
+    description: 'OpenAI text-embedding-3-large (3072 dims).',
+    targets: [openaiEmbedding('text-embedding-3-large', 0.13, 3072)],
+    equivalents: [],
+  },
+  {
+    id: 'text-embedding-ada-002', kind: 'embedding', ownedBy: 'openai', created: 1671217299,
+    description: 'OpenAI text-embedding-ada-002 (1536 dims).',
+    targets: [openaiEmbedding('text-embedding-ada-002', 0.1, 1536)],
+    equivalents: [],
+  },
+  {
+    id: 'gemini-embedding-001', kind: 'embedding', ownedBy: 'google', created: 1747094400,
+    description: 'Google gemini-embedding-001 (3072 dims by default).',
+    targets: [target('gemini', 'gemini-embedding-001', [0.15, 0, '2025-05-20', 'Google blog (providers.md §8)'], 2_048, 1, EMBEDDING, { dimensions: 3072 })],
+    equivalents: [],
+  },
+];

@@ -1,0 +1,59 @@
+import { z } from 'zod';
+import { PROVIDER_NAMES } from '../providers/provider-names';
+
+/**
+ * The catalogue's shape, validated once at module load (a typo in the data fails the first request's
+ * cold start and every test, never a single request at random).
+ *
+ * Units: prices are upstream USD per 1M tokens as the provider publishes them, with the date they were
+ * read and where; context window and output limits are tokens.
+ */
+
+const isoDate = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'expected YYYY-MM-DD');
+
+/** What a target model can take and give; the router refuses requests needing what it lacks. */
+export const capabilities = z.strictObject({
+  tools: z.boolean(),
+  vision: z.boolean(),
+  /** `hidden`: reasoning tokens billed but not returned (OpenAI o-series); `exposed`: returned as reasoning_content. */
+  reasoning: z.enum(['none', 'hidden', 'exposed']),
+  jsonMode: z.boolean(),
+});
+export type Capabilities = z.infer<typeof capabilities>;
+
+export const targetSchema = z.strictObject({
+  provider: z.enum(PROVIDER_NAMES),
+  /** The live upstream model id sent in the upstream request. */
+  upstreamModel: z.string().min(1),
+  price: z.strictObject({
+    inputUsdPerMTok: z.number().nonnegative(),
+    outputUsdPerMTok: z.number().nonnegative(),
+    readOn: isoDate,
+    source: z.string().min(1),
+  }),
+  contextWindow: z.number().int().positive(),
+  maxOutputTokens: z.number().int().positive(),
+  capabilities,
+  /** Extra upstream body fields this target always needs (e.g. DeepSeek V4's thinking switch). */
+  upstreamParams: z.record(z.string(), z.unknown()).optional(),
+  /** Embedding models: the vector length the upstream returns by default. */
+  dimensions: z.number().int().positive().optional(),
+});
+export type CatalogueTargetData = z.infer<typeof targetSchema>;
+
+export const entrySchema = z.strictObject({
+  /** The public `model` value clients send. */
+  id: z.string().regex(/^[a-z0-9][a-z0-9.-]*$/),
+  kind: z.enum(['chat', 'embedding']),
+  description: z.string(),
+  ownedBy: z.string(),
+  /** Unix seconds, for OpenAI's model object `created`. */
+  created: z.number().int().positive(),
+  /** Ordered: the first target serves; the rest are the same model elsewhere or its nearest stand-ins. */
+  targets: z.array(targetSchema).min(1),
+  /** Other public ids tried, in order, when every target of this one failed. Same kind only. */
+  equivalents: z.array(z.string()),
+});
+export type CatalogueEntryData = z.infer<typeof entrySchema>;
+
+export const catalogueSchema = z.array(entrySchema).min(1);

@@ -1,0 +1,54 @@
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import { newRequestId } from '../billing/ledger';
+import type { GatewayHandler, GatewayRequest, GatewayResult, JsonResult } from '../http/types';
+import { asGatewayError, toErrorBody } from '../openai/errors';
+import { logger } from '../observability/logger';
+
+/**
+ * The edge shared by both Lambda handlers: Function URL event (payload format 2.0) → GatewayRequest,
+ * and any thrown error → OpenAI's error body with its status. Only the handlers import this.
+ */
+
+/**
+ * Builds the core's request from a Function URL event.
+ * @param signal aborted when the client is known to be gone.
+ */
+export function fromFunctionUrlEvent(event: APIGatewayProxyEventV2, signal: AbortSignal): GatewayRequest {
+  const raw = event.body ?? '';
+  return {
+    method: event.requestContext.http.method,
+    path: event.rawPath,
+    headers: event.headers,
+    body: event.isBase64Encoded ? Buffer.from(raw, 'base64').toString('utf8') : raw,
+    signal,
+    requestId: newRequestId(),
+    receivedAt: Date.now(),
+  };
+}
+
+/** Runs the core; a thrown error becomes its OpenAI-shaped JSON result (never a crash). */
+export async function runCore(handler: GatewayHandler, req: GatewayRequest): Promise<GatewayResult> {
+  try {
+    return await handler(req);
+  } catch (err) {
+    const e = asGatewayError(err);
+    if (e.status >= 500) logger.error('request failed', { requestId: req.requestId, path: req.path, status: e.status, error: err as Error });
+    else logger.info('request refused', { requestId: req.requestId, path: req.path, status: e.status, code: e.code });
+    const result: JsonResult = { kind: 'json', status: e.status, headers: e.headers, body: toErrorBody(e) };
+    return result;
+  }
+}
+
+/** The response headers of a result: content type, our request id, and the result's own. */
+export function responseHeaders(result: GatewayResult, requestId: string): Record<string, string> {
+  const base: Record<string, string> =
+    result.kind === 'stream'
+      ? { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' }
+      : { 'content-type': 'application/json' };
+  return { ...base, ...result.headers, 'x-request-id': requestId };
+}
+
+/** One log line per request: ids, path, status, latency (ms). */
+export function logRequest(req: GatewayRequest, status: number): void {
+  logger.info('request', { requestId: req.requestId, method: req.method, path: req.path, status, latencyMs: Date.now() - req.receivedAt });
+}

@@ -1,0 +1,97 @@
+/**
+ * What modelmux sends back for chat: OpenAI's `chat.completion` and `chat.completion.chunk` objects
+ * (source: openai-node `ChatCompletion`, `ChatCompletionChunk`; providers.md §1.3–1.4). Adapters produce
+ * the provider-neutral parts ({@link CompletionParts}, {@link ChunkParts}); the router stamps `id`,
+ * `object`, `created` and `model` (always the public name the client asked for).
+ */
+import type { ToolCall } from './chat-request';
+
+/** OpenAI `finish_reason` values. */
+export type FinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filter' | 'function_call';
+
+/** Token counts of one request (tokens). `total_tokens` = prompt + completion. */
+export interface Usage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+  prompt_tokens_details?: { cached_tokens?: number };
+  completion_tokens_details?: { reasoning_tokens?: number };
+}
+
+/** The assistant message of a buffered choice. */
+export interface AssistantMessage {
+  role: 'assistant';
+  content: string | null;
+  refusal?: string | null;
+  tool_calls?: ToolCall[];
+  /** Reasoning text (DeepSeek convention), when the model exposes it. */
+  reasoning_content?: string;
+}
+
+export interface CompletionChoice {
+  index: number;
+  message: AssistantMessage;
+  logprobs: unknown;
+  finish_reason: FinishReason;
+}
+
+/** Provider-neutral result of a buffered call, before the router stamps identity fields. */
+export interface CompletionParts {
+  choices: CompletionChoice[];
+  /** Undefined when the upstream reported none (the router then estimates and marks it). */
+  usage: Usage | undefined;
+  system_fingerprint?: string | null;
+}
+
+/** The full `chat.completion` object (stream false). */
+export interface ChatCompletion extends CompletionParts {
+  id: string;
+  object: 'chat.completion';
+  created: number;
+  model: string;
+  usage: Usage;
+}
+
+/** A streamed tool-call fragment (first one carries id/type/name; later ones argument pieces). */
+export interface ToolCallDelta {
+  index: number;
+  id?: string;
+  type?: 'function';
+  function?: { name?: string; arguments?: string };
+}
+
+export interface ChunkDelta {
+  role?: 'assistant';
+  content?: string | null;
+  refusal?: string | null;
+  tool_calls?: ToolCallDelta[];
+  reasoning_content?: string;
+}
+
+export interface ChunkChoice {
+  index: number;
+  delta: ChunkDelta;
+  logprobs?: unknown;
+  finish_reason: FinishReason | null;
+}
+
+/** Provider-neutral streamed piece: choices, and/or the final usage. */
+export interface ChunkParts {
+  choices: ChunkChoice[];
+  usage?: Usage;
+}
+
+/** The full `chat.completion.chunk` object as written to the client. */
+export interface ChatCompletionChunk {
+  id: string;
+  object: 'chat.completion.chunk';
+  created: number;
+  model: string;
+  choices: ChunkChoice[];
+  usage?: Usage | null;
+}
+
+/** Builds a Usage with `total_tokens` derived, so it can never disagree with its parts. */
+export function makeUsage(promptTokens: number, completionTokens: number, extra: Partial<Usage> = {}): Usage {
+  return { ...extra, prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens };
+}

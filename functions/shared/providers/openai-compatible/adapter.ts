@@ -1,0 +1,149 @@
+import type { ChatCompletionRequest } from '../../openai/chat-request';
+import type { CompletionChoice, CompletionParts } from '../../openai/chat-response';
+import type { EmbeddingsRequest } from '../../openai/embeddings';
+import type { AdapterContext, ProviderAdapter, UpstreamFailure, UpstreamHttpRequest } from '../types';
+import { UpstreamStreamError } from '../types';
+import { makeFailure } from '../upstream-failure';
+import { classifyOpenAIError } from './errors';
+import { createOpenAIStreamTransform } from './stream';
+import { chatCompletionBody, embeddingsBody, joinReasoningDetails, mapFinishReason, mapUsage } from './wire';
+
+/**
+ * One adapter for every upstream that speaks OpenAI Chat Completions (providers.md §1, §4, §5, §6).
+ * Providers differ in a few places only; {@link OpenAICompatibleOptions} names them.
+ */
+
+/** Upstream request body under construction (the client's fields, passed through). */
+export type UpstreamBody = Record<string, unknown>;
+
+/** The points where an OpenAI-compatible provider differs from OpenAI. */
+export interface OpenAICompatibleOptions {
+  /** Path appended to the base URL for chat (default `/chat/completions`). */
+  chatPath?: string;
+  /** Path for embeddings; omit when the provider has none. */
+  embeddingsPath?: string;
+  /** Auth headers (default `Authorization: Bearer <key>`). */
+  authHeaders?: (apiKey: string) => Record<string, string>;
+  /** Last edit of the body before it is sent (drop or rename fields the provider rejects). */
+  adjustBody?: (body: UpstreamBody, req: ChatCompletionRequest, ctx: AdapterContext) => void;
+  /** Keep `reasoning_content` on assistant messages sent upstream (providers that need it echoed). */
+  keepReasoningInHistory?: boolean;
+  /** An error reported inside a 200 body (MiniMax `base_resp`), or undefined. */
+  errorInBody?: (body: unknown) => UpstreamFailure | undefined;
+}
+
+const bearer = (apiKey: string): Record<string, string> => ({ authorization: `Bearer ${apiKey}` });
+
+/** Builds an OpenAI-compatible adapter with the given differences. */
+export function createOpenAICompatibleAdapter(options: OpenAICompatibleOptions = {}): ProviderAdapter {
+  const chatPath = options.chatPath ?? '/chat/completions';
+  const authHeaders = options.authHeaders ?? bearer;
+
+  function headers(ctx: AdapterContext): Record<string, string> {
+    return { 'content-type': 'application/json', accept: 'application/json', ...authHeaders(ctx.endpoint.apiKey) };
+  }
+
+  const adapter: ProviderAdapter = {
+    buildChatRequest(req, ctx, stream): UpstreamHttpRequest {
+      const body: UpstreamBody = { ...req, model: ctx.target.upstreamModel, ...ctx.target.upstreamParams };
+      if (!options.keepReasoningInHistory) body.messages = req.messages.map(stripReasoning);
+      clampOutputTokens(body, ctx.target.maxOutputTokens);
+      if (stream) {
+        // Always ask for usage so every streamed token is billed from the upstream's own count; the
+        // router forwards the usage chunk only when the client asked for it (LiteLLM #5632, peers.md B1).
+        body.stream = true;
+        body.stream_options = { ...req.stream_options, include_usage: true };
+      } else {
+        delete body.stream;
+        delete body.stream_options;
+      }
+      options.adjustBody?.(body, req, ctx);
+      return { url: ctx.endpoint.baseUrl + chatPath, headers: headers(ctx), body: JSON.stringify(body) };
+    },
+
+    parseChatResponse(bodyText, ctx): CompletionParts {
+      const json = parseJson(bodyText);
+      const inBody = options.errorInBody?.(json);
+      if (inBody) throw new UpstreamStreamError(inBody);
+      const parsed = chatCompletionBody.safeParse(json);
+      if (!parsed.success || parsed.data.choices == null) {
+        throw new UpstreamStreamError(makeFailure('server', 200, `${ctx.endpoint.provider}: malformed chat completion body`));
+      }
+      const choices: CompletionChoice[] = parsed.data.choices.map((c, i) => {
+        const m = c.message;
+        const reasoning = m?.reasoning_content ?? joinReasoningDetails(m?.reasoning_details);
+        const message: CompletionChoice['message'] = { role: 'assistant', content: m?.content ?? null };
+        if (m?.refusal != null) message.refusal = m.refusal;
+        if (reasoning != null) message.reasoning_content = reasoning;
+        if (m?.tool_calls != null && m.tool_calls.length > 0) {
+          message.tool_calls = m.tool_calls.map((t, j) => ({
+            id: t.id ?? `call_${i}_${j}`,
+            type: 'function' as const,
+            function: { name: t.function.name, arguments: t.function.arguments ?? '' },
+          }));
+        }
+        return { index: c.index ?? i, message, logprobs: null, finish_reason: mapFinishReason(c.finish_reason) ?? 'stop' };
+      });
+      return { choices, usage: mapUsage(parsed.data.usage), system_fingerprint: parsed.data.system_fingerprint ?? null };
+    },
+
+    createStreamTransform(ctx) {
+      return createOpenAIStreamTransform(ctx, options.errorInBody);
+    },
+
+    classifyError(status, bodyText, responseHeaders) {
+      return classifyOpenAIError(status, bodyText, responseHeaders);
+    },
+  };
+
+  if (options.embeddingsPath !== undefined) {
+    const embeddingsPath = options.embeddingsPath;
+    adapter.buildEmbeddingsRequest = (req: EmbeddingsRequest, inputs, ctx): UpstreamHttpRequest => {
+      const body: UpstreamBody = { model: ctx.target.upstreamModel, input: inputs, encoding_format: 'float' };
+      if (req.dimensions !== undefined) body.dimensions = req.dimensions;
+      return { url: ctx.endpoint.baseUrl + embeddingsPath, headers: headers(ctx), body: JSON.stringify(body) };
+    };
+    adapter.parseEmbeddingsResponse = (bodyText, ctx) => {
+      const parsed = embeddingsBody.safeParse(parseJson(bodyText));
+      if (!parsed.success) throw new UpstreamStreamError(makeFailure('server', 200, `${ctx.endpoint.provider}: malformed embeddings body`));
+      const data = [...parsed.data.data].sort((a, b) => (a.index ?? 0) - (b.index ?? 0));
+      const vectors = data.map((d) => (typeof d.embedding === 'string' ? fromBase64Float32(d.embedding) : d.embedding));
+      return { vectors, promptTokens: parsed.data.usage?.prompt_tokens ?? undefined };
+    };
+  }
+  return adapter;
+}
+
+/**
+ * JSON.parse that reports a malformed body as a retryable upstream failure. Leading whitespace is
+ * legal JSON, which covers DeepSeek's keep-alive blank lines before a buffered body (providers.md §4.5).
+ */
+export function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new UpstreamStreamError(makeFailure('server', 200, 'upstream sent a body that is not valid JSON'));
+  }
+}
+
+/** Assistant turns may carry our own `reasoning_content` from an earlier reply; most upstreams reject it. */
+function stripReasoning(m: ChatCompletionRequest['messages'][number]): ChatCompletionRequest['messages'][number] {
+  if (m.role !== 'assistant' || m.reasoning_content == null) return m;
+  const { reasoning_content: _dropped, ...rest } = m;
+  return rest;
+}
+
+/** A request for more output than the target can give is capped at its limit (tokens). */
+function clampOutputTokens(body: UpstreamBody, limit: number): void {
+  for (const field of ['max_tokens', 'max_completion_tokens'] as const) {
+    const v = body[field];
+    if (typeof v === 'number' && v > limit) body[field] = limit;
+  }
+}
+
+function fromBase64Float32(b64: string): number[] {
+  const buf = Buffer.from(b64, 'base64');
+  const out: number[] = new Array(buf.length / 4);
+  for (let i = 0; i < out.length; i++) out[i] = buf.readFloatLE(i * 4);
+  return out;
+}

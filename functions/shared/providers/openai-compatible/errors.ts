@@ -1,0 +1,55 @@
+import { z } from 'zod';
+import type { UpstreamFailure } from '../types';
+import { kindForStatus, makeFailure, retryAfterMs } from '../upstream-failure';
+
+/**
+ * Classifies an error response from an OpenAI-compatible upstream (providers.md §1.5, §4.5, §6, §3.9).
+ * Body: `{"error":{"message","type","param","code"}}`; Gemini's compatibility layer wraps it in an
+ * array (`[{"error":{…}}]`, §3.9), handled here too.
+ */
+
+const errorBody = z.looseObject({
+  error: z
+    .looseObject({
+      message: z.string().nullish(),
+      type: z.string().nullish(),
+      code: z.union([z.string(), z.number()]).nullish(),
+      param: z.string().nullish(),
+      status: z.string().nullish(),
+    })
+    .nullish(),
+});
+
+/** The parsed `error` object of an OpenAI-style error body, if there is one. */
+export function readOpenAIError(bodyText: string): z.infer<typeof errorBody>['error'] {
+  let json: unknown;
+  try {
+    json = JSON.parse(bodyText);
+  } catch {
+    return undefined;
+  }
+  if (Array.isArray(json)) json = json[0];
+  const parsed = errorBody.safeParse(json);
+  return parsed.success ? parsed.data.error : undefined;
+}
+
+/** The verdict for a non-2xx OpenAI-compatible response. */
+export function classifyOpenAIError(status: number, bodyText: string, headers: Headers): UpstreamFailure {
+  const err = readOpenAIError(bodyText);
+  const code = err?.code == null ? undefined : String(err.code);
+  const message = err?.message ?? `upstream returned HTTP ${status}`;
+  const retryAfter = retryAfterMs(headers);
+  let kind = kindForStatus(status);
+  if (code === 'context_length_exceeded' || /maximum context length|context length|too many tokens/i.test(message)) {
+    kind = 'context-length';
+  } else if (code === 'model_not_found' || code === 'model_decommissioned') {
+    // A retired or unknown upstream id is our catalogue's problem, not the client's (Groq answers 400).
+    kind = 'not-found';
+  } else if (err?.type === 'insufficient_quota' || code === 'insufficient_quota') {
+    // OpenAI's "out of money" is a 429 that never clears by retrying (providers.md §1.5).
+    kind = 'auth-config';
+  } else if (status === 400 && (code === 'invalid_api_key' || err?.status === 'INVALID_ARGUMENT' && /api key/i.test(message))) {
+    kind = 'auth-config';
+  }
+  return makeFailure(kind, status, message, { retryAfterMs: retryAfter, param: err?.param ?? null, code: code ?? null });
+}

@@ -1,0 +1,85 @@
+import type { ChunkChoice, ChunkDelta, ChunkParts, ToolCallDelta } from '../../openai/chat-response';
+import type { AdapterContext, StreamTransform, UpstreamFailure, UpstreamSseEvent } from '../types';
+import { UpstreamStreamError } from '../types';
+import { makeFailure } from '../upstream-failure';
+import { chatChunkBody, joinReasoningDetails, mapFinishReason, mapUsage } from './wire';
+
+/**
+ * OpenAI-style SSE (`data: {chunk}` … `data: [DONE]`, providers.md §1.4) → chunk parts.
+ * A `data: {"error":…}` payload — how OpenAI-compatible upstreams report a failure after the 200 —
+ * and a stream that ends before any `finish_reason` both throw, so a cut is never passed on as a
+ * normal end.
+ */
+export function createOpenAIStreamTransform(
+  ctx: AdapterContext,
+  errorInBody?: (body: unknown) => UpstreamFailure | undefined,
+): StreamTransform {
+  let finished = false;
+  let done = false;
+  const provider = ctx.endpoint.provider;
+
+  return {
+    push(event: UpstreamSseEvent): ChunkParts[] {
+      if (event.data === '[DONE]') {
+        done = true;
+        return [];
+      }
+      if (done) return [];
+      let json: unknown;
+      try {
+        json = JSON.parse(event.data);
+      } catch {
+        throw new UpstreamStreamError(makeFailure('server', 200, `${provider}: malformed stream event`));
+      }
+      const inBody = errorInBody?.(json);
+      if (inBody) throw new UpstreamStreamError(inBody);
+      const parsed = chatChunkBody.safeParse(json);
+      if (!parsed.success) throw new UpstreamStreamError(makeFailure('server', 200, `${provider}: malformed stream chunk`));
+      const chunk = parsed.data;
+      if (chunk.error !== undefined) {
+        throw new UpstreamStreamError(makeFailure('server', 200, `${provider}: error event in stream`));
+      }
+      const choices: ChunkChoice[] = (chunk.choices ?? []).map((c, i) => {
+        const finish = mapFinishReason(c.finish_reason);
+        if (finish !== null) finished = true;
+        return { index: c.index ?? i, delta: toDelta(c.delta), finish_reason: finish };
+      });
+      const usage = mapUsage(chunk.usage ?? chunk.x_groq?.usage);
+      if (choices.length === 0 && usage === undefined) return [];
+      return [usage === undefined ? { choices } : { choices, usage }];
+    },
+
+    end(): ChunkParts[] {
+      if (!finished) {
+        throw new UpstreamStreamError(makeFailure('server', 200, `${provider}: stream ended before a finish_reason`));
+      }
+      return [];
+    },
+  };
+}
+
+type UpstreamDelta = NonNullable<NonNullable<ReturnType<typeof chatChunkBody.parse>['choices']>[number]['delta']>;
+
+function toDelta(d: UpstreamDelta | null | undefined): ChunkDelta {
+  const out: ChunkDelta = {};
+  if (d == null) return out;
+  if (d.role === 'assistant') out.role = 'assistant';
+  if (d.content != null) out.content = d.content;
+  if (d.refusal != null) out.refusal = d.refusal;
+  const reasoning = d.reasoning_content ?? joinReasoningDetails(d.reasoning_details);
+  if (reasoning != null && reasoning !== '') out.reasoning_content = reasoning;
+  if (d.tool_calls != null && d.tool_calls.length > 0) {
+    out.tool_calls = d.tool_calls.map((t, i): ToolCallDelta => {
+      const call: ToolCallDelta = { index: t.index ?? i };
+      if (t.id != null) call.id = t.id;
+      if (t.type != null || t.id != null) call.type = 'function';
+      if (t.function != null) {
+        call.function = {};
+        if (t.function.name != null) call.function.name = t.function.name;
+        if (t.function.arguments != null) call.function.arguments = t.function.arguments;
+      }
+      return call;
+    });
+  }
+  return out;
+}

@@ -1,0 +1,99 @@
+/**
+ * The provider adapter contract (DESIGN.md "Contracts"): pure functions that translate between the
+ * OpenAI protocol and one upstream's wire format. The router does the one fetch; adapters do no I/O.
+ */
+import type { CatalogueTarget } from '../catalogue/catalogue';
+import type { ChatCompletionRequest } from '../openai/chat-request';
+import type { ChunkParts, CompletionParts } from '../openai/chat-response';
+import type { EmbeddingParts, EmbeddingsRequest } from '../openai/embeddings';
+import type { GatewayError } from '../openai/errors';
+import type { ProviderName } from './provider-names';
+
+/** Where and how to reach one provider (base URL without trailing slash; the key is secret). */
+export interface ProviderEndpoint {
+  provider: ProviderName;
+  baseUrl: string;
+  apiKey: string;
+}
+
+/** What the adapter needs besides the request. */
+export interface AdapterContext {
+  target: CatalogueTarget;
+  endpoint: ProviderEndpoint;
+}
+
+/** An upstream HTTP request, ready for `fetch` (always POST, JSON body). */
+export interface UpstreamHttpRequest {
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** One upstream SSE event as decoded (`event` is the `event:` field, absent for data-only streams). */
+export interface UpstreamSseEvent {
+  event: string | undefined;
+  data: string;
+}
+
+/**
+ * Turns an upstream SSE stream into OpenAI chunk parts. State lives in the closure that created it.
+ * `push` and `end` throw {@link UpstreamStreamError} when the upstream signals an error or ends
+ * before finishing (so the router can fall back before the first token, or report after it).
+ */
+export interface StreamTransform {
+  push(event: UpstreamSseEvent): ChunkParts[];
+  end(): ChunkParts[];
+}
+
+/** Why an upstream attempt failed, as the router needs to know it. */
+export type FailureKind =
+  | 'client' // the client's request is wrong: answer it at once, no fallback
+  | 'auth-config' // our upstream key is wrong (401/403, Gemini API_KEY_INVALID): fall back, log at error level
+  | 'rate-limit' // 429
+  | 'overloaded' // 503, Anthropic 529, Gemini UNAVAILABLE
+  | 'server' // other 5xx, malformed responses
+  | 'timeout' // 408, 504, our own timers
+  | 'connection' // refused, reset, DNS
+  | 'not-found' // the upstream does not know the model (retired id): fall back
+  | 'context-length'; // prompt too long for this target: a larger-window equivalent may take it
+
+/** The verdict on one failed attempt. */
+export interface UpstreamFailure {
+  kind: FailureKind;
+  /** Retrying the same target may succeed (429, 5xx, timeouts, connection errors). */
+  retryable: boolean;
+  /** Upstream status (0 when no response). */
+  status: number;
+  /** Log-safe description (never contains keys or message text). */
+  message: string;
+  /** For `client` failures: the OpenAI-shaped error to return to the client as is. */
+  clientError?: GatewayError;
+  /** From `retry-after-ms` / `retry-after` / Gemini RetryInfo, when the upstream sent one (ms). */
+  retryAfterMs?: number;
+}
+
+/** Thrown by adapters and the router for a failed attempt; carries the verdict. */
+export class UpstreamStreamError extends Error {
+  constructor(readonly failure: UpstreamFailure) {
+    super(failure.message);
+    this.name = 'UpstreamStreamError';
+  }
+}
+
+/** One provider's translation functions. */
+export interface ProviderAdapter {
+  /** Builds the upstream chat request. `stream` decides the endpoint/flags. */
+  buildChatRequest(req: ChatCompletionRequest, ctx: AdapterContext, stream: boolean): UpstreamHttpRequest;
+  /**
+   * Parses a buffered upstream response body (text, as received) into OpenAI parts.
+   * @throws UpstreamStreamError for a malformed body or an error reported inside a 200.
+   */
+  parseChatResponse(bodyText: string, ctx: AdapterContext): CompletionParts;
+  /** A fresh transform for one streamed response. */
+  createStreamTransform(ctx: AdapterContext): StreamTransform;
+  /** Classifies a non-2xx upstream response. */
+  classifyError(status: number, bodyText: string, headers: Headers): UpstreamFailure;
+  /** Embeddings, for providers that have them. */
+  buildEmbeddingsRequest?(req: EmbeddingsRequest, inputs: readonly string[], ctx: AdapterContext): UpstreamHttpRequest;
+  parseEmbeddingsResponse?(bodyText: string, ctx: AdapterContext): EmbeddingParts;
+}

@@ -1,0 +1,145 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { startDynamoDbLocal, ensureTables } from './dynamodb-local';
+import { startSimulator, type Simulator, type SimProvider, type SimulatorOptions } from './simulator';
+import { createFunctionUrlServer, installAwslambdaGlobals, listen } from './function-url';
+
+/**
+ * The whole gateway on loopback, as `npm start`, the integration tests and the bench run it:
+ * DynamoDB Local (or `DYNAMODB_ENDPOINT`), the tables, the upstream simulator for every provider
+ * without a real key, a dev account and key, and the REAL Lambda handlers behind the Function URL
+ * stand-in.
+ */
+
+/** Which simulator route stands in for each provider's base URL (the adapter appends its paths). */
+const SIMULATED_BASE: Record<string, SimProvider | ((sim: Simulator) => string)> = {
+  OPENAI: 'openai',
+  ANTHROPIC: (sim) => `${sim.baseUrl}/anthropic`,
+  GEMINI: 'gemini',
+  DEEPSEEK: 'deepseek',
+  MINIMAX: 'minimax',
+  TOGETHER: 'together',
+  DEEPINFRA: 'deepinfra',
+  GROQ: 'groq',
+};
+
+export interface GatewayOptions {
+  /** Port of the gateway (0 = any free port). */
+  port?: number;
+  /** Keep DynamoDB Local's data here (git-ignored); omitted = in memory. Ignored with an endpoint. */
+  dataDir?: string;
+  /** Use this DynamoDB instead of starting DynamoDB Local. */
+  dynamodbEndpoint?: string;
+  /** Table-name prefix (tests use a unique one per file). */
+  tablePrefix?: string;
+  /** Where the dev key is remembered across restarts; omitted = a new key every start. */
+  devKeyFile?: string;
+  simulator?: SimulatorOptions;
+  /** Free tokens of the dev account (default: a new account's 200,000). */
+  devFreeTokens?: number;
+}
+
+export interface RunningGateway {
+  /** OpenAI base URL, ending in /v1. */
+  baseUrl: string;
+  apiKey: string;
+  accountId: string;
+  dynamodbEndpoint: string;
+  simulator: Simulator | undefined;
+  /** provider variable prefix → 'real' | 'simulated'. */
+  providers: Record<string, 'real' | 'simulated'>;
+  close(): Promise<void>;
+}
+
+/** Starts everything; env is set before the handlers are imported, so they read it at load. */
+export async function startGateway(opts: GatewayOptions = {}): Promise<RunningGateway> {
+  const closers: Array<() => Promise<void>> = [];
+  try {
+    let endpoint = opts.dynamodbEndpoint ?? process.env.DYNAMODB_ENDPOINT;
+    if (endpoint === undefined) {
+      const ddb = await startDynamoDbLocal(opts.dataDir === undefined ? {} : { dataDir: opts.dataDir });
+      closers.push(ddb.stop);
+      endpoint = ddb.endpoint;
+    }
+    process.env.DYNAMODB_ENDPOINT = endpoint;
+    process.env.AWS_REGION ??= 'us-east-1';
+    process.env.AWS_ACCESS_KEY_ID ??= 'local';
+    process.env.AWS_SECRET_ACCESS_KEY ??= 'local';
+    const prefix = opts.tablePrefix ?? 'modelmux';
+    process.env.KEYS_TABLE = `${prefix}-keys`;
+    process.env.ACCOUNTS_TABLE = `${prefix}-accounts`;
+    process.env.LEDGER_TABLE = `${prefix}-ledger`;
+
+    const { documentClient } = await import('../functions/shared/store/dynamo');
+    await ensureTables(documentClient(), { keys: process.env.KEYS_TABLE, accounts: process.env.ACCOUNTS_TABLE, ledger: process.env.LEDGER_TABLE });
+
+    const providers: Record<string, 'real' | 'simulated'> = {};
+    let simulator: Simulator | undefined;
+    for (const [name, route] of Object.entries(SIMULATED_BASE)) {
+      if (process.env[`${name}_API_KEY`]) {
+        providers[name] = 'real';
+        continue;
+      }
+      simulator ??= await startSimulator(opts.simulator);
+      const sim: Simulator = simulator;
+      process.env[`${name}_API_KEY`] = 'sim-key';
+      process.env[`${name}_BASE_URL`] = typeof route === 'function' ? route(sim) : sim.urls[route];
+      providers[name] = 'simulated';
+    }
+    if (simulator) closers.push(() => (simulator as Simulator).close());
+
+    const dev = await ensureDevKey(opts.devKeyFile, opts.devFreeTokens);
+
+    installAwslambdaGlobals();
+    const chat = await import('../functions/chat-completions/handler');
+    const emb = await import('../functions/embeddings/handler');
+    const server = createFunctionUrlServer([
+      { match: (p) => p.startsWith('/v1/embeddings'), handler: emb.handler, invokeMode: 'BUFFERED', functionName: 'modelmux-embeddings', timeoutMs: 30_000 },
+      { match: () => true, handler: chat.handler, invokeMode: 'RESPONSE_STREAM', functionName: 'modelmux-chat', timeoutMs: 300_000 },
+    ]);
+    const listening = await listen(server, opts.port ?? 0, '127.0.0.1');
+    closers.push(listening.close);
+
+    return {
+      baseUrl: `${listening.url.replace(/\/$/, '')}/v1`,
+      apiKey: dev.key,
+      accountId: dev.accountId,
+      dynamodbEndpoint: endpoint,
+      simulator,
+      providers,
+      close: () => closeAll(closers),
+    };
+  } catch (err) {
+    await closeAll(closers);
+    throw err;
+  }
+}
+
+async function closeAll(closers: Array<() => Promise<void>>): Promise<void> {
+  for (const close of closers.reverse()) await close().catch(() => undefined);
+}
+
+/**
+ * The dev account and key. With a key file, the same key is reused across restarts as long as it
+ * still authenticates (only its hash is in DynamoDB, so the plaintext lives in that git-ignored file).
+ */
+async function ensureDevKey(file: string | undefined, freeTokens: number | undefined): Promise<{ key: string; accountId: string }> {
+  const { authenticate } = await import('../functions/shared/accounts/key-store');
+  const { createAccount } = await import('../functions/shared/accounts/account-store');
+  const { createKey } = await import('../functions/shared/accounts/key-store');
+  if (file !== undefined && existsSync(file)) {
+    const key = readFileSync(file, 'utf8').trim();
+    const who = await authenticate(key).catch(() => undefined);
+    if (who) return { key, accountId: who.accountId };
+  }
+  const account = await createAccount(freeTokens === undefined ? {} : { freeTokens });
+  const created = await createKey(account.accountId, 'dev');
+  if (file !== undefined) {
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(file, created.key + '\n', { mode: 0o600 });
+  }
+  return { key: created.key, accountId: account.accountId };
+}
+
+/** The default place for local state (git-ignored). */
+export const LOCAL_STATE_DIR = join(process.cwd(), '.local');

@@ -1,0 +1,39 @@
+import { join } from 'node:path';
+import { LOCAL_STATE_DIR, startGateway } from './gateway';
+
+/**
+ * `npm start`: the gateway on http://127.0.0.1:$PORT (default 8080) with DynamoDB Local keeping its
+ * data in .local/dynamodb (git-ignored) and the dev key in .local/dev-api-key, so both survive
+ * restarts. Ctrl-C stops everything.
+ */
+const port = Number(process.env.PORT ?? 8080);
+const gateway = await startGateway({
+  port,
+  dataDir: join(LOCAL_STATE_DIR, 'dynamodb'),
+  devKeyFile: join(LOCAL_STATE_DIR, 'dev-api-key'),
+  simulator: { chunkDelayMs: Number(process.env.SIM_CHUNK_DELAY_MS ?? 20) },
+});
+
+const rows = Object.entries(gateway.providers).map(([name, how]) => `  ${name.toLowerCase().padEnd(10)} ${how}`);
+process.stdout.write(
+  [
+    '',
+    'modelmux is running.',
+    `  base URL  ${gateway.baseUrl}`,
+    `  API key   ${gateway.apiKey}`,
+    `  DynamoDB  ${gateway.dynamodbEndpoint}`,
+    'Providers (real when <NAME>_API_KEY is set):',
+    ...rows,
+    '',
+    'Try it:',
+    `  curl ${gateway.baseUrl}/chat/completions -H "Authorization: Bearer ${gateway.apiKey}" \\`,
+    `    -H "Content-Type: application/json" -d '{"model":"gpt-4o-mini","messages":[{"role":"user","content":"Hello"}]}'`,
+    '',
+  ].join('\n'),
+);
+
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    void gateway.close().then(() => process.exit(0));
+  });
+}
