@@ -36,13 +36,12 @@ export async function settleRequest(input: SettleInput): Promise<void> {
     publicModel: input.requestedModel,
     servedModel: input.attempt.publicModel,
     provider: input.attempt.target.provider,
-    upstreamModel: input.attempt.target.upstreamModel,
     promptTokens: input.usage.promptTokens,
     completionTokens: input.usage.completionTokens,
     inputPrice: input.attempt.target.displayedPrice.input,
     outputPrice: input.attempt.target.displayedPrice.output,
     usageEstimated: input.usage.estimated,
-    fallbackPath: input.attempts.map((a) => `${a.publicModel}@${a.provider}:${a.outcome}`),
+    fallbackPath: input.attempts.map((a) => `${a.publicModel}@${a.provider}/${a.upstreamModel}:${a.outcome}`),
     status: input.status,
   };
   try {

@@ -1,0 +1,191 @@
+import OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startGateway, type RunningGateway } from '../../local/gateway';
+
+/**
+ * The product's promise, end to end: the official `openai` SDK, changed only in base URL and key,
+ * talks to the real handlers through the Function URL stand-in, with DynamoDB Local for keys and
+ * ledger and the protocol-faithful upstream simulator behind.
+ */
+
+const SPEC_MODELS = ['gpt-4o', 'gpt-4o-mini', 'claude-3-5-sonnet', 'gemini-2.0-flash', 'deepseek-v3', 'deepseek-r1', 'minimax', 'llama-3-70b'];
+
+let gw: RunningGateway;
+let client: OpenAI;
+
+beforeAll(async () => {
+  gw = await startGateway({ tablePrefix: `sdk-${process.pid}` });
+  client = new OpenAI({ baseURL: gw.baseUrl, apiKey: gw.apiKey, maxRetries: 0 });
+});
+
+afterAll(async () => {
+  await gw?.close();
+});
+
+describe('chat completions through the openai SDK', () => {
+  it('returns a buffered chat.completion with the requested model name and usage', async () => {
+    const res = await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Say hello to modelmux' }] });
+    expect(res.object).toBe('chat.completion');
+    expect(res.model).toBe('gpt-4o-mini');
+    expect(res.choices[0]?.message.role).toBe('assistant');
+    expect(res.choices[0]?.message.content).toMatch(/^Echo: Say hello to modelmux/);
+    expect(res.choices[0]?.finish_reason).toBe('stop');
+    expect(res.usage?.total_tokens).toBe((res.usage?.prompt_tokens ?? 0) + (res.usage?.completion_tokens ?? 0));
+    expect(res.usage?.completion_tokens).toBeGreaterThan(0);
+  });
+
+  it('streams deltas that join into the same reply as the buffered call, ending without a usage chunk by default', async () => {
+    const messages = [{ role: 'user' as const, content: 'Stream me something please' }];
+    const buffered = await client.chat.completions.create({ model: 'gpt-4o-mini', messages });
+    const stream = await client.chat.completions.create({ model: 'gpt-4o-mini', messages, stream: true });
+    let text = '';
+    let chunks = 0;
+    let finish: string | null = null;
+    let sawUsage = false;
+    for await (const chunk of stream) {
+      chunks++;
+      expect(chunk.object).toBe('chat.completion.chunk');
+      expect(chunk.model).toBe('gpt-4o-mini');
+      if (chunk.usage) sawUsage = true;
+      text += chunk.choices[0]?.delta.content ?? '';
+      finish = chunk.choices[0]?.finish_reason ?? finish;
+    }
+    expect(chunks).toBeGreaterThan(3);
+    expect(text).toBe(buffered.choices[0]?.message.content);
+    expect(finish).toBe('stop');
+    expect(sawUsage).toBe(false);
+  });
+
+  it('ends a stream with a usage chunk when stream_options.include_usage is set', async () => {
+    const stream = await client.chat.completions.create({
+      model: 'gpt-4o-mini',
+      messages: [{ role: 'user', content: 'Count my tokens' }],
+      stream: true,
+      stream_options: { include_usage: true },
+    });
+    const chunks = [];
+    for await (const chunk of stream) chunks.push(chunk);
+    const last = chunks.at(-1);
+    expect(last?.choices).toEqual([]);
+    expect(last?.usage?.completion_tokens).toBeGreaterThan(0);
+    expect(last?.usage?.total_tokens).toBe((last?.usage?.prompt_tokens ?? 0) + (last?.usage?.completion_tokens ?? 0));
+    // Every other chunk carries usage: null, as OpenAI sends it.
+    expect(chunks.slice(0, -1).every((c) => c.usage === null)).toBe(true);
+  });
+
+  it.each(SPEC_MODELS)('answers the spec model %s, buffered and streamed', async (model) => {
+    const res = await client.chat.completions.create({ model, messages: [{ role: 'user', content: `Hello ${model}` }], max_tokens: 50 });
+    expect(res.model).toBe(model);
+    expect(res.choices[0]?.message.content).toContain(`Echo: Hello ${model}`);
+    const stream = await client.chat.completions.create({ model, messages: [{ role: 'user', content: `Hi ${model}` }], stream: true });
+    let text = '';
+    for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
+    expect(text).toContain(`Echo: Hi ${model}`);
+  });
+
+  it('returns reasoning_content for deepseek-r1', async () => {
+    const res = await client.chat.completions.create({ model: 'deepseek-r1', messages: [{ role: 'user', content: 'Think first' }] });
+    const message = res.choices[0]?.message as { reasoning_content?: string } | undefined;
+    expect(message?.reasoning_content?.length ?? 0).toBeGreaterThan(0);
+  });
+
+  it('tells the client which model and provider served, in headers', async () => {
+    const { response } = await client.chat.completions
+      .create({ model: 'claude-3-5-sonnet', messages: [{ role: 'user', content: 'who are you' }] })
+      .withResponse();
+    expect(response.headers.get('x-modelmux-model')).toBe('claude-3-5-sonnet');
+    expect(response.headers.get('x-modelmux-provider')).toBe('anthropic');
+    expect(response.headers.get('x-modelmux-attempts')).toBe('1');
+    expect(response.headers.get('x-request-id')).toMatch(/\S+/);
+  });
+});
+
+describe('embeddings through the openai SDK', () => {
+  it('embeds a string with deepseek-embed', async () => {
+    const res = await client.embeddings.create({ model: 'deepseek-embed', input: 'hello world' });
+    expect(res.object).toBe('list');
+    expect(res.model).toBe('deepseek-embed');
+    expect(res.data).toHaveLength(1);
+    expect(res.data[0]?.index).toBe(0);
+    expect(res.data[0]?.embedding.length).toBeGreaterThan(0);
+    expect(res.usage.prompt_tokens).toBeGreaterThan(0);
+  });
+
+  it('embeds an array, one vector per input in order', async () => {
+    const inputs = ['first text', 'second text', 'third text'];
+    const res = await client.embeddings.create({ model: 'deepseek-embed', input: inputs });
+    expect(res.data.map((d) => d.index)).toEqual([0, 1, 2]);
+    const single = await client.embeddings.create({ model: 'deepseek-embed', input: 'second text' });
+    expect(res.data[1]?.embedding).toEqual(single.data[0]?.embedding);
+    expect(res.data[0]?.embedding).not.toEqual(res.data[1]?.embedding);
+  });
+
+  it('decodes base64 embeddings the SDK asks for by default into the same floats', async () => {
+    const viaBase64 = await client.embeddings.create({ model: 'text-embedding-3-small', input: 'abc', encoding_format: 'base64' });
+    const viaFloat = await client.embeddings.create({ model: 'text-embedding-3-small', input: 'abc', encoding_format: 'float' });
+    expect(typeof viaBase64.data[0]?.embedding).toBe('string');
+    const decoded = Array.from(new Float32Array(Buffer.from(viaBase64.data[0]?.embedding as unknown as string, 'base64').buffer.slice(0)));
+    expect(decoded.map((x) => Number(x.toFixed(5)))).toEqual(viaFloat.data[0]?.embedding.map((x) => Number(x.toFixed(5))));
+  });
+});
+
+describe('models and errors through the openai SDK', () => {
+  it('lists every catalogue model with prices as strings', async () => {
+    const ids: string[] = [];
+    for await (const m of client.models.list()) ids.push(m.id);
+    expect(ids).toEqual(expect.arrayContaining([...SPEC_MODELS, 'deepseek-embed']));
+    expect(ids.length).toBeGreaterThanOrEqual(30);
+    const one = (await client.models.retrieve('gpt-4o')) as unknown as { pricing: { prompt: string }; context_length: number };
+    // $2.50 per 1M tokens upstream × 1.055 = $0.0000026375 per token.
+    expect(one.pricing.prompt).toBe('0.0000026375');
+    expect(one.context_length).toBe(128000);
+  });
+
+  it('raises AuthenticationError for a wrong key', async () => {
+    const bad = new OpenAI({ baseURL: gw.baseUrl, apiKey: 'sk-mux-wrongwrongwrongwrongwrongwrongwrongwrongwro', maxRetries: 0 });
+    await expect(bad.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'x' }] })).rejects.toBeInstanceOf(OpenAI.AuthenticationError);
+  });
+
+  it('raises NotFoundError for an unknown model, with code model_not_found', async () => {
+    const err = await client.chat.completions.create({ model: 'gpt-9-ultra', messages: [{ role: 'user', content: 'x' }] }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(OpenAI.NotFoundError);
+    expect((err as InstanceType<typeof OpenAI.NotFoundError>).code).toBe('model_not_found');
+  });
+
+  it('raises BadRequestError for a body without messages, naming the parameter', async () => {
+    const err = await client.chat.completions.create({ model: 'gpt-4o' } as unknown as OpenAI.ChatCompletionCreateParamsNonStreaming).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(OpenAI.BadRequestError);
+    expect((err as InstanceType<typeof OpenAI.BadRequestError>).param).toBe('messages');
+  });
+});
+
+describe('raw HTTP edge cases', () => {
+  const post = (path: string, body: string, headers: Record<string, string> = {}) =>
+    fetch(gw.baseUrl + path, { method: 'POST', body, headers: { authorization: `Bearer ${gw.apiKey}`, 'content-type': 'application/json', ...headers } });
+
+  it('answers 400 invalid_json for a body that is not JSON', async () => {
+    const res = await post('/chat/completions', '{"model": "gpt-4o",');
+    expect(res.status).toBe(400);
+    expect(res.headers.get('content-type')).toContain('application/json');
+    const body = (await res.json()) as { error: { type: string; code: string } };
+    expect(body.error).toMatchObject({ type: 'invalid_request_error', code: 'invalid_json' });
+  });
+
+  it('answers 405 with allow for GET on the chat path', async () => {
+    const res = await fetch(gw.baseUrl + '/chat/completions', { headers: { authorization: `Bearer ${gw.apiKey}` } });
+    expect(res.status).toBe(405);
+    expect(res.headers.get('allow')).toBe('POST');
+  });
+
+  it('answers 401 with OpenAI wording when the key is missing', async () => {
+    const res = await fetch(gw.baseUrl + '/models');
+    expect(res.status).toBe(401);
+    const body = (await res.json()) as { error: { message: string } };
+    expect(body.error.message).toMatch(/didn't provide an API key/);
+  });
+
+  it('answers 404 for an unknown path', async () => {
+    const res = await post('/completions', '{}');
+    expect(res.status).toBe(404);
+  });
+});
