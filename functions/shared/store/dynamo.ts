@@ -1,0 +1,71 @@
+/**
+ * The DynamoDB document client: one per container, created on first use and reused by every request
+ * (SDK clients hold connection pools and credential caches; creating one per request wastes both).
+ */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+
+/** Options for {@link createDocumentClient}; every field defaults from the environment. */
+export interface DocumentClientOptions {
+  /** e.g. `http://127.0.0.1:8000` for DynamoDB Local; omitted = the AWS regional endpoint. */
+  endpoint?: string;
+  /** AWS region; default `AWS_REGION`, else `us-east-1`. */
+  region?: string;
+  /** Total attempts per call, including the first (SDK retry strategy). Default 3. */
+  maxAttempts?: number;
+  /** TCP connect timeout, ms. Default 1000. */
+  connectionTimeoutMs?: number;
+  /** Whole request/response timeout, ms. Default 3000. */
+  requestTimeoutMs?: number;
+}
+
+/**
+ * Request-path limits: a Lambda that waits 30 s for an unreachable table burns money and the client's
+ * patience; three short attempts fail in a few seconds and become a 503 (see store-errors.ts).
+ */
+const DEFAULT_MAX_ATTEMPTS = 3;
+const DEFAULT_CONNECTION_TIMEOUT_MS = 1_000;
+const DEFAULT_REQUEST_TIMEOUT_MS = 3_000;
+
+/** Credentials DynamoDB Local accepts (it checks only that some are present). */
+const LOCAL_DUMMY_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' } as const;
+
+/**
+ * Makes a new document client. Numbers come back as JS numbers; `removeUndefinedValues` lets item
+ * objects carry optional fields. For a custom endpoint (DynamoDB Local) without credentials in the
+ * environment, dummy static credentials are used so the default provider chain does not probe IMDS.
+ */
+export function createDocumentClient(opts: DocumentClientOptions = {}): DynamoDBDocumentClient {
+  const endpoint = opts.endpoint;
+  const hasEnvCredentials = Boolean(process.env.AWS_ACCESS_KEY_ID && process.env.AWS_SECRET_ACCESS_KEY);
+  const client = new DynamoDBClient({
+    region: opts.region ?? process.env.AWS_REGION ?? 'us-east-1',
+    ...(endpoint ? { endpoint } : {}),
+    ...(endpoint && !hasEnvCredentials ? { credentials: LOCAL_DUMMY_CREDENTIALS } : {}),
+    maxAttempts: opts.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
+    requestHandler: {
+      connectionTimeout: opts.connectionTimeoutMs ?? DEFAULT_CONNECTION_TIMEOUT_MS,
+      requestTimeout: opts.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
+      // Without this the SDK only logs a warning when requestTimeout passes (smithy NodeHttpHandlerOptions).
+      throwOnRequestTimeout: true,
+    },
+  });
+  return DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
+}
+
+let shared: DynamoDBDocumentClient | undefined;
+
+/**
+ * The container's client, made on first call from `DYNAMODB_ENDPOINT` (set only for DynamoDB Local)
+ * and `AWS_REGION`. Reading the environment at first use, not at import, lets tests and the admin CLI
+ * set it before any store call.
+ */
+export function documentClient(): DynamoDBDocumentClient {
+  shared ??= createDocumentClient({ endpoint: process.env.DYNAMODB_ENDPOINT || undefined });
+  return shared;
+}
+
+/** Replaces the container's client (tests, the local server); `undefined` makes the next call re-read the environment. */
+export function setDocumentClient(client: DynamoDBDocumentClient | undefined): void {
+  shared = client;
+}

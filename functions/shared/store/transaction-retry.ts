@@ -1,0 +1,72 @@
+/**
+ * TransactWriteItems under contention. DynamoDB cancels a transaction whose items are being written by
+ * another transaction at the same time: `TransactionCanceledException` with a cancellation reason
+ * `TransactionConflict` for that item (DynamoDB Developer Guide, "Transaction conflict handling").
+ * The SDK does not retry those; the hot account item makes them routine, so we retry with jitter.
+ */
+
+/** Per-item codes of a cancelled transaction, in `TransactItems` order (e.g. `None`, `ConditionalCheckFailed`). */
+export function cancellationCodes(err: unknown): ReadonlyArray<string | undefined> | undefined {
+  if (typeof err !== 'object' || err === null) return undefined;
+  if ((err as { name?: unknown }).name !== 'TransactionCanceledException') return undefined;
+  const reasons = (err as { CancellationReasons?: unknown }).CancellationReasons;
+  if (!Array.isArray(reasons)) return [];
+  return reasons.map((r: unknown) =>
+    typeof r === 'object' && r !== null && typeof (r as { Code?: unknown }).Code === 'string'
+      ? (r as { Code: string }).Code
+      : undefined,
+  );
+}
+
+/**
+ * True when retrying the same transaction may succeed: cancelled for `TransactionConflict`, or
+ * `TransactionConflictException` (a single write collided with a transaction in flight).
+ */
+export function isTransactionConflict(err: unknown): boolean {
+  if (typeof err === 'object' && err !== null && (err as { name?: unknown }).name === 'TransactionConflictException') {
+    return true;
+  }
+  return cancellationCodes(err)?.includes('TransactionConflict') ?? false;
+}
+
+/** Backoff settings for {@link retryOnConflict}; times in ms. */
+export interface ConflictRetryOptions {
+  /** Total attempts including the first. Default 8. */
+  maxAttempts?: number;
+  /** First backoff ceiling, ms; doubles each attempt. Default 15. */
+  baseDelayMs?: number;
+  /** Largest backoff ceiling, ms. Default 400. */
+  maxDelayMs?: number;
+  /** Injected for tests. */
+  sleep?: (ms: number) => Promise<void>;
+  random?: () => number;
+}
+
+const sleepMs = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Jittered delay before retry number `attempt` (1-based): uniform in [0, min(max, base·2^(attempt-1))]
+ * ("full jitter", AWS Architecture Blog, "Exponential Backoff And Jitter"), so colliding writers spread out.
+ */
+export function backoffDelayMs(attempt: number, opts: ConflictRetryOptions = {}): number {
+  const base = opts.baseDelayMs ?? 15;
+  const cap = opts.maxDelayMs ?? 400;
+  const ceiling = Math.min(cap, base * 2 ** Math.max(0, attempt - 1));
+  return Math.floor((opts.random ?? Math.random)() * ceiling);
+}
+
+/**
+ * Runs `op`, retrying while it fails with a transaction conflict (bounded by `maxAttempts`).
+ * Any other error, or the last conflict, is rethrown unchanged.
+ */
+export async function retryOnConflict<T>(op: () => Promise<T>, opts: ConflictRetryOptions = {}): Promise<T> {
+  const maxAttempts = opts.maxAttempts ?? 8;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await op();
+    } catch (err) {
+      if (attempt >= maxAttempts || !isTransactionConflict(err)) throw err;
+      await (opts.sleep ?? sleepMs)(backoffDelayMs(attempt, opts));
+    }
+  }
+}
