@@ -1,0 +1,90 @@
+import { describe, expect, it } from 'vitest';
+import { CATALOGUE, getModel, loadCatalogue } from '../../functions/shared/catalogue/catalogue';
+import { CATALOGUE_DATA } from '../../functions/shared/catalogue/models';
+import { NotFoundError } from '../../functions/shared/openai/errors';
+import { usdPerToken } from '../../functions/shared/app/models';
+import { planAttempts } from '../../functions/shared/routing/attempt-plan';
+
+const SPEC_NAMES = ['gpt-4o', 'gpt-4o-mini', 'claude-3-5-sonnet', 'gemini-2.0-flash', 'deepseek-v3', 'deepseek-r1', 'minimax', 'llama-3-70b', 'deepseek-embed'];
+
+describe('catalogue', () => {
+  it('holds the nine spec names and 30+ models in all', () => {
+    for (const id of SPEC_NAMES) expect(CATALOGUE.has(id), id).toBe(true);
+    expect(CATALOGUE.size).toBeGreaterThanOrEqual(30);
+    expect(CATALOGUE.get('deepseek-embed')?.kind).toBe('embedding');
+  });
+
+  it('maps retired upstream ids to live ones', () => {
+    const retired = ['claude-3-5-sonnet-20241022', 'claude-3-5-sonnet-20240620', 'gemini-2.0-flash', 'gemini-1.5-pro', 'deepseek-chat', 'deepseek-reasoner', 'llama3-70b-8192', 'claude-sonnet-4-20250514'];
+    for (const entry of CATALOGUE.values()) {
+      for (const t of entry.targets) expect(retired, `${entry.id} → ${t.upstreamModel}`).not.toContain(t.upstreamModel);
+    }
+    expect(CATALOGUE.get('claude-3-5-sonnet')?.targets[0]?.upstreamModel).toBe('claude-sonnet-4-6');
+    expect(CATALOGUE.get('gemini-2.0-flash')?.targets[0]?.upstreamModel).toBe('gemini-2.5-flash-lite');
+  });
+
+  it('routes deepseek-embed to a real embedding model, never to DeepSeek', () => {
+    const t = CATALOGUE.get('deepseek-embed')?.targets ?? [];
+    expect(t.length).toBeGreaterThan(0);
+    expect(t.every((x) => x.provider !== 'deepseek')).toBe(true);
+  });
+
+  it('computes displayed prices as upstream × 1.055 in micro-USD per 1M tokens', () => {
+    const gpt4o = CATALOGUE.get('gpt-4o')?.targets[0];
+    expect(gpt4o?.upstreamPrice).toEqual({ input: 2_500_000, output: 10_000_000 });
+    expect(gpt4o?.displayedPrice).toEqual({ input: 2_637_500, output: 10_550_000 });
+    expect(CATALOGUE.get('gpt-4o-mini')?.targets[0]?.displayedPrice.input).toBe(158_250);
+    for (const e of CATALOGUE.values()) {
+      for (const t of e.targets) {
+        expect(t.displayedPrice.input).toBe(Math.ceil((t.upstreamPrice.input * 1055) / 1000));
+        expect(t.displayedPrice.output).toBe(Math.ceil((t.upstreamPrice.output * 1055) / 1000));
+      }
+    }
+  });
+
+  it('never lets an embedding model fall back to another model', () => {
+    for (const e of CATALOGUE.values()) if (e.kind === 'embedding') expect(e.equivalents).toEqual([]);
+  });
+
+  it('rejects data with an unknown equivalent, a duplicate id or a bad price', () => {
+    const first = CATALOGUE_DATA[0];
+    if (!first) throw new Error('empty catalogue');
+    expect(() => loadCatalogue([{ ...first, equivalents: ['nope'] }])).toThrow(/unknown equivalent/);
+    expect(() => loadCatalogue([first, first])).toThrow(/duplicate/);
+    expect(() => loadCatalogue([{ ...first, equivalents: [], targets: [{ ...first.targets[0], price: { ...first.targets[0]?.price, inputUsdPerMTok: -1 } }] }])).toThrow();
+  });
+
+  it('answers 404 model_not_found for an unknown model, and for a chat model on the embeddings route', () => {
+    expect(() => getModel('gpt-9', 'chat')).toThrow(NotFoundError);
+    expect(() => getModel('gpt-4o', 'embedding')).toThrow(/chat model/);
+  });
+
+  it('prints per-token prices as exact decimal strings', () => {
+    expect(usdPerToken(2_637_500)).toBe('0.0000026375');
+    expect(usdPerToken(158_250)).toBe('0.00000015825');
+    expect(usdPerToken(0)).toBe('0');
+    expect(usdPerToken(1_000_000_000_000)).toBe('1');
+  });
+});
+
+describe('attempt plan', () => {
+  const creds = { OPENAI_API_KEY: 'k', ANTHROPIC_API_KEY: 'k', GEMINI_API_KEY: 'k' };
+
+  it('tries the model targets first, then its equivalents, skipping providers without a key', () => {
+    const plan = planAttempts(getModel('gpt-4o', 'chat'), CATALOGUE, creds);
+    expect(plan.map((a) => `${a.publicModel}:${a.target.upstreamModel}`)).toEqual([
+      'gpt-4o:gpt-4o',
+      'claude-3-5-sonnet:claude-sonnet-4-6',
+      'claude-3-5-sonnet:claude-sonnet-4-5',
+      'gemini-2.5-pro:gemini-2.5-pro',
+    ]);
+  });
+
+  it('refuses images for a text-only model with a 400 naming the capability', () => {
+    expect(() => planAttempts(getModel('deepseek-v3', 'chat'), CATALOGUE, { DEEPSEEK_API_KEY: 'k' }, { vision: true, tools: false })).toThrow(/image input/);
+  });
+
+  it('answers 503 when no provider of the model has a key', () => {
+    expect(() => planAttempts(getModel('minimax', 'chat'), CATALOGUE, {})).toThrow(expect.objectContaining({ status: 503 }));
+  });
+});
