@@ -1,0 +1,42 @@
+import { type FunctionUrl, InvokeMode } from 'aws-cdk-lib/aws-lambda';
+import { Construct } from 'constructs';
+import { type GatewayEndpointProps, gatewayEnvironment, grantGatewayRuntime } from './endpoint-props';
+import { GatewayFunction } from './gateway-function';
+
+/** Props of {@link ChatEndpoint}. */
+export interface ChatEndpointProps extends GatewayEndpointProps {
+  /**
+   * Invocation timeout in seconds. Default 300: a streamed answer lasts as long as the model writes
+   * (a 10,000-token answer at 40 tokens/s is ~250 s, plus time to first token on reasoning models).
+   * Lambda allows up to 900; a client gone away does not stop the invocation, and the full run time is
+   * billed (Lambda docs, configuration-response-streaming), so the cap is also a cost bound.
+   */
+  readonly timeoutSeconds?: number;
+}
+
+/**
+ * The streaming endpoint: `functions/chat-completions/handler.ts` (wrapped in
+ * `awslambda.streamifyResponse`) behind a Function URL in RESPONSE_STREAM mode, so SSE chunks reach the
+ * client as they are written (up to 200 MB; first 6 MB uncapped, then 2 MBps). It also serves every
+ * path that is not `/v1/embeddings` (chat completions, `/v1/models`, 404s).
+ */
+export class ChatEndpoint extends Construct {
+  /** The function and its log group. */
+  readonly gateway: GatewayFunction;
+  /** The public Function URL (ends with `/`). */
+  readonly url: FunctionUrl;
+
+  constructor(scope: Construct, id: string, props: ChatEndpointProps) {
+    super(scope, id);
+    this.gateway = new GatewayFunction(this, 'Gateway', {
+      entry: 'functions/chat-completions/handler.ts',
+      description: 'modelmux: /v1/chat/completions (streaming), /v1/models',
+      timeoutSeconds: props.timeoutSeconds ?? 300,
+      memorySize: props.memorySize,
+      reservedConcurrentExecutions: props.reservedConcurrentExecutions,
+      environment: gatewayEnvironment(props),
+    });
+    grantGatewayRuntime(this.gateway.function, props);
+    this.url = this.gateway.addPublicUrl(InvokeMode.RESPONSE_STREAM);
+  }
+}

@@ -1,0 +1,105 @@
+import { RemovalPolicy } from 'aws-cdk-lib';
+import { AttributeType, BillingMode, type Attribute, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
+import { Effect, type IGrantable, PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { Construct } from 'constructs';
+import { TABLE_ENV, TABLE_SCHEMAS, type KeyAttribute, type TableSchema } from '../../functions/shared/store/table-schemas';
+
+type LogicalName = TableSchema['logicalName'];
+
+/**
+ * DynamoDB actions the gateway functions perform at request time, per table. No wildcards, and nothing
+ * the request path does not do. Inside TransactWriteItems each item is authorised by its own action
+ * (Put -> PutItem, Update -> UpdateItem, ConditionCheck -> ConditionCheckItem; DynamoDB Developer Guide,
+ * "Using IAM with DynamoDB transactions"), so TransactWriteItems itself needs no grant.
+ * - keys: GetItem to resolve the key hash. Creating, listing (GSI) and revoking keys is the admin CLI's
+ *   job, run with an operator's own credentials: not granted here.
+ * - accounts: GetItem (admission check), UpdateItem (debit), ConditionCheckItem (guards in transactions).
+ * - ledger: PutItem (one entry per billed request, conditional on the request id: idempotent settle).
+ */
+export const GATEWAY_TABLE_ACTIONS: Readonly<Record<LogicalName, readonly string[]>> = {
+  keys: ['dynamodb:GetItem'],
+  accounts: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:ConditionCheckItem'],
+  ledger: ['dynamodb:PutItem'],
+};
+
+/** Props of {@link DataTables}. */
+export interface DataTablesProps {
+  /**
+   * What happens to the tables when they leave the stack. Default RETAIN for all three: accounts and
+   * ledger hold money; keys is retained too, because losing it silently revokes every key and breaks the
+   * invariant accounts.keyCount == number of keys. Tests and throwaway stacks may pass DESTROY.
+   */
+  readonly removalPolicy?: RemovalPolicy;
+}
+
+/**
+ * The three tables, built from {@link TABLE_SCHEMAS} (the same data the local DynamoDB creator reads, so
+ * deployed and local keys never drift): on-demand billing (scales to zero), point-in-time recovery
+ * (35 days of restore points), encryption with the AWS-managed key (`aws/dynamodb`). Physical names are
+ * CloudFormation-generated, so two stacks can live in one account; functions find them via env.
+ */
+export class DataTables extends Construct {
+  /** Tables by logical name. */
+  readonly tables: Readonly<Record<LogicalName, Table>>;
+
+  constructor(scope: Construct, id: string, props: DataTablesProps = {}) {
+    super(scope, id);
+    const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
+    const built: Partial<Record<LogicalName, Table>> = {};
+    for (const schema of TABLE_SCHEMAS) built[schema.logicalName] = buildTable(this, schema, removalPolicy);
+    this.tables = built as Record<LogicalName, Table>;
+  }
+
+  /** `KEYS_TABLE`, `ACCOUNTS_TABLE`, `LEDGER_TABLE` -> physical table name (tokens until deploy). */
+  get environment(): Record<string, string> {
+    const env: Record<string, string> = {};
+    for (const schema of TABLE_SCHEMAS) env[TABLE_ENV[schema.logicalName]] = this.tables[schema.logicalName].tableName;
+    return env;
+  }
+
+  /**
+   * Grants a gateway function exactly {@link GATEWAY_TABLE_ACTIONS}: one explicit statement per table,
+   * resource = that table's ARN (no index ARNs: the request path never queries the GSI).
+   */
+  grantGatewayAccess(grantee: IGrantable): void {
+    for (const schema of TABLE_SCHEMAS) {
+      grantee.grantPrincipal.addToPrincipalPolicy(
+        new PolicyStatement({
+          sid: `Gateway${capitalise(schema.logicalName)}Table`,
+          effect: Effect.ALLOW,
+          actions: [...GATEWAY_TABLE_ACTIONS[schema.logicalName]],
+          resources: [this.tables[schema.logicalName].tableArn],
+        }),
+      );
+    }
+  }
+}
+
+function buildTable(scope: Construct, schema: TableSchema, removalPolicy: RemovalPolicy): Table {
+  const table = new Table(scope, capitalise(schema.logicalName), {
+    partitionKey: toAttribute(schema.partitionKey),
+    sortKey: schema.sortKey && toAttribute(schema.sortKey),
+    billingMode: BillingMode.PAY_PER_REQUEST,
+    pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+    encryption: TableEncryption.AWS_MANAGED,
+    // With RETAIN, also refuse DeleteTable from the console/API: the money must survive a slip too.
+    deletionProtection: removalPolicy === RemovalPolicy.RETAIN,
+    removalPolicy,
+  });
+  for (const index of schema.globalSecondaryIndexes ?? []) {
+    table.addGlobalSecondaryIndex({
+      indexName: index.indexName,
+      partitionKey: toAttribute(index.partitionKey),
+      sortKey: index.sortKey && toAttribute(index.sortKey),
+    });
+  }
+  return table;
+}
+
+function toAttribute(key: KeyAttribute): Attribute {
+  return { name: key.name, type: key.type === 'S' ? AttributeType.STRING : AttributeType.NUMBER };
+}
+
+function capitalise(word: string): string {
+  return word.charAt(0).toUpperCase() + word.slice(1);
+}

@@ -1,0 +1,39 @@
+import { type FunctionUrl, InvokeMode } from 'aws-cdk-lib/aws-lambda';
+import { Construct } from 'constructs';
+import { type GatewayEndpointProps, gatewayEnvironment, grantGatewayRuntime } from './endpoint-props';
+import { GatewayFunction } from './gateway-function';
+
+/** Props of {@link EmbeddingsEndpoint}. */
+export interface EmbeddingsEndpointProps extends GatewayEndpointProps {
+  /**
+   * Invocation timeout in seconds. Default 30: one upstream embeddings call (with fallback) answers in
+   * well under that; a longer wait is a stuck upstream, better failed than billed.
+   */
+  readonly timeoutSeconds?: number;
+}
+
+/**
+ * The buffered endpoint: `functions/embeddings/handler.ts` behind a Function URL in BUFFERED mode
+ * (response up to 6 MB; Lambda docs, config-rs-invoke-furls). Embeddings are one JSON body, so
+ * streaming would buy nothing; a separate function keeps its memory and timeout independent of chat's.
+ */
+export class EmbeddingsEndpoint extends Construct {
+  /** The function and its log group. */
+  readonly gateway: GatewayFunction;
+  /** The public Function URL (ends with `/`). */
+  readonly url: FunctionUrl;
+
+  constructor(scope: Construct, id: string, props: EmbeddingsEndpointProps) {
+    super(scope, id);
+    this.gateway = new GatewayFunction(this, 'Gateway', {
+      entry: 'functions/embeddings/handler.ts',
+      description: 'modelmux: /v1/embeddings (buffered)',
+      timeoutSeconds: props.timeoutSeconds ?? 30,
+      memorySize: props.memorySize,
+      reservedConcurrentExecutions: props.reservedConcurrentExecutions,
+      environment: gatewayEnvironment(props),
+    });
+    grantGatewayRuntime(this.gateway.function, props);
+    this.url = this.gateway.addPublicUrl(InvokeMode.BUFFERED);
+  }
+}

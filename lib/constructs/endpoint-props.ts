@@ -1,0 +1,33 @@
+import type { IGrantable } from 'aws-cdk-lib/aws-iam';
+import { UPSTREAM_SECRET_ARN_ENV } from '../../functions/shared/providers/credentials';
+import type { DataTables } from './data-tables';
+import type { UpstreamSecret } from './upstream-secret';
+
+/** What both endpoints (chat, embeddings) need from the rest of the stack. */
+export interface GatewayEndpointProps {
+  /** The three tables: names go into env, the request-path actions into the role. */
+  readonly tables: DataTables;
+  /** The upstream-keys secret: its ARN goes into env, GetSecretValue into the role. */
+  readonly upstreamSecret: UpstreamSecret;
+  /** Extra plain env, e.g. `OPENAI_BASE_URL` overrides. Never keys: those live in the secret. */
+  readonly environment?: Readonly<Record<string, string>>;
+  /** Reserved concurrency; default none (scale to zero, pay per use). See GatewayFunctionProps. */
+  readonly reservedConcurrentExecutions?: number;
+  /** Memory in MB; default 1024 (see GatewayFunctionProps). */
+  readonly memorySize?: number;
+}
+
+/** Env every gateway function gets from the stack: table names, the secret ARN, then `extra`. */
+export function gatewayEnvironment(props: GatewayEndpointProps): Record<string, string> {
+  return {
+    ...props.tables.environment,
+    [UPSTREAM_SECRET_ARN_ENV]: props.upstreamSecret.secretId,
+    ...props.environment,
+  };
+}
+
+/** Grants a gateway function its request-path table actions and GetSecretValue on the upstream secret. */
+export function grantGatewayRuntime(grantee: IGrantable, props: GatewayEndpointProps): void {
+  props.tables.grantGatewayAccess(grantee);
+  props.upstreamSecret.grantGetSecretValue(grantee);
+}

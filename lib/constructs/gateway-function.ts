@@ -1,0 +1,151 @@
+import { fileURLToPath } from 'node:url';
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { Architecture, FunctionUrl, FunctionUrlAuthType, HttpMethod, InvokeMode, Runtime } from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction, OutputFormat, SourceMapMode } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+
+/** Repository root, for entry paths and the lock file (this file is `<root>/lib/constructs/…`). */
+export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+/**
+ * The Lambda runtime of every gateway function: Node.js 24 (GA on Lambda since 2025-11-25, deprecation
+ * 2028-04-30; Lambda docs, lambda-nodejs). Node 24 dropped callback-style handlers, which we do not use
+ * (streaming goes through `awslambda.streamifyResponse`, buffered handlers are async).
+ */
+export const GATEWAY_RUNTIME = Runtime.NODEJS_24_X;
+
+/**
+ * esbuild target: node22, the oldest runtime we support. Everything node22 parses runs on node24, so one
+ * bundle is valid on both, and `runtime` can be moved back to NODEJS_22_X without touching bundling.
+ */
+export const GATEWAY_ESBUILD_TARGET = 'node22';
+
+/**
+ * Banner for the ESM bundle. Some bundled dependencies are CommonJS and `require()` Node built-ins; in an
+ * ES module `require` does not exist, and esbuild's shim then throws "Dynamic require of … is not
+ * supported". A module-scoped `require` made by `createRequire` fixes that (esbuild docs, #1921). The
+ * alias avoids clashing with a dependency that itself imports `createRequire`.
+ */
+const ESM_REQUIRE_BANNER =
+  "import { createRequire as __modelmuxCreateRequire } from 'node:module'; const require = __modelmuxCreateRequire(import.meta.url);";
+
+/** Props of {@link GatewayFunction}. */
+export interface GatewayFunctionProps {
+  /** Handler file, relative to the repository root (e.g. `functions/chat-completions/handler.ts`); exports `handler`. */
+  readonly entry: string;
+  /** Shown in the Lambda console. */
+  readonly description: string;
+  /** Invocation timeout in seconds (Lambda maximum 900; Lambda docs, gettingstarted-limits). */
+  readonly timeoutSeconds: number;
+  /**
+   * Memory in MB. Default 1024: Lambda allocates CPU in proportion to memory (1,769 MB = one vCPU; Lambda
+   * docs, configuration-memory), and our work per request (JSON parse/serialise, SSE re-framing, zod
+   * validation, SHA-256 of the key) is CPU-bound, not memory-bound. Less memory means a slower first token.
+   */
+  readonly memorySize?: number;
+  /**
+   * Reserved concurrency (a cap, also a reservation out of the account's 1,000 default). Default none:
+   * scale to zero and pay per use. Set it to bound spend or protect other functions in the account.
+   */
+  readonly reservedConcurrentExecutions?: number;
+  /** Environment variables beyond the house defaults (table names, secret ARN, base URLs). No secrets. */
+  readonly environment?: Readonly<Record<string, string>>;
+}
+
+/**
+ * A gateway Lambda function with the house defaults: Node.js 24 on ARM64 (Graviton: about 20% cheaper
+ * per GB-second than x86; Lambda pricing page), 1024 MB, a log group kept one month, Powertools env,
+ * and a bundle built by LOCAL esbuild (no Docker) that contains everything it runs, the AWS SDK
+ * included, so the deployed code is exactly the code we test.
+ *
+ * Bundle: ESM (`index.mjs`) rather than CJS, because the sources are ES modules and ESM allows top-level
+ * `await` during INIT (the handler can await the upstream secret before the first request); `module`
+ * main-field first so the AWS SDK's ES build is tree-shaken. Minified with names kept (the error
+ * family sets `name = new.target.name`), source maps without `sourcesContent` (smaller map for Node to
+ * load) and `NODE_OPTIONS=--enable-source-maps` so stack traces point at the TypeScript. `metafile`
+ * writes `index.meta.json` beside the bundle for the bench's bundle-composition report.
+ */
+export class GatewayFunction extends Construct {
+  /** The Lambda function. */
+  readonly function: NodejsFunction;
+  /** Its log group (retention 1 month). */
+  readonly logGroup: LogGroup;
+
+  constructor(scope: Construct, id: string, props: GatewayFunctionProps) {
+    super(scope, id);
+
+    this.logGroup = new LogGroup(this, 'Logs', {
+      retention: RetentionDays.ONE_MONTH,
+      // Request logs are operational, not records: the ledger table is the record of what was billed.
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+
+    this.function = new NodejsFunction(this, 'Function', {
+      entry: `${REPO_ROOT}${props.entry}`,
+      handler: 'handler',
+      description: props.description,
+      runtime: GATEWAY_RUNTIME,
+      architecture: Architecture.ARM_64,
+      memorySize: props.memorySize ?? 1024,
+      timeout: Duration.seconds(props.timeoutSeconds),
+      reservedConcurrentExecutions: props.reservedConcurrentExecutions,
+      logGroup: this.logGroup,
+      projectRoot: REPO_ROOT,
+      depsLockFilePath: `${REPO_ROOT}package-lock.json`,
+      environment: {
+        NODE_OPTIONS: '--enable-source-maps',
+        POWERTOOLS_SERVICE_NAME: 'modelmux',
+        POWERTOOLS_LOG_LEVEL: 'INFO',
+        ...props.environment,
+      },
+      bundling: {
+        forceDockerBundling: false,
+        format: OutputFormat.ESM,
+        target: GATEWAY_ESBUILD_TARGET,
+        mainFields: ['module', 'main'],
+        banner: ESM_REQUIRE_BANNER,
+        // Bundle the SDK too (CDK's default leaves @aws-sdk/* to the runtime's copy, whose version we
+        // do not control and never tested).
+        externalModules: [],
+        minify: true,
+        keepNames: true,
+        sourceMap: true,
+        sourceMapMode: SourceMapMode.DEFAULT,
+        sourcesContent: false,
+        metafile: true,
+      },
+    });
+  }
+
+  /**
+   * A public Function URL (`authType: NONE`) for this function.
+   *
+   * Why not `AWS_IAM`: OpenAI SDKs send `Authorization: Bearer sk-mux-…`, not a SigV4 signature, so IAM
+   * auth would reject every client. The gateway checks the API key itself (hash lookup in the keys
+   * table) before doing anything billable. With NONE, aws-cdk-lib adds the resource-policy statements
+   * for principal `*`: `lambda:InvokeFunctionUrl` (condition FunctionUrlAuthType NONE) and, since
+   * Lambda's October 2025 change requiring both actions for new URLs (Lambda docs, urls-auth),
+   * `lambda:InvokeFunction` (condition InvokedViaFunctionUrl), so the URL and nothing else is public.
+   *
+   * CORS: any origin, POST/GET, headers `authorization, content-type`. The spec says keys must not be
+   * used in browser code, but CORS grants nothing beyond what the key already grants; it only lets a
+   * browser-based tool (a playground, a notebook) read responses. Preflight is answered by Lambda
+   * itself, without invoking the function.
+   *
+   * @param invokeMode RESPONSE_STREAM (up to 200 MB, first bytes sent as written) or BUFFERED (6 MB);
+   *   Lambda docs, config-rs-invoke-furls.
+   */
+  addPublicUrl(invokeMode: InvokeMode): FunctionUrl {
+    return this.function.addFunctionUrl({
+      authType: FunctionUrlAuthType.NONE,
+      invokeMode,
+      cors: {
+        allowedOrigins: ['*'],
+        allowedMethods: [HttpMethod.POST, HttpMethod.GET],
+        allowedHeaders: ['authorization', 'content-type'],
+        maxAge: Duration.hours(1),
+      },
+    });
+  }
+}
