@@ -1,0 +1,81 @@
+import { Template } from 'aws-cdk-lib/assertions';
+import { describe, expect, it } from 'vitest';
+import { ModelmuxStack } from '../../lib/modelmux-stack';
+import { stackPropsFromContext } from '../../lib/stack-context';
+import { allIamStatements, resourcesOfType, testApp } from './template-helpers';
+
+/**
+ * Stack options read from context. Bundling is skipped here (stack.test.ts covers the real bundle), so
+ * each variant synthesises in milliseconds.
+ */
+
+function synth(context: Record<string, unknown>): Template {
+  const app = testApp(context, { bundle: false });
+  const stack = new ModelmuxStack(app, 'Modelmux', stackPropsFromContext(app.node));
+  return Template.fromStack(stack);
+}
+
+function functionEnvs(template: Template): Array<Record<string, unknown>> {
+  return Object.values(resourcesOfType(template, 'AWS::Lambda::Function')).map(
+    (fn) => (fn.Properties?.Environment as { Variables: Record<string, unknown> }).Variables,
+  );
+}
+
+function secretStatements(template: Template): unknown[] {
+  return allIamStatements(template)
+    .filter(({ statement }) => JSON.stringify(statement.Action).includes('secretsmanager:'))
+    .map(({ statement }) => statement);
+}
+
+describe('stack options from context', () => {
+  it('skips CloudFront when cloudfront=false and points BaseUrl at the chat Function URL', () => {
+    const template = synth({ cloudfront: 'false' });
+    template.resourceCountIs('AWS::CloudFront::Distribution', 0);
+    const chatUrlId = Object.entries(resourcesOfType(template, 'AWS::Lambda::Url')).find(([, url]) => url.Properties?.InvokeMode === 'RESPONSE_STREAM')?.[0];
+    template.hasOutput('BaseUrl', { Value: { 'Fn::Join': ['', [{ 'Fn::GetAtt': [chatUrlId, 'FunctionUrl'] }, 'v1']] } });
+    template.hasOutput('EmbeddingsUrl', {});
+  });
+
+  it('imports the upstream secret by name: no secret created, GetSecretValue on that name and its 6-character suffix only', () => {
+    const template = synth({ upstreamSecretName: 'modelmux/upstream-keys' });
+    template.resourceCountIs('AWS::SecretsManager::Secret', 0);
+    const statements = secretStatements(template);
+    expect(statements.length).toBe(2);
+    for (const statement of statements) {
+      expect(statement).toMatchObject({ Action: 'secretsmanager:GetSecretValue' });
+      expect(JSON.stringify(statement)).toContain(':secret:modelmux/upstream-keys-??????');
+    }
+    for (const env of functionEnvs(template)) expect(JSON.stringify(env.UPSTREAM_SECRET_ARN)).toContain(':secret:modelmux/upstream-keys');
+  });
+
+  it('imports the upstream secret by full ARN and grants exactly that ARN', () => {
+    const arn = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:team/llm-keys-AbCdEf';
+    const template = synth({ upstreamSecretName: arn });
+    template.resourceCountIs('AWS::SecretsManager::Secret', 0);
+    for (const statement of secretStatements(template)) expect(statement).toMatchObject({ Action: 'secretsmanager:GetSecretValue', Resource: arn });
+    for (const env of functionEnvs(template)) expect(env.UPSTREAM_SECRET_ARN).toBe(arn);
+  });
+
+  it('passes base-URL overrides (object or JSON string) as plain env', () => {
+    for (const upstreamBaseUrls of [{ OPENAI_BASE_URL: 'https://proxy.example/v1' }, '{"OPENAI_BASE_URL":"https://proxy.example/v1"}']) {
+      const template = synth({ upstreamBaseUrls });
+      for (const env of functionEnvs(template)) expect(env.OPENAI_BASE_URL).toBe('https://proxy.example/v1');
+    }
+  });
+
+  it('refuses an API key (or any non-base-URL name) passed as a base-URL override', () => {
+    expect(() => synth({ upstreamBaseUrls: { OPENAI_API_KEY: 'sk-should-not-be-here' } })).toThrow(/OPENAI_API_KEY is not one of .*API keys belong in the secret/);
+    expect(() => synth({ upstreamBaseUrls: { OPENAI_BASE_URL: 'not a url' } })).toThrow(/must be an http\(s\) URL/);
+  });
+
+  it('sets reserved concurrency only when asked', () => {
+    const template = synth({ chatReservedConcurrency: '20', embeddingsReservedConcurrency: 5 });
+    const reserved = Object.values(resourcesOfType(template, 'AWS::Lambda::Function')).map((fn) => fn.Properties?.ReservedConcurrentExecutions);
+    expect(reserved.sort()).toEqual([20, 5]);
+    expect(() => synth({ chatReservedConcurrency: 'lots' })).toThrow(/chatReservedConcurrency must be a non-negative integer/);
+  });
+
+  it('rejects a cloudfront flag that is not a boolean', () => {
+    expect(() => synth({ cloudfront: 'yes' })).toThrow(/cloudfront must be true or false/);
+  });
+});

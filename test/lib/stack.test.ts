@@ -1,0 +1,330 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { TABLE_ENV, TABLE_SCHEMAS, type TableSchema } from '../../functions/shared/store/table-schemas';
+import { EMBEDDINGS_PATH_PATTERN } from '../../lib/constructs/api-distribution';
+import { GATEWAY_TABLE_ACTIONS } from '../../lib/constructs/data-tables';
+import { ModelmuxStack } from '../../lib/modelmux-stack';
+import { stackPropsFromContext } from '../../lib/stack-context';
+import {
+  actionsOf,
+  allIamStatements,
+  type CfnResource,
+  type IamStatement,
+  logicalIdByPath,
+  resourcesOfStatement,
+  resourcesOfType,
+  testApp,
+} from './template-helpers';
+
+/**
+ * The default stack (cdk.json context: CloudFront on, secret created), synthesised ONCE with real local
+ * esbuild bundling of both handlers; every assertion below reads that one template and assembly.
+ */
+
+// CloudFront managed policy ids (CloudFront docs, "Use managed cache policies" / "…origin request policies").
+const CACHING_DISABLED = '4135ea2d-6df8-44a3-9df3-4b5a84be39ad';
+const ALL_VIEWER_EXCEPT_HOST_HEADER = 'b689b0a8-53d0-40ab-baf2-68738e2966ac';
+
+let template: Template;
+let assemblyDir: string;
+let ids: {
+  chatFn: string;
+  embeddingsFn: string;
+  chatUrl: string;
+  embeddingsUrl: string;
+  secret: string;
+  tables: Record<TableSchema['logicalName'], string>;
+};
+
+beforeAll(() => {
+  const app = testApp();
+  const stack = new ModelmuxStack(app, 'Modelmux', stackPropsFromContext(app.node));
+  const assembly = app.synth();
+  assemblyDir = assembly.directory;
+  template = Template.fromJSON(assembly.getStackArtifact(stack.artifactId).template as Record<string, unknown>);
+  ids = {
+    chatFn: logicalIdByPath(template, 'AWS::Lambda::Function', '/Chat/'),
+    embeddingsFn: logicalIdByPath(template, 'AWS::Lambda::Function', '/Embeddings/'),
+    chatUrl: logicalIdByPath(template, 'AWS::Lambda::Url', '/Chat/'),
+    embeddingsUrl: logicalIdByPath(template, 'AWS::Lambda::Url', '/Embeddings/'),
+    secret: logicalIdByPath(template, 'AWS::SecretsManager::Secret', '/UpstreamKeys/'),
+    tables: {
+      keys: logicalIdByPath(template, 'AWS::DynamoDB::Table', '/Data/Keys/'),
+      accounts: logicalIdByPath(template, 'AWS::DynamoDB::Table', '/Data/Accounts/'),
+      ledger: logicalIdByPath(template, 'AWS::DynamoDB::Table', '/Data/Ledger/'),
+    },
+  };
+}, 120_000);
+
+function fnProps(logicalId: string): Record<string, unknown> {
+  const resource = resourcesOfType(template, 'AWS::Lambda::Function')[logicalId];
+  if (resource === undefined) throw new Error(`no function ${logicalId}`);
+  return resource.Properties ?? {};
+}
+
+function envOf(logicalId: string): Record<string, unknown> {
+  return (fnProps(logicalId).Environment as { Variables: Record<string, unknown> }).Variables;
+}
+
+/** Statements of the identity policies attached to the role of a function. */
+function roleStatementsOf(fnLogicalId: string): IamStatement[] {
+  const roleId = (fnProps(fnLogicalId).Role as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
+  const statements: IamStatement[] = [];
+  for (const policy of Object.values(resourcesOfType(template, 'AWS::IAM::Policy'))) {
+    const roles = (policy.Properties?.Roles as Array<{ Ref: string }> | undefined) ?? [];
+    if (roles.some((role) => role.Ref === roleId)) {
+      statements.push(...((policy.Properties?.PolicyDocument as { Statement: IamStatement[] }).Statement));
+    }
+  }
+  return statements;
+}
+
+const getAttArn = (logicalId: string): unknown => ({ 'Fn::GetAtt': [logicalId, 'Arn'] });
+
+describe('Function URLs', () => {
+  it('serves chat through a public streaming URL and embeddings through a public buffered URL', () => {
+    template.resourceCountIs('AWS::Lambda::Url', 2);
+    template.hasResourceProperties('AWS::Lambda::Url', {
+      TargetFunctionArn: getAttArn(ids.chatFn),
+      AuthType: 'NONE',
+      InvokeMode: 'RESPONSE_STREAM',
+    });
+    template.hasResourceProperties('AWS::Lambda::Url', {
+      TargetFunctionArn: getAttArn(ids.embeddingsFn),
+      AuthType: 'NONE',
+      InvokeMode: 'BUFFERED',
+    });
+  });
+
+  it('allows CORS POST/GET from any origin with the authorization and content-type headers', () => {
+    for (const url of [ids.chatUrl, ids.embeddingsUrl]) {
+      const cors = resourcesOfType(template, 'AWS::Lambda::Url')[url]?.Properties?.Cors;
+      expect(cors).toMatchObject({ AllowOrigins: ['*'], AllowMethods: ['POST', 'GET'], AllowHeaders: ['authorization', 'content-type'] });
+    }
+  });
+
+  it('grants principal * both InvokeFunctionUrl (auth NONE) and InvokeFunction (only via the URL) on each function', () => {
+    const permissions = Object.values(resourcesOfType(template, 'AWS::Lambda::Permission')).map((p) => p.Properties ?? {});
+    for (const fn of [ids.chatFn, ids.embeddingsFn]) {
+      const mine = permissions.filter((p) => JSON.stringify(p.FunctionName) === JSON.stringify(getAttArn(fn)));
+      expect(mine).toEqual(
+        expect.arrayContaining([
+          expect.objectContaining({ Action: 'lambda:InvokeFunctionUrl', Principal: '*', FunctionUrlAuthType: 'NONE' }),
+          expect.objectContaining({ Action: 'lambda:InvokeFunction', Principal: '*', InvokedViaFunctionUrl: true }),
+        ]),
+      );
+      // Nothing public beyond the URL: every `*` permission is scoped to Function URL invocations.
+      for (const permission of mine.filter((p) => p.Principal === '*')) {
+        expect(permission.FunctionUrlAuthType === 'NONE' || permission.InvokedViaFunctionUrl === true).toBe(true);
+      }
+    }
+  });
+});
+
+describe('DynamoDB tables', () => {
+  const tableIds = (): string[] => Object.values(ids.tables);
+
+  it('creates exactly the three tables of TABLE_SCHEMAS, on demand, with PITR and the AWS-managed key', () => {
+    template.resourceCountIs('AWS::DynamoDB::Table', TABLE_SCHEMAS.length);
+    expect(TABLE_SCHEMAS).toHaveLength(3);
+    for (const id of tableIds()) {
+      expect(resourcesOfType(template, 'AWS::DynamoDB::Table')[id]?.Properties).toMatchObject({
+        BillingMode: 'PAY_PER_REQUEST',
+        PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+        SSESpecification: { SSEEnabled: true },
+      });
+    }
+  });
+
+  it('builds each key schema and GSI from table-schemas.ts, with no hard-coded table name', () => {
+    for (const schema of TABLE_SCHEMAS) {
+      const props = resourcesOfType(template, 'AWS::DynamoDB::Table')[ids.tables[schema.logicalName]]?.Properties ?? {};
+      const keySchema = [
+        { AttributeName: schema.partitionKey.name, KeyType: 'HASH' },
+        ...(schema.sortKey ? [{ AttributeName: schema.sortKey.name, KeyType: 'RANGE' }] : []),
+      ];
+      expect(props.KeySchema).toEqual(keySchema);
+      expect(props.TableName).toBeUndefined();
+      const attributes = [schema.partitionKey, schema.sortKey, ...(schema.globalSecondaryIndexes ?? []).flatMap((i) => [i.partitionKey, i.sortKey])]
+        .filter((a) => a !== undefined)
+        .map((a) => ({ AttributeName: a.name, AttributeType: a.type }));
+      expect(props.AttributeDefinitions).toEqual(expect.arrayContaining(attributes));
+      const gsis = (props.GlobalSecondaryIndexes as Array<{ IndexName: string; KeySchema: unknown }> | undefined) ?? [];
+      expect(gsis.map((g) => g.IndexName)).toEqual((schema.globalSecondaryIndexes ?? []).map((g) => g.indexName));
+      for (const index of schema.globalSecondaryIndexes ?? []) {
+        expect(gsis.find((g) => g.IndexName === index.indexName)?.KeySchema).toEqual([
+          { AttributeName: index.partitionKey.name, KeyType: 'HASH' },
+          ...(index.sortKey ? [{ AttributeName: index.sortKey.name, KeyType: 'RANGE' }] : []),
+        ]);
+      }
+    }
+    expect(template.toJSON()).toMatchObject({ Resources: { [ids.tables.keys]: { Properties: { GlobalSecondaryIndexes: [{ IndexName: 'byAccount' }] } } } });
+  });
+
+  it('retains all three tables (accounts and ledger hold money) and protects them from deletion', () => {
+    for (const id of tableIds()) {
+      const table = resourcesOfType(template, 'AWS::DynamoDB::Table')[id] as CfnResource;
+      expect(table.DeletionPolicy).toBe('Retain');
+      expect(table.UpdateReplacePolicy).toBe('Retain');
+      expect(table.Properties?.DeletionProtectionEnabled).toBe(true);
+    }
+  });
+});
+
+describe('IAM least privilege', () => {
+  it('has no wildcard action in any IAM statement or Lambda permission', () => {
+    const statements = allIamStatements(template);
+    expect(statements.length).toBeGreaterThan(0);
+    for (const { owner, statement } of statements) {
+      for (const action of actionsOf(statement)) expect(action, `${owner} ${statement.Sid ?? ''}`).not.toContain('*');
+    }
+    for (const permission of Object.values(resourcesOfType(template, 'AWS::Lambda::Permission'))) {
+      expect(String(permission.Properties?.Action)).not.toContain('*');
+    }
+  });
+
+  it('scopes every DynamoDB statement to a specific table (or GSI) ARN', () => {
+    const tableArns = Object.values(ids.tables).map((id) => JSON.stringify(getAttArn(id)));
+    const dynamoStatements = allIamStatements(template).filter(({ statement }) => actionsOf(statement).some((a) => a.startsWith('dynamodb:')));
+    expect(dynamoStatements.length).toBeGreaterThan(0);
+    for (const { statement } of dynamoStatements) {
+      for (const resource of resourcesOfStatement(statement)) {
+        const text = JSON.stringify(resource);
+        const isTable = tableArns.includes(text);
+        const isIndex = Object.values(ids.tables).some((id) => text.includes(id) && text.includes('/index/'));
+        expect(isTable || isIndex, text).toBe(true);
+      }
+    }
+  });
+
+  it('grants each function exactly the request-path table actions and GetSecretValue on the upstream secret', () => {
+    const expected = new Map<string, string[]>([
+      ...TABLE_SCHEMAS.map((s): [string, string[]] => [JSON.stringify(getAttArn(ids.tables[s.logicalName])), [...GATEWAY_TABLE_ACTIONS[s.logicalName]].sort()]),
+      [JSON.stringify({ Ref: ids.secret }), ['secretsmanager:GetSecretValue']],
+    ]);
+    for (const fn of [ids.chatFn, ids.embeddingsFn]) {
+      const granted = new Map<string, string[]>();
+      for (const statement of roleStatementsOf(fn)) {
+        expect(statement.Effect).toBe('Allow');
+        for (const resource of resourcesOfStatement(statement)) {
+          const key = JSON.stringify(resource);
+          granted.set(key, [...(granted.get(key) ?? []), ...actionsOf(statement)].sort());
+        }
+      }
+      expect(granted).toEqual(expected);
+    }
+    expect(GATEWAY_TABLE_ACTIONS).toEqual({
+      keys: ['dynamodb:GetItem'],
+      accounts: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:ConditionCheckItem'],
+      ledger: ['dynamodb:PutItem'],
+    });
+  });
+
+  it('attaches only the basic execution managed policy (logs) to the function roles', () => {
+    for (const role of Object.values(resourcesOfType(template, 'AWS::IAM::Role'))) {
+      expect(JSON.stringify(role.Properties?.ManagedPolicyArns)).toMatch(/service-role\/AWSLambdaBasicExecutionRole"\]\]\}\]$/);
+    }
+  });
+});
+
+describe('functions', () => {
+  it('run Node.js 22 or newer on arm64 with 1024 MB, 300 s for chat and 30 s for embeddings', () => {
+    for (const [fn, timeout] of [[ids.chatFn, 300], [ids.embeddingsFn, 30]] as const) {
+      const props = fnProps(fn);
+      const runtime = String(props.Runtime);
+      expect(runtime).toMatch(/^nodejs\d+\.x$/);
+      expect(Number(/^nodejs(\d+)/.exec(runtime)?.[1])).toBeGreaterThanOrEqual(22);
+      expect(props).toMatchObject({ Architectures: ['arm64'], MemorySize: 1024, Timeout: timeout, Handler: 'index.handler' });
+      expect(props.ReservedConcurrentExecutions).toBeUndefined();
+    }
+  });
+
+  it('get table names, the secret ARN and Powertools settings in env, and never an API key', () => {
+    for (const fn of [ids.chatFn, ids.embeddingsFn]) {
+      const env = envOf(fn);
+      expect(env).toMatchObject({
+        [TABLE_ENV.keys]: { Ref: ids.tables.keys },
+        [TABLE_ENV.accounts]: { Ref: ids.tables.accounts },
+        [TABLE_ENV.ledger]: { Ref: ids.tables.ledger },
+        UPSTREAM_SECRET_ARN: { Ref: ids.secret },
+        POWERTOOLS_SERVICE_NAME: 'modelmux',
+        POWERTOOLS_LOG_LEVEL: 'INFO',
+        NODE_OPTIONS: '--enable-source-maps',
+      });
+      expect(Object.keys(env).filter((name) => /_API_KEY$/.test(name))).toEqual([]);
+    }
+  });
+
+  it('log to their own log groups kept for one month', () => {
+    for (const fn of [ids.chatFn, ids.embeddingsFn]) {
+      const logGroupId = (fnProps(fn).LoggingConfig as { LogGroup: { Ref: string } }).LogGroup.Ref;
+      expect(resourcesOfType(template, 'AWS::Logs::LogGroup')[logGroupId]?.Properties?.RetentionInDays).toBe(30);
+    }
+  });
+
+  it('ship a real local esbuild bundle: ESM with the createRequire banner, source map and metafile', () => {
+    for (const [fn, entry] of [[ids.chatFn, 'functions/chat-completions/handler.ts'], [ids.embeddingsFn, 'functions/embeddings/handler.ts']] as const) {
+      const s3Key = String((fnProps(fn).Code as { S3Key: string }).S3Key);
+      const assetDir = join(assemblyDir, `asset.${s3Key.replace(/\.zip$/, '')}`);
+      const code = readFileSync(join(assetDir, 'index.mjs'), 'utf8');
+      expect(code.startsWith("import { createRequire as __modelmuxCreateRequire } from 'node:module';")).toBe(true);
+      expect(code).toMatch(/\/\/# sourceMappingURL=index\.mjs\.map\s*$/);
+      expect(existsSync(join(assetDir, 'index.mjs.map'))).toBe(true);
+      const meta = JSON.parse(readFileSync(join(assetDir, 'index.meta.json'), 'utf8')) as { inputs: Record<string, unknown> };
+      expect(Object.keys(meta.inputs)).toContain(entry);
+    }
+  });
+});
+
+describe('upstream keys secret', () => {
+  it('is created as modelmux/upstream-keys holding {}, and retained', () => {
+    const secret = resourcesOfType(template, 'AWS::SecretsManager::Secret')[ids.secret] as CfnResource;
+    expect(secret.Properties).toMatchObject({ Name: 'modelmux/upstream-keys', SecretString: '{}' });
+    expect(secret.Properties?.GenerateSecretString).toBeUndefined();
+    expect(secret.DeletionPolicy).toBe('Retain');
+  });
+});
+
+describe('CloudFront (one base URL)', () => {
+  it('routes /v1/embeddings* to the embeddings URL and everything else to the chat URL, uncached, all headers but Host', () => {
+    template.resourceCountIs('AWS::CloudFront::Distribution', 1);
+    const config = Object.values(resourcesOfType(template, 'AWS::CloudFront::Distribution'))[0]?.Properties?.DistributionConfig as {
+      DefaultCacheBehavior: Record<string, unknown>;
+      CacheBehaviors: Array<Record<string, unknown>>;
+      Origins: Array<{ Id: string; DomainName: unknown; CustomOriginConfig: Record<string, unknown> }>;
+    };
+    const originFor = (originId: unknown): string => JSON.stringify(config.Origins.find((o) => o.Id === originId)?.DomainName);
+    expect(originFor(config.DefaultCacheBehavior.TargetOriginId)).toContain(ids.chatUrl);
+    expect(config.CacheBehaviors).toHaveLength(1);
+    expect(config.CacheBehaviors[0]?.PathPattern).toBe(EMBEDDINGS_PATH_PATTERN);
+    expect(originFor(config.CacheBehaviors[0]?.TargetOriginId)).toContain(ids.embeddingsUrl);
+    for (const behaviour of [config.DefaultCacheBehavior, ...config.CacheBehaviors]) {
+      expect(behaviour).toMatchObject({
+        CachePolicyId: CACHING_DISABLED,
+        OriginRequestPolicyId: ALL_VIEWER_EXCEPT_HOST_HEADER,
+        ViewerProtocolPolicy: 'https-only',
+        Compress: false,
+        AllowedMethods: expect.arrayContaining(['GET', 'POST', 'OPTIONS']),
+      });
+    }
+    for (const origin of config.Origins) expect(origin.CustomOriginConfig).toMatchObject({ OriginProtocolPolicy: 'https-only', OriginReadTimeout: 60 });
+  });
+});
+
+describe('outputs', () => {
+  it('give the CloudFront base URL ending in /v1, both raw Function URLs, table names, the secret and its fill-in command', () => {
+    const distributionId = Object.keys(resourcesOfType(template, 'AWS::CloudFront::Distribution'))[0];
+    template.hasOutput('BaseUrl', { Value: { 'Fn::Join': ['', ['https://', { 'Fn::GetAtt': [distributionId, 'DomainName'] }, '/v1']] } });
+    template.hasOutput('ChatCompletionsUrl', { Value: { 'Fn::GetAtt': [ids.chatUrl, 'FunctionUrl'] } });
+    template.hasOutput('EmbeddingsUrl', { Value: { 'Fn::GetAtt': [ids.embeddingsUrl, 'FunctionUrl'] } });
+    template.hasOutput('KeysTableName', { Value: { Ref: ids.tables.keys } });
+    template.hasOutput('AccountsTableName', { Value: { Ref: ids.tables.accounts } });
+    template.hasOutput('LedgerTableName', { Value: { Ref: ids.tables.ledger } });
+    template.hasOutput('UpstreamSecretArn', { Value: { Ref: ids.secret } });
+    template.hasOutput('PutUpstreamKeysCommand', {
+      Value: { 'Fn::Join': ['', Match.arrayWith([Match.stringLikeRegexp('aws secretsmanager put-secret-value'), { Ref: ids.secret }])] },
+    });
+  });
+});
