@@ -71,9 +71,9 @@ afterEach(() => {
 });
 
 /** A fresh module instance, as a new Lambda container would load it. */
-async function importLoader(): Promise<typeof import('../../functions/shared/providers/credentials.js')> {
+async function importLoader(): Promise<typeof import('../../functions/shared/providers/credentials')> {
   vi.resetModules();
-  return import('../../functions/shared/providers/credentials.js');
+  return import('../../functions/shared/providers/credentials');
 }
 
 describe('UPSTREAM_ENV_VARS', () => {
