@@ -40,7 +40,10 @@ export interface ApiDistributionProps {
  * Every behaviour: all methods allowed (POST, and OPTIONS for CORS preflight, answered by the Function
  * URL), caching disabled (each completion is unique and billed), every viewer header, cookie and query
  * string forwarded except Host (a Function URL routes on its own Host: forwarding the viewer's gives
- * 403), compression off (gzip would buffer SSE), HTTPS only (a redirect would turn a POST into a GET).
+ * 403). `Authorization` is among them, GET included (`/v1/models`): a custom origin request policy may
+ * not list it, but with caching off the managed AllViewer/AllViewerExceptHostHeader policies forward it
+ * (AWS Knowledge Center, "cloudfront-authorization-header"). Compression off (gzip would buffer SSE),
+ * HTTPS only (a redirect would turn a POST into a GET).
  * No origin access control: the Function URLs are public by design (`authType: NONE`, the API key is the
  * credential), so CloudFront adds routing, not a security boundary.
  */
