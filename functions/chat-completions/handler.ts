@@ -11,9 +11,9 @@ import { fromFunctionUrlEvent, logRequest, responseHeaders, runCore } from '../s
  * Runtime rules (functions/awslambda.d.ts): write() before end(), always end(); no disconnect signal
  * exists in Lambda, so `signal` aborts only where the host reports a closed stream (the local stand-in).
  */
-export const handler = awslambda.streamifyResponse(async (event: APIGatewayProxyEventV2, responseStream) => {
+export const handler = awslambda.streamifyResponse(async (event: APIGatewayProxyEventV2, responseStream, context) => {
   const controller = new AbortController();
-  const req = fromFunctionUrlEvent(event, controller.signal);
+  const req = fromFunctionUrlEvent(event, controller.signal, context);
   const result = await runCore(dispatch, req);
   const out = awslambda.HttpResponseStream.from(responseStream, { statusCode: result.status, headers: responseHeaders(result, req.requestId) });
   out.on('close', () => {

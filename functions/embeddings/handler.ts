@@ -1,4 +1,4 @@
-import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { dispatch } from '../shared/app/dispatch';
 import { fromFunctionUrlEvent, logRequest, responseHeaders, runCore } from '../shared/edge/function-url';
 
@@ -7,8 +7,8 @@ import { fromFunctionUrlEvent, logRequest, responseHeaders, runCore } from '../s
  * returns its response only when the handler returns, so the ledger is settled before returning:
  * a frozen container must not hold an unbilled request.
  */
-export const handler = async (event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStructuredResultV2> => {
-  const req = fromFunctionUrlEvent(event, new AbortController().signal);
+export const handler = async (event: APIGatewayProxyEventV2, context?: Context): Promise<APIGatewayProxyStructuredResultV2> => {
+  const req = fromFunctionUrlEvent(event, new AbortController().signal, context);
   let result = await runCore(dispatch, req);
   if (result.kind === 'stream') {
     // A streamed chat request sent to the buffered URL: collect it (the chat URL streams it live).

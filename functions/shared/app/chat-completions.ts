@@ -13,7 +13,7 @@ import { routeBuffered, routeStream, type RoutedBase } from '../routing/chat-rou
 import { DONE_FRAME, dataFrame, errorFrame } from '../sse/encode';
 import { estimatePromptTokens, estimateTextTokens } from '../usage/estimate';
 import { logger } from '../observability/logger';
-import { authenticateRequest } from './guard';
+import { authenticateRequest, routeOptions } from './guard';
 import { settleRequest, type BillableUsage } from './settle-request';
 
 /**
@@ -27,7 +27,7 @@ export async function chatCompletions(req: GatewayRequest): Promise<GatewayResul
   await admit(caller.accountId);
   const plan = planAttempts(entry, CATALOGUE, await loadUpstreamCredentials(), requiredCapabilities(body));
   const ctx: CallContext = { req, body, accountId: caller.accountId, created: Math.floor(req.receivedAt / 1000) };
-  return body.stream === true ? streamed(ctx, await routeStream(body, plan, { signal: req.signal })) : buffered(ctx, await routeBuffered(body, plan, { signal: req.signal }));
+  return body.stream === true ? streamed(ctx, await routeStream(body, plan, routeOptions(req))) : buffered(ctx, await routeBuffered(body, plan, routeOptions(req)));
 }
 
 interface CallContext {

@@ -7,7 +7,7 @@ import { loadUpstreamCredentials } from '../providers/credentials';
 import { planAttempts } from '../routing/attempt-plan';
 import { routeBufferedCall } from '../routing/chat-router';
 import { estimateTextTokens } from '../usage/estimate';
-import { authenticateRequest } from './guard';
+import { authenticateRequest, routeOptions } from './guard';
 import { settleRequest } from './settle-request';
 
 /**
@@ -24,7 +24,7 @@ export async function embeddings(req: GatewayRequest): Promise<JsonResult> {
   const plan = planAttempts(entry, CATALOGUE, await loadUpstreamCredentials());
   const outcome = await routeBufferedCall(
     plan,
-    { signal: req.signal },
+    routeOptions(req),
     (a, ctx) => a.adapter.buildEmbeddingsRequest?.(body, inputs, ctx),
     (text, a, ctx) => {
       if (a.adapter.parseEmbeddingsResponse === undefined) throw new Error('adapter has no embeddings');

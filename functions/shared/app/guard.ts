@@ -2,6 +2,7 @@ import { authenticate } from '../accounts/key-store';
 import { parseBearer } from '../accounts/api-key';
 import { PayloadTooLargeError } from '../openai/errors';
 import type { GatewayRequest } from '../http/types';
+import type { RouteOptions } from '../routing/chat-router';
 
 /**
  * The largest request body accepted (bytes): Lambda's own 6 MB invocation payload limit
@@ -24,4 +25,9 @@ export async function authenticateRequest(req: GatewayRequest): Promise<Caller> 
   if (Buffer.byteLength(req.body, 'utf8') > MAX_BODY_BYTES) throw new PayloadTooLargeError(MAX_BODY_BYTES);
   const key = parseBearer(req.headers.authorization);
   return authenticate(key);
+}
+
+/** The router's options for a request: its abort signal and deadline. */
+export function routeOptions(req: GatewayRequest): RouteOptions {
+  return req.deadline === undefined ? { signal: req.signal } : { signal: req.signal, deadline: req.deadline };
 }

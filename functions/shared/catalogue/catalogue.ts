@@ -20,6 +20,8 @@ export interface CatalogueTarget {
   capabilities: Capabilities;
   upstreamParams: Readonly<Record<string, unknown>> | undefined;
   dimensions: number | undefined;
+  /** Per-target time-limit overrides (ms). */
+  timeouts: CatalogueTargetData['timeouts'];
   /** Upstream price, micro-USD per 1M tokens. */
   upstreamPrice: { input: number; output: number };
   /** What the client pays: upstream × 1.055, micro-USD per 1M tokens. */
@@ -88,6 +90,7 @@ function toTarget(t: CatalogueTargetData): CatalogueTarget {
     capabilities: t.capabilities,
     upstreamParams: t.upstreamParams,
     dimensions: t.dimensions,
+    timeouts: t.timeouts,
     upstreamPrice: { input, output },
     displayedPrice: { input: displayedPrice(input), output: displayedPrice(output) },
     priceReadOn: t.price.readOn,

@@ -29,7 +29,7 @@ function target(
   contextWindow: number,
   maxOutputTokens: number,
   capabilities: Capabilities,
-  extra: Pick<CatalogueTargetData, 'upstreamParams' | 'dimensions'> = {},
+  extra: Pick<CatalogueTargetData, 'upstreamParams' | 'dimensions' | 'timeouts'> = {},
 ): CatalogueTargetData {
   return { provider, upstreamModel, price: { inputUsdPerMTok, outputUsdPerMTok, readOn, source }, contextWindow, maxOutputTokens, capabilities, ...extra };
 }
@@ -81,7 +81,12 @@ export const CATALOGUE_DATA: CatalogueEntryData[] = [
   {
     id: 'o3-mini', kind: 'chat', ownedBy: 'openai', created: 1738010200,
     description: 'o3-mini reasoning model (reasoning hidden, billed as output).',
-    targets: [target('openai', 'o3-mini', [1.1, 4.4, '2026-08-21', OPENAI_PRICING], 200_000, 100_000, { ...TEXT, reasoning: 'hidden' })],
+    // Hidden reasoning happens before the first visible token: allow it minutes, not seconds.
+    targets: [
+      target('openai', 'o3-mini', [1.1, 4.4, '2026-08-21', OPENAI_PRICING], 200_000, 100_000, { ...TEXT, reasoning: 'hidden' }, {
+        timeouts: { stream: { firstTokenMs: 180_000 } },
+      }),
+    ],
     equivalents: ['deepseek-r1'],
   },
   // ── Anthropic ───────────────────────────────────────────────────────────────────────────────────

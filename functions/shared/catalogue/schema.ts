@@ -21,6 +21,13 @@ export const capabilities = z.strictObject({
 });
 export type Capabilities = z.infer<typeof capabilities>;
 
+const timeoutFields = z.strictObject({
+  connectMs: z.number().int().positive().optional(),
+  headersMs: z.number().int().positive().optional(),
+  firstTokenMs: z.number().int().positive().optional(),
+  idleMs: z.number().int().positive().optional(),
+});
+
 export const targetSchema = z.strictObject({
   provider: z.enum(PROVIDER_NAMES),
   /** The live upstream model id sent in the upstream request. */
@@ -38,6 +45,10 @@ export const targetSchema = z.strictObject({
   upstreamParams: z.record(z.string(), z.unknown()).optional(),
   /** Embedding models: the vector length the upstream returns by default. */
   dimensions: z.number().int().positive().optional(),
+  /** Per-target attempt time limits (ms), over the provider's and the defaults (routing/timeouts.ts). */
+  timeouts: z
+    .strictObject({ stream: timeoutFields.optional(), buffered: timeoutFields.optional() })
+    .optional(),
 });
 export type CatalogueTargetData = z.infer<typeof targetSchema>;
 

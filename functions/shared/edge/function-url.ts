@@ -1,4 +1,4 @@
-import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { newRequestId } from '../billing/ledger';
 import type { GatewayHandler, GatewayRequest, GatewayResult, JsonResult } from '../http/types';
 import { asGatewayError, toErrorBody } from '../openai/errors';
@@ -9,20 +9,26 @@ import { logger } from '../observability/logger';
  * and any thrown error → OpenAI's error body with its status. Only the handlers import this.
  */
 
+/** Time kept back from the function's timeout for writing the answer and settling the ledger (ms). */
+export const SETTLE_RESERVE_MS = 5_000;
+
 /**
  * Builds the core's request from a Function URL event.
  * @param signal aborted when the client is known to be gone.
+ * @param context the invocation context; its remaining time sets the request's deadline.
  */
-export function fromFunctionUrlEvent(event: APIGatewayProxyEventV2, signal: AbortSignal): GatewayRequest {
+export function fromFunctionUrlEvent(event: APIGatewayProxyEventV2, signal: AbortSignal, context?: Pick<Context, 'getRemainingTimeInMillis'>): GatewayRequest {
   const raw = event.body ?? '';
+  const now = Date.now();
   return {
     method: event.requestContext.http.method,
     path: event.rawPath,
     headers: event.headers,
     body: event.isBase64Encoded ? Buffer.from(raw, 'base64').toString('utf8') : raw,
     signal,
-    requestId: newRequestId(),
-    receivedAt: Date.now(),
+    requestId: newRequestId(now),
+    receivedAt: now,
+    ...(context ? { deadline: now + Math.max(1_000, context.getRemainingTimeInMillis() - SETTLE_RESERVE_MS) } : {}),
   };
 }
 

@@ -18,6 +18,11 @@ export interface GatewayRequest {
   requestId: string;
   /** Wall-clock ms when the edge received the request (for latency logs and budgets). */
   receivedAt: number;
+  /**
+   * Epoch ms by which every upstream attempt must be over: the function's own timeout less a reserve
+   * for writing the answer and the ledger. Undefined when the host sets no limit.
+   */
+  deadline?: number;
 }
 
 /** One server-sent event, already serialised to its wire form (`data: …\n\n`). */

@@ -1,4 +1,5 @@
 import { createOpenAICompatibleAdapter, type UpstreamBody } from './openai-compatible/adapter';
+import type { TimeoutOverrides } from '../routing/timeouts';
 import type { ProviderName } from './provider-names';
 import type { ProviderAdapter, ProviderEndpoint, UpstreamFailure } from './types';
 import { kindForStatus, makeFailure } from './upstream-failure';
@@ -17,6 +18,8 @@ export interface ProviderSpec {
   /** Environment variable overriding the base URL (no trailing slash). */
   baseUrlVar: string;
   defaultBaseUrl: string;
+  /** Attempt time limits for this provider, over the defaults (routing/timeouts.ts). */
+  timeouts?: TimeoutOverrides;
 }
 
 /** Sampling fields OpenAI's o-series rejects with 400 `unsupported_parameter` (providers.md §1.9). */
@@ -96,6 +99,9 @@ const REGISTRY: Readonly<Record<ProviderName, ProviderSpec>> = {
     keyVar: 'DEEPSEEK_API_KEY',
     baseUrlVar: 'DEEPSEEK_BASE_URL',
     defaultBaseUrl: 'https://api.deepseek.com',
+    // Under load DeepSeek holds the connection with keep-alive comments before inference starts
+    // (providers.md §4.5): comments reset the idle timer, but the first token may come late.
+    timeouts: { stream: { firstTokenMs: 90_000 } },
   },
   minimax: {
     name: 'minimax',

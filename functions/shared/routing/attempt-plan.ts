@@ -3,6 +3,7 @@ import type { ChatCompletionRequest } from '../openai/chat-request';
 import { InvalidRequestError, UpstreamUnavailableError } from '../openai/errors';
 import { providerSpec, resolveEndpoint } from '../providers/registry';
 import type { ProviderAdapter, ProviderEndpoint } from '../providers/types';
+import type { TimeoutOverrides } from './timeouts';
 
 /**
  * The ordered list of upstream targets one request may try: the model's own targets, then each
@@ -17,6 +18,8 @@ export interface Attempt {
   target: CatalogueTarget;
   endpoint: ProviderEndpoint;
   adapter: ProviderAdapter;
+  /** The provider's attempt time limits (routing/timeouts.ts). */
+  providerTimeouts: TimeoutOverrides | undefined;
 }
 
 /** Capabilities a chat request needs, derived from its content. */
@@ -66,7 +69,8 @@ export function planAttempts(
       const endpoint = resolveEndpoint(target.provider, credentials);
       if (endpoint === undefined) continue;
       seen.add(target.key);
-      plan.push({ publicModel: e.id, target, endpoint, adapter: providerSpec(target.provider).adapter });
+      const spec = providerSpec(target.provider);
+      plan.push({ publicModel: e.id, target, endpoint, adapter: spec.adapter, providerTimeouts: spec.timeouts });
     }
   }
   if (plan.length === 0) {

@@ -1,16 +1,24 @@
 import type { ChatCompletionRequest } from '../openai/chat-request';
 import type { ChunkParts, CompletionParts } from '../openai/chat-response';
 import { GatewayError, UpstreamUnavailableError } from '../openai/errors';
+import { logger } from '../observability/logger';
 import { decodeSse } from '../sse/decode';
 import { UpstreamStreamError, type AdapterContext, type UpstreamFailure, type UpstreamHttpRequest } from '../providers/types';
-import { transportFailure } from '../providers/upstream-failure';
+import { makeFailure, transportFailure } from '../providers/upstream-failure';
 import type { Attempt } from './attempt-plan';
-import { AttemptAbortedError, bodyBytes, readText, startAttempt, type AttemptTimeouts, type LiveAttempt } from './upstream-call';
+import { breaker as defaultBreaker, type CircuitBreaker } from './circuit-breaker';
+import { DEFAULT_RETRY, retryDelay, sleep, type RetryPolicy } from './retry-policy';
+import { timeoutsFor, type Timeouts } from './timeouts';
+import { AttemptAbortedError, readText, startAttempt, type LiveAttempt } from './upstream-call';
 
 /**
- * Sends a chat request down an attempt plan until one target answers. Every failure before the
- * answer (for streams: before the first chunk) moves on to the next target; a failure the client
- * caused (an upstream 400 about the request) is returned at once. The router never names a provider.
+ * Sends a request down an attempt plan until one target answers (DESIGN.md: the router never names
+ * a provider). Per target: up to `maxRetriesPerTarget` retries with jittered backoff or the
+ * upstream's retry-after; then the next target (the model's own, then its equivalents). Targets
+ * whose breaker is open are skipped. A context-length failure only falls back to larger windows.
+ * A failure the client caused (an upstream 400 about the request) is returned at once. For streams,
+ * an attempt counts only once its first chunk has arrived, so every failure before the first token
+ * is recovered by fallback (peers.md B3).
  */
 
 /** What happened to one attempt (for headers, logs and the ledger's fallback path). */
@@ -45,22 +53,67 @@ export interface StreamOutcome extends RoutedBase {
   close(): void;
 }
 
-/** Per-attempt limits (ms). Buffered calls wait for the whole generation before headers. */
-export const DEFAULT_TIMEOUTS: { buffered: AttemptTimeouts; stream: AttemptTimeouts } = {
-  buffered: { headersMs: 240_000, idleMs: 60_000 },
-  stream: { headersMs: 60_000, idleMs: 60_000 },
-};
-
 /** Options of one routed call. */
 export interface RouteOptions {
+  /** Aborted when the client goes away. */
   signal: AbortSignal;
-  timeouts?: AttemptTimeouts;
+  /** Epoch ms after which no attempt may run (under the function's own timeout). */
+  deadline?: number;
+  retry?: RetryPolicy;
+  breaker?: CircuitBreaker;
+}
+
+/** Runs one attempt to its result; throws on failure. `timeouts` are already clipped to the deadline. */
+type AttemptRunner<T> = (attempt: Attempt, ctx: AdapterContext, timeouts: Timeouts) => Promise<T>;
+
+/** The bounded attempt loop shared by buffered and streamed calls. */
+async function runPlan<T>(plan: readonly Attempt[], opts: RouteOptions, mode: 'stream' | 'buffered', run: AttemptRunner<T>): Promise<RoutedBase & { result: T }> {
+  const records: AttemptRecord[] = [];
+  const brk = opts.breaker ?? defaultBreaker;
+  const policy = opts.retry ?? DEFAULT_RETRY;
+  const deadline = opts.deadline ?? Number.POSITIVE_INFINITY;
+  // Fail open: if every target's breaker is open, try them anyway rather than refuse outright.
+  const usable = plan.filter((a) => brk.allow(a.target.key));
+  let tooSmallWindow = 0;
+  for (const attempt of usable.length > 0 ? usable : plan) {
+    if (attempt.target.contextWindow <= tooSmallWindow) continue;
+    const ctx: AdapterContext = { target: attempt.target, endpoint: attempt.endpoint };
+    for (let retry = 0; ; retry++) {
+      const remaining = deadline - Date.now();
+      if (remaining <= 0) throw exhausted(records, true);
+      const started = Date.now();
+      try {
+        const result = await run(attempt, ctx, clip(timeoutsFor(mode, attempt.providerTimeouts, attempt.target), remaining));
+        brk.success(attempt.target.key);
+        records.push(record(attempt, 'ok', 200, started));
+        return { attempt, attempts: records, result };
+      } catch (err) {
+        const failure = toFailure(err);
+        records.push(record(attempt, failure.kind, failure.status, started));
+        brk.failure(attempt.target.key, failure.kind);
+        if (failure.clientError) throw failure.clientError;
+        if (opts.signal.aborted) throw clientGone();
+        logFailure(attempt, failure);
+        if (failure.kind === 'context-length') tooSmallWindow = Math.max(tooSmallWindow, attempt.target.contextWindow);
+        const wait = retryDelay(failure, retry, deadline - Date.now(), policy);
+        if (wait === undefined) break;
+        if (!(await sleep(wait, opts.signal))) throw clientGone();
+      }
+    }
+  }
+  throw exhausted(records, false);
+}
+
+/** Never let an attempt's timers run past the request's deadline. */
+function clip(t: Timeouts, remainingMs: number): Timeouts {
+  const r = Math.max(1, remainingMs);
+  return { connectMs: Math.min(t.connectMs, r), headersMs: Math.min(t.headersMs, r), firstTokenMs: Math.min(t.firstTokenMs, r), idleMs: Math.min(t.idleMs, r) };
 }
 
 /**
  * A buffered call (chat or embeddings): the first attempt whose response parses wins.
- * `build` makes the upstream request (return undefined to skip a target that cannot serve it);
- * `parse` reads a 2xx body and throws UpstreamStreamError when it is unusable.
+ * `build` makes the upstream request (undefined skips a target that cannot serve it); `parse` reads
+ * a 2xx body and throws UpstreamStreamError when it is unusable.
  * @throws GatewayError — the client's own error from an upstream 400, or 502/503/504 when every
  *   attempt failed (see {@link exhausted}).
  */
@@ -70,30 +123,17 @@ export async function routeBufferedCall<T>(
   build: (attempt: Attempt, ctx: AdapterContext) => UpstreamHttpRequest | undefined,
   parse: (text: string, attempt: Attempt, ctx: AdapterContext) => T,
 ): Promise<RoutedBase & { result: T }> {
-  const records: AttemptRecord[] = [];
-  for (const attempt of plan) {
-    const started = Date.now();
-    const ctx: AdapterContext = { target: attempt.target, endpoint: attempt.endpoint };
-    const upstreamReq = build(attempt, ctx);
-    if (upstreamReq === undefined) continue;
-    let live: LiveAttempt | undefined;
+  const servable = plan.filter((a) => build(a, { target: a.target, endpoint: a.endpoint }) !== undefined);
+  return runPlan(servable, opts, 'buffered', async (attempt, ctx, timeouts) => {
+    const live = await startAttempt(build(attempt, ctx) as UpstreamHttpRequest, opts.signal, timeouts);
     try {
-      live = await startAttempt(upstreamReq, opts.signal, opts.timeouts ?? DEFAULT_TIMEOUTS.buffered);
       const text = await readText(live);
-      if (!live.response.ok) throw new UpstreamStreamError(attempt.adapter.classifyError(live.response.status, text, live.response.headers));
-      const result = parse(text, attempt, ctx);
-      records.push(record(attempt, 'ok', live.response.status, started));
-      return { attempt, attempts: records, result };
-    } catch (err) {
-      const failure = toFailure(err);
-      records.push(record(attempt, failure.kind, failure.status, started));
-      if (failure.clientError) throw failure.clientError;
-      if (opts.signal.aborted) throw clientGone();
+      if (!live.ok) throw new UpstreamStreamError(attempt.adapter.classifyError(live.status, text, live.headers()));
+      return parse(text, attempt, ctx);
     } finally {
-      live?.close();
+      live.close();
     }
-  }
-  throw exhausted(records);
+  });
 }
 
 /** Buffered chat over {@link routeBufferedCall}. */
@@ -108,44 +148,37 @@ export async function routeBuffered(req: ChatCompletionRequest, plan: readonly A
 }
 
 /**
- * Streamed chat: an attempt counts once it has produced its first chunk; until then any failure —
- * an error status, a reset, a stall, a malformed or error event — moves on to the next target, so
- * the client's 200 is committed only for a stream that has started (peers.md B3).
+ * Streamed chat: an attempt counts once it has produced its first chunk within `firstTokenMs`; until
+ * then any failure — an error status, a reset, a stall, a malformed or error event — moves on, so the
+ * client's 200 is committed only for a stream that has started.
  */
 export async function routeStream(req: ChatCompletionRequest, plan: readonly Attempt[], opts: RouteOptions): Promise<StreamOutcome> {
-  const records: AttemptRecord[] = [];
-  for (const attempt of plan) {
-    const started = Date.now();
-    const ctx: AdapterContext = { target: attempt.target, endpoint: attempt.endpoint };
-    let live: LiveAttempt | undefined;
+  const out = await runPlan(plan, opts, 'stream', async (attempt, ctx, timeouts) => {
+    const live = await startAttempt(attempt.adapter.buildChatRequest(req, ctx, true), opts.signal, timeouts);
     try {
-      live = await startAttempt(attempt.adapter.buildChatRequest(req, ctx, true), opts.signal, opts.timeouts ?? DEFAULT_TIMEOUTS.stream);
-      if (!live.response.ok) {
+      if (!live.ok) {
         const text = await readText(live);
-        throw new UpstreamStreamError(attempt.adapter.classifyError(live.response.status, text, live.response.headers));
+        throw new UpstreamStreamError(attempt.adapter.classifyError(live.status, text, live.headers()));
       }
       const rest = streamParts(live, attempt, ctx);
-      const first = await rest.next();
-      if (first.done === true) throw new UpstreamStreamError({ kind: 'server', retryable: true, status: 200, message: 'upstream stream was empty' });
-      records.push(record(attempt, 'ok', live.response.status, started));
-      const owned = live;
-      return { attempt, attempts: records, first: first.value, rest, close: () => owned.close() };
+      const firstTokenTimer = setTimeout(() => live.abort('first-token-timeout'), timeouts.firstTokenMs);
+      const first = await rest.next().finally(() => clearTimeout(firstTokenTimer));
+      if (first.done === true) throw new UpstreamStreamError(makeFailure('server', 200, 'upstream stream was empty'));
+      return { first: first.value, rest, live };
     } catch (err) {
-      live?.close();
-      const failure = toFailure(err);
-      records.push(record(attempt, failure.kind, failure.status, started));
-      if (failure.clientError) throw failure.clientError;
-      if (opts.signal.aborted) throw clientGone();
+      live.close();
+      throw err;
     }
-  }
-  throw exhausted(records);
+  });
+  const { first, rest, live } = out.result;
+  return { attempt: out.attempt, attempts: out.attempts, first, rest, close: () => live.close() };
 }
 
-/** Decodes, transforms and yields non-empty batches of parts; errors are normalised. */
+/** Decodes, transforms and yields non-empty batches of parts; every error becomes UpstreamStreamError. */
 async function* streamParts(live: LiveAttempt, attempt: Attempt, ctx: AdapterContext): AsyncGenerator<ChunkParts[]> {
   const transform = attempt.adapter.createStreamTransform(ctx);
   try {
-    for await (const event of decodeSse(bodyBytes(live))) {
+    for await (const event of decodeSse(live.body)) {
       const parts = transform.push(event);
       if (parts.length > 0) yield parts;
     }
@@ -161,22 +194,20 @@ async function* streamParts(live: LiveAttempt, attempt: Attempt, ctx: AdapterCon
 /** Normalises anything an attempt threw into a verdict. */
 export function toFailure(err: unknown): UpstreamFailure {
   if (err instanceof UpstreamStreamError) return err.failure;
-  if (err instanceof AttemptAbortedError) {
-    return transportFailure(err.cause ?? err, err.reason === 'headers-timeout' || err.reason === 'idle-timeout');
-  }
+  if (err instanceof AttemptAbortedError) return transportFailure(err.cause ?? err, err.timedOut);
   if (err instanceof GatewayError) return { kind: 'client', retryable: false, status: err.status, message: err.message, clientError: err };
   return transportFailure(err, false);
 }
 
 function record(attempt: Attempt, outcome: AttemptRecord['outcome'], status: number, started: number): AttemptRecord {
-  return {
-    publicModel: attempt.publicModel,
-    provider: attempt.target.provider,
-    upstreamModel: attempt.target.upstreamModel,
-    outcome,
-    status,
-    ms: Date.now() - started,
-  };
+  return { publicModel: attempt.publicModel, provider: attempt.target.provider, upstreamModel: attempt.target.upstreamModel, outcome, status, ms: Date.now() - started };
+}
+
+/** Our upstream key rejected is our misconfiguration: the operator must hear it loudly. */
+function logFailure(attempt: Attempt, failure: UpstreamFailure): void {
+  const fields = { target: attempt.target.key, kind: failure.kind, status: failure.status, detail: failure.message };
+  if (failure.kind === 'auth-config') logger.error('upstream rejected our credentials; check the provider key', fields);
+  else logger.warn('upstream attempt failed; falling back', fields);
 }
 
 /** The client went away: nothing more to try, and nobody to answer. */
@@ -185,17 +216,19 @@ function clientGone(): GatewayError {
 }
 
 /**
- * Every attempt failed: 504 when they all timed out, 503 when upstreams were overloaded, rate limited
- * or unreachable, 502 when an upstream answered badly.
+ * Every attempt failed: 504 when they all timed out (or the deadline came), 503 when upstreams were
+ * overloaded, rate limited or unreachable, 502 when an upstream answered badly.
  */
-export function exhausted(records: readonly AttemptRecord[]): GatewayError {
+export function exhausted(records: readonly AttemptRecord[], deadlineReached: boolean): GatewayError {
   const kinds = new Set(records.map((r) => r.outcome));
-  const tried = records.map((r) => r.publicModel).filter((m, i, a) => a.indexOf(m) === i).join(', ');
-  if (kinds.size > 0 && [...kinds].every((k) => k === 'timeout')) {
+  const tried = records.map((r) => r.publicModel).filter((m, i, a) => a.indexOf(m) === i).join(', ') || 'the model';
+  if (deadlineReached || (kinds.size > 0 && [...kinds].every((k) => k === 'timeout'))) {
     return new UpstreamUnavailableError(504, `Every upstream for ${tried} timed out. Please retry.`);
   }
   if ([...kinds].every((k) => k === 'rate-limit' || k === 'overloaded' || k === 'connection' || k === 'timeout')) {
-    return new UpstreamUnavailableError(503, `Every upstream for ${tried} is unavailable or overloaded right now. Please retry.`);
+    return new UpstreamUnavailableError(503, `Every upstream for ${tried} is unavailable or overloaded right now. Please retry.`, {
+      headers: { 'retry-after': '1' },
+    });
   }
   return new UpstreamUnavailableError(502, `No upstream for ${tried} returned a usable answer. Please retry.`);
 }

@@ -1,0 +1,98 @@
+import type { FailureKind } from '../providers/types';
+
+/**
+ * A per-container circuit breaker per upstream target (`provider:upstreamModel`): after
+ * {@link BreakerOptions.failureThreshold} consecutive failures that say "this target is down"
+ * (timeouts, connection errors, 5xx/overload, our key rejected, a retired model), the target is
+ * skipped for a cooldown; then ONE request probes it (half-open): success closes it, failure opens it
+ * again. A dead upstream thus costs one timeout per container per cooldown, not one per request.
+ * Client errors and rate limits do not count: they say nothing about the target's health.
+ */
+
+/** Tuning (counts, ms). */
+export interface BreakerOptions {
+  failureThreshold: number;
+  cooldownMs: number;
+}
+
+/** Defaults: 3 consecutive failures, 30 s cooldown (Portkey's minimum cooldown, peers.md A). */
+export const DEFAULT_BREAKER: BreakerOptions = { failureThreshold: 3, cooldownMs: 30_000 };
+
+interface TargetHealth {
+  consecutiveFailures: number;
+  /** Epoch ms until which the target is skipped; 0 when closed. */
+  openUntil: number;
+  /** A half-open probe is in flight. */
+  probing: boolean;
+}
+
+/** Failure kinds that count against a target's health. */
+function countsAgainst(kind: FailureKind): boolean {
+  switch (kind) {
+    case 'timeout':
+    case 'connection':
+    case 'server':
+    case 'overloaded':
+    case 'auth-config':
+    case 'not-found':
+      return true;
+    case 'client':
+    case 'rate-limit':
+    case 'context-length':
+      return false;
+    default:
+      return false;
+  }
+}
+
+/** One breaker per container (module state survives between warm invocations). */
+export class CircuitBreaker {
+  private readonly health = new Map<string, TargetHealth>();
+
+  constructor(private readonly opts: BreakerOptions = DEFAULT_BREAKER, private readonly now: () => number = Date.now) {}
+
+  /**
+   * May a request use this target now? Closed: yes. Open: no, until the cooldown ends; then the first
+   * caller gets the half-open probe and the others keep skipping it until the probe reports.
+   */
+  allow(key: string): boolean {
+    const h = this.health.get(key);
+    if (h === undefined || h.openUntil === 0) return true;
+    if (this.now() < h.openUntil || h.probing) return false;
+    h.probing = true;
+    return true;
+  }
+
+  /** The target answered. */
+  success(key: string): void {
+    this.health.delete(key);
+  }
+
+  /** The target failed with `kind`. */
+  failure(key: string, kind: FailureKind): void {
+    if (!countsAgainst(kind)) {
+      const h = this.health.get(key);
+      if (h) h.probing = false;
+      return;
+    }
+    const h = this.health.get(key) ?? { consecutiveFailures: 0, openUntil: 0, probing: false };
+    h.consecutiveFailures += 1;
+    if (h.probing || h.consecutiveFailures >= this.opts.failureThreshold) h.openUntil = this.now() + this.opts.cooldownMs;
+    h.probing = false;
+    this.health.set(key, h);
+  }
+
+  /** Whether the target is currently skipped (for logs and tests). */
+  isOpen(key: string): boolean {
+    const h = this.health.get(key);
+    return h !== undefined && h.openUntil !== 0 && this.now() < h.openUntil;
+  }
+
+  /** Forgets all state (tests). */
+  reset(): void {
+    this.health.clear();
+  }
+}
+
+/** The container's breaker. */
+export const breaker = new CircuitBreaker();

@@ -1,0 +1,53 @@
+import type { UpstreamFailure } from '../providers/types';
+
+/**
+ * When to try the same target again, and how long to wait. Bounded: at most
+ * {@link RetryPolicy.maxRetriesPerTarget} retries per target, then the plan moves on to the next
+ * target; waits are jittered exponential backoff, or the upstream's `retry-after` when it fits.
+ */
+
+/** Tuning (counts, ms). */
+export interface RetryPolicy {
+  maxRetriesPerTarget: number;
+  baseDelayMs: number;
+  maxDelayMs: number;
+  /** A `retry-after` longer than this moves on to the next target instead of waiting. */
+  maxRetryAfterMs: number;
+}
+
+/** Defaults: one retry of the same target, 250 ms × 2^n with ±20 % jitter, capped at 2 s. */
+export const DEFAULT_RETRY: RetryPolicy = { maxRetriesPerTarget: 1, baseDelayMs: 250, maxDelayMs: 2_000, maxRetryAfterMs: 5_000 };
+
+/**
+ * The wait before retrying the same target after its `retry` -th failure (0-based), or undefined
+ * when the plan should move on: the failure is not retryable, retries are used up, a timeout (a slow
+ * target is better replaced than waited on again), or the wait would not fit `remainingMs`.
+ */
+export function retryDelay(failure: UpstreamFailure, retry: number, remainingMs: number, policy: RetryPolicy = DEFAULT_RETRY, random: () => number = Math.random): number | undefined {
+  if (!failure.retryable || failure.kind === 'timeout' || retry >= policy.maxRetriesPerTarget) return undefined;
+  let delay: number;
+  if (failure.retryAfterMs !== undefined) {
+    if (failure.retryAfterMs > policy.maxRetryAfterMs) return undefined;
+    delay = failure.retryAfterMs;
+  } else {
+    const exp = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** retry);
+    delay = Math.round(exp * (0.8 + 0.4 * random()));
+  }
+  return delay < remainingMs ? delay : undefined;
+}
+
+/** Sleeps `ms`, resolving early (false) if `signal` aborts. */
+export function sleep(ms: number, signal: AbortSignal): Promise<boolean> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve(false);
+    const t = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve(true);
+    }, ms);
+    const onAbort = (): void => {
+      clearTimeout(t);
+      resolve(false);
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
