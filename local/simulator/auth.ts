@@ -1,0 +1,38 @@
+/**
+ * Per-provider credential checks. Any non-empty key is accepted except the literal `bad-key`, which
+ * gets the provider's own bad-key answer. Where each provider reads its key: providers.md §0.
+ */
+import type { SimCall } from './call.js';
+import type { Problem } from './problem.js';
+
+/** The key sentinel that every simulated provider rejects. */
+export const BAD_KEY = 'bad-key';
+
+function bearer(headers: Record<string, string>): string | undefined {
+  const m = /^Bearer\s+(.+)$/i.exec(headers['authorization'] ?? '');
+  return m?.[1]?.trim() || undefined;
+}
+
+function keyProblem(key: string | undefined): Problem | undefined {
+  if (!key) return { kind: 'auth', reason: 'missing' };
+  if (key === BAD_KEY) return { kind: 'auth', reason: 'invalid', key };
+  return undefined;
+}
+
+/** The problem with the call's credentials (or required auth-adjacent headers), if any. */
+export function checkAuth(call: SimCall): Problem | undefined {
+  switch (call.provider) {
+    case 'anthropic': {
+      const problem = keyProblem(call.headers['x-api-key'] || undefined);
+      if (problem) return problem;
+      if (!call.headers['anthropic-version']) {
+        return { kind: 'bad-request', message: 'anthropic-version: header is required' };
+      }
+      return undefined;
+    }
+    case 'gemini':
+      return keyProblem(call.headers['x-goog-api-key'] || call.url.searchParams.get('key') || undefined);
+    default:
+      return keyProblem(bearer(call.headers));
+  }
+}

@@ -1,0 +1,147 @@
+/**
+ * The life of one provider request: record it, apply an injected fault, check the key, plan and
+ * write the reply in the provider's format. Order matters: faults come first (an upstream that hangs
+ * does so before it looks at the key), then auth, then validation.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { sleep, untilAborted } from './abortable-wait.js';
+import { handleAnthropic } from './anthropic.js';
+import { checkAuth } from './auth.js';
+import type { SimCall } from './call.js';
+import { deliver, type ExchangeControl, type Reply } from './deliver.js';
+import { describeFault, type FaultRegistry } from './faults.js';
+import { handleGemini } from './gemini.js';
+import { isObject } from './json-narrowing.js';
+import { handleOpenAIStyle } from './openai-compatible.js';
+import type { Problem } from './problem.js';
+import { overloadStatus, renderProblem } from './provider-errors.js';
+import { normalizeHeaders, trackLifecycle } from './request-log.js';
+import type { Route } from './routes.js';
+import type { Fault, RecordedRequest } from './types.js';
+
+/** Simulator state an exchange reads and updates. */
+export interface ExchangeContext {
+  requests: RecordedRequest[];
+  faults: FaultRegistry;
+  replyWords: number;
+  chunkDelayMs(): number;
+  nextSeq(): number;
+  /** Register a cancel hook run by `close()`; returns the unregister function. */
+  onShutdown(cancel: () => void): () => void;
+}
+
+/** Parsed request body: JSON value, or the raw text when it is not JSON. */
+export interface ReadBody {
+  json: unknown;
+  raw: string;
+  invalid: boolean;
+}
+
+function isReply(result: Reply | Problem): result is Reply {
+  return result.kind === 'json' || result.kind === 'sse';
+}
+
+function dispatch(call: SimCall): Reply | Problem {
+  switch (call.provider) {
+    case 'anthropic':
+      return handleAnthropic(call);
+    case 'gemini':
+      return handleGemini(call);
+    default:
+      return handleOpenAIStyle(call);
+  }
+}
+
+/** The fault, translated to a problem when it is one that answers before any reply is planned. */
+function faultProblem(fault: Fault | undefined, call: SimCall, stream: boolean): Problem | undefined {
+  if (fault?.kind === 'status') return { ...fault, kind: 'status' };
+  if (fault?.kind === 'api-key-invalid') return { kind: 'auth', reason: 'invalid' };
+  // A buffered reply cannot carry a mid-stream error event: it fails up front as an overload.
+  if (fault?.kind === 'error-event-after-chunks' && !stream) return { kind: 'status', status: overloadStatus(call.provider) };
+  return undefined;
+}
+
+/** Serve one provider request whose body has been read. Resolves when the exchange is over. */
+export async function runExchange(ctx: ExchangeContext, route: Route, req: IncomingMessage, res: ServerResponse, url: URL, body: ReadBody): Promise<void> {
+  const seq = ctx.nextSeq();
+  const headers = normalizeHeaders(req.headers);
+  const json = body.json;
+  const model = route.pathModel ?? (isObject(json) && typeof json['model'] === 'string' ? json['model'] : undefined);
+  const stream = route.op === 'gemini-stream' || (isObject(json) && json['stream'] === true);
+  const record: RecordedRequest = {
+    provider: route.provider,
+    method: req.method ?? 'GET',
+    path: req.url ?? url.pathname,
+    model,
+    stream,
+    headers,
+    body: body.invalid ? body.raw : json,
+    receivedAt: Date.now(),
+    aborted: false,
+    completed: false,
+  };
+  ctx.requests.push(record);
+
+  const controller = new AbortController();
+  const unregister = ctx.onShutdown(() => {
+    lifecycle.markServerClosing();
+    controller.abort();
+  });
+  const lifecycle = trackLifecycle(req, res, record, () => {
+    controller.abort();
+    unregister();
+  });
+  if (req.socket.destroyed) {
+    // The client left while its body was being read: the close event has already fired.
+    record.aborted = true;
+    controller.abort();
+    unregister();
+    return;
+  }
+  const ctl: ExchangeControl = {
+    signal: controller.signal,
+    chunkDelayMs: ctx.chunkDelayMs,
+    destroySocket: () => {
+      lifecycle.markServerClosing();
+      res.socket?.destroy();
+      res.destroy();
+    },
+  };
+
+  const call: SimCall = {
+    provider: route.provider,
+    route,
+    method: record.method,
+    url,
+    headers,
+    body: json,
+    bodyInvalid: body.invalid,
+    seq,
+    requestId: `req_sim_${seq.toString().padStart(6, '0')}`,
+    replyWords: ctx.replyWords,
+    created: Math.floor(Date.now() / 1000),
+  };
+
+  const fault = ctx.faults.take(route.provider, model);
+  if (fault) record.fault = describeFault(fault);
+  switch (fault?.kind) {
+    case 'reset-before-headers':
+      ctl.destroySocket();
+      return;
+    case 'hang':
+      await untilAborted(ctl.signal);
+      return;
+    case 'slow-headers':
+      await sleep(fault.delayMs, ctl.signal);
+      if (ctl.signal.aborted) return;
+      break;
+  }
+
+  const problem =
+    faultProblem(fault, call, stream) ??
+    checkAuth(call) ??
+    (body.invalid ? { kind: 'bad-request', message: 'We could not parse the JSON body of your request.' } : undefined);
+  const result = problem ?? dispatch(call);
+  if (isReply(result)) await deliver(res, result, fault, ctl);
+  else await deliver(res, renderProblem(route.provider, result, call.requestId), undefined, ctl);
+}

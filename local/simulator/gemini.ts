@@ -1,0 +1,78 @@
+/**
+ * Handler of the native Gemini endpoints (providers.md §3.1, §3.6-3.7): generateContent,
+ * streamGenerateContent (SSE only with `alt=sse`), embedContent, batchEmbedContents (no usage),
+ * model list. The model comes from the URL (`models/{model}:method`).
+ */
+import type { SimCall } from './call.js';
+import type { Reply } from './deliver.js';
+import { DEFAULT_DIMENSIONS, embed } from './embeddings.js';
+import { geminiBlocked, geminiBlockedStream, geminiResponse, geminiStream } from './gemini-format.js';
+import { readGeminiGenerate } from './gemini-input.js';
+import { asArray, asNumber, asString, field, isObject } from './json-narrowing.js';
+import { geminiModelList, isRetiredModel } from './model-catalog.js';
+import type { Problem } from './problem.js';
+import { planReply } from './reply.js';
+import { promptTokens } from './token-count.js';
+
+function generate(call: SimCall, model: string, stream: boolean): Reply | Problem {
+  if (stream && call.url.searchParams.get('alt') !== 'sse') {
+    // Without alt=sse Gemini streams one growing JSON array; the simulator only speaks SSE (§3.1).
+    return { kind: 'bad-request', message: 'The simulator only supports streamGenerateContent with alt=sse.' };
+  }
+  const req = readGeminiGenerate(call.body);
+  if ('kind' in req) return req;
+  if (req.blocked) {
+    const tokens = promptTokens(req.conversation.messageTexts);
+    return stream ? geminiBlockedStream(call, model, tokens) : { kind: 'json', status: 200, body: geminiBlocked(call, model, tokens) };
+  }
+  const plan = planReply(req.conversation, { replyWords: call.replyWords });
+  return stream ? geminiStream(call, model, plan) : geminiResponse(call, model, plan);
+}
+
+/** Text of an embed request's `content.parts` and its requested length. */
+function embedOne(request: unknown): { values: number[] } | undefined {
+  const parts = asArray(field(field(request, 'content'), 'parts')).filter(isObject);
+  const texts = parts.map((p) => asString(p['text'])).filter((t): t is string => t !== undefined);
+  if (texts.length === 0) return undefined;
+  const dims = asNumber(field(request, 'outputDimensionality')) ?? DEFAULT_DIMENSIONS;
+  return { values: embed(texts.join('\n'), dims) };
+}
+
+function embedContent(call: SimCall): Reply | Problem {
+  const embedding = embedOne(call.body);
+  if (!embedding) return { kind: 'bad-request', message: '* EmbedContentRequest.content: contents is not specified' };
+  return { kind: 'json', status: 200, body: { embedding } };
+}
+
+function batchEmbed(call: SimCall): Reply | Problem {
+  const requests = asArray(field(call.body, 'requests'));
+  if (requests.length === 0) return { kind: 'bad-request', message: '* BatchEmbedContentsRequest.requests: requests is not specified' };
+  const embeddings = [];
+  for (const [i, r] of requests.entries()) {
+    const e = embedOne(r);
+    if (!e) return { kind: 'bad-request', message: `* BatchEmbedContentsRequest.requests[${i}].content: contents is not specified` };
+    embeddings.push(e);
+  }
+  return { kind: 'json', status: 200, body: { embeddings } };
+}
+
+/** Answer a native Gemini call; a {@link Problem} is rendered by the caller. */
+export function handleGemini(call: SimCall): Reply | Problem {
+  const { op, pathModel } = call.route;
+  if (op === 'gemini-models') return { kind: 'json', status: 200, body: geminiModelList() };
+  if (op === 'no-route' || pathModel === undefined) return { kind: 'no-route', method: call.method, path: call.url.pathname };
+  if (isRetiredModel(pathModel)) return { kind: 'model-not-found', model: pathModel };
+  if (call.body !== undefined && !isObject(call.body)) return { kind: 'bad-request', message: 'Invalid JSON payload received.' };
+  switch (op) {
+    case 'gemini-generate':
+      return generate(call, pathModel, false);
+    case 'gemini-stream':
+      return generate(call, pathModel, true);
+    case 'gemini-embed':
+      return embedContent(call);
+    case 'gemini-batch-embed':
+      return batchEmbed(call);
+    default:
+      return { kind: 'no-route', method: call.method, path: call.url.pathname };
+  }
+}

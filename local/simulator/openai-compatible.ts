@@ -1,0 +1,87 @@
+/**
+ * Handlers of the OpenAI-shaped endpoints (chat, embeddings, model list) for every host that speaks
+ * them: OpenAI, DeepSeek, MiniMax, Together, DeepInfra, Groq and the Anthropic/Gemini compat layers.
+ */
+import type { SimCall } from './call.js';
+import type { Reply } from './deliver.js';
+import { DEFAULT_DIMENSIONS, embed, toBase64 } from './embeddings.js';
+import { asArray, asNumber, asString, isObject } from './json-narrowing.js';
+import { isRetiredModel, openAIModelList } from './model-catalog.js';
+import { openAICompletion, openAIStream } from './openai-format.js';
+import { readOpenAIChat } from './openai-input.js';
+import type { Problem } from './problem.js';
+import { planReply } from './reply.js';
+import { countWords } from './token-count.js';
+import type { SimProvider } from './types.js';
+
+/** Hosts with an embeddings endpoint (DeepSeek has none, §4.1; nor Groq, MiniMax's compat API or
+ * Anthropic's compat layer). */
+const EMBEDDING_HOSTS: ReadonlySet<SimProvider> = new Set(['openai', 'together', 'deepinfra', 'gemini-openai']);
+
+function chat(call: SimCall): Reply | Problem {
+  const req = readOpenAIChat(call.provider, call.body);
+  if ('kind' in req) return req;
+  if (isRetiredModel(req.model)) return { kind: 'model-not-found', model: req.model };
+  const plan = planReply(req.conversation, { replyWords: call.replyWords });
+  return req.stream ? openAIStream(call, req, plan) : openAICompletion(call, req, plan);
+}
+
+/** Inputs as strings (hash seeds) with their token counts; token-id arrays count their length. */
+function embeddingInputs(input: unknown): { text: string; tokens: number }[] | undefined {
+  if (typeof input === 'string') return [{ text: input, tokens: countWords(input) }];
+  const items = asArray(input);
+  if (items.length === 0) return undefined;
+  if (items.every((x) => typeof x === 'number')) return [{ text: items.join(','), tokens: items.length }];
+  const out: { text: string; tokens: number }[] = [];
+  for (const item of items) {
+    if (typeof item === 'string') out.push({ text: item, tokens: countWords(item) });
+    else if (Array.isArray(item) && item.every((x) => typeof x === 'number')) out.push({ text: item.join(','), tokens: item.length });
+    else return undefined;
+  }
+  return out;
+}
+
+function embeddings(call: SimCall): Reply | Problem {
+  if (!EMBEDDING_HOSTS.has(call.provider)) return { kind: 'no-route', method: call.method, path: call.url.pathname };
+  const body = call.body;
+  if (!isObject(body)) return { kind: 'bad-request', message: 'Request body must be a JSON object.' };
+  const model = asString(body['model']);
+  if (!model) return { kind: 'bad-request', message: 'you must provide a model parameter', param: 'model' };
+  if (isRetiredModel(model)) return { kind: 'model-not-found', model };
+  const inputs = embeddingInputs(body['input']);
+  if (!inputs) return { kind: 'bad-request', message: "'input' must be a string, an array of strings, or token arrays", param: 'input' };
+  const format = body['encoding_format'] ?? 'float';
+  if (format !== 'float' && format !== 'base64') {
+    return { kind: 'bad-request', message: "'encoding_format' must be 'float' or 'base64'", param: 'encoding_format' };
+  }
+  const dimensions = asNumber(body['dimensions']) ?? DEFAULT_DIMENSIONS;
+  const tokens = inputs.reduce((sum, i) => sum + i.tokens, 0);
+  return {
+    kind: 'json',
+    status: 200,
+    headers: { 'x-request-id': call.requestId },
+    body: {
+      object: 'list',
+      data: inputs.map((input, index) => {
+        const vector = embed(input.text, dimensions);
+        return { object: 'embedding', index, embedding: format === 'base64' ? toBase64(vector) : vector };
+      }),
+      model,
+      usage: { prompt_tokens: tokens, total_tokens: tokens },
+    },
+  };
+}
+
+/** Answer an OpenAI-shaped call; a {@link Problem} is rendered by the caller in the host's error shape. */
+export function handleOpenAIStyle(call: SimCall): Reply | Problem {
+  switch (call.route.op) {
+    case 'chat':
+      return chat(call);
+    case 'embeddings':
+      return embeddings(call);
+    case 'models':
+      return { kind: 'json', status: 200, body: openAIModelList(call.provider), headers: { 'x-request-id': call.requestId } };
+    default:
+      return { kind: 'no-route', method: call.method, path: call.url.pathname };
+  }
+}

@@ -1,0 +1,124 @@
+/**
+ * Reads an OpenAI Chat Completions request (providers.md §1.1-1.2) into the neutral
+ * {@link Conversation}, with the per-host validation the simulator enforces: MiniMax's temperature
+ * range (0, 1] (§5.1), Anthropic-compat `n` must be 1 (§2.9), `stream_options` only with `stream`.
+ */
+import { asArray, asNumber, asString, isObject, type JsonObject } from './json-narrowing.js';
+import type { Problem } from './problem.js';
+import { compactResult, type Conversation, type LastTurn, type ToolDecl } from './reply.js';
+import type { SimProvider } from './types.js';
+
+/** A validated chat request: the conversation plus the request fields the formatter needs. */
+export interface OpenAIChatRequest {
+  model: string;
+  stream: boolean;
+  includeUsage: boolean;
+  /** MiniMax `reasoning_split: true`: reasoning in `reasoning_details` instead of `<think>` tags. */
+  reasoningSplit: boolean;
+  conversation: Conversation;
+}
+
+/** Text of a `content` that is a string or an array of parts; images counted separately. */
+function contentText(content: unknown): { text: string; images: number } {
+  if (typeof content === 'string') return { text: content, images: 0 };
+  const texts: string[] = [];
+  let images = 0;
+  for (const part of asArray(content)) {
+    if (!isObject(part)) continue;
+    if (part['type'] === 'text' && typeof part['text'] === 'string') texts.push(part['text']);
+    if (part['type'] === 'image_url') images++;
+  }
+  return { text: texts.join('\n'), images };
+}
+
+function messageText(m: JsonObject): string {
+  const texts = [contentText(m['content']).text];
+  for (const call of asArray(m['tool_calls'])) {
+    const fn = isObject(call) ? call['function'] : undefined;
+    if (isObject(fn)) texts.push(`${asString(fn['name']) ?? ''} ${asString(fn['arguments']) ?? ''}`);
+  }
+  return texts.filter((t) => t !== '').join(' ');
+}
+
+function lastTurnOf(messages: readonly JsonObject[]): LastTurn {
+  const last = messages[messages.length - 1];
+  if (!last) return { kind: 'other' };
+  if (last['role'] === 'user') return { kind: 'user', ...contentText(last['content']) };
+  if (last['role'] === 'tool') {
+    const results: string[] = [];
+    for (let i = messages.length - 1; i >= 0 && messages[i]!['role'] === 'tool'; i--) {
+      results.unshift(compactResult(contentText(messages[i]!['content']).text));
+    }
+    return { kind: 'tool-result', results };
+  }
+  return { kind: 'other' };
+}
+
+function toolsOf(body: JsonObject): ToolDecl[] {
+  const tools: ToolDecl[] = [];
+  for (const t of asArray(body['tools'])) {
+    const fn = isObject(t) ? t['function'] : undefined;
+    if (isObject(t) && t['type'] === 'function' && isObject(fn) && typeof fn['name'] === 'string') {
+      tools.push({ name: fn['name'], parameters: fn['parameters'] });
+    }
+  }
+  const choice = body['tool_choice'];
+  if (choice === 'none') return [];
+  if (isObject(choice) && isObject(choice['function'])) {
+    const name = choice['function']['name'];
+    return tools.filter((t) => t.name === name);
+  }
+  return tools;
+}
+
+function stopOf(stop: unknown): string[] {
+  if (typeof stop === 'string') return [stop];
+  return asArray(stop).filter((s): s is string => typeof s === 'string');
+}
+
+/** Deepseek thinks on reasoner/R1 models or with `thinking: {type: "enabled"}` (§4.2-4.3); MiniMax M2
+ * always thinks (§5.2). */
+function wantsReasoning(provider: SimProvider, model: string, body: JsonObject): boolean {
+  if (provider === 'minimax') return true;
+  if (provider !== 'deepseek') return false;
+  const thinking = body['thinking'];
+  return /reasoner|r1/i.test(model) || (isObject(thinking) && thinking['type'] === 'enabled');
+}
+
+/** Validate and read the request; a {@link Problem} means answer 400. */
+export function readOpenAIChat(provider: SimProvider, body: unknown): OpenAIChatRequest | Problem {
+  if (!isObject(body)) return { kind: 'bad-request', message: 'Request body must be a JSON object.' };
+  const model = asString(body['model']);
+  if (!model) return { kind: 'bad-request', message: "you must provide a model parameter", param: 'model' };
+  const messages = asArray(body['messages']).filter(isObject);
+  if (messages.length === 0) return { kind: 'bad-request', message: "Invalid 'messages': empty array. Expected an array with minimum length 1.", param: 'messages' };
+  const stream = body['stream'] === true;
+  if (body['stream_options'] != null && !stream) {
+    return { kind: 'bad-request', message: "The 'stream_options' parameter is only allowed when 'stream' is enabled.", param: 'stream_options' };
+  }
+  const temperature = asNumber(body['temperature']);
+  if (provider === 'minimax' && temperature !== undefined && (temperature <= 0 || temperature > 1)) {
+    return { kind: 'bad-request', message: 'invalid params, temperature must be in (0, 1]', param: 'temperature' };
+  }
+  if (provider === 'anthropic-openai' && body['n'] != null && body['n'] !== 1) {
+    return { kind: 'bad-request', message: 'n: only n=1 is supported', param: 'n' };
+  }
+  const lastUser = [...messages].reverse().find((m) => m['role'] === 'user');
+  const maxTokens = asNumber(body['max_completion_tokens']) ?? asNumber(body['max_tokens']);
+  const streamOptions = body['stream_options'];
+  return {
+    model,
+    stream,
+    includeUsage: stream && isObject(streamOptions) && streamOptions['include_usage'] === true,
+    reasoningSplit: body['reasoning_split'] === true,
+    conversation: {
+      messageTexts: messages.map(messageText),
+      lastTurn: lastTurnOf(messages),
+      lastUserText: lastUser ? contentText(lastUser['content']).text : '',
+      tools: toolsOf(body),
+      ...(maxTokens !== undefined ? { maxTokens } : {}),
+      stop: stopOf(body['stop']),
+      reasoning: wantsReasoning(provider, model, body),
+    },
+  };
+}

@@ -1,0 +1,37 @@
+/**
+ * Picks the error renderer for a provider: every error the simulator sends goes through here, so
+ * each provider answers in its own shape.
+ */
+import { renderAnthropicError } from './anthropic-errors.js';
+import type { JsonReply } from './deliver.js';
+import { renderGeminiError, renderGeminiOpenAIError } from './gemini-errors.js';
+import { renderOpenAIStyleError } from './openai-errors.js';
+import type { Problem } from './problem.js';
+import type { SimProvider } from './types.js';
+
+/** `p` as `provider` would send it. `requestId` goes into the request-id header/body where the provider has one. */
+export function renderProblem(provider: SimProvider, p: Problem, requestId: string): JsonReply {
+  switch (provider) {
+    case 'anthropic':
+      return renderAnthropicError(p, requestId);
+    case 'gemini':
+      return renderGeminiError(p);
+    case 'gemini-openai':
+      return renderGeminiOpenAIError(p);
+    default:
+      return renderOpenAIStyleError(provider, p, requestId);
+  }
+}
+
+/** The status a provider uses when overloaded (providers.md §7 "Overload"): used when a mid-stream
+ * error fault hits a buffered request, which can only fail before its headers. */
+export function overloadStatus(provider: SimProvider): number {
+  switch (provider) {
+    case 'anthropic':
+      return 529;
+    case 'openai':
+      return 500;
+    default:
+      return 503;
+  }
+}

@@ -1,0 +1,186 @@
+/**
+ * Deterministic reply planning, shared by every provider format so tests can assert content:
+ * - plain turn: `Echo: <first 8 words of the last user text>` padded with a fixed word list
+ *   ("alpha beta gamma …") to `replyWords` words; with images it starts `I see N image(s).`;
+ * - tools declared and the last message a user turn: a call to the first tool (with `[parallel]` in
+ *   the user text, one call to each tool, at most 3), arguments built from the schema;
+ * - last message a tool result: `Tool said: <compact result>` (several results joined with `; `);
+ * - reasoning (when the provider/model/request asks for it) is a separate short text;
+ * - a stop sequence cuts the text just before it; a max-token limit smaller than the reply keeps that
+ *   many words. Token counts follow `token-count.ts`.
+ */
+import { argsFromSchema } from './tool-args.js';
+import { countWords, promptTokens } from './token-count.js';
+import type { JsonObject } from './json-narrowing.js';
+
+/** A function the model may call: name and JSON Schema of its parameters. */
+export interface ToolDecl {
+  name: string;
+  parameters: unknown;
+}
+
+/** What the final input message is, which decides the kind of reply. */
+export type LastTurn =
+  | { kind: 'user'; text: string; images: number }
+  | { kind: 'tool-result'; results: string[] }
+  /** e.g. an assistant prefill, or no messages: answer the last user text without tools. */
+  | { kind: 'other' };
+
+/** A provider-neutral summary of a chat request: all the planner needs. */
+export interface Conversation {
+  /** One text per input message, system prompt included (for prompt tokens). */
+  messageTexts: string[];
+  lastTurn: LastTurn;
+  /** Text of the last user message anywhere in the conversation. */
+  lastUserText: string;
+  /** Tools the model may call now, already narrowed by the request's tool choice. */
+  tools: ToolDecl[];
+  /** Output limit in words/tokens (max_tokens, max_completion_tokens, maxOutputTokens). */
+  maxTokens?: number;
+  stop: string[];
+  /** Produce a reasoning text (DeepSeek reasoner, Anthropic thinking, Gemini includeThoughts, MiniMax). */
+  reasoning: boolean;
+}
+
+export interface ToolCallPlan {
+  name: string;
+  args: JsonObject;
+  /** `JSON.stringify(args)`: what OpenAI-style providers send as `arguments`. */
+  argsJson: string;
+}
+
+/** Neutral finish reason; each format maps it to its own vocabulary. */
+export type Finish = 'stop' | 'length' | 'stop_sequence' | 'tool_calls';
+
+export interface ReplyPlan {
+  promptTokens: number;
+  reasoning: string | undefined;
+  /** Words of `reasoning` (0 without). */
+  reasoningTokens: number;
+  /** Visible reply text; '' when the reply is only tool calls. */
+  text: string;
+  toolCalls: ToolCallPlan[];
+  finish: Finish;
+  /** The stop sequence that ended the text, when `finish` is `stop_sequence`. */
+  stopSequence?: string;
+  /** Visible words + reasoning words (+ tool-call words). */
+  completionTokens: number;
+}
+
+export const FILLER_WORDS = [
+  'alpha', 'beta', 'gamma', 'delta', 'epsilon', 'zeta', 'eta', 'theta', 'iota', 'kappa', 'lambda', 'mu',
+  'nu', 'xi', 'omicron', 'pi', 'rho', 'sigma', 'tau', 'upsilon', 'phi', 'chi', 'psi', 'omega',
+] as const;
+
+const ECHO_WORDS = 8;
+const MAX_PARALLEL_CALLS = 3;
+
+function firstWords(text: string, n: number): string[] {
+  return (text.match(/\S+/g) ?? []).slice(0, n);
+}
+
+/** The untruncated plain reply for a user text (see module doc). */
+export function baseReplyText(userText: string, images: number, replyWords: number): string {
+  const words: string[] = [];
+  if (images > 0) words.push('I', 'see', String(images), images === 1 ? 'image.' : 'images.');
+  words.push('Echo:', ...firstWords(userText, ECHO_WORDS));
+  for (let i = 0; words.length < replyWords; i++) words.push(FILLER_WORDS[i % FILLER_WORDS.length]!);
+  return words.join(' ');
+}
+
+/** Keep the first `n` words of `text` (whitespace between them preserved, trailing space dropped). */
+export function firstNWords(text: string, n: number): string {
+  if (n <= 0) return '';
+  const re = /\S+/g;
+  let end = 0;
+  for (let i = 0; i < n; i++) {
+    const m = re.exec(text);
+    if (!m) return text;
+    end = m.index + m[0].length;
+  }
+  return text.slice(0, end);
+}
+
+function applyLimits(
+  full: string,
+  stop: readonly string[],
+  maxTokens: number | undefined,
+): { text: string; finish: Finish; stopSequence?: string } {
+  let text = full;
+  let hit: string | undefined;
+  let at = -1;
+  for (const seq of stop) {
+    if (!seq) continue;
+    const i = full.indexOf(seq);
+    if (i !== -1 && (at === -1 || i < at)) {
+      at = i;
+      hit = seq;
+    }
+  }
+  if (hit !== undefined) text = full.slice(0, at);
+  // The limit wins when it bites before the stop sequence would have been generated.
+  if (maxTokens !== undefined && countWords(text) > maxTokens) {
+    return { text: firstNWords(text, maxTokens), finish: 'length' };
+  }
+  return hit !== undefined ? { text, finish: 'stop_sequence', stopSequence: hit } : { text, finish: 'stop' };
+}
+
+function toolCallsFor(conv: Conversation, userText: string): ToolCallPlan[] {
+  const chosen = userText.includes('[parallel]') ? conv.tools.slice(0, MAX_PARALLEL_CALLS) : conv.tools.slice(0, 1);
+  return chosen.map((tool) => {
+    const args = argsFromSchema(tool.parameters);
+    return { name: tool.name, args, argsJson: JSON.stringify(args) };
+  });
+}
+
+function reasoningFor(conv: Conversation, calls: readonly ToolCallPlan[]): string {
+  if (calls.length > 0) return `Thinking: I should call ${calls.map((c) => c.name).join(' and ')}.`;
+  if (conv.lastTurn.kind === 'tool-result') return 'Thinking: the tool returned a result; I will report it.';
+  const echoed = firstWords(conv.lastUserText, ECHO_WORDS).join(' ');
+  return `Thinking: the user wrote ${echoed || 'nothing'}; I will echo it back.`;
+}
+
+/** Plan the reply to `conv`. Pure and deterministic. */
+export function planReply(conv: Conversation, opts: { replyWords: number }): ReplyPlan {
+  const prompt = promptTokens(conv.messageTexts);
+  const turn = conv.lastTurn;
+  const calls = turn.kind === 'user' && conv.tools.length > 0 ? toolCallsFor(conv, turn.text) : [];
+  const reasoning = conv.reasoning ? reasoningFor(conv, calls) : undefined;
+  const reasoningTokens = reasoning ? countWords(reasoning) : 0;
+  if (calls.length > 0) {
+    const callWords = calls.reduce((sum, c) => sum + countWords(`${c.name} ${c.argsJson}`), 0);
+    return {
+      promptTokens: prompt,
+      reasoning,
+      reasoningTokens,
+      text: '',
+      toolCalls: calls,
+      finish: 'tool_calls',
+      completionTokens: callWords + reasoningTokens,
+    };
+  }
+  const full =
+    turn.kind === 'tool-result'
+      ? `Tool said: ${turn.results.join('; ')}`
+      : baseReplyText(turn.kind === 'user' ? turn.text : conv.lastUserText, turn.kind === 'user' ? turn.images : 0, opts.replyWords);
+  const limited = applyLimits(full, conv.stop, conv.maxTokens);
+  return {
+    promptTokens: prompt,
+    reasoning,
+    reasoningTokens,
+    text: limited.text,
+    toolCalls: [],
+    finish: limited.finish,
+    ...(limited.stopSequence !== undefined ? { stopSequence: limited.stopSequence } : {}),
+    completionTokens: countWords(limited.text) + reasoningTokens,
+  };
+}
+
+/** Compact form of a tool result: re-serialised JSON if it parses, else whitespace collapsed. */
+export function compactResult(content: string): string {
+  try {
+    return JSON.stringify(JSON.parse(content));
+  } catch {
+    return content.replace(/\s+/g, ' ').trim();
+  }
+}

@@ -1,0 +1,155 @@
+/**
+ * The simulator's node:http server: reads each request, hands provider paths to `runExchange` and
+ * `/__sim/*` to the control API, and owns everything `close()` must tear down (sockets, in-flight
+ * exchanges and their timers).
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import { CONTROL_PREFIX, handleControl } from './control.js';
+import { runExchange, type ExchangeContext, type ReadBody } from './exchange.js';
+import { FaultRegistry } from './faults.js';
+import { PREFIXES, resolveRoute } from './routes.js';
+import { SIM_PROVIDERS, type RecordedRequest, type SimProvider, type Simulator, type SimulatorOptions } from './types.js';
+
+/** Largest request body the simulator reads, bytes (images inline in base64 can be large). */
+const MAX_BODY_BYTES = 64 * 1024 * 1024;
+
+/** Default reply length, words. */
+export const DEFAULT_REPLY_WORDS = 12;
+
+function readBody(req: IncomingMessage): Promise<ReadBody | undefined> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_BODY_BYTES) {
+        req.destroy();
+        resolve(undefined);
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => {
+      const raw = Buffer.concat(chunks).toString('utf8');
+      if (raw.trim() === '') {
+        resolve({ json: undefined, raw, invalid: false });
+        return;
+      }
+      try {
+        resolve({ json: JSON.parse(raw) as unknown, raw, invalid: false });
+      } catch {
+        resolve({ json: undefined, raw, invalid: true });
+      }
+    });
+    req.on('error', () => resolve(undefined));
+    req.on('close', () => resolve(undefined));
+  });
+}
+
+function sendUnknownRoute(res: ServerResponse, path: string): void {
+  const text = JSON.stringify({ error: { message: `No simulated provider at ${path}. Prefixes: ${Object.values(PREFIXES).join(', ')}` } });
+  res.writeHead(404, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)) });
+  res.end(text);
+}
+
+/**
+ * Start the upstream simulator on loopback. Resolves once it is listening.
+ * Every provider is served from one port; `urls[provider]` is the base URL a client uses for it.
+ */
+export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simulator> {
+  const host = opts.host ?? '127.0.0.1';
+  let chunkDelay = Math.max(0, opts.chunkDelayMs ?? 0);
+  let seq = 0;
+  const requests: RecordedRequest[] = [];
+  const faults = new FaultRegistry();
+  const sockets = new Set<Socket>();
+  const shutdownHooks = new Set<() => void>();
+
+  const ctx: ExchangeContext = {
+    requests,
+    faults,
+    replyWords: Math.max(1, opts.replyWords ?? DEFAULT_REPLY_WORDS),
+    chunkDelayMs: () => chunkDelay,
+    nextSeq: () => ++seq,
+    onShutdown: (cancel) => {
+      shutdownHooks.add(cancel);
+      return () => shutdownHooks.delete(cancel);
+    },
+  };
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const url = new URL(req.url ?? '/', 'http://simulator.local');
+    const body = await readBody(req);
+    if (!body) return;
+    const method = (req.method ?? 'GET').toUpperCase();
+    if (url.pathname.startsWith(CONTROL_PREFIX)) {
+      handleControl(sim, method, url.pathname, body.json, res);
+      return;
+    }
+    const route = resolveRoute(method, url.pathname);
+    if (!route) {
+      sendUnknownRoute(res, url.pathname);
+      return;
+    }
+    await runExchange(ctx, route, req, res, url, body);
+  };
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((err: unknown) => {
+      // A simulator bug must show up as a loud 500, never as a silent hang.
+      const message = err instanceof Error ? err.stack ?? err.message : String(err);
+      if (!res.headersSent) {
+        res.writeHead(500, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ error: { message: `simulator internal error: ${message}` } }));
+      } else {
+        res.destroy();
+      }
+    });
+  });
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port ?? 0, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address();
+  if (address === null || typeof address === 'string') throw new Error('simulator: unexpected server address');
+  const port = address.port;
+  const hostForUrl = host.includes(':') ? `[${host}]` : host;
+  const baseUrl = `http://${hostForUrl}:${port}`;
+  const urls = Object.fromEntries(SIM_PROVIDERS.map((p) => [p, `${baseUrl}${PREFIXES[p]}`])) as Record<SimProvider, string>;
+
+  let closed: Promise<void> | undefined;
+  const sim: Simulator = {
+    baseUrl,
+    port,
+    urls,
+    requests,
+    setFault: (match, fault, o) => faults.add(match, fault, o?.times ?? Infinity),
+    clearFaults: () => faults.clear(),
+    reset: () => {
+      requests.length = 0;
+      faults.clear();
+    },
+    setChunkDelay: (ms) => {
+      chunkDelay = Math.max(0, ms);
+    },
+    close: () => {
+      closed ??= new Promise<void>((resolve) => {
+        for (const cancel of [...shutdownHooks]) cancel();
+        server.close(() => resolve());
+        server.closeAllConnections();
+        for (const socket of sockets) socket.destroy();
+      });
+      return closed;
+    },
+  };
+  return sim;
+}

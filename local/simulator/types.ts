@@ -1,0 +1,123 @@
+/**
+ * Public types of the upstream simulator. The simulator is a loopback HTTP server that speaks each
+ * upstream provider's own wire format (providers.md §1-6) so the gateway can run and be tested
+ * offline, with faults injected on demand.
+ */
+
+/** Every upstream the simulator impersonates; each has its own URL prefix (see `routes.ts`). */
+export type SimProvider =
+  | 'openai'
+  | 'anthropic'
+  | 'anthropic-openai'
+  | 'gemini'
+  | 'gemini-openai'
+  | 'deepseek'
+  | 'minimax'
+  | 'together'
+  | 'deepinfra'
+  | 'groq';
+
+/** All providers, in a stable order (used to build `Simulator.urls`). */
+export const SIM_PROVIDERS: readonly SimProvider[] = [
+  'openai',
+  'anthropic',
+  'anthropic-openai',
+  'gemini',
+  'gemini-openai',
+  'deepseek',
+  'minimax',
+  'together',
+  'deepinfra',
+  'groq',
+];
+
+/** Options of {@link startSimulator}. */
+export interface SimulatorOptions {
+  /** TCP port; 0 (default) picks a free one. */
+  port?: number;
+  /** Interface to bind; default `127.0.0.1` (never exposed beyond loopback by default). */
+  host?: string;
+  /** Gap between streamed events, ms. Default 0. */
+  chunkDelayMs?: number;
+  /** Target length of a plain reply, in words (= completion tokens). Default 12. */
+  replyWords?: number;
+}
+
+/** One request the simulator received, recorded in arrival order. */
+export interface RecordedRequest {
+  provider: SimProvider;
+  method: string;
+  /** Request target as received: path plus query string (e.g. `...:streamGenerateContent?alt=sse`). */
+  path: string;
+  /** Model id from the body, or from the URL for Gemini (without the `models/` prefix). */
+  model: string | undefined;
+  stream: boolean;
+  /** Lower-case header names; repeated headers joined with `, `. */
+  headers: Record<string, string>;
+  /** Parsed JSON body; the raw text if it was not JSON; undefined when empty. */
+  body: unknown;
+  /** `Date.now()` when the request arrived, ms. */
+  receivedAt: number;
+  /** The client closed the connection before the simulator finished its response. */
+  aborted: boolean;
+  /** The simulator wrote its whole response. */
+  completed: boolean;
+  /** The injected fault that applied to this request, e.g. `status:529`, `hang`. */
+  fault?: string;
+}
+
+/** Which requests a fault applies to; an omitted field matches anything. `model` is compared exactly. */
+export interface FaultMatch {
+  provider?: SimProvider;
+  model?: string;
+}
+
+/**
+ * An injected failure. "Chunks" are content-bearing stream events (reasoning, text, tool-call
+ * pieces); preamble events such as OpenAI's role chunk or Anthropic's `message_start` do not count.
+ * Stream-only faults applied to a buffered request act on the JSON body instead: the body is cut in
+ * half before the reset or stall, and `error-event-after-chunks` becomes the provider's overload error.
+ */
+export type Fault =
+  /** Error before headers, in the provider's own error shape (529 => Anthropic overloaded_error,
+   * Gemini 503 => UNAVAILABLE, 429 => rate limit). MiniMax renders statuses that have a `base_resp`
+   * code (400, 401, 402, 408, 429, 500, 504) as HTTP 200 with `base_resp.status_code != 0`. */
+  | { kind: 'status'; status: number; retryAfterSeconds?: number; retryAfterMs?: number }
+  /** Read the request, never send headers, until the client gives up. */
+  | { kind: 'hang' }
+  /** Wait `delayMs` before the headers, then reply normally. */
+  | { kind: 'slow-headers'; delayMs: number }
+  /** Destroy the socket without writing anything. */
+  | { kind: 'reset-before-headers' }
+  /** Stream `chunks` content events, then destroy the socket. */
+  | { kind: 'reset-after-chunks'; chunks: number }
+  /** Stream `chunks` content events, then stay silent with the socket open. */
+  | { kind: 'stall-after-chunks'; chunks: number }
+  /** Buffered: 200 with an invalid JSON body. Stream: after the first content event, one event whose
+   * JSON is cut short, then the stream ends (no terminator). */
+  | { kind: 'malformed' }
+  /** Stream `chunks` content events, then the provider's mid-stream error event, then the end. */
+  | { kind: 'error-event-after-chunks'; chunks: number }
+  /** The provider's own bad-key response (Gemini: 400 INVALID_ARGUMENT/API_KEY_INVALID; others 401). */
+  | { kind: 'api-key-invalid' };
+
+/** A running simulator. */
+export interface Simulator {
+  /** e.g. `http://127.0.0.1:41234` (no trailing slash). */
+  baseUrl: string;
+  port: number;
+  /** Per-provider base URLs, exactly what a client/gateway uses as its provider base URL. */
+  urls: Record<SimProvider, string>;
+  /** Every request received, in order (a live array: it grows as requests arrive). */
+  requests: RecordedRequest[];
+  /** Inject a fault for matching requests; `times` defaults to Infinity. The earliest-registered
+   * matching fault with uses left applies. */
+  setFault(match: FaultMatch, fault: Fault, opts?: { times?: number }): void;
+  clearFaults(): void;
+  /** Clear the request log and all faults. */
+  reset(): void;
+  /** Gap between streamed events for responses started from now on, ms. */
+  setChunkDelay(ms: number): void;
+  /** Stop listening, destroy open sockets, cancel timers. */
+  close(): Promise<void>;
+}

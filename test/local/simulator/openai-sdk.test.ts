@@ -1,0 +1,237 @@
+/**
+ * The official `openai` SDK pointed at the simulator: every OpenAI-shaped host must parse as the SDK
+ * expects (content types, SSE framing, [DONE], usage chunk, tool-call deltas, error shapes).
+ */
+import OpenAI from 'openai';
+import type { ChatCompletionChunk, ChatCompletionCreateParamsNonStreaming, ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { embed, startSimulator, type SimProvider, type Simulator } from '../../../local/simulator/index.js';
+
+let sim: Simulator;
+beforeAll(async () => {
+  sim = await startSimulator();
+});
+afterEach(() => sim.reset());
+afterAll(() => sim.close());
+
+const client = (provider: SimProvider, apiKey = 'sk-test'): OpenAI => new OpenAI({ apiKey, baseURL: sim.urls[provider], maxRetries: 0 });
+
+const PROMPT = 'Hello simulator, how are you today?';
+/** 12 words: `Echo:` + the 6 prompt words + 5 filler words. */
+const EXPECTED = 'Echo: Hello simulator, how are you today? alpha beta gamma delta epsilon';
+
+const weatherTool: ChatCompletionTool = {
+  type: 'function',
+  function: {
+    name: 'get_weather',
+    description: 'Weather for a city',
+    parameters: {
+      type: 'object',
+      properties: { city: { type: 'string' }, days: { type: 'integer' }, metric: { type: 'boolean' }, note: { type: 'string' } },
+      required: ['city', 'days', 'metric'],
+    },
+  },
+};
+
+async function collect(stream: AsyncIterable<ChatCompletionChunk>): Promise<ChatCompletionChunk[]> {
+  const chunks: ChatCompletionChunk[] = [];
+  for await (const c of stream) chunks.push(c);
+  return chunks;
+}
+
+function joinedContent(chunks: readonly ChatCompletionChunk[]): string {
+  return chunks.map((c) => c.choices[0]?.delta.content ?? '').join('');
+}
+
+describe('openai SDK against the openai route', () => {
+  it('returns a buffered completion with the echo reply, a -sim snapshot model and word-count usage', async () => {
+    const res = await client('openai').chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: PROMPT }] });
+    expect(res.object).toBe('chat.completion');
+    expect(res.model).toBe('gpt-4o-mini-sim');
+    expect(res.choices[0]?.message.content).toBe(EXPECTED);
+    expect(res.choices[0]?.finish_reason).toBe('stop');
+    expect(res.usage).toMatchObject({ prompt_tokens: 4 + 6, completion_tokens: 12, total_tokens: 22 });
+    expect(res._request_id).toMatch(/^req_sim_/);
+    expect(sim.requests[0]).toMatchObject({ provider: 'openai', model: 'gpt-4o-mini', stream: false, completed: true, aborted: false });
+    expect(sim.requests[0]?.headers['authorization']).toBe('Bearer sk-test');
+  });
+
+  it('streams deltas that join to the buffered text, with a final usage chunk when include_usage is set', async () => {
+    const stream = await client('openai').chat.completions.create({
+      model: 'gpt-4o-mini',
+      messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: PROMPT }],
+      stream: true,
+      stream_options: { include_usage: true },
+    });
+    const chunks = await collect(stream);
+    expect(joinedContent(chunks)).toBe(EXPECTED);
+    expect(chunks.length).toBeGreaterThan(6);
+    expect(chunks[0]?.choices[0]?.delta.role).toBe('assistant');
+    const last = chunks[chunks.length - 1]!;
+    expect(last.choices).toEqual([]);
+    expect(last.usage).toMatchObject({ prompt_tokens: 4 + 2 + 4 + 6, completion_tokens: 12 });
+    expect(chunks.slice(0, -1).every((c) => c.usage === null)).toBe(true);
+    expect(chunks[chunks.length - 2]?.choices[0]?.finish_reason).toBe('stop');
+    expect(new Set(chunks.map((c) => c.id)).size).toBe(1);
+  });
+
+  it('omits the usage chunk and usage fields without include_usage', async () => {
+    const chunks = await collect(await client('openai').chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }], stream: true }));
+    expect(chunks.every((c) => c.choices.length === 1 && !('usage' in c))).toBe(true);
+  });
+
+  it('round-trips a streamed tool call whose argument fragments join into schema-valid JSON', async () => {
+    const messages: ChatCompletionMessageParam[] = [{ role: 'user', content: 'What is the weather in Paris?' }];
+    const chunks = await collect(await client('openai').chat.completions.create({ model: 'gpt-4o', messages, tools: [weatherTool], stream: true }));
+    const deltas = chunks.flatMap((c) => c.choices[0]?.delta.tool_calls ?? []);
+    expect(deltas[0]).toMatchObject({ index: 0, type: 'function', function: { name: 'get_weather', arguments: '' } });
+    const id = deltas[0]!.id!;
+    const args = deltas.map((d) => d.function?.arguments ?? '').join('');
+    expect(deltas.length).toBeGreaterThanOrEqual(3);
+    expect(JSON.parse(args)).toEqual({ city: 'Paris', days: 1, metric: true });
+    expect(chunks[chunks.length - 1]?.choices[0]?.finish_reason).toBe('tool_calls');
+
+    messages.push({ role: 'assistant', content: null, tool_calls: [{ id, type: 'function', function: { name: 'get_weather', arguments: args } }] });
+    messages.push({ role: 'tool', tool_call_id: id, content: '{ "temp_c": 21 }' });
+    const res = await client('openai').chat.completions.create({ model: 'gpt-4o', messages, tools: [weatherTool] });
+    expect(res.choices[0]?.message.content).toBe('Tool said: {"temp_c":21}');
+    expect(res.choices[0]?.finish_reason).toBe('stop');
+  });
+
+  it('makes one call per tool (max 3) when the user asks for [parallel]', async () => {
+    const other = (name: string): ChatCompletionTool => ({ type: 'function', function: { name, parameters: { type: 'object', properties: {} } } });
+    const res = await client('openai').chat.completions.create({
+      model: 'gpt-4o',
+      messages: [{ role: 'user', content: 'do all [parallel]' }],
+      tools: [weatherTool, other('a'), other('b'), other('c')],
+    });
+    const calls = res.choices[0]?.message.tool_calls ?? [];
+    expect(calls.map((c) => (c.type === 'function' ? c.function.name : ''))).toEqual(['get_weather', 'a', 'b']);
+    expect(res.choices[0]?.message.content).toBeNull();
+    expect(res.choices[0]?.finish_reason).toBe('tool_calls');
+  });
+
+  it('returns deterministic unit-vector embeddings for a string and an array (SDK base64 default and float)', async () => {
+    const one = await client('openai').embeddings.create({ model: 'text-embedding-3-small', input: 'hello world' });
+    expect(one.data).toHaveLength(1);
+    expect(one.data[0]?.embedding).toEqual(embed('hello world'));
+    expect(Math.hypot(...one.data[0]!.embedding)).toBeCloseTo(1, 5);
+    expect(one.usage).toEqual({ prompt_tokens: 2, total_tokens: 2 });
+    expect((sim.requests[0]?.body as { encoding_format?: string }).encoding_format).toBe('base64');
+
+    const many = await client('openai').embeddings.create({ model: 'text-embedding-3-small', input: ['a', 'b c'], encoding_format: 'float', dimensions: 16 });
+    expect(many.data.map((d) => d.index)).toEqual([0, 1]);
+    expect(many.data[1]?.embedding).toHaveLength(16);
+    expect(many.data[1]?.embedding).toEqual(embed('b c', 16));
+    expect(many.usage.prompt_tokens).toBe(3);
+  });
+
+  it('lists models', async () => {
+    const ids: string[] = [];
+    for await (const m of client('openai').models.list()) ids.push(m.id);
+    expect(ids).toContain('gpt-4o');
+  });
+
+  it('answers image input with "I see N images."', async () => {
+    const res = await client('openai').chat.completions.create({
+      model: 'gpt-4o',
+      messages: [{ role: 'user', content: [{ type: 'text', text: 'what is this' }, { type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' } }, { type: 'image_url', image_url: { url: 'https://example.com/x.png' } }] }],
+    });
+    expect(res.choices[0]?.message.content).toMatch(/^I see 2 images\. Echo: what is this /);
+  });
+
+  it('honours stop sequences and max_tokens with the OpenAI finish reasons', async () => {
+    const stopped = await client('openai').chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: PROMPT }], stop: ['alpha'] });
+    expect(stopped.choices[0]?.message.content).toBe('Echo: Hello simulator, how are you today? ');
+    expect(stopped.choices[0]?.finish_reason).toBe('stop');
+    const cut = await client('openai').chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: PROMPT }], max_completion_tokens: 3 });
+    expect(cut.choices[0]?.message.content).toBe('Echo: Hello simulator,');
+    expect(cut.choices[0]?.finish_reason).toBe('length');
+    expect(cut.usage?.completion_tokens).toBe(3);
+  });
+
+  it('raises the SDK error classes for a bad key and a retired model', async () => {
+    await expect(client('openai', 'bad-key').chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'x' }] })).rejects.toMatchObject({ status: 401, code: 'invalid_api_key' });
+    await expect(client('openai').chat.completions.create({ model: 'gpt-4-retired', messages: [{ role: 'user', content: 'x' }] })).rejects.toBeInstanceOf(OpenAI.NotFoundError);
+    await expect(client('groq').chat.completions.create({ model: 'llama3-70b-8192-decommissioned', messages: [{ role: 'user', content: 'x' }] })).rejects.toMatchObject({ status: 400, code: 'model_decommissioned' });
+  });
+});
+
+describe('openai SDK against the OpenAI-compatible hosts', () => {
+  it('deepseek reasoner: reasoning_content in the message and as deltas before content, cache usage fields', async () => {
+    const res = await client('deepseek').chat.completions.create({ model: 'deepseek-reasoner', messages: [{ role: 'user', content: PROMPT }] });
+    const message = res.choices[0]!.message as typeof res.choices[0]['message'] & { reasoning_content?: string };
+    expect(message.content).toBe(EXPECTED);
+    expect(message.reasoning_content).toMatch(/^Thinking: /);
+    expect(res.usage).toMatchObject({ prompt_cache_hit_tokens: 0, prompt_cache_miss_tokens: 10, completion_tokens_details: { reasoning_tokens: expect.any(Number) } });
+
+    const chunks = await collect(await client('deepseek').chat.completions.create({ model: 'deepseek-reasoner', messages: [{ role: 'user', content: PROMPT }], stream: true }));
+    const kinds = chunks.map((c) => {
+      const d = c.choices[0]?.delta as (ChatCompletionChunk['choices'][0]['delta'] & { reasoning_content?: string | null }) | undefined;
+      return d?.reasoning_content ? 'r' : d?.content ? 'c' : '-';
+    });
+    const firstContent = kinds.indexOf('c');
+    expect(kinds.lastIndexOf('r')).toBeLessThan(firstContent);
+    expect(joinedContent(chunks)).toBe(EXPECTED);
+  });
+
+  it('deepseek chat thinks only when asked with thinking: {type: "enabled"}', async () => {
+    const plain = await client('deepseek').chat.completions.create({ model: 'deepseek-chat', messages: [{ role: 'user', content: 'hi' }] });
+    expect(plain.choices[0]?.message).not.toHaveProperty('reasoning_content');
+    const params: ChatCompletionCreateParamsNonStreaming & { thinking: { type: string } } = { model: 'deepseek-chat', messages: [{ role: 'user', content: 'hi' }], thinking: { type: 'enabled' } };
+    const thinking = await client('deepseek').chat.completions.create(params);
+    expect(thinking.choices[0]?.message).toHaveProperty('reasoning_content');
+  });
+
+  it('minimax: <think> inline by default, reasoning_details with reasoning_split, base_resp present', async () => {
+    const inline = await client('minimax').chat.completions.create({ model: 'MiniMax-M2', messages: [{ role: 'user', content: PROMPT }] });
+    expect(inline.choices[0]?.message.content).toMatch(new RegExp(`^<think>\\nThinking: .*\\n</think>\\n\\n${EXPECTED.replace(/[?]/g, '\\?')}$`));
+    expect(inline).toMatchObject({ base_resp: { status_code: 0, status_msg: '' } });
+
+    const params: ChatCompletionCreateParamsNonStreaming & { reasoning_split: boolean } = { model: 'MiniMax-M2', messages: [{ role: 'user', content: PROMPT }], reasoning_split: true };
+    const split = await client('minimax').chat.completions.create(params);
+    expect(split.choices[0]?.message.content).toBe(EXPECTED);
+    expect(split.choices[0]?.message).toMatchObject({ reasoning_details: [{ type: 'reasoning.text', format: 'MiniMax-response-v1', index: 0, text: expect.stringMatching(/^Thinking/) }] });
+
+    const streamed = await collect(await client('minimax').chat.completions.create({ model: 'MiniMax-M2', messages: [{ role: 'user', content: PROMPT }], stream: true }));
+    expect(joinedContent(streamed)).toBe(inline.choices[0]?.message.content);
+  });
+
+  it('minimax rejects temperature 0 with 400', async () => {
+    await expect(client('minimax').chat.completions.create({ model: 'MiniMax-M2', messages: [{ role: 'user', content: 'x' }], temperature: 0 })).rejects.toMatchObject({ status: 400, param: 'temperature' });
+  });
+
+  it.each<SimProvider>(['together', 'deepinfra', 'groq', 'anthropic-openai', 'gemini-openai'])('%s: buffered and streamed chat agree', async (provider) => {
+    const model = 'some-model';
+    const res = await client(provider).chat.completions.create({ model, messages: [{ role: 'user', content: PROMPT }] });
+    expect(res.choices[0]?.message.content).toBe(EXPECTED);
+    expect(res.model).toBe(model);
+    const chunks = await collect(await client(provider).chat.completions.create({ model, messages: [{ role: 'user', content: PROMPT }], stream: true, stream_options: { include_usage: true } }));
+    expect(joinedContent(chunks)).toBe(EXPECTED);
+    expect(chunks[chunks.length - 1]?.usage?.completion_tokens).toBe(12);
+    expect(sim.requests.every((r) => r.provider === provider)).toBe(true);
+  });
+
+  it('gemini-openai and together serve embeddings; deepseek has none (404)', async () => {
+    const g = await client('gemini-openai').embeddings.create({ model: 'gemini-embedding-001', input: ['x', 'y'] });
+    expect(g.data).toHaveLength(2);
+    const t = await client('together').embeddings.create({ model: 'BAAI/bge-base-en-v1.5', input: 'x' });
+    expect(t.data[0]?.embedding).toEqual(g.data[0]?.embedding);
+    await expect(client('deepseek').embeddings.create({ model: 'deepseek-embed', input: 'x' })).rejects.toMatchObject({ status: 404 });
+  });
+
+  it('gemini-openai errors arrive as a JSON array; anthropic-openai errors carry the Anthropic type in code', async () => {
+    const gem = await client('gemini-openai', 'bad-key').chat.completions.create({ model: 'gemini-2.0-flash', messages: [{ role: 'user', content: 'x' }] }).catch((e: unknown) => e);
+    expect(gem).toBeInstanceOf(OpenAI.APIError);
+    expect((gem as InstanceType<typeof OpenAI.APIError>).status).toBe(400);
+    // The SDK reads `body.error`, which an array lacks: the quirk that breaks naive clients (providers.md §3.9).
+    expect((gem as InstanceType<typeof OpenAI.APIError>).error).toBeUndefined();
+    const raw = await fetch(`${sim.urls['gemini-openai']}/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer bad-key', 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'gemini-2.0-flash', messages: [{ role: 'user', content: 'x' }] }),
+    });
+    expect(await raw.json()).toEqual([{ error: expect.objectContaining({ code: 400, status: 'INVALID_ARGUMENT' }) }]);
+    await expect(client('anthropic-openai', 'bad-key').chat.completions.create({ model: 'claude-haiku-4-5', messages: [{ role: 'user', content: 'x' }] })).rejects.toMatchObject({ status: 401, code: 'authentication_error' });
+  });
+});
