@@ -35,6 +35,10 @@ export class UpstreamSecret extends Construct {
   readonly secretId: string;
   /** The IAM resource matching exactly this secret (a name import cannot know the 6-character suffix). */
   private readonly policyResource: string;
+  /** How the operator names the secret on the CLI: its name, or the imported ARN. */
+  private readonly cliSecretId: string;
+  /** Where the secret lives: the stack's region, or the imported ARN's. */
+  private readonly cliRegion: string;
 
   constructor(scope: Construct, id: string, props: UpstreamSecretProps = {}) {
     super(scope, id);
@@ -49,10 +53,14 @@ export class UpstreamSecret extends Construct {
       this.secret = created;
       this.secretId = created.secretArn;
       this.policyResource = created.secretArn;
+      this.cliSecretId = DEFAULT_UPSTREAM_SECRET_NAME;
+      this.cliRegion = Aws.REGION;
     } else if (imported.startsWith('arn:')) {
       this.secret = Secret.fromSecretCompleteArn(this, 'Secret', imported);
       this.secretId = imported;
       this.policyResource = imported;
+      this.cliSecretId = imported;
+      this.cliRegion = imported.split(':')[3] || Aws.REGION;
     } else {
       const byName = Secret.fromSecretNameV2(this, 'Secret', imported);
       this.secret = byName;
@@ -60,6 +68,8 @@ export class UpstreamSecret extends Construct {
       // Secrets Manager appends "-" and 6 random characters to every secret ARN; `??????` matches exactly
       // those six (IAM docs for Secrets Manager, "auth-and-access_examples"), not other secrets' names.
       this.policyResource = `${byName.secretArn}-??????`;
+      this.cliSecretId = imported;
+      this.cliRegion = Aws.REGION;
     }
   }
 
@@ -76,10 +86,10 @@ export class UpstreamSecret extends Construct {
   }
 
   /**
-   * The AWS CLI command an operator runs after deploy to store the keys (shell-quoted; `file://` keeps
-   * the keys out of shell history and the process list).
+   * The AWS CLI command an operator runs after deploy to store the keys (`file://` keeps the keys out of
+   * shell history and the process list).
    */
   get putValueCommand(): string {
-    return `aws secretsmanager put-secret-value --region ${Aws.REGION} --secret-id ${this.secretId} --secret-string file://upstream-keys.json`;
+    return `aws secretsmanager put-secret-value --region ${this.cliRegion} --secret-id ${this.cliSecretId} --secret-string file://upstream-keys.json`;
   }
 }

@@ -54,6 +54,9 @@ describe('stack options from context', () => {
     template.resourceCountIs('AWS::SecretsManager::Secret', 0);
     for (const statement of secretStatements(template)) expect(statement).toMatchObject({ Action: 'secretsmanager:GetSecretValue', Resource: arn });
     for (const env of functionEnvs(template)) expect(env.UPSTREAM_SECRET_ARN).toBe(arn);
+    template.hasOutput('PutUpstreamKeysCommand', {
+      Value: `aws secretsmanager put-secret-value --region eu-west-1 --secret-id ${arn} --secret-string file://upstream-keys.json`,
+    });
   });
 
   it('passes base-URL overrides (object or JSON string) as plain env', () => {

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Match, Template } from 'aws-cdk-lib/assertions';
+import { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { TABLE_ENV, TABLE_SCHEMAS, type TableSchema } from '../../functions/shared/store/table-schemas';
 import { EMBEDDINGS_PATH_PATTERN } from '../../lib/constructs/api-distribution';
@@ -324,7 +324,16 @@ describe('outputs', () => {
     template.hasOutput('LedgerTableName', { Value: { Ref: ids.tables.ledger } });
     template.hasOutput('UpstreamSecretArn', { Value: { Ref: ids.secret } });
     template.hasOutput('PutUpstreamKeysCommand', {
-      Value: { 'Fn::Join': ['', Match.arrayWith([Match.stringLikeRegexp('aws secretsmanager put-secret-value'), { Ref: ids.secret }])] },
+      Value: {
+        'Fn::Join': [
+          '',
+          [
+            'aws secretsmanager put-secret-value --region ',
+            { Ref: 'AWS::Region' },
+            ' --secret-id modelmux/upstream-keys --secret-string file://upstream-keys.json',
+          ],
+        ],
+      },
     });
   });
 });

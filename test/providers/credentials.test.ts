@@ -126,8 +126,9 @@ describe('loadUpstreamCredentials', () => {
     expect(Object.isFrozen(creds)).toBe(true);
   });
 
-  it('sends one signed GetSecretValue for the configured ARN', async () => {
+  it("sends one GetSecretValue for the configured ARN, signed for the ARN's region", async () => {
     process.env.UPSTREAM_SECRET_ARN = SECRET_ARN;
+    process.env.AWS_REGION = 'eu-west-1';
     const { loadUpstreamCredentials } = await importLoader();
 
     await loadUpstreamCredentials();

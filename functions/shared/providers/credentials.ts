@@ -164,10 +164,14 @@ function parseSecretObject(secretId: string, secretString: string): Record<strin
   return values;
 }
 
-/** One client per container. Region: the runtime's, else the one in the ARN (local runs against AWS). */
+/**
+ * One client per container. Region: the one in the ARN when given an ARN (an imported secret may live in
+ * another region than the function, and a regional endpoint only serves its own secrets), else the
+ * runtime's.
+ */
 function secretsClient(secretId: string): SecretsManagerClient {
   client ??= new SecretsManagerClient({
-    region: process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION ?? regionOfArn(secretId),
+    region: regionOfArn(secretId) ?? process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION,
     // Bounded so a network problem fails INIT or the request quickly instead of hanging until the
     // function timeout; the SDK still retries (3 attempts by default).
     requestHandler: { connectionTimeout: 2_000, requestTimeout: 5_000 },
