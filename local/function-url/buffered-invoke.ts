@@ -64,6 +64,9 @@ export async function invokeBuffered(input: InvocationInput): Promise<Invocation
     if (conversion.ok) {
       const { statusCode, headers, body } = conversion.response;
       headers['x-amzn-requestid'] = requestId;
+      // A buffered response has a known length (the doc's examples show content-length); without it
+      // writeHead would commit Node to chunked encoding.
+      headers['content-length'] = body.length;
       if (!res.destroyed) {
         res.writeHead(statusCode, headers);
         res.end(body);

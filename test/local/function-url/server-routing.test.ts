@@ -1,0 +1,59 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { createFunctionUrlServer, streamifyResponse } from '../../../local/function-url/index.js';
+import { startServer, type TestServer } from './helpers.js';
+
+let running: TestServer | undefined;
+afterEach(async () => {
+  await running?.close();
+  running = undefined;
+});
+
+const named = (name: string) => async () => ({ statusCode: 200, body: name });
+
+describe('createFunctionUrlServer routing', () => {
+  it('routes by path to the first matching function', async () => {
+    running = await startServer([
+      { match: (p) => p === '/v1/embeddings', handler: named('embeddings'), invokeMode: 'BUFFERED', functionName: 'e' },
+      { match: (p) => p.startsWith('/v1/'), handler: named('catch-v1'), invokeMode: 'BUFFERED', functionName: 'c' },
+    ]);
+
+    expect(await (await fetch(`${running.url}/v1/embeddings?x=1`)).text()).toBe('embeddings');
+    expect(await (await fetch(`${running.url}/v1/chat/completions`)).text()).toBe('catch-v1');
+  });
+
+  it('answers an OpenAI-shaped 404 for a path no route claims', async () => {
+    running = await startServer([
+      { match: (p) => p === '/v1/embeddings', handler: named('embeddings'), invokeMode: 'BUFFERED', functionName: 'e' },
+    ]);
+
+    const res = await fetch(`${running.url}/nope`);
+    expect(res.status).toBe(404);
+    expect(await res.json()).toEqual({
+      error: { message: 'Unknown path', type: 'invalid_request_error', param: null, code: null },
+    });
+  });
+
+  it('sends unmatched paths to the first route flagged default, like a one-function URL', async () => {
+    running = await startServer([
+      { match: (p) => p === '/v1/embeddings', handler: named('embeddings'), invokeMode: 'BUFFERED', functionName: 'e' },
+      { match: () => false, handler: named('fallback'), invokeMode: 'BUFFERED', functionName: 'f', default: true },
+    ]);
+
+    expect(await (await fetch(`${running.url}/anything`)).text()).toBe('fallback');
+  });
+
+  it('refuses a handler whose kind does not match the invoke mode', () => {
+    const streaming = streamifyResponse(async () => undefined);
+    expect(() =>
+      createFunctionUrlServer([{ match: () => true, handler: named('x'), invokeMode: 'RESPONSE_STREAM', functionName: 'a' }]),
+    ).toThrow(TypeError);
+    expect(() =>
+      createFunctionUrlServer([{ match: () => true, handler: streaming, invokeMode: 'BUFFERED', functionName: 'b' }]),
+    ).toThrow(TypeError);
+    expect(() =>
+      createFunctionUrlServer([
+        { match: () => true, handler: named('x'), invokeMode: 'BUFFERED', functionName: 'c', timeoutMs: 901_000 },
+      ]),
+    ).toThrow(RangeError);
+  });
+});
