@@ -44,8 +44,11 @@ export async function invokeStreaming(input: InvocationInput): Promise<Invocatio
     error = describeError(run.error);
   } else {
     if (run.value !== undefined) log(`[function-url] ${requestId}: Streaming handlers ignore return values.`);
-    if (!stream.writableFinished && !stream.destroyed) {
+    if (!stream.writableEnded && !stream.destroyed) {
       log(`[function-url] ${requestId}: handler resolved without ending its response stream; Lambda keeps the connection open until the function times out`);
+    }
+    // end() may have been called with writes still queued: like the runtime, wait for the stream to finish.
+    if (!stream.writableFinished && !stream.destroyed) {
       if ((await Promise.race([ended(stream), timer.promise])) === 'timeout') outcome = 'timeout';
     }
     if (stream.destroyed && !stream.writableFinished) {

@@ -42,9 +42,10 @@ describe('RESPONSE_STREAM invocation', () => {
       order.push('handler wrote 3');
       stream.end();
     });
-    const { url } = await serve(handler);
+    const server = await serve(handler);
+    const recorded = server.nextRecord();
 
-    const res = await fetch(`${url}/v1/chat/completions`, { method: 'POST', body: '{}' });
+    const res = await fetch(`${server.url}/v1/chat/completions`, { method: 'POST', body: '{}' });
     expect(res.status).toBe(201);
     expect(res.headers.get('content-type')).toBe('text/event-stream');
     expect(res.headers.get('x-a')).toBe('b');
@@ -60,6 +61,8 @@ describe('RESPONSE_STREAM invocation', () => {
     for (let part = await reader.read(); !part.done; part = await reader.read()) rest += decoder.decode(part.value);
     expect(rest).toBe('data: two\n\ndata: three\n\n');
     expect(order).toEqual(['handler wrote 1', 'client read 1', 'handler wrote 2', 'handler wrote 3']);
+    expect((await recorded).outcome).toBe('success');
+    expect(server.logs).toEqual([]);
   });
 
   it('parses a prelude written one byte at a time, the NUL delimiter split across writes', async () => {
