@@ -1,0 +1,129 @@
+/**
+ * Accounts table access. Item shape: `{ accountId, keyCount, freeTokens, creditNanoUsd, createdAt }`
+ * (credit in nano-USD, see billing/money.ts).
+ */
+import { randomBytes } from 'node:crypto';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { z } from 'zod';
+import { InvalidRequestError } from '../openai/errors';
+import { ACCOUNT_EXISTS_AND_CREDIT_FITS, ACCOUNT_IS_NEW } from '../store/conditions';
+import { documentClient } from '../store/dynamo';
+import { storeCall } from '../store/store-errors';
+import { tableNames } from '../store/tables';
+import { AccountExistsError, AccountNotFoundError } from './account-errors';
+import { NEW_ACCOUNT_FREE_TOKENS } from './limits';
+
+/** One account as stored. */
+export interface Account {
+  accountId: string;
+  /** Active API keys, 0..MAX_KEYS_PER_ACCOUNT. */
+  keyCount: number;
+  /** Free tokens left (input and output alike); never negative. */
+  freeTokens: number;
+  /** Prepaid credit, nano-USD (1e-9 USD). May dip below zero by the cost of requests in flight. */
+  creditNanoUsd: number;
+  /** ISO 8601 creation time. */
+  createdAt: string;
+}
+
+/** Parses a stored account item; tolerant of extra attributes. */
+export const accountItemSchema = z.object({
+  accountId: z.string(),
+  keyCount: z.number().int(),
+  freeTokens: z.number().int(),
+  creditNanoUsd: z.number().int(),
+  createdAt: z.string(),
+});
+
+/** Options of {@link createAccount}. */
+export interface CreateAccountOptions {
+  /** Default: `acct_` + 24 random hex characters. */
+  accountId?: string;
+  /** Default {@link NEW_ACCOUNT_FREE_TOKENS} (200,000). Non-negative integer. */
+  freeTokens?: number;
+  /** Default 0. Non-negative integer nano-USD. */
+  creditNanoUsd?: number;
+}
+
+const nonNegativeSafeInt = (n: number) => Number.isSafeInteger(n) && n >= 0;
+
+/** A new random account id. */
+export function newAccountId(): string {
+  return `acct_${randomBytes(12).toString('hex')}`;
+}
+
+/**
+ * Creates an account with keyCount 0.
+ * @throws InvalidRequestError for negative or non-integer amounts; AccountExistsError (409) when the id
+ *         is taken; UpstreamUnavailableError (503) when DynamoDB is unavailable.
+ */
+export async function createAccount(opts: CreateAccountOptions = {}): Promise<Account> {
+  const account: Account = {
+    accountId: opts.accountId ?? newAccountId(),
+    keyCount: 0,
+    freeTokens: opts.freeTokens ?? NEW_ACCOUNT_FREE_TOKENS,
+    creditNanoUsd: opts.creditNanoUsd ?? 0,
+    createdAt: new Date().toISOString(),
+  };
+  if (!nonNegativeSafeInt(account.freeTokens) || !nonNegativeSafeInt(account.creditNanoUsd)) {
+    throw new InvalidRequestError('freeTokens and creditNanoUsd must be non-negative integers.');
+  }
+  try {
+    await storeCall(() =>
+      documentClient().send(
+        new PutCommand({ TableName: tableNames().accounts, Item: account, ConditionExpression: ACCOUNT_IS_NEW }),
+      ),
+    );
+  } catch (err) {
+    if (err instanceof ConditionalCheckFailedException) throw new AccountExistsError(account.accountId);
+    throw err;
+  }
+  return account;
+}
+
+/**
+ * The account, or `undefined` when there is none. `consistent` asks for a strongly consistent read
+ * (twice the read cost; DynamoDB Developer Guide, "Read consistency").
+ * @throws UpstreamUnavailableError (503) when DynamoDB is unavailable.
+ */
+export async function getAccount(accountId: string, opts: { consistent?: boolean } = {}): Promise<Account | undefined> {
+  const out = await storeCall(() =>
+    documentClient().send(
+      new GetCommand({ TableName: tableNames().accounts, Key: { accountId }, ConsistentRead: opts.consistent ?? false }),
+    ),
+  );
+  return out.Item ? accountItemSchema.parse(out.Item) : undefined;
+}
+
+/**
+ * Adds `nanoUsd` (positive integer nano-USD) to the account's credit with an atomic ADD, and returns
+ * the account after the change. Gateways see the new balance within their balance-cache TTL.
+ * @throws InvalidRequestError when the amount is not a positive safe integer or the balance would pass
+ *         Number.MAX_SAFE_INTEGER nano-USD; AccountNotFoundError (404); UpstreamUnavailableError (503).
+ */
+export async function addCredit(accountId: string, nanoUsd: number): Promise<Account> {
+  if (!Number.isSafeInteger(nanoUsd) || nanoUsd <= 0) {
+    throw new InvalidRequestError('Credit to add must be a positive integer number of nano-USD.');
+  }
+  try {
+    const out = await storeCall(() =>
+      documentClient().send(
+        new UpdateCommand({
+          TableName: tableNames().accounts,
+          Key: { accountId },
+          UpdateExpression: 'ADD creditNanoUsd :amount',
+          ConditionExpression: ACCOUNT_EXISTS_AND_CREDIT_FITS,
+          ExpressionAttributeValues: { ':amount': nanoUsd, ':ceiling': Number.MAX_SAFE_INTEGER - nanoUsd },
+          ReturnValues: 'ALL_NEW',
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        }),
+      ),
+    );
+    return accountItemSchema.parse(out.Attributes);
+  } catch (err) {
+    if (!(err instanceof ConditionalCheckFailedException)) throw err;
+    if (!err.Item) throw new AccountNotFoundError(accountId);
+    throw new InvalidRequestError('That much credit would exceed the largest balance an account can hold.');
+  }
+}

@@ -1,0 +1,96 @@
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createAccount } from '../../functions/shared/accounts/account-store';
+import { generateApiKey } from '../../functions/shared/accounts/api-key';
+import { clearKeyCache } from '../../functions/shared/accounts/authenticate';
+import { authenticate, createKey, revokeKey } from '../../functions/shared/accounts/key-store';
+import { AuthenticationError } from '../../functions/shared/openai/errors';
+import { documentClient } from '../../functions/shared/store/dynamo';
+import { tableNames } from '../../functions/shared/store/tables';
+import { createTestTables } from '../support/tables';
+
+/** Counts every DynamoDB call the store makes, at the SDK's middleware stack (no mock of the store). */
+let dynamoCalls = 0;
+beforeAll(async () => {
+  await createTestTables('auth');
+  documentClient().middlewareStack.add(
+    (next) => async (args) => {
+      dynamoCalls++;
+      return next(args);
+    },
+    { step: 'initialize', name: 'countDynamoCalls' },
+  );
+});
+beforeEach(() => {
+  clearKeyCache();
+  delete process.env.KEY_CACHE_TTL_MS;
+});
+afterEach(() => {
+  delete process.env.KEY_CACHE_TTL_MS;
+});
+
+async function newKey() {
+  const { accountId } = await createAccount();
+  return { accountId, ...(await createKey(accountId, 'test')) };
+}
+
+describe('authenticate', () => {
+  it('returns the account of a valid key, even right after creation', async () => {
+    const k = await newKey();
+    await expect(authenticate(k.key)).resolves.toEqual({ accountId: k.accountId, keyHash: k.keyHash });
+  });
+
+  it('answers an unknown key with 401 invalid_api_key', async () => {
+    const err = await authenticate(generateApiKey().key).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(AuthenticationError);
+    expect(err).toMatchObject({ status: 401, code: 'invalid_api_key' });
+  });
+
+  it('serves a warm container from its cache without reading DynamoDB', async () => {
+    const k = await newKey();
+    const cold = dynamoCalls;
+    await authenticate(k.key);
+    expect(dynamoCalls).toBe(cold + 1); // the counter sees reads
+    const before = dynamoCalls;
+    for (let i = 0; i < 10; i++) await authenticate(k.key);
+    expect(dynamoCalls).toBe(before);
+  });
+
+  it('rejects a revoked key once the cache TTL has passed in another container', async () => {
+    process.env.KEY_CACHE_TTL_MS = '150';
+    const k = await newKey();
+    await authenticate(k.key); // cached here
+    await revokeKeyElsewhere(k.keyHash);
+    await expect(authenticate(k.key)).resolves.toMatchObject({ accountId: k.accountId }); // within TTL: documented
+    await new Promise((r) => setTimeout(r, 200));
+    await expect(authenticate(k.key)).rejects.toMatchObject({ status: 401, code: 'invalid_api_key' });
+  });
+
+  it('rejects a key revoked in this container at once', async () => {
+    const k = await newKey();
+    await authenticate(k.key);
+    await revokeKey(k.accountId, k.keyHash);
+    await expect(authenticate(k.key)).rejects.toBeInstanceOf(AuthenticationError);
+  });
+
+  it('caches an unknown key only briefly', async () => {
+    const key = generateApiKey().key;
+    await expect(authenticate(key)).rejects.toBeInstanceOf(AuthenticationError);
+    const before = dynamoCalls;
+    await expect(authenticate(key)).rejects.toBeInstanceOf(AuthenticationError);
+    expect(dynamoCalls).toBe(before);
+  });
+});
+
+/** Marks the key revoked in DynamoDB without touching this container's cache, as another Lambda's revoke would. */
+async function revokeKeyElsewhere(keyHash: string) {
+  await documentClient().send(
+    new UpdateCommand({
+      TableName: tableNames().keys,
+      Key: { keyHash },
+      UpdateExpression: 'SET #s = :r',
+      ExpressionAttributeNames: { '#s': 'status' },
+      ExpressionAttributeValues: { ':r': 'revoked' },
+    }),
+  );
+}
