@@ -1,0 +1,28 @@
+/** Per-test-file tables in the run's shared DynamoDB Local. */
+import { randomBytes } from 'node:crypto';
+import { ensureTables } from '../../local/dynamodb-local';
+import { createDocumentClient } from '../../functions/shared/store/dynamo';
+import { TABLE_ENV } from '../../functions/shared/store/table-schemas';
+import type { TableNames } from '../../functions/shared/store/tables';
+
+/**
+ * Creates three tables with names unique to this call (`<prefix>-<random>-keys` …), points the store at
+ * them through KEYS_TABLE / ACCOUNTS_TABLE / LEDGER_TABLE, and returns the names.
+ * Call in `beforeAll`; needs worker-env.ts to have set DYNAMODB_ENDPOINT.
+ */
+export async function createTestTables(prefix = 'test'): Promise<TableNames> {
+  const endpoint = process.env.DYNAMODB_ENDPOINT;
+  if (!endpoint) throw new Error('DYNAMODB_ENDPOINT is not set: is test/support/worker-env.ts in setupFiles?');
+  const id = `${prefix}-${randomBytes(4).toString('hex')}`;
+  const names: TableNames = { keys: `${id}-keys`, accounts: `${id}-accounts`, ledger: `${id}-ledger` };
+  const client = createDocumentClient({ endpoint });
+  try {
+    await ensureTables(client, names);
+  } finally {
+    client.destroy();
+  }
+  process.env[TABLE_ENV.keys] = names.keys;
+  process.env[TABLE_ENV.accounts] = names.accounts;
+  process.env[TABLE_ENV.ledger] = names.ledger;
+  return names;
+}

@@ -1,0 +1,13 @@
+/**
+ * vitest setupFiles: runs in each test worker before the test file's imports, so every store module
+ * sees DynamoDB Local. Credentials are forced to dummies so no test can ever reach a real AWS account.
+ */
+import { inject } from 'vitest';
+
+process.env.DYNAMODB_ENDPOINT = inject('dynamodbEndpoint');
+process.env.AWS_REGION = 'us-east-1';
+process.env.AWS_ACCESS_KEY_ID = 'local';
+process.env.AWS_SECRET_ACCESS_KEY = 'local';
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true'; // Node 20 end-of-support notice: noise in test output
+delete process.env.AWS_SESSION_TOKEN;
+delete process.env.AWS_PROFILE;
