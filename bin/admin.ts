@@ -1,0 +1,162 @@
+/**
+ * The admin CLI: accounts, API keys, credit and usage, straight against the DynamoDB tables.
+ *
+ *   npm run admin -- accounts create [--free-tokens N] [--credit-usd X] [--id ID]
+ *   npm run admin -- accounts show --account ID
+ *   npm run admin -- keys create --account ID [--name NAME]      (prints the key once)
+ *   npm run admin -- keys list --account ID
+ *   npm run admin -- keys revoke --account ID --key HINT|HASH-PREFIX
+ *   npm run admin -- credit add --account ID --usd X
+ *   npm run admin -- usage --account ID [--since ISO-8601]
+ *   add --json for machine-readable output.
+ *
+ * Tables from KEYS_TABLE / ACCOUNTS_TABLE / LEDGER_TABLE (defaults: modelmux-keys …); DynamoDB Local when
+ * DYNAMODB_ENDPOINT is set, else the AWS default credential chain and AWS_REGION.
+ * Exit codes: 0 done, 1 the operation failed, 2 bad command line.
+ */
+import { parseArgs } from 'node:util';
+
+import { addCredit, createAccount, getAccount } from '../functions/shared/accounts/account-store';
+import { createKey, listKeys, revokeKey } from '../functions/shared/accounts/key-store';
+import { usageSummary, type UsageTotals } from '../functions/shared/billing/ledger';
+import { formatNanoUsd, usdToNanoUsd } from '../functions/shared/billing/money';
+import { GatewayError } from '../functions/shared/openai/errors';
+import { tableNames } from '../functions/shared/store/tables';
+
+// The SDK warns once per process that Node 20 support ends in 2027; in a CLI that is noise on every run.
+// (Read when the first client is created, which happens after this line.)
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+
+const USAGE = `usage: npm run admin -- <command> [options] [--json]
+  accounts create [--free-tokens N] [--credit-usd X] [--id ID]
+  accounts show   --account ID
+  keys create     --account ID [--name NAME]
+  keys list       --account ID
+  keys revoke     --account ID --key HINT|HASH-PREFIX
+  credit add      --account ID --usd X
+  usage           --account ID [--since ISO-8601]`;
+
+/** A command-line mistake: printed with the usage, exit code 2. */
+class UsageError extends Error {}
+
+const OPTIONS = {
+  account: { type: 'string' },
+  'free-tokens': { type: 'string' },
+  'credit-usd': { type: 'string' },
+  id: { type: 'string' },
+  name: { type: 'string' },
+  key: { type: 'string' },
+  usd: { type: 'string' },
+  since: { type: 'string' },
+  json: { type: 'boolean', default: false },
+  help: { type: 'boolean', short: 'h', default: false },
+} as const;
+
+type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>['values'];
+
+function required(values: Values, name: 'account' | 'key' | 'usd'): string {
+  const v = values[name];
+  if (!v) throw new UsageError(`--${name} is required.`);
+  return v;
+}
+
+function dollars(text: string, flag: string): number {
+  try {
+    return usdToNanoUsd(text);
+  } catch {
+    throw new UsageError(`${flag} must be a non-negative dollar amount with at most 9 decimals, got "${text}".`);
+  }
+}
+
+function tokens(text: string): number {
+  const n = Number(text);
+  if (!/^\d+$/.test(text) || !Number.isSafeInteger(n)) throw new UsageError(`--free-tokens must be a whole number, got "${text}".`);
+  return n;
+}
+
+/** Aligned `label  value` lines. */
+function lines(rows: Array<[string, string | number]>): string {
+  const width = Math.max(...rows.map(([label]) => label.length));
+  return rows.map(([label, value]) => `${label.padEnd(width)}  ${value}`).join('\n');
+}
+
+const count = (n: number) => n.toLocaleString('en-US');
+
+/** Runs one command; returns [JSON result, human text]. */
+async function run(command: string, values: Values): Promise<[unknown, string]> {
+  switch (command) {
+    case 'accounts create': {
+      const a = await createAccount({
+        ...(values.id ? { accountId: values.id } : {}),
+        ...(values['free-tokens'] !== undefined ? { freeTokens: tokens(values['free-tokens']) } : {}),
+        ...(values['credit-usd'] !== undefined ? { creditNanoUsd: dollars(values['credit-usd'], '--credit-usd') } : {}),
+      });
+      return [a, lines([['account', a.accountId], ['free tokens', count(a.freeTokens)], ['credit', formatNanoUsd(a.creditNanoUsd)]])];
+    }
+    case 'accounts show': {
+      const id = required(values, 'account');
+      const a = await getAccount(id, { consistent: true });
+      if (!a) throw new GatewayError(404, 'not_found_error', `No account ${id}.`);
+      return [a, lines([['account', a.accountId], ['keys', a.keyCount], ['free tokens', count(a.freeTokens)], ['credit', formatNanoUsd(a.creditNanoUsd)], ['created', a.createdAt]])];
+    }
+    case 'keys create': {
+      const k = await createKey(required(values, 'account'), values.name ?? 'default');
+      const text = `${k.key}\n\nThis is the only time the key is shown; store it now.\n` +
+        lines([['name', k.name], ['hint', k.hint], ['hash prefix', k.keyHash.slice(0, 12)], ['created', k.createdAt]]);
+      return [k, text];
+    }
+    case 'keys list': {
+      const keys = await listKeys(required(values, 'account'));
+      const text = keys.length === 0 ? 'No keys.' : keys.map((k) => [k.keyHashPrefix, k.status.padEnd(7), k.hint, k.createdAt, k.name].join('  ')).join('\n');
+      return [keys, text];
+    }
+    case 'keys revoke': {
+      const k = await revokeKey(required(values, 'account'), required(values, 'key'));
+      return [k, `Revoked ${k.hint} (${k.keyHashPrefix}, "${k.name}"). Warm gateways may accept it for up to 30 s more.`];
+    }
+    case 'credit add': {
+      const a = await addCredit(required(values, 'account'), dollars(required(values, 'usd'), '--usd'));
+      return [a, lines([['account', a.accountId], ['credit', formatNanoUsd(a.creditNanoUsd)]])];
+    }
+    case 'usage': {
+      const s = await usageSummary(required(values, 'account'), values.since ? { since: values.since } : {});
+      const row = (label: string, t: UsageTotals) =>
+        [label.padEnd(20), `${count(t.requests)} req`, `${count(t.promptTokens)} in`, `${count(t.completionTokens)} out`, `${count(t.freeTokensUsed)} free`, formatNanoUsd(t.costNanoUsd)].join('  ');
+      const text = [row('total', s), ...Object.entries(s.byModel).map(([m, t]) => row(m, t))].join('\n');
+      return [{ ...s, costUsd: formatNanoUsd(s.costNanoUsd) }, `${s.since ? `since ${s.since}\n` : ''}${text}`];
+    }
+    default:
+      throw new UsageError(command ? `Unknown command "${command}".` : 'No command given.');
+  }
+}
+
+async function main(argv: string[]): Promise<number> {
+  let values: Values;
+  let positionals: string[];
+  try {
+    ({ values, positionals } = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true }));
+  } catch (err) {
+    process.stderr.write(`${(err as Error).message}\n${USAGE}\n`);
+    return 2;
+  }
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  try {
+    const [result, text] = await run(positionals.join(' '), values);
+    process.stdout.write(`${values.json ? JSON.stringify(result, null, 2) : text}\n`);
+    return 0;
+  } catch (err) {
+    if (err instanceof UsageError) {
+      process.stderr.write(`${err.message}\n${USAGE}\n`);
+      return 2;
+    }
+    const where = `(tables ${Object.values(tableNames()).join(', ')}; ${process.env.DYNAMODB_ENDPOINT ?? 'AWS DynamoDB'})`;
+    const message = err instanceof GatewayError ? `${err.message} [${err.code ?? err.type}]` : String(err);
+    process.stderr.write(`error: ${message}\n${err instanceof GatewayError && err.status === 503 ? `${where}\n` : ''}`);
+    return 1;
+  }
+}
+
+process.exitCode = await main(process.argv.slice(2));

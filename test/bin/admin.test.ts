@@ -1,0 +1,99 @@
+import { execFile } from 'node:child_process';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { newRequestId, settle } from '../../functions/shared/billing/ledger';
+import { createTestTables } from '../support/tables';
+
+/** The CLI as users run it: a child process through tsx, env pointing at this file's tables in DynamoDB Local. */
+const ROOT = join(import.meta.dirname, '..', '..');
+const TSX = join(ROOT, 'node_modules', '.bin', 'tsx');
+
+function admin(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(TSX, ['bin/admin.ts', ...args], { cwd: ROOT, env: { ...process.env, ...env }, timeout: 30_000 }, (err, stdout, stderr) => {
+      const code = err ? (typeof err.code === 'number' ? err.code : -1) : 0;
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+async function adminJson<T>(args: string[]): Promise<T> {
+  const r = await admin([...args, '--json']);
+  expect(r.stderr).toBe('');
+  expect(r.code).toBe(0);
+  return JSON.parse(r.stdout) as T;
+}
+
+beforeAll(async () => {
+  await createTestTables('admin');
+});
+
+describe('admin CLI', () => {
+  it('creates an account and a key, lists keys without the secret, and sums usage', async () => {
+    const account = await adminJson<{ accountId: string; freeTokens: number; creditNanoUsd: number }>(
+      ['accounts', 'create', '--free-tokens', '100', '--credit-usd', '2.5'],
+    );
+    expect(account).toMatchObject({ freeTokens: 100, creditNanoUsd: 2_500_000_000, keyCount: 0 });
+    const id = account.accountId;
+
+    const created = await admin(['keys', 'create', '--account', id, '--name', 'ci']);
+    expect(created.code).toBe(0);
+    const key = created.stdout.split('\n')[0]!;
+    expect(key).toMatch(/^sk-mux-[0-9A-Za-z]{43}$/);
+    expect(created.stdout.split(key)).toHaveLength(2); // printed exactly once
+
+    const [listed, listedText] = await Promise.all([
+      adminJson<Array<{ hint: string; status: string; name: string }>>(['keys', 'list', '--account', id]),
+      admin(['keys', 'list', '--account', id]),
+    ]);
+    expect(listed).toEqual([expect.objectContaining({ hint: `${key.slice(0, 11)}…`, status: 'active', name: 'ci' })]);
+    expect(listedText.stdout).toContain(`${key.slice(0, 11)}…`);
+    expect(listedText.stdout).not.toContain(key.slice(11));
+
+    const base = { accountId: id, publicModel: 'gpt-4o', servedModel: 'gpt-4o', provider: 'openai', inputPrice: 2_637_500, outputPrice: 10_550_000, usageEstimated: false, fallbackPath: [] };
+    const charges = await Promise.all([
+      settle({ ...base, requestId: newRequestId(), promptTokens: 80, completionTokens: 40 }),
+      settle({ ...base, requestId: newRequestId(), promptTokens: 1_000, completionTokens: 500 }),
+    ]);
+    type Usage = { requests: number; promptTokens: number; completionTokens: number; freeTokensUsed: number; costNanoUsd: number };
+    const [usage, usageText, credit, revoked] = await Promise.all([
+      adminJson<Usage>(['usage', '--account', id]),
+      admin(['usage', '--account', id, '--since', '2020-01-01']),
+      adminJson<{ creditNanoUsd: number }>(['credit', 'add', '--account', id, '--usd', '1']),
+      admin(['keys', 'revoke', '--account', id, '--key', `${key.slice(0, 11)}…`]),
+    ]);
+    const cost = charges[0]!.costNanoUsd + charges[1]!.costNanoUsd;
+    expect(usage).toMatchObject({ requests: 2, promptTokens: 1_080, completionTokens: 540, freeTokensUsed: 100, costNanoUsd: cost });
+    expect(usageText.stdout).toMatch(/total\s+2 req\s+1,080 in\s+540 out\s+100 free\s+\$0\.\d+/);
+    expect(credit.creditNanoUsd).toBe(3_500_000_000 - cost);
+    expect(revoked.code).toBe(0);
+    expect(revoked.stdout).toContain('Revoked');
+  });
+
+  it('exits 2 with usage for a bad command line, 1 with a clear message when the operation fails', async () => {
+    const [unknown, missing, noAccount, badUsd] = await Promise.all([
+      admin(['frobnicate']),
+      admin(['keys', 'create']),
+      admin(['keys', 'create', '--account', 'acct_nobody']),
+      admin(['credit', 'add', '--account', 'acct_x', '--usd', 'lots']),
+    ]);
+    expect(unknown).toMatchObject({ code: 2, stdout: '' });
+    expect(unknown.stderr).toContain('Unknown command "frobnicate"');
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('--account is required');
+    expect(noAccount.code).toBe(1);
+    expect(noAccount.stderr).toContain('No account acct_nobody');
+    expect(badUsd.code).toBe(2);
+  });
+
+  it('says the data store is unavailable when DynamoDB cannot be reached', async () => {
+    const server = createServer();
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const { port } = server.address() as { port: number };
+    await new Promise((r) => server.close(r));
+    const r = await admin(['accounts', 'create'], { DYNAMODB_ENDPOINT: `http://127.0.0.1:${port}` });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('data store is unavailable');
+  });
+});
