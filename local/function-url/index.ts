@@ -28,12 +28,11 @@ export { findPreludeDelimiter, parsePrelude, type ParsedPrelude } from './http-i
 export type { InvocationOutcome, InvocationResult } from './invocation.js';
 export * from './limits.js';
 export { InvalidStreamingOperation, ResponseStream } from './response-stream.js';
+export { listen, type ListeningServer } from './listen.js';
 export {
   createFunctionUrlServer,
-  listen,
   type FunctionUrlRoute,
   type FunctionUrlServerOptions,
   type InvocationRecord,
   type InvokeMode,
-  type ListeningServer,
 } from './server.js';

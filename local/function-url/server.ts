@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { isStreamingHandler } from './awslambda-globals.js';
 import { invokeBuffered } from './buffered-invoke.js';
+import { rememberHost } from './listen.js';
 import { functionIdentity, type FunctionIdentity } from './context.js';
 import { buildFunctionUrlEvent, eventExceedsPayloadLimit, functionUrlIdentity, type FunctionUrlIdentity } from './event.js';
 import type { InvocationInput, InvocationResult } from './invocation.js';
@@ -44,7 +45,7 @@ export interface InvocationRecord extends InvocationResult {
 
 /** Options for {@link createFunctionUrlServer}. */
 export interface FunctionUrlServerOptions {
-  /** Interface {@link listen} binds when not given one. Default 127.0.0.1 (loopback only). */
+  /** Interface `listen()` binds when not given one. Default 127.0.0.1 (loopback only). */
   host?: string;
   /** Region and account used in ARNs and domain names. Defaults: us-east-1, 000000000000. */
   region?: string;
@@ -62,9 +63,6 @@ interface PreparedRoute {
   url: FunctionUrlIdentity;
   invoke: (input: InvocationInput) => Promise<InvocationResult>;
 }
-
-/** Host each server was created for, read by {@link listen}. */
-const configuredHosts = new WeakMap<Server, string>();
 
 /** Idle keep-alive, ms: long enough that a benchmark client reuses connections. */
 const KEEP_ALIVE_TIMEOUT_MS = 65_000;
@@ -106,7 +104,7 @@ export function createFunctionUrlServer(routes: FunctionUrlRoute[], opts: Functi
   server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
   // Node requires headersTimeout > keepAliveTimeout, or a request racing the idle timer is dropped.
   server.headersTimeout = KEEP_ALIVE_TIMEOUT_MS + 1_000;
-  configuredHosts.set(server, opts.host ?? '127.0.0.1');
+  rememberHost(server, opts.host ?? '127.0.0.1');
   return server;
 }
 
@@ -167,39 +165,5 @@ async function handle(
     path,
     receivedAt,
     durationMs: Date.now() - startedAt,
-  });
-}
-
-/** A listening stand-in: its base URL (`http://host:port`, no trailing slash) and a closer. */
-export interface ListeningServer {
-  url: string;
-  /** Stops accepting, destroys every open socket (keep-alive and in-flight), resolves when closed. */
-  close: () => Promise<void>;
-}
-
-/**
- * Starts `server` on `port` (default 0 = any free port) and `host` (default: the `host` given to
- * {@link createFunctionUrlServer}, else 127.0.0.1).
- */
-export function listen(server: Server, port = 0, host?: string): Promise<ListeningServer> {
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host ?? configuredHosts.get(server) ?? '127.0.0.1', () => {
-      server.off('error', reject);
-      const address = server.address();
-      if (address === null || typeof address === 'string') {
-        reject(new Error('server is not listening on TCP'));
-        return;
-      }
-      const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-      resolve({
-        url: `http://${shownHost}:${address.port}`,
-        close: () =>
-          new Promise<void>((done, fail) => {
-            server.close((error) => (error ? fail(error) : done()));
-            server.closeAllConnections();
-          }),
-      });
-    });
   });
 }

@@ -65,6 +65,29 @@ describe('RESPONSE_STREAM invocation', () => {
     expect(server.logs).toEqual([]);
   });
 
+  it('holds the handler back while the client is not reading, instead of buffering the response', async () => {
+    const chunk = Buffer.alloc(64 * 1024, 0x61);
+    const total = 48 * 1024 * 1024;
+    let written = 0;
+    const handler = streamifyResponse(async (_event: unknown, stream: ResponseStream) => {
+      while (written < total) {
+        written += chunk.length;
+        if (!stream.write(chunk)) await new Promise((resolve) => stream.once('drain', resolve));
+      }
+      stream.end();
+    });
+    const { url } = await serve(handler);
+
+    const res = await fetch(url);
+    const reader = res.body!.getReader();
+    await sleep(200); // the client reads nothing: only socket and stream buffers can fill up
+    const writtenWhilePaused = written;
+    let received = 0;
+    for (let part = await reader.read(); !part.done; part = await reader.read()) received += part.value.length;
+    expect(writtenWhilePaused).toBeLessThan(total / 2);
+    expect(received).toBe(total);
+  });
+
   it('parses a prelude written one byte at a time, the NUL delimiter split across writes', async () => {
     const bytes = Buffer.concat([
       Buffer.from('{"statusCode":202,"headers":{"x-b":"c"},"cookies":["k=v; Path=/","k2=v2"]}'),
