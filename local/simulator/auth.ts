@@ -23,7 +23,9 @@ function keyProblem(key: string | undefined): Problem | undefined {
 export function checkAuth(call: SimCall): Problem | undefined {
   switch (call.provider) {
     case 'anthropic': {
-      const problem = keyProblem(call.headers['x-api-key'] || undefined);
+      // The installed official SDK (@anthropic-ai/sdk 1.12) sends the key as `Authorization: Bearer`,
+      // not `x-api-key` as providers.md §2.1 says; the API accepts both, so the simulator does too.
+      const problem = keyProblem(call.headers['x-api-key'] || bearer(call.headers));
       if (problem) return problem;
       if (!call.headers['anthropic-version']) {
         return { kind: 'bad-request', message: 'anthropic-version: header is required' };

@@ -1,0 +1,213 @@
+/**
+ * Every fault kind, observed with plain fetch and a real SSE parser: what the gateway's fallback
+ * logic will see on the wire, and what the request log records.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { startSimulator, type SimProvider, type Simulator } from '../../../local/simulator/index.js';
+import { jsonOf, readSse, readUntilThenListen } from './sse-reader.js';
+
+let sim: Simulator;
+beforeAll(async () => {
+  sim = await startSimulator();
+});
+afterEach(() => {
+  sim.reset();
+  sim.setChunkDelay(0);
+});
+afterAll(() => sim.close());
+
+const PROMPT = 'Hello simulator, how are you today?';
+
+/** A request in each provider's own dialect. */
+function request(provider: SimProvider, opts: { stream?: boolean; model?: string; signal?: AbortSignal } = {}): Promise<Response> {
+  const stream = opts.stream ?? false;
+  if (provider === 'anthropic') {
+    return fetch(`${sim.urls.anthropic}/v1/messages`, {
+      method: 'POST',
+      signal: opts.signal,
+      headers: { 'x-api-key': 'k', 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
+      body: JSON.stringify({ model: opts.model ?? 'claude-haiku-4-5', max_tokens: 100, stream, messages: [{ role: 'user', content: PROMPT }] }),
+    });
+  }
+  if (provider === 'gemini') {
+    const method = stream ? 'streamGenerateContent?alt=sse' : 'generateContent';
+    return fetch(`${sim.urls.gemini}/models/${opts.model ?? 'gemini-2.0-flash'}:${method}`, {
+      method: 'POST',
+      signal: opts.signal,
+      headers: { 'x-goog-api-key': 'k', 'content-type': 'application/json' },
+      body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text: PROMPT }] }] }),
+    });
+  }
+  return fetch(`${sim.urls[provider]}/chat/completions`, {
+    method: 'POST',
+    signal: opts.signal,
+    headers: { authorization: 'Bearer k', 'content-type': 'application/json' },
+    body: JSON.stringify({ model: opts.model ?? 'm', stream, messages: [{ role: 'user', content: PROMPT }] }),
+  });
+}
+
+/** Events that carry generated text, in any of the three dialects. */
+function isContent(data: unknown): boolean {
+  const d = data as { choices?: { delta?: { content?: string } }[]; delta?: { type?: string }; candidates?: unknown[] } | undefined;
+  return Boolean(d?.choices?.[0]?.delta?.content || d?.delta?.type === 'text_delta' || d?.candidates);
+}
+
+describe('status faults', () => {
+  it('renders 429 in the OpenAI shape with retry-after and retry-after-ms headers', async () => {
+    sim.setFault({ provider: 'openai' }, { kind: 'status', status: 429, retryAfterSeconds: 2, retryAfterMs: 1500 });
+    const res = await request('openai');
+    expect(res.status).toBe(429);
+    expect(res.headers.get('retry-after')).toBe('2');
+    expect(res.headers.get('retry-after-ms')).toBe('1500');
+    expect(await res.json()).toEqual({ error: { message: expect.any(String), type: 'requests', param: null, code: 'rate_limit_exceeded' } });
+    expect(sim.requests[0]?.fault).toBe('status:429');
+  });
+
+  it('renders 529 as Anthropic overloaded_error and 503 as Gemini UNAVAILABLE', async () => {
+    sim.setFault({ provider: 'anthropic' }, { kind: 'status', status: 529 });
+    sim.setFault({ provider: 'gemini' }, { kind: 'status', status: 503 });
+    const a = await request('anthropic');
+    expect(a.status).toBe(529);
+    expect(await a.json()).toMatchObject({ type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' }, request_id: expect.any(String) });
+    const g = await request('gemini', { stream: true });
+    expect(g.status).toBe(503);
+    expect(g.headers.get('content-type')).toContain('application/json');
+    expect(await g.json()).toEqual({ error: { code: 503, status: 'UNAVAILABLE', message: expect.any(String) } });
+  });
+
+  it('renders a Gemini 429 with RetryInfo, and a MiniMax 429 as HTTP 200 with base_resp 1002', async () => {
+    sim.setFault({ provider: 'gemini' }, { kind: 'status', status: 429, retryAfterSeconds: 3 });
+    sim.setFault({ provider: 'minimax' }, { kind: 'status', status: 429 });
+    const g = await request('gemini');
+    expect(g.headers.get('retry-after')).toBe('3');
+    expect(await g.json()).toMatchObject({ error: { code: 429, status: 'RESOURCE_EXHAUSTED', details: [{ retryDelay: '3s' }] } });
+    const m = await request('minimax', { stream: true });
+    expect(m.status).toBe(200);
+    expect(await m.json()).toMatchObject({ choices: null, base_resp: { status_code: 1002 } });
+  });
+
+  it('applies only to matching provider/model and only `times` times', async () => {
+    sim.setFault({ provider: 'together', model: 'flaky' }, { kind: 'status', status: 500 }, { times: 2 });
+    expect((await request('together', { model: 'steady' })).status).toBe(200);
+    expect((await request('groq', { model: 'flaky' })).status).toBe(200);
+    expect((await request('together', { model: 'flaky' })).status).toBe(500);
+    expect((await request('together', { model: 'flaky' })).status).toBe(500);
+    expect((await request('together', { model: 'flaky' })).status).toBe(200);
+  });
+});
+
+describe('connection faults', () => {
+  it('hang: no headers until the client aborts, and the log records the abort', async () => {
+    sim.setFault({}, { kind: 'hang' });
+    const controller = new AbortController();
+    const pending = request('openai', { signal: controller.signal });
+    await vi.waitFor(() => expect(sim.requests).toHaveLength(1));
+    setTimeout(() => controller.abort(), 50);
+    await expect(pending).rejects.toThrow();
+    await vi.waitFor(() => expect(sim.requests[0]).toMatchObject({ aborted: true, completed: false, fault: 'hang' }));
+  });
+
+  it('slow-headers: delays the headers, then replies normally', async () => {
+    sim.setFault({ provider: 'groq' }, { kind: 'slow-headers', delayMs: 150 });
+    const started = Date.now();
+    const res = await request('groq');
+    expect(Date.now() - started).toBeGreaterThanOrEqual(140);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ object: 'chat.completion' });
+  });
+
+  it('reset-before-headers: fetch rejects; the reset is not recorded as a client abort', async () => {
+    sim.setFault({ provider: 'deepinfra' }, { kind: 'reset-before-headers' });
+    await expect(request('deepinfra')).rejects.toThrow();
+    expect(sim.requests[0]).toMatchObject({ aborted: false, completed: false, fault: 'reset-before-headers' });
+  });
+
+  it('reset-after-chunks: K content events arrive, then reading the body fails', async () => {
+    sim.setFault({ provider: 'openai' }, { kind: 'reset-after-chunks', chunks: 3 });
+    const res = await request('openai', { stream: true });
+    expect(res.status).toBe(200);
+    const read = await readSse(res);
+    expect(read.error).toBeDefined();
+    expect(read.events.map(jsonOf).filter(isContent)).toHaveLength(3);
+    expect(read.events.some((e) => e.data === '[DONE]')).toBe(false);
+  });
+
+  it('stall-after-chunks: K content events, then silence with the socket open, until the client aborts', async () => {
+    sim.setFault({ provider: 'anthropic' }, { kind: 'stall-after-chunks', chunks: 2 });
+    const controller = new AbortController();
+    const res = await request('anthropic', { stream: true, signal: controller.signal });
+    const { events, bytesAfter } = await readUntilThenListen(res, (ev) => ev.map(jsonOf).filter(isContent).length >= 2, 250);
+    expect(bytesAfter).toBe(0);
+    expect(events.map((e) => e.event)).toContain('message_start');
+    controller.abort();
+    await vi.waitFor(() => expect(sim.requests[0]).toMatchObject({ aborted: true, completed: false }));
+  });
+
+  it('stall on a buffered request: headers and half a body, then silence', async () => {
+    sim.setFault({ provider: 'openai' }, { kind: 'stall-after-chunks', chunks: 0 });
+    const controller = new AbortController();
+    const res = await request('openai', { signal: controller.signal });
+    expect(res.status).toBe(200);
+    const reader = res.body!.getReader();
+    const first = await reader.read();
+    expect(new TextDecoder().decode(first.value)).toMatch(/^\{"id":"chatcmpl-/);
+    controller.abort();
+    await vi.waitFor(() => expect(sim.requests[0]?.aborted).toBe(true));
+  });
+});
+
+describe('malformed and mid-stream error faults', () => {
+  it('malformed buffered: 200 with a body that is not valid JSON', async () => {
+    sim.setFault({ provider: 'gemini' }, { kind: 'malformed' });
+    const res = await request('gemini');
+    expect(res.status).toBe(200);
+    await expect(res.json()).rejects.toThrow();
+  });
+
+  it('malformed stream: after the first content event, an event whose JSON is invalid', async () => {
+    sim.setFault({ provider: 'deepseek' }, { kind: 'malformed' });
+    const read = await readSse(await request('deepseek', { stream: true }));
+    const parsed = read.events.map(jsonOf);
+    expect(parsed.filter(isContent)).toHaveLength(1);
+    expect(parsed[parsed.length - 1]).toBeUndefined();
+    expect(read.events[read.events.length - 1]?.data).toMatch(/^\{/);
+  });
+
+  it('error-event-after-chunks speaks each dialect', async () => {
+    sim.setFault({}, { kind: 'error-event-after-chunks', chunks: 2 });
+    const openai = (await readSse(await request('openai', { stream: true }))).events;
+    expect(jsonOf(openai[openai.length - 1]!)).toEqual({ error: { message: expect.any(String), type: 'server_error', param: null, code: null } });
+    expect(openai.map(jsonOf).filter(isContent)).toHaveLength(2);
+
+    const anthropic = (await readSse(await request('anthropic', { stream: true }))).events;
+    expect(anthropic[anthropic.length - 1]).toMatchObject({ event: 'error' });
+    expect(jsonOf(anthropic[anthropic.length - 1]!)).toMatchObject({ type: 'error', error: { type: 'overloaded_error' } });
+
+    const gemini = (await readSse(await request('gemini', { stream: true }))).events;
+    expect(jsonOf(gemini[gemini.length - 1]!)).toEqual({ error: { code: 503, status: 'UNAVAILABLE', message: expect.any(String) } });
+
+    // A buffered request cannot carry an event: it fails up front with the provider's overload status.
+    expect((await request('anthropic')).status).toBe(529);
+  });
+
+  it('api-key-invalid: Gemini 400 API_KEY_INVALID, others 401', async () => {
+    sim.setFault({}, { kind: 'api-key-invalid' });
+    const g = await request('gemini');
+    expect(g.status).toBe(400);
+    expect(await g.json()).toMatchObject({ error: { status: 'INVALID_ARGUMENT', details: [{ reason: 'API_KEY_INVALID' }] } });
+    const a = await request('anthropic');
+    expect(a.status).toBe(401);
+    expect(await a.json()).toMatchObject({ error: { type: 'authentication_error' } });
+    expect((await request('together')).status).toBe(401);
+  });
+});
+
+describe('pacing', () => {
+  it('spaces streamed events by chunkDelayMs', async () => {
+    sim.setChunkDelay(15);
+    const started = Date.now();
+    const read = await readSse(await request('groq', { stream: true }));
+    expect(read.events.length).toBeGreaterThan(8);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(15 * (read.events.length - 1) - 5);
+  });
+});

@@ -1,0 +1,137 @@
+/**
+ * The official `@google/genai` SDK pointed at the simulator. The SDK composes
+ * `<baseUrl>/<apiVersion>/models/<model>:<method>`, so `baseUrl` is the simulator's `/gemini` and the
+ * default apiVersion `v1beta` completes the route.
+ */
+import { ApiError, FinishReason, GoogleGenAI, Type, type Content, type FunctionDeclaration } from '@google/genai';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { embed, startSimulator, type Simulator } from '../../../local/simulator/index.js';
+
+let sim: Simulator;
+beforeAll(async () => {
+  sim = await startSimulator();
+});
+afterEach(() => sim.reset());
+afterAll(() => sim.close());
+
+const genai = (apiKey = 'AIza-test'): GoogleGenAI => new GoogleGenAI({ apiKey, httpOptions: { baseUrl: `${sim.baseUrl}/gemini` } });
+
+const PROMPT = 'Hello simulator, how are you today?';
+const EXPECTED = 'Echo: Hello simulator, how are you today? alpha beta gamma delta epsilon';
+const weather: FunctionDeclaration = {
+  name: 'get_weather',
+  parameters: { type: Type.OBJECT, properties: { city: { type: Type.STRING }, days: { type: Type.INTEGER } }, required: ['city', 'days'] },
+};
+
+describe('@google/genai against the native Gemini route', () => {
+  it('generateContent returns the echo text, STOP and usageMetadata', async () => {
+    const res = await genai().models.generateContent({ model: 'gemini-2.0-flash', contents: PROMPT, config: { systemInstruction: 'Be brief.' } });
+    expect(res.text).toBe(EXPECTED);
+    expect(res.candidates?.[0]?.finishReason).toBe(FinishReason.STOP);
+    expect(res.usageMetadata).toMatchObject({ promptTokenCount: 4 + 2 + 4 + 6, candidatesTokenCount: 12, totalTokenCount: 28 });
+    expect(res.modelVersion).toBe('gemini-2.0-flash');
+    expect(sim.requests[0]).toMatchObject({ provider: 'gemini', model: 'gemini-2.0-flash', path: '/gemini/v1beta/models/gemini-2.0-flash:generateContent', stream: false });
+    expect(sim.requests[0]?.headers['x-goog-api-key']).toBe('AIza-test');
+  });
+
+  it('generateContentStream chunks join to the buffered text; the last carries finishReason and final usage', async () => {
+    const chunks = [];
+    for await (const c of await genai().models.generateContentStream({ model: 'gemini-2.0-flash', contents: PROMPT })) chunks.push(c);
+    expect(chunks.length).toBeGreaterThan(5);
+    expect(chunks.map((c) => c.text ?? '').join('')).toBe(EXPECTED);
+    const last = chunks[chunks.length - 1]!;
+    expect(last.candidates?.[0]?.finishReason).toBe(FinishReason.STOP);
+    expect(last.usageMetadata?.candidatesTokenCount).toBe(12);
+    expect(chunks.slice(0, -1).every((c) => c.candidates?.[0]?.finishReason === undefined)).toBe(true);
+    expect(sim.requests[0]?.path).toMatch(/:streamGenerateContent\?alt=sse$/);
+  });
+
+  it('returns a functionCall with schema-built args and STOP, then answers the functionResponse', async () => {
+    const contents: Content[] = [{ role: 'user', parts: [{ text: 'Weather in Paris?' }] }];
+    const res = await genai().models.generateContent({ model: 'gemini-2.5-flash', contents, config: { tools: [{ functionDeclarations: [weather] }] } });
+    expect(res.functionCalls).toEqual([expect.objectContaining({ name: 'get_weather', args: { city: 'Paris', days: 1 } })]);
+    expect(res.candidates?.[0]?.finishReason).toBe(FinishReason.STOP);
+    contents.push(res.candidates![0]!.content!);
+    contents.push({ role: 'user', parts: [{ functionResponse: { name: 'get_weather', response: { temp_c: 21 } } }] });
+    const next = await genai().models.generateContent({ model: 'gemini-2.5-flash', contents, config: { tools: [{ functionDeclarations: [weather] }] } });
+    expect(next.text).toBe('Tool said: {"temp_c":21}');
+  });
+
+  it('streams a function call whole in one chunk', async () => {
+    const chunks = [];
+    for await (const c of await genai().models.generateContentStream({ model: 'gemini-2.5-flash', contents: 'go [parallel]', config: { tools: [{ functionDeclarations: [weather, { name: 'noop' }] }] } })) chunks.push(c);
+    expect(chunks).toHaveLength(1);
+    expect(chunks[0]?.functionCalls?.map((f) => f.name)).toEqual(['get_weather', 'noop']);
+  });
+
+  it('returns thought parts and thoughtsTokenCount with includeThoughts', async () => {
+    const res = await genai().models.generateContent({ model: 'gemini-2.5-flash', contents: PROMPT, config: { thinkingConfig: { includeThoughts: true } } });
+    const parts = res.candidates?.[0]?.content?.parts ?? [];
+    expect(parts[0]).toMatchObject({ thought: true, text: expect.stringMatching(/^Thinking: /) });
+    expect(parts[1]).toEqual({ text: EXPECTED });
+    expect(res.usageMetadata?.thoughtsTokenCount).toBe(parts[0]!.text!.split(' ').length);
+    expect(res.usageMetadata?.candidatesTokenCount).toBe(12);
+  });
+
+  it('maps maxOutputTokens to MAX_TOKENS and cuts before stop sequences', async () => {
+    const cut = await genai().models.generateContent({ model: 'gemini-2.0-flash', contents: PROMPT, config: { maxOutputTokens: 4 } });
+    expect(cut.text).toBe('Echo: Hello simulator, how');
+    expect(cut.candidates?.[0]?.finishReason).toBe(FinishReason.MAX_TOKENS);
+    const stopped = await genai().models.generateContent({ model: 'gemini-2.0-flash', contents: PROMPT, config: { stopSequences: ['beta'] } });
+    expect(stopped.text).toBe('Echo: Hello simulator, how are you today? alpha ');
+    expect(stopped.candidates?.[0]?.finishReason).toBe(FinishReason.STOP);
+  });
+
+  it('counts inlineData parts as images', async () => {
+    const res = await genai().models.generateContent({ model: 'gemini-2.0-flash', contents: [{ role: 'user', parts: [{ inlineData: { mimeType: 'image/png', data: 'AAAA' } }, { text: 'what' }] }] });
+    expect(res.text).toMatch(/^I see 1 image\. Echo: what /);
+  });
+
+  it('blocks a prompt containing BLOCKME: 200, no candidates, promptFeedback SAFETY', async () => {
+    const res = await genai().models.generateContent({ model: 'gemini-2.0-flash', contents: 'please BLOCKME now' });
+    expect(res.candidates).toBeUndefined();
+    expect(res.promptFeedback?.blockReason).toBe('SAFETY');
+    expect(res.text).toBeUndefined();
+  });
+
+  it('embedContent works for one content and several (the SDK uses batchEmbedContents)', async () => {
+    const one = await genai().models.embedContent({ model: 'gemini-embedding-001', contents: 'hello world' });
+    expect(one.embeddings?.[0]?.values).toEqual(embed('hello world'));
+    const many = await genai().models.embedContent({ model: 'gemini-embedding-001', contents: ['a', 'b'], config: { outputDimensionality: 4 } });
+    expect(many.embeddings?.map((e) => e.values?.length)).toEqual([4, 4]);
+    expect(sim.requests.map((r) => r.path)).toEqual([
+      '/gemini/v1beta/models/gemini-embedding-001:batchEmbedContents',
+      '/gemini/v1beta/models/gemini-embedding-001:batchEmbedContents',
+    ]);
+    const raw = await fetch(`${sim.urls.gemini}/models/gemini-embedding-001:embedContent?key=k`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ content: { parts: [{ text: 'hello world' }] } }),
+    });
+    expect(await raw.json()).toEqual({ embedding: { values: embed('hello world') } });
+  });
+
+  it('rejects a bad key with 400 INVALID_ARGUMENT / API_KEY_INVALID', async () => {
+    const err = await genai('bad-key').models.generateContent({ model: 'gemini-2.0-flash', contents: 'x' }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ApiError);
+    expect((err as ApiError).status).toBe(400);
+    expect((err as ApiError).message).toContain('API_KEY_INVALID');
+  });
+
+  it('rejects a retired model with 404 NOT_FOUND and lists models with the models/ prefix', async () => {
+    await expect(genai().models.generateContent({ model: 'gemini-1.5-pro-retired', contents: 'x' })).rejects.toMatchObject({ status: 404 });
+    const names: string[] = [];
+    for await (const m of await genai().models.list()) names.push(m.name ?? '');
+    expect(names).toContain('models/gemini-2.0-flash');
+  });
+
+  it('surfaces a mid-stream error chunk as an ApiError', async () => {
+    sim.setFault({ provider: 'gemini' }, { kind: 'error-event-after-chunks', chunks: 2 });
+    const texts: string[] = [];
+    const run = async (): Promise<void> => {
+      for await (const c of await genai().models.generateContentStream({ model: 'gemini-2.0-flash', contents: PROMPT })) texts.push(c.text ?? '');
+    };
+    await expect(run()).rejects.toMatchObject({ status: 503 });
+    expect(texts).toHaveLength(2);
+  });
+});

@@ -1,0 +1,132 @@
+/**
+ * Server-level behaviour: URLs and routing, the HTTP control API, the request log, wire-level provider
+ * quirks (DeepSeek blank lines and keep-alives, Gemini `\r\n\r\n` framing) and a clean shutdown.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { startSimulator, type Simulator } from '../../../local/simulator/index.js';
+import { readSse } from './sse-reader.js';
+
+let sim: Simulator;
+beforeAll(async () => {
+  sim = await startSimulator();
+});
+afterEach(() => sim.reset());
+afterAll(() => sim.close());
+
+const post = (url: string, body: unknown, headers: Record<string, string> = { authorization: 'Bearer k' }): Promise<Response> =>
+  fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+
+const chat = { model: 'm', messages: [{ role: 'user', content: 'hi there' }] };
+
+describe('urls and routing', () => {
+  it('exposes one base URL per provider under the server base URL', () => {
+    expect(sim.baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(sim.urls).toEqual({
+      openai: `${sim.baseUrl}/openai/v1`,
+      anthropic: `${sim.baseUrl}/anthropic`,
+      'anthropic-openai': `${sim.baseUrl}/anthropic/v1`,
+      gemini: `${sim.baseUrl}/gemini/v1beta`,
+      'gemini-openai': `${sim.baseUrl}/gemini/v1beta/openai`,
+      deepseek: `${sim.baseUrl}/deepseek`,
+      minimax: `${sim.baseUrl}/minimax/v1`,
+      together: `${sim.baseUrl}/together/v1`,
+      deepinfra: `${sim.baseUrl}/deepinfra/v1/openai`,
+      groq: `${sim.baseUrl}/groq/openai/v1`,
+    });
+  });
+
+  it('tells the overlapping anthropic prefixes apart', async () => {
+    await post(`${sim.urls['anthropic-openai']}/chat/completions`, chat);
+    await post(`${sim.urls.anthropic}/v1/messages`, { ...chat, max_tokens: 5 }, { 'x-api-key': 'k', 'anthropic-version': '2023-06-01' });
+    expect(sim.requests.map((r) => r.provider)).toEqual(['anthropic-openai', 'anthropic']);
+  });
+
+  it('answers unknown paths with 404 and does not log them', async () => {
+    expect((await fetch(`${sim.baseUrl}/nowhere`)).status).toBe(404);
+    expect((await post(`${sim.urls.openai}/completions`, chat)).status).toBe(404);
+    expect(sim.requests.map((r) => r.path)).toEqual(['/openai/v1/completions']);
+  });
+
+  it('rejects a missing key and an invalid JSON body in the provider shape', async () => {
+    const noKey = await post(`${sim.urls.openai}/chat/completions`, chat, {});
+    expect(noKey.status).toBe(401);
+    expect(await noKey.json()).toMatchObject({ error: { type: 'invalid_request_error', code: null } });
+    const bad = await fetch(`${sim.urls.groq}/chat/completions`, { method: 'POST', headers: { authorization: 'Bearer k' }, body: '{not json' });
+    expect(bad.status).toBe(400);
+    expect(sim.requests[1]?.body).toBe('{not json');
+    const gem = await fetch(`${sim.urls.gemini}/models/gemini-2.0-flash:generateContent`, { method: 'POST', body: '{}' });
+    expect(gem.status).toBe(403);
+  });
+});
+
+describe('wire quirks', () => {
+  it('DeepSeek precedes buffered JSON with blank lines and interleaves keep-alive comments in streams', async () => {
+    const buffered = await post(`${sim.urls.deepseek}/chat/completions`, chat);
+    const text = await buffered.text();
+    expect(text.startsWith('\n\n{')).toBe(true);
+    expect(JSON.parse(text)).toMatchObject({ object: 'chat.completion' });
+    const streamed = await readSse(await post(`${sim.urls.deepseek}/v1/chat/completions`, { ...chat, stream: true }));
+    expect(streamed.comments.filter((c) => c.trim() === 'keep-alive').length).toBeGreaterThanOrEqual(2);
+    expect(streamed.events[streamed.events.length - 1]?.data).toBe('[DONE]');
+  });
+
+  it('Gemini separates stream events with CRLF CRLF and sends no [DONE]', async () => {
+    const res = await post(`${sim.urls.gemini}/models/gemini-2.0-flash:streamGenerateContent?alt=sse`, { contents: [{ parts: [{ text: 'hi' }] }] }, { 'x-goog-api-key': 'k' });
+    const raw = await res.text();
+    expect(raw.split('\r\n\r\n').filter((s) => s !== '').every((s) => s.startsWith('data: {'))).toBe(true);
+    expect(raw).not.toContain('[DONE]');
+    expect(raw.endsWith('\r\n\r\n')).toBe(true);
+  });
+
+  it('accepts snake_case Gemini fields and the ?key= query parameter', async () => {
+    const res = await post(`${sim.urls.gemini}/models/gemini-2.0-flash:generateContent?key=k`, {
+      system_instruction: { parts: [{ text: 'terse' }] },
+      contents: [{ role: 'user', parts: [{ text: 'hi there' }] }],
+      generation_config: { max_output_tokens: 2 },
+    }, {});
+    expect(await res.json()).toMatchObject({ candidates: [{ content: { parts: [{ text: 'Echo: hi' }] }, finishReason: 'MAX_TOKENS' }], usageMetadata: { promptTokenCount: 4 + 1 + 4 + 2 } });
+  });
+});
+
+describe('control API', () => {
+  it('adds and clears faults, lists requests and resets over HTTP', async () => {
+    const add = await post(`${sim.baseUrl}/__sim/faults`, { match: { provider: 'together' }, fault: { kind: 'status', status: 503 }, times: 1 }, {});
+    expect(add.status).toBe(204);
+    expect((await post(`${sim.urls.together}/chat/completions`, chat)).status).toBe(503);
+    expect((await post(`${sim.urls.together}/chat/completions`, chat)).status).toBe(200);
+
+    await post(`${sim.baseUrl}/__sim/faults`, { fault: { kind: 'status', status: 500 } }, {});
+    await fetch(`${sim.baseUrl}/__sim/faults`, { method: 'DELETE' });
+    expect((await post(`${sim.urls.together}/chat/completions`, chat)).status).toBe(200);
+
+    const log = (await (await fetch(`${sim.baseUrl}/__sim/requests`)).json()) as { provider: string; fault?: string }[];
+    expect(log.map((r) => r.fault ?? '-')).toEqual(['status:503', '-', '-']);
+    expect((await post(`${sim.baseUrl}/__sim/reset`, {}, {})).status).toBe(204);
+    expect(sim.requests).toHaveLength(0);
+  });
+
+  it('rejects malformed faults with 400', async () => {
+    expect((await post(`${sim.baseUrl}/__sim/faults`, { fault: { kind: 'explode' } }, {})).status).toBe(400);
+    expect((await post(`${sim.baseUrl}/__sim/faults`, { match: { provider: 'nope' }, fault: { kind: 'hang' } }, {})).status).toBe(400);
+  });
+});
+
+describe('shutdown', () => {
+  it('close() ends hanging and stalled exchanges, frees the port and leaves no sockets', async () => {
+    const own = await startSimulator({ chunkDelayMs: 5 });
+    own.setFault({ provider: 'openai' }, { kind: 'hang' }, { times: 1 });
+    own.setFault({ provider: 'groq' }, { kind: 'stall-after-chunks', chunks: 1 });
+    const hanging = post(`${own.urls.openai}/chat/completions`, chat).catch((e: unknown) => e);
+    const stalled = await post(`${own.urls.groq}/chat/completions`, { ...chat, stream: true });
+    const stalledBody = stalled.text().catch((e: unknown) => e);
+    await vi.waitFor(() => expect(own.requests).toHaveLength(2));
+    const started = Date.now();
+    await own.close();
+    expect(Date.now() - started).toBeLessThan(1000);
+    expect(await hanging).toBeInstanceOf(Error);
+    expect(await stalledBody).toBeInstanceOf(Error);
+    // Shutdown is not the client going away.
+    expect(own.requests.map((r) => r.aborted)).toEqual([false, false]);
+    await expect(fetch(`${own.baseUrl}/openai/v1/models`)).rejects.toThrow();
+  });
+});
