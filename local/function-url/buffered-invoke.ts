@@ -26,7 +26,9 @@ export async function invokeBuffered(input: InvocationInput): Promise<Invocation
   const { handler, event, identity, requestId, timeoutMs, res, log } = input;
   let clientDisconnectedAt: number | undefined;
   res.on('close', () => {
-    if (!res.writableFinished) clientDisconnectedAt ??= Date.now();
+    if (res.writableFinished || clientDisconnectedAt !== undefined) return;
+    clientDisconnectedAt = Date.now();
+    log(`[function-url] ${requestId}: client disconnected before the response; as in Lambda the function runs on (billed)`);
   });
 
   let complete: (settlement: Settlement) => void = () => undefined;

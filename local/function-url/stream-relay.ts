@@ -48,9 +48,10 @@ export class StreamRelay implements ResponseSink {
   ) {
     res.on('drain', () => this.releaseWaiters());
     res.on('close', () => {
-      if (res.writableFinished) return;
-      this.clientDisconnectedAt ??= Date.now();
-      if (this.state !== 'ended') this.state = 'discarding';
+      if (res.writableFinished || this.state === 'discarding' || this.state === 'ended') return;
+      this.clientDisconnectedAt = Date.now();
+      this.state = 'discarding';
+      this.log(`[function-url] ${requestId}: client disconnected mid-response; as in Lambda the function gets no signal and runs on (billed)`);
       this.releaseWaiters();
     });
   }

@@ -72,6 +72,7 @@ describe('client disconnect', () => {
     expect(record.bytesSent).toBe('data: 1\n\n'.length);
     expect(record.bytesDiscarded).toBe(4 * 'data: N\n\n'.length);
     expect(record.durationMs).toBeGreaterThanOrEqual(30);
+    expect(server.logs.filter((line) => line.includes('client disconnected mid-response'))).toHaveLength(1);
   });
 
   it('buffered: the invocation runs to completion and its response is dropped', async () => {
@@ -102,5 +103,6 @@ describe('client disconnect', () => {
     expect(record.statusCode).toBeUndefined();
     expect(record.clientDisconnectedAt).toBeTypeOf('number');
     expect(record.bytesDiscarded).toBe('nobody is listening'.length);
+    expect(server.logs.filter((line) => line.includes('client disconnected before the response'))).toHaveLength(1);
   });
 });
