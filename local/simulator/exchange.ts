@@ -83,13 +83,14 @@ export async function runExchange(ctx: ExchangeContext, route: Route, req: Incom
   ctx.requests.push(record);
 
   const controller = new AbortController();
-  const unregister = ctx.onShutdown(() => {
-    lifecycle.markServerClosing();
-    controller.abort();
-  });
+  let unregister = (): void => undefined;
   const lifecycle = trackLifecycle(req, res, record, () => {
     controller.abort();
     unregister();
+  });
+  unregister = ctx.onShutdown(() => {
+    lifecycle.markServerClosing();
+    controller.abort();
   });
   if (req.socket.destroyed) {
     // The client left while its body was being read: the close event has already fired.
