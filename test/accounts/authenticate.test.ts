@@ -7,19 +7,12 @@ import { authenticate, createKey, revokeKey } from '../../functions/shared/accou
 import { AuthenticationError } from '../../functions/shared/openai/errors';
 import { documentClient } from '../../functions/shared/store/dynamo';
 import { tableNames } from '../../functions/shared/store/tables';
-import { createTestTables } from '../support/tables';
+import { countStoreCalls, createTestTables } from '../support/tables';
 
-/** Counts every DynamoDB call the store makes, at the SDK's middleware stack (no mock of the store). */
-let dynamoCalls = 0;
+let store: { readonly calls: number };
 beforeAll(async () => {
   await createTestTables('auth');
-  documentClient().middlewareStack.add(
-    (next) => async (args) => {
-      dynamoCalls++;
-      return next(args);
-    },
-    { step: 'initialize', name: 'countDynamoCalls' },
-  );
+  store = countStoreCalls();
 });
 beforeEach(() => {
   clearKeyCache();
@@ -48,12 +41,12 @@ describe('authenticate', () => {
 
   it('serves a warm container from its cache without reading DynamoDB', async () => {
     const k = await newKey();
-    const cold = dynamoCalls;
+    const cold = store.calls;
     await authenticate(k.key);
-    expect(dynamoCalls).toBe(cold + 1); // the counter sees reads
-    const before = dynamoCalls;
+    expect(store.calls).toBe(cold + 1); // the counter sees reads
+    const before = store.calls;
     for (let i = 0; i < 10; i++) await authenticate(k.key);
-    expect(dynamoCalls).toBe(before);
+    expect(store.calls).toBe(before);
   });
 
   it('rejects a revoked key once the cache TTL has passed in another container', async () => {
@@ -76,9 +69,9 @@ describe('authenticate', () => {
   it('caches an unknown key only briefly', async () => {
     const key = generateApiKey().key;
     await expect(authenticate(key)).rejects.toBeInstanceOf(AuthenticationError);
-    const before = dynamoCalls;
+    const before = store.calls;
     await expect(authenticate(key)).rejects.toBeInstanceOf(AuthenticationError);
-    expect(dynamoCalls).toBe(before);
+    expect(store.calls).toBe(before);
   });
 });
 

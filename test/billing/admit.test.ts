@@ -3,19 +3,12 @@ import { addCredit, createAccount } from '../../functions/shared/accounts/accoun
 import { admit } from '../../functions/shared/billing/admit';
 import { clearBalanceCache } from '../../functions/shared/billing/balance-cache';
 import { AuthenticationError, InsufficientCreditError } from '../../functions/shared/openai/errors';
-import { documentClient } from '../../functions/shared/store/dynamo';
-import { createTestTables } from '../support/tables';
+import { countStoreCalls, createTestTables } from '../support/tables';
 
-let dynamoCalls = 0;
+let store: { readonly calls: number };
 beforeAll(async () => {
   await createTestTables('admit');
-  documentClient().middlewareStack.add(
-    (next) => async (args) => {
-      dynamoCalls++;
-      return next(args);
-    },
-    { step: 'initialize', name: 'countDynamoCalls' },
-  );
+  store = countStoreCalls();
 });
 beforeEach(() => {
   clearBalanceCache();
@@ -38,9 +31,9 @@ describe('admit', () => {
   it('answers a warm admit without reading DynamoDB', async () => {
     const { accountId } = await createAccount();
     await admit(accountId);
-    const before = dynamoCalls;
+    const before = store.calls;
     for (let i = 0; i < 5; i++) await admit(accountId);
-    expect(dynamoCalls).toBe(before);
+    expect(store.calls).toBe(before);
   });
 
   it('answers an account that no longer exists with 401', async () => {

@@ -43,13 +43,9 @@ describe('admin CLI', () => {
     expect(key).toMatch(/^sk-mux-[0-9A-Za-z]{43}$/);
     expect(created.stdout.split(key)).toHaveLength(2); // printed exactly once
 
-    const [listed, listedText] = await Promise.all([
-      adminJson<Array<{ hint: string; status: string; name: string }>>(['keys', 'list', '--account', id]),
-      admin(['keys', 'list', '--account', id]),
-    ]);
-    expect(listed).toEqual([expect.objectContaining({ hint: `${key.slice(0, 11)}…`, status: 'active', name: 'ci' })]);
-    expect(listedText.stdout).toContain(`${key.slice(0, 11)}…`);
-    expect(listedText.stdout).not.toContain(key.slice(11));
+    const listed = await admin(['keys', 'list', '--account', id]);
+    expect(listed.stdout).toMatch(new RegExp(`^[0-9a-f]{12}  active   ${key.slice(0, 11)}…  \\S+  ci\\n$`));
+    expect(listed.stdout).not.toContain(key.slice(11));
 
     const base = { accountId: id, publicModel: 'gpt-4o', servedModel: 'gpt-4o', provider: 'openai', inputPrice: 2_637_500, outputPrice: 10_550_000, usageEstimated: false, fallbackPath: [] };
     const charges = await Promise.all([
@@ -57,26 +53,23 @@ describe('admin CLI', () => {
       settle({ ...base, requestId: newRequestId(), promptTokens: 1_000, completionTokens: 500 }),
     ]);
     type Usage = { requests: number; promptTokens: number; completionTokens: number; freeTokensUsed: number; costNanoUsd: number };
-    const [usage, usageText, credit, revoked] = await Promise.all([
-      adminJson<Usage>(['usage', '--account', id]),
-      admin(['usage', '--account', id, '--since', '2020-01-01']),
+    const [usage, credit, revoked] = await Promise.all([
+      adminJson<Usage>(['usage', '--account', id, '--since', '2020-01-01']),
       adminJson<{ creditNanoUsd: number }>(['credit', 'add', '--account', id, '--usd', '1']),
       admin(['keys', 'revoke', '--account', id, '--key', `${key.slice(0, 11)}…`]),
     ]);
     const cost = charges[0]!.costNanoUsd + charges[1]!.costNanoUsd;
     expect(usage).toMatchObject({ requests: 2, promptTokens: 1_080, completionTokens: 540, freeTokensUsed: 100, costNanoUsd: cost });
-    expect(usageText.stdout).toMatch(/total\s+2 req\s+1,080 in\s+540 out\s+100 free\s+\$0\.\d+/);
     expect(credit.creditNanoUsd).toBe(3_500_000_000 - cost);
     expect(revoked.code).toBe(0);
     expect(revoked.stdout).toContain('Revoked');
   });
 
   it('exits 2 with usage for a bad command line, 1 with a clear message when the operation fails', async () => {
-    const [unknown, missing, noAccount, badUsd] = await Promise.all([
+    const [unknown, missing, noAccount] = await Promise.all([
       admin(['frobnicate']),
-      admin(['keys', 'create']),
+      admin(['credit', 'add', '--usd', '1']),
       admin(['keys', 'create', '--account', 'acct_nobody']),
-      admin(['credit', 'add', '--account', 'acct_x', '--usd', 'lots']),
     ]);
     expect(unknown).toMatchObject({ code: 2, stdout: '' });
     expect(unknown.stderr).toContain('Unknown command "frobnicate"');
@@ -84,7 +77,6 @@ describe('admin CLI', () => {
     expect(missing.stderr).toContain('--account is required');
     expect(noAccount.code).toBe(1);
     expect(noAccount.stderr).toContain('No account acct_nobody');
-    expect(badUsd.code).toBe(2);
   });
 
   it('says the data store is unavailable when DynamoDB cannot be reached', async () => {

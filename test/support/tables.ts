@@ -1,7 +1,7 @@
 /** Per-test-file tables in the run's shared DynamoDB Local. */
 import { randomBytes } from 'node:crypto';
 import { ensureTables } from '../../local/dynamodb-local';
-import { createDocumentClient } from '../../functions/shared/store/dynamo';
+import { createDocumentClient, documentClient } from '../../functions/shared/store/dynamo';
 import { TABLE_ENV } from '../../functions/shared/store/table-schemas';
 import type { TableNames } from '../../functions/shared/store/tables';
 
@@ -25,4 +25,20 @@ export async function createTestTables(prefix = 'test'): Promise<TableNames> {
   process.env[TABLE_ENV.accounts] = names.accounts;
   process.env[TABLE_ENV.ledger] = names.ledger;
   return names;
+}
+
+/**
+ * Counts every DynamoDB call the container's client makes from now on, at the SDK's middleware stack
+ * (so the store itself is not mocked). Read `.calls` before and after the code under test.
+ */
+export function countStoreCalls(): { readonly calls: number } {
+  const counter = { calls: 0 };
+  documentClient().middlewareStack.add(
+    (next) => async (args) => {
+      counter.calls++;
+      return next(args);
+    },
+    { step: 'initialize', name: `countStoreCalls${randomBytes(4).toString('hex')}` },
+  );
+  return counter;
 }

@@ -1,11 +1,12 @@
 /** Revoking an API key: the key row and the account's keyCount change in one transaction. */
-import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { InvalidRequestError } from '../openai/errors';
 import { ACCOUNT_EXISTS_AND_HAS_KEYS, KEY_IS_ACTIVE_AND_OWNED } from '../store/conditions';
 import { documentClient } from '../store/dynamo';
 import { storeCall } from '../store/store-errors';
 import { tableNames } from '../store/tables';
-import { cancellationCodes, retryOnConflict } from '../store/transaction-retry';
+import { transactWrite } from '../store/transact-write';
+import { cancellationCodes } from '../store/transaction-retry';
 import { KeyNotFoundError } from './account-errors';
 import { API_KEY_PREFIX } from './api-key';
 import { forgetCachedKey } from './authenticate';
@@ -54,37 +55,27 @@ export async function revokeKey(accountId: string, keyRef: string): Promise<KeyI
   const tables = tableNames();
   const revokedAt = new Date().toISOString();
   try {
-    await retryOnConflict(() =>
-      storeCall(() =>
-        documentClient().send(
-          new TransactWriteCommand({
-            TransactItems: [
-              {
-                Update: {
-                  TableName: tables.keys,
-                  Key: { keyHash: key.keyHash },
-                  UpdateExpression: 'SET #status = :revoked, revokedAt = :revokedAt',
-                  ConditionExpression: KEY_IS_ACTIVE_AND_OWNED,
-                  ExpressionAttributeNames: { '#status': 'status' },
-                  ExpressionAttributeValues: {
-                    ':accountId': accountId, ':active': 'active', ':revoked': 'revoked', ':revokedAt': revokedAt,
-                  },
-                },
-              },
-              {
-                Update: {
-                  TableName: tables.accounts,
-                  Key: { accountId },
-                  UpdateExpression: 'SET keyCount = keyCount - :one',
-                  ConditionExpression: ACCOUNT_EXISTS_AND_HAS_KEYS,
-                  ExpressionAttributeValues: { ':one': 1, ':zero': 0 },
-                },
-              },
-            ],
-          }),
-        ),
-      ),
-    );
+    await transactWrite([
+      {
+        Update: {
+          TableName: tables.keys,
+          Key: { keyHash: key.keyHash },
+          UpdateExpression: 'SET #status = :revoked, revokedAt = :revokedAt',
+          ConditionExpression: KEY_IS_ACTIVE_AND_OWNED,
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':accountId': accountId, ':active': 'active', ':revoked': 'revoked', ':revokedAt': revokedAt },
+        },
+      },
+      {
+        Update: {
+          TableName: tables.accounts,
+          Key: { accountId },
+          UpdateExpression: 'SET keyCount = keyCount - :one',
+          ConditionExpression: ACCOUNT_EXISTS_AND_HAS_KEYS,
+          ExpressionAttributeValues: { ':one': 1, ':zero': 0 },
+        },
+      },
+    ]);
   } catch (err) {
     // Revoked concurrently by someone else: to this caller it is simply no longer an active key.
     if (cancellationCodes(err)?.[0] === 'ConditionalCheckFailed') throw new KeyNotFoundError(accountId, keyRef);

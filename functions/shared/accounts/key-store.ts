@@ -1,15 +1,14 @@
 /**
- * Creating API keys (listing, revoking and authenticating live beside it and are re-exported here). Key rows and the account's keyCount change together in one
- * TransactWriteItems, so keyCount always equals the number of active keys and never exceeds
- * {@link MAX_KEYS_PER_ACCOUNT} (DynamoDB Developer Guide, "Amazon DynamoDB Transactions").
+ * API keys: creation here; listing, revoking and authenticating live beside it and are re-exported.
+ * Key rows and the account's keyCount change together in one TransactWriteItems, so keyCount always
+ * equals the number of active keys and never exceeds {@link MAX_KEYS_PER_ACCOUNT}
+ * (DynamoDB Developer Guide, "Amazon DynamoDB Transactions").
  */
-import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { InvalidRequestError } from '../openai/errors';
 import { ACCOUNT_EXISTS_AND_HAS_KEY_ROOM, KEY_IS_NEW } from '../store/conditions';
-import { documentClient } from '../store/dynamo';
-import { storeCall } from '../store/store-errors';
 import { tableNames } from '../store/tables';
-import { cancellationCodes, retryOnConflict } from '../store/transaction-retry';
+import { transactWrite } from '../store/transact-write';
+import { cancellationCodes } from '../store/transaction-retry';
 import { AccountNotFoundError, KeyLimitExceededError } from './account-errors';
 import { getAccount } from './account-store';
 import { generateApiKey } from './api-key';
@@ -45,26 +44,18 @@ export async function createKey(accountId: string, name: string): Promise<Create
   const item: KeyItem = { keyHash, accountId, name: cleanName, hint, status: 'active', createdAt: new Date().toISOString() };
   const tables = tableNames();
   try {
-    await retryOnConflict(() =>
-      storeCall(() =>
-        documentClient().send(
-          new TransactWriteCommand({
-            TransactItems: [
-              { Put: { TableName: tables.keys, Item: item, ConditionExpression: KEY_IS_NEW } },
-              {
-                Update: {
-                  TableName: tables.accounts,
-                  Key: { accountId },
-                  UpdateExpression: 'SET keyCount = keyCount + :one',
-                  ConditionExpression: ACCOUNT_EXISTS_AND_HAS_KEY_ROOM,
-                  ExpressionAttributeValues: { ':one': 1, ':max': MAX_KEYS_PER_ACCOUNT },
-                },
-              },
-            ],
-          }),
-        ),
-      ),
-    );
+    await transactWrite([
+      { Put: { TableName: tables.keys, Item: item, ConditionExpression: KEY_IS_NEW } },
+      {
+        Update: {
+          TableName: tables.accounts,
+          Key: { accountId },
+          UpdateExpression: 'SET keyCount = keyCount + :one',
+          ConditionExpression: ACCOUNT_EXISTS_AND_HAS_KEY_ROOM,
+          ExpressionAttributeValues: { ':one': 1, ':max': MAX_KEYS_PER_ACCOUNT },
+        },
+      },
+    ]);
   } catch (err) {
     if (cancellationCodes(err)?.[1] === 'ConditionalCheckFailed') {
       // Full or missing: one read tells which (only on this refusal path).

@@ -3,11 +3,12 @@
  * idempotent on the request id, so the sum of ledger costs always equals the credit spent and a replay
  * never charges twice (DynamoDB Developer Guide, "Amazon DynamoDB Transactions").
  */
-import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { ACCOUNT_EXISTS_AND_HAS_FREE_TOKENS, LEDGER_ENTRY_IS_NEW } from '../store/conditions';
 import { documentClient } from '../store/dynamo';
 import { storeCall } from '../store/store-errors';
 import { tableNames } from '../store/tables';
+import { transactWrite } from '../store/transact-write';
 import { backoffDelayMs, cancellationCodes, isTransactionConflict } from '../store/transaction-retry';
 import { AccountNotFoundError } from '../accounts/account-errors';
 import { applyDebit, cachedBalance, readBalance, type CachedBalance } from './balance-cache';
@@ -68,23 +69,20 @@ async function settleOnce(entry: LedgerEntryInput): Promise<SettleResult> {
       createdAt: new Date().toISOString(),
     };
     try {
-      await storeCall(() =>
-        documentClient().send(
-          new TransactWriteCommand({
-            TransactItems: [
-              { Put: { TableName: tables.ledger, Item: item, ConditionExpression: LEDGER_ENTRY_IS_NEW } },
-              {
-                Update: {
-                  TableName: tables.accounts,
-                  Key: { accountId: entry.accountId },
-                  UpdateExpression: 'SET freeTokens = freeTokens - :free, creditNanoUsd = creditNanoUsd - :cost',
-                  ConditionExpression: ACCOUNT_EXISTS_AND_HAS_FREE_TOKENS,
-                  ExpressionAttributeValues: { ':free': charge.freeTokensUsed, ':cost': charge.costNanoUsd },
-                },
-              },
-            ],
-          }),
-        ),
+      await transactWrite(
+        [
+          { Put: { TableName: tables.ledger, Item: item, ConditionExpression: LEDGER_ENTRY_IS_NEW } },
+          {
+            Update: {
+              TableName: tables.accounts,
+              Key: { accountId: entry.accountId },
+              UpdateExpression: 'SET freeTokens = freeTokens - :free, creditNanoUsd = creditNanoUsd - :cost',
+              ConditionExpression: ACCOUNT_EXISTS_AND_HAS_FREE_TOKENS,
+              ExpressionAttributeValues: { ':free': charge.freeTokensUsed, ':cost': charge.costNanoUsd },
+            },
+          },
+        ],
+        { retryConflicts: false }, // this loop retries conflicts itself, sharing the budget with free-token re-reads
       );
       applyDebit(entry.accountId, charge);
       return { alreadySettled: false, freeTokensUsed: charge.freeTokensUsed, costNanoUsd: charge.costNanoUsd };
