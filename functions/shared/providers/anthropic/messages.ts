@@ -1,0 +1,140 @@
+import type { ChatMessage, ToolCall } from '../../openai/chat-request';
+import { InvalidRequestError } from '../../openai/errors';
+import { userPartToBlock } from './content';
+import type { AnthropicContentBlock, AnthropicMessage, AnthropicTextBlock, AnthropicToolResultBlock, AnthropicToolUseBlock } from './request-body';
+
+/**
+ * OpenAI conversation → Anthropic `system` + alternating `messages` (providers.md §2.2–2.3, §7).
+ *
+ * - `system` / `developer` messages, wherever they stand, are hoisted into one `system` string, their
+ *   texts joined with a blank line (Anthropic has no system role; their position is lost, as on
+ *   Anthropic's own compatibility endpoint, §2.9).
+ * - `tool` messages become `tool_result` blocks of a user turn; consecutive ones share one turn.
+ * - Assistant `tool_calls` become `tool_use` blocks after the assistant's text.
+ * - Consecutive same-role turns are merged, since Anthropic requires alternation; in a merged user
+ *   turn the `tool_result` blocks go first, as Anthropic requires.
+ * - Our `reasoning_content` on assistant messages is not sent back: Anthropic only accepts thinking
+ *   blocks with the signature it issued, which OpenAI clients never see.
+ * - `name` on messages has no Anthropic counterpart and is dropped.
+ */
+
+/** The converted conversation. */
+export interface AnthropicConversation {
+  /** Undefined when the client sent no system text and nothing was added. */
+  system: string | undefined;
+  messages: AnthropicMessage[];
+}
+
+/**
+ * Converts the client's messages. `extraSystem` is appended to the hoisted system text (e.g. the
+ * JSON-mode instruction).
+ * @throws InvalidRequestError (400) for legacy `function` messages and content Anthropic cannot take.
+ */
+export function toAnthropicConversation(messages: readonly ChatMessage[], extraSystem: readonly string[] = []): AnthropicConversation {
+  const system: string[] = [];
+  const turns: Array<{ role: AnthropicMessage['role']; blocks: AnthropicContentBlock[] }> = [];
+  const push = (role: AnthropicMessage['role'], blocks: AnthropicContentBlock[]): void => {
+    const last = turns[turns.length - 1];
+    if (last !== undefined && last.role === role) last.blocks.push(...blocks);
+    else turns.push({ role, blocks });
+  };
+
+  messages.forEach((m, i) => {
+    switch (m.role) {
+      case 'system':
+      case 'developer':
+        system.push(...texts(m.content));
+        return;
+      case 'user':
+        push('user', typeof m.content === 'string' ? [text(m.content)] : m.content.map((p, j) => userPartToBlock(p, `messages[${i}].content[${j}]`)));
+        return;
+      case 'assistant': {
+        const blocks = assistantBlocks(m);
+        // An assistant message with neither text nor tool calls says nothing; Anthropic rejects empty turns.
+        if (blocks.length > 0) push('assistant', blocks);
+        return;
+      }
+      case 'tool':
+        push('user', [toolResult(m.tool_call_id, m.content)]);
+        return;
+      case 'function':
+        throw new InvalidRequestError('The legacy `function` role is not supported for this model; use `tools` and `tool` messages.', {
+          param: `messages[${i}].role`,
+        });
+      default:
+        throw new InvalidRequestError('Unsupported message role.', { param: `messages[${i}].role` });
+    }
+  });
+
+  system.push(...extraSystem);
+  const systemText = system.filter((s) => s !== '').join('\n\n');
+  return {
+    system: systemText === '' ? undefined : systemText,
+    messages: turns.map((t) => ({ role: t.role, content: compact(t.role === 'user' ? toolResultsFirst(t.blocks) : t.blocks) })),
+  };
+}
+
+/**
+ * Anthropic tool ids must match `^[a-zA-Z0-9_-]+$` (its 400 on other ids is widely reported); ids
+ * minted by another provider are mapped the same way on the `tool_use` and the `tool_result` side, so
+ * the pair still matches.
+ */
+export function toolUseId(id: string): string {
+  return id.replace(/[^a-zA-Z0-9_-]/g, '_');
+}
+
+/**
+ * A tool call's `arguments` (a JSON string the model produced) → the `input` object Anthropic wants.
+ * Arguments that are not a JSON object (empty, truncated by a length stop, or a bare value) become
+ * `{}`: the call stays in the history, paired with its result, instead of failing the whole request
+ * for a fault of an earlier model reply.
+ */
+export function toolInput(args: string): Record<string, unknown> {
+  try {
+    const parsed: unknown = JSON.parse(args);
+    if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
+  } catch {
+    // fall through: not JSON
+  }
+  return {};
+}
+
+const text = (t: string): AnthropicTextBlock => ({ type: 'text', text: t });
+
+function texts(content: string | ReadonlyArray<{ text: string }>): string[] {
+  return typeof content === 'string' ? [content] : content.map((p) => p.text);
+}
+
+function assistantBlocks(m: Extract<ChatMessage, { role: 'assistant' }>): AnthropicContentBlock[] {
+  const blocks: AnthropicContentBlock[] = [];
+  if (typeof m.content === 'string') blocks.push(text(m.content));
+  else if (m.content != null) for (const p of m.content) blocks.push(text(p.type === 'text' ? p.text : p.refusal));
+  // Anthropic rejects empty text blocks; clients often send content "" beside tool_calls.
+  const nonEmpty = blocks.filter((b) => b.type !== 'text' || b.text !== '');
+  if (nonEmpty.length === 0 && m.refusal != null && m.refusal !== '') nonEmpty.push(text(m.refusal));
+  for (const call of m.tool_calls ?? []) nonEmpty.push(toolUse(call));
+  return nonEmpty;
+}
+
+function toolUse(call: ToolCall): AnthropicToolUseBlock {
+  return { type: 'tool_use', id: toolUseId(call.id), name: call.function.name, input: toolInput(call.function.arguments) };
+}
+
+function toolResult(toolCallId: string, content: string | ReadonlyArray<{ text: string }>): AnthropicToolResultBlock {
+  return {
+    type: 'tool_result',
+    tool_use_id: toolUseId(toolCallId),
+    content: typeof content === 'string' ? content : content.map((p) => text(p.text)),
+  };
+}
+
+/** Stable partition: tool results before anything else in a user turn. */
+function toolResultsFirst(blocks: AnthropicContentBlock[]): AnthropicContentBlock[] {
+  return [...blocks.filter((b) => b.type === 'tool_result'), ...blocks.filter((b) => b.type !== 'tool_result')];
+}
+
+/** A turn of a single text block is sent as a plain string, the API's shorthand for it. */
+function compact(blocks: AnthropicContentBlock[]): AnthropicMessage['content'] {
+  const only = blocks.length === 1 ? blocks[0] : undefined;
+  return only !== undefined && only.type === 'text' ? only.text : blocks;
+}

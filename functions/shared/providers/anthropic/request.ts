@@ -1,0 +1,87 @@
+import type { CatalogueTarget } from '../../catalogue/catalogue';
+import type { ChatCompletionRequest } from '../../openai/chat-request';
+import { InvalidRequestError } from '../../openai/errors';
+import type { AdapterContext, UpstreamHttpRequest } from '../types';
+import { jsonModeInstruction } from './json-mode';
+import { toAnthropicConversation } from './messages';
+import type { AnthropicRequestBody } from './request-body';
+import { planThinking } from './thinking';
+import { toAnthropicToolChoice, toAnthropicTools } from './tools';
+
+/**
+ * Builds `POST {baseUrl}/v1/messages` from the validated OpenAI request (Anthropic Messages API,
+ * providers.md §2.1–2.4).
+ *
+ * Fields with no Anthropic counterpart are dropped, as Anthropic's own compatibility endpoint does
+ * (§2.9): presence/frequency penalties, logit_bias, logprobs, seed, store, service_tier, modalities,
+ * audio, prediction, verbosity, web_search_options, OpenAI `metadata`, prompt_cache_key.
+ */
+
+/** The `anthropic-version` header value this adapter speaks (providers.md §2.1). */
+export const ANTHROPIC_VERSION = '2023-06-01';
+
+/** The upstream HTTP request: URL, auth and version headers, JSON body. */
+export function buildAnthropicRequest(req: ChatCompletionRequest, ctx: AdapterContext, stream: boolean): UpstreamHttpRequest {
+  return {
+    url: `${ctx.endpoint.baseUrl}/v1/messages`,
+    headers: {
+      'content-type': 'application/json',
+      accept: stream ? 'text/event-stream' : 'application/json',
+      'x-api-key': ctx.endpoint.apiKey,
+      'anthropic-version': ANTHROPIC_VERSION,
+    },
+    body: JSON.stringify(buildAnthropicBody(req, ctx.target, stream)),
+  };
+}
+
+/**
+ * The Messages request body.
+ * - `max_tokens` (required upstream): the client's `max_completion_tokens`, else `max_tokens`, else
+ *   the target's `maxOutputTokens`; never above the target's limit (tokens).
+ * - Sampling: `temperature` clamped from OpenAI's 0–2 to Anthropic's 0–1, or `top_p` instead when the
+ *   client sent one. Claude Sonnet/Haiku 4.5 and later answer 400 "`temperature` and `top_p` cannot
+ *   both be specified for this model" (quoted in public issue threads; every Claude target in the
+ *   catalogue is such a model), and modelmux always has a temperature (spec default 0.7), so a
+ *   client `top_p` is the explicit choice. With thinking on, neither is sent: Anthropic does not allow
+ *   changing temperature while thinking [MEM, extended thinking docs].
+ * - `stop` → `stop_sequences`; `user` (or `safety_identifier`) → `metadata.user_id`.
+ * @throws InvalidRequestError (400) for `n > 1` (Anthropic returns one answer), the legacy
+ *   `functions` API, and content Anthropic cannot take (see {@link toAnthropicConversation}).
+ */
+export function buildAnthropicBody(req: ChatCompletionRequest, target: CatalogueTarget, stream: boolean): AnthropicRequestBody {
+  if (req.n != null && req.n > 1) {
+    throw new InvalidRequestError('This model returns one choice per request; n must be 1.', { param: 'n', code: 'unsupported_parameter' });
+  }
+  if (req.functions !== undefined || req.function_call !== undefined) {
+    throw new InvalidRequestError('The legacy `functions` parameter is not supported for this model; use `tools`.', {
+      param: req.functions !== undefined ? 'functions' : 'function_call',
+      code: 'unsupported_parameter',
+    });
+  }
+
+  const maxTokens = Math.min(req.max_completion_tokens ?? req.max_tokens ?? target.maxOutputTokens, target.maxOutputTokens);
+  const instruction = jsonModeInstruction(req.response_format);
+  const { system, messages } = toAnthropicConversation(req.messages, instruction === undefined ? [] : [instruction]);
+  const thinking = planThinking(req, target, maxTokens);
+
+  const body: AnthropicRequestBody = { model: target.upstreamModel, max_tokens: maxTokens, messages };
+  if (system !== undefined) body.system = system;
+  if (thinking !== undefined) body.thinking = thinking;
+  else if (req.top_p != null) body.top_p = req.top_p;
+  else body.temperature = Math.min(1, req.temperature);
+  const stop = req.stop == null ? [] : typeof req.stop === 'string' ? [req.stop] : req.stop;
+  if (stop.length > 0) body.stop_sequences = stop;
+  const userId = req.user ?? req.safety_identifier;
+  if (userId !== undefined && userId !== '') body.metadata = { user_id: userId };
+  const tools = toAnthropicTools(req.tools);
+  if (tools !== undefined) {
+    body.tools = tools;
+    // A tool_choice without tools has nothing to choose from: sent only beside tools.
+    const choice = toAnthropicToolChoice(req.tool_choice, req.parallel_tool_calls);
+    if (choice !== undefined) body.tool_choice = choice;
+  }
+  if (stream) body.stream = true;
+  // Catalogue-level fixed fields for this target, last, as for the other adapters.
+  if (target.upstreamParams !== undefined) Object.assign(body, target.upstreamParams);
+  return body;
+}

@@ -1,0 +1,144 @@
+import type { ChunkDelta, ChunkParts, FinishReason } from '../../openai/chat-response';
+import type { AdapterContext, StreamTransform, UpstreamSseEvent } from '../types';
+import { UpstreamStreamError } from '../types';
+import { makeFailure } from '../upstream-failure';
+import { failureFromErrorObject } from './errors';
+import { mapStopReason } from './finish-reason';
+import { mapAnthropicUsage, mergeUsage } from './usage';
+import { parseUpstreamJson, streamEvent, type AnthropicUsage, type StreamEvent } from './wire';
+
+/**
+ * Anthropic Messages SSE (providers.md §2.6: `message_start`, per block `content_block_start` /
+ * `content_block_delta`… / `content_block_stop`, `message_delta`, `message_stop`; `ping` and `error`
+ * at any point) → OpenAI chunk parts, one choice (index 0):
+ *
+ * - first part `{role:"assistant", content:""}`; then `text_delta` → `content`, `thinking_delta` →
+ *   `reasoning_content` (`signature_delta` dropped: clients cannot send signatures back);
+ * - a `tool_use` block start → `tool_calls[{index, id, type, function:{name, arguments:""}}]` where
+ *   `index` is our own 0, 1, 2… counter over tool blocks (Anthropic's block index also counts text
+ *   and thinking blocks); each non-empty `input_json_delta` → `function.arguments` for that index;
+ * - `message_delta` → the finish part (`delta: {}`); `message_stop` → the usage part
+ *   `{choices: [], usage}`: prompt side from `message_start` (plus cache), `output_tokens` from the last
+ *   `message_delta`. Counts are cumulative: later values replace earlier ones, never add.
+ *
+ * The role part is held back until the first content, finish or usage part, so an `error` event right
+ * after `message_start` (Anthropic's usual "Overloaded" after a 200) fails the attempt before its
+ * first chunk, and the router can still fall back (peers.md, fallbacks during streaming).
+ *
+ * `push` throws {@link UpstreamStreamError} for an `error` event (kind from its `error.type`) or a
+ * malformed event; `end` throws a retryable `server` failure when `message_stop` never came.
+ */
+export function createAnthropicStreamTransform(ctx: AdapterContext): StreamTransform {
+  const provider = ctx.endpoint.provider;
+  let usage: AnthropicUsage = {};
+  let roleSent = false;
+  let finishSent = false;
+  let stopped = false;
+  let nextToolIndex = 0;
+  /** Anthropic content-block index → our tool-call index, for tool_use blocks only. */
+  const toolIndexByBlock = new Map<number, number>();
+
+  const malformed = (what: string): UpstreamStreamError =>
+    new UpstreamStreamError(makeFailure('server', 200, `${provider}: malformed stream event (${what})`));
+
+  /** Prefixes the role part to the first parts that carry anything. */
+  function emit(parts: ChunkParts[]): ChunkParts[] {
+    if (parts.length === 0 || roleSent) return parts;
+    roleSent = true;
+    return [part({ role: 'assistant', content: '' }), ...parts];
+  }
+
+  function onBlockStart(ev: StreamEvent): ChunkParts[] {
+    const block = ev.content_block;
+    if (block == null) throw malformed('content_block_start without content_block');
+    switch (block.type) {
+      case 'text':
+        return block.text ? [part({ content: block.text })] : [];
+      case 'thinking':
+        return block.thinking ? [part({ reasoning_content: block.thinking })] : [];
+      case 'tool_use': {
+        const index = nextToolIndex++;
+        if (ev.index != null) toolIndexByBlock.set(ev.index, index);
+        const id = block.id ?? `toolu_${index}`;
+        return [part({ tool_calls: [{ index, id, type: 'function', function: { name: block.name ?? '', arguments: '' } }] })];
+      }
+      default:
+        // redacted_thinking, server tool blocks: nothing an OpenAI client can use.
+        return [];
+    }
+  }
+
+  function onDelta(ev: StreamEvent): ChunkParts[] {
+    const delta = ev.delta;
+    if (delta == null) throw malformed('content_block_delta without delta');
+    switch (delta.type) {
+      case 'text_delta':
+        return delta.text ? [part({ content: delta.text })] : [];
+      case 'thinking_delta':
+        return delta.thinking ? [part({ reasoning_content: delta.thinking })] : [];
+      case 'input_json_delta': {
+        // The first fragment is often empty (providers.md §2.6): nothing to send.
+        if (!delta.partial_json) return [];
+        const index = ev.index == null ? undefined : toolIndexByBlock.get(ev.index);
+        if (index === undefined) throw malformed('input_json_delta outside a tool_use block');
+        return [part({ tool_calls: [{ index, function: { arguments: delta.partial_json } }] })];
+      }
+      default:
+        // signature_delta, citations_delta, and delta types added later.
+        return [];
+    }
+  }
+
+  function finish(reason: FinishReason): ChunkParts[] {
+    finishSent = true;
+    return [part({}, reason)];
+  }
+
+  return {
+    push(event: UpstreamSseEvent): ChunkParts[] {
+      if (stopped || event.data === '') return [];
+      const parsed = streamEvent.safeParse(parseUpstreamJson(event.data, 'stream event'));
+      if (!parsed.success) throw malformed('unexpected shape');
+      const ev = parsed.data;
+      switch (ev.type ?? event.event) {
+        case 'message_start':
+          usage = mergeUsage(usage, ev.message?.usage);
+          return [];
+        case 'content_block_start':
+          return emit(onBlockStart(ev));
+        case 'content_block_delta':
+          return emit(onDelta(ev));
+        case 'message_delta': {
+          usage = mergeUsage(usage, ev.usage);
+          const reason = mapStopReason(ev.delta?.stop_reason);
+          return reason === null ? [] : emit(finish(reason));
+        }
+        case 'message_stop': {
+          stopped = true;
+          const final = mapAnthropicUsage(usage);
+          // A message that stopped without a stop_reason still ended: say so rather than leave the client waiting.
+          const tail = finishSent ? [] : finish('stop');
+          return emit(final === undefined ? tail : [...tail, { choices: [], usage: final }]);
+        }
+        case 'error':
+          throw new UpstreamStreamError(failureFromErrorObject(ev.error ?? undefined, 200));
+        case 'content_block_stop':
+        case 'ping':
+          return [];
+        default:
+          // Event types added after 2023-06-01 are ignored, as the SDK does.
+          return [];
+      }
+    },
+
+    end(): ChunkParts[] {
+      if (!stopped) throw new UpstreamStreamError(makeFailure('server', 200, `${provider}: stream ended before message_stop`));
+      return [];
+    },
+  };
+}
+
+/** One chunk part for choice 0. */
+function part(delta: ChunkDelta, finishReason: FinishReason | null = null): ChunkParts {
+  return { choices: [{ index: 0, delta, finish_reason: finishReason }] };
+}
