@@ -1,0 +1,20 @@
+import type { ProviderAdapter } from '../types';
+import { buildGeminiEmbeddingsRequest, parseGeminiEmbeddingsResponse } from './embeddings';
+import { classifyGeminiError } from './errors';
+import { buildGeminiChatRequest } from './request';
+import { parseGeminiChatResponse } from './response';
+import { createGeminiStreamTransform } from './stream';
+
+/**
+ * The native Gemini API adapter (Generative Language API v1beta, providers.md §3): chat through
+ * `generateContent` / `streamGenerateContent?alt=sse`, embeddings through `batchEmbedContents`.
+ * The endpoint's base URL is like `https://generativelanguage.googleapis.com/v1beta`.
+ */
+export const geminiAdapter: ProviderAdapter = {
+  buildChatRequest: buildGeminiChatRequest,
+  parseChatResponse: parseGeminiChatResponse,
+  createStreamTransform: createGeminiStreamTransform,
+  classifyError: classifyGeminiError,
+  buildEmbeddingsRequest: buildGeminiEmbeddingsRequest,
+  parseEmbeddingsResponse: parseGeminiEmbeddingsResponse,
+};

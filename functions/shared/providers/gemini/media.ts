@@ -1,0 +1,95 @@
+import type { UserContentPart } from '../../openai/chat-request';
+import { InvalidRequestError } from '../../openai/errors';
+import type { GeminiPart } from './wire-request';
+
+/**
+ * OpenAI user content parts → Gemini parts (Gemini API, providers.md §3.2: `text`,
+ * `inlineData {mimeType, data}`, `fileData {mimeType, fileUri}`).
+ *
+ * Images given as `data:` URLs are sent inline. An http(s) image URL is sent as `fileData` with the
+ * MIME type guessed from the path's extension (`image/jpeg` when unknown): adapters do no I/O, so
+ * the gateway never downloads it. Limitation: Gemini reliably reads only its own Files API URIs
+ * (and some public URLs on newer models); any other URL is the upstream's to accept or reject with
+ * a 400, which the client then sees.
+ */
+
+const MIME_BY_EXTENSION: Readonly<Record<string, string>> = {
+  png: 'image/png',
+  jpg: 'image/jpeg',
+  jpeg: 'image/jpeg',
+  webp: 'image/webp',
+  gif: 'image/gif',
+  heic: 'image/heic',
+  heif: 'image/heif',
+  pdf: 'application/pdf',
+  mp3: 'audio/mp3',
+  wav: 'audio/wav',
+  mp4: 'video/mp4',
+};
+
+/**
+ * Converts one part of a user message.
+ * @param where the part's JSON path in the request (for error messages), e.g. `messages[2].content[1]`.
+ * @throws InvalidRequestError for an OpenAI `file_id` (meaningless to Gemini), a malformed data URL
+ *   or a URL scheme other than http(s).
+ */
+export function toGeminiUserPart(part: UserContentPart, where: string): GeminiPart {
+  switch (part.type) {
+    case 'text':
+      return { text: part.text };
+    case 'image_url':
+      return imagePart(part.image_url.url, `${where}.image_url.url`);
+    case 'input_audio':
+      // OpenAI's formats are `wav` and `mp3`; Gemini names them audio/wav and audio/mp3.
+      return { inlineData: { mimeType: `audio/${part.input_audio.format}`, data: part.input_audio.data } };
+    case 'file': {
+      const data = part.file.file_data;
+      if (data === undefined) {
+        throw new InvalidRequestError('File ids are not supported for this model; send the file inline as file_data.', { param: `${where}.file.file_id` });
+      }
+      if (data.startsWith('data:')) return { inlineData: parseDataUrl(data, `${where}.file.file_data`) };
+      // Bare base64: the filename's extension names the type; PDF is what OpenAI's file parts carry.
+      return { inlineData: { mimeType: mimeFromPath(part.file.filename ?? '') ?? 'application/pdf', data } };
+    }
+    default:
+      return part satisfies never;
+  }
+}
+
+function imagePart(url: string, param: string): GeminiPart {
+  if (url.startsWith('data:')) return { inlineData: parseDataUrl(url, param) };
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new InvalidRequestError('Invalid image URL: expected an http(s) URL or a data URL.', { param });
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+    throw new InvalidRequestError('Invalid image URL: expected an http(s) URL or a data URL.', { param });
+  }
+  return { fileData: { mimeType: mimeFromPath(parsed.pathname) ?? 'image/jpeg', fileUri: url } };
+}
+
+/**
+ * `data:[<mime>][;param…][;base64],<payload>` (RFC 2397) → inline data, always base64 as Gemini wants.
+ * @throws InvalidRequestError when there is no comma or the percent-encoding is malformed.
+ */
+export function parseDataUrl(url: string, param: string): { mimeType: string; data: string } {
+  const comma = url.indexOf(',');
+  if (comma < 0) throw new InvalidRequestError('Invalid data URL: expected data:<mime type>;base64,<data>.', { param });
+  const meta = url.slice('data:'.length, comma).split(';');
+  const payload = url.slice(comma + 1);
+  const isBase64 = meta.slice(1).some((p) => p.toLowerCase() === 'base64');
+  const mimeType = meta[0] !== undefined && meta[0] !== '' ? meta[0].toLowerCase() : 'text/plain';
+  if (isBase64) return { mimeType, data: payload };
+  try {
+    return { mimeType, data: Buffer.from(decodeURIComponent(payload), 'utf8').toString('base64') };
+  } catch {
+    throw new InvalidRequestError('Invalid data URL: malformed percent-encoding.', { param });
+  }
+}
+
+function mimeFromPath(path: string): string | undefined {
+  const m = /\.([a-z0-9]+)$/i.exec(path);
+  return m?.[1] === undefined ? undefined : MIME_BY_EXTENSION[m[1].toLowerCase()];
+}

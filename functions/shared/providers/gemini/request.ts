@@ -1,0 +1,36 @@
+import type { ChatCompletionRequest } from '../../openai/chat-request';
+import type { AdapterContext, UpstreamHttpRequest } from '../types';
+import { toGeminiConversation } from './contents';
+import { toGenerationConfig } from './generation-config';
+import { toGeminiTools } from './tools';
+import type { GeminiGenerateContentBody } from './wire-request';
+
+/**
+ * Builds the upstream chat request (Gemini API, providers.md §3.1–3.2):
+ * `POST {baseUrl}/models/{upstreamModel}:generateContent`, or `:streamGenerateContent?alt=sse` when
+ * streaming (without `alt=sse` Gemini streams one growing JSON array), key in `x-goog-api-key`.
+ * The target's `upstreamParams`, if any, are merged into the body top level (Gemini-native fields).
+ * @throws InvalidRequestError for messages Gemini cannot take (see {@link toGeminiConversation}).
+ */
+export function buildGeminiChatRequest(req: ChatCompletionRequest, ctx: AdapterContext, stream: boolean): UpstreamHttpRequest {
+  const { contents, systemInstruction } = toGeminiConversation(req.messages);
+  const body: GeminiGenerateContentBody = { contents, generationConfig: toGenerationConfig(req, ctx.target) };
+  if (systemInstruction !== undefined) body.systemInstruction = systemInstruction;
+  Object.assign(body, toGeminiTools(req));
+  const method = stream ? 'streamGenerateContent?alt=sse' : 'generateContent';
+  return {
+    url: geminiModelUrl(ctx, method),
+    headers: geminiHeaders(ctx.endpoint.apiKey, stream ? 'text/event-stream' : 'application/json'),
+    body: JSON.stringify({ ...body, ...ctx.target.upstreamParams }),
+  };
+}
+
+/** `{baseUrl}/models/{upstreamModel}:{method}` (the base URL ends in `/v1beta`, no trailing slash). */
+export function geminiModelUrl(ctx: AdapterContext, method: string): string {
+  return `${ctx.endpoint.baseUrl}/models/${encodeURIComponent(ctx.target.upstreamModel)}:${method}`;
+}
+
+/** JSON request headers with Gemini's key header (§3.1). */
+export function geminiHeaders(apiKey: string, accept: string): Record<string, string> {
+  return { 'content-type': 'application/json', accept, 'x-goog-api-key': apiKey };
+}

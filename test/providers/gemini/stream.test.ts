@@ -1,0 +1,132 @@
+import { describe, expect, it } from 'vitest';
+import { runFailingStream, runStream } from './helpers';
+
+/**
+ * Gemini `streamGenerateContent?alt=sse` fixtures (providers.md §3.3–3.4) through the real SSE
+ * decoder in awkward byte splits: the full list of chunk parts must not depend on where the bytes
+ * were cut (mid-line, mid-CRLF, mid-UTF-8 character).
+ */
+
+const SPLITS = [1, 3, 7, 4096];
+const role = (index = 0) => ({ choices: [{ index, delta: { role: 'assistant', content: '' }, finish_reason: null }] });
+const content = (text: string) => ({ choices: [{ index: 0, delta: { content: text }, finish_reason: null }] });
+const finish = (reason: string) => ({ choices: [{ index: 0, delta: {}, finish_reason: reason }] });
+
+describe('Gemini streams', () => {
+  it.each(SPLITS)('streams text with CRLF delimiters and multi-byte UTF-8 intact (%i-byte pieces)', async (size) => {
+    expect(await runStream('text-crlf.sse', size)).toEqual([
+      role(),
+      content('Grüße'),
+      content(' aus Paris 🌍, '),
+      content('你好!'),
+      finish('stop'),
+      { choices: [], usage: { prompt_tokens: 9, completion_tokens: 7, total_tokens: 16 } },
+    ]);
+  });
+
+  it.each(SPLITS)('turns a whole functionCall into one tool_calls delta and finishes with tool_calls although Gemini says STOP (%i-byte pieces)', async (size) => {
+    expect(await runStream('function-call.sse', size)).toEqual([
+      role(),
+      {
+        choices: [
+          {
+            index: 0,
+            delta: { tool_calls: [{ index: 0, id: 'call_0', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }] },
+            finish_reason: null,
+          },
+        ],
+      },
+      finish('tool_calls'),
+      { choices: [], usage: { prompt_tokens: 40, completion_tokens: 6, total_tokens: 46 } },
+    ]);
+  });
+
+  it.each(SPLITS)('numbers parallel function calls with our own index counter, a call without args as "{}" (%i-byte pieces)', async (size) => {
+    expect(await runStream('parallel-function-calls.sse', size)).toEqual([
+      role(),
+      content('Checking both.'),
+      {
+        choices: [
+          {
+            index: 0,
+            delta: {
+              tool_calls: [
+                { index: 0, id: 'call_0', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris","unit":"celsius"}' } },
+                { index: 1, id: 'call_1', type: 'function', function: { name: 'get_time', arguments: '{}' } },
+              ],
+            },
+            finish_reason: null,
+          },
+        ],
+      },
+      finish('tool_calls'),
+      { choices: [], usage: { prompt_tokens: 52, completion_tokens: 19, total_tokens: 71 } },
+    ]);
+  });
+
+  it.each(SPLITS)('sends thought parts as reasoning_content and bills thoughts as completion tokens (%i-byte pieces)', async (size) => {
+    expect(await runStream('thoughts.sse', size, 'gemini-2.5-flash')).toEqual([
+      role(),
+      { choices: [{ index: 0, delta: { reasoning_content: '**Weighing it up** The user wants ' }, finish_reason: null }] },
+      { choices: [{ index: 0, delta: { reasoning_content: 'a number.', content: 'Forty' }, finish_reason: null }] },
+      content('-two.'),
+      finish('stop'),
+      {
+        choices: [],
+        usage: {
+          prompt_tokens: 11,
+          completion_tokens: 34,
+          total_tokens: 45,
+          prompt_tokens_details: { cached_tokens: 8 },
+          completion_tokens_details: { reasoning_tokens: 30 },
+        },
+      },
+    ]);
+  });
+
+  it.each(SPLITS)('maps MAX_TOKENS to length, with a body that ends without a blank line (%i-byte pieces)', async (size) => {
+    expect(await runStream('max-tokens.sse', size)).toEqual([
+      role(),
+      content('Once upon a'),
+      content(' time'),
+      finish('length'),
+      { choices: [], usage: { prompt_tokens: 5, completion_tokens: 3, total_tokens: 8 } },
+    ]);
+  });
+
+  it.each(SPLITS)('maps a SAFETY stop to content_filter (%i-byte pieces)', async (size) => {
+    expect(await runStream('safety.sse', size)).toEqual([
+      role(),
+      content('Here is how'),
+      finish('content_filter'),
+      { choices: [], usage: { prompt_tokens: 14, completion_tokens: 3, total_tokens: 17 } },
+    ]);
+  });
+
+  it.each(SPLITS)('answers a blocked prompt (no candidates) with empty content and content_filter (%i-byte pieces)', async (size) => {
+    expect(await runStream('blocked-prompt.sse', size)).toEqual([
+      role(),
+      finish('content_filter'),
+      { choices: [], usage: { prompt_tokens: 21, completion_tokens: 0, total_tokens: 21 } },
+    ]);
+  });
+
+  it.each(SPLITS)('fails MALFORMED_FUNCTION_CALL as a retryable server error before any chunk, never a silent empty stop (%i-byte pieces)', async (size) => {
+    const { emitted, failure } = await runFailingStream('malformed-function-call.sse', size);
+    expect(emitted).toEqual([]);
+    expect(failure).toMatchObject({ kind: 'server', retryable: true, status: 200 });
+    expect(failure.message).toContain('MALFORMED_FUNCTION_CALL');
+  });
+
+  it.each(SPLITS)('refuses to end a stream cut before any finishReason as complete (%i-byte pieces)', async (size) => {
+    const { emitted, failure } = await runFailingStream('premature-end.sse', size);
+    expect(emitted).toEqual([role(), content('The first half'), content(' of an ans')]);
+    expect(failure).toMatchObject({ kind: 'server', retryable: true });
+  });
+
+  it.each(SPLITS)('raises an error object inside the 200 stream with the kind of its RPC status (%i-byte pieces)', async (size) => {
+    const { emitted, failure } = await runFailingStream('error-chunk.sse', size);
+    expect(emitted).toEqual([role(), content('Hel')]);
+    expect(failure).toMatchObject({ kind: 'overloaded', retryable: true, status: 503, message: 'The model is overloaded. Please try again later.' });
+  });
+});
