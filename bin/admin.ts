@@ -112,7 +112,7 @@ async function run(command: string, values: Values): Promise<[unknown, string]> 
     }
     case 'keys revoke': {
       const k = await revokeKey(required(values, 'account'), required(values, 'key'));
-      return [k, `Revoked ${k.hint} (${k.keyHashPrefix}, "${k.name}"). Warm gateways may accept it for up to 30 s more.`];
+      return [k, `Revoked ${k.hint} (${k.keyHashPrefix}, "${k.name}"). Warm gateways may accept it until their key cache expires (KEY_CACHE_TTL_MS, default 30 s).`];
     }
     case 'credit add': {
       const a = await addCredit(required(values, 'account'), dollars(required(values, 'usd'), '--usd'));

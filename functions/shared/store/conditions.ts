@@ -8,11 +8,9 @@
 /** Accounts: an account id is created once; a second create with the same id fails instead of resetting balances. */
 export const ACCOUNT_IS_NEW = 'attribute_not_exists(accountId)';
 
-/** Accounts: credit is added only to an account that exists (an Update would otherwise create a stub item). */
-export const ACCOUNT_EXISTS = 'attribute_exists(accountId)';
-
 /**
- * Accounts: credit stays a safe JS integer (nano-USD ≤ Number.MAX_SAFE_INTEGER, about $9M) so it reads back
+ * Accounts: credit is added only to an account that exists (an Update would otherwise create a stub
+ * item), and credit stays a safe JS integer (nano-USD ≤ Number.MAX_SAFE_INTEGER, about $9M) so it reads back
  * exactly. `:ceiling` = MAX_SAFE_INTEGER − the amount added.
  */
 export const ACCOUNT_EXISTS_AND_CREDIT_FITS = 'attribute_exists(accountId) AND creditNanoUsd <= :ceiling';
