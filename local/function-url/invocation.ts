@@ -14,6 +14,8 @@ export interface InvocationInput {
   timeoutMs: number;
   res: ServerResponse;
   log: (message: string) => void;
+  /** NOT Lambda behaviour, opt-in: destroy the response stream when the client disconnects (see server.ts). */
+  signalClientDisconnect?: boolean;
 }
 
 /**

@@ -54,6 +54,13 @@ export interface FunctionUrlServerOptions {
   log?: (message: string) => void;
   /** Called once per invocation when it is over (including ones the client walked away from). */
   onInvocation?: (record: InvocationRecord) => void;
+  /**
+   * NOT what Lambda does (see stream-relay.ts): when the client disconnects mid-stream, destroy the
+   * handler's response stream so it sees 'error'/'close' and can stop its upstream work. For local
+   * development, where stopping a real upstream saves real tokens, and for testing a handler's
+   * reaction to that signal. Default false: faithful to Lambda.
+   */
+  signalClientDisconnect?: boolean;
 }
 
 interface PreparedRoute {
@@ -94,7 +101,7 @@ export function createFunctionUrlServer(routes: FunctionUrlRoute[], opts: Functi
       sendUnknownPath(res);
       return;
     }
-    handle(chosen, req, res, path, log, opts.onInvocation).catch((error: unknown) => {
+    handle(chosen, req, res, path, log, opts.onInvocation, opts.signalClientDisconnect === true).catch((error: unknown) => {
       // A client that aborts its own upload is not worth a log line.
       if (!req.destroyed) log(`[function-url] request failed: ${error instanceof Error ? error.message : String(error)}`);
       if (!res.headersSent) res.writeHead(500).end();
@@ -137,6 +144,7 @@ async function handle(
   path: string,
   log: (message: string) => void,
   onInvocation: ((record: InvocationRecord) => void) | undefined,
+  signalClientDisconnect: boolean,
 ): Promise<void> {
   const receivedAt = Date.now();
   const body = await readRequestBody(req, MAX_REQUEST_PAYLOAD_BYTES);
@@ -155,6 +163,7 @@ async function handle(
     timeoutMs: target.timeoutMs,
     res,
     log,
+    signalClientDisconnect,
   });
   onInvocation?.({
     ...result,

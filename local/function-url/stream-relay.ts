@@ -35,6 +35,8 @@ export class StreamRelay implements ResponseSink {
   bytesSent = 0;
   /** HTTP status sent to the client, once decided. */
   statusCode: number | undefined;
+  /** Opt-in hook (not Lambda behaviour): called once when the client disconnects mid-response. */
+  onClientDisconnect: (() => void) | undefined;
 
   private state: 'idle' | 'prelude' | 'body' | 'ended' | 'discarding' = 'idle';
   private prelude: Buffer | undefined;
@@ -51,8 +53,13 @@ export class StreamRelay implements ResponseSink {
       if (res.writableFinished || this.state === 'discarding' || this.state === 'ended') return;
       this.clientDisconnectedAt = Date.now();
       this.state = 'discarding';
-      this.log(`[function-url] ${requestId}: client disconnected mid-response; as in Lambda the function gets no signal and runs on (billed)`);
       this.releaseWaiters();
+      if (this.onClientDisconnect) {
+        this.log(`[function-url] ${requestId}: client disconnected mid-response; signalling the handler (opt-in, not Lambda behaviour)`);
+        this.onClientDisconnect();
+      } else {
+        this.log(`[function-url] ${requestId}: client disconnected mid-response; as in Lambda the function gets no signal and runs on (billed)`);
+      }
     });
   }
 

@@ -31,6 +31,10 @@ export async function invokeStreaming(input: InvocationInput): Promise<Invocatio
   const { handler, event, identity, requestId, timeoutMs, res, log } = input;
   const relay = new StreamRelay(res, requestId, log);
   const stream = new ResponseStream(relay, streamingHighWaterMark(handler));
+  if (input.signalClientDisconnect === true) {
+    // Opt-in, not Lambda: let the handler see the disconnect as a broken stream ('error' + 'close').
+    relay.onClientDisconnect = () => stream.destroy(new Error('client disconnected'));
+  }
   const context = createContext(identity, requestId, Date.now() + timeoutMs);
   const timer = deadline(timeoutMs);
 
@@ -51,7 +55,7 @@ export async function invokeStreaming(input: InvocationInput): Promise<Invocatio
     if (!stream.writableFinished && !stream.destroyed) {
       if ((await Promise.race([ended(stream), timer.promise])) === 'timeout') outcome = 'timeout';
     }
-    if (stream.destroyed && !stream.writableFinished) {
+    if (stream.destroyed && !stream.writableFinished && relay.clientDisconnectedAt === undefined) {
       outcome = 'function-error';
       error = 'Error: Response stream is not finished.';
     }

@@ -124,7 +124,8 @@ describe('embeddings through the openai SDK', () => {
     const viaBase64 = await client.embeddings.create({ model: 'text-embedding-3-small', input: 'abc', encoding_format: 'base64' });
     const viaFloat = await client.embeddings.create({ model: 'text-embedding-3-small', input: 'abc', encoding_format: 'float' });
     expect(typeof viaBase64.data[0]?.embedding).toBe('string');
-    const decoded = Array.from(new Float32Array(Buffer.from(viaBase64.data[0]?.embedding as unknown as string, 'base64').buffer.slice(0)));
+    const bytes = Buffer.from(viaBase64.data[0]?.embedding as unknown as string, 'base64');
+    const decoded = Array.from({ length: bytes.length / 4 }, (_, i) => bytes.readFloatLE(i * 4));
     expect(decoded.map((x) => Number(x.toFixed(5)))).toEqual(viaFloat.data[0]?.embedding.map((x) => Number(x.toFixed(5))));
   });
 });

@@ -1,3 +1,5 @@
+import { anthropicAdapter } from './anthropic/adapter';
+import { geminiAdapter } from './gemini/adapter';
 import { createOpenAICompatibleAdapter, type UpstreamBody } from './openai-compatible/adapter';
 import type { TimeoutOverrides } from '../routing/timeouts';
 import type { ProviderName } from './provider-names';
@@ -63,11 +65,6 @@ function miniMaxErrorInBody(body: unknown): UpstreamFailure | undefined {
   }
 }
 
-/** Anthropic's 0–1 temperature (the compatibility layer clamps too, but say what we send). */
-function anthropicCompatAdjust(body: UpstreamBody): void {
-  if (typeof body.temperature === 'number' && body.temperature > 1) body.temperature = 1;
-}
-
 const REGISTRY: Readonly<Record<ProviderName, ProviderSpec>> = {
   openai: {
     name: 'openai',
@@ -78,16 +75,18 @@ const REGISTRY: Readonly<Record<ProviderName, ProviderSpec>> = {
   },
   anthropic: {
     name: 'anthropic',
-    // Anthropic's OpenAI-compatible endpoint (providers.md §2.9), until the native Messages adapter lands.
-    adapter: createOpenAICompatibleAdapter({ chatPath: '/v1/chat/completions', adjustBody: anthropicCompatAdjust }),
+    // Native Messages API: Anthropic's OpenAI-compatible endpoint is beta, drops fields and shapes
+    // errors its own way (providers.md §2.9).
+    adapter: anthropicAdapter,
     keyVar: 'ANTHROPIC_API_KEY',
     baseUrlVar: 'ANTHROPIC_BASE_URL',
     defaultBaseUrl: 'https://api.anthropic.com',
   },
   gemini: {
     name: 'gemini',
-    // Gemini's OpenAI-compatible endpoint (providers.md §3.9), until the native adapter lands.
-    adapter: createOpenAICompatibleAdapter({ chatPath: '/openai/chat/completions', embeddingsPath: '/openai/embeddings' }),
+    // Native generateContent: the OpenAI-compatible layer is beta, answers errors as JSON arrays and
+    // reports `stop` for tool calls (providers.md §3.9).
+    adapter: geminiAdapter,
     keyVar: 'GEMINI_API_KEY',
     baseUrlVar: 'GEMINI_BASE_URL',
     defaultBaseUrl: 'https://generativelanguage.googleapis.com/v1beta',
