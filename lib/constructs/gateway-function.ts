@@ -30,6 +30,30 @@ export const GATEWAY_ESBUILD_TARGET = 'node22';
 const ESM_REQUIRE_BANNER =
   "import { createRequire as __modelmuxCreateRequire } from 'node:module'; const require = __modelmuxCreateRequire(import.meta.url);";
 
+/**
+ * The token counter used for estimates (functions/shared/usage/estimate.ts) is a 2.4 MB rank table.
+ * It is built into its own file beside the handler and loaded with `import()` only when an estimate
+ * is needed, so no cold start pays for it. The handler learns the file's name through `define`.
+ */
+export const TOKENIZER_FILE = 'tokenizer-o200k.mjs';
+const TOKENIZER_SOURCE = 'node_modules/gpt-tokenizer/esm/encoding/o200k_base.js';
+
+/** Headers the official OpenAI SDKs send (providers.md §1.6), allowed for browser-based callers. */
+const SDK_HEADERS = [
+  'authorization',
+  'content-type',
+  'openai-organization',
+  'openai-project',
+  'x-stainless-arch',
+  'x-stainless-lang',
+  'x-stainless-os',
+  'x-stainless-package-version',
+  'x-stainless-retry-count',
+  'x-stainless-runtime',
+  'x-stainless-runtime-version',
+  'x-stainless-timeout',
+];
+
 /** Props of {@link GatewayFunction}. */
 export interface GatewayFunctionProps {
   /** Handler file, relative to the repository root (e.g. `functions/chat-completions/handler.ts`); exports `handler`. */
@@ -106,8 +130,16 @@ export class GatewayFunction extends Construct {
         mainFields: ['module', 'main'],
         banner: ESM_REQUIRE_BANNER,
         // Bundle the SDK too (CDK's default leaves @aws-sdk/* to the runtime's copy, whose version we
-        // do not control and never tested).
-        externalModules: [],
+        // do not control and never tested). Only the lazily loaded tokenizer file stays outside.
+        externalModules: [`./${TOKENIZER_FILE}`],
+        define: { 'process.env.MODELMUX_TOKENIZER_MODULE': JSON.stringify(`./${TOKENIZER_FILE}`) },
+        commandHooks: {
+          beforeBundling: () => [],
+          beforeInstall: () => [],
+          afterBundling: (inputDir: string, outputDir: string) => [
+            `"${inputDir}/node_modules/.bin/esbuild" "${inputDir}/${TOKENIZER_SOURCE}" --bundle --format=esm --platform=node --target=${GATEWAY_ESBUILD_TARGET} --minify --log-level=warning --outfile="${outputDir}/${TOKENIZER_FILE}"`,
+          ],
+        },
         minify: true,
         keepNames: true,
         sourceMap: true,
@@ -128,7 +160,9 @@ export class GatewayFunction extends Construct {
    * Lambda's October 2025 change requiring both actions for new URLs (Lambda docs, urls-auth),
    * `lambda:InvokeFunction` (condition InvokedViaFunctionUrl), so the URL and nothing else is public.
    *
-   * CORS: any origin, POST/GET, headers `authorization, content-type`. The spec says keys must not be
+   * CORS: any origin, POST/GET, the headers the OpenAI SDKs send (authorization, content-type and
+   * their `x-stainless-*` telemetry; `Authorization` is never covered by a `*` wildcard, so they are
+   * listed). The spec says keys must not be
    * used in browser code, but CORS grants nothing beyond what the key already grants; it only lets a
    * browser-based tool (a playground, a notebook) read responses. Preflight is answered by Lambda
    * itself, without invoking the function.
@@ -143,7 +177,7 @@ export class GatewayFunction extends Construct {
       cors: {
         allowedOrigins: ['*'],
         allowedMethods: [HttpMethod.POST, HttpMethod.GET],
-        allowedHeaders: ['authorization', 'content-type'],
+        allowedHeaders: SDK_HEADERS,
         maxAge: Duration.hours(1),
       },
     });

@@ -1,5 +1,5 @@
 /** The keys table's item shape (pk `keyHash`; GSI `byAccount` on accountId + createdAt). */
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** Status of a key: revoked keys stay in the table for the record but never authenticate. */
 export type KeyStatus = 'active' | 'revoked';

@@ -1,5 +1,5 @@
 /** The ledger's item shape: one entry per billed request (pk accountId, sk requestId). */
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** How a request ended: finished, cut off midway (client left; tokens so far are billed), or never produced output. */
 export type LedgerStatus = 'complete' | 'partial' | 'aborted';

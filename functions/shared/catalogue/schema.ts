@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { PROVIDER_NAMES } from '../providers/provider-names';
 
 /**

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * The client's chat-completion request, validated strictly: every field OpenAI's Chat Completions API

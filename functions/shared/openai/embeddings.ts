@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * The client's embeddings request and our response (source: openai-node `EmbeddingCreateParams`,

@@ -11,8 +11,14 @@
 type CountTokens = (text: string) => number;
 let counter: Promise<CountTokens> | undefined;
 
+/**
+ * Where the counter lives: the package when run from source; in a Lambda bundle, a separate file
+ * beside the handler (the build `define`s this; lib/constructs/gateway-function.ts).
+ */
+const TOKENIZER_MODULE = process.env.MODELMUX_TOKENIZER_MODULE ?? 'gpt-tokenizer/encoding/o200k_base';
+
 function loadCounter(): Promise<CountTokens> {
-  counter ??= import('gpt-tokenizer/encoding/o200k_base').then((m) => (text: string) => m.countTokens(text));
+  counter ??= (import(TOKENIZER_MODULE) as Promise<{ countTokens: CountTokens }>).then((m) => (text: string) => m.countTokens(text));
   return counter;
 }
 

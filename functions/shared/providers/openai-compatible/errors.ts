@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { UpstreamFailure } from '../types';
 import { kindForStatus, makeFailure, retryAfterMs } from '../upstream-failure';
 

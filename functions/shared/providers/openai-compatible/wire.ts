@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { FinishReason, Usage } from '../../openai/chat-response';
 import { makeUsage } from '../../openai/chat-response';
 
