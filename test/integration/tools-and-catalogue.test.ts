@@ -1,0 +1,174 @@
+import OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startGateway, type RunningGateway } from '../../local/gateway';
+import { CATALOGUE } from '../../functions/shared/catalogue/catalogue';
+
+/**
+ * Native translation end to end: the `openai` SDK talks to modelmux, which speaks Anthropic Messages
+ * and Gemini generateContent to the simulator. Tool calls must round-trip (call → tool result →
+ * final answer), streamed and buffered, and every catalogue model must answer.
+ */
+
+let gw: RunningGateway;
+let client: OpenAI;
+
+beforeAll(async () => {
+  gw = await startGateway({ tablePrefix: `tools-${process.pid}`, devFreeTokens: 100_000_000 });
+  client = new OpenAI({ baseURL: gw.baseUrl, apiKey: gw.apiKey, maxRetries: 0 });
+});
+
+afterAll(async () => {
+  await gw?.close();
+});
+
+const tools: OpenAI.ChatCompletionTool[] = [
+  {
+    type: 'function',
+    function: {
+      name: 'get_weather',
+      description: 'Current weather for a city',
+      parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'], additionalProperties: false },
+    },
+  },
+  {
+    type: 'function',
+    function: { name: 'get_time', description: 'Local time', parameters: { type: 'object', properties: { zone: { type: 'string' } }, required: ['zone'] } },
+  },
+];
+
+type ToolCall = { id: string; function: { name: string; arguments: string } };
+
+/** Collects a streamed answer: text, and tool calls assembled from their fragments by index. */
+async function collect(stream: AsyncIterable<OpenAI.ChatCompletionChunk>): Promise<{ text: string; calls: ToolCall[]; finish: string | null }> {
+  let text = '';
+  let finish: string | null = null;
+  const calls: ToolCall[] = [];
+  for await (const chunk of stream) {
+    const choice = chunk.choices[0];
+    if (!choice) continue;
+    text += choice.delta.content ?? '';
+    for (const t of choice.delta.tool_calls ?? []) {
+      const call = (calls[t.index] ??= { id: '', function: { name: '', arguments: '' } });
+      if (t.id) call.id = t.id;
+      if (t.function?.name) call.function.name += t.function.name;
+      if (t.function?.arguments) call.function.arguments += t.function.arguments;
+    }
+    finish = choice.finish_reason ?? finish;
+  }
+  return { text, calls, finish };
+}
+
+describe.each(['claude-3-5-sonnet', 'gemini-2.0-flash'])('tool calls with %s', (model) => {
+  const question: OpenAI.ChatCompletionMessageParam = { role: 'user', content: 'What is the weather in Paris?' };
+
+  it('round-trips buffered: tool call, tool result, final answer', async () => {
+    const first = await client.chat.completions.create({ model, messages: [question], tools });
+    const msg = first.choices[0]?.message;
+    expect(first.choices[0]?.finish_reason).toBe('tool_calls');
+    const call = msg?.tool_calls?.[0] as ToolCall | undefined;
+    expect(call?.function.name).toBe('get_weather');
+    expect(JSON.parse(call?.function.arguments ?? 'null')).toEqual({ city: 'Paris' });
+
+    const second = await client.chat.completions.create({
+      model,
+      tools,
+      messages: [question, { role: 'assistant', content: msg?.content ?? null, tool_calls: msg?.tool_calls }, { role: 'tool', tool_call_id: call?.id ?? '', content: '{"temp_c":21}' }],
+    });
+    expect(second.choices[0]?.finish_reason).toBe('stop');
+    expect(second.choices[0]?.message.content).toContain('Tool said:');
+    expect(second.choices[0]?.message.content).toContain('21');
+  });
+
+  it('round-trips streamed, and the streamed arguments join into valid JSON', async () => {
+    const first = await collect(await client.chat.completions.create({ model, messages: [question], tools, stream: true }));
+    expect(first.finish).toBe('tool_calls');
+    expect(first.calls).toHaveLength(1);
+    expect(first.calls[0]?.id).not.toBe('');
+    expect(JSON.parse(first.calls[0]?.function.arguments ?? '')).toEqual({ city: 'Paris' });
+
+    const second = await collect(
+      await client.chat.completions.create({
+        model,
+        tools,
+        stream: true,
+        messages: [
+          question,
+          { role: 'assistant', content: null, tool_calls: first.calls.map((c) => ({ id: c.id, type: 'function' as const, function: c.function })) },
+          { role: 'tool', tool_call_id: first.calls[0]?.id ?? '', content: '{"temp_c":21}' },
+        ],
+      }),
+    );
+    expect(second.finish).toBe('stop');
+    expect(second.text).toContain('21');
+  });
+
+  it('returns parallel tool calls with distinct indexes and ids', async () => {
+    const res = await collect(await client.chat.completions.create({ model, tools, stream: true, messages: [{ role: 'user', content: 'Weather and time please [parallel]' }] }));
+    expect(res.calls.map((c) => c.function.name)).toEqual(['get_weather', 'get_time']);
+    expect(new Set(res.calls.map((c) => c.id)).size).toBe(2);
+    for (const c of res.calls) expect(() => JSON.parse(c.function.arguments)).not.toThrow();
+  });
+
+  it('passes images through and the model sees them', async () => {
+    const png = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
+    const res = await client.chat.completions.create({
+      model,
+      messages: [{ role: 'user', content: [{ type: 'text', text: 'Describe this' }, { type: 'image_url', image_url: { url: png } }] }],
+    });
+    expect(res.choices[0]?.message.content).toMatch(/^I see 1 image/);
+  });
+});
+
+describe('reasoning output', () => {
+  it('returns MiniMax reasoning as reasoning_content, apart from the answer', async () => {
+    const res = await client.chat.completions.create({ model: 'minimax', messages: [{ role: 'user', content: 'Think about it' }] });
+    const message = res.choices[0]?.message as { content: string; reasoning_content?: string };
+    expect(message.reasoning_content?.length ?? 0).toBeGreaterThan(0);
+    expect(message.content).not.toContain('<think>');
+    expect(message.content).toContain('Echo: Think about it');
+  });
+
+  it('streams DeepSeek reasoning deltas before the answer', async () => {
+    const stream = await client.chat.completions.create({ model: 'deepseek-r1', messages: [{ role: 'user', content: 'Reason please' }], stream: true });
+    const kinds: string[] = [];
+    for await (const chunk of stream) {
+      const d = chunk.choices[0]?.delta as { content?: string | null; reasoning_content?: string } | undefined;
+      if (d?.reasoning_content) kinds.push('reasoning');
+      if (d?.content) kinds.push('content');
+    }
+    expect(kinds[0]).toBe('reasoning');
+    expect(kinds.lastIndexOf('reasoning')).toBeLessThan(kinds.indexOf('content'));
+  });
+});
+
+describe('capabilities', () => {
+  it('refuses images to a text-only model with a 400 naming the capability', async () => {
+    const err = await client.chat.completions
+      .create({ model: 'deepseek-v3', messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'https://example.com/a.png' } }] }] })
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(OpenAI.BadRequestError);
+    expect((err as InstanceType<typeof OpenAI.BadRequestError>).message).toMatch(/image input/);
+  });
+
+  it('answers 404 for an unknown id on /models/{id}', async () => {
+    await expect(client.models.retrieve('no-such-model')).rejects.toBeInstanceOf(OpenAI.NotFoundError);
+  });
+});
+
+describe('every catalogue model answers through the local server', () => {
+  const chatModels = [...CATALOGUE.values()].filter((e) => e.kind === 'chat').map((e) => e.id);
+  const embeddingModels = [...CATALOGUE.values()].filter((e) => e.kind === 'embedding').map((e) => e.id);
+
+  it.each(chatModels)('%s answers a short chat request from its own first target', async (model) => {
+    const { data, response } = await client.chat.completions.create({ model, messages: [{ role: 'user', content: `ping ${model}` }], max_tokens: 20 }).withResponse();
+    expect(data.choices[0]?.message.content).toContain(`Echo: ping ${model}`);
+    expect(response.headers.get('x-modelmux-model')).toBe(model);
+    expect(response.headers.get('x-modelmux-attempts')).toBe('1');
+  });
+
+  it.each(embeddingModels)('%s embeds a short input', async (model) => {
+    const res = await client.embeddings.create({ model, input: ['ping', 'pong'] });
+    expect(res.data).toHaveLength(2);
+    expect(res.usage.prompt_tokens).toBeGreaterThan(0);
+  });
+});
