@@ -37,6 +37,11 @@ export interface GatewayOptions {
   simulator?: SimulatorOptions;
   /** Free tokens of the dev account (default: a new account's 200,000). */
   devFreeTokens?: number;
+  /**
+   * Let the handler see a client disconnect (NOT Lambda behaviour; see local/function-url/server.ts),
+   * so a streamed request's upstream is aborted when its client leaves. Default false: as in Lambda.
+   */
+  signalClientDisconnect?: boolean;
 }
 
 export interface RunningGateway {
@@ -96,7 +101,7 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<RunningGa
     const server = createFunctionUrlServer([
       { match: (p) => p.startsWith('/v1/embeddings'), handler: emb.handler, invokeMode: 'BUFFERED', functionName: 'modelmux-embeddings', timeoutMs: 30_000 },
       { match: () => true, handler: chat.handler, invokeMode: 'RESPONSE_STREAM', functionName: 'modelmux-chat', timeoutMs: 300_000 },
-    ]);
+    ], { signalClientDisconnect: opts.signalClientDisconnect === true });
     const listening = await listen(server, opts.port ?? 0, '127.0.0.1');
     closers.push(listening.close);
 

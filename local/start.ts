@@ -12,6 +12,8 @@ const gateway = await startGateway({
   dataDir: join(LOCAL_STATE_DIR, 'dynamodb'),
   devKeyFile: join(LOCAL_STATE_DIR, 'dev-api-key'),
   simulator: { chunkDelayMs: Number(process.env.SIM_CHUNK_DELAY_MS ?? 20) },
+  // Locally a client that leaves stops its upstream request (saves real tokens); Lambda cannot.
+  signalClientDisconnect: true,
 });
 
 const rows = Object.entries(gateway.providers).map(([name, how]) => `  ${name.toLowerCase().padEnd(10)} ${how}`);

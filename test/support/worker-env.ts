@@ -11,3 +11,5 @@ process.env.AWS_SECRET_ACCESS_KEY = 'local';
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true'; // Node 20 end-of-support notice: noise in test output
 delete process.env.AWS_SESSION_TOKEN;
 delete process.env.AWS_PROFILE;
+// The gateway's JSON request logs would bury test output; tests assert behaviour, not log lines.
+process.env.POWERTOOLS_LOG_LEVEL ??= 'SILENT';

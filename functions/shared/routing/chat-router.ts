@@ -162,9 +162,19 @@ export async function routeStream(req: ChatCompletionRequest, plan: readonly Att
       }
       const rest = streamParts(live, attempt, ctx);
       const firstTokenTimer = setTimeout(() => live.abort('first-token-timeout'), timeouts.firstTokenMs);
-      const first = await rest.next().finally(() => clearTimeout(firstTokenTimer));
-      if (first.done === true) throw new UpstreamStreamError(makeFailure('server', 200, 'upstream stream was empty'));
-      return { first: first.value, rest, live };
+      try {
+        // Preamble chunks (a role-only delta) are held with the first real token: until then the
+        // attempt can still fail over invisibly.
+        const first: ChunkParts[] = [];
+        while (!first.some(carriesOutput)) {
+          const next = await rest.next();
+          if (next.done === true) throw new UpstreamStreamError(makeFailure('server', 200, 'upstream stream ended before its first token'));
+          first.push(...next.value);
+        }
+        return { first, rest, live };
+      } finally {
+        clearTimeout(firstTokenTimer);
+      }
     } catch (err) {
       live.close();
       throw err;
@@ -172,6 +182,13 @@ export async function routeStream(req: ChatCompletionRequest, plan: readonly Att
   });
   const { first, rest, live } = out.result;
   return { attempt: out.attempt, attempts: out.attempts, first, rest, close: () => live.close() };
+}
+
+/** True when a part carries something the client would see as output (not just the role preamble). */
+function carriesOutput(p: ChunkParts): boolean {
+  return p.choices.some(
+    (c) => c.finish_reason !== null || !!c.delta.content || !!c.delta.reasoning_content || !!c.delta.refusal || (c.delta.tool_calls?.length ?? 0) > 0,
+  );
 }
 
 /** Decodes, transforms and yields non-empty batches of parts; every error becomes UpstreamStreamError. */
@@ -220,12 +237,15 @@ function clientGone(): GatewayError {
  * overloaded, rate limited or unreachable, 502 when an upstream answered badly.
  */
 export function exhausted(records: readonly AttemptRecord[], deadlineReached: boolean): GatewayError {
-  const kinds = new Set(records.map((r) => r.outcome));
   const tried = records.map((r) => r.publicModel).filter((m, i, a) => a.indexOf(m) === i).join(', ') || 'the model';
-  if (deadlineReached || (kinds.size > 0 && [...kinds].every((k) => k === 'timeout'))) {
+  if (deadlineReached || (records.length > 0 && records.every((r) => r.outcome === 'timeout'))) {
     return new UpstreamUnavailableError(504, `Every upstream for ${tried} timed out. Please retry.`);
   }
-  if ([...kinds].every((k) => k === 'rate-limit' || k === 'overloaded' || k === 'connection' || k === 'timeout')) {
+  // Unavailable: nobody could take the request now (5xx, overload, rate limit, network, timeout).
+  // Anything else (a malformed 200, a retired model, our key refused) is a bad answer: 502.
+  const unavailable = (r: AttemptRecord): boolean =>
+    r.outcome === 'rate-limit' || r.outcome === 'overloaded' || r.outcome === 'connection' || r.outcome === 'timeout' || (r.outcome === 'server' && r.status >= 500);
+  if (records.every(unavailable)) {
     return new UpstreamUnavailableError(503, `Every upstream for ${tried} is unavailable or overloaded right now. Please retry.`, {
       headers: { 'retry-after': '1' },
     });
