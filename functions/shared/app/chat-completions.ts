@@ -27,7 +27,62 @@ export async function chatCompletions(req: GatewayRequest): Promise<GatewayResul
   await admit(caller.accountId);
   const plan = planAttempts(entry, CATALOGUE, await loadUpstreamCredentials(), requiredCapabilities(body));
   const ctx: CallContext = { req, body, accountId: caller.accountId, created: Math.floor(req.receivedAt / 1000) };
-  return body.stream === true ? streamed(ctx, await routeStream(body, plan, routeOptions(req))) : buffered(ctx, await routeBuffered(body, plan, routeOptions(req)));
+  if (body.stream !== true) return buffered(ctx, await routeBuffered(body, plan, routeOptions(req)));
+  const routing = routeStream(body, plan, routeOptions(req));
+  const early = await settledWithin(routing, streamCommitAfterMs());
+  return early ? streamed(ctx, await routing) : streamedLate(ctx, routing);
+}
+
+/**
+ * How long a stream may wait for its first token before the 200 is committed (ms; env
+ * `STREAM_COMMIT_AFTER_MS`, default 10 s). Until then every failure keeps its own status code; after,
+ * SSE comments keep the connection alive — CloudFront cuts an origin silent for 60 s (peers.md B11) —
+ * and fallback goes on invisibly, since comments carry no content.
+ */
+function streamCommitAfterMs(): number {
+  return Number(process.env.STREAM_COMMIT_AFTER_MS ?? 10_000);
+}
+
+/** A keep-alive comment is sent this often while the first token is awaited after commit (ms). */
+const KEEPALIVE_EVERY_MS = 10_000;
+const KEEPALIVE_FRAME = ': modelmux waiting for the first token\n\n';
+
+/** Resolves true when `p` settles (either way) within `ms`; the caller then awaits `p` itself. */
+function settledWithin(p: Promise<unknown>, ms: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const t = setTimeout(() => resolve(false), ms);
+    const done = (): void => {
+      clearTimeout(t);
+      resolve(true);
+    };
+    p.then(done, done);
+  });
+}
+
+/**
+ * A stream committed before its first token: 200 now, keep-alive comments while routing goes on,
+ * then the answer, or — if every target failed — an error event (the status is already sent). The
+ * routing headers are unknown at commit time and so are absent.
+ */
+function streamedLate(ctx: CallContext, routing: Promise<Awaited<ReturnType<typeof routeStream>>>): StreamResult {
+  let inner: StreamResult | undefined;
+  async function* frames(): AsyncGenerator<string> {
+    let outcome: Awaited<typeof routing> | undefined;
+    let failure: unknown;
+    const settled = routing.then(
+      (o) => void (outcome = o),
+      (e: unknown) => void (failure = e),
+    );
+    yield KEEPALIVE_FRAME;
+    while (!(await settledWithin(settled, KEEPALIVE_EVERY_MS))) yield KEEPALIVE_FRAME;
+    if (outcome === undefined) {
+      if (!ctx.req.signal.aborted) yield errorFrame(failure);
+      return;
+    }
+    inner = streamed(ctx, outcome);
+    yield* inner.frames;
+  }
+  return { kind: 'stream', status: 200, headers: {}, frames: frames(), after: async () => inner?.after?.() };
 }
 
 interface CallContext {

@@ -1,0 +1,73 @@
+import OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startGateway, type RunningGateway } from '../../local/gateway';
+
+/**
+ * A stream whose first token is slow: after STREAM_COMMIT_AFTER_MS the 200 is committed and SSE
+ * comments keep the connection alive (CloudFront drops an origin silent for 60 s), while routing and
+ * fallback go on. The OpenAI SDK ignores comments, so the client sees a normal stream.
+ */
+
+let gw: RunningGateway;
+
+beforeAll(async () => {
+  process.env.STREAM_COMMIT_AFTER_MS = '300';
+  process.env.UPSTREAM_TIMEOUTS_MS = JSON.stringify({ stream: { headersMs: 700, firstTokenMs: 700 } });
+  gw = await startGateway({ tablePrefix: `slow-${process.pid}`, devFreeTokens: 10_000_000 });
+});
+
+afterAll(async () => {
+  await gw?.close();
+});
+
+async function rawStream(model: string): Promise<{ status: number; body: string; firstByteMs: number; totalMs: number }> {
+  const started = Date.now();
+  const res = await fetch(`${gw.baseUrl}/chat/completions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${gw.apiKey}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ model, stream: true, messages: [{ role: 'user', content: 'slow start' }] }),
+  });
+  const firstByteMs = Date.now() - started;
+  return { status: res.status, body: await res.text(), firstByteMs, totalMs: Date.now() - started };
+}
+
+describe('slow first token', () => {
+  it('commits the 200 with a keep-alive comment, then streams the answer to [DONE]', async () => {
+    gw.simulator?.reset();
+    gw.simulator?.setFault({ provider: 'openai' }, { kind: 'slow-headers', delayMs: 600 }, { times: 1 });
+    const r = await rawStream('gpt-4o-mini');
+    expect(r.status).toBe(200);
+    expect(r.firstByteMs).toBeLessThan(600);
+    expect(r.body.startsWith(': modelmux waiting for the first token\n\n')).toBe(true);
+    const text = r.body
+      .split('\n\n')
+      .filter((e) => e.startsWith('data: {'))
+      .map((e) => (JSON.parse(e.slice(6)) as { choices: Array<{ delta: { content?: string } }> }).choices[0]?.delta.content ?? '')
+      .join('');
+    expect(text).toContain('Echo: slow start');
+    expect(r.body.trimEnd().endsWith('data: [DONE]')).toBe(true);
+  });
+
+  it('still falls back invisibly after the commit, and the SDK sees a normal stream', async () => {
+    gw.simulator?.reset();
+    gw.simulator?.setFault({ provider: 'openai' }, { kind: 'hang' });
+    const client = new OpenAI({ baseURL: gw.baseUrl, apiKey: gw.apiKey, maxRetries: 0 });
+    let text = '';
+    for await (const c of await client.chat.completions.create({ model: 'gpt-4o-mini', stream: true, messages: [{ role: 'user', content: 'fallback later' }] })) {
+      text += c.choices[0]?.delta.content ?? '';
+    }
+    expect(text).toContain('Echo: fallback later');
+    expect(gw.simulator?.requests.map((q) => q.provider)).toEqual(['openai', 'gemini']);
+  });
+
+  it('ends with an error event, not a silent cut, when every target fails after the commit', async () => {
+    gw.simulator?.reset();
+    for (const p of ['openai', 'gemini', 'anthropic'] as const) gw.simulator?.setFault({ provider: p }, { kind: 'hang' });
+    const r = await rawStream('gpt-4o-mini');
+    expect(r.status).toBe(200);
+    const events = r.body.split('\n\n').filter((e) => e.startsWith('data: '));
+    expect(events).toHaveLength(1);
+    expect(JSON.parse(events[0]?.slice(6) ?? '{}')).toMatchObject({ error: { type: 'timeout_error', code: 'upstream_timeout' } });
+    expect(r.body).not.toContain('[DONE]');
+  });
+});
