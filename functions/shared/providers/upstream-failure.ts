@@ -1,3 +1,4 @@
+import type * as z from 'zod';
 import { InvalidRequestError } from '../openai/errors';
 import type { FailureKind, UpstreamFailure } from './types';
 
@@ -100,4 +101,22 @@ function errorCode(err: unknown): string | undefined {
     e = e.cause;
   }
   return undefined;
+}
+
+/**
+ * Reads an upstream error body: JSON-parses it (an array is unwrapped to its first element — Gemini's
+ * compatibility layer wraps errors so, providers.md §3.9) and validates it with the provider's
+ * tolerant `schema`.
+ * @returns the parsed body, or undefined when the body is not JSON of that shape.
+ */
+export function parseErrorBody<S extends z.ZodType>(bodyText: string, schema: S): z.output<S> | undefined {
+  let json: unknown;
+  try {
+    json = JSON.parse(bodyText);
+  } catch {
+    return undefined;
+  }
+  if (Array.isArray(json)) json = json[0];
+  const parsed = schema.safeParse(json);
+  return parsed.success ? parsed.data : undefined;
 }

@@ -1,5 +1,5 @@
 import type { FailureKind, UpstreamFailure } from '../types';
-import { kindForStatus, makeFailure, retryAfterMs } from '../upstream-failure';
+import { kindForStatus, makeFailure, parseErrorBody, retryAfterMs } from '../upstream-failure';
 import { errorBody, type ErrorObject } from './wire';
 
 /**
@@ -75,12 +75,5 @@ function kindForError(type: string | undefined, status: number, message: string,
 
 /** The `error` object of an error body, or undefined when the body is not Anthropic's shape. */
 function readErrorObject(bodyText: string): ErrorObject | undefined {
-  let json: unknown;
-  try {
-    json = JSON.parse(bodyText);
-  } catch {
-    return undefined;
-  }
-  const parsed = errorBody.safeParse(json);
-  return parsed.success ? (parsed.data.error ?? undefined) : undefined;
+  return parseErrorBody(bodyText, errorBody)?.error ?? undefined;
 }

@@ -1,5 +1,5 @@
 import type { FailureKind, UpstreamFailure } from '../types';
-import { kindForStatus, makeFailure, retryAfterMs } from '../upstream-failure';
+import { kindForStatus, makeFailure, parseErrorBody, retryAfterMs } from '../upstream-failure';
 import { rpcErrorBody, type RpcError } from './wire';
 
 /**
@@ -16,15 +16,7 @@ const CONTEXT_LENGTH = /exceeds the maximum number of tokens/i;
 
 /** The `error` object of a Gemini error body (object or array-wrapped), or undefined. */
 export function readRpcError(bodyText: string): RpcError | undefined {
-  let json: unknown;
-  try {
-    json = JSON.parse(bodyText);
-  } catch {
-    return undefined;
-  }
-  if (Array.isArray(json)) json = json[0];
-  const parsed = rpcErrorBody.safeParse(json);
-  return parsed.success ? parsed.data.error : undefined;
+  return parseErrorBody(bodyText, rpcErrorBody)?.error;
 }
 
 /**

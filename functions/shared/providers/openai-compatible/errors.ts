@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import type { UpstreamFailure } from '../types';
-import { kindForStatus, makeFailure, retryAfterMs } from '../upstream-failure';
+import { kindForStatus, makeFailure, parseErrorBody, retryAfterMs } from '../upstream-failure';
 
 /**
  * Classifies an error response from an OpenAI-compatible upstream (providers.md §1.5, §4.5, §6, §3.9).
@@ -22,15 +22,7 @@ const errorBody = z.looseObject({
 
 /** The parsed `error` object of an OpenAI-style error body, if there is one. */
 export function readOpenAIError(bodyText: string): z.infer<typeof errorBody>['error'] {
-  let json: unknown;
-  try {
-    json = JSON.parse(bodyText);
-  } catch {
-    return undefined;
-  }
-  if (Array.isArray(json)) json = json[0];
-  const parsed = errorBody.safeParse(json);
-  return parsed.success ? parsed.data.error : undefined;
+  return parseErrorBody(bodyText, errorBody)?.error;
 }
 
 /** The verdict for a non-2xx OpenAI-compatible response. */
