@@ -42,6 +42,8 @@ export interface GatewayOptions {
    * so a streamed request's upstream is aborted when its client leaves. Default false: as in Lambda.
    */
   signalClientDisconnect?: boolean;
+  /** The chat function's timeout (ms; default 300,000, as deployed). */
+  chatTimeoutMs?: number;
 }
 
 export interface RunningGateway {
@@ -100,7 +102,7 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<RunningGa
     const emb = await import('../functions/embeddings/handler');
     const server = createFunctionUrlServer([
       { match: (p) => p.startsWith('/v1/embeddings'), handler: emb.handler, invokeMode: 'BUFFERED', functionName: 'modelmux-embeddings', timeoutMs: 30_000 },
-      { match: () => true, handler: chat.handler, invokeMode: 'RESPONSE_STREAM', functionName: 'modelmux-chat', timeoutMs: 300_000 },
+      { match: () => true, handler: chat.handler, invokeMode: 'RESPONSE_STREAM', functionName: 'modelmux-chat', timeoutMs: opts.chatTimeoutMs ?? 300_000 },
     ], { signalClientDisconnect: opts.signalClientDisconnect === true });
     const listening = await listen(server, opts.port ?? 0, '127.0.0.1');
     closers.push(listening.close);

@@ -1,3 +1,5 @@
+// Lambda runs Node 24; the AWS SDK's notice about Node 20 support is noise in local development.
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 import { join } from 'node:path';
 import { LOCAL_STATE_DIR, startGateway } from './gateway';
 

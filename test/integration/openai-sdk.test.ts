@@ -185,6 +185,11 @@ describe('raw HTTP edge cases', () => {
     expect(body.error.message).toMatch(/didn't provide an API key/);
   });
 
+  it('answers 404, not 500, for a malformed percent-encoded model id', async () => {
+    const res = await fetch(gw.baseUrl + '/models/%E0%A4%A', { headers: { authorization: `Bearer ${gw.apiKey}` } });
+    expect(res.status).toBe(404);
+  });
+
   it('answers 404 for an unknown path', async () => {
     const res = await post('/completions', '{}');
     expect(res.status).toBe(404);

@@ -82,7 +82,23 @@ function streamedLate(ctx: CallContext, routing: Promise<Awaited<ReturnType<type
     inner = streamed(ctx, outcome);
     yield* inner.frames;
   }
-  return { kind: 'stream', status: 200, headers: {}, frames: frames(), after: async () => inner?.after?.() };
+  return {
+    kind: 'stream',
+    status: 200,
+    headers: {},
+    frames: frames(),
+    after: async () => {
+      if (inner === undefined) {
+        // The client left during the keep-alive phase: an answer that started anyway is stopped and
+        // billed (prompt, and what was produced), never dropped.
+        const outcome = await routing.catch(() => undefined);
+        if (outcome === undefined) return;
+        outcome.close();
+        inner = streamed(ctx, outcome);
+      }
+      await inner.after?.();
+    },
+  };
 }
 
 interface CallContext {
@@ -145,6 +161,11 @@ function streamed(ctx: CallContext, outcome: Awaited<ReturnType<typeof routeStre
   };
 
   async function* frames(): AsyncGenerator<string> {
+    // The function's time is finite: stop the upstream at the deadline, so the stream ends with an
+    // error event and the ledger is settled within the reserve, instead of Lambda killing the
+    // invocation mid-answer with nothing billed and no end signalled to the client.
+    const deadline = ctx.req.deadline;
+    const deadlineTimer = deadline === undefined ? undefined : setTimeout(() => outcome.close('deadline'), Math.max(0, deadline - Date.now()));
     try {
       for (let batch: ChunkParts[] | undefined = outcome.first; batch !== undefined; ) {
         for (const parts of batch) {
@@ -167,6 +188,7 @@ function streamed(ctx: CallContext, outcome: Awaited<ReturnType<typeof routeStre
       logger.warn('stream failed after first chunk', { requestId: ctx.req.requestId, error: describe(err) });
       yield errorFrame(midStreamError(err));
     } finally {
+      if (deadlineTimer !== undefined) clearTimeout(deadlineTimer);
       outcome.close();
       if (ctx.req.signal.aborted && status !== 'complete') status = 'aborted';
     }
@@ -197,8 +219,18 @@ function toUsage(b: BillableUsage): Usage {
   return makeUsage(b.promptTokens, b.completionTokens);
 }
 
+/**
+ * Our count of a request's tokens, when the upstream gave none. Billing must never fail for want of
+ * a tokenizer: if it cannot load, a conservative characters/3 count is used (still marked estimated).
+ */
 async function estimate(body: ChatCompletionRequest, completionText: string): Promise<BillableUsage> {
-  return { promptTokens: await estimatePromptTokens(body.messages), completionTokens: await estimateTextTokens(completionText), estimated: true };
+  try {
+    return { promptTokens: await estimatePromptTokens(body.messages), completionTokens: await estimateTextTokens(completionText), estimated: true };
+  } catch (err) {
+    logger.error('tokenizer unavailable; billing a characters/3 estimate', { error: err as Error });
+    const promptChars = JSON.stringify(body.messages).length;
+    return { promptTokens: Math.ceil(promptChars / 3), completionTokens: Math.ceil(completionText.length / 3), estimated: true };
+  }
 }
 
 /**

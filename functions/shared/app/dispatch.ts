@@ -15,7 +15,7 @@ export const dispatch: GatewayHandler = async (req: GatewayRequest): Promise<Gat
   if (path === '/v1/embeddings') return only(req, 'POST', embeddings);
   if (path === '/v1/models') return only(req, 'GET', listModels);
   if (path.startsWith('/v1/models/')) {
-    const id = decodeURIComponent(path.slice('/v1/models/'.length));
+    const id = decodePathSegment(path.slice('/v1/models/'.length));
     return only(req, 'GET', (r) => retrieveModel(r, id));
   }
   throw new NotFoundError(`Unknown request URL: ${req.method} ${req.path}. modelmux serves /v1/chat/completions, /v1/embeddings and /v1/models.`, {
@@ -26,4 +26,13 @@ export const dispatch: GatewayHandler = async (req: GatewayRequest): Promise<Gat
 function only(req: GatewayRequest, method: 'GET' | 'POST', handler: GatewayHandler): Promise<GatewayResult> {
   if (req.method !== method) throw new MethodNotAllowedError(req.method, req.path, [method]);
   return handler(req);
+}
+
+/** A malformed percent-encoding is just an id no model has (404), not a server error. */
+function decodePathSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
 }

@@ -92,6 +92,13 @@ export interface ChatCompletionChunk {
 }
 
 /** Builds a Usage with `total_tokens` derived, so it can never disagree with its parts. */
-export function makeUsage(promptTokens: number, completionTokens: number, extra: Partial<Usage> = {}): Usage {
-  return { ...extra, prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens };
+export function makeUsage(
+  promptTokens: number,
+  completionTokens: number,
+  details: Pick<Usage, 'prompt_tokens_details' | 'completion_tokens_details'> = {},
+): Usage {
+  const usage: Usage = { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens };
+  if (details.prompt_tokens_details) usage.prompt_tokens_details = details.prompt_tokens_details;
+  if (details.completion_tokens_details) usage.completion_tokens_details = details.completion_tokens_details;
+  return usage;
 }

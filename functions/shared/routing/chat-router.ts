@@ -50,7 +50,8 @@ export interface BufferedOutcome extends RoutedBase {
 export interface StreamOutcome extends RoutedBase {
   first: ChunkParts[];
   rest: AsyncGenerator<ChunkParts[]>;
-  close(): void;
+  /** Stops the upstream request (`deadline` when the function's time is up). */
+  close(reason?: 'deadline'): void;
 }
 
 /** Options of one routed call. */
@@ -66,39 +67,64 @@ export interface RouteOptions {
 /** Runs one attempt to its result; throws on failure. `timeouts` are already clipped to the deadline. */
 type AttemptRunner<T> = (attempt: Attempt, ctx: AdapterContext, timeouts: Timeouts) => Promise<T>;
 
-/** The bounded attempt loop shared by buffered and streamed calls. */
+/** Thrown by an attempt runner for a target that cannot serve this kind of request (no record, no breaker). */
+class SkipTarget extends Error {}
+
+/**
+ * The bounded attempt loop shared by buffered and streamed calls.
+ *
+ * Breaker: each target is asked `allow()` only when the loop reaches it, and every allowed attempt
+ * reports success or failure (or is released), so a half-open probe is never left hanging. Fail open:
+ * when every target's breaker is open, all are tried anyway rather than refusing outright.
+ * Client errors: one from the requested model's own targets is the client's to fix and is returned at
+ * once; one from an equivalent (another model, another provider's rules) only rules that target out.
+ */
 async function runPlan<T>(plan: readonly Attempt[], opts: RouteOptions, mode: 'stream' | 'buffered', run: AttemptRunner<T>): Promise<RoutedBase & { result: T }> {
   const records: AttemptRecord[] = [];
   const brk = opts.breaker ?? defaultBreaker;
   const policy = opts.retry ?? DEFAULT_RETRY;
   const deadline = opts.deadline ?? Number.POSITIVE_INFINITY;
-  // Fail open: if every target's breaker is open, try them anyway rather than refuse outright.
-  const usable = plan.filter((a) => brk.allow(a.target.key));
+  const requested = plan[0]?.publicModel;
+  const failOpen = plan.every((a) => brk.isOpen(a.target.key));
   let tooSmallWindow = 0;
-  for (const attempt of usable.length > 0 ? usable : plan) {
+  for (const attempt of plan) {
+    const key = attempt.target.key;
     if (attempt.target.contextWindow <= tooSmallWindow) continue;
-    const ctx: AdapterContext = { target: attempt.target, endpoint: attempt.endpoint };
-    for (let retry = 0; ; retry++) {
-      const remaining = deadline - Date.now();
-      if (remaining <= 0) throw exhausted(records, true);
-      const started = Date.now();
-      try {
-        const result = await run(attempt, ctx, clip(timeoutsFor(mode, attempt.providerTimeouts, attempt.target), remaining));
-        brk.success(attempt.target.key);
-        records.push(record(attempt, 'ok', 200, started));
-        return { attempt, attempts: records, result };
-      } catch (err) {
-        const failure = toFailure(err);
-        records.push(record(attempt, failure.kind, failure.status, started));
-        brk.failure(attempt.target.key, failure.kind);
-        if (failure.clientError) throw failure.clientError;
-        if (opts.signal.aborted) throw clientGone();
-        logFailure(attempt, failure);
-        if (failure.kind === 'context-length') tooSmallWindow = Math.max(tooSmallWindow, attempt.target.contextWindow);
-        const wait = retryDelay(failure, retry, deadline - Date.now(), policy);
-        if (wait === undefined) break;
-        if (!(await sleep(wait, opts.signal))) throw clientGone();
+    if (!failOpen && !brk.allow(key)) continue;
+    let reported = false;
+    try {
+      const ctx: AdapterContext = { target: attempt.target, endpoint: attempt.endpoint };
+      for (let retry = 0; ; retry++) {
+        const remaining = deadline - Date.now();
+        if (remaining <= 0) throw exhausted(records, true);
+        const started = Date.now();
+        try {
+          const result = await run(attempt, ctx, clip(timeoutsFor(mode, attempt.providerTimeouts, attempt.target), remaining));
+          brk.success(key);
+          reported = true;
+          records.push(record(attempt, 'ok', 200, started));
+          return { attempt, attempts: records, result };
+        } catch (err) {
+          if (err instanceof SkipTarget) break;
+          // A client that left says nothing about the target's health.
+          if (opts.signal.aborted) throw clientGone();
+          const failure = toFailure(err);
+          records.push(record(attempt, failure.kind, failure.status, started));
+          brk.failure(key, failure.kind);
+          reported = true;
+          if (failure.clientError) {
+            if (attempt.publicModel === requested) throw failure.clientError;
+            break;
+          }
+          logFailure(attempt, failure);
+          if (failure.kind === 'context-length') tooSmallWindow = Math.max(tooSmallWindow, attempt.target.contextWindow);
+          const wait = retryDelay(failure, retry, deadline - Date.now(), policy);
+          if (wait === undefined) break;
+          if (!(await sleep(wait, opts.signal))) throw clientGone();
+        }
       }
+    } finally {
+      if (!reported) brk.release(key);
     }
   }
   throw exhausted(records, false);
@@ -123,9 +149,10 @@ export async function routeBufferedCall<T>(
   build: (attempt: Attempt, ctx: AdapterContext) => UpstreamHttpRequest | undefined,
   parse: (text: string, attempt: Attempt, ctx: AdapterContext) => T,
 ): Promise<RoutedBase & { result: T }> {
-  const servable = plan.filter((a) => build(a, { target: a.target, endpoint: a.endpoint }) !== undefined);
-  return runPlan(servable, opts, 'buffered', async (attempt, ctx, timeouts) => {
-    const live = await startAttempt(build(attempt, ctx) as UpstreamHttpRequest, opts.signal, timeouts);
+  return runPlan(plan, opts, 'buffered', async (attempt, ctx, timeouts) => {
+    const upstreamReq = build(attempt, ctx);
+    if (upstreamReq === undefined) throw new SkipTarget();
+    const live = await startAttempt(upstreamReq, opts.signal, timeouts);
     try {
       const text = await readText(live);
       if (!live.ok) throw new UpstreamStreamError(attempt.adapter.classifyError(live.status, text, live.headers()));
@@ -181,7 +208,7 @@ export async function routeStream(req: ChatCompletionRequest, plan: readonly Att
     }
   });
   const { first, rest, live } = out.result;
-  return { attempt: out.attempt, attempts: out.attempts, first, rest, close: () => live.close() };
+  return { attempt: out.attempt, attempts: out.attempts, first, rest, close: (reason) => (reason ? live.abort(reason) : live.close()) };
 }
 
 /** True when a part carries something the client would see as output (not just the role preamble). */

@@ -82,6 +82,12 @@ export class CircuitBreaker {
     this.health.set(key, h);
   }
 
+  /** An allowed attempt that never ran (or never reported): give the half-open probe back. */
+  release(key: string): void {
+    const h = this.health.get(key);
+    if (h) h.probing = false;
+  }
+
   /** Whether the target is currently skipped (for logs and tests). */
   isOpen(key: string): boolean {
     const h = this.health.get(key);

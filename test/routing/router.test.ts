@@ -1,0 +1,85 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { CATALOGUE, getModel } from '../../functions/shared/catalogue/catalogue';
+import { chatCompletionRequest } from '../../functions/shared/openai/chat-request';
+import { planAttempts } from '../../functions/shared/routing/attempt-plan';
+import { routeBuffered, routeStream } from '../../functions/shared/routing/chat-router';
+import { CircuitBreaker } from '../../functions/shared/routing/circuit-breaker';
+import { startSimulator, type Simulator } from '../../local/simulator';
+
+/**
+ * The router against the real simulator over loopback, with its own short-cooldown breaker: the
+ * cases a whole-gateway test cannot steer (breaker timing, aborts, per-target refusals).
+ */
+
+let sim: Simulator;
+let creds: Record<string, string>;
+
+beforeAll(async () => {
+  sim = await startSimulator();
+  creds = {
+    OPENAI_API_KEY: 'k', OPENAI_BASE_URL: sim.urls.openai,
+    ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: `${sim.baseUrl}/anthropic`,
+    GEMINI_API_KEY: 'k', GEMINI_BASE_URL: sim.urls.gemini,
+  };
+});
+afterAll(async () => {
+  await sim.close();
+});
+beforeEach(() => sim.reset());
+
+const req = (extra: Record<string, unknown> = {}) => chatCompletionRequest.parse({ model: 'x', messages: [{ role: 'user', content: 'router test' }], ...extra });
+const plan = (model: string) => planAttempts(getModel(model, 'chat'), CATALOGUE, creds);
+const signal = () => new AbortController().signal;
+const noRetry = { maxRetriesPerTarget: 0, baseDelayMs: 1, maxDelayMs: 1, maxRetryAfterMs: 0 };
+
+describe('circuit breaker in the attempt loop', () => {
+  it('never leaves a half-open probe hanging on a target the loop did not reach', async () => {
+    const breaker = new CircuitBreaker({ failureThreshold: 1, cooldownMs: 50 });
+    // Open gpt-4o's breaker, then let its cooldown pass.
+    sim.setFault({ provider: 'openai' }, { kind: 'status', status: 500 }, { times: 1 });
+    await routeBuffered(req(), plan('gpt-4o'), { signal: signal(), breaker, retry: noRetry });
+    expect(breaker.isOpen('openai:gpt-4o')).toBe(true);
+    await new Promise((r) => setTimeout(r, 60));
+    // A request for claude-3-5-sonnet (whose plan lists gpt-4o as an equivalent) succeeds on Claude
+    // without reaching gpt-4o…
+    await routeBuffered(req(), plan('claude-3-5-sonnet'), { signal: signal(), breaker });
+    // …and gpt-4o must still be probed by the next request for it, not skipped forever.
+    const out = await routeBuffered(req(), plan('gpt-4o'), { signal: signal(), breaker });
+    expect(out.attempt.target.key).toBe('openai:gpt-4o');
+  });
+
+  it('does not count a client that left against the target', async () => {
+    const breaker = new CircuitBreaker({ failureThreshold: 2, cooldownMs: 60_000 });
+    sim.setFault({ provider: 'openai' }, { kind: 'hang' });
+    for (let i = 0; i < 3; i++) {
+      const c = new AbortController();
+      setTimeout(() => c.abort(), 50);
+      await expect(routeStream(req({ stream: true }), plan('gpt-4o'), { signal: c.signal, breaker })).rejects.toMatchObject({ status: 499 });
+    }
+    expect(breaker.isOpen('openai:gpt-4o')).toBe(false);
+  });
+});
+
+describe('per-target refusals', () => {
+  it('an equivalent whose adapter refuses the request (n > 1 on Claude) is skipped, not the whole request', async () => {
+    sim.setFault({ provider: 'openai' }, { kind: 'status', status: 503 });
+    const out = await routeBuffered(req({ n: 2 }), plan('gpt-4o'), { signal: signal(), breaker: new CircuitBreaker(), retry: noRetry });
+    expect(out.attempt.publicModel).toBe('gemini-2.5-pro');
+    expect(out.attempts.map((a) => `${a.publicModel}:${a.outcome}`)).toEqual([
+      'gpt-4o:overloaded',
+      'claude-3-5-sonnet:client',
+      'claude-3-5-sonnet:client',
+      'gemini-2.5-pro:ok',
+    ]);
+  });
+
+  it('a healthy primary serves a request its equivalents could not', async () => {
+    const out = await routeBuffered(req({ n: 2 }), plan('gpt-4o'), { signal: signal(), breaker: new CircuitBreaker() });
+    expect(out.attempt.target.key).toBe('openai:gpt-4o');
+  });
+
+  it('the requested model refusing the request is the client\'s error, returned at once', async () => {
+    await expect(routeBuffered(req({ n: 2 }), plan('claude-3-5-sonnet'), { signal: signal(), breaker: new CircuitBreaker() })).rejects.toMatchObject({ status: 400, param: 'n' });
+    expect(sim.requests).toHaveLength(0);
+  });
+});
