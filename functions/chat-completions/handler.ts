@@ -30,6 +30,7 @@ export const handler = awslambda.streamifyResponse(async (event: APIGatewayProxy
     }
   }
   out.end();
-  logRequest(req, result.status);
-  await result.after?.();
+  // A billed request logs its one line when settled (with tokens and cost); others log here.
+  if (result.after) await result.after();
+  else logRequest(req, result.status);
 });

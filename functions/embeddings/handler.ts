@@ -1,5 +1,6 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { dispatch } from '../shared/app/dispatch';
+import type { GatewayRequest, GatewayResult } from '../shared/http/types';
 import { fromFunctionUrlEvent, logRequest, responseHeaders, runCore } from '../shared/edge/function-url';
 
 /**
@@ -14,11 +15,15 @@ export const handler = async (event: APIGatewayProxyEventV2, context?: Context):
     // A streamed chat request sent to the buffered URL: collect it (the chat URL streams it live).
     let body = '';
     for await (const frame of result.frames) body += frame;
-    await result.after?.();
-    logRequest(req, result.status);
+    await settleOrLog(req, result);
     return { statusCode: result.status, headers: responseHeaders(result, req.requestId), body };
   }
-  await result.after?.();
-  logRequest(req, result.status);
+  await settleOrLog(req, result);
   return { statusCode: result.status, headers: responseHeaders(result, req.requestId), body: JSON.stringify(result.body) };
 };
+
+/** A billed request logs its one line when settled (with tokens and cost); others log here. */
+async function settleOrLog(req: GatewayRequest, result: GatewayResult): Promise<void> {
+  if (result.after) await result.after();
+  else logRequest(req, result.status);
+}

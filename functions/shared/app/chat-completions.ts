@@ -137,7 +137,7 @@ async function buffered(ctx: CallContext, outcome: Awaited<ReturnType<typeof rou
     status: 200,
     headers: routingHeaders(outcome),
     body: completion,
-    after: () => settleRequest({ accountId: ctx.accountId, requestId: ctx.req.requestId, requestedModel: ctx.body.model, attempt: outcome.attempt, attempts: outcome.attempts, usage: billable, status: 'complete' }),
+    after: () => settleRequest({ accountId: ctx.accountId, requestId: ctx.req.requestId, receivedAt: ctx.req.receivedAt, requestedModel: ctx.body.model, attempt: outcome.attempt, attempts: outcome.attempts, usage: billable, status: 'complete' }),
   };
 }
 
@@ -201,7 +201,7 @@ function streamed(ctx: CallContext, outcome: Awaited<ReturnType<typeof routeStre
     frames: frames(),
     after: async () => {
       const billable = usage !== undefined && status === 'complete' ? fromUsage(usage) : await estimateOr(usage, ctx.body, text);
-      await settleRequest({ accountId: ctx.accountId, requestId: ctx.req.requestId, requestedModel: ctx.body.model, attempt: outcome.attempt, attempts: outcome.attempts, usage: billable, status });
+      await settleRequest({ accountId: ctx.accountId, requestId: ctx.req.requestId, receivedAt: ctx.req.receivedAt, requestedModel: ctx.body.model, attempt: outcome.attempt, attempts: outcome.attempts, usage: billable, status });
     },
   };
 }

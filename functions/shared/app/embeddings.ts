@@ -54,6 +54,7 @@ export async function embeddings(req: GatewayRequest): Promise<JsonResult> {
       settleRequest({
         accountId: caller.accountId,
         requestId: req.requestId,
+        receivedAt: req.receivedAt,
         requestedModel: body.model,
         attempt: outcome.attempt,
         attempts: outcome.attempts,

@@ -22,6 +22,8 @@ export interface SettleInput {
   attempts: readonly AttemptRecord[];
   usage: BillableUsage;
   status: 'complete' | 'partial' | 'aborted';
+  /** Epoch ms the request arrived (its latency is logged as of the settle: the last byte is out). */
+  receivedAt: number;
 }
 
 /**
@@ -45,9 +47,14 @@ export async function settleRequest(input: SettleInput): Promise<void> {
     status: input.status,
   };
   try {
+    const latencyMs = Date.now() - input.receivedAt;
     const result = await settle(entry);
-    logger.info('settled', {
+    // The request's one log line: ids, models, provider, tokens, cost, latency — never text or keys.
+    logger.info('request', {
       requestId: entry.requestId,
+      latencyMs,
+      status: entry.status,
+      attempts: input.attempts.length,
       model: entry.publicModel,
       servedModel: entry.servedModel,
       provider: entry.provider,
