@@ -38,6 +38,9 @@ const ESM_REQUIRE_BANNER =
 export const TOKENIZER_FILE = 'tokenizer-o200k.mjs';
 const TOKENIZER_SOURCE = 'node_modules/gpt-tokenizer/esm/encoding/o200k_base.js';
 
+/** Replaces `@aws-sdk/credential-provider-node` in the bundles: an env-only default credential chain. */
+const LAMBDA_CREDENTIALS_SOURCE = 'functions/shared/store/lambda-credentials.ts';
+
 /** Headers the official OpenAI SDKs send (providers.md §1.6), allowed for browser-based callers. */
 const SDK_HEADERS = [
   'authorization',
@@ -132,6 +135,9 @@ export class GatewayFunction extends Construct {
         // Bundle the SDK too (CDK's default leaves @aws-sdk/* to the runtime's copy, whose version we
         // do not control and never tested). Only the lazily loaded tokenizer file stays outside.
         externalModules: [`./${TOKENIZER_FILE}`],
+        // Credentials in Lambda come from the environment only: the rest of the SDK's default chain
+        // (SSO, INI, IMDS, STS) is 140 KB of dead code at every cold start (see lambda-credentials.ts).
+        esbuildArgs: { '--alias': `@aws-sdk/credential-provider-node=./${LAMBDA_CREDENTIALS_SOURCE}` },
         define: { 'process.env.MODELMUX_TOKENIZER_MODULE': JSON.stringify(`./${TOKENIZER_FILE}`) },
         commandHooks: {
           beforeBundling: () => [],

@@ -9,6 +9,7 @@ import { ModelmuxStack } from '../../lib/modelmux-stack';
 import { stackPropsFromContext } from '../../lib/stack-context';
 import {
   actionsOf,
+  assetDirOf,
   allIamStatements,
   type CfnResource,
   type IamStatement,
@@ -269,8 +270,7 @@ describe('functions', () => {
 
   it('ship a real local esbuild bundle: ESM with the createRequire banner, source map and metafile', () => {
     for (const [fn, entry] of [[ids.chatFn, 'functions/chat-completions/handler.ts'], [ids.embeddingsFn, 'functions/embeddings/handler.ts']] as const) {
-      const s3Key = String((fnProps(fn).Code as { S3Key: string }).S3Key);
-      const assetDir = join(assemblyDir, `asset.${s3Key.replace(/\.zip$/, '')}`);
+      const assetDir = assetDirOf(template, assemblyDir, fn);
       const code = readFileSync(join(assetDir, 'index.mjs'), 'utf8');
       expect(code.startsWith("import { createRequire as __modelmuxCreateRequire } from 'node:module';")).toBe(true);
       expect(code).toMatch(/\/\/# sourceMappingURL=index\.mjs\.map\s*$/);

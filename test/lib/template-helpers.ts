@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { App } from 'aws-cdk-lib';
 import type { Template } from 'aws-cdk-lib/assertions';
 import { REPO_ROOT } from '../../lib/constructs/gateway-function';
@@ -84,4 +85,12 @@ export function logicalIdByPath(template: Template, type: string, pathPart: stri
   );
   if (matches.length !== 1) throw new Error(`expected one ${type} at ${pathPart}, found ${matches.length}`);
   return matches[0]![0];
+}
+
+/** The folder in the cloud assembly holding a Lambda function's code asset (its bundle). */
+export function assetDirOf(template: Template, assemblyDir: string, fnLogicalId: string): string {
+  const fn = resourcesOfType(template, 'AWS::Lambda::Function')[fnLogicalId];
+  const s3Key = String((fn?.Properties?.Code as { S3Key?: string } | undefined)?.S3Key ?? '');
+  if (!s3Key.endsWith('.zip')) throw new Error(`function ${fnLogicalId} has no zip asset`);
+  return join(assemblyDir, `asset.${s3Key.replace(/\.zip$/, '')}`);
 }
