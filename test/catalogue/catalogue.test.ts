@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { CATALOGUE, getModel, loadCatalogue } from '../../functions/shared/catalogue/catalogue';
+import { CATALOGUE, getModel } from '../../functions/shared/catalogue/catalogue';
+import { loadCatalogue } from '../../functions/shared/catalogue/load';
+import { catalogueSchema } from '../../functions/shared/catalogue/schema';
 import { CATALOGUE_DATA } from '../../functions/shared/catalogue/models';
 import { NotFoundError } from '../../functions/shared/openai/errors';
 import { usdPerToken } from '../../functions/shared/app/models';
@@ -44,6 +46,11 @@ describe('catalogue', () => {
 
   it('never lets an embedding model fall back to another model', () => {
     for (const e of CATALOGUE.values()) if (e.kind === 'embedding') expect(e.equivalents).toEqual([]);
+  });
+
+  it('ships data that passes the catalogue schema (it is not re-validated at load)', () => {
+    expect(catalogueSchema.safeParse(CATALOGUE_DATA).success).toBe(true);
+    expect(loadCatalogue(CATALOGUE_DATA)).toEqual(CATALOGUE);
   });
 
   it('rejects data with an unknown equivalent, a duplicate id or a bad price', () => {

@@ -2,11 +2,15 @@ import { NotFoundError } from '../openai/errors';
 import { displayedPrice, usdPerMTokToMicro } from '../billing/price';
 import type { ProviderName } from '../providers/provider-names';
 import { CATALOGUE_DATA } from './models';
-import { catalogueSchema, type Capabilities, type CatalogueEntryData, type CatalogueTargetData } from './schema';
+import type { Capabilities, CatalogueEntryData, CatalogueTargetData } from './schema';
 
 /**
- * The loaded catalogue: the data of `models.ts`, validated, with displayed prices computed once.
- * Built at module load (once per Lambda container).
+ * The loaded catalogue: the data of `models.ts` with displayed prices computed once, built at module
+ * load (once per Lambda container).
+ *
+ * The built-in data is typed by the schema (tsc) and validated against `catalogueSchema` in the test
+ * suite (test/catalogue), not at every cold start: zod parsing it cost ~10 ms of INIT (BENCHMARKS.md,
+ * load profile). Data from anywhere else goes through `loadCatalogue` (load.ts), which validates.
  */
 
 /** A target with its prices in integer micro-USD per 1M tokens, upstream and displayed (incl. fee). */
@@ -44,12 +48,10 @@ export interface CatalogueEntry {
 export type Catalogue = ReadonlyMap<string, CatalogueEntry>;
 
 /**
- * Validates raw catalogue data and computes its prices.
- * @throws Error when the data fails the schema, an id repeats, or an equivalent names an unknown id
- *   or one of another kind.
+ * Builds the catalogue from typed entries: computes prices and checks what a type cannot.
+ * @throws Error when an id repeats, or an equivalent names an unknown id, itself, or one of another kind.
  */
-export function loadCatalogue(data: unknown): Catalogue {
-  const entries = catalogueSchema.parse(data);
+export function buildCatalogue(entries: readonly CatalogueEntryData[]): Catalogue {
   const byId = new Map<string, CatalogueEntry>();
   for (const e of entries) {
     if (byId.has(e.id)) throw new Error(`catalogue: duplicate model id ${e.id}`);
@@ -98,7 +100,7 @@ function toTarget(t: CatalogueTargetData): CatalogueTarget {
 }
 
 /** The catalogue of this deployment (built once per container). */
-export const CATALOGUE: Catalogue = loadCatalogue(CATALOGUE_DATA);
+export const CATALOGUE: Catalogue = buildCatalogue(CATALOGUE_DATA);
 
 /**
  * Looks up a public model of the given kind.

@@ -2,8 +2,9 @@ import type { CatalogueEntryData, CatalogueTargetData, Capabilities } from './sc
 
 /**
  * The model catalogue as data: public name → ordered upstream targets (live ids, upstream prices with
- * the date read and the source), capabilities, and equivalents for fallback. Validated by
- * `catalogueSchema` at load; displayed prices (upstream × 1.055) are computed by the loader, never typed.
+ * the date read and the source), capabilities, and equivalents for fallback. Typed by the schema and
+ * validated against `catalogueSchema` in test/catalogue; displayed prices (upstream × 1.055) are
+ * computed by `buildCatalogue`, never typed.
  *
  * Facts: /work/shared/reference/providers.md (§8 prices, §2.8/§3.8/§4.2/§5.1/§6 lifecycles), read
  * 2026-11-22. Several ids the spec names are retired upstream; each such entry says where it now goes.
