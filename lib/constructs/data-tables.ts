@@ -13,13 +13,16 @@ type LogicalName = TableSchema['logicalName'];
  * "Using IAM with DynamoDB transactions"), so TransactWriteItems itself needs no grant.
  * - keys: GetItem to resolve the key hash. Creating, listing (GSI) and revoking keys is the admin CLI's
  *   job, run with an operator's own credentials: not granted here.
- * - accounts: GetItem (admission check), UpdateItem (debit), ConditionCheckItem (guards in transactions).
- * - ledger: PutItem (one entry per billed request, conditional on the request id: idempotent settle).
+ * - accounts: GetItem (admission check, free-token re-read), UpdateItem (the debit, whose own condition
+ *   guards it: no ConditionCheck item is used).
+ * - ledger: PutItem (one entry per billed request, conditional on the request id: idempotent settle) and
+ *   GetItem (a replayed settle reads the first entry's charge back instead of charging twice).
+ * test/lib/gateway-grants.test.ts records what the request path really calls and holds this list to it.
  */
 export const GATEWAY_TABLE_ACTIONS: Readonly<Record<LogicalName, readonly string[]>> = {
   keys: ['dynamodb:GetItem'],
-  accounts: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:ConditionCheckItem'],
-  ledger: ['dynamodb:PutItem'],
+  accounts: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
+  ledger: ['dynamodb:PutItem', 'dynamodb:GetItem'],
 };
 
 /** Props of {@link DataTables}. */

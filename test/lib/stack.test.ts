@@ -221,8 +221,8 @@ describe('IAM least privilege', () => {
     }
     expect(GATEWAY_TABLE_ACTIONS).toEqual({
       keys: ['dynamodb:GetItem'],
-      accounts: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:ConditionCheckItem'],
-      ledger: ['dynamodb:PutItem'],
+      accounts: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
+      ledger: ['dynamodb:PutItem', 'dynamodb:GetItem'],
     });
   });
 

@@ -1,0 +1,91 @@
+import { randomBytes } from 'node:crypto';
+import OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { clearBalanceCache } from '../../functions/shared/billing/balance-cache';
+import { newRequestId, settle } from '../../functions/shared/billing/ledger';
+import { documentClient } from '../../functions/shared/store/dynamo';
+import { tableNames } from '../../functions/shared/store/tables';
+import { GATEWAY_TABLE_ACTIONS } from '../../lib/constructs/data-tables';
+import { startGateway, type RunningGateway } from '../../local/gateway';
+
+/**
+ * The IAM grants of the gateway functions (GATEWAY_TABLE_ACTIONS) against what their code really does:
+ * every DynamoDB operation of the request path — buffered and streamed chat, embeddings, the free-token
+ * re-read and an idempotent replay of a settle — is recorded at the SDK's middleware stack, turned into
+ * the IAM action each one needs (transaction items each need their own: DynamoDB Developer Guide, "Using
+ * IAM with DynamoDB transactions"), and must be granted; and every granted action must be used.
+ */
+
+/** IAM action per DynamoDB operation (the SDK's command names), and per TransactWriteItems item kind. */
+const ACTION_OF_COMMAND: Record<string, string> = {
+  GetItemCommand: 'dynamodb:GetItem',
+  PutItemCommand: 'dynamodb:PutItem',
+  UpdateItemCommand: 'dynamodb:UpdateItem',
+  DeleteItemCommand: 'dynamodb:DeleteItem',
+  QueryCommand: 'dynamodb:Query',
+  ScanCommand: 'dynamodb:Scan',
+};
+const ACTION_OF_TRANSACT_ITEM: Record<string, string> = {
+  Put: 'dynamodb:PutItem',
+  Update: 'dynamodb:UpdateItem',
+  Delete: 'dynamodb:DeleteItem',
+  ConditionCheck: 'dynamodb:ConditionCheckItem',
+};
+
+let gw: RunningGateway;
+let client: OpenAI;
+const used = new Set<string>();
+
+beforeAll(async () => {
+  gw = await startGateway({ tablePrefix: `grants-${process.pid}` });
+  client = new OpenAI({ baseURL: gw.baseUrl, apiKey: gw.apiKey, maxRetries: 0 });
+  documentClient().middlewareStack.add(
+    (next, context) => async (args) => {
+      const input = args.input as { TableName?: string; TransactItems?: Array<Record<string, { TableName?: string }>> };
+      const command = String(context.commandName);
+      if (command === 'TransactWriteItemsCommand') {
+        for (const item of input.TransactItems ?? []) {
+          for (const [kind, op] of Object.entries(item)) used.add(`${logicalName(op.TableName)} ${ACTION_OF_TRANSACT_ITEM[kind] ?? `unknown:${kind}`}`);
+        }
+      } else {
+        used.add(`${logicalName(input.TableName)} ${ACTION_OF_COMMAND[command] ?? `unknown:${command}`}`);
+      }
+      return next(args);
+    },
+    { step: 'initialize', name: `recordGrantUse${randomBytes(4).toString('hex')}` },
+  );
+});
+
+afterAll(async () => {
+  await gw?.close();
+});
+
+function logicalName(table: string | undefined): string {
+  const names = tableNames();
+  const found = (Object.keys(names) as Array<keyof typeof names>).find((k) => names[k] === table);
+  return found ?? `unknown-table:${table}`;
+}
+
+describe('gateway table grants', () => {
+  it('cover every DynamoDB action the request path performs, and nothing it does not', async () => {
+    await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'grants' }] });
+    const stream = await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'grants' }], stream: true });
+    for await (const chunk of stream) void chunk;
+    await client.embeddings.create({ model: 'text-embedding-3-small', input: 'grants' });
+
+    // A settle whose cached balance is gone re-reads the account; a settle replayed (the same request id
+    // again, as after a retried invocation) reads the first entry back instead of charging twice.
+    clearBalanceCache();
+    const entry = {
+      accountId: gw.accountId, requestId: newRequestId(), publicModel: 'gpt-4o', servedModel: 'gpt-4o', provider: 'openai',
+      promptTokens: 3, completionTokens: 2, inputPrice: 2_637_500, outputPrice: 10_550_000, usageEstimated: false, fallbackPath: [],
+    };
+    expect((await settle(entry)).alreadySettled).toBe(false);
+    expect((await settle(entry)).alreadySettled).toBe(true);
+
+    // Settles run after the response: give the last ones a moment to land.
+    await new Promise((r) => setTimeout(r, 200));
+    const granted = Object.entries(GATEWAY_TABLE_ACTIONS).flatMap(([table, actions]) => actions.map((a) => `${table} ${a}`));
+    expect([...used].sort()).toEqual(granted.sort());
+  });
+});
