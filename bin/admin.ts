@@ -20,7 +20,7 @@ import { addCredit, createAccount, getAccount } from '../functions/shared/accoun
 import { createKey, listKeys, revokeKey } from '../functions/shared/accounts/key-store';
 import { usageSummary, type UsageTotals } from '../functions/shared/billing/ledger';
 import { formatNanoUsd, usdToNanoUsd } from '../functions/shared/billing/money';
-import { GatewayError } from '../functions/shared/openai/errors';
+import { GatewayError, NotFoundError } from '../functions/shared/openai/errors';
 import { tableNames } from '../functions/shared/store/tables';
 
 // The SDK warns once per process that Node 20 support ends in 2027; in a CLI that is noise on every run.
@@ -96,7 +96,7 @@ async function run(command: string, values: Values): Promise<[unknown, string]> 
     case 'accounts show': {
       const id = required(values, 'account');
       const a = await getAccount(id, { consistent: true });
-      if (!a) throw new GatewayError(404, 'not_found_error', `No account ${id}.`);
+      if (!a) throw new NotFoundError(`No account ${id}.`);
       return [a, lines([['account', a.accountId], ['keys', a.keyCount], ['free tokens', count(a.freeTokens)], ['credit', formatNanoUsd(a.creditNanoUsd)], ['created', a.createdAt]])];
     }
     case 'keys create': {

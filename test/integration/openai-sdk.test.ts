@@ -144,13 +144,16 @@ describe('models and errors through the openai SDK', () => {
 
   it('raises AuthenticationError for a wrong key', async () => {
     const bad = new OpenAI({ baseURL: gw.baseUrl, apiKey: 'sk-mux-wrongwrongwrongwrongwrongwrongwrongwrongwro', maxRetries: 0 });
-    await expect(bad.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'x' }] })).rejects.toBeInstanceOf(OpenAI.AuthenticationError);
+    const err = await bad.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'x' }] }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(OpenAI.AuthenticationError);
+    // OpenAI's own 401 body (providers.md §1.5): type invalid_request_error, code invalid_api_key.
+    expect(err).toMatchObject({ type: 'invalid_request_error', code: 'invalid_api_key' });
   });
 
   it('raises NotFoundError for an unknown model, with code model_not_found', async () => {
     const err = await client.chat.completions.create({ model: 'gpt-9-ultra', messages: [{ role: 'user', content: 'x' }] }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(OpenAI.NotFoundError);
-    expect((err as InstanceType<typeof OpenAI.NotFoundError>).code).toBe('model_not_found');
+    expect(err).toMatchObject({ type: 'invalid_request_error', code: 'model_not_found', param: 'model' });
   });
 
   it('raises BadRequestError for a body without messages, naming the parameter', async () => {

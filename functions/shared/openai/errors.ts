@@ -11,9 +11,7 @@
 /** OpenAI's `error.type` values that modelmux emits. */
 export type OpenAIErrorType =
   | 'invalid_request_error'
-  | 'authentication_error'
   | 'permission_error'
-  | 'not_found_error'
   | 'insufficient_quota'
   | 'rate_limit_error'
   | 'server_error'
@@ -63,10 +61,10 @@ export class InvalidRequestError extends GatewayError {
   }
 }
 
-/** 401: missing, malformed, unknown or revoked API key. */
+/** 401: missing, malformed, unknown or revoked API key (OpenAI: type `invalid_request_error`, providers.md §1.5). */
 export class AuthenticationError extends GatewayError {
   constructor(message: string, code: string | null = 'invalid_api_key') {
-    super(401, 'authentication_error', message, { code });
+    super(401, 'invalid_request_error', message, { code });
   }
 }
 
@@ -77,10 +75,10 @@ export class InsufficientCreditError extends GatewayError {
   }
 }
 
-/** 404: unknown model, or unknown path. */
+/** 404: unknown model, or unknown path (OpenAI: type `invalid_request_error`, code `model_not_found`; providers.md §1.5). */
 export class NotFoundError extends GatewayError {
   constructor(message: string, init: GatewayErrorInit = {}) {
-    super(404, 'not_found_error', message, init);
+    super(404, 'invalid_request_error', message, init);
   }
 }
 
