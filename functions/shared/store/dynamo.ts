@@ -9,7 +9,7 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 export interface DocumentClientOptions {
   /** e.g. `http://127.0.0.1:8000` for DynamoDB Local; omitted = the AWS regional endpoint. */
   endpoint?: string;
-  /** AWS region; default `AWS_REGION`, else `us-east-1`. */
+  /** AWS region; default `AWS_REGION`, else the SDK's region chain (profile config); `us-east-1` for a custom endpoint. */
   region?: string;
   /** Total attempts per call, including the first (SDK retry strategy). Default 3. */
   maxAttempts?: number;
@@ -39,7 +39,10 @@ export function createDocumentClient(opts: DocumentClientOptions = {}): DynamoDB
   const endpoint = opts.endpoint;
   const hasEnvCredentials = Boolean(process.env.AWS_ACCESS_KEY_ID && process.env.AWS_SECRET_ACCESS_KEY);
   const client = new DynamoDBClient({
-    region: opts.region ?? process.env.AWS_REGION ?? 'us-east-1',
+    // Without an explicit region, let the SDK's chain find it (AWS_REGION, then the profile in
+    // ~/.aws/config, for the admin CLI); a made-up default would send it to the wrong region's tables.
+    // DynamoDB Local ignores the region, but the SDK needs one to sign.
+    region: opts.region ?? process.env.AWS_REGION ?? (endpoint ? 'us-east-1' : undefined),
     ...(endpoint ? { endpoint } : {}),
     ...(endpoint && !hasEnvCredentials ? { credentials: LOCAL_DUMMY_CREDENTIALS } : {}),
     maxAttempts: opts.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
