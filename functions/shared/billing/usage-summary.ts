@@ -56,6 +56,8 @@ export async function usageSummary(accountId: string, opts: { since?: string } =
           KeyConditionExpression: sinceMs === undefined ? 'accountId = :a' : 'accountId = :a AND requestId >= :from',
           ExpressionAttributeValues: { ':a': accountId, ...(sinceMs === undefined ? {} : { ':from': requestIdFloor(sinceMs) }) },
           ExclusiveStartKey: startKey,
+          // An operator checking usage right after a request must see its entry.
+          ConsistentRead: true,
         }),
       ),
     );
