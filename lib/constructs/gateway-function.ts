@@ -48,6 +48,7 @@ const SDK_HEADERS = [
   'openai-organization',
   'openai-project',
   'x-stainless-arch',
+  'x-stainless-helper-method',
   'x-stainless-lang',
   'x-stainless-os',
   'x-stainless-package-version',

@@ -104,7 +104,7 @@ describe('Function URLs', () => {
       const cors = resourcesOfType(template, 'AWS::Lambda::Url')[url]?.Properties?.Cors;
       expect(cors).toMatchObject({ AllowOrigins: ['*'], AllowMethods: ['POST', 'GET'] });
       const allowHeaders = (cors as { AllowHeaders?: string[] } | undefined)?.AllowHeaders;
-      expect(allowHeaders).toEqual(expect.arrayContaining(['authorization', 'content-type', 'x-stainless-retry-count', 'x-stainless-timeout']));
+      expect(allowHeaders).toEqual(expect.arrayContaining(['authorization', 'content-type', 'x-stainless-retry-count', 'x-stainless-timeout', 'x-stainless-helper-method']));
       expect(allowHeaders).not.toContain('*');
     }
   });
