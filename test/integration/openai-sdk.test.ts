@@ -56,6 +56,25 @@ describe('chat completions through the openai SDK', () => {
     expect(sawUsage).toBe(false);
   });
 
+  it('forwards each streamed chunk as the upstream sends it, not in one batch at the end', async () => {
+    // The simulator waits 150 ms between events; a gateway that buffered the answer would deliver every
+    // delta in the same instant at the end. Arrival times are read as the SDK yields each chunk.
+    const gapMs = 150;
+    gw.simulator?.setChunkDelay(gapMs);
+    try {
+      const stream = await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'pace me' }], stream: true });
+      const arrivals: number[] = [];
+      for await (const chunk of stream) if (chunk.choices[0]?.delta.content) arrivals.push(performance.now());
+      expect(arrivals.length).toBeGreaterThanOrEqual(5);
+      // n content events paced 150 ms apart span (n - 1) × 150 ms upstream; allow half of that for jitter.
+      expect((arrivals.at(-1) ?? 0) - (arrivals[0] ?? 0)).toBeGreaterThan(((arrivals.length - 1) * gapMs) / 2);
+      const spreadOut = arrivals.slice(1).filter((t, i) => t - (arrivals[i] ?? t) > gapMs / 2).length;
+      expect(spreadOut).toBeGreaterThanOrEqual(arrivals.length - 2);
+    } finally {
+      gw.simulator?.setChunkDelay(0);
+    }
+  });
+
   it('ends a stream with a usage chunk when stream_options.include_usage is set', async () => {
     const stream = await client.chat.completions.create({
       model: 'gpt-4o-mini',
