@@ -31,10 +31,19 @@ const refusalPart = z.strictObject({ type: z.literal('refusal'), refusal: z.stri
 export const userContentPart = z.discriminatedUnion('type', [textPart, imagePart, audioPart, filePart]);
 export type UserContentPart = z.infer<typeof userContentPart>;
 
+/**
+ * Gemini's thought signature on a tool call, in the place Google's own OpenAI-compatible layer puts
+ * it: `extra_content.google.thought_signature` (providers.md §3.2: it must come back on later turns of
+ * a Gemini 2.5/3 tool loop). modelmux returns it on Gemini tool calls and accepts exactly this field
+ * when a client echoes the assistant message back.
+ */
+const toolCallExtraContent = z.strictObject({ google: z.strictObject({ thought_signature: z.string() }) });
+
 const toolCall = z.strictObject({
   id: z.string(),
   type: z.literal('function'),
   function: z.strictObject({ name: z.string(), arguments: z.string() }),
+  extra_content: toolCallExtraContent.optional(),
 });
 export type ToolCall = z.infer<typeof toolCall>;
 

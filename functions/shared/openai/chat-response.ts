@@ -58,6 +58,8 @@ export interface ToolCallDelta {
   id?: string;
   type?: 'function';
   function?: { name?: string; arguments?: string };
+  /** Gemini's thought signature, on the call's first fragment (see `ToolCall['extra_content']`). */
+  extra_content?: ToolCall['extra_content'];
 }
 
 export interface ChunkDelta {
