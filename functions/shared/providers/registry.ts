@@ -1,10 +1,12 @@
 import { anthropicAdapter } from './anthropic/adapter';
 import { geminiAdapter } from './gemini/adapter';
-import { createOpenAICompatibleAdapter, type UpstreamBody } from './openai-compatible/adapter';
+import { createOpenAICompatibleAdapter } from './openai-compatible/adapter';
+import { replayReasoningInToolLoop } from './openai-compatible/history';
+import { miniMaxAdjust, miniMaxErrorInBody, replayMiniMaxReasoning } from './openai-compatible/minimax';
+import { openAIAdjust } from './openai-compatible/o-series';
 import type { TimeoutOverrides } from '../routing/timeouts';
 import type { ProviderName } from './provider-names';
-import type { ProviderAdapter, ProviderEndpoint, UpstreamFailure } from './types';
-import { kindForStatus, makeFailure } from './upstream-failure';
+import type { ProviderAdapter, ProviderEndpoint } from './types';
 
 /**
  * The only list of providers: name → adapter, where its key and base URL come from, and its default
@@ -22,47 +24,6 @@ export interface ProviderSpec {
   defaultBaseUrl: string;
   /** Attempt time limits for this provider, over the defaults (routing/timeouts.ts). */
   timeouts?: TimeoutOverrides;
-}
-
-/** Sampling fields OpenAI's o-series rejects with 400 `unsupported_parameter` (providers.md §1.9). */
-const O_SERIES_REJECTED = ['temperature', 'top_p', 'presence_penalty', 'frequency_penalty', 'logprobs', 'top_logprobs', 'logit_bias'] as const;
-
-function openAIAdjust(body: UpstreamBody, _req: unknown, ctx: { target: { capabilities: { reasoning: string } } }): void {
-  if (ctx.target.capabilities.reasoning !== 'hidden') return;
-  // o-series: max_tokens is refused; max_completion_tokens is the same bound incl. reasoning tokens.
-  if (body.max_tokens != null && body.max_completion_tokens == null) body.max_completion_tokens = body.max_tokens;
-  delete body.max_tokens;
-  for (const f of O_SERIES_REJECTED) delete body[f];
-}
-
-/** MiniMax takes temperature in (0, 1] only (providers.md §5.1); 0 is refused, so send the smallest step. */
-function miniMaxAdjust(body: UpstreamBody): void {
-  const t = body.temperature;
-  if (typeof t === 'number') body.temperature = Math.min(1, Math.max(0.01, t));
-  // Reasoning apart from the answer, in reasoning_details, instead of inline <think> tags (§5.2).
-  body.reasoning_split = true;
-}
-
-/** MiniMax may report an error inside an HTTP 200 as `base_resp.status_code != 0` (providers.md §5.4). */
-function miniMaxErrorInBody(body: unknown): UpstreamFailure | undefined {
-  if (typeof body !== 'object' || body === null || !('base_resp' in body)) return undefined;
-  const br = (body as { base_resp?: { status_code?: unknown; status_msg?: unknown } | null }).base_resp;
-  const code = typeof br?.status_code === 'number' ? br.status_code : 0;
-  if (code === 0) return undefined;
-  const message = `minimax: ${typeof br?.status_msg === 'string' ? br.status_msg : 'error'} (base_resp ${code})`;
-  switch (code) {
-    case 1002:
-      return makeFailure('rate-limit', 429, message);
-    case 1001:
-      return makeFailure('timeout', 504, message);
-    case 1004:
-    case 1008:
-      return makeFailure('auth-config', 401, message);
-    case 2013:
-      return makeFailure('client', 400, message);
-    default:
-      return makeFailure(kindForStatus(500), 500, message);
-  }
 }
 
 const REGISTRY: Readonly<Record<ProviderName, ProviderSpec>> = {
@@ -93,8 +54,9 @@ const REGISTRY: Readonly<Record<ProviderName, ProviderSpec>> = {
   },
   deepseek: {
     name: 'deepseek',
-    // V4 thinking mode wants reasoning_content echoed within a tool loop (providers.md §4.3).
-    adapter: createOpenAICompatibleAdapter({ keepReasoningInHistory: true }),
+    // Original R1 refuses an echoed reasoning_content; V3.2+/V4 thinking mode wants it within the
+    // current tool loop (providers.md §4.3).
+    adapter: createOpenAICompatibleAdapter({ replayReasoning: replayReasoningInToolLoop }),
     keyVar: 'DEEPSEEK_API_KEY',
     baseUrlVar: 'DEEPSEEK_BASE_URL',
     defaultBaseUrl: 'https://api.deepseek.com',
@@ -104,7 +66,7 @@ const REGISTRY: Readonly<Record<ProviderName, ProviderSpec>> = {
   },
   minimax: {
     name: 'minimax',
-    adapter: createOpenAICompatibleAdapter({ adjustBody: miniMaxAdjust, errorInBody: miniMaxErrorInBody }),
+    adapter: createOpenAICompatibleAdapter({ adjustBody: miniMaxAdjust, errorInBody: miniMaxErrorInBody, replayReasoning: replayMiniMaxReasoning }),
     keyVar: 'MINIMAX_API_KEY',
     baseUrlVar: 'MINIMAX_BASE_URL',
     defaultBaseUrl: 'https://api.minimax.io/v1',

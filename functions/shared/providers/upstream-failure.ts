@@ -86,6 +86,25 @@ export function makeFailure(
   return failure;
 }
 
+/**
+ * OpenAI's error code for a request or answer refused by a safety system (OpenAI returns it as a 400
+ * `invalid_request_error`); modelmux uses it for every upstream's content-policy refusal.
+ */
+export const CONTENT_POLICY_CODE = 'content_policy_violation';
+
+/**
+ * An upstream refused the content (the prompt or the answer): the client's 400, never retried or
+ * sent to another model, since a fallback would silently route around the policy.
+ */
+export function contentPolicyFailure(status: number, message: string): UpstreamFailure {
+  return makeFailure('client', status, message, { code: CONTENT_POLICY_CODE });
+}
+
+/** True for a {@link contentPolicyFailure}: a stream already under way ends with `content_filter` instead. */
+export function isContentPolicyFailure(f: UpstreamFailure): boolean {
+  return f.clientError?.code === CONTENT_POLICY_CODE;
+}
+
 /** A failure raised before any HTTP status: connection refused/reset, DNS, our timers. */
 export function transportFailure(err: unknown, timedOut: boolean): UpstreamFailure {
   if (timedOut) return makeFailure('timeout', 0, 'upstream timed out');

@@ -5,6 +5,7 @@ import type { AdapterContext, ProviderAdapter, UpstreamFailure, UpstreamHttpRequ
 import { UpstreamStreamError } from '../types';
 import { makeFailure } from '../upstream-failure';
 import { classifyOpenAIError } from './errors';
+import { toUpstreamMessages, type ReasoningReplay } from './history';
 import { createOpenAIStreamTransform } from './stream';
 import { chatCompletionBody, embeddingsBody, joinReasoningDetails, mapFinishReason, mapUsage } from './wire';
 
@@ -26,8 +27,8 @@ export interface OpenAICompatibleOptions {
   authHeaders?: (apiKey: string) => Record<string, string>;
   /** Last edit of the body before it is sent (drop or rename fields the provider rejects). */
   adjustBody?: (body: UpstreamBody, req: ChatCompletionRequest, ctx: AdapterContext) => void;
-  /** Keep `reasoning_content` on assistant messages sent upstream (providers that need it echoed). */
-  keepReasoningInHistory?: boolean;
+  /** What becomes of an assistant's echoed `reasoning_content` (default: dropped; history.ts). */
+  replayReasoning?: ReasoningReplay;
   /** An error reported inside a 200 body (MiniMax `base_resp`), or undefined. */
   errorInBody?: (body: unknown) => UpstreamFailure | undefined;
 }
@@ -45,8 +46,12 @@ export function createOpenAICompatibleAdapter(options: OpenAICompatibleOptions =
 
   const adapter: ProviderAdapter = {
     buildChatRequest(req, ctx, stream): UpstreamHttpRequest {
-      const body: UpstreamBody = { ...req, model: ctx.target.upstreamModel, ...ctx.target.upstreamParams };
-      if (!options.keepReasoningInHistory) body.messages = req.messages.map(stripReasoning);
+      const body: UpstreamBody = { ...req };
+      // A model that does not reason refuses the field (OpenAI 400) or reads it as a switch to think
+      // (DeepSeek V4, providers.md §4.2), next to a catalogue `thinking: disabled`.
+      if (ctx.target.capabilities.reasoning === 'none') delete body.reasoning_effort;
+      Object.assign(body, { model: ctx.target.upstreamModel, ...ctx.target.upstreamParams });
+      body.messages = toUpstreamMessages(req.messages, ctx, options.replayReasoning);
       clampOutputTokens(body, ctx.target.maxOutputTokens);
       if (stream) {
         // Always ask for usage so every streamed token is billed from the upstream's own count; the
@@ -124,13 +129,6 @@ export function parseJson(text: string): unknown {
   } catch {
     throw new UpstreamStreamError(makeFailure('server', 200, 'upstream sent a body that is not valid JSON'));
   }
-}
-
-/** Assistant turns may carry our own `reasoning_content` from an earlier reply; most upstreams reject it. */
-function stripReasoning(m: ChatCompletionRequest['messages'][number]): ChatCompletionRequest['messages'][number] {
-  if (m.role !== 'assistant' || m.reasoning_content == null) return m;
-  const { reasoning_content: _dropped, ...rest } = m;
-  return rest;
 }
 
 /** A request for more output than the target can give is capped at its limit (tokens). */

@@ -1,7 +1,7 @@
 import type { ChunkChoice, ChunkDelta, ChunkParts, ToolCallDelta } from '../../openai/chat-response';
 import type { AdapterContext, StreamTransform, UpstreamFailure, UpstreamSseEvent } from '../types';
 import { UpstreamStreamError } from '../types';
-import { makeFailure } from '../upstream-failure';
+import { isContentPolicyFailure, makeFailure } from '../upstream-failure';
 import { chatChunkBody, joinReasoningDetails, mapFinishReason, mapUsage } from './wire';
 
 /**
@@ -9,6 +9,10 @@ import { chatChunkBody, joinReasoningDetails, mapFinishReason, mapUsage } from '
  * A `data: {"error":…}` payload — how OpenAI-compatible upstreams report a failure after the 200 —
  * and a stream that ends before any `finish_reason` both throw, so a cut is never passed on as a
  * normal end.
+ *
+ * A content-policy refusal inside the stream (MiniMax `base_resp` 1026/1027, providers.md §5.4) throws
+ * the client's 400 while nothing has been emitted but the role preamble; once output has gone out it
+ * ends the stream the way OpenAI does, with `finish_reason: "content_filter"`.
  */
 export function createOpenAIStreamTransform(
   ctx: AdapterContext,
@@ -16,6 +20,8 @@ export function createOpenAIStreamTransform(
 ): StreamTransform {
   let finished = false;
   let done = false;
+  /** Content, reasoning or a tool call has been emitted (the client's 200 may be under way). */
+  let sentOutput = false;
   const provider = ctx.endpoint.provider;
 
   return {
@@ -32,6 +38,11 @@ export function createOpenAIStreamTransform(
         throw new UpstreamStreamError(makeFailure('server', 200, `${provider}: malformed stream event`));
       }
       const inBody = errorInBody?.(json);
+      if (inBody && isContentPolicyFailure(inBody) && sentOutput && !finished) {
+        finished = true;
+        done = true;
+        return [{ choices: [{ index: 0, delta: {}, finish_reason: 'content_filter' }] }];
+      }
       if (inBody) throw new UpstreamStreamError(inBody);
       const parsed = chatChunkBody.safeParse(json);
       if (!parsed.success) throw new UpstreamStreamError(makeFailure('server', 200, `${provider}: malformed stream chunk`));
@@ -42,7 +53,9 @@ export function createOpenAIStreamTransform(
       const choices: ChunkChoice[] = (chunk.choices ?? []).map((c, i) => {
         const finish = mapFinishReason(c.finish_reason);
         if (finish !== null) finished = true;
-        return { index: c.index ?? i, delta: toDelta(c.delta), finish_reason: finish };
+        const delta = toDelta(c.delta);
+        if (delta.content || delta.reasoning_content || delta.refusal || delta.tool_calls) sentOutput = true;
+        return { index: c.index ?? i, delta, finish_reason: finish };
       });
       const usage = mapUsage(chunk.usage ?? chunk.x_groq?.usage);
       if (choices.length === 0 && usage === undefined) return [];

@@ -1,0 +1,78 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { CATALOGUE } from '../../../functions/shared/catalogue/catalogue';
+import { chatCompletionRequest, type ChatCompletionRequest } from '../../../functions/shared/openai/chat-request';
+import type { ChunkParts } from '../../../functions/shared/openai/chat-response';
+import { providerSpec } from '../../../functions/shared/providers/registry';
+import type { AdapterContext } from '../../../functions/shared/providers/types';
+import { UpstreamStreamError } from '../../../functions/shared/providers/types';
+import { decodeSse } from '../../../functions/shared/sse/decode';
+
+/**
+ * Shared helpers of the OpenAI-compatible adapter tests (OpenAI, DeepSeek, MiniMax, Llama hosts;
+ * fixtures in test/fixtures/openai and test/fixtures/minimax, written from providers.md §1.4,
+ * §4.3–4.5, §5.2, §5.4).
+ */
+
+/** A fixture's bytes: `dir` is the fixture folder (`openai`, `minimax`). */
+export const fixture = (name: string, dir = 'openai'): Buffer => readFileSync(join(__dirname, '..', '..', 'fixtures', dir, name));
+
+/** The adapter context of a public model's target, from the real catalogue. */
+export function ctxFor(model: string, targetIndex = 0): AdapterContext {
+  const target = CATALOGUE.get(model)?.targets[targetIndex];
+  if (!target) throw new Error(`no target for ${model}`);
+  return { target, endpoint: { provider: target.provider, baseUrl: 'http://127.0.0.1:1/base', apiKey: 'upstream-key' } };
+}
+
+/** A validated client request (defaults applied, as the router receives it). */
+export const request = (extra: Record<string, unknown> = {}): ChatCompletionRequest =>
+  chatCompletionRequest.parse({ model: 'x', messages: [{ role: 'user', content: 'hi' }], ...extra });
+
+/** The JSON body the adapter of `model`'s first target would send upstream. */
+export function sentBody(model: string, req: ChatCompletionRequest, stream = false): unknown {
+  const ctx = ctxFor(model);
+  return JSON.parse(providerSpec(ctx.target.provider).adapter.buildChatRequest(req, ctx, stream).body);
+}
+
+/** Feeds bytes in pieces of `size`, so lines and multi-byte characters are split. */
+async function* pieces(bytes: Buffer, size: number): AsyncGenerator<Uint8Array> {
+  for (let i = 0; i < bytes.length; i += size) yield bytes.subarray(i, i + size);
+}
+
+/** Every part the transform emitted, and what it threw (undefined for a clean end). */
+export interface StreamRun {
+  parts: ChunkParts[];
+  error: unknown;
+}
+
+/** Runs bytes through decodeSse and a fresh transform of `model`'s first target, as the router does. */
+export async function runStreamCapturing(model: string, bytes: Buffer, size: number): Promise<StreamRun> {
+  const ctx = ctxFor(model);
+  const transform = providerSpec(ctx.target.provider).adapter.createStreamTransform(ctx);
+  const parts: ChunkParts[] = [];
+  try {
+    for await (const ev of decodeSse(pieces(bytes, size))) parts.push(...transform.push(ev));
+    parts.push(...transform.end());
+  } catch (error) {
+    return { parts, error };
+  }
+  return { parts, error: undefined };
+}
+
+/** The parts of a stream that must end cleanly. @throws whatever the transform threw. */
+export async function runStream(model: string, bytes: Buffer, size: number): Promise<ChunkParts[]> {
+  const run = await runStreamCapturing(model, bytes, size);
+  if (run.error !== undefined) throw run.error;
+  return run.parts;
+}
+
+/** The error `fn` throws, which must be an UpstreamStreamError. */
+export function thrown(fn: () => unknown): UpstreamStreamError {
+  try {
+    fn();
+  } catch (err) {
+    if (err instanceof UpstreamStreamError) return err;
+    throw err;
+  }
+  throw new Error('expected an UpstreamStreamError');
+}
