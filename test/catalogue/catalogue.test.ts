@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CATALOGUE, getModel } from '../../functions/shared/catalogue/catalogue';
+import { CATALOGUE, displayedPricesFor, getModel } from '../../functions/shared/catalogue/catalogue';
 import { loadCatalogue } from '../../functions/shared/catalogue/load';
 import { catalogueSchema } from '../../functions/shared/catalogue/schema';
 import { CATALOGUE_DATA } from '../../functions/shared/catalogue/models';
@@ -46,6 +46,32 @@ describe('catalogue', () => {
 
   it('never lets an embedding model fall back to another model', () => {
     for (const e of CATALOGUE.values()) if (e.kind === 'embedding') expect(e.equivalents).toEqual([]);
+    const embedding = CATALOGUE_DATA.find((e) => e.kind === 'embedding');
+    const other = CATALOGUE_DATA.find((e) => e.kind === 'embedding' && e !== embedding);
+    if (!embedding || !other) throw new Error('two embedding models expected');
+    expect(() => loadCatalogue([{ ...embedding, equivalents: [other.id] }, other])).toThrow(/never fall back/);
+  });
+
+  it('keeps every price to three dollar decimals, so the fee is exact and each request rounds once', () => {
+    for (const e of CATALOGUE.values()) {
+      for (const t of e.targets) {
+        for (const p of [t.upstreamPrice, ...(t.longContext ? [t.longContext.upstreamPrice] : [])]) {
+          expect(p.input % 1000, `${t.key} input`).toBe(0);
+          expect(p.output % 1000, `${t.key} output`).toBe(0);
+        }
+      }
+    }
+  });
+
+  it('prices Gemini 2.5 Pro prompts over 200K tokens at the long-context tier, for input and output', () => {
+    const pro = getModel('gemini-2.5-pro', 'chat').targets[0];
+    if (!pro) throw new Error('gemini-2.5-pro has no target');
+    expect(pro.longContext?.upstreamPrice).toEqual({ input: 2_500_000, output: 15_000_000 });
+    expect(displayedPricesFor(pro, 200_000)).toEqual({ input: 1_318_750, output: 10_550_000 });
+    expect(displayedPricesFor(pro, 200_001)).toEqual({ input: 2_637_500, output: 15_825_000 });
+    const mini = getModel('gpt-4o-mini', 'chat').targets[0];
+    if (!mini) throw new Error('gpt-4o-mini has no target');
+    expect(displayedPricesFor(mini, 10_000_000)).toBe(mini.displayedPrice);
   });
 
   it('ships data that passes the catalogue schema (it is not re-validated at load)', () => {

@@ -20,8 +20,11 @@ export interface ModelObject {
   context_length: number;
   max_output_tokens: number;
   capabilities: { tools: boolean; vision: boolean; reasoning: string; json_mode: boolean };
-  /** USD per token, incl. the 5.5% platform fee, exact decimal strings. */
-  pricing: { prompt: string; completion: string };
+  /**
+   * USD per token, incl. the 5.5% platform fee, exact decimal strings. `long_context`: the prices of a
+   * request whose prompt has more than `prompt_tokens_above` tokens, when the model has such a tier.
+   */
+  pricing: { prompt: string; completion: string; long_context?: { prompt_tokens_above: number; prompt: string; completion: string } };
 }
 
 /** Lists every model. */
@@ -49,7 +52,17 @@ function toModelObject(e: CatalogueEntry): ModelObject {
     context_length: t.contextWindow,
     max_output_tokens: t.maxOutputTokens,
     capabilities: { tools: t.capabilities.tools, vision: t.capabilities.vision, reasoning: t.capabilities.reasoning, json_mode: t.capabilities.jsonMode },
-    pricing: { prompt: usdPerToken(t.displayedPrice.input), completion: usdPerToken(t.displayedPrice.output) },
+    pricing: {
+      prompt: usdPerToken(t.displayedPrice.input),
+      completion: usdPerToken(t.displayedPrice.output),
+      ...(t.longContext && {
+        long_context: {
+          prompt_tokens_above: t.longContext.promptTokensAbove,
+          prompt: usdPerToken(t.longContext.displayedPrice.input),
+          completion: usdPerToken(t.longContext.displayedPrice.output),
+        },
+      }),
+    },
   };
 }
 

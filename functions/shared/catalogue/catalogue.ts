@@ -27,10 +27,18 @@ export interface CatalogueTarget {
   /** Per-target time-limit overrides (ms). */
   timeouts: CatalogueTargetData['timeouts'];
   /** Upstream price, micro-USD per 1M tokens. */
-  upstreamPrice: { input: number; output: number };
+  upstreamPrice: TokenPrices;
   /** What the client pays: upstream × 1.055, micro-USD per 1M tokens. */
-  displayedPrice: { input: number; output: number };
+  displayedPrice: TokenPrices;
+  /** The long-prompt tier, when the upstream has one: prices for requests whose prompt exceeds the threshold. */
+  longContext: { promptTokensAbove: number; upstreamPrice: TokenPrices; displayedPrice: TokenPrices } | undefined;
   priceReadOn: string;
+}
+
+/** Input and output prices, integer micro-USD per 1M tokens. */
+export interface TokenPrices {
+  input: number;
+  output: number;
 }
 
 /** One public model. */
@@ -49,7 +57,8 @@ export type Catalogue = ReadonlyMap<string, CatalogueEntry>;
 
 /**
  * Builds the catalogue from typed entries: computes prices and checks what a type cannot.
- * @throws Error when an id repeats, or an equivalent names an unknown id, itself, or one of another kind.
+ * @throws Error when an id repeats, an equivalent names an unknown id, itself or one of another kind,
+ *   or an embedding model names any equivalent.
  */
 export function buildCatalogue(entries: readonly CatalogueEntryData[]): Catalogue {
   const byId = new Map<string, CatalogueEntry>();
@@ -63,6 +72,8 @@ export function buildCatalogue(entries: readonly CatalogueEntryData[]): Catalogu
       if (other === undefined) throw new Error(`catalogue: ${e.id} names unknown equivalent ${eq}`);
       if (other.kind !== e.kind) throw new Error(`catalogue: ${e.id} (${e.kind}) names equivalent ${eq} of kind ${other.kind}`);
       if (eq === e.id) throw new Error(`catalogue: ${e.id} names itself as equivalent`);
+      // Vectors of different models live in different spaces: an embedding never falls back to another model.
+      if (e.kind === 'embedding') throw new Error(`catalogue: embedding model ${e.id} names an equivalent (${eq}); embeddings never fall back to another model`);
     }
   }
   return byId;
@@ -81,8 +92,9 @@ function toEntry(e: CatalogueEntryData): CatalogueEntry {
 }
 
 function toTarget(t: CatalogueTargetData): CatalogueTarget {
-  const input = usdPerMTokToMicro(t.price.inputUsdPerMTok);
-  const output = usdPerMTokToMicro(t.price.outputUsdPerMTok);
+  const upstreamPrice = prices(t.price.inputUsdPerMTok, t.price.outputUsdPerMTok);
+  const long = t.price.longContext;
+  const longPrice = long && prices(long.inputUsdPerMTok, long.outputUsdPerMTok);
   return {
     key: `${t.provider}:${t.upstreamModel}`,
     provider: t.provider,
@@ -93,10 +105,28 @@ function toTarget(t: CatalogueTargetData): CatalogueTarget {
     upstreamParams: t.upstreamParams,
     dimensions: t.dimensions,
     timeouts: t.timeouts,
-    upstreamPrice: { input, output },
-    displayedPrice: { input: displayedPrice(input), output: displayedPrice(output) },
+    upstreamPrice,
+    displayedPrice: withFee(upstreamPrice),
+    longContext: long && longPrice ? { promptTokensAbove: long.promptTokensAbove, upstreamPrice: longPrice, displayedPrice: withFee(longPrice) } : undefined,
     priceReadOn: t.price.readOn,
   };
+}
+
+function prices(inputUsdPerMTok: number, outputUsdPerMTok: number): TokenPrices {
+  return { input: usdPerMTokToMicro(inputUsdPerMTok), output: usdPerMTokToMicro(outputUsdPerMTok) };
+}
+
+function withFee(p: TokenPrices): TokenPrices {
+  return { input: displayedPrice(p.input), output: displayedPrice(p.output) };
+}
+
+/**
+ * The displayed prices (µUSD per 1M tokens, fee included) one request pays on `target`: its
+ * long-context tier when the prompt is over that tier's threshold, else the base prices.
+ */
+export function displayedPricesFor(target: CatalogueTarget, promptTokens: number): TokenPrices {
+  const long = target.longContext;
+  return long !== undefined && promptTokens > long.promptTokensAbove ? long.displayedPrice : target.displayedPrice;
 }
 
 /** The catalogue of this deployment (built once per container). */

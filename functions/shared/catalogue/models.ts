@@ -21,6 +21,12 @@ const GEMINI_PRICING = 'ai.google.dev pricing (providers.md §8)';
 const DEEPSEEK_PRICING = 'api-docs.deepseek.com pricing (providers.md §8)';
 const MINIMAX_PRICING = 'platform.minimax.io pricing-paygo (providers.md §8)';
 
+/**
+ * When the prices below were read: from providers.md §8 (itself compiled from the providers' pricing
+ * pages and their mirrors, 2025–2026), on this date.
+ */
+const READ_ON = '2026-11-22';
+
 type PriceTuple = [input: number, output: number, readOn: string, source: string];
 
 function target(
@@ -35,24 +41,32 @@ function target(
   return { provider, upstreamModel, price: { inputUsdPerMTok, outputUsdPerMTok, readOn, source }, contextWindow, maxOutputTokens, capabilities, ...extra };
 }
 
+function withLongContext(t: CatalogueTargetData, longContext: NonNullable<CatalogueTargetData['price']['longContext']>): CatalogueTargetData {
+  return { ...t, price: { ...t.price, longContext } };
+}
+
 // Claude models all share Anthropic's 200K window.
-const claude = (id: string, price: [number, number], maxOut: number, readOn = '2026-08-19') =>
-  target('anthropic', id, [price[0], price[1], readOn, ANTHROPIC_PRICING], 200_000, maxOut, VISION_THINKING);
+const claude = (id: string, price: [number, number], maxOut: number) =>
+  target('anthropic', id, [price[0], price[1], READ_ON, ANTHROPIC_PRICING], 200_000, maxOut, VISION_THINKING);
 
 const claudeSonnet46 = claude('claude-sonnet-4-6', [3, 15], 64_000);
 const claudeOpus46 = claude('claude-opus-4-6', [5, 25], 64_000);
-const gemini25FlashLite = target('gemini', 'gemini-2.5-flash-lite', [0.1, 0.4, '2026-08-21', GEMINI_PRICING], 1_048_576, 65_536, VISION);
-const gemini25Flash = target('gemini', 'gemini-2.5-flash', [0.3, 2.5, '2026-08-21', GEMINI_PRICING], 1_048_576, 65_536, {
+const gemini25FlashLite = target('gemini', 'gemini-2.5-flash-lite', [0.1, 0.4, READ_ON, GEMINI_PRICING], 1_048_576, 65_536, VISION);
+const gemini25Flash = target('gemini', 'gemini-2.5-flash', [0.3, 2.5, READ_ON, GEMINI_PRICING], 1_048_576, 65_536, {
   ...VISION,
   reasoning: 'exposed',
 });
-const gemini25Pro = target('gemini', 'gemini-2.5-pro', [1.25, 10, '2026-08-21', GEMINI_PRICING], 1_048_576, 65_536, {
-  ...VISION,
-  reasoning: 'exposed',
-});
+// Gemini 2.5 Pro bills the whole request at $2.50 / $15 once the prompt is over 200K tokens (providers.md §8).
+const gemini25Pro = withLongContext(
+  target('gemini', 'gemini-2.5-pro', [1.25, 10, READ_ON, GEMINI_PRICING], 1_048_576, 65_536, { ...VISION, reasoning: 'exposed' }),
+  { promptTokensAbove: 200_000, inputUsdPerMTok: 2.5, outputUsdPerMTok: 15 },
+);
 // DeepSeek V4 (2026-04-24) replaced V3/R1; deepseek-chat / deepseek-reasoner were retired after
-// 2026-07-24 (providers.md §4.2). V4 prices are low-confidence third-party figures (⚠, §8).
-const V4_FLASH_PRICE: PriceTuple = [0.15, 0.6, '2026-10-01', 'third-party page, low confidence (providers.md §8 ⚠)'];
+// 2026-07-24 (providers.md §4.2). V4 prices are low-confidence third-party figures (⚠, §8): the only
+// V4-Flash figure on record is the OFF-PEAK price of a 2026-10 third-party page; the peak price is
+// unverified, and peak-hour requests may cost more upstream than we charge. Verify on
+// api-docs.deepseek.com before production and update this line.
+const V4_FLASH_PRICE: PriceTuple = [0.15, 0.6, READ_ON, 'off-peak figure of a 2026-10 third-party page; peak unverified (providers.md §8 ⚠)'];
 const deepseekV4Flash = target('deepseek', 'deepseek-v4-flash', V4_FLASH_PRICE, 128_000, 8_192, TEXT, {
   upstreamParams: { thinking: { type: 'disabled' } },
 });
@@ -60,9 +74,9 @@ const deepseekV4FlashThinking = target('deepseek', 'deepseek-v4-flash', V4_FLASH
   upstreamParams: { thinking: { type: 'enabled' } },
 });
 const minimax = (id: string, price: [number, number]) =>
-  target('minimax', id, [price[0], price[1], '2026-08-21', MINIMAX_PRICING], 204_800, 131_072, { ...TEXT, reasoning: 'exposed' });
+  target('minimax', id, [price[0], price[1], READ_ON, MINIMAX_PRICING], 204_800, 131_072, { ...TEXT, reasoning: 'exposed' });
 const openaiEmbedding = (id: string, price: number, dimensions: number) =>
-  target('openai', id, [price, 0, '2026-08-21', OPENAI_PRICING], 8_192, 1, EMBEDDING, { dimensions });
+  target('openai', id, [price, 0, READ_ON, OPENAI_PRICING], 8_192, 1, EMBEDDING, { dimensions });
 
 /** The catalogue (32 models: 27 chat, 5 embedding). */
 export const CATALOGUE_DATA: CatalogueEntryData[] = [
@@ -70,13 +84,13 @@ export const CATALOGUE_DATA: CatalogueEntryData[] = [
   {
     id: 'gpt-4o', kind: 'chat', ownedBy: 'openai', created: 1715367049,
     description: 'GPT-4o, OpenAI flagship multimodal model.',
-    targets: [target('openai', 'gpt-4o', [2.5, 10, '2026-08-21', OPENAI_PRICING], 128_000, 16_384, VISION)],
+    targets: [target('openai', 'gpt-4o', [2.5, 10, READ_ON, OPENAI_PRICING], 128_000, 16_384, VISION)],
     equivalents: ['claude-3-5-sonnet', 'gemini-2.5-pro'],
   },
   {
     id: 'gpt-4o-mini', kind: 'chat', ownedBy: 'openai', created: 1721172741,
     description: 'GPT-4o mini: the small, fast and cheap GPT-4o variant.',
-    targets: [target('openai', 'gpt-4o-mini', [0.15, 0.6, '2026-08-21', OPENAI_PRICING], 128_000, 16_384, VISION)],
+    targets: [target('openai', 'gpt-4o-mini', [0.15, 0.6, READ_ON, OPENAI_PRICING], 128_000, 16_384, VISION)],
     equivalents: ['gemini-2.0-flash', 'claude-haiku-4-5'],
   },
   {
@@ -84,7 +98,7 @@ export const CATALOGUE_DATA: CatalogueEntryData[] = [
     description: 'o3-mini reasoning model (reasoning hidden, billed as output).',
     // Hidden reasoning happens before the first visible token: allow it minutes, not seconds.
     targets: [
-      target('openai', 'o3-mini', [1.1, 4.4, '2026-08-21', OPENAI_PRICING], 200_000, 100_000, { ...TEXT, reasoning: 'hidden' }, {
+      target('openai', 'o3-mini', [1.1, 4.4, READ_ON, OPENAI_PRICING], 200_000, 100_000, { ...TEXT, reasoning: 'hidden' }, {
         timeouts: { stream: { firstTokenMs: 180_000 } },
       }),
     ],
@@ -123,19 +137,19 @@ export const CATALOGUE_DATA: CatalogueEntryData[] = [
     id: 'claude-opus-4', kind: 'chat', ownedBy: 'anthropic', created: 1747267200,
     description: 'Claude Opus 4 class (served by Claude Opus 4.6; Opus 4 is retired upstream).',
     targets: [claudeOpus46],
-    equivalents: ['claude-sonnet-4-6'],
+    equivalents: ['claude-opus-4-5', 'gemini-2.5-pro', 'claude-sonnet-4-6'],
   },
   {
     id: 'claude-opus-4-5', kind: 'chat', ownedBy: 'anthropic', created: 1761955200,
     description: 'Claude Opus 4.5.',
     targets: [claude('claude-opus-4-5', [5, 25], 64_000), claudeOpus46],
-    equivalents: ['claude-sonnet-4-6'],
+    equivalents: ['gemini-2.5-pro', 'claude-sonnet-4-6'],
   },
   {
     id: 'claude-opus-4-6', kind: 'chat', ownedBy: 'anthropic', created: 1771200000,
     description: 'Claude Opus 4.6.',
     targets: [claudeOpus46],
-    equivalents: ['claude-sonnet-4-6'],
+    equivalents: ['claude-opus-4-5', 'gemini-2.5-pro', 'claude-sonnet-4-6'],
   },
   {
     id: 'claude-haiku-4-5', kind: 'chat', ownedBy: 'anthropic', created: 1759276800,
@@ -217,7 +231,7 @@ export const CATALOGUE_DATA: CatalogueEntryData[] = [
     id: 'deepseek-v4-pro', kind: 'chat', ownedBy: 'deepseek', created: 1776988800,
     description: 'DeepSeek V4-Pro.',
     targets: [
-      target('deepseek', 'deepseek-v4-pro', [0.66, 1.98, '2026-10-01', 'third-party page, low confidence (providers.md §8 ⚠)'], 128_000, 32_768, TEXT, {
+      target('deepseek', 'deepseek-v4-pro', [0.66, 1.98, READ_ON, 'a 2026-10 third-party page, peak/off-peak unclear (providers.md §8 ⚠)'], 128_000, 32_768, TEXT, {
         upstreamParams: { thinking: { type: 'disabled' } },
       }),
     ],
@@ -246,12 +260,12 @@ export const CATALOGUE_DATA: CatalogueEntryData[] = [
   {
     // Groq's llama3-70b-8192 and llama-3.3-70b-versatile are decommissioned (providers.md §6); the
     // original Llama-3 70B is no longer reliably hosted. Served by Llama 3.3 70B (same family, 128K)
-    // on Together, then DeepInfra.
+    // on Together, then Llama 3.1 70B Turbo on DeepInfra (the DeepInfra 70B whose price is on record).
     id: 'llama-3-70b', kind: 'chat', ownedBy: 'meta', created: 1713398400,
-    description: 'Llama-3 70B class (served by Llama 3.3 70B Instruct Turbo).',
+    description: 'Llama-3 70B class (served by Llama 3.3 70B Instruct Turbo, then Llama 3.1 70B Instruct Turbo).',
     targets: [
-      target('together', 'meta-llama/Llama-3.3-70B-Instruct-Turbo', [0.88, 0.88, '2026-08-21', 'together.ai pricing (providers.md §8)'], 131_072, 8_192, TEXT),
-      target('deepinfra', 'meta-llama/Llama-3.3-70B-Instruct-Turbo', [0.4, 0.4, '2026-08-21', 'deepinfra pricing, low confidence (providers.md §8 ⚠)'], 131_072, 8_192, TEXT),
+      target('together', 'meta-llama/Llama-3.3-70B-Instruct-Turbo', [0.88, 0.88, READ_ON, 'together.ai pricing (providers.md §8)'], 131_072, 8_192, TEXT),
+      target('deepinfra', 'meta-llama/Meta-Llama-3.1-70B-Instruct-Turbo', [0.4, 0.4, READ_ON, 'deepinfra pricing, low confidence (providers.md §8 ⚠)'], 131_072, 8_192, TEXT),
     ],
     equivalents: ['deepseek-v3'],
   },
@@ -259,8 +273,8 @@ export const CATALOGUE_DATA: CatalogueEntryData[] = [
     id: 'llama-3-8b', kind: 'chat', ownedBy: 'meta', created: 1713398400,
     description: 'Llama-3 8B class (served by Llama 3.1 8B Instruct Turbo).',
     targets: [
-      target('together', 'meta-llama/Meta-Llama-3.1-8B-Instruct-Turbo', [0.18, 0.18, '2026-08-21', 'together.ai pricing (providers.md §8)'], 131_072, 8_192, TEXT),
-      target('deepinfra', 'meta-llama/Meta-Llama-3.1-8B-Instruct-Turbo', [0.02, 0.03, '2026-08-21', 'deepinfra pricing, low confidence (providers.md §8 ⚠)'], 131_072, 8_192, TEXT),
+      target('together', 'meta-llama/Meta-Llama-3.1-8B-Instruct-Turbo', [0.18, 0.18, READ_ON, 'together.ai pricing (providers.md §8)'], 131_072, 8_192, TEXT),
+      target('deepinfra', 'meta-llama/Meta-Llama-3.1-8B-Instruct-Turbo', [0.02, 0.03, READ_ON, 'deepinfra pricing, low confidence (providers.md §8 ⚠)'], 131_072, 8_192, TEXT),
     ],
     equivalents: ['gpt-4o-mini'],
   },
@@ -296,7 +310,7 @@ export const CATALOGUE_DATA: CatalogueEntryData[] = [
   {
     id: 'gemini-embedding-001', kind: 'embedding', ownedBy: 'google', created: 1747094400,
     description: 'Google gemini-embedding-001 (3072 dims by default).',
-    targets: [target('gemini', 'gemini-embedding-001', [0.15, 0, '2025-05-20', 'Google blog (providers.md §8)'], 2_048, 1, EMBEDDING, { dimensions: 3072 })],
+    targets: [target('gemini', 'gemini-embedding-001', [0.15, 0, READ_ON, 'Google blog (providers.md §8)'], 2_048, 1, EMBEDDING, { dimensions: 3072 })],
     equivalents: [],
   },
 ];

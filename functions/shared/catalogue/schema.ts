@@ -35,6 +35,17 @@ export const targetSchema = z.strictObject({
   price: z.strictObject({
     inputUsdPerMTok: z.number().nonnegative(),
     outputUsdPerMTok: z.number().nonnegative(),
+    /**
+     * A higher tier for long prompts: when a request's prompt has more than `promptTokensAbove` tokens,
+     * ALL its tokens are priced here (Gemini 2.5 Pro: > 200K prompt tokens; providers.md §8).
+     */
+    longContext: z
+      .strictObject({
+        promptTokensAbove: z.number().int().positive(),
+        inputUsdPerMTok: z.number().nonnegative(),
+        outputUsdPerMTok: z.number().nonnegative(),
+      })
+      .optional(),
     readOn: isoDate,
     source: z.string().min(1),
   }),
