@@ -1,6 +1,7 @@
 // Lambda runs Node 24; the AWS SDK's notice about Node 20 support is noise in local development.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 import { join } from 'node:path';
+import { CATALOGUE } from '../functions/shared/catalogue/catalogue';
 import { LOCAL_STATE_DIR, startGateway } from './gateway';
 
 /**
@@ -18,7 +19,12 @@ const gateway = await startGateway({
   signalClientDisconnect: true,
 });
 
-const rows = Object.entries(gateway.providers).map(([name, how]) => `  ${name.toLowerCase().padEnd(10)} ${how}`);
+/** How many catalogue models a provider serves (a registered provider may serve none, e.g. Groq, whose Llama-3 ids are decommissioned). */
+const modelsServedBy = (provider: string): number => [...CATALOGUE.values()].filter((e) => e.targets.some((t) => t.provider === provider)).length;
+const rows = Object.entries(gateway.providers).map(([name, how]) => {
+  const served = modelsServedBy(name.toLowerCase());
+  return `  ${name.toLowerCase().padEnd(10)} ${how.padEnd(10)} ${served === 0 ? 'no catalogue model uses it' : `serves ${served} model${served === 1 ? '' : 's'}`}`;
+});
 process.stdout.write(
   [
     '',
