@@ -65,7 +65,7 @@ describe('Gemini request: messages', () => {
     });
   });
 
-  it('sends data-URL images inline and http(s) image URLs as fileData with a MIME type guessed from the extension', () => {
+  it('sends data-URL images, audio and files inline', () => {
     const body = bodyOf({
       messages: [
         {
@@ -73,8 +73,6 @@ describe('Gemini request: messages', () => {
           content: [
             { type: 'text', text: 'Compare these.' },
             { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' } },
-            { type: 'image_url', image_url: { url: 'https://example.com/photos/cat.WEBP?size=large#top', detail: 'high' } },
-            { type: 'image_url', image_url: { url: 'https://example.com/render?id=7' } },
             { type: 'input_audio', input_audio: { data: 'UklGRg==', format: 'wav' } },
             { type: 'file', file: { file_data: 'data:application/pdf;base64,JVBERi0x', filename: 'a.pdf' } },
             { type: 'image_url', image_url: { url: 'data:image/svg+xml,%3Csvg%2F%3E' } },
@@ -88,8 +86,6 @@ describe('Gemini request: messages', () => {
         parts: [
           { text: 'Compare these.' },
           { inlineData: { mimeType: 'image/png', data: 'iVBORw0KGgo=' } },
-          { fileData: { mimeType: 'image/webp', fileUri: 'https://example.com/photos/cat.WEBP?size=large#top' } },
-          { fileData: { mimeType: 'image/jpeg', fileUri: 'https://example.com/render?id=7' } },
           { inlineData: { mimeType: 'audio/wav', data: 'UklGRg==' } },
           { inlineData: { mimeType: 'application/pdf', data: 'JVBERi0x' } },
           { inlineData: { mimeType: 'image/svg+xml', data: Buffer.from('<svg/>').toString('base64') } },
@@ -97,6 +93,16 @@ describe('Gemini request: messages', () => {
       },
     ]);
   });
+
+  it.each(['https://example.com/photos/cat.WEBP?size=large#top', 'http://example.com/render?id=7', 'https://generativelanguage.googleapis.com/v1beta/files/abc'])(
+    'refuses an http(s) image URL (%s) with a 400 saying Gemini models take images as data URLs, before any upstream call',
+    (url) => {
+      const err = thrown(() => build({ messages: [{ role: 'user', content: [{ type: 'text', text: 'What is this?' }, { type: 'image_url', image_url: { url } }] }] }));
+      expect(err).toBeInstanceOf(InvalidRequestError);
+      expect(err).toMatchObject({ status: 400, param: 'messages[0].content[1].image_url.url', code: 'unsupported_image_url' });
+      expect((err as InvalidRequestError).message).toMatch(/not supported for Gemini models.*data URL/);
+    },
+  );
 
   it.each([
     [{ type: 'file', file: { file_id: 'file-abc' } }, 'messages[0].content[0].file.file_id'],
@@ -147,10 +153,54 @@ describe('Gemini request: messages', () => {
       },
       { role: 'model', parts: [{ text: '21 °C and clear; it is 14:05.' }] },
       { role: 'user', parts: [{ text: 'And in Tokyo?' }] },
-      // Our ids restart per response: call_0 now means the latest call with that id.
+      // A history may repeat an id (older modelmux replies restarted at call_0): the latest call wins.
       { role: 'model', parts: [{ functionCall: { name: 'get_forecast', args: { city: 'Tokyo' } } }] },
       { role: 'user', parts: [{ functionResponse: { name: 'get_forecast', response: { result: [1, 2, 3] } } }] },
     ]);
+  });
+
+  it('sends a thought signature echoed in extra_content.google back as thoughtSignature on its functionCall part', () => {
+    const signed = (id: string, name: string, args: string, sig?: string) => ({
+      id,
+      type: 'function',
+      function: { name, arguments: args },
+      ...(sig === undefined ? {} : { extra_content: { google: { thought_signature: sig } } }),
+    });
+    const body = bodyOf(
+      {
+        messages: [
+          { role: 'user', content: 'Weather and time in Paris?' },
+          { role: 'assistant', content: null, tool_calls: [signed('call_a', 'get_weather', '{"city":"Paris"}', 'CiQB0e2Kb7sig+/A=='), signed('call_b', 'get_time', '{}')] },
+          { role: 'tool', tool_call_id: 'call_a', content: '{"temp_c":21}' },
+          { role: 'tool', tool_call_id: 'call_b', content: '14:05' },
+        ],
+      },
+      'gemini-2.5-flash',
+    );
+    expect(body.contents).toEqual([
+      { role: 'user', parts: [{ text: 'Weather and time in Paris?' }] },
+      {
+        role: 'model',
+        parts: [
+          { functionCall: { name: 'get_weather', args: { city: 'Paris' } }, thoughtSignature: 'CiQB0e2Kb7sig+/A==' },
+          { functionCall: { name: 'get_time', args: {} } },
+        ],
+      },
+      {
+        role: 'user',
+        parts: [
+          { functionResponse: { name: 'get_weather', response: { temp_c: 21 } } },
+          { functionResponse: { name: 'get_time', response: { result: '14:05' } } },
+        ],
+      },
+    ]);
+  });
+
+  it('accepts exactly extra_content.google.thought_signature on an echoed tool call, nothing else there', () => {
+    const call = (extra: unknown) => ({ role: 'assistant', content: null, tool_calls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: '{}' }, extra_content: extra }] });
+    expect(() => chatRequest({ messages: [{ role: 'user', content: 'q' }, call({ google: { thought_signature: 's' } })] })).not.toThrow();
+    expect(() => chatRequest({ messages: [{ role: 'user', content: 'q' }, call({ google: { thought_signature: 's', other: 1 } })] })).toThrow();
+    expect(() => chatRequest({ messages: [{ role: 'user', content: 'q' }, call({ openai: {} })] })).toThrow();
   });
 
   it('rejects a tool result whose tool_call_id no assistant message issued', () => {

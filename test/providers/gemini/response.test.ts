@@ -6,6 +6,10 @@ import { ctxFor, failureOf, fixtureText } from './helpers';
 
 const parse = (name: string, model = 'gemini-2.0-flash') => geminiAdapter.parseChatResponse(fixtureText(name), ctxFor(model));
 
+/** An id modelmux minted for a Gemini call that had none: `call_` + 24 random characters. */
+const MINTED_ID = expect.stringMatching(/^call_[A-Za-z0-9]{24}$/);
+const callIds = (name: string, model?: string) => (parse(name, model).choices[0]?.message.tool_calls ?? []).map((t) => t.id);
+
 describe('Gemini buffered responses', () => {
   it('joins text parts into content and maps usage (index absent means candidate 0)', () => {
     expect(parse('text-response.json')).toEqual({
@@ -14,7 +18,7 @@ describe('Gemini buffered responses', () => {
     });
   });
 
-  it('turns functionCall parts into tool_calls with call_<n> ids and finish_reason tool_calls, counting tool-use prompt tokens as prompt', () => {
+  it('turns functionCall parts into tool_calls with fresh call_ ids and finish_reason tool_calls, counting tool-use prompt tokens as prompt', () => {
     expect(parse('function-calls-response.json')).toEqual({
       choices: [
         {
@@ -23,8 +27,8 @@ describe('Gemini buffered responses', () => {
             role: 'assistant',
             content: null,
             tool_calls: [
-              { id: 'call_0', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } },
-              { id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Tokyo"}' } },
+              { id: MINTED_ID, type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } },
+              { id: MINTED_ID, type: 'function', function: { name: 'get_weather', arguments: '{"city":"Tokyo"}' } },
             ],
           },
           logprobs: null,
@@ -32,6 +36,32 @@ describe('Gemini buffered responses', () => {
         },
       ],
       usage: { prompt_tokens: 64, completion_tokens: 18, total_tokens: 82 },
+    });
+  });
+
+  it('mints tool-call ids unique within a response and across responses, so a multi-round tool conversation never repeats one', () => {
+    const ids = [...callIds('function-calls-response.json'), ...callIds('function-calls-response.json')];
+    expect(new Set(ids).size).toBe(4);
+  });
+
+  it("keeps Gemini's own functionCall id and returns the thought signature in extra_content.google", () => {
+    expect(parse('signed-function-calls-response.json', 'gemini-2.5-flash')).toEqual({
+      choices: [
+        {
+          index: 0,
+          message: {
+            role: 'assistant',
+            content: null,
+            tool_calls: [
+              { id: 'fc_8f3k2', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' }, extra_content: { google: { thought_signature: 'CiQB0e2Kb7sig+/A==' } } },
+              { id: 'fc_8f3k3', type: 'function', function: { name: 'get_time', arguments: '{"zone":"CET"}' } },
+            ],
+          },
+          logprobs: null,
+          finish_reason: 'tool_calls',
+        },
+      ],
+      usage: { prompt_tokens: 48, completion_tokens: 61, total_tokens: 109, completion_tokens_details: { reasoning_tokens: 40 } },
     });
   });
 

@@ -11,6 +11,8 @@ const SPLITS = [1, 3, 7, 4096];
 const role = (index = 0) => ({ choices: [{ index, delta: { role: 'assistant', content: '' }, finish_reason: null }] });
 const content = (text: string) => ({ choices: [{ index: 0, delta: { content: text }, finish_reason: null }] });
 const finish = (reason: string) => ({ choices: [{ index: 0, delta: {}, finish_reason: reason }] });
+/** An id modelmux minted for a Gemini call that had none: `call_` + 24 random characters. */
+const MINTED_ID = expect.stringMatching(/^call_[A-Za-z0-9]{24}$/);
 
 describe('Gemini streams', () => {
   it.each(SPLITS)('streams text with CRLF delimiters and multi-byte UTF-8 intact (%i-byte pieces)', async (size) => {
@@ -31,7 +33,7 @@ describe('Gemini streams', () => {
         choices: [
           {
             index: 0,
-            delta: { tool_calls: [{ index: 0, id: 'call_0', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }] },
+            delta: { tool_calls: [{ index: 0, id: MINTED_ID, type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }] },
             finish_reason: null,
           },
         ],
@@ -51,8 +53,8 @@ describe('Gemini streams', () => {
             index: 0,
             delta: {
               tool_calls: [
-                { index: 0, id: 'call_0', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris","unit":"celsius"}' } },
-                { index: 1, id: 'call_1', type: 'function', function: { name: 'get_time', arguments: '{}' } },
+                { index: 0, id: MINTED_ID, type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris","unit":"celsius"}' } },
+                { index: 1, id: MINTED_ID, type: 'function', function: { name: 'get_time', arguments: '{}' } },
               ],
             },
             finish_reason: null,
@@ -61,6 +63,33 @@ describe('Gemini streams', () => {
       },
       finish('tool_calls'),
       { choices: [], usage: { prompt_tokens: 52, completion_tokens: 19, total_tokens: 71 } },
+    ]);
+  });
+
+  it('mints ids that differ between the calls of one stream and between streams', async () => {
+    const ids = async () => (await runStream('parallel-function-calls.sse', 4096)).flatMap((p) => p.choices.flatMap((c) => (c.delta.tool_calls ?? []).map((t) => t.id)));
+    expect(new Set([...(await ids()), ...(await ids())]).size).toBe(4);
+  });
+
+  it.each(SPLITS)("keeps Gemini's functionCall id and its thought signature (extra_content.google) on the streamed tool call (%i-byte pieces)", async (size) => {
+    expect(await runStream('signed-function-call.sse', size, 'gemini-2.5-flash')).toEqual([
+      role(),
+      { choices: [{ index: 0, delta: { reasoning_content: 'Need the weather tool.' }, finish_reason: null }] },
+      {
+        choices: [
+          {
+            index: 0,
+            delta: {
+              tool_calls: [
+                { index: 0, id: 'fc_9x1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' }, extra_content: { google: { thought_signature: 'EpUCAb4+9vsig==' } } },
+              ],
+            },
+            finish_reason: null,
+          },
+        ],
+      },
+      finish('tool_calls'),
+      { choices: [], usage: { prompt_tokens: 40, completion_tokens: 31, total_tokens: 71, completion_tokens_details: { reasoning_tokens: 25 } } },
     ]);
   });
 

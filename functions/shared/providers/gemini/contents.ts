@@ -1,6 +1,7 @@
 import type { ChatCompletionRequest, ChatMessage } from '../../openai/chat-request';
 import { InvalidRequestError } from '../../openai/errors';
 import { toGeminiUserPart } from './media';
+import { signatureOf } from './thought-signature';
 import type { GeminiContent, GeminiPart, GeminiRole, JsonObject } from './wire-request';
 
 /**
@@ -9,9 +10,12 @@ import type { GeminiContent, GeminiPart, GeminiRole, JsonObject } from './wire-r
  * - `system`/`developer` messages, wherever they stand, are hoisted in order into
  *   `systemInstruction.parts` (Gemini has one system instruction, no system turns).
  * - `assistant` → role `model`; its text and `tool_calls` (→ `functionCall {name, args}`) form one turn.
+ * - A tool call's thought signature (`extra_content.google.thought_signature`, thought-signature.ts)
+ *   goes back as `thoughtSignature` on its `functionCall` part, as Gemini 2.5/3 tool loops require.
  * - `tool` results → `functionResponse {name, response}` parts in a `user` turn. Gemini matches
  *   results by name, OpenAI by id: the name is the one of the assistant tool call with that id, the
- *   latest such call winning (our ids `call_<n>` restart in every response). `response` must be an
+ *   latest such call winning (a history may repeat an id: older modelmux replies numbered Gemini
+ *   calls `call_<n>` from 0 in every response). `response` must be an
  *   object: the tool's content is parsed as JSON, and anything that is not an object is wrapped as
  *   `{result: …}` (unparseable text as the string itself).
  * - Consecutive turns of the same role are merged (parallel tool results become one user turn, as
@@ -90,7 +94,9 @@ function assistantParts(m: AssistantMessage, toolNames: Map<string, string>): Ge
   }
   for (const call of m.tool_calls ?? []) {
     toolNames.set(call.id, call.function.name);
-    parts.push({ functionCall: { name: call.function.name, args: toArgsObject(call.function.arguments) } });
+    const signature = signatureOf(call);
+    const part: GeminiPart = { functionCall: { name: call.function.name, args: toArgsObject(call.function.arguments) } };
+    parts.push(signature === undefined ? part : { ...part, thoughtSignature: signature });
   }
   if (m.function_call != null) {
     parts.push({ functionCall: { name: m.function_call.name, args: toArgsObject(m.function_call.arguments) } });

@@ -6,11 +6,10 @@ import type { GeminiPart } from './wire-request';
  * OpenAI user content parts → Gemini parts (Gemini API, providers.md §3.2: `text`,
  * `inlineData {mimeType, data}`, `fileData {mimeType, fileUri}`).
  *
- * Images given as `data:` URLs are sent inline. An http(s) image URL is sent as `fileData` with the
- * MIME type guessed from the path's extension (`image/jpeg` when unknown): adapters do no I/O, so
- * the gateway never downloads it. Limitation: Gemini reliably reads only its own Files API URIs
- * (and some public URLs on newer models); any other URL is the upstream's to accept or reject with
- * a 400, which the client then sees.
+ * Images must be `data:` URLs, sent inline. An http(s) image URL is refused with a 400 naming the
+ * limitation: `fileData.fileUri` is for Files API URIs (§3.2), which belong to the project of our
+ * upstream key, not to the client, and adapters do no I/O, so the gateway cannot download the image
+ * and inline it either. Sending the URL anyway would fail upstream with an opaque error.
  */
 
 const MIME_BY_EXTENSION: Readonly<Record<string, string>> = {
@@ -31,7 +30,7 @@ const MIME_BY_EXTENSION: Readonly<Record<string, string>> = {
  * Converts one part of a user message.
  * @param where the part's JSON path in the request (for error messages), e.g. `messages[2].content[1]`.
  * @throws InvalidRequestError for an OpenAI `file_id` (meaningless to Gemini), a malformed data URL
- *   or a URL scheme other than http(s).
+ *   or an image URL that is not a data URL.
  */
 export function toGeminiUserPart(part: UserContentPart, where: string): GeminiPart {
   switch (part.type) {
@@ -58,16 +57,13 @@ export function toGeminiUserPart(part: UserContentPart, where: string): GeminiPa
 
 function imagePart(url: string, param: string): GeminiPart {
   if (url.startsWith('data:')) return { inlineData: parseDataUrl(url, param) };
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    throw new InvalidRequestError('Invalid image URL: expected an http(s) URL or a data URL.', { param });
-  }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
-    throw new InvalidRequestError('Invalid image URL: expected an http(s) URL or a data URL.', { param });
-  }
-  return { fileData: { mimeType: mimeFromPath(parsed.pathname) ?? 'image/jpeg', fileUri: url } };
+  const remote = /^https?:\/\//i.test(url);
+  throw new InvalidRequestError(
+    remote
+      ? 'Image URLs are not supported for Gemini models: send the image inline as a data URL (data:image/png;base64,...).'
+      : 'Invalid image URL: Gemini models take images as data URLs (data:image/png;base64,...).',
+    { param, code: remote ? 'unsupported_image_url' : 'invalid_image_url' },
+  );
 }
 
 /**

@@ -2,7 +2,7 @@ import type { CompletionChoice, CompletionParts } from '../../openai/chat-respon
 import type { AdapterContext } from '../types';
 import { UpstreamStreamError } from '../types';
 import { makeFailure } from '../upstream-failure';
-import { readCandidateParts, toolCallId } from './candidate-parts';
+import { readCandidateParts, toToolCall } from './candidate-parts';
 import { failureFromRpcError } from './errors';
 import { mapFinishReason, withToolCalls } from './finish-reason';
 import { mapUsage } from './usage';
@@ -12,8 +12,9 @@ import { generateContentResponse, parseGeminiJson } from './wire';
  * A buffered `generateContent` body → OpenAI parts (Gemini API, providers.md §3.3).
  *
  * - Each candidate is a choice (`index` absent means 0, as proto3 omits it).
- * - Text → `content`; thoughts → `reasoning_content`; functionCalls → `tool_calls` with ids
- *   `call_0`, `call_1`… and `finish_reason: "tool_calls"` although Gemini says STOP.
+ * - Text → `content`; thoughts → `reasoning_content`; functionCalls → `tool_calls` (Gemini's own id,
+ *   else a fresh random `call_…`; a thought signature in `extra_content`) and
+ *   `finish_reason: "tool_calls"` although Gemini says STOP.
  * - A prompt blocked before generation (no candidates, `promptFeedback.blockReason`) is one choice
  *   with empty content and `finish_reason: "content_filter"`.
  *
@@ -46,7 +47,7 @@ export function parseGeminiChatResponse(bodyText: string, _ctx: AdapterContext):
     const message: CompletionChoice['message'] = { role: 'assistant', content: out.text !== '' || out.calls.length === 0 ? out.text : null };
     if (out.reasoning !== '') message.reasoning_content = out.reasoning;
     if (out.calls.length > 0) {
-      message.tool_calls = out.calls.map((call, n) => ({ id: toolCallId(n), type: 'function' as const, function: call }));
+      message.tool_calls = out.calls.map(toToolCall);
     }
     // A buffered body is complete by construction: a candidate without finishReason ended normally.
     return { index: c.index ?? position, message, logprobs: null, finish_reason: withToolCalls(finish ?? 'stop', out.calls.length > 0) };

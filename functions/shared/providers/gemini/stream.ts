@@ -2,7 +2,7 @@ import type { ChunkDelta, ChunkParts, FinishReason, Usage } from '../../openai/c
 import type { AdapterContext, StreamTransform, UpstreamSseEvent } from '../types';
 import { UpstreamStreamError } from '../types';
 import { makeFailure } from '../upstream-failure';
-import { readCandidateParts, toolCallId } from './candidate-parts';
+import { readCandidateParts, toToolCall } from './candidate-parts';
 import { failureFromRpcError } from './errors';
 import { mapFinishReason, withToolCalls } from './finish-reason';
 import { mapUsage } from './usage';
@@ -16,8 +16,9 @@ import { generateContentResponse, parseGeminiJson, type GenerateContentResponse 
  * Emitted per candidate (choice index = candidate index):
  * 1. once, `{role:"assistant", content:""}`;
  * 2. per event, one delta with its thoughts (`reasoning_content`), text (`content`) and function
- *    calls (`tool_calls`: our own index counter, id `call_<n>`, name and the full arguments in one
- *    delta, since Gemini sends a call whole);
+ *    calls (`tool_calls`: our own index counter, Gemini's id or a fresh random `call_…`, name, the
+ *    full arguments and any thought signature (`extra_content`) in one delta, since Gemini sends a
+ *    call whole);
  * 3. on `finishReason`, a separate `{delta:{}, finish_reason}` (`tool_calls` when a call was seen).
  * A blocked prompt (no candidates, `promptFeedback.blockReason`) gives 1 and a `content_filter` finish.
  * `usageMetadata` holds running totals: the last one is emitted by `end()` as `{choices:[], usage}`.
@@ -69,10 +70,7 @@ export function createGeminiStreamTransform(_ctx: AdapterContext): StreamTransfo
       if (parts.reasoning !== '') delta.reasoning_content = parts.reasoning;
       if (parts.text !== '') delta.content = parts.text;
       if (parts.calls.length > 0) {
-        delta.tool_calls = parts.calls.map((call) => {
-          const n = state.calls++;
-          return { index: n, id: toolCallId(n), type: 'function' as const, function: { name: call.name, arguments: call.arguments } };
-        });
+        delta.tool_calls = parts.calls.map((call) => ({ index: state.calls++, ...toToolCall(call) }));
       }
       if (Object.keys(delta).length > 0) out.push({ choices: [{ index, delta, finish_reason: null }] });
       if (reason !== null) finish(index, reason, out);

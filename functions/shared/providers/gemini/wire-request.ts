@@ -15,7 +15,8 @@ export type GeminiPart =
   | { text: string }
   | { inlineData: { mimeType: string; data: string } }
   | { fileData: { mimeType: string; fileUri: string } }
-  | { functionCall: { name: string; args: JsonObject } }
+  /** `thoughtSignature`: the opaque signature Gemini put on this call, sent back unchanged (§3.2). */
+  | { functionCall: { name: string; args: JsonObject }; thoughtSignature?: string }
   | { functionResponse: { name: string; response: JsonObject } };
 
 /** One turn of the conversation. `parts` is never empty (Gemini rejects empty turns). */

@@ -33,8 +33,10 @@ const responsePart = z.looseObject({
   text: z.string().nullish(),
   /** Marks a thought-summary text part (only sent with `includeThoughts`). */
   thought: z.boolean().nullish(),
-  /** `args` is an object; absent for a call without arguments. */
-  functionCall: z.looseObject({ name: z.string(), args: z.unknown().optional() }).nullish(),
+  /** `args` is an object, absent for a call without arguments; `id` is sent by newer models only. */
+  functionCall: z.looseObject({ name: z.string(), args: z.unknown().optional(), id: z.string().nullish() }).nullish(),
+  /** Opaque; must go back on the same part in later turns of a 2.5/3 tool loop (§3.2). */
+  thoughtSignature: z.string().nullish(),
 });
 export type ResponsePart = z.infer<typeof responsePart>;
 

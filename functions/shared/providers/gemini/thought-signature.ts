@@ -1,0 +1,19 @@
+import type { ToolCall } from '../../openai/chat-request';
+
+/**
+ * Gemini thought signatures on tool calls (providers.md §3.2): a `functionCall` part may carry an
+ * opaque `thoughtSignature` that must be sent back, on the same part, in later turns of a Gemini
+ * 2.5/3 tool loop. OpenAI's tool call has no such field, so modelmux carries it where Google's own
+ * OpenAI-compatible layer does: `tool_call.extra_content.google.thought_signature`. A client that
+ * echoes the assistant message back (as the OpenAI SDKs do) returns it unchanged.
+ */
+
+/** The `extra_content` that carries `signature` on an OpenAI tool call. */
+export function signatureExtraContent(signature: string): NonNullable<ToolCall['extra_content']> {
+  return { google: { thought_signature: signature } };
+}
+
+/** The thought signature an echoed tool call carries, if any. */
+export function signatureOf(call: Pick<ToolCall, 'extra_content'>): string | undefined {
+  return call.extra_content?.google.thought_signature;
+}
