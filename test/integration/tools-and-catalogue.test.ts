@@ -1,7 +1,11 @@
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGateway, type RunningGateway } from '../../local/gateway';
-import { CATALOGUE } from '../../functions/shared/catalogue/catalogue';
+import { buildCatalogue, CATALOGUE } from '../../functions/shared/catalogue/catalogue';
+import type { CatalogueEntryData, CatalogueTargetData } from '../../functions/shared/catalogue/schema';
+import { chatCompletionRequest } from '../../functions/shared/openai/chat-request';
+import { InvalidRequestError } from '../../functions/shared/openai/errors';
+import { planAttempts, requiredCapabilities } from '../../functions/shared/routing/attempt-plan';
 
 /**
  * Native translation end to end: the `openai` SDK talks to modelmux, which speaks Anthropic Messages
@@ -150,6 +154,27 @@ describe('capabilities', () => {
     expect((err as InstanceType<typeof OpenAI.BadRequestError>).message).toMatch(/image input/);
   });
 
+  const pdf = { type: 'file', file: { file_data: 'data:application/pdf;base64,JVBERi0xLjQK', filename: 'a.pdf' } } as const;
+  const wav = { type: 'input_audio', input_audio: { data: 'UklGRiQAAABXQVZF', format: 'wav' } } as const;
+
+  it.each([
+    ['file input', [{ type: 'text', text: 'Summarise' }, pdf]],
+    ['audio input', [{ type: 'text', text: 'Transcribe' }, wav]],
+  ] as const)('refuses %s to a model not declared to take it with a 400 naming the capability', async (label, content) => {
+    const err = await client.chat.completions.create({ model: 'deepseek-v3', messages: [{ role: 'user', content: [...content] }] }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(OpenAI.BadRequestError);
+    expect((err as InstanceType<typeof OpenAI.BadRequestError>).message).toContain(label);
+    expect(err).toMatchObject({ status: 400, code: 'unsupported_capability', param: 'messages' });
+  });
+
+  it('refuses an http(s) image URL to a Gemini model with a 400 saying images must be data URLs', async () => {
+    const err = await client.chat.completions
+      .create({ model: 'gemini-2.0-flash', messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'https://example.com/a.png' } }] }] })
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(OpenAI.BadRequestError);
+    expect((err as InstanceType<typeof OpenAI.BadRequestError>).message).toMatch(/data URL/);
+  });
+
   it('answers 404 for an unknown id on /models/{id}', async () => {
     await expect(client.models.retrieve('no-such-model')).rejects.toBeInstanceOf(OpenAI.NotFoundError);
   });
@@ -170,5 +195,64 @@ describe('every catalogue model answers through the local server', () => {
     const res = await client.embeddings.create({ model, input: ['ping', 'pong'] });
     expect(res.data).toHaveLength(2);
     expect(res.usage.prompt_tokens).toBeGreaterThan(0);
+  });
+});
+
+describe('capability planning (synthetic catalogue entries, no server)', () => {
+  const creds = { OPENAI_API_KEY: 'k' };
+  const target = (upstreamModel: string, capabilities: Record<string, unknown>): CatalogueTargetData => ({
+    provider: 'openai',
+    upstreamModel,
+    price: { inputUsdPerMTok: 1, outputUsdPerMTok: 1, readOn: '2026-01-01', source: 'test' },
+    contextWindow: 8_192,
+    maxOutputTokens: 1_024,
+    // Cast: `files` / `audio` are read by name before the catalogue schema defines them.
+    capabilities: { tools: true, vision: false, reasoning: 'none', jsonMode: true, ...capabilities } as CatalogueTargetData['capabilities'],
+  });
+  const entry = (id: string, targets: CatalogueTargetData[], equivalents: string[] = []): CatalogueEntryData => ({
+    id, kind: 'chat', description: id, ownedBy: 'test', created: 1, targets, equivalents,
+  });
+  const catalogue = buildCatalogue([
+    entry('no-tools', [target('plain-1', { tools: false })], ['with-tools']),
+    entry('with-tools', [target('tools-1', {})], ['no-tools']),
+    entry('reads-files', [target('files-1', { files: true, audio: true })]),
+  ]);
+  const need = (fields: Record<string, unknown>) => requiredCapabilities(chatCompletionRequest.parse({ model: 'x', messages: [{ role: 'user', content: 'hi' }], ...fields }));
+  const tools = [{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object' } } }];
+  const plan = (id: string, n: ReturnType<typeof need>) => planAttempts(catalogue.get(id)!, catalogue, creds, n);
+  const refusal = (fn: () => unknown): unknown => {
+    try {
+      fn();
+    } catch (e) {
+      return e;
+    }
+    return undefined;
+  };
+
+  it('reads what a request needs from its content', () => {
+    expect(need({})).toEqual({ vision: false, tools: false, files: false, audio: false });
+    expect(need({ tools, messages: [{ role: 'user', content: [{ type: 'text', text: 'x' }, { type: 'image_url', image_url: { url: 'data:image/png;base64,AA' } }, { type: 'file', file: { file_data: 'JVBE' } }, { type: 'input_audio', input_audio: { data: 'UklG', format: 'wav' } }] }] })).toEqual({
+      vision: true, tools: true, files: true, audio: true,
+    });
+  });
+
+  it('refuses tools to a model without tool calling with a 400 naming it, param tools', () => {
+    const err = refusal(() => plan('no-tools', need({ tools })));
+    expect(err).toBeInstanceOf(InvalidRequestError);
+    expect(err).toMatchObject({ status: 400, param: 'tools', code: 'unsupported_capability', message: 'The model `no-tools` does not support tool calling.' });
+  });
+
+  it('skips an equivalent that lacks tool calling, and keeps it for a request without tools', () => {
+    expect(plan('with-tools', need({ tools })).map((a) => a.target.upstreamModel)).toEqual(['tools-1']);
+    expect(plan('with-tools', need({})).map((a) => a.target.upstreamModel)).toEqual(['tools-1', 'plain-1']);
+  });
+
+  it.each([
+    ['file input', { type: 'file', file: { file_data: 'JVBE', filename: 'a.pdf' } }],
+    ['audio input', { type: 'input_audio', input_audio: { data: 'UklG', format: 'wav' } }],
+  ])('treats an undeclared capability as absent: %s is refused with a 400 naming it', (label, part) => {
+    const n = need({ messages: [{ role: 'user', content: [part] }] });
+    expect(refusal(() => plan('with-tools', n))).toMatchObject({ status: 400, param: 'messages', message: `The model \`with-tools\` does not support ${label}.` });
+    expect(plan('reads-files', n).map((a) => a.target.upstreamModel)).toEqual(['files-1']);
   });
 });

@@ -22,29 +22,66 @@ export interface Attempt {
   providerTimeouts: TimeoutOverrides | undefined;
 }
 
-/** Capabilities a chat request needs, derived from its content. */
+/**
+ * Capabilities a chat request needs, derived from its content. `files` and `audio` are optional so
+ * callers written before they existed still type-check (absent = not needed).
+ */
 export interface RequiredCapabilities {
   vision: boolean;
   tools: boolean;
+  /** A `file` content part (OpenAI's PDF input). */
+  files?: boolean;
+  /** An `input_audio` content part. */
+  audio?: boolean;
+}
+
+type Need = keyof RequiredCapabilities;
+
+/**
+ * Each need: how a 400 names it, the request field at fault, and whether a target has it. `files`
+ * and `audio` are read from the catalogue's capabilities by name and count as absent unless the
+ * entry sets them to true: a model is never sent input it was not declared to take.
+ */
+const NEEDS: ReadonlyArray<{ need: Need; label: string; param: string; has: (t: CatalogueTarget) => boolean }> = [
+  { need: 'vision', label: 'image input (vision)', param: 'messages', has: (t) => t.capabilities.vision },
+  { need: 'files', label: 'file input', param: 'messages', has: (t) => declared(t, 'files') },
+  { need: 'audio', label: 'audio input', param: 'messages', has: (t) => declared(t, 'audio') },
+  { need: 'tools', label: 'tool calling', param: 'tools', has: (t) => t.capabilities.tools },
+];
+
+/** A capability flag the catalogue schema may not define yet: true only when set to true. */
+function declared(target: CatalogueTarget, field: string): boolean {
+  return (target.capabilities as unknown as Readonly<Record<string, unknown>>)[field] === true;
 }
 
 /** What the request uses that not every model has. */
 export function requiredCapabilities(req: ChatCompletionRequest): RequiredCapabilities {
-  const vision = req.messages.some(
-    (m) => m.role === 'user' && Array.isArray(m.content) && m.content.some((p) => p.type === 'image_url'),
-  );
-  const tools = (req.tools?.length ?? 0) > 0;
-  return { vision, tools };
+  const parts = req.messages.flatMap((m) => (m.role === 'user' && Array.isArray(m.content) ? m.content : []));
+  return {
+    vision: parts.some((p) => p.type === 'image_url'),
+    tools: (req.tools?.length ?? 0) > 0,
+    files: parts.some((p) => p.type === 'file'),
+    audio: parts.some((p) => p.type === 'input_audio'),
+  };
 }
 
 function supports(target: CatalogueTarget, need: RequiredCapabilities): boolean {
-  return (!need.vision || target.capabilities.vision) && (!need.tools || target.capabilities.tools);
+  return NEEDS.every((n) => need[n.need] !== true || n.has(target));
+}
+
+/** The capability to name when none of `entry`'s targets serves `need`: one no target has, else one the first target lacks. */
+function missingCapability(entry: CatalogueEntry, need: RequiredCapabilities): { label: string; param: string } {
+  const wanted = NEEDS.filter((n) => need[n.need] === true);
+  const first = entry.targets[0];
+  const found = wanted.find((n) => !entry.targets.some(n.has)) ?? wanted.find((n) => first === undefined || !n.has(first));
+  return found ?? { label: 'a capability the request uses', param: 'messages' };
 }
 
 /**
  * Builds the plan.
- * @throws InvalidRequestError (400) when the requested model itself lacks a capability the request
- *   uses (named in the message), so the client hears it plainly rather than an upstream's error.
+ * @throws InvalidRequestError (400, code `unsupported_capability`) when the requested model itself
+ *   lacks a capability the request uses — image input (vision), file input, audio input, tool
+ *   calling — named in the message, so the client hears it plainly rather than an upstream's error.
  * @throws UpstreamUnavailableError (503) when no target of the model or its equivalents has a key.
  */
 export function planAttempts(
@@ -54,11 +91,8 @@ export function planAttempts(
   need: RequiredCapabilities = { vision: false, tools: false },
 ): Attempt[] {
   if (!entry.targets.some((t) => supports(t, need))) {
-    const missing = need.vision && !entry.targets.some((t) => t.capabilities.vision) ? 'image input (vision)' : 'tool calling';
-    throw new InvalidRequestError(`The model \`${entry.id}\` does not support ${missing}.`, {
-      param: need.vision && missing.startsWith('image') ? 'messages' : 'tools',
-      code: 'unsupported_capability',
-    });
+    const missing = missingCapability(entry, need);
+    throw new InvalidRequestError(`The model \`${entry.id}\` does not support ${missing.label}.`, { param: missing.param, code: 'unsupported_capability' });
   }
   const plan: Attempt[] = [];
   const seen = new Set<string>();
