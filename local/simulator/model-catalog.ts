@@ -1,26 +1,29 @@
 /**
- * What the simulated model-list endpoints return, and which ids count as gone. Any other model id
- * is accepted, so the gateway's catalogue can name whatever it likes.
+ * What the simulated model-list endpoints return, and which ids count as gone: the upstream ids
+ * providers.md marks retired (retired-models.ts), and any id containing `retired` or
+ * `decommissioned` (for fault tests). Any other model id is accepted, so the gateway's catalogue can
+ * name whatever it likes.
  */
+import { isListedRetired } from './retired-models.js';
 import type { SimProvider } from './types.js';
 
-/** Ids containing these words get the provider's model-not-found error (retired/decommissioned models). */
+/** True when the provider must answer its model-not-found error for `model`. */
 export function isRetiredModel(model: string | undefined): boolean {
-  return model !== undefined && /decommissioned|retired/i.test(model);
+  return model !== undefined && (isListedRetired(model) || /decommissioned|retired/i.test(model));
 }
 
-/** A few representative ids per provider (providers.md §1-6), served by the list endpoints. */
+/** A few representative live ids per provider (providers.md §1-6), served by the list endpoints. */
 export const LISTED_MODELS: Record<SimProvider, readonly string[]> = {
   openai: ['gpt-4o', 'gpt-4o-mini', 'o3-mini', 'text-embedding-3-small', 'text-embedding-3-large'],
   anthropic: ['claude-haiku-4-5', 'claude-sonnet-4-5', 'claude-opus-4-5'],
   'anthropic-openai': ['claude-haiku-4-5', 'claude-sonnet-4-5', 'claude-opus-4-5'],
-  gemini: ['gemini-2.0-flash', 'gemini-2.5-flash', 'gemini-2.5-pro', 'gemini-embedding-001'],
-  'gemini-openai': ['gemini-2.0-flash', 'gemini-2.5-flash', 'gemini-2.5-pro', 'gemini-embedding-001'],
-  deepseek: ['deepseek-chat', 'deepseek-reasoner'],
+  gemini: ['gemini-2.5-flash-lite', 'gemini-2.5-flash', 'gemini-2.5-pro', 'gemini-embedding-001'],
+  'gemini-openai': ['gemini-2.5-flash-lite', 'gemini-2.5-flash', 'gemini-2.5-pro', 'gemini-embedding-001'],
+  deepseek: ['deepseek-v4-flash', 'deepseek-v4-pro'],
   minimax: ['MiniMax-M2', 'MiniMax-M2.5', 'MiniMax-M2.7'],
   together: ['meta-llama/Llama-3.3-70B-Instruct-Turbo', 'meta-llama/Meta-Llama-3-70B-Instruct-Turbo', 'BAAI/bge-base-en-v1.5'],
   deepinfra: ['meta-llama/Meta-Llama-3-70B-Instruct', 'meta-llama/Llama-3.3-70B-Instruct-Turbo', 'BAAI/bge-base-en-v1.5'],
-  groq: ['llama-3.3-70b-versatile', 'llama-3.1-8b-instant', 'openai/gpt-oss-120b'],
+  groq: ['openai/gpt-oss-120b', 'qwen/qwen3-32b'],
 };
 
 /** Fixed creation time for listed models (seconds), so list bodies are stable across runs. */

@@ -6,7 +6,7 @@
 export type Problem =
   /** Missing or rejected API key (the literal key `bad-key`, or the `api-key-invalid` fault). */
   | { kind: 'auth'; reason: 'missing' | 'invalid'; key?: string }
-  /** Model ids containing `decommissioned` or `retired`. */
+  /** Retired upstream ids (retired-models.ts) and ids containing `decommissioned` or `retired`. */
   | { kind: 'model-not-found'; model: string }
   | { kind: 'bad-request'; message: string; param?: string }
   /** No such endpoint at this provider (e.g. DeepSeek embeddings). */

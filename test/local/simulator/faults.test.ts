@@ -31,7 +31,7 @@ function request(provider: SimProvider, opts: { stream?: boolean; model?: string
   }
   if (provider === 'gemini') {
     const method = stream ? 'streamGenerateContent?alt=sse' : 'generateContent';
-    return fetch(`${sim.urls.gemini}/models/${opts.model ?? 'gemini-2.0-flash'}:${method}`, {
+    return fetch(`${sim.urls.gemini}/models/${opts.model ?? 'gemini-2.5-flash-lite'}:${method}`, {
       method: 'POST',
       signal: opts.signal,
       headers: { 'x-goog-api-key': 'k', 'content-type': 'application/json' },

@@ -25,18 +25,18 @@ const weather: FunctionDeclaration = {
 
 describe('@google/genai against the native Gemini route', () => {
   it('generateContent returns the echo text, STOP and usageMetadata', async () => {
-    const res = await genai().models.generateContent({ model: 'gemini-2.0-flash', contents: PROMPT, config: { systemInstruction: 'Be brief.' } });
+    const res = await genai().models.generateContent({ model: 'gemini-2.5-flash-lite', contents: PROMPT, config: { systemInstruction: 'Be brief.' } });
     expect(res.text).toBe(EXPECTED);
     expect(res.candidates?.[0]?.finishReason).toBe(FinishReason.STOP);
     expect(res.usageMetadata).toMatchObject({ promptTokenCount: 4 + 2 + 4 + 6, candidatesTokenCount: 12, totalTokenCount: 28 });
-    expect(res.modelVersion).toBe('gemini-2.0-flash');
-    expect(sim.requests[0]).toMatchObject({ provider: 'gemini', model: 'gemini-2.0-flash', path: '/gemini/v1beta/models/gemini-2.0-flash:generateContent', stream: false });
+    expect(res.modelVersion).toBe('gemini-2.5-flash-lite');
+    expect(sim.requests[0]).toMatchObject({ provider: 'gemini', model: 'gemini-2.5-flash-lite', path: '/gemini/v1beta/models/gemini-2.5-flash-lite:generateContent', stream: false });
     expect(sim.requests[0]?.headers['x-goog-api-key']).toBe('AIza-test');
   });
 
   it('generateContentStream chunks join to the buffered text; the last carries finishReason and final usage', async () => {
     const chunks = [];
-    for await (const c of await genai().models.generateContentStream({ model: 'gemini-2.0-flash', contents: PROMPT })) chunks.push(c);
+    for await (const c of await genai().models.generateContentStream({ model: 'gemini-2.5-flash-lite', contents: PROMPT })) chunks.push(c);
     expect(chunks.length).toBeGreaterThan(5);
     expect(chunks.map((c) => c.text ?? '').join('')).toBe(EXPECTED);
     const last = chunks[chunks.length - 1]!;
@@ -74,21 +74,21 @@ describe('@google/genai against the native Gemini route', () => {
   });
 
   it('maps maxOutputTokens to MAX_TOKENS and cuts before stop sequences', async () => {
-    const cut = await genai().models.generateContent({ model: 'gemini-2.0-flash', contents: PROMPT, config: { maxOutputTokens: 4 } });
+    const cut = await genai().models.generateContent({ model: 'gemini-2.5-flash-lite', contents: PROMPT, config: { maxOutputTokens: 4 } });
     expect(cut.text).toBe('Echo: Hello simulator, how');
     expect(cut.candidates?.[0]?.finishReason).toBe(FinishReason.MAX_TOKENS);
-    const stopped = await genai().models.generateContent({ model: 'gemini-2.0-flash', contents: PROMPT, config: { stopSequences: ['beta'] } });
+    const stopped = await genai().models.generateContent({ model: 'gemini-2.5-flash-lite', contents: PROMPT, config: { stopSequences: ['beta'] } });
     expect(stopped.text).toBe('Echo: Hello simulator, how are you today? alpha ');
     expect(stopped.candidates?.[0]?.finishReason).toBe(FinishReason.STOP);
   });
 
   it('counts inlineData parts as images', async () => {
-    const res = await genai().models.generateContent({ model: 'gemini-2.0-flash', contents: [{ role: 'user', parts: [{ inlineData: { mimeType: 'image/png', data: 'AAAA' } }, { text: 'what' }] }] });
+    const res = await genai().models.generateContent({ model: 'gemini-2.5-flash-lite', contents: [{ role: 'user', parts: [{ inlineData: { mimeType: 'image/png', data: 'AAAA' } }, { text: 'what' }] }] });
     expect(res.text).toMatch(/^I see 1 image\. Echo: what /);
   });
 
   it('blocks a prompt containing BLOCKME: 200, no candidates, promptFeedback SAFETY', async () => {
-    const res = await genai().models.generateContent({ model: 'gemini-2.0-flash', contents: 'please BLOCKME now' });
+    const res = await genai().models.generateContent({ model: 'gemini-2.5-flash-lite', contents: 'please BLOCKME now' });
     expect(res.candidates).toBeUndefined();
     expect(res.promptFeedback?.blockReason).toBe('SAFETY');
     expect(res.text).toBeUndefined();
@@ -112,7 +112,7 @@ describe('@google/genai against the native Gemini route', () => {
   });
 
   it('rejects a bad key with 400 INVALID_ARGUMENT / API_KEY_INVALID', async () => {
-    const err = await genai('bad-key').models.generateContent({ model: 'gemini-2.0-flash', contents: 'x' }).catch((e: unknown) => e);
+    const err = await genai('bad-key').models.generateContent({ model: 'gemini-2.5-flash-lite', contents: 'x' }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ApiError);
     expect((err as ApiError).status).toBe(400);
     expect((err as ApiError).message).toContain('API_KEY_INVALID');
@@ -122,14 +122,14 @@ describe('@google/genai against the native Gemini route', () => {
     await expect(genai().models.generateContent({ model: 'gemini-1.5-pro-retired', contents: 'x' })).rejects.toMatchObject({ status: 404 });
     const names: string[] = [];
     for await (const m of await genai().models.list()) names.push(m.name ?? '');
-    expect(names).toContain('models/gemini-2.0-flash');
+    expect(names).toContain('models/gemini-2.5-flash-lite');
   });
 
   it('surfaces a mid-stream error chunk as an ApiError', async () => {
     sim.setFault({ provider: 'gemini' }, { kind: 'error-event-after-chunks', chunks: 2 });
     const texts: string[] = [];
     const run = async (): Promise<void> => {
-      for await (const c of await genai().models.generateContentStream({ model: 'gemini-2.0-flash', contents: PROMPT })) texts.push(c.text ?? '');
+      for await (const c of await genai().models.generateContentStream({ model: 'gemini-2.5-flash-lite', contents: PROMPT })) texts.push(c.text ?? '');
     };
     await expect(run()).rejects.toMatchObject({ status: 503 });
     expect(texts).toHaveLength(2);

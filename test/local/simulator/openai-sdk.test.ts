@@ -3,7 +3,7 @@
  * expects (content types, SSE framing, [DONE], usage chunk, tool-call deltas, error shapes).
  */
 import OpenAI from 'openai';
-import type { ChatCompletionChunk, ChatCompletionCreateParamsNonStreaming, ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
+import type { ChatCompletionChunk, ChatCompletionCreateParamsNonStreaming, ChatCompletionCreateParamsStreaming, ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { embed, startSimulator, type SimProvider, type Simulator } from '../../../local/simulator/index.js';
 
@@ -158,14 +158,17 @@ describe('openai SDK against the openai route', () => {
 });
 
 describe('openai SDK against the OpenAI-compatible hosts', () => {
-  it('deepseek reasoner: reasoning_content in the message and as deltas before content, cache usage fields', async () => {
-    const res = await client('deepseek').chat.completions.create({ model: 'deepseek-reasoner', messages: [{ role: 'user', content: PROMPT }] });
+  /** DeepSeek V4 thinking mode (deepseek-reasoner is retired, providers.md §4.2): `thinking` switches it on. */
+  const thinkingParams = (stream: boolean) => ({ model: 'deepseek-v4-flash', messages: [{ role: 'user' as const, content: PROMPT }], thinking: { type: 'enabled' }, stream });
+
+  it('deepseek thinking mode: reasoning_content in the message and as deltas before content, cache usage fields', async () => {
+    const res = await client('deepseek').chat.completions.create(thinkingParams(false) as ChatCompletionCreateParamsNonStreaming);
     const message = res.choices[0]!.message as typeof res.choices[0]['message'] & { reasoning_content?: string };
     expect(message.content).toBe(EXPECTED);
     expect(message.reasoning_content).toMatch(/^Thinking: /);
     expect(res.usage).toMatchObject({ prompt_cache_hit_tokens: 0, prompt_cache_miss_tokens: 10, completion_tokens_details: { reasoning_tokens: expect.any(Number) } });
 
-    const chunks = await collect(await client('deepseek').chat.completions.create({ model: 'deepseek-reasoner', messages: [{ role: 'user', content: PROMPT }], stream: true }));
+    const chunks = await collect(await client('deepseek').chat.completions.create(thinkingParams(true) as ChatCompletionCreateParamsStreaming));
     const kinds = chunks.map((c) => {
       const d = c.choices[0]?.delta as (ChatCompletionChunk['choices'][0]['delta'] & { reasoning_content?: string | null }) | undefined;
       return d?.reasoning_content ? 'r' : d?.content ? 'c' : '-';
@@ -175,10 +178,10 @@ describe('openai SDK against the OpenAI-compatible hosts', () => {
     expect(joinedContent(chunks)).toBe(EXPECTED);
   });
 
-  it('deepseek chat thinks only when asked with thinking: {type: "enabled"}', async () => {
-    const plain = await client('deepseek').chat.completions.create({ model: 'deepseek-chat', messages: [{ role: 'user', content: 'hi' }] });
+  it('deepseek V4 thinks only when asked with thinking: {type: "enabled"}', async () => {
+    const plain = await client('deepseek').chat.completions.create({ model: 'deepseek-v4-flash', messages: [{ role: 'user', content: 'hi' }] });
     expect(plain.choices[0]?.message).not.toHaveProperty('reasoning_content');
-    const params: ChatCompletionCreateParamsNonStreaming & { thinking: { type: string } } = { model: 'deepseek-chat', messages: [{ role: 'user', content: 'hi' }], thinking: { type: 'enabled' } };
+    const params: ChatCompletionCreateParamsNonStreaming & { thinking: { type: string } } = { model: 'deepseek-v4-flash', messages: [{ role: 'user', content: 'hi' }], thinking: { type: 'enabled' } };
     const thinking = await client('deepseek').chat.completions.create(params);
     expect(thinking.choices[0]?.message).toHaveProperty('reasoning_content');
   });
@@ -221,7 +224,7 @@ describe('openai SDK against the OpenAI-compatible hosts', () => {
   });
 
   it('gemini-openai errors arrive as a JSON array; anthropic-openai errors carry the Anthropic type in code', async () => {
-    const gem = await client('gemini-openai', 'bad-key').chat.completions.create({ model: 'gemini-2.0-flash', messages: [{ role: 'user', content: 'x' }] }).catch((e: unknown) => e);
+    const gem = await client('gemini-openai', 'bad-key').chat.completions.create({ model: 'gemini-2.5-flash-lite', messages: [{ role: 'user', content: 'x' }] }).catch((e: unknown) => e);
     expect(gem).toBeInstanceOf(OpenAI.APIError);
     expect((gem as InstanceType<typeof OpenAI.APIError>).status).toBe(400);
     // The SDK reads `body.error`, which an array lacks: the quirk that breaks naive clients (providers.md §3.9).
@@ -229,7 +232,7 @@ describe('openai SDK against the OpenAI-compatible hosts', () => {
     const raw = await fetch(`${sim.urls['gemini-openai']}/chat/completions`, {
       method: 'POST',
       headers: { authorization: 'Bearer bad-key', 'content-type': 'application/json' },
-      body: JSON.stringify({ model: 'gemini-2.0-flash', messages: [{ role: 'user', content: 'x' }] }),
+      body: JSON.stringify({ model: 'gemini-2.5-flash-lite', messages: [{ role: 'user', content: 'x' }] }),
     });
     expect(await raw.json()).toEqual([{ error: expect.objectContaining({ code: 400, status: 'INVALID_ARGUMENT' }) }]);
     await expect(client('anthropic-openai', 'bad-key').chat.completions.create({ model: 'claude-haiku-4-5', messages: [{ role: 'user', content: 'x' }] })).rejects.toMatchObject({ status: 401, code: 'authentication_error' });

@@ -54,7 +54,7 @@ describe('urls and routing', () => {
     const bad = await fetch(`${sim.urls.groq}/chat/completions`, { method: 'POST', headers: { authorization: 'Bearer k' }, body: '{not json' });
     expect(bad.status).toBe(400);
     expect(sim.requests[1]?.body).toBe('{not json');
-    const gem = await fetch(`${sim.urls.gemini}/models/gemini-2.0-flash:generateContent`, { method: 'POST', body: '{}' });
+    const gem = await fetch(`${sim.urls.gemini}/models/gemini-2.5-flash-lite:generateContent`, { method: 'POST', body: '{}' });
     expect(gem.status).toBe(403);
   });
 });
@@ -71,7 +71,7 @@ describe('wire quirks', () => {
   });
 
   it('Gemini separates stream events with CRLF CRLF and sends no [DONE]', async () => {
-    const res = await post(`${sim.urls.gemini}/models/gemini-2.0-flash:streamGenerateContent?alt=sse`, { contents: [{ parts: [{ text: 'hi' }] }] }, { 'x-goog-api-key': 'k' });
+    const res = await post(`${sim.urls.gemini}/models/gemini-2.5-flash-lite:streamGenerateContent?alt=sse`, { contents: [{ parts: [{ text: 'hi' }] }] }, { 'x-goog-api-key': 'k' });
     const raw = await res.text();
     expect(raw.split('\r\n\r\n').filter((s) => s !== '').every((s) => s.startsWith('data: {'))).toBe(true);
     expect(raw).not.toContain('[DONE]');
@@ -79,7 +79,7 @@ describe('wire quirks', () => {
   });
 
   it('accepts snake_case Gemini fields and the ?key= query parameter', async () => {
-    const res = await post(`${sim.urls.gemini}/models/gemini-2.0-flash:generateContent?key=k`, {
+    const res = await post(`${sim.urls.gemini}/models/gemini-2.5-flash-lite:generateContent?key=k`, {
       system_instruction: { parts: [{ text: 'terse' }] },
       contents: [{ role: 'user', parts: [{ text: 'hi there' }] }],
       generation_config: { max_output_tokens: 2 },

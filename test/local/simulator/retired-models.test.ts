@@ -1,0 +1,62 @@
+/**
+ * Retired upstream ids (local/simulator/retired-models.ts, from providers.md) get each provider's own
+ * model-not-found error from the simulator, on every route that names a model.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startSimulator, type Simulator } from '../../../local/simulator/index.js';
+import { RETIRED_UPSTREAM_MODELS } from '../../../local/simulator/retired-models.js';
+
+let sim: Simulator;
+beforeAll(async () => {
+  sim = await startSimulator();
+});
+afterEach(() => sim.reset());
+afterAll(() => sim.close());
+
+const post = (url: string, body: unknown, headers: Record<string, string>): Promise<Response> =>
+  fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+const messages = [{ role: 'user', content: 'hi' }];
+
+describe('retired upstream ids', () => {
+  it.each(RETIRED_UPSTREAM_MODELS.anthropic)('anthropic answers %s with 404 not_found_error', async (model) => {
+    const res = await post(`${sim.urls.anthropic}/v1/messages`, { model, max_tokens: 10, messages }, { 'x-api-key': 'k', 'anthropic-version': '2023-06-01' });
+    expect(res.status).toBe(404);
+    expect(await res.json()).toMatchObject({ type: 'error', error: { type: 'not_found_error', message: `model: ${model}` } });
+  });
+
+  it.each(RETIRED_UPSTREAM_MODELS.gemini.filter((m) => !m.includes('embedding')))('gemini answers %s with 404 NOT_FOUND', async (model) => {
+    const res = await post(`${sim.urls.gemini}/models/${model}:generateContent`, { contents: [{ parts: [{ text: 'hi' }] }] }, { 'x-goog-api-key': 'k' });
+    expect(res.status).toBe(404);
+    expect(await res.json()).toMatchObject({ error: { code: 404, status: 'NOT_FOUND' } });
+  });
+
+  it.each(['text-embedding-004', 'embedding-001'])('gemini answers the retired embedding model %s with 404 NOT_FOUND', async (model) => {
+    const res = await post(`${sim.urls.gemini}/models/${model}:batchEmbedContents`, { requests: [{ model: `models/${model}`, content: { parts: [{ text: 'a' }] } }] }, { 'x-goog-api-key': 'k' });
+    expect(res.status).toBe(404);
+  });
+
+  it('gemini-openai answers a retired Gemini id with its array-wrapped 404', async () => {
+    const res = await post(`${sim.urls['gemini-openai']}/chat/completions`, { model: 'gemini-2.0-flash', messages }, { authorization: 'Bearer k' });
+    expect(res.status).toBe(404);
+    expect(await res.json()).toEqual([{ error: expect.objectContaining({ code: 404, status: 'NOT_FOUND' }) }]);
+  });
+
+  it.each(RETIRED_UPSTREAM_MODELS.deepseek)('deepseek answers %s with its 400 Model Not Exist', async (model) => {
+    const res = await post(`${sim.urls.deepseek}/chat/completions`, { model, messages }, { authorization: 'Bearer k' });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({ error: { message: 'Model Not Exist', param: 'model' } });
+  });
+
+  it.each(RETIRED_UPSTREAM_MODELS.groq)('groq answers %s with 400 model_decommissioned', async (model) => {
+    const res = await post(`${sim.urls.groq}/chat/completions`, { model, messages }, { authorization: 'Bearer k' });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({ error: { code: 'model_decommissioned', message: `The model \`${model}\` has been decommissioned and is no longer supported.` } });
+  });
+
+  it('lists only live ids on the model-list endpoints', async () => {
+    const groq = (await (await fetch(`${sim.urls.groq}/models`, { headers: { authorization: 'Bearer k' } })).json()) as { data: Array<{ id: string }> };
+    const gemini = (await (await fetch(`${sim.urls.gemini}/models`, { headers: { 'x-goog-api-key': 'k' } })).json()) as { models: Array<{ name: string }> };
+    const listed = [...groq.data.map((m) => m.id), ...gemini.models.map((m) => m.name.replace('models/', ''))];
+    for (const ids of Object.values(RETIRED_UPSTREAM_MODELS)) for (const id of ids) expect(listed).not.toContain(id);
+  });
+});
