@@ -12,7 +12,8 @@ let gw: RunningGateway;
 
 beforeAll(async () => {
   process.env.STREAM_COMMIT_AFTER_MS = '300';
-  process.env.UPSTREAM_TIMEOUTS_MS = JSON.stringify({ stream: { headersMs: 700, firstTokenMs: 700 } });
+  // idleMs < firstTokenMs, as in the defaults (30 s < 60 s) and for reasoning models (o3-mini 180 s).
+  process.env.UPSTREAM_TIMEOUTS_MS = JSON.stringify({ stream: { headersMs: 700, firstTokenMs: 700, idleMs: 250 } });
   gw = await startGateway({ tablePrefix: `slow-${process.pid}`, devFreeTokens: 10_000_000 });
 });
 
@@ -30,6 +31,59 @@ async function rawStream(model: string): Promise<{ status: number; body: string;
   const firstByteMs = Date.now() - started;
   return { status: res.status, body: await res.text(), firstByteMs, totalMs: Date.now() - started };
 }
+
+/** Streams a request and notes when (epoch ms) the first content chunk arrived. */
+async function timedStream(model: string, content: string): Promise<{ body: string; firstContentAt: number | undefined }> {
+  const res = await fetch(`${gw.baseUrl}/chat/completions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${gw.apiKey}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ model, stream: true, messages: [{ role: 'user', content }] }),
+  });
+  const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+  const decoder = new TextDecoder();
+  let body = '';
+  let firstContentAt: number | undefined;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    body += decoder.decode(value, { stream: true });
+    if (firstContentAt === undefined && /"content":"[^"]/.test(body)) firstContentAt = Date.now();
+  }
+  return { body, firstContentAt };
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** The content deltas of a raw SSE body, joined. */
+function contentOf(body: string): string {
+  return body
+    .split('\n\n')
+    .filter((e) => e.startsWith('data: {'))
+    .map((e) => (JSON.parse(e.slice(6)) as { choices: Array<{ delta: { content?: string } }> }).choices[0]?.delta.content ?? '')
+    .join('');
+}
+
+describe('first-token allowance', () => {
+  it('an upstream silent for longer than the idle limit, but within firstTokenMs, still serves', async () => {
+    const sim = gw.simulator;
+    if (!sim) throw new Error('simulator expected');
+    sim.reset();
+    // The simulator writes its first event (the role preamble) at once, then waits the chunk delay
+    // before each next one. 500 ms before the first content: over idleMs (250), under firstTokenMs (700).
+    sim.setChunkDelay(500);
+    const pending = timedStream('gpt-4o-mini', 'silent start');
+    for (let i = 0; i < 200 && sim.requests.length === 0; i++) await sleep(5);
+    await sleep(150); // the 500 ms wait has begun; the events after the first content come at once
+    sim.setChunkDelay(0);
+    const r = await pending;
+    const upstreamAt = sim.requests[0]?.receivedAt ?? 0;
+    expect((r.firstContentAt ?? 0) - upstreamAt).toBeGreaterThanOrEqual(450);
+    expect(sim.requests.map((q) => q.provider)).toEqual(['openai']);
+    expect(sim.requests[0]?.aborted).toBe(false);
+    expect(contentOf(r.body)).toContain('Echo: silent start');
+    expect(r.body.trimEnd().endsWith('data: [DONE]')).toBe(true);
+  });
+});
 
 describe('slow first token', () => {
   it('commits the 200 with a keep-alive comment, then streams the answer to [DONE]', async () => {

@@ -60,6 +60,86 @@ describe('circuit breaker in the attempt loop', () => {
   });
 });
 
+describe('breaker cooldown and probe through the attempt loop', () => {
+  it('skips an open target until its cooldown ends, then one request probes it; a failed probe re-opens it', async () => {
+    const breaker = new CircuitBreaker({ failureThreshold: 1, cooldownMs: 150 });
+    sim.setFault({ provider: 'openai' }, { kind: 'status', status: 500 });
+    const opts = () => ({ signal: signal(), breaker, retry: noRetry });
+    const openaiCalls = () => sim.requests.filter((r) => r.provider === 'openai').length;
+
+    expect((await routeBuffered(req(), plan('gpt-4o'), opts())).attempt.publicModel).toBe('claude-3-5-sonnet');
+    expect(openaiCalls()).toBe(1);
+    // Open: skipped, nothing sent to it.
+    const skipped = await routeBuffered(req(), plan('gpt-4o'), opts());
+    expect(skipped.attempts.map((a) => a.publicModel)).toEqual(['claude-3-5-sonnet']);
+    expect(openaiCalls()).toBe(1);
+    // Cooldown over: the next request probes it (and the probe fails: open again).
+    await new Promise((r) => setTimeout(r, 170));
+    const probed = await routeBuffered(req(), plan('gpt-4o'), opts());
+    expect(probed.attempts.map((a) => `${a.publicModel}:${a.outcome}`)).toEqual(['gpt-4o:server', 'claude-3-5-sonnet:ok']);
+    expect(openaiCalls()).toBe(2);
+    expect(breaker.isOpen('openai:gpt-4o')).toBe(true);
+    await routeBuffered(req(), plan('gpt-4o'), opts());
+    expect(openaiCalls()).toBe(2);
+    // Healed upstream: the probe after the next cooldown succeeds and closes it.
+    sim.clearFaults();
+    await new Promise((r) => setTimeout(r, 170));
+    expect((await routeBuffered(req(), plan('gpt-4o'), opts())).attempt.publicModel).toBe('gpt-4o');
+    expect(breaker.isOpen('openai:gpt-4o')).toBe(false);
+  });
+});
+
+describe('mid-stream failures and the breaker', () => {
+  async function drain(out: Awaited<ReturnType<typeof routeStream>>): Promise<unknown> {
+    try {
+      for await (const _ of out.rest) void _;
+      return undefined;
+    } catch (e) {
+      return e;
+    } finally {
+      out.close();
+    }
+  }
+
+  it('a target that keeps breaking off its streams after the first token opens its breaker', async () => {
+    const breaker = new CircuitBreaker({ failureThreshold: 2, cooldownMs: 60_000 });
+    sim.setFault({ provider: 'openai' }, { kind: 'reset-after-chunks', chunks: 2 });
+    for (let i = 0; i < 2; i++) {
+      const out = await routeStream(req({ stream: true }), plan('gpt-4o'), { signal: signal(), breaker });
+      expect(out.attempt.publicModel).toBe('gpt-4o'); // the first token came: no fallback
+      expect(await drain(out)).toMatchObject({ name: 'UpstreamStreamError' });
+    }
+    expect(breaker.isOpen('openai:gpt-4o')).toBe(true);
+    const next = await routeStream(req({ stream: true }), plan('gpt-4o'), { signal: signal(), breaker });
+    expect(next.attempt.publicModel).toBe('claude-3-5-sonnet');
+    await drain(next);
+  });
+
+  it('a stream that ends well counts as a success only at its end, and resets the count', async () => {
+    const breaker = new CircuitBreaker({ failureThreshold: 2, cooldownMs: 60_000 });
+    sim.setFault({ provider: 'openai' }, { kind: 'reset-after-chunks', chunks: 2 }, { times: 1 });
+    expect(await drain(await routeStream(req({ stream: true }), plan('gpt-4o'), { signal: signal(), breaker }))).toBeDefined();
+    expect(await drain(await routeStream(req({ stream: true }), plan('gpt-4o'), { signal: signal(), breaker }))).toBeUndefined();
+    sim.setFault({ provider: 'openai' }, { kind: 'reset-after-chunks', chunks: 2 }, { times: 1 });
+    expect(await drain(await routeStream(req({ stream: true }), plan('gpt-4o'), { signal: signal(), breaker }))).toBeDefined();
+    expect(breaker.isOpen('openai:gpt-4o')).toBe(false);
+  });
+
+  it('a client that leaves mid-stream, or our deadline stopping it, does not count against the target', async () => {
+    const breaker = new CircuitBreaker({ failureThreshold: 1, cooldownMs: 60_000 });
+    sim.setChunkDelay(30);
+    const c = new AbortController();
+    const left = await routeStream(req({ stream: true }), plan('gpt-4o'), { signal: c.signal, breaker });
+    c.abort();
+    expect(await drain(left)).toBeDefined();
+    const stopped = await routeStream(req({ stream: true }), plan('gpt-4o'), { signal: signal(), breaker });
+    stopped.close('deadline');
+    expect(await drain(stopped)).toBeDefined();
+    expect(breaker.isOpen('openai:gpt-4o')).toBe(false);
+    sim.setChunkDelay(0);
+  });
+});
+
 describe('per-target refusals', () => {
   it('an equivalent whose adapter refuses the request (n > 1 on Claude) is skipped, not the whole request', async () => {
     sim.setFault({ provider: 'openai' }, { kind: 'status', status: 503 });

@@ -1,9 +1,9 @@
 import type { ChatCompletionRequest } from '../openai/chat-request';
 import type { ChunkParts, CompletionParts } from '../openai/chat-response';
-import { GatewayError, UpstreamUnavailableError } from '../openai/errors';
+import { GatewayError, InvalidRequestError, UpstreamUnavailableError } from '../openai/errors';
 import { logger } from '../observability/logger';
 import { decodeSse } from '../sse/decode';
-import { UpstreamStreamError, type AdapterContext, type UpstreamFailure, type UpstreamHttpRequest } from '../providers/types';
+import { UpstreamStreamError, type AdapterContext, type FailureKind, type UpstreamFailure, type UpstreamHttpRequest } from '../providers/types';
 import { makeFailure, transportFailure } from '../providers/upstream-failure';
 import type { Attempt } from './attempt-plan';
 import { breaker as defaultBreaker, type CircuitBreaker } from './circuit-breaker';
@@ -19,6 +19,9 @@ import { AttemptAbortedError, readText, startAttempt, type LiveAttempt } from '.
  * A failure the client caused (an upstream 400 about the request) is returned at once. For streams,
  * an attempt counts only once its first chunk has arrived, so every failure before the first token
  * is recovered by fallback (peers.md B3).
+ *
+ * Time: every attempt has its own timers (timeouts.ts) and one that is never reset, set to what is
+ * left of the request's budget, so no attempt outlives the deadline however its bytes trickle in.
  */
 
 /** What happened to one attempt (for headers, logs and the ledger's fallback path). */
@@ -64,8 +67,36 @@ export interface RouteOptions {
   breaker?: CircuitBreaker;
 }
 
-/** Runs one attempt to its result; throws on failure. `timeouts` are already clipped to the deadline. */
-type AttemptRunner<T> = (attempt: Attempt, ctx: AdapterContext, timeouts: Timeouts) => Promise<T>;
+/** An attempt's limits (ms): its timeouts clipped to the deadline, and `totalMs`, what is left of the budget. */
+type AttemptLimits = Timeouts & { totalMs: number };
+
+/** Runs one attempt to its result; throws on failure. */
+type AttemptRunner<T> = (attempt: Attempt, ctx: AdapterContext, limits: AttemptLimits) => Promise<T>;
+
+/**
+ * The breaker verdict of a stream that has started: reported once, when its end is known (later calls
+ * are no-ops), so a target that keeps failing mid-stream is seen as failing.
+ */
+interface TargetHealth {
+  success(): void;
+  failure(kind: FailureKind): void;
+  /** Neither: the client left, or we stopped it (deadline). Gives a half-open probe back. */
+  release(): void;
+}
+
+function healthOf(brk: CircuitBreaker, key: string): TargetHealth {
+  let done = false;
+  const once = (f: () => void) => (): void => {
+    if (done) return;
+    done = true;
+    f();
+  };
+  return {
+    success: once(() => brk.success(key)),
+    failure: (kind) => once(() => brk.failure(key, kind))(),
+    release: once(() => brk.release(key)),
+  };
+}
 
 /** Thrown by an attempt runner for a target that cannot serve this kind of request (no record, no breaker). */
 class SkipTarget extends Error {}
@@ -74,12 +105,14 @@ class SkipTarget extends Error {}
  * The bounded attempt loop shared by buffered and streamed calls.
  *
  * Breaker: each target is asked `allow()` only when the loop reaches it, and every allowed attempt
- * reports success or failure (or is released), so a half-open probe is never left hanging. Fail open:
+ * reports success or failure (or is released), so a half-open probe is never left hanging. A stream
+ * that has started is reported by its caller through the returned `health`, once it ends: its
+ * success is the whole answer, not the first token. Fail open:
  * when every target's breaker is open, all are tried anyway rather than refusing outright.
  * Client errors: one from the requested model's own targets is the client's to fix and is returned at
  * once; one from an equivalent (another model, another provider's rules) only rules that target out.
  */
-async function runPlan<T>(plan: readonly Attempt[], opts: RouteOptions, mode: 'stream' | 'buffered', run: AttemptRunner<T>): Promise<RoutedBase & { result: T }> {
+async function runPlan<T>(plan: readonly Attempt[], opts: RouteOptions, mode: 'stream' | 'buffered', run: AttemptRunner<T>): Promise<RoutedBase & { result: T; health: TargetHealth }> {
   const records: AttemptRecord[] = [];
   const brk = opts.breaker ?? defaultBreaker;
   const policy = opts.retry ?? DEFAULT_RETRY;
@@ -96,14 +129,15 @@ async function runPlan<T>(plan: readonly Attempt[], opts: RouteOptions, mode: 's
       const ctx: AdapterContext = { target: attempt.target, endpoint: attempt.endpoint };
       for (let retry = 0; ; retry++) {
         const remaining = deadline - Date.now();
-        if (remaining <= 0) throw exhausted(records, true);
+        if (remaining <= 0) throw exhausted(records, true, tooSmallWindow);
         const started = Date.now();
         try {
           const result = await run(attempt, ctx, clip(timeoutsFor(mode, attempt.providerTimeouts, attempt.target), remaining));
-          brk.success(key);
           reported = true;
           records.push(record(attempt, 'ok', 200, started));
-          return { attempt, attempts: records, result };
+          const health = healthOf(brk, key);
+          if (mode === 'buffered') health.success();
+          return { attempt, attempts: records, result, health };
         } catch (err) {
           if (err instanceof SkipTarget) break;
           // A client that left says nothing about the target's health.
@@ -127,13 +161,13 @@ async function runPlan<T>(plan: readonly Attempt[], opts: RouteOptions, mode: 's
       if (!reported) brk.release(key);
     }
   }
-  throw exhausted(records, false);
+  throw exhausted(records, false, tooSmallWindow);
 }
 
-/** Never let an attempt's timers run past the request's deadline. */
-function clip(t: Timeouts, remainingMs: number): Timeouts {
+/** Never let an attempt's timers run past the request's deadline; `totalMs` is what is left of it. */
+function clip(t: Timeouts, remainingMs: number): AttemptLimits {
   const r = Math.max(1, remainingMs);
-  return { connectMs: Math.min(t.connectMs, r), headersMs: Math.min(t.headersMs, r), firstTokenMs: Math.min(t.firstTokenMs, r), idleMs: Math.min(t.idleMs, r) };
+  return { connectMs: Math.min(t.connectMs, r), headersMs: Math.min(t.headersMs, r), firstTokenMs: Math.min(t.firstTokenMs, r), idleMs: Math.min(t.idleMs, r), totalMs: r };
 }
 
 /**
@@ -149,10 +183,10 @@ export async function routeBufferedCall<T>(
   build: (attempt: Attempt, ctx: AdapterContext) => UpstreamHttpRequest | undefined,
   parse: (text: string, attempt: Attempt, ctx: AdapterContext) => T,
 ): Promise<RoutedBase & { result: T }> {
-  return runPlan(plan, opts, 'buffered', async (attempt, ctx, timeouts) => {
+  const out = await runPlan(plan, opts, 'buffered', async (attempt, ctx, limits) => {
     const upstreamReq = build(attempt, ctx);
     if (upstreamReq === undefined) throw new SkipTarget();
-    const live = await startAttempt(upstreamReq, opts.signal, timeouts);
+    const live = await startAttempt(upstreamReq, opts.signal, limits);
     try {
       const text = await readText(live);
       if (!live.ok) throw new UpstreamStreamError(attempt.adapter.classifyError(live.status, text, live.headers()));
@@ -161,6 +195,7 @@ export async function routeBufferedCall<T>(
       live.close();
     }
   });
+  return { attempt: out.attempt, attempts: out.attempts, result: out.result };
 }
 
 /** Buffered chat over {@link routeBufferedCall}. */
@@ -178,17 +213,24 @@ export async function routeBuffered(req: ChatCompletionRequest, plan: readonly A
  * Streamed chat: an attempt counts once it has produced its first chunk within `firstTokenMs`; until
  * then any failure — an error status, a reset, a stall, a malformed or error event — moves on, so the
  * client's 200 is committed only for a stream that has started.
+ *
+ * Until the first token the idle limit is max(idleMs, firstTokenMs): a reasoning model may be silent
+ * for its whole first-token allowance (o3-mini 180 s) while the idle limit is shorter (30 s), and an
+ * idle cut there would make firstTokenMs meaningless. Once output flows, idleMs applies.
+ * A failure after the first token (not a client abort, not our deadline) counts against the target's
+ * breaker: a target that starts answers and then drops them is not healthy.
  */
 export async function routeStream(req: ChatCompletionRequest, plan: readonly Attempt[], opts: RouteOptions): Promise<StreamOutcome> {
-  const out = await runPlan(plan, opts, 'stream', async (attempt, ctx, timeouts) => {
-    const live = await startAttempt(attempt.adapter.buildChatRequest(req, ctx, true), opts.signal, timeouts);
+  const out = await runPlan(plan, opts, 'stream', async (attempt, ctx, limits) => {
+    const untilFirstToken = { ...limits, idleMs: Math.max(limits.idleMs, limits.firstTokenMs) };
+    const live = await startAttempt(attempt.adapter.buildChatRequest(req, ctx, true), opts.signal, untilFirstToken);
     try {
       if (!live.ok) {
         const text = await readText(live);
         throw new UpstreamStreamError(attempt.adapter.classifyError(live.status, text, live.headers()));
       }
       const rest = streamParts(live, attempt, ctx);
-      const firstTokenTimer = setTimeout(() => live.abort('first-token-timeout'), timeouts.firstTokenMs);
+      const firstTokenTimer = setTimeout(() => live.abort('first-token-timeout'), limits.firstTokenMs);
       try {
         // Preamble chunks (a role-only delta) are held with the first real token: until then the
         // attempt can still fail over invisibly.
@@ -198,6 +240,7 @@ export async function routeStream(req: ChatCompletionRequest, plan: readonly Att
           if (next.done === true) throw new UpstreamStreamError(makeFailure('server', 200, 'upstream stream ended before its first token'));
           first.push(...next.value);
         }
+        live.setIdle(limits.idleMs);
         return { first, rest, live };
       } finally {
         clearTimeout(firstTokenTimer);
@@ -208,7 +251,36 @@ export async function routeStream(req: ChatCompletionRequest, plan: readonly Att
     }
   });
   const { first, rest, live } = out.result;
-  return { attempt: out.attempt, attempts: out.attempts, first, rest, close: (reason) => (reason ? live.abort(reason) : live.close()) };
+  const { health } = out;
+  let stoppedByUs = false;
+  return {
+    attempt: out.attempt,
+    attempts: out.attempts,
+    first,
+    rest: reportingHealth(rest, health, () => stoppedByUs || opts.signal.aborted),
+    close: (reason) => {
+      stoppedByUs = true;
+      health.release();
+      if (reason) live.abort(reason);
+      else live.close();
+    },
+  };
+}
+
+/**
+ * Passes a started stream through, and tells the breaker how it ended: success at its end, failure
+ * when the upstream broke it off, nothing (release) when `ourStop()` says we or the client stopped it.
+ */
+async function* reportingHealth(rest: AsyncGenerator<ChunkParts[]>, health: TargetHealth, ourStop: () => boolean): AsyncGenerator<ChunkParts[]> {
+  try {
+    yield* rest;
+    health.success();
+  } catch (err) {
+    if (err instanceof UpstreamStreamError && !ourStop()) health.failure(err.failure.kind);
+    throw err;
+  } finally {
+    health.release();
+  }
 }
 
 /** True when a part carries something the client would see as output (not just the role preamble). */
@@ -254,6 +326,9 @@ function logFailure(attempt: Attempt, failure: UpstreamFailure): void {
   else logger.warn('upstream attempt failed; falling back', fields);
 }
 
+/** OpenAI's error code for a prompt over the model's context window (Chat Completions API errors). */
+export const CONTEXT_LENGTH_EXCEEDED = 'context_length_exceeded';
+
 /** The client went away: nothing more to try, and nobody to answer. */
 function clientGone(): GatewayError {
   return new GatewayError(499, 'invalid_request_error', 'The client closed the request.', { code: 'client_closed_request' });
@@ -262,9 +337,22 @@ function clientGone(): GatewayError {
 /**
  * Every attempt failed: 504 when they all timed out (or the deadline came), 503 when upstreams were
  * overloaded, rate limited or unreachable, 502 when an upstream answered badly.
+ *
+ * A prompt too long for a target is the client's to fix: when any attempt failed on the context
+ * length (and the deadline did not cut the plan short), the answer is OpenAI's own 400
+ * `context_length_exceeded` on `messages` — retrying the same prompt cannot help — even if a
+ * larger-window equivalent failed for another reason meanwhile.
+ * @param largestTooSmallWindow the largest context window (tokens) that refused the prompt, 0 if none.
  */
-export function exhausted(records: readonly AttemptRecord[], deadlineReached: boolean): GatewayError {
+export function exhausted(records: readonly AttemptRecord[], deadlineReached: boolean, largestTooSmallWindow = 0): GatewayError {
   const tried = records.map((r) => r.publicModel).filter((m, i, a) => a.indexOf(m) === i).join(', ') || 'the model';
+  if (!deadlineReached && records.some((r) => r.outcome === 'context-length')) {
+    const window = largestTooSmallWindow > 0 ? ` (the largest context window tried holds ${largestTooSmallWindow} tokens)` : '';
+    return new InvalidRequestError(
+      `The messages are too long for every model that could serve this request: ${tried}${window}. Please reduce the length of the messages.`,
+      { param: 'messages', code: CONTEXT_LENGTH_EXCEEDED },
+    );
+  }
   if (deadlineReached || (records.length > 0 && records.every((r) => r.outcome === 'timeout'))) {
     return new UpstreamUnavailableError(504, `Every upstream for ${tried} timed out. Please retry.`);
   }

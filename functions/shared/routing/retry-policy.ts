@@ -20,11 +20,17 @@ export const DEFAULT_RETRY: RetryPolicy = { maxRetriesPerTarget: 1, baseDelayMs:
 
 /**
  * The wait before retrying the same target after its `retry` -th failure (0-based), or undefined
- * when the plan should move on: the failure is not retryable, retries are used up, a timeout (a slow
- * target is better replaced than waited on again), or the wait would not fit `remainingMs`.
+ * when the plan should move on: the failure is not retryable, retries are used up, a timeout that
+ * cost us a whole limit (our own timers, an upstream 504: a slow target is better replaced than
+ * waited on again), or the wait would not fit `remainingMs`.
+ *
+ * An upstream 408 is retried like any other retryable status: the upstream answered at once that it
+ * gave up reading our request (a dropped connection, a slow proxy), so a retry costs little, and
+ * issue 4 lists 408 among the retryables.
  */
 export function retryDelay(failure: UpstreamFailure, retry: number, remainingMs: number, policy: RetryPolicy = DEFAULT_RETRY, random: () => number = Math.random): number | undefined {
-  if (!failure.retryable || failure.kind === 'timeout' || retry >= policy.maxRetriesPerTarget) return undefined;
+  const slowTimeout = failure.kind === 'timeout' && failure.status !== 408;
+  if (!failure.retryable || slowTimeout || retry >= policy.maxRetriesPerTarget) return undefined;
   let delay: number;
   if (failure.retryAfterMs !== undefined) {
     if (failure.retryAfterMs > policy.maxRetryAfterMs) return undefined;

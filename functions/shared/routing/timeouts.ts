@@ -13,7 +13,10 @@ export interface Timeouts {
   headersMs: number;
   /** Streams: headers → first content chunk (reasoning models think before their first token). */
   firstTokenMs: number;
-  /** Longest silence between two chunks of a body. */
+  /**
+   * Longest silence between two chunks of a body. Streams: from the first token on; before it the
+   * silence may last up to firstTokenMs when that is longer (chat-router.ts).
+   */
   idleMs: number;
 }
 

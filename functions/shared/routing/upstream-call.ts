@@ -17,8 +17,17 @@ export interface AttemptTimeouts {
   connectMs: number;
   /** From sending the request to the response headers (buffered calls: the whole generation). */
   headersMs: number;
-  /** Longest silence between two body chunks once headers arrived. */
+  /**
+   * Longest silence between two body chunks once headers arrived. A stream passes the larger of its
+   * idle and first-token limits here and narrows it with {@link LiveAttempt.setIdle} once output flows.
+   */
   idleMs: number;
+  /**
+   * The attempt's whole life, from sending the request to the last body byte, never reset by bytes
+   * (ms; aborts with `deadline`). The request's remaining budget: an upstream that keeps its
+   * connection alive with blank lines (DeepSeek, up to 10 min) must not outlive it. Absent = no cap.
+   */
+  totalMs?: number;
 }
 
 /** Why an attempt was aborted. */
@@ -47,9 +56,14 @@ export interface LiveAttempt {
   body: AsyncIterable<Uint8Array>;
   /** Aborts the attempt now, with a reason (no-op once it has finished). */
   abort(reason: AbortReason): void;
+  /** Sets the idle limit between body chunks (ms) from now on, restarting the idle timer. */
+  setIdle(ms: number): void;
   /** Releases timers; aborts the request if its body has not been read to the end. */
   close(): void;
 }
+
+/** setTimeout's largest delay (ms); a longer one fires at once (Node.js timers docs). */
+const MAX_TIMER_MS = 2_147_483_647;
 
 const AGENT_OPTIONS = { keepAlive: true, keepAliveMsecs: 10_000, maxSockets: 256, maxFreeSockets: 64, scheduling: 'lifo' as const };
 const httpAgent = new http.Agent(AGENT_OPTIONS);
@@ -62,11 +76,17 @@ const httpsAgent = new https.Agent(AGENT_OPTIONS);
  */
 export function startAttempt(req: UpstreamHttpRequest, clientSignal: AbortSignal, timeouts: AttemptTimeouts): Promise<LiveAttempt> {
   return new Promise<LiveAttempt>((resolve, reject) => {
+    // Before any request or timer exists: nothing to clean up.
+    if (clientSignal.aborted) {
+      reject(new AttemptAbortedError('client'));
+      return;
+    }
     const url = new URL(req.url);
     const isHttps = url.protocol === 'https:';
     const body = Buffer.from(req.body, 'utf8');
     let reason: AbortReason | undefined;
     let timer: NodeJS.Timeout | undefined;
+    let idleMs = timeouts.idleMs;
     let settled = false;
     let finished = false;
 
@@ -85,8 +105,13 @@ export function startAttempt(req: UpstreamHttpRequest, clientSignal: AbortSignal
       if (timer !== undefined) clearTimeout(timer);
       timer = setTimeout(() => abort(why), ms);
     };
+    // Unlike `timer`, never refreshed: it bounds the attempt however its bytes trickle in.
+    const totalTimer = timeouts.totalMs !== undefined && Number.isFinite(timeouts.totalMs)
+      ? setTimeout(() => abort('deadline'), Math.min(MAX_TIMER_MS, Math.max(1, timeouts.totalMs)))
+      : undefined;
     const cleanup = (): void => {
       if (timer !== undefined) clearTimeout(timer);
+      if (totalTimer !== undefined) clearTimeout(totalTimer);
       clientSignal.removeEventListener('abort', onClientAbort);
     };
     function abort(why: AbortReason): void {
@@ -96,10 +121,6 @@ export function startAttempt(req: UpstreamHttpRequest, clientSignal: AbortSignal
       outgoing.destroy(new AttemptAbortedError(why));
     }
     const onClientAbort = (): void => abort('client');
-    if (clientSignal.aborted) {
-      reject(new AttemptAbortedError('client'));
-      return;
-    }
     clientSignal.addEventListener('abort', onClientAbort, { once: true });
 
     // Connect timer only for a new socket; a reused keep-alive socket goes straight to the headers timer.
@@ -122,7 +143,7 @@ export function startAttempt(req: UpstreamHttpRequest, clientSignal: AbortSignal
 
     outgoing.once('response', (res) => {
       settled = true;
-      arm(timeouts.idleMs, 'idle-timeout');
+      arm(idleMs, 'idle-timeout');
       const status = res.statusCode ?? 0;
       res.once('end', () => {
         finished = true;
@@ -146,6 +167,10 @@ export function startAttempt(req: UpstreamHttpRequest, clientSignal: AbortSignal
         headers: () => toHeaders(res.headers),
         body: bytes(),
         abort,
+        setIdle: (ms) => {
+          idleMs = ms;
+          if (!finished && reason === undefined) arm(ms, 'idle-timeout');
+        },
         close: () => {
           if (!finished) abort('abandoned');
           cleanup();
