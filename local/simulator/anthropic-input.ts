@@ -1,8 +1,10 @@
 /**
  * Reads a native Anthropic Messages request (providers.md §2.2-2.4) into the neutral
  * {@link Conversation}, enforcing what the real API rejects with 400 invalid_request_error:
- * missing `max_tokens`/`messages`, temperature outside 0..1, thinking budget < 1024 or >= max_tokens.
+ * missing `max_tokens`/`messages`, temperature outside 0..1, thinking budget < 1024 or >= max_tokens,
+ * and the conversation rules of anthropic-turns.ts (roles, tool_result pairing, temperature with top_p).
  */
+import { checkAnthropicTurns, checkSampling } from './anthropic-turns.js';
 import { asArray, asNumber, asString, isObject, type JsonObject } from './json-narrowing.js';
 import type { Problem } from './problem.js';
 import { compactResult, type Conversation, type LastTurn, type ToolDecl } from './reply.js';
@@ -92,6 +94,8 @@ export function readAnthropicMessages(body: unknown): AnthropicRequest | Problem
     }
     if (maxTokens <= budget) return { kind: 'bad-request', message: '`max_tokens` must be greater than `thinking.budget_tokens`.' };
   }
+  const turnsProblem = checkAnthropicTurns(asArray(body['messages'])) ?? checkSampling(model, body);
+  if (turnsProblem !== undefined) return turnsProblem;
   const messages = asArray(body['messages']).filter(isObject);
   const system = systemText(body['system']);
   const lastUser = [...messages].reverse().find((m) => m['role'] === 'user');

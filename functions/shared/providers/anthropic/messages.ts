@@ -11,8 +11,9 @@ import type { AnthropicContentBlock, AnthropicMessage, AnthropicTextBlock, Anthr
  *   Anthropic's own compatibility endpoint, §2.9).
  * - `tool` messages become `tool_result` blocks of a user turn; consecutive ones share one turn.
  * - Assistant `tool_calls` become `tool_use` blocks after the assistant's text.
- * - Consecutive same-role turns are merged, since Anthropic requires alternation; in a merged user
- *   turn the `tool_result` blocks go first, as Anthropic requires.
+ * - Consecutive same-role turns are merged here rather than left to the API (which would merge them
+ *   too, §2.2), so that in a merged user turn the `tool_result` blocks go first and each answers a
+ *   `tool_use` of the assistant turn just before it, as Anthropic requires.
  * - Our `reasoning_content` on assistant messages is not sent back: Anthropic only accepts thinking
  *   blocks with the signature it issued, which OpenAI clients never see.
  * - `name` on messages has no Anthropic counterpart and is dropped.

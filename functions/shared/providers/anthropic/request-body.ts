@@ -45,7 +45,7 @@ export type AnthropicContentBlock =
   | AnthropicToolUseBlock
   | AnthropicToolResultBlock;
 
-/** One turn; roles strictly alternate, starting with `user` (there is no system role). */
+/** One turn; modelmux sends roles alternating, starting with `user` (there is no system role). */
 export interface AnthropicMessage {
   role: 'user' | 'assistant';
   content: string | AnthropicContentBlock[];
