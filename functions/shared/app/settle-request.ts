@@ -1,5 +1,6 @@
 import { settle, type LedgerEntryInput } from '../billing/ledger';
 import { logger } from '../observability/logger';
+import { suspectStoreOutage } from '../store/store-errors';
 import type { Attempt } from '../routing/attempt-plan';
 import type { AttemptRecord } from '../routing/chat-router';
 
@@ -27,11 +28,23 @@ export interface SettleInput {
 }
 
 /**
- * Writes the ledger entry and debits the account (one transaction, idempotent on the request id).
- * Never throws: it runs after the client has its answer. A write that still fails after the ledger's
- * own retries is logged at error level with the whole entry, so it can be replayed (`replayable`).
+ * The longest a settle may take once the answer is out (ms). The function keeps this much (plus the
+ * time to write the last bytes) back from its timeout (edge/function-url.ts SETTLE_RESERVE_MS), so a
+ * settle that outlasts it — the SDK alone may retry 3 × 3 s (store/dynamo.ts) — is given up and
+ * logged for replay while the invocation still runs, instead of being frozen or killed mid-write
+ * with no log line at all.
  */
-export async function settleRequest(input: SettleInput): Promise<void> {
+export const SETTLE_TIMEOUT_MS = 4_000;
+
+/**
+ * Writes the ledger entry and debits the account (one transaction, idempotent on the request id).
+ * Never throws: it runs after the client has its answer. A write that fails after the ledger's own
+ * retries, or has not finished within `timeoutMs`, is logged at error level with the whole entry, so
+ * it can be replayed (`replayable`). Replaying an entry that did land after all is harmless: the
+ * ledger write is conditional on the request id being new, so the account is charged once.
+ * @param timeoutMs how long to wait for the write (ms); default {@link SETTLE_TIMEOUT_MS}.
+ */
+export async function settleRequest(input: SettleInput, timeoutMs: number = SETTLE_TIMEOUT_MS): Promise<void> {
   const entry: LedgerEntryInput = {
     accountId: input.accountId,
     requestId: input.requestId,
@@ -46,9 +59,25 @@ export async function settleRequest(input: SettleInput): Promise<void> {
     fallbackPath: input.attempts.map((a) => `${a.publicModel}@${a.provider}/${a.upstreamModel}:${a.outcome}`),
     status: input.status,
   };
+  const latencyMs = Date.now() - input.receivedAt;
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<'expired'>((resolve) => {
+    timer = setTimeout(() => resolve('expired'), timeoutMs);
+  });
+  const writing = settle(entry);
   try {
-    const latencyMs = Date.now() - input.receivedAt;
-    const result = await settle(entry);
+    const result = await Promise.race([writing, expired]);
+    if (result === 'expired') {
+      // Admission must not go on trusting its caches (billing/admit.ts) while this write hangs.
+      suspectStoreOutage();
+      logger.error('ledger write did not finish in time; replay this entry', { replayable: entry, timeoutMs });
+      // It may still land (or fail) later, e.g. when a frozen container thaws: say which, for the replay.
+      writing.then(
+        () => logger.warn('ledger write landed after its time limit; its replay is a no-op', { requestId: entry.requestId }),
+        () => undefined,
+      );
+      return;
+    }
     // The request's one log line: ids, models, provider, tokens, cost, latency — never text or keys.
     logger.info('request', {
       requestId: entry.requestId,
@@ -67,5 +96,7 @@ export async function settleRequest(input: SettleInput): Promise<void> {
     });
   } catch (err) {
     logger.error('ledger write failed; replay this entry', { replayable: entry, error: err as Error });
+  } finally {
+    clearTimeout(timer);
   }
 }

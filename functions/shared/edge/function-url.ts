@@ -1,4 +1,5 @@
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
+import { SETTLE_TIMEOUT_MS } from '../app/settle-request';
 import { newRequestId } from '../billing/ledger';
 import type { GatewayHandler, GatewayRequest, GatewayResult, JsonResult } from '../http/types';
 import { asGatewayError, toErrorBody } from '../openai/errors';
@@ -9,8 +10,12 @@ import { logger } from '../observability/logger';
  * and any thrown error → OpenAI's error body with its status. Only the handlers import this.
  */
 
-/** Time kept back from the function's timeout for writing the answer and settling the ledger (ms). */
-export const SETTLE_RESERVE_MS = 5_000;
+/**
+ * Time kept back from the function's timeout for writing the answer and settling the ledger (ms): the
+ * settle's own limit (SETTLE_TIMEOUT_MS, after which it logs the entry for replay) plus 1 s to write
+ * the last bytes, so the replay log line is always written before Lambda stops the invocation.
+ */
+export const SETTLE_RESERVE_MS = SETTLE_TIMEOUT_MS + 1_000;
 
 /**
  * Builds the core's request from a Function URL event.

@@ -72,6 +72,15 @@ export function storeOutageSuspected(): boolean {
 }
 
 /**
+ * Marks the store as suspect without a failed call: a call that has not answered within its caller's
+ * limit (app/settle-request.ts) says as much about DynamoDB as one that failed. Cleared, like a
+ * failure, by the next store call that succeeds.
+ */
+export function suspectStoreOutage(): void {
+  outageSuspected = true;
+}
+
+/**
  * Runs one store call and maps its failure with {@link toStoreError}.
  * @throws UpstreamUnavailableError (503) when DynamoDB is unreachable, throttling or failing.
  */
