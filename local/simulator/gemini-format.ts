@@ -2,12 +2,13 @@
  * Renders a planned reply as a Gemini `GenerateContentResponse` or its SSE stream
  * (providers.md §3.3-3.4): camelCase, `usageMetadata` on every chunk (running totals), finishReason on
  * the last chunk, events separated by `\r\n\r\n`, no `[DONE]`. A function call arrives whole in one
- * chunk with finishReason STOP. Thought parts carry `thought: true` and are counted in
- * `thoughtsTokenCount`, outside `candidatesTokenCount`.
+ * chunk with finishReason STOP (signed on 2.5/3 models, gemini-signatures.ts). Thought parts carry
+ * `thought: true` and are counted in `thoughtsTokenCount`, outside `candidatesTokenCount`.
  */
 import { splitText } from './chunking.js';
 import type { JsonReply, SseReply } from './deliver.js';
 import { geminiStreamError } from './gemini-errors.js';
+import { signFirstCall } from './gemini-signatures.js';
 import type { JsonObject } from './json-narrowing.js';
 import type { Finish, ReplyPlan } from './reply.js';
 import { jsonEvent, type SseEvent } from './sse.js';
@@ -57,6 +58,7 @@ export function geminiResponse(call: SimCall, model: string, plan: ReplyPlan): J
   if (plan.reasoning) parts.push({ text: plan.reasoning, thought: true });
   if (plan.text !== '' || plan.toolCalls.length === 0) parts.push({ text: plan.text });
   for (const c of plan.toolCalls) parts.push({ functionCall: { name: c.name, args: c.args } });
+  signFirstCall(parts, model, call.seq);
   return {
     kind: 'json',
     status: 200,
@@ -105,7 +107,7 @@ export function geminiStream(call: SimCall, model: string, plan: ReplyPlan): Sse
     events.push(jsonEvent({ candidates: [candidate([p.part], last ? finish : undefined)], usageMetadata: usageMetadata(plan, answer, thoughts), ...envelope(call, model) }, { content: true }));
   });
   if (plan.toolCalls.length > 0 || pieces.length === 0) {
-    const parts = plan.toolCalls.length > 0 ? plan.toolCalls.map((c) => ({ functionCall: { name: c.name, args: c.args } })) : [{ text: '' }];
+    const parts = plan.toolCalls.length > 0 ? signFirstCall(plan.toolCalls.map((c) => ({ functionCall: { name: c.name, args: c.args } })), model, call.seq) : [{ text: '' }];
     events.push(jsonEvent({ candidates: [candidate(parts, finish)], usageMetadata: usageMetadata(plan, answerTokens(plan), plan.reasoningTokens), ...envelope(call, model) }, { content: plan.toolCalls.length > 0 }));
   }
   return sse(events);

@@ -2,6 +2,7 @@
  * Reads a Gemini `GenerateContentRequest` (providers.md §3.2) into the neutral {@link Conversation}.
  * camelCase and snake_case field names are both accepted, as the real API does (§3.1).
  */
+import { checkSignatures } from './gemini-signatures.js';
 import { asArray, asNumber, asString, field, isObject, type JsonObject } from './json-narrowing.js';
 import type { Problem } from './problem.js';
 import { compactResult, type Conversation, type LastTurn, type ToolDecl } from './reply.js';
@@ -73,11 +74,17 @@ function toolsOf(body: JsonObject): ToolDecl[] {
   return allowed.length > 0 ? tools.filter((t) => allowed.includes(t.name)) : tools;
 }
 
-/** Validate and read the request; a {@link Problem} means answer 400 INVALID_ARGUMENT. */
-export function readGeminiGenerate(body: unknown): GeminiRequest | Problem {
+/**
+ * Validate and read the request for `model` (from the URL); a {@link Problem} means answer 400
+ * INVALID_ARGUMENT. Gemini 3 also refuses unsigned function calls in the current turn
+ * (gemini-signatures.ts).
+ */
+export function readGeminiGenerate(body: unknown, model: string): GeminiRequest | Problem {
   if (!isObject(body)) return { kind: 'bad-request', message: 'Invalid JSON payload received.' };
   const contents = asArray(body['contents']).filter(isObject);
   if (contents.length === 0) return { kind: 'bad-request', message: '* GenerateContentRequest.contents: contents is not specified' };
+  const unsigned = checkSignatures(contents, model);
+  if (unsigned !== undefined) return unsigned;
   const gen = field(body, 'generationConfig');
   const temperature = asNumber(field(gen, 'temperature'));
   if (temperature !== undefined && (temperature < 0 || temperature > 2)) {

@@ -19,7 +19,7 @@ function generate(call: SimCall, model: string, stream: boolean): Reply | Proble
     // Without alt=sse Gemini streams one growing JSON array; the simulator only speaks SSE (§3.1).
     return { kind: 'bad-request', message: 'The simulator only supports streamGenerateContent with alt=sse.' };
   }
-  const req = readGeminiGenerate(call.body);
+  const req = readGeminiGenerate(call.body, model);
   if ('kind' in req) return req;
   if (req.blocked) {
     const tokens = promptTokens(req.conversation.messageTexts);

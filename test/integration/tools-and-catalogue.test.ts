@@ -40,9 +40,12 @@ const tools: OpenAI.ChatCompletionTool[] = [
   },
 ];
 
-type ToolCall = { id: string; function: { name: string; arguments: string } };
+type ToolCall = { id: string; function: { name: string; arguments: string }; extra_content?: { google: { thought_signature: string } } };
 
-/** Collects a streamed answer: text, and tool calls assembled from their fragments by index. */
+/**
+ * Collects a streamed answer: text, and tool calls assembled from their fragments by index (with a
+ * Gemini thought signature, which a client must echo back like Google's own compatibility layer asks).
+ */
 async function collect(stream: AsyncIterable<OpenAI.ChatCompletionChunk>): Promise<{ text: string; calls: ToolCall[]; finish: string | null }> {
   let text = '';
   let finish: string | null = null;
@@ -53,6 +56,8 @@ async function collect(stream: AsyncIterable<OpenAI.ChatCompletionChunk>): Promi
     text += choice.delta.content ?? '';
     for (const t of choice.delta.tool_calls ?? []) {
       const call = (calls[t.index] ??= { id: '', function: { name: '', arguments: '' } });
+      const extra = (t as { extra_content?: ToolCall['extra_content'] }).extra_content;
+      if (extra) call.extra_content = extra;
       if (t.id) call.id = t.id;
       if (t.function?.name) call.function.name += t.function.name;
       if (t.function?.arguments) call.function.arguments += t.function.arguments;
@@ -64,6 +69,14 @@ async function collect(stream: AsyncIterable<OpenAI.ChatCompletionChunk>): Promi
 
 describe.each(['claude-3-5-sonnet', 'gemini-2.0-flash'])('tool calls with %s', (model) => {
   const question: OpenAI.ChatCompletionMessageParam = { role: 'user', content: 'What is the weather in Paris?' };
+  const isGemini = model.startsWith('gemini');
+
+  /** The functionCall parts modelmux replayed to the simulated Gemini in its latest request. */
+  function replayedGeminiCalls(): unknown[] {
+    const last = gw.simulator?.requests.filter((r) => r.provider === 'gemini').at(-1);
+    const contents = (last?.body as { contents?: Array<{ parts: Array<Record<string, unknown>> }> } | undefined)?.contents ?? [];
+    return contents.flatMap((c) => c.parts.filter((p) => p['functionCall'] !== undefined));
+  }
 
   it('round-trips buffered: tool call, tool result, final answer', async () => {
     const first = await client.chat.completions.create({ model, messages: [question], tools });
@@ -81,6 +94,12 @@ describe.each(['claude-3-5-sonnet', 'gemini-2.0-flash'])('tool calls with %s', (
     expect(second.choices[0]?.finish_reason).toBe('stop');
     expect(second.choices[0]?.message.content).toContain('Tool said:');
     expect(second.choices[0]?.message.content).toContain('21');
+    if (isGemini) {
+      // Gemini 2.5 signs its calls: the signature reaches the client and goes back upstream unchanged.
+      const signature = (call as ToolCall).extra_content?.google.thought_signature;
+      expect(signature).toEqual(expect.any(String));
+      expect(replayedGeminiCalls()).toEqual([{ functionCall: { name: 'get_weather', args: { city: 'Paris' } }, thoughtSignature: signature }]);
+    }
   });
 
   it('round-trips streamed, and the streamed arguments join into valid JSON', async () => {
@@ -97,13 +116,34 @@ describe.each(['claude-3-5-sonnet', 'gemini-2.0-flash'])('tool calls with %s', (
         stream: true,
         messages: [
           question,
-          { role: 'assistant', content: null, tool_calls: first.calls.map((c) => ({ id: c.id, type: 'function' as const, function: c.function })) },
+          { role: 'assistant', content: null, tool_calls: first.calls.map((c) => ({ id: c.id, type: 'function' as const, function: c.function, ...(c.extra_content ? { extra_content: c.extra_content } : {}) })) },
           { role: 'tool', tool_call_id: first.calls[0]?.id ?? '', content: '{"temp_c":21}' },
         ],
       }),
     );
     expect(second.finish).toBe('stop');
     expect(second.text).toContain('21');
+    if (isGemini) {
+      const signature = first.calls[0]?.extra_content?.google.thought_signature;
+      expect(signature).toEqual(expect.any(String));
+      expect(replayedGeminiCalls()).toEqual([{ functionCall: { name: 'get_weather', args: { city: 'Paris' } }, thoughtSignature: signature }]);
+    }
+  });
+
+  it('mints distinct tool-call ids across the rounds of one conversation', async () => {
+    const first = await client.chat.completions.create({ model, messages: [question], tools });
+    const call = first.choices[0]?.message.tool_calls?.[0] as ToolCall;
+    const messages: OpenAI.ChatCompletionMessageParam[] = [
+      question,
+      { role: 'assistant', content: null, tool_calls: first.choices[0]?.message.tool_calls },
+      { role: 'tool', tool_call_id: call.id, content: '{"temp_c":21}' },
+      { role: 'assistant', content: 'It is 21 °C in Paris.' },
+      { role: 'user', content: 'And the weather in Rome?' },
+    ];
+    const second = await client.chat.completions.create({ model, messages, tools });
+    const again = second.choices[0]?.message.tool_calls?.[0] as ToolCall | undefined;
+    expect(again?.function.name).toBe('get_weather');
+    expect(again?.id).not.toBe(call.id);
   });
 
   it('returns parallel tool calls with distinct indexes and ids', async () => {

@@ -57,6 +57,38 @@ describe('@google/genai against the native Gemini route', () => {
     expect(next.text).toBe('Tool said: {"temp_c":21}');
   });
 
+  it('signs the first function call of a 2.5/3 answer with a thoughtSignature, buffered and streamed (providers.md §3.2)', async () => {
+    const config = { tools: [{ functionDeclarations: [weather, { name: 'noop' }] }] };
+    const res = await genai().models.generateContent({ model: 'gemini-2.5-flash', contents: 'go [parallel]', config });
+    const parts = res.candidates?.[0]?.content?.parts ?? [];
+    expect(parts[0]).toMatchObject({ functionCall: { name: 'get_weather' }, thoughtSignature: expect.any(String) });
+    expect(parts[1]).not.toHaveProperty('thoughtSignature');
+    const chunks = [];
+    for await (const c of await genai().models.generateContentStream({ model: 'gemini-3-flash-preview', contents: 'go', config })) chunks.push(c);
+    expect(chunks[0]?.candidates?.[0]?.content?.parts?.[0]?.thoughtSignature).toEqual(expect.any(String));
+    const older = await genai().models.generateContent({ model: 'gemini-2.0-flash-live', contents: 'go', config });
+    expect(older.candidates?.[0]?.content?.parts?.[0]).not.toHaveProperty('thoughtSignature');
+  });
+
+  it('refuses a Gemini 3 tool loop that replays a call without its signature (400 INVALID_ARGUMENT), and takes it signed', async () => {
+    const model = 'gemini-3-flash-preview';
+    const config = { tools: [{ functionDeclarations: [weather] }] };
+    const contents: Content[] = [{ role: 'user', parts: [{ text: 'Weather in Paris?' }] }];
+    const res = await genai().models.generateContent({ model, contents, config });
+    const answer = res.candidates![0]!.content!;
+    const result: Content = { role: 'user', parts: [{ functionResponse: { name: 'get_weather', response: { temp_c: 21 } } }] };
+    const unsigned: Content = { role: 'model', parts: (answer.parts ?? []).map(({ thoughtSignature: _dropped, ...p }) => p) };
+    const err = await genai().models.generateContent({ model, contents: [...contents, unsigned, result], config }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ApiError);
+    expect((err as ApiError).status).toBe(400);
+    expect((err as ApiError).message).toMatch(/missing a thought_signature/);
+    const next = await genai().models.generateContent({ model, contents: [...contents, answer, result], config });
+    expect(next.text).toBe('Tool said: {"temp_c":21}');
+    // Gemini 2.5 takes the unsigned replay (the signature only carries the model's reasoning over).
+    const lenient = await genai().models.generateContent({ model: 'gemini-2.5-flash', contents: [...contents, unsigned, result], config });
+    expect(lenient.text).toBe('Tool said: {"temp_c":21}');
+  });
+
   it('streams a function call whole in one chunk', async () => {
     const chunks = [];
     for await (const c of await genai().models.generateContentStream({ model: 'gemini-2.5-flash', contents: 'go [parallel]', config: { tools: [{ functionDeclarations: [weather, { name: 'noop' }] }] } })) chunks.push(c);
