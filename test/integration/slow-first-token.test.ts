@@ -93,6 +93,9 @@ describe('slow first token', () => {
     expect(r.status).toBe(200);
     expect(r.firstByteMs).toBeLessThan(600);
     expect(r.body.startsWith(': modelmux waiting for the first token\n\n')).toBe(true);
+    // The routing headers went out before routing ended: their content comes as a comment instead,
+    // once, just before the first data chunk.
+    expect(r.body).toMatch(/^(: modelmux waiting for the first token\n\n)+: x-modelmux-model=gpt-4o-mini; provider=openai; attempts=1\n\ndata: \{/);
     const text = r.body
       .split('\n\n')
       .filter((e) => e.startsWith('data: {'))
@@ -114,6 +117,17 @@ describe('slow first token', () => {
     expect(gw.simulator?.requests.map((q) => q.provider)).toEqual(['openai', 'gemini']);
   });
 
+  it('names the model that answered after a fallback in an SSE comment before the first chunk', async () => {
+    gw.simulator?.reset();
+    gw.simulator?.setFault({ provider: 'openai' }, { kind: 'hang' });
+    const r = await rawStream('gpt-4o-mini');
+    expect(r.status).toBe(200);
+    const comments = r.body.split('\n\n').filter((e) => e.startsWith(': x-modelmux-'));
+    expect(comments).toEqual([': x-modelmux-model=gemini-2.0-flash; provider=gemini; attempts=2']);
+    expect(r.body.indexOf(comments[0] ?? '')).toBeLessThan(r.body.indexOf('data: {'));
+    expect(r.body.trimEnd().endsWith('data: [DONE]')).toBe(true);
+  });
+
   it('ends with an error event, not a silent cut, when every target fails after the commit', async () => {
     gw.simulator?.reset();
     for (const p of ['openai', 'gemini', 'anthropic'] as const) gw.simulator?.setFault({ provider: p }, { kind: 'hang' });
@@ -123,5 +137,62 @@ describe('slow first token', () => {
     expect(events).toHaveLength(1);
     expect(JSON.parse(events[0]?.slice(6) ?? '{}')).toMatchObject({ error: { type: 'timeout_error', code: 'upstream_timeout' } });
     expect(r.body).not.toContain('[DONE]');
+    expect(r.body).not.toContain('x-modelmux-model');
+  });
+
+  it('a client that leaves during the keep-alive phase: an answer that started anyway is stopped and billed as aborted', async () => {
+    // Driven through the core as the edge drives it, because over HTTP the race cannot be steered:
+    // routing finds its first token, but the client has gone before the edge reads that frame.
+    const sim = gw.simulator;
+    if (!sim) throw new Error('simulator expected');
+    sim.reset();
+    // The hangs above opened openai's breaker in this container.
+    (await import('../../functions/shared/routing/circuit-breaker')).breaker.reset();
+    sim.setFault({ provider: 'openai' }, { kind: 'slow-headers', delayMs: 500 }, { times: 1 });
+    sim.setChunkDelay(100); // first content ~600 ms after the upstream request, the whole answer ~1.4 s
+    const { dispatch } = await import('../../functions/shared/app/dispatch');
+    const { newRequestId } = await import('../../functions/shared/billing/ledger');
+    const controller = new AbortController();
+    const now = Date.now();
+    const requestId = newRequestId(now);
+    const result = await dispatch({
+      method: 'POST',
+      path: '/v1/chat/completions',
+      headers: { authorization: `Bearer ${gw.apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'gpt-4o-mini', stream: true, messages: [{ role: 'user', content: 'leaving early' }] }),
+      signal: controller.signal,
+      requestId,
+      receivedAt: now,
+    });
+    expect(result.kind).toBe('stream');
+    if (result.kind !== 'stream') return;
+    const frames = result.frames[Symbol.asyncIterator]();
+    expect((await frames.next()).value).toBe(': modelmux waiting for the first token\n\n');
+    for (let i = 0; i < 200 && sim.requests.length === 0; i++) await sleep(5);
+    await sleep(750); // the first token has arrived; the upstream is still streaming
+    expect(sim.requests[0]?.completed).toBe(false);
+    controller.abort(); // the client is gone; the edge stops reading and settles
+    await frames.return?.(undefined);
+    await result.after?.();
+
+    for (let i = 0; i < 50 && !sim.requests[0]?.aborted; i++) await sleep(20);
+    expect(sim.requests[0]?.aborted).toBe(true);
+    sim.setChunkDelay(0);
+    const item = await ledgerItem(requestId);
+    expect(item).toMatchObject({ servedModel: 'gpt-4o-mini', provider: 'openai', status: 'aborted', usageEstimated: true });
+    expect(item?.completionTokens).toBeGreaterThan(0); // the first batch was produced, so it is billed
+    expect(item?.promptTokens).toBeGreaterThan(0);
   });
 });
+
+async function ledgerItem(requestId: string): Promise<Record<string, unknown> | undefined> {
+  const { GetCommand } = await import('@aws-sdk/lib-dynamodb');
+  const { documentClient } = await import('../../functions/shared/store/dynamo');
+  const { tableNames } = await import('../../functions/shared/store/tables');
+  for (let i = 0; i < 100; i++) {
+    const out = await documentClient().send(new GetCommand({ TableName: tableNames().ledger, Key: { accountId: gw.accountId, requestId } }));
+    if (out.Item) return out.Item;
+    await sleep(30);
+  }
+  return undefined;
+}

@@ -10,6 +10,7 @@ import { loadUpstreamCredentials } from '../providers/credentials';
 import { UpstreamStreamError } from '../providers/types';
 import { planAttempts, requiredCapabilities } from '../routing/attempt-plan';
 import { routeBuffered, routeStream, type RoutedBase } from '../routing/chat-router';
+import { BUFFERED_CHAT_BUDGET_MS, withinBudget } from '../routing/request-budget';
 import { DONE_FRAME, dataFrame, errorFrame } from '../sse/encode';
 import { estimatePromptTokens, estimateTextTokens } from '../usage/estimate';
 import { logger } from '../observability/logger';
@@ -27,7 +28,7 @@ export async function chatCompletions(req: GatewayRequest): Promise<GatewayResul
   await admit(caller.accountId);
   const plan = planAttempts(entry, CATALOGUE, await loadUpstreamCredentials(), requiredCapabilities(body));
   const ctx: CallContext = { req, body, accountId: caller.accountId, created: Math.floor(req.receivedAt / 1000) };
-  if (body.stream !== true) return buffered(ctx, await routeBuffered(body, plan, routeOptions(req)));
+  if (body.stream !== true) return buffered(ctx, await routeBuffered(body, plan, withinBudget(routeOptions(req), req.receivedAt, BUFFERED_CHAT_BUDGET_MS)));
   const routing = routeStream(body, plan, routeOptions(req));
   const early = await settledWithin(routing, streamCommitAfterMs());
   return early ? streamed(ctx, await routing) : streamedLate(ctx, routing);
@@ -62,7 +63,8 @@ function settledWithin(p: Promise<unknown>, ms: number): Promise<boolean> {
 /**
  * A stream committed before its first token: 200 now, keep-alive comments while routing goes on,
  * then the answer, or — if every target failed — an error event (the status is already sent). The
- * routing headers are unknown at commit time and so are absent.
+ * routing headers are unknown at commit time, so the outcome they would carry goes out as an SSE
+ * comment just before the first data chunk (see {@link routingComment}).
  */
 function streamedLate(ctx: CallContext, routing: Promise<Awaited<ReturnType<typeof routeStream>>>): StreamResult {
   let inner: StreamResult | undefined;
@@ -79,7 +81,7 @@ function streamedLate(ctx: CallContext, routing: Promise<Awaited<ReturnType<type
       if (!ctx.req.signal.aborted) yield errorFrame(failure);
       return;
     }
-    inner = streamed(ctx, outcome);
+    inner = streamed(ctx, outcome, routingComment(outcome));
     yield* inner.frames;
   }
   return {
@@ -90,10 +92,9 @@ function streamedLate(ctx: CallContext, routing: Promise<Awaited<ReturnType<type
     after: async () => {
       if (inner === undefined) {
         // The client left during the keep-alive phase: an answer that started anyway is stopped and
-        // billed (prompt, and what was produced), never dropped.
+        // billed as aborted (prompt, and the first batch it produced), never dropped.
         const outcome = await routing.catch(() => undefined);
         if (outcome === undefined) return;
-        outcome.close();
         inner = streamed(ctx, outcome);
       }
       await inner.after?.();
@@ -116,6 +117,17 @@ function routingHeaders(outcome: RoutedBase): Record<string, string> {
     'x-modelmux-provider': outcome.attempt.target.provider,
     'x-modelmux-attempts': String(outcome.attempts.length),
   };
+}
+
+/**
+ * The routing headers' content for a stream whose headers went out before routing ended, as one SSE
+ * comment line, e.g. `: x-modelmux-model=gpt-4o; provider=openai; attempts=2`. Comments are ignored
+ * by SSE clients (WHATWG HTML, "Server-sent events": lines starting with a colon), so the OpenAI
+ * SDK sees nothing; a raw reader can still learn who answered.
+ */
+function routingComment(outcome: RoutedBase): string {
+  const h = routingHeaders(outcome);
+  return `: x-modelmux-model=${h['x-modelmux-model']}; provider=${h['x-modelmux-provider']}; attempts=${h['x-modelmux-attempts']}\n\n`;
 }
 
 async function buffered(ctx: CallContext, outcome: Awaited<ReturnType<typeof routeBuffered>>): Promise<JsonResult> {
@@ -146,13 +158,24 @@ async function buffered(ctx: CallContext, outcome: Awaited<ReturnType<typeof rou
  * come; the usage chunk only if the client asked (`stream_options.include_usage`), `[DONE]` only
  * after a finished answer. A failure after the first chunk ends the stream with an error event and
  * the tokens produced so far are still billed.
+ *
+ * Billing counts what the upstream produced (every batch as it is received, the first one included),
+ * not only what reached the client: a client that leaves before a batch is written still caused it.
+ * @param preface frames sent before the first chunk (the routing comment of a late-committed stream).
  */
-function streamed(ctx: CallContext, outcome: Awaited<ReturnType<typeof routeStream>>): StreamResult {
+function streamed(ctx: CallContext, outcome: Awaited<ReturnType<typeof routeStream>>, preface?: string): StreamResult {
   const includeUsage = ctx.body.stream_options?.include_usage === true;
   const id = completionId(ctx.req.requestId);
   let usage: Usage | undefined;
   let text = '';
   let status: 'complete' | 'partial' | 'aborted' = 'partial';
+  const produced = (batch: readonly ChunkParts[]): void => {
+    for (const parts of batch) {
+      if (parts.usage) usage = parts.usage;
+      for (const c of parts.choices) text += (c.delta.content ?? '') + (c.delta.reasoning_content ?? '') + (c.delta.tool_calls?.map((t) => t.function?.arguments ?? '').join('') ?? '');
+    }
+  };
+  produced(outcome.first);
 
   const chunk = (choices: ChunkParts['choices']): ChatCompletionChunk => {
     const c: ChatCompletionChunk = { id, object: 'chat.completion.chunk', created: ctx.created, model: ctx.body.model, choices };
@@ -167,15 +190,15 @@ function streamed(ctx: CallContext, outcome: Awaited<ReturnType<typeof routeStre
     const deadline = ctx.req.deadline;
     const deadlineTimer = deadline === undefined ? undefined : setTimeout(() => outcome.close('deadline'), Math.max(0, deadline - Date.now()));
     try {
+      if (preface !== undefined) yield preface;
       for (let batch: ChunkParts[] | undefined = outcome.first; batch !== undefined; ) {
         for (const parts of batch) {
-          if (parts.usage) usage = parts.usage;
           if (parts.choices.length === 0) continue;
-          for (const c of parts.choices) text += (c.delta.content ?? '') + (c.delta.reasoning_content ?? '') + (c.delta.tool_calls?.map((t) => t.function?.arguments ?? '').join('') ?? '');
           yield dataFrame(chunk(parts.choices));
         }
         const next = await outcome.rest.next();
         batch = next.done === true ? undefined : next.value;
+        if (batch !== undefined) produced(batch);
       }
       status = 'complete';
       if (includeUsage) {
@@ -200,6 +223,9 @@ function streamed(ctx: CallContext, outcome: Awaited<ReturnType<typeof routeStre
     headers: routingHeaders(outcome),
     frames: frames(),
     after: async () => {
+      // Frames that never ran (the client left before the first byte) leave the upstream open: stop it.
+      outcome.close();
+      if (ctx.req.signal.aborted && status !== 'complete') status = 'aborted';
       const billable = usage !== undefined && status === 'complete' ? fromUsage(usage) : await estimateOr(usage, ctx.body, text);
       await settleRequest({ accountId: ctx.accountId, requestId: ctx.req.requestId, receivedAt: ctx.req.receivedAt, requestedModel: ctx.body.model, attempt: outcome.attempt, attempts: outcome.attempts, usage: billable, status });
     },
