@@ -72,7 +72,7 @@ function describe(provider: SimProvider, p: Problem): { status: number; error: O
       }
       return { status: 404, error: { message: `The model \`${p.model}\` does not exist or you do not have access to it.`, type: 'invalid_request_error', param: 'model', code: 'model_not_found' } };
     case 'bad-request':
-      return { status: 400, error: { message: p.message, type: 'invalid_request_error', param: p.param ?? null, code: null } };
+      return { status: 400, error: { message: p.message, type: 'invalid_request_error', param: p.param ?? null, code: p.code ?? null } };
     case 'no-route':
       return { status: 404, error: { message: `Invalid URL (${p.method} ${p.path})`, type: 'invalid_request_error', param: null, code: null } };
     case 'status': {

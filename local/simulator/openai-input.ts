@@ -1,9 +1,11 @@
 /**
  * Reads an OpenAI Chat Completions request (providers.md §1.1-1.2) into the neutral
  * {@link Conversation}, with the per-host validation the simulator enforces: MiniMax's temperature
- * range (0, 1] (§5.1), Anthropic-compat `n` must be 1 (§2.9), `stream_options` only with `stream`.
+ * range (0, 1] (§5.1), Anthropic-compat `n` must be 1 (§2.9), `stream_options` only with `stream`,
+ * and OpenAI's per-model-family field refusals (openai-params.ts, §1.9).
  */
 import { asArray, asNumber, asString, isObject, type JsonObject } from './json-narrowing.js';
+import { checkOpenAIParams } from './openai-params.js';
 import type { Problem } from './problem.js';
 import { compactResult, type Conversation, type LastTurn, type ToolDecl } from './reply.js';
 import type { SimProvider } from './types.js';
@@ -100,6 +102,8 @@ export function readOpenAIChat(provider: SimProvider, body: unknown): OpenAIChat
   if (provider === 'minimax' && temperature !== undefined && (temperature <= 0 || temperature > 1)) {
     return { kind: 'bad-request', message: 'invalid params, temperature must be in (0, 1]', param: 'temperature' };
   }
+  const refused = checkOpenAIParams(provider, model, body);
+  if (refused !== undefined) return refused;
   if (provider === 'anthropic-openai' && body['n'] != null && body['n'] !== 1) {
     return { kind: 'bad-request', message: 'n: only n=1 is supported', param: 'n' };
   }

@@ -8,7 +8,7 @@ export type Problem =
   | { kind: 'auth'; reason: 'missing' | 'invalid'; key?: string }
   /** Retired upstream ids (retired-models.ts) and ids containing `decommissioned` or `retired`. */
   | { kind: 'model-not-found'; model: string }
-  | { kind: 'bad-request'; message: string; param?: string }
+  | { kind: 'bad-request'; message: string; param?: string; code?: string }
   /** No such endpoint at this provider (e.g. DeepSeek embeddings). */
   | { kind: 'no-route'; method: string; path: string }
   /** The `status` fault. */

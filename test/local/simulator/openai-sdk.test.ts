@@ -150,6 +150,17 @@ describe('openai SDK against the openai route', () => {
     expect(cut.usage?.completion_tokens).toBe(3);
   });
 
+  it('refuses what OpenAI refuses per model family with 400 unsupported_parameter (providers.md §1.9)', async () => {
+    const messages: ChatCompletionMessageParam[] = [{ role: 'user', content: 'x' }];
+    await expect(client('openai').chat.completions.create({ model: 'gpt-4o', messages, reasoning_effort: 'low' })).rejects.toMatchObject({ status: 400, code: 'unsupported_parameter', param: 'reasoning_effort' });
+    await expect(client('openai').chat.completions.create({ model: 'o3-mini', messages, max_tokens: 5 })).rejects.toMatchObject({ status: 400, code: 'unsupported_parameter', param: 'max_tokens' });
+    await expect(client('openai').chat.completions.create({ model: 'o3-mini', messages, temperature: 0.2 })).rejects.toMatchObject({ status: 400, code: 'unsupported_parameter', param: 'temperature' });
+    const ok = await client('openai').chat.completions.create({ model: 'o3-mini', messages, reasoning_effort: 'high', max_completion_tokens: 50 });
+    expect(ok.choices[0]?.finish_reason).toBe('stop');
+    // The compatible hosts have their own rules: DeepSeek takes reasoning_effort (V4 thinking switch, §4.2).
+    await expect(client('deepseek').chat.completions.create({ model: 'deepseek-v4-flash', messages, reasoning_effort: 'high' })).resolves.toBeDefined();
+  });
+
   it('raises the SDK error classes for a bad key and a retired model', async () => {
     await expect(client('openai', 'bad-key').chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'x' }] })).rejects.toMatchObject({ status: 401, code: 'invalid_api_key' });
     await expect(client('openai').chat.completions.create({ model: 'gpt-4-retired', messages: [{ role: 'user', content: 'x' }] })).rejects.toBeInstanceOf(OpenAI.NotFoundError);
