@@ -10,26 +10,35 @@ import { fromFunctionUrlEvent, logRequest, responseHeaders, runCore } from '../s
  *
  * Runtime rules (functions/awslambda.d.ts): write() before end(), always end(); no disconnect signal
  * exists in Lambda, so `signal` aborts only where the host reports a closed stream (the local stand-in).
+ * The stream's 'error'/'close' are listened to from the start: a host that breaks the stream while
+ * the core is still routing (before the first byte) must stop the upstream attempt, and an 'error'
+ * with no listener would crash the process.
  */
 export const handler = awslambda.streamifyResponse(async (event: APIGatewayProxyEventV2, responseStream, context) => {
   const controller = new AbortController();
+  const gone = new Promise<void>((resolve) => controller.signal.addEventListener('abort', () => resolve(), { once: true }));
+  responseStream.on('error', () => controller.abort());
+  responseStream.on('close', () => {
+    if (!responseStream.writableFinished) controller.abort();
+  });
   const req = fromFunctionUrlEvent(event, controller.signal, context);
   const result = await runCore(dispatch, req);
-  const out = awslambda.HttpResponseStream.from(responseStream, { statusCode: result.status, headers: responseHeaders(result, req.requestId) });
-  out.on('close', () => {
-    if (!out.writableFinished) controller.abort();
-  });
-  out.on('error', () => controller.abort());
 
-  if (result.kind === 'json') {
-    out.write(JSON.stringify(result.body));
-  } else {
-    for await (const frame of result.frames) {
-      if (controller.signal.aborted) break;
-      if (!out.write(frame)) await Promise.race([once(out, 'drain'), once(controller.signal, 'abort')]);
+  // The client left before the first byte: nothing to write to, but an answer that was produced is
+  // still stopped and billed by `after`.
+  if (!responseStream.destroyed) {
+    const out = awslambda.HttpResponseStream.from(responseStream, { statusCode: result.status, headers: responseHeaders(result, req.requestId) });
+    if (result.kind === 'json') {
+      out.write(JSON.stringify(result.body));
+    } else {
+      for await (const frame of result.frames) {
+        if (controller.signal.aborted) break;
+        // One shared abort promise: a listener per backpressure wait would pile up on the signal.
+        if (!out.write(frame)) await Promise.race([once(out, 'drain').catch(() => undefined), gone]);
+      }
     }
+    if (!out.destroyed) out.end();
   }
-  out.end();
   // A billed request logs its one line when settled (with tokens and cost); others log here.
   if (result.after) await result.after();
   else logRequest(req, result.status);

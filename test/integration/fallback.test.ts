@@ -1,6 +1,6 @@
 import OpenAI from 'openai';
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { startGateway, type RunningGateway } from '../../local/gateway';
 import type { Fault, SimProvider } from '../../local/simulator';
 
@@ -11,10 +11,23 @@ import type { Fault, SimProvider } from '../../local/simulator';
  *
  * Plans used: gpt-4o → openai:gpt-4o, then claude-3-5-sonnet (anthropic sonnet-4-6, sonnet-4-5),
  * then gemini-2.5-pro. One retry of the same target for retryable failures, none after timeouts.
+ * A malformed FIRST stream event cannot be produced by the simulator (its `malformed` fault always
+ * follows one good content event): test/routing/scripted-failures.test.ts covers it.
  */
 
 let gw: RunningGateway;
 let client: OpenAI;
+/** Raw response bodies seen by {@link client}, by x-request-id (what the SDK parses, byte for byte). */
+const rawBodies = new Map<string, Promise<string>>();
+
+/** Fetch that hands the SDK the response and keeps a copy of its bytes (observing, not changing them). */
+const tappingFetch: typeof fetch = async (input, init) => {
+  const res = await fetch(input, init);
+  if (res.body === null) return res;
+  const [forSdk, copy] = res.body.tee();
+  rawBodies.set(res.headers.get('x-request-id') ?? '', new Response(copy).text().catch(() => ''));
+  return new Response(forSdk, { status: res.status, statusText: res.statusText, headers: res.headers });
+};
 
 beforeAll(async () => {
   process.env.UPSTREAM_TIMEOUTS_MS = JSON.stringify({
@@ -22,7 +35,7 @@ beforeAll(async () => {
     buffered: { connectMs: 1000, headersMs: 700, idleMs: 500 },
   });
   gw = await startGateway({ tablePrefix: `fallback-${process.pid}`, devFreeTokens: 100_000_000, signalClientDisconnect: true });
-  client = new OpenAI({ baseURL: gw.baseUrl, apiKey: gw.apiKey, maxRetries: 0 });
+  client = new OpenAI({ baseURL: gw.baseUrl, apiKey: gw.apiKey, maxRetries: 0, fetch: tappingFetch });
 });
 
 afterAll(async () => {
@@ -36,6 +49,10 @@ beforeEach(async () => {
   breaker.reset();
 });
 
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
 function sim() {
   if (!gw.simulator) throw new Error('simulator expected');
   return gw.simulator;
@@ -43,6 +60,7 @@ function sim() {
 
 const calls = (provider: SimProvider) => sim().requests.filter((r) => r.provider === provider);
 const ask = (tag: string): OpenAI.ChatCompletionMessageParam[] => [{ role: 'user', content: `fault test ${tag}` }];
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 interface LedgerItem {
   servedModel: string;
@@ -53,27 +71,47 @@ interface LedgerItem {
   status: string;
   promptTokens: number;
   completionTokens: number;
+  inputPrice: number;
+  outputPrice: number;
+  costNanoUsd: number;
+  freeTokensUsed: number;
 }
 
 /** The ledger entry of a request (written after the response; polled). */
-async function ledger(requestId: string | null): Promise<LedgerItem> {
+async function ledger(requestId: string | null, accountId = gw.accountId): Promise<LedgerItem> {
+  const item = await findLedger(requestId, accountId, 100);
+  if (item === undefined) throw new Error(`no ledger entry for ${requestId}`);
+  return item;
+}
+
+async function findLedger(requestId: string | null, accountId: string, tries: number): Promise<LedgerItem | undefined> {
   const { documentClient } = await import('../../functions/shared/store/dynamo');
   const { tableNames } = await import('../../functions/shared/store/tables');
-  for (let i = 0; i < 100; i++) {
-    const out = await documentClient().send(new GetCommand({ TableName: tableNames().ledger, Key: { accountId: gw.accountId, requestId } }));
+  for (let i = 0; i < tries; i++) {
+    const out = await documentClient().send(new GetCommand({ TableName: tableNames().ledger, Key: { accountId, requestId } }));
     if (out.Item) return out.Item as LedgerItem;
-    await new Promise((r) => setTimeout(r, 30));
+    await sleep(30);
   }
-  throw new Error(`no ledger entry for ${requestId}`);
+  return undefined;
 }
 
-async function buffered(model: string, tag: string) {
-  const { data, response } = await client.chat.completions.create({ model, messages: ask(tag) }).withResponse();
-  return { data, headers: response.headers, entry: await ledger(response.headers.get('x-request-id')) };
+/** How many ledger entries the dev account has. */
+async function ledgerCount(): Promise<number> {
+  const { documentClient } = await import('../../functions/shared/store/dynamo');
+  const { tableNames } = await import('../../functions/shared/store/tables');
+  const out = await documentClient().send(new QueryCommand({
+    TableName: tableNames().ledger, KeyConditionExpression: 'accountId = :a', ExpressionAttributeValues: { ':a': gw.accountId }, Select: 'COUNT',
+  }));
+  return out.Count ?? 0;
 }
 
-async function streamed(model: string, tag: string) {
-  const { data: stream, response } = await client.chat.completions.create({ model, messages: ask(tag), stream: true }).withResponse();
+async function buffered(model: string, tag: string, via: OpenAI = client, accountId = gw.accountId) {
+  const { data, response } = await via.chat.completions.create({ model, messages: ask(tag) }).withResponse();
+  return { data, headers: response.headers, entry: await ledger(response.headers.get('x-request-id'), accountId) };
+}
+
+async function streamed(model: string, tag: string, via: OpenAI = client, accountId = gw.accountId) {
+  const { data: stream, response } = await via.chat.completions.create({ model, messages: ask(tag), stream: true }).withResponse();
   let text = '';
   let error: unknown;
   try {
@@ -81,8 +119,12 @@ async function streamed(model: string, tag: string) {
   } catch (e) {
     error = e;
   }
-  return { text, error, headers: response.headers, entry: await ledger(response.headers.get('x-request-id')) };
+  const requestId = response.headers.get('x-request-id');
+  return { text, error, headers: response.headers, entry: await ledger(requestId, accountId), raw: (await rawBodies.get(requestId ?? '')) ?? '' };
 }
+
+/** The `data:` payloads of a raw SSE body, in order. */
+const dataEvents = (raw: string) => raw.split('\n\n').filter((e) => e.startsWith('data: ')).map((e) => e.slice(6));
 
 describe.each(['buffered', 'streamed'] as const)('%s: failures before the answer fall back to an equivalent', (mode) => {
   const run = (model: string, tag: string) => (mode === 'buffered' ? buffered(model, tag) : streamed(model, tag));
@@ -102,20 +144,29 @@ describe.each(['buffered', 'streamed'] as const)('%s: failures before the answer
     return r;
   }
 
-  it.each<[string, Fault, number]>([
+  // Streamed, the simulator's `malformed` follows a good first token (mid-stream: below); malformed
+  // before the first token is tested on the router (scripted-failures.test.ts).
+  const beforeAnswer: Array<[string, Fault, number]> = [
     ['HTTP 500', { kind: 'status', status: 500 }, 2],
+    ['HTTP 408 (retried once, like the other retryable statuses)', { kind: 'status', status: 408 }, 2],
     ['connection reset before headers', { kind: 'reset-before-headers' }, 2],
     ['a hang before headers (timeout: no retry of the same target)', { kind: 'hang' }, 1],
-    ['malformed JSON', { kind: 'malformed' }, mode === 'buffered' ? 2 : 1],
-  ])('%s on openai: served by claude-3-5-sonnet', async (_name, fault, openaiCalls) => {
-    if (mode === 'streamed' && fault.kind === 'malformed') return; // streamed malformed is mid-stream: below
+    ['slow headers over the limit (timeout: no retry)', { kind: 'slow-headers', delayMs: 1_500 }, 1],
+    ['a stall before the first token (timeout: no retry)', { kind: 'stall-after-chunks', chunks: 0 }, 1],
+    ...(mode === 'buffered' ? [['malformed JSON', { kind: 'malformed' }, 2] as [string, Fault, number]] : []),
+  ];
+  it.each(beforeAnswer)('%s on openai: served by claude-3-5-sonnet', async (_name, fault, openaiCalls) => {
     sim().setFault({ provider: 'openai' }, fault);
     const r = await expectServedBy('gpt-4o', `${fault.kind}-${mode}`, 'claude-3-5-sonnet', 'anthropic');
     expect(calls('openai')).toHaveLength(openaiCalls);
     expect(calls('anthropic')).toHaveLength(1);
     expect(r.headers.get('x-modelmux-attempts')).toBe(String(openaiCalls + 1));
     expect(r.entry.fallbackPath).toHaveLength(openaiCalls + 1);
-    if (fault.kind === 'hang') expect(calls('openai')[0]?.aborted).toBe(true);
+    // Our timers abort the attempt: the upstream sees the connection closed, nothing left running.
+    if (fault.kind === 'hang' || fault.kind === 'slow-headers' || fault.kind === 'stall-after-chunks') {
+      expect(calls('openai')[0]?.aborted).toBe(true);
+      expect(r.entry.fallbackPath[0]).toMatch(/:timeout$/);
+    }
   });
 
   it('429 with retry-after: waits as told, retries once, then falls back', async () => {
@@ -124,6 +175,23 @@ describe.each(['buffered', 'streamed'] as const)('%s: failures before the answer
     const [a, b] = calls('openai');
     expect(calls('openai')).toHaveLength(2);
     expect((b?.receivedAt ?? 0) - (a?.receivedAt ?? 0)).toBeGreaterThanOrEqual(950);
+  });
+
+  it('429 with retry-after-ms: waits that many ms (not the 200-300 ms backoff), retries once, then falls back', async () => {
+    sim().setFault({ provider: 'openai' }, { kind: 'status', status: 429, retryAfterMs: 600 });
+    await expectServedBy('gpt-4o', `429ms-${mode}`, 'claude-3-5-sonnet', 'anthropic');
+    const [a, b] = calls('openai');
+    expect(calls('openai')).toHaveLength(2);
+    const gap = (b?.receivedAt ?? 0) - (a?.receivedAt ?? 0);
+    expect(gap).toBeGreaterThanOrEqual(590);
+    expect(gap).toBeLessThan(1_000);
+  });
+
+  it('429 with a retry-after over the cap (5 s): moves on to the equivalent at once', async () => {
+    sim().setFault({ provider: 'openai' }, { kind: 'status', status: 429, retryAfterSeconds: 10 });
+    await expectServedBy('gpt-4o', `429cap-${mode}`, 'claude-3-5-sonnet', 'anthropic');
+    expect(calls('openai')).toHaveLength(1);
+    expect((calls('anthropic')[0]?.receivedAt ?? 0) - (calls('openai')[0]?.receivedAt ?? 0)).toBeLessThan(500);
   });
 
   it('Anthropic 529 overloaded: both Claude targets tried twice, then gpt-4o', async () => {
@@ -151,6 +219,28 @@ describe.each(['buffered', 'streamed'] as const)('%s: failures before the answer
     expect(calls('gemini')).toHaveLength(1);
   });
 
+  it('a fallback answer is billed at the served model\'s own displayed price, not the requested one\'s', async () => {
+    const { createAccount } = await import('../../functions/shared/accounts/account-store');
+    const { createKey } = await import('../../functions/shared/accounts/key-store');
+    const { CATALOGUE } = await import('../../functions/shared/catalogue/catalogue');
+    const account = await createAccount({ freeTokens: 0, creditNanoUsd: 1_000_000_000 });
+    const paying = new OpenAI({ baseURL: gw.baseUrl, apiKey: (await createKey(account.accountId, 'paying')).key, maxRetries: 0 });
+    sim().setFault({ provider: 'openai' }, { kind: 'status', status: 500 });
+    const r = mode === 'buffered' ? await buffered('gpt-4o', `price-${mode}`, paying, account.accountId) : await streamed('gpt-4o', `price-${mode}`, paying, account.accountId);
+    expect(r.entry).toMatchObject({ publicModel: 'gpt-4o', servedModel: 'claude-3-5-sonnet', provider: 'anthropic', freeTokensUsed: 0 });
+    const served = CATALOGUE.get('claude-3-5-sonnet')?.targets[0];
+    const requested = CATALOGUE.get('gpt-4o')?.targets[0];
+    // Claude Sonnet 4.6: $3 / $15 per 1M tokens upstream, × 1.055 displayed, in µUSD per 1M tokens.
+    expect(served?.displayedPrice).toEqual({ input: 3_165_000, output: 15_825_000 });
+    expect(r.entry.inputPrice).toBe(served?.displayedPrice.input);
+    expect(r.entry.outputPrice).toBe(served?.displayedPrice.output);
+    expect(r.entry.inputPrice).not.toBe(requested?.displayedPrice.input);
+    // tokens × µUSD/MTok = 1/1000 nano-USD, rounded up once per request.
+    const thousandths = BigInt(r.entry.promptTokens) * 3_165_000n + BigInt(r.entry.completionTokens) * 15_825_000n;
+    expect(r.entry.costNanoUsd).toBe(Number((thousandths + 999n) / 1000n));
+    expect(r.entry.costNanoUsd).toBeGreaterThan(0);
+  });
+
   it('answers 503 with a clear message when every target is down, with no silent success', async () => {
     for (const p of ['openai', 'anthropic', 'gemini'] as const) sim().setFault({ provider: p }, { kind: 'status', status: 503 });
     const err = await (mode === 'buffered'
@@ -160,6 +250,29 @@ describe.each(['buffered', 'streamed'] as const)('%s: failures before the answer
     expect(err).toBeInstanceOf(OpenAI.InternalServerError);
     expect((err as InstanceType<typeof OpenAI.APIError>).status).toBe(503);
     expect((err as Error).message).toMatch(/unavailable or overloaded/);
+    // Every target of the plan, each tried twice (one retry), and nothing after.
+    expect(sim().requests.map((q) => `${q.provider}/${q.model}`)).toEqual([
+      'openai/gpt-4o', 'openai/gpt-4o',
+      'anthropic/claude-sonnet-4-6', 'anthropic/claude-sonnet-4-6',
+      'anthropic/claude-sonnet-4-5', 'anthropic/claude-sonnet-4-5',
+      'gemini/gemini-2.5-pro', 'gemini/gemini-2.5-pro',
+    ]);
+    // Nothing answered, so nothing is billed.
+    const requestId = (err as InstanceType<typeof OpenAI.APIError>).headers?.get('x-request-id') ?? null;
+    expect(requestId).toMatch(/^req_/);
+    expect(await findLedger(requestId, gw.accountId, 10)).toBeUndefined();
+  });
+});
+
+describe('streamed: a stall before the first token', () => {
+  it('is given firstTokenMs (700), not the shorter idleMs (500), before the fallback', async () => {
+    sim().setFault({ provider: 'openai' }, { kind: 'stall-after-chunks', chunks: 0 });
+    const r = await streamed('gpt-4o', 'stall-first');
+    expect(r.error).toBeUndefined();
+    expect(r.headers.get('x-modelmux-model')).toBe('claude-3-5-sonnet');
+    const waited = (calls('anthropic')[0]?.receivedAt ?? 0) - (calls('openai')[0]?.receivedAt ?? 0);
+    expect(waited).toBeGreaterThanOrEqual(650);
+    expect(calls('openai')[0]?.aborted).toBe(true);
   });
 });
 
@@ -176,9 +289,34 @@ describe('streamed: failures after the first token end the stream with an error 
     expect(r.error).toBeInstanceOf(OpenAI.APIError);
     expect((r.error as Error).message).toMatch(/failed mid-stream/);
     expect(calls('anthropic')).toHaveLength(0);
+    expect(calls('openai')).toHaveLength(1); // no retry once output has gone out
+    if (fault.kind === 'stall-after-chunks') expect(calls('openai')[0]?.aborted).toBe(true);
+    // On the wire: the error event is the last event, and no [DONE] follows half an answer.
+    const events = dataEvents(r.raw);
+    expect(events.length).toBeGreaterThan(1);
+    expect(JSON.parse(events.at(-1) ?? '{}')).toMatchObject({ error: { message: expect.stringMatching(/failed mid-stream/) } });
+    expect(r.raw).not.toContain('[DONE]');
     expect(r.entry).toMatchObject({ servedModel: 'gpt-4o', status: 'partial', usageEstimated: true });
     expect(r.entry.completionTokens).toBeGreaterThan(0);
     expect(r.entry.promptTokens).toBeGreaterThan(0);
+  });
+
+  it.each<[string, string, SimProvider, Fault]>([
+    ['Anthropic: an overloaded `event: error` mid-stream', 'claude-3-5-sonnet', 'anthropic', { kind: 'error-event-after-chunks', chunks: 3 }],
+    ['Gemini: an error event mid-stream', 'gemini-2.0-flash', 'gemini', { kind: 'error-event-after-chunks', chunks: 3 }],
+    ['Gemini: a reset mid-stream', 'gemini-2.0-flash', 'gemini', { kind: 'reset-after-chunks', chunks: 2 }],
+  ])('%s', async (_name, model, provider, fault) => {
+    sim().setFault({ provider }, fault);
+    const r = await streamed(model, `mid-${provider}-${fault.kind}`);
+    expect(r.text).toContain('Echo:');
+    expect(r.error).toBeInstanceOf(OpenAI.APIError);
+    expect((r.error as Error).message).toMatch(/failed mid-stream/);
+    expect(calls(provider)).toHaveLength(1);
+    expect(sim().requests).toHaveLength(1); // no fallback after the first token
+    expect(r.raw).not.toContain('[DONE]');
+    expect(JSON.parse(dataEvents(r.raw).at(-1) ?? '{}')).toHaveProperty('error');
+    expect(r.entry).toMatchObject({ publicModel: model, servedModel: model, provider, status: 'partial' });
+    expect(r.entry.completionTokens).toBeGreaterThan(0);
   });
 
   it('the same faults at chunk 0 happen before the first token, so they fall back', async () => {
@@ -217,6 +355,36 @@ describe('circuit breaker', () => {
     expect(r.headers.get('x-modelmux-attempts')).toBe('1');
     expect(r.headers.get('x-modelmux-model')).toBe('claude-3-5-sonnet');
   });
+
+  it('counts streams a target breaks off after the first token: 3 in a row and it is skipped', async () => {
+    sim().setFault({ provider: 'openai' }, { kind: 'reset-after-chunks', chunks: 3 });
+    for (let i = 0; i < 3; i++) {
+      const r = await streamed('gpt-4o', `mid-breaker-${i}`);
+      expect(r.headers.get('x-modelmux-model')).toBe('gpt-4o');
+      expect(r.error).toBeInstanceOf(OpenAI.APIError);
+    }
+    expect(calls('openai')).toHaveLength(3);
+    const r = await streamed('gpt-4o', 'mid-breaker-open');
+    expect(r.error).toBeUndefined();
+    expect(r.headers.get('x-modelmux-model')).toBe('claude-3-5-sonnet');
+    expect(r.headers.get('x-modelmux-attempts')).toBe('1');
+    expect(calls('openai')).toHaveLength(3);
+  });
+});
+
+describe('our misconfiguration is logged at error level, and falls back', () => {
+  it.each<[string, Fault]>([
+    ['401: our key refused', { kind: 'api-key-invalid' }],
+    ['403: our account not allowed', { kind: 'status', status: 403 }],
+  ])('%s', async (_name, fault) => {
+    const { logger } = await import('../../functions/shared/observability/logger');
+    const error = vi.spyOn(logger, 'error');
+    sim().setFault({ provider: 'openai' }, fault);
+    const r = await buffered('gpt-4o', `misconfig-${fault.kind}`);
+    expect(r.headers.get('x-modelmux-model')).toBe('claude-3-5-sonnet');
+    expect(calls('openai')).toHaveLength(1); // not retried: retrying cannot fix our key
+    expect(error).toHaveBeenCalledWith('upstream rejected our credentials; check the provider key', expect.objectContaining({ target: 'openai:gpt-4o', kind: 'auth-config' }));
+  });
 });
 
 describe('client aborts', () => {
@@ -242,12 +410,36 @@ describe('client aborts', () => {
       return undefined;
     })();
     expect(requestId).toBeDefined();
-    for (let i = 0; i < 50 && !calls('openai')[0]?.aborted; i++) await new Promise((r) => setTimeout(r, 20));
+    for (let i = 0; i < 50 && !calls('openai')[0]?.aborted; i++) await sleep(20);
     expect(calls('openai')[0]?.aborted).toBe(true);
     expect(calls('openai')[0]?.completed).toBe(false);
     const entry = await ledger(requestId ?? null);
     expect(entry).toMatchObject({ servedModel: 'gpt-4o', status: 'aborted', usageEstimated: true });
     expect(entry.completionTokens).toBeGreaterThan(0);
+  });
+
+  it.each(['buffered', 'streamed'] as const)('%s: a client that leaves before the first byte stops the upstream at once; nothing is billed, nothing crashes', async (mode) => {
+    sim().setFault({ provider: 'openai' }, { kind: 'hang' });
+    const entriesBefore = await ledgerCount();
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 200);
+    const err = await client.chat.completions
+      .create({ model: 'gpt-4o', messages: ask(`leave-early-${mode}`), stream: mode === 'streamed' }, { signal: controller.signal })
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(OpenAI.APIUserAbortError);
+    for (let i = 0; i < 100 && !calls('openai')[0]?.aborted; i++) await sleep(5);
+    const abortedAt = Date.now();
+    expect(calls('openai')).toHaveLength(1);
+    expect(calls('openai')[0]?.aborted).toBe(true);
+    // Stopped by the client leaving (~200 ms in), not by the 700 ms headers timeout; and the router
+    // did not go on to the equivalent for nobody.
+    expect(abortedAt - (calls('openai')[0]?.receivedAt ?? 0)).toBeLessThan(550);
+    await sleep(900);
+    expect(calls('anthropic')).toHaveLength(0);
+    expect(await ledgerCount()).toBe(entriesBefore);
+    // The gateway is still up.
+    sim().clearFaults();
+    expect((await buffered('gpt-4o', `after-leave-${mode}`)).headers.get('x-modelmux-model')).toBe('gpt-4o');
   });
 
   it('an upstream 400 about the request is the client\'s: returned at once, without retry or fallback', async () => {
