@@ -135,6 +135,9 @@ describe('mid-stream failures and the breaker', () => {
     const stopped = await routeStream(req({ stream: true }), plan('gpt-4o'), { signal: signal(), breaker });
     stopped.close('deadline');
     expect(await drain(stopped)).toBeDefined();
+    // The attempt's own total timer reaching the deadline mid-stream is ours as well.
+    const capped = await routeStream(req({ stream: true }), plan('gpt-4o'), { signal: signal(), breaker, deadline: Date.now() + 120 });
+    expect(await drain(capped)).toMatchObject({ failure: { kind: 'timeout' } });
     expect(breaker.isOpen('openai:gpt-4o')).toBe(false);
     sim.setChunkDelay(0);
   });

@@ -257,7 +257,8 @@ export async function routeStream(req: ChatCompletionRequest, plan: readonly Att
     attempt: out.attempt,
     attempts: out.attempts,
     first,
-    rest: reportingHealth(rest, health, () => stoppedByUs || opts.signal.aborted),
+    // The deadline is ours too: the attempt's total timer may stop it before the caller's close('deadline').
+    rest: reportingHealth(rest, health, () => stoppedByUs || opts.signal.aborted || live.abortedBy() === 'deadline'),
     close: (reason) => {
       stoppedByUs = true;
       health.release();

@@ -58,6 +58,8 @@ export interface LiveAttempt {
   abort(reason: AbortReason): void;
   /** Sets the idle limit between body chunks (ms) from now on, restarting the idle timer. */
   setIdle(ms: number): void;
+  /** Why we aborted the attempt, if we did (a timer, the client, the deadline). */
+  abortedBy(): AbortReason | undefined;
   /** Releases timers; aborts the request if its body has not been read to the end. */
   close(): void;
 }
@@ -167,6 +169,7 @@ export function startAttempt(req: UpstreamHttpRequest, clientSignal: AbortSignal
         headers: () => toHeaders(res.headers),
         body: bytes(),
         abort,
+        abortedBy: () => reason,
         setIdle: (ms) => {
           idleMs = ms;
           if (!finished && reason === undefined) arm(ms, 'idle-timeout');
