@@ -114,7 +114,7 @@ describe('attempt plan', () => {
   });
 
   it('refuses images for a text-only model with a 400 naming the capability', () => {
-    expect(() => planAttempts(getModel('deepseek-v3', 'chat'), CATALOGUE, { DEEPSEEK_API_KEY: 'k' }, { vision: true, tools: false })).toThrow(/image input/);
+    expect(() => planAttempts(getModel('deepseek-v3', 'chat'), CATALOGUE, { DEEPSEEK_API_KEY: 'k' }, { vision: true, tools: false, files: false, audio: false })).toThrow(/image input/);
   });
 
   it('answers 503 when no provider of the model has a key', () => {

@@ -207,6 +207,11 @@ describe('capabilities', () => {
     expect(err).toMatchObject({ status: 400, code: 'unsupported_capability', param: 'messages' });
   });
 
+  it.each(['gpt-4o', 'claude-3-5-sonnet', 'gemini-2.5-flash'])('takes a PDF file part on %s, which reads files', async (model) => {
+    const res = await client.chat.completions.create({ model, messages: [{ role: 'user', content: [{ type: 'text', text: 'Summarise' }, pdf] }] });
+    expect(res.choices[0]?.message.content).toMatch(/Echo: Summarise/);
+  });
+
   it('refuses an http(s) image URL to a Gemini model with a 400 saying images must be data URLs', async () => {
     const err = await client.chat.completions
       .create({ model: 'gemini-2.0-flash', messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'https://example.com/a.png' } }] }] })
@@ -240,14 +245,13 @@ describe('every catalogue model answers through the local server', () => {
 
 describe('capability planning (synthetic catalogue entries, no server)', () => {
   const creds = { OPENAI_API_KEY: 'k' };
-  const target = (upstreamModel: string, capabilities: Record<string, unknown>): CatalogueTargetData => ({
+  const target = (upstreamModel: string, capabilities: Partial<CatalogueTargetData['capabilities']>): CatalogueTargetData => ({
     provider: 'openai',
     upstreamModel,
     price: { inputUsdPerMTok: 1, outputUsdPerMTok: 1, readOn: '2026-01-01', source: 'test' },
     contextWindow: 8_192,
     maxOutputTokens: 1_024,
-    // Cast: `files` / `audio` are read by name before the catalogue schema defines them.
-    capabilities: { tools: true, vision: false, reasoning: 'none', jsonMode: true, ...capabilities } as CatalogueTargetData['capabilities'],
+    capabilities: { tools: true, vision: false, reasoning: 'none', jsonMode: true, files: false, audio: false, ...capabilities },
   });
   const entry = (id: string, targets: CatalogueTargetData[], equivalents: string[] = []): CatalogueEntryData => ({
     id, kind: 'chat', description: id, ownedBy: 'test', created: 1, targets, equivalents,
@@ -290,7 +294,7 @@ describe('capability planning (synthetic catalogue entries, no server)', () => {
   it.each([
     ['file input', { type: 'file', file: { file_data: 'JVBE', filename: 'a.pdf' } }],
     ['audio input', { type: 'input_audio', input_audio: { data: 'UklG', format: 'wav' } }],
-  ])('treats an undeclared capability as absent: %s is refused with a 400 naming it', (label, part) => {
+  ])('refuses %s to a model without it with a 400 naming it, and plans it for one that has it', (label, part) => {
     const n = need({ messages: [{ role: 'user', content: [part] }] });
     expect(refusal(() => plan('with-tools', n))).toMatchObject({ status: 400, param: 'messages', message: `The model \`with-tools\` does not support ${label}.` });
     expect(plan('reads-files', n).map((a) => a.target.upstreamModel)).toEqual(['files-1']);

@@ -19,7 +19,7 @@ export interface ModelObject {
   description: string;
   context_length: number;
   max_output_tokens: number;
-  capabilities: { tools: boolean; vision: boolean; reasoning: string; json_mode: boolean };
+  capabilities: { tools: boolean; vision: boolean; reasoning: string; json_mode: boolean; files: boolean; audio: boolean };
   /**
    * USD per token, incl. the 5.5% platform fee, exact decimal strings. `long_context`: the prices of a
    * request whose prompt has more than `prompt_tokens_above` tokens, when the model has such a tier.
@@ -51,7 +51,14 @@ function toModelObject(e: CatalogueEntry): ModelObject {
     description: e.description,
     context_length: t.contextWindow,
     max_output_tokens: t.maxOutputTokens,
-    capabilities: { tools: t.capabilities.tools, vision: t.capabilities.vision, reasoning: t.capabilities.reasoning, json_mode: t.capabilities.jsonMode },
+    capabilities: {
+      tools: t.capabilities.tools,
+      vision: t.capabilities.vision,
+      reasoning: t.capabilities.reasoning,
+      json_mode: t.capabilities.jsonMode,
+      files: t.capabilities.files,
+      audio: t.capabilities.audio,
+    },
     pricing: {
       prompt: usdPerToken(t.displayedPrice.input),
       completion: usdPerToken(t.displayedPrice.output),

@@ -10,10 +10,14 @@ import type { CatalogueEntryData, CatalogueTargetData, Capabilities } from './sc
  * 2026-11-22. Several ids the spec names are retired upstream; each such entry says where it now goes.
  */
 
-const TEXT: Capabilities = { tools: true, vision: false, reasoning: 'none', jsonMode: true };
-const VISION: Capabilities = { tools: true, vision: true, reasoning: 'none', jsonMode: true };
-const VISION_THINKING: Capabilities = { tools: true, vision: true, reasoning: 'exposed', jsonMode: true };
-const EMBEDDING: Capabilities = { tools: false, vision: false, reasoning: 'none', jsonMode: false };
+// Files: PDF `file` parts, which OpenAI's vision models, Claude (document blocks) and Gemini (inline
+// data) read. Audio: no catalogue model takes `input_audio` yet. OpenAI's needs its separate
+// audio-preview models, and Gemini prices audio input above text ($1.00 vs $0.30 per 1M on 2.5 Flash,
+// providers.md §8) while the ledger prices every prompt token alike: enabling it would bill below cost.
+const TEXT: Capabilities = { tools: true, vision: false, reasoning: 'none', jsonMode: true, files: false, audio: false };
+const VISION: Capabilities = { tools: true, vision: true, reasoning: 'none', jsonMode: true, files: true, audio: false };
+const VISION_THINKING: Capabilities = { ...VISION, reasoning: 'exposed' };
+const EMBEDDING: Capabilities = { tools: false, vision: false, reasoning: 'none', jsonMode: false, files: false, audio: false };
 
 const OPENAI_PRICING = 'openai.com/api/pricing (providers.md §8)';
 const ANTHROPIC_PRICING = 'platform.claude.com pricing (providers.md §8)';
@@ -52,13 +56,10 @@ const claude = (id: string, price: [number, number], maxOut: number) =>
 const claudeSonnet46 = claude('claude-sonnet-4-6', [3, 15], 64_000);
 const claudeOpus46 = claude('claude-opus-4-6', [5, 25], 64_000);
 const gemini25FlashLite = target('gemini', 'gemini-2.5-flash-lite', [0.1, 0.4, READ_ON, GEMINI_PRICING], 1_048_576, 65_536, VISION);
-const gemini25Flash = target('gemini', 'gemini-2.5-flash', [0.3, 2.5, READ_ON, GEMINI_PRICING], 1_048_576, 65_536, {
-  ...VISION,
-  reasoning: 'exposed',
-});
+const gemini25Flash = target('gemini', 'gemini-2.5-flash', [0.3, 2.5, READ_ON, GEMINI_PRICING], 1_048_576, 65_536, VISION_THINKING);
 // Gemini 2.5 Pro bills the whole request at $2.50 / $15 once the prompt is over 200K tokens (providers.md §8).
 const gemini25Pro = withLongContext(
-  target('gemini', 'gemini-2.5-pro', [1.25, 10, READ_ON, GEMINI_PRICING], 1_048_576, 65_536, { ...VISION, reasoning: 'exposed' }),
+  target('gemini', 'gemini-2.5-pro', [1.25, 10, READ_ON, GEMINI_PRICING], 1_048_576, 65_536, VISION_THINKING),
   { promptTokensAbove: 200_000, inputUsdPerMTok: 2.5, outputUsdPerMTok: 15 },
 );
 // DeepSeek V4 (2026-04-24) replaced V3/R1; deepseek-chat / deepseek-reasoner were retired after

@@ -18,6 +18,10 @@ export const capabilities = z.strictObject({
   /** `hidden`: reasoning tokens billed but not returned (OpenAI o-series); `exposed`: returned as reasoning_content. */
   reasoning: z.enum(['none', 'hidden', 'exposed']),
   jsonMode: z.boolean(),
+  /** Takes `file` content parts (PDF documents). */
+  files: z.boolean(),
+  /** Takes `input_audio` content parts. */
+  audio: z.boolean(),
 });
 export type Capabilities = z.infer<typeof capabilities>;
 

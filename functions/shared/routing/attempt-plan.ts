@@ -22,37 +22,28 @@ export interface Attempt {
   providerTimeouts: TimeoutOverrides | undefined;
 }
 
-/**
- * Capabilities a chat request needs, derived from its content. `files` and `audio` are optional so
- * callers written before they existed still type-check (absent = not needed).
- */
+/** Capabilities a chat request needs, derived from its content. */
 export interface RequiredCapabilities {
   vision: boolean;
   tools: boolean;
   /** A `file` content part (OpenAI's PDF input). */
-  files?: boolean;
+  files: boolean;
   /** An `input_audio` content part. */
-  audio?: boolean;
+  audio: boolean;
 }
 
 type Need = keyof RequiredCapabilities;
 
-/**
- * Each need: how a 400 names it, the request field at fault, and whether a target has it. `files`
- * and `audio` are read from the catalogue's capabilities by name and count as absent unless the
- * entry sets them to true: a model is never sent input it was not declared to take.
- */
+/** A request that uses nothing beyond text (embeddings, plain chat). */
+const NO_NEEDS: RequiredCapabilities = { vision: false, tools: false, files: false, audio: false };
+
+/** Each need: how a 400 names it, the request field at fault, and whether a target has it. */
 const NEEDS: ReadonlyArray<{ need: Need; label: string; param: string; has: (t: CatalogueTarget) => boolean }> = [
   { need: 'vision', label: 'image input (vision)', param: 'messages', has: (t) => t.capabilities.vision },
-  { need: 'files', label: 'file input', param: 'messages', has: (t) => declared(t, 'files') },
-  { need: 'audio', label: 'audio input', param: 'messages', has: (t) => declared(t, 'audio') },
+  { need: 'files', label: 'file input', param: 'messages', has: (t) => t.capabilities.files },
+  { need: 'audio', label: 'audio input', param: 'messages', has: (t) => t.capabilities.audio },
   { need: 'tools', label: 'tool calling', param: 'tools', has: (t) => t.capabilities.tools },
 ];
-
-/** A capability flag the catalogue schema may not define yet: true only when set to true. */
-function declared(target: CatalogueTarget, field: string): boolean {
-  return (target.capabilities as unknown as Readonly<Record<string, unknown>>)[field] === true;
-}
 
 /** What the request uses that not every model has. */
 export function requiredCapabilities(req: ChatCompletionRequest): RequiredCapabilities {
@@ -88,7 +79,7 @@ export function planAttempts(
   entry: CatalogueEntry,
   catalogue: Catalogue,
   credentials: Readonly<Record<string, string | undefined>>,
-  need: RequiredCapabilities = { vision: false, tools: false },
+  need: RequiredCapabilities = NO_NEEDS,
 ): Attempt[] {
   if (!entry.targets.some((t) => supports(t, need))) {
     const missing = missingCapability(entry, need);
