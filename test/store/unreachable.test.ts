@@ -88,6 +88,20 @@ describe('when DynamoDB is unreachable', () => {
     }));
   });
 
+  it('settleRequest bills the served target at its own displayed price, its long-prompt tier included', async () => {
+    setDocumentClient(createDocumentClient({ endpoint: `http://127.0.0.1:${await closedPort()}` }));
+    const error = vi.spyOn(logger, 'error');
+    const attempt = planAttempts(getModel('gemini-2.5-pro', 'chat'), CATALOGUE, { GEMINI_API_KEY: 'k', GEMINI_BASE_URL: 'http://127.0.0.1:9' })[0]!;
+    const priced = async (promptTokens: number) => {
+      error.mockClear();
+      await settleRequest({ ...settleInput(), attempt, usage: { promptTokens, completionTokens: 5, estimated: false } });
+      return (error.mock.calls[0]?.[1] as { replayable: { inputPrice: number; outputPrice: number } }).replayable;
+    };
+    // Gemini 2.5 Pro: $1.25 / $10 per 1M tokens, $2.50 / $15 over 200K prompt tokens; × 1.055 displayed.
+    expect(await priced(200_000)).toMatchObject({ inputPrice: 1_318_750, outputPrice: 10_550_000 });
+    expect(await priced(200_001)).toMatchObject({ inputPrice: 2_637_500, outputPrice: 15_825_000 });
+  });
+
   it('settleRequest gives up on a write that outlasts its limit: logs the entry for replay, distrusts the caches', async () => {
     // A store call that succeeds clears the suspicion an earlier test left.
     await storeCall(async () => undefined);

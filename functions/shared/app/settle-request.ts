@@ -1,4 +1,5 @@
 import { settle, type LedgerEntryInput } from '../billing/ledger';
+import { displayedPricesFor } from '../catalogue/catalogue';
 import { logger } from '../observability/logger';
 import { suspectStoreOutage } from '../store/store-errors';
 import type { Attempt } from '../routing/attempt-plan';
@@ -18,7 +19,7 @@ export interface SettleInput {
   requestId: string;
   /** The model the client asked for. */
   requestedModel: string;
-  /** The attempt that answered: its public model and target are what is billed, at its own price. */
+  /** The attempt that answered: its public model and target are what is billed, at its own price (long-prompt tier included). */
   attempt: Attempt;
   attempts: readonly AttemptRecord[];
   usage: BillableUsage;
@@ -45,6 +46,8 @@ export const SETTLE_TIMEOUT_MS = 4_000;
  * @param timeoutMs how long to wait for the write (ms); default {@link SETTLE_TIMEOUT_MS}.
  */
 export async function settleRequest(input: SettleInput, timeoutMs: number = SETTLE_TIMEOUT_MS): Promise<void> {
+  // The served target's own displayed price, its long-prompt tier included (Gemini 2.5 Pro > 200K).
+  const price = displayedPricesFor(input.attempt.target, input.usage.promptTokens);
   const entry: LedgerEntryInput = {
     accountId: input.accountId,
     requestId: input.requestId,
@@ -53,8 +56,8 @@ export async function settleRequest(input: SettleInput, timeoutMs: number = SETT
     provider: input.attempt.target.provider,
     promptTokens: input.usage.promptTokens,
     completionTokens: input.usage.completionTokens,
-    inputPrice: input.attempt.target.displayedPrice.input,
-    outputPrice: input.attempt.target.displayedPrice.output,
+    inputPrice: price.input,
+    outputPrice: price.output,
     usageEstimated: input.usage.estimated,
     fallbackPath: input.attempts.map((a) => `${a.publicModel}@${a.provider}/${a.upstreamModel}:${a.outcome}`),
     status: input.status,
