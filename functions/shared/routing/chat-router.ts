@@ -3,10 +3,11 @@ import type { ChunkParts, CompletionParts } from '../openai/chat-response';
 import { GatewayError, InvalidRequestError, UpstreamUnavailableError } from '../openai/errors';
 import { logger } from '../observability/logger';
 import { decodeSse } from '../sse/decode';
-import { UpstreamStreamError, type AdapterContext, type FailureKind, type UpstreamFailure, type UpstreamHttpRequest } from '../providers/types';
+import { UpstreamStreamError, type AdapterContext, type UpstreamFailure, type UpstreamHttpRequest } from '../providers/types';
 import { makeFailure, transportFailure } from '../providers/upstream-failure';
 import type { Attempt } from './attempt-plan';
 import { breaker as defaultBreaker, type CircuitBreaker } from './circuit-breaker';
+import { healthOf, reportingHealth, type TargetHealth } from './target-health';
 import { DEFAULT_RETRY, retryDelay, sleep, type RetryPolicy } from './retry-policy';
 import { timeoutsFor, type Timeouts } from './timeouts';
 import { AttemptAbortedError, readText, startAttempt, type LiveAttempt } from './upstream-call';
@@ -72,31 +73,6 @@ type AttemptLimits = Timeouts & { totalMs: number };
 
 /** Runs one attempt to its result; throws on failure. */
 type AttemptRunner<T> = (attempt: Attempt, ctx: AdapterContext, limits: AttemptLimits) => Promise<T>;
-
-/**
- * The breaker verdict of a stream that has started: reported once, when its end is known (later calls
- * are no-ops), so a target that keeps failing mid-stream is seen as failing.
- */
-interface TargetHealth {
-  success(): void;
-  failure(kind: FailureKind): void;
-  /** Neither: the client left, or we stopped it (deadline). Gives a half-open probe back. */
-  release(): void;
-}
-
-function healthOf(brk: CircuitBreaker, key: string): TargetHealth {
-  let done = false;
-  const once = (f: () => void) => (): void => {
-    if (done) return;
-    done = true;
-    f();
-  };
-  return {
-    success: once(() => brk.success(key)),
-    failure: (kind) => once(() => brk.failure(key, kind))(),
-    release: once(() => brk.release(key)),
-  };
-}
 
 /** Thrown by an attempt runner for a target that cannot serve this kind of request (no record, no breaker). */
 class SkipTarget extends Error {}
@@ -266,22 +242,6 @@ export async function routeStream(req: ChatCompletionRequest, plan: readonly Att
       else live.close();
     },
   };
-}
-
-/**
- * Passes a started stream through, and tells the breaker how it ended: success at its end, failure
- * when the upstream broke it off, nothing (release) when `ourStop()` says we or the client stopped it.
- */
-async function* reportingHealth(rest: AsyncGenerator<ChunkParts[]>, health: TargetHealth, ourStop: () => boolean): AsyncGenerator<ChunkParts[]> {
-  try {
-    yield* rest;
-    health.success();
-  } catch (err) {
-    if (err instanceof UpstreamStreamError && !ourStop()) health.failure(err.failure.kind);
-    throw err;
-  } finally {
-    health.release();
-  }
 }
 
 /** True when a part carries something the client would see as output (not just the role preamble). */
