@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGateway, type RunningGateway } from '../../local/gateway';
@@ -183,6 +185,33 @@ describe('models and errors through the openai SDK', () => {
     const err = await client.chat.completions.create({ model: 'gpt-4o' } as unknown as OpenAI.ChatCompletionCreateParamsNonStreaming).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(OpenAI.BadRequestError);
     expect((err as InstanceType<typeof OpenAI.BadRequestError>).param).toBe('messages');
+  });
+});
+
+describe('upstream credentials through the openai SDK', () => {
+  it('answers 503 (InternalServerError, retryable), naming no secret, when the credentials secret cannot be read', async () => {
+    // A Secrets Manager stand-in that refuses every read (JSON 1.1 protocol error body).
+    const denied = createServer((_req, res) => {
+      res.writeHead(400, { 'content-type': 'application/x-amz-json-1.1' });
+      res.end(JSON.stringify({ __type: 'AccessDeniedException', message: 'User is not authorized to perform secretsmanager:GetSecretValue' }));
+    });
+    await new Promise<void>((resolve) => denied.listen(0, '127.0.0.1', resolve));
+    const arn = 'arn:aws:secretsmanager:us-east-1:123456789012:secret:modelmux/upstream-keys-XyZ123';
+    process.env.AWS_ENDPOINT_URL_SECRETS_MANAGER = `http://127.0.0.1:${(denied.address() as AddressInfo).port}`;
+    process.env.UPSTREAM_SECRET_ARN = arn;
+    try {
+      const err = await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'x' }] }).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(OpenAI.InternalServerError);
+      expect(err).toMatchObject({ status: 503, type: 'server_error', code: 'upstream_unavailable' });
+      expect((err as Error).message).not.toMatch(/arn:|upstream-keys|AccessDenied|123456789012/);
+    } finally {
+      delete process.env.UPSTREAM_SECRET_ARN;
+      delete process.env.AWS_ENDPOINT_URL_SECRETS_MANAGER;
+      await new Promise<void>((resolve) => denied.close(() => resolve()));
+    }
+    // Without the secret the keys come from env again: the gateway answers.
+    const ok = await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'x' }] });
+    expect(ok.choices).toHaveLength(1);
   });
 });
 

@@ -70,6 +70,11 @@ afterEach(() => {
   process.env = { ...savedEnv };
 });
 
+/** The error module of the instance {@link importLoader} loaded last (class identity matters). */
+function importErrors(): Promise<typeof import('../../functions/shared/openai/errors')> {
+  return import('../../functions/shared/openai/errors');
+}
+
 /** A fresh module instance, as a new Lambda container would load it. */
 async function importLoader(): Promise<typeof import('../../functions/shared/providers/credentials')> {
   vi.resetModules();
@@ -199,15 +204,25 @@ describe('loadUpstreamCredentials', () => {
     expect((await loadUpstreamCredentials()).OPENAI_API_KEY).toBe('sk-recovered');
   });
 
-  it('rejects with a clear error naming the secret when it does not exist, and tries again on the next call', async () => {
+  it('rejects with a 503 for the client and a clear cause naming the secret when it does not exist, and tries again on the next call', async () => {
     process.env.UPSTREAM_SECRET_ARN = SECRET_ARN;
     reply = () => ({
       status: 400,
       body: { __type: 'ResourceNotFoundException', message: "Secrets Manager can't find the specified secret." },
     });
     const { loadUpstreamCredentials } = await importLoader();
+    const { toErrorBody, UpstreamUnavailableError } = await importErrors();
 
-    await expect(loadUpstreamCredentials()).rejects.toThrow(
+    const error = await loadUpstreamCredentials().then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(UpstreamUnavailableError);
+    expect(error).toMatchObject({ status: 503, type: 'server_error', code: 'upstream_unavailable' });
+    // What the client reads names neither the secret nor anything in it.
+    expect(toErrorBody(error).error.message).not.toMatch(/arn:|upstream-keys|ResourceNotFound/);
+    // The operator's detail travels as the cause, which the edge logs with the 503.
+    expect(causeMessage(error)).toMatch(
       /Cannot read the upstream credentials secret arn:aws:secretsmanager:.*modelmux\/upstream-keys-AbCdEf: ResourceNotFoundException/,
     );
 
@@ -227,14 +242,41 @@ describe('loadUpstreamCredentials', () => {
     process.env.UPSTREAM_SECRET_ARN = SECRET_ARN;
     reply = () => secret;
     const { loadUpstreamCredentials } = await importLoader();
+    const { toErrorBody, UpstreamUnavailableError } = await importErrors();
 
     const error = await loadUpstreamCredentials().then(
       () => undefined,
       (e: unknown) => e,
     );
 
-    expect(error).toBeInstanceOf(Error);
-    expect((error as Error).message).toMatch(message);
-    expect((error as Error).message).not.toContain('sk-leak-me');
+    expect(error).toBeInstanceOf(UpstreamUnavailableError);
+    expect((error as InstanceType<typeof UpstreamUnavailableError>).status).toBe(503);
+    expect(causeMessage(error)).toMatch(message);
+    expect(causeMessage(error)).not.toContain('sk-leak-me');
+    expect(JSON.stringify(toErrorBody(error))).not.toContain('sk-leak-me');
+  });
+
+  it('turns a Secrets Manager outage into a 503 the openai SDK retries, not a 500', async () => {
+    process.env.UPSTREAM_SECRET_ARN = SECRET_ARN;
+    reply = () => ({ status: 500, body: { __type: 'InternalServiceError', message: 'boom' } });
+    const { loadUpstreamCredentials, CREDENTIALS_UNAVAILABLE_MESSAGE } = await importLoader();
+    const { asGatewayError, toErrorBody } = await importErrors();
+
+    const error = await loadUpstreamCredentials().then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+
+    expect(asGatewayError(error).status).toBe(503);
+    expect(toErrorBody(error)).toEqual({
+      error: { message: CREDENTIALS_UNAVAILABLE_MESSAGE, type: 'server_error', param: null, code: 'upstream_unavailable' },
+    });
+    expect(causeMessage(error)).toMatch(/Cannot read the upstream credentials secret .*InternalServiceError/);
   });
 });
+
+/** The message of an error's `cause` (where the operator's detail is kept). */
+function causeMessage(error: unknown): string {
+  const cause = (error as { cause?: unknown } | undefined)?.cause;
+  return cause instanceof Error ? cause.message : '';
+}

@@ -17,6 +17,7 @@
  * (the handler calls this at INIT and again per request), so the SDK client is used directly.
  */
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { UpstreamUnavailableError } from '../openai/errors';
 
 /** Env/secret names of the upstream API keys, one per provider in the registry. */
 export const UPSTREAM_API_KEY_VARS = [
@@ -88,10 +89,13 @@ let lastGood: UpstreamCredentials | undefined;
  * promise is shared, so a container makes one GetSecretValue per {@link UPSTREAM_SECRET_MAX_AGE_MS},
  * however many callers. A failed refresh keeps serving the last good value.
  *
- * @throws Error (the returned promise rejects) when the secret cannot be read (missing, access denied),
- *   has no SecretString, is not valid JSON, is not a JSON object, or holds a non-string value. The
- *   message names the secret and the offending key, never a value. A failed first load is not cached:
- *   the next call tries again.
+ * @throws UpstreamUnavailableError (503, the returned promise rejects) when the secret cannot be read
+ *   (missing, access denied, Secrets Manager down), has no SecretString, is not valid JSON, is not a
+ *   JSON object, or holds a non-string value. The client sees only {@link CREDENTIALS_UNAVAILABLE_MESSAGE}:
+ *   no upstream can be reached without keys, which is the gateway being unavailable, not a bug (500).
+ *   The detail — the secret's name and the offending key, never a value — is the error's `cause`,
+ *   which the edge logs at error level with the 503. A failed first load is not cached: the next call
+ *   tries again.
  */
 export function loadUpstreamCredentials(): Promise<UpstreamCredentials> {
   const secretId = nonEmpty(process.env[UPSTREAM_SECRET_ARN_ENV]);
@@ -114,12 +118,19 @@ export function loadUpstreamCredentials(): Promise<UpstreamCredentials> {
         return fallback;
       }
       if (cache === entry) cache = undefined;
-      throw error;
+      throw new UpstreamUnavailableError(503, CREDENTIALS_UNAVAILABLE_MESSAGE, { cause: error });
     },
   );
   cache = entry;
   return entry.promise;
 }
+
+/**
+ * What the client reads when the upstream keys cannot be loaded: it names neither the secret nor any
+ * value (the operator finds the detail in the log line's `cause`).
+ */
+export const CREDENTIALS_UNAVAILABLE_MESSAGE =
+  'The gateway cannot reach its upstream providers right now (their credentials could not be loaded). Please retry.';
 
 function readEnv(): Record<string, string | undefined> {
   const values: Record<string, string | undefined> = {};
