@@ -1,7 +1,8 @@
 import { CfnOutput, Fn, type RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import { UPSTREAM_BASE_URL_VARS, type UpstreamBaseUrlVar } from '../functions/shared/providers/credentials';
-import { ApiDistribution } from './constructs/api-distribution';
+import { SETTLE_RESERVE_MS } from '../functions/shared/edge/function-url';
+import { ApiDistribution, DEFAULT_ORIGIN_READ_TIMEOUT_SECONDS } from './constructs/api-distribution';
 import { ChatEndpoint } from './constructs/chat-endpoint';
 import { DataTables } from './constructs/data-tables';
 import { EmbeddingsEndpoint } from './constructs/embeddings-endpoint';
@@ -39,11 +40,15 @@ export class ModelmuxStack extends Stack {
     const upstreamSecret = new UpstreamSecret(this, 'UpstreamKeys', { importSecret: props.upstreamSecretName });
     const environment = baseUrlEnvironment(props.upstreamBaseUrls ?? {});
 
+    const cloudfront = props.cloudfront ?? true;
     const chat = new ChatEndpoint(this, 'Chat', {
       tables,
       upstreamSecret,
       environment,
       reservedConcurrentExecutions: props.chatReservedConcurrency,
+      // Behind CloudFront a buffered answer must be out before the origin read timeout, or the client
+      // gets CloudFront's 504 while the answer is still produced and billed.
+      ...(cloudfront ? { bufferedChatBudgetMs: DEFAULT_ORIGIN_READ_TIMEOUT_SECONDS * 1000 - SETTLE_RESERVE_MS } : {}),
     });
     const embeddings = new EmbeddingsEndpoint(this, 'Embeddings', {
       tables,
@@ -55,7 +60,7 @@ export class ModelmuxStack extends Stack {
     // Function URLs end with '/', so `${url}v1` is a base URL an OpenAI SDK accepts.
     const chatBaseUrl = Fn.join('', [chat.url.url, 'v1']);
     let baseUrl = chatBaseUrl;
-    if (props.cloudfront ?? true) {
+    if (cloudfront) {
       const api = new ApiDistribution(this, 'Api', { chatUrl: chat.url, embeddingsUrl: embeddings.url });
       baseUrl = Fn.join('', ['https://', api.distribution.distributionDomainName, '/v1']);
       new CfnOutput(this, 'DistributionId', {
@@ -65,7 +70,7 @@ export class ModelmuxStack extends Stack {
     }
 
     new CfnOutput(this, 'BaseUrl', {
-      description: props.cloudfront ?? true
+      description: cloudfront
         ? 'OpenAI base URL for every endpoint (chat, embeddings, models), via CloudFront'
         : 'OpenAI base URL (chat and models only: embeddings are at EmbeddingsBaseUrl; deploy with cloudfront=true for one URL)',
       value: baseUrl,

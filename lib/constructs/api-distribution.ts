@@ -16,6 +16,9 @@ import { Construct } from 'constructs';
 /** Path pattern routed to the embeddings function; everything else goes to the chat function. */
 export const EMBEDDINGS_PATH_PATTERN = '/v1/embeddings*';
 
+/** CloudFront's origin read timeout used by default, seconds (the most allowed without a quota increase). */
+export const DEFAULT_ORIGIN_READ_TIMEOUT_SECONDS = 60;
+
 /** Props of {@link ApiDistribution}. */
 export interface ApiDistributionProps {
   /** Default origin: chat completions, models, and every other path (streaming Function URL). */
@@ -53,7 +56,7 @@ export class ApiDistribution extends Construct {
 
   constructor(scope: Construct, id: string, props: ApiDistributionProps) {
     super(scope, id);
-    const readTimeout = Duration.seconds(props.originReadTimeoutSeconds ?? 60);
+    const readTimeout = Duration.seconds(props.originReadTimeoutSeconds ?? DEFAULT_ORIGIN_READ_TIMEOUT_SECONDS);
     const behaviour = (url: IFunctionUrl): BehaviorOptions => ({
       origin: new FunctionUrlOrigin(url, { readTimeout }),
       allowedMethods: AllowedMethods.ALLOW_ALL,

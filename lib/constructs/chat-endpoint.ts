@@ -1,5 +1,6 @@
 import { type FunctionUrl, InvokeMode } from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
+import { SETTLE_RESERVE_MS } from '../../functions/shared/edge/function-url';
 import { type GatewayEndpointProps, gatewayEnvironment, grantGatewayRuntime } from './endpoint-props';
 import { GatewayFunction } from './gateway-function';
 
@@ -12,6 +13,13 @@ export interface ChatEndpointProps extends GatewayEndpointProps {
    * billed (Lambda docs, configuration-response-streaming), so the cap is also a cost bound.
    */
   readonly timeoutSeconds?: number;
+  /**
+   * How long a buffered (non-streamed) chat request may spend on upstream attempts, ms
+   * (`BUFFERED_CHAT_BUDGET_MS`, functions/shared/routing/request-budget.ts). It must end before any proxy
+   * in front gives up on a silent origin: behind CloudFront, its origin read timeout less a margin.
+   * Default: the function timeout less the settle reserve (no proxy in front).
+   */
+  readonly bufferedChatBudgetMs?: number;
 }
 
 /**
@@ -28,13 +36,15 @@ export class ChatEndpoint extends Construct {
 
   constructor(scope: Construct, id: string, props: ChatEndpointProps) {
     super(scope, id);
+    const timeoutSeconds = props.timeoutSeconds ?? 300;
+    const bufferedChatBudgetMs = props.bufferedChatBudgetMs ?? timeoutSeconds * 1000 - SETTLE_RESERVE_MS;
     this.gateway = new GatewayFunction(this, 'Gateway', {
       entry: 'functions/chat-completions/handler.ts',
       description: 'modelmux: /v1/chat/completions (streaming), /v1/models',
-      timeoutSeconds: props.timeoutSeconds ?? 300,
+      timeoutSeconds,
       memorySize: props.memorySize,
       reservedConcurrentExecutions: props.reservedConcurrentExecutions,
-      environment: gatewayEnvironment(props),
+      environment: { ...gatewayEnvironment(props), BUFFERED_CHAT_BUDGET_MS: String(bufferedChatBudgetMs) },
     });
     grantGatewayRuntime(this.gateway.function, props);
     this.url = this.gateway.addPublicUrl(InvokeMode.RESPONSE_STREAM);

@@ -34,6 +34,8 @@ describe('stack options from context', () => {
     const chatUrlId = Object.entries(resourcesOfType(template, 'AWS::Lambda::Url')).find(([, url]) => url.Properties?.InvokeMode === 'RESPONSE_STREAM')?.[0];
     template.hasOutput('BaseUrl', { Value: { 'Fn::Join': ['', [{ 'Fn::GetAtt': [chatUrlId, 'FunctionUrl'] }, 'v1']] } });
     template.hasOutput('EmbeddingsUrl', {});
+    // No proxy in front: buffered chat may use the function's 300 s less the 5 s settle reserve.
+    expect(functionEnvs(template).map((env) => env.BUFFERED_CHAT_BUDGET_MS).filter(Boolean)).toEqual(['295000']);
   });
 
   it('imports the upstream secret by name: no secret created, GetSecretValue on that name and its 6-character suffix only', () => {

@@ -259,6 +259,8 @@ describe('functions', () => {
       });
       expect(Object.keys(env).filter((name) => /_API_KEY$/.test(name))).toEqual([]);
     }
+    // Behind CloudFront (60 s origin read timeout) a buffered chat answer must be out within 55 s.
+    expect(envOf(ids.chatFn).BUFFERED_CHAT_BUDGET_MS).toBe('55000');
   });
 
   it('log to their own log groups kept for one month', () => {
