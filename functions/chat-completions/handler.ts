@@ -1,7 +1,10 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { once } from 'node:events';
 import { dispatch } from '../shared/app/dispatch';
-import { fromFunctionUrlEvent, logRequest, responseHeaders, runCore } from '../shared/edge/function-url';
+import { fromFunctionUrlEvent, logRequest, prefetchUpstreamCredentials, responseHeaders, runCore } from '../shared/edge/function-url';
+
+// Cold start: the upstream keys are read during INIT, not on the first request.
+await prefetchUpstreamCredentials();
 
 /**
  * The chat Lambda behind a RESPONSE_STREAM Function URL. Streams SSE chunks as they arrive; buffered

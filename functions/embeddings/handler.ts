@@ -1,7 +1,10 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { dispatch } from '../shared/app/dispatch';
 import type { GatewayRequest, GatewayResult } from '../shared/http/types';
-import { fromFunctionUrlEvent, logRequest, responseHeaders, runCore } from '../shared/edge/function-url';
+import { fromFunctionUrlEvent, logRequest, prefetchUpstreamCredentials, responseHeaders, runCore } from '../shared/edge/function-url';
+
+// Cold start: the upstream keys are read during INIT, not on the first request.
+await prefetchUpstreamCredentials();
 
 /**
  * The embeddings Lambda behind a BUFFERED Function URL (6 MB response limit). A buffered invocation

@@ -4,6 +4,7 @@ import { newRequestId } from '../billing/ledger';
 import type { GatewayHandler, GatewayRequest, GatewayResult, JsonResult } from '../http/types';
 import { asGatewayError, toErrorBody } from '../openai/errors';
 import { logger } from '../observability/logger';
+import { loadUpstreamCredentials } from '../providers/credentials';
 
 /**
  * The edge shared by both Lambda handlers: Function URL event (payload format 2.0) → GatewayRequest,
@@ -62,4 +63,28 @@ export function responseHeaders(result: GatewayResult, requestId: string): Recor
 /** One log line per request: ids, path, status, latency (ms). */
 export function logRequest(req: GatewayRequest, status: number): void {
   logger.info('request', { requestId: req.requestId, method: req.method, path: req.path, status, latencyMs: Date.now() - req.receivedAt });
+}
+
+/** Longest a cold start waits for the upstream keys before INIT ends anyway (ms). */
+export const CREDENTIALS_PREFETCH_MAX_WAIT_MS = 2_000;
+
+/**
+ * Fetches the upstream keys during INIT, so the first request does not pay for GetSecretValue: both
+ * handler modules `await` this at top level, and Lambda finishes INIT only when the module has (ESM
+ * top-level await; Lambda Developer Guide, "Lambda Node.js handler", ES module initialization). Never
+ * throws and never waits longer than `maxWaitMs`: a slow or failing secret must not fail INIT (10 s
+ * limit); the first request then tries again (credentials.ts caches no failure) and answers 503 if the
+ * keys still cannot be read. Resolves at once when no secret is configured (local runs).
+ */
+export async function prefetchUpstreamCredentials(maxWaitMs = CREDENTIALS_PREFETCH_MAX_WAIT_MS): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const waited = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, maxWaitMs);
+  });
+  const fetched = loadUpstreamCredentials().then(
+    () => undefined,
+    (err: unknown) => logger.warn('upstream keys not readable at cold start; the first request retries', { error: err as Error }),
+  );
+  await Promise.race([fetched, waited]);
+  clearTimeout(timer);
 }
