@@ -383,7 +383,10 @@ describe('our misconfiguration is logged at error level, and falls back', () => 
     const r = await buffered('gpt-4o', `misconfig-${fault.kind}`);
     expect(r.headers.get('x-modelmux-model')).toBe('claude-3-5-sonnet');
     expect(calls('openai')).toHaveLength(1); // not retried: retrying cannot fix our key
-    expect(error).toHaveBeenCalledWith('upstream rejected our credentials; check the provider key', expect.objectContaining({ target: 'openai:gpt-4o', kind: 'auth-config' }));
+    expect(error).toHaveBeenCalledWith(
+      'upstream rejected our credentials; check the provider key',
+      expect.objectContaining({ requestId: r.headers.get('x-request-id'), target: 'openai:gpt-4o', kind: 'auth-config' }),
+    );
   });
 });
 

@@ -27,7 +27,9 @@ export async function authenticateRequest(req: GatewayRequest): Promise<Caller> 
   return authenticate(key);
 }
 
-/** The router's options for a request: its abort signal and deadline. */
+/** The router's options for a request: its abort signal, deadline and id (for the router's log lines). */
 export function routeOptions(req: GatewayRequest): RouteOptions {
-  return req.deadline === undefined ? { signal: req.signal } : { signal: req.signal, deadline: req.deadline };
+  const opts: RouteOptions = { signal: req.signal, requestId: req.requestId };
+  if (req.deadline !== undefined) opts.deadline = req.deadline;
+  return opts;
 }

@@ -64,6 +64,8 @@ export interface RouteOptions {
   signal: AbortSignal;
   /** Epoch ms after which no attempt may run (under the function's own timeout). */
   deadline?: number;
+  /** Our request id, on every log line the routing writes. */
+  requestId?: string;
   retry?: RetryPolicy;
   breaker?: CircuitBreaker;
 }
@@ -126,7 +128,7 @@ async function runPlan<T>(plan: readonly Attempt[], opts: RouteOptions, mode: 's
             if (attempt.publicModel === requested) throw failure.clientError;
             break;
           }
-          logFailure(attempt, failure);
+          logFailure(attempt, failure, opts.requestId);
           if (failure.kind === 'context-length') tooSmallWindow = Math.max(tooSmallWindow, attempt.target.contextWindow);
           const wait = retryDelay(failure, retry, deadline - Date.now(), policy);
           if (wait === undefined) break;
@@ -281,8 +283,8 @@ function record(attempt: Attempt, outcome: AttemptRecord['outcome'], status: num
 }
 
 /** Our upstream key rejected is our misconfiguration: the operator must hear it loudly. */
-function logFailure(attempt: Attempt, failure: UpstreamFailure): void {
-  const fields = { target: attempt.target.key, kind: failure.kind, status: failure.status, detail: failure.message };
+function logFailure(attempt: Attempt, failure: UpstreamFailure, requestId: string | undefined): void {
+  const fields = { requestId, target: attempt.target.key, kind: failure.kind, status: failure.status, detail: failure.message };
   if (failure.kind === 'auth-config') logger.error('upstream rejected our credentials; check the provider key', fields);
   else logger.warn('upstream attempt failed; falling back', fields);
 }
