@@ -124,7 +124,7 @@ export function checkGoals(input: GoalInputs): GoalCheck[] {
         target: `≤ ${GOALS.loadMs} ms`,
         measured: `${ms(load.importMs)} ms import (median of ${load.runs}; fastest ${ms(load.importMinMs)}; --enable-source-maps as deployed); process start → ready ${ms(load.readyMs)} ms, ${signedMs(load.addedMs)} ms over an empty module`,
         met: load.importMs <= GOALS.loadMs,
-        note: `V8 compiling ${kb(chat.indexBytes)} of JS (${kb(chat.packages.filter((p) => /^@(aws-sdk|smithy)\//.test(p.name)).reduce((a, p) => a + p.bytes, 0))} of it AWS SDK), zod schema construction and the catalogue's zod validation at load, reading the source map (see Cold start)`,
+        note: `V8 compiling ${kb(chat.indexBytes)} of JS (${kb(chat.packages.filter((p) => /^@(aws-sdk|smithy)\//.test(p.name)).reduce((a, p) => a + p.bytes, 0))} of it AWS SDK), zod schema construction, Node's built-in modules, reading the source map (see Cold start)`,
       });
     }
   }
