@@ -1,51 +1,50 @@
 import * as z from 'zod';
+import { chatTool, messageToolCall, toolChoice } from './chat-tools';
+
+export type { ChatTool, CustomToolCall, FunctionTool, MessageToolCall, ToolCall, ToolChoice } from './chat-tools';
 
 /**
- * The client's chat-completion request, validated strictly: every field OpenAI's Chat Completions API
- * accepts is listed (source: openai-node `ChatCompletionCreateParams`, providers.md §1.1–1.2); an
- * unknown field is a 400, as OpenAI answers "Unrecognized request argument supplied". Fields modelmux
- * does not interpret are kept and passed through to OpenAI-compatible upstreams.
+ * The client's chat-completion request, validated strictly: every field of openai-node 6.x
+ * `ChatCompletionCreateParams` is listed, with the SDK's own nullability (providers.md §1.1–1.2), so
+ * whatever the SDK lets a caller type is accepted; an unknown field is a 400, as OpenAI answers
+ * "Unrecognized request argument supplied". Fields modelmux does not interpret are kept and passed
+ * through to OpenAI-compatible upstreams. Tools and tool calls: chat-tools.ts.
  *
- * Spec defaults: `temperature` is 0.7 when absent (spec §2, "Chat completion request").
+ * Spec defaults: `temperature` is 0.7 when absent or null (spec §2, "Chat completion request"; the
+ * SDK types it `number | null`, and null means "the default" there as in OpenAI's API).
  */
 
 /** Spec §2: temperature defaults to 0.7 when the request leaves it out. */
 export const DEFAULT_TEMPERATURE = 0.7;
 
-const textPart = z.strictObject({ type: z.literal('text'), text: z.string() });
+/**
+ * An explicit prompt-cache breakpoint on a content part (openai-node 6.x `PromptCacheBreakpoint`,
+ * with `prompt_cache_options`): meaningful to OpenAI only; other adapters ignore it, as a cache hint
+ * changes cost, not the answer.
+ */
+const cacheBreakpoint = z.strictObject({ mode: z.literal('explicit') }).optional();
+
+const textPart = z.strictObject({ type: z.literal('text'), text: z.string(), prompt_cache_breakpoint: cacheBreakpoint });
 const imagePart = z.strictObject({
   type: z.literal('image_url'),
   image_url: z.strictObject({ url: z.string().min(1), detail: z.enum(['auto', 'low', 'high']).optional() }),
+  prompt_cache_breakpoint: cacheBreakpoint,
 });
 const audioPart = z.strictObject({
   type: z.literal('input_audio'),
   input_audio: z.strictObject({ data: z.string(), format: z.string() }),
+  prompt_cache_breakpoint: cacheBreakpoint,
 });
 const filePart = z.strictObject({
   type: z.literal('file'),
   file: z.strictObject({ file_id: z.string().optional(), file_data: z.string().optional(), filename: z.string().optional() }),
+  prompt_cache_breakpoint: cacheBreakpoint,
 });
 const refusalPart = z.strictObject({ type: z.literal('refusal'), refusal: z.string() });
 
 /** A user message's content part (text, image, audio or file). */
 export const userContentPart = z.discriminatedUnion('type', [textPart, imagePart, audioPart, filePart]);
 export type UserContentPart = z.infer<typeof userContentPart>;
-
-/**
- * Gemini's thought signature on a tool call, in the place Google's own OpenAI-compatible layer puts
- * it: `extra_content.google.thought_signature` (providers.md §3.2: it must come back on later turns of
- * a Gemini 2.5/3 tool loop). modelmux returns it on Gemini tool calls and accepts exactly this field
- * when a client echoes the assistant message back.
- */
-const toolCallExtraContent = z.strictObject({ google: z.strictObject({ thought_signature: z.string() }) });
-
-const toolCall = z.strictObject({
-  id: z.string(),
-  type: z.literal('function'),
-  function: z.strictObject({ name: z.string(), arguments: z.string() }),
-  extra_content: toolCallExtraContent.optional(),
-});
-export type ToolCall = z.infer<typeof toolCall>;
 
 const systemMessage = z.strictObject({
   role: z.enum(['system', 'developer']),
@@ -62,7 +61,7 @@ const assistantMessage = z.strictObject({
   content: z.union([z.string(), z.array(z.union([textPart, refusalPart]))]).nullish(),
   refusal: z.string().nullish(),
   name: z.string().optional(),
-  tool_calls: z.array(toolCall).optional(),
+  tool_calls: z.array(messageToolCall).optional(),
   function_call: z.strictObject({ name: z.string(), arguments: z.string() }).nullish(),
   audio: z.strictObject({ id: z.string() }).nullish(),
   /** DeepSeek / modelmux reasoning output echoed back by clients; adapters decide whether to forward it. */
@@ -85,22 +84,6 @@ export const chatMessage = z.discriminatedUnion('role', [
 ]);
 export type ChatMessage = z.infer<typeof chatMessage>;
 
-const functionTool = z.strictObject({
-  type: z.literal('function'),
-  function: z.strictObject({
-    name: z.string().min(1).max(64),
-    description: z.string().optional(),
-    parameters: z.record(z.string(), z.unknown()).optional(),
-    strict: z.boolean().nullish(),
-  }),
-});
-export type FunctionTool = z.infer<typeof functionTool>;
-
-const toolChoice = z.union([
-  z.enum(['none', 'auto', 'required']),
-  z.strictObject({ type: z.literal('function'), function: z.strictObject({ name: z.string() }) }),
-]);
-
 const responseFormat = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('text') }),
   z.strictObject({ type: z.literal('json_object') }),
@@ -116,13 +99,19 @@ const responseFormat = z.discriminatedUnion('type', [
 ]);
 
 const positiveInt = z.number().int().positive();
+const moderationMode = z.strictObject({ mode: z.enum(['score', 'block']) });
 
 /** The validated chat-completion request (defaults applied). */
 export const chatCompletionRequest = z
   .strictObject({
     model: z.string().min(1),
     messages: z.array(chatMessage).min(1),
-    temperature: z.number().min(0).max(2).default(DEFAULT_TEMPERATURE),
+    temperature: z
+      .number()
+      .min(0)
+      .max(2)
+      .nullish()
+      .transform((t) => t ?? DEFAULT_TEMPERATURE),
     max_tokens: positiveInt.nullish(),
     max_completion_tokens: positiveInt.nullish(),
     stream: z.boolean().nullish(),
@@ -139,10 +128,18 @@ export const chatCompletionRequest = z
     top_logprobs: z.number().int().min(0).max(20).nullish(),
     seed: z.number().int().nullish(),
     user: z.string().optional(),
-    safety_identifier: z.string().optional(),
-    prompt_cache_key: z.string().optional(),
+    safety_identifier: z.string().nullish(),
+    prompt_cache_key: z.string().nullish(),
     prompt_cache_retention: z.string().nullish(),
-    tools: z.array(functionTool).optional(),
+    prompt_cache_options: z.strictObject({ mode: z.enum(['implicit', 'explicit']).optional(), ttl: z.string().optional() }).optional(),
+    /** Moderated completions (OpenAI only; openai-node 6.x `ChatCompletionCreateParams.Moderation`). */
+    moderation: z
+      .strictObject({
+        model: z.string(),
+        policy: z.strictObject({ input: moderationMode.nullish(), output: moderationMode.nullish() }).nullish(),
+      })
+      .nullish(),
+    tools: z.array(chatTool).optional(),
     tool_choice: toolChoice.optional(),
     parallel_tool_calls: z.boolean().optional(),
     functions: z.array(z.unknown()).optional(),
@@ -165,5 +162,5 @@ export const chatCompletionRequest = z
     }
   });
 
-/** A validated chat-completion request; `temperature` is always set. */
+/** A validated chat-completion request; `temperature` is always set (0.7 when absent or null). */
 export type ChatCompletionRequest = z.infer<typeof chatCompletionRequest>;

@@ -4,7 +4,7 @@
  * the provider-neutral parts ({@link CompletionParts}, {@link ChunkParts}); the router stamps `id`,
  * `object`, `created` and `model` (always the public name the client asked for).
  */
-import type { ToolCall } from './chat-request';
+import type { MessageToolCall, ToolCall } from './chat-request';
 
 /** OpenAI `finish_reason` values. */
 export type FinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filter' | 'function_call';
@@ -23,7 +23,8 @@ export interface AssistantMessage {
   role: 'assistant';
   content: string | null;
   refusal?: string | null;
-  tool_calls?: ToolCall[];
+  /** Function calls; OpenAI custom tool calls only from the OpenAI target (which alone takes custom tools). */
+  tool_calls?: MessageToolCall[];
   /** Reasoning text (DeepSeek convention), when the model exposes it. */
   reasoning_content?: string;
 }
@@ -31,6 +32,11 @@ export interface AssistantMessage {
 export interface CompletionChoice {
   index: number;
   message: AssistantMessage;
+  /**
+   * OpenAI `{content: ChatCompletionTokenLogprob[] | null, refusal: … | null}` when the client asked
+   * (`logprobs: true`), else null. Passed through from OpenAI-compatible upstreams as received;
+   * targets without log probabilities refuse the request instead (providers/unsupported-parameters.ts).
+   */
   logprobs: unknown;
   finish_reason: FinishReason;
 }
@@ -56,8 +62,10 @@ export interface ChatCompletion extends CompletionParts {
 export interface ToolCallDelta {
   index: number;
   id?: string;
-  type?: 'function';
+  type?: 'function' | 'custom';
   function?: { name?: string; arguments?: string };
+  /** An OpenAI custom tool call's name and input pieces (passed through from the OpenAI target). */
+  custom?: { name?: string; input?: string };
   /** Gemini's thought signature, on the call's first fragment (see `ToolCall['extra_content']`). */
   extra_content?: ToolCall['extra_content'];
 }
@@ -73,6 +81,7 @@ export interface ChunkDelta {
 export interface ChunkChoice {
   index: number;
   delta: ChunkDelta;
+  /** This chunk's token log probabilities (same shape as {@link CompletionChoice.logprobs}), as received. */
   logprobs?: unknown;
   finish_reason: FinishReason | null;
 }

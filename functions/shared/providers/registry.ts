@@ -29,7 +29,8 @@ export interface ProviderSpec {
 const REGISTRY: Readonly<Record<ProviderName, ProviderSpec>> = {
   openai: {
     name: 'openai',
-    adapter: createOpenAICompatibleAdapter({ embeddingsPath: '/embeddings', adjustBody: openAIAdjust }),
+    // OpenAI alone takes custom tools and allowed_tools (openai-node 6.x ChatCompletionCustomTool).
+    adapter: createOpenAICompatibleAdapter({ embeddingsPath: '/embeddings', adjustBody: openAIAdjust, customTools: true }),
     keyVar: 'OPENAI_API_KEY',
     baseUrlVar: 'OPENAI_BASE_URL',
     defaultBaseUrl: 'https://api.openai.com/v1',

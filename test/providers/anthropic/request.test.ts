@@ -80,7 +80,7 @@ describe('Anthropic request: endpoint and defaults', () => {
 
   it('passes top_p, stop as stop_sequences, and user as metadata.user_id; drops fields Anthropic lacks', () => {
     const body = sentBody(
-      request({ top_p: 0.9, stop: 'END', user: 'user-42', seed: 7, presence_penalty: 0.5, frequency_penalty: 0.1, logprobs: true, metadata: { a: 'b' } }),
+      request({ top_p: 0.9, stop: 'END', user: 'user-42', seed: 7, presence_penalty: 0.5, frequency_penalty: 0.1, logprobs: false, metadata: { a: 'b' } }),
     );
     expect(body).toEqual({
       model: 'claude-sonnet-4-6',

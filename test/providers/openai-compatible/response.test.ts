@@ -120,3 +120,62 @@ describe('OpenAI-compatible buffered responses and errors', () => {
     expect(adapter.classifyError(429, '{}', new Headers({ 'retry-after': '2' })).retryAfterMs).toBe(2000);
   });
 });
+
+describe('OpenAI-compatible buffered responses: several choices, logprobs, custom tool calls', () => {
+  const logprobs = {
+    content: [{ token: 'Hi', logprob: -0.01, bytes: [72, 105], top_logprobs: [{ token: 'Hi', logprob: -0.01, bytes: [72, 105] }, { token: 'Hey', logprob: -4.6, bytes: [72, 101, 121] }] }],
+    refusal: null,
+  };
+
+  it('returns every choice with its index and its logprobs exactly as OpenAI sent them', () => {
+    const body = {
+      id: 'chatcmpl-1', object: 'chat.completion', created: 1, model: 'gpt-4o-2024-08-06',
+      choices: [
+        { index: 0, message: { role: 'assistant', content: 'Hi', refusal: null, annotations: [] }, logprobs, finish_reason: 'stop' },
+        { index: 1, message: { role: 'assistant', content: 'Hey', refusal: null, annotations: [] }, logprobs: { content: [], refusal: null }, finish_reason: 'length' },
+      ],
+      usage: { prompt_tokens: 9, completion_tokens: 2, total_tokens: 11 },
+    };
+    const parts = parse('gpt-4o', JSON.stringify(body));
+    expect(parts.choices).toEqual([
+      { index: 0, message: { role: 'assistant', content: 'Hi' }, logprobs, finish_reason: 'stop' },
+      { index: 1, message: { role: 'assistant', content: 'Hey' }, logprobs: { content: [], refusal: null }, finish_reason: 'length' },
+    ]);
+    expect(parts.usage).toEqual({ prompt_tokens: 9, completion_tokens: 2, total_tokens: 11 });
+  });
+
+  it('keeps logprobs null when the upstream sent null or nothing', () => {
+    const body = { choices: [{ index: 0, message: { role: 'assistant', content: 'x' }, finish_reason: 'stop' }], usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } };
+    expect(parse('deepseek-v3', JSON.stringify(body)).choices[0]?.logprobs).toBeNull();
+  });
+
+  it('returns an OpenAI custom tool call as it came, beside a function call', () => {
+    const body = {
+      choices: [
+        {
+          index: 0,
+          message: {
+            role: 'assistant',
+            content: null,
+            tool_calls: [
+              { id: 'call_c', type: 'custom', custom: { name: 'run_sql', input: 'SELECT 1' } },
+              { id: 'call_f', type: 'function', function: { name: 'get_weather', arguments: '{}' } },
+            ],
+          },
+          finish_reason: 'tool_calls',
+        },
+      ],
+      usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+    };
+    expect(parse('gpt-4o', JSON.stringify(body)).choices[0]?.message.tool_calls).toEqual([
+      { id: 'call_c', type: 'custom', custom: { name: 'run_sql', input: 'SELECT 1' } },
+      { id: 'call_f', type: 'function', function: { name: 'get_weather', arguments: '{}' } },
+    ]);
+  });
+
+  it('treats a tool call naming neither a function nor a custom tool as a malformed body (retryable)', () => {
+    const body = { choices: [{ index: 0, message: { role: 'assistant', content: null, tool_calls: [{ id: 'c', type: 'function' }] }, finish_reason: 'tool_calls' }] };
+    const err = thrown(() => parse('gpt-4o', JSON.stringify(body)));
+    expect(err.failure).toMatchObject({ kind: 'server', retryable: true });
+  });
+});

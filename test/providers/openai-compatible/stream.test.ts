@@ -130,3 +130,67 @@ describe('MiniMax streams', () => {
     expect((run.error as UpstreamStreamError).failure).toMatchObject({ kind: 'server', retryable: true });
   });
 });
+
+/** `data:` frames of the given chunks, then `[DONE]`, as OpenAI frames them (providers.md §1.4). */
+function sse(chunks: readonly unknown[]): Buffer {
+  return Buffer.from(chunks.map((c) => `data: ${JSON.stringify(c)}\n\n`).join('') + 'data: [DONE]\n\n', 'utf8');
+}
+
+/** One OpenAI `ChatCompletionTokenLogprob` with one alternative (openai-node 6.x). */
+const tokenLogprob = (token: string, logprob: number) => ({
+  token,
+  logprob,
+  bytes: [...Buffer.from(token, 'utf8')],
+  top_logprobs: [{ token, logprob, bytes: [...Buffer.from(token, 'utf8')] }],
+});
+
+describe('OpenAI-compatible streams: several choices, logprobs, custom tool calls', () => {
+  const head = { id: 'chatcmpl-n', object: 'chat.completion.chunk', created: 1, model: 'gpt-4o-2024-08-06' };
+  const choice = (index: number, d: Record<string, unknown>, finish: string | null = null, logprobs: unknown = null) => ({ index, delta: d, logprobs, finish_reason: finish });
+
+  it.each(SPLITS)('passes two interleaved choices through by index, each token with its logprobs (%i bytes)', async (size) => {
+    const lp0 = { content: [tokenLogprob('Hé', -0.1)], refusal: null };
+    const lp1 = { content: [tokenLogprob('Yo', -0.7)], refusal: null };
+    const bytes = sse([
+      { ...head, choices: [choice(0, { role: 'assistant', content: '' }, null, { content: [], refusal: null })] },
+      { ...head, choices: [choice(1, { role: 'assistant', content: '' }, null, { content: [], refusal: null })] },
+      { ...head, choices: [choice(0, { content: 'Hé' }, null, lp0)] },
+      { ...head, choices: [choice(1, { content: 'Yo' }, null, lp1)] },
+      { ...head, choices: [choice(1, {}, 'stop')] },
+      { ...head, choices: [choice(0, {}, 'length')] },
+      { ...head, choices: [], usage: { prompt_tokens: 5, completion_tokens: 2, total_tokens: 7 } },
+    ]);
+    expect(await runStream('gpt-4o', bytes, size)).toEqual([
+      { choices: [{ index: 0, delta: { role: 'assistant', content: '' }, logprobs: { content: [], refusal: null }, finish_reason: null }] },
+      { choices: [{ index: 1, delta: { role: 'assistant', content: '' }, logprobs: { content: [], refusal: null }, finish_reason: null }] },
+      { choices: [{ index: 0, delta: { content: 'Hé' }, logprobs: lp0, finish_reason: null }] },
+      { choices: [{ index: 1, delta: { content: 'Yo' }, logprobs: lp1, finish_reason: null }] },
+      { choices: [{ index: 1, delta: {}, finish_reason: 'stop' }] },
+      { choices: [{ index: 0, delta: {}, finish_reason: 'length' }] },
+      usage(5, 2),
+    ]);
+  });
+
+  it('treats a stream in which one of two choices never finished as cut, not complete', async () => {
+    const bytes = sse([
+      { ...head, choices: [choice(0, { role: 'assistant', content: 'A' }), choice(1, { role: 'assistant', content: 'B' })] },
+      { ...head, choices: [choice(0, {}, 'stop')] },
+    ]);
+    const run = await runStreamCapturing('gpt-4o', bytes, 7);
+    expect(run.error).toBeInstanceOf(UpstreamStreamError);
+    expect(run.parts).toHaveLength(2);
+  });
+
+  it('passes an OpenAI custom tool call through: type custom, name and input pieces', async () => {
+    const bytes = sse([
+      { ...head, choices: [choice(0, { role: 'assistant', tool_calls: [{ index: 0, id: 'call_c1', type: 'custom', custom: { name: 'run_sql', input: '' } }] })] },
+      { ...head, choices: [choice(0, { tool_calls: [{ index: 0, custom: { input: 'SELECT 1' } }] })] },
+      { ...head, choices: [choice(0, {}, 'tool_calls')] },
+    ]);
+    expect(await runStream('gpt-4o', bytes, 5)).toEqual([
+      delta({ role: 'assistant', tool_calls: [{ index: 0, id: 'call_c1', type: 'custom', custom: { name: 'run_sql', input: '' } }] }),
+      delta({ tool_calls: [{ index: 0, custom: { input: 'SELECT 1' } }] }),
+      delta({}, 'tool_calls'),
+    ]);
+  });
+});

@@ -1,5 +1,6 @@
 import type { ChatMessage, ToolCall } from '../../openai/chat-request';
 import { InvalidRequestError } from '../../openai/errors';
+import { functionCallsOnly } from '../unsupported-parameters';
 import { userPartToBlock } from './content';
 import type { AnthropicContentBlock, AnthropicMessage, AnthropicTextBlock, AnthropicToolResultBlock, AnthropicToolUseBlock } from './request-body';
 
@@ -50,7 +51,7 @@ export function toAnthropicConversation(messages: readonly ChatMessage[], extraS
         push('user', typeof m.content === 'string' ? [text(m.content)] : m.content.map((p, j) => userPartToBlock(p, `messages[${i}].content[${j}]`)));
         return;
       case 'assistant': {
-        const blocks = assistantBlocks(m);
+        const blocks = assistantBlocks(m, i);
         // An assistant message with neither text nor tool calls says nothing; Anthropic rejects empty turns.
         if (blocks.length > 0) push('assistant', blocks);
         return;
@@ -106,14 +107,14 @@ function texts(content: string | ReadonlyArray<{ text: string }>): string[] {
   return typeof content === 'string' ? [content] : content.map((p) => p.text);
 }
 
-function assistantBlocks(m: Extract<ChatMessage, { role: 'assistant' }>): AnthropicContentBlock[] {
+function assistantBlocks(m: Extract<ChatMessage, { role: 'assistant' }>, index: number): AnthropicContentBlock[] {
   const blocks: AnthropicContentBlock[] = [];
   if (typeof m.content === 'string') blocks.push(text(m.content));
   else if (m.content != null) for (const p of m.content) blocks.push(text(p.type === 'text' ? p.text : p.refusal));
   // Anthropic rejects empty text blocks; clients often send content "" beside tool_calls.
   const nonEmpty = blocks.filter((b) => b.type !== 'text' || b.text !== '');
   if (nonEmpty.length === 0 && m.refusal != null && m.refusal !== '') nonEmpty.push(text(m.refusal));
-  for (const call of m.tool_calls ?? []) nonEmpty.push(toolUse(call));
+  for (const call of functionCallsOnly(m.tool_calls, index) ?? []) nonEmpty.push(toolUse(call));
   return nonEmpty;
 }
 

@@ -2,6 +2,7 @@ import type { CatalogueTarget } from '../../catalogue/catalogue';
 import type { ChatCompletionRequest } from '../../openai/chat-request';
 import { InvalidRequestError } from '../../openai/errors';
 import type { AdapterContext, UpstreamHttpRequest } from '../types';
+import { functionToolsOnly, refuseLogprobs, refuseSeveralChoices } from '../unsupported-parameters';
 import { jsonModeInstruction } from './json-mode';
 import { toAnthropicConversation } from './messages';
 import type { AnthropicRequestBody } from './request-body';
@@ -12,9 +13,13 @@ import { toAnthropicToolChoice, toAnthropicTools } from './tools';
  * Builds `POST {baseUrl}/v1/messages` from the validated OpenAI request (Anthropic Messages API,
  * providers.md §2.1–2.4).
  *
- * Fields with no Anthropic counterpart are dropped, as Anthropic's own compatibility endpoint does
- * (§2.9): presence/frequency penalties, logit_bias, logprobs, seed, store, service_tier, modalities,
- * audio, prediction, verbosity, web_search_options, OpenAI `metadata`, prompt_cache_key.
+ * Fields with no Anthropic counterpart that change nothing the client reads are dropped, as
+ * Anthropic's own compatibility endpoint does (§2.9): presence/frequency penalties, logit_bias, seed,
+ * store, service_tier, modalities, audio, prediction, verbosity, web_search_options, moderation,
+ * OpenAI `metadata`, prompt_cache_key / prompt_cache_options / content-part cache breakpoints.
+ * Fields whose absence the client would read as an answer — `logprobs` (Anthropic has none), `n > 1`,
+ * custom tools — are refused with a 400 `unsupported_parameter` (unsupported-parameters.ts), where
+ * the compatibility endpoint silently returns null logprobs.
  */
 
 /** The `anthropic-version` header value this adapter speaks (providers.md §2.1). */
@@ -45,13 +50,14 @@ export function buildAnthropicRequest(req: ChatCompletionRequest, ctx: AdapterCo
  *   client `top_p` is the explicit choice. With thinking on, neither is sent: Anthropic does not allow
  *   changing temperature while thinking [MEM, extended thinking docs].
  * - `stop` → `stop_sequences`; `user` (or `safety_identifier`) → `metadata.user_id`.
- * @throws InvalidRequestError (400) for `n > 1` (Anthropic returns one answer), the legacy
- *   `functions` API, and content Anthropic cannot take (see {@link toAnthropicConversation}).
+ * @throws InvalidRequestError (400 `unsupported_parameter`) for `n > 1` (Anthropic returns one
+ *   answer), `logprobs: true` / `top_logprobs > 0`, custom tools / tool choices / tool calls, the
+ *   legacy `functions` API, and content Anthropic cannot take (see {@link toAnthropicConversation}).
  */
 export function buildAnthropicBody(req: ChatCompletionRequest, target: CatalogueTarget, stream: boolean): AnthropicRequestBody {
-  if (req.n != null && req.n > 1) {
-    throw new InvalidRequestError('This model returns one choice per request; n must be 1.', { param: 'n', code: 'unsupported_parameter' });
-  }
+  refuseSeveralChoices(req);
+  refuseLogprobs(req);
+  const { tools: functionTools, toolChoice } = functionToolsOnly(req);
   if (req.functions !== undefined || req.function_call !== undefined) {
     throw new InvalidRequestError('The legacy `functions` parameter is not supported for this model; use `tools`.', {
       param: req.functions !== undefined ? 'functions' : 'function_call',
@@ -72,12 +78,12 @@ export function buildAnthropicBody(req: ChatCompletionRequest, target: Catalogue
   const stop = req.stop == null ? [] : typeof req.stop === 'string' ? [req.stop] : req.stop;
   if (stop.length > 0) body.stop_sequences = stop;
   const userId = req.user ?? req.safety_identifier;
-  if (userId !== undefined && userId !== '') body.metadata = { user_id: userId };
-  const tools = toAnthropicTools(req.tools);
+  if (userId != null && userId !== '') body.metadata = { user_id: userId };
+  const tools = toAnthropicTools(functionTools);
   if (tools !== undefined) {
     body.tools = tools;
     // A tool_choice without tools has nothing to choose from: sent only beside tools.
-    const choice = toAnthropicToolChoice(req.tool_choice, req.parallel_tool_calls);
+    const choice = toAnthropicToolChoice(toolChoice, req.parallel_tool_calls);
     if (choice !== undefined) body.tool_choice = choice;
   }
   if (stream) body.stream = true;

@@ -1,4 +1,5 @@
 import type { ChatCompletionRequest, FunctionTool } from '../../openai/chat-request';
+import type { FunctionToolChoice } from '../unsupported-parameters';
 import type { AnthropicTool, AnthropicToolChoice } from './request-body';
 
 /**
@@ -24,7 +25,7 @@ export function toAnthropicTools(tools: readonly FunctionTool[] | undefined): An
  * @returns undefined to leave Anthropic's default (auto, parallel allowed).
  */
 export function toAnthropicToolChoice(
-  choice: ChatCompletionRequest['tool_choice'],
+  choice: FunctionToolChoice | undefined,
   parallelToolCalls: boolean | undefined,
 ): AnthropicToolChoice | undefined {
   const serial = parallelToolCalls === false;

@@ -1,5 +1,6 @@
 import type { ChatCompletionRequest, ChatMessage } from '../../openai/chat-request';
 import { InvalidRequestError } from '../../openai/errors';
+import { functionCallsOnly } from '../unsupported-parameters';
 import { toGeminiUserPart } from './media';
 import { signatureOf } from './thought-signature';
 import type { GeminiContent, GeminiPart, GeminiRole, JsonObject } from './wire-request';
@@ -59,7 +60,7 @@ export function toGeminiConversation(messages: Messages): GeminiConversation {
         push('user', typeof m.content === 'string' ? textParts(m.content) : m.content.map((p, j) => toGeminiUserPart(p, `messages[${i}].content[${j}]`)).filter(nonEmpty));
         return;
       case 'assistant':
-        push('model', assistantParts(m, toolNames));
+        push('model', assistantParts(m, i, toolNames));
         return;
       case 'tool': {
         const name = toolNames.get(m.tool_call_id);
@@ -86,13 +87,13 @@ export function toGeminiConversation(messages: Messages): GeminiConversation {
   return out;
 }
 
-function assistantParts(m: AssistantMessage, toolNames: Map<string, string>): GeminiPart[] {
+function assistantParts(m: AssistantMessage, index: number, toolNames: Map<string, string>): GeminiPart[] {
   const parts: GeminiPart[] = [];
   if (typeof m.content === 'string') parts.push(...textParts(m.content));
   else if (m.content != null) {
     for (const p of m.content) parts.push(...textParts(p.type === 'text' ? p.text : p.refusal));
   }
-  for (const call of m.tool_calls ?? []) {
+  for (const call of functionCallsOnly(m.tool_calls, index) ?? []) {
     toolNames.set(call.id, call.function.name);
     const signature = signatureOf(call);
     const part: GeminiPart = { functionCall: { name: call.function.name, args: toArgsObject(call.function.arguments) } };

@@ -13,8 +13,10 @@ import type { GeminiGenerationConfig, GeminiThinkingConfig } from './wire-reques
  * beside the older `responseSchema`; it takes real JSON Schema (`$ref`, `$defs`,
  * `additionalProperties`…), so nothing has to be translated or dropped, unlike tool parameters.
  *
- * Not mapped (Gemini has no equivalent we use): logit_bias, logprobs/top_logprobs,
- * parallel_tool_calls, and the OpenAI-only fields (store, metadata, user, service_tier…).
+ * Not mapped (Gemini has no equivalent we use): logit_bias, parallel_tool_calls, and the OpenAI-only
+ * fields (store, metadata, user, service_tier…). `logprobs` is refused before this (request.ts).
+ * `candidateCount` (n) is up to 8 on Gemini 2.5 [3P: router-for-me/CLIProxyAPI#879]; a larger n
+ * gets Gemini's own 400.
  */
 export function toGenerationConfig(req: ChatCompletionRequest, target: CatalogueTarget): GeminiGenerationConfig {
   const cfg: GeminiGenerationConfig = { temperature: req.temperature };

@@ -1,5 +1,6 @@
 import type { ChatCompletionRequest } from '../../openai/chat-request';
 import type { AdapterContext, UpstreamHttpRequest } from '../types';
+import { refuseLogprobs } from '../unsupported-parameters';
 import { toGeminiConversation } from './contents';
 import { toGenerationConfig } from './generation-config';
 import { toGeminiTools } from './tools';
@@ -10,9 +11,13 @@ import type { GeminiGenerateContentBody } from './wire-request';
  * `POST {baseUrl}/models/{upstreamModel}:generateContent`, or `:streamGenerateContent?alt=sse` when
  * streaming (without `alt=sse` Gemini streams one growing JSON array), key in `x-goog-api-key`.
  * The target's `upstreamParams`, if any, are merged into the body top level (Gemini-native fields).
- * @throws InvalidRequestError for messages Gemini cannot take (see {@link toGeminiConversation}).
+ * `n` becomes `candidateCount` (generation-config.ts): each candidate is a choice.
+ * @throws InvalidRequestError for messages Gemini cannot take (see {@link toGeminiConversation}), for
+ *   `logprobs: true` / `top_logprobs > 0` (the Gemini API refuses logprobs on every 2.5 model,
+ *   unsupported-parameters.ts), and for OpenAI's custom tools (see {@link toGeminiTools}).
  */
 export function buildGeminiChatRequest(req: ChatCompletionRequest, ctx: AdapterContext, stream: boolean): UpstreamHttpRequest {
+  refuseLogprobs(req);
   const { contents, systemInstruction } = toGeminiConversation(req.messages);
   const body: GeminiGenerateContentBody = { contents, generationConfig: toGenerationConfig(req, ctx.target) };
   if (systemInstruction !== undefined) body.systemInstruction = systemInstruction;

@@ -1,4 +1,5 @@
 import type { ChatCompletionRequest } from '../../openai/chat-request';
+import { functionToolsOnly } from '../unsupported-parameters';
 import { toGeminiParameters } from './function-schema';
 import type { GeminiFunctionDeclaration, GeminiGenerateContentBody } from './wire-request';
 
@@ -7,10 +8,13 @@ import type { GeminiFunctionDeclaration, GeminiGenerateContentBody } from './wir
  * (Gemini API, providers.md §3.2): `auto` → AUTO, `none` → NONE, `required` → ANY, a named function →
  * ANY restricted by `allowedFunctionNames`. Parameters go through {@link toGeminiParameters}.
  * Without tools nothing is sent (a toolConfig alone means nothing to Gemini).
+ * @throws InvalidRequestError (400 `unsupported_parameter`) for OpenAI's custom tools, custom or
+ *   `allowed_tools` tool choices and custom tool calls (unsupported-parameters.ts).
  */
 export function toGeminiTools(req: ChatCompletionRequest): Pick<GeminiGenerateContentBody, 'tools' | 'toolConfig'> {
-  if (req.tools === undefined || req.tools.length === 0) return {};
-  const functionDeclarations = req.tools.map((t): GeminiFunctionDeclaration => {
+  const { tools, toolChoice: choice } = functionToolsOnly(req);
+  if (tools === undefined || tools.length === 0) return {};
+  const functionDeclarations = tools.map((t): GeminiFunctionDeclaration => {
     const decl: GeminiFunctionDeclaration = { name: t.function.name };
     if (t.function.description !== undefined) decl.description = t.function.description;
     const parameters = toGeminiParameters(t.function.parameters);
@@ -18,7 +22,6 @@ export function toGeminiTools(req: ChatCompletionRequest): Pick<GeminiGenerateCo
     return decl;
   });
   const out: Pick<GeminiGenerateContentBody, 'tools' | 'toolConfig'> = { tools: [{ functionDeclarations }] };
-  const choice = req.tool_choice;
   if (choice === undefined) return out;
   if (typeof choice === 'object') {
     out.toolConfig = { functionCallingConfig: { mode: 'ANY', allowedFunctionNames: [choice.function.name] } };

@@ -1,13 +1,15 @@
 import type { ChatCompletionRequest } from '../../openai/chat-request';
-import type { CompletionChoice, CompletionParts } from '../../openai/chat-response';
+import type { CompletionParts } from '../../openai/chat-response';
 import type { EmbeddingsRequest } from '../../openai/embeddings';
 import type { AdapterContext, ProviderAdapter, UpstreamFailure, UpstreamHttpRequest } from '../types';
 import { UpstreamStreamError } from '../types';
+import { functionToolsOnly } from '../unsupported-parameters';
 import { makeFailure } from '../upstream-failure';
 import { classifyOpenAIError } from './errors';
 import { toUpstreamMessages, type ReasoningReplay } from './history';
+import { toCompletionChoice } from './response';
 import { createOpenAIStreamTransform } from './stream';
-import { chatCompletionBody, embeddingsBody, joinReasoningDetails, mapFinishReason, mapUsage } from './wire';
+import { chatCompletionBody, embeddingsBody, mapUsage } from './wire';
 
 /**
  * One adapter for every upstream that speaks OpenAI Chat Completions (providers.md §1, §4, §5, §6).
@@ -31,6 +33,12 @@ export interface OpenAICompatibleOptions {
   replayReasoning?: ReasoningReplay;
   /** An error reported inside a 200 body (MiniMax `base_resp`), or undefined. */
   errorInBody?: (body: unknown) => UpstreamFailure | undefined;
+  /**
+   * The host takes OpenAI's custom tools, custom tool choices and `allowed_tools` (OpenAI itself).
+   * Default false: they are refused with a 400 before any call (unsupported-parameters.ts), since
+   * DeepSeek, MiniMax and the Llama hosts document function tools only (providers.md §4–§6).
+   */
+  customTools?: boolean;
 }
 
 const bearer = (apiKey: string): Record<string, string> => ({ authorization: `Bearer ${apiKey}` });
@@ -46,6 +54,7 @@ export function createOpenAICompatibleAdapter(options: OpenAICompatibleOptions =
 
   const adapter: ProviderAdapter = {
     buildChatRequest(req, ctx, stream): UpstreamHttpRequest {
+      if (options.customTools !== true) functionToolsOnly(req);
       const body: UpstreamBody = { ...req };
       // A model that does not reason refuses the field (OpenAI 400) or reads it as a switch to think
       // (DeepSeek V4, providers.md §4.2), next to a catalogue `thinking: disabled`.
@@ -74,21 +83,7 @@ export function createOpenAICompatibleAdapter(options: OpenAICompatibleOptions =
       if (!parsed.success || parsed.data.choices == null) {
         throw new UpstreamStreamError(makeFailure('server', 200, `${ctx.endpoint.provider}: malformed chat completion body`));
       }
-      const choices: CompletionChoice[] = parsed.data.choices.map((c, i) => {
-        const m = c.message;
-        const reasoning = m?.reasoning_content ?? joinReasoningDetails(m?.reasoning_details);
-        const message: CompletionChoice['message'] = { role: 'assistant', content: m?.content ?? null };
-        if (m?.refusal != null) message.refusal = m.refusal;
-        if (reasoning != null) message.reasoning_content = reasoning;
-        if (m?.tool_calls != null && m.tool_calls.length > 0) {
-          message.tool_calls = m.tool_calls.map((t, j) => ({
-            id: t.id ?? `call_${i}_${j}`,
-            type: 'function' as const,
-            function: { name: t.function.name, arguments: t.function.arguments ?? '' },
-          }));
-        }
-        return { index: c.index ?? i, message, logprobs: null, finish_reason: mapFinishReason(c.finish_reason) ?? 'stop' };
-      });
+      const choices = parsed.data.choices.map((c, i) => toCompletionChoice(c, i, ctx));
       return { choices, usage: mapUsage(parsed.data.usage), system_fingerprint: parsed.data.system_fingerprint ?? null };
     },
 

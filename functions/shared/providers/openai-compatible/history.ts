@@ -1,4 +1,4 @@
-import type { ChatMessage } from '../../openai/chat-request';
+import type { ChatMessage, MessageToolCall, ToolCall } from '../../openai/chat-request';
 import type { AdapterContext } from '../types';
 
 /**
@@ -52,6 +52,11 @@ export function withoutReasoning(m: AssistantMessage): AssistantMessage {
 }
 
 function withoutExtraContent(m: AssistantMessage): AssistantMessage {
-  if (m.tool_calls === undefined || !m.tool_calls.some((t) => t.extra_content !== undefined)) return m;
-  return { ...m, tool_calls: m.tool_calls.map(({ extra_content: _dropped, ...call }) => call) };
+  const signed = (t: MessageToolCall): boolean => t.type === 'function' && t.extra_content !== undefined;
+  if (m.tool_calls === undefined || !m.tool_calls.some(signed)) return m;
+  return { ...m, tool_calls: m.tool_calls.map((t) => (t.type === 'function' ? stripExtraContent(t) : t)) };
+}
+
+function stripExtraContent({ extra_content: _dropped, ...call }: ToolCall): ToolCall {
+  return call;
 }

@@ -1,4 +1,6 @@
+import type { ChatCompletionRequest } from '../../openai/chat-request';
 import type { UpstreamFailure } from '../types';
+import { refuseSeveralChoices } from '../unsupported-parameters';
 import { contentPolicyFailure, kindForStatus, makeFailure } from '../upstream-failure';
 import type { UpstreamBody } from './adapter';
 import { withoutReasoning, type ReasoningReplay } from './history';
@@ -11,8 +13,10 @@ import { withoutReasoning, type ReasoningReplay } from './history';
 /**
  * MiniMax takes temperature in (0, 1] only (§5.1): 0 is refused, so the smallest step is sent.
  * `reasoning_split: true` moves reasoning out of `<think>` tags into `reasoning_details` (§5.2).
+ * @throws InvalidRequestError (400 `unsupported_parameter`) for `n > 1`: MiniMax's `n` must be 1 (§5.1).
  */
-export function miniMaxAdjust(body: UpstreamBody): void {
+export function miniMaxAdjust(body: UpstreamBody, req: ChatCompletionRequest): void {
+  refuseSeveralChoices(req);
   const t = body.temperature;
   if (typeof t === 'number') body.temperature = Math.min(1, Math.max(0.01, t));
   body.reasoning_split = true;

@@ -13,12 +13,19 @@ import { chatChunkBody, joinReasoningDetails, mapFinishReason, mapUsage } from '
  * A content-policy refusal inside the stream (MiniMax `base_resp` 1026/1027, providers.md §5.4) throws
  * the client's 400 while nothing has been emitted but the role preamble; once output has gone out it
  * ends the stream the way OpenAI does, with `finish_reason: "content_filter"`.
+ *
+ * Several choices (`n > 1`) interleave, each keyed by its `index`: the stream is complete only when
+ * every choice it started has its `finish_reason`. A choice's `logprobs` (the client asked for them)
+ * is passed on as received; the `null` sent when nobody asked is left out, which the SDK reads alike.
  */
 export function createOpenAIStreamTransform(
   ctx: AdapterContext,
   errorInBody?: (body: unknown) => UpstreamFailure | undefined,
 ): StreamTransform {
-  let finished = false;
+  /** Choice indexes seen, and those still without a finish_reason. */
+  const started = new Set<number>();
+  const unfinished = new Set<number>();
+  const finished = (): boolean => started.size > 0 && unfinished.size === 0;
   let done = false;
   /** Content, reasoning or a tool call has been emitted (the client's 200 may be under way). */
   let sentOutput = false;
@@ -38,10 +45,11 @@ export function createOpenAIStreamTransform(
         throw new UpstreamStreamError(makeFailure('server', 200, `${provider}: malformed stream event`));
       }
       const inBody = errorInBody?.(json);
-      if (inBody && isContentPolicyFailure(inBody) && sentOutput && !finished) {
-        finished = true;
+      if (inBody && isContentPolicyFailure(inBody) && sentOutput && !finished()) {
         done = true;
-        return [{ choices: [{ index: 0, delta: {}, finish_reason: 'content_filter' }] }];
+        const open = [...unfinished];
+        unfinished.clear();
+        return [{ choices: open.map((index) => ({ index, delta: {}, finish_reason: 'content_filter' as const })) }];
       }
       if (inBody) throw new UpstreamStreamError(inBody);
       const parsed = chatChunkBody.safeParse(json);
@@ -51,11 +59,18 @@ export function createOpenAIStreamTransform(
         throw new UpstreamStreamError(makeFailure('server', 200, `${provider}: error event in stream`));
       }
       const choices: ChunkChoice[] = (chunk.choices ?? []).map((c, i) => {
+        const index = c.index ?? i;
         const finish = mapFinishReason(c.finish_reason);
-        if (finish !== null) finished = true;
+        if (!started.has(index)) {
+          started.add(index);
+          unfinished.add(index);
+        }
+        if (finish !== null) unfinished.delete(index);
         const delta = toDelta(c.delta);
         if (delta.content || delta.reasoning_content || delta.refusal || delta.tool_calls) sentOutput = true;
-        return { index: c.index ?? i, delta, finish_reason: finish };
+        const choice: ChunkChoice = { index, delta, finish_reason: finish };
+        if (c.logprobs != null) choice.logprobs = c.logprobs;
+        return choice;
       });
       const usage = mapUsage(chunk.usage ?? chunk.x_groq?.usage);
       if (choices.length === 0 && usage === undefined) return [];
@@ -63,7 +78,7 @@ export function createOpenAIStreamTransform(
     },
 
     end(): ChunkParts[] {
-      if (!finished) {
+      if (!finished()) {
         throw new UpstreamStreamError(makeFailure('server', 200, `${provider}: stream ended before a finish_reason`));
       }
       return [];
@@ -85,11 +100,16 @@ function toDelta(d: UpstreamDelta | null | undefined): ChunkDelta {
     out.tool_calls = d.tool_calls.map((t, i): ToolCallDelta => {
       const call: ToolCallDelta = { index: t.index ?? i };
       if (t.id != null) call.id = t.id;
-      if (t.type != null || t.id != null) call.type = 'function';
+      if (t.type != null || t.id != null) call.type = t.type === 'custom' ? 'custom' : 'function';
       if (t.function != null) {
         call.function = {};
         if (t.function.name != null) call.function.name = t.function.name;
         if (t.function.arguments != null) call.function.arguments = t.function.arguments;
+      }
+      if (t.custom != null) {
+        call.custom = {};
+        if (t.custom.name != null) call.custom.name = t.custom.name;
+        if (t.custom.input != null) call.custom.input = t.custom.input;
       }
       return call;
     });

@@ -13,7 +13,16 @@ const toolCallDelta = z.looseObject({
   id: z.string().nullish(),
   type: z.string().nullish(),
   function: z.looseObject({ name: z.string().nullish(), arguments: z.string().nullish() }).nullish(),
+  /** OpenAI custom tool calls (`type: "custom"`): name and free-text input. */
+  custom: z.looseObject({ name: z.string().nullish(), input: z.string().nullish() }).nullish(),
 });
+
+/**
+ * A choice's `logprobs`: `{content: [...], refusal: [...]}` token lists (OpenAI
+ * `ChatCompletionTokenLogprob`, providers.md §1.3–1.4), null unless the client asked. Not read, only
+ * passed on as received, so its inner shape is the upstream's business.
+ */
+const choiceLogprobs = z.unknown().optional();
 
 /** MiniMax `reasoning_details` items (providers.md §5.2). */
 const reasoningDetail = z.looseObject({ text: z.string().nullish() });
@@ -28,21 +37,30 @@ export const upstreamUsage = z.looseObject({
   prompt_cache_hit_tokens: z.number().nullish(),
 });
 
+const upstreamToolCall = z.looseObject({
+  id: z.string().nullish(),
+  type: z.string().nullish(),
+  function: z.looseObject({ name: z.string(), arguments: z.string().nullish() }).nullish(),
+  custom: z.looseObject({ name: z.string(), input: z.string().nullish() }).nullish(),
+});
+export type UpstreamToolCall = z.infer<typeof upstreamToolCall>;
+
 const message = z.looseObject({
   content: z.string().nullish(),
   refusal: z.string().nullish(),
   reasoning_content: z.string().nullish(),
   reasoning_details: z.array(reasoningDetail).nullish(),
-  tool_calls: z
-    .array(z.looseObject({ id: z.string().nullish(), type: z.string().nullish(), function: z.looseObject({ name: z.string(), arguments: z.string().nullish() }) }))
-    .nullish(),
+  tool_calls: z.array(upstreamToolCall).nullish(),
 });
 
 /** MiniMax reports some errors inside a 200 (providers.md §5.4). */
 export const baseResp = z.looseObject({ status_code: z.number().nullish(), status_msg: z.string().nullish() }).nullish();
 
+const upstreamChoice = z.looseObject({ index: z.number().nullish(), message: message.nullish(), logprobs: choiceLogprobs, finish_reason: z.string().nullish() });
+export type UpstreamChoice = z.infer<typeof upstreamChoice>;
+
 export const chatCompletionBody = z.looseObject({
-  choices: z.array(z.looseObject({ index: z.number().nullish(), message: message.nullish(), finish_reason: z.string().nullish() })).nullish(),
+  choices: z.array(upstreamChoice).nullish(),
   usage: upstreamUsage.nullish(),
   system_fingerprint: z.string().nullish(),
   base_resp: baseResp,
@@ -63,6 +81,7 @@ export const chatChunkBody = z.looseObject({
             tool_calls: z.array(toolCallDelta).nullish(),
           })
           .nullish(),
+        logprobs: choiceLogprobs,
         finish_reason: z.string().nullish(),
       }),
     )

@@ -1,0 +1,86 @@
+import * as z from 'zod';
+
+/**
+ * The tools of a chat request and the tool calls of its history, strict like the rest of the request
+ * (source: openai-node 6.x `ChatCompletionTool`, `ChatCompletionToolChoiceOption`,
+ * `ChatCompletionMessageToolCall`; providers.md §1.1–1.2):
+ *
+ * - `tools[]`: `function` tools, and `custom` tools (free-text or grammar-constrained input);
+ * - `tool_choice`: `none` | `auto` | `required`, a named function, a named custom tool, or
+ *   `allowed_tools` (a subset of the tools, `auto` or `required`);
+ * - an assistant message's `tool_calls[]`: `function` calls, and `custom` calls (`{name, input}`).
+ *
+ * Every form is accepted here, so a request the openai SDK can type is never refused as an unknown
+ * argument. Custom tools and `allowed_tools` are OpenAI's own: the OpenAI target gets them as sent,
+ * other targets answer a 400 `unsupported_parameter` naming them (providers/openai-only-features.ts).
+ */
+
+export const functionTool = z.strictObject({
+  type: z.literal('function'),
+  function: z.strictObject({
+    name: z.string().min(1).max(64),
+    description: z.string().optional(),
+    parameters: z.record(z.string(), z.unknown()).optional(),
+    strict: z.boolean().nullish(),
+  }),
+});
+export type FunctionTool = z.infer<typeof functionTool>;
+
+const customToolFormat = z.discriminatedUnion('type', [
+  z.strictObject({ type: z.literal('text') }),
+  z.strictObject({
+    type: z.literal('grammar'),
+    grammar: z.strictObject({ definition: z.string(), syntax: z.enum(['lark', 'regex']) }),
+  }),
+]);
+
+const customTool = z.strictObject({
+  type: z.literal('custom'),
+  custom: z.strictObject({ name: z.string().min(1).max(64), description: z.string().optional(), format: customToolFormat.optional() }),
+});
+
+/** One entry of `tools`: a function tool or a custom tool. */
+export const chatTool = z.discriminatedUnion('type', [functionTool, customTool]);
+export type ChatTool = z.infer<typeof chatTool>;
+
+/** `tool_choice`. */
+export const toolChoice = z.union([
+  z.enum(['none', 'auto', 'required']),
+  z.strictObject({ type: z.literal('function'), function: z.strictObject({ name: z.string() }) }),
+  z.strictObject({ type: z.literal('custom'), custom: z.strictObject({ name: z.string() }) }),
+  z.strictObject({
+    type: z.literal('allowed_tools'),
+    // The SDK types the listed tools as open objects (`{ [key: string]: unknown }`).
+    allowed_tools: z.strictObject({ mode: z.enum(['auto', 'required']), tools: z.array(z.record(z.string(), z.unknown())) }),
+  }),
+]);
+export type ToolChoice = z.infer<typeof toolChoice>;
+
+/**
+ * Gemini's thought signature on a tool call, in the place Google's own OpenAI-compatible layer puts
+ * it: `extra_content.google.thought_signature` (providers.md §3.2: it must come back on later turns of
+ * a Gemini 2.5/3 tool loop). modelmux returns it on Gemini tool calls and accepts exactly this field
+ * when a client echoes the assistant message back.
+ */
+const toolCallExtraContent = z.strictObject({ google: z.strictObject({ thought_signature: z.string() }) });
+
+/** A function tool call, as the model returns it and the client echoes it back. */
+export const functionToolCall = z.strictObject({
+  id: z.string(),
+  type: z.literal('function'),
+  function: z.strictObject({ name: z.string(), arguments: z.string() }),
+  extra_content: toolCallExtraContent.optional(),
+});
+export type ToolCall = z.infer<typeof functionToolCall>;
+
+/** A custom tool call (OpenAI only): the tool's name and its free-text input. */
+export const customToolCall = z.strictObject({
+  id: z.string(),
+  type: z.literal('custom'),
+  custom: z.strictObject({ name: z.string(), input: z.string() }),
+});
+export type CustomToolCall = z.infer<typeof customToolCall>;
+
+/** One entry of an assistant message's `tool_calls`. */
+export const messageToolCall = z.discriminatedUnion('type', [functionToolCall, customToolCall]);
+export type MessageToolCall = z.infer<typeof messageToolCall>;
