@@ -4,6 +4,10 @@
  * the last chunk, events separated by `\r\n\r\n`, no `[DONE]`. A function call arrives whole in one
  * chunk with finishReason STOP (signed on 2.5/3 models, gemini-signatures.ts). Thought parts carry
  * `thought: true` and are counted in `thoughtsTokenCount`, outside `candidatesTokenCount`.
+ *
+ * Several candidates (`generationConfig.candidateCount`, one {@link ReplyPlan} each) carry `index`
+ * 0..n-1; `candidatesTokenCount` and `thoughtsTokenCount` add up every candidate (the prompt counts
+ * once). Streamed, each event holds the next piece of every candidate that still has one.
  */
 import { splitText } from './chunking.js';
 import type { JsonReply, SseReply } from './deliver.js';
@@ -29,16 +33,19 @@ export function geminiFinishReason(finish: Finish): string {
   }
 }
 
-function usageMetadata(plan: ReplyPlan, candidates: number, thoughts: number): JsonObject {
+function usageMetadata(plans: readonly ReplyPlan[], candidates: number, thoughts: number): JsonObject {
+  const prompt = plans[0]?.promptTokens ?? 0;
   const out: JsonObject = {
-    promptTokenCount: plan.promptTokens,
+    promptTokenCount: prompt,
     candidatesTokenCount: candidates,
-    totalTokenCount: plan.promptTokens + candidates + thoughts,
-    promptTokensDetails: [{ modality: 'TEXT', tokenCount: plan.promptTokens }],
+    totalTokenCount: prompt + candidates + thoughts,
+    promptTokensDetails: [{ modality: 'TEXT', tokenCount: prompt }],
   };
-  if (plan.reasoning) out['thoughtsTokenCount'] = thoughts;
+  if (plans.some((p) => p.reasoning)) out['thoughtsTokenCount'] = thoughts;
   return out;
 }
+
+const sum = (plans: readonly ReplyPlan[], f: (p: ReplyPlan) => number): number => plans.reduce((n, p) => n + f(p), 0);
 
 function envelope(call: SimCall, model: string): JsonObject {
   return { modelVersion: model, responseId: `sim-${call.seq.toString(36)}` };
@@ -48,25 +55,24 @@ function answerTokens(plan: ReplyPlan): number {
   return plan.completionTokens - plan.reasoningTokens;
 }
 
-function candidate(parts: JsonObject[], finish?: string): JsonObject {
-  return { content: { parts, role: 'model' }, ...(finish ? { finishReason: finish } : {}), index: 0 };
+function candidate(parts: JsonObject[], finish: string | undefined, index: number): JsonObject {
+  return { content: { parts, role: 'model' }, ...(finish ? { finishReason: finish } : {}), index };
 }
 
-/** Buffered response. */
-export function geminiResponse(call: SimCall, model: string, plan: ReplyPlan): JsonReply {
-  const parts: JsonObject[] = [];
-  if (plan.reasoning) parts.push({ text: plan.reasoning, thought: true });
-  if (plan.text !== '' || plan.toolCalls.length === 0) parts.push({ text: plan.text });
-  for (const c of plan.toolCalls) parts.push({ functionCall: { name: c.name, args: c.args } });
-  signFirstCall(parts, model, call.seq);
+/** Buffered response, one candidate per plan. */
+export function geminiResponse(call: SimCall, model: string, plans: readonly ReplyPlan[]): JsonReply {
+  const candidates = plans.map((plan, index) => {
+    const parts: JsonObject[] = [];
+    if (plan.reasoning) parts.push({ text: plan.reasoning, thought: true });
+    if (plan.text !== '' || plan.toolCalls.length === 0) parts.push({ text: plan.text });
+    for (const c of plan.toolCalls) parts.push({ functionCall: { name: c.name, args: c.args } });
+    signFirstCall(parts, model, call.seq);
+    return candidate(parts, geminiFinishReason(plan.finish), index);
+  });
   return {
     kind: 'json',
     status: 200,
-    body: {
-      candidates: [candidate(parts, geminiFinishReason(plan.finish))],
-      usageMetadata: usageMetadata(plan, answerTokens(plan), plan.reasoningTokens),
-      ...envelope(call, model),
-    },
+    body: { candidates, usageMetadata: usageMetadata(plans, sum(plans, answerTokens), sum(plans, (p) => p.reasoningTokens)), ...envelope(call, model) },
   };
 }
 
@@ -91,24 +97,39 @@ export function geminiBlockedStream(call: SimCall, model: string, promptTokens: 
   return sse([jsonEvent(geminiBlocked(call, model, promptTokens))]);
 }
 
-/** `:streamGenerateContent?alt=sse` chunks. */
-export function geminiStream(call: SimCall, model: string, plan: ReplyPlan): SseReply {
-  const finish = geminiFinishReason(plan.finish);
-  const pieces: { part: JsonObject; thought: number; answer: number }[] = [];
-  for (const text of splitText(plan.reasoning ?? '')) pieces.push({ part: { text, thought: true }, thought: countWords(text), answer: 0 });
-  for (const text of splitText(plan.text)) pieces.push({ part: { text }, thought: 0, answer: countWords(text) });
+/** One candidate's stream pieces: thoughts, text, then its whole function calls (or an empty text). */
+function candidatePieces(call: SimCall, model: string, plan: ReplyPlan): Array<{ parts: JsonObject[]; thought: number; answer: number }> {
+  const pieces: Array<{ parts: JsonObject[]; thought: number; answer: number }> = [];
+  for (const text of splitText(plan.reasoning ?? '')) pieces.push({ parts: [{ text, thought: true }], thought: countWords(text), answer: 0 });
+  for (const text of splitText(plan.text)) pieces.push({ parts: [{ text }], thought: 0, answer: countWords(text) });
+  if (plan.toolCalls.length > 0) {
+    const calls = signFirstCall(plan.toolCalls.map((c) => ({ functionCall: { name: c.name, args: c.args } })), model, call.seq);
+    pieces.push({ parts: calls, thought: 0, answer: answerTokens(plan) - pieces.reduce((n, p) => n + p.answer, 0) });
+  } else if (pieces.length === 0) {
+    pieces.push({ parts: [{ text: '' }], thought: 0, answer: 0 });
+  }
+  return pieces;
+}
+
+/** `:streamGenerateContent?alt=sse` chunks; the last piece of each candidate carries its finishReason. */
+export function geminiStream(call: SimCall, model: string, plans: readonly ReplyPlan[]): SseReply {
+  const perCandidate = plans.map((plan) => candidatePieces(call, model, plan));
   const events: SseEvent[] = [];
   let thoughts = 0;
   let answer = 0;
-  pieces.forEach((p, i) => {
-    thoughts += p.thought;
-    answer += p.answer;
-    const last = i === pieces.length - 1 && plan.toolCalls.length === 0;
-    events.push(jsonEvent({ candidates: [candidate([p.part], last ? finish : undefined)], usageMetadata: usageMetadata(plan, answer, thoughts), ...envelope(call, model) }, { content: true }));
-  });
-  if (plan.toolCalls.length > 0 || pieces.length === 0) {
-    const parts = plan.toolCalls.length > 0 ? signFirstCall(plan.toolCalls.map((c) => ({ functionCall: { name: c.name, args: c.args } })), model, call.seq) : [{ text: '' }];
-    events.push(jsonEvent({ candidates: [candidate(parts, finish)], usageMetadata: usageMetadata(plan, answerTokens(plan), plan.reasoningTokens), ...envelope(call, model) }, { content: plan.toolCalls.length > 0 }));
+  for (let step = 0; step < Math.max(...perCandidate.map((p) => p.length)); step++) {
+    const candidates: JsonObject[] = [];
+    let content = false;
+    perCandidate.forEach((pieces, index) => {
+      const piece = pieces[step];
+      if (piece === undefined) return;
+      thoughts += piece.thought;
+      answer += piece.answer;
+      content ||= piece.parts.some((p) => p['functionCall'] !== undefined || (typeof p['text'] === 'string' && p['text'] !== ''));
+      const last = step === pieces.length - 1;
+      candidates.push(candidate(piece.parts, last ? geminiFinishReason(plans[index]!.finish) : undefined, index));
+    });
+    events.push(jsonEvent({ candidates, usageMetadata: usageMetadata(plans, answer, thoughts), ...envelope(call, model) }, { content }));
   }
   return sse(events);
 }

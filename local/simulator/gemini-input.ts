@@ -10,8 +10,13 @@ import { compactResult, type Conversation, type LastTurn, type ToolDecl } from '
 export interface GeminiRequest {
   /** A prompt containing `BLOCKME` is refused with `promptFeedback.blockReason: "SAFETY"`. */
   blocked: boolean;
+  /** `generationConfig.candidateCount` (default 1). */
+  candidateCount: number;
   conversation: Conversation;
 }
+
+/** Most candidates a Gemini 2.5 model returns per request [3P: router-for-me/CLIProxyAPI#879]. */
+export const MAX_CANDIDATES = 8;
 
 /** The word that makes the simulated safety filter block a prompt. */
 export const BLOCK_WORD = 'BLOCKME';
@@ -90,6 +95,12 @@ export function readGeminiGenerate(body: unknown, model: string): GeminiRequest 
   if (temperature !== undefined && (temperature < 0 || temperature > 2)) {
     return { kind: 'bad-request', message: '* GenerateContentRequest.generation_config.temperature: must be in [0.0, 2.0]' };
   }
+  const candidateCount = field(gen, 'candidateCount') ?? 1;
+  if (typeof candidateCount !== 'number' || !Number.isInteger(candidateCount) || candidateCount < 1 || candidateCount > MAX_CANDIDATES) {
+    return { kind: 'bad-request', message: `* GenerateContentRequest.generation_config.candidate_count: must be in [1, ${MAX_CANDIDATES}]` };
+  }
+  // The Gemini API refuses logprobs on every 2.5 model (issue threads cited in providers/unsupported-parameters.ts).
+  if (field(gen, 'responseLogprobs') === true) return { kind: 'bad-request', message: `Logprobs is not enabled for models/${model}` };
   const system = field(body, 'systemInstruction');
   const systemText = system === undefined ? undefined : typeof system === 'string' ? system : textOf(partsOf(system));
   const allParts = contents.flatMap(partsOf);
@@ -98,6 +109,7 @@ export function readGeminiGenerate(body: unknown, model: string): GeminiRequest 
   const maxTokens = asNumber(field(gen, 'maxOutputTokens'));
   return {
     blocked,
+    candidateCount,
     conversation: {
       messageTexts: [...(systemText !== undefined ? [systemText] : []), ...contents.map((c) => messageText(partsOf(c)))],
       lastTurn: lastTurnOf(contents),

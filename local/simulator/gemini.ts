@@ -11,7 +11,7 @@ import { readGeminiGenerate } from './gemini-input.js';
 import { asArray, asNumber, asString, field, isObject } from './json-narrowing.js';
 import { geminiModelList, isRetiredModel } from './model-catalog.js';
 import type { Problem } from './problem.js';
-import { planReply } from './reply.js';
+import { planChoices } from './reply.js';
 import { promptTokens } from './token-count.js';
 
 function generate(call: SimCall, model: string, stream: boolean): Reply | Problem {
@@ -25,8 +25,8 @@ function generate(call: SimCall, model: string, stream: boolean): Reply | Proble
     const tokens = promptTokens(req.conversation.messageTexts);
     return stream ? geminiBlockedStream(call, model, tokens) : { kind: 'json', status: 200, body: geminiBlocked(call, model, tokens) };
   }
-  const plan = planReply(req.conversation, { replyWords: call.replyWords });
-  return stream ? geminiStream(call, model, plan) : geminiResponse(call, model, plan);
+  const plans = planChoices(req.conversation, { replyWords: call.replyWords }, req.candidateCount);
+  return stream ? geminiStream(call, model, plans) : geminiResponse(call, model, plans);
 }
 
 /** Text of an embed request's `content.parts` and its requested length. */

@@ -7,10 +7,11 @@ import type { Reply } from './deliver.js';
 import { DEFAULT_DIMENSIONS, embed, toBase64 } from './embeddings.js';
 import { asArray, asNumber, asString, isObject } from './json-narrowing.js';
 import { isRetiredModel, openAIModelList } from './model-catalog.js';
-import { openAICompletion, openAIStream } from './openai-format.js';
+import { openAICompletion } from './openai-format.js';
+import { openAIStream } from './openai-stream.js';
 import { readOpenAIChat } from './openai-input.js';
 import type { Problem } from './problem.js';
-import { planReply } from './reply.js';
+import { planChoices } from './reply.js';
 import { countWords } from './token-count.js';
 import type { SimProvider } from './types.js';
 
@@ -22,8 +23,8 @@ function chat(call: SimCall): Reply | Problem {
   const req = readOpenAIChat(call.provider, call.body);
   if ('kind' in req) return req;
   if (isRetiredModel(req.model)) return { kind: 'model-not-found', model: req.model };
-  const plan = planReply(req.conversation, { replyWords: call.replyWords });
-  return req.stream ? openAIStream(call, req, plan) : openAICompletion(call, req, plan);
+  const plans = planChoices(req.conversation, { replyWords: call.replyWords }, req.n);
+  return req.stream ? openAIStream(call, req, plans) : openAICompletion(call, req, plans);
 }
 
 /** Inputs as strings (hash seeds) with their token counts; token-id arrays count their length. */

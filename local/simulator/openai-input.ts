@@ -1,8 +1,9 @@
 /**
  * Reads an OpenAI Chat Completions request (providers.md §1.1-1.2) into the neutral
  * {@link Conversation}, with the per-host validation the simulator enforces: MiniMax's temperature
- * range (0, 1] (§5.1), Anthropic-compat `n` must be 1 (§2.9), `stream_options` only with `stream`,
- * and OpenAI's per-model-family field refusals (openai-params.ts, §1.9).
+ * range (0, 1] (§5.1), Anthropic-compat and MiniMax `n` must be 1 (§2.9, §5.1), `stream_options`
+ * only with `stream`, `n` 1–128 and `top_logprobs` 0–20 (§1.1), and the per-model field refusals
+ * (openai-params.ts: OpenAI §1.9, DeepSeek reasoner's logprobs §4.3).
  */
 import { asArray, asNumber, asString, isObject, type JsonObject } from './json-narrowing.js';
 import { checkOpenAIParams } from './openai-params.js';
@@ -17,6 +18,10 @@ export interface OpenAIChatRequest {
   includeUsage: boolean;
   /** MiniMax `reasoning_split: true`: reasoning in `reasoning_details` instead of `<think>` tags. */
   reasoningSplit: boolean;
+  /** Number of choices (`n`, default 1). */
+  n: number;
+  /** Alternatives per token when the client asked for logprobs (`top_logprobs`, 0–20); undefined when it did not. */
+  logprobs: number | undefined;
   conversation: Conversation;
 }
 
@@ -87,6 +92,13 @@ function wantsReasoning(provider: SimProvider, model: string, body: JsonObject):
   return /reasoner|r1/i.test(model) || (isObject(thinking) && thinking['type'] === 'enabled');
 }
 
+/**
+ * Hosts that return logprobs when asked: OpenAI, DeepSeek's chat models (§4.3; its reasoner refuses
+ * them, openai-params.ts), the Llama hosts. Anthropic's compatibility layer ignores them (§2.9), as
+ * does Gemini's (§3.9 "no logprobs guarantees"); MiniMax documents none (§5.1).
+ */
+const LOGPROB_HOSTS: ReadonlySet<SimProvider> = new Set(['openai', 'deepseek', 'together', 'deepinfra', 'groq']);
+
 /** Validate and read the request; a {@link Problem} means answer 400. */
 export function readOpenAIChat(provider: SimProvider, body: unknown): OpenAIChatRequest | Problem {
   if (!isObject(body)) return { kind: 'bad-request', message: 'Request body must be a JSON object.' };
@@ -107,6 +119,15 @@ export function readOpenAIChat(provider: SimProvider, body: unknown): OpenAIChat
   if (provider === 'anthropic-openai' && body['n'] != null && body['n'] !== 1) {
     return { kind: 'bad-request', message: 'n: only n=1 is supported', param: 'n' };
   }
+  const n = body['n'] ?? 1;
+  if (typeof n !== 'number' || !Number.isInteger(n) || n < 1 || n > 128) {
+    return { kind: 'bad-request', message: "Invalid 'n': expected an integer between 1 and 128.", param: 'n', code: 'invalid_value' };
+  }
+  if (provider === 'minimax' && n !== 1) return { kind: 'bad-request', message: 'invalid params, n must be 1', param: 'n' };
+  const top = body['top_logprobs'] ?? 0;
+  if (typeof top !== 'number' || !Number.isInteger(top) || top < 0 || top > 20) {
+    return { kind: 'bad-request', message: "Invalid 'top_logprobs': expected an integer between 0 and 20.", param: 'top_logprobs', code: 'invalid_value' };
+  }
   const lastUser = [...messages].reverse().find((m) => m['role'] === 'user');
   const maxTokens = asNumber(body['max_completion_tokens']) ?? asNumber(body['max_tokens']);
   const streamOptions = body['stream_options'];
@@ -115,6 +136,8 @@ export function readOpenAIChat(provider: SimProvider, body: unknown): OpenAIChat
     stream,
     includeUsage: stream && isObject(streamOptions) && streamOptions['include_usage'] === true,
     reasoningSplit: body['reasoning_split'] === true,
+    n,
+    logprobs: body['logprobs'] === true && LOGPROB_HOSTS.has(provider) ? top : undefined,
     conversation: {
       messageTexts: messages.map(messageText),
       lastTurn: lastTurnOf(messages),

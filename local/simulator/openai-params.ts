@@ -6,9 +6,10 @@
  *   sampling fields temperature, top_p, presence/frequency penalties, logprobs, top_logprobs, logit_bias;
  * - other chat models: `reasoning_effort`, which only reasoning models take.
  *
- * Only for the `openai` host: the compatible hosts document their own, looser rules.
+ * DeepSeek in thinking mode (reasoner / R1 ids, or `thinking: {type: "enabled"}`, §4.2) refuses `logprobs` / `top_logprobs` (§4.3, "→ error"; the wording here is ours).
+ * Other compatible hosts document their own, looser rules.
  */
-import type { JsonObject } from './json-narrowing.js';
+import { isObject, type JsonObject } from './json-narrowing.js';
 import type { Problem } from './problem.js';
 import type { SimProvider } from './types.js';
 
@@ -20,8 +21,14 @@ function unsupported(param: string, hint = ''): Problem {
 
 /** @returns the 400 OpenAI answers for these fields on `model`, or undefined. */
 export function checkOpenAIParams(provider: SimProvider, model: string, body: JsonObject): Problem | undefined {
-  if (provider !== 'openai') return undefined;
   const present = (f: string): boolean => body[f] !== undefined && body[f] !== null;
+  const thinking = body['thinking'];
+  const deepseekThinks = /reasoner|r1/i.test(model) || (isObject(thinking) && thinking['type'] === 'enabled');
+  if (provider === 'deepseek' && deepseekThinks) {
+    const asked = body['logprobs'] === true ? 'logprobs' : present('top_logprobs') ? 'top_logprobs' : undefined;
+    return asked === undefined ? undefined : unsupported(asked);
+  }
+  if (provider !== 'openai') return undefined;
   if (/^o\d/.test(model)) {
     if (present('max_tokens')) return unsupported('max_tokens', " Use 'max_completion_tokens' instead.");
     const sampling = O_SERIES_REJECTED.find(present);

@@ -1,7 +1,9 @@
 /**
  * Deterministic reply planning, shared by every provider format so tests can assert content:
  * - plain turn: `Echo: <first 8 words of the last user text>` padded with a fixed word list
- *   ("alpha beta gamma …") to `replyWords` words; with images it starts `I see N image(s).`;
+ *   ("alpha beta gamma …") to `replyWords` words; with images it starts `I see N image(s).`; the
+ *   `choice`-th of several choices (`n`, `candidateCount`) starts its padding `choice` words further
+ *   along the list, so choices differ but have the same length;
  * - tools declared and the last message a user turn: a call to the first tool (with `[parallel]` in
  *   the user text, one call to each tool, at most 3), arguments built from the schema;
  * - last message a tool result: `Tool said: <compact result>` (several results joined with `; `);
@@ -79,12 +81,12 @@ function firstWords(text: string, n: number): string[] {
   return (text.match(/\S+/g) ?? []).slice(0, n);
 }
 
-/** The untruncated plain reply for a user text (see module doc). */
-export function baseReplyText(userText: string, images: number, replyWords: number): string {
+/** The untruncated plain reply for a user text (see module doc); `choice` shifts the padding. */
+export function baseReplyText(userText: string, images: number, replyWords: number, choice = 0): string {
   const words: string[] = [];
   if (images > 0) words.push('I', 'see', String(images), images === 1 ? 'image.' : 'images.');
   words.push('Echo:', ...firstWords(userText, ECHO_WORDS));
-  for (let i = 0; words.length < replyWords; i++) words.push(FILLER_WORDS[i % FILLER_WORDS.length]!);
+  for (let i = choice; words.length < replyWords; i++) words.push(FILLER_WORDS[i % FILLER_WORDS.length]!);
   return words.join(' ');
 }
 
@@ -140,8 +142,11 @@ function reasoningFor(conv: Conversation, calls: readonly ToolCallPlan[]): strin
   return `Thinking: the user wrote ${echoed || 'nothing'}; I will echo it back.`;
 }
 
-/** Plan the reply to `conv`. Pure and deterministic. */
-export function planReply(conv: Conversation, opts: { replyWords: number }): ReplyPlan {
+/**
+ * Plan the reply to `conv`. Pure and deterministic.
+ * @param opts.choice which of several choices this is (0-based, default 0; see the module doc).
+ */
+export function planReply(conv: Conversation, opts: { replyWords: number; choice?: number }): ReplyPlan {
   const prompt = promptTokens(conv.messageTexts);
   const turn = conv.lastTurn;
   const calls = turn.kind === 'user' && conv.tools.length > 0 ? toolCallsFor(conv, turn.text) : [];
@@ -162,7 +167,7 @@ export function planReply(conv: Conversation, opts: { replyWords: number }): Rep
   const full =
     turn.kind === 'tool-result'
       ? `Tool said: ${turn.results.join('; ')}`
-      : baseReplyText(turn.kind === 'user' ? turn.text : conv.lastUserText, turn.kind === 'user' ? turn.images : 0, opts.replyWords);
+      : baseReplyText(turn.kind === 'user' ? turn.text : conv.lastUserText, turn.kind === 'user' ? turn.images : 0, opts.replyWords, opts.choice ?? 0);
   const limited = applyLimits(full, conv.stop, conv.maxTokens);
   return {
     promptTokens: prompt,
@@ -174,6 +179,11 @@ export function planReply(conv: Conversation, opts: { replyWords: number }): Rep
     ...(limited.stopSequence !== undefined ? { stopSequence: limited.stopSequence } : {}),
     completionTokens: countWords(limited.text) + reasoningTokens,
   };
+}
+
+/** One plan per choice (`count` ≥ 1): choice 0 is the single-choice reply. */
+export function planChoices(conv: Conversation, opts: { replyWords: number }, count: number): ReplyPlan[] {
+  return Array.from({ length: Math.max(1, count) }, (_, choice) => planReply(conv, { ...opts, choice }));
 }
 
 /** Compact form of a tool result: re-serialised JSON if it parses, else whitespace collapsed. */

@@ -167,3 +167,31 @@ describe('@google/genai against the native Gemini route', () => {
     expect(texts).toHaveLength(2);
   });
 });
+
+describe('@google/genai: several candidates and logprobs', () => {
+  it('returns candidateCount candidates indexed 0..n-1, buffered and streamed, usage adding every candidate', async () => {
+    const res = await genai().models.generateContent({ model: 'gemini-2.5-flash-lite', contents: PROMPT, config: { candidateCount: 3 } });
+    expect(res.candidates?.map((c) => c.index)).toEqual([0, 1, 2]);
+    const texts = res.candidates?.map((c) => c.content?.parts?.map((p) => p.text).join('')) ?? [];
+    expect(texts[0]).toBe(EXPECTED);
+    expect(new Set(texts).size).toBe(3);
+    expect(res.usageMetadata).toMatchObject({ candidatesTokenCount: 36 });
+
+    const streamed = new Map<number, string>();
+    let last;
+    for await (const chunk of await genai().models.generateContentStream({ model: 'gemini-2.5-flash-lite', contents: PROMPT, config: { candidateCount: 3 } })) {
+      for (const c of chunk.candidates ?? []) streamed.set(c.index ?? 0, (streamed.get(c.index ?? 0) ?? '') + (c.content?.parts?.map((p) => p.text ?? '').join('') ?? ''));
+      last = chunk;
+    }
+    expect([0, 1, 2].map((i) => streamed.get(i))).toEqual(texts);
+    expect(last?.usageMetadata?.candidatesTokenCount).toBe(36);
+  });
+
+  it('refuses more than 8 candidates and logprobs on a 2.5 model with 400 INVALID_ARGUMENT', async () => {
+    for (const config of [{ candidateCount: 9 }, { responseLogprobs: true, logprobs: 2 }]) {
+      const err = await genai().models.generateContent({ model: 'gemini-2.5-flash', contents: PROMPT, config }).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(ApiError);
+      expect((err as ApiError).status).toBe(400);
+    }
+  });
+});

@@ -249,3 +249,71 @@ describe('openai SDK against the OpenAI-compatible hosts', () => {
     await expect(client('anthropic-openai', 'bad-key').chat.completions.create({ model: 'claude-haiku-4-5', messages: [{ role: 'user', content: 'x' }] })).rejects.toMatchObject({ status: 401, code: 'authentication_error' });
   });
 });
+
+describe('openai SDK: several choices (n) and logprobs', () => {
+  const messages: ChatCompletionMessageParam[] = [{ role: 'user', content: PROMPT }];
+
+  it('returns n choices indexed 0..n-1, each a different reply of the same length, usage counting all of them', async () => {
+    const res = await client('openai').chat.completions.create({ model: 'gpt-4o', messages, n: 3 });
+    expect(res.choices.map((c) => c.index)).toEqual([0, 1, 2]);
+    expect(res.choices[0]?.message.content).toBe(EXPECTED);
+    expect(new Set(res.choices.map((c) => c.message.content)).size).toBe(3);
+    expect(res.choices.every((c) => c.message.content?.split(' ').length === 12 && c.finish_reason === 'stop')).toBe(true);
+    // The prompt once, every choice's 12 completion tokens (OpenAI bills all n, providers.md §1.1).
+    expect(res.usage).toMatchObject({ prompt_tokens: 10, completion_tokens: 36, total_tokens: 46 });
+  });
+
+  it('streams n choices interleaved by index; the SDK stream helper assembles each, and the usage chunk counts all', async () => {
+    const buffered = await client('openai').chat.completions.create({ model: 'gpt-4o', messages, n: 2 });
+    const runner = client('openai').chat.completions.stream({ model: 'gpt-4o', messages, n: 2, stream_options: { include_usage: true } });
+    const indexes: number[] = [];
+    runner.on('chunk', (c) => indexes.push(...c.choices.map((x) => x.index)));
+    const final = await runner.finalChatCompletion();
+    expect(final.choices.map((c) => c.message.content)).toEqual(buffered.choices.map((c) => c.message.content));
+    expect(final.choices.map((c) => c.finish_reason)).toEqual(['stop', 'stop']);
+    expect(final.usage?.completion_tokens).toBe(24);
+    // Interleaved: the two choices alternate rather than one stream after the other.
+    expect(indexes.slice(0, 4)).toEqual([0, 1, 0, 1]);
+  });
+
+  it('returns OpenAI-shaped logprobs when asked: one entry per completion token, joining to the content, top_logprobs as requested', async () => {
+    const res = await client('openai').chat.completions.create({ model: 'gpt-4o', messages, logprobs: true, top_logprobs: 2 });
+    const choice = res.choices[0]!;
+    const tokens = choice.logprobs?.content ?? [];
+    expect(choice.logprobs?.refusal).toBeNull();
+    expect(tokens.map((t) => t.token).join('')).toBe(choice.message.content);
+    expect(tokens).toHaveLength(res.usage?.completion_tokens ?? -1);
+    for (const t of tokens) {
+      expect(t.bytes).toEqual([...Buffer.from(t.token, 'utf8')]);
+      expect(t.logprob).toBeLessThanOrEqual(0);
+      expect(t.top_logprobs).toHaveLength(2);
+      expect(t.top_logprobs[0]).toEqual({ token: t.token, logprob: t.logprob, bytes: t.bytes });
+      expect(t.top_logprobs[1]!.logprob).toBeLessThan(t.logprob);
+    }
+    const plain = await client('openai').chat.completions.create({ model: 'gpt-4o', messages });
+    expect(plain.choices[0]?.logprobs).toBeNull();
+  });
+
+  it('streams each content chunk with the logprobs of its own tokens', async () => {
+    const chunks = await collect(await client('openai').chat.completions.create({ model: 'gpt-4o', messages, logprobs: true, stream: true }));
+    const content = chunks.filter((c) => c.choices[0]?.delta.content);
+    expect(content.length).toBeGreaterThan(3);
+    for (const c of content) {
+      const tokens = c.choices[0]?.logprobs?.content ?? [];
+      expect(tokens.map((t) => t.token).join('')).toBe(c.choices[0]?.delta.content);
+      expect(tokens.every((t) => t.top_logprobs.length === 0)).toBe(true);
+    }
+  });
+
+  it('follows each host: DeepSeek thinking mode refuses logprobs, MiniMax and the Anthropic layer refuse n > 1, the Anthropic layer ignores logprobs', async () => {
+    await expect(
+      client('deepseek').chat.completions.create({ model: 'deepseek-v4-flash', messages, logprobs: true, thinking: { type: 'enabled' } } as ChatCompletionCreateParamsNonStreaming),
+    ).rejects.toMatchObject({ status: 400, param: 'logprobs' });
+    const deepseek = await client('deepseek').chat.completions.create({ model: 'deepseek-v4-flash', messages, logprobs: true });
+    expect(deepseek.choices[0]?.logprobs?.content?.length).toBeGreaterThan(0);
+    await expect(client('minimax').chat.completions.create({ model: 'MiniMax-M2.7', messages, n: 2 })).rejects.toMatchObject({ status: 400 });
+    await expect(client('anthropic-openai').chat.completions.create({ model: 'claude-haiku-4-5', messages, n: 2 })).rejects.toMatchObject({ status: 400 });
+    const anthropic = await client('anthropic-openai').chat.completions.create({ model: 'claude-haiku-4-5', messages, logprobs: true });
+    expect(anthropic.choices[0]?.logprobs).toBeNull();
+  });
+});
