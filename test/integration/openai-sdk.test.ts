@@ -188,6 +188,99 @@ describe('models and errors through the openai SDK', () => {
   });
 });
 
+describe('logprobs, n and SDK-typical bodies through the openai SDK', () => {
+  const messages = [{ role: 'user' as const, content: 'Tell me about logprobs' }];
+
+  it('returns logprobs from gpt-4o when asked, buffered and streamed, joining to the content', async () => {
+    const res = await client.chat.completions.create({ model: 'gpt-4o', messages, logprobs: true, top_logprobs: 2 });
+    const tokens = res.choices[0]?.logprobs?.content ?? [];
+    expect(tokens.length).toBe(res.usage?.completion_tokens);
+    expect(tokens.map((t) => t.token).join('')).toBe(res.choices[0]?.message.content);
+    expect(tokens.every((t) => t.top_logprobs.length === 2 && Array.isArray(t.bytes))).toBe(true);
+    expect(res.choices[0]?.logprobs?.refusal).toBeNull();
+
+    const streamed = await client.chat.completions.stream({ model: 'gpt-4o', messages, logprobs: true }).finalChatCompletion();
+    expect(streamed.choices[0]?.message.content).toBe(res.choices[0]?.message.content);
+    expect(streamed.choices[0]?.logprobs?.content?.map((t) => t.token).join('')).toBe(res.choices[0]?.message.content);
+
+    const plain = await client.chat.completions.create({ model: 'gpt-4o', messages });
+    expect(plain.choices[0]?.logprobs).toBeNull();
+  });
+
+  it.each(['claude-3-5-sonnet', 'gemini-2.0-flash'])('refuses logprobs for %s with a 400 unsupported_parameter, param logprobs', async (model) => {
+    const err = await client.chat.completions.create({ model, messages, logprobs: true }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(OpenAI.BadRequestError);
+    expect(err).toMatchObject({ status: 400, type: 'invalid_request_error', code: 'unsupported_parameter', param: 'logprobs' });
+  });
+
+  it.each(['gpt-4o', 'gemini-2.0-flash'])('returns n choices from %s, buffered and streamed (chunk indexes), usage counting every completion', async (model) => {
+    const res = await client.chat.completions.create({ model, messages, n: 3 });
+    expect(res.choices.map((c) => c.index)).toEqual([0, 1, 2]);
+    expect(new Set(res.choices.map((c) => c.message.content)).size).toBe(3);
+    const one = await client.chat.completions.create({ model, messages });
+    expect(res.usage?.prompt_tokens).toBe(one.usage?.prompt_tokens);
+    expect(res.usage?.completion_tokens).toBe(3 * (one.usage?.completion_tokens ?? 0));
+
+    const indexes = new Set<number>();
+    const runner = client.chat.completions.stream({ model, messages, n: 3, stream_options: { include_usage: true } });
+    runner.on('chunk', (c) => c.choices.forEach((x) => indexes.add(x.index)));
+    const final = await runner.finalChatCompletion();
+    expect([...indexes].sort()).toEqual([0, 1, 2]);
+    expect(final.choices.map((c) => c.message.content)).toEqual(res.choices.map((c) => c.message.content));
+    expect(final.choices.every((c) => c.finish_reason === 'stop')).toBe(true);
+    expect(final.usage?.completion_tokens).toBe(res.usage?.completion_tokens);
+  });
+
+  it('refuses n > 1 for claude-3-5-sonnet with a 400 unsupported_parameter, param n', async () => {
+    const err = await client.chat.completions.create({ model: 'claude-3-5-sonnet', messages, n: 2 }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(OpenAI.BadRequestError);
+    expect(err).toMatchObject({ code: 'unsupported_parameter', param: 'n' });
+    const stream = await client.chat.completions.create({ model: 'claude-3-5-sonnet', messages, n: 2, stream: true }).catch((e: unknown) => e);
+    expect(stream).toMatchObject({ status: 400, param: 'n' });
+  });
+
+  it('accepts null-valued optional fields, stop as a string or an array, developer messages and content parts', async () => {
+    const res = await client.chat.completions.create({
+      model: 'gpt-4o-mini',
+      messages: [
+        { role: 'developer', content: [{ type: 'text', text: 'Be brief.' }] },
+        { role: 'user', content: [{ type: 'text', text: 'Hello parts' }] },
+      ],
+      temperature: null,
+      top_p: null,
+      n: null,
+      seed: 7,
+      user: 'user-1',
+      safety_identifier: null,
+      prompt_cache_key: null,
+      max_completion_tokens: 50,
+      stop: 'NEVER',
+      logprobs: null,
+      top_logprobs: null,
+      presence_penalty: null,
+      frequency_penalty: null,
+      metadata: null,
+      store: null,
+    });
+    expect(res.choices[0]?.message.content).toMatch(/^Echo: Hello parts/);
+    const arrayStop = await client.chat.completions.create({ model: 'claude-3-5-sonnet', messages, stop: ['NEVER', 'NOPE'], temperature: null });
+    expect(arrayStop.choices[0]?.finish_reason).toBe('stop');
+  });
+
+  it("passes OpenAI's custom tools to gpt-4o and refuses them for Claude with a 400 naming the field", async () => {
+    const tools: OpenAI.ChatCompletionTool[] = [{ type: 'custom', custom: { name: 'run_sql', description: 'Run SQL', format: { type: 'text' } } }];
+    const ok = await client.chat.completions.create({ model: 'gpt-4o', messages, tools, tool_choice: 'auto' });
+    expect(ok.choices).toHaveLength(1);
+    const err = await client.chat.completions.create({ model: 'claude-3-5-sonnet', messages, tools }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(OpenAI.BadRequestError);
+    expect(err).toMatchObject({ code: 'unsupported_parameter', param: 'tools[0].type' });
+    const allowed = await client.chat.completions
+      .create({ model: 'gemini-2.0-flash', messages, tools: [{ type: 'function', function: { name: 'f' } }], tool_choice: { type: 'allowed_tools', allowed_tools: { mode: 'auto', tools: [{ type: 'function', function: { name: 'f' } }] } } })
+      .catch((e: unknown) => e);
+    expect(allowed).toMatchObject({ status: 400, code: 'unsupported_parameter', param: 'tool_choice' });
+  });
+});
+
 describe('upstream credentials through the openai SDK', () => {
   it('answers 503 (InternalServerError, retryable), naming no secret, when the credentials secret cannot be read', async () => {
     // A Secrets Manager stand-in that refuses every read (JSON 1.1 protocol error body).
