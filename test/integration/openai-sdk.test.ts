@@ -231,6 +231,12 @@ describe('logprobs, n and SDK-typical bodies through the openai SDK', () => {
     expect(final.usage?.completion_tokens).toBe(res.usage?.completion_tokens);
   });
 
+  it.each(['gpt-4o', 'claude-3-5-sonnet', 'gemini-2.0-flash', 'deepseek-v3'])('answers %s with message.refusal null, as OpenAI types and sends it', async (model) => {
+    const res = await client.chat.completions.create({ model, messages });
+    expect(res.choices[0]?.message.refusal).toBeNull();
+    expect(res.choices[0]?.logprobs).toBeNull();
+  });
+
   it('refuses n > 1 for claude-3-5-sonnet with a 400 unsupported_parameter, param n', async () => {
     const err = await client.chat.completions.create({ model: 'claude-3-5-sonnet', messages, n: 2 }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(OpenAI.BadRequestError);

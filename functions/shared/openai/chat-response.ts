@@ -22,7 +22,8 @@ export interface Usage {
 export interface AssistantMessage {
   role: 'assistant';
   content: string | null;
-  refusal?: string | null;
+  /** Always present, null unless the model refused (openai-node 6.x `ChatCompletionMessage.refusal: string | null`). */
+  refusal: string | null;
   /** Function calls; OpenAI custom tool calls only from the OpenAI target (which alone takes custom tools). */
   tool_calls?: MessageToolCall[];
   /** Reasoning text (DeepSeek convention), when the model exposes it. */

@@ -21,7 +21,7 @@ function failureOf(body: string) {
 describe('Anthropic buffered responses', () => {
   it('joins text blocks and counts cache writes and reads into the prompt tokens', () => {
     expect(parse(fixture('text-cached.json').toString('utf8'))).toEqual({
-      choices: [{ index: 0, message: { role: 'assistant', content: 'Bonjour, ça va ? 🌍' }, logprobs: null, finish_reason: 'stop' }],
+      choices: [{ index: 0, message: { role: 'assistant', content: 'Bonjour, ça va ? 🌍', refusal: null }, logprobs: null, finish_reason: 'stop' }],
       usage: { prompt_tokens: 4521, completion_tokens: 9, total_tokens: 4530, prompt_tokens_details: { cached_tokens: 3000 } },
     });
   });
@@ -34,6 +34,7 @@ describe('Anthropic buffered responses', () => {
           message: {
             role: 'assistant',
             content: 'Let me check.',
+            refusal: null,
             tool_calls: [{ id: 'toolu_01A', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }],
           },
           logprobs: null,
@@ -49,7 +50,7 @@ describe('Anthropic buffered responses', () => {
       choices: [
         {
           index: 0,
-          message: { role: 'assistant', content: '27 × 453 = 12,231.', reasoning_content: '27 * 453: 27 * 400 = 10800, 27 * 53 = 1431, total 12231.' },
+          message: { role: 'assistant', content: '27 × 453 = 12,231.', refusal: null, reasoning_content: '27 * 453: 27 * 400 = 10800, 27 * 53 = 1431, total 12231.' },
           logprobs: null,
           finish_reason: 'stop',
         },
@@ -70,6 +71,7 @@ describe('Anthropic buffered responses', () => {
     expect(parts.choices[0]?.message).toEqual({
       role: 'assistant',
       content: null,
+      refusal: null,
       tool_calls: [{ id: 'toolu_9', type: 'function', function: { name: 'now', arguments: '{}' } }],
     });
     expect(parts.choices[0]?.finish_reason).toBe('length');

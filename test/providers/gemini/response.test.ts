@@ -13,7 +13,7 @@ const callIds = (name: string, model?: string) => (parse(name, model).choices[0]
 describe('Gemini buffered responses', () => {
   it('joins text parts into content and maps usage (index absent means candidate 0)', () => {
     expect(parse('text-response.json')).toEqual({
-      choices: [{ index: 0, message: { role: 'assistant', content: 'Paris is sunny. ☀️' }, logprobs: null, finish_reason: 'stop' }],
+      choices: [{ index: 0, message: { role: 'assistant', content: 'Paris is sunny. ☀️', refusal: null }, logprobs: null, finish_reason: 'stop' }],
       usage: { prompt_tokens: 12, completion_tokens: 5, total_tokens: 17 },
     });
   });
@@ -26,6 +26,7 @@ describe('Gemini buffered responses', () => {
           message: {
             role: 'assistant',
             content: null,
+            refusal: null,
             tool_calls: [
               { id: MINTED_ID, type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } },
               { id: MINTED_ID, type: 'function', function: { name: 'get_weather', arguments: '{"city":"Tokyo"}' } },
@@ -52,6 +53,7 @@ describe('Gemini buffered responses', () => {
           message: {
             role: 'assistant',
             content: null,
+            refusal: null,
             tool_calls: [
               { id: 'fc_8f3k2', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' }, extra_content: { google: { thought_signature: 'CiQB0e2Kb7sig+/A==' } } },
               { id: 'fc_8f3k3', type: 'function', function: { name: 'get_time', arguments: '{"zone":"CET"}' } },
@@ -67,7 +69,7 @@ describe('Gemini buffered responses', () => {
 
   it('returns thought parts as reasoning_content and bills thoughts as completion tokens', () => {
     expect(parse('thoughts-response.json', 'gemini-2.5-flash')).toEqual({
-      choices: [{ index: 0, message: { role: 'assistant', content: '4', reasoning_content: 'Adding the numbers.' }, logprobs: null, finish_reason: 'stop' }],
+      choices: [{ index: 0, message: { role: 'assistant', content: '4', refusal: null, reasoning_content: 'Adding the numbers.' }, logprobs: null, finish_reason: 'stop' }],
       usage: {
         prompt_tokens: 10,
         completion_tokens: 26,
@@ -80,14 +82,14 @@ describe('Gemini buffered responses', () => {
 
   it('returns one choice per candidate, each with its own finish reason', () => {
     expect(parse('two-candidates-response.json').choices).toEqual([
-      { index: 0, message: { role: 'assistant', content: 'Red' }, logprobs: null, finish_reason: 'stop' },
-      { index: 1, message: { role: 'assistant', content: 'Blue and' }, logprobs: null, finish_reason: 'length' },
+      { index: 0, message: { role: 'assistant', content: 'Red', refusal: null }, logprobs: null, finish_reason: 'stop' },
+      { index: 1, message: { role: 'assistant', content: 'Blue and', refusal: null }, logprobs: null, finish_reason: 'length' },
     ]);
   });
 
   it('answers a blocked prompt (no candidates) with empty content and content_filter', () => {
     expect(parse('blocked-prompt-response.json')).toEqual({
-      choices: [{ index: 0, message: { role: 'assistant', content: '' }, logprobs: null, finish_reason: 'content_filter' }],
+      choices: [{ index: 0, message: { role: 'assistant', content: '', refusal: null }, logprobs: null, finish_reason: 'content_filter' }],
       usage: { prompt_tokens: 16, completion_tokens: 0, total_tokens: 16 },
     });
   });

@@ -21,7 +21,7 @@ describe('OpenAI-compatible buffered responses and errors', () => {
       '\n\n\n{"choices":[{"index":0,"message":{"role":"assistant","content":"ok","reasoning_content":"think"},"finish_reason":"stop"}],"usage":{"prompt_tokens":3,"completion_tokens":2,"total_tokens":5}}',
       ctxFor('deepseek-r1'),
     );
-    expect(parts.choices[0]?.message).toEqual({ role: 'assistant', content: 'ok', reasoning_content: 'think' });
+    expect(parts.choices[0]?.message).toEqual({ role: 'assistant', content: 'ok', refusal: null, reasoning_content: 'think' });
     expect(parts.usage).toEqual({ prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 });
   });
 
@@ -33,6 +33,7 @@ describe('OpenAI-compatible buffered responses and errors', () => {
           message: {
             role: 'assistant',
             content: null,
+            refusal: null,
             tool_calls: [
               { id: 'call_par_1', type: 'function', function: { name: 'get_weather', arguments: '{"city": "Paris"}' } },
               { id: 'call_par_2', type: 'function', function: { name: 'get_time', arguments: '{"zone": "CET"}' } },
@@ -52,7 +53,7 @@ describe('OpenAI-compatible buffered responses and errors', () => {
     ['content-filter.json', '', 'content_filter', { prompt_tokens: 20, completion_tokens: 0, total_tokens: 20 }],
   ] as const)('keeps the finish reason of %s', (name, content, finish, usage) => {
     const parts = parse('gpt-4o', fixture(name).toString('utf8'));
-    expect(parts.choices).toEqual([{ index: 0, message: { role: 'assistant', content }, logprobs: null, finish_reason: finish }]);
+    expect(parts.choices).toEqual([{ index: 0, message: { role: 'assistant', content, refusal: null }, logprobs: null, finish_reason: finish }]);
     expect(parts.usage).toEqual(usage);
   });
 
@@ -85,6 +86,7 @@ describe('OpenAI-compatible buffered responses and errors', () => {
           message: {
             role: 'assistant',
             content: 'Let me check.',
+            refusal: null,
             reasoning_content: 'The user wants the weather in Paris — call the tool.',
             tool_calls: [{ id: 'call_function_7q1', type: 'function', function: { name: 'get_weather', arguments: '{"city": "Paris"}' } }],
           },
@@ -138,8 +140,8 @@ describe('OpenAI-compatible buffered responses: several choices, logprobs, custo
     };
     const parts = parse('gpt-4o', JSON.stringify(body));
     expect(parts.choices).toEqual([
-      { index: 0, message: { role: 'assistant', content: 'Hi' }, logprobs, finish_reason: 'stop' },
-      { index: 1, message: { role: 'assistant', content: 'Hey' }, logprobs: { content: [], refusal: null }, finish_reason: 'length' },
+      { index: 0, message: { role: 'assistant', content: 'Hi', refusal: null }, logprobs, finish_reason: 'stop' },
+      { index: 1, message: { role: 'assistant', content: 'Hey', refusal: null }, logprobs: { content: [], refusal: null }, finish_reason: 'length' },
     ]);
     expect(parts.usage).toEqual({ prompt_tokens: 9, completion_tokens: 2, total_tokens: 11 });
   });
@@ -177,5 +179,13 @@ describe('OpenAI-compatible buffered responses: several choices, logprobs, custo
     const body = { choices: [{ index: 0, message: { role: 'assistant', content: null, tool_calls: [{ id: 'c', type: 'function' }] }, finish_reason: 'tool_calls' }] };
     const err = thrown(() => parse('gpt-4o', JSON.stringify(body)));
     expect(err.failure).toMatchObject({ kind: 'server', retryable: true });
+  });
+});
+
+describe('OpenAI-compatible buffered responses: refusal', () => {
+  it("passes the model's refusal through, and is null (never absent) otherwise, as OpenAI's message always carries it", () => {
+    const body = (refusal?: string | null) => JSON.stringify({ choices: [{ index: 0, message: { role: 'assistant', content: null, ...(refusal === undefined ? {} : { refusal }) }, finish_reason: 'stop' }] });
+    expect(parse('gpt-4o', body("I can't help with that.")).choices[0]?.message).toEqual({ role: 'assistant', content: null, refusal: "I can't help with that." });
+    expect(parse('deepseek-v3', body()).choices[0]?.message.refusal).toBeNull();
   });
 });

@@ -47,7 +47,7 @@ export function parseAnthropicResponse(bodyText: string, ctx: AdapterContext): C
     }
   }
 
-  const message: AssistantMessage = { role: 'assistant', content: text.length > 0 ? text.join('') : null };
+  const message: AssistantMessage = { role: 'assistant', content: text.length > 0 ? text.join('') : null, refusal: null };
   if (reasoning.length > 0) message.reasoning_content = reasoning.join('');
   if (toolCalls.length > 0) message.tool_calls = toolCalls;
   return {

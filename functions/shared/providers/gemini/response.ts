@@ -34,7 +34,7 @@ export function parseGeminiChatResponse(bodyText: string, _ctx: AdapterContext):
     if (body.promptFeedback?.blockReason == null) {
       throw new UpstreamStreamError(makeFailure('server', 200, 'gemini: response has neither candidates nor a block reason'));
     }
-    const blocked: CompletionChoice = { index: 0, message: { role: 'assistant', content: '' }, logprobs: null, finish_reason: 'content_filter' };
+    const blocked: CompletionChoice = { index: 0, message: { role: 'assistant', content: '', refusal: null }, logprobs: null, finish_reason: 'content_filter' };
     return { choices: [blocked], usage };
   }
 
@@ -44,7 +44,7 @@ export function parseGeminiChatResponse(bodyText: string, _ctx: AdapterContext):
       throw new UpstreamStreamError(makeFailure('server', 200, `gemini: candidate ended with ${c.finishReason ?? 'a broken tool call'}`));
     }
     const out = readCandidateParts(c.content?.parts);
-    const message: CompletionChoice['message'] = { role: 'assistant', content: out.text !== '' || out.calls.length === 0 ? out.text : null };
+    const message: CompletionChoice['message'] = { role: 'assistant', content: out.text !== '' || out.calls.length === 0 ? out.text : null, refusal: null };
     if (out.reasoning !== '') message.reasoning_content = out.reasoning;
     if (out.calls.length > 0) {
       message.tool_calls = out.calls.map(toToolCall);

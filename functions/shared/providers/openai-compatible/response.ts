@@ -20,8 +20,7 @@ import { joinReasoningDetails, mapFinishReason, type UpstreamChoice, type Upstre
 export function toCompletionChoice(c: UpstreamChoice, position: number, ctx: AdapterContext): CompletionChoice {
   const m = c.message;
   const reasoning = m?.reasoning_content ?? joinReasoningDetails(m?.reasoning_details);
-  const message: CompletionChoice['message'] = { role: 'assistant', content: m?.content ?? null };
-  if (m?.refusal != null) message.refusal = m.refusal;
+  const message: CompletionChoice['message'] = { role: 'assistant', content: m?.content ?? null, refusal: m?.refusal ?? null };
   if (reasoning != null) message.reasoning_content = reasoning;
   if (m?.tool_calls != null && m.tool_calls.length > 0) {
     message.tool_calls = m.tool_calls.map((t, j) => toToolCall(t, t.id ?? `call_${position}_${j}`, ctx));
