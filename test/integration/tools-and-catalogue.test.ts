@@ -225,6 +225,33 @@ describe('capabilities', () => {
   });
 });
 
+describe('a tool call cut mid-stream', () => {
+  it('is billed for the name and the argument pieces the upstream produced, counted by the tokenizer', async () => {
+    const { GetCommand } = await import('@aws-sdk/lib-dynamodb');
+    const { documentClient } = await import('../../functions/shared/store/dynamo');
+    const { tableNames } = await import('../../functions/shared/store/tables');
+    const { estimateTextTokens } = await import('../../functions/shared/usage/estimate');
+    gw.simulator?.setFault({ provider: 'openai' }, { kind: 'reset-after-chunks', chunks: 3 }, { times: 1 });
+    const { data: stream, response } = await client.chat.completions
+      .create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'Weather in Paris?' }], tools: [tools[0]!], stream: true })
+      .withResponse();
+    let produced = '';
+    await expect(
+      (async () => {
+        for await (const chunk of stream) for (const t of chunk.choices[0]?.delta.tool_calls ?? []) produced += (t.function?.name ?? '') + (t.function?.arguments ?? '');
+      })(),
+    ).rejects.toThrow(/mid-stream/);
+    expect(produced).toMatch(/^get_weather/);
+    let entry: Record<string, unknown> | undefined;
+    for (let i = 0; i < 100 && entry === undefined; i++) {
+      const out = await documentClient().send(new GetCommand({ TableName: tableNames().ledger, Key: { accountId: gw.accountId, requestId: response.headers.get('x-request-id') } }));
+      entry = out.Item;
+      if (entry === undefined) await new Promise((r) => setTimeout(r, 30));
+    }
+    expect(entry).toMatchObject({ status: 'partial', usageEstimated: true, completionTokens: await estimateTextTokens(produced) });
+  });
+});
+
 describe('every catalogue model answers through the local server', () => {
   const chatModels = [...CATALOGUE.values()].filter((e) => e.kind === 'chat').map((e) => e.id);
   const embeddingModels = [...CATALOGUE.values()].filter((e) => e.kind === 'embedding').map((e) => e.id);

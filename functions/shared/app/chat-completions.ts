@@ -172,7 +172,7 @@ function streamed(ctx: CallContext, outcome: Awaited<ReturnType<typeof routeStre
   const produced = (batch: readonly ChunkParts[]): void => {
     for (const parts of batch) {
       if (parts.usage) usage = parts.usage;
-      for (const c of parts.choices) text += (c.delta.content ?? '') + (c.delta.reasoning_content ?? '') + (c.delta.tool_calls?.map((t) => t.function?.arguments ?? '').join('') ?? '');
+      for (const c of parts.choices) text += (c.delta.content ?? '') + (c.delta.reasoning_content ?? '') + (c.delta.tool_calls?.map(toolCallText).join('') ?? '');
     }
   };
   produced(outcome.first);
@@ -230,6 +230,11 @@ function streamed(ctx: CallContext, outcome: Awaited<ReturnType<typeof routeStre
       await settleRequest({ accountId: ctx.accountId, requestId: ctx.req.requestId, receivedAt: ctx.req.receivedAt, requestedModel: ctx.body.model, attempt: outcome.attempt, attempts: outcome.attempts, usage: billable, status });
     },
   };
+}
+
+/** What a (streamed) tool call produced, for a token estimate: function or custom tool name and input. */
+function toolCallText(t: NonNullable<ChunkParts['choices'][number]['delta']['tool_calls']>[number]): string {
+  return (t.function?.name ?? '') + (t.function?.arguments ?? '') + (t.custom?.name ?? '') + (t.custom?.input ?? '');
 }
 
 /** `chatcmpl-` + our request id: the completion id and the ledger key name the same request. */
