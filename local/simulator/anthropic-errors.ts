@@ -2,6 +2,7 @@
  * Native Anthropic error bodies: `{"type":"error","error":{"type","message"},"request_id"}` with the
  * `request-id` header (providers.md §2.7).
  */
+import { anthropicContextMessage } from './context-length.js';
 import type { JsonReply } from './deliver.js';
 import { retryHeaders, type Problem } from './problem.js';
 
@@ -27,6 +28,8 @@ function describe(p: Problem): { status: number; message: string } {
       return { status: 400, message: p.message };
     case 'no-route':
       return { status: 404, message: 'Not Found' };
+    case 'context-length':
+      return { status: 400, message: anthropicContextMessage(p) };
     case 'status':
       return { status: p.status, message: STATUS_MESSAGES[p.status] ?? `Simulated HTTP ${p.status}.` };
   }

@@ -1,6 +1,6 @@
 /**
  * Writes a planned reply (buffered JSON or an SSE stream) to the socket, applying the body-level
- * faults: reset / stall after K content events, malformed JSON, and the mid-stream error event.
+ * faults: reset / stall / malformed event after K content events, and the mid-stream error event.
  */
 import type { ServerResponse } from 'node:http';
 import { sleep, untilAborted } from './abortable-wait.js';
@@ -29,6 +29,13 @@ export interface SseReply {
 
 export type Reply = JsonReply | SseReply;
 
+/** Headers of every simulated event stream. */
+export const SSE_HEADERS: Readonly<Record<string, string>> = {
+  'content-type': 'text/event-stream; charset=utf-8',
+  'cache-control': 'no-cache',
+  connection: 'keep-alive',
+};
+
 /** What `deliver` needs from the exchange it writes to. */
 export interface ExchangeControl {
   /** Aborted when the client goes away or the simulator closes. */
@@ -55,7 +62,8 @@ export function isBodyFault(fault: Fault | undefined): fault is BodyFault {
   );
 }
 
-function write(res: ServerResponse, chunk: string, signal: AbortSignal): Promise<void> {
+/** Write `chunk`; resolves once it reaches the kernel, or at once when the exchange is over. */
+export function write(res: ServerResponse, chunk: string, signal: AbortSignal): Promise<void> {
   if (signal.aborted || res.destroyed) return Promise.resolve();
   // The write callback fires once the bytes reach the kernel, so a following reset cannot drop them.
   return new Promise((resolve) => {
@@ -100,21 +108,23 @@ function triggerIndex(events: readonly SseEvent[], k: number): number {
   return lastContent + 1;
 }
 
+/** How many content events go out whole before a body fault fires (-1: no body fault). `malformed`
+ * keeps its historical default of one good chunk. */
+function goodChunks(fault: BodyFault | undefined): number {
+  if (fault === undefined) return -1;
+  return Math.max(0, fault.kind === 'malformed' ? (fault.chunks ?? 1) : fault.chunks);
+}
+
 function malformedCopy(e: SseEvent | undefined): SseEvent {
   const data = e?.data ?? '{"choices":[{"delta":{"content":"x"}}]}';
   return { ...e, data: data.slice(0, Math.max(2, Math.floor(data.length / 2))) };
 }
 
 async function deliverSse(res: ServerResponse, reply: SseReply, fault: BodyFault | undefined, ctl: ExchangeControl): Promise<void> {
-  res.writeHead(200, {
-    'content-type': 'text/event-stream; charset=utf-8',
-    'cache-control': 'no-cache',
-    connection: 'keep-alive',
-    ...reply.headers,
-  });
+  res.writeHead(200, { ...SSE_HEADERS, ...reply.headers });
   res.flushHeaders();
   const { events } = reply;
-  const k = fault?.kind === 'malformed' ? 1 : fault && 'chunks' in fault ? Math.max(0, fault.chunks) : -1;
+  const k = goodChunks(fault);
   const trigger = k >= 0 ? triggerIndex(events, k) : -1;
   for (let i = 0; i <= events.length; i++) {
     if (i === trigger && fault) {

@@ -8,10 +8,12 @@ import { sleep, untilAborted } from './abortable-wait.js';
 import { handleAnthropic } from './anthropic.js';
 import { checkAuth } from './auth.js';
 import type { SimCall } from './call.js';
+import { contextLengthProblem } from './context-length.js';
 import { deliver, type ExchangeControl, type Reply } from './deliver.js';
 import { describeFault, type FaultRegistry } from './faults.js';
 import { handleGemini } from './gemini.js';
 import { isObject } from './json-narrowing.js';
+import { keepAliveForever } from './keep-alive.js';
 import { handleOpenAIStyle } from './openai-compatible.js';
 import type { Problem } from './problem.js';
 import { overloadStatus, renderProblem } from './provider-errors.js';
@@ -56,6 +58,7 @@ function dispatch(call: SimCall): Reply | Problem {
 function faultProblem(fault: Fault | undefined, call: SimCall, stream: boolean): Problem | undefined {
   if (fault?.kind === 'status') return { ...fault, kind: 'status' };
   if (fault?.kind === 'api-key-invalid') return { kind: 'auth', reason: 'invalid' };
+  if (fault?.kind === 'context-length') return contextLengthProblem(fault, call.provider);
   // A buffered reply cannot carry a mid-stream error event: it fails up front as an overload.
   if (fault?.kind === 'error-event-after-chunks' && !stream) return { kind: 'status', status: overloadStatus(call.provider) };
   return undefined;
@@ -131,6 +134,9 @@ export async function runExchange(ctx: ExchangeContext, route: Route, req: Incom
       return;
     case 'hang':
       await untilAborted(ctl.signal);
+      return;
+    case 'keep-alive':
+      await keepAliveForever(res, stream, fault.everyMs, ctl);
       return;
     case 'slow-headers':
       await sleep(fault.delayMs, ctl.signal);

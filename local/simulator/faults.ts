@@ -48,6 +48,10 @@ export function describeFault(fault: Fault): string {
     case 'stall-after-chunks':
     case 'error-event-after-chunks':
       return `${fault.kind}:${fault.chunks}`;
+    case 'malformed':
+      return fault.chunks === undefined ? fault.kind : `${fault.kind}:${fault.chunks}`;
+    case 'keep-alive':
+      return `${fault.kind}:${fault.everyMs}`;
     default:
       return fault.kind;
   }
@@ -56,6 +60,11 @@ export function describeFault(fault: Fault): string {
 function nonNegative(value: unknown): number | undefined {
   const n = asNumber(value);
   return n !== undefined && n >= 0 ? n : undefined;
+}
+
+function positive(value: unknown): number | undefined {
+  const n = asNumber(value);
+  return n !== undefined && n > 0 ? n : undefined;
 }
 
 /** Validate a fault received as JSON; undefined when it is not a well-formed {@link Fault}. */
@@ -82,9 +91,27 @@ export function parseFault(value: unknown): Fault | undefined {
       const chunks = nonNegative(value['chunks']);
       return chunks === undefined ? undefined : { kind: value['kind'], chunks };
     }
+    case 'malformed': {
+      if (value['chunks'] === undefined) return { kind: 'malformed' };
+      const chunks = nonNegative(value['chunks']);
+      return chunks === undefined ? undefined : { kind: 'malformed', chunks };
+    }
+    case 'context-length': {
+      const fault: Extract<Fault, { kind: 'context-length' }> = { kind: 'context-length' };
+      for (const field of ['limit', 'tokens'] as const) {
+        if (value[field] === undefined) continue;
+        const n = positive(value[field]);
+        if (n === undefined) return undefined;
+        fault[field] = n;
+      }
+      return fault;
+    }
+    case 'keep-alive': {
+      const everyMs = positive(value['everyMs']);
+      return everyMs === undefined ? undefined : { kind: 'keep-alive', everyMs };
+    }
     case 'hang':
     case 'reset-before-headers':
-    case 'malformed':
     case 'api-key-invalid':
       return { kind: value['kind'] };
     default:

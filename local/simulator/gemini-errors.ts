@@ -3,6 +3,7 @@
  * (providers.md §3.5); a bad key is 400 INVALID_ARGUMENT with reason API_KEY_INVALID. The
  * OpenAI-compatible endpoint wraps the same object in a JSON array (§3.9, observed quirk).
  */
+import { geminiContextMessage } from './context-length.js';
 import type { JsonReply } from './deliver.js';
 import { retryHeaders, type Problem } from './problem.js';
 
@@ -45,6 +46,8 @@ function describe(p: Problem): GoogleRpcError {
       return { code: 400, status: 'INVALID_ARGUMENT', message: p.message };
     case 'no-route':
       return { code: 404, status: 'NOT_FOUND', message: `Method not found: ${p.method} ${p.path}` };
+    case 'context-length':
+      return { code: 400, status: 'INVALID_ARGUMENT', message: geminiContextMessage(p) };
     case 'status': {
       const error: GoogleRpcError = { code: p.status, status: STATUSES[p.status] ?? (p.status >= 500 ? 'INTERNAL' : 'FAILED_PRECONDITION'), message: STATUS_MESSAGES[p.status] ?? `Simulated HTTP ${p.status}.` };
       if (p.status === 429 && p.retryAfterSeconds !== undefined) {

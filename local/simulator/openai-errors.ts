@@ -2,8 +2,9 @@
  * Error bodies of the OpenAI-shaped providers: `{"error":{"message","type","param","code"}}`
  * (providers.md §1.5), with each host's own wording: DeepSeek §4.5, Groq §6 (`model_decommissioned`),
  * MiniMax §5.4 (`base_resp`, and HTTP 200 errors), Anthropic's OpenAI-compatible layer §2.9 (Anthropic
- * error types in `code`).
+ * error types in `code`). Context-window errors: `context-length.ts`.
  */
+import { anthropicContextMessage, deepSeekContextMessage, openAIContextMessage } from './context-length.js';
 import type { JsonReply } from './deliver.js';
 import { maskKey, retryHeaders, type Problem } from './problem.js';
 import type { SimProvider } from './types.js';
@@ -75,6 +76,15 @@ function describe(provider: SimProvider, p: Problem): { status: number; error: O
       return { status: 400, error: { message: p.message, type: 'invalid_request_error', param: p.param ?? null, code: p.code ?? null } };
     case 'no-route':
       return { status: 404, error: { message: `Invalid URL (${p.method} ${p.path})`, type: 'invalid_request_error', param: null, code: null } };
+    case 'context-length':
+      if (provider === 'deepseek') {
+        return { status: 400, error: { message: deepSeekContextMessage(p), type: 'invalid_request_error', param: null, code: 'invalid_request_error' } };
+      }
+      if (provider === 'anthropic-openai') {
+        // Anthropic's own words; the compat wrapper below puts its error type in `code`.
+        return { status: 400, error: { message: anthropicContextMessage(p), type: 'invalid_request_error', param: null, code: null } };
+      }
+      return { status: 400, error: { message: openAIContextMessage(p), type: 'invalid_request_error', param: 'messages', code: 'context_length_exceeded' } };
     case 'status': {
       const base = STATUS_ERRORS[p.status] ?? { message: `Simulated HTTP ${p.status}.`, type: p.status >= 500 ? 'server_error' : 'invalid_request_error', code: null };
       const message = provider === 'deepseek' ? (DEEPSEEK_MESSAGES[p.status] ?? base.message) : base.message;

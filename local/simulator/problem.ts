@@ -11,6 +11,8 @@ export type Problem =
   | { kind: 'bad-request'; message: string; param?: string; code?: string }
   /** No such endpoint at this provider (e.g. DeepSeek embeddings). */
   | { kind: 'no-route'; method: string; path: string }
+  /** The `context-length` fault: the prompt (`tokens`) is over the model's window (`limit`). */
+  | { kind: 'context-length'; limit: number; tokens: number }
   /** The `status` fault. */
   | { kind: 'status'; status: number; retryAfterSeconds?: number; retryAfterMs?: number };
 

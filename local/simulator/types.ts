@@ -93,9 +93,20 @@ export type Fault =
   | { kind: 'reset-after-chunks'; chunks: number }
   /** Stream `chunks` content events, then stay silent with the socket open. */
   | { kind: 'stall-after-chunks'; chunks: number }
-  /** Buffered: 200 with an invalid JSON body. Stream: after the first content event, one event whose
-   * JSON is cut short, then the stream ends (no terminator). */
-  | { kind: 'malformed' }
+  /** Buffered: 200 with an invalid JSON body. Stream: `chunks` good content events (default 1), then
+   * one event whose JSON is cut short, then the stream ends (no terminator); `chunks: 0` cuts the
+   * first content event itself, before any token (preamble events still go out whole). */
+  | { kind: 'malformed'; chunks?: number }
+  /** The provider's own 400 for a prompt over the model's context window (OpenAI
+   * `context_length_exceeded`, DeepSeek's "maximum context length", Anthropic "prompt is too long",
+   * Gemini INVALID_ARGUMENT "The input token count … exceeds …"; see `context-length.ts`). `limit` is
+   * the window it names (default: the provider's usual window), `tokens` the prompt size it reports
+   * (default `limit + 1`). */
+  | { kind: 'context-length'; limit?: number; tokens?: number }
+  /** DeepSeek's way of holding a busy connection (providers.md §4.5), forever: 200 headers at once,
+   * then every `everyMs` a blank line (buffered) or a `: keep-alive` SSE comment (stream), never an
+   * answer, until the client leaves. */
+  | { kind: 'keep-alive'; everyMs: number }
   /** Stream `chunks` content events, then the provider's mid-stream error event, then the end. */
   | { kind: 'error-event-after-chunks'; chunks: number }
   /** The provider's own bad-key response (Gemini: 400 INVALID_ARGUMENT/API_KEY_INVALID; others 401). */

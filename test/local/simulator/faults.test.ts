@@ -4,7 +4,7 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startSimulator, type SimProvider, type Simulator } from '../../../local/simulator/index.js';
-import { jsonOf, readSse, readUntilThenListen } from './sse-reader.js';
+import { jsonOf, readRawFor, readSse, readUntilThenListen } from './sse-reader.js';
 
 let sim: Simulator;
 beforeAll(async () => {
@@ -173,6 +173,32 @@ describe('malformed and mid-stream error faults', () => {
     expect(read.events[read.events.length - 1]?.data).toMatch(/^\{/);
   });
 
+  it('malformed with chunks: 0 cuts the FIRST content event: preamble events go out whole, no content parses', async () => {
+    sim.setFault({}, { kind: 'malformed', chunks: 0 });
+    const openai = (await readSse(await request('openai', { stream: true }))).events;
+    expect(openai).toHaveLength(2);
+    expect(jsonOf(openai[0]!)).toMatchObject({ object: 'chat.completion.chunk', choices: [{ delta: { role: 'assistant', content: '' } }] });
+    expect(jsonOf(openai[1]!)).toBeUndefined();
+    expect(openai[1]?.data).toMatch(/^\{"id":"chatcmpl-/);
+
+    const anthropic = (await readSse(await request('anthropic', { stream: true }))).events;
+    expect(anthropic.map((e) => e.event)).toEqual(['message_start', 'content_block_start', 'ping', 'content_block_delta']);
+    expect(jsonOf(anthropic[3]!)).toBeUndefined();
+
+    // Every Gemini chunk is a candidate chunk: the first one is the cut one.
+    const gemini = (await readSse(await request('gemini', { stream: true }))).events;
+    expect(gemini).toHaveLength(1);
+    expect(jsonOf(gemini[0]!)).toBeUndefined();
+    expect(sim.requests.map((r) => r.fault)).toEqual(['malformed:0', 'malformed:0', 'malformed:0']);
+  });
+
+  it('malformed with chunks: K sends K good content events before the cut one', async () => {
+    sim.setFault({ provider: 'groq' }, { kind: 'malformed', chunks: 3 });
+    const parsed = (await readSse(await request('groq', { stream: true }))).events.map(jsonOf);
+    expect(parsed.filter(isContent)).toHaveLength(3);
+    expect(parsed.at(-1)).toBeUndefined();
+  });
+
   it('error-event-after-chunks speaks each dialect', async () => {
     sim.setFault({}, { kind: 'error-event-after-chunks', chunks: 2 });
     const openai = (await readSse(await request('openai', { stream: true }))).events;
@@ -199,6 +225,73 @@ describe('malformed and mid-stream error faults', () => {
     expect(a.status).toBe(401);
     expect(await a.json()).toMatchObject({ error: { type: 'authentication_error' } });
     expect((await request('together')).status).toBe(401);
+  });
+});
+
+describe('context-length fault: each provider\'s own 400 for a prompt over the window', () => {
+  const openAIWords = "This model's maximum context length is 128000 tokens. However, your messages resulted in 150000 tokens. Please reduce the length of the messages.";
+
+  it('OpenAI-shaped hosts: context_length_exceeded on messages; DeepSeek, MiniMax and the compat layers in their own shapes', async () => {
+    sim.setFault({}, { kind: 'context-length', limit: 128_000, tokens: 150_000 });
+    const openAIError = { error: { message: openAIWords, type: 'invalid_request_error', param: 'messages', code: 'context_length_exceeded' } };
+    for (const p of ['openai', 'groq', 'together', 'deepinfra'] as const) {
+      const res = await request(p, { stream: true });
+      expect(res.status).toBe(400);
+      expect(await res.json()).toEqual(openAIError);
+    }
+    const deepseek = await request('deepseek');
+    expect(deepseek.status).toBe(400);
+    expect(await deepseek.json()).toEqual({
+      error: {
+        message: "This model's maximum context length is 128000 tokens. However, you requested 150000 tokens (150000 in the messages, 0 in the completion). Please reduce the length of the messages or completion.",
+        type: 'invalid_request_error', param: null, code: 'invalid_request_error',
+      },
+    });
+    const minimax = await request('minimax');
+    expect(minimax.status).toBe(400);
+    expect(await minimax.json()).toEqual({ ...openAIError, base_resp: { status_code: 2013, status_msg: openAIWords } });
+    const anthropicCompat = await request('anthropic-openai');
+    expect(anthropicCompat.status).toBe(400);
+    expect(await anthropicCompat.json()).toEqual({ error: { message: 'prompt is too long: 150000 tokens > 128000 maximum', type: 'invalid_request_error', param: null, code: 'invalid_request_error' } });
+    const geminiCompat = await request('gemini-openai');
+    expect(geminiCompat.status).toBe(400);
+    expect(await geminiCompat.json()).toEqual([{ error: { code: 400, status: 'INVALID_ARGUMENT', message: 'The input token count (150000) exceeds the maximum number of tokens allowed (128000).' } }]);
+    expect(new Set(sim.requests.map((r) => r.fault))).toEqual(new Set(['context-length']));
+  });
+
+  it('Anthropic: 400 invalid_request_error "prompt is too long"; Gemini: 400 INVALID_ARGUMENT; by default each names its usual window', async () => {
+    sim.setFault({}, { kind: 'context-length' });
+    const a = await request('anthropic', { stream: true });
+    expect(a.status).toBe(400);
+    expect(a.headers.get('content-type')).toContain('application/json');
+    expect(await a.json()).toEqual({ type: 'error', error: { type: 'invalid_request_error', message: 'prompt is too long: 200001 tokens > 200000 maximum' }, request_id: a.headers.get('request-id') });
+    const g = await request('gemini', { stream: true });
+    expect(g.status).toBe(400);
+    expect(await g.json()).toEqual({ error: { code: 400, status: 'INVALID_ARGUMENT', message: 'The input token count (1048577) exceeds the maximum number of tokens allowed (1048576).' } });
+    expect((await (await request('openai')).json()) as unknown).toMatchObject({ error: { message: expect.stringMatching(/^This model's maximum context length is 128000 tokens\. However, your messages resulted in 128001 tokens\./) } });
+  });
+});
+
+describe('keep-alive fault: headers, then only keep-alives, never an answer', () => {
+  it('stream: `: keep-alive` comments every everyMs until the client leaves, which the log records', async () => {
+    sim.setFault({ provider: 'deepseek' }, { kind: 'keep-alive', everyMs: 20 });
+    const res = await request('deepseek', { stream: true });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toContain('text/event-stream');
+    const text = await readRawFor(res, 200);
+    expect(text).toMatch(/^(: keep-alive\n\n)+$/);
+    expect(text.split('\n\n').length - 1).toBeGreaterThanOrEqual(4);
+    await vi.waitFor(() => expect(sim.requests[0]).toMatchObject({ aborted: true, completed: false, fault: 'keep-alive:20' }));
+  });
+
+  it('buffered: blank lines (legal before a JSON text) every everyMs, never a body, on any provider', async () => {
+    sim.setFault({ provider: 'gemini' }, { kind: 'keep-alive', everyMs: 20 });
+    const res = await request('gemini');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('application/json');
+    const text = await readRawFor(res, 200);
+    expect(text).toMatch(/^\n{4,}$/);
+    await vi.waitFor(() => expect(sim.requests[0]).toMatchObject({ aborted: true, completed: false }));
   });
 });
 

@@ -108,25 +108,55 @@ describe('control API', () => {
   it('rejects malformed faults with 400', async () => {
     expect((await post(`${sim.baseUrl}/__sim/faults`, { fault: { kind: 'explode' } }, {})).status).toBe(400);
     expect((await post(`${sim.baseUrl}/__sim/faults`, { match: { provider: 'nope' }, fault: { kind: 'hang' } }, {})).status).toBe(400);
+    for (const fault of [
+      { kind: 'keep-alive' },
+      { kind: 'keep-alive', everyMs: 0 },
+      { kind: 'malformed', chunks: -1 },
+      { kind: 'malformed', chunks: 'first' },
+      { kind: 'context-length', limit: 0 },
+      { kind: 'context-length', tokens: 'many' },
+    ]) {
+      expect((await post(`${sim.baseUrl}/__sim/faults`, { fault }, {})).status, JSON.stringify(fault)).toBe(400);
+    }
+  });
+
+  it('takes context-length (window and size optional), malformed with a chunk count and keep-alive', async () => {
+    const faults = [
+      { kind: 'context-length' },
+      { kind: 'context-length', limit: 8192, tokens: 9000 },
+      { kind: 'malformed', chunks: 0 },
+      { kind: 'keep-alive', everyMs: 50 },
+    ];
+    for (const fault of faults) expect((await post(`${sim.baseUrl}/__sim/faults`, { match: { provider: 'together' }, fault, times: 1 }, {})).status).toBe(204);
+    const first = await post(`${sim.urls.together}/chat/completions`, chat);
+    expect(first.status).toBe(400);
+    expect(await first.json()).toMatchObject({ error: { code: 'context_length_exceeded', message: expect.stringContaining('maximum context length is 131072 tokens') } });
+    expect(await (await post(`${sim.urls.together}/chat/completions`, chat)).json()).toMatchObject({ error: { message: expect.stringContaining('maximum context length is 8192 tokens. However, your messages resulted in 9000 tokens') } });
+    expect((await readSse(await post(`${sim.urls.together}/chat/completions`, { ...chat, stream: true }))).events).toHaveLength(2);
+    expect(sim.requests.map((r) => r.fault)).toEqual(['context-length', 'context-length', 'malformed:0']);
   });
 });
 
 describe('shutdown', () => {
-  it('close() ends hanging and stalled exchanges, frees the port and leaves no sockets', async () => {
+  it('close() ends hanging, stalled and kept-alive exchanges, frees the port and leaves no sockets', async () => {
     const own = await startSimulator({ chunkDelayMs: 5 });
     own.setFault({ provider: 'openai' }, { kind: 'hang' }, { times: 1 });
     own.setFault({ provider: 'groq' }, { kind: 'stall-after-chunks', chunks: 1 });
+    own.setFault({ provider: 'deepseek' }, { kind: 'keep-alive', everyMs: 10 });
     const hanging = post(`${own.urls.openai}/chat/completions`, chat).catch((e: unknown) => e);
     const stalled = await post(`${own.urls.groq}/chat/completions`, { ...chat, stream: true });
     const stalledBody = stalled.text().catch((e: unknown) => e);
-    await vi.waitFor(() => expect(own.requests).toHaveLength(2));
+    const keptAlive = await post(`${own.urls.deepseek}/chat/completions`, { ...chat, stream: true });
+    const keptAliveBody = keptAlive.text().catch((e: unknown) => e);
+    await vi.waitFor(() => expect(own.requests).toHaveLength(3));
     const started = Date.now();
     await own.close();
     expect(Date.now() - started).toBeLessThan(1000);
     expect(await hanging).toBeInstanceOf(Error);
     expect(await stalledBody).toBeInstanceOf(Error);
+    expect(await keptAliveBody).toBeInstanceOf(Error);
     // Shutdown is not the client going away.
-    expect(own.requests.map((r) => r.aborted)).toEqual([false, false]);
+    expect(own.requests.map((r) => r.aborted)).toEqual([false, false, false]);
     await expect(fetch(`${own.baseUrl}/openai/v1/models`)).rejects.toThrow();
   });
 });

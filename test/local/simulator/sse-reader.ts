@@ -66,3 +66,18 @@ export function jsonOf(e: EventSourceMessage): unknown {
     return undefined;
   }
 }
+
+/** The raw text of the body received within `ms`; then the body is cancelled (the client leaves). */
+export async function readRawFor(res: Response, ms: number): Promise<string> {
+  const reader = res.body!.getReader();
+  const decoder = new TextDecoder();
+  const deadline = new Promise<'time'>((resolve) => setTimeout(() => resolve('time'), ms));
+  let text = '';
+  for (;;) {
+    const next = await Promise.race([reader.read(), deadline]);
+    if (next === 'time' || next.done) break;
+    text += decoder.decode(next.value, { stream: true });
+  }
+  await reader.cancel().catch(() => undefined);
+  return text;
+}
