@@ -20,6 +20,15 @@ const errorBody = z.looseObject({
     .nullish(),
 });
 
+/**
+ * A prompt over the target's window, in the words each host uses: OpenAI and DeepSeek "This model's
+ * maximum context length is N tokens…" (§1.5, §4.5; DeepSeek's code is `invalid_request_error`, so the
+ * words decide), Anthropic's compat layer its own "prompt is too long: N tokens > M maximum" (§2.9,
+ * §2.7), Gemini's compat layer its own "The input token count (N) exceeds the maximum number of tokens
+ * allowed (M)." inside an array (§3.9, §3.5).
+ */
+const CONTEXT_LENGTH = /maximum context length|context length|too many tokens|prompt is too long|exceeds the maximum number of tokens/i;
+
 /** The parsed `error` object of an OpenAI-style error body, if there is one. */
 export function readOpenAIError(bodyText: string): z.infer<typeof errorBody>['error'] {
   return parseErrorBody(bodyText, errorBody)?.error;
@@ -32,7 +41,7 @@ export function classifyOpenAIError(status: number, bodyText: string, headers: H
   const message = err?.message ?? `upstream returned HTTP ${status}`;
   const retryAfter = retryAfterMs(headers);
   let kind = kindForStatus(status);
-  if (code === 'context_length_exceeded' || /maximum context length|context length|too many tokens/i.test(message)) {
+  if (code === 'context_length_exceeded' || CONTEXT_LENGTH.test(message)) {
     kind = 'context-length';
   } else if (code === 'model_not_found' || code === 'model_decommissioned') {
     // A retired or unknown upstream id is our catalogue's problem, not the client's (Groq answers 400).

@@ -1,0 +1,62 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { classifyOpenAIError } from '../../functions/shared/providers/openai-compatible/errors';
+import { providerSpec } from '../../functions/shared/providers/registry';
+import type { ProviderName } from '../../functions/shared/providers/provider-names';
+import type { UpstreamFailure } from '../../functions/shared/providers/types';
+import { startSimulator, type SimProvider, type Simulator } from '../../local/simulator';
+
+/**
+ * Every adapter's error classifier against the upstream simulator's `context-length` fault, over real
+ * HTTP: the bytes each provider sends for a prompt over its window (providers.md §1.5, §2.7, §3.5,
+ * §4.5) must read as `context-length` — not retryable, not the client's plain 400 — or the router
+ * would never try a larger window (routing/chat-router.ts).
+ */
+
+let sim: Simulator;
+beforeAll(async () => {
+  sim = await startSimulator();
+});
+afterAll(() => sim.close());
+beforeEach(() => {
+  sim.reset();
+  sim.setFault({}, { kind: 'context-length', limit: 128_000, tokens: 150_000 });
+});
+
+/** Where a chat request goes on each simulated provider (faults apply before the body is read). */
+function chatUrl(p: SimProvider, stream: boolean): string {
+  if (p === 'anthropic') return `${sim.urls.anthropic}/v1/messages`;
+  if (p === 'gemini') return `${sim.urls.gemini}/models/gemini-2.5-pro:${stream ? 'streamGenerateContent?alt=sse' : 'generateContent'}`;
+  return `${sim.urls[p]}/chat/completions`;
+}
+
+async function classifyAnswer(p: SimProvider, stream: boolean, classify: (status: number, body: string, headers: Headers) => UpstreamFailure): Promise<UpstreamFailure> {
+  const res = await fetch(chatUrl(p, stream), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'm', stream, messages: [] }) });
+  expect(res.status).toBe(400);
+  return classify(res.status, await res.text(), res.headers);
+}
+
+const byAdapter: ReadonlyArray<[SimProvider, ProviderName]> = [
+  ['openai', 'openai'],
+  ['anthropic', 'anthropic'],
+  ['gemini', 'gemini'],
+  ['deepseek', 'deepseek'],
+  ['minimax', 'minimax'],
+  ['together', 'together'],
+  ['deepinfra', 'deepinfra'],
+  ['groq', 'groq'],
+];
+
+describe.each([false, true])('stream: %s', (stream) => {
+  it.each(byAdapter)('%s: the %s adapter reads it as context-length', async (host, provider) => {
+    const f = await classifyAnswer(host, stream, (s, b, h) => providerSpec(provider).adapter.classifyError(s, b, h));
+    expect(f).toMatchObject({ kind: 'context-length', retryable: false, status: 400 });
+    expect(f.clientError).toBeUndefined();
+  });
+
+  // Not gateway targets (the registry calls Anthropic and Gemini natively), but the OpenAI-compatible
+  // classifier reads their shapes (§2.9 OpenAI-shaped with Anthropic's words, §3.9 array-wrapped).
+  it.each(['anthropic-openai', 'gemini-openai'] as const)('%s compat layer: the OpenAI-compatible classifier reads it as context-length', async (p) => {
+    const f = await classifyAnswer(p, stream, classifyOpenAIError);
+    expect(f).toMatchObject({ kind: 'context-length', retryable: false });
+  });
+});
