@@ -11,8 +11,6 @@ import type { Fault, SimProvider } from '../../local/simulator';
  *
  * Plans used: gpt-4o → openai:gpt-4o, then claude-3-5-sonnet (anthropic sonnet-4-6, sonnet-4-5),
  * then gemini-2.5-pro. One retry of the same target for retryable failures, none after timeouts.
- * A malformed FIRST stream event cannot be produced by the simulator (its `malformed` fault always
- * follows one good content event): test/routing/scripted-failures.test.ts covers it.
  */
 
 let gw: RunningGateway;
@@ -144,8 +142,7 @@ describe.each(['buffered', 'streamed'] as const)('%s: failures before the answer
     return r;
   }
 
-  // Streamed, the simulator's `malformed` follows a good first token (mid-stream: below); malformed
-  // before the first token is tested on the router (scripted-failures.test.ts).
+  // `malformed` with chunks 0 cuts the first content event: before any token, streamed or buffered.
   const beforeAnswer: Array<[string, Fault, number]> = [
     ['HTTP 500', { kind: 'status', status: 500 }, 2],
     ['HTTP 408 (retried once, like the other retryable statuses)', { kind: 'status', status: 408 }, 2],
@@ -153,7 +150,7 @@ describe.each(['buffered', 'streamed'] as const)('%s: failures before the answer
     ['a hang before headers (timeout: no retry of the same target)', { kind: 'hang' }, 1],
     ['slow headers over the limit (timeout: no retry)', { kind: 'slow-headers', delayMs: 1_500 }, 1],
     ['a stall before the first token (timeout: no retry)', { kind: 'stall-after-chunks', chunks: 0 }, 1],
-    ...(mode === 'buffered' ? [['malformed JSON', { kind: 'malformed' }, 2] as [string, Fault, number]] : []),
+    ['malformed JSON before the first token', { kind: 'malformed', chunks: 0 }, 2],
   ];
   it.each(beforeAnswer)('%s on openai: served by claude-3-5-sonnet', async (_name, fault, openaiCalls) => {
     sim().setFault({ provider: 'openai' }, fault);
@@ -261,6 +258,65 @@ describe.each(['buffered', 'streamed'] as const)('%s: failures before the answer
     const requestId = (err as InstanceType<typeof OpenAI.APIError>).headers?.get('x-request-id') ?? null;
     expect(requestId).toMatch(/^req_/);
     expect(await findLedger(requestId, gw.accountId, 10)).toBeUndefined();
+  });
+});
+
+describe('a keep-alive wait that never ends (DeepSeek under load, providers.md §4.5)', () => {
+  it('buffered: blank lines after 200 headers do not count as the answer; past headersMs deepseek-v3 falls back to llama-3-70b', async () => {
+    sim().setFault({ provider: 'deepseek' }, { kind: 'keep-alive', everyMs: 50 });
+    const started = Date.now();
+    const r = await buffered('deepseek-v3', 'keep-alive');
+    expect(r.headers.get('x-modelmux-model')).toBe('llama-3-70b');
+    expect(r.headers.get('x-modelmux-provider')).toBe('together');
+    expect(calls('deepseek')).toHaveLength(1); // a timeout: no retry of the same target
+    expect(calls('deepseek')[0]?.aborted).toBe(true);
+    // A beat every 50 ms, yet the attempt did not outlive its 700 ms headers limit by much.
+    expect(Date.now() - started).toBeGreaterThanOrEqual(700);
+    expect(r.entry).toMatchObject({ servedModel: 'llama-3-70b', status: 'complete', usageEstimated: false });
+    expect(r.entry.fallbackPath).toEqual([expect.stringMatching(/^deepseek-v3@deepseek\/.*:timeout$/), expect.stringMatching(/^llama-3-70b@together\/.*:ok$/)]);
+  });
+
+  // DeepSeek's own streamed first-token allowance is 90 s (providers/registry.ts, over this file's
+  // 700 ms default), too long for a test: the same beats from the OpenAI host exercise the same rule.
+  it('streamed: `: keep-alive` comments are not a first token; past firstTokenMs gpt-4o falls back to claude-3-5-sonnet', async () => {
+    sim().setFault({ provider: 'openai' }, { kind: 'keep-alive', everyMs: 50 });
+    const started = Date.now();
+    const r = await streamed('gpt-4o', 'keep-alive');
+    expect(r.error).toBeUndefined();
+    expect(r.text).toContain('Echo: fault test keep-alive');
+    expect(r.headers.get('x-modelmux-model')).toBe('claude-3-5-sonnet');
+    expect(calls('openai')).toHaveLength(1);
+    expect(calls('openai')[0]?.aborted).toBe(true);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(700);
+    expect(r.entry).toMatchObject({ servedModel: 'claude-3-5-sonnet', status: 'complete', usageEstimated: false });
+    expect(r.entry.fallbackPath[0]).toMatch(/^gpt-4o@openai\/gpt-4o:timeout$/);
+  });
+});
+
+describe.each(['buffered', 'streamed'] as const)('%s: a prompt over the context window', (mode) => {
+  it('goes only to a larger window: gpt-4o (128K) → claude-3-5-sonnet (200K), no retry of the small one', async () => {
+    sim().setFault({ provider: 'openai' }, { kind: 'context-length', limit: 128_000, tokens: 150_000 });
+    const r = mode === 'buffered' ? await buffered('gpt-4o', 'long') : await streamed('gpt-4o', 'long');
+    expect(r.headers.get('x-modelmux-model')).toBe('claude-3-5-sonnet');
+    expect(calls('openai')).toHaveLength(1);
+    expect(r.entry).toMatchObject({ servedModel: 'claude-3-5-sonnet', status: 'complete' });
+    expect(r.entry.fallbackPath[0]).toMatch(/^gpt-4o@openai\/gpt-4o:context-length$/);
+  });
+
+  it('over every window: OpenAI\'s 400 context_length_exceeded, nothing billed', async () => {
+    for (const provider of ['openai', 'anthropic', 'gemini'] as const) {
+      sim().setFault({ provider }, { kind: 'context-length', limit: 100_000, tokens: 2_000_000 });
+    }
+    const entriesBefore = await ledgerCount();
+    const err = await client.chat.completions
+      .create({ model: 'gpt-4o', messages: ask(`too-long-${mode}`), stream: mode === 'streamed' })
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(OpenAI.BadRequestError);
+    expect((err as InstanceType<typeof OpenAI.BadRequestError>).code).toBe('context_length_exceeded');
+    expect((err as InstanceType<typeof OpenAI.BadRequestError>).type).toBe('invalid_request_error');
+    expect(calls('openai')).toHaveLength(1);
+    await sleep(200);
+    expect(await ledgerCount()).toBe(entriesBefore);
   });
 });
 

@@ -164,9 +164,10 @@ export async function routeBufferedCall<T>(
   const out = await runPlan(plan, opts, 'buffered', async (attempt, ctx, limits) => {
     const upstreamReq = build(attempt, ctx);
     if (upstreamReq === undefined) throw new SkipTarget();
+    const answerBy = Date.now() + limits.headersMs;
     const live = await startAttempt(upstreamReq, opts.signal, limits);
     try {
-      const text = await readText(live);
+      const text = await readText(live, answerBy);
       if (!live.ok) throw new UpstreamStreamError(attempt.adapter.classifyError(live.status, text, live.headers()));
       return parse(text, attempt, ctx);
     } finally {

@@ -185,11 +185,34 @@ export function startAttempt(req: UpstreamHttpRequest, clientSignal: AbortSignal
   });
 }
 
-/** Reads the whole body as text. @throws AttemptAbortedError when the body is cut. */
-export async function readText(live: LiveAttempt): Promise<string> {
+/** JSON's insignificant whitespace (RFC 8259 §2): what a keep-alive beat before a buffered body is made of. */
+const JSON_WHITESPACE = new Set([0x20, 0x09, 0x0a, 0x0d]);
+
+/**
+ * Reads the whole body as text.
+ *
+ * `answerBy` (epoch ms), when given, bounds the wait for the answer's first byte that is not
+ * whitespace: DeepSeek sends 200 headers at once under load and then blank lines for up to 10 minutes
+ * before the JSON (providers.md §4.5), so for a buffered call "headers arrived" does not mean "the
+ * answer began". Past `answerBy` the attempt is aborted with `headers-timeout`, as if no headers had
+ * come: the same limit, the same fallback.
+ * @throws AttemptAbortedError when the body is cut or `answerBy` passes first.
+ */
+export async function readText(live: LiveAttempt, answerBy?: number): Promise<string> {
   const decoder = new TextDecoder();
   let text = '';
-  for await (const bytes of live.body) text += decoder.decode(bytes, { stream: true });
+  let waiting = answerBy === undefined ? undefined : setTimeout(() => live.abort('headers-timeout'), Math.max(1, answerBy - Date.now()));
+  try {
+    for await (const bytes of live.body) {
+      if (waiting !== undefined && bytes.some((b) => !JSON_WHITESPACE.has(b))) {
+        clearTimeout(waiting);
+        waiting = undefined;
+      }
+      text += decoder.decode(bytes, { stream: true });
+    }
+  } finally {
+    if (waiting !== undefined) clearTimeout(waiting);
+  }
   return text + decoder.decode();
 }
 
