@@ -22,7 +22,6 @@ const EMBEDDING: Capabilities = { tools: false, vision: false, reasoning: 'none'
 const OPENAI_PRICING = 'openai.com/api/pricing (providers.md §8)';
 const ANTHROPIC_PRICING = 'platform.claude.com pricing (providers.md §8)';
 const GEMINI_PRICING = 'ai.google.dev pricing (providers.md §8)';
-const DEEPSEEK_PRICING = 'api-docs.deepseek.com pricing (providers.md §8)';
 const MINIMAX_PRICING = 'platform.minimax.io pricing-paygo (providers.md §8)';
 
 /**

@@ -2,10 +2,11 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CATALOGUE } from '../../../functions/shared/catalogue/catalogue';
 import { chatCompletionRequest, type ChatCompletionRequest } from '../../../functions/shared/openai/chat-request';
-import type { ChunkParts } from '../../../functions/shared/openai/chat-response';
 import { anthropicAdapter } from '../../../functions/shared/providers/anthropic/adapter';
 import type { AdapterContext } from '../../../functions/shared/providers/types';
-import { decodeSse } from '../../../functions/shared/sse/decode';
+import { runTransform, type StreamRun } from '../stream-run';
+
+export type { StreamRun };
 
 /** Shared helpers of the Anthropic adapter tests (fixtures in test/fixtures/anthropic). */
 
@@ -27,26 +28,7 @@ export function sentBody(req: ChatCompletionRequest, ctx: AdapterContext = anthr
   return JSON.parse(anthropicAdapter.buildChatRequest(req, ctx, stream).body);
 }
 
-/** Feeds bytes in pieces of `size`, so lines, CRLF pairs and multi-byte characters are split. */
-async function* pieces(bytes: Buffer, size: number): AsyncGenerator<Uint8Array> {
-  for (let i = 0; i < bytes.length; i += size) yield bytes.subarray(i, i + size);
-}
-
-/** Every part the transform emitted, and what it threw (undefined for a clean end). */
-export interface StreamRun {
-  parts: ChunkParts[];
-  error: unknown;
-}
-
 /** Runs one fixture through decodeSse and a fresh transform, as the router does. */
-export async function runStream(bytes: Buffer, size: number): Promise<StreamRun> {
-  const transform = anthropicAdapter.createStreamTransform(anthropicCtx());
-  const parts: ChunkParts[] = [];
-  try {
-    for await (const ev of decodeSse(pieces(bytes, size))) parts.push(...transform.push(ev));
-    parts.push(...transform.end());
-  } catch (error) {
-    return { parts, error };
-  }
-  return { parts, error: undefined };
+export function runStream(bytes: Buffer, size: number): Promise<StreamRun> {
+  return runTransform(anthropicAdapter.createStreamTransform(anthropicCtx()), bytes, size);
 }

@@ -6,7 +6,7 @@ import type { ChunkParts } from '../../../functions/shared/openai/chat-response'
 import { geminiAdapter } from '../../../functions/shared/providers/gemini/adapter';
 import type { AdapterContext, UpstreamFailure } from '../../../functions/shared/providers/types';
 import { UpstreamStreamError } from '../../../functions/shared/providers/types';
-import { decodeSse } from '../../../functions/shared/sse/decode';
+import { runTransform } from '../stream-run';
 
 /** Shared helpers of the Gemini adapter tests (fixtures: test/fixtures/gemini, providers.md §3). */
 
@@ -28,18 +28,11 @@ export function chatRequest(fields: Record<string, unknown>): ChatCompletionRequ
   return chatCompletionRequest.parse({ model: 'gemini-2.0-flash', messages: [{ role: 'user', content: 'hi' }], ...fields });
 }
 
-/** Feeds bytes in pieces of `size`, so lines and multi-byte UTF-8 characters are split. */
-async function* pieces(bytes: Buffer, size: number): AsyncGenerator<Uint8Array> {
-  for (let i = 0; i < bytes.length; i += size) yield bytes.subarray(i, i + size);
-}
-
 /** Decodes a fixture through the real SSE decoder and the Gemini transform, `size` bytes at a time. */
 export async function runStream(name: string, size: number, model = 'gemini-2.0-flash'): Promise<ChunkParts[]> {
-  const transform = geminiAdapter.createStreamTransform(ctxFor(model));
-  const out: ChunkParts[] = [];
-  for await (const ev of decodeSse(pieces(fixtureBytes(name), size))) out.push(...transform.push(ev));
-  out.push(...transform.end());
-  return out;
+  const { parts, error } = await runTransform(geminiAdapter.createStreamTransform(ctxFor(model)), fixtureBytes(name), size);
+  if (error !== undefined) throw error;
+  return parts;
 }
 
 /**
@@ -47,15 +40,9 @@ export async function runStream(name: string, size: number, model = 'gemini-2.0-
  * @throws Error when the stream does not throw an UpstreamStreamError.
  */
 export async function runFailingStream(name: string, size: number): Promise<{ emitted: ChunkParts[]; failure: UpstreamFailure }> {
-  const transform = geminiAdapter.createStreamTransform(ctxFor('gemini-2.0-flash'));
-  const emitted: ChunkParts[] = [];
-  try {
-    for await (const ev of decodeSse(pieces(fixtureBytes(name), size))) emitted.push(...transform.push(ev));
-    emitted.push(...transform.end());
-  } catch (err) {
-    if (err instanceof UpstreamStreamError) return { emitted, failure: err.failure };
-    throw err;
-  }
+  const { parts, error } = await runTransform(geminiAdapter.createStreamTransform(ctxFor('gemini-2.0-flash')), fixtureBytes(name), size);
+  if (error instanceof UpstreamStreamError) return { emitted: parts, failure: error.failure };
+  if (error !== undefined) throw error;
   throw new Error(`${name}: the stream did not fail`);
 }
 

@@ -6,7 +6,9 @@ import type { ChunkParts } from '../../../functions/shared/openai/chat-response'
 import { providerSpec } from '../../../functions/shared/providers/registry';
 import type { AdapterContext } from '../../../functions/shared/providers/types';
 import { UpstreamStreamError } from '../../../functions/shared/providers/types';
-import { decodeSse } from '../../../functions/shared/sse/decode';
+import { runTransform, type StreamRun } from '../stream-run';
+
+export type { StreamRun };
 
 /**
  * Shared helpers of the OpenAI-compatible adapter tests (OpenAI, DeepSeek, MiniMax, Llama hosts;
@@ -34,29 +36,10 @@ export function sentBody(model: string, req: ChatCompletionRequest, stream = fal
   return JSON.parse(providerSpec(ctx.target.provider).adapter.buildChatRequest(req, ctx, stream).body);
 }
 
-/** Feeds bytes in pieces of `size`, so lines and multi-byte characters are split. */
-async function* pieces(bytes: Buffer, size: number): AsyncGenerator<Uint8Array> {
-  for (let i = 0; i < bytes.length; i += size) yield bytes.subarray(i, i + size);
-}
-
-/** Every part the transform emitted, and what it threw (undefined for a clean end). */
-export interface StreamRun {
-  parts: ChunkParts[];
-  error: unknown;
-}
-
 /** Runs bytes through decodeSse and a fresh transform of `model`'s first target, as the router does. */
-export async function runStreamCapturing(model: string, bytes: Buffer, size: number): Promise<StreamRun> {
+export function runStreamCapturing(model: string, bytes: Buffer, size: number): Promise<StreamRun> {
   const ctx = ctxFor(model);
-  const transform = providerSpec(ctx.target.provider).adapter.createStreamTransform(ctx);
-  const parts: ChunkParts[] = [];
-  try {
-    for await (const ev of decodeSse(pieces(bytes, size))) parts.push(...transform.push(ev));
-    parts.push(...transform.end());
-  } catch (error) {
-    return { parts, error };
-  }
-  return { parts, error: undefined };
+  return runTransform(providerSpec(ctx.target.provider).adapter.createStreamTransform(ctx), bytes, size);
 }
 
 /** The parts of a stream that must end cleanly. @throws whatever the transform threw. */
