@@ -1,7 +1,7 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startGateway, type RunningGateway } from '../../local/gateway';
 import { keepAliveForever, startScriptedUpstream, type ScriptedUpstream } from '../routing/scripted-upstream';
+import { pollLedgerEntry } from '../support/ledger';
 
 /**
  * A stream longer than the function's own timeout: modelmux stops the upstream at the deadline
@@ -31,17 +31,6 @@ afterAll(async () => {
   await gw?.close();
   await deepseek?.close();
 });
-
-async function ledgerItem(requestId: string | null, tries = 100): Promise<Record<string, unknown> | undefined> {
-  const { documentClient } = await import('../../functions/shared/store/dynamo');
-  const { tableNames } = await import('../../functions/shared/store/tables');
-  for (let i = 0; i < tries; i++) {
-    const item = (await documentClient().send(new GetCommand({ TableName: tableNames().ledger, Key: { accountId: gw.accountId, requestId } }))).Item;
-    if (item) return item;
-    await new Promise((r) => setTimeout(r, 30));
-  }
-  return undefined;
-}
 
 async function bufferedChat(model: string, content: string) {
   const started = Date.now();
@@ -76,7 +65,7 @@ describe('buffered budget', () => {
     expect(deepseek.requests).toHaveLength(1);
     expect(deepseek.requests[0]?.aborted).toBe(true);
     expect(sim().requests).toHaveLength(0); // no budget left for an equivalent
-    expect(await ledgerItem(r.res.headers.get('x-request-id'), 10)).toBeUndefined();
+    expect(await pollLedgerEntry(gw.accountId, r.res.headers.get('x-request-id'), 10)).toBeUndefined();
   });
 
   it('bounds every attempt and fallback of a buffered request, well under the function deadline', async () => {
@@ -116,14 +105,7 @@ describe('function deadline', () => {
     expect(body).not.toContain('[DONE]');
     expect(elapsed).toBeLessThan(6_500);
 
-    const { documentClient } = await import('../../functions/shared/store/dynamo');
-    const { tableNames } = await import('../../functions/shared/store/tables');
-    const requestId = res.headers.get('x-request-id');
-    let item: Record<string, unknown> | undefined;
-    for (let i = 0; i < 100 && !item; i++) {
-      item = (await documentClient().send(new GetCommand({ TableName: tableNames().ledger, Key: { accountId: gw.accountId, requestId } }))).Item;
-      if (!item) await new Promise((r) => setTimeout(r, 30));
-    }
+    const item = await pollLedgerEntry(gw.accountId, res.headers.get('x-request-id'));
     expect(item).toMatchObject({ status: 'partial', usageEstimated: true });
     expect(item?.completionTokens).toBeGreaterThan(0);
   });

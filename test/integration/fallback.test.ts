@@ -1,8 +1,9 @@
 import OpenAI from 'openai';
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { startGateway, type RunningGateway } from '../../local/gateway';
 import type { Fault, SimProvider } from '../../local/simulator';
+import { pollLedgerEntry } from '../support/ledger';
 
 /**
  * Fault injection on the upstream simulator, through the whole gateway, for each fault streamed and
@@ -77,20 +78,9 @@ interface LedgerItem {
 
 /** The ledger entry of a request (written after the response; polled). */
 async function ledger(requestId: string | null, accountId = gw.accountId): Promise<LedgerItem> {
-  const item = await findLedger(requestId, accountId, 100);
+  const item = await pollLedgerEntry(accountId, requestId);
   if (item === undefined) throw new Error(`no ledger entry for ${requestId}`);
-  return item;
-}
-
-async function findLedger(requestId: string | null, accountId: string, tries: number): Promise<LedgerItem | undefined> {
-  const { documentClient } = await import('../../functions/shared/store/dynamo');
-  const { tableNames } = await import('../../functions/shared/store/tables');
-  for (let i = 0; i < tries; i++) {
-    const out = await documentClient().send(new GetCommand({ TableName: tableNames().ledger, Key: { accountId, requestId } }));
-    if (out.Item) return out.Item as LedgerItem;
-    await sleep(30);
-  }
-  return undefined;
+  return item as unknown as LedgerItem;
 }
 
 /** How many ledger entries the dev account has. */
@@ -257,7 +247,7 @@ describe.each(['buffered', 'streamed'] as const)('%s: failures before the answer
     // Nothing answered, so nothing is billed.
     const requestId = (err as InstanceType<typeof OpenAI.APIError>).headers?.get('x-request-id') ?? null;
     expect(requestId).toMatch(/^req_/);
-    expect(await findLedger(requestId, gw.accountId, 10)).toBeUndefined();
+    expect(await pollLedgerEntry(gw.accountId, requestId, 10)).toBeUndefined();
   });
 });
 

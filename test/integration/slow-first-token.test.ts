@@ -1,6 +1,7 @@
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGateway, type RunningGateway } from '../../local/gateway';
+import { pollLedgerEntry } from '../support/ledger';
 
 /**
  * A stream whose first token is slow: after STREAM_COMMIT_AFTER_MS the 200 is committed and SSE
@@ -178,21 +179,10 @@ describe('slow first token', () => {
     for (let i = 0; i < 50 && !sim.requests[0]?.aborted; i++) await sleep(20);
     expect(sim.requests[0]?.aborted).toBe(true);
     sim.setChunkDelay(0);
-    const item = await ledgerItem(requestId);
+    const item = await pollLedgerEntry(gw.accountId, requestId);
     expect(item).toMatchObject({ servedModel: 'gpt-4o-mini', provider: 'openai', status: 'aborted', usageEstimated: true });
     expect(item?.completionTokens).toBeGreaterThan(0); // the first batch was produced, so it is billed
     expect(item?.promptTokens).toBeGreaterThan(0);
   });
 });
 
-async function ledgerItem(requestId: string): Promise<Record<string, unknown> | undefined> {
-  const { GetCommand } = await import('@aws-sdk/lib-dynamodb');
-  const { documentClient } = await import('../../functions/shared/store/dynamo');
-  const { tableNames } = await import('../../functions/shared/store/tables');
-  for (let i = 0; i < 100; i++) {
-    const out = await documentClient().send(new GetCommand({ TableName: tableNames().ledger, Key: { accountId: gw.accountId, requestId } }));
-    if (out.Item) return out.Item;
-    await sleep(30);
-  }
-  return undefined;
-}

@@ -1,6 +1,7 @@
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGateway, type RunningGateway } from '../../local/gateway';
+import { pollLedgerEntry } from '../support/ledger';
 import { buildCatalogue, CATALOGUE } from '../../functions/shared/catalogue/catalogue';
 import type { CatalogueEntryData, CatalogueTargetData } from '../../functions/shared/catalogue/schema';
 import { chatCompletionRequest } from '../../functions/shared/openai/chat-request';
@@ -227,9 +228,6 @@ describe('capabilities', () => {
 
 describe('a tool call cut mid-stream', () => {
   it('is billed for the name and the argument pieces the upstream produced, counted by the tokenizer', async () => {
-    const { GetCommand } = await import('@aws-sdk/lib-dynamodb');
-    const { documentClient } = await import('../../functions/shared/store/dynamo');
-    const { tableNames } = await import('../../functions/shared/store/tables');
     const { estimateTextTokens } = await import('../../functions/shared/usage/estimate');
     gw.simulator?.setFault({ provider: 'openai' }, { kind: 'reset-after-chunks', chunks: 3 }, { times: 1 });
     const { data: stream, response } = await client.chat.completions
@@ -242,12 +240,7 @@ describe('a tool call cut mid-stream', () => {
       })(),
     ).rejects.toThrow(/mid-stream/);
     expect(produced).toMatch(/^get_weather/);
-    let entry: Record<string, unknown> | undefined;
-    for (let i = 0; i < 100 && entry === undefined; i++) {
-      const out = await documentClient().send(new GetCommand({ TableName: tableNames().ledger, Key: { accountId: gw.accountId, requestId: response.headers.get('x-request-id') } }));
-      entry = out.Item;
-      if (entry === undefined) await new Promise((r) => setTimeout(r, 30));
-    }
+    const entry = await pollLedgerEntry(gw.accountId, response.headers.get('x-request-id'));
     expect(entry).toMatchObject({ status: 'partial', usageEstimated: true, completionTokens: await estimateTextTokens(produced) });
   });
 });

@@ -4,19 +4,17 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { Template } from 'aws-cdk-lib/assertions';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount } from '../../functions/shared/accounts/account-store';
 import { createKey } from '../../functions/shared/accounts/key-store';
-import { documentClient } from '../../functions/shared/store/dynamo';
-import { tableNames } from '../../functions/shared/store/tables';
 import { estimatePromptTokens, estimateTextTokens } from '../../functions/shared/usage/estimate';
 import { REPO_ROOT } from '../../lib/constructs/gateway-function';
 import { ModelmuxStack } from '../../lib/modelmux-stack';
 import { stackPropsFromContext } from '../../lib/stack-context';
 import { startSimulator, type Simulator } from '../../local/simulator';
+import { pollLedgerEntry } from '../support/ledger';
 import { createTestTables } from '../support/tables';
 import { assetDirOf, logicalIdByPath, testApp } from './template-helpers';
 
@@ -77,12 +75,9 @@ afterAll(async () => {
 
 /** The ledger entry of a request (written after the response; polled). */
 async function ledgerEntry(requestId: string | null): Promise<Record<string, unknown>> {
-  for (let i = 0; i < 100; i++) {
-    const out = await documentClient().send(new GetCommand({ TableName: tableNames().ledger, Key: { accountId, requestId } }));
-    if (out.Item) return out.Item;
-    await new Promise((r) => setTimeout(r, 30));
-  }
-  throw new Error(`no ledger entry for ${requestId}`);
+  const entry = await pollLedgerEntry(accountId, requestId);
+  if (entry === undefined) throw new Error(`no ledger entry for ${requestId}`);
+  return entry;
 }
 
 describe('the deployed bundles', () => {
