@@ -22,7 +22,6 @@ export function improvementsSection(r: BenchReport): string {
   const logLines = (r.storeCalls.find((s) => s.kind === 'buffered chat')?.logLinesPerRequest ?? Number.NaN).toFixed(1);
   const load = r.loadProfile;
   const loadShare = (category: string): string => (load ? pct((load.categories[category] ?? 0) / Math.max(1e-9, load.busyMs)) : 'n/a');
-  const catalogue = load?.topOwn.find((h) => h.where.includes('loadCatalogue'));
   const chat = r.bundles.find((b) => b.name === 'Chat');
   const sdkBytes = chat?.packages.filter((p) => p.name.startsWith('@smithy/') || p.name.startsWith('@aws-sdk/')).reduce((a, p) => a + p.bytes, 0) ?? Number.NaN;
   // Fastest runs: the difference of two noisy medians can even come out negative on a busy machine.
@@ -60,7 +59,7 @@ export function improvementsSection(r: BenchReport): string {
     '   there it is one read per container per 5 s).',
     '',
     `**Cold start** (load profile of the Chat bundle): V8 parse + compile ${loadShare('V8 parse + compile of module source')}, zod ${loadShare('zod')}`,
-    `(schema construction${catalogue ? `; \`loadCatalogue\`: ${pct(catalogue.share)}` : ''}), Node built-ins ${loadShare('Node built-in modules (load)')}.`,
+    `(schema construction), Node built-ins ${loadShare('Node built-in modules (load)')}.`,
     `1. Bundle size: the AWS SDK is ${kb(sdkBytes)} of index.mjs. Taken: the SDK's default credential chain (SSO, INI, IMDS,`,
     '   STS and their nested clients, 140 KB) is aliased to its environment-only link, which is all Lambda uses',
     '   (functions/shared/store/lambda-credentials.ts). What remains is the DynamoDB and Secrets Manager clients themselves.',
