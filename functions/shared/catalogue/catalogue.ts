@@ -94,7 +94,6 @@ function toEntry(e: CatalogueEntryData): CatalogueEntry {
 function toTarget(t: CatalogueTargetData): CatalogueTarget {
   const upstreamPrice = prices(t.price.inputUsdPerMTok, t.price.outputUsdPerMTok);
   const long = t.price.longContext;
-  const longPrice = long && prices(long.inputUsdPerMTok, long.outputUsdPerMTok);
   return {
     key: `${t.provider}:${t.upstreamModel}`,
     provider: t.provider,
@@ -107,7 +106,7 @@ function toTarget(t: CatalogueTargetData): CatalogueTarget {
     timeouts: t.timeouts,
     upstreamPrice,
     displayedPrice: withFee(upstreamPrice),
-    longContext: long && longPrice ? { promptTokensAbove: long.promptTokensAbove, upstreamPrice: longPrice, displayedPrice: withFee(longPrice) } : undefined,
+    longContext: long === undefined ? undefined : longContextTier(long.promptTokensAbove, prices(long.inputUsdPerMTok, long.outputUsdPerMTok)),
     priceReadOn: t.price.readOn,
   };
 }
@@ -118,6 +117,10 @@ function prices(inputUsdPerMTok: number, outputUsdPerMTok: number): TokenPrices 
 
 function withFee(p: TokenPrices): TokenPrices {
   return { input: displayedPrice(p.input), output: displayedPrice(p.output) };
+}
+
+function longContextTier(promptTokensAbove: number, upstreamPrice: TokenPrices): NonNullable<CatalogueTarget['longContext']> {
+  return { promptTokensAbove, upstreamPrice, displayedPrice: withFee(upstreamPrice) };
 }
 
 /**

@@ -12,7 +12,7 @@ import * as z from 'zod';
  *
  * Every form is accepted here, so a request the openai SDK can type is never refused as an unknown
  * argument. Custom tools and `allowed_tools` are OpenAI's own: the OpenAI target gets them as sent,
- * other targets answer a 400 `unsupported_parameter` naming them (providers/openai-only-features.ts).
+ * other targets answer a 400 `unsupported_parameter` naming them (providers/unsupported-parameters.ts).
  */
 
 export const functionTool = z.strictObject({

@@ -291,7 +291,7 @@ function logFailure(attempt: Attempt, failure: UpstreamFailure, requestId: strin
 }
 
 /** OpenAI's error code for a prompt over the model's context window (Chat Completions API errors). */
-export const CONTEXT_LENGTH_EXCEEDED = 'context_length_exceeded';
+const CONTEXT_LENGTH_EXCEEDED = 'context_length_exceeded';
 
 /** The client went away: nothing more to try, and nobody to answer. */
 function clientGone(): GatewayError {

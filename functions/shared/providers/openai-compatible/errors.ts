@@ -27,7 +27,7 @@ const errorBody = z.looseObject({
  * §2.7), Gemini's compat layer its own "The input token count (N) exceeds the maximum number of tokens
  * allowed (M)." inside an array (§3.9, §3.5).
  */
-const CONTEXT_LENGTH = /maximum context length|context length|too many tokens|prompt is too long|exceeds the maximum number of tokens/i;
+const CONTEXT_LENGTH = /context length|too many tokens|prompt is too long|exceeds the maximum number of tokens/i;
 
 /** The parsed `error` object of an OpenAI-style error body, if there is one. */
 export function readOpenAIError(bodyText: string): z.infer<typeof errorBody>['error'] {
