@@ -3,6 +3,7 @@ import { dirname, join } from 'node:path';
 import { startDynamoDbLocal, ensureTables } from './dynamodb-local';
 import { startSimulator, type Simulator, type SimProvider, type SimulatorOptions } from './simulator';
 import { createFunctionUrlServer, installAwslambdaGlobals, listen } from './function-url';
+import { startSettleRunner, type SettleRunner, type SettleRunnerOptions } from './settle-runner';
 
 /**
  * The whole gateway on loopback, as `npm start`, the integration tests and the bench run it:
@@ -44,6 +45,10 @@ export interface GatewayOptions {
   signalClientDisconnect?: boolean;
   /** The chat function's timeout (ms; default 300,000, as deployed). */
   chatTimeoutMs?: number;
+  /** The durable settle path (SQS emulator, poller, sweep timer); see local/settle-runner.ts. */
+  settle?: SettleRunnerOptions;
+  /** Write `.local/state.json` (DynamoDB endpoint, tables, dev account) for the admin CLI to find. */
+  stateFile?: string;
 }
 
 export interface RunningGateway {
@@ -53,6 +58,8 @@ export interface RunningGateway {
   accountId: string;
   dynamodbEndpoint: string;
   simulator: Simulator | undefined;
+  /** The settle queue, its poller and the sweep. */
+  settle: SettleRunner;
   /** provider variable prefix → 'real' | 'simulated'. */
   providers: Record<string, 'real' | 'simulated'>;
   close(): Promise<void>;
@@ -95,7 +102,15 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<RunningGa
     }
     if (simulator) closers.push(() => (simulator as Simulator).close());
 
+    const settle = await startSettleRunner(opts.settle);
+    closers.push(settle.close);
+
     const dev = await ensureDevKey(opts.devKeyFile, opts.devFreeTokens);
+    if (opts.stateFile !== undefined) {
+      mkdirSync(dirname(opts.stateFile), { recursive: true });
+      const state = { dynamodbEndpoint: endpoint, tables: { keys: process.env.KEYS_TABLE, accounts: process.env.ACCOUNTS_TABLE, ledger: process.env.LEDGER_TABLE }, devAccountId: dev.accountId, pid: process.pid };
+      writeFileSync(opts.stateFile, `${JSON.stringify(state, null, 2)}\n`);
+    }
 
     installAwslambdaGlobals();
     const chat = await import('../functions/chat-completions/handler');
@@ -113,6 +128,7 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<RunningGa
       accountId: dev.accountId,
       dynamodbEndpoint: endpoint,
       simulator,
+      settle,
       providers,
       close: () => closeAll(closers),
     };

@@ -14,6 +14,7 @@ const gateway = await startGateway({
   port,
   dataDir: join(LOCAL_STATE_DIR, 'dynamodb'),
   devKeyFile: join(LOCAL_STATE_DIR, 'dev-api-key'),
+  stateFile: join(LOCAL_STATE_DIR, 'state.json'),
   simulator: { chunkDelayMs: Number(process.env.SIM_CHUNK_DELAY_MS ?? 20) },
   // Locally a client that leaves stops its upstream request (saves real tokens); Lambda cannot.
   signalClientDisconnect: true,
@@ -31,7 +32,9 @@ process.stdout.write(
     'modelmux is running.',
     `  base URL  ${gateway.baseUrl}`,
     `  API key   ${gateway.apiKey}`,
-    `  DynamoDB  ${gateway.dynamodbEndpoint}`,
+    `  account   ${gateway.accountId}   (npm run admin -- accounts show --account ${gateway.accountId})`,
+    `  DynamoDB  ${gateway.dynamodbEndpoint}   (the admin CLI finds it through .local/state.json)`,
+    `  settle    queue ${gateway.settle.queueUrl} (SQS emulator), orphan sweep every minute`,
     'Providers (real when <NAME>_API_KEY is set):',
     ...rows,
     '',

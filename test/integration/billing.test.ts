@@ -45,9 +45,9 @@ describe('billing', () => {
     const results = await Promise.all(
       Array.from({ length: 50 }, (_, i) =>
         i % 2 === 0
-          ? client.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: `request number ${i}` }] })
+          ? client.chat.completions.create({ model: 'gpt-4o', max_tokens: 200, messages: [{ role: 'user', content: `request number ${i}` }] })
           : (async () => {
-              const s = await client.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: `stream number ${i}` }], stream: true, stream_options: { include_usage: true } });
+              const s = await client.chat.completions.create({ model: 'gpt-4o', max_tokens: 200, messages: [{ role: 'user', content: `stream number ${i}` }], stream: true, stream_options: { include_usage: true } });
               let usage: OpenAI.CompletionUsage | undefined;
               for await (const c of s) usage = c.usage ?? usage;
               return { usage };

@@ -1,6 +1,7 @@
 /**
- * Accounts table access. Item shape: `{ accountId, keyCount, freeTokens, creditNanoUsd, createdAt }`
- * (credit in nano-USD, see billing/money.ts).
+ * Accounts table access. Item shape (DATA-MODEL §2): `{ accountId, keyCount, freeTokens,
+ * heldFreeTokens, creditNanoUsd, heldNanoUsd, purchasedNanoUsd, usedNanoUsd, usedFreeTokens, inflight,
+ * keys: {}, createdAt }` (money in nano-USD, see billing/money.ts; holds in billing/hold.ts).
  */
 import { randomBytes } from 'node:crypto';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
@@ -19,10 +20,25 @@ export interface Account {
   accountId: string;
   /** Active API keys, 0..MAX_KEYS_PER_ACCOUNT. */
   keyCount: number;
-  /** Free tokens left (input and output alike); never negative. */
+  /** Free tokens available (not held; input and output alike); never negative. */
   freeTokens: number;
-  /** Prepaid credit, nano-USD (1e-9 USD). May dip below zero by the cost of requests in flight. */
+  /** Free tokens held by requests in flight. */
+  heldFreeTokens: number;
+  /**
+   * Prepaid credit available (not held), nano-USD (1e-9 USD). Never below zero except by the bounded
+   * estimate error documented in billing/settle.ts (an upstream counting more than our margin held).
+   */
   creditNanoUsd: number;
+  /** Credit held by requests in flight, nano-USD. */
+  heldNanoUsd: number;
+  /** Lifetime credit added (top-ups), nano-USD; 0 = free tier. */
+  purchasedNanoUsd: number;
+  /** Lifetime credit spent, nano-USD. */
+  usedNanoUsd: number;
+  /** Lifetime free tokens spent. */
+  usedFreeTokens: number;
+  /** Fund shards (DATA-MODEL §5); 1 = the single-item layout. */
+  shards: number;
   /** ISO 8601 creation time. */
   createdAt: string;
 }
@@ -32,7 +48,13 @@ export const accountItemSchema = z.object({
   accountId: z.string(),
   keyCount: z.number().int(),
   freeTokens: z.number().int(),
+  heldFreeTokens: z.number().int().default(0),
   creditNanoUsd: z.number().int(),
+  heldNanoUsd: z.number().int().default(0),
+  purchasedNanoUsd: z.number().int().default(0),
+  usedNanoUsd: z.number().int().default(0),
+  usedFreeTokens: z.number().int().default(0),
+  shards: z.number().int().default(1),
   createdAt: z.string(),
 });
 
@@ -42,7 +64,7 @@ export interface CreateAccountOptions {
   accountId?: string;
   /** Default {@link NEW_ACCOUNT_FREE_TOKENS} (200,000). Non-negative integer. */
   freeTokens?: number;
-  /** Default 0. Non-negative integer nano-USD. */
+  /** Default 0. Non-negative integer nano-USD; counts as purchased (a paid account's rate limits). */
   creditNanoUsd?: number;
 }
 
@@ -59,11 +81,18 @@ export function newAccountId(): string {
  *         is taken; UpstreamUnavailableError (503) when DynamoDB is unavailable.
  */
 export async function createAccount(opts: CreateAccountOptions = {}): Promise<Account> {
+  const credit = opts.creditNanoUsd ?? 0;
   const account: Account = {
     accountId: opts.accountId ?? newAccountId(),
     keyCount: 0,
     freeTokens: opts.freeTokens ?? NEW_ACCOUNT_FREE_TOKENS,
-    creditNanoUsd: opts.creditNanoUsd ?? 0,
+    heldFreeTokens: 0,
+    creditNanoUsd: credit,
+    heldNanoUsd: 0,
+    purchasedNanoUsd: credit,
+    usedNanoUsd: 0,
+    usedFreeTokens: 0,
+    shards: 1,
     createdAt: new Date().toISOString(),
   };
   if (!nonNegativeSafeInt(account.freeTokens) || !nonNegativeSafeInt(account.creditNanoUsd)) {
@@ -72,7 +101,7 @@ export async function createAccount(opts: CreateAccountOptions = {}): Promise<Ac
   try {
     await storeCall(() =>
       documentClient().send(
-        new PutCommand({ TableName: tableNames().accounts, Item: account, ConditionExpression: ACCOUNT_IS_NEW }),
+        new PutCommand({ TableName: tableNames().accounts, Item: { ...account, inflight: 0, keys: {} }, ConditionExpression: ACCOUNT_IS_NEW }),
       ),
     );
   } catch (err) {
@@ -97,8 +126,9 @@ export async function getAccount(accountId: string, opts: { consistent?: boolean
 }
 
 /**
- * Adds `nanoUsd` (positive integer nano-USD) to the account's credit with an atomic ADD, and returns
- * the account after the change. Gateways see the new balance within their balance-cache TTL.
+ * Adds `nanoUsd` (positive integer nano-USD) to the account's credit (shard 0, the bank) and to its
+ * lifetime purchases with one atomic ADD, and returns the account after the change. The next hold
+ * that needs it sees it (a failed condition returns the new balance).
  * @throws InvalidRequestError when the amount is not a positive safe integer or the balance would pass
  *         Number.MAX_SAFE_INTEGER nano-USD; AccountNotFoundError (404); UpstreamUnavailableError (503).
  */
@@ -112,7 +142,7 @@ export async function addCredit(accountId: string, nanoUsd: number): Promise<Acc
         new UpdateCommand({
           TableName: tableNames().accounts,
           Key: { accountId },
-          UpdateExpression: 'ADD creditNanoUsd :amount',
+          UpdateExpression: 'ADD creditNanoUsd :amount, purchasedNanoUsd :amount',
           ConditionExpression: ACCOUNT_EXISTS_AND_CREDIT_FITS,
           ExpressionAttributeValues: { ':amount': nanoUsd, ':ceiling': Number.MAX_SAFE_INTEGER - nanoUsd },
           ReturnValues: 'ALL_NEW',

@@ -1,8 +1,11 @@
 /** The keys table's item shape (pk `keyHash`; GSI `byAccount` on accountId + createdAt). */
 import * as z from 'zod';
 
-/** Status of a key: revoked keys stay in the table for the record but never authenticate. */
-export type KeyStatus = 'active' | 'revoked';
+/**
+ * Status of a key (DATA-MODEL §3): `disabled` keys can be enabled again; `deleted` (and `revoked`, its
+ * older name, read as deleted) keys stay in the table for the record but never authenticate.
+ */
+export type KeyStatus = 'active' | 'disabled' | 'deleted' | 'revoked';
 
 /** Parses a stored key item; tolerant of extra attributes. The key itself is never stored. */
 export const keyItemSchema = z.object({
@@ -12,10 +15,13 @@ export const keyItemSchema = z.object({
   name: z.string(),
   /** `sk-mux-` + first 4 secret characters + `…`. */
   hint: z.string(),
-  status: z.enum(['active', 'revoked']),
+  status: z.enum(['active', 'disabled', 'deleted', 'revoked']),
   /** ISO 8601. */
   createdAt: z.string(),
   revokedAt: z.string().nullish(),
+  /** Spend limit per window, nano-USD; absent = none. */
+  limitNanoUsd: z.number().int().nonnegative().optional(),
+  limitReset: z.enum(['daily', 'weekly', 'monthly']).optional(),
 });
 
 /** A stored key record. */

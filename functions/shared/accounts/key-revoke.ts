@@ -12,6 +12,9 @@ import { API_KEY_PREFIX } from './api-key';
 import { forgetCachedKey } from './authenticate';
 import { keyItemSchema, toKeyInfo, type KeyInfo, type KeyItem } from './key-item';
 import { queryAccountKeys } from './key-list';
+import { readState } from '../billing/account-state';
+import { keyEntryId } from '../billing/hold-record';
+import { shardPk } from '../billing/shards';
 
 /**
  * Finds the one active key of the account that `ref` names: a full hash (read directly), a hash prefix
@@ -44,9 +47,9 @@ async function resolveKeyRef(accountId: string, ref: string): Promise<KeyItem> {
 
 /**
  * Revokes one active key of `accountId`, named by full hash, hash prefix (≥ 6 hex characters) or hint
- * (`sk-mux-abcd…`). One transaction marks it revoked (only if active and owned) and decrements keyCount.
- * This container forgets the key at once; other warm containers may accept it for up to their key
- * cache TTL (see authenticate.ts).
+ * (`sk-mux-abcd…`). One transaction marks it revoked (only if active and owned), decrements keyCount and
+ * removes its billing entry `keys.<h16>` from every fund shard, so the next hold with it fails at once
+ * in every container (billing/hold-write.ts), whatever their key caches say.
  * @throws KeyNotFoundError (404) when no active key of the account matches; InvalidRequestError when
  *         the reference matches several; UpstreamUnavailableError (503).
  */
@@ -54,6 +57,12 @@ export async function revokeKey(accountId: string, keyRef: string): Promise<KeyI
   const key = await resolveKeyRef(accountId, keyRef);
   const tables = tableNames();
   const revokedAt = new Date().toISOString();
+  const account = await readState(accountId, { consistent: true });
+  const names = { '#keys': 'keys', '#k': keyEntryId(key.keyHash) };
+  const removeEntry = account.keys === undefined ? '' : ' REMOVE #keys.#k';
+  const shardItems = Array.from({ length: account.keys === undefined ? 0 : account.shards - 1 }, (_, i) => ({
+    Update: { TableName: tables.accounts, Key: { accountId: shardPk(accountId, i + 1) }, UpdateExpression: 'REMOVE #keys.#k', ExpressionAttributeNames: names },
+  }));
   try {
     await transactWrite([
       {
@@ -70,11 +79,13 @@ export async function revokeKey(accountId: string, keyRef: string): Promise<KeyI
         Update: {
           TableName: tables.accounts,
           Key: { accountId },
-          UpdateExpression: 'SET keyCount = keyCount - :one',
+          UpdateExpression: `SET keyCount = keyCount - :one${removeEntry}`,
           ConditionExpression: ACCOUNT_EXISTS_AND_HAS_KEYS,
           ExpressionAttributeValues: { ':one': 1, ':zero': 0 },
+          ...(removeEntry ? { ExpressionAttributeNames: names } : {}),
         },
       },
+      ...shardItems,
     ]);
   } catch (err) {
     // Revoked concurrently by someone else: to this caller it is simply no longer an active key.

@@ -1,4 +1,5 @@
-import { admit } from '../billing/admit';
+import { chatDemand } from '../billing/hold-demand';
+import { startBill, type RequestBill } from '../billing/request-bill';
 import { CATALOGUE, getModel } from '../catalogue/catalogue';
 import type { GatewayRequest, GatewayResult, JsonResult, StreamResult } from '../http/types';
 import { chatCompletionRequest, type ChatCompletionRequest } from '../openai/chat-request';
@@ -12,26 +13,65 @@ import { planAttempts, requiredCapabilities } from '../routing/attempt-plan';
 import { routeBuffered, routeStream, type RoutedBase } from '../routing/chat-router';
 import { BUFFERED_CHAT_BUDGET_MS, withinBudget } from '../routing/request-budget';
 import { DONE_FRAME, dataFrame, errorFrame } from '../sse/encode';
-import { estimatePromptTokens, estimateTextTokens } from '../usage/estimate';
+import { estimatePromptTokens, estimateTextTokens, warmTokenizer } from '../usage/estimate';
 import { logger } from '../observability/logger';
 import { authenticateRequest, routeOptions } from './guard';
-import { settleRequest, type BillableUsage } from './settle-request';
+import { settleRequest, usageEntry, type BillableUsage } from './settle-request';
+import { holdEndsAt } from './hold-timing';
 
 /**
- * `POST /v1/chat/completions`: authenticate → validate → resolve the model → admit (402 before any
- * upstream call) → route (fallback inside) → answer → settle the ledger after the answer is out.
+ * `POST /v1/chat/completions`: authenticate → validate → resolve the model → hold the most it can
+ * cost (402/429 before any upstream call; billing/request-bill.ts) → route (fallback inside) → answer
+ * → settle the hold after the answer is out. When this container's view of the account predicts the
+ * hold, the upstream is connected while the hold is written; nothing reaches the client before the
+ * hold is confirmed, and an upstream started for a refused hold is aborted.
  */
 export async function chatCompletions(req: GatewayRequest): Promise<GatewayResult> {
   const caller = await authenticateRequest(req);
   const body = parseJsonBody(req.body, chatCompletionRequest);
   const entry = getModel(body.model, 'chat');
-  await admit(caller.accountId);
   const plan = planAttempts(entry, CATALOGUE, await loadUpstreamCredentials(), requiredCapabilities(body));
-  const ctx: CallContext = { req, body, accountId: caller.accountId, created: Math.floor(req.receivedAt / 1000) };
-  if (body.stream !== true) return buffered(ctx, await routeBuffered(body, plan, withinBudget(routeOptions(req), req.receivedAt, BUFFERED_CHAT_BUDGET_MS)));
-  const routing = routeStream(body, plan, routeOptions(req));
+  const { demand, promptTokensEstimate, outputLimit } = chatDemand(body, entry, plan);
+  const bill = startBill({ accountId: caller.accountId, keyHash: caller.keyHash, requestId: req.requestId, publicModel: body.model, demand, promptTokensEstimate, endsAt: holdEndsAt(req) });
+  if (!bill.predicted) await bill.confirmed;
+  // The held output limit always goes upstream, so no completion can outgrow the hold.
+  const sent: ChatCompletionRequest = body.max_completion_tokens == null && body.max_tokens == null ? { ...body, max_tokens: outputLimit } : body;
+  const upstream = new AbortController();
+  const stopUpstream = (): void => upstream.abort();
+  req.signal.addEventListener('abort', stopUpstream, { once: true });
+  const opts = { ...routeOptions(req), signal: upstream.signal };
+  const ctx: CallContext = { req, body, bill, created: Math.floor(req.receivedAt / 1000) };
+  if (body.stream !== true) {
+    const routing = routeBuffered(sent, plan, withinBudget(opts, req.receivedAt, BUFFERED_CHAT_BUDGET_MS));
+    await holdBeforeAnswer(bill, routing, upstream);
+    return buffered(ctx, await routing.catch(cancelling(bill)));
+  }
+  const routing = routeStream(sent, plan, opts);
+  await holdBeforeAnswer(bill, routing, upstream);
   const early = await settledWithin(routing, streamCommitAfterMs());
-  return early ? streamed(ctx, await routing) : streamedLate(ctx, routing);
+  return early ? streamed(ctx, await routing.catch(cancelling(bill))) : streamedLate(ctx, routing);
+}
+
+/**
+ * Waits for the hold before anything can reach the client. A refused hold aborts the upstream
+ * (as a client abort: no breaker tick) and closes a stream that already started.
+ */
+async function holdBeforeAnswer(bill: RequestBill, routing: Promise<unknown>, upstream: AbortController): Promise<void> {
+  try {
+    await bill.confirmed;
+  } catch (err) {
+    upstream.abort();
+    routing.then((o) => (o as { close?: () => void }).close?.(), () => undefined);
+    throw err;
+  }
+}
+
+/** A routing failure after the hold: release the hold (durably), then let the error answer. */
+function cancelling(bill: RequestBill): (err: unknown) => Promise<never> {
+  return async (err) => {
+    await bill.cancel();
+    throw err;
+  };
 }
 
 /**
@@ -78,6 +118,7 @@ function streamedLate(ctx: CallContext, routing: Promise<Awaited<ReturnType<type
     yield KEEPALIVE_FRAME;
     while (!(await settledWithin(settled, KEEPALIVE_EVERY_MS))) yield KEEPALIVE_FRAME;
     if (outcome === undefined) {
+      await ctx.bill.cancel();
       if (!ctx.req.signal.aborted) yield errorFrame(failure);
       return;
     }
@@ -94,7 +135,7 @@ function streamedLate(ctx: CallContext, routing: Promise<Awaited<ReturnType<type
         // The client left during the keep-alive phase: an answer that started anyway is stopped and
         // billed as aborted (prompt, and the first batch it produced), never dropped.
         const outcome = await routing.catch(() => undefined);
-        if (outcome === undefined) return;
+        if (outcome === undefined) return ctx.bill.cancel();
         inner = streamed(ctx, outcome);
       }
       await inner.after?.();
@@ -105,7 +146,7 @@ function streamedLate(ctx: CallContext, routing: Promise<Awaited<ReturnType<type
 interface CallContext {
   req: GatewayRequest;
   body: ChatCompletionRequest;
-  accountId: string;
+  bill: RequestBill;
   /** Unix seconds, the same on every chunk (OpenAI: "each chunk has the same created"). */
   created: number;
 }
@@ -135,13 +176,15 @@ async function buffered(ctx: CallContext, outcome: Awaited<ReturnType<typeof rou
   const billable = parts.usage
     ? fromUsage(parts.usage)
     : await estimate(ctx.body, parts.choices.map((c) => (c.message.content ?? '') + (c.message.reasoning_content ?? '') + JSON.stringify(c.message.tool_calls ?? '')).join(''));
+  const entry = usageEntry({ requestedModel: ctx.body.model, attempt: outcome.attempt, attempts: outcome.attempts, usage: billable, status: 'complete' });
+  const usage: Usage = { ...(parts.usage ?? makeUsage(billable.promptTokens, billable.completionTokens)), cost: usdOf(ctx.bill.charge(entry).costNanoUsd) };
   const completion: ChatCompletion = {
     id: completionId(ctx.req.requestId),
     object: 'chat.completion',
     created: ctx.created,
     model: ctx.body.model,
     choices: parts.choices,
-    usage: parts.usage ?? makeUsage(billable.promptTokens, billable.completionTokens),
+    usage,
     system_fingerprint: parts.system_fingerprint ?? null,
   };
   return {
@@ -149,8 +192,16 @@ async function buffered(ctx: CallContext, outcome: Awaited<ReturnType<typeof rou
     status: 200,
     headers: routingHeaders(outcome),
     body: completion,
-    after: () => settleRequest({ accountId: ctx.accountId, requestId: ctx.req.requestId, receivedAt: ctx.req.receivedAt, requestedModel: ctx.body.model, attempt: outcome.attempt, attempts: outcome.attempts, usage: billable, status: 'complete' }),
+    after: async () => {
+      await settleRequest(ctx.bill, entry, { requestId: ctx.req.requestId, receivedAt: ctx.req.receivedAt, attempts: outcome.attempts.length });
+      await warmTokenizer();
+    },
   };
+}
+
+/** nano-USD → USD as a JSON number (`usage.cost`). */
+function usdOf(nanoUsd: number): number {
+  return nanoUsd / 1e9;
 }
 
 /**
@@ -169,6 +220,8 @@ function streamed(ctx: CallContext, outcome: Awaited<ReturnType<typeof routeStre
   let usage: Usage | undefined;
   let text = '';
   let status: 'complete' | 'partial' | 'aborted' = 'partial';
+  /** The usage the final chunk reported (and priced): the settle bills exactly it. */
+  let finalUsage: BillableUsage | undefined;
   const produced = (batch: readonly ChunkParts[]): void => {
     for (const parts of batch) {
       if (parts.usage) usage = parts.usage;
@@ -202,7 +255,9 @@ function streamed(ctx: CallContext, outcome: Awaited<ReturnType<typeof routeStre
       }
       status = 'complete';
       if (includeUsage) {
-        const final = usage ?? toUsage(await estimate(ctx.body, text));
+        finalUsage = usage !== undefined ? fromUsage(usage) : await estimate(ctx.body, text);
+        const entry = usageEntry({ requestedModel: ctx.body.model, attempt: outcome.attempt, attempts: outcome.attempts, usage: finalUsage, status });
+        const final: Usage = { ...(usage ?? toUsage(finalUsage)), cost: usdOf(ctx.bill.charge(entry).costNanoUsd) };
         yield dataFrame({ id, object: 'chat.completion.chunk', created: ctx.created, model: ctx.body.model, choices: [], usage: final });
       }
       yield DONE_FRAME;
@@ -226,8 +281,10 @@ function streamed(ctx: CallContext, outcome: Awaited<ReturnType<typeof routeStre
       // Frames that never ran (the client left before the first byte) leave the upstream open: stop it.
       outcome.close();
       if (ctx.req.signal.aborted && status !== 'complete') status = 'aborted';
-      const billable = usage !== undefined && status === 'complete' ? fromUsage(usage) : await estimateOr(usage, ctx.body, text);
-      await settleRequest({ accountId: ctx.accountId, requestId: ctx.req.requestId, receivedAt: ctx.req.receivedAt, requestedModel: ctx.body.model, attempt: outcome.attempt, attempts: outcome.attempts, usage: billable, status });
+      const billable = status === 'complete' && finalUsage !== undefined ? finalUsage : usage !== undefined && status === 'complete' ? fromUsage(usage) : await estimateOr(usage, ctx.body, text);
+      const entry = usageEntry({ requestedModel: ctx.body.model, attempt: outcome.attempt, attempts: outcome.attempts, usage: billable, status });
+      await settleRequest(ctx.bill, entry, { requestId: ctx.req.requestId, receivedAt: ctx.req.receivedAt, attempts: outcome.attempts.length });
+      await warmTokenizer();
     },
   };
 }

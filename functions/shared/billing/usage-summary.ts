@@ -4,7 +4,9 @@ import { InvalidRequestError } from '../openai/errors';
 import { documentClient } from '../store/dynamo';
 import { storeCall } from '../store/store-errors';
 import { tableNames } from '../store/tables';
-import { ledgerItemSchema } from './ledger-entry';
+import { isSettledItem, ledgerItemSchema } from './ledger-entry';
+import { readState } from './account-state';
+import { shardPks } from './shards';
 import { requestIdFloor } from './request-id';
 
 /** Token and money totals over a set of ledger entries. */
@@ -36,8 +38,9 @@ function add(t: UsageTotals, e: Omit<UsageTotals, 'requests'>): void {
 }
 
 /**
- * Sums the account's ledger entries (all pages), optionally only those whose request id was made at or
- * after `since` (ISO 8601; uses the time-ordered request id as the range key, see request-id.ts).
+ * Sums the account's settled ledger entries (all pages, every fund shard's partition; holds in flight
+ * are skipped), optionally only those whose request id was made at or after `since` (ISO 8601; uses
+ * the time-ordered request id as the range key, see request-id.ts).
  * @throws InvalidRequestError for an unparsable `since`; UpstreamUnavailableError (503).
  */
 export async function usageSummary(accountId: string, opts: { since?: string } = {}): Promise<UsageSummary> {
@@ -47,6 +50,12 @@ export async function usageSummary(accountId: string, opts: { since?: string } =
   }
   const summary: UsageSummary = { accountId, ...emptyTotals(), byModel: {} };
   if (sinceMs !== undefined) summary.since = new Date(sinceMs).toISOString();
+  const root = await readState(accountId, { consistent: true });
+  for (const pk of shardPks(accountId, root.shards)) await sumPartition(pk, sinceMs, summary);
+  return summary;
+}
+
+async function sumPartition(accountId: string, sinceMs: number | undefined, summary: UsageSummary): Promise<void> {
   let startKey: Record<string, unknown> | undefined;
   do {
     const page = await storeCall(() =>
@@ -62,11 +71,11 @@ export async function usageSummary(accountId: string, opts: { since?: string } =
       ),
     );
     for (const raw of page.Items ?? []) {
+      if (!isSettledItem(raw)) continue;
       const e = ledgerItemSchema.parse(raw);
       add(summary, e);
       add((summary.byModel[e.publicModel] ??= emptyTotals()), e);
     }
     startKey = page.LastEvaluatedKey;
   } while (startKey);
-  return summary;
 }

@@ -32,3 +32,24 @@ export const LEDGER_ENTRY_IS_NEW = 'attribute_not_exists(requestId)';
 
 /** Accounts: free tokens never go negative. `:free` = the free tokens this settle consumes. */
 export const ACCOUNT_EXISTS_AND_HAS_FREE_TOKENS = 'attribute_exists(accountId) AND freeTokens >= :free';
+
+/**
+ * Ledger: a hold is settled (or cancelled) once: only while its item still says `held`. Every settle
+ * path — in-process, the settle queue, the orphan sweep, the admin CLI — is idempotent on the request
+ * id through this condition. `#status` = `status`, `:held` = `held`.
+ */
+export const HOLD_IS_PENDING = '#status = :held';
+
+/**
+ * The hold's conditions on the account item (billing/hold-write.ts builds them per request; each
+ * clause is one invariant):
+ * - `freeTokens >= :f` (or `= :f` when the hold takes them all): available free tokens never negative,
+ *   and credit is held only when no free tokens are left;
+ * - `creditNanoUsd >= :c`: available credit never negative (held amounts count as spent);
+ * - `keys.<h16>.status = active`: a disabled or deleted key is refused at once, in every container;
+ * - `keys.<h16>.leftNanoUsd >= :c` in the current window (or the roll to a new window): a key never
+ *   holds beyond its spend limit;
+ * - `rpmWindow = :minute AND rpmCount < :rpm` (or a new minute), `inflight < :concurrent`, on the
+ *   account and on the key: the rate limits.
+ */
+export const HOLD_CONDITIONS_DOC = 'billing/hold-write.ts';

@@ -60,37 +60,13 @@ export function toStoreError(err: unknown): unknown {
 }
 
 /**
- * Set when this container's last store call failed with an outage, cleared by the next success.
- * While set, caches are not trusted for admission (billing/admit.ts): a warm container whose
- * DynamoDB has gone away must not keep serving tokens it cannot bill.
- */
-let outageSuspected = false;
-
-/** True when the last store call failed with an outage and none has succeeded since. */
-export function storeOutageSuspected(): boolean {
-  return outageSuspected;
-}
-
-/**
- * Marks the store as suspect without a failed call: a call that has not answered within its caller's
- * limit (app/settle-request.ts) says as much about DynamoDB as one that failed. Cleared, like a
- * failure, by the next store call that succeeds.
- */
-export function suspectStoreOutage(): void {
-  outageSuspected = true;
-}
-
-/**
  * Runs one store call and maps its failure with {@link toStoreError}.
  * @throws UpstreamUnavailableError (503) when DynamoDB is unreachable, throttling or failing.
  */
 export async function storeCall<T>(op: () => Promise<T>): Promise<T> {
   try {
-    const out = await op();
-    outageSuspected = false;
-    return out;
+    return await op();
   } catch (err) {
-    if (isStoreUnavailable(err)) outageSuspected = true;
     throw toStoreError(err);
   }
 }

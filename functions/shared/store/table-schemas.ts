@@ -6,7 +6,9 @@
  *             status (active | revoked), hint (first characters of the secret).
  *             GSI `byAccount` (accountId, createdAt) for listing an account's keys.
  * - accounts: pk `accountId`. Attributes: keyCount, freeTokens, credit (nano-USD), createdAt.
- * - ledger:   pk `accountId`, sk `requestId` (time-ordered, so a Query returns entries in time order).
+ * - ledger:   pk `accountId` (or a fund shard's `accountId#k`), sk `requestId` (time-ordered, so a Query
+ *             returns entries in time order). Holds in flight carry `holdBucket` ("0".."15") and
+ *             `holdExpiresAt` (epoch ms): the sparse GSI `pendingHolds` lists exactly the unsettled holds.
  */
 
 /** A DynamoDB key attribute. */
@@ -41,6 +43,9 @@ export const LEDGER_TABLE: TableSchema = {
   logicalName: 'ledger',
   partitionKey: { name: 'accountId', type: 'S' },
   sortKey: { name: 'requestId', type: 'S' },
+  globalSecondaryIndexes: [
+    { indexName: 'pendingHolds', partitionKey: { name: 'holdBucket', type: 'S' }, sortKey: { name: 'holdExpiresAt', type: 'N' } },
+  ],
 };
 
 export const TABLE_SCHEMAS: readonly TableSchema[] = [KEYS_TABLE, ACCOUNTS_TABLE, LEDGER_TABLE];

@@ -1,0 +1,168 @@
+/**
+ * Placing a hold before the call (DATA-MODEL §1, §4): the most a request can cost is reserved on the
+ * account by ONE conditional TransactWriteItems (hold-write.ts), which also enforces the key's status
+ * and spend limit and the rate limits. The amounts are planned from this container's view of the
+ * account (hold-plan.ts); when a condition fails, the account's ALL_OLD image replaces the view and the
+ * hold is planned again from the store's own numbers — so a refusal (402, 429, 401) is always decided
+ * on real data, and a stale view costs one extra write, never an overdraft.
+ */
+import { UpstreamUnavailableError } from '../openai/errors';
+import { logger } from '../observability/logger';
+import { transactWrite } from '../store/transact-write';
+import { backoffDelayMs, isTransactionConflict } from '../store/transaction-retry';
+import { readState, rememberState, shardStateOf, unmarshallItem, updateView, viewOf, type ShardState } from './account-state';
+import { billingConfig } from './billing-config';
+import { now } from './clock';
+import { planHold, type HoldDemand, type HoldSpec } from './hold-plan';
+import { holdRecordSchema, keyEntryId, type HoldRecord } from './hold-record';
+import { holdTransaction } from './hold-write';
+import { repairKeyEntry } from './key-entry';
+import { rateLimitsFor } from './rate-limit';
+import { AuthenticationError } from '../openai/errors';
+import { cancellationReasons } from './cancellation';
+import { pickShard, refillShard, shardPk } from './shards';
+
+/** What to hold, for whom. */
+export interface HoldRequest {
+  accountId: string;
+  keyHash: string;
+  requestId: string;
+  publicModel: string;
+  demand: HoldDemand;
+  /** Our best prompt estimate (tokens), billed if the request is orphaned. */
+  promptTokensEstimate: number;
+  /** Epoch ms after which the request's own function cannot settle it any more. */
+  expiresAt: number;
+}
+
+/** Attempts of one hold: stale views and transaction conflicts share them. */
+const MAX_ATTEMPTS = 6;
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/**
+ * True when this container's fresh view (younger than ACCOUNT_CACHE_TTL_MS) predicts the hold will
+ * be granted: the caller may then connect upstream while the hold is written (nothing reaches the
+ * client before it is confirmed).
+ */
+export function holdPredicted(req: HoldRequest): boolean {
+  const view = viewOf(req.accountId);
+  if (view === undefined || view.state.shards > 1 || Date.now() - view.readAt > billingConfig().viewTtlMs) return false;
+  return planHold({ state: view.state, h16: keyEntryId(req.keyHash), demand: req.demand, limits: rateLimitsFor(view.state.purchasedNanoUsd, billingConfig()), now: now() }).ok;
+}
+
+/**
+ * Holds what the request may cost. Resolves with the hold's record once it is written.
+ * @throws InsufficientCreditError (402) when the account (or the key's spend limit) cannot cover it;
+ *   RateLimitError (429); AuthenticationError (401) for a disabled or deleted key or a deleted account;
+ *   UpstreamUnavailableError (503) when DynamoDB is unavailable or too contended — after a write whose
+ *   fate is unknown, a cancel is handed to the durable settle path (`onUnknown`).
+ */
+export async function placeHold(req: HoldRequest, onUnknown: (record: HoldRecord) => void): Promise<HoldRecord> {
+  const root = viewOf(req.accountId)?.state ?? (await readState(req.accountId));
+  const shard = pickShard(root, keyEntryId(req.keyHash));
+  const pk = shardPk(req.accountId, shard);
+  let state: ShardState = shard === 0 ? root : (viewOf(pk)?.state ?? (await readState(pk)));
+  let repaired = false;
+  let refilled = false;
+  for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+    const limits = rateLimitsFor(root.purchasedNanoUsd, billingConfig());
+    const shardLimits = root.shards > 1 ? { rpm: Math.ceil(limits.rpm / root.shards), concurrent: Math.ceil(limits.concurrent / root.shards) } : limits;
+    const plan = planHold({ state, h16: keyEntryId(req.keyHash), demand: req.demand, limits: shardLimits, now: now(), relaxFree: attempt === MAX_ATTEMPTS });
+    if (!plan.ok && 'missingKey' in plan) {
+      if (repaired || !(await repairKeyEntry(pk, req.keyHash))) throw new AuthenticationError('This API key has been deleted.', 'invalid_api_key');
+      repaired = true;
+      state = await readState(pk, { consistent: true });
+      continue;
+    }
+    if (!plan.ok) {
+      // A shard short of funds borrows from the bank (shard 0) before anything is refused.
+      if (shard > 0 && !refilled && plan.error.status === 402) {
+        refilled = true;
+        state = await refillShard(req.accountId, shard, req.demand);
+        continue;
+      }
+      throw plan.error;
+    }
+    const record = recordOf(req, pk, shard, plan.spec);
+    try {
+      await transactWrite(holdTransaction(record, plan.spec), { retryConflicts: false });
+      updateView(pk, (s) => applyHold(s, record, plan.spec));
+      return record;
+    } catch (err) {
+      const reasons = cancellationReasons(err);
+      if (reasons?.[1]?.code === 'ConditionalCheckFailed') {
+        state = shardStateOf(unmarshallItem(reasons[1].item));
+        if (state.exists) rememberState(pk, state);
+        continue;
+      }
+      if (reasons?.[0]?.code === 'ConditionalCheckFailed') {
+        // Our own earlier attempt landed after all (its answer was lost): that hold stands.
+        const existing = unmarshallItem(reasons[0].item);
+        const parsed = holdRecordSchema.safeParse(existing);
+        if (parsed.success && existing?.status === 'held') return parsed.data;
+        throw new UpstreamUnavailableError(503, 'This request id was already used. Please retry.');
+      }
+      if (isTransactionConflict(err)) {
+        await sleep(backoffDelayMs(attempt));
+        continue;
+      }
+      if (err instanceof UpstreamUnavailableError) {
+        // The write may have landed: release it durably if it did (a cancel of a missing hold is a no-op).
+        onUnknown(record);
+      }
+      throw err;
+    }
+  }
+  logger.warn('hold gave up after repeated conflicts', { requestId: req.requestId, accountId: req.accountId });
+  throw new UpstreamUnavailableError(503, 'Too many concurrent requests on this account right now. Please retry.', { headers: { 'retry-after': '1' } });
+}
+
+function recordOf(req: HoldRequest, pk: string, shard: number, spec: HoldSpec): HoldRecord {
+  return {
+    ownerAccountId: req.accountId,
+    accountId: pk,
+    shard,
+    requestId: req.requestId,
+    keyHash: req.keyHash,
+    holdFreeTokens: spec.freeTokens,
+    holdNanoUsd: spec.nanoUsd,
+    keyLimited: spec.keyLimit.kind !== 'none',
+    ...(spec.keyLimit.kind !== 'none' ? { keyWindow: spec.keyLimit.window } : {}),
+    accountSlot: spec.accountSlot !== undefined,
+    keySlot: spec.keySlot !== undefined,
+    promptTokensEstimate: req.promptTokensEstimate,
+    promptTokensHeld: req.demand.promptTokens,
+    maxCompletionTokens: req.demand.outputTokens,
+    holdInputPrice: req.demand.inputPrice,
+    holdOutputPrice: req.demand.outputPrice,
+    publicModel: req.publicModel,
+    createdAt: new Date().toISOString(),
+    holdExpiresAt: req.expiresAt,
+  };
+}
+
+/** This container's own hold, applied to its view (what the write did, as far as it is known). */
+function applyHold(s: ShardState, record: HoldRecord, spec: HoldSpec): void {
+  s.freeTokens -= spec.freeTokens;
+  s.creditNanoUsd -= spec.nanoUsd;
+  s.heldNanoUsd += spec.nanoUsd;
+  const key = s.keys?.[keyEntryId(record.keyHash)];
+  if (spec.accountRpm.kind !== 'off') {
+    s.rpmCount = spec.accountRpm.kind === 'new' ? 1 : (s.rpmCount ?? 0) + 1;
+    s.rpmWindow = spec.accountRpm.window;
+  }
+  if (spec.accountSlot !== undefined) s.inflight = (s.inflight ?? 0) + 1;
+  if (key === undefined) return;
+  key.heldNanoUsd += spec.nanoUsd;
+  if (spec.keyLimit.kind === 'same') key.leftNanoUsd = (key.leftNanoUsd ?? 0) - spec.nanoUsd;
+  if (spec.keyLimit.kind === 'roll') {
+    key.window = spec.keyLimit.window;
+    key.leftNanoUsd = spec.keyLimit.limit - key.heldNanoUsd;
+  }
+  if (spec.keyRpm.kind !== 'off') {
+    key.rpmCount = spec.keyRpm.kind === 'new' ? 1 : (key.rpmCount ?? 0) + 1;
+    key.rpmWindow = spec.keyRpm.window;
+  }
+  if (spec.keySlot !== undefined) key.inflight = (key.inflight ?? 0) + 1;
+}
