@@ -76,6 +76,8 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<RunningGa
       endpoint = ddb.endpoint;
     }
     process.env.DYNAMODB_ENDPOINT = endpoint;
+    // DynamoDB Local serialises transactions: under load it answers in seconds where DynamoDB takes ms.
+    process.env.DYNAMODB_REQUEST_TIMEOUT_MS ??= '10000';
     process.env.AWS_REGION ??= 'us-east-1';
     process.env.AWS_ACCESS_KEY_ID ??= 'local';
     process.env.AWS_SECRET_ACCESS_KEY ??= 'local';

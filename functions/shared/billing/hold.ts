@@ -35,8 +35,16 @@ export interface HoldRequest {
   expiresAt: number;
 }
 
-/** Attempts of one hold: stale views and transaction conflicts share them. */
-const MAX_ATTEMPTS = 6;
+/** Plans of one hold: each failed condition brings the store's numbers for one more plan. */
+const MAX_PLANS = 12;
+/** From this plan on, a hold may take fewer free tokens than the item has (`>=`), so racing requests progress. */
+const RELAX_FREE_FROM_PLAN = 3;
+/**
+ * How long a hold keeps retrying transaction conflicts (ms): concurrent requests of one account all
+ * write its item, and DynamoDB cancels a transaction that meets another on the same item
+ * ("Transaction conflict handling"); jittered retries spread them out. Past this, a 503 to retry.
+ */
+const CONFLICT_BUDGET_MS = 20_000;
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
@@ -65,10 +73,13 @@ export async function placeHold(req: HoldRequest, onUnknown: (record: HoldRecord
   let state: ShardState = shard === 0 ? root : (viewOf(pk)?.state ?? (await readState(pk)));
   let repaired = false;
   let refilled = false;
-  for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+  let plans = 0;
+  const conflictsUntil = Date.now() + CONFLICT_BUDGET_MS;
+  for (let attempt = 1; plans < MAX_PLANS && Date.now() < conflictsUntil; attempt++) {
+    plans++;
     const limits = rateLimitsFor(root.purchasedNanoUsd, billingConfig());
     const shardLimits = root.shards > 1 ? { rpm: Math.ceil(limits.rpm / root.shards), concurrent: Math.ceil(limits.concurrent / root.shards) } : limits;
-    const plan = planHold({ state, h16: keyEntryId(req.keyHash), demand: req.demand, limits: shardLimits, now: now(), relaxFree: attempt === MAX_ATTEMPTS });
+    const plan = planHold({ state, h16: keyEntryId(req.keyHash), demand: req.demand, limits: shardLimits, now: now(), relaxFree: plans >= RELAX_FREE_FROM_PLAN });
     if (!plan.ok && 'missingKey' in plan) {
       if (repaired || !(await repairKeyEntry(pk, req.keyHash))) throw new AuthenticationError('This API key has been deleted.', 'invalid_api_key');
       repaired = true;
@@ -94,6 +105,8 @@ export async function placeHold(req: HoldRequest, onUnknown: (record: HoldRecord
       if (reasons?.[1]?.code === 'ConditionalCheckFailed') {
         state = shardStateOf(unmarshallItem(reasons[1].item));
         if (state.exists) rememberState(pk, state);
+        // Racing requests of the account met on the same numbers: spread the next round out.
+        if (plans > 1) await sleep(backoffDelayMs(plans, { maxDelayMs: 100 }));
         continue;
       }
       if (reasons?.[0]?.code === 'ConditionalCheckFailed') {
@@ -104,7 +117,8 @@ export async function placeHold(req: HoldRequest, onUnknown: (record: HoldRecord
         throw new UpstreamUnavailableError(503, 'This request id was already used. Please retry.');
       }
       if (isTransactionConflict(err)) {
-        await sleep(backoffDelayMs(attempt));
+        plans--; // a conflict says nothing about the plan
+        await sleep(backoffDelayMs(attempt, { maxDelayMs: 500 }));
         continue;
       }
       if (err instanceof UpstreamUnavailableError) {
@@ -114,7 +128,7 @@ export async function placeHold(req: HoldRequest, onUnknown: (record: HoldRecord
       throw err;
     }
   }
-  logger.warn('hold gave up after repeated conflicts', { requestId: req.requestId, accountId: req.accountId });
+  logger.warn('hold gave up after repeated conflicts', { requestId: req.requestId, accountId: req.accountId, plans, waitedMs: Date.now() - conflictsUntil + CONFLICT_BUDGET_MS });
   throw new UpstreamUnavailableError(503, 'Too many concurrent requests on this account right now. Please retry.', { headers: { 'retry-after': '1' } });
 }
 

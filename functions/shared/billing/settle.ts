@@ -59,7 +59,7 @@ const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
  * Settles (or cancels) one hold, retrying transaction conflicts up to `maxAttempts`.
  * @throws UpstreamUnavailableError (503) when DynamoDB is unavailable; the SDK's error otherwise.
  */
-export async function settleHold(hold: HoldRecord, outcome: SettleOutcome, maxAttempts = 8): Promise<SettleResult> {
+export async function settleHold(hold: HoldRecord, outcome: SettleOutcome, maxAttempts = 30): Promise<SettleResult> {
   const charge = outcome.kind === 'bill' ? chargeFor(hold, outcome.entry) : { freeTokensUsed: 0, costNanoUsd: 0, freePromptTokens: 0, freeCompletionTokens: 0 };
   let withKey = true;
   for (let attempt = 1; ; attempt++) {
@@ -92,7 +92,7 @@ export async function settleHold(hold: HoldRecord, outcome: SettleOutcome, maxAt
         continue;
       }
       if (!isTransactionConflict(err) || attempt >= maxAttempts) throw err;
-      await sleep(backoffDelayMs(attempt));
+      await sleep(backoffDelayMs(attempt, { maxDelayMs: 250 }));
     }
   }
 }
