@@ -20,3 +20,5 @@ process.env.RATE_LIMIT_RPM ??= '0';
 process.env.RATE_LIMIT_CONCURRENT ??= '0';
 process.env.RATE_LIMIT_FREE_RPM ??= '0';
 process.env.RATE_LIMIT_FREE_CONCURRENT ??= '0';
+// DynamoDB Local serialises transactions; under a loaded CI machine a 3 s request timeout is too short.
+process.env.DYNAMODB_REQUEST_TIMEOUT_MS ??= '10000';

@@ -40,11 +40,11 @@ const MAX_PLANS = 12;
 /** From this plan on, a hold may take fewer free tokens than the item has (`>=`), so racing requests progress. */
 const RELAX_FREE_FROM_PLAN = 3;
 /**
- * How long a hold keeps retrying transaction conflicts (ms): concurrent requests of one account all
- * write its item, and DynamoDB cancels a transaction that meets another on the same item
- * ("Transaction conflict handling"); jittered retries spread them out. Past this, a 503 to retry.
+ * How many transaction conflicts a hold retries: concurrent requests of one account all write its
+ * item, and DynamoDB cancels a transaction that meets another on the same item ("Transaction conflict
+ * handling"); jittered retries (≤ 500 ms each) spread them out. Past this, a 503 to retry.
  */
-const CONFLICT_BUDGET_MS = 20_000;
+const MAX_CONFLICTS = 30;
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
@@ -74,8 +74,8 @@ export async function placeHold(req: HoldRequest, onUnknown: (record: HoldRecord
   let repaired = false;
   let refilled = false;
   let plans = 0;
-  const conflictsUntil = Date.now() + CONFLICT_BUDGET_MS;
-  for (let attempt = 1; plans < MAX_PLANS && Date.now() < conflictsUntil; attempt++) {
+  let conflicts = 0;
+  while (plans < MAX_PLANS && conflicts <= MAX_CONFLICTS) {
     plans++;
     const limits = rateLimitsFor(root.purchasedNanoUsd, billingConfig());
     const shardLimits = root.shards > 1 ? { rpm: Math.ceil(limits.rpm / root.shards), concurrent: Math.ceil(limits.concurrent / root.shards) } : limits;
@@ -118,7 +118,8 @@ export async function placeHold(req: HoldRequest, onUnknown: (record: HoldRecord
       }
       if (isTransactionConflict(err)) {
         plans--; // a conflict says nothing about the plan
-        await sleep(backoffDelayMs(attempt, { maxDelayMs: 500 }));
+        conflicts++;
+        await sleep(backoffDelayMs(conflicts, { maxDelayMs: 500 }));
         continue;
       }
       if (err instanceof UpstreamUnavailableError) {
@@ -128,7 +129,7 @@ export async function placeHold(req: HoldRequest, onUnknown: (record: HoldRecord
       throw err;
     }
   }
-  logger.warn('hold gave up after repeated conflicts', { requestId: req.requestId, accountId: req.accountId, plans, waitedMs: Date.now() - conflictsUntil + CONFLICT_BUDGET_MS });
+  logger.warn('hold gave up after repeated conflicts', { requestId: req.requestId, accountId: req.accountId, plans, conflicts });
   throw new UpstreamUnavailableError(503, 'Too many concurrent requests on this account right now. Please retry.', { headers: { 'retry-after': '1' } });
 }
 

@@ -1,15 +1,18 @@
 import type * as z from 'zod';
 import { InvalidRequestError } from './errors';
+import { assertRequestBounds } from './request-bounds';
 
 /**
  * Parses a raw request body as JSON and validates it with `schema`.
  *
  * @returns the schema's output (defaults applied).
- * @throws InvalidRequestError (400) when the body is empty, not JSON, or fails the schema; `param`
+ * @throws InvalidRequestError (400) when the body is empty, passes a structural bound
+ *   (request-bounds.ts), is not JSON, or fails the schema; `param`
  *   names the first offending field in OpenAI's dotted form (`messages[0].role`).
  */
 export function parseJsonBody<S extends z.ZodType>(raw: string, schema: S): z.output<S> {
   if (raw.length === 0) throw new InvalidRequestError('The request body is empty; expected a JSON object.');
+  assertRequestBounds(raw);
   let json: unknown;
   try {
     json = JSON.parse(raw);

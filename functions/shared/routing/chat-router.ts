@@ -80,6 +80,27 @@ type AttemptRunner<T> = (attempt: Attempt, ctx: AdapterContext, limits: AttemptL
 class SkipTarget extends Error {}
 
 /**
+ * Our own code failed while building or reading an attempt (a bug, a request our serialisation could
+ * not handle): the request fails alone with a 500 — never a retry, a fallback or a breaker tick, which
+ * would let one tenant's request reroute everyone's traffic (issue 10, tenant isolation).
+ */
+class OwnFailure extends Error {
+  constructor(readonly original: unknown) {
+    super('internal failure while preparing the upstream request', { cause: original });
+  }
+}
+
+/** Runs our own code for an attempt; anything but a GatewayError (the client's 400) becomes {@link OwnFailure}. */
+function ours<T>(fn: () => T): T {
+  try {
+    return fn();
+  } catch (err) {
+    if (err instanceof GatewayError || err instanceof UpstreamStreamError || err instanceof SkipTarget) throw err;
+    throw new OwnFailure(err);
+  }
+}
+
+/**
  * The bounded attempt loop shared by buffered and streamed calls.
  *
  * Breaker: each target is asked `allow()` only when the loop reaches it, and every allowed attempt
@@ -118,6 +139,10 @@ async function runPlan<T>(plan: readonly Attempt[], opts: RouteOptions, mode: 's
           return { attempt, attempts: records, result, health };
         } catch (err) {
           if (err instanceof SkipTarget) break;
+          if (err instanceof OwnFailure) {
+            logger.error('internal failure preparing an upstream attempt; not counted against the upstream', { requestId: opts.requestId, target: key, error: err.original as Error });
+            throw new GatewayError(500, 'server_error', 'The gateway had an internal error while preparing your request.', { cause: err.original });
+          }
           // A client that left says nothing about the target's health.
           if (opts.signal.aborted) throw clientGone();
           const failure = toFailure(err);
@@ -162,14 +187,14 @@ export async function routeBufferedCall<T>(
   parse: (text: string, attempt: Attempt, ctx: AdapterContext) => T,
 ): Promise<RoutedBase & { result: T }> {
   const out = await runPlan(plan, opts, 'buffered', async (attempt, ctx, limits) => {
-    const upstreamReq = build(attempt, ctx);
+    const upstreamReq = ours(() => build(attempt, ctx));
     if (upstreamReq === undefined) throw new SkipTarget();
     const answerBy = Date.now() + limits.headersMs;
     const live = await startAttempt(upstreamReq, opts.signal, limits);
     try {
       const text = await readText(live, answerBy);
       if (!live.ok) throw new UpstreamStreamError(attempt.adapter.classifyError(live.status, text, live.headers()));
-      return parse(text, attempt, ctx);
+      return ours(() => parse(text, attempt, ctx));
     } finally {
       live.close();
     }
@@ -202,7 +227,7 @@ export async function routeBuffered(req: ChatCompletionRequest, plan: readonly A
 export async function routeStream(req: ChatCompletionRequest, plan: readonly Attempt[], opts: RouteOptions): Promise<StreamOutcome> {
   const out = await runPlan(plan, opts, 'stream', async (attempt, ctx, limits) => {
     const untilFirstToken = { ...limits, idleMs: Math.max(limits.idleMs, limits.firstTokenMs) };
-    const live = await startAttempt(attempt.adapter.buildChatRequest(req, ctx, true), opts.signal, untilFirstToken);
+    const live = await startAttempt(ours(() => attempt.adapter.buildChatRequest(req, ctx, true)), opts.signal, untilFirstToken);
     try {
       if (!live.ok) {
         const text = await readText(live);
