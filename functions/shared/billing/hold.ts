@@ -48,15 +48,29 @@ const MAX_CONFLICTS = 30;
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
+/** Holds of this container still being written, per account item: a prediction counts them as taken. */
+const pending = new Map<string, { nanoUsd: number; freeTokens: number; requests: number }>();
+
+function addPending(pk: string, spec: HoldSpec, sign: 1 | -1): void {
+  const p = pending.get(pk) ?? { nanoUsd: 0, freeTokens: 0, requests: 0 };
+  p.nanoUsd += sign * spec.nanoUsd;
+  p.freeTokens += sign * spec.freeTokens;
+  p.requests += sign;
+  if (p.requests === 0) pending.delete(pk);
+  else pending.set(pk, p);
+}
+
 /**
- * True when this container's fresh view (younger than ACCOUNT_CACHE_TTL_MS) predicts the hold will
- * be granted: the caller may then connect upstream while the hold is written (nothing reaches the
- * client before it is confirmed).
+ * True when this container's fresh view (younger than ACCOUNT_CACHE_TTL_MS), less its holds still
+ * being written, predicts the hold will be granted: the caller may then connect upstream while the
+ * hold is written (nothing reaches the client before it is confirmed).
  */
 export function holdPredicted(req: HoldRequest): boolean {
   const view = viewOf(req.accountId);
   if (view === undefined || view.state.shards > 1 || Date.now() - view.readAt > billingConfig().viewTtlMs) return false;
-  return planHold({ state: view.state, h16: keyEntryId(req.keyHash), demand: req.demand, limits: rateLimitsFor(view.state.purchasedNanoUsd, billingConfig()), now: now() }).ok;
+  const p = pending.get(req.accountId);
+  const state = p === undefined ? view.state : { ...view.state, creditNanoUsd: view.state.creditNanoUsd - p.nanoUsd, freeTokens: view.state.freeTokens - p.freeTokens, inflight: (view.state.inflight ?? 0) + p.requests };
+  return planHold({ state, h16: keyEntryId(req.keyHash), demand: req.demand, limits: rateLimitsFor(view.state.purchasedNanoUsd, billingConfig()), now: now() }).ok;
 }
 
 /**
@@ -96,6 +110,7 @@ export async function placeHold(req: HoldRequest, onUnknown: (record: HoldRecord
       throw plan.error;
     }
     const record = recordOf(req, pk, shard, plan.spec);
+    addPending(pk, plan.spec, 1);
     try {
       await transactWrite(holdTransaction(record, plan.spec), { retryConflicts: false });
       updateView(pk, (s) => applyHold(s, record, plan.spec));
@@ -127,6 +142,8 @@ export async function placeHold(req: HoldRequest, onUnknown: (record: HoldRecord
         onUnknown(record);
       }
       throw err;
+    } finally {
+      addPending(pk, plan.spec, -1);
     }
   }
   logger.warn('hold gave up after repeated conflicts', { requestId: req.requestId, accountId: req.accountId, plans, conflicts });

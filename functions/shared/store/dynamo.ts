@@ -71,7 +71,8 @@ let shared: DynamoDBDocumentClient | undefined;
  */
 export function documentClient(): DynamoDBDocumentClient {
   const timeout = Number(process.env.DYNAMODB_REQUEST_TIMEOUT_MS);
-  shared ??= createDocumentClient({ endpoint: process.env.DYNAMODB_ENDPOINT || undefined, ...(timeout > 0 ? { requestTimeoutMs: timeout } : {}) });
+  // Locally the connect timeout follows: a loaded machine accepts DynamoDB Local's connections slowly too.
+  shared ??= createDocumentClient({ endpoint: process.env.DYNAMODB_ENDPOINT || undefined, ...(timeout > 0 ? { requestTimeoutMs: timeout, connectionTimeoutMs: Math.min(timeout, 5_000) } : {}) });
   return shared;
 }
 
