@@ -81,10 +81,14 @@ export function holdPredicted(req: HoldRequest): boolean {
  *   fate is unknown, a cancel is handed to the durable settle path (`onUnknown`).
  */
 export async function placeHold(req: HoldRequest, onUnknown: (record: HoldRecord) => void): Promise<HoldRecord> {
-  const root = viewOf(req.accountId)?.state ?? (await readState(req.accountId));
+  const rootView = viewOf(req.accountId)?.state;
+  const root = rootView ?? (await readState(req.accountId));
   const shard = pickShard(root, keyEntryId(req.keyHash));
   const pk = shardPk(req.accountId, shard);
-  let state: ShardState = shard === 0 ? root : (viewOf(pk)?.state ?? (await readState(pk)));
+  const shardView = shard === 0 ? rootView : viewOf(pk)?.state;
+  let state: ShardState = shardView ?? (shard === 0 ? root : await readState(pk));
+  // A refusal is only ever decided on the store's own numbers, never on this container's view.
+  let fromStore = shardView === undefined;
   let repaired = false;
   let refilled = false;
   let plans = 0;
@@ -98,6 +102,13 @@ export async function placeHold(req: HoldRequest, onUnknown: (record: HoldRecord
       if (repaired || !(await repairKeyEntry(pk, req.keyHash))) throw new AuthenticationError('This API key has been deleted.', 'invalid_api_key');
       repaired = true;
       state = await readState(pk, { consistent: true });
+      fromStore = true;
+      continue;
+    }
+    if (!plan.ok && !fromStore) {
+      state = await readState(pk, { consistent: true });
+      fromStore = true;
+      plans--;
       continue;
     }
     if (!plan.ok) {
@@ -105,6 +116,7 @@ export async function placeHold(req: HoldRequest, onUnknown: (record: HoldRecord
       if (shard > 0 && !refilled && plan.error.status === 402) {
         refilled = true;
         state = await refillShard(req.accountId, shard, req.demand);
+        fromStore = true;
         continue;
       }
       throw plan.error;
@@ -119,6 +131,7 @@ export async function placeHold(req: HoldRequest, onUnknown: (record: HoldRecord
       const reasons = cancellationReasons(err);
       if (reasons?.[1]?.code === 'ConditionalCheckFailed') {
         state = shardStateOf(unmarshallItem(reasons[1].item));
+        fromStore = true;
         if (state.exists) rememberState(pk, state);
         // Racing requests of the account met on the same numbers: spread the next round out.
         if (plans > 1) await sleep(backoffDelayMs(plans, { maxDelayMs: 100 }));
