@@ -51,6 +51,8 @@ export async function startSettleRunner(opts: SettleRunnerOptions = {}): Promise
   );
   const queueUrl = queue.QueueUrl as string;
   process.env.SQS_ENDPOINT = server.address;
+  // The emulator runs on the gateway's own event loop: give it more time than AWS's SQS needs.
+  process.env.SQS_REQUEST_TIMEOUT_MS ??= '10000';
   process.env.SETTLE_QUEUE_URL = queueUrl;
   const { handler } = await import('../functions/settle/handler');
 

@@ -37,12 +37,17 @@ export type SettleMessage = z.infer<typeof settleMessageSchema>;
 
 let client: SQSClient | undefined;
 
-/** The container's SQS client: short timeouts, a few attempts (it runs inside the settle reserve). */
+/**
+ * The container's SQS client: short timeouts, a few attempts (it runs inside the settle reserve).
+ * `SQS_REQUEST_TIMEOUT_MS` (default 1,000) is raised by `npm start`: the emulator shares the gateway's
+ * event loop.
+ */
 export function sqsClient(): SQSClient {
+  const timeout = Number(process.env.SQS_REQUEST_TIMEOUT_MS) || 1_000;
   client ??= new SQSClient({
     ...(process.env.SQS_ENDPOINT ? { endpoint: process.env.SQS_ENDPOINT, region: process.env.AWS_REGION ?? 'us-east-1' } : {}),
     maxAttempts: 3,
-    requestHandler: { connectionTimeout: 500, requestTimeout: 1_000, throwOnRequestTimeout: true },
+    requestHandler: { connectionTimeout: Math.min(timeout, 2_000), requestTimeout: timeout, throwOnRequestTimeout: true },
   });
   return client;
 }
