@@ -7,18 +7,27 @@
  *   npm run admin -- keys list --account ID
  *   npm run admin -- keys revoke --account ID --key HINT|HASH-PREFIX
  *   npm run admin -- credit add --account ID --usd X
- *   npm run admin -- usage --account ID [--since ISO-8601]
+ *   npm run admin -- usage --account ID | --key sk-mux-… [--since ISO-8601]
+ *   npm run admin -- accounts shards --account ID --count S
+ *   npm run admin -- holds list [--expired]
+ *   npm run admin -- holds settle --request REQUEST-ID | --expired
  *   add --json for machine-readable output.
  *
  * Tables from KEYS_TABLE / ACCOUNTS_TABLE / LEDGER_TABLE (defaults: modelmux-keys …); DynamoDB Local when
- * DYNAMODB_ENDPOINT is set, else the AWS default credential chain and AWS_REGION.
+ * DYNAMODB_ENDPOINT is set, else — when `npm start` is running here — the store it wrote to
+ * `.local/state.json`, else the AWS default credential chain and AWS_REGION.
  * Exit codes: 0 done, 1 the operation failed, 2 bad command line.
  */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 
 import { addCredit, createAccount, getAccount } from '../functions/shared/accounts/account-store';
-import { createKey, listKeys, revokeKey } from '../functions/shared/accounts/key-store';
+import { authenticate, createKey, listKeys, revokeKey } from '../functions/shared/accounts/key-store';
 import { usageSummary, type UsageTotals } from '../functions/shared/billing/ledger';
+import { setShards } from '../functions/shared/billing/shards';
+import { listPendingHolds, orphanOutcome } from '../functions/shared/billing/sweep';
+import { settleHold } from '../functions/shared/billing/settle';
 import { formatNanoUsd, usdToNanoUsd } from '../functions/shared/billing/money';
 import { GatewayError, NotFoundError } from '../functions/shared/openai/errors';
 import { tableNames } from '../functions/shared/store/tables';
@@ -27,6 +36,26 @@ import { tableNames } from '../functions/shared/store/tables';
 // (Read when the first client is created, which happens after this line.)
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
+/**
+ * The store `npm start` is using, when it runs from this directory and nothing else was set: it writes
+ * `.local/state.json` (local/gateway.ts) with its DynamoDB Local endpoint and table names.
+ */
+function useLocalStateIfAny(): void {
+  if (process.env.DYNAMODB_ENDPOINT || process.env.ACCOUNTS_TABLE) return;
+  const file = join(process.cwd(), '.local', 'state.json');
+  if (!existsSync(file)) return;
+  try {
+    const state = JSON.parse(readFileSync(file, 'utf8')) as { dynamodbEndpoint?: string; tables?: { keys?: string; accounts?: string; ledger?: string } };
+    if (state.dynamodbEndpoint) process.env.DYNAMODB_ENDPOINT = state.dynamodbEndpoint;
+    if (state.tables?.keys) process.env.KEYS_TABLE = state.tables.keys;
+    if (state.tables?.accounts) process.env.ACCOUNTS_TABLE = state.tables.accounts;
+    if (state.tables?.ledger) process.env.LEDGER_TABLE = state.tables.ledger;
+    process.env.AWS_REGION ??= 'us-east-1';
+  } catch {
+    // an unreadable state file: fall back to the defaults
+  }
+}
+
 const USAGE = `usage: npm run admin -- <command> [options] [--json]
   accounts create [--free-tokens N] [--credit-usd X] [--id ID]
   accounts show   --account ID
@@ -34,7 +63,10 @@ const USAGE = `usage: npm run admin -- <command> [options] [--json]
   keys list       --account ID
   keys revoke     --account ID --key HINT|HASH-PREFIX
   credit add      --account ID --usd X
-  usage           --account ID [--since ISO-8601]`;
+  usage           --account ID | --key sk-mux-… [--since ISO-8601]
+  accounts shards --account ID --count S        (fund shards for a hot account; only upward)
+  holds list      [--expired]                   (holds not settled yet)
+  holds settle    --request REQUEST-ID | --expired   (as orphaned: the hold's prompt estimate, no completion)`;
 
 /** A command-line mistake: printed with the usage, exit code 2. */
 class UsageError extends Error {}
@@ -48,13 +80,16 @@ const OPTIONS = {
   key: { type: 'string' },
   usd: { type: 'string' },
   since: { type: 'string' },
+  count: { type: 'string' },
+  request: { type: 'string' },
+  expired: { type: 'boolean', default: false },
   json: { type: 'boolean', default: false },
   help: { type: 'boolean', short: 'h', default: false },
 } as const;
 
 type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>['values'];
 
-function required(values: Values, name: 'account' | 'key' | 'usd'): string {
+function required(values: Values, name: 'account' | 'key' | 'usd' | 'count'): string {
   const v = values[name];
   if (!v) throw new UsageError(`--${name} is required.`);
   return v;
@@ -119,11 +154,31 @@ async function run(command: string, values: Values): Promise<[unknown, string]> 
       return [a, lines([['account', a.accountId], ['credit', formatNanoUsd(a.creditNanoUsd)]])];
     }
     case 'usage': {
-      const s = await usageSummary(required(values, 'account'), values.since ? { since: values.since } : {});
+      const accountId = values.key?.startsWith('sk-mux-') ? (await authenticate(values.key)).accountId : required(values, 'account');
+      const s = await usageSummary(accountId, values.since ? { since: values.since } : {});
       const row = (label: string, t: UsageTotals) =>
         [label.padEnd(20), `${count(t.requests)} req`, `${count(t.promptTokens)} in`, `${count(t.completionTokens)} out`, `${count(t.freeTokensUsed)} free`, formatNanoUsd(t.costNanoUsd)].join('  ');
       const text = [row('total', s), ...Object.entries(s.byModel).map(([m, t]) => row(m, t))].join('\n');
       return [{ ...s, costUsd: formatNanoUsd(s.costNanoUsd) }, `${s.since ? `since ${s.since}\n` : ''}${text}`];
+    }
+    case 'accounts shards': {
+      const count = Number(required(values, 'count'));
+      const n = await setShards(required(values, 'account'), count);
+      return [{ accountId: values.account, shards: n }, `account ${values.account} now has ${n} fund shard${n === 1 ? '' : 's'}`];
+    }
+    case 'holds list': {
+      const holds = await listPendingHolds(values.expired ? Date.now() : undefined);
+      const text = holds.length === 0 ? 'No holds pending.' : holds.map((h) => [h.requestId, h.ownerAccountId, h.publicModel, formatNanoUsd(h.holdNanoUsd), `${count(h.holdFreeTokens)} free`, `expires ${new Date(h.holdExpiresAt).toISOString()}`].join('  ')).join('\n');
+      return [holds, text];
+    }
+    case 'holds settle': {
+      const all = await listPendingHolds(values.expired ? Date.now() : undefined);
+      const chosen = values.request ? all.filter((h) => h.requestId === values.request) : values.expired ? all : [];
+      if (!values.request && !values.expired) throw new UsageError('holds settle needs --request REQUEST-ID or --expired.');
+      if (values.request && chosen.length === 0) throw new NotFoundError(`No pending hold ${values.request}.`);
+      const results = [];
+      for (const h of chosen) results.push({ requestId: h.requestId, ...(await settleHold(h, orphanOutcome(h))) });
+      return [results, results.map((r) => `${r.requestId}  ${r.alreadySettled ? 'already settled' : `settled as orphaned: ${formatNanoUsd(r.costNanoUsd)}, ${count(r.freeTokensUsed)} free tokens`}`).join('\n') || 'Nothing to settle.'];
     }
     default:
       throw new UsageError(command ? `Unknown command "${command}".` : 'No command given.');
@@ -131,6 +186,7 @@ async function run(command: string, values: Values): Promise<[unknown, string]> 
 }
 
 async function main(argv: string[]): Promise<number> {
+  useLocalStateIfAny();
   let values: Values;
   let positionals: string[];
   try {

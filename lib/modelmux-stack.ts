@@ -6,6 +6,7 @@ import { ApiDistribution, DEFAULT_ORIGIN_READ_TIMEOUT_SECONDS } from './construc
 import { ChatEndpoint } from './constructs/chat-endpoint';
 import { DataTables } from './constructs/data-tables';
 import { EmbeddingsEndpoint } from './constructs/embeddings-endpoint';
+import { SettlePath } from './constructs/settle-path';
 import { UpstreamSecret } from './constructs/upstream-secret';
 
 /** Props of {@link ModelmuxStack}; `bin/app.ts` fills them from CDK context (see `stack-context.ts`). */
@@ -26,8 +27,9 @@ export interface ModelmuxStackProps extends StackProps {
 
 /**
  * modelmux in one stack: three on-demand tables, the upstream-keys secret, the chat function (streaming
- * Function URL), the embeddings function (buffered Function URL) and, by default, a CloudFront
- * distribution giving both one base URL. Nothing runs or costs while idle except storage.
+ * Function URL), the embeddings function (buffered Function URL), the durable settle path (queue,
+ * dead-letter queue, settle function, one-minute sweep) and, by default, a CloudFront distribution
+ * giving both one base URL. Idle, it costs storage and the sweep's one invocation a minute.
  */
 export class ModelmuxStack extends Stack {
   constructor(scope: Construct, id: string, props: ModelmuxStackProps = {}) {
@@ -39,11 +41,13 @@ export class ModelmuxStack extends Stack {
     const tables = new DataTables(this, 'Data', { removalPolicy: props.tableRemovalPolicy });
     const upstreamSecret = new UpstreamSecret(this, 'UpstreamKeys', { importSecret: props.upstreamSecretName });
     const environment = baseUrlEnvironment(props.upstreamBaseUrls ?? {});
+    const settle = new SettlePath(this, 'SettlePath', { tables });
 
     const cloudfront = props.cloudfront ?? true;
     const chat = new ChatEndpoint(this, 'Chat', {
       tables,
       upstreamSecret,
+      settle,
       environment,
       reservedConcurrentExecutions: props.chatReservedConcurrency,
       // Behind CloudFront a buffered answer must be out before the origin read timeout, or the client
@@ -53,6 +57,7 @@ export class ModelmuxStack extends Stack {
     const embeddings = new EmbeddingsEndpoint(this, 'Embeddings', {
       tables,
       upstreamSecret,
+      settle,
       environment,
       reservedConcurrentExecutions: props.embeddingsReservedConcurrency,
     });
@@ -85,6 +90,8 @@ export class ModelmuxStack extends Stack {
     new CfnOutput(this, 'AccountsTableName', { value: tables.tables.accounts.tableName });
     new CfnOutput(this, 'LedgerTableName', { value: tables.tables.ledger.tableName });
     new CfnOutput(this, 'UpstreamSecretArn', { value: upstreamSecret.secretId });
+    new CfnOutput(this, 'SettleQueueUrl', { description: 'Durable settle queue (the admin CLI reads it: SETTLE_QUEUE_URL)', value: settle.queue.queueUrl });
+    new CfnOutput(this, 'SettleDeadLetterQueueUrl', { description: 'Settles that failed for 24 h', value: settle.deadLetterQueue.queueUrl });
     new CfnOutput(this, 'PutUpstreamKeysCommand', {
       description: 'Run after deploy with upstream-keys.json = {"OPENAI_API_KEY":"...",...}; warm functions pick it up within 5 minutes',
       value: upstreamSecret.putValueCommand,

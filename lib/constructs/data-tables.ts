@@ -9,21 +9,33 @@ type LogicalName = TableSchema['logicalName'];
 /**
  * DynamoDB actions the gateway functions perform at request time, per table. No wildcards, and nothing
  * the request path does not do. Inside TransactWriteItems each item is authorised by its own action
- * (Put -> PutItem, Update -> UpdateItem, ConditionCheck -> ConditionCheckItem; DynamoDB Developer Guide,
- * "Using IAM with DynamoDB transactions"), so TransactWriteItems itself needs no grant.
- * - keys: GetItem to resolve the key hash. Creating, listing (GSI) and revoking keys is the admin CLI's
- *   job, run with an operator's own credentials: not granted here.
- * - accounts: GetItem (admission check, free-token re-read), UpdateItem (the debit, whose own condition
- *   guards it: no ConditionCheck item is used).
- * - ledger: PutItem (one entry per billed request, conditional on the request id: idempotent settle) and
- *   GetItem (a replayed settle reads the first entry's charge back instead of charging twice).
+ * (Put -> PutItem, Update -> UpdateItem, Delete -> DeleteItem, ConditionCheck -> ConditionCheckItem;
+ * DynamoDB Developer Guide, "Using IAM with DynamoDB transactions"), so TransactWriteItems itself needs
+ * no grant.
+ * - keys: GetItem to resolve the key hash; GetItem + ConditionCheckItem to add a key's billing entry to
+ *   an account written before per-key state (billing/key-entry.ts). Creating, listing and revoking keys
+ *   is the admin CLI's job (and the account API's): not granted here.
+ * - accounts: GetItem (the view a hold is planned from), UpdateItem (hold and settle, each guarded by
+ *   its own conditions).
+ * - ledger: PutItem (the hold), UpdateItem (its settle into the entry), DeleteItem (a cancelled hold).
  * test/lib/gateway-grants.test.ts records what the request path really calls and holds this list to it.
  */
 export const GATEWAY_TABLE_ACTIONS: Readonly<Record<LogicalName, readonly string[]>> = {
-  keys: ['dynamodb:GetItem'],
+  keys: ['dynamodb:GetItem', 'dynamodb:ConditionCheckItem'],
   accounts: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
-  ledger: ['dynamodb:PutItem', 'dynamodb:GetItem'],
+  ledger: ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
 };
+
+/**
+ * What the settle function does (queued settles, the orphan sweep): settle or cancel a hold (ledger
+ * UpdateItem / DeleteItem with the account UpdateItem) and list unsettled holds (Query on the ledger's
+ * `pendingHolds` index only).
+ */
+export const SETTLE_TABLE_ACTIONS = {
+  accounts: ['dynamodb:UpdateItem'],
+  ledger: ['dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
+  pendingHoldsIndex: ['dynamodb:Query'],
+} as const;
 
 /** Props of {@link DataTables}. */
 export interface DataTablesProps {
@@ -76,7 +88,19 @@ export class DataTables extends Construct {
       );
     }
   }
+
+  /** Grants the settle function exactly {@link SETTLE_TABLE_ACTIONS}. */
+  grantSettleAccess(grantee: IGrantable): void {
+    const statement = (sid: string, actions: readonly string[], resource: string) =>
+      grantee.grantPrincipal.addToPrincipalPolicy(new PolicyStatement({ sid, effect: Effect.ALLOW, actions: [...actions], resources: [resource] }));
+    statement('SettleAccountsTable', SETTLE_TABLE_ACTIONS.accounts, this.tables.accounts.tableArn);
+    statement('SettleLedgerTable', SETTLE_TABLE_ACTIONS.ledger, this.tables.ledger.tableArn);
+    statement('SettlePendingHolds', SETTLE_TABLE_ACTIONS.pendingHoldsIndex, `${this.tables.ledger.tableArn}/index/${PENDING_HOLDS_INDEX}`);
+  }
 }
+
+/** The `pendingHolds` index of the ledger (store/table-schemas.ts). */
+const PENDING_HOLDS_INDEX = 'pendingHolds';
 
 function buildTable(scope: Construct, schema: TableSchema, removalPolicy: RemovalPolicy): Table {
   const table = new Table(scope, capitalise(schema.logicalName), {

@@ -1,4 +1,6 @@
 import type { IGrantable } from 'aws-cdk-lib/aws-iam';
+import { SETTLE_QUEUE_URL_ENV } from '../../functions/shared/billing/settle-queue';
+import type { SettlePath } from './settle-path';
 import { UPSTREAM_SECRET_ARN_ENV } from '../../functions/shared/providers/credentials';
 import type { DataTables } from './data-tables';
 import type { UpstreamSecret } from './upstream-secret';
@@ -15,6 +17,8 @@ export interface GatewayEndpointProps {
   readonly reservedConcurrentExecutions?: number;
   /** Memory in MB; default 1024 (see GatewayFunctionProps). */
   readonly memorySize?: number;
+  /** The durable settle path: its queue URL goes into env, SendMessage into the role. */
+  readonly settle?: SettlePath;
 }
 
 /** Env every gateway function gets from the stack: table names, the secret ARN, then `extra`. */
@@ -22,6 +26,7 @@ export function gatewayEnvironment(props: GatewayEndpointProps): Record<string, 
   return {
     ...props.tables.environment,
     [UPSTREAM_SECRET_ARN_ENV]: props.upstreamSecret.secretId,
+    ...(props.settle ? { [SETTLE_QUEUE_URL_ENV]: props.settle.queue.queueUrl } : {}),
     ...props.environment,
   };
 }
@@ -30,4 +35,5 @@ export function gatewayEnvironment(props: GatewayEndpointProps): Record<string, 
 export function grantGatewayRuntime(grantee: IGrantable, props: GatewayEndpointProps): void {
   props.tables.grantGatewayAccess(grantee);
   props.upstreamSecret.grantGetSecretValue(grantee);
+  props.settle?.grantSend(grantee);
 }

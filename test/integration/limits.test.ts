@@ -64,7 +64,7 @@ describe('per-key spend limits and disabled keys', () => {
     const entry = await keyEntry(accountId, keyHash);
     const summary = await ledgerCost(accountId);
     expect(summary.costNanoUsd).toBeLessThanOrEqual(LIMIT);
-    expect((entry as { usedNanoUsd?: number } | undefined)?.heldNanoUsd).toBe(0);
+    expect(entry?.heldNanoUsd).toBe(0);
     expect(entry?.leftNanoUsd).toBe(LIMIT - summary.costNanoUsd);
     // It was really spent, not refused from the start (each hold reserves the plan's highest price).
     expect(summary.requests).toBeGreaterThan(1);

@@ -15,10 +15,17 @@ function synth(context: Record<string, unknown>): Template {
   return Template.fromStack(stack);
 }
 
+/** The two gateway functions (chat, embeddings), not the settle function of the durable settle path. */
+function gatewayFunctions(template: Template) {
+  return Object.entries(resourcesOfType(template, 'AWS::Lambda::Function'))
+    .filter(([id]) => id.startsWith('Chat') || id.startsWith('Embeddings'))
+    .map(([, fn]) => fn);
+}
+
 function functionEnvs(template: Template): Array<Record<string, unknown>> {
-  return Object.values(resourcesOfType(template, 'AWS::Lambda::Function')).map(
-    (fn) => (fn.Properties?.Environment as { Variables: Record<string, unknown> }).Variables,
-  );
+  const fns = gatewayFunctions(template);
+  expect(fns).toHaveLength(2);
+  return fns.map((fn) => (fn.Properties?.Environment as { Variables: Record<string, unknown> }).Variables);
 }
 
 function secretStatements(template: Template): unknown[] {
@@ -75,7 +82,7 @@ describe('stack options from context', () => {
 
   it('sets reserved concurrency only when asked', () => {
     const template = synth({ chatReservedConcurrency: '20', embeddingsReservedConcurrency: 5 });
-    const reserved = Object.values(resourcesOfType(template, 'AWS::Lambda::Function')).map((fn) => fn.Properties?.ReservedConcurrentExecutions);
+    const reserved = gatewayFunctions(template).map((fn) => fn.Properties?.ReservedConcurrentExecutions);
     expect(reserved.sort()).toEqual([20, 5]);
     expect(() => synth({ chatReservedConcurrency: 'lots' })).toThrow(/chatReservedConcurrency must be a non-negative integer/);
   });

@@ -48,7 +48,8 @@ export async function chatCompletions(req: GatewayRequest): Promise<GatewayResul
   }
   const routing = routeStream(sent, plan, opts);
   await holdBeforeAnswer(bill, routing, upstream);
-  const early = await settledWithin(routing, streamCommitAfterMs());
+  // Counted from the request's arrival: the hold's time is part of what the client waits.
+  const early = await settledWithin(routing, Math.max(0, streamCommitAfterMs() - (Date.now() - req.receivedAt)));
   return early ? streamed(ctx, await routing.catch(cancelling(bill))) : streamedLate(ctx, routing);
 }
 

@@ -8,6 +8,7 @@
  */
 import { UpstreamUnavailableError } from '../openai/errors';
 import { logger } from '../observability/logger';
+import { storeRecentlyFailed } from '../store/store-errors';
 import { transactWrite } from '../store/transact-write';
 import { backoffDelayMs, isTransactionConflict } from '../store/transaction-retry';
 import { readState, rememberState, shardStateOf, unmarshallItem, updateView, viewOf, type ShardState } from './account-state';
@@ -67,7 +68,7 @@ function addPending(pk: string, spec: HoldSpec, sign: 1 | -1): void {
  */
 export function holdPredicted(req: HoldRequest): boolean {
   const view = viewOf(req.accountId);
-  if (view === undefined || view.state.shards > 1 || Date.now() - view.readAt > billingConfig().viewTtlMs) return false;
+  if (view === undefined || view.state.shards > 1 || storeRecentlyFailed() || Date.now() - view.readAt > billingConfig().viewTtlMs) return false;
   const p = pending.get(req.accountId);
   const state = p === undefined ? view.state : { ...view.state, creditNanoUsd: view.state.creditNanoUsd - p.nanoUsd, freeTokens: view.state.freeTokens - p.freeTokens, inflight: (view.state.inflight ?? 0) + p.requests };
   return planHold({ state, h16: keyEntryId(req.keyHash), demand: req.demand, limits: rateLimitsFor(view.state.purchasedNanoUsd, billingConfig()), now: now() }).ok;

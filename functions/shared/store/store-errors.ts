@@ -59,14 +59,28 @@ export function toStoreError(err: unknown): unknown {
   return err;
 }
 
+/** Whether this container's last store call failed with an outage (cleared by the next success). */
+let lastCallFailed = false;
+
+/**
+ * True when this container's last store call failed with an outage. A hold is then never predicted
+ * (billing/hold.ts): no upstream is connected before the store has answered again.
+ */
+export function storeRecentlyFailed(): boolean {
+  return lastCallFailed;
+}
+
 /**
  * Runs one store call and maps its failure with {@link toStoreError}.
  * @throws UpstreamUnavailableError (503) when DynamoDB is unreachable, throttling or failing.
  */
 export async function storeCall<T>(op: () => Promise<T>): Promise<T> {
   try {
-    return await op();
+    const out = await op();
+    lastCallFailed = false;
+    return out;
   } catch (err) {
+    if (isStoreUnavailable(err)) lastCallFailed = true;
     throw toStoreError(err);
   }
 }
