@@ -82,7 +82,9 @@ export function holdPredicted(req: HoldRequest): boolean {
  *   fate is unknown, a cancel is handed to the durable settle path (`onUnknown`).
  */
 export async function placeHold(req: HoldRequest, onUnknown: (record: HoldRecord) => void): Promise<HoldRecord> {
-  const rootView = viewOf(req.accountId)?.state;
+  // The root's shard count and rate-limit tier are read again once the view is older than its TTL.
+  const rootEntry = viewOf(req.accountId);
+  const rootView = rootEntry !== undefined && Date.now() - rootEntry.readAt <= billingConfig().viewTtlMs ? rootEntry.state : undefined;
   const root = rootView ?? (await readState(req.accountId));
   const shard = pickShard(root, keyEntryId(req.keyHash));
   const pk = shardPk(req.accountId, shard);

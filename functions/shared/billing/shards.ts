@@ -12,7 +12,7 @@
 import { InvalidRequestError } from '../openai/errors';
 import { tableNames } from '../store/tables';
 import { transactWrite, type TransactItems } from '../store/transact-write';
-import { readState, type ShardState } from './account-state';
+import { readState, updateView, type ShardState } from './account-state';
 import type { HoldDemand } from './hold-plan';
 import { computeCharge } from './price';
 
@@ -130,6 +130,7 @@ export async function setShards(accountId: string, count: number): Promise<numbe
     },
   });
   await transactWrite(items);
+  updateView(accountId, (s) => (s.shards = count));
   return count;
 }
 
