@@ -24,6 +24,7 @@ import { renderReport } from './report';
 import type { ColdStartFigures } from './report-types';
 import { bufferedRows, streamRows } from './results';
 import { countStoreCallsPerRequest } from './store-calls-phase';
+import { measureHolds, renderHolds } from './hold-phase';
 import { runStreamRounds } from './stream-phase';
 import { startSystemUnderTest, type SystemUnderTest } from './system-under-test';
 import { directTarget, gatewayTarget } from './targets';
@@ -111,12 +112,14 @@ async function main(): Promise<void> {
   const storeCalls = await countStoreCallsPerRequest(ctx);
   log('hot-path profile (unmeasured run)');
   const hotProfile = await profileHotPath(ctx, outDir, ROOT);
+  log('what a hold adds: hold + settle pairs on DynamoDB Local');
+  const holds = await measureHolds(sut.dynamodbEndpoint);
   await pools.closeAll();
   await sut.close();
 
   const bufferedTable = bufferedRows(buffered.scenarios);
   const streamTable = streamRows(streams, BENCH_CONFIG.chunkDelayMs);
-  const report = renderReport({
+  const report = `${renderReport({
     machine: describeMachine(),
     runtimeMs: performance.now() - started,
     goals: checkGoals({ buffered: bufferedTable, streams: streamTable, bundles, coldStarts: cold.sourceMaps, storeCalls, chunkDelayMs: BENCH_CONFIG.chunkDelayMs }),
@@ -128,7 +131,7 @@ async function main(): Promise<void> {
     coldStarts: cold,
     loadProfile,
     hotProfile,
-  });
+  })}\n${renderHolds(holds)}`;
   // A scaled-down smoke run must not overwrite the real figures.
   const target = BENCH_CONFIG.scale === 1 || process.env.BENCH_WRITE === '1' ? join(ROOT, 'BENCHMARKS.md') : join(outDir, 'BENCHMARKS.scaled.md');
   writeFileSync(target, report);

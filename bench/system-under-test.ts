@@ -60,6 +60,11 @@ function gatewayEnv(sim: SimulatorInfo, dynamodbEndpoint: string): NodeJS.Proces
     POWERTOOLS_SERVICE_NAME: 'modelmux',
     POWERTOOLS_LOG_LEVEL: 'INFO',
     DYNAMODB_ENDPOINT: dynamodbEndpoint,
+    // The bench measures throughput, not the rate limits: the dev account is free tier (20 per minute).
+    RATE_LIMIT_RPM: '0',
+    RATE_LIMIT_CONCURRENT: '0',
+    RATE_LIMIT_FREE_RPM: '0',
+    RATE_LIMIT_FREE_CONCURRENT: '0',
     AWS_REGION: 'us-east-1',
     AWS_ACCESS_KEY_ID: 'local',
     AWS_SECRET_ACCESS_KEY: 'local',
