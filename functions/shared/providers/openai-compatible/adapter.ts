@@ -86,7 +86,10 @@ export function createOpenAICompatibleAdapter(options: OpenAICompatibleOptions =
         throw new UpstreamStreamError(makeFailure('server', 200, `${ctx.endpoint.provider}: malformed chat completion body`));
       }
       const choices = parsed.data.choices.map((c, i) => toCompletionChoice(c, i, ctx));
-      return { choices, usage: mapUsage(parsed.data.usage), system_fingerprint: parsed.data.system_fingerprint ?? null };
+      const parts: CompletionParts = { choices, usage: mapUsage(parsed.data.usage) };
+      // Absent when the upstream sends none (OpenAI's description allows a string or nothing).
+      if (parsed.data.system_fingerprint != null) parts.system_fingerprint = parsed.data.system_fingerprint;
+      return parts;
     },
 
     createStreamTransform(ctx) {
