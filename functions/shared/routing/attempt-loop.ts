@@ -108,145 +108,185 @@ interface Flight<T> {
  *   target's breaker verdict handle (already reported when `successOnResolve`).
  * @throws GatewayError — the client's own error, 499 when the client left, or `hooks.exhausted(...)`.
  */
-export async function runPlan<T>(plan: readonly Attempt[], opts: RouteOptions, hooks: PlanHooks, run: AttemptRunner<T>): Promise<RoutedBase & { result: T; health: TargetHealth }> {
-  const brk = opts.breaker ?? defaultBreaker;
-  const policy = opts.retry ?? DEFAULT_RETRY;
-  const deadline = opts.deadline ?? Number.POSITIVE_INFINITY;
-  const requested = plan[0]?.publicModel;
-  const failOpen = plan.every((a) => brk.isOpen(a.target.key));
-  const records: AttemptRecord[] = [];
-  const queue = [...plan];
-  const flights = new Set<Flight<T>>();
-  let tooSmallWindow = 0;
-  let wake: (() => void) | undefined;
+export function runPlan<T>(plan: readonly Attempt[], opts: RouteOptions, hooks: PlanHooks, run: AttemptRunner<T>): Promise<RoutedBase & { result: T; health: TargetHealth }> {
+  return new PlanRun(plan, opts, hooks, run).run();
+}
 
-  const nextAttempt = (): Attempt | undefined => {
-    while (queue.length > 0) {
-      const a = queue.shift() as Attempt;
-      if (a.target.contextWindow <= tooSmallWindow) continue;
-      if (!failOpen && !brk.allow(a.target.key)) continue;
+/** The state of one {@link runPlan}: the targets left, the attempts in flight, the records. */
+class PlanRun<T> {
+  private readonly brk: CircuitBreaker;
+  private readonly policy: RetryPolicy;
+  private readonly deadline: number;
+  private readonly requested: string | undefined;
+  private readonly failOpen: boolean;
+  private readonly records: AttemptRecord[] = [];
+  /** Targets not yet tried, in order (a hedge loser goes back to the front). */
+  private readonly queue: Attempt[];
+  private readonly flights = new Set<Flight<T>>();
+  private tooSmallWindow = 0;
+  private wake: (() => void) | undefined;
+
+  constructor(plan: readonly Attempt[], private readonly opts: RouteOptions, private readonly hooks: PlanHooks, private readonly runner: AttemptRunner<T>) {
+    this.brk = opts.breaker ?? defaultBreaker;
+    this.policy = opts.retry ?? DEFAULT_RETRY;
+    this.deadline = opts.deadline ?? Number.POSITIVE_INFINITY;
+    this.requested = plan[0]?.publicModel;
+    this.failOpen = plan.every((a) => this.brk.isOpen(a.target.key));
+    this.queue = [...plan];
+  }
+
+  async run(): Promise<RoutedBase & { result: T; health: TargetHealth }> {
+    try {
+      for (;;) {
+        if (this.flights.size === 0) this.launchNext();
+        const hedge = this.hedgeAt();
+        await this.waitFor(hedge?.at);
+        if (this.opts.signal.aborted) throw clientGone();
+        const settled = [...this.flights].find((f) => f.outcome !== undefined);
+        if (settled === undefined) {
+          if (hedge !== undefined && Date.now() >= hedge.at && this.flights.has(hedge.flight)) this.startHedge(hedge.flight);
+          continue;
+        }
+        this.flights.delete(settled);
+        const outcome = settled.outcome as NonNullable<Flight<T>['outcome']>;
+        if (outcome.ok) return this.answered(settled, outcome.value);
+        await this.failed(settled, outcome.error);
+      }
+    } finally {
+      for (const f of [...this.flights]) this.drop(f, false);
+    }
+  }
+
+  /** The next target the breaker allows and whose window is not known to be too small. */
+  private nextAttempt(): Attempt | undefined {
+    while (this.queue.length > 0) {
+      const a = this.queue.shift() as Attempt;
+      if (a.target.contextWindow <= this.tooSmallWindow) continue;
+      if (!this.failOpen && !this.brk.allow(a.target.key)) continue;
       return a;
     }
     return undefined;
-  };
+  }
 
-  /** Stops a flight that will not answer: no record unless it lost a race; its breaker permit back. */
-  const drop = (f: Flight<T>, lost: boolean): void => {
-    flights.delete(f);
-    f.controller.abort();
-    brk.release(f.attempt.target.key);
-    if (!lost) return;
-    records.push(record(f.attempt, 'hedge-lost', 0, f.begunAt));
-    queue.unshift(f.attempt);
-    hooks.onHedgeLost?.(f.attempt);
-  };
+  /** @throws the plan's exhausted error when no target is left. */
+  private launchNext(): void {
+    const next = this.nextAttempt();
+    if (next === undefined) throw this.hooks.exhausted(this.records, false, this.tooSmallWindow);
+    this.launch(next, 0);
+  }
 
-  const onStarted = (f: Flight<T>): void => {
-    if (f.started || !flights.has(f)) return;
-    f.started = true;
-    for (const other of [...flights]) if (other !== f) drop(other, true);
-  };
-
-  const launch = (attempt: Attempt, retry: number): void => {
-    const remaining = deadline - Date.now();
+  /** @throws the exhausted error (deadline reached) when no time is left. */
+  private launch(attempt: Attempt, retry: number): void {
+    const remaining = this.deadline - Date.now();
     if (remaining <= 0) {
-      brk.release(attempt.target.key);
-      throw hooks.exhausted(records, true, tooSmallWindow);
+      this.brk.release(attempt.target.key);
+      throw this.hooks.exhausted(this.records, true, this.tooSmallWindow);
     }
     const controller = new AbortController();
     // Never removed: a stream that has started keeps listening for the client after the loop ends.
-    if (opts.signal.aborted) controller.abort();
-    else opts.signal.addEventListener('abort', () => controller.abort(), { once: true });
+    if (this.opts.signal.aborted) controller.abort();
+    else this.opts.signal.addEventListener('abort', () => controller.abort(), { once: true });
     const f: Flight<T> = { attempt, retry, controller, begunAt: Date.now(), started: false, hedged: false };
-    flights.add(f);
-    const ctx: AdapterContext = { target: attempt.target, endpoint: attempt.endpoint };
-    const limits = clip(hooks.timeouts(attempt), remaining);
+    this.flights.add(f);
     const settle = (outcome: NonNullable<Flight<T>['outcome']>): void => {
       f.outcome = outcome;
-      if (flights.has(f)) wake?.();
+      if (this.flights.has(f)) this.wake?.();
     };
-    run(attempt, ctx, { limits, signal: controller.signal, started: () => onStarted(f) }).then(
+    const ctx: AdapterContext = { target: attempt.target, endpoint: attempt.endpoint };
+    const limits = clip(this.hooks.timeouts(attempt), remaining);
+    this.runner(attempt, ctx, { limits, signal: controller.signal, started: () => this.onStarted(f) }).then(
       (value) => settle({ ok: true, value }),
       (error: unknown) => settle({ ok: false, error }),
     );
-  };
+  }
+
+  /** `f` has its first token: every other flight lost the race. */
+  private onStarted(f: Flight<T>): void {
+    if (f.started || !this.flights.has(f)) return;
+    f.started = true;
+    for (const other of [...this.flights]) if (other !== f) this.drop(other, true);
+  }
+
+  /** Stops a flight that will not answer: no record unless it lost a race; its breaker permit back. */
+  private drop(f: Flight<T>, lost: boolean): void {
+    this.flights.delete(f);
+    f.controller.abort();
+    this.brk.release(f.attempt.target.key);
+    if (!lost) return;
+    this.records.push(record(f.attempt, 'hedge-lost', 0, f.begunAt));
+    this.queue.unshift(f.attempt);
+    this.hooks.onHedgeLost?.(f.attempt);
+  }
 
   /** When the single flight in the air gets a parallel one (epoch ms), if ever. */
-  const hedgeAt = (): { flight: Flight<T>; at: number } | undefined => {
-    if (flights.size !== 1 || hooks.hedgeAfterMs === undefined) return undefined;
-    const [f] = flights as unknown as [Flight<T>];
+  private hedgeAt(): { flight: Flight<T>; at: number } | undefined {
+    if (this.flights.size !== 1 || this.hooks.hedgeAfterMs === undefined) return undefined;
+    const [f] = this.flights as unknown as [Flight<T>];
     if (f.started || f.hedged || f.outcome !== undefined) return undefined;
-    const after = hooks.hedgeAfterMs(f.attempt);
+    const after = this.hooks.hedgeAfterMs(f.attempt);
     return after === undefined ? undefined : { flight: f, at: f.begunAt + after };
-  };
+  }
+
+  private startHedge(f: Flight<T>): void {
+    f.hedged = true;
+    const partner = this.nextAttempt();
+    if (partner === undefined) return;
+    if (this.deadline - Date.now() > 0) this.launch(partner, 0);
+    else this.brk.release(partner.target.key);
+  }
 
   /** Waits until a flight settles, the client leaves, or `until` (epoch ms) passes. */
-  const waitFor = (until: number | undefined): Promise<void> =>
-    new Promise<void>((resolve) => {
-      if ([...flights].some((f) => f.outcome !== undefined) || opts.signal.aborted) return resolve();
+  private waitFor(until: number | undefined): Promise<void> {
+    const signal = this.opts.signal;
+    return new Promise<void>((resolve) => {
+      if ([...this.flights].some((f) => f.outcome !== undefined) || signal.aborted) return resolve();
       const done = (): void => {
         if (timer !== undefined) clearTimeout(timer);
-        opts.signal.removeEventListener('abort', done);
-        wake = undefined;
+        signal.removeEventListener('abort', done);
+        this.wake = undefined;
         resolve();
       };
       const timer = until === undefined ? undefined : setTimeout(done, Math.max(0, until - Date.now()));
-      wake = done;
-      opts.signal.addEventListener('abort', done, { once: true });
+      this.wake = done;
+      signal.addEventListener('abort', done, { once: true });
     });
+  }
 
-  try {
-    for (;;) {
-      if (flights.size === 0) {
-        const next = nextAttempt();
-        if (next === undefined) throw hooks.exhausted(records, false, tooSmallWindow);
-        launch(next, 0);
-      }
-      const hedge = hedgeAt();
-      await waitFor(hedge?.at);
-      if (opts.signal.aborted) throw clientGone();
-      const settled = [...flights].find((f) => f.outcome !== undefined);
-      if (settled === undefined) {
-        if (hedge !== undefined && Date.now() >= hedge.at && flights.has(hedge.flight)) {
-          hedge.flight.hedged = true;
-          const partner = nextAttempt();
-          if (partner !== undefined && deadline - Date.now() > 0) launch(partner, 0);
-          else if (partner !== undefined) brk.release(partner.target.key);
-        }
-        continue;
-      }
-      const outcome = settled.outcome as NonNullable<Flight<T>['outcome']>;
-      const { attempt } = settled;
-      if (outcome.ok) {
-        onStarted(settled);
-        flights.delete(settled);
-        records.push(record(attempt, 'ok', 200, settled.begunAt));
-        const health = healthOf(brk, attempt.target.key);
-        if (hooks.successOnResolve) health.success();
-        return { attempt, attempts: records, result: outcome.value, health };
-      }
-      flights.delete(settled);
-      if (outcome.error instanceof SkipTarget) {
-        brk.release(attempt.target.key);
-        continue;
-      }
-      const failure = hooks.toFailure(outcome.error);
-      records.push(record(attempt, failure.kind, failure.status, settled.begunAt));
-      brk.failure(attempt.target.key, failure.kind);
-      if (failure.clientError) {
-        if (attempt.publicModel === requested) throw failure.clientError;
-        continue;
-      }
-      hooks.onFailure?.(attempt, failure);
-      if (failure.kind === 'context-length') tooSmallWindow = Math.max(tooSmallWindow, attempt.target.contextWindow);
-      if (flights.size > 0) continue;
-      const wait = retryDelay(failure, settled.retry, deadline - Date.now(), policy);
-      if (wait === undefined) continue;
-      if (!(await sleep(wait, opts.signal))) throw clientGone();
-      launch(attempt, settled.retry + 1);
+  private answered(f: Flight<T>, result: T): RoutedBase & { result: T; health: TargetHealth } {
+    this.flights.add(f);
+    this.onStarted(f);
+    this.flights.delete(f);
+    this.records.push(record(f.attempt, 'ok', 200, f.begunAt));
+    const health = healthOf(this.brk, f.attempt.target.key);
+    if (this.hooks.successOnResolve) health.success();
+    return { attempt: f.attempt, attempts: this.records, result, health };
+  }
+
+  /**
+   * A failed flight: record it, tell the breaker, and decide — the client's error ends the request;
+   * beside a flight still running, nothing more; else a retry of the same target when the policy
+   * allows, or (by returning) the next target.
+   */
+  private async failed(f: Flight<T>, error: unknown): Promise<void> {
+    const { attempt } = f;
+    if (error instanceof SkipTarget) {
+      this.brk.release(attempt.target.key);
+      return;
     }
-  } finally {
-    for (const f of [...flights]) drop(f, false);
+    const failure = this.hooks.toFailure(error);
+    this.records.push(record(attempt, failure.kind, failure.status, f.begunAt));
+    this.brk.failure(attempt.target.key, failure.kind);
+    if (failure.clientError) {
+      if (attempt.publicModel === this.requested) throw failure.clientError;
+      return;
+    }
+    this.hooks.onFailure?.(attempt, failure);
+    if (failure.kind === 'context-length') this.tooSmallWindow = Math.max(this.tooSmallWindow, attempt.target.contextWindow);
+    if (this.flights.size > 0) return;
+    const wait = retryDelay(failure, f.retry, this.deadline - Date.now(), this.policy);
+    if (wait === undefined) return;
+    if (!(await sleep(wait, this.opts.signal))) throw clientGone();
+    this.launch(attempt, f.retry + 1);
   }
 }
 
