@@ -59,7 +59,7 @@ describe('the latency table', () => {
   it('refuses a malformed UPSTREAM_TIMEOUTS_MS at load', () => {
     expect(() => operatorTimeouts('{"stream":{"idleMs":-1}}')).toThrow();
     expect(() => operatorTimeouts('{"stream":{"idle":5}}')).toThrow();
-    expect(() => operatorTimeouts('not json')).toThrow();
+    expect(() => operatorTimeouts('not json')).toThrow(/^UPSTREAM_TIMEOUTS_MS is not valid/);
   });
 
   it('gives a long prompt more time to its first token: 1 ms per 10 tokens (characters / 4)', () => {

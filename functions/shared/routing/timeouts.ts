@@ -115,7 +115,12 @@ const overridesSchema = z.strictObject({ stream: partialTimeouts.optional(), buf
  */
 export function operatorTimeouts(env: string | undefined = process.env.UPSTREAM_TIMEOUTS_MS): TimeoutOverrides {
   if (env === undefined || env === '') return {};
-  return overridesSchema.parse(JSON.parse(env));
+  try {
+    return overridesSchema.parse(JSON.parse(env));
+  } catch (err) {
+    const detail = err instanceof z.ZodError ? z.prettifyError(err) : (err as Error).message;
+    throw new Error(`UPSTREAM_TIMEOUTS_MS is not valid (expected JSON like {"stream":{"idleMs":20000}}, positive integer ms): ${detail}`);
+  }
 }
 
 /** This container's operator overrides (read once at load). */
