@@ -33,7 +33,7 @@ const CHAT = { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Say he
  */
 export const KINDS: Record<Kind, KindSpec> = {
   chat: { label: 'buffered chat, 15 tokens', path: 'chat/completions', body: { ...CHAT, max_tokens: 15 }, stream: false, gapMs: 0, direct: true, perRound: 100 },
-  stream: { label: '12-chunk stream, 20 ms apart', path: 'chat/completions', body: { ...CHAT, max_tokens: 15, stream: true }, stream: true, gapMs: 20, direct: true, perRound: 12 },
+  stream: { label: '12-chunk stream, 20 ms apart', path: 'chat/completions', body: { ...CHAT, max_tokens: 15, stream: true }, stream: true, gapMs: 20, direct: true, perRound: 10 },
   embeddings: {
     label: 'embeddings, 1 input',
     path: 'embeddings',
@@ -70,5 +70,5 @@ export interface BenchConfig {
 export function benchConfig(quick: boolean): BenchConfig {
   return quick
     ? { quick, rounds: 2, perRoundScale: 0.3, loadSeconds: 2, loadConcurrencies: [16], concurrentStreams: 16, profileRequests: { chat: 150, stream: 12, embeddings: 100, chat500: 10, stream500: 4 }, coldStartRuns: 3 }
-    : { quick, rounds: 5, perRoundScale: 1, loadSeconds: 5, loadConcurrencies: [16, 64], concurrentStreams: 64, profileRequests: { chat: 600, stream: 40, embeddings: 400, chat500: 40, stream500: 12 }, coldStartRuns: 11 };
+    : { quick, rounds: 5, perRoundScale: 1, loadSeconds: 4, loadConcurrencies: [16, 64], concurrentStreams: 64, profileRequests: { chat: 400, stream: 40, embeddings: 300, chat500: 40, stream500: 12 }, coldStartRuns: 11 };
 }
