@@ -5,7 +5,7 @@
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { closeSync, openSync, readFileSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import pidusage from 'pidusage';
 import { SIMULATED_BASE } from '../local/gateway';
@@ -109,13 +109,14 @@ function gatewayEnv(fns: StackFunction[], endpoint: string, sim: { baseUrl: stri
 
 /**
  * Starts DynamoDB Local (in memory), the simulator, fresh tables and the bench account.
- * Logs go to `logDir`. Whatever started is stopped again when a later step fails.
+ * Logs go to `logDir` (emptied first). Whatever started is stopped again when a later step fails.
  */
 export async function startSystem(chat: StackFunction, embeddings: StackFunction, logDir: string): Promise<System> {
   const stops: Array<() => Promise<void>> = [];
   const stop = async (): Promise<void> => {
     for (const s of stops.splice(0).reverse()) await s().catch(() => undefined);
   };
+  for (const log of ['simulator.log', 'gateway.log']) writeFileSync(`${logDir}/${log}`, ''); // this run's only
   try {
     const ddb = await startDynamoDbLocal();
     stops.push(ddb.stop);
