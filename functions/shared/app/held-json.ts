@@ -45,6 +45,9 @@ export function settledWithin(p: Promise<unknown>, ms: number): Promise<boolean>
  * @param requestId for the log line of a failure after the commit.
  */
 export function heldJson(answer: Promise<JsonResult>, signal: AbortSignal, requestId: string): StreamResult {
+  // Handled from the start: the frames may never run (a client gone before the first byte), and a
+  // rejection nobody listens to would end the process.
+  answer.catch(() => undefined);
   async function* frames(): AsyncGenerator<string> {
     let result: JsonResult | undefined;
     let failure: unknown;
