@@ -200,7 +200,8 @@ describe('Gemini request: messages', () => {
     const call = (extra: unknown) => ({ role: 'assistant', content: null, tool_calls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: '{}' }, extra_content: extra }] });
     const callOf = (extra: unknown) => {
       const m = chatRequest({ messages: [{ role: 'user', content: 'q' }, call(extra)] }).messages[1];
-      return m?.role === 'assistant' ? m.tool_calls?.[0] : undefined;
+      const c = m?.role === 'assistant' ? m.tool_calls?.[0] : undefined;
+      return c?.type === 'function' ? c : undefined;
     };
     expect(callOf({ google: { thought_signature: 's' } })).toMatchObject({ extra_content: { google: { thought_signature: 's' } } });
     expect(callOf({ google: { thought_signature: 's', other: 1 } })).toMatchObject({ extra_content: { google: { thought_signature: 's' } } });
