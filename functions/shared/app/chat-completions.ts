@@ -14,16 +14,26 @@ import { BUFFERED_CHAT_BUDGET_MS, withinBudget } from '../routing/request-budget
 import { DONE_FRAME, dataFrame, errorFrame } from '../sse/encode';
 import { estimatePromptTokens, estimateTextTokens } from '../usage/estimate';
 import { logger } from '../observability/logger';
-import { authenticateRequest, routeOptions } from './guard';
+import { authenticateRequest, routeOptions, type Caller } from './guard';
 import { settleRequest, type BillableUsage } from './settle-request';
 
 /**
- * `POST /v1/chat/completions`: authenticate → validate → resolve the model → admit (402 before any
- * upstream call) → route (fallback inside) → answer → settle the ledger after the answer is out.
+ * `POST /v1/chat/completions`: authenticate → validate → {@link runChatExchange}.
  */
 export async function chatCompletions(req: GatewayRequest): Promise<GatewayResult> {
   const caller = await authenticateRequest(req);
-  const body = parseJsonBody(req.body, chatCompletionRequest);
+  return runChatExchange(req, caller, parseJsonBody(req.body, chatCompletionRequest));
+}
+
+/**
+ * One chat exchange for an authenticated caller and a validated chat request: resolve the model →
+ * admit (402 before any upstream call) → route (fallback inside) → answer (`chat.completion`, or its
+ * chunks as SSE) → settle the ledger after the answer is out. `POST /v1/responses` runs its requests
+ * through this same function (responses/), so both APIs share one plan, router, admission, settle
+ * and error rules.
+ * @throws GatewayError before any byte is sent (404 unknown model, 402, 400, 5xx when no upstream answered).
+ */
+export async function runChatExchange(req: GatewayRequest, caller: Caller, body: ChatCompletionRequest): Promise<GatewayResult> {
   const entry = getModel(body.model, 'chat');
   await admit(caller.accountId);
   const plan = planAttempts(entry, CATALOGUE, await loadUpstreamCredentials(), requiredCapabilities(body));
@@ -142,8 +152,9 @@ async function buffered(ctx: CallContext, outcome: Awaited<ReturnType<typeof rou
     model: ctx.body.model,
     choices: parts.choices,
     usage: parts.usage ?? makeUsage(billable.promptTokens, billable.completionTokens),
-    system_fingerprint: parts.system_fingerprint ?? null,
   };
+  // A string or absent, never null (OpenAI's OpenAPI description): only OpenAI-compatible hosts send one.
+  if (typeof parts.system_fingerprint === 'string') completion.system_fingerprint = parts.system_fingerprint;
   return {
     kind: 'json',
     status: 200,
