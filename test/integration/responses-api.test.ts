@@ -182,6 +182,7 @@ describe('responses.create, streamed', () => {
     expect(last?.type).toBe('response.failed');
     if (last?.type !== 'response.failed') throw new Error('no response.failed');
     expect(last.response.error).toMatchObject({ code: 'server_error', message: expect.stringMatching(/failed mid-stream/) });
+    expect(all.at(-2)).toMatchObject({ type: 'error', code: 'server_error', message: last.response.error?.message });
     expect(all.some((e) => e.type === 'response.completed')).toBe(false);
     const entry = await pollLedgerEntry(gw.accountId, response.headers.get('x-request-id'));
     expect(entry).toMatchObject({ status: 'partial', servedModel: 'gpt-4o' });

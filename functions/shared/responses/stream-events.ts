@@ -25,7 +25,8 @@ import {
  * `response.function_call_arguments.delta`… → `…done`; for exposed reasoning a `reasoning` item with
  * `response.reasoning_text.delta`… — then `response.output_item.done`, and last `response.completed`
  * (`response.incomplete` when the output limit or a content filter cut the answer) with the whole
- * response and its usage, or `response.failed` when the upstream failed mid-answer.
+ * response and its usage — or, when the upstream failed mid-answer, an `error` event and then
+ * `response.failed` carrying the same error.
  *
  * Every event carries `sequence_number` (0, 1, 2, … within the stream). Output order: reasoning,
  * then the message, then the function calls, each item closed before the next kind opens; calls stay
@@ -207,8 +208,10 @@ export function createResponsesStreamEncoder(ctx: ResponseContext): ResponsesStr
     },
     failed(error) {
       start();
+      const code = error.code === 'rate_limit_exceeded' || error.type === 'rate_limit_error' ? 'rate_limit_exceeded' : 'server_error';
+      emit('error', { code, message: error.message, param: error.param });
       const response = snapshot('failed');
-      response.error = { code: error.code === 'rate_limit_exceeded' || error.type === 'rate_limit_error' ? 'rate_limit_exceeded' : 'server_error', message: error.message };
+      response.error = { code, message: error.message };
       if (usage !== undefined) response.usage = toResponsesUsage(usage);
       emit('response.failed', { response });
       return drain();
