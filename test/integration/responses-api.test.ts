@@ -79,7 +79,7 @@ describe('responses.create, buffered', () => {
       input: [
         { role: 'developer', content: 'Describe images.' },
         { role: 'user', content: [{ type: 'input_text', text: 'first question' }] },
-        { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'first answer', annotations: [] }] },
+        { type: 'message', id: 'msg_earlier', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: 'first answer', annotations: [] }] },
         { role: 'user', content: [{ type: 'input_text', text: 'What is this?' }, { type: 'input_image', image_url: 'data:image/png;base64,iVBORw0KGgo=', detail: 'low' }] },
       ],
     });
