@@ -72,7 +72,7 @@ function validatorFor(key: string, schema: JsonObject): ValidateFunction {
   let fn = compiled.get(key);
   if (fn === undefined) {
     if (ajv === undefined) {
-      ajv = new Ajv2020({ strict: false, allErrors: false, formats: { uri: URI } });
+      ajv = new Ajv2020({ strict: false, allErrors: false, formats: { uri: URI, unixtime: true, date: true, float: true } });
       const doc = openApiSubset();
       ajv.addSchema({ $id: DOC_ID, components: toJsonSchema(doc.components as unknown as Json) } as JsonObject);
     }
@@ -110,4 +110,21 @@ export function schemaErrors(name: string, value: unknown): string[] {
 export function strictTopLevelErrors(name: string, value: unknown): string[] {
   const fn = validatorFor(`strict:${name}`, { ...ref(name), unevaluatedProperties: false });
   return fn(value) ? [] : describe(fn.errors);
+}
+
+/**
+ * The `ResponseStreamEvent` branch for an event `type` (e.g. `ResponseTextDeltaEvent` for
+ * `response.output_text.delta`), so a wrong event is reported against its own schema instead of
+ * against every branch of the union.
+ * @throws Error for a type the description does not define.
+ */
+export function responseEventSchema(type: string): string {
+  const union = openApiSubset().components.schemas['ResponseStreamEvent'];
+  const refs = ((union?.['anyOf'] ?? union?.['oneOf']) as Array<{ $ref: string }> | undefined) ?? [];
+  for (const { $ref } of refs) {
+    const name = $ref.split('/').at(-1) ?? '';
+    const typeProp = (openApiSubset().components.schemas[name]?.['properties'] as Record<string, { enum?: string[] }> | undefined)?.['type'];
+    if (typeProp?.enum?.includes(type) === true) return name;
+  }
+  throw new Error(`OpenAI's description defines no stream event of type ${type}`);
 }
