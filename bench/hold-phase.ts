@@ -7,7 +7,12 @@
  * and the CPU of one hold plus its settle (µs), the planning, expressions and SDK work included.
  */
 import { ensureTables } from '../local/dynamodb-local';
-import { percentile } from './stats';
+
+/** Nearest-rank percentile (0 < p ≤ 100) of unsorted samples. */
+function percentile(samples: readonly number[], p: number): number {
+  const sorted = [...samples].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length, Math.max(1, Math.ceil((p / 100) * sorted.length))) - 1] ?? Number.NaN;
+}
 
 /** The figures of {@link measureHolds}. */
 export interface HoldFigures {
@@ -25,7 +30,20 @@ export interface HoldFigures {
 
 /** Runs `runs` sequential hold + settle pairs on a fresh account. */
 export async function measureHolds(dynamodbEndpoint: string, runs = 200): Promise<HoldFigures> {
+  const saved = { ...process.env };
+  try {
+    return await run(dynamodbEndpoint, runs);
+  } finally {
+    for (const name of ['DYNAMODB_ENDPOINT', 'KEYS_TABLE', 'ACCOUNTS_TABLE', 'LEDGER_TABLE', 'RATE_LIMIT_RPM', 'RATE_LIMIT_CONCURRENT', 'RATE_LIMIT_FREE_RPM', 'RATE_LIMIT_FREE_CONCURRENT']) {
+      if (saved[name] === undefined) delete process.env[name];
+      else process.env[name] = saved[name];
+    }
+  }
+}
+
+async function run(dynamodbEndpoint: string, runs: number): Promise<HoldFigures> {
   process.env.DYNAMODB_ENDPOINT = dynamodbEndpoint;
+  for (const name of ['RATE_LIMIT_RPM', 'RATE_LIMIT_CONCURRENT']) process.env[name] = '0';
   const prefix = `bench-holds-${process.pid}`;
   process.env.KEYS_TABLE = `${prefix}-keys`;
   process.env.ACCOUNTS_TABLE = `${prefix}-accounts`;
@@ -65,12 +83,11 @@ export async function measureHolds(dynamodbEndpoint: string, runs = 200): Promis
   const p0 = process.cpuUsage();
   for (let i = 0; i < planRuns && state; i++) planHold({ state, h16: keyHash.slice(0, 16), demand, limits: { rpm: 600, concurrent: 50 }, now: Date.now() });
   const planned = process.cpuUsage(p0);
-  const sorted = (xs: number[]) => [...xs].sort((a, b) => a - b);
   return {
     runs: holds.length,
-    holdP50Ms: percentile(sorted(holds), 50),
-    holdP99Ms: percentile(sorted(holds), 99),
-    settleP50Ms: percentile(sorted(settles), 50),
+    holdP50Ms: percentile(holds, 50),
+    holdP99Ms: percentile(holds, 99),
+    settleP50Ms: percentile(settles, 50),
     cpuPerPairUs: cpu / Math.max(1, holds.length),
     planCpuUs: (planned.user + planned.system) / planRuns,
   };

@@ -9,42 +9,64 @@ import { GatewayError, UpstreamUnavailableError } from '../openai/errors';
 import { parseJsonBody } from '../openai/parse-body';
 import { loadUpstreamCredentials } from '../providers/credentials';
 import { UpstreamStreamError } from '../providers/types';
-import { planAttempts, requiredCapabilities } from '../routing/attempt-plan';
+import { planAttempts, requestFallbacks, requiredCapabilities } from '../routing/attempt-plan';
 import { routeBuffered, routeStream, type RoutedBase } from '../routing/chat-router';
-import { BUFFERED_CHAT_BUDGET_MS, withinBudget } from '../routing/request-budget';
+import { BUFFERED_CHAT_BUDGET_MS } from '../routing/request-budget';
 import { DONE_FRAME, dataFrame, errorFrame } from '../sse/encode';
 import { estimatePromptTokens, estimateTextTokens, warmTokenizer } from '../usage/estimate';
 import { logger } from '../observability/logger';
-import { authenticateRequest, routeOptions } from './guard';
+import { authenticateRequest, routeOptions, type Caller } from './guard';
+import { heldJson, settledWithin } from './held-json';
 import { settleRequest, usageEntry, type BillableUsage } from './settle-request';
 import { holdEndsAt } from './hold-timing';
 
 /**
- * `POST /v1/chat/completions`: authenticate → validate → resolve the model → hold the most it can
- * cost (402/429 before any upstream call; billing/request-bill.ts) → route (fallback inside) → answer
- * → settle the hold after the answer is out. When this container's view of the account predicts the
- * hold, the upstream is connected while the hold is written; nothing reaches the client before the
- * hold is confirmed, and an upstream started for a refused hold is aborted.
+ * `POST /v1/chat/completions`: authenticate → validate → {@link runChatExchange}.
  */
 export async function chatCompletions(req: GatewayRequest): Promise<GatewayResult> {
   const caller = await authenticateRequest(req);
-  const body = parseJsonBody(req.body, chatCompletionRequest);
+  return runChatExchange(req, caller, parseJsonBody(req.body, chatCompletionRequest));
+}
+
+/**
+ * One chat exchange for an authenticated caller and a validated chat request: resolve the model (and
+ * the client's `models` fallback list) → hold the most it can cost (402/429 before any upstream call;
+ * billing/request-bill.ts) → route (fallback inside) → answer (`chat.completion`, or its chunks as
+ * SSE) → settle the hold after the answer is out. When this container's view of the account predicts
+ * the hold, the upstream is connected while the hold is written; nothing reaches the client before
+ * the hold is confirmed, and an upstream started for a refused hold is aborted. `present` shapes a buffered answer's
+ * body (applied before the held-JSON commit too, so a late buffered answer keeps its API's shape);
+ * streamed frames are the caller's to translate. `POST /v1/responses` runs its requests
+ * through this same function (responses/), so both APIs share one plan, router, admission, settle
+ * and error rules.
+ * @throws GatewayError before any byte is sent (404 unknown model, 402, 400, 5xx when no upstream answered).
+ */
+export async function runChatExchange(
+  req: GatewayRequest,
+  caller: Caller,
+  body: ChatCompletionRequest,
+  present: (completion: ChatCompletion) => unknown = (completion) => completion,
+): Promise<GatewayResult> {
   const entry = getModel(body.model, 'chat');
-  const plan = planAttempts(entry, CATALOGUE, await loadUpstreamCredentials(), requiredCapabilities(body));
+  const fallbacks = requestFallbacks(body.models, CATALOGUE);
+  const plan = planAttempts(entry, CATALOGUE, await loadUpstreamCredentials(), requiredCapabilities(body), fallbacks);
   const { demand, promptTokensEstimate, outputLimit } = chatDemand(body, entry, plan);
   const bill = startBill({ accountId: caller.accountId, keyHash: caller.keyHash, requestId: req.requestId, publicModel: body.model, demand, promptTokensEstimate, endsAt: holdEndsAt(req) });
   if (!bill.predicted) await bill.confirmed;
   // The held output limit always goes upstream, so no completion can outgrow the hold.
   const sent: ChatCompletionRequest = body.max_completion_tokens == null && body.max_tokens == null ? { ...body, max_tokens: outputLimit } : body;
   const upstream = new AbortController();
-  const stopUpstream = (): void => upstream.abort();
-  req.signal.addEventListener('abort', stopUpstream, { once: true });
+  req.signal.addEventListener('abort', () => upstream.abort(), { once: true });
   const opts = { ...routeOptions(req), signal: upstream.signal };
-  const ctx: CallContext = { req, body, bill, created: Math.floor(req.receivedAt / 1000) };
+  const ctx: CallContext = { req, body, bill, created: Math.floor(req.receivedAt / 1000), present };
   if (body.stream !== true) {
-    const routing = routeBuffered(sent, plan, withinBudget(opts, req.receivedAt, BUFFERED_CHAT_BUDGET_MS));
+    // Routing runs to the function's deadline; the status waits for the answer until the budget,
+    // then is committed with JSON-whitespace beats (held-json.ts).
+    const routing = routeBuffered(sent, plan, opts);
     await holdBeforeAnswer(bill, routing, upstream);
-    return buffered(ctx, await routing.catch(cancelling(bill)));
+    const answered = routing.catch(cancelling(bill));
+    if (await settledWithin(answered, req.receivedAt + BUFFERED_CHAT_BUDGET_MS - Date.now())) return buffered(ctx, await answered);
+    return heldJson(answered.then((outcome) => buffered(ctx, outcome)), req.signal, req.requestId);
   }
   const routing = routeStream(sent, plan, opts);
   await holdBeforeAnswer(bill, routing, upstream);
@@ -88,18 +110,6 @@ function streamCommitAfterMs(): number {
 /** A keep-alive comment is sent this often while the first token is awaited after commit (ms). */
 const KEEPALIVE_EVERY_MS = 10_000;
 const KEEPALIVE_FRAME = ': modelmux waiting for the first token\n\n';
-
-/** Resolves true when `p` settles (either way) within `ms`; the caller then awaits `p` itself. */
-function settledWithin(p: Promise<unknown>, ms: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const t = setTimeout(() => resolve(false), ms);
-    const done = (): void => {
-      clearTimeout(t);
-      resolve(true);
-    };
-    p.then(done, done);
-  });
-}
 
 /**
  * A stream committed before its first token: 200 now, keep-alive comments while routing goes on,
@@ -150,6 +160,8 @@ interface CallContext {
   bill: RequestBill;
   /** Unix seconds, the same on every chunk (OpenAI: "each chunk has the same created"). */
   created: number;
+  /** The buffered answer's body as its API shows it (the completion itself, or a Responses `response`). */
+  present: (completion: ChatCompletion) => unknown;
 }
 
 /** Tells the client who answered, without changing the body's `model` (the name it asked for). */
@@ -178,21 +190,22 @@ async function buffered(ctx: CallContext, outcome: Awaited<ReturnType<typeof rou
     ? fromUsage(parts.usage)
     : await estimate(ctx.body, parts.choices.map((c) => (c.message.content ?? '') + (c.message.reasoning_content ?? '') + JSON.stringify(c.message.tool_calls ?? '')).join(''));
   const entry = usageEntry({ requestedModel: ctx.body.model, attempt: outcome.attempt, attempts: outcome.attempts, usage: billable, status: 'complete' });
-  const usage: Usage = { ...(parts.usage ?? makeUsage(billable.promptTokens, billable.completionTokens)), cost: usdOf(ctx.bill.charge(entry).costNanoUsd) };
   const completion: ChatCompletion = {
     id: completionId(ctx.req.requestId),
     object: 'chat.completion',
     created: ctx.created,
     model: ctx.body.model,
     choices: parts.choices,
-    usage,
-    system_fingerprint: parts.system_fingerprint ?? null,
+    // `cost` (OpenRouter's): what this request was billed, USD — the same charge the settle writes.
+    usage: { ...(parts.usage ?? makeUsage(billable.promptTokens, billable.completionTokens)), cost: usdOf(ctx.bill.charge(entry).costNanoUsd) },
   };
+  // A string or absent, never null (OpenAI's OpenAPI description): only OpenAI-compatible hosts send one.
+  if (typeof parts.system_fingerprint === 'string') completion.system_fingerprint = parts.system_fingerprint;
   return {
     kind: 'json',
     status: 200,
     headers: routingHeaders(outcome),
-    body: completion,
+    body: ctx.present(completion),
     after: async () => {
       await settleRequest(ctx.bill, entry, { requestId: ctx.req.requestId, receivedAt: ctx.req.receivedAt, attempts: outcome.attempts.length });
       await warmTokenizer();

@@ -52,6 +52,7 @@ export interface CompletionParts {
   choices: CompletionChoice[];
   /** Undefined when the upstream reported none (the router then estimates and marks it). */
   usage: Usage | undefined;
+  /** The upstream's, when it sent one; never null on the wire (absent instead, as OpenAI's description allows). */
   system_fingerprint?: string | null;
 }
 
@@ -96,6 +97,8 @@ export interface ChunkChoice {
 export interface ChunkParts {
   choices: ChunkChoice[];
   usage?: Usage;
+  /** The upstream's backend fingerprint, when its chunks carry one (OpenAI), for an assembled answer. */
+  system_fingerprint?: string;
 }
 
 /** The full `chat.completion.chunk` object as written to the client. */

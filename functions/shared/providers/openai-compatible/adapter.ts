@@ -1,9 +1,9 @@
-import type { ChatCompletionRequest } from '../../openai/chat-request';
+import { ROUTING_FIELDS, type ChatCompletionRequest } from '../../openai/chat-request';
 import type { CompletionParts } from '../../openai/chat-response';
 import type { EmbeddingsRequest } from '../../openai/embeddings';
 import type { AdapterContext, ProviderAdapter, UpstreamFailure, UpstreamHttpRequest } from '../types';
 import { UpstreamStreamError } from '../types';
-import { functionToolsOnly } from '../unsupported-parameters';
+import { functionToolsOnly, refuseOpenAIOnlyFeatures } from '../unsupported-parameters';
 import { makeFailure } from '../upstream-failure';
 import { classifyOpenAIError } from './errors';
 import { toUpstreamMessages, type ReasoningReplay } from './history';
@@ -34,9 +34,10 @@ export interface OpenAICompatibleOptions {
   /** An error reported inside a 200 body (MiniMax `base_resp`), or undefined. */
   errorInBody?: (body: unknown) => UpstreamFailure | undefined;
   /**
-   * The host takes OpenAI's custom tools, custom tool choices and `allowed_tools` (OpenAI itself).
-   * Default false: they are refused with a 400 before any call (unsupported-parameters.ts), since
-   * DeepSeek, MiniMax and the Llama hosts document function tools only (providers.md §4–§6).
+   * The host takes OpenAI's custom tools, custom tool choices and `allowed_tools` (OpenAI itself), and
+   * its audio output, web search and moderation. Default false: they are refused with a 400 before
+   * any call (unsupported-parameters.ts), since DeepSeek, MiniMax and the Llama hosts document
+   * function tools only and none of those features (providers.md §4–§6).
    */
   customTools?: boolean;
 }
@@ -54,8 +55,13 @@ export function createOpenAICompatibleAdapter(options: OpenAICompatibleOptions =
 
   const adapter: ProviderAdapter = {
     buildChatRequest(req, ctx, stream): UpstreamHttpRequest {
-      if (options.customTools !== true) functionToolsOnly(req);
+      if (options.customTools !== true) {
+        functionToolsOnly(req);
+        refuseOpenAIOnlyFeatures(req);
+      }
       const body: UpstreamBody = { ...req };
+      // modelmux's own routing fields (`models`, `route`) mean nothing upstream; OpenAI would refuse them.
+      for (const f of ROUTING_FIELDS) delete body[f];
       // A model that does not reason refuses the field (OpenAI 400) or reads it as a switch to think
       // (DeepSeek V4, providers.md §4.2), next to a catalogue `thinking: disabled`.
       if (ctx.target.capabilities.reasoning === 'none') delete body.reasoning_effort;
@@ -84,7 +90,10 @@ export function createOpenAICompatibleAdapter(options: OpenAICompatibleOptions =
         throw new UpstreamStreamError(makeFailure('server', 200, `${ctx.endpoint.provider}: malformed chat completion body`));
       }
       const choices = parsed.data.choices.map((c, i) => toCompletionChoice(c, i, ctx));
-      return { choices, usage: mapUsage(parsed.data.usage), system_fingerprint: parsed.data.system_fingerprint ?? null };
+      const parts: CompletionParts = { choices, usage: mapUsage(parsed.data.usage) };
+      // Absent when the upstream sends none (OpenAI's description allows a string or nothing).
+      if (parsed.data.system_fingerprint != null) parts.system_fingerprint = parsed.data.system_fingerprint;
+      return parts;
     },
 
     createStreamTransform(ctx) {
