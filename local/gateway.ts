@@ -114,6 +114,10 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<RunningGa
       writeFileSync(opts.stateFile, `${JSON.stringify(state, null, 2)}\n`);
     }
 
+    // One process serves every request here: load the tokenizer now (~0.5 s), not in the middle of a
+    // later request's stream (in Lambda it loads after a container's first answer, billing/request-bill.ts).
+    const { warmTokenizer } = await import('../functions/shared/usage/estimate');
+    await warmTokenizer();
     installAwslambdaGlobals();
     const chat = await import('../functions/chat-completions/handler');
     const emb = await import('../functions/embeddings/handler');

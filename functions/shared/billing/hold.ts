@@ -21,7 +21,7 @@ import { repairKeyEntry } from './key-entry';
 import { rateLimitsFor } from './rate-limit';
 import { AuthenticationError } from '../openai/errors';
 import { cancellationReasons } from './cancellation';
-import { pickShard, refillShard, shardPk } from './shards';
+import { gatherInto, pickShard, refillShard, shardPk } from './shards';
 
 /** What to hold, for whom. */
 export interface HoldRequest {
@@ -86,14 +86,15 @@ export async function placeHold(req: HoldRequest, onUnknown: (record: HoldRecord
   const rootEntry = viewOf(req.accountId);
   const rootView = rootEntry !== undefined && Date.now() - rootEntry.readAt <= billingConfig().viewTtlMs ? rootEntry.state : undefined;
   const root = rootView ?? (await readState(req.accountId));
-  const shard = pickShard(root, keyEntryId(req.keyHash));
-  const pk = shardPk(req.accountId, shard);
+  let shard = pickShard(root, keyEntryId(req.keyHash));
+  let pk = shardPk(req.accountId, shard);
   const shardView = shard === 0 ? rootView : viewOf(pk)?.state;
   let state: ShardState = shardView ?? (shard === 0 ? root : await readState(pk));
   // A refusal is only ever decided on the store's own numbers, never on this container's view.
   let fromStore = shardView === undefined;
   let repaired = false;
-  let refilled = false;
+  let refills = 0;
+  let gathered = false;
   let plans = 0;
   let conflicts = 0;
   while (plans < MAX_PLANS && conflicts <= MAX_CONFLICTS) {
@@ -115,12 +116,29 @@ export async function placeHold(req: HoldRequest, onUnknown: (record: HoldRecord
       continue;
     }
     if (!plan.ok) {
-      // A shard short of funds borrows from the bank (shard 0) before anything is refused.
-      if (shard > 0 && !refilled && plan.error.status === 402) {
-        refilled = true;
-        state = await refillShard(req.accountId, shard, req.demand);
-        fromStore = true;
-        continue;
+      // A fund shard short of funds borrows from the bank (shard 0), then holds on the bank itself;
+      // the bank gathers every shard's funds before anything is refused (shards.ts).
+      if (plan.error.status === 402 && root.shards > 1) {
+        if (shard > 0 && refills < 2) {
+          refills++;
+          state = await refillShard(req.accountId, shard, req.demand);
+          fromStore = true;
+          continue;
+        }
+        if (shard > 0) {
+          shard = 0;
+          pk = req.accountId;
+          state = await readState(pk, { consistent: true });
+          fromStore = true;
+          continue;
+        }
+        if (!gathered) {
+          gathered = true;
+          await gatherInto(req.accountId, root.shards, 0);
+          state = await readState(pk, { consistent: true });
+          fromStore = true;
+          continue;
+        }
       }
       throw plan.error;
     }

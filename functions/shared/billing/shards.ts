@@ -47,13 +47,13 @@ export async function refillShard(accountId: string, k: number, demand: HoldDema
   if (enough && (credit > 0 || free > 0)) {
     await move([{ pk: accountId, credit, free }], shardPk(accountId, k));
   } else {
-    await gather(accountId, root.shards, k);
+    await gatherInto(accountId, root.shards, k);
   }
   return readState(shardPk(accountId, k), { consistent: true });
 }
 
-/** Moves everything every other shard has available into shard `k`. */
-async function gather(accountId: string, shards: number, k: number): Promise<void> {
+/** Moves everything every other shard has available into shard `k` (conflicts retried; a changed source cancels). */
+export async function gatherInto(accountId: string, shards: number, k: number): Promise<void> {
   const sources: Array<{ pk: string; credit: number; free: number }> = [];
   for (let j = 0; j < shards; j++) {
     if (j === k) continue;
@@ -89,8 +89,9 @@ async function move(sources: Array<{ pk: string; credit: number; free: number }>
       ExpressionAttributeValues: { ':c': credit, ':f': free },
     },
   });
+  // Conflicts are retried (transactWrite); a source that changed below its amount cancels the move: plan again.
   await transactWrite(items).catch((err: unknown) => {
-    if ((err as { name?: unknown }).name === 'TransactionCanceledException') return; // moved by someone else meanwhile: plan again
+    if ((err as { name?: unknown }).name === 'TransactionCanceledException') return;
     throw err;
   });
 }
