@@ -63,12 +63,14 @@ export async function runChatExchange(
     // Routing runs to the function's deadline; the status waits for the answer until the budget,
     // then is committed with JSON-whitespace beats (held-json.ts).
     const routing = routeBuffered(sent, plan, opts);
+    routing.catch(() => undefined); // may fail (a client error) while the hold is still being written
     await holdBeforeAnswer(bill, routing, upstream);
     const answered = routing.catch(cancelling(bill));
     if (await settledWithin(answered, req.receivedAt + BUFFERED_CHAT_BUDGET_MS - Date.now())) return buffered(ctx, await answered);
     return heldJson(answered.then((outcome) => buffered(ctx, outcome)), req.signal, req.requestId);
   }
   const routing = routeStream(sent, plan, opts);
+  routing.catch(() => undefined); // may fail (a client error) while the hold is still being written
   await holdBeforeAnswer(bill, routing, upstream);
   // Counted from the request's arrival: the hold's time is part of what the client waits.
   const early = await settledWithin(routing, Math.max(0, streamCommitAfterMs() - (Date.now() - req.receivedAt)));

@@ -37,7 +37,7 @@ export interface HoldRequest {
 }
 
 /** Plans of one hold: each failed condition brings the store's numbers for one more plan. */
-const MAX_PLANS = 12;
+const MAX_PLANS = 20;
 /** From this plan on, a hold may take fewer free tokens than the item has (`>=`), so racing requests progress. */
 const RELAX_FREE_FROM_PLAN = 3;
 /**
@@ -121,11 +121,13 @@ export async function placeHold(req: HoldRequest, onUnknown: (record: HoldRecord
       if (plan.error.status === 402 && root.shards > 1) {
         if (shard > 0 && refills < 2) {
           refills++;
+          plans--; // moving funds is not a failed plan
           state = await refillShard(req.accountId, shard, req.demand);
           fromStore = true;
           continue;
         }
         if (shard > 0) {
+          plans--;
           shard = 0;
           pk = req.accountId;
           state = await readState(pk, { consistent: true });
@@ -133,6 +135,7 @@ export async function placeHold(req: HoldRequest, onUnknown: (record: HoldRecord
           continue;
         }
         if (!gathered) {
+          plans--;
           gathered = true;
           await gatherInto(req.accountId, root.shards, 0);
           state = await readState(pk, { consistent: true });
