@@ -2,6 +2,8 @@ import type { ChatCompletionRequest } from '../openai/chat-request';
 import type { ChunkParts, CompletionParts } from '../openai/chat-response';
 import { GatewayError, InvalidRequestError, UpstreamUnavailableError } from '../openai/errors';
 import { logger } from '../observability/logger';
+import { recordFallback } from '../observability/metrics';
+import { startSpan } from '../observability/tracer';
 import { decodeSse } from '../sse/decode';
 import { UpstreamStreamError, type AdapterContext, type UpstreamFailure, type UpstreamHttpRequest } from '../providers/types';
 import { makeFailure, transportFailure } from '../providers/upstream-failure';
@@ -34,6 +36,8 @@ export interface AttemptRecord {
   outcome: 'ok' | UpstreamFailure['kind'];
   status: number;
   ms: number;
+  /** Epoch ms the attempt started (for the overhead metric: our time is what lies outside attempts). */
+  startedAt?: number;
 }
 
 export interface RoutedBase {
@@ -109,18 +113,27 @@ async function runPlan<T>(plan: readonly Attempt[], opts: RouteOptions, mode: 's
         const remaining = deadline - Date.now();
         if (remaining <= 0) throw exhausted(records, true, tooSmallWindow);
         const started = Date.now();
+        // The upstream call as an X-Ray subsegment: a stream's ends with the stream (its health verdict).
+        const span = startSpan('upstream');
+        span.annotate('target', key);
         try {
           const result = await run(attempt, ctx, clip(timeoutsFor(mode, attempt.providerTimeouts, attempt.target), remaining));
           reported = true;
           records.push(record(attempt, 'ok', 200, started));
-          const health = healthOf(brk, key);
+          if (records[0] !== undefined && targetKey(records[0]) !== key) recordFallback(requested ?? attempt.publicModel);
+          span.annotate('outcome', 'ok');
+          const health = healthOf(brk, key, span.end);
           if (mode === 'buffered') health.success();
           return { attempt, attempts: records, result, health };
         } catch (err) {
-          if (err instanceof SkipTarget) break;
-          // A client that left says nothing about the target's health.
-          if (opts.signal.aborted) throw clientGone();
-          const failure = toFailure(err);
+          const failure = err instanceof SkipTarget || opts.signal.aborted ? undefined : toFailure(err);
+          span.annotate('outcome', failure?.kind ?? (err instanceof SkipTarget ? 'skipped' : 'client-gone'));
+          span.end();
+          if (failure === undefined) {
+            if (err instanceof SkipTarget) break;
+            // A client that left says nothing about the target's health.
+            throw clientGone();
+          }
           records.push(record(attempt, failure.kind, failure.status, started));
           brk.failure(key, failure.kind);
           reported = true;
@@ -280,7 +293,24 @@ export function toFailure(err: unknown): UpstreamFailure {
 }
 
 function record(attempt: Attempt, outcome: AttemptRecord['outcome'], status: number, started: number): AttemptRecord {
-  return { publicModel: attempt.publicModel, provider: attempt.target.provider, upstreamModel: attempt.target.upstreamModel, outcome, status, ms: Date.now() - started };
+  return { publicModel: attempt.publicModel, provider: attempt.target.provider, upstreamModel: attempt.target.upstreamModel, outcome, status, ms: Date.now() - started, startedAt: started };
+}
+
+/** The breaker key of the target an attempt record names (`provider:upstreamModel`, as Target.key). */
+function targetKey(r: AttemptRecord): string {
+  return `${r.provider}:${r.upstreamModel}`;
+}
+
+/**
+ * modelmux's own time on an answered request (ms): from its arrival to the first upstream attempt,
+ * plus from the answering attempt's end to `now`. Upstream time, and backoff between attempts, is not ours.
+ * @param receivedAt epoch ms the request arrived; `attempts` as routed (the answering one last).
+ */
+export function overheadMs(receivedAt: number, attempts: readonly AttemptRecord[], now = Date.now()): number {
+  const first = attempts[0];
+  const last = attempts[attempts.length - 1];
+  if (first?.startedAt === undefined || last?.startedAt === undefined) return now - receivedAt;
+  return first.startedAt - receivedAt + (now - (last.startedAt + last.ms));
 }
 
 /** Our upstream key rejected is our misconfiguration: the operator must hear it loudly. */
