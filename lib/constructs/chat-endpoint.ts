@@ -44,6 +44,8 @@ export class ChatEndpoint extends Construct {
       timeoutSeconds,
       memorySize: props.memorySize,
       reservedConcurrentExecutions: props.reservedConcurrentExecutions,
+      logRetentionDays: props.logRetentionDays,
+      tracing: props.tracing,
       environment: { ...gatewayEnvironment(props), BUFFERED_CHAT_BUDGET_MS: String(bufferedChatBudgetMs) },
     });
     grantGatewayRuntime(this.gateway.function, props);

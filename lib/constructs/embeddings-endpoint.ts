@@ -31,6 +31,8 @@ export class EmbeddingsEndpoint extends Construct {
       timeoutSeconds: props.timeoutSeconds ?? 30,
       memorySize: props.memorySize,
       reservedConcurrentExecutions: props.reservedConcurrentExecutions,
+      logRetentionDays: props.logRetentionDays,
+      tracing: props.tracing,
       environment: gatewayEnvironment(props),
     });
     grantGatewayRuntime(this.gateway.function, props);
