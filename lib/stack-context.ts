@@ -20,7 +20,9 @@ import type { ModelmuxStackProps } from './modelmux-stack';
  * - `waf`: `true` to create a WAF web ACL (stack in us-east-1), or `wafWebAclArn` to attach an existing
  *   one; `wafRateLimit`: requests per 5 minutes per IP (default 2000);
  * - `accessLogRetentionDays`: days CloudFront access logs are kept (default 90);
- * - `originSecretVersion`: the origin secret's VersionId CloudFront should send (rotation, see README).
+ * - `originSecretVersion`: the origin secret's VersionId CloudFront should send (rotation, see README);
+ * - `chatMemoryMb`, `embeddingsMemoryMb`: each function's memory, integer MB in Lambda's range
+ *   128–10,240 (default: the endpoint construct's, chosen by `npm run bench`'s cost table).
  *
  * @throws Error on a value of the wrong shape, naming the context key.
  */
@@ -42,6 +44,8 @@ export function stackPropsFromContext(node: Node): Pick<
   | 'waf'
   | 'accessLogRetentionDays'
   | 'originSecretVersion'
+  | 'chatMemoryMb'
+  | 'embeddingsMemoryMb'
 > {
   const domainName = stringContext(node, 'domainName');
   const certificateArn = stringContext(node, 'certificateArn');
@@ -74,6 +78,8 @@ export function stackPropsFromContext(node: Node): Pick<
     waf: createWaf ? { rateLimit: integerContext(node, 'wafRateLimit') } : wafWebAclArn !== undefined ? { webAclArn: wafWebAclArn } : undefined,
     accessLogRetentionDays: integerContext(node, 'accessLogRetentionDays'),
     originSecretVersion: stringContext(node, 'originSecretVersion'),
+    chatMemoryMb: memoryContext(node, 'chatMemoryMb'),
+    embeddingsMemoryMb: memoryContext(node, 'embeddingsMemoryMb'),
   };
 }
 
@@ -91,6 +97,17 @@ function retentionContext(node: Node, key: string): number | undefined {
 function emailContext(node: Node, key: string): string | undefined {
   const value = stringContext(node, key);
   if (value !== undefined && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(value)) throw new Error(`context ${key} must be an email address`);
+  return value;
+}
+
+/** Lambda's memory range, MB (Lambda Developer Guide, "Configure Lambda function memory"). */
+const LAMBDA_MEMORY_MB = { min: 128, max: 10_240 } as const;
+
+function memoryContext(node: Node, key: string): number | undefined {
+  const value = integerContext(node, key);
+  if (value !== undefined && (value < LAMBDA_MEMORY_MB.min || value > LAMBDA_MEMORY_MB.max)) {
+    throw new Error(`context ${key} must be an integer from ${LAMBDA_MEMORY_MB.min} to ${LAMBDA_MEMORY_MB.max} (MB)`);
+  }
   return value;
 }
 
