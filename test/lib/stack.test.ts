@@ -379,6 +379,13 @@ describe('CloudFront (one base URL)', () => {
   });
 });
 
+describe('monitoring', () => {
+  it('has an alarm topic and no email subscription unless alarmEmail is given (test/lib/monitoring.test.ts has the rest)', () => {
+    template.resourceCountIs('AWS::SNS::Topic', 1);
+    template.resourceCountIs('AWS::SNS::Subscription', 0);
+  });
+});
+
 describe('outputs', () => {
   it('give the CloudFront base URL ending in /v1, both raw Function URLs, table names, the secret and its fill-in command', () => {
     const distributionId = Object.keys(resourcesOfType(template, 'AWS::CloudFront::Distribution'))[0];
