@@ -3,6 +3,7 @@ import { MethodNotAllowedError, NotFoundError } from '../openai/errors';
 import { chatCompletions } from './chat-completions';
 import { embeddings } from './embeddings';
 import { listModels, retrieveModel } from './models';
+import { responses } from './responses';
 
 /**
  * The public routes under `/v1`. Both functions serve every route, so a single Function URL works
@@ -12,13 +13,14 @@ import { listModels, retrieveModel } from './models';
 export const dispatch: GatewayHandler = async (req: GatewayRequest): Promise<GatewayResult> => {
   const path = req.path.length > 1 && req.path.endsWith('/') ? req.path.slice(0, -1) : req.path;
   if (path === '/v1/chat/completions') return only(req, 'POST', chatCompletions);
+  if (path === '/v1/responses') return only(req, 'POST', responses);
   if (path === '/v1/embeddings') return only(req, 'POST', embeddings);
   if (path === '/v1/models') return only(req, 'GET', listModels);
   if (path.startsWith('/v1/models/')) {
     const id = decodePathSegment(path.slice('/v1/models/'.length));
     return only(req, 'GET', (r) => retrieveModel(r, id));
   }
-  throw new NotFoundError(`Unknown request URL: ${req.method} ${req.path}. modelmux serves /v1/chat/completions, /v1/embeddings and /v1/models.`, {
+  throw new NotFoundError(`Unknown request URL: ${req.method} ${req.path}. modelmux serves /v1/chat/completions, /v1/responses, /v1/embeddings and /v1/models.`, {
     code: 'unknown_url',
   });
 };
