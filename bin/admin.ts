@@ -11,6 +11,7 @@
  *   npm run admin -- accounts shards --account ID --count S
  *   npm run admin -- holds list [--expired]
  *   npm run admin -- holds settle --request REQUEST-ID | --expired
+ *   npm run admin -- health          (tables, secrets, pending holds; exit 1 when a check fails)
  *   add --json for machine-readable output.
  *
  * Tables from KEYS_TABLE / ACCOUNTS_TABLE / LEDGER_TABLE (defaults: modelmux-keys …); DynamoDB Local when
@@ -31,6 +32,7 @@ import { settleHold } from '../functions/shared/billing/settle';
 import { formatNanoUsd, usdToNanoUsd } from '../functions/shared/billing/money';
 import { GatewayError, NotFoundError } from '../functions/shared/openai/errors';
 import { tableNames } from '../functions/shared/store/tables';
+import { formatHealth, runHealth } from './admin-health';
 
 // The SDK warns once per process that Node 20 support ends in 2027; in a CLI that is noise on every run.
 // (Read when the first client is created, which happens after this line.)
@@ -66,7 +68,8 @@ const USAGE = `usage: npm run admin -- <command> [options] [--json]
   usage           --account ID | --key sk-mux-… [--since ISO-8601]
   accounts shards --account ID --count S        (fund shards for a hot account; only upward)
   holds list      [--expired]                   (holds not settled yet)
-  holds settle    --request REQUEST-ID | --expired   (as orphaned: the hold's prompt estimate, no completion)`;
+  holds settle    --request REQUEST-ID | --expired   (as orphaned: the hold's prompt estimate, no completion)
+  health`;
 
 /** A command-line mistake: printed with the usage, exit code 2. */
 class UsageError extends Error {}
@@ -117,9 +120,13 @@ function lines(rows: Array<[string, string | number]>): string {
 
 const count = (n: number) => n.toLocaleString('en-US');
 
-/** Runs one command; returns [JSON result, human text]. */
-async function run(command: string, values: Values): Promise<[unknown, string]> {
+/** Runs one command; returns [JSON result, human text, exit code (default 0)]. */
+async function run(command: string, values: Values): Promise<[unknown, string, number?]> {
   switch (command) {
+    case 'health': {
+      const checks = await runHealth();
+      return [checks, formatHealth(checks), checks.some((c) => c.status === 'fail') ? 1 : 0];
+    }
     case 'accounts create': {
       const a = await createAccount({
         ...(values.id ? { accountId: values.id } : {}),
@@ -200,9 +207,9 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   try {
-    const [result, text] = await run(positionals.join(' '), values);
+    const [result, text, code = 0] = await run(positionals.join(' '), values);
     process.stdout.write(`${values.json ? JSON.stringify(result, null, 2) : text}\n`);
-    return 0;
+    return code;
   } catch (err) {
     if (err instanceof UsageError) {
       process.stderr.write(`${err.message}\n${USAGE}\n`);

@@ -1,12 +1,12 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { dispatch } from '../shared/app/dispatch';
 import type { GatewayRequest, GatewayResult } from '../shared/http/types';
-import { fromFunctionUrlEvent, logRequest, prefetchUpstreamCredentials, responseHeaders, runCore } from '../shared/edge/function-url';
+import { finishInvocation, fromFunctionUrlEvent, initGateway, logRequest, responseHeaders, runCore } from '../shared/edge/function-url';
 import { GatewayError, toErrorBody } from '../shared/openai/errors';
 import { logger } from '../shared/observability/logger';
 
-// Cold start: the upstream keys are read during INIT, not on the first request.
-await prefetchUpstreamCredentials();
+// Cold start: the upstream keys and the origin secret are read during INIT, not on the first request.
+await initGateway();
 
 /**
  * Lambda's buffered response limit (6 MB, Lambda quotas) less room for headers and the invocation's own
@@ -46,8 +46,9 @@ export const handler = async (event: APIGatewayProxyEventV2, context?: Context):
   }
 };
 
-/** A billed request logs its one line when settled (with tokens and cost); others log here. */
+/** A billed request logs its one line when settled (with tokens and cost); others log here. Then the metrics go out. */
 async function settleOrLog(req: GatewayRequest, result: GatewayResult): Promise<void> {
   if (result.after) await result.after();
   else logRequest(req, result.status);
+  finishInvocation(req);
 }

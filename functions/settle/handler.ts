@@ -1,6 +1,7 @@
 import type { ScheduledEvent, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { consumeSettleMessages } from '../shared/billing/settle-consumer';
 import { sweepOrphanedHolds } from '../shared/billing/sweep';
+import { publishMetrics } from '../shared/observability/metrics';
 
 /**
  * The settle function: settles what the request path could not.
@@ -10,6 +11,10 @@ import { sweepOrphanedHolds } from '../shared/billing/sweep';
  * Everything is idempotent on the request id (condition `status = held`).
  */
 export const handler = async (event: SQSEvent | ScheduledEvent): Promise<SQSBatchResponse | void> => {
-  if ('Records' in event && Array.isArray(event.Records)) return consumeSettleMessages(event.Records);
-  await sweepOrphanedHolds();
+  try {
+    if ('Records' in event && Array.isArray(event.Records)) return await consumeSettleMessages(event.Records);
+    await sweepOrphanedHolds();
+  } finally {
+    publishMetrics(); // HoldsPending, HoldsOverdue, SettlesRetried (issue 15's alarms)
+  }
 };

@@ -3,6 +3,7 @@ import { SETTLE_QUEUE_URL_ENV } from '../../functions/shared/billing/settle-queu
 import type { SettlePath } from './settle-path';
 import { UPSTREAM_SECRET_ARN_ENV } from '../../functions/shared/providers/credentials';
 import type { DataTables } from './data-tables';
+import type { OriginSecret } from './origin-secret';
 import type { UpstreamSecret } from './upstream-secret';
 
 /** What both endpoints (chat, embeddings) need from the rest of the stack. */
@@ -19,21 +20,29 @@ export interface GatewayEndpointProps {
   readonly memorySize?: number;
   /** The durable settle path: its queue URL goes into env, SendMessage into the role. */
   readonly settle?: SettlePath;
+  /** CloudFront's origin secret: when set, the function refuses requests without it (ORIGIN_SECRET_ARN). */
+  readonly originSecret?: OriginSecret;
+  /** Days the function's logs are kept (see GatewayFunctionProps). */
+  readonly logRetentionDays?: number;
+  /** X-Ray tracing (see GatewayFunctionProps). */
+  readonly tracing?: boolean;
 }
 
-/** Env every gateway function gets from the stack: table names, the secret ARN, then `extra`. */
+/** Env every gateway function gets from the stack: table names, the secret ARNs, then `extra`. */
 export function gatewayEnvironment(props: GatewayEndpointProps): Record<string, string> {
   return {
     ...props.tables.environment,
     [UPSTREAM_SECRET_ARN_ENV]: props.upstreamSecret.secretId,
     ...(props.settle ? { [SETTLE_QUEUE_URL_ENV]: props.settle.queue.queueUrl } : {}),
+    ...props.originSecret?.environment,
     ...props.environment,
   };
 }
 
-/** Grants a gateway function its request-path table actions and GetSecretValue on the upstream secret. */
+/** Grants a gateway function its request-path table actions and GetSecretValue on the upstream (and origin) secret. */
 export function grantGatewayRuntime(grantee: IGrantable, props: GatewayEndpointProps): void {
   props.tables.grantGatewayAccess(grantee);
   props.upstreamSecret.grantGetSecretValue(grantee);
   props.settle?.grantSend(grantee);
+  props.originSecret?.grantRead(grantee);
 }

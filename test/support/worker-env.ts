@@ -22,3 +22,6 @@ process.env.RATE_LIMIT_FREE_RPM ??= '0';
 process.env.RATE_LIMIT_FREE_CONCURRENT ??= '0';
 // DynamoDB Local serialises transactions; under a loaded CI machine a 3 s request timeout is too short.
 process.env.DYNAMODB_REQUEST_TIMEOUT_MS ??= '10000';
+// EMF metric lines (one per invocation) on stdout would bury test output too; the metrics tests turn
+// them back on for themselves (test/observability/metrics.test.ts).
+process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';

@@ -7,7 +7,8 @@ import { InvalidRequestError } from '../openai/errors';
 import { parseJsonBody } from '../openai/parse-body';
 import { loadUpstreamCredentials } from '../providers/credentials';
 import { planAttempts } from '../routing/attempt-plan';
-import { routeBufferedCall } from '../routing/chat-router';
+import { overheadMs, routeBufferedCall } from '../routing/chat-router';
+import { recordOverhead } from '../observability/metrics';
 import { estimateTextTokens } from '../usage/estimate';
 import { assertEmbeddingsAnswerFits } from './embeddings-size';
 import { authenticateRequest, routeOptions } from './guard';
@@ -62,6 +63,7 @@ export async function embeddings(req: GatewayRequest): Promise<JsonResult> {
     model: body.model,
     usage: { prompt_tokens: promptTokens, total_tokens: promptTokens },
   };
+  recordOverhead(overheadMs(req.receivedAt, outcome.attempts));
   return {
     kind: 'json',
     status: 200,

@@ -2,6 +2,8 @@ import type { RequestBill } from '../billing/request-bill';
 import type { SettledStatus, UsageEntry } from '../billing/settle';
 import { displayedPricesFor } from '../catalogue/catalogue';
 import { logger } from '../observability/logger';
+import { recordSettled, recordSettleFailure } from '../observability/metrics';
+import { traced } from '../observability/tracer';
 import type { Attempt } from '../routing/attempt-plan';
 import type { AttemptRecord } from '../routing/chat-router';
 
@@ -52,7 +54,10 @@ export function usageEntry(input: SettleInput): UsageEntry {
  * keys. Never throws: it runs after the client has its answer.
  */
 export async function settleRequest(bill: RequestBill, entry: UsageEntry, meta: { requestId: string; receivedAt: number; attempts: number }): Promise<void> {
-  const result = await bill.settle(entry);
+  const result = await traced('settle', () => bill.settle(entry));
+  // Queued (not landed in-process) counts as a settle failure for the alarms; it lands later.
+  if (result === undefined) recordSettleFailure();
+  else if (!result.alreadySettled) recordSettled({ promptTokens: entry.promptTokens, completionTokens: entry.completionTokens, costNanoUsd: result.costNanoUsd, estimated: entry.usageEstimated });
   logger.info('request', {
     requestId: meta.requestId,
     latencyMs: Date.now() - meta.receivedAt,

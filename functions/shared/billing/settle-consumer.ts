@@ -6,6 +6,7 @@
  */
 import type { SQSBatchResponse, SQSRecord } from 'aws-lambda';
 import { logger } from '../observability/logger';
+import { recordSettlesRetried } from '../observability/metrics';
 import { settleHold } from './settle';
 import { settleMessageSchema } from './settle-queue';
 
@@ -24,6 +25,7 @@ export async function consumeSettleMessages(records: readonly SQSRecord[]): Prom
     }
     try {
       const r = await settleHold(parsed.hold, parsed.outcome);
+      if (!r.alreadySettled) recordSettlesRetried();
       logger.info('queued settle applied', { requestId: parsed.hold.requestId, kind: parsed.outcome.kind, alreadySettled: r.alreadySettled, costNanoUsd: r.costNanoUsd });
     } catch (err) {
       logger.warn('queued settle failed; SQS will deliver it again', { requestId: parsed.hold.requestId, error: err as Error });

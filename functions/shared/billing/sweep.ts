@@ -7,6 +7,7 @@
  */
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { logger } from '../observability/logger';
+import { recordPendingHolds } from '../observability/metrics';
 import { documentClient } from '../store/dynamo';
 import { storeCall } from '../store/store-errors';
 import { tableNames } from '../store/tables';
@@ -80,12 +81,14 @@ export interface SweepResult {
  * @param nowMs epoch ms (tests move it).
  */
 export async function sweepOrphanedHolds(nowMs = Date.now()): Promise<SweepResult> {
+  const all = await listPendingHolds();
+  const holds = all.filter((h) => h.holdExpiresAt < nowMs - billingConfig().sweepGraceMs);
+  recordPendingHolds({ pending: all.length, overdue: holds.length });
   const pending = await pendingSettleMessages();
   if (pending > 0) {
-    logger.info('orphan sweep skipped: settle queue not empty', { pending });
+    logger.info('orphan sweep skipped: settle queue not empty', { pending, overdueHolds: holds.length });
     return { skipped: 'queue-not-empty', settled: 0, failed: 0 };
   }
-  const holds = await listPendingHolds(nowMs - billingConfig().sweepGraceMs);
   let settled = 0;
   let failed = 0;
   for (const hold of holds) {

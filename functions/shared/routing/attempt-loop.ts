@@ -1,5 +1,7 @@
 import { GatewayError } from '../openai/errors';
 import { logger } from '../observability/logger';
+import { recordFallback } from '../observability/metrics';
+import { startSpan, type Span } from '../observability/tracer';
 import { UpstreamStreamError, type AdapterContext, type UpstreamFailure } from '../providers/types';
 import type { Attempt } from './attempt-plan';
 import { breaker as defaultBreaker, type CircuitBreaker } from './circuit-breaker';
@@ -36,6 +38,8 @@ export interface AttemptRecord {
   outcome: 'ok' | 'hedge-lost' | UpstreamFailure['kind'];
   status: number;
   ms: number;
+  /** Epoch ms the attempt started (for the overhead metric: our time is what lies outside attempts). */
+  startedAt?: number;
 }
 
 export interface RoutedBase {
@@ -126,6 +130,8 @@ interface Flight<T> {
   started: boolean;
   hedged: boolean;
   outcome?: { ok: true; value: T } | { ok: false; error: unknown };
+  /** The upstream call as an X-Ray subsegment (a no-op without tracing); a stream's ends with the stream. */
+  span: Span;
 }
 
 /**
@@ -151,6 +157,8 @@ class PlanRun<T> {
   private readonly flights = new Set<Flight<T>>();
   private tooSmallWindow = 0;
   private wake: (() => void) | undefined;
+  /** The first target launched: an answer from another one is a fallback (metric). */
+  private firstKey: string | undefined;
 
   constructor(plan: readonly Attempt[], private readonly opts: RouteOptions, private readonly hooks: PlanHooks, private readonly runner: AttemptRunner<T>) {
     this.brk = opts.breaker ?? defaultBreaker;
@@ -212,7 +220,10 @@ class PlanRun<T> {
     // Never removed: a stream that has started keeps listening for the client after the loop ends.
     if (this.opts.signal.aborted) controller.abort();
     else this.opts.signal.addEventListener('abort', () => controller.abort(), { once: true });
-    const f: Flight<T> = { attempt, retry, controller, begunAt: Date.now(), started: false, hedged: false };
+    const span = startSpan('upstream');
+    span.annotate('target', attempt.target.key);
+    this.firstKey ??= attempt.target.key;
+    const f: Flight<T> = { attempt, retry, controller, begunAt: Date.now(), started: false, hedged: false, span };
     this.flights.add(f);
     const settle = (outcome: NonNullable<Flight<T>['outcome']>): void => {
       f.outcome = outcome;
@@ -238,6 +249,8 @@ class PlanRun<T> {
     this.flights.delete(f);
     f.controller.abort();
     this.brk.release(f.attempt.target.key);
+    f.span.annotate('outcome', lost ? 'hedge-lost' : 'stopped');
+    f.span.end();
     if (!lost) return;
     this.records.push(record(f.attempt, 'hedge-lost', 0, f.begunAt));
     this.queue.unshift(f.attempt);
@@ -283,7 +296,9 @@ class PlanRun<T> {
     this.onStarted(f);
     this.flights.delete(f);
     this.records.push(record(f.attempt, 'ok', 200, f.begunAt));
-    const health = healthOf(this.brk, f.attempt.target.key);
+    if (f.attempt.target.key !== this.firstKey && this.requested !== undefined) recordFallback(this.requested);
+    f.span.annotate('outcome', 'ok');
+    const health = healthOf(this.brk, f.attempt.target.key, f.span.end);
     if (this.hooks.successOnResolve) health.success();
     return { attempt: f.attempt, attempts: this.records, result, health };
   }
@@ -297,6 +312,8 @@ class PlanRun<T> {
     const { attempt } = f;
     if (error instanceof SkipTarget) {
       this.brk.release(attempt.target.key);
+      f.span.annotate('outcome', 'skipped');
+      f.span.end();
       return;
     }
     if (error instanceof OwnFailure) {
@@ -305,6 +322,8 @@ class PlanRun<T> {
       throw new GatewayError(500, 'server_error', 'The gateway had an internal error while preparing your request.', { cause: error.original });
     }
     const failure = this.hooks.toFailure(error);
+    f.span.annotate('outcome', failure.kind);
+    f.span.end();
     this.records.push(record(attempt, failure.kind, failure.status, f.begunAt));
     this.brk.failure(attempt.target.key, failure.kind);
     if (failure.clientError) {
@@ -328,7 +347,19 @@ function clip(t: Timeouts, remainingMs: number): AttemptLimits {
 }
 
 function record(attempt: Attempt, outcome: AttemptRecord['outcome'], status: number, begunAt: number): AttemptRecord {
-  return { publicModel: attempt.publicModel, provider: attempt.target.provider, upstreamModel: attempt.target.upstreamModel, outcome, status, ms: Date.now() - begunAt };
+  return { publicModel: attempt.publicModel, provider: attempt.target.provider, upstreamModel: attempt.target.upstreamModel, outcome, status, ms: Date.now() - begunAt, startedAt: begunAt };
+}
+
+/**
+ * modelmux's own time on an answered request (ms): from its arrival to the first upstream attempt,
+ * plus from the answering attempt's end to `now`. Upstream time, and backoff between attempts, is not ours.
+ * @param receivedAt epoch ms the request arrived; `attempts` as routed (the answering one last).
+ */
+export function overheadMs(receivedAt: number, attempts: readonly AttemptRecord[], now = Date.now()): number {
+  const started = attempts.map((a) => a.startedAt).filter((t): t is number => t !== undefined);
+  const last = attempts[attempts.length - 1];
+  if (started.length === 0 || last?.startedAt === undefined) return now - receivedAt;
+  return Math.min(...started) - receivedAt + (now - (last.startedAt + last.ms));
 }
 
 /** The client went away: nothing more to try, and nobody to answer. */
