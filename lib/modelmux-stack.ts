@@ -82,7 +82,7 @@ export class ModelmuxStack extends Stack {
     const environment = baseUrlEnvironment(props.upstreamBaseUrls ?? {});
     const common = { tables, upstreamSecret, originSecret, environment, tracing: props.tracing === true };
     const logDays = props.logRetentionDays ?? DEFAULT_LOG_RETENTION_DAYS;
-    const settle = new SettlePath(this, 'SettlePath', { tables });
+    const settle = new SettlePath(this, 'SettlePath', { tables, logRetentionDays: logDays, tracing: props.tracing === true });
 
     const chat = new ChatEndpoint(this, 'Chat', {
       ...common,

@@ -13,6 +13,10 @@ import { GatewayFunction } from './gateway-function';
 /** Props of {@link SettlePath}. */
 export interface SettlePathProps {
   readonly tables: DataTables;
+  /** Days the settle function's logs are kept (the stack's default). */
+  readonly logRetentionDays?: number;
+  /** X-Ray tracing, as the gateway functions. */
+  readonly tracing?: boolean;
 }
 
 /** The settle function's timeout (s): a batch of 10 settles, each a few transactional writes. */
@@ -57,6 +61,8 @@ export class SettlePath extends Construct {
       description: 'modelmux: settles queued settles and orphaned holds',
       timeoutSeconds: SETTLE_TIMEOUT_SECONDS,
       memorySize: 512,
+      logRetentionDays: props.logRetentionDays,
+      tracing: props.tracing,
       environment: { ...props.tables.environment, [SETTLE_QUEUE_URL_ENV]: this.queue.queueUrl },
     });
     const fn = this.settleFunction.function;

@@ -31,7 +31,17 @@ describe('fund shards', () => {
     let refused = 0;
     const requests = Array.from({ length: 200 }, async (_, i) => {
       try {
-        const h = await hold(accountId, keyHash, demandOf(50 + (i % 13), 400));
+        // A client retries a 503 (too much contention on the account's items), as the SDKs do.
+        let h;
+        for (let attempt = 0; ; attempt++) {
+          try {
+            h = await hold(accountId, keyHash, demandOf(50 + (i % 13), 400));
+            break;
+          } catch (err) {
+            if ((err as { status?: number }).status !== 503 || attempt >= 5) throw err;
+            await new Promise((r) => setTimeout(r, 200 + Math.random() * 300));
+          }
+        }
         await new Promise((r) => setTimeout(r, i % 7));
         await settleHold(h, { kind: 'bill', entry: entryOf(50 + (i % 13), 20 + (i % 97)) });
       } catch (err) {

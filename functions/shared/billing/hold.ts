@@ -49,6 +49,14 @@ const MAX_CONFLICTS = 30;
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
+/**
+ * When a hold condition last failed per account item (epoch ms). A failed condition means other
+ * writers are racing this container's view (a refused or re-planned hold, a stale ALL_OLD possibly
+ * overwriting fresher local arithmetic): for a view TTL after it, no prediction is made, so near
+ * exhaustion every request holds first and a refused one never reaches an upstream.
+ */
+const contendedAt = new Map<string, number>();
+
 /** Holds of this container still being written, per account item: a prediction counts them as taken. */
 const pending = new Map<string, { nanoUsd: number; freeTokens: number; requests: number }>();
 
@@ -68,7 +76,9 @@ function addPending(pk: string, spec: HoldSpec, sign: 1 | -1): void {
  */
 export function holdPredicted(req: HoldRequest): boolean {
   const view = viewOf(req.accountId);
-  if (view === undefined || view.state.shards > 1 || storeRecentlyFailed() || Date.now() - view.readAt > billingConfig().viewTtlMs) return false;
+  const ttl = billingConfig().viewTtlMs;
+  if (view === undefined || view.state.shards > 1 || storeRecentlyFailed() || Date.now() - view.readAt > ttl) return false;
+  if (Date.now() - (contendedAt.get(req.accountId) ?? 0) < ttl) return false;
   const p = pending.get(req.accountId);
   const state = p === undefined ? view.state : { ...view.state, creditNanoUsd: view.state.creditNanoUsd - p.nanoUsd, freeTokens: view.state.freeTokens - p.freeTokens, inflight: (view.state.inflight ?? 0) + p.requests };
   return planHold({ state, h16: keyEntryId(req.keyHash), demand: req.demand, limits: rateLimitsFor(view.state.purchasedNanoUsd, billingConfig()), now: now() }).ok;
@@ -143,6 +153,7 @@ export async function placeHold(req: HoldRequest, onUnknown: (record: HoldRecord
           continue;
         }
       }
+      contendedAt.set(pk, Date.now()); // a refusal: the account is at a limit, predict nothing for a while
       throw plan.error;
     }
     const record = recordOf(req, pk, shard, plan.spec);
@@ -154,6 +165,8 @@ export async function placeHold(req: HoldRequest, onUnknown: (record: HoldRecord
     } catch (err) {
       const reasons = cancellationReasons(err);
       if (reasons?.[1]?.code === 'ConditionalCheckFailed') {
+        if (contendedAt.size > 1_000) contendedAt.clear();
+        contendedAt.set(pk, Date.now());
         state = shardStateOf(unmarshallItem(reasons[1].item));
         fromStore = true;
         if (state.exists) rememberState(pk, state);
