@@ -21,7 +21,7 @@ beforeAll(async () => {
  * granted and purchased, to the nano-dollar; and free tokens likewise.
  */
 describe('fund shards', () => {
-  it('S = 4: 200 concurrent requests with top-ups landing meanwhile conserve credit and free tokens exactly', async () => {
+  it('S = 4: 200 requests, 40 at a time, with top-ups landing meanwhile conserve credit and free tokens exactly', async () => {
     const initialCredit = 50_000_000; // $0.05: runs short, so shards borrow and gather
     const initialFree = 3_000;
     const { accountId } = await createAccount({ freeTokens: initialFree, creditNanoUsd: initialCredit });
@@ -29,7 +29,9 @@ describe('fund shards', () => {
     expect(await setShards(accountId, 4)).toBe(4);
     const topUps = [20_000_000, 30_000_000];
     let refused = 0;
-    const requests = Array.from({ length: 200 }, async (_, i) => {
+    // 200 requests, 40 in flight at a time (a busy client's pool), on 4 shards and the bank.
+    let nextRequest = 0;
+    const one = async (i: number) => {
       try {
         // A client retries a 503 (too much contention on the account's items), as the SDKs do.
         let h;
@@ -38,7 +40,7 @@ describe('fund shards', () => {
             h = await hold(accountId, keyHash, demandOf(50 + (i % 13), 400));
             break;
           } catch (err) {
-            if ((err as { status?: number }).status !== 503 || attempt >= 5) throw err;
+            if ((err as { status?: number }).status !== 503 || attempt >= 10) throw err;
             await new Promise((r) => setTimeout(r, 200 + Math.random() * 300));
           }
         }
@@ -48,6 +50,9 @@ describe('fund shards', () => {
         if ((err as { status?: number }).status !== 402) throw err;
         refused++;
       }
+    };
+    const requests = Array.from({ length: 40 }, async () => {
+      while (nextRequest < 200) await one(nextRequest++);
     });
     const credits = topUps.map(async (usd, i) => {
       await new Promise((r) => setTimeout(r, 200 * (i + 1)));
