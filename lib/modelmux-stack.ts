@@ -6,6 +6,7 @@ import { ApiDistribution, DEFAULT_ORIGIN_READ_TIMEOUT_SECONDS } from './construc
 import { ChatEndpoint } from './constructs/chat-endpoint';
 import { DataTables } from './constructs/data-tables';
 import { EmbeddingsEndpoint } from './constructs/embeddings-endpoint';
+import { Site } from './constructs/site';
 import { UpstreamSecret } from './constructs/upstream-secret';
 
 /** Props of {@link ModelmuxStack}; `bin/app.ts` fills them from CDK context (see `stack-context.ts`). */
@@ -61,8 +62,15 @@ export class ModelmuxStack extends Stack {
     const chatBaseUrl = Fn.join('', [chat.url.url, 'v1']);
     let baseUrl = chatBaseUrl;
     if (cloudfront) {
-      const api = new ApiDistribution(this, 'Api', { chatUrl: chat.url, embeddingsUrl: embeddings.url });
+      // The dashboard (web/) is the distribution's default behaviour; the API keeps /v1/*.
+      const site = new Site(this, 'Site');
+      const api = new ApiDistribution(this, 'Api', { chatUrl: chat.url, embeddingsUrl: embeddings.url, site: site.behavior });
+      site.deploy(api.distribution);
       baseUrl = Fn.join('', ['https://', api.distribution.distributionDomainName, '/v1']);
+      new CfnOutput(this, 'DashboardUrl', {
+        description: 'The account dashboard (sign up, API keys, usage)',
+        value: Fn.join('', ['https://', api.distribution.distributionDomainName, '/']),
+      });
       new CfnOutput(this, 'DistributionId', {
         description: 'CloudFront distribution in front of both Function URLs',
         value: api.distribution.distributionId,

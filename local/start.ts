@@ -3,6 +3,7 @@ process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 import { join } from 'node:path';
 import { CATALOGUE } from '../functions/shared/catalogue/catalogue';
 import { LOCAL_STATE_DIR, startGateway } from './gateway';
+import { buildWebSync } from '../web/build';
 
 /**
  * `npm start`: the gateway on http://127.0.0.1:$PORT (default 8080) with DynamoDB Local keeping its
@@ -10,6 +11,8 @@ import { LOCAL_STATE_DIR, startGateway } from './gateway';
  * restarts. Ctrl-C stops everything.
  */
 const port = Number(process.env.PORT ?? 8080);
+// The dashboard is served from web/dist at `/`: build it first so it matches the sources.
+const web = buildWebSync();
 const gateway = await startGateway({
   port,
   dataDir: join(LOCAL_STATE_DIR, 'dynamodb'),
@@ -29,6 +32,7 @@ process.stdout.write(
   [
     '',
     'modelmux is running.',
+    `  dashboard ${gateway.baseUrl.replace(/\/v1$/, '/')}  (${(web.jsBytes / 1024).toFixed(1)} KB of JavaScript)`,
     `  base URL  ${gateway.baseUrl}`,
     `  API key   ${gateway.apiKey}`,
     `  DynamoDB  ${gateway.dynamodbEndpoint}`,

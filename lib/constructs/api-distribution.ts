@@ -16,6 +16,9 @@ import { Construct } from 'constructs';
 /** Path pattern routed to the embeddings function; everything else goes to the chat function. */
 export const EMBEDDINGS_PATH_PATTERN = '/v1/embeddings*';
 
+/** With the dashboard as default behaviour, the API paths the chat function keeps. */
+export const API_PATH_PATTERN = '/v1/*';
+
 /** CloudFront's origin read timeout used by default, seconds (the most allowed without a quota increase). */
 export const DEFAULT_ORIGIN_READ_TIMEOUT_SECONDS = 60;
 
@@ -32,6 +35,11 @@ export interface ApiDistributionProps {
    * goes quiet longer than this is cut, so the chat handler should send SSE comments while it waits.
    */
   readonly originReadTimeoutSeconds?: number;
+  /**
+   * The dashboard (lib/constructs/site.ts `Site.behavior`). When given, it is the default behaviour
+   * (the page at `/`, index.html as root object) and the chat function gets {@link API_PATH_PATTERN}.
+   */
+  readonly site?: BehaviorOptions;
 }
 
 /**
@@ -65,10 +73,14 @@ export class ApiDistribution extends Construct {
       viewerProtocolPolicy: ViewerProtocolPolicy.HTTPS_ONLY,
       compress: false,
     });
+    // CloudFront tries path patterns in order: /v1/embeddings* must come before /v1/*.
+    const additionalBehaviors: Record<string, BehaviorOptions> = { [EMBEDDINGS_PATH_PATTERN]: behaviour(props.embeddingsUrl) };
+    if (props.site) additionalBehaviors[API_PATH_PATTERN] = behaviour(props.chatUrl);
     this.distribution = new Distribution(this, 'Distribution', {
       comment: 'modelmux: one base URL for chat (streaming) and embeddings (buffered)',
-      defaultBehavior: behaviour(props.chatUrl),
-      additionalBehaviors: { [EMBEDDINGS_PATH_PATTERN]: behaviour(props.embeddingsUrl) },
+      defaultBehavior: props.site ?? behaviour(props.chatUrl),
+      ...(props.site ? { defaultRootObject: 'index.html' } : {}),
+      additionalBehaviors,
       httpVersion: HttpVersion.HTTP2_AND_3,
       // No fixed cost whatever the class; ALL gives every client its nearest edge.
       priceClass: PriceClass.PRICE_CLASS_ALL,

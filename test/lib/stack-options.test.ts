@@ -2,7 +2,7 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { ModelmuxStack } from '../../lib/modelmux-stack';
 import { stackPropsFromContext } from '../../lib/stack-context';
-import { allIamStatements, resourcesOfType, testApp } from './template-helpers';
+import { allIamStatements, type CfnResource, resourcesOfType, testApp } from './template-helpers';
 
 /**
  * Stack options read from context. Bundling is skipped here (stack.test.ts covers the real bundle), so
@@ -15,10 +15,15 @@ function synth(context: Record<string, unknown>): Template {
   return Template.fromStack(stack);
 }
 
-function functionEnvs(template: Template): Array<Record<string, unknown>> {
-  return Object.values(resourcesOfType(template, 'AWS::Lambda::Function')).map(
-    (fn) => (fn.Properties?.Environment as { Variables: Record<string, unknown> }).Variables,
+/** The gateway's own functions (not CDK's helpers such as the dashboard's BucketDeployment handler). */
+function gatewayFunctions(template: Template): CfnResource[] {
+  return Object.values(resourcesOfType(template, 'AWS::Lambda::Function')).filter(
+    (fn) => (fn.Properties?.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables?.POWERTOOLS_SERVICE_NAME === 'modelmux',
   );
+}
+
+function functionEnvs(template: Template): Array<Record<string, unknown>> {
+  return gatewayFunctions(template).map((fn) => (fn.Properties?.Environment as { Variables: Record<string, unknown> }).Variables);
 }
 
 function secretStatements(template: Template): unknown[] {
@@ -75,7 +80,7 @@ describe('stack options from context', () => {
 
   it('sets reserved concurrency only when asked', () => {
     const template = synth({ chatReservedConcurrency: '20', embeddingsReservedConcurrency: 5 });
-    const reserved = Object.values(resourcesOfType(template, 'AWS::Lambda::Function')).map((fn) => fn.Properties?.ReservedConcurrentExecutions);
+    const reserved = gatewayFunctions(template).map((fn) => fn.Properties?.ReservedConcurrentExecutions);
     expect(reserved.sort()).toEqual([20, 5]);
     expect(() => synth({ chatReservedConcurrency: 'lots' })).toThrow(/chatReservedConcurrency must be a non-negative integer/);
   });

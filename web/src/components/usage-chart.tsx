@@ -1,0 +1,99 @@
+import type { DailyChart } from '../usage/aggregate';
+
+const WIDTH = 720;
+const HEIGHT = 240;
+const MARGIN = { top: 12, right: 8, bottom: 28, left: 64 };
+const TICKS = 4;
+
+const dayLabel = new Intl.DateTimeFormat('en-US', { month: 'short', day: 'numeric', timeZone: 'UTC' });
+
+/** "Nov 24" for a `YYYY-MM-DD` UTC date. */
+export function shortDay(date: string): string {
+  return dayLabel.format(Date.parse(`${date}T00:00:00Z`));
+}
+
+/** The smallest "nice" number (1, 2 or 5 × 10^n) ≥ `value`, so axis labels are round. */
+export function niceCeil(value: number): number {
+  if (value <= 0) return 1;
+  const power = 10 ** Math.floor(Math.log10(value));
+  for (const step of [1, 2, 5, 10]) if (step * power >= value) return step * power;
+  return 10 * power;
+}
+
+/**
+ * A stacked bar chart drawn by hand in SVG: one bar per UTC day, one colour per model (colours by
+ * class, in the stylesheet: the CSP allows no style attributes). Each segment has a <title> (hover
+ * tooltip); the whole is one labelled image whose description sums it up, and the table below the
+ * chart carries the same numbers for screen readers.
+ */
+export function UsageChart({ chart, format, label }: { chart: DailyChart; format: (value: number) => string; label: string }) {
+  const plotW = WIDTH - MARGIN.left - MARGIN.right;
+  const plotH = HEIGHT - MARGIN.top - MARGIN.bottom;
+  const top = niceCeil(chart.max);
+  const step = plotW / Math.max(1, chart.dates.length);
+  const barW = Math.max(2, step * 0.7);
+  const y = (v: number): number => MARGIN.top + plotH - (v / top) * plotH;
+  let busiest = 0;
+  chart.dates.forEach((_, i) => {
+    const total = chart.series.reduce((s, series) => s + (series.values[i] ?? 0), 0);
+    const best = chart.series.reduce((s, series) => s + (series.values[busiest] ?? 0), 0);
+    if (total > best) busiest = i;
+  });
+  const busiestDate = chart.dates[busiest];
+  const summary = `${label} per day over ${chart.dates.length} days, by model: ${format(chart.total)} in all${busiestDate ? `; highest on ${shortDay(busiestDate)}` : ''}. The table below has the figures.`;
+  return (
+    <figure class="chart">
+      <svg viewBox={`0 0 ${WIDTH} ${HEIGHT}`} role="img" aria-labelledby="chart-title chart-desc" preserveAspectRatio="xMidYMid meet">
+        <title id="chart-title">{label} per day by model</title>
+        <desc id="chart-desc">{summary}</desc>
+        {Array.from({ length: TICKS + 1 }, (_, t) => {
+          const value = (top / TICKS) * t;
+          const ty = y(value);
+          return (
+            <g key={t} class="chart-grid" aria-hidden="true">
+              <line x1={MARGIN.left} x2={WIDTH - MARGIN.right} y1={ty} y2={ty} />
+              <text x={MARGIN.left - 6} y={ty + 4} text-anchor="end">
+                {format(Math.round(value))}
+              </text>
+            </g>
+          );
+        })}
+        {chart.dates.map((date, i) => {
+          let base = 0;
+          const x = MARGIN.left + i * step + (step - barW) / 2;
+          return (
+            <g key={date}>
+              {chart.series.map((series, s) => {
+                const v = series.values[i] ?? 0;
+                if (v <= 0) return null;
+                const y0 = y(base);
+                base += v;
+                const y1 = y(base);
+                return (
+                  <rect key={series.name} class={`series-${s}`} x={x} y={y1} width={barW} height={Math.max(1, y0 - y1)}>
+                    <title>{`${shortDay(date)} · ${series.name}: ${format(v)}`}</title>
+                  </rect>
+                );
+              })}
+              {(i % 5 === 0 || i === chart.dates.length - 1) && (
+                <text class="chart-axis" x={x + barW / 2} y={HEIGHT - 8} text-anchor="middle" aria-hidden="true">
+                  {shortDay(date)}
+                </text>
+              )}
+            </g>
+          );
+        })}
+      </svg>
+      <figcaption>
+        <ul class="legend" aria-label="Models">
+          {chart.series.map((series, s) => (
+            <li key={series.name}>
+              <span class={`swatch series-${s}`} aria-hidden="true" />
+              {series.name} <span class="legend-value">{format(series.total)}</span>
+            </li>
+          ))}
+        </ul>
+      </figcaption>
+    </figure>
+  );
+}
