@@ -8,7 +8,7 @@ import { href, navigate } from '../router';
 import { AuthLayout, PasswordInput } from './auth-layout';
 
 /** The pool's password rule, as people need to hear it before they pick one. */
-export const PASSWORD_HINT = 'At least 8 characters, with an upper-case letter, a lower-case letter and a number.';
+export const PASSWORD_HINT = 'At least 12 characters, with upper- and lower-case letters, a number and a symbol.';
 
 /** Email and password → a confirmation code is emailed → the confirm page. */
 export function SignUpPage() {
