@@ -73,3 +73,17 @@ export function freshKeyState(status: KeyState['status'], limitNanoUsd: number |
   }
   return state;
 }
+
+/**
+ * What is left of a key's limit now, nano-USD: the stored `leftNanoUsd` while its window is current;
+ * in a window that has begun since (the hold starts it afresh), the whole limit less what is held.
+ * @returns undefined when the key has no limit.
+ */
+export function limitRemainingNanoUsd(state: KeyState | undefined, limitNanoUsd: number | undefined, now = new Date()): number | undefined {
+  if (limitNanoUsd === undefined) return undefined;
+  const held = state?.heldNanoUsd ?? 0;
+  const current = state?.window === limitWindowId(state?.limitReset, now);
+  const left = current && state?.leftNanoUsd !== undefined ? state.leftNanoUsd : limitNanoUsd - held;
+  return Math.max(0, left);
+}
+
