@@ -5,7 +5,8 @@ import { logger } from '../observability/logger';
 import { decodeSse } from '../sse/decode';
 import { UpstreamStreamError, type AdapterContext, type UpstreamFailure, type UpstreamHttpRequest } from '../providers/types';
 import { makeFailure, transportFailure } from '../providers/upstream-failure';
-import type { Attempt } from './attempt-plan';
+import { breakerKey, type Attempt } from './attempt-plan';
+import { byokKeyRefused } from './byok-refusal';
 import { breaker as defaultBreaker, type CircuitBreaker } from './circuit-breaker';
 import { healthOf, reportingHealth, type TargetHealth } from './target-health';
 import { DEFAULT_RETRY, retryDelay, sleep, type RetryPolicy } from './retry-policy';
@@ -96,10 +97,12 @@ async function runPlan<T>(plan: readonly Attempt[], opts: RouteOptions, mode: 's
   const policy = opts.retry ?? DEFAULT_RETRY;
   const deadline = opts.deadline ?? Number.POSITIVE_INFINITY;
   const requested = plan[0]?.publicModel;
-  const failOpen = plan.every((a) => brk.isOpen(a.target.key));
+  const failOpen = plan.every((a) => brk.isOpen(breakerKey(a)));
   let tooSmallWindow = 0;
+  // BYOK: the user's own key refused by its provider (never reported to any breaker).
+  let byokRefusal: GatewayError | undefined;
   for (const attempt of plan) {
-    const key = attempt.target.key;
+    const key = breakerKey(attempt);
     if (attempt.target.contextWindow <= tooSmallWindow) continue;
     if (!failOpen && !brk.allow(key)) continue;
     let reported = false;
@@ -122,6 +125,12 @@ async function runPlan<T>(plan: readonly Attempt[], opts: RouteOptions, mode: 's
           if (opts.signal.aborted) throw clientGone();
           const failure = toFailure(err);
           records.push(record(attempt, failure.kind, failure.status, started));
+          if (attempt.byok !== undefined && failure.kind === 'auth-config') {
+            // The user's key, not ours: tell the user (at once unless the platform's key may serve).
+            byokRefusal = byokKeyRefused(attempt, attempt.byok, failure, opts.requestId);
+            if (!attempt.byok.allowFallback) throw byokRefusal;
+            break;
+          }
           brk.failure(key, failure.kind);
           reported = true;
           if (failure.clientError) {
@@ -139,7 +148,7 @@ async function runPlan<T>(plan: readonly Attempt[], opts: RouteOptions, mode: 's
       if (!reported) brk.release(key);
     }
   }
-  throw exhausted(records, false, tooSmallWindow);
+  throw byokRefusal ?? exhausted(records, false, tooSmallWindow);
 }
 
 /** Never let an attempt's timers run past the request's deadline; `totalMs` is what is left of it. */
