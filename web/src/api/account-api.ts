@@ -68,7 +68,8 @@ export function createAccountApi(token: TokenSource, fetchImpl: typeof fetch = (
 export async function loadSiteConfig(fetchImpl: typeof fetch = (...args) => fetch(...args)): Promise<SiteConfig> {
   let response: Response;
   try {
-    response = await fetchImpl('/config.json', { headers: { accept: 'application/json' }, cache: 'no-store' });
+    // Same request as index.html's <link rel="preload">, so the preloaded answer is used.
+    response = await fetchImpl('/config.json');
   } catch {
     throw new ApiError(NETWORK_ERROR_MESSAGE, 0);
   }

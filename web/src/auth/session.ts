@@ -4,14 +4,15 @@ import type { CognitoClient, CognitoTokens } from './cognito';
 /**
  * Who is signed in, and the token the account API gets.
  *
- * The access and id tokens live in memory only. The refresh token (and the email, for display) is
- * kept in sessionStorage, so a reload in the same tab stays signed in and closing the tab ends it;
- * localStorage is never used (it outlives the tab and is shared by every tab). Nothing here ever
- * goes into a URL or a log. With the strict CSP (no inline or third-party script) sessionStorage is
+ * The tokens (access, id, refresh) and the email are kept in sessionStorage: a reload in the same tab
+ * stays signed in without a round trip to Cognito, and closing the tab ends the session. localStorage
+ * is never used (it outlives the tab and is shared by every tab), nor cookies. Nothing here ever goes
+ * into a URL or a log. With the strict CSP (no inline or third-party script), sessionStorage is
  * reachable only by the page's own bundle.
  *
- * Tokens are refreshed before they expire (within {@link REFRESH_MARGIN_MS}) and on demand when the
- * API refused one; concurrent callers share one refresh.
+ * Tokens are refreshed (REFRESH_TOKEN_AUTH) before they expire, within {@link REFRESH_MARGIN_MS}, and
+ * on demand when the API refused one; concurrent callers share one refresh. A refused refresh token
+ * (expired, revoked) signs the user out.
  */
 
 /** Refresh this long before the access token expires, ms. */
@@ -33,17 +34,20 @@ export const API_TOKEN_KIND: ApiTokenKind = 'access';
 interface Stored {
   email: string;
   refreshToken: string;
+  accessToken?: string;
+  idToken?: string;
+  /** Epoch ms the access and id tokens expire. */
+  expiresAt?: number;
 }
 
-/** Signed-in state and token source. */
+/** Signed-in state and token source. `cognito` is asked for lazily (it needs /config.json). */
 export class Session {
-  private tokens: (CognitoTokens & { expiresAt: number }) | undefined;
   private stored: Stored | undefined;
   private refreshing: Promise<void> | undefined;
   private readonly listeners = new Set<() => void>();
 
   constructor(
-    private readonly cognito: CognitoClient,
+    private readonly cognito: () => Promise<CognitoClient>,
     private readonly storage: KeyValueStorage | undefined,
     private readonly now: () => number = Date.now,
   ) {
@@ -60,6 +64,11 @@ export class Session {
     return this.stored?.email;
   }
 
+  /** True when an API call can go out now, without refreshing first. */
+  get hasFreshToken(): boolean {
+    return this.stored?.accessToken !== undefined && (this.stored.expiresAt ?? 0) - this.now() >= REFRESH_MARGIN_MS;
+  }
+
   /** Calls `listener` whenever the user signs in or out. Returns the unsubscribe function. */
   subscribe(listener: () => void): () => void {
     this.listeners.add(listener);
@@ -68,32 +77,30 @@ export class Session {
 
   /** Signs in with email and password. Throws ApiError with Cognito's message. */
   async signIn(email: string, password: string): Promise<void> {
-    const tokens = await this.cognito.signIn(email, password);
+    const tokens = await (await this.cognito()).signIn(email, password);
     if (tokens.refreshToken === undefined) throw new ApiError('Sign-in answered without a refresh token.', 502);
-    this.accept(tokens);
-    this.stored = { email, refreshToken: tokens.refreshToken };
-    this.storage?.setItem(STORAGE_KEY, JSON.stringify(this.stored));
+    this.save({ email, refreshToken: tokens.refreshToken, ...this.fresh(tokens) });
     this.emit();
   }
 
   /**
-   * The bearer token for the account API: fresh when the current one is within the margin of
-   * expiring, or when `forceRefresh` (the API refused it). Throws ApiError 401 when the session is
-   * over (signed out, or the refresh token was refused: the user is then signed out).
+   * The bearer token for the account API: refreshed first when it is within the margin of expiring,
+   * or when `forceRefresh` (the API refused it). Throws ApiError 401 when the session is over
+   * (signed out, or the refresh token was refused: the user is then signed out).
    */
   async token(forceRefresh = false): Promise<string> {
     if (this.stored === undefined) throw new ApiError('You are signed out. Please sign in again.', 401);
-    if (forceRefresh || this.tokens === undefined || this.tokens.expiresAt - this.now() < REFRESH_MARGIN_MS) await this.refresh();
-    const tokens = this.tokens;
-    if (tokens === undefined) throw new ApiError('You are signed out. Please sign in again.', 401);
-    return API_TOKEN_KIND === 'access' ? tokens.accessToken : tokens.idToken;
+    if (forceRefresh || !this.hasFreshToken) await this.refresh();
+    const token = API_TOKEN_KIND === 'access' ? this.stored?.accessToken : this.stored?.idToken;
+    if (token === undefined) throw new ApiError('You are signed out. Please sign in again.', 401);
+    return token;
   }
 
   /** Signs out here at once, and revokes the refresh token at Cognito (best effort). */
   async signOut(): Promise<void> {
     const refreshToken = this.stored?.refreshToken;
     this.clear();
-    if (refreshToken !== undefined) await this.cognito.revoke(refreshToken).catch(() => undefined);
+    if (refreshToken !== undefined) await (await this.cognito()).revoke(refreshToken).catch(() => undefined);
   }
 
   private refresh(): Promise<void> {
@@ -101,7 +108,8 @@ export class Session {
       const stored = this.stored;
       if (stored === undefined) return;
       try {
-        this.accept(await this.cognito.refresh(stored.refreshToken));
+        const tokens = await (await this.cognito()).refresh(stored.refreshToken);
+        if (this.stored === stored) this.save({ ...stored, ...this.fresh(tokens) });
       } catch (error) {
         // A refused refresh token (expired, revoked) ends the session; a network error does not.
         if (error instanceof ApiError && error.status >= 400 && error.status < 500) {
@@ -116,13 +124,21 @@ export class Session {
     return this.refreshing;
   }
 
-  private accept(tokens: CognitoTokens): void {
-    this.tokens = { ...tokens, expiresAt: this.now() + tokens.expiresIn * 1000 };
+  private fresh(tokens: CognitoTokens): Pick<Stored, 'accessToken' | 'idToken' | 'expiresAt'> {
+    return { accessToken: tokens.accessToken, idToken: tokens.idToken, expiresAt: this.now() + tokens.expiresIn * 1000 };
+  }
+
+  private save(stored: Stored): void {
+    this.stored = stored;
+    try {
+      this.storage?.setItem(STORAGE_KEY, JSON.stringify(stored));
+    } catch {
+      /* storage full or refused: the session lives in memory for this page */
+    }
   }
 
   private clear(): void {
     const was = this.stored !== undefined;
-    this.tokens = undefined;
     this.stored = undefined;
     this.storage?.removeItem(STORAGE_KEY);
     if (was) this.emit();
@@ -137,8 +153,10 @@ function readStored(storage: KeyValueStorage | undefined): Stored | undefined {
   try {
     const raw = storage?.getItem(STORAGE_KEY);
     if (!raw) return undefined;
-    const value = JSON.parse(raw) as Partial<Stored>;
-    return typeof value.email === 'string' && typeof value.refreshToken === 'string' ? { email: value.email, refreshToken: value.refreshToken } : undefined;
+    const v = JSON.parse(raw) as Partial<Stored>;
+    if (typeof v.email !== 'string' || typeof v.refreshToken !== 'string') return undefined;
+    const tokens = typeof v.accessToken === 'string' && typeof v.idToken === 'string' && typeof v.expiresAt === 'number' ? { accessToken: v.accessToken, idToken: v.idToken, expiresAt: v.expiresAt } : {};
+    return { email: v.email, refreshToken: v.refreshToken, ...tokens };
   } catch {
     return undefined;
   }

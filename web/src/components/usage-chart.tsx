@@ -1,9 +1,7 @@
+import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 import type { DailyChart } from '../usage/aggregate';
 
-const WIDTH = 720;
-const HEIGHT = 240;
 const MARGIN = { top: 12, right: 8, bottom: 28, left: 64 };
-const TICKS = 4;
 
 const dayLabel = new Intl.DateTimeFormat('en-US', { month: 'short', day: 'numeric', timeZone: 'UTC' });
 
@@ -27,31 +25,43 @@ export function niceCeil(value: number): number {
  * chart carries the same numbers for screen readers.
  */
 export function UsageChart({ chart, format, label }: { chart: DailyChart; format: (value: number) => string; label: string }) {
-  const plotW = WIDTH - MARGIN.left - MARGIN.right;
-  const plotH = HEIGHT - MARGIN.top - MARGIN.bottom;
+  // Drawn at the width it is shown at (1 SVG unit = 1 CSS pixel), so labels stay legible on a phone.
+  const figure = useRef<HTMLElement>(null);
+  const [width, setWidth] = useState(720);
+  useLayoutEffect(() => {
+    const el = figure.current;
+    if (!el) return undefined;
+    const observer = new ResizeObserver((entries) => {
+      const w = Math.round(entries[0]?.contentRect.width ?? 0);
+      if (w > 0) setWidth(Math.max(280, w));
+    });
+    observer.observe(el);
+    return () => observer.disconnect();
+  }, []);
+  const height = width < 500 ? 200 : 240;
+  const every = width < 500 ? 7 : 5;
+  const plotW = width - MARGIN.left - MARGIN.right;
+  const plotH = height - MARGIN.top - MARGIN.bottom;
   const top = niceCeil(chart.max);
+  // Round steps: a top of 5·10^n in fifths, 1 or 2·10^n in quarters.
+  const ticks = String(top).startsWith('5') ? 5 : 4;
   const step = plotW / Math.max(1, chart.dates.length);
   const barW = Math.max(2, step * 0.7);
   const y = (v: number): number => MARGIN.top + plotH - (v / top) * plotH;
-  let busiest = 0;
-  chart.dates.forEach((_, i) => {
-    const total = chart.series.reduce((s, series) => s + (series.values[i] ?? 0), 0);
-    const best = chart.series.reduce((s, series) => s + (series.values[busiest] ?? 0), 0);
-    if (total > best) busiest = i;
-  });
-  const busiestDate = chart.dates[busiest];
+  const dayTotals = chart.dates.map((_, i) => chart.series.reduce((sum, series) => sum + (series.values[i] ?? 0), 0));
+  const busiestDate = chart.dates[dayTotals.indexOf(Math.max(...dayTotals))];
   const summary = `${label} per day over ${chart.dates.length} days, by model: ${format(chart.total)} in all${busiestDate ? `; highest on ${shortDay(busiestDate)}` : ''}. The table below has the figures.`;
   return (
-    <figure class="chart">
-      <svg viewBox={`0 0 ${WIDTH} ${HEIGHT}`} role="img" aria-labelledby="chart-title chart-desc" preserveAspectRatio="xMidYMid meet">
+    <figure class="chart" ref={figure}>
+      <svg viewBox={`0 0 ${width} ${height}`} role="img" aria-labelledby="chart-title chart-desc" preserveAspectRatio="xMidYMid meet">
         <title id="chart-title">{label} per day by model</title>
         <desc id="chart-desc">{summary}</desc>
-        {Array.from({ length: TICKS + 1 }, (_, t) => {
-          const value = (top / TICKS) * t;
+        {Array.from({ length: ticks + 1 }, (_, t) => {
+          const value = (top / ticks) * t;
           const ty = y(value);
           return (
             <g key={t} class="chart-grid" aria-hidden="true">
-              <line x1={MARGIN.left} x2={WIDTH - MARGIN.right} y1={ty} y2={ty} />
+              <line x1={MARGIN.left} x2={width - MARGIN.right} y1={ty} y2={ty} />
               <text x={MARGIN.left - 6} y={ty + 4} text-anchor="end">
                 {format(Math.round(value))}
               </text>
@@ -75,8 +85,8 @@ export function UsageChart({ chart, format, label }: { chart: DailyChart; format
                   </rect>
                 );
               })}
-              {(i % 5 === 0 || i === chart.dates.length - 1) && (
-                <text class="chart-axis" x={x + barW / 2} y={HEIGHT - 8} text-anchor="middle" aria-hidden="true">
+              {(chart.dates.length - 1 - i) % every === 0 && (
+                <text class="chart-axis" x={x + barW / 2} y={height - 8} text-anchor="middle" aria-hidden="true">
                   {shortDay(date)}
                 </text>
               )}

@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import type { ByokKey } from '../api/types';
 import { ConfirmDialog } from '../components/confirm-dialog';
 import { Page } from '../components/page';
@@ -56,10 +56,19 @@ function AttachedKey({ provider, attached, onChanged }: { provider: ByokProvider
   const toggle = useAction();
   const removal = useAction();
   const [confirming, setConfirming] = useState(false);
+  // The switch moves at once; it moves back if the API refuses the change.
+  const [allow, setAllow] = useState(attached.allow_fallback);
+  useEffect(() => setAllow(attached.allow_fallback), [attached.allow_fallback]);
   const switchId = `byok-${provider.id}-fallback`;
-  const setFallback = async (allow: boolean): Promise<void> => {
-    const saved = await toggle.run(() => api.setByokFallback(provider.id, allow));
-    if (saved) onChanged(`${provider.name}: ${saved.allow_fallback ? 'modelmux’s keys answer when yours fails' : 'only your key is used'}.`);
+  const setFallback = async (next: boolean): Promise<void> => {
+    setAllow(next);
+    const saved = await toggle.run(() => api.setByokFallback(provider.id, next));
+    if (!saved) {
+      setAllow(!next);
+      return;
+    }
+    setAllow(saved.allow_fallback);
+    onChanged(`${provider.name}: ${saved.allow_fallback ? 'modelmux’s keys answer when yours fails' : 'only your key is used'}.`);
   };
   const remove = async (): Promise<void> => {
     const done = await removal.run(() => api.deleteByok(provider.id).then(() => true));
@@ -75,7 +84,7 @@ function AttachedKey({ provider, attached, onChanged }: { provider: ByokProvider
         <span class="field-hint"> · added {formatDate(attached.created_at)}</span>
       </p>
       <div class="switch-row">
-        <input id={switchId} type="checkbox" role="switch" class="switch" checked={attached.allow_fallback} disabled={toggle.busy} onChange={(e) => void setFallback((e.currentTarget as HTMLInputElement).checked)} aria-describedby={`${switchId}-hint`} />
+        <input id={switchId} type="checkbox" role="switch" class="switch" checked={allow} disabled={toggle.busy} onChange={(e) => void setFallback((e.currentTarget as HTMLInputElement).checked)} aria-describedby={`${switchId}-hint`} />
         <label for={switchId}>Fall back to modelmux’s keys</label>
         <p id={`${switchId}-hint`} class="field-hint">
           When your key fails (refused, out of quota, provider down), modelmux’s own key answers and the request is billed at the normal price. Off: the request fails instead.
