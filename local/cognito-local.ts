@@ -5,13 +5,14 @@
  * `@aws-sdk/client-cognito-identity-provider` against it — with the settings the CDK stack gives the
  * real pool (lib/constructs/identity.ts).
  *
- * Sign-up codes: the emulator "sends" the confirmation code by printing it; this module reads it from
- * the emulator's output, prints one plain line per code (`onCode`), and answers `confirmationCode(email)`
- * so a test or a local dashboard session can confirm without a mailbox.
+ * Sign-up codes: the emulator "sends" the confirmation code by printing it; its entry point here also
+ * appends each code to `codes.jsonl` (cognito-local-main.mjs), which this module reads to report each
+ * code (`onCode`: `npm start` prints it) and to answer `confirmationCode(email)`, so a test or a local
+ * dashboard session can confirm without a mailbox.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
 import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import {
@@ -45,17 +46,15 @@ export interface RunningCognitoLocal {
   stop(): Promise<void>;
 }
 
-const require = createRequire(import.meta.url);
-
 /** Starts the emulator and makes sure the pool and client exist. @throws Error when it does not start. */
 export async function startCognitoLocal(opts: CognitoLocalOptions): Promise<RunningCognitoLocal> {
   const dataDir = resolve(opts.dataDir);
   mkdirSync(dataDir, { recursive: true });
   const port = opts.port || (await freePort());
   const endpoint = `http://127.0.0.1:${port}`;
-  const codes = new Map<string, string>();
-  const waiters = new Set<() => void>();
-  const child = spawn(process.execPath, [require.resolve('cognito-local/lib/bin/start.js')], {
+  const codesFile = join(dataDir, 'codes.jsonl');
+  writeFileSync(codesFile, '');
+  const child = spawn(process.execPath, [fileURLToPath(new URL('./cognito-local-main.mjs', import.meta.url))], {
     cwd: dataDir,
     env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', NODE_NO_WARNINGS: '1' },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -63,18 +62,14 @@ export async function startCognitoLocal(opts: CognitoLocalOptions): Promise<Runn
   const killOnExit = () => child.kill('SIGKILL');
   process.once('exit', killOnExit);
   let tail = '';
-  const read = (chunk: Buffer) => {
-    tail = (tail + stripAnsi(chunk.toString('utf8'))).slice(-20_000);
-    for (const { email, code } of extractCodes(tail)) {
-      if (codes.get(email.toLowerCase()) === code) continue;
-      codes.set(email.toLowerCase(), code);
-      opts.onCode?.(email, code);
-      for (const wake of waiters) wake();
-    }
-  };
-  child.stdout?.on('data', read);
-  child.stderr?.on('data', read);
+  const keepTail = (chunk: string) => (tail = (tail + chunk).slice(-4_000));
+  child.stdout?.setEncoding('utf8').on('data', keepTail); // drained, so a full pipe never blocks the emulator
+  child.stderr?.setEncoding('utf8').on('data', keepTail);
+  const codes = new CodeReader(codesFile, opts.onCode);
+  const watcher = setInterval(() => codes.poll(), 250);
+  watcher.unref();
   const stop = async () => {
+    clearInterval(watcher);
     process.removeListener('exit', killOnExit);
     await stopChild(child);
   };
@@ -91,7 +86,7 @@ export async function startCognitoLocal(opts: CognitoLocalOptions): Promise<Runn
         COGNITO_JWKS_URI: `${endpoint}/${ids.userPoolId}/.well-known/jwks.json`,
         COGNITO_ENDPOINT: endpoint,
       },
-      confirmationCode: (email, timeoutMs = 5_000) => waitForCode(codes, waiters, email, timeoutMs),
+      confirmationCode: (email, timeoutMs = 5_000) => codes.waitFor(email, timeoutMs),
       stop,
     };
   } catch (err) {
@@ -122,44 +117,48 @@ async function ensurePoolAndClient(endpoint: string, file: string): Promise<{ us
   }
 }
 
-/** Removes terminal colour codes. */
-function stripAnsi(text: string): string {
-  // eslint-disable-next-line no-control-regex
-  return text.replace(/\u001b\[[0-9;]*m/g, '');
-}
+/**
+ * The confirmation codes the emulator "sent", from the JSON lines its entry point appends to
+ * `codes.jsonl` (local/cognito-local-main.mjs). Each code is handed out once.
+ */
+class CodeReader {
+  private offset = 0;
+  private readonly latest = new Map<string, string>();
 
-/** The (email, code) pairs of every "Confirmation Code Delivery" box in `text` (the emulator's console sender). */
-export function extractCodes(text: string): Array<{ email: string; code: string }> {
-  const found: Array<{ email: string; code: string }> = [];
-  for (const box of text.split('Confirmation Code Delivery').slice(1)) {
-    const email = /Destination:\s+(\S+@\S+?)\s*│/.exec(box)?.[1];
-    const code = /Code:\s+(\d{4,8})\s*│/.exec(box)?.[1];
-    if (email && code) found.push({ email, code });
+  constructor(private readonly file: string, private readonly onCode: ((email: string, code: string) => void) | undefined) {}
+
+  /** Reads lines appended since the last call. */
+  poll(): void {
+    let text: string;
+    try {
+      text = readFileSync(this.file, 'utf8');
+    } catch {
+      return;
+    }
+    const end = text.lastIndexOf('\n') + 1;
+    for (const line of text.slice(this.offset, end).split('\n')) {
+      if (line === '') continue;
+      const { destination, code } = JSON.parse(line) as { destination: string; code: string };
+      this.latest.set(destination.toLowerCase(), code);
+      this.onCode?.(destination, code);
+    }
+    this.offset = Math.max(this.offset, end);
   }
-  return found;
-}
 
-function waitForCode(codes: Map<string, string>, waiters: Set<() => void>, email: string, timeoutMs: number): Promise<string> {
-  const key = email.toLowerCase();
-  return new Promise((resolvePromise, reject) => {
-    const check = () => {
-      const code = codes.get(key);
-      if (code === undefined) return;
-      codes.delete(key);
-      cleanup();
-      resolvePromise(code);
-    };
-    const timer = setTimeout(() => {
-      cleanup();
-      reject(new Error(`no confirmation code for ${email} within ${timeoutMs} ms`));
-    }, timeoutMs);
-    const cleanup = () => {
-      clearTimeout(timer);
-      waiters.delete(check);
-    };
-    waiters.add(check);
-    check();
-  });
+  /** The latest unused code sent to `email`, waiting up to `timeoutMs`. */
+  async waitFor(email: string, timeoutMs: number): Promise<string> {
+    const key = email.toLowerCase();
+    for (const deadline = Date.now() + timeoutMs; ; ) {
+      this.poll();
+      const code = this.latest.get(key);
+      if (code !== undefined) {
+        this.latest.delete(key);
+        return code;
+      }
+      if (Date.now() > deadline) throw new Error(`no confirmation code for ${email} within ${timeoutMs} ms`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
 }
 
 async function waitForHealth(endpoint: string, child: ChildProcess, timeoutMs: number): Promise<void> {
