@@ -159,5 +159,17 @@ async function screenshots(page: Page, dir: string): Promise<void> {
       await page.screenshot({ path: join(dir, `${route}-${scheme}-${width}.png`), fullPage: width === 375 });
     }
   }
+  // The signed-out pages, in a fresh tab (sessionStorage is per tab).
+  const out = await page.context().newPage();
+  for (const [scheme, width] of [['light', 1280], ['dark', 375]] as const) {
+    await out.emulateMedia({ colorScheme: scheme });
+    await out.setViewportSize({ width, height: 800 });
+    for (const route of ['sign-in', 'sign-up'] as const) {
+      await out.goto(`${gw.origin}/${PAGES[route]}`);
+      await out.waitForSelector('h1');
+      await out.screenshot({ path: join(dir, `${route}-${scheme}-${width}.png`) });
+    }
+  }
+  await out.close();
   process.stdout.write(`screenshots in ${dir}\n`);
 }

@@ -20,6 +20,12 @@ const gateway = await startGateway({
   simulator: { chunkDelayMs: Number(process.env.SIM_CHUNK_DELAY_MS ?? 20) },
   // Locally a client that leaves stops its upstream request (saves real tokens); Lambda cannot.
   signalClientDisconnect: true,
+  // The dashboard's sign-in: the Cognito emulator, its users kept in .local/cognito. It mails nothing:
+  // each confirmation code is printed here.
+  cognito: {
+    dataDir: join(LOCAL_STATE_DIR, 'cognito'),
+    onCode: (email, code) => process.stdout.write(`confirmation code for ${email}: ${code}\n`),
+  },
 });
 
 /** How many catalogue models a provider serves (a registered provider may serve none, e.g. Groq, whose Llama-3 ids are decommissioned). */

@@ -34,17 +34,18 @@ export interface Chromium {
  * Playwright takes the profile folder as a parameter, not as a flag).
  * @throws Error saying how to install Chromium when it is missing: browser tests fail, never skip.
  */
-export async function launchChromium(opts: { colorScheme?: 'light' | 'dark' } = {}): Promise<Chromium> {
-  if (!existsSync(CHROMIUM_PATH)) {
+export async function launchChromium(opts: { colorScheme?: 'light' | 'dark'; executablePath?: string } = {}): Promise<Chromium> {
+  const executablePath = opts.executablePath ?? CHROMIUM_PATH;
+  if (!existsSync(executablePath)) {
     throw new Error(
-      `Chromium is not installed at ${CHROMIUM_PATH}, and the dashboard's browser tests need it. ` +
+      `Chromium is not installed at ${executablePath}, and the dashboard's browser tests need it. ` +
         'Install Debian\'s package: `apt-get install -y chromium` (as root; .ci/run does this), or set CHROMIUM_PATH to a Chromium binary.',
     );
   }
   const profile = mkdtempSync(join(tmpdir(), 'modelmux-chromium-'));
   try {
     const context = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM_PATH,
+      executablePath,
       headless: true,
       chromiumSandbox: false,
       args: [...CHROMIUM_FLAGS],
