@@ -100,6 +100,20 @@ describe('dashboard accessibility (axe-core)', () => {
     await signUpThroughPage(page, gw, testEmail('a11y'));
     await openPage(page, gw, 'overview', 'Overview');
     await checkEverywhere(page, 'overview');
+    // Keyboard: the heading has focus on arrival; the first stop of the page is "Skip to content",
+    // which returns there; the snippet tabs follow the arrow keys (WAI-ARIA tabs).
+    const focused = () => page.evaluate(() => ({ id: document.activeElement?.id ?? '', text: document.activeElement?.textContent ?? '' }));
+    expect((await focused()).id).toBe('page-title');
+    await page.getByRole('link', { name: 'modelmux' }).focus();
+    await page.keyboard.press('Shift+Tab');
+    expect((await focused()).text).toBe('Skip to content');
+    await page.keyboard.press('Enter');
+    expect((await focused()).id).toBe('page-title');
+    await page.getByRole('tab', { name: 'Python' }).focus();
+    await page.keyboard.press('ArrowRight');
+    expect((await focused()).text).toBe('Node.js');
+    expect(await page.getByRole('tab', { name: 'Node.js' }).getAttribute('aria-selected')).toBe('true');
+    expect(await page.getByRole('tabpanel').textContent()).toContain("import OpenAI from 'openai';");
 
     await openPage(page, gw, 'keys', 'API keys');
     await page.getByText('No keys yet').waitFor();
@@ -109,7 +123,7 @@ describe('dashboard accessibility (axe-core)', () => {
     await checkEverywhere(page, 'keys, form error');
     await page.getByLabel('Name', { exact: true }).fill('a11y key');
     await page.getByLabel('Spend limit, USD (optional)').fill('2');
-    await page.getByRole('button', { name: 'Create key' }).click();
+    await page.keyboard.press('Enter'); // submits the form from the keyboard
     await page.getByText('You will not see it again').waitFor();
     const key = await page.getByLabel('New API key').inputValue();
     await checkEverywhere(page, 'keys, new key shown once');

@@ -215,4 +215,70 @@ describe('the account dashboard in Chromium', () => {
     expect(seen.errors).toEqual([]);
     await page.close();
   }, 180_000);
+
+  it('a forgotten password is reset with the emailed code; tokens are refreshed when expired or refused', async ({ onTestFailed }) => {
+    const page = await browser.context.newPage();
+    onTestFailed(async () => {
+      const files = await screenshotEveryPage(page, gw.origin, failureDir('dashboard-e2e-password'));
+      console.error(`dashboard e2e (password) failed; screenshots:\n${files.join('\n')}`);
+    });
+    const seen = watch(page);
+    const email = testEmail('reset');
+    await signUpThroughPage(page, gw, email);
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await expectHeading(page, 'Sign in');
+
+    // Wrong password: Cognito's refusal in words, and no way in.
+    await page.getByLabel('Password', { exact: true }).fill('Not-the-password-1!');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('alert').waitFor();
+    expect(await page.getByRole('alert').textContent()).toMatch(/password/i);
+
+    // Forgot it: the code from the email and a new password, then sign in with the new one.
+    await page.getByRole('link', { name: 'Forgot your password?' }).click();
+    await expectHeading(page, 'Reset your password');
+    await page.getByLabel('Email').fill(email);
+    await page.getByRole('button', { name: 'Send the code' }).click();
+    const code = await gw.cognito!.confirmationCode(email, 10_000);
+    await page.getByLabel('Code from the email').fill(code);
+    await page.getByLabel('New password').fill('Another-Horse-43!');
+    await page.getByRole('button', { name: 'Set the new password' }).click();
+    await expectHeading(page, 'Sign in');
+    await page.getByText('Your password is changed.').waitFor();
+    expect(await page.getByLabel('Email').inputValue()).toBe(email);
+    await page.getByLabel('Password', { exact: true }).fill('Another-Horse-43!');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expectHeading(page, 'Overview');
+    await expect.poll(() => stat(page, 'Free tokens left').textContent()).toBe('200,000');
+
+    // A token the API refuses (401) is refreshed once and the request retried: the page still loads.
+    type Stored = { accessToken: string; expiresAt: number; refreshToken: string };
+    const stored = async (): Promise<Stored> => JSON.parse((await page.evaluate(() => sessionStorage.getItem('modelmux.session'))) ?? '{}') as Stored;
+    const first = await stored();
+    await page.evaluate((s) => sessionStorage.setItem('modelmux.session', JSON.stringify({ ...JSON.parse(s), accessToken: 'not-a-token' })), JSON.stringify(first));
+    const retried = page.waitForResponse((r) => r.url().endsWith('/v1/account') && r.status() === 200);
+    await page.reload();
+    await retried;
+    await expect.poll(() => stat(page, 'Free tokens left').textContent()).toBe('200,000');
+    expect((await stored()).accessToken).not.toBe('not-a-token');
+
+    // An access token about to expire is refreshed before the call (REFRESH_TOKEN_AUTH at Cognito).
+    const refreshed = await stored();
+    await page.evaluate((s) => sessionStorage.setItem('modelmux.session', JSON.stringify({ ...JSON.parse(s), expiresAt: Date.now() })), JSON.stringify(refreshed));
+    const cognitoCall = page.waitForRequest((r) => r.url().startsWith(gw.cognito!.endpoint) && (r.headers()['x-amz-target'] ?? '').endsWith('.InitiateAuth'));
+    await page.reload();
+    expect(JSON.parse((await cognitoCall).postData() ?? '{}')).toMatchObject({ AuthFlow: 'REFRESH_TOKEN_AUTH' });
+    await expect.poll(() => stat(page, 'Free tokens left').textContent()).toBe('200,000');
+    expect((await stored()).expiresAt).toBeGreaterThan(Date.now() + 30 * 60_000);
+
+    // A revoked refresh token (signed out elsewhere) ends the session with a message, not a broken page.
+    await page.evaluate((s) => sessionStorage.setItem('modelmux.session', JSON.stringify({ ...JSON.parse(s), accessToken: 'not-a-token', refreshToken: 'revoked' })), JSON.stringify(await stored()));
+    await page.reload();
+    await expectHeading(page, 'Sign in');
+    await page.getByText('Your session has ended. Please sign in again.').waitFor();
+    expect(await page.getByLabel('Email').inputValue()).toBe(email);
+    expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
+    expect(seen.errors).toEqual([]);
+    await page.close();
+  }, 120_000);
 });

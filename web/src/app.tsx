@@ -23,7 +23,12 @@ const NAV: ReadonlyArray<{ route: Route; label: string }> = [
 function useSignedIn(): boolean {
   const { session } = useServices();
   const [signedIn, setSignedIn] = useState(session.signedIn);
-  useEffect(() => session.subscribe(() => setSignedIn(session.signedIn)), [session]);
+  useEffect(() => {
+    const unsubscribe = session.subscribe(() => setSignedIn(session.signedIn));
+    // The session may have ended between the first render and this subscription (a refused refresh).
+    setSignedIn(session.signedIn);
+    return unsubscribe;
+  }, [session]);
   return signedIn;
 }
 

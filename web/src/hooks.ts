@@ -1,6 +1,14 @@
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, errorMessage } from './api/api-error';
+import { pending } from './auth/pending';
 import { useServices } from './context';
+
+/** The session is over (token refused and not refreshable): say so on the sign-in page, and sign out. */
+function endSession(session: { signOut(): Promise<void>; email: string | undefined }, error: ApiError): void {
+  pending.flash ??= error.message;
+  pending.email ||= session.email ?? '';
+  void session.signOut();
+}
 
 /** A value being loaded: its state, the value or the error in words, and a way to load it again. */
 export type Resource<T> =
@@ -25,7 +33,7 @@ export function useResource<T>(load: () => Promise<T>): Resource<T> {
       (data) => live && setState({ state: 'ready', data, error: undefined }),
       (error: unknown) => {
         if (!live) return;
-        if (error instanceof ApiError && error.status === 401) void session.signOut();
+        if (error instanceof ApiError && error.status === 401) endSession(session, error);
         setState((s) => ({ state: 'error', data: s.data, error: errorMessage(error) }));
       },
     );
@@ -60,7 +68,7 @@ export function useAction(): {
       try {
         return await action();
       } catch (e) {
-        if (e instanceof ApiError && e.status === 401 && session.signedIn) void session.signOut();
+        if (e instanceof ApiError && e.status === 401) endSession(session, e);
         setError(errorMessage(e));
         return undefined;
       } finally {

@@ -43,6 +43,8 @@ interface Stored {
 /** Signed-in state and token source. `cognito` is asked for lazily (it needs /config.json). */
 export class Session {
   private stored: Stored | undefined;
+  /** The email of the session that ended last, so the sign-in page can offer it again. */
+  private lastEmail: string | undefined;
   private refreshing: Promise<void> | undefined;
   private readonly listeners = new Set<() => void>();
 
@@ -59,9 +61,9 @@ export class Session {
     return this.stored !== undefined;
   }
 
-  /** The signed-in user's email, for display. */
+  /** The signed-in user's email (after a sign-out: the last one), for display. */
   get email(): string | undefined {
-    return this.stored?.email;
+    return this.stored?.email ?? this.lastEmail;
   }
 
   /** True when an API call can go out now, without refreshing first. */
@@ -139,6 +141,7 @@ export class Session {
 
   private clear(): void {
     const was = this.stored !== undefined;
+    this.lastEmail = this.stored?.email ?? this.lastEmail;
     this.stored = undefined;
     this.storage?.removeItem(STORAGE_KEY);
     if (was) this.emit();
