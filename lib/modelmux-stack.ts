@@ -2,10 +2,14 @@ import { CfnOutput, Fn, type RemovalPolicy, Stack, type StackProps } from 'aws-c
 import type { Construct } from 'constructs';
 import { UPSTREAM_BASE_URL_VARS, type UpstreamBaseUrlVar } from '../functions/shared/providers/credentials';
 import { SETTLE_RESERVE_MS } from '../functions/shared/edge/function-url';
+import { ACCOUNT_PATH_PATTERNS } from '../functions/shared/account-api/paths';
+import { AccountEndpoint } from './constructs/account-endpoint';
 import { ApiDistribution, DEFAULT_ORIGIN_READ_TIMEOUT_SECONDS } from './constructs/api-distribution';
+import { ByokKey } from './constructs/byok-key';
 import { ChatEndpoint } from './constructs/chat-endpoint';
 import { DataTables } from './constructs/data-tables';
 import { EmbeddingsEndpoint } from './constructs/embeddings-endpoint';
+import { Identity } from './constructs/identity';
 import { UpstreamSecret } from './constructs/upstream-secret';
 
 /** Props of {@link ModelmuxStack}; `bin/app.ts` fills them from CDK context (see `stack-context.ts`). */
@@ -22,6 +26,11 @@ export interface ModelmuxStackProps extends StackProps {
   readonly embeddingsReservedConcurrency?: number;
   /** Removal policy of the tables; default RETAIN (see DataTables). */
   readonly tableRemovalPolicy?: RemovalPolicy;
+  /**
+   * The URL people reach the deployment at (e.g. `https://api.example.com`), for messages that point to
+   * the dashboard (`PUBLIC_BASE_URL`). Default: derived from each request's host.
+   */
+  readonly publicBaseUrl?: string;
 }
 
 /**
@@ -38,12 +47,15 @@ export class ModelmuxStack extends Stack {
 
     const tables = new DataTables(this, 'Data', { removalPolicy: props.tableRemovalPolicy });
     const upstreamSecret = new UpstreamSecret(this, 'UpstreamKeys', { importSecret: props.upstreamSecretName });
-    const environment = baseUrlEnvironment(props.upstreamBaseUrls ?? {});
+    const environment = { ...baseUrlEnvironment(props.upstreamBaseUrls ?? {}), ...(props.publicBaseUrl ? { PUBLIC_BASE_URL: props.publicBaseUrl } : {}) };
+    const identity = new Identity(this, 'Identity');
+    const byokKey = new ByokKey(this, 'Byok');
 
     const cloudfront = props.cloudfront ?? true;
     const chat = new ChatEndpoint(this, 'Chat', {
       tables,
       upstreamSecret,
+      byokKey,
       environment,
       reservedConcurrentExecutions: props.chatReservedConcurrency,
       // Behind CloudFront a buffered answer must be out before the origin read timeout, or the client
@@ -53,15 +65,22 @@ export class ModelmuxStack extends Stack {
     const embeddings = new EmbeddingsEndpoint(this, 'Embeddings', {
       tables,
       upstreamSecret,
+      byokKey,
       environment,
       reservedConcurrentExecutions: props.embeddingsReservedConcurrency,
+    });
+    const account = new AccountEndpoint(this, 'Account', {
+      tables,
+      identity,
+      byokKey,
+      environment: props.publicBaseUrl ? { PUBLIC_BASE_URL: props.publicBaseUrl } : {},
     });
 
     // Function URLs end with '/', so `${url}v1` is a base URL an OpenAI SDK accepts.
     const chatBaseUrl = Fn.join('', [chat.url.url, 'v1']);
     let baseUrl = chatBaseUrl;
     if (cloudfront) {
-      const api = new ApiDistribution(this, 'Api', { chatUrl: chat.url, embeddingsUrl: embeddings.url });
+      const api = new ApiDistribution(this, 'Api', { chatUrl: chat.url, embeddingsUrl: embeddings.url, accountUrl: account.url, accountPaths: ACCOUNT_PATH_PATTERNS });
       baseUrl = Fn.join('', ['https://', api.distribution.distributionDomainName, '/v1']);
       new CfnOutput(this, 'DistributionId', {
         description: 'CloudFront distribution in front of both Function URLs',
@@ -81,6 +100,10 @@ export class ModelmuxStack extends Stack {
       description: 'OpenAI base URL served by the embeddings function directly',
       value: Fn.join('', [embeddings.url.url, 'v1']),
     });
+    new CfnOutput(this, 'AccountUrl', { description: 'Account function URL (the account API, buffered), direct', value: account.url.url });
+    new CfnOutput(this, 'UserPoolId', { description: 'Cognito user pool of the dashboard users', value: identity.userPool.userPoolId });
+    new CfnOutput(this, 'UserPoolClientId', { description: "The dashboard's Cognito app client", value: identity.dashboardClient.userPoolClientId });
+    new CfnOutput(this, 'ByokKeyArn', { description: "KMS key encrypting users' own provider keys", value: byokKey.key.keyArn });
     new CfnOutput(this, 'KeysTableName', { value: tables.tables.keys.tableName });
     new CfnOutput(this, 'AccountsTableName', { value: tables.tables.accounts.tableName });
     new CfnOutput(this, 'LedgerTableName', { value: tables.tables.ledger.tableName });

@@ -7,13 +7,14 @@ import type { ModelmuxStackProps } from './modelmux-stack';
  * - `cloudfront`: `false` to skip the CloudFront distribution (default true);
  * - `upstreamSecretName`: import this secret (full ARN or name) instead of creating one;
  * - `upstreamBaseUrls`: object, or JSON string, of `*_BASE_URL` overrides;
- * - `chatReservedConcurrency`, `embeddingsReservedConcurrency`: integers (default none).
+ * - `chatReservedConcurrency`, `embeddingsReservedConcurrency`: integers (default none);
+ * - `publicBaseUrl`: the URL people reach the deployment at, for messages (default: each request's host).
  *
  * @throws Error on a value of the wrong shape, naming the context key.
  */
 export function stackPropsFromContext(node: Node): Pick<
   ModelmuxStackProps,
-  'cloudfront' | 'upstreamSecretName' | 'upstreamBaseUrls' | 'chatReservedConcurrency' | 'embeddingsReservedConcurrency'
+  'cloudfront' | 'upstreamSecretName' | 'upstreamBaseUrls' | 'chatReservedConcurrency' | 'embeddingsReservedConcurrency' | 'publicBaseUrl'
 > {
   return {
     cloudfront: booleanContext(node, 'cloudfront') ?? true,
@@ -21,6 +22,7 @@ export function stackPropsFromContext(node: Node): Pick<
     upstreamBaseUrls: objectContext(node, 'upstreamBaseUrls'),
     chatReservedConcurrency: integerContext(node, 'chatReservedConcurrency'),
     embeddingsReservedConcurrency: integerContext(node, 'embeddingsReservedConcurrency'),
+    publicBaseUrl: stringContext(node, 'publicBaseUrl'),
   };
 }
 

@@ -25,6 +25,10 @@ export interface ApiDistributionProps {
   readonly chatUrl: IFunctionUrl;
   /** Origin for {@link EMBEDDINGS_PATH_PATTERN} (buffered Function URL). */
   readonly embeddingsUrl: IFunctionUrl;
+  /** Origin for the account API's paths (`accountPaths`, buffered Function URL; issue 11). */
+  readonly accountUrl?: IFunctionUrl;
+  /** Path patterns routed to `accountUrl` (functions/shared/account-api/router.ts ACCOUNT_PATH_PATTERNS). */
+  readonly accountPaths?: readonly string[];
   /**
    * Seconds CloudFront waits for the first byte, and then between bytes, from the origin. Default 60,
    * the most allowed without a quota increase (CloudFront docs, "Response timeout"; up to 180 on
@@ -68,10 +72,20 @@ export class ApiDistribution extends Construct {
     this.distribution = new Distribution(this, 'Distribution', {
       comment: 'modelmux: one base URL for chat (streaming) and embeddings (buffered)',
       defaultBehavior: behaviour(props.chatUrl),
-      additionalBehaviors: { [EMBEDDINGS_PATH_PATTERN]: behaviour(props.embeddingsUrl) },
+      additionalBehaviors: {
+        [EMBEDDINGS_PATH_PATTERN]: behaviour(props.embeddingsUrl),
+        ...accountBehaviours(props, behaviour),
+      },
       httpVersion: HttpVersion.HTTP2_AND_3,
       // No fixed cost whatever the class; ALL gives every client its nearest edge.
       priceClass: PriceClass.PRICE_CLASS_ALL,
     });
   }
+}
+
+/** One behaviour per account path, all to the account function's URL (one origin shared by them). */
+function accountBehaviours(props: ApiDistributionProps, behaviour: (url: IFunctionUrl) => BehaviorOptions): Record<string, BehaviorOptions> {
+  if (props.accountUrl === undefined) return {};
+  const toAccount = behaviour(props.accountUrl);
+  return Object.fromEntries((props.accountPaths ?? []).map((p) => [p, toAccount]));
 }

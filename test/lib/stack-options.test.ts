@@ -15,10 +15,13 @@ function synth(context: Record<string, unknown>): Template {
   return Template.fromStack(stack);
 }
 
+/** The functions that call upstreams (chat, embeddings): every function but the account API's. */
+function upstreamFunctions(template: Template) {
+  return Object.entries(resourcesOfType(template, 'AWS::Lambda::Function')).filter(([id]) => !id.startsWith('Account')).map(([, fn]) => fn);
+}
+
 function functionEnvs(template: Template): Array<Record<string, unknown>> {
-  return Object.values(resourcesOfType(template, 'AWS::Lambda::Function')).map(
-    (fn) => (fn.Properties?.Environment as { Variables: Record<string, unknown> }).Variables,
-  );
+  return upstreamFunctions(template).map((fn) => (fn.Properties?.Environment as { Variables: Record<string, unknown> }).Variables);
 }
 
 function secretStatements(template: Template): unknown[] {
@@ -75,9 +78,17 @@ describe('stack options from context', () => {
 
   it('sets reserved concurrency only when asked', () => {
     const template = synth({ chatReservedConcurrency: '20', embeddingsReservedConcurrency: 5 });
-    const reserved = Object.values(resourcesOfType(template, 'AWS::Lambda::Function')).map((fn) => fn.Properties?.ReservedConcurrentExecutions);
+    const reserved = upstreamFunctions(template).map((fn) => fn.Properties?.ReservedConcurrentExecutions);
     expect(reserved.sort()).toEqual([20, 5]);
+    expect(Object.values(resourcesOfType(template, 'AWS::Lambda::Function')).filter((fn) => fn.Properties?.ReservedConcurrentExecutions !== undefined)).toHaveLength(2);
     expect(() => synth({ chatReservedConcurrency: 'lots' })).toThrow(/chatReservedConcurrency must be a non-negative integer/);
+  });
+
+  it('passes publicBaseUrl to every function as PUBLIC_BASE_URL', () => {
+    const template = synth({ publicBaseUrl: 'https://api.example.com' });
+    const envs = Object.values(resourcesOfType(template, 'AWS::Lambda::Function')).map((fn) => (fn.Properties?.Environment as { Variables: Record<string, unknown> }).Variables);
+    expect(envs).toHaveLength(3);
+    for (const env of envs) expect(env.PUBLIC_BASE_URL).toBe('https://api.example.com');
   });
 
   it('rejects a cloudfront flag that is not a boolean', () => {
