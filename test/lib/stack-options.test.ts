@@ -39,7 +39,7 @@ describe('stack options from context', () => {
     template.hasOutput('EmbeddingsUrl', {});
     // No proxy in front: buffered chat may use the function's 300 s less the 5 s settle reserve.
     expect(functionEnvs(template).map((env) => env.BUFFERED_CHAT_BUDGET_MS).filter(Boolean)).toEqual(['295000']);
-  });
+  }, 120_000); // the file's first synth loads aws-cdk-lib's constructs: ~20 s alone, more on a busy machine
 
   it('imports the upstream secret by name: no secret created, GetSecretValue on that name and its 6-character suffix only', () => {
     const template = synth({ upstreamSecretName: 'modelmux/upstream-keys' });
