@@ -1,105 +1,104 @@
 /**
- * Cold start of a bundle: a fresh `node` process imports it and reaches its `handler`, as Lambda's
- * INIT does (minus the runtime's own bootstrap). `globalThis.awslambda` is shimmed first, because
- * the chat bundle calls `awslambda.streamifyResponse` at load; the environment carries what the
- * handlers read at load (table names, region, dummy credentials, Powertools settings).
+ * Cold start of a bundle: a fresh `node` imports it and reaches its `handler`, as Lambda's INIT does
+ * (minus the runtime's own bootstrap), with `--enable-source-maps` as deployed and without. The
+ * handlers read their env at load, so the process gets the function's literal env from the template.
  */
 import { execFile } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { pick } from './json-pick';
-import { median, range } from './stats';
+import { promisify } from 'node:util';
+import { loadCategory, loadProfile, timeByCategory } from './profile';
 
-/** One process start, ms since the process's time origin (performance.now()). */
-interface LoadSample {
-  /** The `import()` of the bundle alone. */
-  importMs: number;
-  /** Process start → handler in hand (Node bootstrap + import). */
-  readyMs: number;
+const run = promisify(execFile);
+
+/** One module to load. */
+export interface ImportVariant {
+  label: string;
+  /** Absolute path of the module (an `index.mjs`). */
+  file: string;
+  sourceMaps: boolean;
+  env: Record<string, string>;
 }
 
-/** Medians (and the fastest import) over the runs of one bundle, ms. */
-export interface ColdStart {
+/** Medians over the runs of one variant, ms. */
+export interface ImportTiming {
+  label: string;
   runs: number;
+  /** `await import()` of the module until `handler` is in hand. */
   importMs: number;
-  /** Fastest import: the least disturbed by other work on the machine, ms. */
+  /** The fastest import: the run least disturbed by anything else on the machine. */
   importMinMs: number;
+  /** Process start (Node bootstrap) → handler in hand. */
   readyMs: number;
-  /** readyMs minus the same for an empty module: what the bundle itself adds. */
-  addedMs: number;
 }
 
-/** Code run by `node --input-type=module -e`: shim, timed import, one JSON line. */
-export function runnerSource(moduleUrl: string): string {
+/** `node -e` source: the `awslambda` global the chat bundle needs at load, a timed import, one JSON line. */
+function runner(file: string): string {
   return [
-    "globalThis.awslambda = { streamifyResponse: (h) => h, HttpResponseStream: { from: (s) => s } };",
+    'globalThis.awslambda = { streamifyResponse: (h) => h, HttpResponseStream: { from: (s) => s } };',
     'const t0 = performance.now();',
-    `const mod = await import(${JSON.stringify(moduleUrl)});`,
-    'const t1 = performance.now();',
+    `const mod = await import(${JSON.stringify(pathToFileURL(file).href)});`,
     "if (typeof mod.handler !== 'function') throw new Error('no handler export');",
-    'process.stdout.write(JSON.stringify({ importMs: t1 - t0, readyMs: t1 }));',
+    'process.stdout.write(JSON.stringify({ importMs: performance.now() - t0, readyMs: performance.now() }));',
   ].join('\n');
 }
 
-/** What the handlers read at load in Lambda (values are placeholders; nothing is called at load). */
-export function lambdaEnv(sourceMaps: boolean): NodeJS.ProcessEnv {
-  return {
-    PATH: process.env.PATH,
-    AWS_REGION: 'us-east-1',
-    AWS_ACCESS_KEY_ID: 'bench',
-    AWS_SECRET_ACCESS_KEY: 'bench',
-    KEYS_TABLE: 'bench-keys',
-    ACCOUNTS_TABLE: 'bench-accounts',
-    LEDGER_TABLE: 'bench-ledger',
-    POWERTOOLS_SERVICE_NAME: 'modelmux',
-    POWERTOOLS_LOG_LEVEL: 'INFO',
-    ...(sourceMaps ? { NODE_OPTIONS: '--enable-source-maps' } : {}),
-  };
+/** The process env of a load: the function's env, dummy credentials, and nothing of ours. */
+function loadEnv(v: ImportVariant): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, AWS_REGION: 'us-east-1', AWS_ACCESS_KEY_ID: 'bench', AWS_SECRET_ACCESS_KEY: 'bench', ...v.env };
+  // The stack sets NODE_OPTIONS=--enable-source-maps; the "off" variant drops it.
+  if (v.sourceMaps) env.NODE_OPTIONS = '--enable-source-maps';
+  else delete env.NODE_OPTIONS;
+  // No secret to read at INIT (the handlers then skip the prefetch, as locally).
+  delete env.UPSTREAM_SECRET_ARN;
+  return env;
 }
 
-function loadOnce(moduleUrl: string, sourceMaps: boolean): Promise<LoadSample> {
-  return new Promise((resolve, reject) => {
-    execFile(process.execPath, ['--input-type=module', '-e', runnerSource(moduleUrl)], { env: lambdaEnv(sourceMaps), timeout: 30_000 }, (err, stdout, stderr) => {
-      if (err) return reject(new Error(`loading ${moduleUrl} failed: ${stderr || err.message}`));
-      const parsed: unknown = JSON.parse(stdout);
-      const importMs = pick(parsed, 'importMs');
-      const readyMs = pick(parsed, 'readyMs');
-      if (typeof importMs !== 'number' || typeof readyMs !== 'number') return reject(new Error(`bad runner output: ${stdout}`));
-      resolve({ importMs, readyMs });
-    });
+async function loadOnce(v: ImportVariant, extraArgs: string[] = []): Promise<{ importMs: number; readyMs: number }> {
+  const { stdout } = await run(process.execPath, [...extraArgs, '--input-type=module', '-e', runner(v.file)], { env: loadEnv(v), timeout: 60_000 });
+  return JSON.parse(stdout) as { importMs: number; readyMs: number };
+}
+
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length === 0 ? Number.NaN : s.length % 2 ? (s[(s.length - 1) / 2] as number) : ((s[s.length / 2 - 1] as number) + (s[s.length / 2] as number)) / 2;
+};
+
+/**
+ * Loads every variant `runs` times, round-robin (so drift and other load hit all alike), after one
+ * unmeasured load each (the page cache warm, as on a Lambda host).
+ */
+export async function timeImports(variants: ImportVariant[], runs: number): Promise<ImportTiming[]> {
+  const samples = variants.map(() => [] as Array<{ importMs: number; readyMs: number }>);
+  for (const v of variants) await loadOnce(v);
+  for (let r = 0; r < runs; r++) for (const [i, v] of variants.entries()) samples[i]?.push(await loadOnce(v));
+  return variants.map((v, i) => {
+    const list = samples[i] ?? [];
+    return { label: v.label, runs: list.length, importMs: median(list.map((s) => s.importMs)), importMinMs: Math.min(...list.map((s) => s.importMs)), readyMs: median(list.map((s) => s.readyMs)) };
   });
 }
 
-/** A module with nothing but a handler, for the baseline (written to `dir`). */
-export function writeEmptyModule(dir: string): string {
+/** A module with only a handler: the floor of a Node process start. */
+export function emptyModule(dir: string): string {
   const file = join(dir, 'empty-handler.mjs');
   writeFileSync(file, 'export const handler = async () => ({ statusCode: 200 });\n');
   return file;
 }
 
-/** One module to load, with or without `--enable-source-maps`. */
-export interface LoadVariant {
-  file: string;
-  sourceMaps: boolean;
-}
-
 /**
- * Loads each variant `runs` times in fresh processes, round-robin (so drift and other load on the
- * machine hit all alike), and returns medians in the order given. The first variant should be the
- * empty module; `addedMs` is relative to it.
+ * Where one load's CPU goes (`node --cpu-prof`, sampling every 100 µs, frames mapped to sources with the
+ * bundle's map), ms by category. Sampling slows the load: read the shares.
  */
-export async function measureColdStarts(variants: LoadVariant[], runs: number): Promise<ColdStart[]> {
-  const samples: LoadSample[][] = variants.map(() => []);
-  const urls = variants.map((v) => pathToFileURL(v.file).href);
-  for (const [i, v] of variants.entries()) await loadOnce(urls[i] ?? '', v.sourceMaps); // page cache warm, as on a Lambda host
-  for (let r = 0; r < runs; r++) {
-    for (const [i, v] of variants.entries()) samples[i]?.push(await loadOnce(urls[i] ?? '', v.sourceMaps));
+export async function profileImport(v: ImportVariant): Promise<Map<string, number>> {
+  const dir = mkdtempSync(join(tmpdir(), 'modelmux-load-profile-'));
+  try {
+    await loadOnce({ ...v, sourceMaps: false }, ['--cpu-prof', `--cpu-prof-dir=${dir}`, '--cpu-prof-interval=100']);
+    const file = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
+    if (file === undefined) throw new Error('node --cpu-prof wrote no profile');
+    return timeByCategory(loadProfile(join(dir, file), [v.file]), loadCategory);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
-  const baseline = median((samples[0] ?? []).map((s) => s.readyMs));
-  return samples.map((list) => {
-    const readyMs = median(list.map((s) => s.readyMs));
-    const imports = list.map((s) => s.importMs);
-    return { runs: list.length, importMs: median(imports), importMinMs: range(imports).min, readyMs, addedMs: readyMs - baseline };
-  });
 }

@@ -1,74 +1,74 @@
 /**
- * How much the bench sends. Every loop has a request count and a time cap; the defaults keep a full
- * run within ~3 minutes on a 2-core machine (DynamoDB Local's ~300 ledger transactions/s bound the
- * gateway runs). `BENCH_SCALE` (e.g. 0.2 for a smoke run, 2 for more samples) scales every count.
+ * What `npm run bench` sends, and how much of it. `--quick` sends about a fifth (for iterating on
+ * the hot path); only a full run rewrites BENCHMARKS.md.
  */
 
-/** One buffered load scenario, run against both targets in every round. */
-export interface BufferedScenario {
-  id: string;
-  /** Row label, e.g. `chat c=16`. */
+/** The request kinds measured one invocation at a time (as a Lambda container serves them). */
+export type Kind = 'chat' | 'stream' | 'embeddings' | 'chat500' | 'stream500';
+
+/** One request kind: its body, and how it is measured. */
+export interface KindSpec {
   label: string;
-  request: 'chat' | 'embeddings';
-  concurrency: number;
-  /** Requests per target per round. */
-  requests: number;
-  /**
-   * Each request starts only once the gateway has no DynamoDB call in flight, i.e. after the previous
-   * request's ledger write, as on Lambda, where a container takes its next invocation only when the
-   * last one has returned. Latency only: the waits make req/s meaningless.
-   */
-  oneInvocationAtATime?: boolean;
+  /** Path under the OpenAI base URL. */
+  path: 'chat/completions' | 'embeddings';
+  body: Record<string, unknown>;
+  stream: boolean;
+  /** Gap between the simulator's stream events, ms (0 = as fast as it can). */
+  gapMs: number;
+  /** Also sent straight to the simulator, to show what modelmux adds. */
+  direct: boolean;
+  /** Requests per target per round (full run). */
+  perRound: number;
 }
 
-/** One streaming scenario (chunk delay set on the simulator). */
-export interface StreamScenario {
-  id: string;
-  label: string;
-  concurrency: number;
-  /** Streams per target per round. */
-  streams: number;
-  /** As for buffered scenarios: each stream starts once the previous one's ledger write is done. */
-  oneInvocationAtATime?: boolean;
-}
+/** Reply length of the simulator, words (= completion tokens); requests cut it with `max_tokens`. */
+export const SIMULATOR_REPLY_WORDS = 750;
 
-const scale = (() => {
-  const raw = Number(process.env.BENCH_SCALE ?? 1);
-  return Number.isFinite(raw) && raw > 0 ? raw : 1;
-})();
-const n = (count: number, min: number): number => Math.max(min, Math.round(count * scale));
+const CHAT = { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Say hello to the benchmark, briefly.' }] };
 
-/** Everything that shapes a run. */
-export const BENCH_CONFIG = {
-  scale,
-  /** Reply length of the simulator, words (= completion tokens): a short chat turn. */
-  replyWords: 12,
-  /** Measured rounds; targets alternate inside each round, and which goes first alternates by round. */
-  rounds: 5,
-  /** Longest any one load run may take, ms. */
-  runTimeCapMs: 20_000,
-  buffered: [
-    { id: 'chat-c1', label: 'chat c=1', request: 'chat', concurrency: 1, requests: n(300, 30) },
-    { id: 'chat-c1-lambda', label: 'chat c=1, one invocation at a time', request: 'chat', concurrency: 1, requests: n(300, 30), oneInvocationAtATime: true },
-    { id: 'chat-c16', label: 'chat c=16', request: 'chat', concurrency: 16, requests: n(1_000, 100) },
-    { id: 'chat-c64', label: 'chat c=64', request: 'chat', concurrency: 64, requests: n(1_000, 128) },
-    { id: 'emb-c1', label: 'embeddings c=1', request: 'embeddings', concurrency: 1, requests: n(300, 30) },
-    { id: 'emb-c16', label: 'embeddings c=16', request: 'embeddings', concurrency: 16, requests: n(1_000, 100) },
-  ] satisfies BufferedScenario[],
-  /** Warm-up before the rounds (not measured): JIT of gateway and DynamoDB Local's JVM, connection pools. */
-  warmup: { chatRequests: n(2_000, 200), embeddingsRequests: n(500, 50), concurrency: 16, streams: 5 },
-  /** Gap between the simulator's stream events during the streaming part, ms. */
-  chunkDelayMs: 20,
-  streamRounds: 4,
-  streaming: [
-    { id: 'stream-c1', label: 'stream c=1', concurrency: 1, streams: n(15, 3) },
-    { id: 'stream-c1-lambda', label: 'stream c=1, one invocation at a time', concurrency: 1, streams: n(15, 3), oneInvocationAtATime: true },
-    { id: 'stream-c16', label: 'stream c=16', concurrency: 16, streams: n(64, 16) },
-  ] satisfies StreamScenario[],
-  /** Sequential requests per kind for the warm-path DynamoDB call count. */
-  storeCallRequests: 20,
-  /** The profiled run: buffered chat at this concurrency. */
-  profile: { concurrency: 16, requests: n(1_500, 150), samplingIntervalUs: 200 },
-  /** Fresh-process loads per bundle for the cold-start medians (≥ 7). */
-  coldStartRuns: 11,
+/**
+ * The simulator cuts its reply into stream events of alternately one and two words, so 15 words make
+ * 10 content events: with the role chunk and the finish chunk, a 12-chunk stream. 750 words make 500
+ * content events, OpenAI's usual one token per chunk for a 500-token answer.
+ */
+export const KINDS: Record<Kind, KindSpec> = {
+  chat: { label: 'buffered chat, 15 tokens', path: 'chat/completions', body: { ...CHAT, max_tokens: 15 }, stream: false, gapMs: 0, direct: true, perRound: 100 },
+  stream: { label: '12-chunk stream, 20 ms apart', path: 'chat/completions', body: { ...CHAT, max_tokens: 15, stream: true }, stream: true, gapMs: 20, direct: true, perRound: 10 },
+  embeddings: {
+    label: 'embeddings, 1 input',
+    path: 'embeddings',
+    // What the openai SDK sends for `embeddings.create` by default: base64-encoded float32.
+    body: { model: 'text-embedding-3-small', input: 'The quick brown fox jumps over the lazy dog', encoding_format: 'base64' },
+    stream: false,
+    gapMs: 0,
+    direct: true,
+    perRound: 100,
+  },
+  chat500: { label: 'buffered chat, 500 tokens', path: 'chat/completions', body: { ...CHAT, max_tokens: 500 }, stream: false, gapMs: 0, direct: false, perRound: 12 },
+  stream500: { label: '500-chunk stream, unpaced', path: 'chat/completions', body: { ...CHAT, max_tokens: 750, stream: true }, stream: true, gapMs: 0, direct: false, perRound: 4 },
 };
+
+/** How much of everything a run does. */
+export interface BenchConfig {
+  quick: boolean;
+  /** Rounds of the one-invocation-at-a-time comparison; targets alternate inside each. */
+  rounds: number;
+  /** Multiplies every KindSpec.perRound. */
+  perRoundScale: number;
+  /** Autocannon runs (buffered load against one gateway process), seconds each. */
+  loadSeconds: number;
+  loadConcurrencies: number[];
+  /** Streams per target at c=16 (event batching under load). */
+  concurrentStreams: number;
+  /** Requests per kind in the profiled run (a separate gateway process under `node --cpu-prof`). */
+  profileRequests: Record<Kind, number>;
+  /** Fresh processes per bundle for the import times. */
+  coldStartRuns: number;
+}
+
+/** The full run (~3–4 min on 2 cores) or `--quick` (~1 min). */
+export function benchConfig(quick: boolean): BenchConfig {
+  return quick
+    ? { quick, rounds: 2, perRoundScale: 0.3, loadSeconds: 2, loadConcurrencies: [16], concurrentStreams: 16, profileRequests: { chat: 150, stream: 12, embeddings: 100, chat500: 10, stream500: 4 }, coldStartRuns: 3 }
+    : { quick, rounds: 5, perRoundScale: 1, loadSeconds: 4, loadConcurrencies: [16, 64], concurrentStreams: 64, profileRequests: { chat: 400, stream: 40, embeddings: 300, chat500: 40, stream500: 12 }, coldStartRuns: 11 };
+}

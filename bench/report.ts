@@ -1,85 +1,152 @@
-/** BENCHMARKS.md: every section, from one run's figures. */
-import { BENCH_CONFIG } from './config';
-import { int, ms, table } from './format';
-import { improvementsSection } from './report-improvements';
-import { bufferedSection, storeCallsSection, streamSection } from './report-load';
-import { profileSection } from './report-profile';
-import { startupSection } from './report-startup';
-import type { BenchReport } from './report-types';
+/**
+ * BENCHMARKS.md from one run: the goals first (each figure against its goal, and what limits the ones
+ * not met), then the cost of the mix; the rest comes from report-details.ts.
+ */
+import { KINDS, type Kind } from './config';
+import { ASSUMPTIONS, CLOUDFRONT_FLAT_RATE_PER_1M, MIX, PRICES, billedMs, costRow, type CostInputs, type CostRow } from './cost';
+import type { ImportTiming } from './cold-start';
+import type { KindResult } from './measure';
+import {
+  added, callsSection, coldStartSection, figures, handlerCpu, kb, latencySection, loadSection, met, ms, num, pct, per, phaseSection, signed, table, usd, type Results,
+} from './report-details';
+import { stackFunction } from './stack';
 
-function methodSection(r: BenchReport): string {
-  const m = r.machine;
-  const c = BENCH_CONFIG;
-  const scenarios = c.buffered.map((s) => `${s.label} ${int(s.requests)}`).join(', ');
+export type { Results } from './report-details';
+
+interface Derived {
+  chatFn: ReturnType<typeof stackFunction>;
+  configured: Record<'Chat' | 'Embeddings', number>;
+  inputs: CostInputs;
+  rows: CostRow[];
+  configuredRow: CostRow;
+  chatImport: ImportTiming | undefined;
+}
+
+function derive(r: Results): Derived {
+  const chatFn = stackFunction(r.stack, 'Chat');
+  const configured = { Chat: chatFn.memoryMb, Embeddings: stackFunction(r.stack, 'Embeddings').memoryMb };
+  const chatImport = r.imports.find((i) => i.label === 'Chat');
+  const inputs: CostInputs = { mix: MIX.map((part) => ({ ...part, figures: figures(r, part.kind) })), architecture: chatFn.architecture, readyMs: chatImport?.readyMs ?? Number.NaN, waf: (r.stack.resourceTypes['AWS::WAFv2::WebACL'] ?? 0) > 0 };
+  const rows = [128, 256, 512, 1024].map((m) => costRow(`${m} MB`, { Chat: m, Embeddings: m }, inputs));
+  const configuredRow = costRow(`configured (chat ${configured.Chat} MB, embeddings ${configured.Embeddings} MB)`, configured, inputs);
+  return { chatFn, configured, inputs, rows, configuredRow, chatImport };
+}
+
+/** The top `n` entries of a phase map, as "name x ms (y%)". */
+function topPhases(phases: Map<string, number>, total: number, n: number): string {
+  const busy = [...phases.values()].reduce((a, b) => a + b, 0);
+  return [...phases].sort((a, b) => b[1] - a[1]).slice(0, n).map(([name, t]) => `${name} ${ms((t / busy) * total)} ms (${pct(t / busy)})`).join('; ');
+}
+
+function goals(r: Results, d: Derived): string {
+  const chat = r.kinds.chat;
+  const stream = r.kinds.stream;
+  const chatKb = d.chatFn.indexBytes / 1024;
+  const cost = d.configuredRow;
+  const rows: string[][] = [
+    ['gateway CPU per buffered chat request (handler path, billing on)', '≤ 1.0 ms', `${ms(handlerCpu(r, 'chat'))} ms`, met(handlerCpu(r, 'chat') <= 1)],
+    ['gateway CPU per 12-chunk stream (handler path, billing on)', '≤ 1.5 ms', `${ms(handlerCpu(r, 'stream'))} ms (${stream.chunks} chunks)`, met(handlerCpu(r, 'stream') <= 1.5)],
+    ['buffered chat c=1, added p50 / p99 (one invocation at a time)', '≤ 0.5 / 2 ms', `${signed(added(chat, 50))} / ${signed(added(chat, 99))} ms`, met(added(chat, 50) <= 0.5 && added(chat, 99) <= 2)],
+    ['streaming, added time to first token p50 (one at a time)', '≤ 1 ms', `${signed(added(stream, 50))} ms`, met(added(stream, 50) <= 1)],
+    ['chat bundle (index.mjs, minified)', '≤ 300 KB', kb(d.chatFn.indexBytes), met(chatKb <= 300)],
+    ['import → handler ready (chat, source maps as deployed, median)', '≤ 60 ms', `${ms(d.chatImport?.importMs ?? Number.NaN)} ms (fastest ${ms(d.chatImport?.importMinMs ?? Number.NaN)})`, met((d.chatImport?.importMs ?? Infinity) <= 60)],
+    [`cold start INIT at the configured ${d.configured.Chat} MB (estimate)`, '≤ 400 ms', `${ms(cost.initMs)} ms`, met(cost.initMs <= 400)],
+    [`AWS cost per 1M requests of the mix at the configured memory`, '≤ $5', usd(cost.totalUsd), met(cost.totalUsd <= 5)],
+  ];
+  const limits: string[] = [];
+  const phaseLimit = (k: Kind, goal: number): void => {
+    const kr = r.kinds[k];
+    if (handlerCpu(r, k) > goal) limits.push(`- **CPU, ${KINDS[k].label}**: ${ms(handlerCpu(r, k))} ms; the largest phases (profile shares × ${ms(kr.cpuPerRequest.modelmux)} ms measured in the gateway process): ${topPhases(r.phases[k].phases, kr.cpuPerRequest.modelmux, 4)}.`);
+  };
+  phaseLimit('chat', 1);
+  phaseLimit('stream', 1.5);
+  const onPath = (k: KindResult): string =>
+    Object.entries(k.calls).map(([op, c]) => `${op} ×${num(per(k, c.calls))} (${ms(c.totalMs / Math.max(1, c.calls))} ms each here)`).join(', ') || 'none';
+  const path = (k: KindResult): string =>
+    `the gateway's CPU (${ms(k.cpuPerRequest.modelmux)} ms per request in its process here) and the AWS calls made before the answer (per request: ${onPath(k)}; a settle after the last byte is off the path)`;
+  if (added(chat, 50) > 0.5 || added(chat, 99) > 2) limits.push(`- **Buffered latency**: ${path(chat)}.`);
+  if (added(stream, 50) > 1) limits.push(`- **Streaming TTFT**: ${path(stream)}.`);
+  if (chatKb > 300) limits.push(`- **Bundle**: ${d.chatFn.packages.slice(0, 4).map((p) => `${p.name} ${kb(p.bytes)}`).join(', ')}.`);
+  if ((d.chatImport?.importMs ?? Infinity) > 60) limits.push(`- **Import**: ${topPhases(r.loadProfile, d.chatImport?.importMs ?? Number.NaN, 4)} (one profiled load, shares applied to the median).`);
+  if (cost.totalUsd > 5) {
+    const parts: Array<[string, number]> = [['Lambda', cost.lambdaUsd], ['DynamoDB', cost.dynamoUsd], ['CloudFront', cost.cloudfrontUsd], ['logs', cost.logsUsd], ['other', cost.otherUsd]];
+    limits.push(`- **Cost**: ${parts.sort((a, b) => b[1] - a[1]).map(([n, v]) => `${n} ${usd(v)}`).join(', ')} (see the cost table for the other memory sizes).`);
+  }
+  return [table(['figure', 'goal', 'measured', ''], rows), '', limits.length ? `What limits the goals not met:\n\n${limits.join('\n')}` : 'Every goal is met.'].join('\n');
+}
+
+function costSection(r: Results, d: Derived): string {
+  const rowCells = (c: CostRow): string[] => [c.label, num(c.lambdaGbS, 0), usd(c.lambdaUsd), usd(c.dynamoUsd), usd(c.cloudfrontUsd), usd(c.logsUsd), usd(c.otherUsd), `**${usd(c.totalUsd)}**`, `${usd(c.totalUsd - c.cloudfrontUsd + CLOUDFRONT_FLAT_RATE_PER_1M.usd)}`, ms(c.initMs)];
+  const mix = d.inputs.mix;
+  const perKind = mix.map((p) => {
+    const f = p.figures;
+    return [`${pct(p.share)} ${p.label}`, ms(f.cpuMs), `${billedMs(p, d.configured[p.fn])} ms`, num(f.dynamoCalls), num(f.writeUnits), num(f.readUnits), num(f.sqsCalls), `${num(f.logLines)} / ${num(f.logBytes, 0)} B`, kb(f.responseBytes)];
+  });
+  const prices = Object.values(PRICES).map((p) => [p.unit, `$${p.usd < 0.001 ? p.usd.toExponential(4) : p.usd}`, p.source, p.since]);
   return [
-    `- **Machine**: ${m.cores} cores, ${m.cpuModel}, ${m.memoryGb} GB RAM, Linux ${m.kernel}; Node ${m.node}. Run ${m.date}, whole bench ${ms(r.runtimeMs / 1000)} s.`,
-    '- **Placement** (unpinned, all on this machine): the load generator is the bench process (undici Pool, keep-alive, one',
-    '  connection per concurrent worker); the gateway is its own child process (`node --import tsx bench/gateway-process.ts`:',
-    '  `startGateway()` = Function URL stand-in + the real Lambda handlers, env as deployed: `NODE_OPTIONS=--enable-source-maps`,',
-    '  Powertools service name, INFO logs to a file); the upstream simulator is another child; DynamoDB Local (Java, in memory)',
-    '  a fourth process. Client, gateway, upstream and database share the 2 cores, so every figure here includes the',
-    '  other three competing for CPU; in AWS, DynamoDB and the upstream are elsewhere and each Lambda has its own CPU share.',
-    '  The stand-in runs every concurrent invocation in the one gateway process (Lambda would give each its own container),',
-    '  so c=16 and c=64 measure how one Node process copes with that many invocations, not how Lambda scales. The machine',
-    '  is shared: CPU used by processes outside the bench is measured and shown as "other processes".',
-    '- **Billing on**: a real account (10¹² free tokens, so no 402), a real API key (SHA-256 lookup, cached), and one',
-    '  ledger transaction (TransactWriteItems: entry + account debit) per request, in DynamoDB Local.',
-    `- **Requests**: chat \`gpt-4o-mini\` (one user turn; the simulator answers ${c.replyWords} words), embeddings`,
-    '  `text-embedding-3-small` with `encoding_format: "base64"` (what the openai SDK sends). "direct" = the same request',
-    '  to the simulator\'s OpenAI route; "modelmux" = `POST /v1/…` through the gateway.',
-    `- **Rounds**: warm-up first (${int(c.warmup.chatRequests)} chat + ${int(c.warmup.embeddingsRequests)} embeddings at c=${c.warmup.concurrency} per target, plus every pool), then ${c.rounds} rounds;`,
-    `  in each, every scenario runs against direct and modelmux back to back, the first target alternating by round.`,
-    `  Requests per target per round: ${scenarios}; streaming: ${c.streamRounds} rounds of ${c.streaming.map((s) => `${s.streams} streams at c=${s.concurrency}`).join(' and ')}.`,
-    `  Every run also has a ${ms(c.runTimeCapMs / 1000)} s time cap${c.scale !== 1 ? `; counts scaled by BENCH_SCALE=${c.scale}` : ''}.`,
-    '- **Latency** is measured at the client from sending the request to reading the last body byte; percentiles are',
-    '  nearest-rank over all rounds pooled. Noise is shown as the min–max of the per-round medians.',
+    `The mix: ${mix.map((p) => `${pct(p.share)} ${p.label}`).join('; ')}. Each request's figures are measured (below); the billed duration is`,
+    `the upstream time + the gateway's CPU (handler path) × ${ASSUMPTIONS.fullVcpuMb} / memory (Lambda gives one full vCPU at ${ASSUMPTIONS.fullVcpuMb} MB) + ${ASSUMPTIONS.dynamoCallMs} ms per DynamoDB call,`,
+    `rounded up to 1 ms. ${d.chatFn.architecture}, as synthesized. INIT is billed (since 2025-08-01) for ${pct(ASSUMPTIONS.coldStartShare)} of the invocations at the estimate in the last column.`,
+    `No free tier is counted. CloudFront (pay-as-you-go) is requests + bytes out + request bodies to the origin; "flat-rate" puts ${usd(CLOUDFRONT_FLAT_RATE_PER_1M.usd)} in its place (${CLOUDFRONT_FLAT_RATE_PER_1M.plan}, at full use). "other": ${d.inputs.waf ? 'WAF requests, ' : ''}SQS calls counted.`,
+    '',
+    table(['memory (both functions)', 'Lambda GB-s', 'Lambda', 'DynamoDB', 'CloudFront', 'logs', 'other', 'total / 1M', 'total, CloudFront flat-rate', 'INIT estimate, ms'], [...d.rows, d.configuredRow].map(rowCells)),
+    '',
+    `Per request, as measured (billed duration at the configured memory):`,
+    '',
+    table(['part of the mix', 'CPU ms (handler path)', 'billed duration', 'DynamoDB calls', 'write units', 'read units', 'SQS calls', 'log lines / bytes', 'response (headers + body)'], perKind),
+    '',
+    `A ledger item takes ${num(r.ledgerBytesPerItem, 0)} bytes: 1M requests add ${num(r.ledgerBytesPerItem / 1e3, 2)} GB to the ledger, ${usd((r.ledgerBytesPerItem / 1e3) * PRICES.dynamoStorage.usd)} a month for as long as they are kept (not in the totals).`,
+    `Lambda's own log lines add ${ASSUMPTIONS.platformLogBytes} bytes in ${ASSUMPTIONS.platformLogEvents} events per invocation; CloudWatch counts ${ASSUMPTIONS.logEventOverheadBytes} bytes more per event.`,
+    '',
+    'List prices (us-east-1):',
+    '',
+    table(['unit', 'USD', 'source', 'since'], prices),
   ].join('\n');
 }
 
-function goalsSection(r: BenchReport): string {
-  return table(
-    ['Target', 'Goal', 'Measured', 'Status', 'What limits it'],
-    r.goals.map((g) => [g.goal, g.target, g.measured, g.met ? '**met**' : '**not met**', g.note]),
-  );
-}
-
-/** The whole file. */
-export function renderReport(r: BenchReport): string {
+/** The whole report. */
+export function renderReport(r: Results): string {
+  const d = derive(r);
   return [
     '# modelmux benchmarks',
     '',
-    '_Generated by `npm run bench` (bench/run.ts). Every number below comes from the run described under Method; rerun to',
-    'refresh. The raw hot-path profile is left in bench/out/ (git-ignored)._',
+    `_Generated by \`npm run bench\`${r.cfg.quick ? ' --quick' : ''} on ${r.startedAt.toISOString().slice(0, 16)}Z in ${Math.round(r.seconds)} s; ${r.machine}. While the gateway was measured, other processes kept ${num(r.otherCores)} of the cores busy${r.otherCores > 0.2 ? ' (a busy machine: the figures are inflated, rerun on a quiet one)' : ''}. Rerun to refresh._`,
+    '',
+    '## Goals (issue 14)',
+    '',
+    goals(r, d),
+    '',
+    '## Cost of 1M requests',
+    '',
+    costSection(r, d),
+    '',
+    '## CPU per request by phase',
+    '',
+    phaseSection(r),
+    '',
+    '## Latency and streams',
+    '',
+    latencySection(r),
+    '',
+    '## Load on one gateway process',
+    '',
+    loadSection(r),
+    '',
+    '## AWS calls, capacity units and logs per request',
+    '',
+    callsSection(r),
+    '',
+    '## Bundles and cold start',
+    '',
+    coldStartSection(r, d.chatFn, d.chatImport),
     '',
     '## Method',
     '',
-    methodSection(r),
-    '',
-    '## Targets',
-    '',
-    goalsSection(r),
-    '',
-    '## Buffered requests',
-    '',
-    bufferedSection(r),
-    '',
-    '## Streaming',
-    '',
-    streamSection(r),
-    '',
-    '## DynamoDB calls per request',
-    '',
-    storeCallsSection(r),
-    '',
-    '## Cold start',
-    '',
-    startupSection(r),
-    '',
-    '## Where the time goes',
-    '',
-    improvementsSection(r),
-    '',
-    profileSection(r),
-    '',
+    '- The gateway is the deployed code: the `index.mjs` bundles `cdk synth` builds, with the template\'s env (source maps on), memory and',
+    '  timeout, behind the local Function URL stand-in (local/function-url), in its own process. Billing is on: a real account and key,',
+    '  DynamoDB Local (in memory, its own process), every ledger write. The upstream simulator is a third process; the bench the fourth.',
+    '- CPU per process from /proc (pidusage). Every figure shares the machine\'s 2 cores with the others: on Lambda, DynamoDB and the',
+    '  upstream run elsewhere. This machine\'s core stands in for one Lambda vCPU (arm64 Graviton); the ratio is not measured.',
+    `- Rounds: ${r.cfg.rounds}, the target order rotating each round. Counts per round: ${(Object.keys(KINDS) as Kind[]).map((k) => `${k} ${Math.max(2, Math.round(KINDS[k].perRound * r.cfg.perRoundScale))}`).join(', ')}.`,
   ].join('\n');
 }

@@ -1,137 +1,100 @@
 /**
- * `npm run bench`: bundle sizes and cold starts, then modelmux against the upstream simulator directly
- * (buffered, streaming, embeddings), DynamoDB calls per request, and a hot-path profile. Prints the
- * report and writes BENCHMARKS.md. Everything it starts (DynamoDB Local, simulator, gateway) is
- * stopped on exit, error or Ctrl-C; its temporary files (cdk.out, logs) are removed.
+ * `npm run bench [-- --quick]`: synthesizes the stack, times the bundles' cold start, then runs the
+ * deployed bundles against the upstream simulator with billing on (DynamoDB Local) and reports CPU
+ * per request by phase, latency, AWS calls and capacity units, and the AWS cost of 1M requests.
+ * Prints the report; a full run writes BENCHMARKS.md, `--quick` writes bench/out/BENCHMARKS.quick.md.
+ * Everything it starts is stopped on exit, error or Ctrl-C; temporary files are removed.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { BenchContext } from './bench-context';
-import { runBufferedRounds, warmUp } from './buffered-phase';
-import { readBundles, synth } from './bundle';
-import { logTail } from './child-process';
-import { measureColdStarts, writeEmptyModule, type ColdStart } from './cold-start';
-import { profileColdStart } from './cold-start-profile';
-import { BENCH_CONFIG } from './config';
-import { checkGoals } from './goals';
-import { describeMachine } from './machine';
-import { Pools } from './pools';
-import { childrenNamed, cpuTimeMs, machineBusyMs } from './process-cpu';
-import { profileHotPath } from './profile-phase';
+import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
+import { closePools } from './client';
+import { emptyModule, profileImport, timeImports, type ImportVariant } from './cold-start';
+import { benchConfig, KINDS, type Kind } from './config';
+import { measureConcurrentStreams, measureKind, measureLoad, profileKinds, type KindResult } from './measure';
 import { renderReport } from './report';
-import type { ColdStartFigures } from './report-types';
-import { bufferedRows, streamRows } from './results';
-import { countStoreCallsPerRequest } from './store-calls-phase';
-import { runStreamRounds } from './stream-phase';
-import { startSystemUnderTest, type SystemUnderTest } from './system-under-test';
-import { directTarget, gatewayTarget } from './targets';
+import { stackFunction, synthStack } from './stack';
+import { cpuMs, machineBusyMs, startSystem, type System } from './system';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
+// Lambda runs Node 24; the SDK's notice about Node 20 is noise here (and in the children, which inherit it).
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
+const cfg = benchConfig(process.argv.includes('--quick'));
 const started = performance.now();
-const log = (message: string): void => void process.stderr.write(`[bench ${((performance.now() - started) / 1000).toFixed(0).padStart(3)} s] ${message}\n`);
-
+const log = (message: string): void => void process.stderr.write(`[bench ${String(Math.round((performance.now() - started) / 1000)).padStart(3)} s] ${message}\n`);
 const work = mkdtempSync(join(tmpdir(), 'modelmux-bench-'));
-const outDir = join(ROOT, 'bench', 'out');
-mkdirSync(outDir, { recursive: true });
-const pools = new Pools();
-let sut: SystemUnderTest | undefined;
-let cleaned: Promise<void> | undefined;
-const cleanup = (): Promise<void> =>
-  (cleaned ??= (async () => {
-    await pools.closeAll();
-    await sut?.close();
-    rmSync(work, { recursive: true, force: true });
-  })());
+let system: System | undefined;
 
-// `on`, not `once`: Ctrl-C reaches this process both from the terminal and relayed by the tsx CLI, and a
-// second signal with no listener would kill it before the cleanup is done.
-let stopping = false;
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.on(signal, () => {
-    if (stopping) return;
-    stopping = true;
-    log(`${signal}: stopping everything`);
-    void cleanup().finally(() => process.exit(130));
-  });
-}
-
-async function coldStarts(bundleFiles: Array<{ name: string; file: string }>): Promise<ColdStartFigures> {
-  const empty = writeEmptyModule(work);
-  const files = [empty, ...bundleFiles.map((b) => b.file)];
-  // The loads run in child processes of this one: its CPU "with children" covers them once they exited.
-  const machineBefore = machineBusyMs() ?? Number.NaN;
-  const oursBefore = cpuTimeMs(process.pid, true) ?? Number.NaN;
-  const wallBefore = performance.now();
-  const all = await measureColdStarts([...files.map((file) => ({ file, sourceMaps: true })), ...files.slice(1).map((file) => ({ file, sourceMaps: false }))], BENCH_CONFIG.coldStartRuns);
-  const withMaps = all.slice(0, files.length);
-  const plain = [all[0] as ColdStart, ...all.slice(files.length)];
-  const other = (machineBusyMs() ?? Number.NaN) - machineBefore - ((cpuTimeMs(process.pid, true) ?? Number.NaN) - oursBefore);
-  const byName = (list: ColdStart[]): Record<string, ColdStart> => Object.fromEntries(bundleFiles.map((b, i) => [b.name, list[i + 1] as ColdStart]));
-  return {
-    empty: withMaps[0] as ColdStart,
-    sourceMaps: byName(withMaps),
-    plain: byName(plain),
-    otherCores: Number.isFinite(other) ? Math.max(0, other) / (performance.now() - wallBefore) : Number.NaN,
-  };
-}
+const cleanup = async (): Promise<void> => {
+  await closePools();
+  await system?.stop();
+  rmSync(work, { recursive: true, force: true });
+};
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void cleanup().finally(() => process.exit(130)));
 
 async function main(): Promise<void> {
-  log('bundles: cdk synth --quiet (temporary cdk.out)');
-  const cdkOut = join(work, 'cdk.out');
-  await synth(ROOT, cdkOut);
-  const bundles = readBundles(cdkOut);
-  if (bundles.length === 0) throw new Error('cdk synth produced no Lambda bundle');
+  log(`cdk synth${cfg.quick ? ' (quick run)' : ''}`);
+  const stack = await synthStack(ROOT, join(work, 'cdk.out'));
+  const chat = stackFunction(stack, 'Chat');
+  const embeddings = stackFunction(stack, 'Embeddings');
 
-  log(`cold starts: ${BENCH_CONFIG.coldStartRuns} fresh processes per bundle, source maps on and off`);
-  const cold = await coldStarts(bundles.map((b) => ({ name: b.name, file: join(b.dir, 'index.mjs') })));
-  const chatBundle = bundles.find((b) => b.name === 'Chat');
-  const profileDir = join(work, 'load-profile');
+  log(`cold start: ${cfg.coldStartRuns} fresh processes per bundle, source maps on and off`);
+  const variants: ImportVariant[] = [{ label: 'empty', file: emptyModule(work), sourceMaps: true, env: chat.env }];
+  for (const fn of [chat, embeddings]) {
+    variants.push({ label: fn.name, file: join(fn.dir, 'index.mjs'), sourceMaps: true, env: fn.env });
+    variants.push({ label: `${fn.name}, no source maps`, file: join(fn.dir, 'index.mjs'), sourceMaps: false, env: fn.env });
+  }
+  const imports = await timeImports(variants, cfg.coldStartRuns);
+  const loadProfile = await profileImport({ label: 'Chat', file: join(chat.dir, 'index.mjs'), sourceMaps: false, env: chat.env });
+
+  log('starting DynamoDB Local, the simulator and the gateway');
+  const logDir = join(ROOT, 'bench', 'out');
+  mkdirSync(logDir, { recursive: true });
+  system = await startSystem(chat, embeddings, logDir);
+  const gateway = await system.startGateway();
+
+  // Machine busy time that none of the bench's processes account for: other work on the same cores.
+  const pids = [gateway.pid, system.dynamodb.pid, system.simulator.pid, process.pid];
+  const sum = (xs: number[]): number => xs.reduce((a, b) => a + b, 0);
+  const [machineBefore, oursBefore, wallBefore] = [machineBusyMs(), sum(await cpuMs(pids)), performance.now()];
+  const kinds = {} as Record<Kind, KindResult>;
+  for (const kind of Object.keys(KINDS) as Kind[]) {
+    log(`one invocation at a time: ${KINDS[kind].label}`);
+    kinds[kind] = await measureKind(system, gateway, cfg, kind);
+  }
+  log(`load: autocannon, ${cfg.loadSeconds} s per run`);
+  const load = await measureLoad(system, gateway, cfg);
+  log('concurrent streams');
+  const concurrentStreams = await measureConcurrentStreams(system, gateway, cfg.concurrentStreams);
+  const otherCores = (machineBusyMs() - machineBefore - (sum(await cpuMs(pids)) - oursBefore)) / (performance.now() - wallBefore);
+  await gateway.exit();
+
+  log('CPU profile of the request path (a second gateway under node --cpu-prof)');
+  const profileDir = join(work, 'profile');
   mkdirSync(profileDir);
-  const loadProfile = chatBundle ? await profileColdStart(chatBundle.dir, profileDir, ROOT) : undefined;
+  const phases = await profileKinds(system, cfg, [join(chat.dir, 'index.mjs'), join(embeddings.dir, 'index.mjs')], profileDir);
 
-  log('starting DynamoDB Local, the simulator and the gateway (3 processes)');
-  sut = await startSystemUnderTest(work, BENCH_CONFIG.replyWords);
-  const ctx: BenchContext = {
-    sut,
-    targets: { direct: directTarget(sut.simulatorInfo), modelmux: gatewayTarget(sut.gatewayInfo) },
-    pools,
-    processes: { client: [process.pid], gateway: [sut.gateway.pid], simulator: [sut.simulator.pid], dynamodb: childrenNamed(process.pid, 'java') },
-    log,
-  };
-
-  log('warm-up');
-  await warmUp(ctx);
-  log(`buffered: ${BENCH_CONFIG.rounds} interleaved rounds`);
-  const buffered = await runBufferedRounds(ctx);
-  log(`streaming: ${BENCH_CONFIG.streamRounds} rounds, chunk delay ${BENCH_CONFIG.chunkDelayMs} ms`);
-  const streams = await runStreamRounds(ctx);
-  log('DynamoDB calls per warm request');
-  const storeCalls = await countStoreCallsPerRequest(ctx);
-  log('hot-path profile (unmeasured run)');
-  const hotProfile = await profileHotPath(ctx, outDir, ROOT);
-  await pools.closeAll();
-  await sut.close();
-
-  const bufferedTable = bufferedRows(buffered.scenarios);
-  const streamTable = streamRows(streams, BENCH_CONFIG.chunkDelayMs);
+  const { documentClient } = await import('../functions/shared/store/dynamo');
+  const ledger = (await documentClient().send(new DescribeTableCommand({ TableName: process.env.LEDGER_TABLE }))).Table;
   const report = renderReport({
-    machine: describeMachine(),
-    runtimeMs: performance.now() - started,
-    goals: checkGoals({ buffered: bufferedTable, streams: streamTable, bundles, coldStarts: cold.sourceMaps, storeCalls, chunkDelayMs: BENCH_CONFIG.chunkDelayMs }),
-    buffered: bufferedTable,
-    streams: streamTable,
-    storeCalls,
-    amortizedStoreCalls: { snapshot: buffered.storeCalls, requests: buffered.gatewayRequests },
-    bundles,
-    coldStarts: cold,
+    cfg,
+    startedAt: new Date(Date.now() - (performance.now() - started)),
+    seconds: (performance.now() - started) / 1000,
+    machine: `${cpus().length} cores (${cpus()[0]?.model.trim()}), ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}; load average ${loadavg()[0]?.toFixed(1)} at the end`,
+    otherCores: Math.max(0, otherCores),
+    stack,
+    imports,
     loadProfile,
-    hotProfile,
+    kinds,
+    load,
+    concurrentStreams,
+    phases,
+    ledgerBytesPerItem: (ledger?.TableSizeBytes ?? 0) / Math.max(1, ledger?.ItemCount ?? 0),
   });
-  // A scaled-down smoke run must not overwrite the real figures.
-  const target = BENCH_CONFIG.scale === 1 || process.env.BENCH_WRITE === '1' ? join(ROOT, 'BENCHMARKS.md') : join(outDir, 'BENCHMARKS.scaled.md');
-  writeFileSync(target, report);
+  const target = cfg.quick ? join(logDir, 'BENCHMARKS.quick.md') : join(ROOT, 'BENCHMARKS.md');
+  writeFileSync(target, `${report}\n`);
   process.stdout.write(`${report}\n`);
   log(`wrote ${target}`);
 }
@@ -140,10 +103,7 @@ try {
   await main();
 } catch (err) {
   process.exitCode = 1;
-  if (!stopping) {
-    process.stderr.write(`\nbench failed: ${err instanceof Error ? err.stack ?? err.message : String(err)}\n`);
-    if (sut) process.stderr.write(`\n--- gateway log (tail) ---\n${logTail(sut.gatewayLogFile)}\n`);
-  }
+  process.stderr.write(`\nbench failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n(logs of the children: bench/out/*.log)\n`);
 } finally {
   await cleanup();
 }

@@ -24,6 +24,10 @@ export interface ModelmuxStackProps extends StackProps {
   readonly chatReservedConcurrency?: number;
   /** Reserved concurrency of the embeddings function; default none. */
   readonly embeddingsReservedConcurrency?: number;
+  /** Memory of the chat function, MB; default the ChatEndpoint's (see `npm run bench`'s cost table). */
+  readonly chatMemoryMb?: number;
+  /** Memory of the embeddings function, MB; default the EmbeddingsEndpoint's. */
+  readonly embeddingsMemoryMb?: number;
   /** Removal policy of the tables; default RETAIN (see DataTables). */
   readonly tableRemovalPolicy?: RemovalPolicy;
   /**
@@ -58,6 +62,7 @@ export class ModelmuxStack extends Stack {
       byokKey,
       environment,
       reservedConcurrentExecutions: props.chatReservedConcurrency,
+      memorySize: props.chatMemoryMb,
       // Behind CloudFront a buffered answer must be out before the origin read timeout, or the client
       // gets CloudFront's 504 while the answer is still produced and billed.
       ...(cloudfront ? { bufferedChatBudgetMs: DEFAULT_ORIGIN_READ_TIMEOUT_SECONDS * 1000 - SETTLE_RESERVE_MS } : {}),
@@ -68,6 +73,7 @@ export class ModelmuxStack extends Stack {
       byokKey,
       environment,
       reservedConcurrentExecutions: props.embeddingsReservedConcurrency,
+      memorySize: props.embeddingsMemoryMb,
     });
     const account = new AccountEndpoint(this, 'Account', {
       tables,

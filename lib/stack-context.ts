@@ -8,13 +8,16 @@ import type { ModelmuxStackProps } from './modelmux-stack';
  * - `upstreamSecretName`: import this secret (full ARN or name) instead of creating one;
  * - `upstreamBaseUrls`: object, or JSON string, of `*_BASE_URL` overrides;
  * - `chatReservedConcurrency`, `embeddingsReservedConcurrency`: integers (default none);
+ * - `chatMemoryMb`, `embeddingsMemoryMb`: each function's memory, integer MB in Lambda's range
+ *   128–10,240 (default: the endpoint construct's, chosen by `npm run bench`'s cost table);
  * - `publicBaseUrl`: the URL people reach the deployment at, for messages (default: each request's host).
  *
  * @throws Error on a value of the wrong shape, naming the context key.
  */
 export function stackPropsFromContext(node: Node): Pick<
   ModelmuxStackProps,
-  'cloudfront' | 'upstreamSecretName' | 'upstreamBaseUrls' | 'chatReservedConcurrency' | 'embeddingsReservedConcurrency' | 'publicBaseUrl'
+  | 'cloudfront' | 'upstreamSecretName' | 'upstreamBaseUrls' | 'chatReservedConcurrency' | 'embeddingsReservedConcurrency' | 'chatMemoryMb' | 'embeddingsMemoryMb'
+  | 'publicBaseUrl'
 > {
   return {
     cloudfront: booleanContext(node, 'cloudfront') ?? true,
@@ -22,8 +25,21 @@ export function stackPropsFromContext(node: Node): Pick<
     upstreamBaseUrls: objectContext(node, 'upstreamBaseUrls'),
     chatReservedConcurrency: integerContext(node, 'chatReservedConcurrency'),
     embeddingsReservedConcurrency: integerContext(node, 'embeddingsReservedConcurrency'),
+    chatMemoryMb: memoryContext(node, 'chatMemoryMb'),
+    embeddingsMemoryMb: memoryContext(node, 'embeddingsMemoryMb'),
     publicBaseUrl: stringContext(node, 'publicBaseUrl'),
   };
+}
+
+/** Lambda's memory range, MB (Lambda Developer Guide, "Configure Lambda function memory"). */
+const LAMBDA_MEMORY_MB = { min: 128, max: 10_240 } as const;
+
+function memoryContext(node: Node, key: string): number | undefined {
+  const value = integerContext(node, key);
+  if (value !== undefined && (value < LAMBDA_MEMORY_MB.min || value > LAMBDA_MEMORY_MB.max)) {
+    throw new Error(`context ${key} must be an integer from ${LAMBDA_MEMORY_MB.min} to ${LAMBDA_MEMORY_MB.max} (MB)`);
+  }
+  return value;
 }
 
 function booleanContext(node: Node, key: string): boolean | undefined {

@@ -29,6 +29,8 @@ export interface DynamoDbLocalOptions {
 export interface RunningDynamoDbLocal {
   /** e.g. `http://127.0.0.1:41234`. */
   endpoint: string;
+  /** Process id of the JVM (the bench samples its CPU). */
+  pid: number | undefined;
   /** Stops the JVM and waits for it to exit. Idempotent. */
   stop(): Promise<void>;
 }
@@ -69,7 +71,7 @@ export async function startDynamoDbLocal(opts: DynamoDbLocalOptions = {}): Promi
     await stop();
     throw new Error(`DynamoDB Local did not start on port ${port}: ${(err as Error).message}\n${output}`);
   }
-  return { endpoint, stop };
+  return { endpoint, pid: child.pid, stop };
 }
 
 async function waitUntilAnswering(endpoint: string, child: ChildProcess, exited: Promise<number | null>, timeoutMs: number) {

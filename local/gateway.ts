@@ -13,8 +13,8 @@ import { createFunctionUrlServer, installAwslambdaGlobals, listen } from './func
  * stand-in.
  */
 
-/** Which simulator route stands in for each provider's base URL (the adapter appends its paths). */
-const SIMULATED_BASE: Record<string, SimProvider | ((sim: Simulator) => string)> = {
+/** Which simulator route stands in for each provider's base URL (the adapter appends its paths; the bench wires its gateway the same way). */
+export const SIMULATED_BASE: Record<string, SimProvider | ((sim: Pick<Simulator, 'baseUrl'>) => string)> = {
   OPENAI: 'openai',
   ANTHROPIC: (sim) => `${sim.baseUrl}/anthropic`,
   GEMINI: 'gemini',

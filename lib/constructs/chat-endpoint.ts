@@ -4,6 +4,14 @@ import { SETTLE_RESERVE_MS } from '../../functions/shared/edge/function-url';
 import { type GatewayEndpointProps, gatewayEnvironment, grantGatewayRuntime } from './endpoint-props';
 import { GatewayFunction } from './gateway-function';
 
+/**
+ * Memory of the chat function when the `chatMemoryMb` context value is not given, MB. Lambda bills
+ * memory × duration, and a chat invocation lasts as long as the upstream writes, so this is the main
+ * lever of the AWS cost per request; CPU (and so our own share of the duration and the cold start)
+ * scales with it. `npm run bench` prints the cost and cold-start table this value is chosen from.
+ */
+export const CHAT_DEFAULT_MEMORY_MB = 1024;
+
 /** Props of {@link ChatEndpoint}. */
 export interface ChatEndpointProps extends GatewayEndpointProps {
   /**
@@ -42,7 +50,7 @@ export class ChatEndpoint extends Construct {
       entry: 'functions/chat-completions/handler.ts',
       description: 'modelmux: /v1/chat/completions (streaming), /v1/models',
       timeoutSeconds,
-      memorySize: props.memorySize,
+      memorySize: props.memorySize ?? CHAT_DEFAULT_MEMORY_MB,
       reservedConcurrentExecutions: props.reservedConcurrentExecutions,
       environment: { ...gatewayEnvironment(props), BUFFERED_CHAT_BUDGET_MS: String(bufferedChatBudgetMs) },
     });

@@ -3,6 +3,12 @@ import { Construct } from 'constructs';
 import { type GatewayEndpointProps, gatewayEnvironment, grantGatewayRuntime } from './endpoint-props';
 import { GatewayFunction } from './gateway-function';
 
+/**
+ * Memory of the embeddings function when the `embeddingsMemoryMb` context value is not given, MB (see
+ * CHAT_DEFAULT_MEMORY_MB; `npm run bench` prints the table it is chosen from).
+ */
+export const EMBEDDINGS_DEFAULT_MEMORY_MB = 1024;
+
 /** Props of {@link EmbeddingsEndpoint}. */
 export interface EmbeddingsEndpointProps extends GatewayEndpointProps {
   /**
@@ -29,7 +35,7 @@ export class EmbeddingsEndpoint extends Construct {
       entry: 'functions/embeddings/handler.ts',
       description: 'modelmux: /v1/embeddings (buffered)',
       timeoutSeconds: props.timeoutSeconds ?? 30,
-      memorySize: props.memorySize,
+      memorySize: props.memorySize ?? EMBEDDINGS_DEFAULT_MEMORY_MB,
       reservedConcurrentExecutions: props.reservedConcurrentExecutions,
       environment: gatewayEnvironment(props),
     });

@@ -14,7 +14,7 @@ export interface GatewayEndpointProps {
   readonly environment?: Readonly<Record<string, string>>;
   /** Reserved concurrency; default none (scale to zero, pay per use). See GatewayFunctionProps. */
   readonly reservedConcurrentExecutions?: number;
-  /** Memory in MB; default 1024 (see GatewayFunctionProps). */
+  /** Memory in MB; default per endpoint (CHAT_DEFAULT_MEMORY_MB, EMBEDDINGS_DEFAULT_MEMORY_MB). */
   readonly memorySize?: number;
   /** The BYOK key: its ARN goes into env, kms:Decrypt (BYOK context only) into the role. */
   readonly byokKey?: ByokKey;

@@ -1,6 +1,8 @@
 import { Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { ModelmuxStack } from '../../lib/modelmux-stack';
+import { CHAT_DEFAULT_MEMORY_MB } from '../../lib/constructs/chat-endpoint';
+import { EMBEDDINGS_DEFAULT_MEMORY_MB } from '../../lib/constructs/embeddings-endpoint';
 import { stackPropsFromContext } from '../../lib/stack-context';
 import { allIamStatements, resourcesOfType, testApp } from './template-helpers';
 
@@ -89,6 +91,19 @@ describe('stack options from context', () => {
     const envs = Object.values(resourcesOfType(template, 'AWS::Lambda::Function')).map((fn) => (fn.Properties?.Environment as { Variables: Record<string, unknown> }).Variables);
     expect(envs).toHaveLength(3);
     for (const env of envs) expect(env.PUBLIC_BASE_URL).toBe('https://api.example.com');
+  });
+
+  it('sets each function memory from chatMemoryMb / embeddingsMemoryMb, and refuses sizes Lambda does not offer', () => {
+    const memory = (template: Template): { chat: unknown; embeddings: unknown } => {
+      const functions = Object.entries(resourcesOfType(template, 'AWS::Lambda::Function'));
+      const of = (prefix: string): unknown => functions.find(([id]) => id.startsWith(prefix))?.[1].Properties?.MemorySize;
+      return { chat: of('ChatGateway'), embeddings: of('EmbeddingsGateway') };
+    };
+    expect(memory(synth({ chatMemoryMb: '256', embeddingsMemoryMb: 512 }))).toEqual({ chat: 256, embeddings: 512 });
+    expect(memory(synth({}))).toEqual({ chat: CHAT_DEFAULT_MEMORY_MB, embeddings: EMBEDDINGS_DEFAULT_MEMORY_MB });
+    expect(() => synth({ chatMemoryMb: '64' })).toThrow(/chatMemoryMb must be an integer from 128 to 10240/);
+    expect(() => synth({ embeddingsMemoryMb: 20_000 })).toThrow(/embeddingsMemoryMb must be an integer from 128 to 10240/);
+    expect(() => synth({ chatMemoryMb: '1.5GB' })).toThrow(/chatMemoryMb must be a non-negative integer/);
   });
 
   it('rejects a cloudfront flag that is not a boolean', () => {

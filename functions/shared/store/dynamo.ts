@@ -31,6 +31,14 @@ const DEFAULT_REQUEST_TIMEOUT_MS = 3_000;
 const LOCAL_DUMMY_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' } as const;
 
 /**
+ * Instrumentation seam: when `globalThis[SDK_CLIENT_HOOK]` is a function, every DynamoDB client made
+ * here is passed to it once, before its first call, e.g. to add an SDK middleware. Only `npm run bench`
+ * sets it (bench/aws-calls.ts counts calls and consumed capacity units there); `Symbol.for` makes it the
+ * same key in a bundle and in the bench. Unset in Lambda: one property read per client, per container.
+ */
+export const SDK_CLIENT_HOOK = Symbol.for('modelmux.sdkClientCreated');
+
+/**
  * Makes a new document client. Numbers come back as JS numbers; `removeUndefinedValues` lets item
  * objects carry optional fields. For a custom endpoint (DynamoDB Local) without credentials in the
  * environment, dummy static credentials are used so the default provider chain does not probe IMDS.
@@ -58,6 +66,8 @@ export function createDocumentClient(opts: DocumentClientOptions = {}): DynamoDB
   // `npm run bench`. Store failures reach our logs as the errors they become (edge/function-url.ts,
   // app/settle-request.ts); we never pass the SDK a logger.
   client.middlewareStack.remove('loggerMiddleware');
+  const hook: unknown = (globalThis as Record<symbol, unknown>)[SDK_CLIENT_HOOK];
+  if (typeof hook === 'function') hook(client);
   return DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
 }
 

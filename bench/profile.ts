@@ -1,0 +1,133 @@
+/**
+ * Reading `node --cpu-prof` profiles: frames of a bundle are mapped back to their sources with the
+ * bundle's own source map, and each sample's time goes to a category chosen from its stack.
+ */
+import { readFileSync } from 'node:fs';
+import { SourceMap, type SourceMapPayload } from 'node:module';
+import type { Profiler, Runtime } from 'node:inspector';
+import { pathToFileURL } from 'node:url';
+
+/** A profile whose frames carry source paths (`functions/…`, `node_modules/zod/…`, `node:…`). */
+export interface SourceProfile {
+  profile: Profiler.Profile;
+  /** Node id → parent id. */
+  parent: Map<number, number>;
+  byId: Map<number, Profiler.ProfileNode>;
+}
+
+/** `../../node_modules/zod/x.js` → `node_modules/zod/x.js`; `…/functions/a.ts` → `functions/a.ts`. */
+function sourcePath(original: string): string {
+  const nm = original.lastIndexOf('node_modules/');
+  if (nm >= 0) return original.slice(nm);
+  return /(?:^|\/)((?:functions|local|lib|bench)\/.*)$/.exec(original)?.[1] ?? original;
+}
+
+/**
+ * Loads `file` and rewrites every frame of each bundle in `bundles` (paths of `index.mjs`, whose
+ * `.map` sits beside it) to its source path, line and name. Frames with no source position (the
+ * module body, esbuild's glue) become `bundle:top-level`.
+ */
+export function loadProfile(file: string, bundles: string[]): SourceProfile {
+  const profile = JSON.parse(readFileSync(file, 'utf8')) as Profiler.Profile;
+  const maps = new Map(bundles.map((b) => [pathToFileURL(b).href, new SourceMap(JSON.parse(readFileSync(`${b}.map`, 'utf8')) as SourceMapPayload)]));
+  for (const node of profile.nodes) {
+    const frame: Runtime.CallFrame = node.callFrame;
+    const map = maps.get(frame.url);
+    if (map === undefined) {
+      if (frame.url.startsWith('file://')) frame.url = sourcePath(frame.url);
+      continue;
+    }
+    const entry = map.findEntry(Math.max(0, frame.lineNumber), Math.max(0, frame.columnNumber));
+    if (!('originalSource' in entry) || typeof entry.originalSource !== 'string') {
+      frame.url = 'bundle:top-level';
+      continue;
+    }
+    frame.url = sourcePath(entry.originalSource);
+    frame.lineNumber = entry.originalLine;
+    if ('name' in entry && typeof entry.name === 'string' && entry.name !== '') frame.functionName = entry.name;
+  }
+  const parent = new Map<number, number>();
+  for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  return { profile, parent, byId: new Map(profile.nodes.map((n) => [n.id, n])) };
+}
+
+/** Picks a category for a sample from its stack, leaf first. */
+export type Classifier = (stack: Runtime.CallFrame[]) => string;
+
+/**
+ * CPU time (ms) per category of the samples taken in `[fromUs, toUs]` (the profile's clock, which is
+ * `process.hrtime` in µs on Linux); idle time left out. Each sample is charged the time until the next.
+ */
+export function timeByCategory(p: SourceProfile, classify: Classifier, fromUs = -Infinity, toUs = Infinity): Map<string, number> {
+  const samples = p.profile.samples ?? [];
+  const deltas = p.profile.timeDeltas ?? [];
+  const memo = new Map<number, string>();
+  const out = new Map<string, number>();
+  let at = p.profile.startTime;
+  for (let i = 0; i < samples.length; i++) {
+    at += deltas[i] ?? 0;
+    const id = samples[i] ?? -1;
+    if (at < fromUs || at > toUs || p.byId.get(id)?.callFrame.functionName === '(idle)') continue;
+    let category = memo.get(id);
+    if (category === undefined) {
+      const stack: Runtime.CallFrame[] = [];
+      for (let n: number | undefined = id; n !== undefined; n = p.parent.get(n)) {
+        const node = p.byId.get(n);
+        if (node) stack.push(node.callFrame);
+      }
+      category = classify(stack);
+      memo.set(id, category);
+    }
+    out.set(category, (out.get(category) ?? 0) + Math.max(0, deltas[i + 1] ?? 0) / 1000);
+  }
+  return out;
+}
+
+/** Phase of the bench's AWS call counter: in the gateway's samples, but not the gateway's cost. */
+export const BENCH_COUNTER_PHASE = 'bench: AWS call counter (middleware)';
+
+/**
+ * The request path's phases, matched leaf first: a sample belongs to the first frame of its stack that
+ * one of these names (so JSON.parse called by our parser counts as "request parse", zod called by it
+ * as "zod"). The order puts libraries before the code of ours that calls them.
+ */
+const PHASES: Array<[string, RegExp]> = [
+  [BENCH_COUNTER_PHASE, /^bench\/aws-calls/],
+  ['bench: IPC with the bench, replay route', /^bench\//],
+  ['Function URL stand-in (local only)', /^local\/function-url\//],
+  ['logging (Powertools)', /@aws-lambda-powertools\/|^functions\/shared\/observability\//],
+  ['AWS SDK calls (DynamoDB: serialize, sign, HTTP, parse)', /node_modules\/(@aws-sdk|@smithy|@aws-crypto)\//],
+  ['zod validation', /node_modules\/zod\//],
+  ['upstream HTTP client (fetch)', /^node:internal\/deps\/undici|node_modules\/undici\//],
+  ['SSE decode + encode', /node_modules\/eventsource-parser\/|^functions\/shared\/sse\//],
+  ['provider adapter (request, response, chunks)', /^functions\/shared\/providers\//],
+  ['routing (attempts, upstream call)', /^functions\/shared\/routing\//],
+  ['auth (key hash, cached lookup)', /^functions\/shared\/accounts\//],
+  ['billing (admit, hold, price, settle)', /^functions\/shared\/(billing|store)\/|^functions\/shared\/app\/settle/],
+  ['request parse (JSON, checks)', /^functions\/shared\/openai\//],
+  ['edge + route core (event, dispatch, response writes)', /^functions\/|^bundle:top-level/],
+];
+
+/** Phase of a hot-path sample ({@link PHASES}; else GC, V8, or the Node runtime no frame of ours claims). */
+export const hotPathPhase: Classifier = (stack) => {
+  for (const frame of stack) for (const [phase, pattern] of PHASES) if (pattern.test(frame.url)) return phase;
+  const leaf = stack[0]?.functionName ?? '';
+  if (leaf === '(garbage collector)') return 'GC';
+  if (leaf === '(program)') return 'V8 (program)';
+  return 'Node runtime, unattributed (sockets, HTTP parsing, timers, microtasks)';
+};
+
+/** Category of a module-load sample: V8 compile, Node's own loading, or the package of the leaf frame. */
+export const loadCategory: Classifier = (stack) => {
+  const leaf = stack[0];
+  const name = leaf?.functionName ?? '';
+  if (name === 'compileSourceTextModule' || name === 'compileFunction' || name === 'wrapSafe') return 'V8 parse + compile of the bundle';
+  if (name === '(garbage collector)') return 'GC';
+  const url = leaf?.url ?? '';
+  if (url === 'bundle:top-level') return 'bundle top level (module bodies, esbuild glue)';
+  if (url.startsWith('node:')) return 'Node internals (module loader, built-ins)';
+  if (url.startsWith('functions/')) return 'functions/** (our code)';
+  const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url)?.[1];
+  if (pkg !== undefined) return pkg.startsWith('@smithy') || pkg.startsWith('@aws-sdk') ? 'AWS SDK (@aws-sdk, @smithy)' : pkg;
+  return url === '' ? 'native / V8 builtins' : 'other';
+};
