@@ -2,10 +2,14 @@ import { CfnOutput, Fn, type RemovalPolicy, Stack, type StackProps } from 'aws-c
 import type { Construct } from 'constructs';
 import { UPSTREAM_BASE_URL_VARS, type UpstreamBaseUrlVar } from '../functions/shared/providers/credentials';
 import { SETTLE_RESERVE_MS } from '../functions/shared/edge/function-url';
+import { ACCOUNT_PATH_PATTERNS } from '../functions/shared/account-api/paths';
+import { AccountEndpoint } from './constructs/account-endpoint';
 import { ApiDistribution, DEFAULT_ORIGIN_READ_TIMEOUT_SECONDS } from './constructs/api-distribution';
+import { ByokKey } from './constructs/byok-key';
 import { ChatEndpoint } from './constructs/chat-endpoint';
 import { DataTables } from './constructs/data-tables';
 import { EmbeddingsEndpoint } from './constructs/embeddings-endpoint';
+import { Identity } from './constructs/identity';
 import { Site } from './constructs/site';
 import { UpstreamSecret } from './constructs/upstream-secret';
 
@@ -27,6 +31,11 @@ export interface ModelmuxStackProps extends StackProps {
   readonly embeddingsMemoryMb?: number;
   /** Removal policy of the tables; default RETAIN (see DataTables). */
   readonly tableRemovalPolicy?: RemovalPolicy;
+  /**
+   * The URL people reach the deployment at (e.g. `https://api.example.com`), for messages that point to
+   * the dashboard (`PUBLIC_BASE_URL`). Default: derived from each request's host.
+   */
+  readonly publicBaseUrl?: string;
 }
 
 /**
@@ -43,12 +52,15 @@ export class ModelmuxStack extends Stack {
 
     const tables = new DataTables(this, 'Data', { removalPolicy: props.tableRemovalPolicy });
     const upstreamSecret = new UpstreamSecret(this, 'UpstreamKeys', { importSecret: props.upstreamSecretName });
-    const environment = baseUrlEnvironment(props.upstreamBaseUrls ?? {});
+    const environment = { ...baseUrlEnvironment(props.upstreamBaseUrls ?? {}), ...(props.publicBaseUrl ? { PUBLIC_BASE_URL: props.publicBaseUrl } : {}) };
+    const identity = new Identity(this, 'Identity');
+    const byokKey = new ByokKey(this, 'Byok');
 
     const cloudfront = props.cloudfront ?? true;
     const chat = new ChatEndpoint(this, 'Chat', {
       tables,
       upstreamSecret,
+      byokKey,
       environment,
       reservedConcurrentExecutions: props.chatReservedConcurrency,
       memorySize: props.chatMemoryMb,
@@ -59,9 +71,16 @@ export class ModelmuxStack extends Stack {
     const embeddings = new EmbeddingsEndpoint(this, 'Embeddings', {
       tables,
       upstreamSecret,
+      byokKey,
       environment,
       reservedConcurrentExecutions: props.embeddingsReservedConcurrency,
       memorySize: props.embeddingsMemoryMb,
+    });
+    const account = new AccountEndpoint(this, 'Account', {
+      tables,
+      identity,
+      byokKey,
+      environment: props.publicBaseUrl ? { PUBLIC_BASE_URL: props.publicBaseUrl } : {},
     });
 
     // Function URLs end with '/', so `${url}v1` is a base URL an OpenAI SDK accepts.
@@ -70,7 +89,13 @@ export class ModelmuxStack extends Stack {
     if (cloudfront) {
       // The dashboard (web/) is the distribution's default behaviour; the API keeps /v1/*.
       const site = new Site(this, 'Site');
-      const api = new ApiDistribution(this, 'Api', { chatUrl: chat.url, embeddingsUrl: embeddings.url, site: site.behavior });
+      const api = new ApiDistribution(this, 'Api', {
+        chatUrl: chat.url,
+        embeddingsUrl: embeddings.url,
+        accountUrl: account.url,
+        accountPaths: ACCOUNT_PATH_PATTERNS,
+        site: site.behavior,
+      });
       site.deploy(api.distribution);
       baseUrl = Fn.join('', ['https://', api.distribution.distributionDomainName, '/v1']);
       new CfnOutput(this, 'DashboardUrl', {
@@ -95,6 +120,10 @@ export class ModelmuxStack extends Stack {
       description: 'OpenAI base URL served by the embeddings function directly',
       value: Fn.join('', [embeddings.url.url, 'v1']),
     });
+    new CfnOutput(this, 'AccountUrl', { description: 'Account function URL (the account API, buffered), direct', value: account.url.url });
+    new CfnOutput(this, 'UserPoolId', { description: 'Cognito user pool of the dashboard users', value: identity.userPool.userPoolId });
+    new CfnOutput(this, 'UserPoolClientId', { description: "The dashboard's Cognito app client", value: identity.dashboardClient.userPoolClientId });
+    new CfnOutput(this, 'ByokKeyArn', { description: "KMS key encrypting users' own provider keys", value: byokKey.key.keyArn });
     new CfnOutput(this, 'KeysTableName', { value: tables.tables.keys.tableName });
     new CfnOutput(this, 'AccountsTableName', { value: tables.tables.accounts.tableName });
     new CfnOutput(this, 'LedgerTableName', { value: tables.tables.ledger.tableName });

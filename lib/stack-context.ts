@@ -9,13 +9,15 @@ import type { ModelmuxStackProps } from './modelmux-stack';
  * - `upstreamBaseUrls`: object, or JSON string, of `*_BASE_URL` overrides;
  * - `chatReservedConcurrency`, `embeddingsReservedConcurrency`: integers (default none);
  * - `chatMemoryMb`, `embeddingsMemoryMb`: each function's memory, integer MB in Lambda's range
- *   128–10,240 (default: the endpoint construct's, chosen by `npm run bench`'s cost table).
+ *   128–10,240 (default: the endpoint construct's, chosen by `npm run bench`'s cost table);
+ * - `publicBaseUrl`: the URL people reach the deployment at, for messages (default: each request's host).
  *
  * @throws Error on a value of the wrong shape, naming the context key.
  */
 export function stackPropsFromContext(node: Node): Pick<
   ModelmuxStackProps,
-  'cloudfront' | 'upstreamSecretName' | 'upstreamBaseUrls' | 'chatReservedConcurrency' | 'embeddingsReservedConcurrency' | 'chatMemoryMb' | 'embeddingsMemoryMb'
+  | 'cloudfront' | 'upstreamSecretName' | 'upstreamBaseUrls' | 'chatReservedConcurrency' | 'embeddingsReservedConcurrency' | 'chatMemoryMb' | 'embeddingsMemoryMb'
+  | 'publicBaseUrl'
 > {
   return {
     cloudfront: booleanContext(node, 'cloudfront') ?? true,
@@ -25,6 +27,7 @@ export function stackPropsFromContext(node: Node): Pick<
     embeddingsReservedConcurrency: integerContext(node, 'embeddingsReservedConcurrency'),
     chatMemoryMb: memoryContext(node, 'chatMemoryMb'),
     embeddingsMemoryMb: memoryContext(node, 'embeddingsMemoryMb'),
+    publicBaseUrl: stringContext(node, 'publicBaseUrl'),
   };
 }
 

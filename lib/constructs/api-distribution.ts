@@ -28,6 +28,10 @@ export interface ApiDistributionProps {
   readonly chatUrl: IFunctionUrl;
   /** Origin for {@link EMBEDDINGS_PATH_PATTERN} (buffered Function URL). */
   readonly embeddingsUrl: IFunctionUrl;
+  /** Origin for the account API's paths (`accountPaths`, buffered Function URL; issue 11). */
+  readonly accountUrl?: IFunctionUrl;
+  /** Path patterns routed to `accountUrl` (functions/shared/account-api/router.ts ACCOUNT_PATH_PATTERNS). */
+  readonly accountPaths?: readonly string[];
   /**
    * Seconds CloudFront waits for the first byte, and then between bytes, from the origin. Default 60,
    * the most allowed without a quota increase (CloudFront docs, "Response timeout"; up to 180 on
@@ -73,8 +77,11 @@ export class ApiDistribution extends Construct {
       viewerProtocolPolicy: ViewerProtocolPolicy.HTTPS_ONLY,
       compress: false,
     });
-    // CloudFront tries path patterns in order: /v1/embeddings* must come before /v1/*.
-    const additionalBehaviors: Record<string, BehaviorOptions> = { [EMBEDDINGS_PATH_PATTERN]: behaviour(props.embeddingsUrl) };
+    // CloudFront tries path patterns in order: the embeddings and account paths must come before /v1/*.
+    const additionalBehaviors: Record<string, BehaviorOptions> = {
+      [EMBEDDINGS_PATH_PATTERN]: behaviour(props.embeddingsUrl),
+      ...accountBehaviours(props, behaviour),
+    };
     if (props.site) additionalBehaviors[API_PATH_PATTERN] = behaviour(props.chatUrl);
     this.distribution = new Distribution(this, 'Distribution', {
       comment: 'modelmux: one base URL for chat (streaming) and embeddings (buffered)',
@@ -86,4 +93,11 @@ export class ApiDistribution extends Construct {
       priceClass: PriceClass.PRICE_CLASS_ALL,
     });
   }
+}
+
+/** One behaviour per account path, all to the account function's URL (one origin shared by them). */
+function accountBehaviours(props: ApiDistributionProps, behaviour: (url: IFunctionUrl) => BehaviorOptions): Record<string, BehaviorOptions> {
+  if (props.accountUrl === undefined) return {};
+  const toAccount = behaviour(props.accountUrl);
+  return Object.fromEntries((props.accountPaths ?? []).map((p) => [p, toAccount]));
 }

@@ -1,5 +1,6 @@
 import type { IGrantable } from 'aws-cdk-lib/aws-iam';
 import { UPSTREAM_SECRET_ARN_ENV } from '../../functions/shared/providers/credentials';
+import type { ByokKey } from './byok-key';
 import type { DataTables } from './data-tables';
 import type { UpstreamSecret } from './upstream-secret';
 
@@ -15,6 +16,8 @@ export interface GatewayEndpointProps {
   readonly reservedConcurrentExecutions?: number;
   /** Memory in MB; default per endpoint (CHAT_DEFAULT_MEMORY_MB, EMBEDDINGS_DEFAULT_MEMORY_MB). */
   readonly memorySize?: number;
+  /** The BYOK key: its ARN goes into env, kms:Decrypt (BYOK context only) into the role. */
+  readonly byokKey?: ByokKey;
 }
 
 /** Env every gateway function gets from the stack: table names, the secret ARN, then `extra`. */
@@ -22,6 +25,7 @@ export function gatewayEnvironment(props: GatewayEndpointProps): Record<string, 
   return {
     ...props.tables.environment,
     [UPSTREAM_SECRET_ARN_ENV]: props.upstreamSecret.secretId,
+    ...props.byokKey?.environment,
     ...props.environment,
   };
 }
@@ -30,4 +34,5 @@ export function gatewayEnvironment(props: GatewayEndpointProps): Record<string, 
 export function grantGatewayRuntime(grantee: IGrantable, props: GatewayEndpointProps): void {
   props.tables.grantGatewayAccess(grantee);
   props.upstreamSecret.grantGetSecretValue(grantee);
+  props.byokKey?.grantDecrypt(grantee);
 }

@@ -104,9 +104,12 @@ export async function runExchange(ctx: ExchangeContext, route: Route, req: Incom
     unregister();
     return;
   }
+  // A paced fault sets this request's own rhythm and length; it is taken before anything is written.
+  const fault = ctx.faults.take(route.provider, model);
+  const paced = fault?.kind === 'paced' ? fault : undefined;
   const ctl: ExchangeControl = {
     signal: controller.signal,
-    chunkDelayMs: ctx.chunkDelayMs,
+    chunkDelayMs: paced === undefined ? ctx.chunkDelayMs : () => paced.everyMs,
     destroySocket: () => {
       lifecycle.markServerClosing();
       res.socket?.destroy();
@@ -124,11 +127,10 @@ export async function runExchange(ctx: ExchangeContext, route: Route, req: Incom
     bodyInvalid: body.invalid,
     seq,
     requestId: `req_sim_${seq.toString().padStart(6, '0')}`,
-    replyWords: ctx.replyWords,
+    replyWords: paced?.words ?? ctx.replyWords,
     created: Math.floor(Date.now() / 1000),
   };
 
-  const fault = ctx.faults.take(route.provider, model);
   if (fault) record.fault = describeFault(fault);
   switch (fault?.kind) {
     case 'reset-before-headers':
@@ -142,6 +144,11 @@ export async function runExchange(ctx: ExchangeContext, route: Route, req: Incom
       return;
     case 'slow-headers':
       await sleep(fault.delayMs, ctl.signal);
+      if (ctl.signal.aborted) return;
+      break;
+    case 'paced':
+      // A buffered answer comes when the generation would have ended: one beat per 1-2 word piece.
+      if (!stream) await sleep(fault.everyMs * Math.ceil((call.replyWords * 2) / 3), ctl.signal);
       if (ctl.signal.aborted) return;
       break;
   }

@@ -52,6 +52,8 @@ export function describeFault(fault: Fault): string {
       return fault.chunks === undefined ? fault.kind : `${fault.kind}:${fault.chunks}`;
     case 'keep-alive':
       return `${fault.kind}:${fault.everyMs}`;
+    case 'paced':
+      return `${fault.kind}:${fault.everyMs}${fault.words === undefined ? '' : `x${fault.words}`}`;
     default:
       return fault.kind;
   }
@@ -109,6 +111,13 @@ export function parseFault(value: unknown): Fault | undefined {
     case 'keep-alive': {
       const everyMs = positive(value['everyMs']);
       return everyMs === undefined ? undefined : { kind: 'keep-alive', everyMs };
+    }
+    case 'paced': {
+      const everyMs = nonNegative(value['everyMs']);
+      if (everyMs === undefined) return undefined;
+      if (value['words'] === undefined) return { kind: 'paced', everyMs };
+      const words = positive(value['words']);
+      return words === undefined ? undefined : { kind: 'paced', everyMs, words: Math.floor(words) };
     }
     case 'hang':
     case 'reset-before-headers':

@@ -112,7 +112,12 @@ export type Fault =
   /** Stream `chunks` content events, then the provider's mid-stream error event, then the end. */
   | { kind: 'error-event-after-chunks'; chunks: number }
   /** The provider's own bad-key response (Gemini: 400 INVALID_ARGUMENT/API_KEY_INVALID; others 401). */
-  | { kind: 'api-key-invalid' };
+  | { kind: 'api-key-invalid' }
+  /** A healthy but slow generation, for this request only: `everyMs` between stream events (whatever
+   * the simulator's chunk delay) and a reply of `words` words (default: the simulator's `replyWords`).
+   * A buffered request gets its body after about as long as the stream would take (everyMs × the
+   * number of 1-2 word pieces). */
+  | { kind: 'paced'; everyMs: number; words?: number };
 
 /** A running simulator. */
 export interface Simulator {

@@ -87,8 +87,11 @@ describe('distribution', () => {
     });
     const patterns = config.CacheBehaviors.map((b) => b.PathPattern);
     expect(patterns).toContain(API_PATH_PATTERN);
-    // CloudFront takes the first matching pattern: the embeddings route must precede /v1/*.
-    expect(patterns.indexOf(EMBEDDINGS_PATH_PATTERN)).toBeLessThan(patterns.indexOf(API_PATH_PATTERN));
+    // CloudFront takes the first matching pattern: every other /v1/ route (embeddings, the account
+    // API) must precede /v1/*, which therefore comes last.
+    expect(patterns.indexOf(EMBEDDINGS_PATH_PATTERN)).toBeGreaterThanOrEqual(0);
+    expect(patterns.at(-1)).toBe(API_PATH_PATTERN);
+    expect(patterns).toContain('/config.json');
     const chatUrlId = logicalIdByPath(template, 'AWS::Lambda::Url', '/Chat/');
     expect(JSON.stringify(originOf(config.CacheBehaviors.find((b) => b.PathPattern === API_PATH_PATTERN))?.DomainName)).toContain(chatUrlId);
     template.hasOutput('DashboardUrl', { Value: { 'Fn::Join': ['', ['https://', { 'Fn::GetAtt': [distributionId, 'DomainName'] }, '/']] } });

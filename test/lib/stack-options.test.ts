@@ -17,15 +17,15 @@ function synth(context: Record<string, unknown>): Template {
   return Template.fromStack(stack);
 }
 
-/** The gateway's own functions (not CDK's helpers such as the dashboard's BucketDeployment handler). */
-function gatewayFunctions(template: Template): CfnResource[] {
-  return Object.values(resourcesOfType(template, 'AWS::Lambda::Function')).filter(
-    (fn) => (fn.Properties?.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables?.POWERTOOLS_SERVICE_NAME === 'modelmux',
-  );
+/** The functions that call upstreams (chat, embeddings): not the account API's, nor CDK's own helpers (the dashboard's upload). */
+function upstreamFunctions(template: Template): CfnResource[] {
+  return Object.entries(resourcesOfType(template, 'AWS::Lambda::Function'))
+    .filter(([id]) => !id.startsWith('Account') && !id.startsWith('CustomCDKBucketDeployment'))
+    .map(([, fn]) => fn);
 }
 
 function functionEnvs(template: Template): Array<Record<string, unknown>> {
-  return gatewayFunctions(template).map((fn) => (fn.Properties?.Environment as { Variables: Record<string, unknown> }).Variables);
+  return upstreamFunctions(template).map((fn) => (fn.Properties?.Environment as { Variables: Record<string, unknown> }).Variables);
 }
 
 function secretStatements(template: Template): unknown[] {
@@ -43,7 +43,7 @@ describe('stack options from context', () => {
     template.hasOutput('EmbeddingsUrl', {});
     // No proxy in front: buffered chat may use the function's 300 s less the 5 s settle reserve.
     expect(functionEnvs(template).map((env) => env.BUFFERED_CHAT_BUDGET_MS).filter(Boolean)).toEqual(['295000']);
-  });
+  }, 120_000); // the file's first synth loads aws-cdk-lib's constructs: ~20 s alone, more on a busy machine
 
   it('imports the upstream secret by name: no secret created, GetSecretValue on that name and its 6-character suffix only', () => {
     const template = synth({ upstreamSecretName: 'modelmux/upstream-keys' });
@@ -82,9 +82,17 @@ describe('stack options from context', () => {
 
   it('sets reserved concurrency only when asked', () => {
     const template = synth({ chatReservedConcurrency: '20', embeddingsReservedConcurrency: 5 });
-    const reserved = gatewayFunctions(template).map((fn) => fn.Properties?.ReservedConcurrentExecutions);
+    const reserved = upstreamFunctions(template).map((fn) => fn.Properties?.ReservedConcurrentExecutions);
     expect(reserved.sort()).toEqual([20, 5]);
+    expect(Object.values(resourcesOfType(template, 'AWS::Lambda::Function')).filter((fn) => fn.Properties?.ReservedConcurrentExecutions !== undefined)).toHaveLength(2);
     expect(() => synth({ chatReservedConcurrency: 'lots' })).toThrow(/chatReservedConcurrency must be a non-negative integer/);
+  });
+
+  it('passes publicBaseUrl to every function as PUBLIC_BASE_URL', () => {
+    const template = synth({ publicBaseUrl: 'https://api.example.com' });
+    const envs = Object.values(resourcesOfType(template, 'AWS::Lambda::Function')).map((fn) => (fn.Properties?.Environment as { Variables: Record<string, unknown> }).Variables);
+    expect(envs).toHaveLength(3);
+    for (const env of envs) expect(env.PUBLIC_BASE_URL).toBe('https://api.example.com');
   });
 
   it('sets each function memory from chatMemoryMb / embeddingsMemoryMb, and refuses sizes Lambda does not offer', () => {

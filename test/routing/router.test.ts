@@ -34,12 +34,14 @@ const noRetry = { maxRetriesPerTarget: 0, baseDelayMs: 1, maxDelayMs: 1, maxRetr
 
 describe('circuit breaker in the attempt loop', () => {
   it('never leaves a half-open probe hanging on a target the loop did not reach', async () => {
-    const breaker = new CircuitBreaker({ failureThreshold: 1, cooldownMs: 50 });
+    // The breaker's own clock: the cooldown passes when the test says, however long answers take.
+    let now = 0;
+    const breaker = new CircuitBreaker({ failureThreshold: 1, cooldownMs: 50 }, () => now);
     // Open gpt-4o's breaker, then let its cooldown pass.
     sim.setFault({ provider: 'openai' }, { kind: 'status', status: 500 }, { times: 1 });
     await routeBuffered(req(), plan('gpt-4o'), { signal: signal(), breaker, retry: noRetry });
     expect(breaker.isOpen('openai:gpt-4o')).toBe(true);
-    await new Promise((r) => setTimeout(r, 60));
+    now = 60;
     // A request for claude-3-5-sonnet (whose plan lists gpt-4o as an equivalent) succeeds on Claude
     // without reaching gpt-4o…
     await routeBuffered(req(), plan('claude-3-5-sonnet'), { signal: signal(), breaker });
@@ -62,7 +64,8 @@ describe('circuit breaker in the attempt loop', () => {
 
 describe('breaker cooldown and probe through the attempt loop', () => {
   it('skips an open target until its cooldown ends, then one request probes it; a failed probe re-opens it', async () => {
-    const breaker = new CircuitBreaker({ failureThreshold: 1, cooldownMs: 150 });
+    let now = 0;
+    const breaker = new CircuitBreaker({ failureThreshold: 1, cooldownMs: 150 }, () => now);
     sim.setFault({ provider: 'openai' }, { kind: 'status', status: 500 });
     const opts = () => ({ signal: signal(), breaker, retry: noRetry });
     const openaiCalls = () => sim.requests.filter((r) => r.provider === 'openai').length;
@@ -74,7 +77,7 @@ describe('breaker cooldown and probe through the attempt loop', () => {
     expect(skipped.attempts.map((a) => a.publicModel)).toEqual(['claude-3-5-sonnet']);
     expect(openaiCalls()).toBe(1);
     // Cooldown over: the next request probes it (and the probe fails: open again).
-    await new Promise((r) => setTimeout(r, 170));
+    now += 170;
     const probed = await routeBuffered(req(), plan('gpt-4o'), opts());
     expect(probed.attempts.map((a) => `${a.publicModel}:${a.outcome}`)).toEqual(['gpt-4o:server', 'claude-3-5-sonnet:ok']);
     expect(openaiCalls()).toBe(2);
@@ -83,7 +86,7 @@ describe('breaker cooldown and probe through the attempt loop', () => {
     expect(openaiCalls()).toBe(2);
     // Healed upstream: the probe after the next cooldown succeeds and closes it.
     sim.clearFaults();
-    await new Promise((r) => setTimeout(r, 170));
+    now += 170;
     expect((await routeBuffered(req(), plan('gpt-4o'), opts())).attempt.publicModel).toBe('gpt-4o');
     expect(breaker.isOpen('openai:gpt-4o')).toBe(false);
   });

@@ -1,33 +1,76 @@
 import { describe, expect, it } from 'vitest';
 import { getModel } from '../../functions/shared/catalogue/catalogue';
-import { BUILT_IN_TIMEOUTS, DEFAULT_TIMEOUTS, defaultTimeouts, timeoutsFor } from '../../functions/shared/routing/timeouts';
+import { chatCompletionRequest } from '../../functions/shared/openai/chat-request';
+import {
+  BUILT_IN_TIMEOUTS,
+  LATENCY_TABLE,
+  bufferedTimeouts,
+  chatTimeouts,
+  defaultTimeouts,
+  latencyProfile,
+  operatorTimeouts,
+  promptAllowanceMs,
+} from '../../functions/shared/routing/timeouts';
 
-/** Which time limit wins: built-in < UPSTREAM_TIMEOUTS_MS < provider < catalogue target. */
+/**
+ * Which time limit wins: the latency table (by how the target starts answering) < UPSTREAM_TIMEOUTS_MS
+ * < provider < catalogue target; then the prompt-size allowance on the first token.
+ */
 
-const gpt4o = getModel('gpt-4o', 'chat').targets[0]!;
-const o3mini = getModel('o3-mini', 'chat').targets[0]!;
+const target = (model: string) => getModel(model, 'chat').targets[0]!;
+const req = (extra: Record<string, unknown> = {}) => chatCompletionRequest.parse({ model: 'x', messages: [{ role: 'user', content: 'hi' }], ...extra });
 
-describe('time limits', () => {
-  it('UPSTREAM_TIMEOUTS_MS replaces the built-in defaults field by field', () => {
-    const t = defaultTimeouts('{"stream":{"idleMs":20000},"buffered":{"headersMs":50000}}');
-    expect(t.stream).toEqual({ ...BUILT_IN_TIMEOUTS.stream, idleMs: 20_000 });
-    expect(t.buffered).toEqual({ ...BUILT_IN_TIMEOUTS.buffered, headersMs: 50_000 });
+describe('the latency table', () => {
+  it('gives each target its profile: standard, thinking (by default or when asked), hidden thinking', () => {
+    expect(latencyProfile(target('gpt-4o'), req())).toBe('standard');
+    expect(latencyProfile(target('gpt-4o'), req({ reasoning_effort: 'high' }))).toBe('standard'); // cannot reason
+    expect(latencyProfile(target('claude-3-5-sonnet'), req())).toBe('standard');
+    expect(latencyProfile(target('claude-3-5-sonnet'), req({ reasoning_effort: 'low' }))).toBe('thinking');
+    expect(latencyProfile(target('claude-3-5-sonnet'), req({ reasoning_effort: 'none' }))).toBe('standard');
+    expect(latencyProfile(target('gemini-2.5-pro'), req())).toBe('thinking');
+    expect(latencyProfile(target('gemini-2.0-flash'), req())).toBe('standard');
+    expect(latencyProfile(target('deepseek-r1'), req())).toBe('thinking');
+    expect(latencyProfile(target('deepseek-v3'), req())).toBe('standard');
+    expect(latencyProfile(target('minimax'), req())).toBe('thinking');
+    expect(latencyProfile(target('o3-mini'), req())).toBe('hidden-thinking');
+  });
+
+  it('applies the row, with headers never after the first token, and a first token in seconds for normal models', () => {
+    const t = chatTimeouts(target('gpt-4o'), undefined, req(), 0, {});
+    expect(t).toEqual({ connectMs: 3_000, headersMs: 8_000, firstTokenMs: 8_000, idleMs: 15_000, p95FirstTokenMs: 3_000 });
+    expect(chatTimeouts(target('o3-mini'), undefined, req(), 0, {}).firstTokenMs).toBe(LATENCY_TABLE['hidden-thinking'].firstTokenMs);
+    expect(chatTimeouts(target('deepseek-r1'), undefined, req(), 0, {}).firstTokenMs).toBe(LATENCY_TABLE.thinking.firstTokenMs);
+    // The built-in stream defaults are the standard row.
+    expect(BUILT_IN_TIMEOUTS.stream).toEqual({ connectMs: 3_000, headersMs: 8_000, firstTokenMs: 8_000, idleMs: 15_000 });
+  });
+
+  it('UPSTREAM_TIMEOUTS_MS replaces the table for every model; a provider beats it, a catalogue target beats the provider', () => {
+    const operator = operatorTimeouts('{"stream":{"firstTokenMs":700,"idleMs":500},"buffered":{"headersMs":900}}');
+    expect(chatTimeouts(target('o3-mini'), undefined, req(), 0, operator)).toMatchObject({ firstTokenMs: 700, headersMs: 700, idleMs: 500 });
+    const provider = { stream: { idleMs: 45_000 } };
+    expect(chatTimeouts(target('gpt-4o'), provider, req(), 0, operator)).toMatchObject({ firstTokenMs: 700, idleMs: 45_000 });
+    const custom = { ...target('gpt-4o'), timeouts: { stream: { idleMs: 1_234 } } };
+    expect(chatTimeouts(custom, provider, req(), 0, operator).idleMs).toBe(1_234);
+    expect(bufferedTimeouts(target('gpt-4o'), undefined, operator)).toEqual({ ...BUILT_IN_TIMEOUTS.buffered, headersMs: 900 });
+    expect(defaultTimeouts('{"stream":{"idleMs":20000}}').stream).toEqual({ ...BUILT_IN_TIMEOUTS.stream, idleMs: 20_000 });
     expect(defaultTimeouts(undefined)).toBe(BUILT_IN_TIMEOUTS);
-    expect(defaultTimeouts('')).toBe(BUILT_IN_TIMEOUTS);
   });
 
   it('refuses a malformed UPSTREAM_TIMEOUTS_MS at load', () => {
-    expect(() => defaultTimeouts('{"stream":{"idleMs":-1}}')).toThrow();
-    expect(() => defaultTimeouts('{"stream":{"idle":5}}')).toThrow();
-    expect(() => defaultTimeouts('not json')).toThrow();
+    expect(() => operatorTimeouts('{"stream":{"idleMs":-1}}')).toThrow();
+    expect(() => operatorTimeouts('{"stream":{"idle":5}}')).toThrow();
+    expect(() => operatorTimeouts('not json')).toThrow(/^UPSTREAM_TIMEOUTS_MS is not valid/);
   });
 
-  it('a provider override beats the defaults, a catalogue target beats the provider', () => {
-    const provider = { stream: { firstTokenMs: 90_000, idleMs: 45_000 } };
-    expect(timeoutsFor('stream', provider, gpt4o)).toEqual({ ...DEFAULT_TIMEOUTS.stream, firstTokenMs: 90_000, idleMs: 45_000 });
-    // o3-mini's target allows 180 s to the first token (hidden reasoning).
-    expect(timeoutsFor('stream', provider, o3mini)).toEqual({ ...DEFAULT_TIMEOUTS.stream, firstTokenMs: 180_000, idleMs: 45_000 });
-    // The override of one mode leaves the other alone.
-    expect(timeoutsFor('buffered', provider, o3mini)).toEqual(DEFAULT_TIMEOUTS.buffered);
+  it('gives a long prompt more time to its first token: 1 ms per 10 tokens (characters / 4)', () => {
+    const long = req({ messages: [{ role: 'user', content: 'x'.repeat(400_000) }] }); // ~100K tokens
+    expect(promptAllowanceMs(long)).toBe(10_000);
+    const t = chatTimeouts(target('gpt-4o'), undefined, long, undefined, {});
+    expect(t.firstTokenMs).toBe(18_000);
+    expect(t.headersMs).toBe(18_000);
+    expect(t.p95FirstTokenMs).toBe(13_000);
+    // Images count for nothing (their base64 says little about their tokens).
+    const image = req({ messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: `data:image/png;base64,${'A'.repeat(400_000)}` } }] }] });
+    expect(promptAllowanceMs(image)).toBe(0);
   });
 });

@@ -15,8 +15,7 @@ import { createKeyRoute, deleteKeyRoute, getKeyRoute, listKeysRoute, patchKeyRou
 type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 type Authed = (caller: AccountCaller, req: GatewayRequest) => Promise<GatewayResult>;
 
-/** The paths this function serves (also the CloudFront path patterns, lib/constructs/api-distribution.ts). */
-export const ACCOUNT_PATH_PATTERNS = ['/v1/account*', '/v1/keys*', '/v1/credits*', '/v1/activity*', '/v1/byok*', '/config.json'] as const;
+export { ACCOUNT_PATH_PATTERNS } from './paths';
 
 /** The authenticated handlers of a path, by method; undefined for a path we do not serve. */
 function routesFor(path: string): Partial<Record<Method, Authed>> | undefined {

@@ -91,7 +91,7 @@ export async function createAccount(opts: CreateAccountOptions = {}): Promise<Ac
   if (!nonNegativeSafeInt(account.freeTokens) || !nonNegativeSafeInt(account.creditNanoUsd)) {
     throw new InvalidRequestError('freeTokens and creditNanoUsd must be non-negative integers.');
   }
-  account.purchasedNanoUsd = account.creditNanoUsd;
+  Object.assign(account, { purchasedNanoUsd: account.creditNanoUsd, heldNanoUsd: 0, heldFreeTokens: 0 });
   try {
     await storeCall(() =>
       documentClient().send(

@@ -9,29 +9,38 @@ import { GatewayError, UpstreamUnavailableError } from '../openai/errors';
 import { parseJsonBody } from '../openai/parse-body';
 import { loadUpstreamCredentials } from '../providers/credentials';
 import { UpstreamStreamError } from '../providers/types';
-import { planAttempts, requiredCapabilities } from '../routing/attempt-plan';
+import { planAttempts, requestFallbacks, requiredCapabilities } from '../routing/attempt-plan';
 import { routeBuffered, routeStream, type RoutedBase } from '../routing/chat-router';
-import { BUFFERED_CHAT_BUDGET_MS, withinBudget } from '../routing/request-budget';
+import { BUFFERED_CHAT_BUDGET_MS } from '../routing/request-budget';
 import { DONE_FRAME, dataFrame, errorFrame } from '../sse/encode';
 import { estimatePromptTokens, estimateTextTokens } from '../usage/estimate';
 import { logger } from '../observability/logger';
 import { dashboardUrl } from '../http/public-url';
 import { authenticateRequest, routeOptions } from './guard';
+import { heldJson, settledWithin } from './held-json';
 import { settleRequest, type BillableUsage } from './settle-request';
 
 /**
- * `POST /v1/chat/completions`: authenticate → validate → resolve the model → admit (402 before any
- * upstream call) → route (fallback inside) → answer → settle the ledger after the answer is out.
+ * `POST /v1/chat/completions`: authenticate → validate → resolve the model (and the client's `models`
+ * fallback list) → admit (402 before any upstream call) → route (fallback inside) → answer → settle
+ * the ledger after the answer is out.
  */
 export async function chatCompletions(req: GatewayRequest): Promise<GatewayResult> {
   const caller = await authenticateRequest(req);
   const body = parseJsonBody(req.body, chatCompletionRequest);
   const entry = getModel(body.model, 'chat');
+  const fallbacks = requestFallbacks(body.models, CATALOGUE);
   // [issue 11] The account's own provider keys (BYOK) go first in the plan; read beside admission.
   const [, byok] = await Promise.all([admit(caller.accountId), loadAccountByok(caller.accountId, dashboardUrl(req))]);
-  const plan = planAttempts(entry, CATALOGUE, await loadUpstreamCredentials(), requiredCapabilities(body), byok);
+  const plan = planAttempts(entry, CATALOGUE, await loadUpstreamCredentials(), requiredCapabilities(body), fallbacks, byok);
   const ctx: CallContext = { req, body, accountId: caller.accountId, keyHash: caller.keyHash, created: Math.floor(req.receivedAt / 1000) };
-  if (body.stream !== true) return buffered(ctx, await routeBuffered(body, plan, withinBudget(routeOptions(req), req.receivedAt, BUFFERED_CHAT_BUDGET_MS)));
+  if (body.stream !== true) {
+    // Routing runs to the function's deadline; the status waits for the answer until the budget,
+    // then is committed with JSON-whitespace beats (held-json.ts).
+    const routing = routeBuffered(body, plan, routeOptions(req));
+    if (await settledWithin(routing, req.receivedAt + BUFFERED_CHAT_BUDGET_MS - Date.now())) return buffered(ctx, await routing);
+    return heldJson(routing.then((outcome) => buffered(ctx, outcome)), req.signal, req.requestId);
+  }
   const routing = routeStream(body, plan, routeOptions(req));
   const early = await settledWithin(routing, streamCommitAfterMs());
   return early ? streamed(ctx, await routing) : streamedLate(ctx, routing);
@@ -50,18 +59,6 @@ function streamCommitAfterMs(): number {
 /** A keep-alive comment is sent this often while the first token is awaited after commit (ms). */
 const KEEPALIVE_EVERY_MS = 10_000;
 const KEEPALIVE_FRAME = ': modelmux waiting for the first token\n\n';
-
-/** Resolves true when `p` settles (either way) within `ms`; the caller then awaits `p` itself. */
-function settledWithin(p: Promise<unknown>, ms: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const t = setTimeout(() => resolve(false), ms);
-    const done = (): void => {
-      clearTimeout(t);
-      resolve(true);
-    };
-    p.then(done, done);
-  });
-}
 
 /**
  * A stream committed before its first token: 200 now, keep-alive comments while routing goes on,

@@ -23,7 +23,7 @@ export async function embeddings(req: GatewayRequest): Promise<JsonResult> {
   const entry = getModel(body.model, 'embedding');
   const [, byok] = await Promise.all([admit(caller.accountId), loadAccountByok(caller.accountId, dashboardUrl(req))]);
   const inputs = typeof body.input === 'string' ? [body.input] : body.input;
-  const plan = planAttempts(entry, CATALOGUE, await loadUpstreamCredentials(), undefined, byok);
+  const plan = planAttempts(entry, CATALOGUE, await loadUpstreamCredentials(), undefined, [], byok);
   const outcome = await routeBufferedCall(
     plan,
     routeOptions(req),

@@ -2,7 +2,7 @@ import { NotFoundError } from '../openai/errors';
 import { displayedPrice, usdPerMTokToMicro } from '../billing/price';
 import type { ProviderName } from '../providers/provider-names';
 import { CATALOGUE_DATA } from './models';
-import type { Capabilities, CatalogueEntryData, CatalogueTargetData } from './schema';
+import type { Capabilities, CatalogueEntryData, CatalogueTargetData, LatencyProfile } from './schema';
 
 /**
  * The loaded catalogue: the data of `models.ts` with displayed prices computed once, built at module
@@ -26,6 +26,8 @@ export interface CatalogueTarget {
   dimensions: number | undefined;
   /** Per-target time-limit overrides (ms). */
   timeouts: CatalogueTargetData['timeouts'];
+  /** How the target starts answering, when the data says (routing/timeouts.ts derives it otherwise). */
+  latency: LatencyProfile | undefined;
   /** Upstream price, micro-USD per 1M tokens. */
   upstreamPrice: TokenPrices;
   /** What the client pays: upstream × 1.055, micro-USD per 1M tokens. */
@@ -50,6 +52,8 @@ export interface CatalogueEntry {
   created: number;
   targets: readonly CatalogueTarget[];
   equivalents: readonly string[];
+  /** Hedging of slow first tokens, when the operator opted in for this model (routing/hedge.ts). */
+  hedge: { afterMs?: number | undefined } | undefined;
 }
 
 /** An id → entry map, in catalogue order. */
@@ -75,6 +79,7 @@ export function buildCatalogue(entries: readonly CatalogueEntryData[]): Catalogu
       // Vectors of different models live in different spaces: an embedding never falls back to another model.
       if (e.kind === 'embedding') throw new Error(`catalogue: embedding model ${e.id} names an equivalent (${eq}); embeddings never fall back to another model`);
     }
+    if (e.kind === 'embedding' && e.hedge !== undefined) throw new Error(`catalogue: embedding model ${e.id} cannot hedge: it has no other target to race`);
   }
   return byId;
 }
@@ -88,6 +93,7 @@ function toEntry(e: CatalogueEntryData): CatalogueEntry {
     created: e.created,
     targets: e.targets.map(toTarget),
     equivalents: e.equivalents,
+    hedge: e.hedge,
   };
 }
 
@@ -104,6 +110,7 @@ function toTarget(t: CatalogueTargetData): CatalogueTarget {
     upstreamParams: t.upstreamParams,
     dimensions: t.dimensions,
     timeouts: t.timeouts,
+    latency: t.latency,
     upstreamPrice,
     displayedPrice: withFee(upstreamPrice),
     longContext: long === undefined ? undefined : longContextTier(long.promptTokensAbove, prices(long.inputUsdPerMTok, long.outputUsdPerMTok)),

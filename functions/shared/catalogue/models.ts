@@ -39,7 +39,7 @@ function target(
   contextWindow: number,
   maxOutputTokens: number,
   capabilities: Capabilities,
-  extra: Pick<CatalogueTargetData, 'upstreamParams' | 'dimensions' | 'timeouts'> = {},
+  extra: Pick<CatalogueTargetData, 'upstreamParams' | 'dimensions' | 'timeouts' | 'latency'> = {},
 ): CatalogueTargetData {
   return { provider, upstreamModel, price: { inputUsdPerMTok, outputUsdPerMTok, readOn, source }, contextWindow, maxOutputTokens, capabilities, ...extra };
 }
@@ -55,10 +55,11 @@ const claude = (id: string, price: [number, number], maxOut: number) =>
 const claudeSonnet46 = claude('claude-sonnet-4-6', [3, 15], 64_000);
 const claudeOpus46 = claude('claude-opus-4-6', [5, 25], 64_000);
 const gemini25FlashLite = target('gemini', 'gemini-2.5-flash-lite', [0.1, 0.4, READ_ON, GEMINI_PRICING], 1_048_576, 65_536, VISION);
-const gemini25Flash = target('gemini', 'gemini-2.5-flash', [0.3, 2.5, READ_ON, GEMINI_PRICING], 1_048_576, 65_536, VISION_THINKING);
+// Gemini 2.5 Flash and Pro think by default (Pro always; providers.md §3.8): `thinking` time limits.
+const gemini25Flash = target('gemini', 'gemini-2.5-flash', [0.3, 2.5, READ_ON, GEMINI_PRICING], 1_048_576, 65_536, VISION_THINKING, { latency: 'thinking' });
 // Gemini 2.5 Pro bills the whole request at $2.50 / $15 once the prompt is over 200K tokens (providers.md §8).
 const gemini25Pro = withLongContext(
-  target('gemini', 'gemini-2.5-pro', [1.25, 10, READ_ON, GEMINI_PRICING], 1_048_576, 65_536, VISION_THINKING),
+  target('gemini', 'gemini-2.5-pro', [1.25, 10, READ_ON, GEMINI_PRICING], 1_048_576, 65_536, VISION_THINKING, { latency: 'thinking' }),
   { promptTokensAbove: 200_000, inputUsdPerMTok: 2.5, outputUsdPerMTok: 15 },
 );
 // DeepSeek V4 (2026-04-24) replaced V3/R1; deepseek-chat / deepseek-reasoner were retired after
@@ -72,9 +73,11 @@ const deepseekV4Flash = target('deepseek', 'deepseek-v4-flash', V4_FLASH_PRICE, 
 });
 const deepseekV4FlashThinking = target('deepseek', 'deepseek-v4-flash', V4_FLASH_PRICE, 128_000, 32_768, { ...TEXT, reasoning: 'exposed' }, {
   upstreamParams: { thinking: { type: 'enabled' } },
+  latency: 'thinking',
 });
 const minimax = (id: string, price: [number, number]) =>
-  target('minimax', id, [price[0], price[1], READ_ON, MINIMAX_PRICING], 204_800, 131_072, { ...TEXT, reasoning: 'exposed' });
+  // M2.x always reasons (thinking cannot be disabled, providers.md §5.2): `thinking` time limits.
+  target('minimax', id, [price[0], price[1], READ_ON, MINIMAX_PRICING], 204_800, 131_072, { ...TEXT, reasoning: 'exposed' }, { latency: 'thinking' });
 const openaiEmbedding = (id: string, price: number, dimensions: number) =>
   target('openai', id, [price, 0, READ_ON, OPENAI_PRICING], 8_192, 1, EMBEDDING, { dimensions });
 
@@ -92,16 +95,16 @@ export const CATALOGUE_DATA: CatalogueEntryData[] = [
     description: 'GPT-4o mini: the small, fast and cheap GPT-4o variant.',
     targets: [target('openai', 'gpt-4o-mini', [0.15, 0.6, READ_ON, OPENAI_PRICING], 128_000, 16_384, VISION)],
     equivalents: ['gemini-2.0-flash', 'claude-haiku-4-5'],
+    // Hedged: the small fast tier is where latency matters most and a duplicated prompt costs least.
+    // p95 first token ≈ 2 s (median ~0.77 s for OpenAI's mini models, routing/timeouts.ts [a]).
+    hedge: { afterMs: 2_000 },
   },
   {
     id: 'o3-mini', kind: 'chat', ownedBy: 'openai', created: 1738010200,
     description: 'o3-mini reasoning model (reasoning hidden, billed as output).',
-    // Hidden reasoning happens before the first visible token: allow it minutes, not seconds.
-    targets: [
-      target('openai', 'o3-mini', [1.1, 4.4, READ_ON, OPENAI_PRICING], 200_000, 100_000, { ...TEXT, reasoning: 'hidden' }, {
-        timeouts: { stream: { firstTokenMs: 180_000 } },
-      }),
-    ],
+    // Hidden reasoning happens before the first visible token: its limits are the `hidden-thinking`
+    // row of routing/timeouts.ts (derived from `reasoning: 'hidden'`).
+    targets: [target('openai', 'o3-mini', [1.1, 4.4, READ_ON, OPENAI_PRICING], 200_000, 100_000, { ...TEXT, reasoning: 'hidden' })],
     equivalents: ['deepseek-r1'],
   },
   // ── Anthropic ───────────────────────────────────────────────────────────────────────────────────
@@ -156,6 +159,8 @@ export const CATALOGUE_DATA: CatalogueEntryData[] = [
     description: 'Claude Haiku 4.5: fast and cheap.',
     targets: [claude('claude-haiku-4-5', [1, 5], 64_000)],
     equivalents: ['gpt-4o-mini'],
+    // Hedged after the `standard` p95 (3 s; Haiku 4.5's median first token is ~1.4 s, routing/timeouts.ts [a]).
+    hedge: {},
   },
   // ── Google Gemini ───────────────────────────────────────────────────────────────────────────────
   {

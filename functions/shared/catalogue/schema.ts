@@ -25,6 +25,22 @@ export const capabilities = z.strictObject({
 });
 export type Capabilities = z.infer<typeof capabilities>;
 
+/**
+ * How a target starts answering, for its default time limits (routing/timeouts.ts, LATENCY_TABLE):
+ * `standard` (first token in about a second), `thinking` (reasoning streamed as produced, slower to
+ * start), `hidden-thinking` (nothing streamed until reasoning ends). Absent: `hidden-thinking` for
+ * hidden reasoning, else `standard` (then `thinking` when the request sets `reasoning_effort`).
+ */
+export const latencyProfile = z.enum(['standard', 'thinking', 'hidden-thinking']);
+export type LatencyProfile = z.infer<typeof latencyProfile>;
+
+/**
+ * Hedging (routing/hedge.ts): when an attempt on this model has produced no first token after
+ * `afterMs` (default: its profile's usual p95 time to first token, LATENCY_TABLE), the next target of
+ * the plan starts beside it; the first to produce a token wins, the other is stopped.
+ */
+export const hedgeSchema = z.strictObject({ afterMs: z.number().int().positive().optional() });
+
 const timeoutFields = z.strictObject({
   connectMs: z.number().int().positive().optional(),
   headersMs: z.number().int().positive().optional(),
@@ -60,6 +76,8 @@ export const targetSchema = z.strictObject({
   upstreamParams: z.record(z.string(), z.unknown()).optional(),
   /** Embedding models: the vector length the upstream returns by default. */
   dimensions: z.number().int().positive().optional(),
+  /** How this target starts answering (default derived from `capabilities.reasoning`). */
+  latency: latencyProfile.optional(),
   /** Per-target attempt time limits (ms), over the provider's and the defaults (routing/timeouts.ts). */
   timeouts: z
     .strictObject({ stream: timeoutFields.optional(), buffered: timeoutFields.optional() })
@@ -79,6 +97,8 @@ export const entrySchema = z.strictObject({
   targets: z.array(targetSchema).min(1),
   /** Other public ids tried, in order, when every target of this one failed. Same kind only. */
   equivalents: z.array(z.string()),
+  /** Opt-in hedging of slow first tokens (chat only). */
+  hedge: hedgeSchema.optional(),
 });
 export type CatalogueEntryData = z.infer<typeof entrySchema>;
 

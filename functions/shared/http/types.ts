@@ -41,10 +41,11 @@ export interface JsonResult {
 }
 
 /**
- * A streamed `text/event-stream` response. Status and headers are committed only when the edge
- * starts writing; `frames` yields wire-ready SSE frames as they are produced, and ends the stream
- * itself (with `data: [DONE]` or an error event). `after` runs once the last byte has been written,
- * or the client has gone away.
+ * A streamed response: `text/event-stream` by default, or whatever `content-type` its headers set
+ * (a held buffered JSON answer, app/held-json.ts). Status and headers are committed only when the
+ * edge starts writing; `frames` yields wire-ready pieces as they are produced, and ends the body
+ * itself (SSE: with `data: [DONE]` or an error event). `after` runs once the last byte has been
+ * written, or the client has gone away.
  */
 export interface StreamResult {
   kind: 'stream';

@@ -99,6 +99,12 @@ const responseFormat = z.discriminatedUnion('type', [
 ]);
 
 const positiveInt = z.number().int().positive();
+
+/** The longest `models` fallback list accepted: OpenRouter documented "up to 3"; a few more, so one request cannot fan out far. */
+export const MAX_REQUEST_FALLBACKS = 8;
+
+/** Fields of the request that steer modelmux's routing and are never passed to an upstream. */
+export const ROUTING_FIELDS = ['models', 'route'] as const;
 const moderationMode = z.strictObject({ mode: z.enum(['score', 'block']) });
 
 /** The validated chat-completion request (defaults applied). */
@@ -154,6 +160,13 @@ export const chatCompletionRequest = z
     prediction: z.unknown().optional(),
     verbosity: z.enum(['low', 'medium', 'high']).nullish(),
     web_search_options: z.unknown().optional(),
+    /**
+     * OpenRouter's per-request fallback list: catalogue chat models tried, in order, after the
+     * model's own targets (routing/attempt-plan.ts requestFallbacks). Routing fields: never sent upstream.
+     */
+    models: z.array(z.string().min(1)).max(MAX_REQUEST_FALLBACKS).nullish(),
+    /** OpenRouter's `route: "fallback"`, which asked for the `models` behaviour; accepted, and implied by `models`. */
+    route: z.literal('fallback').nullish(),
   })
   .superRefine((req, ctx) => {
     if (req.stream_options != null && req.stream !== true) {

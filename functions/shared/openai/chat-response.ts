@@ -91,6 +91,8 @@ export interface ChunkChoice {
 export interface ChunkParts {
   choices: ChunkChoice[];
   usage?: Usage;
+  /** The upstream's backend fingerprint, when its chunks carry one (OpenAI), for an assembled answer. */
+  system_fingerprint?: string;
 }
 
 /** The full `chat.completion.chunk` object as written to the client. */

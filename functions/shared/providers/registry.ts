@@ -71,8 +71,8 @@ const REGISTRY: Readonly<Record<ProviderName, ProviderSpec>> = {
     defaultBaseUrl: 'https://api.deepseek.com',
     byok: true,
     // Under load DeepSeek holds the connection with keep-alive comments before inference starts
-    // (providers.md §4.5): comments reset the idle timer, but the first token may come late.
-    timeouts: { stream: { firstTokenMs: 90_000 } },
+    // (providers.md §4.5). No longer a 90 s allowance: comments are not a first token, and an
+    // equivalent's answer after the table's limit beats a queued one (routing/timeouts.ts).
   },
   minimax: {
     name: 'minimax',

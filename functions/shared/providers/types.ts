@@ -6,6 +6,7 @@ import type { CatalogueTarget } from '../catalogue/catalogue';
 import type { ChatCompletionRequest } from '../openai/chat-request';
 import type { ChunkParts, CompletionParts } from '../openai/chat-response';
 import type { EmbeddingParts, EmbeddingsRequest } from '../openai/embeddings';
+import type { AssemblyRules } from '../openai/completion-assembler';
 import type { GatewayError } from '../openai/errors';
 import type { ProviderName } from './provider-names';
 
@@ -93,6 +94,11 @@ export interface ProviderAdapter {
   createStreamTransform(ctx: AdapterContext): StreamTransform;
   /** Classifies a non-2xx upstream response. */
   classifyError(status: number, bodyText: string, headers: Headers): UpstreamFailure;
+  /**
+   * Where this upstream's buffered answer differs from the concatenation of its stream, so an answer
+   * assembled from the stream equals the buffered one (openai/completion-assembler.ts). Absent: none.
+   */
+  assembly?: AssemblyRules;
   /** Embeddings, for providers that have them. */
   buildEmbeddingsRequest?(req: EmbeddingsRequest, inputs: readonly string[], ctx: AdapterContext): UpstreamHttpRequest;
   parseEmbeddingsResponse?(bodyText: string, ctx: AdapterContext): EmbeddingParts;

@@ -7,9 +7,11 @@ import type { ProviderAdapter, ProviderEndpoint } from '../providers/types';
 import type { TimeoutOverrides } from './timeouts';
 
 /**
- * The ordered list of upstream targets one request may try: the model's own targets, then each
- * equivalent's targets (catalogue order), each at most once, skipping providers with no key and
- * targets that lack a capability the request uses.
+ * The ordered list of upstream targets one request may try — "the plan", the single source of truth
+ * for what a request may cost (billing holds price the plan's targets) and where it may go: the
+ * model's own targets, then those of the client's own fallback list (`models`, in its order), then
+ * each catalogue equivalent's targets (catalogue order), each target at most once, skipping providers
+ * with no key and targets that lack a capability the request uses.
  */
 
 /** One place the request can be sent. */
@@ -21,6 +23,8 @@ export interface Attempt {
   adapter: ProviderAdapter;
   /** The provider's attempt time limits (routing/timeouts.ts). */
   providerTimeouts: TimeoutOverrides | undefined;
+  /** The public model's hedging, when it opted in (routing/hedge.ts). */
+  hedge: CatalogueEntry['hedge'];
   /**
    * Set when this attempt uses the account's own provider key (BYOK): the answer is billed the platform
    * fee only, a refusal of the key is the user's to hear (never the platform breaker's), and
@@ -86,10 +90,14 @@ function missingCapability(entry: CatalogueEntry, need: RequiredCapabilities): {
 
 /**
  * Builds the plan.
+ * @param fallbacks the client's own fallback models (`models`, resolved by {@link requestFallbacks}),
+ *   tried after the model's own targets and before its catalogue equivalents; like equivalents, their
+ *   targets lacking a capability the request uses are skipped.
  * @throws InvalidRequestError (400, code `unsupported_capability`) when the requested model itself
  *   lacks a capability the request uses — image input (vision), file input, audio input, tool
  *   calling — named in the message, so the client hears it plainly rather than an upstream's error.
- * @throws UpstreamUnavailableError (503) when no target of the model or its equivalents has a key.
+ * @throws UpstreamUnavailableError (503) when no target of the model, its fallbacks or its
+ *   equivalents has a key.
  * @param byok the account's own provider keys: each target of such a provider is tried with the user's
  *   key first, then with the platform's key only if the user allows fallback for that provider.
  */
@@ -98,6 +106,7 @@ export function planAttempts(
   catalogue: Catalogue,
   credentials: Readonly<Record<string, string | undefined>>,
   need: RequiredCapabilities = NO_NEEDS,
+  fallbacks: readonly CatalogueEntry[] = [],
   byok?: AccountByok,
 ): Attempt[] {
   if (!entry.targets.some((t) => supports(t, need))) {
@@ -106,7 +115,8 @@ export function planAttempts(
   }
   const plan: Attempt[] = [];
   const seen = new Set<string>();
-  const entries = [entry, ...entry.equivalents.map((id) => catalogue.get(id)).filter((e): e is CatalogueEntry => e !== undefined)];
+  const equivalents = entry.equivalents.map((id) => catalogue.get(id)).filter((e): e is CatalogueEntry => e !== undefined);
+  const entries = [entry, ...fallbacks, ...equivalents];
   for (const e of entries) {
     for (const target of e.targets) {
       if (seen.has(target.key) || !supports(target, need)) continue;
@@ -116,16 +126,38 @@ export function planAttempts(
       if (byok !== undefined && own !== undefined) {
         const byokEndpoint = resolveByokEndpoint(target.provider, credentials, own.apiKey);
         const info = { accountId: byok.accountId, last4: own.last4, allowFallback: own.allowFallback, dashboard: byok.dashboard };
-        plan.push({ publicModel: e.id, target, endpoint: byokEndpoint, adapter: spec.adapter, providerTimeouts: spec.timeouts, byok: info });
+        plan.push({ publicModel: e.id, target, endpoint: byokEndpoint, adapter: spec.adapter, providerTimeouts: spec.timeouts, hedge: e.hedge, byok: info });
         if (!own.allowFallback) continue;
       }
       const endpoint = resolveEndpoint(target.provider, credentials);
       if (endpoint === undefined) continue;
-      plan.push({ publicModel: e.id, target, endpoint, adapter: spec.adapter, providerTimeouts: spec.timeouts });
+      plan.push({ publicModel: e.id, target, endpoint, adapter: spec.adapter, providerTimeouts: spec.timeouts, hedge: e.hedge });
     }
   }
   if (plan.length === 0) {
     throw new UpstreamUnavailableError(503, `No upstream provider is configured for the model \`${entry.id}\`.`);
   }
   return plan;
+}
+
+/**
+ * The client's own fallback list, OpenRouter's way (`models: ["a", "b"]`, optionally with
+ * `route: "fallback"`): catalogue chat models tried in that order after the requested model's own
+ * targets. A name repeated, or the requested model itself, adds nothing.
+ * @throws InvalidRequestError (400, param `models[i]`) naming the first entry that is not a catalogue
+ *   model (code `model_not_found`) or not a chat model (code `invalid_value`).
+ */
+export function requestFallbacks(names: readonly string[] | null | undefined, catalogue: Catalogue): CatalogueEntry[] {
+  const out: CatalogueEntry[] = [];
+  (names ?? []).forEach((name, i) => {
+    const e = catalogue.get(name);
+    if (e === undefined) {
+      throw new InvalidRequestError(`The model \`${name}\` in \`models\` does not exist or you do not have access to it.`, { param: `models[${i}]`, code: 'model_not_found' });
+    }
+    if (e.kind !== 'chat') {
+      throw new InvalidRequestError(`The model \`${name}\` in \`models\` is an embedding model; a chat request can only fall back to chat models.`, { param: `models[${i}]`, code: 'invalid_value' });
+    }
+    if (!out.includes(e)) out.push(e);
+  });
+  return out;
 }

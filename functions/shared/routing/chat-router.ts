@@ -1,48 +1,34 @@
 import type { ChatCompletionRequest } from '../openai/chat-request';
 import type { ChunkParts, CompletionParts } from '../openai/chat-response';
+import { createCompletionAssembler } from '../openai/completion-assembler';
 import { GatewayError, InvalidRequestError, UpstreamUnavailableError } from '../openai/errors';
 import { logger } from '../observability/logger';
 import { decodeSse } from '../sse/decode';
 import { UpstreamStreamError, type AdapterContext, type UpstreamFailure, type UpstreamHttpRequest } from '../providers/types';
 import { makeFailure, transportFailure } from '../providers/upstream-failure';
-import { breakerKey, type Attempt } from './attempt-plan';
-import { byokKeyRefused } from './byok-refusal';
-import { breaker as defaultBreaker, type CircuitBreaker } from './circuit-breaker';
-import { healthOf, reportingHealth, type TargetHealth } from './target-health';
-import { DEFAULT_RETRY, retryDelay, sleep, type RetryPolicy } from './retry-policy';
-import { timeoutsFor, type Timeouts } from './timeouts';
+import type { Attempt } from './attempt-plan';
+import { runPlan, SkipTarget, type AttemptRecord, type AttemptRun, type PlanHooks, type RoutedBase, type RouteOptions } from './attempt-loop';
+import { hedgeAfterMs, logHedgeLoss } from './hedge';
+import { reportingHealth } from './target-health';
+import { bufferedTimeouts, chatTimeouts, promptAllowanceMs, roughPromptTokens } from './timeouts';
 import { AttemptAbortedError, readText, startAttempt, type LiveAttempt } from './upstream-call';
 
+export type { AttemptRecord, RoutedBase, RouteOptions } from './attempt-loop';
+
 /**
- * Sends a request down an attempt plan until one target answers (DESIGN.md: the router never names
- * a provider). Per target: up to `maxRetriesPerTarget` retries with jittered backoff or the
- * upstream's retry-after; then the next target (the model's own, then its equivalents). Targets
- * whose breaker is open are skipped. A context-length failure only falls back to larger windows.
- * A failure the client caused (an upstream 400 about the request) is returned at once. For streams,
- * an attempt counts only once its first chunk has arrived, so every failure before the first token
- * is recovered by fallback (peers.md B3).
+ * The router's two chat entry points and the buffered call for embeddings (DESIGN.md: the router never
+ * names a provider). The attempt loop — order, retries, breaker, hedging — is attempt-loop.ts.
  *
- * Time: every attempt has its own timers (timeouts.ts) and one that is never reset, set to what is
- * left of the request's budget, so no attempt outlives the deadline however its bytes trickle in.
+ * Every chat attempt STREAMS upstream, whatever the client asked: a hang, a stall or a slow start is
+ * then seen within the first-token and idle limits (timeouts.ts), not at the end of a whole buffered
+ * generation, and a buffered answer is assembled from the stream parts
+ * (openai/completion-assembler.ts). An attempt counts once its first token has arrived; until then
+ * any failure — an error status, a reset, a stall, keep-alive bytes only, a malformed or error event —
+ * moves on to the next target.
+ *
+ * Time: every attempt has its own timers (upstream-call.ts) and one that is never reset, set to what
+ * is left of the request's deadline, so no attempt outlives it however its bytes trickle in.
  */
-
-/** What happened to one attempt (for headers, logs and the ledger's fallback path). */
-export interface AttemptRecord {
-  publicModel: string;
-  provider: string;
-  upstreamModel: string;
-  /** `ok`, or the failure kind. */
-  outcome: 'ok' | UpstreamFailure['kind'];
-  status: number;
-  ms: number;
-}
-
-export interface RoutedBase {
-  /** The attempt that answered. */
-  attempt: Attempt;
-  /** Every attempt, in order, the answering one last. */
-  attempts: AttemptRecord[];
-}
 
 export interface BufferedOutcome extends RoutedBase {
   parts: CompletionParts;
@@ -59,106 +45,69 @@ export interface StreamOutcome extends RoutedBase {
   close(reason?: 'deadline'): void;
 }
 
-/** Options of one routed call. */
-export interface RouteOptions {
-  /** Aborted when the client goes away. */
-  signal: AbortSignal;
-  /** Epoch ms after which no attempt may run (under the function's own timeout). */
-  deadline?: number;
-  /** Our request id, on every log line the routing writes. */
-  requestId?: string;
-  retry?: RetryPolicy;
-  breaker?: CircuitBreaker;
+/** A streamed chat attempt that has produced its first token. */
+interface StartedStream {
+  first: ChunkParts[];
+  rest: AsyncGenerator<ChunkParts[]>;
+  live: LiveAttempt;
 }
 
-/** An attempt's limits (ms): its timeouts clipped to the deadline, and `totalMs`, what is left of the budget. */
-type AttemptLimits = Timeouts & { totalMs: number };
-
-/** Runs one attempt to its result; throws on failure. */
-type AttemptRunner<T> = (attempt: Attempt, ctx: AdapterContext, limits: AttemptLimits) => Promise<T>;
-
-/** Thrown by an attempt runner for a target that cannot serve this kind of request (no record, no breaker). */
-class SkipTarget extends Error {}
+/** The loop's hooks for a chat request: its limits per target, hedging, and the hedge-loss log. */
+function chatHooks(req: ChatCompletionRequest, opts: RouteOptions, successOnResolve: boolean): PlanHooks {
+  const allowance = promptAllowanceMs(req);
+  const timeouts = (a: Attempt) => chatTimeouts(a.target, a.providerTimeouts, req, allowance);
+  return {
+    timeouts,
+    hedgeAfterMs: (a) => hedgeAfterMs(a, timeouts(a), allowance),
+    onHedgeLost: (a) => logHedgeLoss(a, roughPromptTokens(req), opts.requestId),
+    toFailure,
+    onFailure: (a, f) => logFailure(a, f, opts.requestId),
+    exhausted,
+    successOnResolve,
+  };
+}
 
 /**
- * The bounded attempt loop shared by buffered and streamed calls.
- *
- * Breaker: each target is asked `allow()` only when the loop reaches it, and every allowed attempt
- * reports success or failure (or is released), so a half-open probe is never left hanging. A stream
- * that has started is reported by its caller through the returned `health`, once it ends: its
- * success is the whole answer, not the first token. Fail open:
- * when every target's breaker is open, all are tried anyway rather than refusing outright.
- * Client errors: one from the requested model's own targets is the client's to fix and is returned at
- * once; one from an equivalent (another model, another provider's rules) only rules that target out.
+ * Starts one streamed chat attempt and waits for its first token: output of any kind (content,
+ * reasoning, refusal, a tool call, a finish). The first-token limit counts from the request being
+ * sent; until it passes, silence may last that long (a reasoning model thinks in silence, and the idle
+ * limit is often shorter); once output flows, the idle limit applies. Preamble parts (a role-only
+ * delta) are held with the first real token, so until then the attempt can still fail over invisibly.
+ * @throws UpstreamStreamError / AttemptAbortedError for every failure before the first token.
  */
-async function runPlan<T>(plan: readonly Attempt[], opts: RouteOptions, mode: 'stream' | 'buffered', run: AttemptRunner<T>): Promise<RoutedBase & { result: T; health: TargetHealth }> {
-  const records: AttemptRecord[] = [];
-  const brk = opts.breaker ?? defaultBreaker;
-  const policy = opts.retry ?? DEFAULT_RETRY;
-  const deadline = opts.deadline ?? Number.POSITIVE_INFINITY;
-  const requested = plan[0]?.publicModel;
-  const failOpen = plan.every((a) => brk.isOpen(breakerKey(a)));
-  let tooSmallWindow = 0;
-  // BYOK: the user's own key refused by its provider (never reported to any breaker).
-  let byokRefusal: GatewayError | undefined;
-  for (const attempt of plan) {
-    const key = breakerKey(attempt);
-    if (attempt.target.contextWindow <= tooSmallWindow) continue;
-    if (!failOpen && !brk.allow(key)) continue;
-    let reported = false;
-    try {
-      const ctx: AdapterContext = { target: attempt.target, endpoint: attempt.endpoint };
-      for (let retry = 0; ; retry++) {
-        const remaining = deadline - Date.now();
-        if (remaining <= 0) throw exhausted(records, true, tooSmallWindow);
-        const started = Date.now();
-        try {
-          const result = await run(attempt, ctx, clip(timeoutsFor(mode, attempt.providerTimeouts, attempt.target), remaining));
-          reported = true;
-          records.push(record(attempt, 'ok', 200, started));
-          const health = healthOf(brk, key);
-          if (mode === 'buffered') health.success();
-          return { attempt, attempts: records, result, health };
-        } catch (err) {
-          if (err instanceof SkipTarget) break;
-          // A client that left says nothing about the target's health.
-          if (opts.signal.aborted) throw clientGone();
-          const failure = toFailure(err);
-          records.push(record(attempt, failure.kind, failure.status, started));
-          if (attempt.byok !== undefined && failure.kind === 'auth-config') {
-            // The user's key, not ours: tell the user (at once unless the platform's key may serve).
-            byokRefusal = byokKeyRefused(attempt, attempt.byok, failure, opts.requestId);
-            if (!attempt.byok.allowFallback) throw byokRefusal;
-            break;
-          }
-          brk.failure(key, failure.kind);
-          reported = true;
-          if (failure.clientError) {
-            if (attempt.publicModel === requested) throw failure.clientError;
-            break;
-          }
-          logFailure(attempt, failure, opts.requestId);
-          if (failure.kind === 'context-length') tooSmallWindow = Math.max(tooSmallWindow, attempt.target.contextWindow);
-          const wait = retryDelay(failure, retry, deadline - Date.now(), policy);
-          if (wait === undefined) break;
-          if (!(await sleep(wait, opts.signal))) throw clientGone();
-        }
-      }
-    } finally {
-      if (!reported) brk.release(key);
+async function startChatStream(req: ChatCompletionRequest, attempt: Attempt, ctx: AdapterContext, run: AttemptRun): Promise<StartedStream> {
+  const { limits } = run;
+  const live = await startAttempt(attempt.adapter.buildChatRequest(req, ctx, true), run.signal, {
+    connectMs: limits.connectMs,
+    headersMs: Math.min(limits.headersMs, limits.firstTokenMs),
+    idleMs: Math.max(limits.idleMs, limits.firstTokenMs),
+    totalMs: limits.totalMs,
+    firstTokenMs: limits.firstTokenMs,
+  });
+  try {
+    if (!live.ok) {
+      const text = await readText(live);
+      throw new UpstreamStreamError(attempt.adapter.classifyError(live.status, text, live.headers()));
     }
+    const rest = streamParts(live, attempt, ctx);
+    const first: ChunkParts[] = [];
+    while (!first.some(carriesOutput)) {
+      const next = await rest.next();
+      if (next.done === true) throw new UpstreamStreamError(makeFailure('server', 200, 'upstream stream ended before its first token'));
+      first.push(...next.value);
+    }
+    live.markFirstToken();
+    live.setIdle(limits.idleMs);
+    run.started();
+    return { first, rest, live };
+  } catch (err) {
+    live.close();
+    throw err;
   }
-  throw byokRefusal ?? exhausted(records, false, tooSmallWindow);
-}
-
-/** Never let an attempt's timers run past the request's deadline; `totalMs` is what is left of it. */
-function clip(t: Timeouts, remainingMs: number): AttemptLimits {
-  const r = Math.max(1, remainingMs);
-  return { connectMs: Math.min(t.connectMs, r), headersMs: Math.min(t.headersMs, r), firstTokenMs: Math.min(t.firstTokenMs, r), idleMs: Math.min(t.idleMs, r), totalMs: r };
 }
 
 /**
- * A buffered call (chat or embeddings): the first attempt whose response parses wins.
+ * A buffered call for embeddings: the first attempt whose response parses wins.
  * `build` makes the upstream request (undefined skips a target that cannot serve it); `parse` reads
  * a 2xx body and throws UpstreamStreamError when it is unusable.
  * @throws GatewayError — the client's own error from an upstream 400, or 502/503/504 when every
@@ -170,11 +119,12 @@ export async function routeBufferedCall<T>(
   build: (attempt: Attempt, ctx: AdapterContext) => UpstreamHttpRequest | undefined,
   parse: (text: string, attempt: Attempt, ctx: AdapterContext) => T,
 ): Promise<RoutedBase & { result: T }> {
-  const out = await runPlan(plan, opts, 'buffered', async (attempt, ctx, limits) => {
+  const hooks: PlanHooks = { timeouts: (a) => bufferedTimeouts(a.target, a.providerTimeouts), toFailure, onFailure: (a, f) => logFailure(a, f, opts.requestId), exhausted, successOnResolve: true };
+  const out = await runPlan(plan, opts, hooks, async (attempt, ctx, { limits, signal }) => {
     const upstreamReq = build(attempt, ctx);
     if (upstreamReq === undefined) throw new SkipTarget();
     const answerBy = Date.now() + limits.headersMs;
-    const live = await startAttempt(upstreamReq, opts.signal, limits);
+    const live = await startAttempt(upstreamReq, signal, limits);
     try {
       const text = await readText(live, answerBy);
       if (!live.ok) throw new UpstreamStreamError(attempt.adapter.classifyError(live.status, text, live.headers()));
@@ -186,58 +136,42 @@ export async function routeBufferedCall<T>(
   return { attempt: out.attempt, attempts: out.attempts, result: out.result };
 }
 
-/** Buffered chat over {@link routeBufferedCall}. */
+/**
+ * Buffered chat: each attempt streams upstream, and the answer is assembled from its parts. A
+ * failure before the first token, or AFTER it — nothing has reached the client yet — moves on to the
+ * next target like any other. Hedging races the first token; the winner's whole answer is awaited.
+ *
+ * Contract (also for the Responses API, which routes through here): resolves with the answering
+ * attempt, every attempt's record, and the `chat.completion` parts (usage undefined when the upstream
+ * sent none: the caller estimates); never resolves before the whole answer is in.
+ * @throws GatewayError — the client's own error (4xx), 499 when the client left, or 502/503/504
+ *   ({@link exhausted}) when no target answered by `opts.deadline`.
+ */
 export async function routeBuffered(req: ChatCompletionRequest, plan: readonly Attempt[], opts: RouteOptions): Promise<BufferedOutcome> {
-  const out = await routeBufferedCall(
-    plan,
-    opts,
-    (a, ctx) => a.adapter.buildChatRequest(req, ctx, false),
-    (text, a, ctx) => a.adapter.parseChatResponse(text, ctx),
-  );
+  const out = await runPlan(plan, opts, chatHooks(req, opts, true), async (attempt, ctx, run) => {
+    const started = await startChatStream(req, attempt, ctx, run);
+    const assembler = createCompletionAssembler(attempt.adapter.assembly);
+    assembler.push(started.first);
+    for await (const batch of started.rest) assembler.push(batch);
+    return assembler.result();
+  });
   return { attempt: out.attempt, attempts: out.attempts, parts: out.result };
 }
 
 /**
- * Streamed chat: an attempt counts once it has produced its first chunk within `firstTokenMs`; until
- * then any failure — an error status, a reset, a stall, a malformed or error event — moves on, so the
- * client's 200 is committed only for a stream that has started.
+ * Streamed chat: resolves once an attempt has produced its first token (so the client's 200 is
+ * committed only for a stream that has started).
  *
- * Until the first token the idle limit is max(idleMs, firstTokenMs): a reasoning model may be silent
- * for its whole first-token allowance (o3-mini 180 s) while the idle limit is shorter (30 s), and an
- * idle cut there would make firstTokenMs meaningless. Once output flows, idleMs applies.
- * A failure after the first token (not a client abort, not our deadline) counts against the target's
- * breaker: a target that starts answers and then drops them is not healthy.
+ * Contract (also for the Responses API): `first` holds the parts up to and including the first
+ * token; `rest` yields the following batches and throws {@link UpstreamStreamError} when the upstream
+ * fails later (no fallback is possible once output may have reached the client); `close()` must be
+ * called when the consumer stops. A failure after the first token (not a client abort, not our
+ * deadline) counts against the target's breaker: a target that starts answers and then drops them is
+ * not healthy.
+ * @throws GatewayError as {@link routeBuffered}, before any output.
  */
 export async function routeStream(req: ChatCompletionRequest, plan: readonly Attempt[], opts: RouteOptions): Promise<StreamOutcome> {
-  const out = await runPlan(plan, opts, 'stream', async (attempt, ctx, limits) => {
-    const untilFirstToken = { ...limits, idleMs: Math.max(limits.idleMs, limits.firstTokenMs) };
-    const live = await startAttempt(attempt.adapter.buildChatRequest(req, ctx, true), opts.signal, untilFirstToken);
-    try {
-      if (!live.ok) {
-        const text = await readText(live);
-        throw new UpstreamStreamError(attempt.adapter.classifyError(live.status, text, live.headers()));
-      }
-      const rest = streamParts(live, attempt, ctx);
-      const firstTokenTimer = setTimeout(() => live.abort('first-token-timeout'), limits.firstTokenMs);
-      try {
-        // Preamble chunks (a role-only delta) are held with the first real token: until then the
-        // attempt can still fail over invisibly.
-        const first: ChunkParts[] = [];
-        while (!first.some(carriesOutput)) {
-          const next = await rest.next();
-          if (next.done === true) throw new UpstreamStreamError(makeFailure('server', 200, 'upstream stream ended before its first token'));
-          first.push(...next.value);
-        }
-        live.setIdle(limits.idleMs);
-        return { first, rest, live };
-      } finally {
-        clearTimeout(firstTokenTimer);
-      }
-    } catch (err) {
-      live.close();
-      throw err;
-    }
-  });
+  const out = await runPlan(plan, opts, chatHooks(req, opts, false), (attempt, ctx, run) => startChatStream(req, attempt, ctx, run));
   const { first, rest, live } = out.result;
   const { health } = out;
   let stoppedByUs = false;
@@ -288,10 +222,6 @@ export function toFailure(err: unknown): UpstreamFailure {
   return transportFailure(err, false);
 }
 
-function record(attempt: Attempt, outcome: AttemptRecord['outcome'], status: number, started: number): AttemptRecord {
-  return { publicModel: attempt.publicModel, provider: attempt.target.provider, upstreamModel: attempt.target.upstreamModel, outcome, status, ms: Date.now() - started };
-}
-
 /** Our upstream key rejected is our misconfiguration: the operator must hear it loudly. */
 function logFailure(attempt: Attempt, failure: UpstreamFailure, requestId: string | undefined): void {
   const fields = { requestId, target: attempt.target.key, kind: failure.kind, status: failure.status, detail: failure.message };
@@ -302,11 +232,6 @@ function logFailure(attempt: Attempt, failure: UpstreamFailure, requestId: strin
 /** OpenAI's error code for a prompt over the model's context window (Chat Completions API errors). */
 const CONTEXT_LENGTH_EXCEEDED = 'context_length_exceeded';
 
-/** The client went away: nothing more to try, and nobody to answer. */
-function clientGone(): GatewayError {
-  return new GatewayError(499, 'invalid_request_error', 'The client closed the request.', { code: 'client_closed_request' });
-}
-
 /**
  * Every attempt failed: 504 when they all timed out (or the deadline came), 503 when upstreams were
  * overloaded, rate limited or unreachable, 502 when an upstream answered badly.
@@ -315,9 +240,12 @@ function clientGone(): GatewayError {
  * length (and the deadline did not cut the plan short), the answer is OpenAI's own 400
  * `context_length_exceeded` on `messages` — retrying the same prompt cannot help — even if a
  * larger-window equivalent failed for another reason meanwhile.
+ * @param all every attempt's record (`hedge-lost` ones are ignored).
  * @param largestTooSmallWindow the largest context window (tokens) that refused the prompt, 0 if none.
  */
-export function exhausted(records: readonly AttemptRecord[], deadlineReached: boolean, largestTooSmallWindow = 0): GatewayError {
+export function exhausted(all: readonly AttemptRecord[], deadlineReached: boolean, largestTooSmallWindow = 0): GatewayError {
+  // An attempt stopped because a parallel one answered first says nothing about why the plan failed.
+  const records = all.filter((r) => r.outcome !== 'hedge-lost');
   const tried = records.map((r) => r.publicModel).filter((m, i, a) => a.indexOf(m) === i).join(', ') || 'the model';
   if (!deadlineReached && records.some((r) => r.outcome === 'context-length')) {
     const window = largestTooSmallWindow > 0 ? ` (the largest context window tried holds ${largestTooSmallWindow} tokens)` : '';

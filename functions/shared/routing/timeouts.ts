@@ -1,31 +1,106 @@
 import * as z from 'zod';
 import type { CatalogueTarget } from '../catalogue/catalogue';
+import type { LatencyProfile } from '../catalogue/schema';
+import type { ChatCompletionRequest } from '../openai/chat-request';
 
 /**
- * Time limits of an upstream attempt (ms): defaults, overridden per provider (registry) and per
- * catalogue target (`timeouts` in the data), in that order. Every limit is also clipped to the
- * request's deadline, which sits under the Lambda function's own timeout.
+ * Time limits of an upstream attempt (ms). Chat attempts always stream upstream (a buffered answer is
+ * assembled from the stream, chat-router.ts), so the limits that matter are the time to the first
+ * token and the silence between tokens; they come from ONE table, {@link LATENCY_TABLE}, by how the
+ * target starts answering. Every limit is also clipped to the request's deadline.
+ *
+ * Precedence, lowest first: the table (chat) or {@link BUILT_IN_TIMEOUTS}.buffered (embeddings) →
+ * the operator's `UPSTREAM_TIMEOUTS_MS` (every model) → the provider's override (registry.ts) → the
+ * catalogue target's own `timeouts` → the prompt-size allowance ({@link promptAllowanceMs}) on top of
+ * the first-token limit.
  */
 export interface Timeouts {
   /** TCP + TLS connect. */
   connectMs: number;
-  /** Request sent → response headers. Buffered calls: the whole generation happens before headers. */
+  /**
+   * Request sent → response headers. Chat: never longer than `firstTokenMs`, which counts from the
+   * same moment (a hang before the headers is a missing first token). Embeddings: the whole answer.
+   */
   headersMs: number;
-  /** Streams: headers → first content chunk (reasoning models think before their first token). */
+  /**
+   * Chat: request sent → first output (content, reasoning, refusal, a tool call, or a finish). Bytes
+   * that carry none — SSE comments, a role-only preamble, Anthropic pings — do not stop this clock.
+   */
   firstTokenMs: number;
   /**
-   * Longest silence between two chunks of a body. Streams: from the first token on; before it the
-   * silence may last up to firstTokenMs when that is longer (chat-router.ts).
+   * Longest silence between two chunks of a body once output flows; before the first token the
+   * silence may last up to `firstTokenMs` (a reasoning model thinks in silence).
    */
   idleMs: number;
 }
 
+/** A chat attempt's limits, with the first-token time by which a hedged model starts its next target (ms). */
+export interface ChatTimeouts extends Timeouts {
+  /** The profile's usual 95th-percentile time to first token, plus the prompt allowance (ms). */
+  p95FirstTokenMs: number;
+}
+
 export type TimeoutOverrides = Partial<Record<'stream' | 'buffered', Partial<Timeouts>>>;
 
-/** Built-in defaults for every provider. */
+/** One row of {@link LATENCY_TABLE} (ms). */
+interface LatencyRow {
+  firstTokenMs: number;
+  idleMs: number;
+  p95FirstTokenMs: number;
+}
+
+/**
+ * THE table of default chat limits, by how a target starts answering (catalogue `latency`, derived
+ * from `capabilities.reasoning` when not set; {@link latencyProfile}). Figures are ms.
+ *
+ * | profile | targets | typical first token (median) | p95 (hedge) | first-token limit | idle limit |
+ * |---|---|---|---|---|---|
+ * | `standard` | no reasoning, or reasoning the request did not turn on: GPT-4o(-mini), Claude without `reasoning_effort`, Gemini 2.5 Flash-Lite, DeepSeek non-thinking, Llama hosts | 0.4–1.6 s (Gemini Flash-Lite 0.42, GPT-4o 0.76, Claude Sonnet 4.6 1.3, Haiku 4.5 1.4, Opus 4.6 1.6) [a]; 1.7–3.1 s through OpenRouter for Claude Sonnet 4.6 and DeepSeek V3.2/V4-Flash [b] | 3 s | 8 s | 15 s |
+ * | `thinking` | reasoning streamed as it is produced: DeepSeek thinking mode, MiniMax M2.x, Gemini 2.5 Flash/Pro (thinking on by default, thoughts included), Claude with `reasoning_effort` | Gemini 2.5 Pro 6.1 s [a]; reasoning starts within seconds, but summarised thinking (Claude 4, Gemini) arrives in bursts | 15 s | 60 s | 30 s |
+ * | `hidden-thinking` | reasoning billed but never streamed: o3-mini | seconds to minutes: nothing is sent until thinking ends (o-series: 2–15 s typical, minutes at high effort [c]) | 60 s | 180 s | 30 s |
+ *
+ * Why these numbers:
+ * - First-token limit, `standard`: ~5× the slowest usual median, so a healthy model is not cut, and low
+ *   enough that a hanging primary plus an equivalent's answer fits in 15 s; it sits under
+ *   STREAM_COMMIT_AFTER_MS (10 s), so a stream that fails over usually still gets its real status
+ *   and routing headers. DeepSeek under load holds requests with keep-alive comments before inference
+ *   (providers.md §4.5): comments are not a first token, so such a wait falls back after 8 s rather
+ *   than the 90 s this gateway used to give it — an equivalent's answer at 9 s beats DeepSeek's at 60.
+ * - Idle limit: tokens of a healthy stream come every few tens of ms; 15 s covers Gemini's atomic
+ *   function-call events (a whole call is sent in one event once generated) and thinking bursts get 30 s.
+ *   A long answer is never cut for its length: no limit caps a stream that keeps producing tokens.
+ * - p95: the time after which a hedged model (catalogue `hedge`) starts its next target in parallel;
+ *   2–3× the medians above. A model that knows better sets `hedge.afterMs`.
+ * - Prompt size: prefill takes longer for long prompts, so {@link promptAllowanceMs} is added to the
+ *   first-token limit and the p95.
+ *
+ * Sources (read 2026-11): [a] modelstats.ai, "Claude vs GPT-4 vs Gemini — A Real Latency Comparison",
+ * TTFT every 5 min, April 2026; [b] jonathanwrede.de, "TTFT varies 13x across LLM providers", hourly
+ * probes through OpenRouter, 2026; [c] aiyd-com.pages.dev "AI Model Speed Benchmark", 2026-03, and
+ * OpenAI's reasoning guide (reasoning happens before the first visible token).
+ */
+export const LATENCY_TABLE: Readonly<Record<LatencyProfile, LatencyRow>> = {
+  standard: { firstTokenMs: 8_000, idleMs: 15_000, p95FirstTokenMs: 3_000 },
+  thinking: { firstTokenMs: 60_000, idleMs: 30_000, p95FirstTokenMs: 15_000 },
+  'hidden-thinking': { firstTokenMs: 180_000, idleMs: 30_000, p95FirstTokenMs: 60_000 },
+};
+
+/** TCP + TLS connect limit for every attempt (ms): a handshake on a healthy path takes tens of ms. */
+const CONNECT_MS = 3_000;
+
+/**
+ * Prefill speed assumed for the prompt-size allowance: 10,000 tokens/s, i.e. 1 ms per 10 prompt
+ * tokens (a 128K-token prompt adds 12.8 s). Large hosted models prefill at roughly 5–20K tokens/s.
+ */
+const PROMPT_TOKENS_PER_MS = 10;
+
+/**
+ * Built-in limits by mode. `stream` is the `standard` row (the table above overrides it per profile);
+ * `buffered` is used by embeddings only — chat never calls an upstream buffered.
+ */
 export const BUILT_IN_TIMEOUTS: Record<'stream' | 'buffered', Timeouts> = {
-  stream: { connectMs: 3_000, headersMs: 30_000, firstTokenMs: 60_000, idleMs: 30_000 },
-  buffered: { connectMs: 3_000, headersMs: 240_000, firstTokenMs: 240_000, idleMs: 30_000 },
+  stream: { connectMs: CONNECT_MS, headersMs: LATENCY_TABLE.standard.firstTokenMs, firstTokenMs: LATENCY_TABLE.standard.firstTokenMs, idleMs: LATENCY_TABLE.standard.idleMs },
+  buffered: { connectMs: CONNECT_MS, headersMs: 30_000, firstTokenMs: 30_000, idleMs: 10_000 },
 };
 
 const ms = z.number().int().positive();
@@ -33,20 +108,89 @@ const partialTimeouts = z.strictObject({ connectMs: ms, headersMs: ms, firstToke
 const overridesSchema = z.strictObject({ stream: partialTimeouts.optional(), buffered: partialTimeouts.optional() });
 
 /**
- * The operator's defaults: `UPSTREAM_TIMEOUTS_MS`, JSON like `{"stream":{"idleMs":20000}}`, replaces
- * the built-in defaults field by field (provider and target overrides still apply on top).
+ * The operator's overrides: `UPSTREAM_TIMEOUTS_MS`, JSON like `{"stream":{"idleMs":20000}}`. `stream`
+ * fields replace the table's values for every chat model (whatever its profile); `buffered` fields
+ * replace the embeddings defaults.
  * @throws Error at load when the variable is not valid JSON of that shape.
  */
+export function operatorTimeouts(env: string | undefined = process.env.UPSTREAM_TIMEOUTS_MS): TimeoutOverrides {
+  if (env === undefined || env === '') return {};
+  try {
+    return overridesSchema.parse(JSON.parse(env));
+  } catch (err) {
+    const detail = err instanceof z.ZodError ? z.prettifyError(err) : (err as Error).message;
+    throw new Error(`UPSTREAM_TIMEOUTS_MS is not valid (expected JSON like {"stream":{"idleMs":20000}}, positive integer ms): ${detail}`);
+  }
+}
+
+/** This container's operator overrides (read once at load). */
+export const OPERATOR_TIMEOUTS = operatorTimeouts();
+
+/**
+ * The built-in limits with `UPSTREAM_TIMEOUTS_MS` applied, field by field, per mode (for `stream`,
+ * over the `standard` row).
+ * @throws Error when the variable is malformed.
+ */
 export function defaultTimeouts(env: string | undefined = process.env.UPSTREAM_TIMEOUTS_MS): Record<'stream' | 'buffered', Timeouts> {
-  if (env === undefined || env === '') return BUILT_IN_TIMEOUTS;
-  const o = overridesSchema.parse(JSON.parse(env));
+  const o = operatorTimeouts(env);
+  if (o.stream === undefined && o.buffered === undefined) return BUILT_IN_TIMEOUTS;
   return { stream: { ...BUILT_IN_TIMEOUTS.stream, ...o.stream }, buffered: { ...BUILT_IN_TIMEOUTS.buffered, ...o.buffered } };
 }
 
-/** This container's defaults (read once at load). */
-export const DEFAULT_TIMEOUTS = defaultTimeouts();
+/**
+ * How `target` starts answering this request: its catalogue `latency` when set, else `hidden-thinking`
+ * for hidden reasoning and `standard` otherwise; a `standard` target that can reason is `thinking`
+ * when the request turns reasoning on (`reasoning_effort` other than `none`).
+ */
+export function latencyProfile(target: CatalogueTarget, req: Pick<ChatCompletionRequest, 'reasoning_effort'> | undefined): LatencyProfile {
+  const base = target.latency ?? (target.capabilities.reasoning === 'hidden' ? 'hidden-thinking' : 'standard');
+  const asked = req?.reasoning_effort != null && req.reasoning_effort !== 'none';
+  if (base === 'standard' && asked && target.capabilities.reasoning !== 'none') return 'thinking';
+  return base;
+}
 
-/** Resolves the limits of one attempt. */
-export function timeoutsFor(mode: 'stream' | 'buffered', provider: TimeoutOverrides | undefined, target: CatalogueTarget): Timeouts {
-  return { ...DEFAULT_TIMEOUTS[mode], ...provider?.[mode], ...target.timeouts?.[mode] };
+/**
+ * A quick count of a request's prompt tokens, for time limits and the hedge-loss log (tokens): text
+ * characters / 4 over the messages' text, tool-call arguments and tool definitions. Images and files
+ * are not counted (their base64 size says little about their tokens). Billing uses a real tokenizer.
+ */
+export function roughPromptTokens(req: Pick<ChatCompletionRequest, 'messages' | 'tools'>): number {
+  let chars = req.tools === undefined ? 0 : JSON.stringify(req.tools).length;
+  for (const m of req.messages) {
+    const content: unknown = m.content;
+    if (typeof content === 'string') chars += content.length;
+    else if (Array.isArray(content)) for (const p of content as Array<{ text?: unknown }>) if (typeof p.text === 'string') chars += p.text.length;
+    if (m.role === 'assistant') for (const c of m.tool_calls ?? []) chars += c.type === 'function' ? c.function.arguments.length : c.custom.input.length;
+  }
+  return Math.floor(chars / 4);
+}
+
+/** Extra first-token time for the prompt's size (ms): 1 ms per {@link PROMPT_TOKENS_PER_MS} rough prompt tokens. */
+export function promptAllowanceMs(req: Pick<ChatCompletionRequest, 'messages' | 'tools'>): number {
+  return Math.floor(roughPromptTokens(req) / PROMPT_TOKENS_PER_MS);
+}
+
+/**
+ * The limits of one chat attempt on `target` for `req` (ms): the table's row for its profile, then
+ * the operator's, provider's and target's `stream` overrides, then the prompt-size allowance (ms,
+ * {@link promptAllowanceMs} of `req` unless given) on the first-token limit and the p95.
+ * `headersMs` never exceeds `firstTokenMs`.
+ */
+export function chatTimeouts(
+  target: CatalogueTarget,
+  provider: TimeoutOverrides | undefined,
+  req: ChatCompletionRequest,
+  allowance: number = promptAllowanceMs(req),
+  operator: TimeoutOverrides = OPERATOR_TIMEOUTS,
+): ChatTimeouts {
+  const row = LATENCY_TABLE[latencyProfile(target, req)];
+  const base: Timeouts = { connectMs: CONNECT_MS, headersMs: row.firstTokenMs, firstTokenMs: row.firstTokenMs, idleMs: row.idleMs };
+  const t: Timeouts = { ...base, ...operator.stream, ...provider?.stream, ...target.timeouts?.stream };
+  const firstTokenMs = t.firstTokenMs + allowance;
+  return { ...t, firstTokenMs, headersMs: Math.min(t.headersMs + allowance, firstTokenMs), p95FirstTokenMs: row.p95FirstTokenMs + allowance };
+}
+
+/** The limits of one embeddings attempt (buffered): built-in, then operator, provider and target `buffered` overrides. */
+export function bufferedTimeouts(target: CatalogueTarget, provider: TimeoutOverrides | undefined, operator: TimeoutOverrides = OPERATOR_TIMEOUTS): Timeouts {
+  return { ...BUILT_IN_TIMEOUTS.buffered, ...operator.buffered, ...provider?.buffered, ...target.timeouts?.buffered };
 }

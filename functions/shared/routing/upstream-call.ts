@@ -28,6 +28,12 @@ export interface AttemptTimeouts {
    * connection alive with blank lines (DeepSeek, up to 10 min) must not outlive it. Absent = no cap.
    */
   totalMs?: number;
+  /**
+   * From sending the request to the first token (ms; aborts with `first-token-timeout`), never reset
+   * by bytes that carry no token (keep-alive comments, a role preamble); stopped by
+   * {@link LiveAttempt.markFirstToken}. Absent = no such limit (embeddings).
+   */
+  firstTokenMs?: number;
 }
 
 /** Why an attempt was aborted. */
@@ -58,6 +64,8 @@ export interface LiveAttempt {
   abort(reason: AbortReason): void;
   /** Sets the idle limit between body chunks (ms) from now on, restarting the idle timer. */
   setIdle(ms: number): void;
+  /** The first token has arrived: stops the first-token timer. */
+  markFirstToken(): void;
   /** Why we aborted the attempt, if we did (a timer, the client, the deadline). */
   abortedBy(): AbortReason | undefined;
   /** Releases timers; aborts the request if its body has not been read to the end. */
@@ -111,9 +119,14 @@ export function startAttempt(req: UpstreamHttpRequest, clientSignal: AbortSignal
     const totalTimer = timeouts.totalMs !== undefined && Number.isFinite(timeouts.totalMs)
       ? setTimeout(() => abort('deadline'), Math.min(MAX_TIMER_MS, Math.max(1, timeouts.totalMs)))
       : undefined;
+    // Also never refreshed, from the same moment: a hang before the headers is a missing first token.
+    let firstTokenTimer = timeouts.firstTokenMs !== undefined && Number.isFinite(timeouts.firstTokenMs)
+      ? setTimeout(() => abort('first-token-timeout'), Math.min(MAX_TIMER_MS, Math.max(1, timeouts.firstTokenMs)))
+      : undefined;
     const cleanup = (): void => {
       if (timer !== undefined) clearTimeout(timer);
       if (totalTimer !== undefined) clearTimeout(totalTimer);
+      if (firstTokenTimer !== undefined) clearTimeout(firstTokenTimer);
       clientSignal.removeEventListener('abort', onClientAbort);
     };
     function abort(why: AbortReason): void {
@@ -173,6 +186,10 @@ export function startAttempt(req: UpstreamHttpRequest, clientSignal: AbortSignal
         setIdle: (ms) => {
           idleMs = ms;
           if (!finished && reason === undefined) arm(ms, 'idle-timeout');
+        },
+        markFirstToken: () => {
+          if (firstTokenTimer !== undefined) clearTimeout(firstTokenTimer);
+          firstTokenTimer = undefined;
         },
         close: () => {
           if (!finished) abort('abandoned');

@@ -303,4 +303,29 @@ describe('pacing', () => {
     expect(read.events.length).toBeGreaterThan(8);
     expect(Date.now() - started).toBeGreaterThanOrEqual(15 * (read.events.length - 1) - 5);
   });
+
+  it('a paced fault gives the matching request its own rhythm and length, and leaves the others alone', async () => {
+    sim.setFault({ provider: 'openai', model: 'slow' }, { kind: 'paced', everyMs: 30, words: 24 });
+    const started = Date.now();
+    const [slow, fast] = await Promise.all([
+      readSse(await request('openai', { stream: true, model: 'slow' })).then((r) => ({ r, ms: Date.now() - started })),
+      readSse(await request('openai', { stream: true, model: 'fast' })).then((r) => ({ r, ms: Date.now() - started })),
+    ]);
+    const text = (r: Awaited<ReturnType<typeof readSse>>) =>
+      r.events.map((e) => jsonOf(e) as { choices?: { delta?: { content?: string } }[] }).map((d) => d?.choices?.[0]?.delta?.content ?? '').join('');
+    expect(text(slow.r).split(' ')).toHaveLength(24);
+    expect(text(fast.r).split(' ')).toHaveLength(12);
+    expect(slow.ms).toBeGreaterThanOrEqual(30 * (slow.r.events.length - 1) - 5);
+    expect(fast.ms).toBeLessThan(slow.ms);
+    expect(sim.requests.find((q) => q.model === 'slow')?.fault).toBe('paced:30x24');
+  });
+
+  it('a paced buffered request answers after as long as its stream would take', async () => {
+    sim.setFault({ provider: 'anthropic' }, { kind: 'paced', everyMs: 20, words: 15 });
+    const started = Date.now();
+    const res = await request('anthropic');
+    const body = (await res.json()) as { content: Array<{ text: string }> };
+    expect(Date.now() - started).toBeGreaterThanOrEqual(20 * 10 - 5);
+    expect(body.content[0]?.text.split(' ')).toHaveLength(15);
+  });
 });

@@ -25,6 +25,22 @@ describe('OpenAI-compatible request building', () => {
     });
   });
 
+  it.each([
+    ['openai', 'gpt-4o-mini', 0],
+    ['deepseek', 'deepseek-v3', 0],
+    ['minimax', 'minimax', 0],
+    ['together', 'llama-3-70b', 0],
+    ['deepinfra', 'llama-3-70b', 1],
+  ] as const)('%s: a buffered client request goes upstream streamed, with usage asked for, without our routing fields', (provider, model, target) => {
+    const ctx = ctxFor(model, target);
+    expect(ctx.target.provider).toBe(provider);
+    // The router always calls chat upstreams in streaming mode (routing/chat-router.ts).
+    const body = JSON.parse(providerSpec(provider).adapter.buildChatRequest(request({ stream: false, models: ['gpt-4o'], route: 'fallback' }), ctx, true).body);
+    expect(body).toMatchObject({ stream: true, stream_options: { include_usage: true } });
+    expect(body).not.toHaveProperty('models');
+    expect(body).not.toHaveProperty('route');
+  });
+
   it('rewrites max_tokens and drops sampling fields for o-series models', () => {
     const body = JSON.parse(providerSpec('openai').adapter.buildChatRequest(request({ max_tokens: 100, top_p: 0.5 }), ctxFor('o3-mini'), false).body);
     expect(body).toEqual({ model: 'o3-mini', messages: [{ role: 'user', content: 'hi' }], max_completion_tokens: 100 });

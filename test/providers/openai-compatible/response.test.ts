@@ -95,7 +95,6 @@ describe('OpenAI-compatible buffered responses and errors', () => {
         },
       ],
       usage: { prompt_tokens: 80, completion_tokens: 38, total_tokens: 118, completion_tokens_details: { reasoning_tokens: 14 } },
-      system_fingerprint: null,
     });
   });
 

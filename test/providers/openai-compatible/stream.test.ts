@@ -10,6 +10,8 @@ import { fixture, runStream, runStreamCapturing } from './support';
 const SPLITS = [1, 3, 7, 64, 4096];
 const usage = (p: number, c: number) => ({ choices: [], usage: { prompt_tokens: p, completion_tokens: c, total_tokens: p + c } });
 const delta = (d: Record<string, unknown>, finish: string | null = null) => ({ choices: [{ index: 0, delta: d, finish_reason: finish }] });
+/** The first part of a stream whose chunks carry `system_fingerprint`: it is passed on once, there. */
+const fingerprinted = (part: ReturnType<typeof delta>, fp = 'fp_1') => ({ ...part, system_fingerprint: fp });
 
 describe('OpenAI-compatible streams', () => {
   it.each([1, 3, 7, 64, 4096])('turns a streamed tool call into the same parts whatever the byte split (%i bytes)', async (size) => {
@@ -37,7 +39,7 @@ describe('OpenAI-compatible streams', () => {
 
   it.each(SPLITS)('passes parallel tool calls through by their upstream index, ids on the first fragment (%i bytes)', async (size) => {
     expect(await runStream('gpt-4o', fixture('parallel-tool-calls.sse'), size)).toEqual([
-      delta({ role: 'assistant', tool_calls: [{ index: 0, id: 'call_par_1', type: 'function', function: { name: 'get_weather', arguments: '' } }] }),
+      fingerprinted(delta({ role: 'assistant', tool_calls: [{ index: 0, id: 'call_par_1', type: 'function', function: { name: 'get_weather', arguments: '' } }] })),
       delta({ tool_calls: [{ index: 0, function: { arguments: '{"city": "Paris"}' } }] }),
       delta({ tool_calls: [{ index: 1, id: 'call_par_2', type: 'function', function: { name: 'get_time', arguments: '' } }] }),
       delta({ tool_calls: [{ index: 1, function: { arguments: '{"zone": ' } }] }),
@@ -49,7 +51,7 @@ describe('OpenAI-compatible streams', () => {
 
   it.each(SPLITS)('ends with length when the output limit bites (%i bytes)', async (size) => {
     expect(await runStream('gpt-4o', fixture('length.sse'), size)).toEqual([
-      delta({ role: 'assistant', content: '' }),
+      fingerprinted(delta({ role: 'assistant', content: '' })),
       delta({ content: 'Once upon' }),
       delta({ content: ' a time' }),
       delta({}, 'length'),
@@ -59,7 +61,7 @@ describe('OpenAI-compatible streams', () => {
 
   it.each(SPLITS)('ends with content_filter as the upstream says (%i bytes)', async (size) => {
     expect(await runStream('gpt-4o', fixture('content-filter.sse'), size)).toEqual([
-      delta({ role: 'assistant', content: '' }),
+      fingerprinted(delta({ role: 'assistant', content: '' })),
       delta({ content: 'I can' }),
       delta({}, 'content_filter'),
       usage(20, 2),
@@ -68,7 +70,7 @@ describe('OpenAI-compatible streams', () => {
 
   it.each(SPLITS)('ends with stop on a stop sequence, the sequence itself not sent (%i bytes)', async (size) => {
     expect(await runStream('gpt-4o', fixture('stop-sequence.sse'), size)).toEqual([
-      delta({ role: 'assistant', content: '' }),
+      fingerprinted(delta({ role: 'assistant', content: '' })),
       delta({ content: '1, 2, ' }),
       delta({ content: '3' }),
       delta({}, 'stop'),

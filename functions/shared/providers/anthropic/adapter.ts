@@ -21,4 +21,7 @@ export const anthropicAdapter: ProviderAdapter = {
   parseChatResponse: parseAnthropicResponse,
   createStreamTransform: createAnthropicStreamTransform,
   classifyError: classifyAnthropicError,
+  // The buffered answer has `tool_use.input` objects (serialised compactly by response.ts) and no
+  // content at all without a text block; the stream has the model's own JSON text.
+  assembly: { toolArguments: 'compact-json', contentWithoutText: 'null' },
 };

@@ -16,7 +16,8 @@ import { parseUpstreamJson, streamEvent, type AnthropicUsage, type StreamEvent }
  *   `reasoning_content` (`signature_delta` dropped: clients cannot send signatures back);
  * - a `tool_use` block start → `tool_calls[{index, id, type, function:{name, arguments:""}}]` where
  *   `index` is our own 0, 1, 2… counter over tool blocks (Anthropic's block index also counts text
- *   and thinking blocks); each non-empty `input_json_delta` → `function.arguments` for that index;
+ *   and thinking blocks); each non-empty `input_json_delta` → `function.arguments` for that index
+ *   (`{}` at the block's stop when it sent none: a call without arguments);
  * - `message_delta` → the finish part (`delta: {}`); `message_stop` → the usage part
  *   `{choices: [], usage}`: prompt side from `message_start` (plus cache), `output_tokens` from the last
  *   `message_delta`. Counts are cumulative: later values replace earlier ones, never add.
@@ -37,6 +38,8 @@ export function createAnthropicStreamTransform(ctx: AdapterContext): StreamTrans
   let nextToolIndex = 0;
   /** Anthropic content-block index → our tool-call index, for tool_use blocks only. */
   const toolIndexByBlock = new Map<number, number>();
+  /** Tool-call indexes that have sent some argument text. */
+  const toolHasInput = new Set<number>();
 
   const malformed = (what: string): UpstreamStreamError =>
     new UpstreamStreamError(makeFailure('server', 200, `${provider}: malformed stream event (${what})`));
@@ -81,6 +84,7 @@ export function createAnthropicStreamTransform(ctx: AdapterContext): StreamTrans
         if (!delta.partial_json) return [];
         const index = ev.index == null ? undefined : toolIndexByBlock.get(ev.index);
         if (index === undefined) throw malformed('input_json_delta outside a tool_use block');
+        toolHasInput.add(index);
         return [part({ tool_calls: [{ index, function: { arguments: delta.partial_json } }] })];
       }
       default:
@@ -122,7 +126,14 @@ export function createAnthropicStreamTransform(ctx: AdapterContext): StreamTrans
         }
         case 'error':
           throw new UpstreamStreamError(failureFromErrorObject(ev.error ?? undefined, 200));
-        case 'content_block_stop':
+        case 'content_block_stop': {
+          // A tool called without arguments streams no input text: its arguments are `{}`, as the
+          // buffered answer's empty `input` object serialises and as OpenAI sends them.
+          const index = ev.index == null ? undefined : toolIndexByBlock.get(ev.index);
+          if (index === undefined || toolHasInput.has(index)) return [];
+          toolHasInput.add(index);
+          return emit([part({ tool_calls: [{ index, function: { arguments: '{}' } }] })]);
+        }
         case 'ping':
           return [];
         default:

@@ -1,4 +1,4 @@
-import type { ChatCompletionRequest } from '../../openai/chat-request';
+import { ROUTING_FIELDS, type ChatCompletionRequest } from '../../openai/chat-request';
 import type { CompletionParts } from '../../openai/chat-response';
 import type { EmbeddingsRequest } from '../../openai/embeddings';
 import type { AdapterContext, ProviderAdapter, UpstreamFailure, UpstreamHttpRequest } from '../types';
@@ -56,6 +56,8 @@ export function createOpenAICompatibleAdapter(options: OpenAICompatibleOptions =
     buildChatRequest(req, ctx, stream): UpstreamHttpRequest {
       if (options.customTools !== true) functionToolsOnly(req);
       const body: UpstreamBody = { ...req };
+      // modelmux's own routing fields (`models`, `route`) mean nothing upstream; OpenAI would refuse them.
+      for (const f of ROUTING_FIELDS) delete body[f];
       // A model that does not reason refuses the field (OpenAI 400) or reads it as a switch to think
       // (DeepSeek V4, providers.md §4.2), next to a catalogue `thinking: disabled`.
       if (ctx.target.capabilities.reasoning === 'none') delete body.reasoning_effort;
@@ -84,7 +86,10 @@ export function createOpenAICompatibleAdapter(options: OpenAICompatibleOptions =
         throw new UpstreamStreamError(makeFailure('server', 200, `${ctx.endpoint.provider}: malformed chat completion body`));
       }
       const choices = parsed.data.choices.map((c, i) => toCompletionChoice(c, i, ctx));
-      return { choices, usage: mapUsage(parsed.data.usage), system_fingerprint: parsed.data.system_fingerprint ?? null };
+      const parts: CompletionParts = { choices, usage: mapUsage(parsed.data.usage) };
+      // Absent when the upstream sends none (OpenAI's description allows a string or nothing).
+      if (parsed.data.system_fingerprint != null) parts.system_fingerprint = parsed.data.system_fingerprint;
+      return parts;
     },
 
     createStreamTransform(ctx) {

@@ -17,6 +17,7 @@ import { chatChunkBody, joinReasoningDetails, mapFinishReason, mapUsage } from '
  * Several choices (`n > 1`) interleave, each keyed by its `index`: the stream is complete only when
  * every choice it started has its `finish_reason`. A choice's `logprobs` (the client asked for them)
  * is passed on as received; the `null` sent when nobody asked is left out, which the SDK reads alike.
+ * The chunks' `system_fingerprint` is passed on once, on the first part after it appears or changes.
  */
 export function createOpenAIStreamTransform(
   ctx: AdapterContext,
@@ -29,6 +30,8 @@ export function createOpenAIStreamTransform(
   let done = false;
   /** Content, reasoning or a tool call has been emitted (the client's 200 may be under way). */
   let sentOutput = false;
+  /** The last `system_fingerprint` passed on. */
+  let fingerprint: string | undefined;
   const provider = ctx.endpoint.provider;
 
   return {
@@ -74,7 +77,13 @@ export function createOpenAIStreamTransform(
       });
       const usage = mapUsage(chunk.usage ?? chunk.x_groq?.usage);
       if (choices.length === 0 && usage === undefined) return [];
-      return [usage === undefined ? { choices } : { choices, usage }];
+      const part: ChunkParts = usage === undefined ? { choices } : { choices, usage };
+      // Said once, when it first appears (or changes): an assembled buffered answer carries it.
+      if (chunk.system_fingerprint != null && chunk.system_fingerprint !== fingerprint) {
+        fingerprint = chunk.system_fingerprint;
+        part.system_fingerprint = fingerprint;
+      }
+      return [part];
     },
 
     end(): ChunkParts[] {

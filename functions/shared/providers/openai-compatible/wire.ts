@@ -89,6 +89,7 @@ export const chatChunkBody = z.looseObject({
   usage: upstreamUsage.nullish(),
   /** Groq historically put stream usage here (providers.md §6). */
   x_groq: z.looseObject({ usage: upstreamUsage.nullish() }).nullish(),
+  system_fingerprint: z.string().nullish(),
   error: z.unknown().optional(),
   base_resp: baseResp,
 });

@@ -1,0 +1,316 @@
+import { GatewayError } from '../openai/errors';
+import type { AdapterContext, UpstreamFailure } from '../providers/types';
+import { breakerKey, type Attempt } from './attempt-plan';
+import { byokKeyRefused } from './byok-refusal';
+import { breaker as defaultBreaker, type CircuitBreaker } from './circuit-breaker';
+import { DEFAULT_RETRY, retryDelay, sleep, type RetryPolicy } from './retry-policy';
+import { healthOf, type TargetHealth } from './target-health';
+import type { Timeouts } from './timeouts';
+
+/**
+ * The bounded attempt loop shared by every routed call (DESIGN.md: routing never names a provider):
+ * targets in plan order; per target up to `maxRetriesPerTarget` retries with jittered backoff or the
+ * upstream's retry-after; targets whose breaker is open are skipped (all are tried, fail open, when
+ * every one is open); a context-length failure only moves on to larger windows; a client error from
+ * the requested model's own targets is returned at once, one from another model only rules that
+ * target out.
+ *
+ * Hedging (opt-in per model, catalogue `hedge`): while a single attempt is in flight and has produced
+ * no first token after its `hedgeAfterMs`, the next target of the plan starts beside it. The first to
+ * report its first token (`started`) wins; the other is aborted, recorded as `hedge-lost` (its prompt
+ * is the operator's cost: `onHedgeLost`), gives its breaker permit back — being stopped by us says
+ * nothing about its health — and goes back to the front of the plan, in case the winner fails later
+ * (a buffered answer can still fail over after its first token). At most two attempts run at once.
+ * When one of two fails, the other goes on alone, without a retry of the failed one.
+ *
+ * Breaker: each target is asked `allow()` only when the loop reaches it, and every allowed attempt
+ * reports success, failure or release exactly once, so a half-open probe is never left hanging.
+ */
+
+/** What happened to one attempt (for headers, logs and the ledger's fallback path). */
+export interface AttemptRecord {
+  publicModel: string;
+  provider: string;
+  upstreamModel: string;
+  /** `ok`, the failure kind, or `hedge-lost` (stopped by us because a parallel attempt answered first). */
+  outcome: 'ok' | 'hedge-lost' | UpstreamFailure['kind'];
+  status: number;
+  ms: number;
+}
+
+export interface RoutedBase {
+  /** The attempt that answered. */
+  attempt: Attempt;
+  /** Every attempt, in order of their end, the answering one last. */
+  attempts: AttemptRecord[];
+}
+
+/** Options of one routed call. */
+export interface RouteOptions {
+  /** Aborted when the client goes away. */
+  signal: AbortSignal;
+  /** Epoch ms after which no attempt may run (under the function's own timeout). */
+  deadline?: number;
+  /** Our request id, on every log line the routing writes. */
+  requestId?: string;
+  retry?: RetryPolicy;
+  breaker?: CircuitBreaker;
+}
+
+/** An attempt's limits (ms): its timeouts clipped to the deadline, and `totalMs`, what is left of the budget. */
+export type AttemptLimits = Timeouts & { totalMs: number };
+
+/** What the loop gives one attempt. */
+export interface AttemptRun {
+  limits: AttemptLimits;
+  /** Aborted when the client leaves or the loop stops this attempt (a lost hedge race). */
+  signal: AbortSignal;
+  /** The attempt has its first token: it wins any race. Resolving implies it. */
+  started(): void;
+}
+
+/** Runs one attempt to its result; throws on failure ({@link SkipTarget}: not for this target). */
+export type AttemptRunner<T> = (attempt: Attempt, ctx: AdapterContext, run: AttemptRun) => Promise<T>;
+
+/** What the loop needs to know per attempt, besides running it. */
+export interface PlanHooks {
+  /** The attempt's time limits, before they are clipped to the deadline. */
+  timeouts(attempt: Attempt): Timeouts;
+  /** ms from its start after which a first-token-less attempt gets a parallel one; undefined: never. */
+  hedgeAfterMs?(attempt: Attempt): number | undefined;
+  /** An attempt stopped because the other one won. */
+  onHedgeLost?(attempt: Attempt): void;
+  /** Turns whatever an attempt threw into a verdict. */
+  toFailure(err: unknown): UpstreamFailure;
+  /** Called for each failed attempt that does not end the request (for logs). */
+  onFailure?(attempt: Attempt, failure: UpstreamFailure): void;
+  /** The error for a plan that ran out (deadline reached or not). */
+  exhausted(records: readonly AttemptRecord[], deadlineReached: boolean, largestTooSmallWindow: number): GatewayError;
+  /** Report success to the breaker at once (buffered answers) rather than through `health` (streams). */
+  successOnResolve: boolean;
+}
+
+/** Thrown by a runner for a target that cannot serve this kind of request (no record, no breaker verdict). */
+export class SkipTarget extends Error {}
+
+interface Flight<T> {
+  attempt: Attempt;
+  retry: number;
+  controller: AbortController;
+  begunAt: number;
+  started: boolean;
+  hedged: boolean;
+  outcome?: { ok: true; value: T } | { ok: false; error: unknown };
+}
+
+/**
+ * Runs `plan` until one attempt succeeds.
+ * @returns the answering attempt, every attempt's record, the runner's result, and the answering
+ *   target's breaker verdict handle (already reported when `successOnResolve`).
+ * @throws GatewayError — the client's own error, 499 when the client left, or `hooks.exhausted(...)`.
+ */
+export function runPlan<T>(plan: readonly Attempt[], opts: RouteOptions, hooks: PlanHooks, run: AttemptRunner<T>): Promise<RoutedBase & { result: T; health: TargetHealth }> {
+  return new PlanRun(plan, opts, hooks, run).run();
+}
+
+/** The state of one {@link runPlan}: the targets left, the attempts in flight, the records. */
+class PlanRun<T> {
+  private readonly brk: CircuitBreaker;
+  private readonly policy: RetryPolicy;
+  private readonly deadline: number;
+  private readonly requested: string | undefined;
+  private readonly failOpen: boolean;
+  private readonly records: AttemptRecord[] = [];
+  /** Targets not yet tried, in order (a hedge loser goes back to the front). */
+  private readonly queue: Attempt[];
+  private readonly flights = new Set<Flight<T>>();
+  private tooSmallWindow = 0;
+  private wake: (() => void) | undefined;
+  /** BYOK: the account's own key refused by its provider (never reported to any breaker). */
+  private byokRefusal: GatewayError | undefined;
+
+  constructor(plan: readonly Attempt[], private readonly opts: RouteOptions, private readonly hooks: PlanHooks, private readonly runner: AttemptRunner<T>) {
+    this.brk = opts.breaker ?? defaultBreaker;
+    this.policy = opts.retry ?? DEFAULT_RETRY;
+    this.deadline = opts.deadline ?? Number.POSITIVE_INFINITY;
+    this.requested = plan[0]?.publicModel;
+    this.failOpen = plan.every((a) => this.brk.isOpen(breakerKey(a)));
+    this.queue = [...plan];
+  }
+
+  async run(): Promise<RoutedBase & { result: T; health: TargetHealth }> {
+    try {
+      for (;;) {
+        if (this.flights.size === 0) this.launchNext();
+        const hedge = this.hedgeAt();
+        await this.waitFor(hedge?.at);
+        if (this.opts.signal.aborted) throw clientGone();
+        const settled = [...this.flights].find((f) => f.outcome !== undefined);
+        if (settled === undefined) {
+          if (hedge !== undefined && Date.now() >= hedge.at && this.flights.has(hedge.flight)) this.startHedge(hedge.flight);
+          continue;
+        }
+        this.flights.delete(settled);
+        const outcome = settled.outcome as NonNullable<Flight<T>['outcome']>;
+        if (outcome.ok) return this.answered(settled, outcome.value);
+        await this.failed(settled, outcome.error);
+      }
+    } finally {
+      for (const f of [...this.flights]) this.drop(f, false);
+    }
+  }
+
+  /** The next target the breaker allows and whose window is not known to be too small. */
+  private nextAttempt(): Attempt | undefined {
+    while (this.queue.length > 0) {
+      const a = this.queue.shift() as Attempt;
+      if (a.target.contextWindow <= this.tooSmallWindow) continue;
+      if (!this.failOpen && !this.brk.allow(breakerKey(a))) continue;
+      return a;
+    }
+    return undefined;
+  }
+
+  /** @throws the plan's exhausted error when no target is left. */
+  private launchNext(): void {
+    const next = this.nextAttempt();
+    if (next === undefined) throw this.byokRefusal ?? this.hooks.exhausted(this.records, false, this.tooSmallWindow);
+    this.launch(next, 0);
+  }
+
+  /** @throws the exhausted error (deadline reached) when no time is left. */
+  private launch(attempt: Attempt, retry: number): void {
+    const remaining = this.deadline - Date.now();
+    if (remaining <= 0) {
+      this.brk.release(breakerKey(attempt));
+      throw this.hooks.exhausted(this.records, true, this.tooSmallWindow);
+    }
+    const controller = new AbortController();
+    // Never removed: a stream that has started keeps listening for the client after the loop ends.
+    if (this.opts.signal.aborted) controller.abort();
+    else this.opts.signal.addEventListener('abort', () => controller.abort(), { once: true });
+    const f: Flight<T> = { attempt, retry, controller, begunAt: Date.now(), started: false, hedged: false };
+    this.flights.add(f);
+    const settle = (outcome: NonNullable<Flight<T>['outcome']>): void => {
+      f.outcome = outcome;
+      if (this.flights.has(f)) this.wake?.();
+    };
+    const ctx: AdapterContext = { target: attempt.target, endpoint: attempt.endpoint };
+    const limits = clip(this.hooks.timeouts(attempt), remaining);
+    this.runner(attempt, ctx, { limits, signal: controller.signal, started: () => this.onStarted(f) }).then(
+      (value) => settle({ ok: true, value }),
+      (error: unknown) => settle({ ok: false, error }),
+    );
+  }
+
+  /** `f` has its first token: every other flight lost the race. */
+  private onStarted(f: Flight<T>): void {
+    if (f.started || !this.flights.has(f)) return;
+    f.started = true;
+    for (const other of [...this.flights]) if (other !== f) this.drop(other, true);
+  }
+
+  /** Stops a flight that will not answer: no record unless it lost a race; its breaker permit back. */
+  private drop(f: Flight<T>, lost: boolean): void {
+    this.flights.delete(f);
+    f.controller.abort();
+    this.brk.release(breakerKey(f.attempt));
+    if (!lost) return;
+    this.records.push(record(f.attempt, 'hedge-lost', 0, f.begunAt));
+    this.queue.unshift(f.attempt);
+    this.hooks.onHedgeLost?.(f.attempt);
+  }
+
+  /** When the single flight in the air gets a parallel one (epoch ms), if ever. */
+  private hedgeAt(): { flight: Flight<T>; at: number } | undefined {
+    if (this.flights.size !== 1 || this.hooks.hedgeAfterMs === undefined) return undefined;
+    const [f] = this.flights as unknown as [Flight<T>];
+    if (f.started || f.hedged || f.outcome !== undefined) return undefined;
+    const after = this.hooks.hedgeAfterMs(f.attempt);
+    return after === undefined ? undefined : { flight: f, at: f.begunAt + after };
+  }
+
+  private startHedge(f: Flight<T>): void {
+    f.hedged = true;
+    const partner = this.nextAttempt();
+    if (partner === undefined) return;
+    if (this.deadline - Date.now() > 0) this.launch(partner, 0);
+    else this.brk.release(breakerKey(partner));
+  }
+
+  /** Waits until a flight settles, the client leaves, or `until` (epoch ms) passes. */
+  private waitFor(until: number | undefined): Promise<void> {
+    const signal = this.opts.signal;
+    return new Promise<void>((resolve) => {
+      if ([...this.flights].some((f) => f.outcome !== undefined) || signal.aborted) return resolve();
+      const done = (): void => {
+        if (timer !== undefined) clearTimeout(timer);
+        signal.removeEventListener('abort', done);
+        this.wake = undefined;
+        resolve();
+      };
+      const timer = until === undefined ? undefined : setTimeout(done, Math.max(0, until - Date.now()));
+      this.wake = done;
+      signal.addEventListener('abort', done, { once: true });
+    });
+  }
+
+  private answered(f: Flight<T>, result: T): RoutedBase & { result: T; health: TargetHealth } {
+    this.flights.add(f);
+    this.onStarted(f);
+    this.flights.delete(f);
+    this.records.push(record(f.attempt, 'ok', 200, f.begunAt));
+    const health = healthOf(this.brk, breakerKey(f.attempt));
+    if (this.hooks.successOnResolve) health.success();
+    return { attempt: f.attempt, attempts: this.records, result, health };
+  }
+
+  /**
+   * A failed flight: record it, tell the breaker, and decide — the client's error ends the request;
+   * beside a flight still running, nothing more; else a retry of the same target when the policy
+   * allows, or (by returning) the next target.
+   */
+  private async failed(f: Flight<T>, error: unknown): Promise<void> {
+    const { attempt } = f;
+    if (error instanceof SkipTarget) {
+      this.brk.release(breakerKey(attempt));
+      return;
+    }
+    const failure = this.hooks.toFailure(error);
+    this.records.push(record(attempt, failure.kind, failure.status, f.begunAt));
+    if (attempt.byok !== undefined && failure.kind === 'auth-config') {
+      // The user's key, not ours: tell the user (at once unless the platform's key may serve).
+      this.brk.release(breakerKey(attempt));
+      this.byokRefusal = byokKeyRefused(attempt, attempt.byok, failure, this.opts.requestId);
+      if (!attempt.byok.allowFallback) throw this.byokRefusal;
+      return;
+    }
+    this.brk.failure(breakerKey(attempt), failure.kind);
+    if (failure.clientError) {
+      if (attempt.publicModel === this.requested) throw failure.clientError;
+      return;
+    }
+    this.hooks.onFailure?.(attempt, failure);
+    if (failure.kind === 'context-length') this.tooSmallWindow = Math.max(this.tooSmallWindow, attempt.target.contextWindow);
+    if (this.flights.size > 0) return;
+    const wait = retryDelay(failure, f.retry, this.deadline - Date.now(), this.policy);
+    if (wait === undefined) return;
+    if (!(await sleep(wait, this.opts.signal))) throw clientGone();
+    this.launch(attempt, f.retry + 1);
+  }
+}
+
+/** Never let an attempt's timers run past the request's deadline; `totalMs` is what is left of it. */
+function clip(t: Timeouts, remainingMs: number): AttemptLimits {
+  const r = Math.max(1, remainingMs);
+  return { connectMs: Math.min(t.connectMs, r), headersMs: Math.min(t.headersMs, r), firstTokenMs: Math.min(t.firstTokenMs, r), idleMs: Math.min(t.idleMs, r), totalMs: r };
+}
+
+function record(attempt: Attempt, outcome: AttemptRecord['outcome'], status: number, begunAt: number): AttemptRecord {
+  return { publicModel: attempt.publicModel, provider: attempt.target.provider, upstreamModel: attempt.target.upstreamModel, outcome, status, ms: Date.now() - begunAt };
+}
+
+/** The client went away: nothing more to try, and nobody to answer. */
+export function clientGone(): GatewayError {
+  return new GatewayError(499, 'invalid_request_error', 'The client closed the request.', { code: 'client_closed_request' });
+}
