@@ -90,7 +90,10 @@ describe('stack options from context', () => {
 
   it('passes publicBaseUrl to every function as PUBLIC_BASE_URL', () => {
     const template = synth({ publicBaseUrl: 'https://api.example.com' });
-    const envs = Object.values(resourcesOfType(template, 'AWS::Lambda::Function')).map((fn) => (fn.Properties?.Environment as { Variables: Record<string, unknown> }).Variables);
+    // Every modelmux function (CDK's own dashboard-upload handler is not one).
+    const envs = Object.entries(resourcesOfType(template, 'AWS::Lambda::Function'))
+      .filter(([id]) => !id.startsWith('CustomCDKBucketDeployment'))
+      .map(([, fn]) => (fn.Properties?.Environment as { Variables: Record<string, unknown> }).Variables);
     expect(envs).toHaveLength(3);
     for (const env of envs) expect(env.PUBLIC_BASE_URL).toBe('https://api.example.com');
   });

@@ -3,6 +3,7 @@ import type {
   Account,
   ActivityRow,
   ByokKey,
+  ByokList,
   CreatedKey,
   CreateKeyRequest,
   Credits,
@@ -30,7 +31,8 @@ export interface AccountApi {
   credits(): Promise<Credits>;
   /** Rows for the last `days` UTC days (day × model × key). */
   activity(days: number): Promise<ActivityRow[]>;
-  listByok(): Promise<ByokKey[]>;
+  /** The attached keys, and the providers that accept one when the API says (else the page's list). */
+  listByok(): Promise<ByokList>;
   /** Attaches (or replaces) the provider key. 400 when it does not start with `sk-`. */
   putByok(provider: string, key: string, allowFallback: boolean): Promise<ByokKey>;
   setByokFallback(provider: string, allowFallback: boolean): Promise<ByokKey>;
@@ -57,7 +59,7 @@ export function createAccountApi(token: TokenSource, fetchImpl: typeof fetch = (
     deleteKey: async (hash) => void (await call('DELETE', `/v1/keys/${seg(hash)}`)),
     credits: () => data<Credits>('GET', '/v1/credits'),
     activity: (days) => data<ActivityRow[]>('GET', `/v1/activity?days=${days}`),
-    listByok: () => data<ByokKey[]>('GET', '/v1/byok'),
+    listByok: () => call<ByokList>('GET', '/v1/byok'),
     putByok: (provider, key, allowFallback) => data<ByokKey>('PUT', `/v1/byok/${seg(provider)}`, { key, allow_fallback: allowFallback }),
     setByokFallback: (provider, allowFallback) => data<ByokKey>('PATCH', `/v1/byok/${seg(provider)}`, { allow_fallback: allowFallback }),
     deleteByok: async (provider) => void (await call('DELETE', `/v1/byok/${seg(provider)}`)),

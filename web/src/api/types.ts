@@ -112,6 +112,14 @@ export interface ByokKey {
   last4: string;
   allow_fallback: boolean;
   created_at: string;
+  /** Sent by the API beside §7's fields (issue 11). */
+  updated_at?: string;
+}
+
+/** `GET /v1/byok`: the attached keys, and (issue 11, beside §7) the providers that take one. */
+export interface ByokList {
+  data: ByokKey[];
+  providers?: string[];
 }
 
 /** OpenAI's error body, which every account API error uses. */

@@ -18,6 +18,16 @@ export const BYOK_PROVIDERS: readonly ByokProvider[] = [
   { id: 'deepseek', name: 'DeepSeek', example: 'sk-…', models: 'DeepSeek V3, R1 and embeddings' },
 ];
 
+/**
+ * The providers to offer: the API's list when it sends one (its order), named from the table above
+ * (an unknown id is shown as it is), plus any provider a key is attached for.
+ */
+export function providersToShow(fromApi: readonly string[] | undefined, attached: readonly string[]): ByokProvider[] {
+  const ids = [...(fromApi ?? BYOK_PROVIDERS.map((p) => p.id))];
+  for (const id of attached) if (!ids.includes(id)) ids.push(id);
+  return ids.map((id) => BYOK_PROVIDERS.find((p) => p.id === id) ?? { id, name: id, example: 'sk-…', models: '' });
+}
+
 /** The spec's rule: only keys beginning with `sk-`. */
 export function isAcceptedProviderKey(key: string): boolean {
   return key.startsWith('sk-') && key.length > 3;

@@ -3,7 +3,7 @@ import type { ByokKey } from '../api/types';
 import { ConfirmDialog } from '../components/confirm-dialog';
 import { Page } from '../components/page';
 import { ErrorNotice, InfoNotice, Loading } from '../components/status';
-import { BYOK_PROVIDERS, type ByokProvider, isAcceptedProviderKey } from '../byok/providers';
+import { type ByokProvider, isAcceptedProviderKey, providersToShow } from '../byok/providers';
 import { useServices } from '../context';
 import { formatDate } from '../format/dates';
 import { useAction, useResource } from '../hooks';
@@ -16,15 +16,14 @@ export function ByokPage() {
   const { api } = useServices();
   const keys = useResource(() => api.listByok());
   const [announcement, setAnnouncement] = useState<string | undefined>(undefined);
-  const attached = new Map((keys.data ?? []).map((k) => [k.provider, k]));
-  // Providers the API reports that this page does not list are still shown (and can be removed).
-  const providers: ByokProvider[] = [...BYOK_PROVIDERS, ...[...attached.keys()].filter((id) => !BYOK_PROVIDERS.some((p) => p.id === id)).map((id) => ({ id, name: id, example: 'sk-…', models: '' }))];
+  const attached = new Map((keys.data?.data ?? []).map((k) => [k.provider, k]));
+  const providers = providersToShow(keys.data?.providers, [...attached.keys()]);
   const changed = (message: string): void => {
     setAnnouncement(message);
     keys.reload();
   };
   return (
-    <Page title="Your provider keys" description="Use your own OpenAI, Anthropic or DeepSeek key for their models. You then pay the provider directly; modelmux charges only its 5.5% platform fee.">
+    <Page title="Your provider keys" description="Use your own key for a provider’s models. You then pay that provider directly, and modelmux charges only its 5.5% platform fee.">
       {keys.state === 'error' && <ErrorNotice message={keys.error} onRetry={keys.reload} />}
       {announcement && <InfoNotice tone="success">{announcement}</InfoNotice>}
       {keys.data === undefined ? (
