@@ -8,6 +8,7 @@ import { checkAnthropicTurns, checkSampling } from './anthropic-turns.js';
 import { asArray, asNumber, asString, isObject, type JsonObject } from './json-narrowing.js';
 import type { Problem } from './problem.js';
 import { compactResult, type Conversation, type LastTurn, type ToolDecl } from './reply.js';
+import { anthropicStructured, optionalJson } from './structured-output.js';
 
 export interface AnthropicRequest {
   model: string;
@@ -110,6 +111,7 @@ export function readAnthropicMessages(body: unknown): AnthropicRequest | Problem
       maxTokens,
       stop: asArray(body['stop_sequences']).filter((s): s is string => typeof s === 'string'),
       reasoning: thinking?.['type'] === 'enabled' || thinking?.['type'] === 'adaptive',
+      ...optionalJson(anthropicStructured(body, system)),
     },
   };
 }

@@ -6,6 +6,7 @@ import { checkSignatures } from './gemini-signatures.js';
 import { asArray, asNumber, asString, field, isObject, type JsonObject } from './json-narrowing.js';
 import type { Problem } from './problem.js';
 import { compactResult, type Conversation, type LastTurn, type ToolDecl } from './reply.js';
+import { geminiStructured, optionalJson } from './structured-output.js';
 
 export interface GeminiRequest {
   /** A prompt containing `BLOCKME` is refused with `promptFeedback.blockReason: "SAFETY"`. */
@@ -118,6 +119,7 @@ export function readGeminiGenerate(body: unknown, model: string): GeminiRequest 
       ...(maxTokens !== undefined ? { maxTokens } : {}),
       stop: asArray(field(gen, 'stopSequences')).filter((s): s is string => typeof s === 'string'),
       reasoning: field(field(gen, 'thinkingConfig'), 'includeThoughts') === true,
+      ...optionalJson(geminiStructured(gen)),
     },
   };
 }

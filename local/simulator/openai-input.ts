@@ -9,6 +9,7 @@ import { asArray, asNumber, asString, isObject, type JsonObject } from './json-n
 import { checkOpenAIParams } from './openai-params.js';
 import type { Problem } from './problem.js';
 import { compactResult, type Conversation, type LastTurn, type ToolDecl } from './reply.js';
+import { openAIStructured, optionalJson } from './structured-output.js';
 import type { SimProvider } from './types.js';
 
 /** A validated chat request: the conversation plus the request fields the formatter needs. */
@@ -146,6 +147,8 @@ export function readOpenAIChat(provider: SimProvider, body: unknown): OpenAIChat
       ...(maxTokens !== undefined ? { maxTokens } : {}),
       stop: stopOf(body['stop']),
       reasoning: wantsReasoning(provider, model, body),
+      ...optionalJson(openAIStructured(body)),
     },
   };
 }
+

@@ -7,11 +7,14 @@
  * - tools declared and the last message a user turn: a call to the first tool (with `[parallel]` in
  *   the user text, one call to each tool, at most 3), arguments built from the schema;
  * - last message a tool result: `Tool said: <compact result>` (several results joined with `; `);
+ * - structured output asked for (`response_format`, Gemini's JSON mime type, modelmux's Anthropic JSON
+ *   mode; structured-output.ts): one JSON value, conforming to the schema when one was given;
  * - reasoning (when the provider/model/request asks for it) is a separate short text;
  * - a stop sequence cuts the text just before it; a max-token limit smaller than the reply keeps that
  *   many words. Token counts follow `token-count.ts`.
  */
 import { argsFromSchema } from './tool-args.js';
+import { structuredAnswer } from './structured-output.js';
 import { countWords, promptTokens } from './token-count.js';
 import type { JsonObject } from './json-narrowing.js';
 
@@ -42,6 +45,11 @@ export interface Conversation {
   stop: string[];
   /** Produce a reasoning text (DeepSeek reasoner, Anthropic thinking, Gemini includeThoughts, MiniMax). */
   reasoning: boolean;
+  /**
+   * The answer must be one JSON value (structured-output.ts): an object conforming to `schema` when
+   * the request gave one, else `{"reply": <the plain reply>}`.
+   */
+  json?: { schema: unknown };
 }
 
 export interface ToolCallPlan {
@@ -164,10 +172,11 @@ export function planReply(conv: Conversation, opts: { replyWords: number; choice
       completionTokens: callWords + reasoningTokens,
     };
   }
-  const full =
+  const plain =
     turn.kind === 'tool-result'
       ? `Tool said: ${turn.results.join('; ')}`
       : baseReplyText(turn.kind === 'user' ? turn.text : conv.lastUserText, turn.kind === 'user' ? turn.images : 0, opts.replyWords, opts.choice ?? 0);
+  const full = conv.json === undefined ? plain : structuredAnswer(conv.json.schema, plain);
   const limited = applyLimits(full, conv.stop, conv.maxTokens);
   return {
     promptTokens: prompt,

@@ -107,6 +107,21 @@ describe('buffered budget', () => {
     expect(item).toMatchObject({ servedModel: 'gpt-4o-mini', status: 'complete', usageEstimated: false, completionTokens: 40 });
   });
 
+  it('a buffered Responses API answer held past the budget arrives whole in the Responses shape', async () => {
+    sim().setChunkDelay(40);
+    const client = new OpenAI({ baseURL: gw.baseUrl, apiKey: gw.apiKey, maxRetries: 0 });
+    const started = Date.now();
+    const { data, response } = await client.responses.create({ model: 'gpt-4o-mini', input: 'held response' }).withResponse();
+    expect(Date.now() - started).toBeGreaterThan(BUDGET_MS);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('x-modelmux-model')).toBeNull(); // committed before routing ended
+    expect(data.object).toBe('response');
+    expect(data.status).toBe('completed');
+    expect(data.output_text).toMatch(/^Echo: held response( \S+){37}$/);
+    const item = await pollLedgerEntry(gw.accountId, response.headers.get('x-request-id'));
+    expect(item).toMatchObject({ servedModel: 'gpt-4o-mini', status: 'complete', completionTokens: 40 });
+  });
+
   it('a retry-after longer than what is left before the deadline moves on to the equivalent at once', async () => {
     sim().setFault({ provider: 'openai' }, { kind: 'status', status: 429, retryAfterSeconds: 2 }); // under the 5 s cap
     const r = await bufferedChat('gpt-4o-mini', 'no time to wait');

@@ -108,3 +108,26 @@ describe('fields only OpenAI reads', () => {
     }
   });
 });
+
+describe('audio output, web search and moderation (OpenAI only)', () => {
+  const features: Array<[string, Record<string, unknown>]> = [
+    ['modalities', { modalities: ['text', 'audio'], audio: { voice: 'alloy', format: 'wav' } }],
+    ['audio', { audio: { voice: 'alloy', format: 'wav' } }],
+    ['web_search_options', { web_search_options: { search_context_size: 'low' } }],
+    ['moderation', { moderation: { model: 'omni-moderation-latest', policy: { output: { mode: 'block' } } } }],
+  ];
+
+  it.each(features)('passes %s to OpenAI as sent', (_param, fields) => {
+    expect(build('gpt-4o', request(fields)).body).toMatchObject(fields);
+  });
+
+  it.each(
+    features.flatMap(([param, fields]) => ['claude-3-5-sonnet', 'gemini-2.0-flash', 'deepseek-v3', 'minimax', 'llama-3-70b'].map((model) => [model, param, fields] as const)),
+  )('refuses them for %s with 400 unsupported_parameter naming %s, never a silent text-only answer', (model, param, fields) => {
+    expect(refusal(model, fields)).toMatchObject({ status: 400, code: 'unsupported_parameter', param });
+  });
+
+  it("lets modalities: ['text'] through everywhere: it asks for what every model answers", () => {
+    for (const model of ['claude-3-5-sonnet', 'gemini-2.0-flash', 'deepseek-v3']) expect(build(model, request({ modalities: ['text'] })).error).toBeUndefined();
+  });
+});

@@ -16,24 +16,40 @@ import { DONE_FRAME, dataFrame, errorFrame } from '../sse/encode';
 import { estimatePromptTokens, estimateTextTokens } from '../usage/estimate';
 import { logger } from '../observability/logger';
 import { dashboardUrl } from '../http/public-url';
-import { authenticateRequest, routeOptions } from './guard';
+import { authenticateRequest, routeOptions, type Caller } from './guard';
 import { heldJson, settledWithin } from './held-json';
 import { settleRequest, type BillableUsage } from './settle-request';
 
 /**
- * `POST /v1/chat/completions`: authenticate → validate → resolve the model (and the client's `models`
- * fallback list) → admit (402 before any upstream call) → route (fallback inside) → answer → settle
- * the ledger after the answer is out.
+ * `POST /v1/chat/completions`: authenticate → validate → {@link runChatExchange}.
  */
 export async function chatCompletions(req: GatewayRequest): Promise<GatewayResult> {
   const caller = await authenticateRequest(req);
-  const body = parseJsonBody(req.body, chatCompletionRequest);
+  return runChatExchange(req, caller, parseJsonBody(req.body, chatCompletionRequest));
+}
+
+/**
+ * One chat exchange for an authenticated caller and a validated chat request: resolve the model (and
+ * the client's `models` fallback list) → admit (402 before any upstream call) → route (fallback inside) → answer (`chat.completion`, or its
+ * chunks as SSE) → settle the ledger after the answer is out. `present` shapes a buffered answer's
+ * body (applied before the held-JSON commit too, so a late buffered answer keeps its API's shape);
+ * streamed frames are the caller's to translate. `POST /v1/responses` runs its requests
+ * through this same function (responses/), so both APIs share one plan, router, admission, settle
+ * and error rules.
+ * @throws GatewayError before any byte is sent (404 unknown model, 402, 400, 5xx when no upstream answered).
+ */
+export async function runChatExchange(
+  req: GatewayRequest,
+  caller: Caller,
+  body: ChatCompletionRequest,
+  present: (completion: ChatCompletion) => unknown = (completion) => completion,
+): Promise<GatewayResult> {
   const entry = getModel(body.model, 'chat');
   const fallbacks = requestFallbacks(body.models, CATALOGUE);
   // [issue 11] The account's own provider keys (BYOK) go first in the plan; read beside admission.
   const [, byok] = await Promise.all([admit(caller.accountId), loadAccountByok(caller.accountId, dashboardUrl(req))]);
   const plan = planAttempts(entry, CATALOGUE, await loadUpstreamCredentials(), requiredCapabilities(body), fallbacks, byok);
-  const ctx: CallContext = { req, body, accountId: caller.accountId, keyHash: caller.keyHash, created: Math.floor(req.receivedAt / 1000) };
+  const ctx: CallContext = { req, body, accountId: caller.accountId, keyHash: caller.keyHash, created: Math.floor(req.receivedAt / 1000), present };
   if (body.stream !== true) {
     // Routing runs to the function's deadline; the status waits for the answer until the budget,
     // then is committed with JSON-whitespace beats (held-json.ts).
@@ -110,6 +126,8 @@ interface CallContext {
   keyHash: string;
   /** Unix seconds, the same on every chunk (OpenAI: "each chunk has the same created"). */
   created: number;
+  /** The buffered answer's body as its API shows it (the completion itself, or a Responses `response`). */
+  present: (completion: ChatCompletion) => unknown;
 }
 
 /** Tells the client who answered, without changing the body's `model` (the name it asked for). */
@@ -144,13 +162,14 @@ async function buffered(ctx: CallContext, outcome: Awaited<ReturnType<typeof rou
     model: ctx.body.model,
     choices: parts.choices,
     usage: parts.usage ?? makeUsage(billable.promptTokens, billable.completionTokens),
-    system_fingerprint: parts.system_fingerprint ?? null,
   };
+  // A string or absent, never null (OpenAI's OpenAPI description): only OpenAI-compatible hosts send one.
+  if (typeof parts.system_fingerprint === 'string') completion.system_fingerprint = parts.system_fingerprint;
   return {
     kind: 'json',
     status: 200,
     headers: routingHeaders(outcome),
-    body: completion,
+    body: ctx.present(completion),
     after: () => settleRequest({ accountId: ctx.accountId, keyHash: ctx.keyHash, requestId: ctx.req.requestId, receivedAt: ctx.req.receivedAt, requestedModel: ctx.body.model, attempt: outcome.attempt, attempts: outcome.attempts, usage: billable, status: 'complete' }),
   };
 }

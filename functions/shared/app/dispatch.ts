@@ -4,6 +4,7 @@ import { chatCompletions } from './chat-completions';
 import { embeddings } from './embeddings';
 import { keyInfo } from './key-info';
 import { listModels, retrieveModel } from './models';
+import { responses } from './responses';
 
 /**
  * The public routes under `/v1`. Both functions serve every route, so a single Function URL works
@@ -13,6 +14,7 @@ import { listModels, retrieveModel } from './models';
 export const dispatch: GatewayHandler = async (req: GatewayRequest): Promise<GatewayResult> => {
   const path = req.path.length > 1 && req.path.endsWith('/') ? req.path.slice(0, -1) : req.path;
   if (path === '/v1/chat/completions') return only(req, 'POST', chatCompletions);
+  if (path === '/v1/responses') return only(req, 'POST', responses);
   if (path === '/v1/embeddings') return only(req, 'POST', embeddings);
   if (path === '/v1/models') return only(req, 'GET', listModels);
   if (path === '/v1/key') return only(req, 'GET', keyInfo);
@@ -20,7 +22,7 @@ export const dispatch: GatewayHandler = async (req: GatewayRequest): Promise<Gat
     const id = decodePathSegment(path.slice('/v1/models/'.length));
     return only(req, 'GET', (r) => retrieveModel(r, id));
   }
-  throw new NotFoundError(`Unknown request URL: ${req.method} ${req.path}. modelmux serves /v1/chat/completions, /v1/embeddings, /v1/models and /v1/key.`, {
+  throw new NotFoundError(`Unknown request URL: ${req.method} ${req.path}. modelmux serves /v1/chat/completions, /v1/responses, /v1/embeddings, /v1/models and /v1/key.`, {
     code: 'unknown_url',
   });
 };

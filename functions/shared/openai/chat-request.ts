@@ -1,14 +1,23 @@
 import * as z from 'zod';
-import { chatTool, messageToolCall, toolChoice } from './chat-tools';
+import { chatMessage, textPart } from './chat-messages';
+import { chatTool, toolChoice } from './chat-tools';
+
+export { chatMessage, userContentPart, type ChatMessage, type UserContentPart } from './chat-messages';
 
 export type { ChatTool, CustomToolCall, FunctionTool, MessageToolCall, ToolCall, ToolChoice } from './chat-tools';
 
 /**
- * The client's chat-completion request, validated strictly: every field of openai-node 6.x
- * `ChatCompletionCreateParams` is listed, with the SDK's own nullability (providers.md §1.1–1.2), so
- * whatever the SDK lets a caller type is accepted; an unknown field is a 400, as OpenAI answers
- * "Unrecognized request argument supplied". Fields modelmux does not interpret are kept and passed
- * through to OpenAI-compatible upstreams. Tools and tool calls: chat-tools.ts.
+ * The client's chat-completion request. Its top level is strict: an unknown argument is OpenAI's
+ * own 400 "Unrecognized request argument supplied: <name>" (parse-body.ts). Below it, every field is
+ * typed as OpenAI's published OpenAPI description types it (`CreateChatCompletionRequest`, vendored
+ * under test/fixtures/openai/openapi/; test/openai/openapi-requests.test.ts generates requests from
+ * it and checks each is accepted or refused as OpenAI would): enums, ranges, required fields,
+ * non-empty arrays. A nested property the description does not name is accepted and dropped, as
+ * OpenAI ignores it (messages: chat-messages.ts). Tools and tool calls: chat-tools.ts.
+ *
+ * Accepting a field never means ignoring it: fields modelmux does not interpret are passed through
+ * to OpenAI-compatible upstreams, and a target that cannot honour one refuses it with OpenAI's 400
+ * `unsupported_parameter` (providers/unsupported-parameters.ts).
  *
  * Spec defaults: `temperature` is 0.7 when absent or null (spec §2, "Chat completion request"; the
  * SDK types it `number | null`, and null means "the default" there as in OpenAI's API).
@@ -17,79 +26,12 @@ export type { ChatTool, CustomToolCall, FunctionTool, MessageToolCall, ToolCall,
 /** Spec §2: temperature defaults to 0.7 when the request leaves it out. */
 export const DEFAULT_TEMPERATURE = 0.7;
 
-/**
- * An explicit prompt-cache breakpoint on a content part (openai-node 6.x `PromptCacheBreakpoint`,
- * with `prompt_cache_options`): meaningful to OpenAI only; other adapters ignore it, as a cache hint
- * changes cost, not the answer.
- */
-const cacheBreakpoint = z.strictObject({ mode: z.literal('explicit') }).optional();
-
-const textPart = z.strictObject({ type: z.literal('text'), text: z.string(), prompt_cache_breakpoint: cacheBreakpoint });
-const imagePart = z.strictObject({
-  type: z.literal('image_url'),
-  image_url: z.strictObject({ url: z.string().min(1), detail: z.enum(['auto', 'low', 'high']).optional() }),
-  prompt_cache_breakpoint: cacheBreakpoint,
-});
-const audioPart = z.strictObject({
-  type: z.literal('input_audio'),
-  input_audio: z.strictObject({ data: z.string(), format: z.string() }),
-  prompt_cache_breakpoint: cacheBreakpoint,
-});
-const filePart = z.strictObject({
-  type: z.literal('file'),
-  file: z.strictObject({ file_id: z.string().optional(), file_data: z.string().optional(), filename: z.string().optional() }),
-  prompt_cache_breakpoint: cacheBreakpoint,
-});
-const refusalPart = z.strictObject({ type: z.literal('refusal'), refusal: z.string() });
-
-/** A user message's content part (text, image, audio or file). */
-export const userContentPart = z.discriminatedUnion('type', [textPart, imagePart, audioPart, filePart]);
-export type UserContentPart = z.infer<typeof userContentPart>;
-
-const systemMessage = z.strictObject({
-  role: z.enum(['system', 'developer']),
-  content: z.union([z.string(), z.array(textPart)]),
-  name: z.string().optional(),
-});
-const userMessage = z.strictObject({
-  role: z.literal('user'),
-  content: z.union([z.string(), z.array(userContentPart)]),
-  name: z.string().optional(),
-});
-const assistantMessage = z.strictObject({
-  role: z.literal('assistant'),
-  content: z.union([z.string(), z.array(z.union([textPart, refusalPart]))]).nullish(),
-  refusal: z.string().nullish(),
-  name: z.string().optional(),
-  tool_calls: z.array(messageToolCall).optional(),
-  function_call: z.strictObject({ name: z.string(), arguments: z.string() }).nullish(),
-  audio: z.strictObject({ id: z.string() }).nullish(),
-  /** DeepSeek / modelmux reasoning output echoed back by clients; adapters decide whether to forward it. */
-  reasoning_content: z.string().nullish(),
-});
-const toolMessage = z.strictObject({
-  role: z.literal('tool'),
-  tool_call_id: z.string(),
-  content: z.union([z.string(), z.array(textPart)]),
-});
-const functionMessage = z.strictObject({ role: z.literal('function'), name: z.string(), content: z.string().nullable() });
-
-/** One message of the conversation (roles: system, developer, user, assistant, tool, function). */
-export const chatMessage = z.discriminatedUnion('role', [
-  systemMessage,
-  userMessage,
-  assistantMessage,
-  toolMessage,
-  functionMessage,
-]);
-export type ChatMessage = z.infer<typeof chatMessage>;
-
 const responseFormat = z.discriminatedUnion('type', [
-  z.strictObject({ type: z.literal('text') }),
-  z.strictObject({ type: z.literal('json_object') }),
-  z.strictObject({
+  z.object({ type: z.literal('text') }),
+  z.object({ type: z.literal('json_object') }),
+  z.object({
     type: z.literal('json_schema'),
-    json_schema: z.strictObject({
+    json_schema: z.object({
       name: z.string(),
       description: z.string().optional(),
       schema: z.record(z.string(), z.unknown()).optional(),
@@ -105,7 +47,37 @@ export const MAX_REQUEST_FALLBACKS = 8;
 
 /** Fields of the request that steer modelmux's routing and are never passed to an upstream. */
 export const ROUTING_FIELDS = ['models', 'route'] as const;
-const moderationMode = z.strictObject({ mode: z.enum(['score', 'block']) });
+/**
+ * `seed` is an int64 in the description. JSON numbers past 2^53 reach us as doubles, so the bounds
+ * are the doubles nearest ±2^63, as any JSON parser (OpenAI's description included) reads them.
+ */
+const int64 = z.number().refine(Number.isInteger, 'expected an integer').min(-(2 ** 63)).max(2 ** 63);
+const moderationMode = z.object({ mode: z.enum(['score', 'block']) });
+const functionParameters = z.record(z.string(), z.unknown());
+
+/** `audio`: output audio settings (`voice` a built-in name or `{id}` of a custom voice). */
+const audioOutput = z.object({
+  voice: z.union([z.string(), z.strictObject({ id: z.string() })]),
+  format: z.enum(['wav', 'aac', 'mp3', 'flac', 'opus', 'pcm16']),
+});
+
+/** `web_search_options` (OpenAI's search models). */
+const webSearchOptions = z.object({
+  user_location: z
+    .object({
+      type: z.literal('approximate'),
+      approximate: z.object({ country: z.string().optional(), region: z.string().optional(), city: z.string().optional(), timezone: z.string().optional() }),
+    })
+    .nullish(),
+  search_context_size: z.enum(['low', 'medium', 'high']).optional(),
+});
+
+/** `prediction`: predicted output (`PredictionContent`). */
+const prediction = z.object({ type: z.literal('content'), content: z.union([z.string(), z.array(textPart).min(1)]) });
+
+/** The deprecated `functions` / `function_call` pair (`ChatCompletionFunctions`). */
+const legacyFunction = z.object({ name: z.string(), description: z.string().optional(), parameters: functionParameters.optional() });
+const legacyFunctionCall = z.union([z.enum(['none', 'auto']), z.object({ name: z.string() })]);
 
 /** The validated chat-completion request (defaults applied). */
 export const chatCompletionRequest = z
@@ -121,45 +93,43 @@ export const chatCompletionRequest = z
     max_tokens: positiveInt.nullish(),
     max_completion_tokens: positiveInt.nullish(),
     stream: z.boolean().nullish(),
-    stream_options: z
-      .strictObject({ include_usage: z.boolean().optional(), include_obfuscation: z.boolean().optional() })
-      .nullish(),
+    stream_options: z.object({ include_usage: z.boolean().optional(), include_obfuscation: z.boolean().optional() }).nullish(),
     top_p: z.number().min(0).max(1).nullish(),
     n: z.number().int().min(1).max(128).nullish(),
-    stop: z.union([z.string(), z.array(z.string()).max(4)]).nullish(),
+    stop: z.union([z.string(), z.array(z.string()).min(1).max(4)]).nullish(),
     presence_penalty: z.number().min(-2).max(2).nullish(),
     frequency_penalty: z.number().min(-2).max(2).nullish(),
-    logit_bias: z.record(z.string(), z.number()).nullish(),
+    logit_bias: z.record(z.string(), z.number().int()).nullish(),
     logprobs: z.boolean().nullish(),
     top_logprobs: z.number().int().min(0).max(20).nullish(),
-    seed: z.number().int().nullish(),
+    seed: int64.nullish(),
     user: z.string().optional(),
-    safety_identifier: z.string().nullish(),
+    safety_identifier: z.string().max(64).nullish(),
     prompt_cache_key: z.string().nullish(),
-    prompt_cache_retention: z.string().nullish(),
-    prompt_cache_options: z.strictObject({ mode: z.enum(['implicit', 'explicit']).optional(), ttl: z.string().optional() }).optional(),
+    prompt_cache_retention: z.enum(['in_memory', '24h']).nullish(),
+    prompt_cache_options: z.object({ mode: z.enum(['implicit', 'explicit']).optional(), ttl: z.literal('30m').optional() }).optional(),
     /** Moderated completions (OpenAI only; openai-node 6.x `ChatCompletionCreateParams.Moderation`). */
     moderation: z
-      .strictObject({
+      .object({
         model: z.string(),
-        policy: z.strictObject({ input: moderationMode.nullish(), output: moderationMode.nullish() }).nullish(),
+        policy: z.object({ input: moderationMode.nullish(), output: moderationMode.nullish() }).nullish(),
       })
       .nullish(),
     tools: z.array(chatTool).optional(),
     tool_choice: toolChoice.optional(),
     parallel_tool_calls: z.boolean().optional(),
-    functions: z.array(z.unknown()).optional(),
-    function_call: z.unknown().optional(),
+    functions: z.array(legacyFunction).min(1).max(128).optional(),
+    function_call: legacyFunctionCall.optional(),
     response_format: responseFormat.optional(),
     reasoning_effort: z.enum(['none', 'minimal', 'low', 'medium', 'high', 'xhigh', 'max']).nullish(),
     metadata: z.record(z.string(), z.string()).nullish(),
     store: z.boolean().nullish(),
-    service_tier: z.string().nullish(),
-    modalities: z.array(z.string()).nullish(),
-    audio: z.unknown().optional(),
-    prediction: z.unknown().optional(),
+    service_tier: z.enum(['auto', 'default', 'flex', 'scale', 'priority', 'fast']).nullish(),
+    modalities: z.array(z.enum(['text', 'audio'])).nullish(),
+    audio: audioOutput.nullish(),
+    prediction: prediction.nullish(),
     verbosity: z.enum(['low', 'medium', 'high']).nullish(),
-    web_search_options: z.unknown().optional(),
+    web_search_options: webSearchOptions.optional(),
     /**
      * OpenRouter's per-request fallback list: catalogue chat models tried, in order, after the
      * model's own targets (routing/attempt-plan.ts requestFallbacks). Routing fields: never sent upstream.

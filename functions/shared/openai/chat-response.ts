@@ -47,6 +47,7 @@ export interface CompletionParts {
   choices: CompletionChoice[];
   /** Undefined when the upstream reported none (the router then estimates and marks it). */
   usage: Usage | undefined;
+  /** The upstream's, when it sent one; never null on the wire (absent instead, as OpenAI's description allows). */
   system_fingerprint?: string | null;
 }
 

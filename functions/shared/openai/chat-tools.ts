@@ -1,9 +1,11 @@
 import * as z from 'zod';
 
 /**
- * The tools of a chat request and the tool calls of its history, strict like the rest of the request
- * (source: openai-node 6.x `ChatCompletionTool`, `ChatCompletionToolChoiceOption`,
- * `ChatCompletionMessageToolCall`; providers.md §1.1–1.2):
+ * The tools of a chat request and the tool calls of its history, typed as OpenAI's OpenAPI
+ * description and openai-node 6.x type them (`ChatCompletionTool`, `ChatCompletionToolChoiceOption`,
+ * `ChatCompletionMessageToolCall`; providers.md §1.1–1.2). As in the rest of the request below its top
+ * level, a property the description does not name is dropped (chat-request.ts), except in a custom
+ * tool's `format`, which the description closes (`additionalProperties: false`):
  *
  * - `tools[]`: `function` tools, and `custom` tools (free-text or grammar-constrained input);
  * - `tool_choice`: `none` | `auto` | `required`, a named function, a named custom tool, or
@@ -15,9 +17,9 @@ import * as z from 'zod';
  * other targets answer a 400 `unsupported_parameter` naming them (providers/unsupported-parameters.ts).
  */
 
-export const functionTool = z.strictObject({
+export const functionTool = z.object({
   type: z.literal('function'),
-  function: z.strictObject({
+  function: z.object({
     name: z.string().min(1).max(64),
     description: z.string().optional(),
     parameters: z.record(z.string(), z.unknown()).optional(),
@@ -30,13 +32,13 @@ const customToolFormat = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('text') }),
   z.strictObject({
     type: z.literal('grammar'),
-    grammar: z.strictObject({ definition: z.string(), syntax: z.enum(['lark', 'regex']) }),
+    grammar: z.object({ definition: z.string(), syntax: z.enum(['lark', 'regex']) }),
   }),
 ]);
 
-const customTool = z.strictObject({
+const customTool = z.object({
   type: z.literal('custom'),
-  custom: z.strictObject({ name: z.string().min(1).max(64), description: z.string().optional(), format: customToolFormat.optional() }),
+  custom: z.object({ name: z.string().min(1).max(64), description: z.string().optional(), format: customToolFormat.optional() }),
 });
 
 /** One entry of `tools`: a function tool or a custom tool. */
@@ -46,12 +48,12 @@ export type ChatTool = z.infer<typeof chatTool>;
 /** `tool_choice`. */
 export const toolChoice = z.union([
   z.enum(['none', 'auto', 'required']),
-  z.strictObject({ type: z.literal('function'), function: z.strictObject({ name: z.string() }) }),
-  z.strictObject({ type: z.literal('custom'), custom: z.strictObject({ name: z.string() }) }),
-  z.strictObject({
+  z.object({ type: z.literal('function'), function: z.object({ name: z.string() }) }),
+  z.object({ type: z.literal('custom'), custom: z.object({ name: z.string() }) }),
+  z.object({
     type: z.literal('allowed_tools'),
     // The SDK types the listed tools as open objects (`{ [key: string]: unknown }`).
-    allowed_tools: z.strictObject({ mode: z.enum(['auto', 'required']), tools: z.array(z.record(z.string(), z.unknown())) }),
+    allowed_tools: z.object({ mode: z.enum(['auto', 'required']), tools: z.array(z.record(z.string(), z.unknown())) }),
   }),
 ]);
 export type ToolChoice = z.infer<typeof toolChoice>;
@@ -62,22 +64,22 @@ export type ToolChoice = z.infer<typeof toolChoice>;
  * a Gemini 2.5/3 tool loop). modelmux returns it on Gemini tool calls and accepts exactly this field
  * when a client echoes the assistant message back.
  */
-const toolCallExtraContent = z.strictObject({ google: z.strictObject({ thought_signature: z.string() }) });
+const toolCallExtraContent = z.object({ google: z.object({ thought_signature: z.string() }).optional() });
 
 /** A function tool call, as the model returns it and the client echoes it back. */
-export const functionToolCall = z.strictObject({
+export const functionToolCall = z.object({
   id: z.string(),
   type: z.literal('function'),
-  function: z.strictObject({ name: z.string(), arguments: z.string() }),
+  function: z.object({ name: z.string(), arguments: z.string() }),
   extra_content: toolCallExtraContent.optional(),
 });
 export type ToolCall = z.infer<typeof functionToolCall>;
 
 /** A custom tool call (OpenAI only): the tool's name and its free-text input. */
-export const customToolCall = z.strictObject({
+export const customToolCall = z.object({
   id: z.string(),
   type: z.literal('custom'),
-  custom: z.strictObject({ name: z.string(), input: z.string() }),
+  custom: z.object({ name: z.string(), input: z.string() }),
 });
 export type CustomToolCall = z.infer<typeof customToolCall>;
 

@@ -84,3 +84,19 @@ function isFunctionTool(t: NonNullable<ChatCompletionRequest['tools']>[number]):
 function isFunctionCall(c: MessageToolCall): c is ToolCall {
   return c.type === 'function';
 }
+
+/**
+ * For a target other than OpenAI: the OpenAI-only features whose absence the client would read as an
+ * answer — audio output (`modalities: ["audio"]`, `audio`), web search (`web_search_options`) and
+ * moderated completions (`moderation`, whose `block` mode a client relies on to stop unsafe output).
+ * Anthropic, Gemini, DeepSeek, MiniMax and the Llama hosts have none of them in the form OpenAI
+ * defines (providers.md §2–§6). Hints that change no answer (`prediction`, `verbosity`,
+ * `service_tier`, cache keys) are not refused: each adapter drops them.
+ * @throws InvalidRequestError naming the first such field.
+ */
+export function refuseOpenAIOnlyFeatures(req: ChatCompletionRequest): void {
+  if (req.modalities?.includes('audio') === true) throw unsupportedParameter('modalities', 'This model answers in text only.');
+  if (req.audio != null) throw unsupportedParameter('audio', 'This model answers in text only.');
+  if (req.web_search_options !== undefined) throw unsupportedParameter('web_search_options', 'This model cannot search the web.');
+  if (req.moderation != null) throw unsupportedParameter('moderation', 'Moderated completions are an OpenAI feature.');
+}

@@ -196,11 +196,18 @@ describe('Gemini request: messages', () => {
     ]);
   });
 
-  it('accepts exactly extra_content.google.thought_signature on an echoed tool call, nothing else there', () => {
+  it('reads only extra_content.google.thought_signature on an echoed tool call; other keys there are dropped, as OpenAI drops unknown message keys', () => {
     const call = (extra: unknown) => ({ role: 'assistant', content: null, tool_calls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: '{}' }, extra_content: extra }] });
-    expect(() => chatRequest({ messages: [{ role: 'user', content: 'q' }, call({ google: { thought_signature: 's' } })] })).not.toThrow();
-    expect(() => chatRequest({ messages: [{ role: 'user', content: 'q' }, call({ google: { thought_signature: 's', other: 1 } })] })).toThrow();
-    expect(() => chatRequest({ messages: [{ role: 'user', content: 'q' }, call({ openai: {} })] })).toThrow();
+    const callOf = (extra: unknown) => {
+      const m = chatRequest({ messages: [{ role: 'user', content: 'q' }, call(extra)] }).messages[1];
+      const c = m?.role === 'assistant' ? m.tool_calls?.[0] : undefined;
+      return c?.type === 'function' ? c : undefined;
+    };
+    expect(callOf({ google: { thought_signature: 's' } })).toMatchObject({ extra_content: { google: { thought_signature: 's' } } });
+    expect(callOf({ google: { thought_signature: 's', other: 1 } })).toMatchObject({ extra_content: { google: { thought_signature: 's' } } });
+    expect(callOf({ google: { thought_signature: 's', other: 1 } })?.extra_content?.google).not.toHaveProperty('other');
+    expect(callOf({ openai: {} })?.extra_content).toEqual({});
+    expect(() => chatRequest({ messages: [{ role: 'user', content: 'q' }, call({ google: { thought_signature: 7 } })] })).toThrow();
   });
 
   it('rejects a tool result whose tool_call_id no assistant message issued', () => {

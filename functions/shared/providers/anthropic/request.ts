@@ -2,7 +2,7 @@ import type { CatalogueTarget } from '../../catalogue/catalogue';
 import type { ChatCompletionRequest } from '../../openai/chat-request';
 import { InvalidRequestError } from '../../openai/errors';
 import type { AdapterContext, UpstreamHttpRequest } from '../types';
-import { functionToolsOnly, refuseLogprobs, refuseSeveralChoices } from '../unsupported-parameters';
+import { functionToolsOnly, refuseLogprobs, refuseOpenAIOnlyFeatures, refuseSeveralChoices } from '../unsupported-parameters';
 import { jsonModeInstruction } from './json-mode';
 import { toAnthropicConversation } from './messages';
 import type { AnthropicRequestBody } from './request-body';
@@ -15,10 +15,10 @@ import { toAnthropicToolChoice, toAnthropicTools } from './tools';
  *
  * Fields with no Anthropic counterpart that change nothing the client reads are dropped, as
  * Anthropic's own compatibility endpoint does (§2.9): presence/frequency penalties, logit_bias, seed,
- * store, service_tier, modalities, audio, prediction, verbosity, web_search_options, moderation,
- * OpenAI `metadata`, prompt_cache_key / prompt_cache_options / content-part cache breakpoints.
+ * store, service_tier, `modalities: ["text"]`, prediction, verbosity, OpenAI `metadata`,
+ * prompt_cache_key / prompt_cache_options / content-part cache breakpoints.
  * Fields whose absence the client would read as an answer — `logprobs` (Anthropic has none), `n > 1`,
- * custom tools — are refused with a 400 `unsupported_parameter` (unsupported-parameters.ts), where
+ * custom tools, audio output, web search, moderation — are refused with a 400 `unsupported_parameter` (unsupported-parameters.ts), where
  * the compatibility endpoint silently returns null logprobs.
  */
 
@@ -57,6 +57,7 @@ export function buildAnthropicRequest(req: ChatCompletionRequest, ctx: AdapterCo
 export function buildAnthropicBody(req: ChatCompletionRequest, target: CatalogueTarget, stream: boolean): AnthropicRequestBody {
   refuseSeveralChoices(req);
   refuseLogprobs(req);
+  refuseOpenAIOnlyFeatures(req);
   const { tools: functionTools, toolChoice } = functionToolsOnly(req);
   if (req.functions !== undefined || req.function_call !== undefined) {
     throw new InvalidRequestError('The legacy `functions` parameter is not supported for this model; use `tools`.', {

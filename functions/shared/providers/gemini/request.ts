@@ -1,6 +1,6 @@
 import type { ChatCompletionRequest } from '../../openai/chat-request';
 import type { AdapterContext, UpstreamHttpRequest } from '../types';
-import { refuseLogprobs } from '../unsupported-parameters';
+import { refuseLogprobs, refuseOpenAIOnlyFeatures } from '../unsupported-parameters';
 import { toGeminiConversation } from './contents';
 import { toGenerationConfig } from './generation-config';
 import { toGeminiTools } from './tools';
@@ -14,10 +14,12 @@ import type { GeminiGenerateContentBody } from './wire-request';
  * `n` becomes `candidateCount` (generation-config.ts): each candidate is a choice.
  * @throws InvalidRequestError for messages Gemini cannot take (see {@link toGeminiConversation}), for
  *   `logprobs: true` / `top_logprobs > 0` (the Gemini API refuses logprobs on every 2.5 model,
- *   unsupported-parameters.ts), and for OpenAI's custom tools (see {@link toGeminiTools}).
+ *   unsupported-parameters.ts), for OpenAI's audio output, web search and moderation
+ *   (refuseOpenAIOnlyFeatures), and for OpenAI's custom tools (see {@link toGeminiTools}).
  */
 export function buildGeminiChatRequest(req: ChatCompletionRequest, ctx: AdapterContext, stream: boolean): UpstreamHttpRequest {
   refuseLogprobs(req);
+  refuseOpenAIOnlyFeatures(req);
   const { contents, systemInstruction } = toGeminiConversation(req.messages);
   const body: GeminiGenerateContentBody = { contents, generationConfig: toGenerationConfig(req, ctx.target) };
   if (systemInstruction !== undefined) body.systemInstruction = systemInstruction;

@@ -15,5 +15,5 @@ export function signatureExtraContent(signature: string): NonNullable<ToolCall['
 
 /** The thought signature an echoed tool call carries, if any. */
 export function signatureOf(call: Pick<ToolCall, 'extra_content'>): string | undefined {
-  return call.extra_content?.google.thought_signature;
+  return call.extra_content?.google?.thought_signature;
 }

@@ -3,7 +3,7 @@ import type { CompletionParts } from '../../openai/chat-response';
 import type { EmbeddingsRequest } from '../../openai/embeddings';
 import type { AdapterContext, ProviderAdapter, UpstreamFailure, UpstreamHttpRequest } from '../types';
 import { UpstreamStreamError } from '../types';
-import { functionToolsOnly } from '../unsupported-parameters';
+import { functionToolsOnly, refuseOpenAIOnlyFeatures } from '../unsupported-parameters';
 import { makeFailure } from '../upstream-failure';
 import { classifyOpenAIError } from './errors';
 import { toUpstreamMessages, type ReasoningReplay } from './history';
@@ -34,9 +34,10 @@ export interface OpenAICompatibleOptions {
   /** An error reported inside a 200 body (MiniMax `base_resp`), or undefined. */
   errorInBody?: (body: unknown) => UpstreamFailure | undefined;
   /**
-   * The host takes OpenAI's custom tools, custom tool choices and `allowed_tools` (OpenAI itself).
-   * Default false: they are refused with a 400 before any call (unsupported-parameters.ts), since
-   * DeepSeek, MiniMax and the Llama hosts document function tools only (providers.md §4–§6).
+   * The host takes OpenAI's custom tools, custom tool choices and `allowed_tools` (OpenAI itself), and
+   * its audio output, web search and moderation. Default false: they are refused with a 400 before
+   * any call (unsupported-parameters.ts), since DeepSeek, MiniMax and the Llama hosts document
+   * function tools only and none of those features (providers.md §4–§6).
    */
   customTools?: boolean;
 }
@@ -54,7 +55,10 @@ export function createOpenAICompatibleAdapter(options: OpenAICompatibleOptions =
 
   const adapter: ProviderAdapter = {
     buildChatRequest(req, ctx, stream): UpstreamHttpRequest {
-      if (options.customTools !== true) functionToolsOnly(req);
+      if (options.customTools !== true) {
+        functionToolsOnly(req);
+        refuseOpenAIOnlyFeatures(req);
+      }
       const body: UpstreamBody = { ...req };
       // modelmux's own routing fields (`models`, `route`) mean nothing upstream; OpenAI would refuse them.
       for (const f of ROUTING_FIELDS) delete body[f];
