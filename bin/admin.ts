@@ -8,6 +8,7 @@
  *   npm run admin -- keys revoke --account ID --key HINT|HASH-PREFIX
  *   npm run admin -- credit add --account ID --usd X
  *   npm run admin -- usage --account ID [--since ISO-8601]
+ *   npm run admin -- health          (tables, secrets, pending holds; exit 1 when a check fails)
  *   --account takes an account id or a sign-in email (self-serve accounts, via the `byEmail` index).
  *   add --json for machine-readable output.
  *
@@ -24,6 +25,7 @@ import { usageSummary, type UsageTotals } from '../functions/shared/billing/ledg
 import { formatNanoUsd, usdToNanoUsd } from '../functions/shared/billing/money';
 import { GatewayError, NotFoundError } from '../functions/shared/openai/errors';
 import { tableNames } from '../functions/shared/store/tables';
+import { formatHealth, runHealth } from './admin-health';
 
 // The SDK warns once per process that Node 20 support ends in 2027; in a CLI that is noise on every run.
 // (Read when the first client is created, which happens after this line.)
@@ -36,7 +38,8 @@ const USAGE = `usage: npm run admin -- <command> [options] [--json]
   keys list       --account ID|EMAIL
   keys revoke     --account ID|EMAIL --key HINT|HASH-PREFIX
   credit add      --account ID|EMAIL --usd X
-  usage           --account ID|EMAIL [--since ISO-8601]`;
+  usage           --account ID|EMAIL [--since ISO-8601]
+  health`;
 
 /** A command-line mistake: printed with the usage, exit code 2. */
 class UsageError extends Error {}
@@ -97,9 +100,13 @@ function lines(rows: Array<[string, string | number]>): string {
 
 const count = (n: number) => n.toLocaleString('en-US');
 
-/** Runs one command; returns [JSON result, human text]. */
-async function run(command: string, values: Values): Promise<[unknown, string]> {
+/** Runs one command; returns [JSON result, human text, exit code (default 0)]. */
+async function run(command: string, values: Values): Promise<[unknown, string, number?]> {
   switch (command) {
+    case 'health': {
+      const checks = await runHealth();
+      return [checks, formatHealth(checks), checks.some((c) => c.status === 'fail') ? 1 : 0];
+    }
     case 'accounts create': {
       const a = await createAccount({
         ...(values.id ? { accountId: values.id } : {}),
@@ -159,9 +166,9 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   try {
-    const [result, text] = await run(positionals.join(' '), values);
+    const [result, text, code = 0] = await run(positionals.join(' '), values);
     process.stdout.write(`${values.json ? JSON.stringify(result, null, 2) : text}\n`);
-    return 0;
+    return code;
   } catch (err) {
     if (err instanceof UsageError) {
       process.stderr.write(`${err.message}\n${USAGE}\n`);

@@ -1,6 +1,11 @@
 #!/usr/bin/env node
-/** The CDK app: one stack, `Modelmux`, configured from context (see lib/stack-context.ts). */
-import { App } from 'aws-cdk-lib';
+/**
+ * The CDK app: one stack, `Modelmux`, configured from context (see lib/stack-context.ts), checked by
+ * cdk-nag's AwsSolutions pack at every synth (an unacknowledged error fails it; acknowledgements and
+ * their reasons are beside the resources they concern).
+ */
+import { App, Validations } from 'aws-cdk-lib';
+import { AwsSolutionsChecks } from 'cdk-nag';
 import { ModelmuxStack } from '../lib/modelmux-stack';
 import { stackPropsFromContext } from '../lib/stack-context';
 
@@ -11,3 +16,4 @@ new ModelmuxStack(app, 'Modelmux', {
   env: account || region ? { account, region } : undefined,
   ...stackPropsFromContext(app.node),
 });
+Validations.of(app).addPlugins(new AwsSolutionsChecks(app));

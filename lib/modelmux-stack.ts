@@ -2,22 +2,28 @@ import { CfnOutput, Fn, type RemovalPolicy, Stack, type StackProps } from 'aws-c
 import type { Construct } from 'constructs';
 import { UPSTREAM_BASE_URL_VARS, type UpstreamBaseUrlVar } from '../functions/shared/providers/credentials';
 import { SETTLE_RESERVE_MS } from '../functions/shared/edge/function-url';
+import { AccessLogs } from './constructs/access-logs';
 import { ACCOUNT_PATH_PATTERNS } from '../functions/shared/account-api/paths';
 import { AccountEndpoint } from './constructs/account-endpoint';
-import { ApiDistribution, DEFAULT_ORIGIN_READ_TIMEOUT_SECONDS } from './constructs/api-distribution';
+import { API_PATH_PATTERN, ApiDistribution, DEFAULT_ORIGIN_READ_TIMEOUT_SECONDS } from './constructs/api-distribution';
 import { ByokKey } from './constructs/byok-key';
 import { ChatEndpoint } from './constructs/chat-endpoint';
+import { CustomDomain, type CustomDomainProps } from './constructs/custom-domain';
 import { DataTables } from './constructs/data-tables';
 import { EmbeddingsEndpoint } from './constructs/embeddings-endpoint';
 import { Identity } from './constructs/identity';
+import { DEFAULT_LOG_RETENTION_DAYS } from './constructs/gateway-function';
+import { Monitoring } from './constructs/monitoring';
+import { OriginSecret } from './constructs/origin-secret';
 import { Site } from './constructs/site';
 import { UpstreamSecret } from './constructs/upstream-secret';
+import { ApiWebAcl } from './constructs/web-acl';
 
 /** Props of {@link ModelmuxStack}; `bin/app.ts` fills them from CDK context (see `stack-context.ts`). */
 export interface ModelmuxStackProps extends StackProps {
-  /** Put a CloudFront distribution in front so chat and embeddings share one base URL. Default true. */
+  /** Put a CloudFront distribution in front so every route has one base URL, and the functions one door. Default true. */
   readonly cloudfront?: boolean;
-  /** Import this secret (full ARN or name) instead of creating `modelmux/upstream-keys`. */
+  /** Import this secret (full ARN or name) instead of creating `<stack name>/upstream-keys`. */
   readonly upstreamSecretName?: string;
   /** Plain-env base-URL overrides, e.g. `{ OPENAI_BASE_URL: 'https://…/v1' }`. Only `*_BASE_URL` names. */
   readonly upstreamBaseUrls?: Readonly<Partial<Record<UpstreamBaseUrlVar, string>>>;
@@ -31,6 +37,28 @@ export interface ModelmuxStackProps extends StackProps {
   readonly embeddingsMemoryMb?: number;
   /** Removal policy of the tables; default RETAIN (see DataTables). */
   readonly tableRemovalPolicy?: RemovalPolicy;
+  /** Days every function's logs are kept; default 30. Logs are retained after stack deletion. */
+  readonly logRetentionDays?: number;
+  /** Days the chat function's logs are kept; default `logRetentionDays`. */
+  readonly chatLogRetentionDays?: number;
+  /** Days the embeddings function's logs are kept; default `logRetentionDays`. */
+  readonly embeddingsLogRetentionDays?: number;
+  /** Alarms, dashboard and the alarm topic; default true (about $1–2 a month of alarms). */
+  readonly monitoring?: boolean;
+  /** Email address subscribed to the alarm topic; default none. */
+  readonly alarmEmail?: string;
+  /** The account's Lambda concurrency quota, for the concurrency alarm; default 1000. */
+  readonly accountConcurrencyLimit?: number;
+  /** X-Ray tracing of the functions; default false. */
+  readonly tracing?: boolean;
+  /** A custom domain on the distribution (needs CloudFront). */
+  readonly domain?: CustomDomainProps;
+  /** WAF on the distribution: create a web ACL (stack in us-east-1) or attach an existing one. */
+  readonly waf?: { readonly rateLimit?: number } | { readonly webAclArn: string };
+  /** Days CloudFront access logs are kept; default 90. */
+  readonly accessLogRetentionDays?: number;
+  /** The origin secret version CloudFront sends (rotation; README). Default: current at deploy. */
+  readonly originSecretVersion?: string;
   /**
    * The URL people reach the deployment at (e.g. `https://api.example.com`), for messages that point to
    * the dashboard (`PUBLIC_BASE_URL`). Default: derived from each request's host.
@@ -40,8 +68,10 @@ export interface ModelmuxStackProps extends StackProps {
 
 /**
  * modelmux in one stack: three on-demand tables, the upstream-keys secret, the chat function (streaming
- * Function URL), the embeddings function (buffered Function URL) and, by default, a CloudFront
- * distribution giving both one base URL. Nothing runs or costs while idle except storage.
+ * Function URL), the embeddings function (buffered Function URL), by default a CloudFront distribution
+ * giving every route one base URL (with its origin secret, access logs, optional custom domain and WAF),
+ * and monitoring (metrics, alarms, a dashboard). Nothing runs while idle; storage, alarms and the
+ * dashboard are the fixed costs.
  */
 export class ModelmuxStack extends Stack {
   constructor(scope: Construct, id: string, props: ModelmuxStackProps = {}) {
@@ -50,84 +80,110 @@ export class ModelmuxStack extends Stack {
       ...props,
     });
 
+    const cloudfront = props.cloudfront ?? true;
+    if (!cloudfront && (props.domain !== undefined || props.waf !== undefined)) {
+      throw new Error('domainName and waf need the CloudFront distribution (cloudfront=true)');
+    }
     const tables = new DataTables(this, 'Data', { removalPolicy: props.tableRemovalPolicy });
     const upstreamSecret = new UpstreamSecret(this, 'UpstreamKeys', { importSecret: props.upstreamSecretName });
-    const environment = { ...baseUrlEnvironment(props.upstreamBaseUrls ?? {}), ...(props.publicBaseUrl ? { PUBLIC_BASE_URL: props.publicBaseUrl } : {}) };
+    const originSecret = cloudfront ? new OriginSecret(this, 'OriginSecret', { versionId: props.originSecretVersion }) : undefined;
+    const publicBaseUrl: Record<string, string> = props.publicBaseUrl ? { PUBLIC_BASE_URL: props.publicBaseUrl } : {};
+    const environment = { ...baseUrlEnvironment(props.upstreamBaseUrls ?? {}), ...publicBaseUrl };
+    // Accounts (issue 11): the dashboard's users, and the key their own provider keys are sealed with.
     const identity = new Identity(this, 'Identity');
     const byokKey = new ByokKey(this, 'Byok');
+    const common = { tables, upstreamSecret, originSecret, byokKey, environment, tracing: props.tracing === true };
+    const logDays = props.logRetentionDays ?? DEFAULT_LOG_RETENTION_DAYS;
 
-    const cloudfront = props.cloudfront ?? true;
     const chat = new ChatEndpoint(this, 'Chat', {
-      tables,
-      upstreamSecret,
-      byokKey,
-      environment,
+      ...common,
       reservedConcurrentExecutions: props.chatReservedConcurrency,
+      logRetentionDays: props.chatLogRetentionDays ?? logDays,
       memorySize: props.chatMemoryMb,
       // Behind CloudFront a buffered answer must be out before the origin read timeout, or the client
       // gets CloudFront's 504 while the answer is still produced and billed.
       ...(cloudfront ? { bufferedChatBudgetMs: DEFAULT_ORIGIN_READ_TIMEOUT_SECONDS * 1000 - SETTLE_RESERVE_MS } : {}),
     });
     const embeddings = new EmbeddingsEndpoint(this, 'Embeddings', {
-      tables,
-      upstreamSecret,
-      byokKey,
-      environment,
+      ...common,
       reservedConcurrentExecutions: props.embeddingsReservedConcurrency,
+      logRetentionDays: props.embeddingsLogRetentionDays ?? logDays,
       memorySize: props.embeddingsMemoryMb,
     });
-    const account = new AccountEndpoint(this, 'Account', {
-      tables,
-      identity,
-      byokKey,
-      environment: props.publicBaseUrl ? { PUBLIC_BASE_URL: props.publicBaseUrl } : {},
-    });
+    const account = new AccountEndpoint(this, 'Account', { tables, identity, byokKey, originSecret, environment: publicBaseUrl });
 
     // Function URLs end with '/', so `${url}v1` is a base URL an OpenAI SDK accepts.
-    const chatBaseUrl = Fn.join('', [chat.url.url, 'v1']);
-    let baseUrl = chatBaseUrl;
-    if (cloudfront) {
+    let baseUrl = Fn.join('', [chat.url.url, 'v1']);
+    if (cloudfront && originSecret !== undefined) {
+      const domain = props.domain ? new CustomDomain(this, 'Domain', props.domain) : undefined;
+      const accessLogs = new AccessLogs(this, 'AccessLogs', { retentionDays: props.accessLogRetentionDays });
+      const webAclArn = props.waf === undefined ? undefined : 'webAclArn' in props.waf ? props.waf.webAclArn : new ApiWebAcl(this, 'Waf', { rateLimit: props.waf.rateLimit }).arn;
       // The dashboard (web/) is the distribution's default behaviour; the API keeps /v1/*.
-      const site = new Site(this, 'Site');
+      const site = new Site(this, 'Site', { accessLogsBucket: accessLogs.bucket });
       const api = new ApiDistribution(this, 'Api', {
         chatUrl: chat.url,
         embeddingsUrl: embeddings.url,
-        accountUrl: account.url,
-        accountPaths: ACCOUNT_PATH_PATTERNS,
+        originSecretHeaderValue: originSecret.headerValue,
+        domain,
+        logBucket: accessLogs.bucket,
+        webAclArn,
         site: site.behavior,
       });
+      for (const path of ACCOUNT_PATH_PATTERNS) api.addFunctionBehaviour(path, account.url);
+      // Last: CloudFront takes the first matching pattern, and every other /v1/… route is above.
+      api.addFunctionBehaviour(API_PATH_PATTERN, chat.url);
       site.deploy(api.distribution);
-      baseUrl = Fn.join('', ['https://', api.distribution.distributionDomainName, '/v1']);
-      new CfnOutput(this, 'DashboardUrl', {
-        description: 'The account dashboard (sign up, API keys, usage)',
-        value: Fn.join('', ['https://', api.distribution.distributionDomainName, '/']),
+      const host = domain?.domainName ?? api.distribution.distributionDomainName;
+      baseUrl = Fn.join('', ['https://', host, '/v1']);
+      new CfnOutput(this, 'DashboardUrl', { description: 'The account dashboard (sign up, API keys, usage)', value: Fn.join('', ['https://', host, '/']) });
+      new CfnOutput(this, 'DistributionId', { description: 'CloudFront distribution in front of the Function URLs', value: api.distribution.distributionId });
+      new CfnOutput(this, 'DistributionDomainName', {
+        description: 'The distribution\'s own host name (the CNAME target of a custom domain whose DNS is not in Route 53)',
+        value: api.distribution.distributionDomainName,
       });
-      new CfnOutput(this, 'DistributionId', {
-        description: 'CloudFront distribution in front of both Function URLs',
-        value: api.distribution.distributionId,
+      new CfnOutput(this, 'AccessLogBucket', { description: 'S3 bucket of CloudFront access logs (prefix cloudfront/)', value: accessLogs.bucket.bucketName });
+      new CfnOutput(this, 'OriginSecretArn', {
+        description: 'Secret CloudFront sends as x-origin-verify; the functions refuse requests without it (README: rotate the origin secret)',
+        value: originSecret.secret.secretArn,
       });
     }
 
+    if (props.monitoring ?? true) {
+      const monitoring = new Monitoring(this, 'Monitoring', {
+        service: this.stackName,
+        alarmEmail: props.alarmEmail,
+        accountConcurrencyLimit: props.accountConcurrencyLimit,
+        requestLogGroups: [chat.gateway.logGroup, embeddings.gateway.logGroup],
+      });
+      monitoring.addFunction('Chat', chat.gateway.function, props.chatReservedConcurrency);
+      monitoring.addFunction('Embeddings', embeddings.gateway.function, props.embeddingsReservedConcurrency);
+      for (const [name, table] of Object.entries(tables.tables)) monitoring.addTable(name.charAt(0).toUpperCase() + name.slice(1), table);
+      monitoring.finish();
+      new CfnOutput(this, 'AlarmTopicArn', { description: 'SNS topic every alarm notifies (subscribe with -c alarmEmail=… or aws sns subscribe)', value: monitoring.topic.topicArn });
+      new CfnOutput(this, 'DashboardName', { description: 'CloudWatch dashboard: traffic, cost, fallbacks, latency', value: monitoring.dashboard.dashboardName });
+    }
+
+    const direct = cloudfront ? ' Answers only requests from CloudFront (x-origin-verify); clients use BaseUrl.' : '';
     new CfnOutput(this, 'BaseUrl', {
       description: cloudfront
-        ? 'OpenAI base URL for every endpoint (chat, embeddings, models), via CloudFront'
-        : 'OpenAI base URL (chat and models only: embeddings are at EmbeddingsBaseUrl; deploy with cloudfront=true for one URL)',
+        ? `OpenAI base URL for every route (chat completions, embeddings, models), via CloudFront${props.domain ? ' on the custom domain' : ''}`
+        : 'OpenAI base URL for every route (chat completions, embeddings, models): the chat function serves them all (embeddings are also at EmbeddingsBaseUrl)',
       value: baseUrl,
     });
-    new CfnOutput(this, 'ChatCompletionsUrl', { description: 'Chat function URL (streaming), direct', value: chat.url.url });
-    new CfnOutput(this, 'EmbeddingsUrl', { description: 'Embeddings function URL (buffered), direct', value: embeddings.url.url });
+    new CfnOutput(this, 'ChatCompletionsUrl', { description: `Chat function URL (streaming).${direct}`, value: chat.url.url });
+    new CfnOutput(this, 'EmbeddingsUrl', { description: `Embeddings function URL (buffered).${direct}`, value: embeddings.url.url });
     new CfnOutput(this, 'EmbeddingsBaseUrl', {
-      description: 'OpenAI base URL served by the embeddings function directly',
+      description: `OpenAI base URL served by the embeddings function (buffered) directly.${direct}`,
       value: Fn.join('', [embeddings.url.url, 'v1']),
     });
     new CfnOutput(this, 'AccountUrl', { description: 'Account function URL (the account API, buffered), direct', value: account.url.url });
     new CfnOutput(this, 'UserPoolId', { description: 'Cognito user pool of the dashboard users', value: identity.userPool.userPoolId });
     new CfnOutput(this, 'UserPoolClientId', { description: "The dashboard's Cognito app client", value: identity.dashboardClient.userPoolClientId });
     new CfnOutput(this, 'ByokKeyArn', { description: "KMS key encrypting users' own provider keys", value: byokKey.key.keyArn });
-    new CfnOutput(this, 'KeysTableName', { value: tables.tables.keys.tableName });
-    new CfnOutput(this, 'AccountsTableName', { value: tables.tables.accounts.tableName });
-    new CfnOutput(this, 'LedgerTableName', { value: tables.tables.ledger.tableName });
-    new CfnOutput(this, 'UpstreamSecretArn', { value: upstreamSecret.secretId });
+    new CfnOutput(this, 'KeysTableName', { description: 'KEYS_TABLE for the admin CLI', value: tables.tables.keys.tableName });
+    new CfnOutput(this, 'AccountsTableName', { description: 'ACCOUNTS_TABLE for the admin CLI', value: tables.tables.accounts.tableName });
+    new CfnOutput(this, 'LedgerTableName', { description: 'LEDGER_TABLE for the admin CLI', value: tables.tables.ledger.tableName });
+    new CfnOutput(this, 'UpstreamSecretArn', { description: 'Secret holding the upstream provider keys (UPSTREAM_SECRET_ARN for npm run admin -- health)', value: upstreamSecret.secretId });
     new CfnOutput(this, 'PutUpstreamKeysCommand', {
       description: 'Run after deploy with upstream-keys.json = {"OPENAI_API_KEY":"...",...}; warm functions pick it up within 5 minutes',
       value: upstreamSecret.putValueCommand,

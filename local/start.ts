@@ -1,5 +1,8 @@
 // Lambda runs Node 24; the AWS SDK's notice about Node 20 support is noise in local development.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+// The EMF metric line each invocation prints in Lambda (functions/shared/observability/metrics.ts) is
+// noise on a developer's console; POWERTOOLS_METRICS_DISABLED=false npm start shows them.
+process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
 import { join } from 'node:path';
 import { CATALOGUE } from '../functions/shared/catalogue/catalogue';
 import { LOCAL_STATE_DIR, startGateway } from './gateway';

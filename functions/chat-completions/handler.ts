@@ -1,10 +1,10 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { once } from 'node:events';
 import { dispatch } from '../shared/app/dispatch';
-import { fromFunctionUrlEvent, logRequest, prefetchUpstreamCredentials, responseHeaders, runCore } from '../shared/edge/function-url';
+import { finishInvocation, fromFunctionUrlEvent, initGateway, logRequest, responseHeaders, runCore } from '../shared/edge/function-url';
 
-// Cold start: the upstream keys are read during INIT, not on the first request.
-await prefetchUpstreamCredentials();
+// Cold start: the upstream keys and the origin secret are read during INIT, not on the first request.
+await initGateway();
 
 /**
  * The chat Lambda behind a RESPONSE_STREAM Function URL. Streams SSE chunks as they arrive; buffered
@@ -45,4 +45,5 @@ export const handler = awslambda.streamifyResponse(async (event: APIGatewayProxy
   // A billed request logs its one line when settled (with tokens and cost); others log here.
   if (result.after) await result.after();
   else logRequest(req, result.status);
+  finishInvocation(req);
 });

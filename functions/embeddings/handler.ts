@@ -1,10 +1,10 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { dispatch } from '../shared/app/dispatch';
 import type { GatewayRequest, GatewayResult } from '../shared/http/types';
-import { fromFunctionUrlEvent, logRequest, prefetchUpstreamCredentials, responseHeaders, runCore } from '../shared/edge/function-url';
+import { finishInvocation, fromFunctionUrlEvent, initGateway, logRequest, responseHeaders, runCore } from '../shared/edge/function-url';
 
-// Cold start: the upstream keys are read during INIT, not on the first request.
-await prefetchUpstreamCredentials();
+// Cold start: the upstream keys and the origin secret are read during INIT, not on the first request.
+await initGateway();
 
 /**
  * The embeddings Lambda behind a BUFFERED Function URL (6 MB response limit). A buffered invocation
@@ -25,8 +25,9 @@ export const handler = async (event: APIGatewayProxyEventV2, context?: Context):
   return { statusCode: result.status, headers: responseHeaders(result, req.requestId), body: JSON.stringify(result.body) };
 };
 
-/** A billed request logs its one line when settled (with tokens and cost); others log here. */
+/** A billed request logs its one line when settled (with tokens and cost); others log here. Then the metrics go out. */
 async function settleOrLog(req: GatewayRequest, result: GatewayResult): Promise<void> {
   if (result.after) await result.after();
   else logRequest(req, result.status);
+  finishInvocation(req);
 }

@@ -4,12 +4,15 @@ import type { ByokKey } from './byok-key';
 import { type DataTables, grantAccountAccess } from './data-tables';
 import { GatewayFunction } from './gateway-function';
 import type { Identity } from './identity';
+import type { OriginSecret } from './origin-secret';
 
 /** Props of {@link AccountEndpoint}. */
 export interface AccountEndpointProps {
   readonly tables: DataTables;
   readonly identity: Identity;
   readonly byokKey: ByokKey;
+  /** CloudFront's origin secret: when set, the function refuses requests without it (one door). */
+  readonly originSecret?: OriginSecret | undefined;
   /** Extra plain env (e.g. `PUBLIC_BASE_URL`). */
   readonly environment?: Readonly<Record<string, string>>;
   /** Memory in MB; default 512: JSON and one small DynamoDB call or two per request. */
@@ -33,9 +36,10 @@ export class AccountEndpoint extends Construct {
       description: 'modelmux: the account API (/v1/account, /v1/keys, /v1/credits, /v1/activity, /v1/byok, /config.json)',
       timeoutSeconds: 15,
       memorySize: props.memorySize ?? 512,
-      environment: { ...props.tables.environment, ...props.identity.environment, ...props.byokKey.environment, ...props.environment },
+      environment: { ...props.tables.environment, ...props.identity.environment, ...props.byokKey.environment, ...props.originSecret?.environment, ...props.environment },
     });
     grantAccountAccess(props.tables, this.gateway.function);
+    props.originSecret?.grantRead(this.gateway.function);
     props.byokKey.grantGenerateDataKey(this.gateway.function);
     this.url = this.gateway.addPublicUrl(InvokeMode.BUFFERED, [HttpMethod.GET, HttpMethod.POST, HttpMethod.PUT, HttpMethod.PATCH, HttpMethod.DELETE]);
   }

@@ -1,4 +1,4 @@
-import { Duration } from 'aws-cdk-lib';
+import { Duration, Validations } from 'aws-cdk-lib';
 import {
   AllowedMethods,
   type BehaviorOptions,
@@ -7,16 +7,24 @@ import {
   HttpVersion,
   OriginRequestPolicy,
   PriceClass,
+  SecurityPolicyProtocol,
   ViewerProtocolPolicy,
 } from 'aws-cdk-lib/aws-cloudfront';
 import { FunctionUrlOrigin } from 'aws-cdk-lib/aws-cloudfront-origins';
 import type { IFunctionUrl } from 'aws-cdk-lib/aws-lambda';
+import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
+import { ORIGIN_SECRET_HEADER } from '../../functions/shared/edge/origin-secret';
+import type { CustomDomain } from './custom-domain';
 
 /** Path pattern routed to the embeddings function; everything else goes to the chat function. */
 export const EMBEDDINGS_PATH_PATTERN = '/v1/embeddings*';
 
-/** With the dashboard as default behaviour, the API paths the chat function keeps. */
+/**
+ * With the dashboard as default behaviour, the API paths the chat function keeps. CloudFront takes the
+ * first matching pattern, so this one is added LAST ({@link ApiDistribution.addFunctionBehaviour}),
+ * after every other `/v1/…` route.
+ */
 export const API_PATH_PATTERN = '/v1/*';
 
 /** CloudFront's origin read timeout used by default, seconds (the most allowed without a quota increase). */
@@ -28,10 +36,6 @@ export interface ApiDistributionProps {
   readonly chatUrl: IFunctionUrl;
   /** Origin for {@link EMBEDDINGS_PATH_PATTERN} (buffered Function URL). */
   readonly embeddingsUrl: IFunctionUrl;
-  /** Origin for the account API's paths (`accountPaths`, buffered Function URL; issue 11). */
-  readonly accountUrl?: IFunctionUrl;
-  /** Path patterns routed to `accountUrl` (functions/shared/account-api/router.ts ACCOUNT_PATH_PATTERNS). */
-  readonly accountPaths?: readonly string[];
   /**
    * Seconds CloudFront waits for the first byte, and then between bytes, from the origin. Default 60,
    * the most allowed without a quota increase (CloudFront docs, "Response timeout"; up to 180 on
@@ -40,8 +44,20 @@ export interface ApiDistributionProps {
    */
   readonly originReadTimeoutSeconds?: number;
   /**
+   * The origin secret CloudFront adds to every request to a function as `x-origin-verify` (a dynamic
+   * reference, see OriginSecret). The functions refuse requests without it.
+   */
+  readonly originSecretHeaderValue?: string;
+  /** A custom domain (its certificate enforces TLS 1.2 for viewers). Default: `*.cloudfront.net` only. */
+  readonly domain?: CustomDomain;
+  /** Bucket for CloudFront's standard access logs (prefix `cloudfront/`). Default: no access logs. */
+  readonly logBucket?: IBucket;
+  /** ARN of a WAF web ACL (scope CLOUDFRONT) to attach. Default: none. */
+  readonly webAclArn?: string;
+  /**
    * The dashboard (lib/constructs/site.ts `Site.behavior`). When given, it is the default behaviour
-   * (the page at `/`, index.html as root object) and the chat function gets {@link API_PATH_PATTERN}.
+   * (the page at `/`, index.html as root object) and the chat function is NOT the default: route
+   * {@link API_PATH_PATTERN} to it with `addFunctionBehaviour`, after the other function paths.
    */
   readonly site?: BehaviorOptions;
 }
@@ -59,45 +75,69 @@ export interface ApiDistributionProps {
  * not list it, but with caching off the managed AllViewer/AllViewerExceptHostHeader policies forward it
  * (AWS Knowledge Center, "cloudfront-authorization-header"). Compression off (gzip would buffer SSE),
  * HTTPS only (a redirect would turn a POST into a GET).
- * No origin access control: the Function URLs are public by design (`authType: NONE`, the API key is the
- * credential), so CloudFront adds routing, not a security boundary.
+ * Origin access: the Function URLs are public (`authType: NONE`: the API key is the credential, and
+ * OAC for Lambda needs SigV4-signed bodies, which OpenAI clients do not send), but every request
+ * CloudFront forwards carries the stack's origin secret (`x-origin-verify`) and the functions refuse
+ * any request without it (403): CloudFront, and its WAF when attached, is the only way in.
  */
 export class ApiDistribution extends Construct {
   /** The distribution; `https://<distributionDomainName>/v1` is the clients' base URL. */
   readonly distribution: Distribution;
 
+  /** The behaviour every function origin gets: see the class comment. */
+  private readonly functionBehaviour: (url: IFunctionUrl) => BehaviorOptions;
+
   constructor(scope: Construct, id: string, props: ApiDistributionProps) {
     super(scope, id);
     const readTimeout = Duration.seconds(props.originReadTimeoutSeconds ?? DEFAULT_ORIGIN_READ_TIMEOUT_SECONDS);
-    const behaviour = (url: IFunctionUrl): BehaviorOptions => ({
-      origin: new FunctionUrlOrigin(url, { readTimeout }),
+    const customHeaders = props.originSecretHeaderValue === undefined ? undefined : { [ORIGIN_SECRET_HEADER]: props.originSecretHeaderValue };
+    this.functionBehaviour = (url: IFunctionUrl): BehaviorOptions => ({
+      origin: new FunctionUrlOrigin(url, { readTimeout, ...(customHeaders ? { customHeaders } : {}) }),
       allowedMethods: AllowedMethods.ALLOW_ALL,
       cachePolicy: CachePolicy.CACHING_DISABLED,
       originRequestPolicy: OriginRequestPolicy.ALL_VIEWER_EXCEPT_HOST_HEADER,
       viewerProtocolPolicy: ViewerProtocolPolicy.HTTPS_ONLY,
       compress: false,
     });
-    // CloudFront tries path patterns in order: the embeddings and account paths must come before /v1/*.
-    const additionalBehaviors: Record<string, BehaviorOptions> = {
-      [EMBEDDINGS_PATH_PATTERN]: behaviour(props.embeddingsUrl),
-      ...accountBehaviours(props, behaviour),
-    };
-    if (props.site) additionalBehaviors[API_PATH_PATTERN] = behaviour(props.chatUrl);
     this.distribution = new Distribution(this, 'Distribution', {
       comment: 'modelmux: one base URL for chat (streaming) and embeddings (buffered)',
-      defaultBehavior: props.site ?? behaviour(props.chatUrl),
+      defaultBehavior: props.site ?? this.functionBehaviour(props.chatUrl),
       ...(props.site ? { defaultRootObject: 'index.html' } : {}),
-      additionalBehaviors,
+      additionalBehaviors: { [EMBEDDINGS_PATH_PATTERN]: this.functionBehaviour(props.embeddingsUrl) },
       httpVersion: HttpVersion.HTTP2_AND_3,
       // No fixed cost whatever the class; ALL gives every client its nearest edge.
       priceClass: PriceClass.PRICE_CLASS_ALL,
+      // With a custom domain, TLS 1.2 at least for viewers. CloudFront's default *.cloudfront.net
+      // certificate always allows TLS 1.0, whatever is set (CloudFront docs, "Supported protocols and ciphers").
+      ...(props.domain
+        ? { domainNames: [props.domain.domainName], certificate: props.domain.certificate, minimumProtocolVersion: SecurityPolicyProtocol.TLS_V1_2_2021 }
+        : {}),
+      ...(props.logBucket ? { enableLogging: true, logBucket: props.logBucket, logFilePrefix: 'cloudfront/' } : {}),
+      ...(props.webAclArn ? { webAclId: props.webAclArn } : {}),
     });
+    props.domain?.addAliasRecords(this.distribution);
+    this.acknowledgeNagFindings(props);
   }
-}
 
-/** One behaviour per account path, all to the account function's URL (one origin shared by them). */
-function accountBehaviours(props: ApiDistributionProps, behaviour: (url: IFunctionUrl) => BehaviorOptions): Record<string, BehaviorOptions> {
-  if (props.accountUrl === undefined) return {};
-  const toAccount = behaviour(props.accountUrl);
-  return Object.fromEntries((props.accountPaths ?? []).map((p) => [p, toAccount]));
+  /**
+   * Routes `pathPattern` to another function's URL with the same behaviour as chat and embeddings
+   * (origin secret header included), e.g. the account API's `/v1/account*`.
+   */
+  addFunctionBehaviour(pathPattern: string, url: IFunctionUrl): void {
+    const { origin, ...options } = this.functionBehaviour(url);
+    this.distribution.addBehavior(pathPattern, origin, options);
+  }
+
+  /** cdk-nag AwsSolutions findings this distribution answers by design, each with its reason. */
+  private acknowledgeNagFindings(props: ApiDistributionProps): void {
+    const acknowledge = (id: string, reason: string): void => Validations.of(this.distribution).acknowledge({ id: `AwsSolutions::AwsSolutions-${id}`, reason });
+    acknowledge('CFR1', 'A public API for clients anywhere: no country is refused by default (add a geo restriction or a WAF rule if your terms require one).');
+    if (props.domain === undefined) {
+      acknowledge('CFR4', "Without a custom domain CloudFront serves its default *.cloudfront.net certificate, whose policy allows TLS 1.0 and cannot be changed; deploy with -c domainName=… to enforce TLS 1.2 (TLSv1.2_2021).");
+    }
+    if (props.webAclArn === undefined) {
+      acknowledge('CFR2', 'WAF is opt-in (-c waf=true or -c wafWebAclArn=…): it costs $5/month + $1/rule + $0.60/M requests, while API keys, per-key rate limits and the origin secret already guard the API.');
+    }
+    if (props.logBucket === undefined) acknowledge('CFR3', 'Access logs were turned off for this distribution by its owner.');
+  }
 }

@@ -52,6 +52,8 @@ export class ChatEndpoint extends Construct {
       timeoutSeconds,
       memorySize: props.memorySize ?? CHAT_DEFAULT_MEMORY_MB,
       reservedConcurrentExecutions: props.reservedConcurrentExecutions,
+      logRetentionDays: props.logRetentionDays,
+      tracing: props.tracing,
       environment: { ...gatewayEnvironment(props), BUFFERED_CHAT_BUDGET_MS: String(bufferedChatBudgetMs) },
     });
     grantGatewayRuntime(this.gateway.function, props);

@@ -37,6 +37,8 @@ export class EmbeddingsEndpoint extends Construct {
       timeoutSeconds: props.timeoutSeconds ?? 30,
       memorySize: props.memorySize ?? EMBEDDINGS_DEFAULT_MEMORY_MB,
       reservedConcurrentExecutions: props.reservedConcurrentExecutions,
+      logRetentionDays: props.logRetentionDays,
+      tracing: props.tracing,
       environment: gatewayEnvironment(props),
     });
     grantGatewayRuntime(this.gateway.function, props);

@@ -2,6 +2,7 @@ import type { IGrantable } from 'aws-cdk-lib/aws-iam';
 import { UPSTREAM_SECRET_ARN_ENV } from '../../functions/shared/providers/credentials';
 import type { ByokKey } from './byok-key';
 import type { DataTables } from './data-tables';
+import type { OriginSecret } from './origin-secret';
 import type { UpstreamSecret } from './upstream-secret';
 
 /** What both endpoints (chat, embeddings) need from the rest of the stack. */
@@ -18,21 +19,29 @@ export interface GatewayEndpointProps {
   readonly memorySize?: number;
   /** The BYOK key: its ARN goes into env, kms:Decrypt (BYOK context only) into the role. */
   readonly byokKey?: ByokKey;
+  /** CloudFront's origin secret: when set, the function refuses requests without it (ORIGIN_SECRET_ARN). */
+  readonly originSecret?: OriginSecret;
+  /** Days the function's logs are kept (see GatewayFunctionProps). */
+  readonly logRetentionDays?: number;
+  /** X-Ray tracing (see GatewayFunctionProps). */
+  readonly tracing?: boolean;
 }
 
-/** Env every gateway function gets from the stack: table names, the secret ARN, then `extra`. */
+/** Env every gateway function gets from the stack: table names, the secret ARNs, then `extra`. */
 export function gatewayEnvironment(props: GatewayEndpointProps): Record<string, string> {
   return {
     ...props.tables.environment,
     [UPSTREAM_SECRET_ARN_ENV]: props.upstreamSecret.secretId,
     ...props.byokKey?.environment,
+    ...props.originSecret?.environment,
     ...props.environment,
   };
 }
 
-/** Grants a gateway function its request-path table actions and GetSecretValue on the upstream secret. */
+/** Grants a gateway function its request-path table actions and GetSecretValue on the upstream (and origin) secret. */
 export function grantGatewayRuntime(grantee: IGrantable, props: GatewayEndpointProps): void {
   props.tables.grantGatewayAccess(grantee);
   props.upstreamSecret.grantGetSecretValue(grantee);
   props.byokKey?.grantDecrypt(grantee);
+  props.originSecret?.grantRead(grantee);
 }

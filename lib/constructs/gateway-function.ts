@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
-import { Duration, RemovalPolicy } from 'aws-cdk-lib';
-import { Architecture, FunctionUrl, FunctionUrlAuthType, HttpMethod, InvokeMode, Runtime } from 'aws-cdk-lib/aws-lambda';
+import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { Architecture, FunctionUrl, FunctionUrlAuthType, HttpMethod, InvokeMode, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat, SourceMapMode } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
@@ -37,6 +37,17 @@ const ESM_REQUIRE_BANNER =
  */
 export const TOKENIZER_FILE = 'tokenizer-o200k.mjs';
 const TOKENIZER_SOURCE = 'node_modules/gpt-tokenizer/esm/encoding/o200k_base.js';
+
+/**
+ * Powertools Tracer with the X-Ray SDK (~0.5 MB minified) is built into its own file beside the handler,
+ * only for a stack with tracing on, and loaded with `import()` at INIT only when `POWERTOOLS_TRACE_ENABLED`
+ * is `true` (functions/shared/observability/tracer.ts): without tracing, no cold start reads or parses it.
+ */
+export const TRACER_FILE = 'tracer.mjs';
+const TRACER_SOURCE = 'node_modules/@aws-lambda-powertools/tracer/lib/esm/index.js';
+
+/** Days a gateway function's logs are kept unless the stack says otherwise. */
+export const DEFAULT_LOG_RETENTION_DAYS = 30;
 
 /** Replaces `@aws-sdk/credential-provider-node` in the bundles: an env-only default credential chain. */
 const LAMBDA_CREDENTIALS_SOURCE = 'functions/shared/store/lambda-credentials.ts';
@@ -79,11 +90,22 @@ export interface GatewayFunctionProps {
   readonly reservedConcurrentExecutions?: number;
   /** Environment variables beyond the house defaults (table names, secret ARN, base URLs). No secrets. */
   readonly environment?: Readonly<Record<string, string>>;
+  /** Days its logs are kept, one of CloudWatch's retention periods. Default {@link DEFAULT_LOG_RETENTION_DAYS}. */
+  readonly logRetentionDays?: number;
+  /**
+   * Keep the log group when the stack is deleted. Default true: a gateway function's log holds the
+   * settle lines (tokens, cost, and any entry logged for replay), which billing disputes need after
+   * the stack is gone; the retention period still expires them.
+   */
+  readonly retainLogs?: boolean;
+  /** X-Ray active tracing, with Powertools Tracer in the code (default false). */
+  readonly tracing?: boolean;
 }
 
 /**
  * A gateway Lambda function with the house defaults: Node.js 24 on ARM64 (Graviton: about 20% cheaper
- * per GB-second than x86; Lambda pricing page), 1024 MB, a log group kept one month, Powertools env,
+ * per GB-second than x86; Lambda pricing page), 1024 MB, its own log group (one month unless set;
+ * retained after stack deletion), Powertools env, optional X-Ray tracing,
  * and a bundle built by LOCAL esbuild (no Docker) that contains everything it runs, the AWS SDK
  * included, so the deployed code is exactly the code we test.
  *
@@ -97,17 +119,17 @@ export interface GatewayFunctionProps {
 export class GatewayFunction extends Construct {
   /** The Lambda function. */
   readonly function: NodejsFunction;
-  /** Its log group (retention 1 month). */
+  /** Its log group. */
   readonly logGroup: LogGroup;
 
   constructor(scope: Construct, id: string, props: GatewayFunctionProps) {
     super(scope, id);
 
     this.logGroup = new LogGroup(this, 'Logs', {
-      retention: RetentionDays.ONE_MONTH,
-      // Request logs are operational, not records: the ledger table is the record of what was billed.
-      removalPolicy: RemovalPolicy.DESTROY,
+      retention: (props.logRetentionDays ?? DEFAULT_LOG_RETENTION_DAYS) as RetentionDays,
+      removalPolicy: props.retainLogs === false ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN,
     });
+    const tracing = props.tracing === true;
 
     this.function = new NodejsFunction(this, 'Function', {
       entry: `${REPO_ROOT}${props.entry}`,
@@ -119,12 +141,15 @@ export class GatewayFunction extends Construct {
       timeout: Duration.seconds(props.timeoutSeconds),
       reservedConcurrentExecutions: props.reservedConcurrentExecutions,
       logGroup: this.logGroup,
+      tracing: tracing ? Tracing.ACTIVE : Tracing.DISABLED,
       projectRoot: REPO_ROOT,
       depsLockFilePath: `${REPO_ROOT}package-lock.json`,
       environment: {
         NODE_OPTIONS: '--enable-source-maps',
-        POWERTOOLS_SERVICE_NAME: 'modelmux',
+        // The stack's name: log lines and metrics (the `service` dimension) of two stacks never mix.
+        POWERTOOLS_SERVICE_NAME: Stack.of(this).stackName,
         POWERTOOLS_LOG_LEVEL: 'INFO',
+        ...(tracing ? { POWERTOOLS_TRACE_ENABLED: 'true' } : {}),
         ...props.environment,
       },
       bundling: {
@@ -135,16 +160,25 @@ export class GatewayFunction extends Construct {
         banner: ESM_REQUIRE_BANNER,
         // Bundle the SDK too (CDK's default leaves @aws-sdk/* to the runtime's copy, whose version we
         // do not control and never tested). Only the lazily loaded tokenizer file stays outside.
-        externalModules: [`./${TOKENIZER_FILE}`],
+        externalModules: [`./${TOKENIZER_FILE}`, `./${TRACER_FILE}`],
         // Credentials in Lambda come from the environment only: the rest of the SDK's default chain
         // (SSO, INI, IMDS, STS) is 140 KB of dead code at every cold start (see lambda-credentials.ts).
         esbuildArgs: { '--alias': `@aws-sdk/credential-provider-node=./${LAMBDA_CREDENTIALS_SOURCE}` },
-        define: { 'process.env.MODELMUX_TOKENIZER_MODULE': JSON.stringify(`./${TOKENIZER_FILE}`) },
+        define: {
+          'process.env.MODELMUX_TOKENIZER_MODULE': JSON.stringify(`./${TOKENIZER_FILE}`),
+          'process.env.MODELMUX_TRACER_MODULE': JSON.stringify(`./${TRACER_FILE}`),
+        },
         commandHooks: {
           beforeBundling: () => [],
           beforeInstall: () => [],
           afterBundling: (inputDir: string, outputDir: string) => [
             `"${inputDir}/node_modules/.bin/esbuild" "${inputDir}/${TOKENIZER_SOURCE}" --bundle --format=esm --platform=node --target=${GATEWAY_ESBUILD_TARGET} --minify --log-level=warning --outfile="${outputDir}/${TOKENIZER_FILE}"`,
+            // The X-Ray SDK is CommonJS requiring Node built-ins: same createRequire banner as the handler.
+            ...(tracing
+              ? [
+                  `"${inputDir}/node_modules/.bin/esbuild" "${inputDir}/${TRACER_SOURCE}" --bundle --format=esm --platform=node --target=${GATEWAY_ESBUILD_TARGET} --main-fields=module,main --minify --keep-names --log-level=warning "--banner:js=${ESM_REQUIRE_BANNER}" --outfile="${outputDir}/${TRACER_FILE}"`,
+                ]
+              : []),
           ],
         },
         minify: true,
@@ -155,6 +189,19 @@ export class GatewayFunction extends Construct {
         metafile: true,
       },
     });
+    const role = this.function.role;
+    if (role !== undefined) {
+      Validations.of(role).acknowledge({
+        id: 'AwsSolutions::AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
+        reason: 'AWSLambdaBasicExecutionRole allows only logs:CreateLogGroup/CreateLogStream/PutLogEvents, which every function needs; its data-plane rights are the scoped inline statements.',
+      });
+      if (tracing) {
+        Validations.of(role).acknowledge({
+          id: 'AwsSolutions::AwsSolutions-IAM5[Resource::*]',
+          reason: 'X-Ray PutTraceSegments/PutTelemetryRecords (added by active tracing) support no resource-level permissions (X-Ray docs, "Identity-based policies"): Resource * is the only form.',
+        });
+      }
+    }
   }
 
   /**

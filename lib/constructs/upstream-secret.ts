@@ -1,17 +1,22 @@
-import { Aws, RemovalPolicy } from 'aws-cdk-lib';
+import { Aws, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import { Effect, type IGrantable, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { type ISecret, Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 
-/** Name of the secret the stack creates when none is imported. */
-export const DEFAULT_UPSTREAM_SECRET_NAME = 'modelmux/upstream-keys';
+/**
+ * Name of the secret a stack creates when none is imported: `<stack name>/upstream-keys`, so two stacks
+ * in one account and region never collide (e.g. `Modelmux/upstream-keys`, `Modelmux-staging/upstream-keys`).
+ */
+export function defaultUpstreamSecretName(stackName: string): string {
+  return `${stackName}/upstream-keys`;
+}
 
 /** Props of {@link UpstreamSecret}. */
 export interface UpstreamSecretProps {
   /**
    * Use an existing secret instead of creating one: its full ARN (`arn:…:secret:name-AbCdEf`) or its name
-   * (e.g. `modelmux/upstream-keys`, after a stack deletion retained the old one). Default: create
-   * {@link DEFAULT_UPSTREAM_SECRET_NAME} with `{}` as its value.
+   * (e.g. `Modelmux/upstream-keys`, after a stack deletion retained the old one). Default: create
+   * {@link defaultUpstreamSecretName} with `{}` as its value.
    */
   readonly importSecret?: string;
 }
@@ -24,7 +29,7 @@ export interface UpstreamSecretProps {
  * Created secret: initial value `{}` (nothing secret is ever in the template); the operator fills it after
  * deploy with {@link putValueCommand}. Encrypted with the AWS-managed key `aws/secretsmanager`, so reading
  * needs no KMS grant. RETAIN: deleting the stack keeps the keys; redeploy then with
- * `-c upstreamSecretName=modelmux/upstream-keys` to reuse it (a new secret of that name would collide).
+ * `-c upstreamSecretName=<stack name>/upstream-keys` to reuse it (a new secret of that name would collide).
  * Imported secrets encrypted with a customer-managed KMS key also need `kms:Decrypt` for the functions:
  * not granted here.
  */
@@ -44,16 +49,21 @@ export class UpstreamSecret extends Construct {
     super(scope, id);
     const imported = props.importSecret?.trim();
     if (imported === undefined || imported === '') {
+      const name = defaultUpstreamSecretName(Stack.of(this).stackName);
       const created = new Secret(this, 'Secret', {
-        secretName: DEFAULT_UPSTREAM_SECRET_NAME,
+        secretName: name,
         description: 'modelmux upstream provider API keys: one JSON object, e.g. {"OPENAI_API_KEY":"sk-..."}',
         secretObjectValue: {},
         removalPolicy: RemovalPolicy.RETAIN,
       });
+      Validations.of(created).acknowledge({
+        id: 'AwsSolutions::AwsSolutions-SMG4',
+        reason: 'Third-party provider API keys: they are rotated at each provider and then stored with put-secret-value (README, "Rotate upstream keys"); Secrets Manager cannot mint them.',
+      });
       this.secret = created;
       this.secretId = created.secretArn;
       this.policyResource = created.secretArn;
-      this.cliSecretId = DEFAULT_UPSTREAM_SECRET_NAME;
+      this.cliSecretId = name;
       this.cliRegion = Aws.REGION;
     } else if (imported.startsWith('arn:')) {
       this.secret = Secret.fromSecretCompleteArn(this, 'Secret', imported);

@@ -1,5 +1,5 @@
 import { Template } from 'aws-cdk-lib/assertions';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { ModelmuxStack } from '../../lib/modelmux-stack';
 import { CHAT_DEFAULT_MEMORY_MB } from '../../lib/constructs/chat-endpoint';
 import { EMBEDDINGS_DEFAULT_MEMORY_MB } from '../../lib/constructs/embeddings-endpoint';
@@ -28,10 +28,16 @@ function functionEnvs(template: Template): Array<Record<string, unknown>> {
   return upstreamFunctions(template).map((fn) => (fn.Properties?.Environment as { Variables: Record<string, unknown> }).Variables);
 }
 
+/** Statements about the upstream secret (not the origin secret, which every CloudFront stack has). */
 function secretStatements(template: Template): unknown[] {
   return allIamStatements(template)
-    .filter(({ statement }) => JSON.stringify(statement.Action).includes('secretsmanager:'))
+    .filter(({ statement }) => JSON.stringify(statement.Action).includes('secretsmanager:') && statement.Sid !== 'OriginSecret')
     .map(({ statement }) => statement);
+}
+
+/** Secrets the stack creates for upstream keys. */
+function upstreamSecrets(template: Template): string[] {
+  return Object.keys(resourcesOfType(template, 'AWS::SecretsManager::Secret')).filter((id) => id.startsWith('UpstreamKeys'));
 }
 
 describe('stack options from context', () => {
@@ -47,7 +53,7 @@ describe('stack options from context', () => {
 
   it('imports the upstream secret by name: no secret created, GetSecretValue on that name and its 6-character suffix only', () => {
     const template = synth({ upstreamSecretName: 'modelmux/upstream-keys' });
-    template.resourceCountIs('AWS::SecretsManager::Secret', 0);
+    expect(upstreamSecrets(template)).toEqual([]);
     const statements = secretStatements(template);
     expect(statements.length).toBe(2);
     for (const statement of statements) {
@@ -60,7 +66,7 @@ describe('stack options from context', () => {
   it('imports the upstream secret by full ARN and grants exactly that ARN', () => {
     const arn = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:team/llm-keys-AbCdEf';
     const template = synth({ upstreamSecretName: arn });
-    template.resourceCountIs('AWS::SecretsManager::Secret', 0);
+    expect(upstreamSecrets(template)).toEqual([]);
     for (const statement of secretStatements(template)) expect(statement).toMatchObject({ Action: 'secretsmanager:GetSecretValue', Resource: arn });
     for (const env of functionEnvs(template)) expect(env.UPSTREAM_SECRET_ARN).toBe(arn);
     template.hasOutput('PutUpstreamKeysCommand', {
@@ -113,5 +119,127 @@ describe('stack options from context', () => {
 
   it('rejects a cloudfront flag that is not a boolean', () => {
     expect(() => synth({ cloudfront: 'yes' })).toThrow(/cloudfront must be true or false/);
+  });
+});
+
+describe('edge options from context', () => {
+  const everything = {
+    domainName: 'api.example.com',
+    hostedZoneId: 'Z0123456789ABC',
+    hostedZoneName: 'example.com',
+    waf: 'true',
+    wafRateLimit: '500',
+    tracing: 'true',
+    logRetentionDays: '90',
+    chatLogRetentionDays: '365',
+    accessLogRetentionDays: '30',
+    originSecretVersion: 'v-2026-rotation',
+  };
+  let template: Template;
+  let distribution: Record<string, unknown>;
+
+  beforeAll(() => {
+    template = synth(everything);
+    distribution = Object.values(resourcesOfType(template, 'AWS::CloudFront::Distribution'))[0]?.Properties?.DistributionConfig as Record<string, unknown>;
+  }, 120_000);
+
+  it('serves the custom domain with a DNS-validated certificate, TLS 1.2 minimum (TLSv1.2_2021) and alias records', () => {
+    const certificateId = Object.keys(resourcesOfType(template, 'AWS::CertificateManager::Certificate'))[0];
+    template.hasResourceProperties('AWS::CertificateManager::Certificate', { DomainName: 'api.example.com', ValidationMethod: 'DNS', DomainValidationOptions: [{ DomainName: 'api.example.com', HostedZoneId: 'Z0123456789ABC' }] });
+    expect(distribution.Aliases).toEqual(['api.example.com']);
+    expect(distribution.ViewerCertificate).toEqual({ AcmCertificateArn: { Ref: certificateId }, MinimumProtocolVersion: 'TLSv1.2_2021', SslSupportMethod: 'sni-only' });
+    for (const type of ['A', 'AAAA']) template.hasResourceProperties('AWS::Route53::RecordSet', { Name: 'api.example.com.', Type: type, HostedZoneId: 'Z0123456789ABC' });
+    template.hasOutput('BaseUrl', { Value: 'https://api.example.com/v1' });
+  });
+
+  it('refuses to deploy the certificate and the web ACL outside us-east-1 (CloudFormation rules)', () => {
+    const rules = (template.toJSON() as { Rules?: Record<string, { Assertions: Array<{ Assert: unknown; AssertDescription: string }> }> }).Rules ?? {};
+    const assertions = Object.entries(rules).filter(([id]) => id !== 'CheckBootstrapVersion').flatMap(([, r]) => r.Assertions);
+    expect(assertions).toHaveLength(2);
+    for (const a of assertions) expect(a.Assert).toEqual({ 'Fn::Equals': [{ Ref: 'AWS::Region' }, 'us-east-1'] });
+    const app = testApp({ ...everything }, { bundle: false });
+    expect(() => new ModelmuxStack(app, 'Modelmux', { ...stackPropsFromContext(app.node), env: { region: 'eu-west-1' } })).toThrow(/us-east-1/);
+  });
+
+  it('attaches a WAF web ACL with a per-IP rate limit (429, OpenAI body) and AWS managed rules whose body rules only count', () => {
+    const [aclId, acl] = Object.entries(resourcesOfType(template, 'AWS::WAFv2::WebACL'))[0] ?? [];
+    expect(distribution.WebACLId).toEqual({ 'Fn::GetAtt': [aclId, 'Arn'] });
+    const props = acl?.Properties as { Scope: string; Rules: Array<Record<string, unknown>>; CustomResponseBodies: Record<string, { Content: string }> };
+    expect(props.Scope).toBe('CLOUDFRONT');
+    const [rate, ...managed] = props.Rules;
+    expect(rate).toMatchObject({
+      Name: 'RateLimitPerIp',
+      Action: { Block: { CustomResponse: { ResponseCode: 429, CustomResponseBodyKey: 'rateLimited' } } },
+      Statement: { RateBasedStatement: { Limit: 500, AggregateKeyType: 'IP' } },
+    });
+    expect(JSON.parse(props.CustomResponseBodies.rateLimited?.Content ?? '{}')).toMatchObject({ error: { type: 'rate_limit_error', code: 'rate_limit_exceeded', param: null } });
+    expect(managed.map((r) => (r.Statement as { ManagedRuleGroupStatement: { Name: string } }).ManagedRuleGroupStatement.Name)).toEqual([
+      'AWSManagedRulesCommonRuleSet',
+      'AWSManagedRulesKnownBadInputsRuleSet',
+      'AWSManagedRulesAmazonIpReputationList',
+    ]);
+    const common = managed[0]?.Statement as { ManagedRuleGroupStatement: { RuleActionOverrides: Array<{ Name: string; ActionToUse: unknown }> } };
+    expect(common.ManagedRuleGroupStatement.RuleActionOverrides).toContainEqual({ Name: 'SizeRestrictions_BODY', ActionToUse: { Count: {} } });
+    for (const override of common.ManagedRuleGroupStatement.RuleActionOverrides) expect(override.Name).toMatch(/_BODY$/);
+  });
+
+  it('turns on X-Ray tracing: active mode, POWERTOOLS_TRACE_ENABLED, and the X-Ray write actions', () => {
+    for (const fn of Object.values(resourcesOfType(template, 'AWS::Lambda::Function'))) {
+      expect(fn.Properties?.TracingConfig).toEqual({ Mode: 'Active' });
+      expect((fn.Properties?.Environment as { Variables: Record<string, unknown> }).Variables.POWERTOOLS_TRACE_ENABLED).toBe('true');
+    }
+    const xray = allIamStatements(template).filter(({ statement }) => JSON.stringify(statement.Action).includes('xray:'));
+    expect(xray.length).toBe(2);
+  });
+
+  it('keeps each function log for its own retention, and access logs for accessLogRetentionDays', () => {
+    const retention = Object.entries(resourcesOfType(template, 'AWS::Logs::LogGroup')).map(([id, g]) => [id.replace(/Gateway.*/, ''), g.Properties?.RetentionInDays]);
+    expect(Object.fromEntries(retention)).toEqual({ Chat: 365, Embeddings: 90 });
+    const bucket = Object.values(resourcesOfType(template, 'AWS::S3::Bucket'))[0];
+    expect((bucket?.Properties?.LifecycleConfiguration as { Rules: Array<{ ExpirationInDays: number }> }).Rules[0]?.ExpirationInDays).toBe(30);
+  });
+
+  it('makes CloudFront send the origin secret version given for a rotation', () => {
+    const headers = (distribution.Origins as Array<{ OriginCustomHeaders: Array<{ HeaderValue: { 'Fn::Join': [string, unknown[]] } }> }>).map((o) => o.OriginCustomHeaders[0]?.HeaderValue['Fn::Join'][1]);
+    for (const parts of headers) expect(parts?.at(-1)).toBe(':SecretString:current::v-2026-rotation}}');
+  });
+
+  it('takes a us-east-1 certificate ARN and an existing web ACL instead', () => {
+    const certificateArn = 'arn:aws:acm:us-east-1:123456789012:certificate/abcd-1234';
+    const webAclArn = 'arn:aws:wafv2:us-east-1:123456789012:global/webacl/team-acl/1111';
+    const variant = synth({ domainName: 'llm.example.org', certificateArn, wafWebAclArn: webAclArn });
+    const config = Object.values(resourcesOfType(variant, 'AWS::CloudFront::Distribution'))[0]?.Properties?.DistributionConfig as Record<string, unknown>;
+    expect(config).toMatchObject({ Aliases: ['llm.example.org'], WebACLId: webAclArn, ViewerCertificate: { AcmCertificateArn: certificateArn, MinimumProtocolVersion: 'TLSv1.2_2021' } });
+    variant.resourceCountIs('AWS::WAFv2::WebACL', 0);
+    variant.resourceCountIs('AWS::CertificateManager::Certificate', 0);
+    variant.resourceCountIs('AWS::Route53::RecordSet', 0);
+  });
+
+  it('refuses inconsistent or malformed edge and logging options, naming the context key', () => {
+    expect(() => synth({ domainName: 'api.example.com' })).toThrow(/domainName needs certificateArn/);
+    expect(() => synth({ domainName: 'a.example.com', certificateArn: 'arn:aws:acm:eu-west-1:1:certificate/x' })).toThrow(/us-east-1/);
+    expect(() => synth({ cloudfront: 'false', waf: 'true' })).toThrow(/need the CloudFront distribution/);
+    expect(() => synth({ waf: 'true', wafWebAclArn: 'arn:x' })).toThrow(/exclude each other/);
+    expect(() => synth({ waf: 'true', wafRateLimit: '5' })).toThrow(/at least 10/);
+    expect(() => synth({ logRetentionDays: '10' })).toThrow(/logRetentionDays must be one of/);
+    expect(() => synth({ alarmEmail: 'not-an-address' })).toThrow(/alarmEmail must be an email address/);
+    expect(() => synth({ hostedZoneId: 'Z1', hostedZoneName: 'example.com' })).toThrow(/need domainName/);
+  });
+});
+
+describe('stack-unique names', () => {
+  it('gives two stacks in one account their own upstream secret and metrics service', () => {
+    const app = testApp({}, { bundle: false });
+    const stacks = ['Modelmux', 'Modelmux-staging'].map((id) => new ModelmuxStack(app, id, stackPropsFromContext(app.node)));
+    const names = stacks.map((stack) => {
+      const t = Template.fromStack(stack);
+      const secret = Object.entries(resourcesOfType(t, 'AWS::SecretsManager::Secret')).find(([sid]) => sid.startsWith('UpstreamKeys'))?.[1];
+      const env = (Object.values(resourcesOfType(t, 'AWS::Lambda::Function'))[0]?.Properties?.Environment as { Variables: Record<string, unknown> }).Variables;
+      return [secret?.Properties?.Name, env.POWERTOOLS_SERVICE_NAME];
+    });
+    expect(names).toEqual([
+      ['Modelmux/upstream-keys', 'Modelmux'],
+      ['Modelmux-staging/upstream-keys', 'Modelmux-staging'],
+    ]);
   });
 });

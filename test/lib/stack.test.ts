@@ -44,6 +44,7 @@ let ids: {
   userPoolClient: string;
   byokKey: string;
   secret: string;
+  originSecret: string;
   tables: Record<TableSchema['logicalName'], string>;
 };
 
@@ -64,6 +65,7 @@ beforeAll(() => {
     userPoolClient: logicalIdByPath(template, 'AWS::Cognito::UserPoolClient', '/Identity/'),
     byokKey: logicalIdByPath(template, 'AWS::KMS::Key', '/Byok/'),
     secret: logicalIdByPath(template, 'AWS::SecretsManager::Secret', '/UpstreamKeys/'),
+    originSecret: logicalIdByPath(template, 'AWS::SecretsManager::Secret', '/OriginSecret/'),
     tables: {
       keys: logicalIdByPath(template, 'AWS::DynamoDB::Table', '/Data/Keys/'),
       accounts: logicalIdByPath(template, 'AWS::DynamoDB::Table', '/Data/Accounts/'),
@@ -220,11 +222,12 @@ describe('IAM least privilege', () => {
     }
   });
 
-  it('grants each function exactly the request-path table actions and GetSecretValue on the upstream secret', () => {
+  it('grants each function exactly the request-path table actions and GetSecretValue on the upstream and origin secrets', () => {
     const expected = new Map<string, string[]>([
       ...TABLE_SCHEMAS.map((s): [string, string[]] => [JSON.stringify(getAttArn(ids.tables[s.logicalName])), [...GATEWAY_TABLE_ACTIONS[s.logicalName]].sort()]),
       [JSON.stringify({ Ref: ids.secret }), ['secretsmanager:GetSecretValue']],
       [JSON.stringify(getAttArn(ids.byokKey)), ['kms:Decrypt']],
+      [JSON.stringify({ Ref: ids.originSecret }), ['secretsmanager:GetSecretValue']],
     ]);
     for (const fn of [ids.chatFn, ids.embeddingsFn]) {
       const granted = new Map<string, string[]>();
@@ -271,20 +274,36 @@ describe('functions', () => {
         [TABLE_ENV.accounts]: { Ref: ids.tables.accounts },
         [TABLE_ENV.ledger]: { Ref: ids.tables.ledger },
         UPSTREAM_SECRET_ARN: { Ref: ids.secret },
-        POWERTOOLS_SERVICE_NAME: 'modelmux',
+        ORIGIN_SECRET_ARN: { Ref: ids.originSecret },
+        // The stack's name: logs and metrics of two stacks never mix.
+        POWERTOOLS_SERVICE_NAME: 'Modelmux',
         POWERTOOLS_LOG_LEVEL: 'INFO',
         NODE_OPTIONS: '--enable-source-maps',
       });
       expect(Object.keys(env).filter((name) => /_API_KEY$/.test(name))).toEqual([]);
+      // Tracing is off by default: no X-Ray, and nothing tells the code to load the tracer.
+      expect(env.POWERTOOLS_TRACE_ENABLED).toBeUndefined();
+      expect(fnProps(fn).TracingConfig).toBeUndefined();
     }
     // Behind CloudFront (60 s origin read timeout) a buffered chat answer must be out within 55 s.
     expect(envOf(ids.chatFn).BUFFERED_CHAT_BUDGET_MS).toBe('55000');
   });
 
-  it('log to their own log groups kept for one month', () => {
+  it('log to their own log groups kept for one month, and retained after stack deletion (they hold the settle lines)', () => {
     for (const fn of [ids.chatFn, ids.embeddingsFn]) {
       const logGroupId = (fnProps(fn).LoggingConfig as { LogGroup: { Ref: string } }).LogGroup.Ref;
-      expect(resourcesOfType(template, 'AWS::Logs::LogGroup')[logGroupId]?.Properties?.RetentionInDays).toBe(30);
+      const logGroup = resourcesOfType(template, 'AWS::Logs::LogGroup')[logGroupId] as CfnResource;
+      expect(logGroup.Properties?.RetentionInDays).toBe(30);
+      expect(logGroup.DeletionPolicy).toBe('Retain');
+    }
+  });
+
+  it('ship no tracer file without tracing (nothing of the X-Ray SDK in or beside the bundle)', () => {
+    for (const fn of [ids.chatFn, ids.embeddingsFn]) {
+      const assetDir = assetDirOf(template, assemblyDir, fn);
+      expect(existsSync(join(assetDir, 'tracer.mjs'))).toBe(false);
+      const meta = JSON.parse(readFileSync(join(assetDir, 'index.meta.json'), 'utf8')) as { inputs: Record<string, unknown> };
+      expect(Object.keys(meta.inputs).filter((f) => /aws-xray-sdk|powertools\/tracer/.test(f))).toEqual([]);
     }
   });
 
@@ -302,11 +321,32 @@ describe('functions', () => {
 });
 
 describe('upstream keys secret', () => {
-  it('is created as modelmux/upstream-keys holding {}, and retained', () => {
+  it('is created as <stack name>/upstream-keys holding {}, and retained', () => {
     const secret = resourcesOfType(template, 'AWS::SecretsManager::Secret')[ids.secret] as CfnResource;
-    expect(secret.Properties).toMatchObject({ Name: 'modelmux/upstream-keys', SecretString: '{}' });
+    expect(secret.Properties).toMatchObject({ Name: 'Modelmux/upstream-keys', SecretString: '{}' });
     expect(secret.Properties?.GenerateSecretString).toBeUndefined();
     expect(secret.DeletionPolicy).toBe('Retain');
+  });
+});
+
+describe('origin secret (one door)', () => {
+  it('is generated per stack as {"current": 48 characters}, with no fixed name', () => {
+    const secret = resourcesOfType(template, 'AWS::SecretsManager::Secret')[ids.originSecret] as CfnResource;
+    expect(secret.Properties?.GenerateSecretString).toMatchObject({ SecretStringTemplate: '{}', GenerateStringKey: 'current', PasswordLength: 48, ExcludePunctuation: true });
+    expect(secret.Properties?.SecretString).toBeUndefined();
+    expect(secret.Properties?.Name).toBeUndefined();
+  });
+
+  it('is sent by CloudFront to every function origin as x-origin-verify, through a dynamic reference (never the value)', () => {
+    const config = Object.values(resourcesOfType(template, 'AWS::CloudFront::Distribution'))[0]?.Properties?.DistributionConfig as {
+      Origins: Array<{ OriginCustomHeaders?: Array<{ HeaderName: string; HeaderValue: unknown }> }>;
+    };
+    expect(config.Origins).toHaveLength(2);
+    for (const origin of config.Origins) {
+      expect(origin.OriginCustomHeaders).toEqual([
+        { HeaderName: 'x-origin-verify', HeaderValue: { 'Fn::Join': ['', ['{{resolve:secretsmanager:', { Ref: ids.originSecret }, ':SecretString:current::}}']] } },
+      ]);
+    }
   });
 });
 
@@ -340,12 +380,50 @@ describe('CloudFront (one base URL)', () => {
     }
     for (const origin of config.Origins.filter((o) => o.CustomOriginConfig)) expect(origin.CustomOriginConfig).toMatchObject({ OriginProtocolPolicy: 'https-only', OriginReadTimeout: 60 });
   });
+
+  it('writes access logs to a private, encrypted, TLS-only bucket whose files expire after 90 days', () => {
+    const config = Object.values(resourcesOfType(template, 'AWS::CloudFront::Distribution'))[0]?.Properties?.DistributionConfig as Record<string, unknown>;
+    const bucketId = logicalIdByPath(template, 'AWS::S3::Bucket', '/AccessLogs/');
+    expect(config.Logging).toEqual({ Bucket: { 'Fn::GetAtt': [bucketId, 'RegionalDomainName'] }, Prefix: 'cloudfront/' });
+    const bucket = resourcesOfType(template, 'AWS::S3::Bucket')[bucketId] as CfnResource;
+    expect(bucket.Properties).toMatchObject({
+      PublicAccessBlockConfiguration: { BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true },
+      BucketEncryption: { ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }] },
+      LifecycleConfiguration: { Rules: [expect.objectContaining({ ExpirationInDays: 90, Status: 'Enabled' })] },
+    });
+    const policy = Object.values(resourcesOfType(template, 'AWS::S3::BucketPolicy')).find((p) => JSON.stringify(p.Properties?.Bucket) === JSON.stringify({ Ref: bucketId }));
+    expect(JSON.stringify(policy?.Properties?.PolicyDocument)).toContain('"aws:SecureTransport":"false"');
+  });
+
+  it('has no custom domain and no WAF by default', () => {
+    const config = Object.values(resourcesOfType(template, 'AWS::CloudFront::Distribution'))[0]?.Properties?.DistributionConfig as Record<string, unknown>;
+    expect(config.Aliases).toBeUndefined();
+    expect(config.WebACLId).toBeUndefined();
+    template.resourceCountIs('AWS::WAFv2::WebACL', 0);
+  });
+});
+
+describe('monitoring', () => {
+  it('has an alarm topic and no email subscription unless alarmEmail is given (test/lib/monitoring.test.ts has the rest)', () => {
+    template.resourceCountIs('AWS::SNS::Topic', 1);
+    template.resourceCountIs('AWS::SNS::Subscription', 0);
+  });
 });
 
 describe('outputs', () => {
   it('give the CloudFront base URL ending in /v1, both raw Function URLs, table names, the secret and its fill-in command', () => {
     const distributionId = Object.keys(resourcesOfType(template, 'AWS::CloudFront::Distribution'))[0];
-    template.hasOutput('BaseUrl', { Value: { 'Fn::Join': ['', ['https://', { 'Fn::GetAtt': [distributionId, 'DomainName'] }, '/v1']] } });
+    template.hasOutput('BaseUrl', {
+      Value: { 'Fn::Join': ['', ['https://', { 'Fn::GetAtt': [distributionId, 'DomainName'] }, '/v1']] },
+      Description: 'OpenAI base URL for every route (chat completions, embeddings, models), via CloudFront',
+    });
+    template.hasOutput('OriginSecretArn', { Value: { Ref: ids.originSecret } });
+    template.hasOutput('DistributionDomainName', { Value: { 'Fn::GetAtt': [distributionId, 'DomainName'] } });
+    template.hasOutput('AlarmTopicArn', {});
+    template.hasOutput('DashboardName', {});
+    const outputs = (template.toJSON() as { Outputs: Record<string, { Description?: string }> }).Outputs;
+    for (const direct of ['ChatCompletionsUrl', 'EmbeddingsUrl', 'EmbeddingsBaseUrl']) expect(outputs[direct]?.Description).toMatch(/Answers only requests from CloudFront/);
+    for (const [name, output] of Object.entries(outputs)) expect(output.Description, name).toBeTruthy();
     template.hasOutput('ChatCompletionsUrl', { Value: { 'Fn::GetAtt': [ids.chatUrl, 'FunctionUrl'] } });
     template.hasOutput('EmbeddingsUrl', { Value: { 'Fn::GetAtt': [ids.embeddingsUrl, 'FunctionUrl'] } });
     template.hasOutput('KeysTableName', { Value: { Ref: ids.tables.keys } });
@@ -359,7 +437,7 @@ describe('outputs', () => {
           [
             'aws secretsmanager put-secret-value --region ',
             { Ref: 'AWS::Region' },
-            ' --secret-id modelmux/upstream-keys --secret-string file://upstream-keys.json',
+            ' --secret-id Modelmux/upstream-keys --secret-string file://upstream-keys.json',
           ],
         ],
       },

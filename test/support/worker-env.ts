@@ -13,3 +13,6 @@ delete process.env.AWS_SESSION_TOKEN;
 delete process.env.AWS_PROFILE;
 // The gateway's JSON request logs would bury test output; tests assert behaviour, not log lines.
 process.env.POWERTOOLS_LOG_LEVEL ??= 'SILENT';
+// EMF metric lines (one per invocation) on stdout would bury test output too; the metrics tests turn
+// them back on for themselves (test/observability/metrics.test.ts).
+process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';

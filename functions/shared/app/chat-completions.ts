@@ -10,12 +10,13 @@ import { parseJsonBody } from '../openai/parse-body';
 import { loadUpstreamCredentials } from '../providers/credentials';
 import { UpstreamStreamError } from '../providers/types';
 import { planAttempts, requestFallbacks, requiredCapabilities } from '../routing/attempt-plan';
-import { routeBuffered, routeStream, type RoutedBase } from '../routing/chat-router';
+import { overheadMs, routeBuffered, routeStream, type RoutedBase } from '../routing/chat-router';
 import { BUFFERED_CHAT_BUDGET_MS } from '../routing/request-budget';
 import { DONE_FRAME, dataFrame, errorFrame } from '../sse/encode';
 import { estimatePromptTokens, estimateTextTokens } from '../usage/estimate';
 import { logger } from '../observability/logger';
 import { dashboardUrl } from '../http/public-url';
+import { recordOverhead, recordTimeToFirstToken } from '../observability/metrics';
 import { authenticateRequest, routeOptions, type Caller } from './guard';
 import { heldJson, settledWithin } from './held-json';
 import { settleRequest, type BillableUsage } from './settle-request';
@@ -165,6 +166,7 @@ async function buffered(ctx: CallContext, outcome: Awaited<ReturnType<typeof rou
   };
   // A string or absent, never null (OpenAI's OpenAPI description): only OpenAI-compatible hosts send one.
   if (typeof parts.system_fingerprint === 'string') completion.system_fingerprint = parts.system_fingerprint;
+  recordOverhead(overheadMs(ctx.req.receivedAt, outcome.attempts));
   return {
     kind: 'json',
     status: 200,
@@ -185,6 +187,8 @@ async function buffered(ctx: CallContext, outcome: Awaited<ReturnType<typeof rou
  * @param preface frames sent before the first chunk (the routing comment of a late-committed stream).
  */
 function streamed(ctx: CallContext, outcome: Awaited<ReturnType<typeof routeStream>>, preface?: string): StreamResult {
+  recordTimeToFirstToken(Date.now() - ctx.req.receivedAt);
+  recordOverhead(overheadMs(ctx.req.receivedAt, outcome.attempts));
   const includeUsage = ctx.body.stream_options?.include_usage === true;
   const id = completionId(ctx.req.requestId);
   let usage: Usage | undefined;

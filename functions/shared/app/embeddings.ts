@@ -7,7 +7,8 @@ import { embeddingsRequest, toBase64Float32, type EmbeddingsResponse } from '../
 import { parseJsonBody } from '../openai/parse-body';
 import { loadUpstreamCredentials } from '../providers/credentials';
 import { planAttempts } from '../routing/attempt-plan';
-import { routeBufferedCall } from '../routing/chat-router';
+import { overheadMs, routeBufferedCall } from '../routing/chat-router';
+import { recordOverhead } from '../observability/metrics';
 import { estimateTextTokens } from '../usage/estimate';
 import { authenticateRequest, routeOptions } from './guard';
 import { settleRequest } from './settle-request';
@@ -43,6 +44,7 @@ export async function embeddings(req: GatewayRequest): Promise<JsonResult> {
     model: body.model,
     usage: { prompt_tokens: promptTokens, total_tokens: promptTokens },
   };
+  recordOverhead(overheadMs(req.receivedAt, outcome.attempts));
   return {
     kind: 'json',
     status: 200,

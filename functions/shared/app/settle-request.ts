@@ -1,6 +1,8 @@
 import { settle, type LedgerEntryInput } from '../billing/ledger';
 import { byokFeePricesFor, displayedPricesFor } from '../catalogue/catalogue';
 import { logger } from '../observability/logger';
+import { recordSettled, recordSettleFailure } from '../observability/metrics';
+import { traced } from '../observability/tracer';
 import { suspectStoreOutage } from '../store/store-errors';
 import type { Attempt } from '../routing/attempt-plan';
 import type { AttemptRecord } from '../routing/chat-router';
@@ -74,12 +76,13 @@ export async function settleRequest(input: SettleInput, timeoutMs: number = SETT
   const expired = new Promise<'expired'>((resolve) => {
     timer = setTimeout(() => resolve('expired'), timeoutMs);
   });
-  const writing = settle(entry);
+  const writing = traced('settle', () => settle(entry));
   try {
     const result = await Promise.race([writing, expired]);
     if (result === 'expired') {
       // Admission must not go on trusting its caches (billing/admit.ts) while this write hangs.
       suspectStoreOutage();
+      recordSettleFailure();
       logger.error('ledger write did not finish in time; replay this entry', { replayable: entry, timeoutMs });
       // It may still land (or fail) later, e.g. when a frozen container thaws: say which, for the replay.
       writing.then(
@@ -88,6 +91,7 @@ export async function settleRequest(input: SettleInput, timeoutMs: number = SETT
       );
       return;
     }
+    if (!result.alreadySettled) recordSettled({ promptTokens: entry.promptTokens, completionTokens: entry.completionTokens, costNanoUsd: result.costNanoUsd, estimated: entry.usageEstimated });
     // The request's one log line: ids, models, provider, tokens, cost, latency — never text or keys.
     logger.info('request', {
       requestId: entry.requestId,
@@ -105,6 +109,7 @@ export async function settleRequest(input: SettleInput, timeoutMs: number = SETT
       alreadySettled: result.alreadySettled,
     });
   } catch (err) {
+    recordSettleFailure();
     logger.error('ledger write failed; replay this entry', { replayable: entry, error: err as Error });
   } finally {
     clearTimeout(timer);

@@ -4,7 +4,10 @@ import { newRequestId } from '../billing/ledger';
 import type { GatewayHandler, GatewayRequest, GatewayResult, JsonResult } from '../http/types';
 import { asGatewayError, toErrorBody } from '../openai/errors';
 import { logger } from '../observability/logger';
+import { publishMetrics, recordRequest } from '../observability/metrics';
+import { initTracing } from '../observability/tracer';
 import { loadUpstreamCredentials } from '../providers/credentials';
+import { prefetchOriginSecret, verifyOrigin } from './origin-secret';
 
 /**
  * The edge shared by both Lambda handlers: Function URL event (payload format 2.0) → GatewayRequest,
@@ -39,9 +42,20 @@ export function fromFunctionUrlEvent(event: APIGatewayProxyEventV2, signal: Abor
   };
 }
 
-/** Runs the core; a thrown error becomes its OpenAI-shaped JSON result (never a crash). */
+/**
+ * Runs the core behind the origin check (origin-secret.ts: 403 for a direct call when CloudFront is in
+ * front); a thrown error becomes its OpenAI-shaped JSON result (never a crash). Records the request's
+ * `Requests` metric (and its error status) for {@link finishInvocation} to publish.
+ */
 export async function runCore(handler: GatewayHandler, req: GatewayRequest): Promise<GatewayResult> {
+  const result = await runChecked(handler, req);
+  recordRequest(result.status);
+  return result;
+}
+
+async function runChecked(handler: GatewayHandler, req: GatewayRequest): Promise<GatewayResult> {
   try {
+    await verifyOrigin(req.headers);
     return await handler(req);
   } catch (err) {
     const e = asGatewayError(err);
@@ -66,11 +80,25 @@ export function logRequest(req: GatewayRequest, status: number): void {
   logger.info('request', { requestId: req.requestId, method: req.method, path: req.path, status, latencyMs: Date.now() - req.receivedAt });
 }
 
+/**
+ * Everything a handler module awaits at INIT (top level): the upstream keys and the origin secret
+ * ({@link prefetchUpstreamCredentials}, never throws, at most 2 s) and, only when tracing is on, the
+ * X-Ray tracer (observability/tracer.ts; nothing is loaded when it is off).
+ */
+export async function initGateway(): Promise<void> {
+  await Promise.all([prefetchUpstreamCredentials(), initTracing()]);
+}
+
+/** The end of every invocation, after the response and the settle: publishes the metrics it recorded (EMF). */
+export function finishInvocation(req: GatewayRequest): void {
+  publishMetrics(req.requestId);
+}
+
 /** Longest a cold start waits for the upstream keys before INIT ends anyway (ms). */
 export const CREDENTIALS_PREFETCH_MAX_WAIT_MS = 2_000;
 
 /**
- * Fetches the upstream keys during INIT, so the first request does not pay for GetSecretValue: both
+ * Fetches the upstream keys (and the origin secret, when set) during INIT, so the first request does not pay for GetSecretValue: both
  * handler modules `await` this at top level, and Lambda finishes INIT only when the module has (ESM
  * top-level await; Lambda Developer Guide, "Lambda Node.js handler", ES module initialization). Never
  * throws and never waits longer than `maxWaitMs`: a slow or failing secret must not fail INIT (10 s
@@ -82,10 +110,13 @@ export async function prefetchUpstreamCredentials(maxWaitMs = CREDENTIALS_PREFET
   const waited = new Promise<void>((resolve) => {
     timer = setTimeout(resolve, maxWaitMs);
   });
-  const fetched = loadUpstreamCredentials().then(
-    () => undefined,
-    (err: unknown) => logger.warn('upstream keys not readable at cold start; the first request retries', { error: err as Error }),
-  );
+  const fetched = Promise.all([
+    loadUpstreamCredentials().then(
+      () => undefined,
+      (err: unknown) => logger.warn('upstream keys not readable at cold start; the first request retries', { error: err as Error }),
+    ),
+    prefetchOriginSecret(),
+  ]);
   await Promise.race([fetched, waited]);
   clearTimeout(timer);
 }

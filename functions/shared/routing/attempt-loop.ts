@@ -1,4 +1,6 @@
 import { GatewayError } from '../openai/errors';
+import { recordFallback } from '../observability/metrics';
+import { startSpan, type Span } from '../observability/tracer';
 import type { AdapterContext, UpstreamFailure } from '../providers/types';
 import { breakerKey, type Attempt } from './attempt-plan';
 import { byokKeyRefused } from './byok-refusal';
@@ -36,6 +38,8 @@ export interface AttemptRecord {
   outcome: 'ok' | 'hedge-lost' | UpstreamFailure['kind'];
   status: number;
   ms: number;
+  /** Epoch ms the attempt started (for the overhead metric: our time is what lies outside attempts). */
+  startedAt?: number;
 }
 
 export interface RoutedBase {
@@ -101,6 +105,8 @@ interface Flight<T> {
   started: boolean;
   hedged: boolean;
   outcome?: { ok: true; value: T } | { ok: false; error: unknown };
+  /** The upstream call as an X-Ray subsegment (a no-op without tracing); a stream's ends with the stream. */
+  span: Span;
 }
 
 /**
@@ -128,6 +134,8 @@ class PlanRun<T> {
   private wake: (() => void) | undefined;
   /** BYOK: the account's own key refused by its provider (never reported to any breaker). */
   private byokRefusal: GatewayError | undefined;
+  /** The first target launched: an answer from another one is a fallback (metric). */
+  private firstKey: string | undefined;
 
   constructor(plan: readonly Attempt[], private readonly opts: RouteOptions, private readonly hooks: PlanHooks, private readonly runner: AttemptRunner<T>) {
     this.brk = opts.breaker ?? defaultBreaker;
@@ -189,7 +197,10 @@ class PlanRun<T> {
     // Never removed: a stream that has started keeps listening for the client after the loop ends.
     if (this.opts.signal.aborted) controller.abort();
     else this.opts.signal.addEventListener('abort', () => controller.abort(), { once: true });
-    const f: Flight<T> = { attempt, retry, controller, begunAt: Date.now(), started: false, hedged: false };
+    const span = startSpan('upstream');
+    span.annotate('target', attempt.target.key);
+    this.firstKey ??= attempt.target.key;
+    const f: Flight<T> = { attempt, retry, controller, begunAt: Date.now(), started: false, hedged: false, span };
     this.flights.add(f);
     const settle = (outcome: NonNullable<Flight<T>['outcome']>): void => {
       f.outcome = outcome;
@@ -215,6 +226,8 @@ class PlanRun<T> {
     this.flights.delete(f);
     f.controller.abort();
     this.brk.release(breakerKey(f.attempt));
+    f.span.annotate('outcome', lost ? 'hedge-lost' : 'stopped');
+    f.span.end();
     if (!lost) return;
     this.records.push(record(f.attempt, 'hedge-lost', 0, f.begunAt));
     this.queue.unshift(f.attempt);
@@ -260,7 +273,9 @@ class PlanRun<T> {
     this.onStarted(f);
     this.flights.delete(f);
     this.records.push(record(f.attempt, 'ok', 200, f.begunAt));
-    const health = healthOf(this.brk, breakerKey(f.attempt));
+    if (f.attempt.target.key !== this.firstKey && this.requested !== undefined) recordFallback(this.requested);
+    f.span.annotate('outcome', 'ok');
+    const health = healthOf(this.brk, breakerKey(f.attempt), f.span.end);
     if (this.hooks.successOnResolve) health.success();
     return { attempt: f.attempt, attempts: this.records, result, health };
   }
@@ -274,9 +289,13 @@ class PlanRun<T> {
     const { attempt } = f;
     if (error instanceof SkipTarget) {
       this.brk.release(breakerKey(attempt));
+      f.span.annotate('outcome', 'skipped');
+      f.span.end();
       return;
     }
     const failure = this.hooks.toFailure(error);
+    f.span.annotate('outcome', failure.kind);
+    f.span.end();
     this.records.push(record(attempt, failure.kind, failure.status, f.begunAt));
     if (attempt.byok !== undefined && failure.kind === 'auth-config') {
       // The user's key, not ours: tell the user (at once unless the platform's key may serve).
@@ -307,7 +326,19 @@ function clip(t: Timeouts, remainingMs: number): AttemptLimits {
 }
 
 function record(attempt: Attempt, outcome: AttemptRecord['outcome'], status: number, begunAt: number): AttemptRecord {
-  return { publicModel: attempt.publicModel, provider: attempt.target.provider, upstreamModel: attempt.target.upstreamModel, outcome, status, ms: Date.now() - begunAt };
+  return { publicModel: attempt.publicModel, provider: attempt.target.provider, upstreamModel: attempt.target.upstreamModel, outcome, status, ms: Date.now() - begunAt, startedAt: begunAt };
+}
+
+/**
+ * modelmux's own time on an answered request (ms): from its arrival to the first upstream attempt,
+ * plus from the answering attempt's end to `now`. Upstream time, and backoff between attempts, is not ours.
+ * @param receivedAt epoch ms the request arrived; `attempts` as routed (the answering one last).
+ */
+export function overheadMs(receivedAt: number, attempts: readonly AttemptRecord[], now = Date.now()): number {
+  const started = attempts.map((a) => a.startedAt).filter((t): t is number => t !== undefined);
+  const last = attempts[attempts.length - 1];
+  if (started.length === 0 || last?.startedAt === undefined) return now - receivedAt;
+  return Math.min(...started) - receivedAt + (now - (last.startedAt + last.ms));
 }
 
 /** The client went away: nothing more to try, and nobody to answer. */

@@ -14,6 +14,7 @@ import { bufferedTimeouts, chatTimeouts, promptAllowanceMs, roughPromptTokens } 
 import { AttemptAbortedError, readText, startAttempt, type LiveAttempt } from './upstream-call';
 
 export type { AttemptRecord, RoutedBase, RouteOptions } from './attempt-loop';
+export { overheadMs } from './attempt-loop';
 
 /**
  * The router's two chat entry points and the buffered call for embeddings (DESIGN.md: the router never

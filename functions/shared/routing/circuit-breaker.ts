@@ -1,3 +1,4 @@
+import { recordBreakerOpened } from '../observability/metrics';
 import type { FailureKind } from '../providers/types';
 
 /**
@@ -49,7 +50,15 @@ function countsAgainst(kind: FailureKind): boolean {
 export class CircuitBreaker {
   private readonly health = new Map<string, TargetHealth>();
 
-  constructor(private readonly opts: BreakerOptions = DEFAULT_BREAKER, private readonly now: () => number = Date.now) {}
+  /**
+   * @param onOpen called with the target's key each time its breaker opens (closed or half-open to
+   *   open); the container's breaker records the `BreakerOpened` metric.
+   */
+  constructor(
+    private readonly opts: BreakerOptions = DEFAULT_BREAKER,
+    private readonly now: () => number = Date.now,
+    private readonly onOpen: (key: string) => void = () => undefined,
+  ) {}
 
   /**
    * May a request use this target now? Closed: yes. Open: no, until the cooldown ends; then the first
@@ -77,7 +86,12 @@ export class CircuitBreaker {
     }
     const h = this.health.get(key) ?? { consecutiveFailures: 0, openUntil: 0, probing: false };
     h.consecutiveFailures += 1;
-    if (h.probing || h.consecutiveFailures >= this.opts.failureThreshold) h.openUntil = this.now() + this.opts.cooldownMs;
+    if (h.probing || h.consecutiveFailures >= this.opts.failureThreshold) {
+      // Opening: from closed, or a failed half-open probe (its cooldown is over). Not while already open.
+      const opening = h.openUntil === 0 || this.now() >= h.openUntil;
+      h.openUntil = this.now() + this.opts.cooldownMs;
+      if (opening) this.onOpen(key);
+    }
     h.probing = false;
     this.health.set(key, h);
   }
@@ -100,5 +114,5 @@ export class CircuitBreaker {
   }
 }
 
-/** The container's breaker. */
-export const breaker = new CircuitBreaker();
+/** The container's breaker; each opening is a `BreakerOpened` metric. */
+export const breaker = new CircuitBreaker(DEFAULT_BREAKER, Date.now, recordBreakerOpened);

@@ -13,13 +13,17 @@ export interface TargetHealth {
   release(): void;
 }
 
-/** The once-only verdict of target `key` on `brk`. */
-export function healthOf(brk: CircuitBreaker, key: string): TargetHealth {
+/**
+ * The once-only verdict of target `key` on `brk`.
+ * @param onVerdict called once with the first verdict (the router ends the attempt's trace span there).
+ */
+export function healthOf(brk: CircuitBreaker, key: string, onVerdict: () => void = () => undefined): TargetHealth {
   let done = false;
   const once = (f: () => void) => (): void => {
     if (done) return;
     done = true;
     f();
+    onVerdict();
   };
   return {
     success: once(() => brk.success(key)),

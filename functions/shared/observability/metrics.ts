@@ -1,0 +1,180 @@
+import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+
+/**
+ * modelmux's CloudWatch metrics, written as Embedded Metric Format (EMF) JSON lines on stdout with
+ * Powertools Metrics: CloudWatch Logs turns them into metrics, so recording one costs no API call and
+ * no time on the request path (Powertools docs, "Metrics"; CloudWatch docs, "Embedded metric format").
+ *
+ * Every metric is in {@link METRICS_NAMESPACE} with the `service` dimension (env
+ * `POWERTOOLS_SERVICE_NAME`; the stack sets its own stack name, so two stacks in one account never mix
+ * their numbers). Some are also published with one more dimension (a second EMF line), listed below.
+ * Call sites record with one line; the handlers flush once per invocation ({@link publishMetrics}).
+ *
+ * | metric | unit | extra dimension | recorded when |
+ * |---|---|---|---|
+ * | `Requests` | Count | | every request a gateway function answers, any route, any status |
+ * | `ClientErrors` / `ServerErrors` | Count | | the answer is a 4xx / a 5xx |
+ * | `Errors` | Count | `statusCode` only | the answer is ≥ 400: errors by status |
+ * | `Fallbacks` | Count | `model` (requested) | a request was answered by another target than the first one tried |
+ * | `BreakerOpened` | Count | `target` (`provider:upstreamModel`) | a target's circuit breaker opens (per container) |
+ * | `PromptTokens` / `CompletionTokens` | Count | | a request is settled: the tokens billed |
+ * | `CostNanoUsd` | None (nano-USD) | | a request is settled: what the account was charged |
+ * | `UsageEstimated` | Count | | a settled request's tokens are our tokenizer's estimate, not the upstream's count |
+ * | `TimeToFirstToken` | Milliseconds | | a stream's first token is ready to send (fallbacks included) |
+ * | `Overhead` | Milliseconds | | an answered request: modelmux's own time (before the first upstream attempt, and after the answer arrived) |
+ * | `SettleFailures` | Count | | a settle did not land on the request path (the entry waits for replay) |
+ * | `HoldsPending` | Count | | gauge: holds not settled yet (the settle sweep / queue consumer, issue 10) |
+ * | `HoldsOverdue` | Count | | gauge: holds pending past their settle bound (alarmed) |
+ * | `SettlesRetried` | Count | | a settle retried through the durable path (issue 10) |
+ */
+
+/** The CloudWatch namespace of every modelmux metric (the stack's alarms and dashboard read it). */
+export const METRICS_NAMESPACE = 'modelmux';
+
+/** Metric names, as CloudWatch shows them. */
+export const MetricName = {
+  Requests: 'Requests',
+  ClientErrors: 'ClientErrors',
+  ServerErrors: 'ServerErrors',
+  Errors: 'Errors',
+  Fallbacks: 'Fallbacks',
+  BreakerOpened: 'BreakerOpened',
+  PromptTokens: 'PromptTokens',
+  CompletionTokens: 'CompletionTokens',
+  CostNanoUsd: 'CostNanoUsd',
+  UsageEstimated: 'UsageEstimated',
+  TimeToFirstToken: 'TimeToFirstToken',
+  Overhead: 'Overhead',
+  SettleFailures: 'SettleFailures',
+  HoldsPending: 'HoldsPending',
+  HoldsOverdue: 'HoldsOverdue',
+  SettlesRetried: 'SettlesRetried',
+} as const;
+
+/** One of {@link MetricName}'s values. */
+export type MetricNameValue = (typeof MetricName)[keyof typeof MetricName];
+
+/** The extra dimensions some metrics carry (besides `service`). */
+export const MetricDimension = { statusCode: 'statusCode', model: 'model', target: 'target' } as const;
+
+type Unit = (typeof MetricUnit)[keyof typeof MetricUnit];
+type Dimensions = Readonly<Record<string, string>>;
+
+/**
+ * One Powertools `Metrics` buffer per dimension combination (an EMF line has one set of dimensions
+ * for all its values). Created on first use and kept for the container: the combinations are bounded
+ * (statuses, catalogue models, targets).
+ */
+const buffers = new Map<string, Metrics>();
+
+function buffer(dimensions: Dimensions): Metrics {
+  const key = JSON.stringify(dimensions);
+  let metrics = buffers.get(key);
+  if (metrics === undefined) {
+    metrics = new Metrics({
+      namespace: METRICS_NAMESPACE,
+      serviceName: process.env.POWERTOOLS_SERVICE_NAME ?? 'modelmux',
+      ...(Object.keys(dimensions).length > 0 ? { defaultDimensions: { ...dimensions } } : {}),
+    });
+    buffers.set(key, metrics);
+  }
+  return metrics;
+}
+
+const NO_DIMENSIONS: Dimensions = {};
+
+function add(name: MetricNameValue, unit: Unit, value: number, dimensions: Dimensions = NO_DIMENSIONS): void {
+  if (!Number.isFinite(value)) return;
+  buffer(dimensions).addMetric(name, unit, value);
+}
+
+/**
+ * One answered request (edge): `Requests`, and for an error status `ClientErrors`/`ServerErrors` and
+ * `Errors` by `statusCode`.
+ * @param status the HTTP status sent to the client.
+ */
+export function recordRequest(status: number): void {
+  add(MetricName.Requests, MetricUnit.Count, 1);
+  if (status < 400) return;
+  add(status >= 500 ? MetricName.ServerErrors : MetricName.ClientErrors, MetricUnit.Count, 1);
+  add(MetricName.Errors, MetricUnit.Count, 1, { [MetricDimension.statusCode]: String(status) });
+}
+
+/**
+ * A request answered by another target than the first one tried (retries on the same target are
+ * not fallbacks). Published in total and by the requested model.
+ */
+export function recordFallback(requestedModel: string): void {
+  add(MetricName.Fallbacks, MetricUnit.Count, 1);
+  add(MetricName.Fallbacks, MetricUnit.Count, 1, { [MetricDimension.model]: requestedModel });
+}
+
+/** A target's circuit breaker opened in this container. `target` is `provider:upstreamModel`. */
+export function recordBreakerOpened(target: string): void {
+  add(MetricName.BreakerOpened, MetricUnit.Count, 1);
+  add(MetricName.BreakerOpened, MetricUnit.Count, 1, { [MetricDimension.target]: target });
+}
+
+/** What one settled request was billed: tokens, cost (nano-USD), and whether the counts were estimated. */
+export interface SettledUsage {
+  promptTokens: number;
+  completionTokens: number;
+  costNanoUsd: number;
+  /** True when the token counts are our tokenizer's, not the upstream's. */
+  estimated: boolean;
+}
+
+/** A request settled in the ledger: `PromptTokens`, `CompletionTokens`, `CostNanoUsd`, `UsageEstimated`. */
+export function recordSettled(usage: SettledUsage): void {
+  add(MetricName.PromptTokens, MetricUnit.Count, usage.promptTokens);
+  add(MetricName.CompletionTokens, MetricUnit.Count, usage.completionTokens);
+  add(MetricName.CostNanoUsd, MetricUnit.NoUnit, usage.costNanoUsd);
+  if (usage.estimated) add(MetricName.UsageEstimated, MetricUnit.Count, 1);
+}
+
+/** A settle that did not land on the request path (failed or timed out); the entry awaits replay. */
+export function recordSettleFailure(): void {
+  add(MetricName.SettleFailures, MetricUnit.Count, 1);
+}
+
+/** A stream's first token is ready, `ms` after the request arrived (fallbacks included). */
+export function recordTimeToFirstToken(ms: number): void {
+  add(MetricName.TimeToFirstToken, MetricUnit.Milliseconds, ms);
+}
+
+/**
+ * modelmux's own time on an answered request (ms): from its arrival to its first upstream attempt
+ * (authentication, validation, admission, routing plan), plus from the answering attempt's end to the
+ * answer being ready. Time spent in upstream attempts, and waiting between them, is not counted.
+ */
+export function recordOverhead(ms: number): void {
+  add(MetricName.Overhead, MetricUnit.Milliseconds, Math.max(0, ms));
+}
+
+/**
+ * Pending holds as one sweep saw them (gauges, for the settle function of issue 10): `pending` holds
+ * not settled yet, `overdue` of them past their settle bound (the stack alarms on it).
+ */
+export function recordPendingHolds(counts: { pending: number; overdue: number }): void {
+  add(MetricName.HoldsPending, MetricUnit.Count, counts.pending);
+  add(MetricName.HoldsOverdue, MetricUnit.Count, counts.overdue);
+}
+
+/** `count` settles retried through the durable path (queue redelivery or sweep). */
+export function recordSettlesRetried(count = 1): void {
+  add(MetricName.SettlesRetried, MetricUnit.Count, count);
+}
+
+/**
+ * Writes every buffered metric as EMF lines and empties the buffers. The handlers call it once per
+ * invocation, after the response and the settle; nothing is written when nothing was recorded.
+ * @param requestId our request id, written on each line as metadata (searchable in the logs, not a
+ *   dimension: it costs no metric).
+ */
+export function publishMetrics(requestId?: string): void {
+  for (const metrics of buffers.values()) {
+    if (!metrics.hasStoredMetrics()) continue;
+    if (requestId !== undefined) metrics.addMetadata('requestId', requestId);
+    metrics.publishStoredMetrics();
+  }
+}

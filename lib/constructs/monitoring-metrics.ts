@@ -1,0 +1,63 @@
+import { Duration } from 'aws-cdk-lib';
+import { MathExpression, Metric, type IMetric } from 'aws-cdk-lib/aws-cloudwatch';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import { METRICS_NAMESPACE, MetricName, type MetricNameValue } from '../../functions/shared/observability/metrics';
+
+/**
+ * CloudWatch metric definitions the alarms and the dashboard share: modelmux's own (EMF, namespace
+ * {@link METRICS_NAMESPACE}, dimension `service` = the stack's service name; functions/shared/observability/metrics.ts)
+ * and the AWS ones they sit beside (AWS/Lambda, AWS/DynamoDB).
+ */
+
+/** The default period of alarms and graphs. */
+export const PERIOD = Duration.minutes(5);
+
+/** One of modelmux's metrics for `service`, e.g. `own(service, 'Requests', 'Sum')`. */
+export function own(service: string, name: MetricNameValue, statistic: string, label?: string, period: Duration = PERIOD): Metric {
+  return new Metric({ namespace: METRICS_NAMESPACE, metricName: name, dimensionsMap: { service }, statistic, period, ...(label ? { label } : {}) });
+}
+
+/** `CostNanoUsd` summed per period, in USD (nano-USD / 1e9). */
+export function costUsd(service: string, period: Duration = PERIOD): MathExpression {
+  return new MathExpression({
+    expression: 'cost / 1000000000',
+    usingMetrics: { cost: own(service, MetricName.CostNanoUsd, 'Sum', undefined, period) },
+    label: 'charged (USD)',
+    period,
+  });
+}
+
+/**
+ * Percentage of answers that were 5xx, over periods with at least `minRequests` requests (a single
+ * failed request at night is not an incident), else 0.
+ */
+export function serverErrorRate(service: string, minRequests: number): MathExpression {
+  return new MathExpression({
+    expression: `IF(requests >= ${minRequests}, 100 * errors / requests, 0)`,
+    usingMetrics: { requests: own(service, MetricName.Requests, 'Sum'), errors: own(service, MetricName.ServerErrors, 'Sum') },
+    label: '5xx rate (%)',
+    period: PERIOD,
+  });
+}
+
+/** Read plus write throttle events of a table (base table; on-demand tables still throttle per partition). */
+export function tableThrottles(table: ITable): MathExpression {
+  const metric = (metricName: string): Metric =>
+    new Metric({ namespace: 'AWS/DynamoDB', metricName, dimensionsMap: { TableName: table.tableName }, statistic: 'Sum', period: PERIOD });
+  return new MathExpression({
+    expression: 'FILL(r, 0) + FILL(w, 0)',
+    usingMetrics: { r: metric('ReadThrottleEvents'), w: metric('WriteThrottleEvents') },
+    label: 'throttle events',
+    period: PERIOD,
+  });
+}
+
+/** The account's concurrent Lambda executions in the region (all functions). */
+export function accountConcurrency(): Metric {
+  return new Metric({ namespace: 'AWS/Lambda', metricName: 'ConcurrentExecutions', statistic: 'Maximum', period: Duration.minutes(1) });
+}
+
+/** Latency percentiles of one of our millisecond metrics, one line each. */
+export function percentiles(service: string, name: MetricNameValue, stats: readonly string[]): IMetric[] {
+  return stats.map((statistic) => own(service, name, statistic, `${name} ${statistic}`, Duration.minutes(1)));
+}

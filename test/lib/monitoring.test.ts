@@ -1,0 +1,140 @@
+import { Template } from 'aws-cdk-lib/assertions';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { METRICS_NAMESPACE, MetricName } from '../../functions/shared/observability/metrics';
+import { ModelmuxStack } from '../../lib/modelmux-stack';
+import { stackPropsFromContext } from '../../lib/stack-context';
+import { type CfnResource, logicalIdByPath, resourcesOfType, testApp } from './template-helpers';
+
+/**
+ * Alarms, the alarm topic and the dashboard of the default stack (synthesised once, without bundling:
+ * this is about the template), plus the variants that change them.
+ */
+
+function synth(context: Record<string, unknown> = {}): Template {
+  const app = testApp(context, { bundle: false });
+  const stack = new ModelmuxStack(app, 'Modelmux', stackPropsFromContext(app.node));
+  return Template.fromStack(stack);
+}
+
+let template: Template;
+let alarms: Record<string, Record<string, unknown>>;
+
+beforeAll(() => {
+  template = synth({ alarmEmail: 'ops@example.com' });
+  alarms = Object.fromEntries(
+    Object.values(resourcesOfType(template, 'AWS::CloudWatch::Alarm')).map((a) => [String(a.Properties?.AlarmName), a.Properties ?? {}]),
+  );
+}, 120_000);
+
+/** The metric(s) an alarm reads: its own, or those of its math expression. */
+function alarmMetrics(alarm: Record<string, unknown>): Array<{ Namespace: string; MetricName: string; Dimensions?: Array<{ Name: string; Value: unknown }> }> {
+  if (alarm.MetricName !== undefined) return [{ Namespace: String(alarm.Namespace), MetricName: String(alarm.MetricName), Dimensions: alarm.Dimensions as never }];
+  return ((alarm.Metrics as Array<{ MetricStat?: { Metric: never } }>) ?? []).flatMap((m) => (m.MetricStat ? [m.MetricStat.Metric] : []));
+}
+
+describe('alarm topic', () => {
+  it('is TLS-only and subscribes the alarmEmail address (none without it: stack.test.ts)', () => {
+    const topicId = logicalIdByPath(template, 'AWS::SNS::Topic', '/Monitoring/');
+    template.hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'email', Endpoint: 'ops@example.com', TopicArn: { Ref: topicId } });
+    const policy = Object.values(resourcesOfType(template, 'AWS::SNS::TopicPolicy'))[0];
+    expect(JSON.stringify(policy?.Properties?.PolicyDocument)).toContain('"aws:SecureTransport":"false"');
+  });
+
+});
+
+describe('alarms', () => {
+  it('exist for every item of the runbook, named after the stack, each notifying the topic on ALARM and OK', () => {
+    expect(Object.keys(alarms).sort()).toEqual(
+      [
+        'AccountConcurrency',
+        'AccountsTableThrottles',
+        'BreakersOpen',
+        'ChatErrors',
+        'ChatThrottles',
+        'EmbeddingsErrors',
+        'EmbeddingsThrottles',
+        'KeysTableThrottles',
+        'LedgerTableThrottles',
+        'ServerErrorRate',
+        'SettleFailures',
+        'SettlesOverdue',
+      ].map((n) => `Modelmux-${n}`),
+    );
+    const topicId = logicalIdByPath(template, 'AWS::SNS::Topic', '/Monitoring/');
+    for (const [name, alarm] of Object.entries(alarms)) {
+      expect(alarm.AlarmActions, name).toEqual([{ Ref: topicId }]);
+      expect(alarm.OKActions, name).toEqual([{ Ref: topicId }]);
+      expect(alarm.TreatMissingData, name).toBe('notBreaching');
+      expect(String(alarm.AlarmDescription), name).toMatch(/Runbook/);
+    }
+  });
+
+  it("read modelmux's own metrics in its namespace with the stack's service dimension", () => {
+    const own = (name: string) => alarmMetrics(alarms[`Modelmux-${name}`] ?? {});
+    expect(own('SettlesOverdue')).toEqual([{ Namespace: METRICS_NAMESPACE, MetricName: MetricName.HoldsOverdue, Dimensions: [{ Name: 'service', Value: 'Modelmux' }] }]);
+    expect(own('SettleFailures')[0]).toMatchObject({ Namespace: 'modelmux', MetricName: 'SettleFailures' });
+    expect(own('BreakersOpen')[0]).toMatchObject({ Namespace: 'modelmux', MetricName: 'BreakerOpened' });
+    expect(own('ServerErrorRate').map((m) => m.MetricName).sort()).toEqual(['Requests', 'ServerErrors']);
+  });
+
+  it('alarm on a 5xx rate above 5% over periods with at least 20 requests, in 2 of 3 periods', () => {
+    const alarm = alarms['Modelmux-ServerErrorRate'] ?? {};
+    expect(alarm).toMatchObject({ Threshold: 5, ComparisonOperator: 'GreaterThanThreshold', EvaluationPeriods: 3, DatapointsToAlarm: 2 });
+    const expression = (alarm.Metrics as Array<{ Expression?: string }>).find((m) => m.Expression)?.Expression;
+    expect(expression).toBe('IF(requests >= 20, 100 * errors / requests, 0)');
+  });
+
+  it('alarm on Lambda errors and throttles of each function, and on account concurrency at 80% of 1000', () => {
+    for (const fn of ['Chat', 'Embeddings']) {
+      expect(alarmMetrics(alarms[`Modelmux-${fn}Errors`] ?? {})[0]).toMatchObject({ Namespace: 'AWS/Lambda', MetricName: 'Errors' });
+      expect(alarmMetrics(alarms[`Modelmux-${fn}Throttles`] ?? {})[0]).toMatchObject({ Namespace: 'AWS/Lambda', MetricName: 'Throttles' });
+    }
+    expect(alarms['Modelmux-AccountConcurrency']).toMatchObject({ Namespace: 'AWS/Lambda', MetricName: 'ConcurrentExecutions', Threshold: 800, Statistic: 'Maximum' });
+    expect(alarms['Modelmux-AccountConcurrency']?.Dimensions).toBeUndefined();
+  });
+
+  it('alarm on read and write throttle events of each table', () => {
+    for (const table of ['Keys', 'Accounts', 'Ledger']) {
+      const metrics = alarmMetrics(alarms[`Modelmux-${table}TableThrottles`] ?? {});
+      expect(metrics.map((m) => m.MetricName).sort()).toEqual(['ReadThrottleEvents', 'WriteThrottleEvents']);
+      expect(JSON.stringify(metrics[0]?.Dimensions)).toContain(logicalIdByPath(template, 'AWS::DynamoDB::Table', `/Data/${table}/`));
+    }
+  });
+
+  it('alarm on concurrency near a reserved limit, and the account limit from context', () => {
+    const variant = synth({ chatReservedConcurrency: '50', accountConcurrencyLimit: '3000' });
+    const named = Object.fromEntries(Object.values(resourcesOfType(variant, 'AWS::CloudWatch::Alarm')).map((a) => [String(a.Properties?.AlarmName), a.Properties ?? {}]));
+    expect(named['Modelmux-ChatConcurrencyNearLimit']).toMatchObject({ MetricName: 'ConcurrentExecutions', Threshold: 40 });
+    expect(named['Modelmux-EmbeddingsConcurrencyNearLimit']).toBeUndefined();
+    expect(named['Modelmux-AccountConcurrency']).toMatchObject({ Threshold: 2400 });
+  });
+});
+
+describe('dashboard', () => {
+  it('shows traffic, cost, fallbacks, latency and billing records from the modelmux namespace, and cost by model from the logs', () => {
+    const dashboard = Object.values(resourcesOfType(template, 'AWS::CloudWatch::Dashboard'))[0] as CfnResource;
+    expect(dashboard.Properties?.DashboardName).toBe('Modelmux-overview');
+    // The body is a Fn::Join of JSON text and references: join it with placeholders and read it as JSON.
+    const parts = (dashboard.Properties?.DashboardBody as { 'Fn::Join': [string, unknown[]] })['Fn::Join'][1];
+    const body = JSON.parse(parts.map((p) => (typeof p === 'string' ? p : 'REF')).join('')) as {
+      widgets: Array<{ type: string; properties: { title?: string; metrics?: unknown[][]; query?: string } }>;
+    };
+    const titles = body.widgets.map((w) => w.properties.title ?? '');
+    for (const title of ['Traffic', 'Cost charged', 'Fallbacks', 'Time to first token', 'overhead', 'Billing records', 'Cost and requests by model', 'Chat function', 'Embeddings function', 'Alarms']) {
+      expect(titles.some((t) => t.includes(title)), title).toBe(true);
+    }
+    const plotted = body.widgets.flatMap((w) => w.properties.metrics ?? []).filter((m) => m[0] === METRICS_NAMESPACE);
+    for (const metric of ['Requests', 'ServerErrors', 'CostNanoUsd', 'Fallbacks', 'BreakerOpened', 'TimeToFirstToken', 'Overhead', 'HoldsOverdue']) {
+      expect(plotted.some((m) => m[1] === metric && m[2] === 'service' && m[3] === 'Modelmux'), metric).toBe(true);
+    }
+    const expressions = body.widgets.flatMap((w) => w.properties.metrics ?? []).map((m) => (m[0] as { expression?: string }).expression).filter(Boolean);
+    expect(expressions).toContain('cost / 1000000000');
+    expect(body.widgets.find((w) => w.type === 'log')?.properties.query).toMatch(/filter message = "request" and ispresent\(costNanoUsd\)[\s\S]*by model/);
+  });
+
+  it('is left out, with the alarms, when monitoring=false', () => {
+    const variant = synth({ monitoring: 'false' });
+    variant.resourceCountIs('AWS::CloudWatch::Alarm', 0);
+    variant.resourceCountIs('AWS::CloudWatch::Dashboard', 0);
+  });
+});

@@ -1,0 +1,241 @@
+import { createServer } from 'node:net';
+import OpenAI from 'openai';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { RunningGateway } from '../../local/gateway';
+import { captureEmf, type EmfMetric } from '../support/emf';
+import { pollLedgerEntry } from '../support/ledger';
+
+/**
+ * Each metric of functions/shared/observability/metrics.ts, read from the EMF lines Powertools really
+ * writes to stdout, on the code path that should emit it: the real handlers behind the Function URL
+ * stand-in (local/gateway.ts), DynamoDB Local and the upstream simulator. The handlers flush once per
+ * invocation, after the settle, so each test waits for its request's lines.
+ *
+ * Plans used: gpt-4o-mini → openai:gpt-4o-mini, then its equivalents (another provider) on failure.
+ */
+
+const SERVICE = 'metrics-test';
+let gw: RunningGateway;
+let client: OpenAI;
+let emf: ReturnType<typeof captureEmf>;
+let metricsModule: typeof import('../../functions/shared/observability/metrics');
+
+beforeAll(async () => {
+  // Read when the first metric buffer is made (worker-env.ts turns metrics off for other test files).
+  process.env.POWERTOOLS_METRICS_DISABLED = 'false';
+  process.env.POWERTOOLS_SERVICE_NAME = SERVICE;
+  process.env.UPSTREAM_TIMEOUTS_MS = JSON.stringify({
+    stream: { connectMs: 1000, headersMs: 700, firstTokenMs: 700, idleMs: 500 },
+    buffered: { connectMs: 1000, headersMs: 700, idleMs: 500 },
+  });
+  const { startGateway } = await import('../../local/gateway');
+  gw = await startGateway({ tablePrefix: `metrics-${process.pid}`, devFreeTokens: 100_000_000 });
+  client = new OpenAI({ baseURL: gw.baseUrl, apiKey: gw.apiKey, maxRetries: 0 });
+  metricsModule = await import('../../functions/shared/observability/metrics');
+  emf = captureEmf();
+}, 60_000);
+
+afterAll(async () => {
+  emf?.stop();
+  await gw?.close();
+});
+
+beforeEach(async () => {
+  sim().reset();
+  sim().setChunkDelay(0);
+  const { breaker } = await import('../../functions/shared/routing/circuit-breaker');
+  breaker.reset();
+  emf.clear();
+});
+
+function sim() {
+  if (!gw.simulator) throw new Error('simulator expected');
+  return gw.simulator;
+}
+
+/**
+ * Waits until `count` invocations have published (their `Requests` lines), then returns every metric
+ * seen; with `requestId`, only that request's lines (each carries its request id as metadata).
+ */
+async function published(count = 1, requestId?: string | null): Promise<EmfMetric[]> {
+  for (let i = 0; i < 200; i++) {
+    const found = emf.metrics().filter((m) => requestId === undefined || m.requestId === requestId);
+    if (found.filter((m) => m.name === 'Requests').length >= count) return found;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error(`no Requests metric published; saw ${JSON.stringify(emf.metrics().map((m) => m.name))}`);
+}
+
+/** The metric `name` published with exactly the dimension names `dims` (service first). */
+function metric(all: EmfMetric[], name: string, dims: string[] = ['service']): EmfMetric[] {
+  return all.filter((m) => m.name === name && JSON.stringify(m.dimensions) === JSON.stringify([dims]));
+}
+
+function expectOne(all: EmfMetric[], name: string, dims: string[] = ['service']): EmfMetric {
+  const found = metric(all, name, dims);
+  expect(found, `${name} ${dims.join(',')}`).toHaveLength(1);
+  const m = found[0] as EmfMetric;
+  expect(m.namespace).toBe('modelmux');
+  expect(m.dimensionValues.service).toBe(SERVICE);
+  return m;
+}
+
+const ask = (tag: string): OpenAI.ChatCompletionMessageParam[] => [{ role: 'user', content: `metrics ${tag}` }];
+
+describe('request metrics (edge)', () => {
+  it('counts a refused request in Requests, ClientErrors and Errors by statusCode', async () => {
+    const bad = new OpenAI({ baseURL: gw.baseUrl, apiKey: 'sk-mux-not-a-real-key', maxRetries: 0 });
+    await expect(bad.models.list()).rejects.toMatchObject({ status: 401 });
+    const all = await published();
+    expect(expectOne(all, 'Requests').values).toEqual([1]);
+    expect(expectOne(all, 'ClientErrors').values).toEqual([1]);
+    const errors = expectOne(all, 'Errors', ['service', 'statusCode']);
+    expect(errors).toMatchObject({ unit: 'Count', values: [1], dimensionValues: { statusCode: '401' } });
+    expect(metric(all, 'ServerErrors')).toEqual([]);
+  });
+
+  it('counts an answer that no upstream could give in ServerErrors and Errors{statusCode=503}', async () => {
+    for (const provider of ['openai', 'gemini', 'anthropic', 'deepseek', 'together', 'deepinfra', 'minimax', 'groq'] as const) {
+      sim().setFault({ provider }, { kind: 'status', status: 503 });
+    }
+    await expect(client.chat.completions.create({ model: 'gpt-4o-mini', messages: ask('all down') })).rejects.toMatchObject({ status: 503 });
+    const all = await published();
+    expect(expectOne(all, 'ServerErrors').values).toEqual([1]);
+    expect(expectOne(all, 'Errors', ['service', 'statusCode']).dimensionValues.statusCode).toBe('503');
+    expect(metric(all, 'ClientErrors')).toEqual([]);
+  });
+
+  it('counts a successful request in Requests only', async () => {
+    await client.models.list();
+    const all = await published();
+    expect(expectOne(all, 'Requests').values).toEqual([1]);
+    expect(all.filter((m) => /Errors$/.test(m.name))).toEqual([]);
+  });
+});
+
+describe('routing metrics', () => {
+  it('records a Fallback in total and by requested model when another target answers', async () => {
+    sim().setFault({ provider: 'openai' }, { kind: 'status', status: 500 });
+    const { response } = await client.chat.completions.create({ model: 'gpt-4o-mini', messages: ask('fallback') }).withResponse();
+    expect(response.headers.get('x-modelmux-provider')).not.toBe('openai');
+    const all = await published();
+    expect(expectOne(all, 'Fallbacks').values).toEqual([1]);
+    expect(expectOne(all, 'Fallbacks', ['service', 'model']).dimensionValues.model).toBe('gpt-4o-mini');
+  });
+
+  it('records no Fallback when the first target answers', async () => {
+    await client.chat.completions.create({ model: 'gpt-4o-mini', messages: ask('no fallback') });
+    expect(metric(await published(), 'Fallbacks')).toEqual([]);
+  });
+
+  it('records BreakerOpened with the target when a target keeps failing', async () => {
+    sim().setFault({ provider: 'openai' }, { kind: 'status', status: 500 });
+    // Each request fails openai:gpt-4o-mini twice (one retry); the third failure opens its breaker.
+    await client.chat.completions.create({ model: 'gpt-4o-mini', messages: ask('breaker 1') });
+    await client.chat.completions.create({ model: 'gpt-4o-mini', messages: ask('breaker 2') });
+    const all = await published(2);
+    expect(expectOne(all, 'BreakerOpened').values).toEqual([1]);
+    expect(expectOne(all, 'BreakerOpened', ['service', 'target']).dimensionValues.target).toBe('openai:gpt-4o-mini');
+  });
+
+  it('records TimeToFirstToken for a stream, within the time the client waited', async () => {
+    sim().setChunkDelay(5);
+    const started = Date.now();
+    const { data: stream, response } = await client.chat.completions.create({ model: 'gpt-4o-mini', messages: ask('ttft'), stream: true }).withResponse();
+    let firstChunkAfter = Number.NaN;
+    for await (const chunk of stream) if (chunk.choices[0]?.delta.content && Number.isNaN(firstChunkAfter)) firstChunkAfter = Date.now() - started;
+    const ttft = expectOne(await published(1, response.headers.get('x-request-id')), 'TimeToFirstToken');
+    expect(ttft.unit).toBe('Milliseconds');
+    expect(ttft.values[0]).toBeGreaterThanOrEqual(0);
+    expect(ttft.values[0]).toBeLessThanOrEqual(firstChunkAfter);
+  });
+
+  it('records Overhead without the upstream time: a 400 ms upstream leaves it well under 400 ms', async () => {
+    sim().setFault({ provider: 'openai' }, { kind: 'slow-headers', delayMs: 400 });
+    const started = Date.now();
+    await client.chat.completions.create({ model: 'gpt-4o-mini', messages: ask('overhead') });
+    const elapsed = Date.now() - started;
+    const overhead = expectOne(await published(), 'Overhead');
+    expect(overhead.unit).toBe('Milliseconds');
+    expect(elapsed).toBeGreaterThanOrEqual(400);
+    expect(overhead.values[0]).toBeGreaterThanOrEqual(0);
+    expect(overhead.values[0]).toBeLessThan(elapsed - 350);
+  });
+});
+
+describe('billing metrics', () => {
+  it('records the settled tokens and cost exactly as the ledger entry has them, not estimated', async () => {
+    // An account paying in credit (free tokens would make the cost 0).
+    const { createAccount } = await import('../../functions/shared/accounts/account-store');
+    const { createKey } = await import('../../functions/shared/accounts/key-store');
+    const account = await createAccount({ freeTokens: 0, creditNanoUsd: 1_000_000_000 });
+    const paying = new OpenAI({ baseURL: gw.baseUrl, apiKey: (await createKey(account.accountId, 'metrics')).key, maxRetries: 0 });
+    const { response } = await paying.chat.completions.create({ model: 'gpt-4o-mini', messages: ask('billed') }).withResponse();
+    const entry = await pollLedgerEntry(account.accountId, response.headers.get('x-request-id'));
+    const all = await published(1, response.headers.get('x-request-id'));
+    expect(expectOne(all, 'PromptTokens').values).toEqual([entry?.promptTokens]);
+    expect(expectOne(all, 'CompletionTokens').values).toEqual([entry?.completionTokens]);
+    const cost = expectOne(all, 'CostNanoUsd');
+    expect(cost).toMatchObject({ unit: 'None', values: [entry?.costNanoUsd] });
+    expect(cost.values[0]).toBeGreaterThan(0);
+    expect(metric(all, 'UsageEstimated')).toEqual([]);
+  });
+
+  it('records UsageEstimated when a cut stream is billed from our tokenizer', async () => {
+    sim().setFault({ provider: 'openai' }, { kind: 'reset-after-chunks', chunks: 3 }, { times: 1 });
+    const stream = await client.chat.completions.create({ model: 'gpt-4o-mini', messages: ask('cut'), stream: true });
+    await expect((async () => {
+      for await (const _ of stream) void _;
+    })()).rejects.toThrow();
+    const all = await published();
+    expect(expectOne(all, 'UsageEstimated').values).toEqual([1]);
+    expect(expectOne(all, 'CompletionTokens').values[0]).toBeGreaterThan(0);
+  });
+
+  it('records SettleFailures when the ledger write cannot land', async () => {
+    const { settleRequest } = await import('../../functions/shared/app/settle-request');
+    const { createDocumentClient, setDocumentClient } = await import('../../functions/shared/store/dynamo');
+    const { CATALOGUE, getModel } = await import('../../functions/shared/catalogue/catalogue');
+    const { planAttempts } = await import('../../functions/shared/routing/attempt-plan');
+    const attempt = planAttempts(getModel('gpt-4o', 'chat'), CATALOGUE, { OPENAI_API_KEY: 'k', OPENAI_BASE_URL: 'http://127.0.0.1:9' })[0];
+    if (attempt === undefined) throw new Error('no attempt');
+    setDocumentClient(createDocumentClient({ endpoint: `http://127.0.0.1:${await closedPort()}`, maxAttempts: 1 }));
+    try {
+      await settleRequest({
+        accountId: 'acct_x', requestId: `r-${Date.now()}`, requestedModel: 'gpt-4o', attempt,
+        attempts: [{ publicModel: 'gpt-4o', provider: 'openai', upstreamModel: 'gpt-4o', outcome: 'ok', status: 200, ms: 5 }],
+        usage: { promptTokens: 10, completionTokens: 5, estimated: false }, status: 'complete', receivedAt: Date.now(),
+      });
+    } finally {
+      setDocumentClient(undefined);
+    }
+    metricsModule.publishMetrics();
+    const all = emf.metrics();
+    expect(expectOne(all, 'SettleFailures').values).toEqual([1]);
+    expect(metric(all, 'CostNanoUsd')).toEqual([]);
+  });
+
+  it('defines HoldsPending, HoldsOverdue and SettlesRetried for the settle path of issue 10', () => {
+    metricsModule.recordPendingHolds({ pending: 7, overdue: 2 });
+    metricsModule.recordSettlesRetried(3);
+    metricsModule.publishMetrics();
+    const all = emf.metrics();
+    expect(expectOne(all, 'HoldsPending').values).toEqual([7]);
+    expect(expectOne(all, 'HoldsOverdue').values).toEqual([2]);
+    expect(expectOne(all, 'SettlesRetried').values).toEqual([3]);
+  });
+
+  it('writes nothing when an invocation recorded nothing', () => {
+    metricsModule.publishMetrics();
+    expect(emf.metrics()).toEqual([]);
+  });
+});
+
+/** A port nothing listens on: connections are refused at once. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as { port: number };
+  await new Promise((r) => server.close(r));
+  return port;
+}
