@@ -109,7 +109,7 @@ export class ModelmuxStack extends Stack {
       logRetentionDays: props.embeddingsLogRetentionDays ?? logDays,
       memorySize: props.embeddingsMemoryMb,
     });
-    const account = new AccountEndpoint(this, 'Account', { tables, identity, byokKey, originSecret, environment: publicBaseUrl });
+    const account = new AccountEndpoint(this, 'Account', { tables, identity, byokKey, originSecret, environment: publicBaseUrl, logRetentionDays: logDays, tracing: props.tracing === true });
 
     // Function URLs end with '/', so `${url}v1` is a base URL an OpenAI SDK accepts.
     let baseUrl = Fn.join('', [chat.url.url, 'v1']);
@@ -125,7 +125,7 @@ export class ModelmuxStack extends Stack {
         logBucket: accessLogs.bucket,
         webAclArn,
       });
-      for (const path of ACCOUNT_PATH_PATTERNS) api.addFunctionBehaviour(path, account.url);
+      api.addFunctionBehaviour(ACCOUNT_PATH_PATTERNS, account.url);
       baseUrl = Fn.join('', ['https://', domain?.domainName ?? api.distribution.distributionDomainName, '/v1']);
       new CfnOutput(this, 'DistributionId', { description: 'CloudFront distribution in front of the Function URLs', value: api.distribution.distributionId });
       new CfnOutput(this, 'DistributionDomainName', {
