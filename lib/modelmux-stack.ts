@@ -110,7 +110,7 @@ export class ModelmuxStack extends Stack {
       logRetentionDays: props.embeddingsLogRetentionDays ?? logDays,
       memorySize: props.embeddingsMemoryMb,
     });
-    const account = new AccountEndpoint(this, 'Account', { tables, identity, byokKey, originSecret, environment: publicBaseUrl });
+    const account = new AccountEndpoint(this, 'Account', { tables, identity, byokKey, originSecret, environment: publicBaseUrl, logRetentionDays: logDays, tracing: props.tracing === true });
 
     // Function URLs end with '/', so `${url}v1` is a base URL an OpenAI SDK accepts.
     let baseUrl = Fn.join('', [chat.url.url, 'v1']);
@@ -129,7 +129,7 @@ export class ModelmuxStack extends Stack {
         webAclArn,
         site: site.behavior,
       });
-      for (const path of ACCOUNT_PATH_PATTERNS) api.addFunctionBehaviour(path, account.url);
+      api.addFunctionBehaviour(ACCOUNT_PATH_PATTERNS, account.url);
       // Last: CloudFront takes the first matching pattern, and every other /v1/… route is above.
       api.addFunctionBehaviour(API_PATH_PATTERN, chat.url);
       site.deploy(api.distribution);

@@ -15,6 +15,10 @@ export interface AccountEndpointProps {
   readonly originSecret?: OriginSecret | undefined;
   /** Extra plain env (e.g. `PUBLIC_BASE_URL`). */
   readonly environment?: Readonly<Record<string, string>>;
+  /** Days the function's logs are kept (see GatewayFunctionProps). */
+  readonly logRetentionDays?: number;
+  /** X-Ray tracing (see GatewayFunctionProps). */
+  readonly tracing?: boolean;
   /** Memory in MB; default 512: JSON and one small DynamoDB call or two per request. */
   readonly memorySize?: number;
 }
@@ -36,6 +40,8 @@ export class AccountEndpoint extends Construct {
       description: 'modelmux: the account API (/v1/account, /v1/keys, /v1/credits, /v1/activity, /v1/byok, /config.json)',
       timeoutSeconds: 15,
       memorySize: props.memorySize ?? 512,
+      ...(props.logRetentionDays === undefined ? {} : { logRetentionDays: props.logRetentionDays }),
+      ...(props.tracing === undefined ? {} : { tracing: props.tracing }),
       environment: { ...props.tables.environment, ...props.identity.environment, ...props.byokKey.environment, ...props.originSecret?.environment, ...props.environment },
     });
     grantAccountAccess(props.tables, this.gateway.function);

@@ -189,12 +189,12 @@ describe('edge options from context', () => {
       expect((fn.Properties?.Environment as { Variables: Record<string, unknown> }).Variables.POWERTOOLS_TRACE_ENABLED).toBe('true');
     }
     const xray = allIamStatements(template).filter(({ statement }) => JSON.stringify(statement.Action).includes('xray:'));
-    expect(xray.length).toBe(2);
+    expect(xray.length).toBe(3);
   });
 
   it('keeps each function log for its own retention, and access logs for accessLogRetentionDays', () => {
     const retention = Object.entries(resourcesOfType(template, 'AWS::Logs::LogGroup')).map(([id, g]) => [id.replace(/Gateway.*/, ''), g.Properties?.RetentionInDays]);
-    expect(Object.fromEntries(retention)).toEqual({ Chat: 365, Embeddings: 90 });
+    expect(Object.fromEntries(retention)).toEqual({ Chat: 365, Embeddings: 90, Account: 90 });
     const bucket = Object.values(resourcesOfType(template, 'AWS::S3::Bucket'))[0];
     expect((bucket?.Properties?.LifecycleConfiguration as { Rules: Array<{ ExpirationInDays: number }> }).Rules[0]?.ExpirationInDays).toBe(30);
   });

@@ -341,7 +341,7 @@ describe('origin secret (one door)', () => {
     const config = Object.values(resourcesOfType(template, 'AWS::CloudFront::Distribution'))[0]?.Properties?.DistributionConfig as {
       Origins: Array<{ OriginCustomHeaders?: Array<{ HeaderName: string; HeaderValue: unknown }> }>;
     };
-    expect(config.Origins).toHaveLength(2);
+    expect(config.Origins).toHaveLength(3); // chat, embeddings, account (one origin for all its paths)
     for (const origin of config.Origins) {
       expect(origin.OriginCustomHeaders).toEqual([
         { HeaderName: 'x-origin-verify', HeaderValue: { 'Fn::Join': ['', ['{{resolve:secretsmanager:', { Ref: ids.originSecret }, ':SecretString:current::}}']] } },
@@ -497,14 +497,18 @@ describe('accounts: Cognito, the BYOK key and the account function', () => {
         granted.set(k, [...(granted.get(k) ?? []), ...actionsOf(statement)].sort());
       }
     }
-    const expected = new Map<string, string[]>([[JSON.stringify(getAttArn(ids.byokKey)), ['kms:GenerateDataKey']]]);
+    const expected = new Map<string, string[]>([
+      [JSON.stringify(getAttArn(ids.byokKey)), ['kms:GenerateDataKey']],
+      // The origin secret (one door: it refuses calls that did not come through CloudFront).
+      [JSON.stringify({ Ref: ids.originSecret }), ['secretsmanager:GetSecretValue']],
+    ]);
     for (const schema of TABLE_SCHEMAS) {
       const grant = ACCOUNT_TABLE_ACTIONS[schema.logicalName];
       expected.set(JSON.stringify(getAttArn(ids.tables[schema.logicalName])), [...grant.table].sort());
       if (grant.index) expected.set(JSON.stringify({ 'Fn::Join': ['', [getAttArn(ids.tables[schema.logicalName]), `/index/${grant.index.name}`]] }), [...grant.index.actions]);
     }
     expect(granted).toEqual(expected);
-    expect(JSON.stringify(roleStatementsOf(ids.accountFn))).not.toContain('secretsmanager');
+    expect(JSON.stringify(roleStatementsOf(ids.accountFn))).not.toContain(JSON.stringify({ Ref: ids.secret }));
   });
 
   it('gives the account function the pool, the client, the key and the tables in env; the upstream functions the key ARN', () => {
