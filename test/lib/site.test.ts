@@ -50,6 +50,9 @@ describe('dashboard bucket', () => {
       OwnershipControls: { Rules: [{ ObjectOwnership: 'BucketOwnerEnforced' }] },
     });
     expect(bucket.Properties?.WebsiteConfiguration).toBeUndefined();
+    // Its own accesses are logged to the stack's access-log bucket, under site/.
+    const logs = logicalIdByPath(template, 'AWS::S3::Bucket', '/AccessLogs/');
+    expect(bucket.Properties?.LoggingConfiguration).toEqual({ DestinationBucketName: { Ref: logs }, LogFilePrefix: 'site/' });
   });
 
   it('lets only CloudFront read it, for this distribution only, and refuses plain HTTP', () => {
