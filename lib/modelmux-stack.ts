@@ -3,11 +3,15 @@ import type { Construct } from 'constructs';
 import { UPSTREAM_BASE_URL_VARS, type UpstreamBaseUrlVar } from '../functions/shared/providers/credentials';
 import { SETTLE_RESERVE_MS } from '../functions/shared/edge/function-url';
 import { AccessLogs } from './constructs/access-logs';
+import { ACCOUNT_PATH_PATTERNS } from '../functions/shared/account-api/paths';
+import { AccountEndpoint } from './constructs/account-endpoint';
 import { ApiDistribution, DEFAULT_ORIGIN_READ_TIMEOUT_SECONDS } from './constructs/api-distribution';
+import { ByokKey } from './constructs/byok-key';
 import { ChatEndpoint } from './constructs/chat-endpoint';
 import { CustomDomain, type CustomDomainProps } from './constructs/custom-domain';
 import { DataTables } from './constructs/data-tables';
 import { EmbeddingsEndpoint } from './constructs/embeddings-endpoint';
+import { Identity } from './constructs/identity';
 import { DEFAULT_LOG_RETENTION_DAYS } from './constructs/gateway-function';
 import { Monitoring } from './constructs/monitoring';
 import { OriginSecret } from './constructs/origin-secret';
@@ -54,6 +58,11 @@ export interface ModelmuxStackProps extends StackProps {
   readonly accessLogRetentionDays?: number;
   /** The origin secret version CloudFront sends (rotation; README). Default: current at deploy. */
   readonly originSecretVersion?: string;
+  /**
+   * The URL people reach the deployment at (e.g. `https://api.example.com`), for messages that point to
+   * the dashboard (`PUBLIC_BASE_URL`). Default: derived from each request's host.
+   */
+  readonly publicBaseUrl?: string;
 }
 
 /**
@@ -77,8 +86,12 @@ export class ModelmuxStack extends Stack {
     const tables = new DataTables(this, 'Data', { removalPolicy: props.tableRemovalPolicy });
     const upstreamSecret = new UpstreamSecret(this, 'UpstreamKeys', { importSecret: props.upstreamSecretName });
     const originSecret = cloudfront ? new OriginSecret(this, 'OriginSecret', { versionId: props.originSecretVersion }) : undefined;
-    const environment = baseUrlEnvironment(props.upstreamBaseUrls ?? {});
-    const common = { tables, upstreamSecret, originSecret, environment, tracing: props.tracing === true };
+    const publicBaseUrl: Record<string, string> = props.publicBaseUrl ? { PUBLIC_BASE_URL: props.publicBaseUrl } : {};
+    const environment = { ...baseUrlEnvironment(props.upstreamBaseUrls ?? {}), ...publicBaseUrl };
+    // Accounts (issue 11): the dashboard's users, and the key their own provider keys are sealed with.
+    const identity = new Identity(this, 'Identity');
+    const byokKey = new ByokKey(this, 'Byok');
+    const common = { tables, upstreamSecret, originSecret, byokKey, environment, tracing: props.tracing === true };
     const logDays = props.logRetentionDays ?? DEFAULT_LOG_RETENTION_DAYS;
 
     const chat = new ChatEndpoint(this, 'Chat', {
@@ -96,6 +109,7 @@ export class ModelmuxStack extends Stack {
       logRetentionDays: props.embeddingsLogRetentionDays ?? logDays,
       memorySize: props.embeddingsMemoryMb,
     });
+    const account = new AccountEndpoint(this, 'Account', { tables, identity, byokKey, originSecret, environment: publicBaseUrl, logRetentionDays: logDays, tracing: props.tracing === true });
 
     // Function URLs end with '/', so `${url}v1` is a base URL an OpenAI SDK accepts.
     let baseUrl = Fn.join('', [chat.url.url, 'v1']);
@@ -111,6 +125,7 @@ export class ModelmuxStack extends Stack {
         logBucket: accessLogs.bucket,
         webAclArn,
       });
+      api.addFunctionBehaviour(ACCOUNT_PATH_PATTERNS, account.url);
       baseUrl = Fn.join('', ['https://', domain?.domainName ?? api.distribution.distributionDomainName, '/v1']);
       new CfnOutput(this, 'DistributionId', { description: 'CloudFront distribution in front of the Function URLs', value: api.distribution.distributionId });
       new CfnOutput(this, 'DistributionDomainName', {
@@ -152,6 +167,10 @@ export class ModelmuxStack extends Stack {
       description: `OpenAI base URL served by the embeddings function (buffered) directly.${direct}`,
       value: Fn.join('', [embeddings.url.url, 'v1']),
     });
+    new CfnOutput(this, 'AccountUrl', { description: 'Account function URL (the account API, buffered), direct', value: account.url.url });
+    new CfnOutput(this, 'UserPoolId', { description: 'Cognito user pool of the dashboard users', value: identity.userPool.userPoolId });
+    new CfnOutput(this, 'UserPoolClientId', { description: "The dashboard's Cognito app client", value: identity.dashboardClient.userPoolClientId });
+    new CfnOutput(this, 'ByokKeyArn', { description: "KMS key encrypting users' own provider keys", value: byokKey.key.keyArn });
     new CfnOutput(this, 'KeysTableName', { description: 'KEYS_TABLE for the admin CLI', value: tables.tables.keys.tableName });
     new CfnOutput(this, 'AccountsTableName', { description: 'ACCOUNTS_TABLE for the admin CLI', value: tables.tables.accounts.tableName });
     new CfnOutput(this, 'LedgerTableName', { description: 'LEDGER_TABLE for the admin CLI', value: tables.tables.ledger.tableName });

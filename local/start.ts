@@ -9,14 +9,23 @@ import { LOCAL_STATE_DIR, startGateway } from './gateway';
 
 /**
  * `npm start`: the gateway on http://127.0.0.1:$PORT (default 8080) with DynamoDB Local keeping its
- * data in .local/dynamodb (git-ignored) and the dev key in .local/dev-api-key, so both survive
- * restarts. Ctrl-C stops everything.
+ * data in .local/dynamodb (git-ignored), the dev key in .local/dev-api-key, the Cognito emulator's
+ * users in .local/cognito and the BYOK key-encryption key in .local/byok-kek, so all survive restarts.
+ * Ctrl-C stops everything.
  */
 const port = Number(process.env.PORT ?? 8080);
+const cognitoPort = process.env.COGNITO_LOCAL_PORT ? Number(process.env.COGNITO_LOCAL_PORT) : undefined;
 const gateway = await startGateway({
   port,
   dataDir: join(LOCAL_STATE_DIR, 'dynamodb'),
   devKeyFile: join(LOCAL_STATE_DIR, 'dev-api-key'),
+  cognito: {
+    dataDir: join(LOCAL_STATE_DIR, 'cognito'),
+    ...(cognitoPort === undefined ? {} : { port: cognitoPort }),
+    // The emulator has no mail server: the sign-up code is printed here.
+    onCode: (email, code) => process.stdout.write(`[cognito] confirmation code for ${email}: ${code}\n`),
+  },
+  byokKekFile: join(LOCAL_STATE_DIR, 'byok-kek'),
   simulator: { chunkDelayMs: Number(process.env.SIM_CHUNK_DELAY_MS ?? 20) },
   // Locally a client that leaves stops its upstream request (saves real tokens); Lambda cannot.
   signalClientDisconnect: true,
@@ -32,9 +41,11 @@ process.stdout.write(
   [
     '',
     'modelmux is running.',
-    `  base URL  ${gateway.baseUrl}`,
-    `  API key   ${gateway.apiKey}`,
-    `  DynamoDB  ${gateway.dynamodbEndpoint}`,
+    `  base URL   ${gateway.baseUrl}`,
+    `  API key    ${gateway.apiKey}  (dev account ${gateway.accountId})`,
+    `  dashboard  ${gateway.origin}/  (sign up there; the account API is under ${gateway.baseUrl})`,
+    `  Cognito    ${gateway.cognito?.endpoint ?? '-'}  (emulator: pool ${gateway.cognito?.userPoolId ?? '-'}, client ${gateway.cognito?.userPoolClientId ?? '-'}; sign-up codes are printed below)`,
+    `  DynamoDB   ${gateway.dynamodbEndpoint}`,
     'Providers (real when <NAME>_API_KEY is set):',
     ...rows,
     '',

@@ -106,12 +106,12 @@ export class ApiDistribution extends Construct {
   }
 
   /**
-   * Routes `pathPattern` to another function's URL with the same behaviour as chat and embeddings
-   * (origin secret header included), e.g. the account API's `/v1/account*`.
+   * Routes `pathPattern` (or several, sharing one origin) to another function's URL with the same
+   * behaviour as chat and embeddings (origin secret header included), e.g. the account API's paths.
    */
-  addFunctionBehaviour(pathPattern: string, url: IFunctionUrl): void {
+  addFunctionBehaviour(pathPattern: string | readonly string[], url: IFunctionUrl): void {
     const { origin, ...options } = this.functionBehaviour(url);
-    this.distribution.addBehavior(pathPattern, origin, options);
+    for (const p of typeof pathPattern === 'string' ? [pathPattern] : pathPattern) this.distribution.addBehavior(p, origin, options);
   }
 
   /** cdk-nag AwsSolutions findings this distribution answers by design, each with its reason. */

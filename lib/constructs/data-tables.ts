@@ -25,6 +25,21 @@ export const GATEWAY_TABLE_ACTIONS: Readonly<Record<LogicalName, readonly string
   ledger: ['dynamodb:PutItem', 'dynamodb:GetItem'],
 };
 
+/**
+ * DynamoDB actions of the account function (the account API), per table. Transaction items are
+ * authorised by their own actions, as above. Query is granted on the index it reads.
+ * - keys: GetItem (one key), PutItem (create, in the key's transaction), UpdateItem (rename, disable,
+ *   limit, delete), Query on `byAccount` (listing).
+ * - accounts: GetItem (account, key entries, BYOK map), PutItem (first-call creation and the free-grant
+ *   marker), UpdateItem (keyCount and `keys.<h16>` with a key; BYOK entries).
+ * - ledger: Query (credits, month usage, activity).
+ */
+export const ACCOUNT_TABLE_ACTIONS: Readonly<Record<LogicalName, { table: readonly string[]; index?: { name: string; actions: readonly string[] } }>> = {
+  keys: { table: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], index: { name: 'byAccount', actions: ['dynamodb:Query'] } },
+  accounts: { table: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'] },
+  ledger: { table: ['dynamodb:Query'] },
+};
+
 /** Props of {@link DataTables}. */
 export interface DataTablesProps {
   /**
@@ -72,6 +87,30 @@ export class DataTables extends Construct {
           effect: Effect.ALLOW,
           actions: [...GATEWAY_TABLE_ACTIONS[schema.logicalName]],
           resources: [this.tables[schema.logicalName].tableArn],
+        }),
+      );
+    }
+  }
+}
+
+/**
+ * Grants the account function exactly {@link ACCOUNT_TABLE_ACTIONS} (a module-level helper so the class
+ * stays as it was): one statement per table, and one per index it queries.
+ */
+export function grantAccountAccess(tables: DataTables, grantee: IGrantable): void {
+  for (const schema of TABLE_SCHEMAS) {
+    const grant = ACCOUNT_TABLE_ACTIONS[schema.logicalName];
+    const table = tables.tables[schema.logicalName];
+    grantee.grantPrincipal.addToPrincipalPolicy(
+      new PolicyStatement({ sid: `Account${capitalise(schema.logicalName)}Table`, effect: Effect.ALLOW, actions: [...grant.table], resources: [table.tableArn] }),
+    );
+    if (grant.index) {
+      grantee.grantPrincipal.addToPrincipalPolicy(
+        new PolicyStatement({
+          sid: `Account${capitalise(schema.logicalName)}Index`,
+          effect: Effect.ALLOW,
+          actions: [...grant.index.actions],
+          resources: [`${table.tableArn}/index/${grant.index.name}`],
         }),
       );
     }

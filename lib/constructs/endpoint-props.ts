@@ -1,5 +1,6 @@
 import type { IGrantable } from 'aws-cdk-lib/aws-iam';
 import { UPSTREAM_SECRET_ARN_ENV } from '../../functions/shared/providers/credentials';
+import type { ByokKey } from './byok-key';
 import type { DataTables } from './data-tables';
 import type { OriginSecret } from './origin-secret';
 import type { UpstreamSecret } from './upstream-secret';
@@ -16,6 +17,8 @@ export interface GatewayEndpointProps {
   readonly reservedConcurrentExecutions?: number;
   /** Memory in MB; default per endpoint (CHAT_DEFAULT_MEMORY_MB, EMBEDDINGS_DEFAULT_MEMORY_MB). */
   readonly memorySize?: number;
+  /** The BYOK key: its ARN goes into env, kms:Decrypt (BYOK context only) into the role. */
+  readonly byokKey?: ByokKey;
   /** CloudFront's origin secret: when set, the function refuses requests without it (ORIGIN_SECRET_ARN). */
   readonly originSecret?: OriginSecret;
   /** Days the function's logs are kept (see GatewayFunctionProps). */
@@ -29,6 +32,7 @@ export function gatewayEnvironment(props: GatewayEndpointProps): Record<string, 
   return {
     ...props.tables.environment,
     [UPSTREAM_SECRET_ARN_ENV]: props.upstreamSecret.secretId,
+    ...props.byokKey?.environment,
     ...props.originSecret?.environment,
     ...props.environment,
   };
@@ -38,5 +42,6 @@ export function gatewayEnvironment(props: GatewayEndpointProps): Record<string, 
 export function grantGatewayRuntime(grantee: IGrantable, props: GatewayEndpointProps): void {
   props.tables.grantGatewayAccess(grantee);
   props.upstreamSecret.grantGetSecretValue(grantee);
+  props.byokKey?.grantDecrypt(grantee);
   props.originSecret?.grantRead(grantee);
 }

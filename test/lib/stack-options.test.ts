@@ -17,10 +17,13 @@ function synth(context: Record<string, unknown>): Template {
   return Template.fromStack(stack);
 }
 
+/** The functions that call upstreams (chat, embeddings): every function but the account API's. */
+function upstreamFunctions(template: Template) {
+  return Object.entries(resourcesOfType(template, 'AWS::Lambda::Function')).filter(([id]) => !id.startsWith('Account')).map(([, fn]) => fn);
+}
+
 function functionEnvs(template: Template): Array<Record<string, unknown>> {
-  return Object.values(resourcesOfType(template, 'AWS::Lambda::Function')).map(
-    (fn) => (fn.Properties?.Environment as { Variables: Record<string, unknown> }).Variables,
-  );
+  return upstreamFunctions(template).map((fn) => (fn.Properties?.Environment as { Variables: Record<string, unknown> }).Variables);
 }
 
 /** Statements about the upstream secret (not the origin secret, which every CloudFront stack has). */
@@ -44,7 +47,7 @@ describe('stack options from context', () => {
     template.hasOutput('EmbeddingsUrl', {});
     // No proxy in front: buffered chat may use the function's 300 s less the 5 s settle reserve.
     expect(functionEnvs(template).map((env) => env.BUFFERED_CHAT_BUDGET_MS).filter(Boolean)).toEqual(['295000']);
-  });
+  }, 120_000); // the file's first synth loads aws-cdk-lib's constructs: ~20 s alone, more on a busy machine
 
   it('imports the upstream secret by name: no secret created, GetSecretValue on that name and its 6-character suffix only', () => {
     const template = synth({ upstreamSecretName: 'modelmux/upstream-keys' });
@@ -83,9 +86,17 @@ describe('stack options from context', () => {
 
   it('sets reserved concurrency only when asked', () => {
     const template = synth({ chatReservedConcurrency: '20', embeddingsReservedConcurrency: 5 });
-    const reserved = Object.values(resourcesOfType(template, 'AWS::Lambda::Function')).map((fn) => fn.Properties?.ReservedConcurrentExecutions);
+    const reserved = upstreamFunctions(template).map((fn) => fn.Properties?.ReservedConcurrentExecutions);
     expect(reserved.sort()).toEqual([20, 5]);
+    expect(Object.values(resourcesOfType(template, 'AWS::Lambda::Function')).filter((fn) => fn.Properties?.ReservedConcurrentExecutions !== undefined)).toHaveLength(2);
     expect(() => synth({ chatReservedConcurrency: 'lots' })).toThrow(/chatReservedConcurrency must be a non-negative integer/);
+  });
+
+  it('passes publicBaseUrl to every function as PUBLIC_BASE_URL', () => {
+    const template = synth({ publicBaseUrl: 'https://api.example.com' });
+    const envs = Object.values(resourcesOfType(template, 'AWS::Lambda::Function')).map((fn) => (fn.Properties?.Environment as { Variables: Record<string, unknown> }).Variables);
+    expect(envs).toHaveLength(3);
+    for (const env of envs) expect(env.PUBLIC_BASE_URL).toBe('https://api.example.com');
   });
 
   it('sets each function memory from chatMemoryMb / embeddingsMemoryMb, and refuses sizes Lambda does not offer', () => {
@@ -173,12 +184,12 @@ describe('edge options from context', () => {
       expect((fn.Properties?.Environment as { Variables: Record<string, unknown> }).Variables.POWERTOOLS_TRACE_ENABLED).toBe('true');
     }
     const xray = allIamStatements(template).filter(({ statement }) => JSON.stringify(statement.Action).includes('xray:'));
-    expect(xray.length).toBe(2);
+    expect(xray.length).toBe(3);
   });
 
   it('keeps each function log for its own retention, and access logs for accessLogRetentionDays', () => {
     const retention = Object.entries(resourcesOfType(template, 'AWS::Logs::LogGroup')).map(([id, g]) => [id.replace(/Gateway.*/, ''), g.Properties?.RetentionInDays]);
-    expect(Object.fromEntries(retention)).toEqual({ Chat: 365, Embeddings: 90 });
+    expect(Object.fromEntries(retention)).toEqual({ Chat: 365, Embeddings: 90, Account: 90 });
     const bucket = Object.values(resourcesOfType(template, 'AWS::S3::Bucket'))[0];
     expect((bucket?.Properties?.LifecycleConfiguration as { Rules: Array<{ ExpirationInDays: number }> }).Rules[0]?.ExpirationInDays).toBe(30);
   });

@@ -13,7 +13,7 @@ export class KeyLimitExceededError extends GatewayError {
     super(
       409,
       'invalid_request_error',
-      `Account ${accountId} already has ${MAX_KEYS_PER_ACCOUNT} active API keys, the most allowed. Revoke one to create another.`,
+      `Account ${accountId} already has ${MAX_KEYS_PER_ACCOUNT} active API keys, the most allowed. Delete one to create another.`,
       { code: 'key_limit_exceeded' },
     );
   }
@@ -36,6 +36,6 @@ export class AccountNotFoundError extends NotFoundError {
 /** 404: no active key of this account matches the given hash prefix or hint. */
 export class KeyNotFoundError extends NotFoundError {
   constructor(accountId: string, ref: string) {
-    super(`No active API key matching "${ref}" in account ${accountId}.`, { code: 'key_not_found' });
+    super(`No API key matching "${ref}" in account ${accountId}.`, { code: 'key_not_found' });
   }
 }

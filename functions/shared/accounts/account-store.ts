@@ -1,6 +1,8 @@
 /**
- * Accounts table access. Item shape: `{ accountId, keyCount, freeTokens, creditNanoUsd, createdAt }`
- * (credit in nano-USD, see billing/money.ts).
+ * Accounts table access. Root item (DATA-MODEL §2): `{ accountId, email?, keyCount, freeTokens,
+ * creditNanoUsd, purchasedNanoUsd, createdAt, keys: {}, byok? }` (money in nano-USD, see
+ * billing/money.ts). `keys` maps the first 16 hex characters of each key's hash to its per-key state,
+ * written with the key row in one transaction (key-store.ts).
  */
 import { randomBytes } from 'node:crypto';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
@@ -25,15 +27,27 @@ export interface Account {
   creditNanoUsd: number;
   /** ISO 8601 creation time. */
   createdAt: string;
+  /** Sign-in email (self-serve accounts; also the `byEmail` index key). */
+  email?: string | undefined;
+  /** Credit held by requests in flight, nano-USD (issue 10's holds; 0 when absent). */
+  heldNanoUsd?: number | undefined;
+  /** Free tokens held by requests in flight (0 when absent). */
+  heldFreeTokens?: number | undefined;
+  /** Lifetime credit added (initial credit and top-ups), nano-USD; 0 ⇒ free tier. */
+  purchasedNanoUsd?: number | undefined;
 }
 
-/** Parses a stored account item; tolerant of extra attributes. */
+/** Parses a stored account item; tolerant of extra attributes (the `keys` and `byok` maps are read elsewhere). */
 export const accountItemSchema = z.object({
   accountId: z.string(),
   keyCount: z.number().int(),
   freeTokens: z.number().int(),
   creditNanoUsd: z.number().int(),
   createdAt: z.string(),
+  email: z.string().optional(),
+  heldNanoUsd: z.number().int().optional(),
+  heldFreeTokens: z.number().int().optional(),
+  purchasedNanoUsd: z.number().int().optional(),
 });
 
 /** Options of {@link createAccount}. */
@@ -44,6 +58,13 @@ export interface CreateAccountOptions {
   freeTokens?: number;
   /** Default 0. Non-negative integer nano-USD. */
   creditNanoUsd?: number;
+  /** Sign-in email, stored as given (the `byEmail` index finds it lower-cased: {@link normaliseEmail}). */
+  email?: string;
+}
+
+/** The form an email is stored and looked up in: trimmed, lower case. */
+export function normaliseEmail(email: string): string {
+  return email.trim().toLowerCase();
 }
 
 const nonNegativeSafeInt = (n: number) => Number.isSafeInteger(n) && n >= 0;
@@ -65,14 +86,16 @@ export async function createAccount(opts: CreateAccountOptions = {}): Promise<Ac
     freeTokens: opts.freeTokens ?? NEW_ACCOUNT_FREE_TOKENS,
     creditNanoUsd: opts.creditNanoUsd ?? 0,
     createdAt: new Date().toISOString(),
+    ...(opts.email === undefined ? {} : { email: normaliseEmail(opts.email) }),
   };
   if (!nonNegativeSafeInt(account.freeTokens) || !nonNegativeSafeInt(account.creditNanoUsd)) {
     throw new InvalidRequestError('freeTokens and creditNanoUsd must be non-negative integers.');
   }
+  Object.assign(account, { purchasedNanoUsd: account.creditNanoUsd, heldNanoUsd: 0, heldFreeTokens: 0 });
   try {
     await storeCall(() =>
       documentClient().send(
-        new PutCommand({ TableName: tableNames().accounts, Item: account, ConditionExpression: ACCOUNT_IS_NEW }),
+        new PutCommand({ TableName: tableNames().accounts, Item: newAccountItem(account), ConditionExpression: ACCOUNT_IS_NEW }),
       ),
     );
   } catch (err) {
@@ -80,6 +103,14 @@ export async function createAccount(opts: CreateAccountOptions = {}): Promise<Ac
     throw err;
   }
   return account;
+}
+
+/**
+ * The stored item of a new account: its fields plus the empty per-key and BYOK maps (DATA-MODEL §2: created
+ * `{}` with the account, so a key's entry can be SET inside it in the key's transaction) and zero holds.
+ */
+export function newAccountItem(account: Account): Record<string, unknown> {
+  return { ...account, heldNanoUsd: 0, heldFreeTokens: 0, keys: {}, byok: {} };
 }
 
 /**
@@ -112,7 +143,8 @@ export async function addCredit(accountId: string, nanoUsd: number): Promise<Acc
         new UpdateCommand({
           TableName: tableNames().accounts,
           Key: { accountId },
-          UpdateExpression: 'ADD creditNanoUsd :amount',
+          // purchasedNanoUsd counts every top-up: 0 means the free tier (DATA-MODEL §2).
+          UpdateExpression: 'ADD creditNanoUsd :amount, purchasedNanoUsd :amount',
           ConditionExpression: ACCOUNT_EXISTS_AND_CREDIT_FITS,
           ExpressionAttributeValues: { ':amount': nanoUsd, ':ceiling': Number.MAX_SAFE_INTEGER - nanoUsd },
           ReturnValues: 'ALL_NEW',

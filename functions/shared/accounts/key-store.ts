@@ -1,8 +1,9 @@
 /**
- * API keys: creation here; listing, revoking and authenticating live beside it and are re-exported.
- * Key rows and the account's keyCount change together in one TransactWriteItems, so keyCount always
- * equals the number of active keys and never exceeds {@link MAX_KEYS_PER_ACCOUNT}
- * (DynamoDB Developer Guide, "Amazon DynamoDB Transactions").
+ * API keys: creation here; listing, updating, deleting and authenticating live beside it and are
+ * re-exported. The key row, the account's keyCount and the account's `keys.<h16>` entry change together
+ * in ONE TransactWriteItems, so keyCount always equals the number of non-deleted keys, never exceeds
+ * {@link MAX_KEYS_PER_ACCOUNT} (also under concurrent creates), and the per-key state a hold checks
+ * exists exactly for the live keys (DynamoDB Developer Guide, "Amazon DynamoDB Transactions").
  */
 import { InvalidRequestError } from '../openai/errors';
 import { ACCOUNT_EXISTS_AND_HAS_KEY_ROOM, KEY_IS_NEW } from '../store/conditions';
@@ -12,11 +13,21 @@ import { cancellationCodes } from '../store/transaction-retry';
 import { AccountNotFoundError, KeyLimitExceededError } from './account-errors';
 import { getAccount } from './account-store';
 import { generateApiKey } from './api-key';
-import type { KeyItem } from './key-item';
+import type { KeyItem, LimitReset } from './key-item';
+import { freshKeyState, KEYS_MAP, keyStateId, type KeyState } from './key-state';
+import { withKeysMap } from './keys-map';
 import { MAX_KEYS_PER_ACCOUNT } from './limits';
 
 /** Longest key name, characters. */
-const MAX_KEY_NAME_LENGTH = 100;
+export const MAX_KEY_NAME_LENGTH = 100;
+
+/** Options of {@link createKey}. */
+export interface CreateKeyOptions {
+  /** Spend limit per window, nano-USD (non-negative integer); absent = no limit. */
+  limitNanoUsd?: number;
+  /** When the limit starts afresh; absent = never (a lifetime limit). */
+  limitReset?: LimitReset;
+}
 
 /** The result of {@link createKey}. `key` exists only here: show it once, then drop it. */
 export interface CreatedKey {
@@ -26,36 +37,61 @@ export interface CreatedKey {
   name: string;
   /** ISO 8601. */
   createdAt: string;
+  /** The stored row. */
+  item: KeyItem;
+  /** The account's `keys.<h16>` entry as written. */
+  state: KeyState;
 }
 
 /**
- * Creates an API key for `accountId`: one transaction puts the key row and increments keyCount under
- * the condition keyCount < 5. Transaction conflicts (concurrent creates) are retried with jitter.
- * @throws KeyLimitExceededError (409) when the account already has 5 active keys;
- *         AccountNotFoundError (404); InvalidRequestError for an empty or overlong name;
- *         UpstreamUnavailableError (503) when DynamoDB is unavailable.
+ * A key name as stored: trimmed, 1 to {@link MAX_KEY_NAME_LENGTH} characters.
+ * @throws InvalidRequestError (400, param `name`) otherwise.
  */
-export async function createKey(accountId: string, name: string): Promise<CreatedKey> {
-  const cleanName = name.trim();
-  if (cleanName.length === 0 || cleanName.length > MAX_KEY_NAME_LENGTH) {
+export function cleanKeyName(name: string): string {
+  const clean = name.trim();
+  if (clean.length === 0 || clean.length > MAX_KEY_NAME_LENGTH) {
     throw new InvalidRequestError(`Key name must be 1 to ${MAX_KEY_NAME_LENGTH} characters.`, { param: 'name' });
   }
+  return clean;
+}
+
+/**
+ * Creates an API key for `accountId`: one transaction puts the key row, increments keyCount under the
+ * condition keyCount < 5, and sets the account's `keys.<h16>` entry (status, limit, window). Transaction
+ * conflicts (concurrent creates) are retried with jitter.
+ * @throws KeyLimitExceededError (409) when the account already has 5 keys; AccountNotFoundError (404);
+ *         InvalidRequestError for an empty or overlong name or a bad limit; UpstreamUnavailableError (503).
+ */
+export async function createKey(accountId: string, name: string, opts: CreateKeyOptions = {}): Promise<CreatedKey> {
+  const cleanName = cleanKeyName(name);
+  if (opts.limitNanoUsd !== undefined && !(Number.isSafeInteger(opts.limitNanoUsd) && opts.limitNanoUsd >= 0)) {
+    throw new InvalidRequestError('The key limit must be a non-negative amount.', { param: 'limit' });
+  }
   const { key, keyHash, hint } = generateApiKey();
-  const item: KeyItem = { keyHash, accountId, name: cleanName, hint, status: 'active', createdAt: new Date().toISOString() };
+  const now = new Date();
+  const createdAt = now.toISOString();
+  const item: KeyItem = {
+    keyHash, accountId, name: cleanName, hint, status: 'active', createdAt, updatedAt: createdAt,
+    ...(opts.limitNanoUsd === undefined ? {} : { limitNanoUsd: opts.limitNanoUsd, ...(opts.limitReset ? { limitReset: opts.limitReset } : {}) }),
+  };
+  const state = freshKeyState('active', opts.limitNanoUsd, opts.limitNanoUsd === undefined ? undefined : opts.limitReset, now);
   const tables = tableNames();
   try {
-    await transactWrite([
-      { Put: { TableName: tables.keys, Item: item, ConditionExpression: KEY_IS_NEW } },
-      {
-        Update: {
-          TableName: tables.accounts,
-          Key: { accountId },
-          UpdateExpression: 'SET keyCount = keyCount + :one',
-          ConditionExpression: ACCOUNT_EXISTS_AND_HAS_KEY_ROOM,
-          ExpressionAttributeValues: { ':one': 1, ':max': MAX_KEYS_PER_ACCOUNT },
+    await withKeysMap(accountId, () =>
+      transactWrite([
+        { Put: { TableName: tables.keys, Item: item, ConditionExpression: KEY_IS_NEW } },
+        {
+          Update: {
+            TableName: tables.accounts,
+            Key: { accountId },
+            UpdateExpression: 'SET keyCount = keyCount + :one, #keys.#h = :state',
+            ConditionExpression: ACCOUNT_EXISTS_AND_HAS_KEY_ROOM,
+            ExpressionAttributeNames: { '#keys': KEYS_MAP, '#h': keyStateId(keyHash) },
+            ExpressionAttributeValues: { ':one': 1, ':max': MAX_KEYS_PER_ACCOUNT, ':state': state },
+          },
         },
-      },
-    ]);
+      ]),
+    );
   } catch (err) {
     if (cancellationCodes(err)?.[1] === 'ConditionalCheckFailed') {
       // Full or missing: one read tells which (only on this refusal path).
@@ -64,10 +100,10 @@ export async function createKey(accountId: string, name: string): Promise<Create
     }
     throw err;
   }
-  return { key, keyHash, hint, name: cleanName, createdAt: item.createdAt };
+  return { key, keyHash, hint, name: cleanName, createdAt, item, state };
 }
 
 export { listKeys } from './key-list';
-export { revokeKey } from './key-revoke';
+export { deleteKey, revokeKey } from './key-delete';
 export { authenticate } from './authenticate';
 export type { KeyInfo } from './key-item';

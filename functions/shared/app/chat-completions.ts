@@ -1,3 +1,4 @@
+import { loadAccountByok } from '../accounts/byok/byok-credentials';
 import { admit } from '../billing/admit';
 import { CATALOGUE, getModel } from '../catalogue/catalogue';
 import type { GatewayRequest, GatewayResult, JsonResult, StreamResult } from '../http/types';
@@ -14,6 +15,7 @@ import { BUFFERED_CHAT_BUDGET_MS } from '../routing/request-budget';
 import { DONE_FRAME, dataFrame, errorFrame } from '../sse/encode';
 import { estimatePromptTokens, estimateTextTokens } from '../usage/estimate';
 import { logger } from '../observability/logger';
+import { dashboardUrl } from '../http/public-url';
 import { recordOverhead, recordTimeToFirstToken } from '../observability/metrics';
 import { authenticateRequest, routeOptions, type Caller } from './guard';
 import { heldJson, settledWithin } from './held-json';
@@ -45,9 +47,10 @@ export async function runChatExchange(
 ): Promise<GatewayResult> {
   const entry = getModel(body.model, 'chat');
   const fallbacks = requestFallbacks(body.models, CATALOGUE);
-  await admit(caller.accountId);
-  const plan = planAttempts(entry, CATALOGUE, await loadUpstreamCredentials(), requiredCapabilities(body), fallbacks);
-  const ctx: CallContext = { req, body, accountId: caller.accountId, created: Math.floor(req.receivedAt / 1000), present };
+  // [issue 11] The account's own provider keys (BYOK) go first in the plan; read beside admission.
+  const [, byok] = await Promise.all([admit(caller.accountId), loadAccountByok(caller.accountId, dashboardUrl(req))]);
+  const plan = planAttempts(entry, CATALOGUE, await loadUpstreamCredentials(), requiredCapabilities(body), fallbacks, byok);
+  const ctx: CallContext = { req, body, accountId: caller.accountId, keyHash: caller.keyHash, created: Math.floor(req.receivedAt / 1000), present };
   if (body.stream !== true) {
     // Routing runs to the function's deadline; the status waits for the answer until the budget,
     // then is committed with JSON-whitespace beats (held-json.ts).
@@ -120,6 +123,8 @@ interface CallContext {
   req: GatewayRequest;
   body: ChatCompletionRequest;
   accountId: string;
+  /** SHA-256 hex of the caller's API key (the ledger's per-key grouping). */
+  keyHash: string;
   /** Unix seconds, the same on every chunk (OpenAI: "each chunk has the same created"). */
   created: number;
   /** The buffered answer's body as its API shows it (the completion itself, or a Responses `response`). */
@@ -167,7 +172,7 @@ async function buffered(ctx: CallContext, outcome: Awaited<ReturnType<typeof rou
     status: 200,
     headers: routingHeaders(outcome),
     body: ctx.present(completion),
-    after: () => settleRequest({ accountId: ctx.accountId, requestId: ctx.req.requestId, receivedAt: ctx.req.receivedAt, requestedModel: ctx.body.model, attempt: outcome.attempt, attempts: outcome.attempts, usage: billable, status: 'complete' }),
+    after: () => settleRequest({ accountId: ctx.accountId, keyHash: ctx.keyHash, requestId: ctx.req.requestId, receivedAt: ctx.req.receivedAt, requestedModel: ctx.body.model, attempt: outcome.attempt, attempts: outcome.attempts, usage: billable, status: 'complete' }),
   };
 }
 
@@ -247,7 +252,7 @@ function streamed(ctx: CallContext, outcome: Awaited<ReturnType<typeof routeStre
       outcome.close();
       if (ctx.req.signal.aborted && status !== 'complete') status = 'aborted';
       const billable = usage !== undefined && status === 'complete' ? fromUsage(usage) : await estimateOr(usage, ctx.body, text);
-      await settleRequest({ accountId: ctx.accountId, requestId: ctx.req.requestId, receivedAt: ctx.req.receivedAt, requestedModel: ctx.body.model, attempt: outcome.attempt, attempts: outcome.attempts, usage: billable, status });
+      await settleRequest({ accountId: ctx.accountId, keyHash: ctx.keyHash, requestId: ctx.req.requestId, receivedAt: ctx.req.receivedAt, requestedModel: ctx.body.model, attempt: outcome.attempt, attempts: outcome.attempts, usage: billable, status });
     },
   };
 }

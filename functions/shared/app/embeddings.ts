@@ -1,4 +1,6 @@
+import { loadAccountByok } from '../accounts/byok/byok-credentials';
 import { admit } from '../billing/admit';
+import { dashboardUrl } from '../http/public-url';
 import { CATALOGUE, getModel } from '../catalogue/catalogue';
 import type { GatewayRequest, JsonResult } from '../http/types';
 import { embeddingsRequest, toBase64Float32, type EmbeddingsResponse } from '../openai/embeddings';
@@ -20,9 +22,9 @@ export async function embeddings(req: GatewayRequest): Promise<JsonResult> {
   const caller = await authenticateRequest(req);
   const body = parseJsonBody(req.body, embeddingsRequest);
   const entry = getModel(body.model, 'embedding');
-  await admit(caller.accountId);
+  const [, byok] = await Promise.all([admit(caller.accountId), loadAccountByok(caller.accountId, dashboardUrl(req))]);
   const inputs = typeof body.input === 'string' ? [body.input] : body.input;
-  const plan = planAttempts(entry, CATALOGUE, await loadUpstreamCredentials());
+  const plan = planAttempts(entry, CATALOGUE, await loadUpstreamCredentials(), undefined, [], byok);
   const outcome = await routeBufferedCall(
     plan,
     routeOptions(req),
@@ -55,6 +57,7 @@ export async function embeddings(req: GatewayRequest): Promise<JsonResult> {
     after: () =>
       settleRequest({
         accountId: caller.accountId,
+        keyHash: caller.keyHash,
         requestId: req.requestId,
         receivedAt: req.receivedAt,
         requestedModel: body.model,

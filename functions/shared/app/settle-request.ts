@@ -1,5 +1,5 @@
 import { settle, type LedgerEntryInput } from '../billing/ledger';
-import { displayedPricesFor } from '../catalogue/catalogue';
+import { byokFeePricesFor, displayedPricesFor } from '../catalogue/catalogue';
 import { logger } from '../observability/logger';
 import { recordSettled, recordSettleFailure } from '../observability/metrics';
 import { traced } from '../observability/tracer';
@@ -28,6 +28,8 @@ export interface SettleInput {
   status: 'complete' | 'partial' | 'aborted';
   /** Epoch ms the request arrived (its latency is logged as of the settle: the last byte is out). */
   receivedAt: number;
+  /** SHA-256 hex of the API key that made the request (the ledger's per-key grouping, key usage). */
+  keyHash?: string;
 }
 
 /**
@@ -49,7 +51,10 @@ export const SETTLE_TIMEOUT_MS = 4_000;
  */
 export async function settleRequest(input: SettleInput, timeoutMs: number = SETTLE_TIMEOUT_MS): Promise<void> {
   // The served target's own displayed price, its long-prompt tier included (Gemini 2.5 Pro > 200K).
-  const price = displayedPricesFor(input.attempt.target, input.usage.promptTokens);
+  // [issue 11, BYOK] An answer made with the account's own provider key is billed the platform fee
+  // only (displayed − upstream price: the 5.5%), and says so in the ledger (`byok: true`).
+  const byok = input.attempt.byok !== undefined;
+  const price = byok ? byokFeePricesFor(input.attempt.target, input.usage.promptTokens) : displayedPricesFor(input.attempt.target, input.usage.promptTokens);
   const entry: LedgerEntryInput = {
     accountId: input.accountId,
     requestId: input.requestId,
@@ -63,6 +68,8 @@ export async function settleRequest(input: SettleInput, timeoutMs: number = SETT
     usageEstimated: input.usage.estimated,
     fallbackPath: input.attempts.map((a) => `${a.publicModel}@${a.provider}/${a.upstreamModel}:${a.outcome}`),
     status: input.status,
+    ...(input.keyHash === undefined ? {} : { keyHash: input.keyHash }),
+    ...(byok ? { byok: true } : {}),
   };
   const latencyMs = Date.now() - input.receivedAt;
   let timer: NodeJS.Timeout | undefined;

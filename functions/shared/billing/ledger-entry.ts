@@ -27,6 +27,10 @@ export interface LedgerEntryInput {
   fallbackPath: string[];
   /** Default `complete`. */
   status?: LedgerStatus;
+  /** SHA-256 hex of the API key that made the request. */
+  keyHash?: string;
+  /** Served with the account's own provider key: prices are the platform fee only. */
+  byok?: boolean;
 }
 
 const count = z.number().int().nonnegative();
@@ -51,6 +55,8 @@ export const ledgerItemSchema = z.object({
   costNanoUsd: count,
   /** ISO 8601. */
   createdAt: z.string(),
+  keyHash: z.string().optional(),
+  byok: z.boolean().optional(),
 });
 
 /** A stored ledger entry. */

@@ -11,6 +11,8 @@ import { tableNames } from '../store/tables';
 import { transactWrite } from '../store/transact-write';
 import { backoffDelayMs, cancellationCodes, isTransactionConflict } from '../store/transaction-retry';
 import { AccountNotFoundError } from '../accounts/account-errors';
+import { KEYS_MAP, keyStateId } from '../accounts/key-state';
+import { isMissingDocumentPath } from '../accounts/keys-map';
 import { applyDebit, cachedBalance, readBalance, type CachedBalance } from './balance-cache';
 import { ledgerItemSchema, LedgerWriteError, type LedgerEntryInput, type LedgerItem } from './ledger-entry';
 import { computeCharge } from './price';
@@ -59,6 +61,10 @@ async function settleOnce(entry: LedgerEntryInput): Promise<SettleResult> {
     balance = await mustReadBalance(entry.accountId);
   }
   let lastError: unknown;
+  // [issue 11] The key's lifetime usage and last use on the account's `keys.<h16>` entry, in the same
+  // transaction; dropped for a key whose entry is gone (deleted while this request ran, or a key older
+  // than the per-key map). Issue 10's settle owns this entry; this is the minimal form until it lands.
+  let keyUsage = entry.keyHash !== undefined;
   for (let attempt = 1; attempt <= MAX_SETTLE_ATTEMPTS; attempt++) {
     const charge = computeCharge({ ...entry, freeTokensAvailable: balance.freeTokens });
     const item: LedgerItem = {
@@ -76,9 +82,17 @@ async function settleOnce(entry: LedgerEntryInput): Promise<SettleResult> {
             Update: {
               TableName: tables.accounts,
               Key: { accountId: entry.accountId },
-              UpdateExpression: 'SET freeTokens = freeTokens - :free, creditNanoUsd = creditNanoUsd - :cost',
               ConditionExpression: ACCOUNT_EXISTS_AND_HAS_FREE_TOKENS,
-              ExpressionAttributeValues: { ':free': charge.freeTokensUsed, ':cost': charge.costNanoUsd },
+              ...(keyUsage && entry.keyHash !== undefined
+                ? {
+                    UpdateExpression: 'SET freeTokens = freeTokens - :free, creditNanoUsd = creditNanoUsd - :cost, #keys.#h.lastUsedAt = :at ADD #keys.#h.usedNanoUsd :cost',
+                    ExpressionAttributeNames: { '#keys': KEYS_MAP, '#h': keyStateId(entry.keyHash) },
+                    ExpressionAttributeValues: { ':free': charge.freeTokensUsed, ':cost': charge.costNanoUsd, ':at': item.createdAt },
+                  }
+                : {
+                    UpdateExpression: 'SET freeTokens = freeTokens - :free, creditNanoUsd = creditNanoUsd - :cost',
+                    ExpressionAttributeValues: { ':free': charge.freeTokensUsed, ':cost': charge.costNanoUsd },
+                  }),
             },
           },
         ],
@@ -88,6 +102,10 @@ async function settleOnce(entry: LedgerEntryInput): Promise<SettleResult> {
       return { alreadySettled: false, freeTokensUsed: charge.freeTokensUsed, costNanoUsd: charge.costNanoUsd };
     } catch (err) {
       lastError = err;
+      if (keyUsage && isMissingDocumentPath(err)) {
+        keyUsage = false;
+        continue;
+      }
       const codes = cancellationCodes(err);
       if (codes?.[0] === 'ConditionalCheckFailed') return replayResult(entry);
       if (codes?.[1] === 'ConditionalCheckFailed') {

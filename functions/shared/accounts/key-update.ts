@@ -1,0 +1,143 @@
+/**
+ * Changing a key (name, disabled, spend limit, limit reset): the key row and the account's `keys.<h16>`
+ * entry change in ONE transaction, so a disable or a new limit binds the very next hold everywhere.
+ *
+ * Limit arithmetic (nano-USD): a limit set on a key without one, or whose reset schedule changes,
+ * starts a fresh window with `left = limit − held` (spend before does not count); a changed limit on
+ * the same schedule moves `left` by the difference (`left += new − old`), guarded by the condition that
+ * the limit is still the one read, so two concurrent changes cannot both apply their difference.
+ */
+import { InvalidRequestError } from '../openai/errors';
+import { KEY_IS_LIVE_AND_OWNED, KEY_STATE_LIMIT_UNCHANGED } from '../store/conditions';
+import { tableNames } from '../store/tables';
+import { transactWrite, type TransactItems } from '../store/transact-write';
+import { cancellationCodes } from '../store/transaction-retry';
+import { KeyNotFoundError } from './account-errors';
+import { forgetCachedKey } from './authenticate';
+import type { KeyItem, LimitReset } from './key-item';
+import { getOwnedKey, readKeyStates } from './key-read';
+import { freshKeyState, KEYS_MAP, keyStateId, limitWindowId, type KeyState } from './key-state';
+import { cleanKeyName } from './key-store';
+import { withKeysMap } from './keys-map';
+
+/** A change to a key; absent fields stay as they are, `null` removes a limit or its reset. */
+export interface KeyPatch {
+  name?: string;
+  disabled?: boolean;
+  /** nano-USD per window, or null for no limit. */
+  limitNanoUsd?: number | null;
+  limitReset?: LimitReset | null;
+}
+
+/** Attempts when a concurrent change moved the limit between our read and our write. */
+const MAX_UPDATE_ATTEMPTS = 4;
+
+/**
+ * Applies `patch` to a live key of `accountId`.
+ * @returns the row and the entry after the change.
+ * @throws KeyNotFoundError (404) for a key that is not a live key of the account; InvalidRequestError
+ *         (400) for a bad name, a negative limit, or a reset without a limit; UpstreamUnavailableError (503).
+ */
+export async function updateKey(accountId: string, keyHash: string, patch: KeyPatch): Promise<{ item: KeyItem; state: KeyState }> {
+  if (patch.limitNanoUsd != null && !(Number.isSafeInteger(patch.limitNanoUsd) && patch.limitNanoUsd >= 0)) {
+    throw new InvalidRequestError('The key limit must be a non-negative amount.', { param: 'limit' });
+  }
+  for (let attempt = 1; ; attempt++) {
+    const item = await getOwnedKey(accountId, keyHash);
+    const state = (await readKeyStates(accountId, [keyHash])).get(keyHash);
+    const next = nextValues(item, patch);
+    try {
+      await withKeysMap(accountId, () => transactWrite(transaction(accountId, item, state, next)));
+      // The entry moved relative to what it was (held and spent money in flight): read it back.
+      const written = (await readKeyStates(accountId, [keyHash])).get(keyHash) ?? next.state;
+      return { item: next.item, state: written };
+    } catch (err) {
+      const codes = cancellationCodes(err);
+      if (codes?.[0] === 'ConditionalCheckFailed') throw new KeyNotFoundError(accountId, keyHash);
+      if (codes?.[1] !== 'ConditionalCheckFailed' || attempt >= MAX_UPDATE_ATTEMPTS) throw err;
+    } finally {
+      forgetCachedKey(keyHash);
+    }
+  }
+}
+
+interface NextValues {
+  item: KeyItem;
+  /** The entry of a key whose entry is (re)created whole; otherwise the write is relative ({@link accountUpdate}). */
+  state: KeyState;
+  limitNanoUsd: number | undefined;
+  limitReset: LimitReset | undefined;
+}
+
+function nextValues(item: KeyItem, patch: KeyPatch): NextValues {
+  const limitNanoUsd = patch.limitNanoUsd === undefined ? item.limitNanoUsd ?? undefined : patch.limitNanoUsd ?? undefined;
+  const limitReset = limitNanoUsd === undefined ? undefined : patch.limitReset === undefined ? item.limitReset ?? undefined : patch.limitReset ?? undefined;
+  if (limitNanoUsd === undefined && patch.limitReset != null) {
+    throw new InvalidRequestError('limit_reset needs a limit: set `limit` too.', { param: 'limit_reset' });
+  }
+  const status: KeyState['status'] = patch.disabled === undefined ? (item.status === 'disabled' ? 'disabled' : 'active') : patch.disabled ? 'disabled' : 'active';
+  const next: KeyItem = {
+    ...item,
+    name: patch.name === undefined ? item.name : cleanKeyName(patch.name),
+    status,
+    updatedAt: new Date().toISOString(),
+    limitNanoUsd: limitNanoUsd ?? null,
+    limitReset: limitReset ?? null,
+  };
+  return { item: next, state: freshKeyState(status, limitNanoUsd, limitReset), limitNanoUsd, limitReset };
+}
+
+function transaction(accountId: string, item: KeyItem, state: KeyState | undefined, next: NextValues): TransactItems {
+  const tables = tableNames();
+  const limitSet = next.limitNanoUsd !== undefined;
+  const set = ['#name = :name', '#status = :status', 'updatedAt = :at', ...(limitSet ? ['limitNanoUsd = :limit'] : []), ...(next.limitReset ? ['limitReset = :reset'] : [])];
+  const remove = [...(limitSet ? [] : ['limitNanoUsd']), ...(next.limitReset ? [] : ['limitReset'])];
+  return [
+    {
+      Update: {
+        TableName: tables.keys,
+        Key: { keyHash: item.keyHash },
+        UpdateExpression: `SET ${set.join(', ')}${remove.length > 0 ? ` REMOVE ${remove.join(', ')}` : ''}`,
+        ConditionExpression: KEY_IS_LIVE_AND_OWNED,
+        ExpressionAttributeNames: { '#name': 'name', '#status': 'status' },
+        ExpressionAttributeValues: {
+          ':accountId': accountId, ':deleted': 'deleted', ':revoked': 'revoked', ':name': next.item.name, ':status': next.item.status, ':at': next.item.updatedAt,
+          ...(limitSet ? { ':limit': next.limitNanoUsd } : {}),
+          ...(next.limitReset ? { ':reset': next.limitReset } : {}),
+        },
+      },
+    },
+    { Update: { TableName: tables.accounts, Key: { accountId }, ...accountUpdate(item.keyHash, state, next) } },
+  ];
+}
+
+/** The account's half: the entry's status and limit fields, relative where money is in flight. */
+function accountUpdate(keyHash: string, state: KeyState | undefined, next: NextValues) {
+  const names = { '#keys': KEYS_MAP, '#h': keyStateId(keyHash) };
+  if (state === undefined) {
+    // A key older than the per-key map: its entry is created now, whole.
+    return { UpdateExpression: 'SET #keys.#h = :state', ConditionExpression: 'attribute_exists(accountId) AND attribute_not_exists(#keys.#h)', ExpressionAttributeNames: names, ExpressionAttributeValues: { ':state': next.state } };
+  }
+  const set = ['#keys.#h.#status = :status'];
+  const remove: string[] = [];
+  const values: Record<string, unknown> = { ':status': next.state.status };
+  let condition = 'attribute_exists(#keys.#h)';
+  if (next.limitNanoUsd === undefined) {
+    remove.push('#keys.#h.limitNanoUsd', '#keys.#h.limitReset', '#keys.#h.#window', '#keys.#h.leftNanoUsd');
+  } else if (state.limitNanoUsd === undefined || state.limitReset !== next.limitReset) {
+    set.push('#keys.#h.limitNanoUsd = :limit', '#keys.#h.#window = :window', '#keys.#h.leftNanoUsd = :limit - if_not_exists(#keys.#h.heldNanoUsd, :zero)');
+    Object.assign(values, { ':limit': next.limitNanoUsd, ':window': limitWindowId(next.limitReset), ':zero': 0 });
+    if (next.limitReset) set.push('#keys.#h.limitReset = :reset'), (values[':reset'] = next.limitReset);
+    else remove.push('#keys.#h.limitReset');
+  } else if (state.limitNanoUsd !== next.limitNanoUsd) {
+    set.push('#keys.#h.limitNanoUsd = :limit', '#keys.#h.leftNanoUsd = #keys.#h.leftNanoUsd + :delta');
+    Object.assign(values, { ':limit': next.limitNanoUsd, ':delta': next.limitNanoUsd - state.limitNanoUsd, ':oldLimit': state.limitNanoUsd });
+    condition = KEY_STATE_LIMIT_UNCHANGED;
+  }
+  return {
+    UpdateExpression: `SET ${set.join(', ')}${remove.length > 0 ? ` REMOVE ${remove.join(', ')}` : ''}`,
+    ConditionExpression: condition,
+    ExpressionAttributeNames: { ...names, '#status': 'status', ...(set.concat(remove).some((s) => s.includes('#window')) ? { '#window': 'window' } : {}) },
+    ExpressionAttributeValues: values,
+  };
+}
