@@ -12,6 +12,7 @@
  *   npm run admin -- holds list [--expired]
  *   npm run admin -- holds settle --request REQUEST-ID | --expired
  *   npm run admin -- health          (tables, secrets, pending holds; exit 1 when a check fails)
+ *   --account takes an account id or a sign-in email (self-serve accounts, via the `byEmail` index).
  *   add --json for machine-readable output.
  *
  * Tables from KEYS_TABLE / ACCOUNTS_TABLE / LEDGER_TABLE (defaults: modelmux-keys …); DynamoDB Local when
@@ -24,7 +25,9 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 
 import { addCredit, createAccount, getAccount } from '../functions/shared/accounts/account-store';
+import { findAccountIdsByEmail } from '../functions/shared/accounts/self-serve-account';
 import { authenticate, createKey, listKeys, revokeKey } from '../functions/shared/accounts/key-store';
+import { accountTotals } from '../functions/shared/billing/account-totals';
 import { usageSummary, type UsageTotals } from '../functions/shared/billing/ledger';
 import { setShards } from '../functions/shared/billing/shards';
 import { listPendingHolds, orphanOutcome } from '../functions/shared/billing/sweep';
@@ -60,13 +63,13 @@ function useLocalStateIfAny(): void {
 
 const USAGE = `usage: npm run admin -- <command> [options] [--json]
   accounts create [--free-tokens N] [--credit-usd X] [--id ID]
-  accounts show   --account ID
-  keys create     --account ID [--name NAME]
-  keys list       --account ID
-  keys revoke     --account ID --key HINT|HASH-PREFIX
-  credit add      --account ID --usd X
-  usage           --account ID | --key sk-mux-… [--since ISO-8601]
-  accounts shards --account ID --count S        (fund shards for a hot account; only upward)
+  accounts show   --account ID|EMAIL
+  keys create     --account ID|EMAIL [--name NAME]
+  keys list       --account ID|EMAIL
+  keys revoke     --account ID|EMAIL --key HINT|HASH-PREFIX
+  credit add      --account ID|EMAIL --usd X
+  usage           --account ID|EMAIL | --key sk-mux-… [--since ISO-8601]
+  accounts shards --account ID|EMAIL --count S  (fund shards for a hot account; only upward)
   holds list      [--expired]                   (holds not settled yet)
   holds settle    --request REQUEST-ID | --expired   (as orphaned: the hold's prompt estimate, no completion)
   health`;
@@ -96,6 +99,19 @@ function required(values: Values, name: 'account' | 'key' | 'usd' | 'count'): st
   const v = values[name];
   if (!v) throw new UsageError(`--${name} is required.`);
   return v;
+}
+
+/**
+ * The account `--account` names: an id as given, or the one account whose sign-in email it is.
+ * @throws NotFoundError when no account has that email; UsageError when several do (give the id).
+ */
+async function accountRef(values: Values): Promise<string> {
+  const ref = required(values, 'account');
+  if (!ref.includes('@')) return ref;
+  const ids = await findAccountIdsByEmail(ref);
+  if (ids.length === 0) throw new NotFoundError(`No account with the email ${ref}.`);
+  if (ids.length > 1) throw new UsageError(`${ids.length} accounts have the email ${ref} (${ids.join(', ')}); give --account <id>.`);
+  return ids[0] as string;
 }
 
 function dollars(text: string, flag: string): number {
@@ -136,32 +152,35 @@ async function run(command: string, values: Values): Promise<[unknown, string, n
       return [a, lines([['account', a.accountId], ['free tokens', count(a.freeTokens)], ['credit', formatNanoUsd(a.creditNanoUsd)]])];
     }
     case 'accounts show': {
-      const id = required(values, 'account');
+      const id = await accountRef(values);
       const a = await getAccount(id, { consistent: true });
       if (!a) throw new NotFoundError(`No account ${id}.`);
-      return [a, lines([['account', a.accountId], ['keys', a.keyCount], ['free tokens', count(a.freeTokens)], ['credit', formatNanoUsd(a.creditNanoUsd)], ['created', a.createdAt]])];
+      // Balances summed over the account's fund shards (the root item alone when it has one).
+      const t = await accountTotals(a);
+      const shown = { ...a, ...t };
+      return [shown, lines([['account', a.accountId], ['email', a.email ?? '-'], ['keys', a.keyCount], ['free tokens', `${count(t.freeTokens)} (${count(t.heldFreeTokens)} held)`], ['credit', `${formatNanoUsd(t.creditNanoUsd)} (${formatNanoUsd(t.heldNanoUsd)} held)`], ['used', formatNanoUsd(t.usedNanoUsd)], ['shards', a.shards], ['created', a.createdAt]])];
     }
     case 'keys create': {
-      const k = await createKey(required(values, 'account'), values.name ?? 'default');
+      const k = await createKey(await accountRef(values), values.name ?? 'default');
       const text = `${k.key}\n\nThis is the only time the key is shown; store it now.\n` +
         lines([['name', k.name], ['hint', k.hint], ['hash prefix', k.keyHash.slice(0, 12)], ['created', k.createdAt]]);
       return [k, text];
     }
     case 'keys list': {
-      const keys = await listKeys(required(values, 'account'));
+      const keys = await listKeys(await accountRef(values));
       const text = keys.length === 0 ? 'No keys.' : keys.map((k) => [k.keyHashPrefix, k.status.padEnd(7), k.hint, k.createdAt, k.name].join('  ')).join('\n');
       return [keys, text];
     }
     case 'keys revoke': {
-      const k = await revokeKey(required(values, 'account'), required(values, 'key'));
-      return [k, `Revoked ${k.hint} (${k.keyHashPrefix}, "${k.name}"). Warm gateways may accept it until their key cache expires (KEY_CACHE_TTL_MS, default 30 s).`];
+      const k = await revokeKey(await accountRef(values), required(values, 'key'));
+      return [k, `Deleted ${k.hint} (${k.keyHashPrefix}, "${k.name}"). Its entry on the account is gone, so holds refuse it at once; warm gateways' key caches forget it within KEY_CACHE_TTL_MS (default 30 s).`];
     }
     case 'credit add': {
-      const a = await addCredit(required(values, 'account'), dollars(required(values, 'usd'), '--usd'));
+      const a = await addCredit(await accountRef(values), dollars(required(values, 'usd'), '--usd'));
       return [a, lines([['account', a.accountId], ['credit', formatNanoUsd(a.creditNanoUsd)]])];
     }
     case 'usage': {
-      const accountId = values.key?.startsWith('sk-mux-') ? (await authenticate(values.key)).accountId : required(values, 'account');
+      const accountId = values.key?.startsWith('sk-mux-') ? (await authenticate(values.key)).accountId : await accountRef(values);
       const s = await usageSummary(accountId, values.since ? { since: values.since } : {});
       const row = (label: string, t: UsageTotals) =>
         [label.padEnd(20), `${count(t.requests)} req`, `${count(t.promptTokens)} in`, `${count(t.completionTokens)} out`, `${count(t.freeTokensUsed)} free`, formatNanoUsd(t.costNanoUsd)].join('  ');
@@ -170,8 +189,9 @@ async function run(command: string, values: Values): Promise<[unknown, string, n
     }
     case 'accounts shards': {
       const count = Number(required(values, 'count'));
-      const n = await setShards(required(values, 'account'), count);
-      return [{ accountId: values.account, shards: n }, `account ${values.account} now has ${n} fund shard${n === 1 ? '' : 's'}`];
+      const id = await accountRef(values);
+      const n = await setShards(id, count);
+      return [{ accountId: id, shards: n }, `account ${id} now has ${n} fund shard${n === 1 ? '' : 's'}`];
     }
     case 'holds list': {
       const holds = await listPendingHolds(values.expired ? Date.now() : undefined);

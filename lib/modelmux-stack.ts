@@ -3,15 +3,20 @@ import type { Construct } from 'constructs';
 import { UPSTREAM_BASE_URL_VARS, type UpstreamBaseUrlVar } from '../functions/shared/providers/credentials';
 import { SETTLE_RESERVE_MS } from '../functions/shared/edge/function-url';
 import { AccessLogs } from './constructs/access-logs';
-import { ApiDistribution, DEFAULT_ORIGIN_READ_TIMEOUT_SECONDS } from './constructs/api-distribution';
+import { ACCOUNT_PATH_PATTERNS } from '../functions/shared/account-api/paths';
+import { AccountEndpoint } from './constructs/account-endpoint';
+import { API_PATH_PATTERN, ApiDistribution, DEFAULT_ORIGIN_READ_TIMEOUT_SECONDS } from './constructs/api-distribution';
+import { ByokKey } from './constructs/byok-key';
 import { ChatEndpoint } from './constructs/chat-endpoint';
 import { CustomDomain, type CustomDomainProps } from './constructs/custom-domain';
 import { DataTables } from './constructs/data-tables';
 import { EmbeddingsEndpoint } from './constructs/embeddings-endpoint';
+import { Identity } from './constructs/identity';
 import { SettlePath } from './constructs/settle-path';
 import { DEFAULT_LOG_RETENTION_DAYS } from './constructs/gateway-function';
 import { Monitoring } from './constructs/monitoring';
 import { OriginSecret } from './constructs/origin-secret';
+import { Site } from './constructs/site';
 import { UpstreamSecret } from './constructs/upstream-secret';
 import { ApiWebAcl } from './constructs/web-acl';
 
@@ -55,6 +60,11 @@ export interface ModelmuxStackProps extends StackProps {
   readonly accessLogRetentionDays?: number;
   /** The origin secret version CloudFront sends (rotation; README). Default: current at deploy. */
   readonly originSecretVersion?: string;
+  /**
+   * The URL people reach the deployment at (e.g. `https://api.example.com`), for messages that point to
+   * the dashboard (`PUBLIC_BASE_URL`). Default: derived from each request's host.
+   */
+  readonly publicBaseUrl?: string;
 }
 
 /**
@@ -79,8 +89,12 @@ export class ModelmuxStack extends Stack {
     const tables = new DataTables(this, 'Data', { removalPolicy: props.tableRemovalPolicy });
     const upstreamSecret = new UpstreamSecret(this, 'UpstreamKeys', { importSecret: props.upstreamSecretName });
     const originSecret = cloudfront ? new OriginSecret(this, 'OriginSecret', { versionId: props.originSecretVersion }) : undefined;
-    const environment = baseUrlEnvironment(props.upstreamBaseUrls ?? {});
-    const common = { tables, upstreamSecret, originSecret, environment, tracing: props.tracing === true };
+    const publicBaseUrl: Record<string, string> = props.publicBaseUrl ? { PUBLIC_BASE_URL: props.publicBaseUrl } : {};
+    const environment = { ...baseUrlEnvironment(props.upstreamBaseUrls ?? {}), ...publicBaseUrl };
+    // Accounts (issue 11): the dashboard's users, and the key their own provider keys are sealed with.
+    const identity = new Identity(this, 'Identity');
+    const byokKey = new ByokKey(this, 'Byok');
+    const common = { tables, upstreamSecret, originSecret, byokKey, environment, tracing: props.tracing === true };
     const logDays = props.logRetentionDays ?? DEFAULT_LOG_RETENTION_DAYS;
     const settle = new SettlePath(this, 'SettlePath', { tables, logRetentionDays: logDays, tracing: props.tracing === true });
 
@@ -101,6 +115,7 @@ export class ModelmuxStack extends Stack {
       logRetentionDays: props.embeddingsLogRetentionDays ?? logDays,
       memorySize: props.embeddingsMemoryMb,
     });
+    const account = new AccountEndpoint(this, 'Account', { tables, identity, byokKey, originSecret, environment: publicBaseUrl, logRetentionDays: logDays, tracing: props.tracing === true });
 
     // Function URLs end with '/', so `${url}v1` is a base URL an OpenAI SDK accepts.
     let baseUrl = Fn.join('', [chat.url.url, 'v1']);
@@ -108,6 +123,8 @@ export class ModelmuxStack extends Stack {
       const domain = props.domain ? new CustomDomain(this, 'Domain', props.domain) : undefined;
       const accessLogs = new AccessLogs(this, 'AccessLogs', { retentionDays: props.accessLogRetentionDays });
       const webAclArn = props.waf === undefined ? undefined : 'webAclArn' in props.waf ? props.waf.webAclArn : new ApiWebAcl(this, 'Waf', { rateLimit: props.waf.rateLimit }).arn;
+      // The dashboard (web/) is the distribution's default behaviour; the API keeps /v1/*.
+      const site = new Site(this, 'Site', { accessLogsBucket: accessLogs.bucket });
       const api = new ApiDistribution(this, 'Api', {
         chatUrl: chat.url,
         embeddingsUrl: embeddings.url,
@@ -115,8 +132,15 @@ export class ModelmuxStack extends Stack {
         domain,
         logBucket: accessLogs.bucket,
         webAclArn,
+        site: site.behavior,
       });
-      baseUrl = Fn.join('', ['https://', domain?.domainName ?? api.distribution.distributionDomainName, '/v1']);
+      api.addFunctionBehaviour(ACCOUNT_PATH_PATTERNS, account.url);
+      // Last: CloudFront takes the first matching pattern, and every other /v1/… route is above.
+      api.addFunctionBehaviour(API_PATH_PATTERN, chat.url);
+      site.deploy(api.distribution);
+      const host = domain?.domainName ?? api.distribution.distributionDomainName;
+      baseUrl = Fn.join('', ['https://', host, '/v1']);
+      new CfnOutput(this, 'DashboardUrl', { description: 'The account dashboard (sign up, API keys, usage)', value: Fn.join('', ['https://', host, '/']) });
       new CfnOutput(this, 'DistributionId', { description: 'CloudFront distribution in front of the Function URLs', value: api.distribution.distributionId });
       new CfnOutput(this, 'DistributionDomainName', {
         description: 'The distribution\'s own host name (the CNAME target of a custom domain whose DNS is not in Route 53)',
@@ -138,6 +162,12 @@ export class ModelmuxStack extends Stack {
       });
       monitoring.addFunction('Chat', chat.gateway.function, props.chatReservedConcurrency);
       monitoring.addFunction('Embeddings', embeddings.gateway.function, props.embeddingsReservedConcurrency);
+      monitoring.addFunction('Account', account.gateway.function);
+      // The durable settle path (issue 10): its consumer, a backlog older than 5 minutes (settles not
+      // landing), and anything in its dead-letter queue (settles that failed for 24 h).
+      monitoring.addFunction('Settle', settle.settleFunction.function);
+      monitoring.addQueue('SettleQueue', settle.queue, { maxAgeSeconds: 300 });
+      monitoring.addQueue('Settle', settle.deadLetterQueue, { deadLetter: true });
       for (const [name, table] of Object.entries(tables.tables)) monitoring.addTable(name.charAt(0).toUpperCase() + name.slice(1), table);
       monitoring.finish();
       new CfnOutput(this, 'AlarmTopicArn', { description: 'SNS topic every alarm notifies (subscribe with -c alarmEmail=… or aws sns subscribe)', value: monitoring.topic.topicArn });
@@ -157,6 +187,10 @@ export class ModelmuxStack extends Stack {
       description: `OpenAI base URL served by the embeddings function (buffered) directly.${direct}`,
       value: Fn.join('', [embeddings.url.url, 'v1']),
     });
+    new CfnOutput(this, 'AccountUrl', { description: 'Account function URL (the account API, buffered), direct', value: account.url.url });
+    new CfnOutput(this, 'UserPoolId', { description: 'Cognito user pool of the dashboard users', value: identity.userPool.userPoolId });
+    new CfnOutput(this, 'UserPoolClientId', { description: "The dashboard's Cognito app client", value: identity.dashboardClient.userPoolClientId });
+    new CfnOutput(this, 'ByokKeyArn', { description: "KMS key encrypting users' own provider keys", value: byokKey.key.keyArn });
     new CfnOutput(this, 'KeysTableName', { description: 'KEYS_TABLE for the admin CLI', value: tables.tables.keys.tableName });
     new CfnOutput(this, 'AccountsTableName', { description: 'ACCOUNTS_TABLE for the admin CLI', value: tables.tables.accounts.tableName });
     new CfnOutput(this, 'LedgerTableName', { description: 'LEDGER_TABLE for the admin CLI', value: tables.tables.ledger.tableName });

@@ -22,7 +22,8 @@ import type { ModelmuxStackProps } from './modelmux-stack';
  * - `accessLogRetentionDays`: days CloudFront access logs are kept (default 90);
  * - `originSecretVersion`: the origin secret's VersionId CloudFront should send (rotation, see README);
  * - `chatMemoryMb`, `embeddingsMemoryMb`: each function's memory, integer MB in Lambda's range
- *   128–10,240 (default: the endpoint construct's, chosen by `npm run bench`'s cost table).
+ *   128–10,240 (default: the endpoint construct's, chosen by `npm run bench`'s cost table);
+ * - `publicBaseUrl`: the URL people reach the deployment at, for messages (default: each request's host).
  *
  * @throws Error on a value of the wrong shape, naming the context key.
  */
@@ -46,6 +47,7 @@ export function stackPropsFromContext(node: Node): Pick<
   | 'originSecretVersion'
   | 'chatMemoryMb'
   | 'embeddingsMemoryMb'
+  | 'publicBaseUrl'
 > {
   const domainName = stringContext(node, 'domainName');
   const certificateArn = stringContext(node, 'certificateArn');
@@ -80,6 +82,7 @@ export function stackPropsFromContext(node: Node): Pick<
     originSecretVersion: stringContext(node, 'originSecretVersion'),
     chatMemoryMb: memoryContext(node, 'chatMemoryMb'),
     embeddingsMemoryMb: memoryContext(node, 'embeddingsMemoryMb'),
+    publicBaseUrl: stringContext(node, 'publicBaseUrl'),
   };
 }
 

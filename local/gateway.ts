@@ -1,9 +1,13 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { startCognitoLocal, type RunningCognitoLocal } from './cognito-local';
 import { startDynamoDbLocal, ensureTables } from './dynamodb-local';
 import { startSimulator, type Simulator, type SimProvider, type SimulatorOptions } from './simulator';
 import { createFunctionUrlServer, installAwslambdaGlobals, listen } from './function-url';
 import { startSettleRunner, type SettleRunner, type SettleRunnerOptions } from './settle-runner';
+import { createStaticSite } from './site/static-site';
+import { WEB_DIST_DIR } from '../web/build';
 
 /**
  * The whole gateway on loopback, as `npm start`, the integration tests and the bench run it:
@@ -49,6 +53,19 @@ export interface GatewayOptions {
   settle?: SettleRunnerOptions;
   /** Write `.local/state.json` (DynamoDB endpoint, tables, dev account) for the admin CLI to find. */
   stateFile?: string;
+  /**
+   * Where the built dashboard is (default web/dist; `npm run build:web` writes it). It is served at
+   * `/` and every other non-API path, as CloudFront serves the site bucket; `false` = no dashboard.
+   */
+  siteDir?: string | false;
+  /**
+   * Run the Cognito emulator and point the account function at its pool (`npm start`, account tests).
+   * `dataDir` keeps its users across restarts (default: a temporary directory, removed at close).
+   * Default off: the account API then answers 503 `sign_in_not_configured`.
+   */
+  cognito?: { dataDir?: string; port?: number; onCode?: (email: string, code: string) => void };
+  /** The local key-encryption key for BYOK (default: a new one in a temporary directory). */
+  byokKekFile?: string;
 }
 
 export interface RunningGateway {
@@ -62,7 +79,16 @@ export interface RunningGateway {
   settle: SettleRunner;
   /** provider variable prefix → 'real' | 'simulated'. */
   providers: Record<string, 'real' | 'simulated'>;
+  /** `http://127.0.0.1:<port>`: the site root (dashboard, `/config.json`, the account API under /v1). */
+  origin: string;
+  /** The Cognito emulator, when started. */
+  cognito: RunningCognitoLocal | undefined;
   close(): Promise<void>;
+}
+
+/** Paths the account function serves (functions/shared/account-api/router.ts ACCOUNT_PATH_PATTERNS). */
+function isAccountPath(patterns: readonly string[], path: string): boolean {
+  return patterns.some((p) => (p.endsWith('*') ? path.startsWith(p.slice(0, -1)) : path === p));
 }
 
 /** Starts everything; env is set before the handlers are imported, so they read it at load. */
@@ -118,13 +144,43 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<RunningGa
     // later request's stream (in Lambda it loads after a container's first answer, billing/request-bill.ts).
     const { warmTokenizer } = await import('../functions/shared/usage/estimate');
     await warmTokenizer();
+
+    let cognito: RunningCognitoLocal | undefined;
+    if (opts.cognito !== undefined) {
+      const own = opts.cognito.dataDir === undefined ? mkdtempSync(join(tmpdir(), 'modelmux-cognito-')) : undefined;
+      if (own !== undefined) closers.push(async () => rmSync(own, { recursive: true, force: true }));
+      const running = await startCognitoLocal({
+        dataDir: opts.cognito.dataDir ?? (own as string),
+        ...(opts.cognito.port === undefined ? {} : { port: opts.cognito.port }),
+        ...(opts.cognito.onCode === undefined ? {} : { onCode: opts.cognito.onCode }),
+      });
+      closers.push(running.stop);
+      cognito = running;
+      Object.assign(process.env, running.env);
+    }
+    if (!process.env.BYOK_KMS_KEY_ID && !process.env.BYOK_LOCAL_KEK_FILE) {
+      let kek = opts.byokKekFile;
+      if (kek === undefined) {
+        const dir = mkdtempSync(join(tmpdir(), 'modelmux-kek-'));
+        closers.push(async () => rmSync(dir, { recursive: true, force: true }));
+        kek = join(dir, 'byok-kek');
+      }
+      process.env.BYOK_LOCAL_KEK_FILE = kek;
+    }
+
     installAwslambdaGlobals();
     const chat = await import('../functions/chat-completions/handler');
     const emb = await import('../functions/embeddings/handler');
+    const account = await import('../functions/account/handler');
+    const { ACCOUNT_PATH_PATTERNS } = await import('../functions/shared/account-api/paths');
     const server = createFunctionUrlServer([
       { match: (p) => p.startsWith('/v1/embeddings'), handler: emb.handler, invokeMode: 'BUFFERED', functionName: 'modelmux-embeddings', timeoutMs: 30_000 },
+      { match: (p) => isAccountPath(ACCOUNT_PATH_PATTERNS, p), handler: account.handler, invokeMode: 'BUFFERED', functionName: 'modelmux-account', timeoutMs: 30_000 },
       { match: () => true, handler: chat.handler, invokeMode: 'RESPONSE_STREAM', functionName: 'modelmux-chat', timeoutMs: opts.chatTimeoutMs ?? 300_000 },
-    ], { signalClientDisconnect: opts.signalClientDisconnect === true });
+    ], {
+      signalClientDisconnect: opts.signalClientDisconnect === true,
+      ...(opts.siteDir === false ? {} : { intercept: createStaticSite({ root: opts.siteDir ?? WEB_DIST_DIR, cognitoEndpoint: cognito?.endpoint ?? localCognitoEndpoint() }) }),
+    });
     const listening = await listen(server, opts.port ?? 0, '127.0.0.1');
     closers.push(listening.close);
 
@@ -136,12 +192,19 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<RunningGa
       simulator,
       settle,
       providers,
+      origin: listening.url.replace(/\/$/, ''),
+      cognito,
       close: () => closeAll(closers),
     };
   } catch (err) {
     await closeAll(closers);
     throw err;
   }
+}
+
+/** The Cognito endpoint the dashboard calls, for its CSP: AWS's own for the region until a local one is set. */
+function localCognitoEndpoint(): string {
+  return process.env.COGNITO_ENDPOINT ?? `https://cognito-idp.${process.env.AWS_REGION ?? 'us-east-1'}.amazonaws.com/`;
 }
 
 async function closeAll(closers: Array<() => Promise<void>>): Promise<void> {

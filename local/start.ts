@@ -6,18 +6,30 @@ process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
 import { join } from 'node:path';
 import { CATALOGUE } from '../functions/shared/catalogue/catalogue';
 import { LOCAL_STATE_DIR, startGateway } from './gateway';
+import { buildWebSync } from '../web/build';
 
 /**
  * `npm start`: the gateway on http://127.0.0.1:$PORT (default 8080) with DynamoDB Local keeping its
- * data in .local/dynamodb (git-ignored) and the dev key in .local/dev-api-key, so both survive
- * restarts. Ctrl-C stops everything.
+ * data in .local/dynamodb (git-ignored), the dev key in .local/dev-api-key, the Cognito emulator's
+ * users in .local/cognito and the BYOK key-encryption key in .local/byok-kek, so all survive restarts.
+ * Ctrl-C stops everything.
  */
 const port = Number(process.env.PORT ?? 8080);
+// The dashboard is served from web/dist at `/`: build it first so it matches the sources.
+const web = buildWebSync();
+const cognitoPort = process.env.COGNITO_LOCAL_PORT ? Number(process.env.COGNITO_LOCAL_PORT) : undefined;
 const gateway = await startGateway({
   port,
   dataDir: join(LOCAL_STATE_DIR, 'dynamodb'),
   devKeyFile: join(LOCAL_STATE_DIR, 'dev-api-key'),
   stateFile: join(LOCAL_STATE_DIR, 'state.json'),
+  cognito: {
+    dataDir: join(LOCAL_STATE_DIR, 'cognito'),
+    ...(cognitoPort === undefined ? {} : { port: cognitoPort }),
+    // The emulator has no mail server: the sign-up code is printed here.
+    onCode: (email, code) => process.stdout.write(`[cognito] confirmation code for ${email}: ${code}\n`),
+  },
+  byokKekFile: join(LOCAL_STATE_DIR, 'byok-kek'),
   simulator: { chunkDelayMs: Number(process.env.SIM_CHUNK_DELAY_MS ?? 20) },
   // Locally a client that leaves stops its upstream request (saves real tokens); Lambda cannot.
   signalClientDisconnect: true,
@@ -33,11 +45,13 @@ process.stdout.write(
   [
     '',
     'modelmux is running.',
-    `  base URL  ${gateway.baseUrl}`,
-    `  API key   ${gateway.apiKey}`,
-    `  account   ${gateway.accountId}   (npm run admin -- accounts show --account ${gateway.accountId})`,
-    `  DynamoDB  ${gateway.dynamodbEndpoint}   (the admin CLI finds it through .local/state.json)`,
-    `  settle    queue ${gateway.settle.queueUrl} (SQS emulator), orphan sweep every minute`,
+    `  base URL   ${gateway.baseUrl}`,
+    `  API key    ${gateway.apiKey}`,
+    `  account    ${gateway.accountId}   (the dev account: npm run admin -- accounts show --account ${gateway.accountId})`,
+    `  dashboard  ${gateway.origin}/  (sign up there; ${(web.jsBytes / 1024).toFixed(1)} KB of JavaScript, built from web/)`,
+    `  Cognito    ${gateway.cognito?.endpoint ?? '-'}  (emulator: pool ${gateway.cognito?.userPoolId ?? '-'}, client ${gateway.cognito?.userPoolClientId ?? '-'}; sign-up codes are printed below)`,
+    `  DynamoDB   ${gateway.dynamodbEndpoint}   (the admin CLI finds it through .local/state.json)`,
+    `  settle     queue ${gateway.settle.queueUrl} (SQS emulator), orphan sweep every minute`,
     'Providers (real when <NAME>_API_KEY is set):',
     ...rows,
     '',

@@ -37,6 +37,23 @@ export const SETTLE_TABLE_ACTIONS = {
   pendingHoldsIndex: ['dynamodb:Query'],
 } as const;
 
+/**
+ * DynamoDB actions of the account function (the account API), per table. Transaction items are
+ * authorised by their own actions, as above. Query is granted on the index it reads.
+ * - keys: GetItem (one key), PutItem (create, in the key's transaction), UpdateItem (rename, disable,
+ *   limit, delete), ConditionCheckItem (a key's entry added to a fund shard that lacks it, only while
+ *   the row is unchanged: billing/key-entry.ts), Query on `byAccount` (listing).
+ * - accounts: GetItem (account and fund shards, key entries, BYOK map), PutItem (first-call creation and
+ *   the free-grant marker), UpdateItem (keyCount and `keys.<h16>` on every fund shard with a key; BYOK
+ *   entries).
+ * - ledger: Query (month usage, activity).
+ */
+export const ACCOUNT_TABLE_ACTIONS: Readonly<Record<LogicalName, { table: readonly string[]; index?: { name: string; actions: readonly string[] } }>> = {
+  keys: { table: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:ConditionCheckItem'], index: { name: 'byAccount', actions: ['dynamodb:Query'] } },
+  accounts: { table: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'] },
+  ledger: { table: ['dynamodb:Query'] },
+};
+
 /** Props of {@link DataTables}. */
 export interface DataTablesProps {
   /**
@@ -101,6 +118,29 @@ export class DataTables extends Construct {
 
 /** The `pendingHolds` index of the ledger (store/table-schemas.ts). */
 const PENDING_HOLDS_INDEX = 'pendingHolds';
+/**
+ * Grants the account function exactly {@link ACCOUNT_TABLE_ACTIONS} (a module-level helper so the class
+ * stays as it was): one statement per table, and one per index it queries.
+ */
+export function grantAccountAccess(tables: DataTables, grantee: IGrantable): void {
+  for (const schema of TABLE_SCHEMAS) {
+    const grant = ACCOUNT_TABLE_ACTIONS[schema.logicalName];
+    const table = tables.tables[schema.logicalName];
+    grantee.grantPrincipal.addToPrincipalPolicy(
+      new PolicyStatement({ sid: `Account${capitalise(schema.logicalName)}Table`, effect: Effect.ALLOW, actions: [...grant.table], resources: [table.tableArn] }),
+    );
+    if (grant.index) {
+      grantee.grantPrincipal.addToPrincipalPolicy(
+        new PolicyStatement({
+          sid: `Account${capitalise(schema.logicalName)}Index`,
+          effect: Effect.ALLOW,
+          actions: [...grant.index.actions],
+          resources: [`${table.tableArn}/index/${grant.index.name}`],
+        }),
+      );
+    }
+  }
+}
 
 function buildTable(scope: Construct, schema: TableSchema, removalPolicy: RemovalPolicy): Table {
   const table = new Table(scope, capitalise(schema.logicalName), {

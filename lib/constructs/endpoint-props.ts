@@ -2,6 +2,7 @@ import type { IGrantable } from 'aws-cdk-lib/aws-iam';
 import { SETTLE_QUEUE_URL_ENV } from '../../functions/shared/billing/settle-queue';
 import type { SettlePath } from './settle-path';
 import { UPSTREAM_SECRET_ARN_ENV } from '../../functions/shared/providers/credentials';
+import type { ByokKey } from './byok-key';
 import type { DataTables } from './data-tables';
 import type { OriginSecret } from './origin-secret';
 import type { UpstreamSecret } from './upstream-secret';
@@ -20,6 +21,8 @@ export interface GatewayEndpointProps {
   readonly memorySize?: number;
   /** The durable settle path: its queue URL goes into env, SendMessage into the role. */
   readonly settle?: SettlePath;
+  /** The BYOK key: its ARN goes into env, kms:Decrypt (BYOK context only) into the role. */
+  readonly byokKey?: ByokKey;
   /** CloudFront's origin secret: when set, the function refuses requests without it (ORIGIN_SECRET_ARN). */
   readonly originSecret?: OriginSecret;
   /** Days the function's logs are kept (see GatewayFunctionProps). */
@@ -34,6 +37,7 @@ export function gatewayEnvironment(props: GatewayEndpointProps): Record<string, 
     ...props.tables.environment,
     [UPSTREAM_SECRET_ARN_ENV]: props.upstreamSecret.secretId,
     ...(props.settle ? { [SETTLE_QUEUE_URL_ENV]: props.settle.queue.queueUrl } : {}),
+    ...props.byokKey?.environment,
     ...props.originSecret?.environment,
     ...props.environment,
   };
@@ -44,5 +48,6 @@ export function grantGatewayRuntime(grantee: IGrantable, props: GatewayEndpointP
   props.tables.grantGatewayAccess(grantee);
   props.upstreamSecret.grantGetSecretValue(grantee);
   props.settle?.grantSend(grantee);
+  props.byokKey?.grantDecrypt(grantee);
   props.originSecret?.grantRead(grantee);
 }

@@ -223,14 +223,15 @@ export class GatewayFunction extends Construct {
    *
    * @param invokeMode RESPONSE_STREAM (up to 200 MB, first bytes sent as written) or BUFFERED (6 MB);
    *   Lambda docs, config-rs-invoke-furls.
+   * @param methods the CORS methods (default POST, GET; the account API adds PUT, PATCH, DELETE).
    */
-  addPublicUrl(invokeMode: InvokeMode): FunctionUrl {
+  addPublicUrl(invokeMode: InvokeMode, methods: readonly HttpMethod[] = [HttpMethod.POST, HttpMethod.GET]): FunctionUrl {
     return this.function.addFunctionUrl({
       authType: FunctionUrlAuthType.NONE,
       invokeMode,
       cors: {
         allowedOrigins: ['*'],
-        allowedMethods: [HttpMethod.POST, HttpMethod.GET],
+        allowedMethods: [...methods],
         allowedHeaders: SDK_HEADERS,
         maxAge: Duration.hours(1),
       },

@@ -4,7 +4,8 @@
  * - `DELETE /__sim/faults` — clear faults (204);
  * - `GET /__sim/requests` — the request log, JSON array;
  * - `POST /__sim/reset` — clear log and faults (204);
- * - `POST /__sim/chunk-delay` `{ms}` — set the gap between streamed events (204).
+ * - `POST /__sim/chunk-delay` `{ms}` — set the gap between streamed events (204);
+ * - `POST /__sim/accepted-keys` `{keys: string[] | null}` — strict keys: only these are accepted (null: any) (204).
  */
 import type { ServerResponse } from 'node:http';
 import { parseFault, parseFaultMatch } from './faults.js';
@@ -59,6 +60,16 @@ export function handleControl(sim: Simulator, method: string, pathname: string, 
         return;
       }
       sim.setChunkDelay(ms);
+      noContent(res);
+      return;
+    }
+    case 'POST /__sim/accepted-keys': {
+      const keys = isObject(body) ? body['keys'] : undefined;
+      if (!(keys === null || (Array.isArray(keys) && keys.every((k) => typeof k === 'string')))) {
+        json(res, 400, { error: { message: 'expected {keys: string[] | null}' } });
+        return;
+      }
+      sim.setAcceptedKeys(keys === null ? undefined : (keys as string[]));
       noContent(res);
       return;
     }

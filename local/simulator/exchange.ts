@@ -30,6 +30,8 @@ export interface ExchangeContext {
   nextSeq(): number;
   /** Register a cancel hook run by `close()`; returns the unregister function. */
   onShutdown(cancel: () => void): () => void;
+  /** Strict keys: when set, only these upstream keys are accepted (auth.ts). */
+  acceptedKeys(): ReadonlySet<string> | undefined;
 }
 
 /** Parsed request body: JSON value, or the raw text when it is not JSON. */
@@ -153,7 +155,7 @@ export async function runExchange(ctx: ExchangeContext, route: Route, req: Incom
 
   const problem =
     faultProblem(fault, call, stream) ??
-    checkAuth(call) ??
+    checkAuth(call, ctx.acceptedKeys()) ??
     (body.invalid ? { kind: 'bad-request', message: 'We could not parse the JSON body of your request.' } : undefined);
   const result = problem ?? dispatch(call);
   if (isReply(result)) await deliver(res, result, fault, ctl);

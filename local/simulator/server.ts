@@ -60,6 +60,7 @@ function sendUnknownRoute(res: ServerResponse, path: string): void {
 export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simulator> {
   const host = opts.host ?? '127.0.0.1';
   let chunkDelay = Math.max(0, opts.chunkDelayMs ?? 0);
+  let acceptedKeys: ReadonlySet<string> | undefined = opts.acceptedKeys === undefined ? undefined : new Set(opts.acceptedKeys);
   let seq = 0;
   const requests: RecordedRequest[] = [];
   const faults = new FaultRegistry();
@@ -72,6 +73,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
     replyWords: Math.max(1, opts.replyWords ?? DEFAULT_REPLY_WORDS),
     chunkDelayMs: () => chunkDelay,
     nextSeq: () => ++seq,
+    acceptedKeys: () => acceptedKeys,
     onShutdown: (cancel) => {
       shutdownHooks.add(cancel);
       return () => shutdownHooks.delete(cancel);
@@ -140,6 +142,9 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
     },
     setChunkDelay: (ms) => {
       chunkDelay = Math.max(0, ms);
+    },
+    setAcceptedKeys: (keys) => {
+      acceptedKeys = keys === undefined ? undefined : new Set(keys);
     },
     close: () => {
       closed ??= new Promise<void>((resolve) => {

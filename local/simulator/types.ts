@@ -41,6 +41,8 @@ export interface SimulatorOptions {
   chunkDelayMs?: number;
   /** Target length of a plain reply, in words (= completion tokens). Default 12. */
   replyWords?: number;
+  /** Strict keys: only these upstream keys are accepted (any other gets the provider's bad-key answer). Default: any key but `bad-key`. */
+  acceptedKeys?: readonly string[];
 }
 
 /** One request the simulator received, recorded in arrival order. */
@@ -134,6 +136,8 @@ export interface Simulator {
   reset(): void;
   /** Gap between streamed events for responses started from now on, ms. */
   setChunkDelay(ms: number): void;
+  /** Strict keys from now on: only `keys` are accepted; `undefined` accepts any key but `bad-key` again. */
+  setAcceptedKeys(keys: readonly string[] | undefined): void;
   /** Stop listening, destroy open sockets, cancel timers. */
   close(): Promise<void>;
 }

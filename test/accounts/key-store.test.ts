@@ -1,4 +1,7 @@
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { documentClient } from '../../functions/shared/store/dynamo';
+import { tableNames } from '../../functions/shared/store/tables';
 import { AccountNotFoundError, KeyLimitExceededError, KeyNotFoundError } from '../../functions/shared/accounts/account-errors';
 import { createAccount, getAccount } from '../../functions/shared/accounts/account-store';
 import { createKey, listKeys, revokeKey } from '../../functions/shared/accounts/key-store';
@@ -10,6 +13,12 @@ beforeAll(async () => {
 });
 
 const keyCount = async (accountId: string) => (await getAccount(accountId, { consistent: true }))?.keyCount;
+
+/** The account item's per-key map (DATA-MODEL §2). */
+async function keyEntries(accountId: string): Promise<Record<string, Record<string, unknown>> | undefined> {
+  const out = await documentClient().send(new GetCommand({ TableName: tableNames().accounts, Key: { accountId }, ConsistentRead: true }));
+  return out.Item?.keys as Record<string, Record<string, unknown>> | undefined;
+}
 
 describe('key store', () => {
   it('lets 20 concurrent creates make exactly 5 keys; the other 15 get KeyLimitExceededError', async () => {
@@ -24,12 +33,16 @@ describe('key store', () => {
       expect(r.reason).toMatchObject({ status: 409, type: 'invalid_request_error', code: 'key_limit_exceeded' });
     }
     expect(await keyCount(accountId)).toBe(5);
+    // One entry per created key, written in the key's own transaction.
+    const entries = await keyEntries(accountId);
+    expect(Object.keys(entries ?? {}).sort()).toEqual(created.map((r) => (r as PromiseFulfilledResult<{ keyHash: string }>).value.keyHash.slice(0, 16)).sort());
+    for (const e of Object.values(entries ?? {})) expect(e).toMatchObject({ status: 'active', heldNanoUsd: 0, usedNanoUsd: 0 });
     const keys = await listKeys(accountId);
     expect(keys.filter((k) => k.status === 'active')).toHaveLength(5);
 
     const victim = keys[0]!;
     const revoked = await revokeKey(accountId, victim.keyHashPrefix);
-    expect(revoked).toMatchObject({ keyHashPrefix: victim.keyHashPrefix, status: 'revoked' });
+    expect(revoked).toMatchObject({ keyHashPrefix: victim.keyHashPrefix, status: 'deleted' });
     expect(await keyCount(accountId)).toBe(4);
     await expect(createKey(accountId, 'again')).resolves.toMatchObject({ name: 'again' });
     expect(await keyCount(accountId)).toBe(5);
@@ -57,7 +70,8 @@ describe('key store', () => {
     await expect(revokeKey(a.accountId, k1.hint)).rejects.toBeInstanceOf(KeyNotFoundError);
     await revokeKey(a.accountId, k2.keyHash);
     expect(await keyCount(a.accountId)).toBe(0);
-    expect((await listKeys(a.accountId)).map((k) => k.status)).toEqual(['revoked', 'revoked']);
+    expect((await listKeys(a.accountId)).map((k) => k.status)).toEqual(['deleted', 'deleted']);
+    expect(await keyEntries(a.accountId)).toEqual({});
   });
 
   it('keeps keyCount right when the same key is revoked concurrently', async () => {
@@ -67,6 +81,16 @@ describe('key store', () => {
     const results = await Promise.allSettled(Array.from({ length: 5 }, () => revokeKey(accountId, k.keyHash)));
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
     expect(await keyCount(accountId)).toBe(1);
+  });
+
+  it('adds the per-key map to an account made before it existed, then keeps key and entry together', async () => {
+    const accountId = `acct_legacy${Date.now()}`;
+    await documentClient().send(new PutCommand({ TableName: tableNames().accounts, Item: { accountId, keyCount: 0, freeTokens: 10, creditNanoUsd: 0, createdAt: new Date().toISOString() } }));
+    const k = await createKey(accountId, 'old account');
+    expect(Object.keys((await keyEntries(accountId)) ?? {})).toEqual([k.keyHash.slice(0, 16)]);
+    await revokeKey(accountId, k.keyHash);
+    expect(await keyEntries(accountId)).toEqual({});
+    expect(await keyCount(accountId)).toBe(0);
   });
 
   it('refuses keys for an unknown account', async () => {

@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -61,7 +62,29 @@ describe('admin CLI', () => {
     expect(byKey).toMatchObject({ accountId: id, requests: 2, costNanoUsd: cost });
     expect(credit.creditNanoUsd).toBe(3_500_000_000 - cost);
     expect(revoked.code).toBe(0);
-    expect(revoked.stdout).toContain('Revoked');
+    expect(revoked.stdout).toContain('Deleted');
+  });
+
+  it('finds a self-serve account by its sign-in email (any case) for show, credit and keys', async () => {
+    const { ensureSelfServeAccount } = await import('../../functions/shared/accounts/self-serve-account');
+    const sub = `${randomUUID()}`;
+    const email = `Ops-${sub.slice(0, 8)}@Example.com`;
+    await ensureSelfServeAccount(sub, async () => email);
+    // The byEmail index is eventually consistent: wait until the account shows up.
+    let shown: { accountId?: string; email?: string; freeTokens?: number } = {};
+    for (let i = 0; i < 50 && shown.accountId !== sub; i++) {
+      const r = await admin(['accounts', 'show', '--account', email.toUpperCase(), '--json']);
+      if (r.code === 0) shown = JSON.parse(r.stdout);
+      else await new Promise((res) => setTimeout(res, 100));
+    }
+    expect(shown).toMatchObject({ accountId: sub, email: email.toLowerCase(), freeTokens: 200_000 });
+    const credit = await adminJson<{ accountId: string; creditNanoUsd: number }>(['credit', 'add', '--account', email, '--usd', '3']);
+    expect(credit).toMatchObject({ accountId: sub, creditNanoUsd: 3_000_000_000 });
+    const created = await admin(['keys', 'create', '--account', email, '--name', 'by-email']);
+    expect(created.code).toBe(0);
+    const missing = await admin(['accounts', 'show', '--account', 'nobody@example.com']);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('No account with the email nobody@example.com');
   });
 
   it('exits 2 with usage for a bad command line, 1 with a clear message when the operation fails', async () => {

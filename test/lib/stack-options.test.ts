@@ -4,7 +4,7 @@ import { ModelmuxStack } from '../../lib/modelmux-stack';
 import { CHAT_DEFAULT_MEMORY_MB } from '../../lib/constructs/chat-endpoint';
 import { EMBEDDINGS_DEFAULT_MEMORY_MB } from '../../lib/constructs/embeddings-endpoint';
 import { stackPropsFromContext } from '../../lib/stack-context';
-import { allIamStatements, resourcesOfType, testApp } from './template-helpers';
+import { allIamStatements, type CfnResource, resourcesOfType, testApp } from './template-helpers';
 
 /**
  * Stack options read from context. Bundling is skipped here (stack.test.ts covers the real bundle), so
@@ -17,15 +17,15 @@ function synth(context: Record<string, unknown>): Template {
   return Template.fromStack(stack);
 }
 
-/** The two gateway functions (chat, embeddings), not the settle function of the durable settle path. */
-function gatewayFunctions(template: Template) {
+/** The functions that call upstreams (chat, embeddings): not the account API's, the settle function, nor CDK's own helpers (the dashboard's upload). */
+function upstreamFunctions(template: Template): CfnResource[] {
   return Object.entries(resourcesOfType(template, 'AWS::Lambda::Function'))
     .filter(([id]) => id.startsWith('Chat') || id.startsWith('Embeddings'))
     .map(([, fn]) => fn);
 }
 
 function functionEnvs(template: Template): Array<Record<string, unknown>> {
-  const fns = gatewayFunctions(template);
+  const fns = upstreamFunctions(template);
   expect(fns).toHaveLength(2);
   return fns.map((fn) => (fn.Properties?.Environment as { Variables: Record<string, unknown> }).Variables);
 }
@@ -51,7 +51,7 @@ describe('stack options from context', () => {
     template.hasOutput('EmbeddingsUrl', {});
     // No proxy in front: buffered chat may use the function's 300 s less the 5 s settle reserve.
     expect(functionEnvs(template).map((env) => env.BUFFERED_CHAT_BUDGET_MS).filter(Boolean)).toEqual(['295000']);
-  });
+  }, 120_000); // the file's first synth loads aws-cdk-lib's constructs: ~20 s alone, more on a busy machine
 
   it('imports the upstream secret by name: no secret created, GetSecretValue on that name and its 6-character suffix only', () => {
     const template = synth({ upstreamSecretName: 'modelmux/upstream-keys' });
@@ -90,9 +90,20 @@ describe('stack options from context', () => {
 
   it('sets reserved concurrency only when asked', () => {
     const template = synth({ chatReservedConcurrency: '20', embeddingsReservedConcurrency: 5 });
-    const reserved = gatewayFunctions(template).map((fn) => fn.Properties?.ReservedConcurrentExecutions);
+    const reserved = upstreamFunctions(template).map((fn) => fn.Properties?.ReservedConcurrentExecutions);
     expect(reserved.sort()).toEqual([20, 5]);
+    expect(Object.values(resourcesOfType(template, 'AWS::Lambda::Function')).filter((fn) => fn.Properties?.ReservedConcurrentExecutions !== undefined)).toHaveLength(2);
     expect(() => synth({ chatReservedConcurrency: 'lots' })).toThrow(/chatReservedConcurrency must be a non-negative integer/);
+  });
+
+  it('passes publicBaseUrl to every function as PUBLIC_BASE_URL', () => {
+    const template = synth({ publicBaseUrl: 'https://api.example.com' });
+    // Every modelmux function (CDK's own dashboard-upload handler is not one).
+    const envs = Object.entries(resourcesOfType(template, 'AWS::Lambda::Function'))
+      .filter(([id]) => !id.startsWith('CustomCDKBucketDeployment'))
+      .map(([, fn]) => (fn.Properties?.Environment as { Variables: Record<string, unknown> }).Variables);
+    expect(envs).toHaveLength(3);
+    for (const env of envs) expect(env.PUBLIC_BASE_URL).toBe('https://api.example.com');
   });
 
   it('sets each function memory from chatMemoryMb / embeddingsMemoryMb, and refuses sizes Lambda does not offer', () => {
@@ -175,28 +186,33 @@ describe('edge options from context', () => {
   });
 
   it('turns on X-Ray tracing: active mode, POWERTOOLS_TRACE_ENABLED, and the X-Ray write actions', () => {
-    for (const fn of Object.values(resourcesOfType(template, 'AWS::Lambda::Function'))) {
+    // Every modelmux function (CDK's own dashboard-upload handler is not one).
+    for (const [, fn] of Object.entries(resourcesOfType(template, 'AWS::Lambda::Function')).filter(([id]) => !id.startsWith('CustomCDKBucketDeployment'))) {
       expect(fn.Properties?.TracingConfig).toEqual({ Mode: 'Active' });
       expect((fn.Properties?.Environment as { Variables: Record<string, unknown> }).Variables.POWERTOOLS_TRACE_ENABLED).toBe('true');
     }
     const xray = allIamStatements(template).filter(({ statement }) => JSON.stringify(statement.Action).includes('xray:'));
-    expect(xray.length).toBe(3); // chat, embeddings and the settle function
+    expect(xray.length).toBe(4); // chat, embeddings, the account function and the settle function
   });
 
   it('keeps each function log for its own retention, and access logs for accessLogRetentionDays', () => {
-    const retention = Object.entries(resourcesOfType(template, 'AWS::Logs::LogGroup')).map(([id, g]) => [id.replace(/Gateway.*/, ''), g.Properties?.RetentionInDays]);
+    const retention = Object.entries(resourcesOfType(template, 'AWS::Logs::LogGroup'))
+      .filter(([id]) => !id.startsWith('CustomCDKBucketDeployment'))
+      .map(([id, g]) => [id.replace(/Gateway.*/, ''), g.Properties?.RetentionInDays]);
     const byFunction = Object.fromEntries(retention);
     // The settle function keeps the stack-wide retention (logRetentionDays; default here).
     const settle = Object.keys(byFunction).find((id) => id.startsWith('SettlePath'));
     expect(settle).toBeDefined();
     if (settle !== undefined) delete byFunction[settle];
-    expect(byFunction).toEqual({ Chat: 365, Embeddings: 90 });
-    const bucket = Object.values(resourcesOfType(template, 'AWS::S3::Bucket'))[0];
+    expect(byFunction).toEqual({ Chat: 365, Embeddings: 90, Account: 90 });
+    const bucket = Object.entries(resourcesOfType(template, 'AWS::S3::Bucket')).find(([id]) => id.startsWith('AccessLogs'))?.[1];
     expect((bucket?.Properties?.LifecycleConfiguration as { Rules: Array<{ ExpirationInDays: number }> }).Rules[0]?.ExpirationInDays).toBe(30);
   });
 
   it('makes CloudFront send the origin secret version given for a rotation', () => {
-    const headers = (distribution.Origins as Array<{ OriginCustomHeaders: Array<{ HeaderValue: { 'Fn::Join': [string, unknown[]] } }> }>).map((o) => o.OriginCustomHeaders[0]?.HeaderValue['Fn::Join'][1]);
+    const functionOrigins = (distribution.Origins as Array<{ S3OriginConfig?: unknown; OriginCustomHeaders: Array<{ HeaderValue: { 'Fn::Join': [string, unknown[]] } }> }>).filter((o) => o.S3OriginConfig === undefined);
+    const headers = functionOrigins.map((o) => o.OriginCustomHeaders[0]?.HeaderValue['Fn::Join'][1]);
+    expect(headers).toHaveLength(3);
     for (const parts of headers) expect(parts?.at(-1)).toBe(':SecretString:current::v-2026-rotation}}');
   });
 

@@ -3,8 +3,11 @@ import { join } from 'node:path';
 import { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { TABLE_ENV, TABLE_SCHEMAS, type TableSchema } from '../../functions/shared/store/table-schemas';
-import { EMBEDDINGS_PATH_PATTERN } from '../../lib/constructs/api-distribution';
-import { GATEWAY_TABLE_ACTIONS } from '../../lib/constructs/data-tables';
+import { ACCOUNT_PATH_PATTERNS } from '../../functions/shared/account-api/paths';
+import { API_PATH_PATTERN, EMBEDDINGS_PATH_PATTERN } from '../../lib/constructs/api-distribution';
+import { BYOK_CONTEXT_PURPOSE } from '../../lib/constructs/byok-key';
+import { ACCOUNT_TABLE_ACTIONS, GATEWAY_TABLE_ACTIONS } from '../../lib/constructs/data-tables';
+import { DASHBOARD_CLIENT_SETTINGS, USER_POOL_SETTINGS } from '../../lib/constructs/identity-settings';
 import { ModelmuxStack } from '../../lib/modelmux-stack';
 import { stackPropsFromContext } from '../../lib/stack-context';
 import {
@@ -33,8 +36,13 @@ let assemblyDir: string;
 let ids: {
   chatFn: string;
   embeddingsFn: string;
+  accountFn: string;
   chatUrl: string;
   embeddingsUrl: string;
+  accountUrl: string;
+  userPool: string;
+  userPoolClient: string;
+  byokKey: string;
   secret: string;
   originSecret: string;
   tables: Record<TableSchema['logicalName'], string>;
@@ -49,8 +57,13 @@ beforeAll(() => {
   ids = {
     chatFn: logicalIdByPath(template, 'AWS::Lambda::Function', '/Chat/'),
     embeddingsFn: logicalIdByPath(template, 'AWS::Lambda::Function', '/Embeddings/'),
+    accountFn: logicalIdByPath(template, 'AWS::Lambda::Function', '/Account/'),
     chatUrl: logicalIdByPath(template, 'AWS::Lambda::Url', '/Chat/'),
     embeddingsUrl: logicalIdByPath(template, 'AWS::Lambda::Url', '/Embeddings/'),
+    accountUrl: logicalIdByPath(template, 'AWS::Lambda::Url', '/Account/'),
+    userPool: logicalIdByPath(template, 'AWS::Cognito::UserPool', '/Identity/'),
+    userPoolClient: logicalIdByPath(template, 'AWS::Cognito::UserPoolClient', '/Identity/'),
+    byokKey: logicalIdByPath(template, 'AWS::KMS::Key', '/Byok/'),
     secret: logicalIdByPath(template, 'AWS::SecretsManager::Secret', '/UpstreamKeys/'),
     originSecret: logicalIdByPath(template, 'AWS::SecretsManager::Secret', '/OriginSecret/'),
     tables: {
@@ -87,8 +100,9 @@ function roleStatementsOf(fnLogicalId: string): IamStatement[] {
 const getAttArn = (logicalId: string): unknown => ({ 'Fn::GetAtt': [logicalId, 'Arn'] });
 
 describe('Function URLs', () => {
-  it('serves chat through a public streaming URL and embeddings through a public buffered URL', () => {
-    template.resourceCountIs('AWS::Lambda::Url', 2);
+  it('serves chat through a public streaming URL, embeddings and the account API through public buffered URLs', () => {
+    template.resourceCountIs('AWS::Lambda::Url', 3);
+    template.hasResourceProperties('AWS::Lambda::Url', { TargetFunctionArn: getAttArn(ids.accountFn), AuthType: 'NONE', InvokeMode: 'BUFFERED' });
     template.hasResourceProperties('AWS::Lambda::Url', {
       TargetFunctionArn: getAttArn(ids.chatFn),
       AuthType: 'NONE',
@@ -207,6 +221,9 @@ describe('IAM least privilege', () => {
     const statements = allIamStatements(template);
     expect(statements.length).toBeGreaterThan(0);
     for (const { owner, statement } of statements) {
+      // CDK's own BucketDeployment handler (the dashboard upload) is granted CDK's action families; it is
+      // scoped to the site and asset buckets in test/lib/site.test.ts.
+      if (owner.startsWith('CustomCDKBucketDeployment')) continue;
       for (const action of actionsOf(statement)) expect(action, `${owner} ${statement.Sid ?? ''}`).not.toContain('*');
     }
     for (const permission of Object.values(resourcesOfType(template, 'AWS::Lambda::Permission'))) {
@@ -233,6 +250,7 @@ describe('IAM least privilege', () => {
     const expected = new Map<string, string[]>([
       ...TABLE_SCHEMAS.map((s): [string, string[]] => [JSON.stringify(getAttArn(ids.tables[s.logicalName])), [...GATEWAY_TABLE_ACTIONS[s.logicalName]].sort()]),
       [JSON.stringify({ Ref: ids.secret }), ['secretsmanager:GetSecretValue']],
+      [JSON.stringify(getAttArn(ids.byokKey)), ['kms:Decrypt']],
       [JSON.stringify({ Ref: ids.originSecret }), ['secretsmanager:GetSecretValue']],
       [JSON.stringify(getAttArn(settleQueue)), ['sqs:SendMessage']],
     ]);
@@ -346,10 +364,13 @@ describe('origin secret (one door)', () => {
 
   it('is sent by CloudFront to every function origin as x-origin-verify, through a dynamic reference (never the value)', () => {
     const config = Object.values(resourcesOfType(template, 'AWS::CloudFront::Distribution'))[0]?.Properties?.DistributionConfig as {
-      Origins: Array<{ OriginCustomHeaders?: Array<{ HeaderName: string; HeaderValue: unknown }> }>;
+      Origins: Array<{ OriginCustomHeaders?: Array<{ HeaderName: string; HeaderValue: unknown }>; S3OriginConfig?: unknown }>;
     };
-    expect(config.Origins).toHaveLength(2);
-    for (const origin of config.Origins) {
+    // The dashboard's bucket is the fourth origin, read through origin access control (site.test.ts).
+    const functionOrigins = config.Origins.filter((o) => o.S3OriginConfig === undefined);
+    expect(functionOrigins).toHaveLength(3); // chat, embeddings, account (one origin for all its paths)
+    expect(config.Origins).toHaveLength(4);
+    for (const origin of functionOrigins) {
       expect(origin.OriginCustomHeaders).toEqual([
         { HeaderName: 'x-origin-verify', HeaderValue: { 'Fn::Join': ['', ['{{resolve:secretsmanager:', { Ref: ids.originSecret }, ':SecretString:current::}}']] } },
       ]);
@@ -358,19 +379,25 @@ describe('origin secret (one door)', () => {
 });
 
 describe('CloudFront (one base URL)', () => {
-  it('routes /v1/embeddings* to the embeddings URL and everything else to the chat URL, uncached, all headers but Host', () => {
+  it('routes /v1/embeddings* to the embeddings URL, the account paths to the account URL and /v1/* to the chat URL, uncached, all headers but Host; the rest to the dashboard', () => {
     template.resourceCountIs('AWS::CloudFront::Distribution', 1);
     const config = Object.values(resourcesOfType(template, 'AWS::CloudFront::Distribution'))[0]?.Properties?.DistributionConfig as {
       DefaultCacheBehavior: Record<string, unknown>;
       CacheBehaviors: Array<Record<string, unknown>>;
-      Origins: Array<{ Id: string; DomainName: unknown; CustomOriginConfig: Record<string, unknown> }>;
+      Origins: Array<{ Id: string; DomainName: unknown; CustomOriginConfig?: Record<string, unknown> }>;
     };
     const originFor = (originId: unknown): string => JSON.stringify(config.Origins.find((o) => o.Id === originId)?.DomainName);
-    expect(originFor(config.DefaultCacheBehavior.TargetOriginId)).toContain(ids.chatUrl);
-    expect(config.CacheBehaviors).toHaveLength(1);
+    // The default behaviour is the dashboard's bucket (test/lib/site.test.ts checks it).
+    expect(originFor(config.DefaultCacheBehavior.TargetOriginId)).toContain('SiteBucket');
+    expect(config.CacheBehaviors).toHaveLength(2 + ACCOUNT_PATH_PATTERNS.length);
     expect(config.CacheBehaviors[0]?.PathPattern).toBe(EMBEDDINGS_PATH_PATTERN);
     expect(originFor(config.CacheBehaviors[0]?.TargetOriginId)).toContain(ids.embeddingsUrl);
-    for (const behaviour of [config.DefaultCacheBehavior, ...config.CacheBehaviors]) {
+    // The account API's paths (DATA-MODEL §7) go to the account function; /v1/* (chat) comes last.
+    expect(config.CacheBehaviors.slice(1, -1).map((b) => b.PathPattern)).toEqual([...ACCOUNT_PATH_PATTERNS]);
+    for (const b of config.CacheBehaviors.slice(1, -1)) expect(originFor(b.TargetOriginId)).toContain(ids.accountUrl);
+    expect(config.CacheBehaviors.at(-1)?.PathPattern).toBe(API_PATH_PATTERN);
+    expect(originFor(config.CacheBehaviors.at(-1)?.TargetOriginId)).toContain(ids.chatUrl);
+    for (const behaviour of config.CacheBehaviors) {
       expect(behaviour).toMatchObject({
         CachePolicyId: CACHING_DISABLED,
         OriginRequestPolicyId: ALL_VIEWER_EXCEPT_HOST_HEADER,
@@ -379,7 +406,7 @@ describe('CloudFront (one base URL)', () => {
         AllowedMethods: expect.arrayContaining(['GET', 'POST', 'OPTIONS']),
       });
     }
-    for (const origin of config.Origins) expect(origin.CustomOriginConfig).toMatchObject({ OriginProtocolPolicy: 'https-only', OriginReadTimeout: 60 });
+    for (const origin of config.Origins.filter((o) => o.CustomOriginConfig)) expect(origin.CustomOriginConfig).toMatchObject({ OriginProtocolPolicy: 'https-only', OriginReadTimeout: 60 });
   });
 
   it('writes access logs to a private, encrypted, TLS-only bucket whose files expire after 90 days', () => {
@@ -443,5 +470,85 @@ describe('outputs', () => {
         ],
       },
     });
+  });
+});
+
+describe('accounts: Cognito, the BYOK key and the account function', () => {
+  it('has a self-sign-up user pool with email as the username, verified email and the strong password policy', () => {
+    const pool = resourcesOfType(template, 'AWS::Cognito::UserPool')[ids.userPool] as CfnResource;
+    const p = USER_POOL_SETTINGS.Policies.PasswordPolicy;
+    expect(pool.Properties).toMatchObject({
+      UsernameAttributes: ['email'],
+      AutoVerifiedAttributes: ['email'],
+      UsernameConfiguration: { CaseSensitive: false },
+      AdminCreateUserConfig: { AllowAdminCreateUserOnly: false },
+      Policies: { PasswordPolicy: { MinimumLength: p.MinimumLength, RequireUppercase: true, RequireLowercase: true, RequireNumbers: true, RequireSymbols: true, TemporaryPasswordValidityDays: 3 } },
+      AccountRecoverySetting: { RecoveryMechanisms: [{ Name: 'verified_email', Priority: 1 }] },
+      DeletionProtection: 'ACTIVE',
+    });
+    expect(p.MinimumLength).toBeGreaterThanOrEqual(12);
+    expect(pool.DeletionPolicy).toBe('Retain');
+    expect(pool.Properties?.LambdaConfig).toBeUndefined(); // accounts are created on first call, no trigger
+  });
+
+  it('has a public dashboard client: no secret, USER_PASSWORD_AUTH and SRP, refresh tokens', () => {
+    const client = resourcesOfType(template, 'AWS::Cognito::UserPoolClient')[ids.userPoolClient] as CfnResource;
+    expect(client.Properties).toMatchObject({ UserPoolId: { Ref: ids.userPool }, GenerateSecret: false, PreventUserExistenceErrors: 'ENABLED', EnableTokenRevocation: true });
+    expect([...(client.Properties?.ExplicitAuthFlows as string[])].sort()).toEqual([...DASHBOARD_CLIENT_SETTINGS.ExplicitAuthFlows].sort());
+  });
+
+  it('has one retained, rotating KMS key; kms:Decrypt only for chat and embeddings, kms:GenerateDataKey only for the account function, both bound to the BYOK context', () => {
+    template.resourceCountIs('AWS::KMS::Key', 1);
+    const key = resourcesOfType(template, 'AWS::KMS::Key')[ids.byokKey] as CfnResource;
+    expect(key.Properties).toMatchObject({ EnableKeyRotation: true });
+    expect(key.DeletionPolicy).toBe('Retain');
+    const kmsStatements = allIamStatements(template).filter(({ statement }) => actionsOf(statement).some((a) => a.startsWith('kms:')) && statement.Principal === undefined);
+    const byFunction = new Map<string, string[]>();
+    for (const fn of [ids.chatFn, ids.embeddingsFn, ids.accountFn]) {
+      byFunction.set(fn, roleStatementsOf(fn).filter((st) => actionsOf(st).some((a) => a.startsWith('kms:'))).flatMap((st) => {
+        expect(resourcesOfStatement(st)).toEqual([getAttArn(ids.byokKey)]);
+        expect((st as IamStatement & { Condition?: unknown }).Condition).toEqual({ StringEquals: { 'kms:EncryptionContext:purpose': BYOK_CONTEXT_PURPOSE } });
+        return actionsOf(st);
+      }));
+    }
+    expect(byFunction.get(ids.chatFn)).toEqual(['kms:Decrypt']);
+    expect(byFunction.get(ids.embeddingsFn)).toEqual(['kms:Decrypt']);
+    expect(byFunction.get(ids.accountFn)).toEqual(['kms:GenerateDataKey']);
+    expect(kmsStatements.length).toBe(3);
+  });
+
+  it('grants the account function exactly its table and index actions, no upstream secret and no kms:Decrypt', () => {
+    const granted = new Map<string, string[]>();
+    for (const statement of roleStatementsOf(ids.accountFn)) {
+      for (const resource of resourcesOfStatement(statement)) {
+        const k = JSON.stringify(resource);
+        granted.set(k, [...(granted.get(k) ?? []), ...actionsOf(statement)].sort());
+      }
+    }
+    const expected = new Map<string, string[]>([
+      [JSON.stringify(getAttArn(ids.byokKey)), ['kms:GenerateDataKey']],
+      // The origin secret (one door: it refuses calls that did not come through CloudFront).
+      [JSON.stringify({ Ref: ids.originSecret }), ['secretsmanager:GetSecretValue']],
+    ]);
+    for (const schema of TABLE_SCHEMAS) {
+      const grant = ACCOUNT_TABLE_ACTIONS[schema.logicalName];
+      expected.set(JSON.stringify(getAttArn(ids.tables[schema.logicalName])), [...grant.table].sort());
+      if (grant.index) expected.set(JSON.stringify({ 'Fn::Join': ['', [getAttArn(ids.tables[schema.logicalName]), `/index/${grant.index.name}`]] }), [...grant.index.actions]);
+    }
+    expect(granted).toEqual(expected);
+    expect(JSON.stringify(roleStatementsOf(ids.accountFn))).not.toContain(JSON.stringify({ Ref: ids.secret }));
+  });
+
+  it('gives the account function the pool, the client, the key and the tables in env; the upstream functions the key ARN', () => {
+    expect(envOf(ids.accountFn)).toMatchObject({
+      COGNITO_USER_POOL_ID: { Ref: ids.userPool },
+      COGNITO_CLIENT_ID: { Ref: ids.userPoolClient },
+      BYOK_KMS_KEY_ID: getAttArn(ids.byokKey),
+      [TABLE_ENV.accounts]: { Ref: ids.tables.accounts },
+    });
+    expect(envOf(ids.accountFn).UPSTREAM_SECRET_ARN).toBeUndefined();
+    for (const fn of [ids.chatFn, ids.embeddingsFn]) expect(envOf(fn).BYOK_KMS_KEY_ID).toEqual(getAttArn(ids.byokKey));
+    template.hasOutput('UserPoolId', { Value: { Ref: ids.userPool } });
+    template.hasOutput('UserPoolClientId', { Value: { Ref: ids.userPoolClient } });
   });
 });

@@ -9,11 +9,12 @@ import { MAX_KEYS_PER_ACCOUNT } from './limits';
  * code `key_limit_exceeded`.
  */
 export class KeyLimitExceededError extends GatewayError {
-  constructor(accountId: string) {
+  constructor() {
+    // The account id is internal (a Cognito sub, or acct_…): never shown to the user.
     super(
       409,
       'invalid_request_error',
-      `Account ${accountId} already has ${MAX_KEYS_PER_ACCOUNT} active API keys, the most allowed. Revoke one to create another.`,
+      `Your account already has ${MAX_KEYS_PER_ACCOUNT} active API keys, the most allowed. Delete one to create another.`,
       { code: 'key_limit_exceeded' },
     );
   }
@@ -36,6 +37,6 @@ export class AccountNotFoundError extends NotFoundError {
 /** 404: no active key of this account matches the given hash prefix or hint. */
 export class KeyNotFoundError extends NotFoundError {
   constructor(accountId: string, ref: string) {
-    super(`No active API key matching "${ref}" in account ${accountId}.`, { code: 'key_not_found' });
+    super(`No API key matching "${ref}" in account ${accountId}.`, { code: 'key_not_found' });
   }
 }

@@ -1,7 +1,9 @@
 /**
- * Accounts table access. Item shape (DATA-MODEL §2): `{ accountId, keyCount, freeTokens,
+ * Accounts table access. Root item (DATA-MODEL §2): `{ accountId, email?, keyCount, freeTokens,
  * heldFreeTokens, creditNanoUsd, heldNanoUsd, purchasedNanoUsd, usedNanoUsd, usedFreeTokens, inflight,
- * keys: {}, createdAt }` (money in nano-USD, see billing/money.ts; holds in billing/hold.ts).
+ * shards?, createdAt, keys: {}, byok: {} }` (money in nano-USD, see billing/money.ts; holds in
+ * billing/hold.ts). `keys` maps the first 16 hex characters of each key's hash to its per-key state,
+ * written with the key row in one transaction (key-store.ts, key-update.ts, key-delete.ts).
  */
 import { randomBytes } from 'node:crypto';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
@@ -41,9 +43,11 @@ export interface Account {
   shards: number;
   /** ISO 8601 creation time. */
   createdAt: string;
+  /** Sign-in email (self-serve accounts; also the `byEmail` index key). */
+  email?: string | undefined;
 }
 
-/** Parses a stored account item; tolerant of extra attributes. */
+/** Parses a stored account item; tolerant of extra attributes (the `keys` and `byok` maps are read elsewhere). */
 export const accountItemSchema = z.object({
   accountId: z.string(),
   keyCount: z.number().int(),
@@ -56,6 +60,7 @@ export const accountItemSchema = z.object({
   usedFreeTokens: z.number().int().default(0),
   shards: z.number().int().default(1),
   createdAt: z.string(),
+  email: z.string().optional(),
 });
 
 /** Options of {@link createAccount}. */
@@ -66,6 +71,13 @@ export interface CreateAccountOptions {
   freeTokens?: number;
   /** Default 0. Non-negative integer nano-USD; counts as purchased (a paid account's rate limits). */
   creditNanoUsd?: number;
+  /** Sign-in email, stored as given (the `byEmail` index finds it lower-cased: {@link normaliseEmail}). */
+  email?: string;
+}
+
+/** The form an email is stored and looked up in: trimmed, lower case. */
+export function normaliseEmail(email: string): string {
+  return email.trim().toLowerCase();
 }
 
 const nonNegativeSafeInt = (n: number) => Number.isSafeInteger(n) && n >= 0;
@@ -94,6 +106,7 @@ export async function createAccount(opts: CreateAccountOptions = {}): Promise<Ac
     usedFreeTokens: 0,
     shards: 1,
     createdAt: new Date().toISOString(),
+    ...(opts.email === undefined ? {} : { email: normaliseEmail(opts.email) }),
   };
   if (!nonNegativeSafeInt(account.freeTokens) || !nonNegativeSafeInt(account.creditNanoUsd)) {
     throw new InvalidRequestError('freeTokens and creditNanoUsd must be non-negative integers.');
@@ -101,7 +114,7 @@ export async function createAccount(opts: CreateAccountOptions = {}): Promise<Ac
   try {
     await storeCall(() =>
       documentClient().send(
-        new PutCommand({ TableName: tableNames().accounts, Item: { ...account, inflight: 0, keys: {} }, ConditionExpression: ACCOUNT_IS_NEW }),
+        new PutCommand({ TableName: tableNames().accounts, Item: newAccountItem(account), ConditionExpression: ACCOUNT_IS_NEW }),
       ),
     );
   } catch (err) {
@@ -109,6 +122,15 @@ export async function createAccount(opts: CreateAccountOptions = {}): Promise<Ac
     throw err;
   }
   return account;
+}
+
+/**
+ * The stored item of a new account: its fields plus the empty per-key and BYOK maps (DATA-MODEL §2: created
+ * `{}` with the account, so a key's entry can be SET inside it in the key's transaction), zero holds
+ * and nothing in flight.
+ */
+export function newAccountItem(account: Account): Record<string, unknown> {
+  return { ...account, heldNanoUsd: 0, heldFreeTokens: 0, inflight: 0, keys: {}, byok: {} };
 }
 
 /**
@@ -142,6 +164,7 @@ export async function addCredit(accountId: string, nanoUsd: number): Promise<Acc
         new UpdateCommand({
           TableName: tableNames().accounts,
           Key: { accountId },
+          // purchasedNanoUsd counts every top-up: 0 means the free tier (DATA-MODEL §2).
           UpdateExpression: 'ADD creditNanoUsd :amount, purchasedNanoUsd :amount',
           ConditionExpression: ACCOUNT_EXISTS_AND_CREDIT_FITS,
           ExpressionAttributeValues: { ':amount': nanoUsd, ':ceiling': Number.MAX_SAFE_INTEGER - nanoUsd },

@@ -66,19 +66,31 @@ export function redactApiKey(key: string): string {
   return `${head}…${tail}`;
 }
 
-/** 401 for a key that is malformed, unknown or revoked (OpenAI's wording and code `invalid_api_key`). */
-export function incorrectApiKeyError(key: string): AuthenticationError {
+/** Where a message sends people for keys when the caller knows no better (no request at hand). */
+const DEFAULT_DASHBOARD = 'the modelmux dashboard';
+
+/** The dashboard named in a message: `the dashboard at https://…/`, or the generic words. */
+function inDashboard(dashboard: string): string {
+  return dashboard.startsWith('http') ? `the dashboard at ${dashboard}` : dashboard;
+}
+
+/**
+ * 401 for a key that is malformed, unknown, disabled or deleted (OpenAI's wording and code
+ * `invalid_api_key`), pointing to the dashboard.
+ * @param dashboard the dashboard's URL (http/public-url.ts `dashboardUrl`), e.g. `https://api.example.com/`.
+ */
+export function incorrectApiKeyError(key: string, dashboard = DEFAULT_DASHBOARD): AuthenticationError {
   return new AuthenticationError(
-    `Incorrect API key provided: ${redactApiKey(key)}. You can find your API keys in your modelmux account.`,
+    `Incorrect API key provided: ${redactApiKey(key)}. You can find your API keys in ${inDashboard(dashboard)}.`,
     'invalid_api_key',
   );
 }
 
-/** 401 for a request without a Bearer key (OpenAI's wording; code null as OpenAI sends). */
-export function missingApiKeyError(): AuthenticationError {
+/** 401 for a request without a Bearer key (OpenAI's wording; code null as OpenAI sends), pointing to the dashboard. */
+export function missingApiKeyError(dashboard = DEFAULT_DASHBOARD): AuthenticationError {
   return new AuthenticationError(
     "You didn't provide an API key. You need to provide your API key in an Authorization header using " +
-      'Bearer auth (i.e. Authorization: Bearer YOUR_KEY). You can obtain an API key from your modelmux account.',
+      `Bearer auth (i.e. Authorization: Bearer YOUR_KEY). You can create an API key in ${inDashboard(dashboard)}.`,
     null,
   );
 }
@@ -88,10 +100,10 @@ export function missingApiKeyError(): AuthenticationError {
  * @throws AuthenticationError (401, code null) when the header is absent, empty or not Bearer;
  *         (401, code `invalid_api_key`) when the token is not a well-formed `sk-mux-` key.
  */
-export function parseBearer(authorizationHeader: string | undefined): string {
+export function parseBearer(authorizationHeader: string | undefined, dashboard = DEFAULT_DASHBOARD): string {
   const match = /^\s*bearer\s+(.*?)\s*$/i.exec(authorizationHeader ?? '');
   const token = match?.[1];
-  if (!token) throw missingApiKeyError();
-  if (!isWellFormedApiKey(token)) throw incorrectApiKeyError(token);
+  if (!token) throw missingApiKeyError(dashboard);
+  if (!isWellFormedApiKey(token)) throw incorrectApiKeyError(token, dashboard);
   return token;
 }

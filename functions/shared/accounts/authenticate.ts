@@ -34,16 +34,18 @@ const invalidKeys = new TtlCache<string, true>({ ttlMs: NEGATIVE_KEY_CACHE_TTL_M
 
 /**
  * The account a key belongs to. Reads the key row (strongly consistent, so a key works the moment it
- * is created) unless this container verified it within the cache TTL.
+ * is created) unless this container verified it within the cache TTL. Only `active` keys pass: a
+ * disabled or deleted key is refused like an unknown one.
+ * @param dashboard the dashboard URL the 401 message points to.
  * @throws AuthenticationError (401, `invalid_api_key`) for a malformed, unknown or revoked key;
  *         UpstreamUnavailableError (503) when DynamoDB is unavailable.
  */
-export async function authenticate(apiKey: string): Promise<AuthenticatedKey> {
-  if (!isWellFormedApiKey(apiKey)) throw incorrectApiKeyError(apiKey);
+export async function authenticate(apiKey: string, dashboard?: string): Promise<AuthenticatedKey> {
+  if (!isWellFormedApiKey(apiKey)) throw incorrectApiKeyError(apiKey, dashboard);
   const keyHash = hashApiKey(apiKey);
   const cached = validKeys.get(keyHash);
   if (cached) return cached;
-  if (invalidKeys.get(keyHash)) throw incorrectApiKeyError(apiKey);
+  if (invalidKeys.get(keyHash)) throw incorrectApiKeyError(apiKey, dashboard);
 
   const out = await storeCall(() =>
     documentClient().send(new GetCommand({ TableName: tableNames().keys, Key: { keyHash }, ConsistentRead: true })),
@@ -52,7 +54,7 @@ export async function authenticate(apiKey: string): Promise<AuthenticatedKey> {
   const ttlMs = envMs(KEY_CACHE_TTL_ENV, DEFAULT_KEY_CACHE_TTL_MS);
   if (!item || item.status !== 'active') {
     invalidKeys.set(keyHash, true, Math.min(NEGATIVE_KEY_CACHE_TTL_MS, ttlMs));
-    throw incorrectApiKeyError(apiKey);
+    throw incorrectApiKeyError(apiKey, dashboard);
   }
   const result: AuthenticatedKey = { accountId: item.accountId, keyHash };
   validKeys.set(keyHash, result, ttlMs);

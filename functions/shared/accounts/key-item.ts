@@ -1,11 +1,18 @@
-/** The keys table's item shape (pk `keyHash`; GSI `byAccount` on accountId + createdAt). */
+/** The keys table's item shape (pk `keyHash`; GSI `byAccount` on accountId + createdAt), DATA-MODEL §3. */
 import * as z from 'zod';
 
 /**
- * Status of a key (DATA-MODEL §3): `disabled` keys can be enabled again; `deleted` (and `revoked`, its
- * older name, read as deleted) keys stay in the table for the record but never authenticate.
+ * Status of a key. `disabled` keys stay listed and may be enabled again; `deleted` keys stay in the
+ * table for the record but are never listed or accepted. Rows written before the account API say
+ * `revoked`: read as `deleted`.
  */
-export type KeyStatus = 'active' | 'disabled' | 'deleted' | 'revoked';
+export type KeyStatus = 'active' | 'disabled' | 'deleted';
+
+/** How often a key's spend limit starts afresh (UTC): midnight, Monday 00:00, the 1st 00:00. */
+export const LIMIT_RESETS = ['daily', 'weekly', 'monthly'] as const;
+
+/** One of {@link LIMIT_RESETS}. */
+export type LimitReset = (typeof LIMIT_RESETS)[number];
 
 /** Parses a stored key item; tolerant of extra attributes. The key itself is never stored. */
 export const keyItemSchema = z.object({
@@ -15,22 +22,26 @@ export const keyItemSchema = z.object({
   name: z.string(),
   /** `sk-mux-` + first 4 secret characters + `…`. */
   hint: z.string(),
-  status: z.enum(['active', 'disabled', 'deleted', 'revoked']),
+  status: z.enum(['active', 'disabled', 'deleted', 'revoked']).transform((s): KeyStatus => (s === 'revoked' ? 'deleted' : s)),
   /** ISO 8601. */
   createdAt: z.string(),
+  /** ISO 8601 of the last change (name, status, limit); absent on rows older than the account API. */
+  updatedAt: z.string().nullish(),
+  /** ISO 8601, deleted keys only (`revokedAt` on older rows). */
+  deletedAt: z.string().nullish(),
   revokedAt: z.string().nullish(),
-  /** Spend limit per window, nano-USD; absent = none. */
-  limitNanoUsd: z.number().int().nonnegative().optional(),
-  limitReset: z.enum(['daily', 'weekly', 'monthly']).optional(),
+  /** Spend limit per window, nano-USD; absent = no limit. */
+  limitNanoUsd: z.number().int().nonnegative().nullish(),
+  limitReset: z.enum(LIMIT_RESETS).nullish(),
 });
 
 /** A stored key record. */
 export type KeyItem = z.infer<typeof keyItemSchema>;
 
-/** Characters of the key hash shown in listings: enough to name a key, useless to an attacker. */
+/** Characters of the key hash shown in the admin CLI's listings: enough to name a key, useless to an attacker. */
 export const KEY_HASH_PREFIX_LENGTH = 12;
 
-/** A key as listed: never the key, only a prefix of its hash. */
+/** A key as the admin CLI lists it: never the key, only a prefix of its hash. */
 export interface KeyInfo {
   /** First {@link KEY_HASH_PREFIX_LENGTH} hex characters of the key's SHA-256. */
   keyHashPrefix: string;
@@ -39,18 +50,19 @@ export interface KeyInfo {
   status: KeyStatus;
   /** ISO 8601. */
   createdAt: string;
-  /** ISO 8601, revoked keys only. */
-  revokedAt?: string;
+  /** ISO 8601, deleted keys only. */
+  deletedAt?: string;
 }
 
-/** The listing view of a stored key. */
+/** The admin listing view of a stored key. */
 export function toKeyInfo(k: KeyItem): KeyInfo {
+  const deletedAt = k.deletedAt ?? k.revokedAt;
   return {
     keyHashPrefix: k.keyHash.slice(0, KEY_HASH_PREFIX_LENGTH),
     name: k.name,
     hint: k.hint,
     status: k.status,
     createdAt: k.createdAt,
-    ...(k.revokedAt ? { revokedAt: k.revokedAt } : {}),
+    ...(deletedAt ? { deletedAt } : {}),
   };
 }

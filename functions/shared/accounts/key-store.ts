@@ -1,8 +1,10 @@
 /**
- * API keys: creation here; listing, revoking and authenticating live beside it and are re-exported.
- * Key rows and the account's keyCount change together in one TransactWriteItems, so keyCount always
- * equals the number of active keys and never exceeds {@link MAX_KEYS_PER_ACCOUNT}
- * (DynamoDB Developer Guide, "Amazon DynamoDB Transactions").
+ * API keys: creation here; listing, updating, deleting and authenticating live beside it and are
+ * re-exported. The key row, the account's keyCount and the account's `keys.<h16>` entry change together
+ * in ONE TransactWriteItems, so keyCount always equals the number of non-deleted keys, never exceeds
+ * {@link MAX_KEYS_PER_ACCOUNT} (also under concurrent creates), and the per-key state a hold checks
+ * exists exactly for the live keys (DynamoDB Developer Guide, "Amazon DynamoDB Transactions") — on
+ * every fund shard item of the account (key-shards.ts).
  */
 import { InvalidRequestError } from '../openai/errors';
 import { ACCOUNT_EXISTS_AND_HAS_KEY_ROOM, KEY_IS_NEW } from '../store/conditions';
@@ -11,16 +13,22 @@ import { transactWrite } from '../store/transact-write';
 import { cancellationCodes } from '../store/transaction-retry';
 import { AccountNotFoundError, KeyLimitExceededError } from './account-errors';
 import { generateApiKey } from './api-key';
-import { readState } from '../billing/account-state';
-import { keyEntryId } from '../billing/hold-record';
-import { newKeyEntry } from '../billing/key-entry';
-import type { LimitReset } from '../billing/key-window';
-import { shardPk } from '../billing/shards';
-import type { KeyItem } from './key-item';
+import type { KeyItem, LimitReset } from './key-item';
+import { otherShardUpdates, readAccountShape, shardsGuard } from './key-shards';
+import { freshKeyState, KEYS_MAP, keyStateId, shardKeyState, type KeyState } from './key-state';
+import { withKeysMap } from './keys-map';
 import { MAX_KEYS_PER_ACCOUNT } from './limits';
 
 /** Longest key name, characters. */
-const MAX_KEY_NAME_LENGTH = 100;
+export const MAX_KEY_NAME_LENGTH = 100;
+
+/** Options of {@link createKey}. */
+export interface CreateKeyOptions {
+  /** Spend limit per window, nano-USD (non-negative integer); absent = no limit. */
+  limitNanoUsd?: number;
+  /** When the limit starts afresh; absent = never (a lifetime limit). */
+  limitReset?: LimitReset;
+}
 
 /** The result of {@link createKey}. `key` exists only here: show it once, then drop it. */
 export interface CreatedKey {
@@ -30,81 +38,78 @@ export interface CreatedKey {
   name: string;
   /** ISO 8601. */
   createdAt: string;
+  /** The stored row. */
+  item: KeyItem;
+  /** The account's `keys.<h16>` entry as written. */
+  state: KeyState;
 }
 
-/** Options of {@link createKey}: an optional spend limit (nano-USD per window). */
-export interface CreateKeyOptions {
-  limitNanoUsd?: number;
-  limitReset?: LimitReset;
+/**
+ * A key name as stored: trimmed, 1 to {@link MAX_KEY_NAME_LENGTH} characters.
+ * @throws InvalidRequestError (400, param `name`) otherwise.
+ */
+export function cleanKeyName(name: string): string {
+  const clean = name.trim();
+  if (clean.length === 0 || clean.length > MAX_KEY_NAME_LENGTH) {
+    throw new InvalidRequestError(`Key name must be 1 to ${MAX_KEY_NAME_LENGTH} characters.`, { param: 'name' });
+  }
+  return clean;
 }
 
 /**
  * Creates an API key for `accountId`: one transaction puts the key row, increments keyCount under the
- * condition keyCount < 5, and writes the key's billing entry `keys.<h16>` on every fund shard of the
- * account (DATA-MODEL §2, §5). Transaction conflicts (concurrent creates) are retried with jitter.
- * @throws KeyLimitExceededError (409) when the account already has 5 active keys;
- *         AccountNotFoundError (404); InvalidRequestError for an empty or overlong name;
- *         UpstreamUnavailableError (503) when DynamoDB is unavailable.
+ * condition keyCount < 5, and sets the account's `keys.<h16>` entry (status, limit, window) on the root
+ * and on every other fund shard. Transaction conflicts (concurrent creates) are retried with jitter.
+ * @throws KeyLimitExceededError (409) when the account already has 5 keys; AccountNotFoundError (404);
+ *         InvalidRequestError for an empty or overlong name or a bad limit; UpstreamUnavailableError (503).
  */
 export async function createKey(accountId: string, name: string, opts: CreateKeyOptions = {}): Promise<CreatedKey> {
-  const cleanName = name.trim();
-  if (cleanName.length === 0 || cleanName.length > MAX_KEY_NAME_LENGTH) {
-    throw new InvalidRequestError(`Key name must be 1 to ${MAX_KEY_NAME_LENGTH} characters.`, { param: 'name' });
+  const cleanName = cleanKeyName(name);
+  if (opts.limitNanoUsd !== undefined && !(Number.isSafeInteger(opts.limitNanoUsd) && opts.limitNanoUsd >= 0)) {
+    throw new InvalidRequestError('The key limit must be a non-negative amount.', { param: 'limit' });
   }
   const { key, keyHash, hint } = generateApiKey();
+  const createdAt = new Date().toISOString();
   const item: KeyItem = {
-    keyHash, accountId, name: cleanName, hint, status: 'active', createdAt: new Date().toISOString(),
-    ...(opts.limitNanoUsd !== undefined ? { limitNanoUsd: opts.limitNanoUsd, ...(opts.limitReset ? { limitReset: opts.limitReset } : {}) } : {}),
+    keyHash, accountId, name: cleanName, hint, status: 'active', createdAt, updatedAt: createdAt,
+    ...(opts.limitNanoUsd === undefined ? {} : { limitNanoUsd: opts.limitNanoUsd, ...(opts.limitReset ? { limitReset: opts.limitReset } : {}) }),
   };
+  const state = freshKeyState('active', opts.limitNanoUsd, opts.limitNanoUsd === undefined ? undefined : opts.limitReset);
   const tables = tableNames();
-  const account = await readState(accountId, { consistent: true });
-  if (!account.exists) throw new AccountNotFoundError(accountId);
-  const h16 = keyEntryId(keyHash);
-  const entry = newKeyEntry(opts);
-  const names = { '#keys': 'keys', '#k': h16 };
-  // An account written before per-key state has no `keys` map yet: create it with this entry.
-  const setEntry = account.keys === undefined ? 'SET #keys = :map' : 'SET #keys.#k = :entry';
-  const entryValue = account.keys === undefined ? { ':map': { [h16]: entry } } : { ':entry': entry };
-  const shardItems = Array.from({ length: account.shards - 1 }, (_, i) => ({
-    Update: {
-      TableName: tables.accounts,
-      Key: { accountId: shardPk(accountId, i + 1) },
-      UpdateExpression: 'SET #keys.#k = :entry',
-      ConditionExpression: 'attribute_exists(accountId)',
-      ExpressionAttributeNames: names,
-      // Shards carry the key's status; a limited key is served by shard 0 alone (billing/shards.ts).
-      ExpressionAttributeValues: { ':entry': newKeyEntry() },
-    },
-  }));
-  try {
-    await transactWrite([
-      { Put: { TableName: tables.keys, Item: item, ConditionExpression: KEY_IS_NEW } },
-      {
-        Update: {
-          TableName: tables.accounts,
-          Key: { accountId },
-          UpdateExpression: `${setEntry}, keyCount = keyCount + :one`,
-          ConditionExpression: `${ACCOUNT_EXISTS_AND_HAS_KEY_ROOM} AND ${account.keys === undefined ? 'attribute_not_exists(#keys)' : 'attribute_exists(#keys)'} AND (attribute_not_exists(shards) OR shards = :shards)`,
-          ExpressionAttributeNames: account.keys === undefined ? { '#keys': 'keys' } : names,
-          ExpressionAttributeValues: { ':one': 1, ':max': MAX_KEYS_PER_ACCOUNT, ':shards': account.shards, ...entryValue },
-        },
-      },
-      ...shardItems,
-    ]);
-  } catch (err) {
-    if (cancellationCodes(err)?.[1] === 'ConditionalCheckFailed') {
-      // Full, missing or changed meanwhile: one read tells which (only on this refusal path).
-      const now = await readState(accountId, { consistent: true });
-      if (!now.exists) throw new AccountNotFoundError(accountId);
-      if (now.shards !== account.shards || (now.keys === undefined) !== (account.keys === undefined)) return createKey(accountId, name, opts);
-      throw new KeyLimitExceededError(accountId);
+  for (let attempt = 1; ; attempt++) {
+    const shape = await readAccountShape(accountId);
+    if (!shape.exists) throw new AccountNotFoundError(accountId);
+    const guard = shardsGuard(shape);
+    try {
+      await withKeysMap(accountId, () =>
+        transactWrite([
+          { Put: { TableName: tables.keys, Item: item, ConditionExpression: KEY_IS_NEW } },
+          {
+            Update: {
+              TableName: tables.accounts,
+              Key: { accountId },
+              UpdateExpression: 'SET keyCount = keyCount + :one, #keys.#h = :state',
+              ConditionExpression: `${ACCOUNT_EXISTS_AND_HAS_KEY_ROOM} AND ${guard.condition}`,
+              ExpressionAttributeNames: { '#keys': KEYS_MAP, '#h': keyStateId(keyHash) },
+              ExpressionAttributeValues: { ':one': 1, ':max': MAX_KEYS_PER_ACCOUNT, ':state': state, ...guard.values },
+            },
+          },
+          ...otherShardUpdates(accountId, keyHash, shape, { set: ['#keys.#h = :state'], values: { ':state': shardKeyState('active', opts.limitNanoUsd) }, mustExist: false }),
+        ]),
+      );
+      break;
+    } catch (err) {
+      if (cancellationCodes(err)?.[1] !== 'ConditionalCheckFailed') throw err;
+      // Full, gone, or sharded meanwhile: one read tells which (only on this refusal path).
+      const after = await readAccountShape(accountId);
+      if (!after.exists) throw new AccountNotFoundError(accountId);
+      if (after.shards === shape.shards || attempt >= 3) throw new KeyLimitExceededError();
     }
-    throw err;
   }
-  return { key, keyHash, hint, name: cleanName, createdAt: item.createdAt };
+  return { key, keyHash, hint, name: cleanName, createdAt, item, state };
 }
 
 export { listKeys } from './key-list';
-export { revokeKey } from './key-revoke';
+export { deleteKey, revokeKey } from './key-delete';
 export { authenticate } from './authenticate';
 export type { KeyInfo } from './key-item';

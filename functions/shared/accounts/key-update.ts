@@ -1,107 +1,170 @@
 /**
- * Changing a key's billing state: disable/enable and its spend limit. Each change writes the key row
- * and the key's entry on every fund shard of the account in one TransactWriteItems, so it is effective
- * at once in every container: the next hold checks the entry (billing/hold-write.ts). Kept small on
- * purpose: the account API (PATCH /v1/keys/{hash}, issue 11) builds on these.
+ * Changing a key (name, disabled, spend limit, limit reset): the key row and the account's `keys.<h16>`
+ * entry change in ONE transaction, so a disable or a new limit binds the very next hold everywhere.
+ *
+ * Limit arithmetic (nano-USD): a limit set on a key without one, or whose reset schedule changes,
+ * starts a fresh window with `left = limit − held` (spend before does not count); a changed limit on
+ * the same schedule moves `left` by the difference (`left += new − old`), guarded by the condition that
+ * the limit is still the one read, so two concurrent changes cannot both apply their difference. What
+ * billing keeps on the entry (held, in flight, rate-limit counters, usage, last use) is never written
+ * here: a rename, disable or limit change leaves it as it is.
+ *
+ * Fund shards (DATA-MODEL §5): the status and the limit marker are written on every shard's entry in the
+ * same transaction (key-shards.ts); the limit's arithmetic lives on the root only.
  */
 import { InvalidRequestError } from '../openai/errors';
+import { KEY_IS_LIVE_AND_OWNED, KEY_STATE_LIMIT_UNCHANGED } from '../store/conditions';
 import { tableNames } from '../store/tables';
 import { transactWrite, type TransactItems } from '../store/transact-write';
 import { cancellationCodes } from '../store/transaction-retry';
-import { readState } from '../billing/account-state';
-import { keyEntryId } from '../billing/hold-record';
-import { windowId, type LimitReset } from '../billing/key-window';
-import { now } from '../billing/clock';
+import { repairKeyEntry } from '../billing/key-entry';
 import { shardPk } from '../billing/shards';
 import { KeyNotFoundError } from './account-errors';
 import { forgetCachedKey } from './authenticate';
+import type { KeyItem, LimitReset } from './key-item';
+import { getOwnedKey, readKeyEntries } from './key-read';
+import { otherShardUpdates, shardsGuard, type AccountShape } from './key-shards';
+import { freshKeyState, KEYS_MAP, keyStateId, limitWindowId, type KeyState } from './key-state';
+import { cleanKeyName } from './key-store';
+import { withKeysMap } from './keys-map';
 
-/** A key is written only while it belongs to the account and is not deleted. */
-const KEY_IS_OWNED_AND_LIVE = 'accountId = :accountId AND (#status = :active OR #status = :disabled)';
-
-/**
- * Disables (or enables again) a key of `accountId`: its row and `keys.<h16>.status` on every shard.
- * @throws KeyNotFoundError (404) when the key is not a live key of the account; UpstreamUnavailableError (503).
- */
-export async function setKeyDisabled(accountId: string, keyHash: string, disabled: boolean): Promise<void> {
-  const status = disabled ? 'disabled' : 'active';
-  await writeKey(accountId, keyHash, { rowSet: '#status = :new', rowValues: { ':new': status }, entrySet: '#keys.#k.#status = :new', entryValues: { ':new': status } });
+/** A change to a key; absent fields stay as they are, `null` removes a limit or its reset. */
+export interface KeyPatch {
+  name?: string;
+  disabled?: boolean;
+  /** nano-USD per window, or null for no limit. */
+  limitNanoUsd?: number | null;
+  limitReset?: LimitReset | null;
 }
 
+/** Attempts when a concurrent change moved the limit between our read and our write. */
+const MAX_UPDATE_ATTEMPTS = 4;
+
 /**
- * Sets (or removes, with `limitNanoUsd` undefined) a key's spend limit. A new limit starts a window
- * now: what is left is the limit less what the key holds in flight.
- * @throws InvalidRequestError for a negative or fractional limit; KeyNotFoundError (404); 503.
+ * Applies `patch` to a live key of `accountId`.
+ * @returns the row and the entry after the change.
+ * @throws KeyNotFoundError (404) for a key that is not a live key of the account; InvalidRequestError
+ *         (400) for a bad name, a negative limit, or a reset without a limit; UpstreamUnavailableError (503).
  */
-export async function setKeyLimit(accountId: string, keyHash: string, limitNanoUsd: number | undefined, limitReset?: LimitReset): Promise<void> {
-  if (limitNanoUsd === undefined) {
-    await writeKey(accountId, keyHash, {
-      rowSet: '#status = #status REMOVE limitNanoUsd, limitReset',
-      entrySet: '#keys.#k.#status = #keys.#k.#status REMOVE #keys.#k.limitNanoUsd, #keys.#k.limitReset, #keys.#k.#window, #keys.#k.leftNanoUsd',
-    });
-    return;
+export async function updateKey(accountId: string, keyHash: string, patch: KeyPatch): Promise<{ item: KeyItem; state: KeyState }> {
+  if (patch.limitNanoUsd != null && !(Number.isSafeInteger(patch.limitNanoUsd) && patch.limitNanoUsd >= 0)) {
+    throw new InvalidRequestError('The key limit must be a non-negative amount.', { param: 'limit' });
   }
-  if (!Number.isSafeInteger(limitNanoUsd) || limitNanoUsd < 0) throw new InvalidRequestError('limit must be a non-negative amount of nano-USD.', { param: 'limit' });
-  const reset = limitReset === undefined ? '' : ', limitReset = :reset';
-  const entryReset = limitReset === undefined ? ' REMOVE #keys.#k.limitReset' : '';
-  await writeKey(accountId, keyHash, {
-    rowSet: `limitNanoUsd = :limit${reset}${limitReset === undefined ? ' REMOVE limitReset' : ''}`,
-    rowValues: { ':limit': limitNanoUsd, ...(limitReset ? { ':reset': limitReset } : {}) },
-    entrySet: `#keys.#k.limitNanoUsd = :limit, #keys.#k.#window = :window, #keys.#k.leftNanoUsd = :limit - if_not_exists(#keys.#k.heldNanoUsd, :zero)${limitReset ? ', #keys.#k.limitReset = :reset' : ''}${entryReset}`,
-    entryValues: { ':limit': limitNanoUsd, ':window': windowId(limitReset, now()), ':zero': 0, ...(limitReset ? { ':reset': limitReset } : {}) },
-    rootOnly: true,
-  });
+  for (let attempt = 1; ; attempt++) {
+    const item = await getOwnedKey(accountId, keyHash);
+    const before = await readKeyEntries(accountId, [keyHash]);
+    const state = before.states.get(keyHash);
+    const next = nextValues(item, patch);
+    try {
+      await withKeysMap(accountId, () => transactWrite(transaction(accountId, item, state, before, next)));
+      // The entry moved relative to what it was (held and spent money in flight): read it back.
+      const written = (await readKeyEntries(accountId, [keyHash])).states.get(keyHash) ?? next.state;
+      return { item: next.item, state: written };
+    } catch (err) {
+      const codes = cancellationCodes(err);
+      if (codes?.[0] === 'ConditionalCheckFailed') throw new KeyNotFoundError(accountId, keyHash);
+      const shardMissing = codes?.slice(2).some((c) => c === 'ConditionalCheckFailed') ?? false;
+      if ((codes?.[1] !== 'ConditionalCheckFailed' && !shardMissing) || attempt >= MAX_UPDATE_ATTEMPTS) throw err;
+      // A shard without the key's entry (a key older than the shard's entries): add it, then again.
+      if (shardMissing) for (let k = 1; k < before.shards; k++) await repairKeyEntry(shardPk(accountId, k), keyHash, k);
+    } finally {
+      forgetCachedKey(keyHash);
+    }
+  }
 }
 
-interface KeyWrite {
-  rowSet: string;
-  rowValues?: Record<string, unknown>;
-  entrySet: string;
-  entryValues?: Record<string, unknown>;
-  /** Only shard 0 carries limits (billing/shards.ts). */
-  rootOnly?: boolean;
+interface NextValues {
+  item: KeyItem;
+  /** The entry of a key whose entry is (re)created whole; otherwise the write is relative ({@link accountUpdate}). */
+  state: KeyState;
+  limitNanoUsd: number | undefined;
+  limitReset: LimitReset | undefined;
 }
 
-async function writeKey(accountId: string, keyHash: string, w: KeyWrite): Promise<void> {
+function nextValues(item: KeyItem, patch: KeyPatch): NextValues {
+  const limitNanoUsd = patch.limitNanoUsd === undefined ? item.limitNanoUsd ?? undefined : patch.limitNanoUsd ?? undefined;
+  const limitReset = limitNanoUsd === undefined ? undefined : patch.limitReset === undefined ? item.limitReset ?? undefined : patch.limitReset ?? undefined;
+  if (limitNanoUsd === undefined && patch.limitReset != null) {
+    throw new InvalidRequestError('limit_reset needs a limit: set `limit` too.', { param: 'limit_reset' });
+  }
+  const status: KeyState['status'] = patch.disabled === undefined ? (item.status === 'disabled' ? 'disabled' : 'active') : patch.disabled ? 'disabled' : 'active';
+  const next: KeyItem = {
+    ...item,
+    name: patch.name === undefined ? item.name : cleanKeyName(patch.name),
+    status,
+    updatedAt: new Date().toISOString(),
+    limitNanoUsd: limitNanoUsd ?? null,
+    limitReset: limitReset ?? null,
+  };
+  return { item: next, state: freshKeyState(status, limitNanoUsd, limitReset), limitNanoUsd, limitReset };
+}
+
+function transaction(accountId: string, item: KeyItem, state: KeyState | undefined, shape: AccountShape, next: NextValues): TransactItems {
   const tables = tableNames();
-  const account = await readState(accountId, { consistent: true });
-  const h16 = keyEntryId(keyHash);
-  if (account.keys?.[h16] === undefined) throw new KeyNotFoundError(accountId, keyHash.slice(0, 12));
-  const shards = w.rootOnly ? 1 : account.shards;
-  const entryNames = { '#keys': 'keys', '#k': h16, '#status': 'status', '#window': 'window' };
-  const items: TransactItems = [
+  const limitSet = next.limitNanoUsd !== undefined;
+  const set = ['#name = :name', '#status = :status', 'updatedAt = :at', ...(limitSet ? ['limitNanoUsd = :limit'] : []), ...(next.limitReset ? ['limitReset = :reset'] : [])];
+  const remove = [...(limitSet ? [] : ['limitNanoUsd']), ...(next.limitReset ? [] : ['limitReset'])];
+  return [
     {
       Update: {
         TableName: tables.keys,
-        Key: { keyHash },
-        UpdateExpression: `SET ${w.rowSet}`,
-        ConditionExpression: KEY_IS_OWNED_AND_LIVE,
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':accountId': accountId, ':active': 'active', ':disabled': 'disabled', ...w.rowValues },
+        Key: { keyHash: item.keyHash },
+        UpdateExpression: `SET ${set.join(', ')}${remove.length > 0 ? ` REMOVE ${remove.join(', ')}` : ''}`,
+        ConditionExpression: KEY_IS_LIVE_AND_OWNED,
+        ExpressionAttributeNames: { '#name': 'name', '#status': 'status' },
+        ExpressionAttributeValues: {
+          ':accountId': accountId, ':deleted': 'deleted', ':revoked': 'revoked', ':name': next.item.name, ':status': next.item.status, ':at': next.item.updatedAt,
+          ...(limitSet ? { ':limit': next.limitNanoUsd } : {}),
+          ...(next.limitReset ? { ':reset': next.limitReset } : {}),
+        },
       },
     },
-    ...Array.from({ length: shards }, (_, k) => ({
-      Update: {
-        TableName: tables.accounts,
-        Key: { accountId: shardPk(accountId, k) },
-        UpdateExpression: `SET ${w.entrySet}`,
-        ConditionExpression: 'attribute_exists(#keys.#k)',
-        ExpressionAttributeNames: usedNames(entryNames, w.entrySet),
-        ...(w.entryValues ? { ExpressionAttributeValues: w.entryValues } : {}),
-      },
-    })),
+    { Update: { TableName: tables.accounts, Key: { accountId }, ...guarded(accountUpdate(item.keyHash, state, next), shape) } },
+    ...otherShardUpdates(accountId, item.keyHash, shape, {
+      set: ['#keys.#h.#status = :status', ...(next.limitNanoUsd === undefined ? [] : ['#keys.#h.limitNanoUsd = :limit'])],
+      ...(next.limitNanoUsd === undefined ? { remove: ['#keys.#h.limitNanoUsd'] } : {}),
+      values: { ':status': next.state.status, ...(next.limitNanoUsd === undefined ? {} : { ':limit': next.limitNanoUsd }) },
+      names: { '#status': 'status' },
+      mustExist: true,
+    }),
   ];
-  try {
-    await transactWrite(items);
-  } catch (err) {
-    if (cancellationCodes(err)?.some((c) => c === 'ConditionalCheckFailed')) throw new KeyNotFoundError(accountId, keyHash.slice(0, 12));
-    throw err;
-  } finally {
-    forgetCachedKey(keyHash);
-  }
 }
 
-/** DynamoDB refuses unused placeholders: keep the names the expression uses. */
-function usedNames(names: Record<string, string>, expression: string): Record<string, string> {
-  return Object.fromEntries(Object.entries(names).filter(([p]) => expression.includes(p) || p === '#keys' || p === '#k'));
+/** The root's update, also conditioned on the shard count its shard items were planned for. */
+function guarded(u: ReturnType<typeof accountUpdate>, shape: AccountShape): ReturnType<typeof accountUpdate> {
+  if (shape.shards <= 1) return u;
+  const guard = shardsGuard(shape);
+  return { ...u, ConditionExpression: `(${u.ConditionExpression}) AND ${guard.condition}`, ExpressionAttributeValues: { ...u.ExpressionAttributeValues, ...guard.values } };
+}
+
+/** The account's half: the entry's status and limit fields, relative where money is in flight. */
+function accountUpdate(keyHash: string, state: KeyState | undefined, next: NextValues) {
+  const names = { '#keys': KEYS_MAP, '#h': keyStateId(keyHash) };
+  if (state === undefined) {
+    // A key older than the per-key map: its entry is created now, whole.
+    return { UpdateExpression: 'SET #keys.#h = :state', ConditionExpression: 'attribute_exists(accountId) AND attribute_not_exists(#keys.#h)', ExpressionAttributeNames: names, ExpressionAttributeValues: { ':state': next.state } };
+  }
+  const set = ['#keys.#h.#status = :status'];
+  const remove: string[] = [];
+  const values: Record<string, unknown> = { ':status': next.state.status };
+  let condition = 'attribute_exists(#keys.#h)';
+  if (next.limitNanoUsd === undefined) {
+    remove.push('#keys.#h.limitNanoUsd', '#keys.#h.limitReset', '#keys.#h.#window', '#keys.#h.leftNanoUsd');
+  } else if (state.limitNanoUsd === undefined || state.limitReset !== next.limitReset) {
+    set.push('#keys.#h.limitNanoUsd = :limit', '#keys.#h.#window = :window', '#keys.#h.leftNanoUsd = :limit - if_not_exists(#keys.#h.heldNanoUsd, :zero)');
+    Object.assign(values, { ':limit': next.limitNanoUsd, ':window': limitWindowId(next.limitReset), ':zero': 0 });
+    if (next.limitReset) set.push('#keys.#h.limitReset = :reset'), (values[':reset'] = next.limitReset);
+    else remove.push('#keys.#h.limitReset');
+  } else if (state.limitNanoUsd !== next.limitNanoUsd) {
+    // A missing `left` (no window yet) is started afresh by the next hold anyway (hold-plan.ts).
+    set.push('#keys.#h.limitNanoUsd = :limit', '#keys.#h.leftNanoUsd = if_not_exists(#keys.#h.leftNanoUsd, :oldLimit) + :delta');
+    Object.assign(values, { ':limit': next.limitNanoUsd, ':delta': next.limitNanoUsd - state.limitNanoUsd, ':oldLimit': state.limitNanoUsd });
+    condition = KEY_STATE_LIMIT_UNCHANGED;
+  }
+  return {
+    UpdateExpression: `SET ${set.join(', ')}${remove.length > 0 ? ` REMOVE ${remove.join(', ')}` : ''}`,
+    ConditionExpression: condition,
+    ExpressionAttributeNames: { ...names, '#status': 'status', ...(set.concat(remove).some((s) => s.includes('#window')) ? { '#window': 'window' } : {}) },
+    ExpressionAttributeValues: values,
+  };
 }

@@ -1,3 +1,4 @@
+import { loadAccountByok } from '../accounts/byok/byok-credentials';
 import { chatDemand } from '../billing/hold-demand';
 import { startBill, type RequestBill } from '../billing/request-bill';
 import { CATALOGUE, getModel } from '../catalogue/catalogue';
@@ -15,6 +16,7 @@ import { BUFFERED_CHAT_BUDGET_MS } from '../routing/request-budget';
 import { DONE_FRAME, dataFrame, errorFrame } from '../sse/encode';
 import { estimatePromptTokens, estimateTextTokens, warmTokenizer } from '../usage/estimate';
 import { logger } from '../observability/logger';
+import { dashboardUrl } from '../http/public-url';
 import { recordOverhead, recordTimeToFirstToken } from '../observability/metrics';
 import { authenticateRequest, routeOptions, type Caller } from './guard';
 import { heldJson, settledWithin } from './held-json';
@@ -50,7 +52,10 @@ export async function runChatExchange(
 ): Promise<GatewayResult> {
   const entry = getModel(body.model, 'chat');
   const fallbacks = requestFallbacks(body.models, CATALOGUE);
-  const plan = planAttempts(entry, CATALOGUE, await loadUpstreamCredentials(), requiredCapabilities(body), fallbacks);
+  // [issue 11] The account's own provider keys (BYOK) go first in the plan, and price its attempts
+  // at the platform fee alone (the hold's most, and the settle's price: billing/attempt-price.ts).
+  const [credentials, byok] = await Promise.all([loadUpstreamCredentials(), loadAccountByok(caller.accountId, dashboardUrl(req))]);
+  const plan = planAttempts(entry, CATALOGUE, credentials, requiredCapabilities(body), fallbacks, byok);
   const { demand, promptTokensEstimate, outputLimit } = chatDemand(body, entry, plan);
   const bill = startBill({ accountId: caller.accountId, keyHash: caller.keyHash, requestId: req.requestId, publicModel: body.model, demand, promptTokensEstimate, endsAt: holdEndsAt(req) });
   if (!bill.predicted) await bill.confirmed;

@@ -2,6 +2,7 @@ import type { GatewayHandler, GatewayRequest, GatewayResult } from '../http/type
 import { MethodNotAllowedError, NotFoundError } from '../openai/errors';
 import { chatCompletions } from './chat-completions';
 import { embeddings } from './embeddings';
+import { keyInfo } from './key-info';
 import { listModels, retrieveModel } from './models';
 import { responses } from './responses';
 
@@ -16,11 +17,12 @@ export const dispatch: GatewayHandler = async (req: GatewayRequest): Promise<Gat
   if (path === '/v1/responses') return only(req, 'POST', responses);
   if (path === '/v1/embeddings') return only(req, 'POST', embeddings);
   if (path === '/v1/models') return only(req, 'GET', listModels);
+  if (path === '/v1/key') return only(req, 'GET', keyInfo);
   if (path.startsWith('/v1/models/')) {
     const id = decodePathSegment(path.slice('/v1/models/'.length));
     return only(req, 'GET', (r) => retrieveModel(r, id));
   }
-  throw new NotFoundError(`Unknown request URL: ${req.method} ${req.path}. modelmux serves /v1/chat/completions, /v1/responses, /v1/embeddings and /v1/models.`, {
+  throw new NotFoundError(`Unknown request URL: ${req.method} ${req.path}. modelmux serves /v1/chat/completions, /v1/responses, /v1/embeddings, /v1/models and /v1/key.`, {
     code: 'unknown_url',
   });
 };

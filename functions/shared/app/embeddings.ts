@@ -1,4 +1,6 @@
+import { loadAccountByok } from '../accounts/byok/byok-credentials';
 import { embeddingsDemand } from '../billing/hold-demand';
+import { dashboardUrl } from '../http/public-url';
 import { startBill } from '../billing/request-bill';
 import { CATALOGUE, getModel } from '../catalogue/catalogue';
 import type { GatewayRequest, JsonResult } from '../http/types';
@@ -35,7 +37,9 @@ export async function embeddings(req: GatewayRequest): Promise<JsonResult> {
     throw new InvalidRequestError(`dimensions must be at most ${modelDimensions} for ${body.model}; got ${body.dimensions}.`, { param: 'dimensions', code: 'invalid_value' });
   }
   assertEmbeddingsAnswerFits(inputs.length, body.dimensions ?? modelDimensions, body.encoding_format ?? 'float');
-  const plan = planAttempts(entry, CATALOGUE, await loadUpstreamCredentials());
+  // [issue 11] The account's own provider keys first (BYOK: billed the platform fee alone).
+  const [credentials, byok] = await Promise.all([loadUpstreamCredentials(), loadAccountByok(caller.accountId, dashboardUrl(req))]);
+  const plan = planAttempts(entry, CATALOGUE, credentials, undefined, [], byok);
   const { demand, promptTokensEstimate } = embeddingsDemand(inputs, plan);
   const bill = startBill({ accountId: caller.accountId, keyHash: caller.keyHash, requestId: req.requestId, publicModel: body.model, demand, promptTokensEstimate, endsAt: holdEndsAt(req) });
   // Embeddings are short and cheap to refuse: the hold comes first, then the call.

@@ -1,6 +1,7 @@
 import { authenticate } from '../accounts/key-store';
 import { parseBearer } from '../accounts/api-key';
 import { PayloadTooLargeError } from '../openai/errors';
+import { dashboardUrl } from '../http/public-url';
 import type { GatewayRequest } from '../http/types';
 import type { RouteOptions } from '../routing/chat-router';
 
@@ -23,8 +24,9 @@ export interface Caller {
  */
 export async function authenticateRequest(req: GatewayRequest): Promise<Caller> {
   if (Buffer.byteLength(req.body, 'utf8') > MAX_BODY_BYTES) throw new PayloadTooLargeError(MAX_BODY_BYTES);
-  const key = parseBearer(req.headers.authorization);
-  return authenticate(key);
+  const dashboard = dashboardUrl(req);
+  const key = parseBearer(req.headers.authorization, dashboard);
+  return authenticate(key, dashboard);
 }
 
 /** The router's options for a request: its abort signal, deadline and id (for the router's log lines). */

@@ -1,6 +1,6 @@
 import type { RequestBill } from '../billing/request-bill';
 import type { SettledStatus, UsageEntry } from '../billing/settle';
-import { displayedPricesFor } from '../catalogue/catalogue';
+import { attemptPrices } from '../billing/attempt-price';
 import { logger } from '../observability/logger';
 import { recordSettled, recordSettleFailure } from '../observability/metrics';
 import { traced } from '../observability/tracer';
@@ -29,11 +29,12 @@ export interface SettleInput {
 }
 
 /**
- * The ledger entry of an answered request: the served target's own displayed price, its long-prompt
- * tier included (Gemini 2.5 Pro > 200K), and the fallback path.
+ * The ledger entry of an answered request: the served attempt's own price, its long-prompt tier
+ * included (Gemini 2.5 Pro > 200K) — the platform fee alone when it was served with the account's own
+ * provider key (BYOK, `byok: true`) — and the fallback path.
  */
 export function usageEntry(input: SettleInput): UsageEntry {
-  const price = displayedPricesFor(input.attempt.target, input.usage.promptTokens);
+  const price = attemptPrices(input.attempt, input.usage.promptTokens);
   return {
     publicModel: input.requestedModel,
     servedModel: input.attempt.publicModel,
@@ -45,6 +46,7 @@ export function usageEntry(input: SettleInput): UsageEntry {
     usageEstimated: input.usage.estimated,
     fallbackPath: input.attempts.map((a) => `${a.publicModel}@${a.provider}/${a.upstreamModel}:${a.outcome}`),
     status: input.status,
+    byok: input.attempt.byok !== undefined,
   };
 }
 

@@ -11,20 +11,10 @@ import { documentClient } from '../store/dynamo';
 import { storeCall } from '../store/store-errors';
 import { tableNames } from '../store/tables';
 import { TtlCache } from '../store/ttl-cache';
-import type { LimitReset } from './key-window';
+import { keyStateOf, type KeyState as KeyEntry } from '../accounts/key-state';
 
-/** Per-key state on the account item (`keys.<h16>`). Money in nano-USD. */
-export interface KeyState {
-  status: string;
-  limitNanoUsd?: number;
-  limitReset?: LimitReset;
-  window?: string;
-  leftNanoUsd?: number;
-  heldNanoUsd: number;
-  rpmWindow?: number;
-  rpmCount?: number;
-  inflight?: number;
-}
+/** Per-key state on the account item (`keys.<h16>`, accounts/key-state.ts), as billing reads it. Money in nano-USD. */
+export type KeyState = KeyEntry & { heldNanoUsd: number };
 
 /** One account item's billing state. Tokens and nano-USD. */
 export interface ShardState {
@@ -36,6 +26,8 @@ export interface ShardState {
   purchasedNanoUsd: number;
   /** Fund shards of the account (root item only; absent = 1). */
   shards: number;
+  /** Live keys of the account (root item only). */
+  keyCount?: number;
   rpmWindow?: number;
   rpmCount?: number;
   inflight?: number;
@@ -53,19 +45,9 @@ export function shardStateOf(item: Record<string, unknown> | undefined): ShardSt
   let keys: Record<string, KeyState> | undefined;
   if (typeof keysRaw === 'object' && keysRaw !== null) {
     keys = {};
-    for (const [h16, raw] of Object.entries(keysRaw as Record<string, Record<string, unknown>>)) {
-      const reset = raw.limitReset;
-      keys[h16] = {
-        status: typeof raw.status === 'string' ? raw.status : 'active',
-        limitNanoUsd: opt(raw.limitNanoUsd),
-        limitReset: reset === 'daily' || reset === 'weekly' || reset === 'monthly' ? reset : undefined,
-        window: typeof raw.window === 'string' ? raw.window : undefined,
-        leftNanoUsd: opt(raw.leftNanoUsd),
-        heldNanoUsd: num(raw.heldNanoUsd),
-        rpmWindow: opt(raw.rpmWindow),
-        rpmCount: opt(raw.rpmCount),
-        inflight: opt(raw.inflight),
-      };
+    for (const [h16, raw] of Object.entries(keysRaw as Record<string, unknown>)) {
+      const entry = keyStateOf(raw);
+      keys[h16] = { ...entry, heldNanoUsd: entry.heldNanoUsd ?? 0 };
     }
   }
   return {
@@ -75,6 +57,7 @@ export function shardStateOf(item: Record<string, unknown> | undefined): ShardSt
     heldNanoUsd: num(item.heldNanoUsd),
     purchasedNanoUsd: num(item.purchasedNanoUsd),
     shards: Math.max(1, Math.floor(num(item.shards, 1))),
+    keyCount: opt(item.keyCount),
     rpmWindow: opt(item.rpmWindow),
     rpmCount: opt(item.rpmCount),
     inflight: opt(item.inflight),

@@ -2,14 +2,14 @@
  * The most a request can cost (DATA-MODEL §1 "hold"): prompt tokens — our tokenizer's count with a
  * safety margin for other providers' tokenizers, or before the tokenizer is loaded a strict byte
  * bound, plus images and files at their documented rates (usage/media-tokens.ts) — and n × the output
- * limit sent upstream, all at the highest displayed price among the targets the plan may use.
+ * limit sent upstream, all at the highest price among the attempts the plan may make (BYOK: the fee alone).
  *
  * Margin: ×{@link PROMPT_MARGIN_PERCENT}% + 16 tokens. Other providers' tokenizers (Claude's, Gemini's
  * SentencePiece, Llama's) count the same text differently from o200k; an upstream that still counts
  * more than we held is billed exactly anyway (billing/settle.ts), and logged.
  */
-import type { CatalogueEntry, CatalogueTarget } from '../catalogue/catalogue';
-import { displayedPricesFor } from '../catalogue/catalogue';
+import type { CatalogueEntry } from '../catalogue/catalogue';
+import { attemptPrices } from './attempt-price';
 import type { ChatCompletionRequest } from '../openai/chat-request';
 import type { Attempt } from '../routing/attempt-plan';
 import { loadedCounter, messageText, utf8TokenBound } from '../usage/estimate';
@@ -43,12 +43,16 @@ function promptTokens(texts: readonly string[], messages: number): { held: numbe
   return { held: Math.min(bytes, Math.ceil((n * PROMPT_MARGIN_PERCENT) / 100)) + framing, estimate: n + framing };
 }
 
-/** Highest displayed prices among the plan's targets (µUSD per 1M tokens), at this prompt size. */
-function highestPrices(targets: readonly CatalogueTarget[], prompt: number): { input: number; output: number } {
+/**
+ * Highest prices among the plan's attempts (µUSD per 1M tokens), at this prompt size: each at its own
+ * price (attempt-price.ts) — a BYOK attempt at the platform fee alone, the platform's own key (a
+ * fallback the user allows) at the full displayed price.
+ */
+function highestPrices(plan: readonly Attempt[], prompt: number): { input: number; output: number } {
   let input = 0;
   let output = 0;
-  for (const t of targets) {
-    const p = displayedPricesFor(t, prompt);
+  for (const a of plan) {
+    const p = attemptPrices(a, prompt);
     input = Math.max(input, p.input);
     output = Math.max(output, p.output);
   }
@@ -74,7 +78,7 @@ export function chatDemand(body: ChatCompletionRequest, entry: CatalogueEntry, p
   const asked = body.max_completion_tokens ?? body.max_tokens ?? entry.targets[0]?.maxOutputTokens ?? 4_096;
   const perChoice = Math.max(...targets.map((t) => Math.min(asked, t.maxOutputTokens)));
   const choices = body.n ?? 1;
-  const prices = highestPrices(targets, held);
+  const prices = highestPrices(plan, held);
   return {
     demand: { promptTokens: held, outputTokens: choices * perChoice + prediction, outputLimitPerChoice: perChoice, choices, inputPrice: prices.input, outputPrice: prices.output },
     promptTokensEstimate: prompt.estimate + mediaTokens,
@@ -85,7 +89,7 @@ export function chatDemand(body: ChatCompletionRequest, entry: CatalogueEntry, p
 /** The demand of an embeddings request: its inputs, at the model's input price. */
 export function embeddingsDemand(inputs: readonly string[], plan: readonly Attempt[]): Demand {
   const prompt = promptTokens(inputs, 0);
-  const prices = highestPrices(plan.map((a) => a.target), prompt.held);
+  const prices = highestPrices(plan, prompt.held);
   return {
     demand: { promptTokens: prompt.held, outputTokens: 0, outputLimitPerChoice: 0, choices: 1, inputPrice: prices.input, outputPrice: prices.output },
     promptTokensEstimate: prompt.estimate,

@@ -111,10 +111,29 @@ export async function placeHold(req: HoldRequest, onUnknown: (record: HoldRecord
     plans++;
     const limits = rateLimitsFor(root.purchasedNanoUsd, billingConfig());
     const shardLimits = root.shards > 1 ? { rpm: Math.ceil(limits.rpm / root.shards), concurrent: Math.ceil(limits.concurrent / root.shards) } : limits;
+    if (shard > 0 && state.keys?.[keyEntryId(req.keyHash)]?.limitNanoUsd !== undefined) {
+      // A key with a spend limit is served by the root, which alone keeps its allowance (shards.ts);
+      // this container's view of the root predated the limit.
+      plans--;
+      shard = 0;
+      pk = req.accountId;
+      state = await readState(pk, { consistent: true });
+      fromStore = true;
+      continue;
+    }
     const plan = planHold({ state, h16: keyEntryId(req.keyHash), demand: req.demand, limits: shardLimits, now: now(), relaxFree: plans >= RELAX_FREE_FROM_PLAN });
     if (!plan.ok && 'missingKey' in plan) {
-      if (repaired || !(await repairKeyEntry(pk, req.keyHash))) throw new AuthenticationError('This API key has been deleted.', 'invalid_api_key');
+      // An item without the key's entry: this container's view predates the key, or (read from the
+      // store) a key older than per-key state, whose entry is made from the key row, once.
+      if (!fromStore) {
+        plans--;
+        state = await readState(pk, { consistent: true });
+        fromStore = true;
+        continue;
+      }
+      if (repaired) throw new AuthenticationError('This API key has been deleted.', 'invalid_api_key');
       repaired = true;
+      await repairKeyEntry(pk, req.keyHash, shard);
       state = await readState(pk, { consistent: true });
       fromStore = true;
       continue;

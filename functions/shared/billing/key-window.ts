@@ -5,8 +5,10 @@
  * condition `window < :current` rolls a window forward and never back.
  */
 
-/** How often a key's spend limit resets (OpenRouter's `limit_reset` values). */
-export type LimitReset = 'daily' | 'weekly' | 'monthly';
+import type { LimitReset } from '../accounts/key-item';
+
+/** How often a key's spend limit resets (OpenRouter's `limit_reset` values; accounts/key-item.ts). */
+export type { LimitReset };
 
 const pad = (n: number, width = 2) => String(n).padStart(width, '0');
 

@@ -26,6 +26,8 @@ export const ledgerItemSchema = z.object({
   costNanoUsd: count,
   /** SHA-256 hex of the API key (entries written before per-key billing have none). */
   keyHash: z.string().optional(),
+  /** Served with the account's own provider key (BYOK): prices are the platform fee only. */
+  byok: z.boolean().optional(),
   /** ISO 8601: when the hold was written. */
   createdAt: z.string(),
 });

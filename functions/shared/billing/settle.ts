@@ -35,6 +35,8 @@ export interface UsageEntry {
   usageEstimated: boolean;
   fallbackPath: string[];
   status: SettledStatus;
+  /** Served with the account's own provider key (BYOK): the prices are the platform fee alone. */
+  byok?: boolean;
 }
 
 /** A settle: bill the usage, or cancel the hold (no answer was produced). */
@@ -113,7 +115,7 @@ function ledgerEntryUpdate(entry: UsageEntry, charge: Charge) {
   const fields: Record<string, unknown> = {
     ...entry,
     status: entry.status,
-    byok: false,
+    byok: entry.byok === true,
     freeTokensUsed: charge.freeTokensUsed,
     costNanoUsd: charge.costNanoUsd,
     settledAt: new Date().toISOString(),

@@ -12,6 +12,8 @@
 import { InvalidRequestError } from '../openai/errors';
 import { tableNames } from '../store/tables';
 import { transactWrite, type TransactItems } from '../store/transact-write';
+import { shardKeyState } from '../accounts/key-state';
+import { ACCOUNT_KEYS_UNCHANGED } from '../store/conditions';
 import { readState, updateView, type ShardState } from './account-state';
 import type { HoldDemand } from './hold-plan';
 import { computeCharge } from './price';
@@ -98,7 +100,8 @@ async function move(sources: Array<{ pk: string; credit: number; free: number }>
 
 /**
  * Sets an account's number of fund shards (admin CLI). Only upward: new shard items start empty (they
- * borrow from the bank on first use) with the root's keys (status only; limited keys stay on shard 0).
+ * borrow from the bank on first use) with the root's keys (status, and the limit as a marker: limited
+ * keys stay on shard 0). A key change meanwhile cancels it (TransactionCanceledException: run it again).
  * @throws InvalidRequestError for a count outside 1..MAX_SHARDS or below the current one;
  *   UpstreamUnavailableError (503).
  */
@@ -108,8 +111,23 @@ export async function setShards(accountId: string, count: number): Promise<numbe
   if (!root.exists) throw new InvalidRequestError(`No account ${accountId}.`);
   if (count < root.shards) throw new InvalidRequestError(`The account has ${root.shards} shards; shards can only be added (funds held there are in flight).`);
   if (count === root.shards) return count;
+  // The new shards get every key's entry (status, and the limit as a marker: limited keys stay on the
+  // root). The root's condition proves no key was created, deleted, (dis)abled or (un)limited since.
   const keys: Record<string, unknown> = {};
-  for (const [h16, k] of Object.entries(root.keys ?? {})) keys[h16] = { status: k.status, heldNanoUsd: 0, usedNanoUsd: 0, inflight: 0 };
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = {};
+  const unchanged: string[] = [root.keyCount === undefined ? 'attribute_not_exists(keyCount)' : ACCOUNT_KEYS_UNCHANGED];
+  if (root.keyCount !== undefined) values[':keyCount'] = root.keyCount;
+  Object.entries(root.keys ?? {}).forEach(([h16, k], i) => {
+    keys[h16] = shardKeyState(k.status, k.limitNanoUsd);
+    names[`#k${i}`] = h16;
+    values[`:s${i}`] = k.status;
+    if (k.limitNanoUsd === undefined) unchanged.push(`#keys.#k${i}.#status = :s${i} AND attribute_not_exists(#keys.#k${i}.limitNanoUsd)`);
+    else {
+      unchanged.push(`#keys.#k${i}.#status = :s${i} AND #keys.#k${i}.limitNanoUsd = :l${i}`);
+      values[`:l${i}`] = k.limitNanoUsd;
+    }
+  });
   const table = tableNames().accounts;
   const items: TransactItems = [];
   for (let j = root.shards; j < count; j++) {
@@ -121,13 +139,15 @@ export async function setShards(accountId: string, count: number): Promise<numbe
       },
     });
   }
+  const hasKeys = Object.keys(names).length > 0;
   items.push({
     Update: {
       TableName: table,
       Key: { accountId },
       UpdateExpression: 'SET shards = :n',
-      ConditionExpression: root.shards === 1 ? '(attribute_not_exists(shards) OR shards = :one)' : 'shards = :old',
-      ExpressionAttributeValues: root.shards === 1 ? { ':n': count, ':one': 1 } : { ':n': count, ':old': root.shards },
+      ConditionExpression: `${root.shards === 1 ? '(attribute_not_exists(shards) OR shards = :one)' : 'shards = :old'} AND ${unchanged.join(' AND ')}`,
+      ...(hasKeys ? { ExpressionAttributeNames: { '#keys': 'keys', '#status': 'status', ...names } } : {}),
+      ExpressionAttributeValues: { ...values, ...(root.shards === 1 ? { ':n': count, ':one': 1 } : { ':n': count, ':old': root.shards }) },
     },
   });
   await transactWrite(items);

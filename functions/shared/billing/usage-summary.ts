@@ -1,13 +1,7 @@
 /** Sums of an account's ledger: what the admin CLI's `usage` prints. */
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { InvalidRequestError } from '../openai/errors';
-import { documentClient } from '../store/dynamo';
-import { storeCall } from '../store/store-errors';
-import { tableNames } from '../store/tables';
-import { isSettledItem, ledgerItemSchema } from './ledger-entry';
 import { readState } from './account-state';
-import { shardPks } from './shards';
-import { requestIdFloor } from './request-id';
+import { forEachLedgerEntry } from './ledger-read';
 
 /** Token and money totals over a set of ledger entries. */
 export interface UsageTotals {
@@ -51,31 +45,14 @@ export async function usageSummary(accountId: string, opts: { since?: string } =
   const summary: UsageSummary = { accountId, ...emptyTotals(), byModel: {} };
   if (sinceMs !== undefined) summary.since = new Date(sinceMs).toISOString();
   const root = await readState(accountId, { consistent: true });
-  for (const pk of shardPks(accountId, root.shards)) await sumPartition(pk, sinceMs, summary);
-  return summary;
-}
-
-async function sumPartition(accountId: string, sinceMs: number | undefined, summary: UsageSummary): Promise<void> {
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await storeCall(() =>
-      documentClient().send(
-        new QueryCommand({
-          TableName: tableNames().ledger,
-          KeyConditionExpression: sinceMs === undefined ? 'accountId = :a' : 'accountId = :a AND requestId >= :from',
-          ExpressionAttributeValues: { ':a': accountId, ...(sinceMs === undefined ? {} : { ':from': requestIdFloor(sinceMs) }) },
-          ExclusiveStartKey: startKey,
-          // An operator checking usage right after a request must see its entry.
-          ConsistentRead: true,
-        }),
-      ),
-    );
-    for (const raw of page.Items ?? []) {
-      if (!isSettledItem(raw)) continue;
-      const e = ledgerItemSchema.parse(raw);
+  await forEachLedgerEntry(
+    accountId,
+    sinceMs,
+    (e) => {
       add(summary, e);
       add((summary.byModel[e.publicModel] ??= emptyTotals()), e);
-    }
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
+    },
+    root.shards,
+  );
+  return summary;
 }

@@ -139,6 +139,17 @@ export function displayedPricesFor(target: CatalogueTarget, promptTokens: number
   return long !== undefined && promptTokens > long.promptTokensAbove ? long.displayedPrice : target.displayedPrice;
 }
 
+/**
+ * The platform fee alone (µUSD per 1M tokens) one request pays on `target` when it is served with the
+ * account's own provider key (BYOK): displayed − upstream price, i.e. the 5.5% fee as rounded into the
+ * displayed price, its long-context tier included.
+ */
+export function byokFeePricesFor(target: CatalogueTarget, promptTokens: number): TokenPrices {
+  const long = target.longContext;
+  const tier = long !== undefined && promptTokens > long.promptTokensAbove ? long : target;
+  return { input: tier.displayedPrice.input - tier.upstreamPrice.input, output: tier.displayedPrice.output - tier.upstreamPrice.output };
+}
+
 /** The catalogue of this deployment (built once per container). */
 export const CATALOGUE: Catalogue = buildCatalogue(CATALOGUE_DATA);
 

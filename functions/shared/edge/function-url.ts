@@ -32,6 +32,7 @@ export function fromFunctionUrlEvent(event: APIGatewayProxyEventV2, signal: Abor
   return {
     method: event.requestContext.http.method,
     path: event.rawPath,
+    query: event.rawQueryString ?? '',
     headers: event.headers,
     body: event.isBase64Encoded ? Buffer.from(raw, 'base64').toString('utf8') : raw,
     signal,

@@ -9,6 +9,8 @@ export interface GatewayRequest {
   method: string;
   /** Path without query string, e.g. `/v1/chat/completions`. */
   path: string;
+  /** Raw query string without `?` (e.g. `days=30`); absent or empty when none. */
+  query?: string;
   headers: Readonly<Record<string, string | undefined>>;
   /** Raw body as received (already base64-decoded if the event said so). */
   body: string;

@@ -24,6 +24,12 @@ export interface ProviderSpec {
   defaultBaseUrl: string;
   /** Attempt time limits for this provider, over the defaults (routing/timeouts.ts). */
   timeouts?: TimeoutOverrides;
+  /**
+   * Users may attach their own key for this provider (bring-your-own-key). Only providers whose keys
+   * begin with `sk-` (the spec: BYOK takes `sk-` keys only): OpenAI (`sk-…`, `sk-proj-…`), Anthropic
+   * (`sk-ant-…`), DeepSeek (`sk-…`).
+   */
+  byok?: boolean;
 }
 
 const REGISTRY: Readonly<Record<ProviderName, ProviderSpec>> = {
@@ -34,6 +40,7 @@ const REGISTRY: Readonly<Record<ProviderName, ProviderSpec>> = {
     keyVar: 'OPENAI_API_KEY',
     baseUrlVar: 'OPENAI_BASE_URL',
     defaultBaseUrl: 'https://api.openai.com/v1',
+    byok: true,
   },
   anthropic: {
     name: 'anthropic',
@@ -43,6 +50,7 @@ const REGISTRY: Readonly<Record<ProviderName, ProviderSpec>> = {
     keyVar: 'ANTHROPIC_API_KEY',
     baseUrlVar: 'ANTHROPIC_BASE_URL',
     defaultBaseUrl: 'https://api.anthropic.com',
+    byok: true,
   },
   gemini: {
     name: 'gemini',
@@ -61,6 +69,7 @@ const REGISTRY: Readonly<Record<ProviderName, ProviderSpec>> = {
     keyVar: 'DEEPSEEK_API_KEY',
     baseUrlVar: 'DEEPSEEK_BASE_URL',
     defaultBaseUrl: 'https://api.deepseek.com',
+    byok: true,
     // Under load DeepSeek holds the connection with keep-alive comments before inference starts
     // (providers.md §4.5). No longer a 90 s allowance: comments are not a first token, and an
     // equivalent's answer after the table's limit beats a queued one (routing/timeouts.ts).
@@ -113,6 +122,21 @@ export function resolveEndpoint(name: ProviderName, credentials: Readonly<Record
   const spec = REGISTRY[name];
   const apiKey = credentials[spec.keyVar];
   if (apiKey === undefined || apiKey === '') return undefined;
+  const baseUrl = (credentials[spec.baseUrlVar] || spec.defaultBaseUrl).replace(/\/+$/, '');
+  return { provider: name, baseUrl, apiKey };
+}
+
+/** The providers users may attach their own key for (registry order). */
+export function byokProviders(): readonly ProviderSpec[] {
+  return allProviders().filter((p) => p.byok === true);
+}
+
+/**
+ * Where to reach `name` with a user's own key: the provider's base URL (the same override the platform
+ * uses) and `apiKey`. Needs no platform key for the provider.
+ */
+export function resolveByokEndpoint(name: ProviderName, credentials: Readonly<Record<string, string | undefined>>, apiKey: string): ProviderEndpoint {
+  const spec = REGISTRY[name];
   const baseUrl = (credentials[spec.baseUrlVar] || spec.defaultBaseUrl).replace(/\/+$/, '');
   return { provider: name, baseUrl, apiKey };
 }

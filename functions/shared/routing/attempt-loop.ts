@@ -3,7 +3,8 @@ import { logger } from '../observability/logger';
 import { recordFallback } from '../observability/metrics';
 import { startSpan, type Span } from '../observability/tracer';
 import { UpstreamStreamError, type AdapterContext, type UpstreamFailure } from '../providers/types';
-import type { Attempt } from './attempt-plan';
+import { breakerKey, type Attempt } from './attempt-plan';
+import { byokKeyRefused } from './byok-refusal';
 import { breaker as defaultBreaker, type CircuitBreaker } from './circuit-breaker';
 import { DEFAULT_RETRY, retryDelay, sleep, type RetryPolicy } from './retry-policy';
 import { healthOf, type TargetHealth } from './target-health';
@@ -157,6 +158,8 @@ class PlanRun<T> {
   private readonly flights = new Set<Flight<T>>();
   private tooSmallWindow = 0;
   private wake: (() => void) | undefined;
+  /** BYOK: the account's own key refused by its provider (never reported to any breaker). */
+  private byokRefusal: GatewayError | undefined;
   /** The first target launched: an answer from another one is a fallback (metric). */
   private firstKey: string | undefined;
 
@@ -165,7 +168,7 @@ class PlanRun<T> {
     this.policy = opts.retry ?? DEFAULT_RETRY;
     this.deadline = opts.deadline ?? Number.POSITIVE_INFINITY;
     this.requested = plan[0]?.publicModel;
-    this.failOpen = plan.every((a) => this.brk.isOpen(a.target.key));
+    this.failOpen = plan.every((a) => this.brk.isOpen(breakerKey(a)));
     this.queue = [...plan];
   }
 
@@ -196,7 +199,7 @@ class PlanRun<T> {
     while (this.queue.length > 0) {
       const a = this.queue.shift() as Attempt;
       if (a.target.contextWindow <= this.tooSmallWindow) continue;
-      if (!this.failOpen && !this.brk.allow(a.target.key)) continue;
+      if (!this.failOpen && !this.brk.allow(breakerKey(a))) continue;
       return a;
     }
     return undefined;
@@ -205,7 +208,7 @@ class PlanRun<T> {
   /** @throws the plan's exhausted error when no target is left. */
   private launchNext(): void {
     const next = this.nextAttempt();
-    if (next === undefined) throw this.hooks.exhausted(this.records, false, this.tooSmallWindow);
+    if (next === undefined) throw this.byokRefusal ?? this.hooks.exhausted(this.records, false, this.tooSmallWindow);
     this.launch(next, 0);
   }
 
@@ -213,7 +216,7 @@ class PlanRun<T> {
   private launch(attempt: Attempt, retry: number): void {
     const remaining = this.deadline - Date.now();
     if (remaining <= 0) {
-      this.brk.release(attempt.target.key);
+      this.brk.release(breakerKey(attempt));
       throw this.hooks.exhausted(this.records, true, this.tooSmallWindow);
     }
     const controller = new AbortController();
@@ -248,7 +251,7 @@ class PlanRun<T> {
   private drop(f: Flight<T>, lost: boolean): void {
     this.flights.delete(f);
     f.controller.abort();
-    this.brk.release(f.attempt.target.key);
+    this.brk.release(breakerKey(f.attempt));
     f.span.annotate('outcome', lost ? 'hedge-lost' : 'stopped');
     f.span.end();
     if (!lost) return;
@@ -271,7 +274,7 @@ class PlanRun<T> {
     const partner = this.nextAttempt();
     if (partner === undefined) return;
     if (this.deadline - Date.now() > 0) this.launch(partner, 0);
-    else this.brk.release(partner.target.key);
+    else this.brk.release(breakerKey(partner));
   }
 
   /** Waits until a flight settles, the client leaves, or `until` (epoch ms) passes. */
@@ -298,7 +301,7 @@ class PlanRun<T> {
     this.records.push(record(f.attempt, 'ok', 200, f.begunAt));
     if (f.attempt.target.key !== this.firstKey && this.requested !== undefined) recordFallback(this.requested);
     f.span.annotate('outcome', 'ok');
-    const health = healthOf(this.brk, f.attempt.target.key, f.span.end);
+    const health = healthOf(this.brk, breakerKey(f.attempt), f.span.end);
     if (this.hooks.successOnResolve) health.success();
     return { attempt: f.attempt, attempts: this.records, result, health };
   }
@@ -311,13 +314,13 @@ class PlanRun<T> {
   private async failed(f: Flight<T>, error: unknown): Promise<void> {
     const { attempt } = f;
     if (error instanceof SkipTarget) {
-      this.brk.release(attempt.target.key);
+      this.brk.release(breakerKey(attempt));
       f.span.annotate('outcome', 'skipped');
       f.span.end();
       return;
     }
     if (error instanceof OwnFailure) {
-      this.brk.release(attempt.target.key);
+      this.brk.release(breakerKey(attempt));
       logger.error('internal failure on an upstream attempt; not counted against the upstream', { requestId: this.opts.requestId, target: attempt.target.key, error: error.original as Error });
       throw new GatewayError(500, 'server_error', 'The gateway had an internal error while preparing your request.', { cause: error.original });
     }
@@ -325,7 +328,14 @@ class PlanRun<T> {
     f.span.annotate('outcome', failure.kind);
     f.span.end();
     this.records.push(record(attempt, failure.kind, failure.status, f.begunAt));
-    this.brk.failure(attempt.target.key, failure.kind);
+    if (attempt.byok !== undefined && failure.kind === 'auth-config') {
+      // The user's key, not ours: tell the user (at once unless the platform's key may serve).
+      this.brk.release(breakerKey(attempt));
+      this.byokRefusal = byokKeyRefused(attempt, attempt.byok, failure, this.opts.requestId);
+      if (!attempt.byok.allowFallback) throw this.byokRefusal;
+      return;
+    }
+    this.brk.failure(breakerKey(attempt), failure.kind);
     if (failure.clientError) {
       if (attempt.publicModel === this.requested) throw failure.clientError;
       return;

@@ -1,7 +1,8 @@
 import type { Catalogue, CatalogueEntry, CatalogueTarget } from '../catalogue/catalogue';
 import type { ChatCompletionRequest } from '../openai/chat-request';
 import { InvalidRequestError, UpstreamUnavailableError } from '../openai/errors';
-import { providerSpec, resolveEndpoint } from '../providers/registry';
+import type { AccountByok } from '../accounts/byok/byok-credentials';
+import { providerSpec, resolveByokEndpoint, resolveEndpoint } from '../providers/registry';
 import type { ProviderAdapter, ProviderEndpoint } from '../providers/types';
 import type { TimeoutOverrides } from './timeouts';
 
@@ -24,6 +25,21 @@ export interface Attempt {
   providerTimeouts: TimeoutOverrides | undefined;
   /** The public model's hedging, when it opted in (routing/hedge.ts). */
   hedge: CatalogueEntry['hedge'];
+  /**
+   * Set when this attempt uses the account's own provider key (BYOK): the answer is billed the platform
+   * fee only, a refusal of the key is the user's to hear (never the platform breaker's), and
+   * `allowFallback` says whether the platform's key may serve the same provider after it.
+   */
+  byok?: { accountId: string; last4: string; allowFallback: boolean; dashboard: string };
+}
+
+/**
+ * The circuit-breaker key of an attempt: the target for the platform's key; a per-account key for a
+ * user's own key, so a user's dead or refused key never opens the platform-wide breaker (nor the
+ * reverse).
+ */
+export function breakerKey(attempt: Attempt): string {
+  return attempt.byok === undefined ? attempt.target.key : `byok:${attempt.byok.accountId}:${attempt.target.key}`;
 }
 
 /** Capabilities a chat request needs, derived from its content. */
@@ -82,6 +98,8 @@ function missingCapability(entry: CatalogueEntry, need: RequiredCapabilities): {
  *   calling — named in the message, so the client hears it plainly rather than an upstream's error.
  * @throws UpstreamUnavailableError (503) when no target of the model, its fallbacks or its
  *   equivalents has a key.
+ * @param byok the account's own provider keys: each target of such a provider is tried with the user's
+ *   key first, then with the platform's key only if the user allows fallback for that provider.
  */
 export function planAttempts(
   entry: CatalogueEntry,
@@ -89,6 +107,7 @@ export function planAttempts(
   credentials: Readonly<Record<string, string | undefined>>,
   need: RequiredCapabilities = NO_NEEDS,
   fallbacks: readonly CatalogueEntry[] = [],
+  byok?: AccountByok,
 ): Attempt[] {
   if (!entry.targets.some((t) => supports(t, need))) {
     const missing = missingCapability(entry, need);
@@ -101,10 +120,17 @@ export function planAttempts(
   for (const e of entries) {
     for (const target of e.targets) {
       if (seen.has(target.key) || !supports(target, need)) continue;
-      const endpoint = resolveEndpoint(target.provider, credentials);
-      if (endpoint === undefined) continue;
       seen.add(target.key);
       const spec = providerSpec(target.provider);
+      const own = byok?.keys.get(target.provider);
+      if (byok !== undefined && own !== undefined) {
+        const byokEndpoint = resolveByokEndpoint(target.provider, credentials, own.apiKey);
+        const info = { accountId: byok.accountId, last4: own.last4, allowFallback: own.allowFallback, dashboard: byok.dashboard };
+        plan.push({ publicModel: e.id, target, endpoint: byokEndpoint, adapter: spec.adapter, providerTimeouts: spec.timeouts, hedge: e.hedge, byok: info });
+        if (!own.allowFallback) continue;
+      }
+      const endpoint = resolveEndpoint(target.provider, credentials);
+      if (endpoint === undefined) continue;
       plan.push({ publicModel: e.id, target, endpoint, adapter: spec.adapter, providerTimeouts: spec.timeouts, hedge: e.hedge });
     }
   }

@@ -24,6 +24,48 @@ export const ACCOUNT_EXISTS_AND_HAS_KEY_ROOM = 'attribute_exists(accountId) AND 
 /** Keys: only the owning account revokes a key, and only once (keyCount is decremented once per key). */
 export const KEY_IS_ACTIVE_AND_OWNED = 'accountId = :accountId AND #status = :active';
 
+/**
+ * Keys: only the owning account changes or deletes a key, and a deleted key never comes back (keyCount
+ * is decremented once per key). `:deleted` = 'deleted', `:revoked` = 'revoked' (older rows).
+ */
+export const KEY_IS_LIVE_AND_OWNED = 'accountId = :accountId AND #status <> :deleted AND #status <> :revoked';
+
+/** Accounts: the per-key map is added once, to an existing account that lacks it (never overwritten). */
+export const ACCOUNT_EXISTS_WITHOUT_KEYS_MAP = 'attribute_exists(accountId) AND attribute_not_exists(#keys)';
+
+/**
+ * Accounts: a key's limit is changed relative to the limit it had when read (optimistic concurrency:
+ * `leftNanoUsd` is moved by the difference, so a concurrent change must not be overwritten).
+ * `:oldLimit` = the limit read.
+ */
+export const KEY_STATE_LIMIT_UNCHANGED = 'attribute_exists(#keys.#h) AND #keys.#h.limitNanoUsd = :oldLimit';
+
+/** Accounts: the key's entry exists (it is being changed, not created by accident). */
+export const KEY_STATE_EXISTS = 'attribute_exists(#keys.#h)';
+
+/**
+ * Accounts (root item): the account still has the number of fund shards a key write was planned for,
+ * so the write covers every shard item (a concurrent `accounts shards` makes it plan again).
+ * `:shards` = the count read.
+ */
+export const ACCOUNT_SHARDS_UNCHANGED = '(attribute_not_exists(shards) OR shards = :shards)';
+
+/** Accounts (a fund shard item): the shard exists (an Update would otherwise create a stub item). */
+export const SHARD_EXISTS = 'attribute_exists(accountId)';
+
+/**
+ * Accounts (root item), when fund shards are added: no key was created, deleted, enabled or disabled
+ * since the root was read, so the new shards get every live key's entry as it is. `:keyCount` = the
+ * count read; each key's `#keys.#kN.#status = :sN` is appended per key.
+ */
+export const ACCOUNT_KEYS_UNCHANGED = 'keyCount = :keyCount';
+
+/**
+ * Accounts: a self-serve account's free tokens are granted once per sign-in email. The marker item
+ * `freeGrant#<sha256(email)>` is put with the account in one transaction, and only if new.
+ */
+export const FREE_GRANT_IS_NEW = 'attribute_not_exists(accountId)';
+
 /** Accounts: keyCount never goes below zero. */
 export const ACCOUNT_EXISTS_AND_HAS_KEYS = 'attribute_exists(accountId) AND keyCount > :zero';
 

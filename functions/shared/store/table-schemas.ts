@@ -3,9 +3,13 @@
  * table creator (local/dynamodb-local.ts) both read this, so deployed and local keys never drift.
  *
  * - keys:     pk `keyHash`  = SHA-256 hex of the full API key. Attributes: accountId, name, createdAt,
- *             status (active | revoked), hint (first characters of the secret).
+ *             updatedAt, status (active | disabled | deleted; older rows: revoked), hint (first
+ *             characters of the secret), limitNanoUsd?, limitReset?.
  *             GSI `byAccount` (accountId, createdAt) for listing an account's keys.
- * - accounts: pk `accountId`. Attributes: keyCount, freeTokens, credit (nano-USD), createdAt.
+ * - accounts: pk `accountId` (fund shards: `accountId#k`). Attributes: email?, keyCount, freeTokens,
+ *             credit (nano-USD), holds, rate-limit state, createdAt, the per-key map `keys`, the BYOK
+ *             map `byok` (DATA-MODEL §2).
+ *             GSI `byEmail` (email; sparse: self-serve accounts) so the admin CLI finds an account by email.
  * - ledger:   pk `accountId` (or a fund shard's `accountId#k`), sk `requestId` (time-ordered, so a Query
  *             returns entries in time order). Holds in flight carry `holdBucket` ("0".."15") and
  *             `holdExpiresAt` (epoch ms): the sparse GSI `pendingHolds` lists exactly the unsettled holds.
@@ -37,6 +41,7 @@ export const KEYS_TABLE: TableSchema = {
 export const ACCOUNTS_TABLE: TableSchema = {
   logicalName: 'accounts',
   partitionKey: { name: 'accountId', type: 'S' },
+  globalSecondaryIndexes: [{ indexName: 'byEmail', partitionKey: { name: 'email', type: 'S' } }],
 };
 
 export const LEDGER_TABLE: TableSchema = {

@@ -1,0 +1,93 @@
+/**
+ * Self-serve accounts: the account of a dashboard user is created on the first authenticated call to
+ * the account API, with the Cognito `sub` as its id and 200,000 free tokens — granted exactly once:
+ *
+ * - the account item is put only if absent (`attribute_not_exists`), so retries and a race of first
+ *   calls create it once (the losers read the winner's item);
+ * - in the same transaction a marker item `freeGrant#<sha256(email)>` is put only if absent, so an email
+ *   gets the free tokens once, even after its Cognito user is deleted and signs up again (a new `sub`):
+ *   such an account is created with 0 free tokens.
+ *
+ * Why not (only) a Cognito post-confirmation trigger: the account must exist however the user was
+ * confirmed (admin confirmation, a trigger that failed and was not retried), and a trigger adds a
+ * function and a second code path to keep idempotent. Creating on first use needs neither, and works
+ * the same with the local emulator.
+ */
+import { createHash } from 'node:crypto';
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { ACCOUNT_IS_NEW, FREE_GRANT_IS_NEW } from '../store/conditions';
+import { documentClient } from '../store/dynamo';
+import { storeCall } from '../store/store-errors';
+import { tableNames } from '../store/tables';
+import { transactWrite } from '../store/transact-write';
+import { cancellationCodes } from '../store/transaction-retry';
+import { accountItemSchema, newAccountItem, normaliseEmail, type Account } from './account-store';
+import { NEW_ACCOUNT_FREE_TOKENS } from './limits';
+
+/** Index on the accounts table by (normalised) email (table-schemas.ts). */
+const BY_EMAIL_INDEX = 'byEmail';
+
+/** The pk of the marker item saying `email` has had its free tokens. */
+export function freeGrantMarkerId(email: string): string {
+  return `freeGrant#${createHash('sha256').update(normaliseEmail(email), 'utf8').digest('hex')}`;
+}
+
+/**
+ * The account of dashboard user `sub`, created on first call (see the file comment).
+ * @param email the user's verified email, needed only when the account does not exist yet (called at
+ *        most once per account, e.g. to ask Cognito for it).
+ * @returns the account and whether this call created it.
+ * @throws UpstreamUnavailableError (503) when DynamoDB (or the email lookup) is unavailable.
+ */
+export async function ensureSelfServeAccount(sub: string, email: () => Promise<string>): Promise<{ account: Account; created: boolean }> {
+  const existing = await readAccount(sub);
+  if (existing) return { account: existing, created: false };
+  const address = normaliseEmail(await email());
+  for (const freeTokens of [NEW_ACCOUNT_FREE_TOKENS, 0]) {
+    const account: Account = { accountId: sub, email: address, keyCount: 0, freeTokens, heldFreeTokens: 0, creditNanoUsd: 0, heldNanoUsd: 0, purchasedNanoUsd: 0, usedNanoUsd: 0, usedFreeTokens: 0, shards: 1, createdAt: new Date().toISOString() };
+    const accountPut = { Put: { TableName: tableNames().accounts, Item: newAccountItem(account), ConditionExpression: ACCOUNT_IS_NEW } };
+    const marker = { accountId: freeGrantMarkerId(address), grantedTo: sub, freeTokens, createdAt: account.createdAt };
+    try {
+      await transactWrite(
+        freeTokens > 0
+          ? [accountPut, { Put: { TableName: tableNames().accounts, Item: marker, ConditionExpression: FREE_GRANT_IS_NEW } }]
+          : [accountPut],
+      );
+      return { account, created: true };
+    } catch (err) {
+      const codes = cancellationCodes(err);
+      if (codes?.[0] === 'ConditionalCheckFailed') break; // created meanwhile by a concurrent first call
+      if (codes?.[1] === 'ConditionalCheckFailed') continue; // this email already had its grant
+      throw err;
+    }
+  }
+  const winner = await readAccount(sub);
+  if (!winner) throw new Error(`account ${sub} vanished after its creation`);
+  return { account: winner, created: false };
+}
+
+async function readAccount(accountId: string): Promise<Account | undefined> {
+  const out = await storeCall(() =>
+    documentClient().send(new GetCommand({ TableName: tableNames().accounts, Key: { accountId }, ConsistentRead: true })),
+  );
+  return out.Item ? accountItemSchema.parse(out.Item) : undefined;
+}
+
+/**
+ * The ids of the accounts whose email is `email` (case-insensitive), via the `byEmail` index
+ * (eventually consistent: an account created a moment ago may be missing for a moment).
+ * @throws UpstreamUnavailableError (503).
+ */
+export async function findAccountIdsByEmail(email: string): Promise<string[]> {
+  const out = await storeCall(() =>
+    documentClient().send(
+      new QueryCommand({
+        TableName: tableNames().accounts,
+        IndexName: BY_EMAIL_INDEX,
+        KeyConditionExpression: 'email = :email',
+        ExpressionAttributeValues: { ':email': normaliseEmail(email) },
+      }),
+    ),
+  );
+  return (out.Items ?? []).map((i) => String(i.accountId));
+}

@@ -1,0 +1,52 @@
+import { type FunctionUrl, HttpMethod, InvokeMode } from 'aws-cdk-lib/aws-lambda';
+import { Construct } from 'constructs';
+import type { ByokKey } from './byok-key';
+import { type DataTables, grantAccountAccess } from './data-tables';
+import { GatewayFunction } from './gateway-function';
+import type { Identity } from './identity';
+import type { OriginSecret } from './origin-secret';
+
+/** Props of {@link AccountEndpoint}. */
+export interface AccountEndpointProps {
+  readonly tables: DataTables;
+  readonly identity: Identity;
+  readonly byokKey: ByokKey;
+  /** CloudFront's origin secret: when set, the function refuses requests without it (one door). */
+  readonly originSecret?: OriginSecret | undefined;
+  /** Extra plain env (e.g. `PUBLIC_BASE_URL`). */
+  readonly environment?: Readonly<Record<string, string>>;
+  /** Days the function's logs are kept (see GatewayFunctionProps). */
+  readonly logRetentionDays?: number;
+  /** X-Ray tracing (see GatewayFunctionProps). */
+  readonly tracing?: boolean;
+  /** Memory in MB; default 512: JSON and one small DynamoDB call or two per request. */
+  readonly memorySize?: number;
+}
+
+/**
+ * The account API: `functions/account/handler.ts` behind a BUFFERED Function URL (its answers are
+ * small JSON). Authenticated by the dashboard user's Cognito JWT in the function (aws-jwt-verify), so
+ * the URL itself is public like the others. Least privilege: its own table actions
+ * (ACCOUNT_TABLE_ACTIONS), kms:GenerateDataKey on the BYOK key only; no upstream secret, no kms:Decrypt.
+ */
+export class AccountEndpoint extends Construct {
+  readonly gateway: GatewayFunction;
+  readonly url: FunctionUrl;
+
+  constructor(scope: Construct, id: string, props: AccountEndpointProps) {
+    super(scope, id);
+    this.gateway = new GatewayFunction(this, 'Gateway', {
+      entry: 'functions/account/handler.ts',
+      description: 'modelmux: the account API (/v1/account, /v1/keys, /v1/credits, /v1/activity, /v1/byok, /config.json)',
+      timeoutSeconds: 15,
+      memorySize: props.memorySize ?? 512,
+      ...(props.logRetentionDays === undefined ? {} : { logRetentionDays: props.logRetentionDays }),
+      ...(props.tracing === undefined ? {} : { tracing: props.tracing }),
+      environment: { ...props.tables.environment, ...props.identity.environment, ...props.byokKey.environment, ...props.originSecret?.environment, ...props.environment },
+    });
+    grantAccountAccess(props.tables, this.gateway.function);
+    props.originSecret?.grantRead(this.gateway.function);
+    props.byokKey.grantGenerateDataKey(this.gateway.function);
+    this.url = this.gateway.addPublicUrl(InvokeMode.BUFFERED, [HttpMethod.GET, HttpMethod.POST, HttpMethod.PUT, HttpMethod.PATCH, HttpMethod.DELETE]);
+  }
+}

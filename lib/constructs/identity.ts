@@ -1,0 +1,66 @@
+import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { AccountRecovery, Mfa, UserPool, UserPoolClient } from 'aws-cdk-lib/aws-cognito';
+import { Construct } from 'constructs';
+import { DASHBOARD_CLIENT_SETTINGS, USER_POOL_SETTINGS } from './identity-settings';
+
+/**
+ * Who may use the dashboard: an Amazon Cognito user pool (email is the username and is verified by a
+ * mailed code; anyone may sign up; strong passwords) and the dashboard's public app client
+ * (USER_PASSWORD_AUTH and SRP, refresh tokens, no secret). Settings from identity-settings.ts, which
+ * `npm start` also gives the local emulator. The pool is retained with the stack's data: deleting it
+ * would orphan every account (account id = the user's `sub`).
+ *
+ * Free tokens are granted by the account function on the user's first call, not by a post-confirmation
+ * trigger (accounts/self-serve-account.ts says why), so the pool has no Lambda triggers.
+ */
+export class Identity extends Construct {
+  readonly userPool: UserPool;
+  readonly dashboardClient: UserPoolClient;
+
+  constructor(scope: Construct, id: string) {
+    super(scope, id);
+    const password = USER_POOL_SETTINGS.Policies.PasswordPolicy;
+    this.userPool = new UserPool(this, 'Users', {
+      userPoolName: 'modelmux-users',
+      selfSignUpEnabled: !USER_POOL_SETTINGS.AdminCreateUserConfig.AllowAdminCreateUserOnly,
+      signInAliases: { email: true },
+      signInCaseSensitive: USER_POOL_SETTINGS.UsernameConfiguration.CaseSensitive,
+      autoVerify: { email: true },
+      standardAttributes: { email: { required: true, mutable: true } },
+      passwordPolicy: {
+        minLength: password.MinimumLength,
+        requireUppercase: password.RequireUppercase,
+        requireLowercase: password.RequireLowercase,
+        requireDigits: password.RequireNumbers,
+        requireSymbols: password.RequireSymbols,
+        tempPasswordValidity: Duration.days(password.TemporaryPasswordValidityDays),
+      },
+      accountRecovery: AccountRecovery.EMAIL_ONLY,
+      mfa: Mfa.OPTIONAL,
+      mfaSecondFactor: { sms: false, otp: true },
+      deletionProtection: true,
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    // cdk-nag AwsSolutions findings answered by design (test/lib/cdk-nag.test.ts).
+    const acknowledge = (id: string, reason: string): void =>
+      Validations.of(this.userPool).acknowledge({ id: `AwsSolutions::AwsSolutions-${id}`, reason });
+    acknowledge('COG2', 'Self-serve sign-up for an API dashboard: MFA (TOTP) is offered to every user, not forced on them.');
+    acknowledge('COG8', 'The Plus feature plan (threat protection) is billed per active user; the Essentials plan fits a pay-per-use deployment. Enable it for production tenants that need adaptive authentication.');
+    const c = DASHBOARD_CLIENT_SETTINGS;
+    this.dashboardClient = this.userPool.addClient('Dashboard', {
+      userPoolClientName: 'modelmux-dashboard',
+      generateSecret: c.GenerateSecret,
+      authFlows: { userPassword: true, userSrp: true },
+      preventUserExistenceErrors: c.PreventUserExistenceErrors === 'ENABLED',
+      enableTokenRevocation: c.EnableTokenRevocation,
+      accessTokenValidity: Duration.minutes(c.AccessTokenValidity),
+      idTokenValidity: Duration.minutes(c.IdTokenValidity),
+      refreshTokenValidity: Duration.days(c.RefreshTokenValidity),
+    });
+  }
+
+  /** `COGNITO_USER_POOL_ID` and `COGNITO_CLIENT_ID` for the account function (functions/shared/identity). */
+  get environment(): Record<string, string> {
+    return { COGNITO_USER_POOL_ID: this.userPool.userPoolId, COGNITO_CLIENT_ID: this.dashboardClient.userPoolClientId };
+  }
+}

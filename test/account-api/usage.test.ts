@@ -1,0 +1,87 @@
+import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { addCredit } from '../../functions/shared/accounts/account-store';
+import { documentClient } from '../../functions/shared/store/dynamo';
+import { tableNames } from '../../functions/shared/store/tables';
+import { startGateway, type RunningGateway } from '../../local/gateway';
+import { call, signUpAndSignIn, type SignedInUser } from '../support/cognito-user';
+
+/**
+ * `GET /v1/key`, `GET /v1/credits`, `GET /v1/activity` and `GET /v1/account` against the ledger itself,
+ * to the nano-dollar, after a mix of buffered, streamed and embedding requests on two keys (part paid
+ * with free tokens, part with credit).
+ */
+let gw: RunningGateway;
+let user: SignedInUser;
+const keys: Array<{ key: string; hash: string }> = [];
+const CREDIT = 2_000_000_000;
+
+async function ledger(accountId: string): Promise<Array<Record<string, any>>> {
+  const out = await documentClient().send(new QueryCommand({ TableName: tableNames().ledger, KeyConditionExpression: 'accountId = :a', ExpressionAttributeValues: { ':a': accountId }, ConsistentRead: true }));
+  return out.Items ?? [];
+}
+
+beforeAll(async () => {
+  gw = await startGateway({ tablePrefix: `usage-${process.pid}`, cognito: {} });
+  user = await signUpAndSignIn(gw);
+  for (const name of ['one', 'two']) {
+    const created = (await call(gw, 'POST', '/v1/keys', user.accessToken, { name })).body;
+    keys.push({ key: created.key, hash: created.data.hash });
+  }
+  // A few free tokens left, so the first request is split between free tokens and credit.
+  await documentClient().send(new UpdateCommand({ TableName: tableNames().accounts, Key: { accountId: user.sub }, UpdateExpression: 'SET freeTokens = :f', ExpressionAttributeValues: { ':f': 30 } }));
+  await addCredit(user.sub, CREDIT);
+  const sdk = (k: string) => new OpenAI({ baseURL: gw.baseUrl, apiKey: k, maxRetries: 0 });
+  const [a, b] = [sdk(keys[0]!.key), sdk(keys[1]!.key)];
+  await a.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'one two three' }] });
+  const stream = await b.chat.completions.create({ model: 'claude-3-5-sonnet', messages: [{ role: 'user', content: 'stream it' }], stream: true });
+  for await (const chunk of stream) void chunk;
+  await b.embeddings.create({ model: 'text-embedding-3-small', input: ['alpha', 'beta'] });
+  await a.chat.completions.create({ model: 'deepseek-v3', messages: [{ role: 'user', content: 'and four' }] });
+  for (let i = 0; i < 100 && (await ledger(user.sub)).length < 4; i++) await new Promise((r) => setTimeout(r, 30));
+});
+
+afterAll(async () => {
+  await gw?.close();
+});
+
+describe('usage agrees with the ledger', () => {
+  it('GET /v1/key gives each key its own ledger total', async () => {
+    const entries = await ledger(user.sub);
+    expect(entries).toHaveLength(4);
+    for (const { key, hash } of keys) {
+      const mine = entries.filter((e) => e.keyHash === hash).reduce((s, e) => s + e.costNanoUsd, 0);
+      expect(mine).toBeGreaterThan(0);
+      const res = await fetch(`${gw.baseUrl}/key`, { headers: { authorization: `Bearer ${key}` } });
+      const info = (await res.json()) as { data: Record<string, unknown> };
+      expect(info.data).toMatchObject({ label: `${key.slice(0, 11)}…`, usage_nano_usd: mine, usage: mine / 1e9, limit: null, limit_remaining: null, limit_reset: null, is_free_tier: false });
+      expect(info.data.rate_limit).toMatchObject({ interval: '1m' });
+    }
+    expect((await fetch(`${gw.baseUrl}/key`, { headers: { authorization: `Bearer ${user.accessToken}` } })).status).toBe(401);
+  });
+
+  it('GET /v1/credits and /v1/account: usage = Σ ledger costs, credits − usage = balance', async () => {
+    const total = (await ledger(user.sub)).reduce((s, e) => s + e.costNanoUsd, 0);
+    const credits = (await call(gw, 'GET', '/v1/credits', user.accessToken)).body.data;
+    expect(credits).toEqual({ total_credits: CREDIT / 1e9, total_credits_nano_usd: CREDIT, total_usage: total / 1e9, total_usage_nano_usd: total });
+    const account = (await call(gw, 'GET', '/v1/account', user.accessToken)).body.data;
+    expect(account).toMatchObject({ credit_nano_usd: CREDIT - total, total_usage_nano_usd: total, month_usage_nano_usd: total, free_tokens: 0, key_count: 2, is_free_tier: false });
+  });
+
+  it('GET /v1/activity groups by day × model × key and sums to the ledger', async () => {
+    const entries = await ledger(user.sub);
+    const res = await call(gw, 'GET', '/v1/activity?days=30', user.accessToken);
+    expect(res.status).toBe(200);
+    const rows = res.body.data as Array<Record<string, any>>;
+    expect(rows.reduce((s, r) => s + r.usage_nano_usd, 0)).toBe(entries.reduce((s, e) => s + e.costNanoUsd, 0));
+    expect(rows.reduce((s, r) => s + r.requests, 0)).toBe(4);
+    expect(rows.reduce((s, r) => s + r.prompt_tokens, 0)).toBe(entries.reduce((s, e) => s + e.promptTokens, 0));
+    for (const e of entries) {
+      const row = rows.find((r) => r.model === e.servedModel && r.key_hash === e.keyHash);
+      expect(row).toMatchObject({ date: String(e.createdAt).slice(0, 10), provider_name: e.provider, key_name: e.keyHash === keys[0]!.hash ? 'one' : 'two', byok_requests: 0 });
+    }
+    expect((await call(gw, 'GET', '/v1/activity?days=0', user.accessToken)).status).toBe(400);
+    expect((await call(gw, 'GET', '/v1/activity?days=abc', user.accessToken)).status).toBe(400);
+  });
+});
