@@ -11,7 +11,7 @@ import { DescribeTableCommand, type TableDescription } from '@aws-sdk/client-dyn
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { ORIGIN_SECRET_ARN_ENV } from '../functions/shared/edge/origin-secret';
-import { UPSTREAM_API_KEY_VARS, UPSTREAM_SECRET_ARN_ENV } from '../functions/shared/providers/credentials';
+import { UPSTREAM_API_KEY_VARS, UPSTREAM_SECRET_ARN_ENV } from '../functions/shared/config/upstream-credentials';
 import { documentClient } from '../functions/shared/store/dynamo';
 import { tableNames } from '../functions/shared/store/tables';
 

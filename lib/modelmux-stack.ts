@@ -1,6 +1,6 @@
 import { CfnOutput, Fn, type RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
-import { UPSTREAM_BASE_URL_VARS, type UpstreamBaseUrlVar } from '../functions/shared/providers/credentials';
+import { UPSTREAM_BASE_URL_VARS, type UpstreamBaseUrlVar } from '../functions/shared/config/upstream-credentials';
 import { SETTLE_RESERVE_MS } from '../functions/shared/edge/function-url';
 import { AccessLogs } from './constructs/access-logs';
 import { ACCOUNT_PATH_PATTERNS } from '../functions/shared/account-api/paths';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { classifyOpenAIError } from '../../functions/shared/providers/openai-compatible/errors';
 import { providerSpec } from '../../functions/shared/providers/registry';
-import type { ProviderName } from '../../functions/shared/providers/provider-names';
+import type { ProviderName } from '../../functions/shared/providers/manifest';
 import type { UpstreamFailure } from '../../functions/shared/providers/types';
 import { startSimulator, type SimProvider, type Simulator } from '../../local/simulator';
 

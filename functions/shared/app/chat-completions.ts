@@ -8,7 +8,7 @@ import type { ChatCompletion, ChatCompletionChunk, ChunkParts, Usage } from '../
 import { makeUsage } from '../openai/chat-response';
 import { GatewayError, UpstreamUnavailableError } from '../openai/errors';
 import { parseJsonBody } from '../openai/parse-body';
-import { loadUpstreamCredentials } from '../providers/credentials';
+import { loadUpstreamCredentials } from '../config/upstream-credentials';
 import { UpstreamStreamError } from '../providers/types';
 import { planAttempts, requestFallbacks, requiredCapabilities } from '../routing/attempt-plan';
 import { overheadMs, routeBuffered, routeStream, type RoutedBase } from '../routing/chat-router';

@@ -7,7 +7,7 @@ import type { GatewayRequest, JsonResult } from '../http/types';
 import { embeddingsRequest, toBase64Float32, type EmbeddingsResponse } from '../openai/embeddings';
 import { InvalidRequestError } from '../openai/errors';
 import { parseJsonBody } from '../openai/parse-body';
-import { loadUpstreamCredentials } from '../providers/credentials';
+import { loadUpstreamCredentials } from '../config/upstream-credentials';
 import { planAttempts } from '../routing/attempt-plan';
 import { overheadMs, routeBufferedCall } from '../routing/chat-router';
 import { recordOverhead } from '../observability/metrics';

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { PROVIDER_NAMES } from '../providers/provider-names';
+import { PROVIDER_NAMES } from '../providers/manifest';
 
 /**
  * The catalogue's shape, validated once at module load (a typo in the data fails the first request's

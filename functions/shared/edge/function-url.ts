@@ -6,7 +6,7 @@ import { asGatewayError, toErrorBody } from '../openai/errors';
 import { logger } from '../observability/logger';
 import { publishMetrics, recordRequest } from '../observability/metrics';
 import { initTracing } from '../observability/tracer';
-import { loadUpstreamCredentials } from '../providers/credentials';
+import { loadUpstreamCredentials } from '../config/upstream-credentials';
 import { prefetchOriginSecret, verifyOrigin } from './origin-secret';
 
 /**

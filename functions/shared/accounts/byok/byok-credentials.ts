@@ -6,7 +6,7 @@
  */
 import { UpstreamUnavailableError } from '../../openai/errors';
 import { logger } from '../../observability/logger';
-import type { ProviderName } from '../../providers/provider-names';
+import type { ProviderName } from '../../providers/manifest';
 import { byokProviders } from '../../providers/registry';
 import { envMs, TtlCache } from '../../store/ttl-cache';
 import { readByokEntries, type ByokEntry } from './byok-store';

@@ -7,7 +7,7 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import { InvalidRequestError, NotFoundError } from '../../openai/errors';
-import { PROVIDER_NAMES, type ProviderName } from '../../providers/provider-names';
+import { PROVIDER_NAMES, type ProviderName } from '../../providers/manifest';
 import { byokProviders } from '../../providers/registry';
 import { documentClient } from '../../store/dynamo';
 import { storeCall } from '../../store/store-errors';

@@ -76,19 +76,20 @@ function importErrors(): Promise<typeof import('../../functions/shared/openai/er
 }
 
 /** A fresh module instance, as a new Lambda container would load it. */
-async function importLoader(): Promise<typeof import('../../functions/shared/providers/credentials')> {
+async function importLoader(): Promise<typeof import('../../functions/shared/config/upstream-credentials')> {
   vi.resetModules();
-  return import('../../functions/shared/providers/credentials');
+  return import('../../functions/shared/config/upstream-credentials');
 }
 
 describe('UPSTREAM_ENV_VARS', () => {
-  it('lists an API key and a base URL for each of the eight providers', async () => {
+  it('lists an API key and a base URL for each provider of the manifest', async () => {
     const { UPSTREAM_ENV_VARS } = await importLoader();
-    for (const provider of ['OPENAI', 'ANTHROPIC', 'GEMINI', 'DEEPSEEK', 'MINIMAX', 'TOGETHER', 'DEEPINFRA', 'GROQ']) {
+    const { PROVIDER_MANIFEST } = await import('../../functions/shared/providers/manifest');
+    for (const provider of PROVIDER_MANIFEST.map((p) => p.name.toUpperCase())) {
       expect(UPSTREAM_ENV_VARS).toContain(`${provider}_API_KEY`);
       expect(UPSTREAM_ENV_VARS).toContain(`${provider}_BASE_URL`);
     }
-    expect(UPSTREAM_ENV_VARS).toHaveLength(16);
+    expect(UPSTREAM_ENV_VARS).toHaveLength(2 * PROVIDER_MANIFEST.length);
   });
 });
 
