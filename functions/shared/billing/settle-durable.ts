@@ -15,12 +15,7 @@ import { sendSettleMessage } from './settle-queue';
 /** How long a settle is retried in the request's own function before it is queued (ms). */
 export const IN_PROCESS_SETTLE_MS = 2_500;
 
-/**
- * The longest the settle of a request takes after its answer is out (ms): the in-process tries and
- * one SQS SendMessage (3 attempts of ≤ 1 s minus what is left). The function keeps this much (plus
- * the time to write the last bytes) back from its timeout (edge/function-url.ts SETTLE_RESERVE_MS).
- */
-export const SETTLE_TIMEOUT_MS = 4_000;
+export { SETTLE_TIMEOUT_MS } from '../config/stack-contract';
 
 /** Delay of a queued cancel of a hold whose write may still land (s): the store client's retries (3 × 3 s) first. */
 export const UNKNOWN_HOLD_CANCEL_DELAY_S = 15;

@@ -9,8 +9,8 @@ import * as z from 'zod';
 import { holdRecordSchema, type HoldRecord } from './hold-record';
 import type { SettleOutcome } from './settle';
 
-/** Environment variable: the settle queue's URL. */
-export const SETTLE_QUEUE_URL_ENV = 'SETTLE_QUEUE_URL';
+export { SETTLE_QUEUE_URL_ENV } from '../config/stack-contract';
+import { SETTLE_QUEUE_URL_ENV } from '../config/stack-contract';
 
 const usageEntrySchema = z.object({
   publicModel: z.string(),

@@ -22,8 +22,8 @@ import { UPSTREAM_ENV_VARS } from '../providers/manifest';
 
 export { UPSTREAM_API_KEY_VARS, UPSTREAM_BASE_URL_VARS, UPSTREAM_ENV_VARS, type UpstreamBaseUrlVar, type UpstreamEnvVar } from '../providers/manifest';
 
-/** Env var holding the ARN (or name) of the Secrets Manager secret with the upstream keys. */
-export const UPSTREAM_SECRET_ARN_ENV = 'UPSTREAM_SECRET_ARN';
+export { UPSTREAM_SECRET_ARN_ENV } from './stack-contract';
+import { UPSTREAM_SECRET_ARN_ENV } from './stack-contract';
 
 /**
  * How long a fetched secret is served before the next call fetches it again: 5 minutes (ms), so a key

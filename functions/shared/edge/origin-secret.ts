@@ -16,11 +16,8 @@ import { GatewayError, UpstreamUnavailableError } from '../openai/errors';
  * call. Without `ORIGIN_SECRET_ARN` (no CloudFront, `npm start`) the check is off.
  */
 
-/** Env var holding the origin secret's ARN; set by the stack only when CloudFront is in front. */
-export const ORIGIN_SECRET_ARN_ENV = 'ORIGIN_SECRET_ARN';
-
-/** The custom origin header CloudFront adds (lower case: Function URL events lower-case header names). */
-export const ORIGIN_SECRET_HEADER = 'x-origin-verify';
+export { ORIGIN_SECRET_ARN_ENV, ORIGIN_SECRET_HEADER } from '../config/stack-contract';
+import { ORIGIN_SECRET_ARN_ENV, ORIGIN_SECRET_HEADER } from '../config/stack-contract';
 
 /** How long a read secret is trusted before the next request refreshes it (ms): 5 minutes. */
 export const ORIGIN_SECRET_MAX_AGE_MS = 5 * 60_000;
