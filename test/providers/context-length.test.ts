@@ -9,7 +9,7 @@ import { startSimulator, type SimProvider, type Simulator } from '../../local/si
  * Every adapter's error classifier against the upstream simulator's `context-length` fault, over real
  * HTTP: the bytes each provider sends for a prompt over its window (providers.md §1.5, §2.7, §3.5,
  * §4.5) must read as `context-length` — not retryable, not the client's plain 400 — or the router
- * would never try a larger window (routing/chat-router.ts).
+ * would never try a larger window (routing/fallback-router.ts).
  */
 
 let sim: Simulator;

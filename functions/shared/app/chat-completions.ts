@@ -11,7 +11,7 @@ import { parseJsonBody } from '../openai/parse-body';
 import { loadUpstreamCredentials } from '../config/upstream-credentials';
 import { UpstreamStreamError } from '../providers/types';
 import { planAttempts, requestFallbacks, requiredCapabilities } from '../routing/attempt-plan';
-import { overheadMs, routeBuffered, routeStream, type RoutedBase } from '../routing/chat-router';
+import { overheadMs, routeBuffered, routeStream, type RoutedBase } from '../routing/fallback-router';
 import { BUFFERED_CHAT_BUDGET_MS } from '../routing/request-budget';
 import { DONE_FRAME, dataFrame, errorFrame } from '../sse/encode';
 import { estimatePromptTokens, estimateTextTokens, warmTokenizer } from '../usage/estimate';

@@ -9,7 +9,7 @@ import { InvalidRequestError } from '../openai/errors';
 import { parseJsonBody } from '../openai/parse-body';
 import { loadUpstreamCredentials } from '../config/upstream-credentials';
 import { planAttempts } from '../routing/attempt-plan';
-import { overheadMs, routeBufferedCall } from '../routing/chat-router';
+import { overheadMs, routeBufferedCall } from '../routing/fallback-router';
 import { recordOverhead } from '../observability/metrics';
 import { estimateTextTokens } from '../usage/estimate';
 import { assertEmbeddingsAnswerFits } from './embeddings-size';

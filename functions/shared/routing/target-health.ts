@@ -4,7 +4,7 @@ import type { CircuitBreaker } from './circuit-breaker';
 /**
  * The breaker verdict of one allowed attempt, reported once (later calls are no-ops). A buffered
  * attempt reports as soon as its answer parses; a stream only when its end is known, so a target that
- * starts answers and then drops them is seen as failing (chat-router.ts).
+ * starts answers and then drops them is seen as failing (fallback-router.ts).
  */
 export interface TargetHealth {
   success(): void;

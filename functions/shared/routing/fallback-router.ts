@@ -1,3 +1,8 @@
+/**
+ * Routes one request through its fallback plan (chat streamed or buffered, and embeddings through
+ * {@link routeBufferedCall}): runs each attempt under its time limits, classifies failures, falls back,
+ * hedges. It never names a provider: the plan carries the adapters.
+ */
 import type { ChatCompletionRequest } from '../openai/chat-request';
 import type { ChunkParts, CompletionParts } from '../openai/chat-response';
 import { createCompletionAssembler } from '../openai/completion-assembler';
