@@ -110,7 +110,7 @@ describe('mid-stream failures and the breaker', () => {
     for (let i = 0; i < 2; i++) {
       const out = await routeStream(req({ stream: true }), plan('gpt-4o'), { signal: signal(), breaker });
       expect(out.attempt.publicModel).toBe('gpt-4o'); // the first token came: no fallback
-      expect(await drain(out)).toMatchObject({ name: 'UpstreamStreamError' });
+      expect(await drain(out)).toMatchObject({ name: 'UpstreamAttemptError' });
     }
     expect(breaker.isOpen('openai:gpt-4o')).toBe(true);
     const next = await routeStream(req({ stream: true }), plan('gpt-4o'), { signal: signal(), breaker });

@@ -9,7 +9,7 @@ import { makeUsage } from '../openai/chat-response';
 import { GatewayError, UpstreamUnavailableError } from '../openai/errors';
 import { parseJsonBody } from '../openai/parse-body';
 import { loadUpstreamCredentials } from '../config/upstream-credentials';
-import { UpstreamStreamError } from '../providers/types';
+import { UpstreamAttemptError } from '../providers/types';
 import { planAttempts, requestFallbacks, requiredCapabilities } from '../routing/attempt-plan';
 import { overheadMs, routeBuffered, routeStream, type RoutedBase } from '../routing/fallback-router';
 import { BUFFERED_CHAT_BUDGET_MS } from '../routing/request-budget';
@@ -358,10 +358,10 @@ async function estimateOr(usage: Usage | undefined, body: ChatCompletionRequest,
 
 function midStreamError(err: unknown): GatewayError {
   if (err instanceof GatewayError) return err;
-  const detail = err instanceof UpstreamStreamError ? err.failure.kind : 'connection';
+  const detail = err instanceof UpstreamAttemptError ? err.failure.kind : 'connection';
   return new UpstreamUnavailableError(502, `The upstream model failed mid-stream (${detail}); the answer above is incomplete. Tokens delivered were billed.`);
 }
 
 function describe(err: unknown): string {
-  return err instanceof UpstreamStreamError ? `${err.failure.kind}: ${err.failure.message}` : err instanceof Error ? err.name : 'unknown';
+  return err instanceof UpstreamAttemptError ? `${err.failure.kind}: ${err.failure.message}` : err instanceof Error ? err.name : 'unknown';
 }

@@ -2,7 +2,7 @@ import { GatewayError } from '../openai/errors';
 import { logger } from '../observability/logger';
 import { recordFallback } from '../observability/metrics';
 import { startSpan, type Span } from '../observability/tracer';
-import { UpstreamStreamError, type AdapterContext, type UpstreamFailure } from '../providers/types';
+import { UpstreamAttemptError, type AdapterContext, type UpstreamFailure } from '../providers/types';
 import { breakerKey, type Attempt } from './attempt-plan';
 import { byokKeyRefused } from './byok-refusal';
 import { breaker as defaultBreaker, type CircuitBreaker } from './circuit-breaker';
@@ -111,14 +111,14 @@ export class OwnFailure extends Error {
 
 /**
  * Runs our own code for an attempt (building the upstream request, parsing its answer); anything
- * thrown that is not a GatewayError (the client's 400), an UpstreamStreamError (the upstream's fault)
+ * thrown that is not a GatewayError (the client's 400), an UpstreamAttemptError (the upstream's fault)
  * or a SkipTarget becomes {@link OwnFailure}.
  */
 export function ours<T>(fn: () => T): T {
   try {
     return fn();
   } catch (err) {
-    if (err instanceof GatewayError || err instanceof UpstreamStreamError || err instanceof SkipTarget) throw err;
+    if (err instanceof GatewayError || err instanceof UpstreamAttemptError || err instanceof SkipTarget) throw err;
     throw new OwnFailure(err);
   }
 }

@@ -1,7 +1,7 @@
 import type { ToolCall } from '../../openai/chat-request';
 import type { AssistantMessage, CompletionParts } from '../../openai/chat-response';
 import type { AdapterContext } from '../types';
-import { UpstreamStreamError } from '../types';
+import { UpstreamAttemptError } from '../types';
 import { makeFailure } from '../upstream-failure';
 import { failureFromErrorObject } from './errors';
 import { mapStopReason } from './finish-reason';
@@ -15,13 +15,13 @@ import { messageBody, parseUpstreamJson } from './wire';
  * - `thinking` blocks → `reasoning_content`; `redacted_thinking` and server-tool blocks are left out;
  * - `stop_reason` → `finish_reason` ({@link mapStopReason}; `stop` when absent);
  * - `usage` → OpenAI usage ({@link mapAnthropicUsage}).
- * @throws UpstreamStreamError for a body that is not JSON, not a message, or an error object.
+ * @throws UpstreamAttemptError for a body that is not JSON, not a message, or an error object.
  */
 export function parseAnthropicResponse(bodyText: string, ctx: AdapterContext): CompletionParts {
   const parsed = messageBody.safeParse(parseUpstreamJson(bodyText, 'response body'));
   if (!parsed.success) throw malformed(ctx);
   const body = parsed.data;
-  if (body.type === 'error') throw new UpstreamStreamError(failureFromErrorObject(body.error ?? undefined, 200));
+  if (body.type === 'error') throw new UpstreamAttemptError(failureFromErrorObject(body.error ?? undefined, 200));
   if (body.content == null) throw malformed(ctx);
 
   const text: string[] = [];
@@ -56,6 +56,6 @@ export function parseAnthropicResponse(bodyText: string, ctx: AdapterContext): C
   };
 }
 
-function malformed(ctx: AdapterContext): UpstreamStreamError {
-  return new UpstreamStreamError(makeFailure('server', 200, `${ctx.endpoint.provider}: malformed Messages response body`));
+function malformed(ctx: AdapterContext): UpstreamAttemptError {
+  return new UpstreamAttemptError(makeFailure('server', 200, `${ctx.endpoint.provider}: malformed Messages response body`));
 }

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { UpstreamStreamError } from '../types';
+import { UpstreamAttemptError } from '../types';
 import { makeFailure } from '../upstream-failure';
 
 /**
@@ -78,12 +78,12 @@ export type StreamEvent = z.infer<typeof streamEvent>;
 
 /**
  * JSON.parse for an upstream 200 body or event; invalid JSON is a retryable `server` failure.
- * @throws UpstreamStreamError
+ * @throws UpstreamAttemptError
  */
 export function parseUpstreamJson(text: string, what: string): unknown {
   try {
     return JSON.parse(text);
   } catch {
-    throw new UpstreamStreamError(makeFailure('server', 200, `anthropic: ${what} is not valid JSON`));
+    throw new UpstreamAttemptError(makeFailure('server', 200, `anthropic: ${what} is not valid JSON`));
   }
 }

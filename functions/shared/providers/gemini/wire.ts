@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { UpstreamStreamError } from '../types';
+import { UpstreamAttemptError } from '../types';
 import { makeFailure } from '../upstream-failure';
 
 /**
@@ -76,12 +76,12 @@ export const batchEmbedResponse = z.looseObject({
 
 /**
  * JSON.parse for an upstream body or event.
- * @throws UpstreamStreamError (retryable `server`) when the text is not JSON.
+ * @throws UpstreamAttemptError (retryable `server`) when the text is not JSON.
  */
 export function parseGeminiJson(text: string, what: string): unknown {
   try {
     return JSON.parse(text);
   } catch {
-    throw new UpstreamStreamError(makeFailure('server', 200, `gemini: ${what} is not valid JSON`));
+    throw new UpstreamAttemptError(makeFailure('server', 200, `gemini: ${what} is not valid JSON`));
   }
 }

@@ -2,7 +2,7 @@ import { ROUTING_FIELDS, type ChatCompletionRequest } from '../../openai/chat-re
 import type { CompletionParts } from '../../openai/chat-response';
 import type { EmbeddingsRequest } from '../../openai/embeddings';
 import type { AdapterContext, ProviderAdapter, UpstreamFailure, UpstreamHttpRequest } from '../types';
-import { UpstreamStreamError } from '../types';
+import { UpstreamAttemptError } from '../types';
 import { functionToolsOnly, refuseOpenAIOnlyFeatures } from '../unsupported-parameters';
 import { makeFailure } from '../upstream-failure';
 import { classifyOpenAIError } from './errors';
@@ -84,10 +84,10 @@ export function createOpenAICompatibleAdapter(options: OpenAICompatibleOptions =
     parseChatResponse(bodyText, ctx): CompletionParts {
       const json = parseJson(bodyText);
       const inBody = options.errorInBody?.(json);
-      if (inBody) throw new UpstreamStreamError(inBody);
+      if (inBody) throw new UpstreamAttemptError(inBody);
       const parsed = chatCompletionBody.safeParse(json);
       if (!parsed.success || parsed.data.choices == null) {
-        throw new UpstreamStreamError(makeFailure('server', 200, `${ctx.endpoint.provider}: malformed chat completion body`));
+        throw new UpstreamAttemptError(makeFailure('server', 200, `${ctx.endpoint.provider}: malformed chat completion body`));
       }
       const choices = parsed.data.choices.map((c, i) => toCompletionChoice(c, i, ctx));
       const parts: CompletionParts = { choices, usage: mapUsage(parsed.data.usage) };
@@ -114,7 +114,7 @@ export function createOpenAICompatibleAdapter(options: OpenAICompatibleOptions =
     };
     adapter.parseEmbeddingsResponse = (bodyText, ctx) => {
       const parsed = embeddingsBody.safeParse(parseJson(bodyText));
-      if (!parsed.success) throw new UpstreamStreamError(makeFailure('server', 200, `${ctx.endpoint.provider}: malformed embeddings body`));
+      if (!parsed.success) throw new UpstreamAttemptError(makeFailure('server', 200, `${ctx.endpoint.provider}: malformed embeddings body`));
       const data = [...parsed.data.data].sort((a, b) => (a.index ?? 0) - (b.index ?? 0));
       const vectors = data.map((d) => (typeof d.embedding === 'string' ? fromBase64Float32(d.embedding) : d.embedding));
       return { vectors, promptTokens: parsed.data.usage?.prompt_tokens ?? undefined };
@@ -131,7 +131,7 @@ export function parseJson(text: string): unknown {
   try {
     return JSON.parse(text);
   } catch {
-    throw new UpstreamStreamError(makeFailure('server', 200, 'upstream sent a body that is not valid JSON'));
+    throw new UpstreamAttemptError(makeFailure('server', 200, 'upstream sent a body that is not valid JSON'));
   }
 }
 
