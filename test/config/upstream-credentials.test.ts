@@ -212,13 +212,13 @@ describe('loadUpstreamCredentials', () => {
       body: { __type: 'ResourceNotFoundException', message: "Secrets Manager can't find the specified secret." },
     });
     const { loadUpstreamCredentials } = await importLoader();
-    const { toErrorBody, UpstreamUnavailableError } = await importErrors();
+    const { toErrorBody, ConfigUnavailableError } = await importErrors();
 
     const error = await loadUpstreamCredentials().then(
       () => undefined,
       (e: unknown) => e,
     );
-    expect(error).toBeInstanceOf(UpstreamUnavailableError);
+    expect(error).toBeInstanceOf(ConfigUnavailableError);
     expect(error).toMatchObject({ status: 503, type: 'server_error', code: 'upstream_unavailable' });
     // What the client reads names neither the secret nor anything in it.
     expect(toErrorBody(error).error.message).not.toMatch(/arn:|upstream-keys|ResourceNotFound/);
@@ -243,15 +243,15 @@ describe('loadUpstreamCredentials', () => {
     process.env.UPSTREAM_SECRET_ARN = SECRET_ARN;
     reply = () => secret;
     const { loadUpstreamCredentials } = await importLoader();
-    const { toErrorBody, UpstreamUnavailableError } = await importErrors();
+    const { toErrorBody, ConfigUnavailableError } = await importErrors();
 
     const error = await loadUpstreamCredentials().then(
       () => undefined,
       (e: unknown) => e,
     );
 
-    expect(error).toBeInstanceOf(UpstreamUnavailableError);
-    expect((error as InstanceType<typeof UpstreamUnavailableError>).status).toBe(503);
+    expect(error).toBeInstanceOf(ConfigUnavailableError);
+    expect((error as InstanceType<typeof ConfigUnavailableError>).status).toBe(503);
     expect(causeMessage(error)).toMatch(message);
     expect(causeMessage(error)).not.toContain('sk-leak-me');
     expect(JSON.stringify(toErrorBody(error))).not.toContain('sk-leak-me');

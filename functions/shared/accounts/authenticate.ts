@@ -38,7 +38,7 @@ const invalidKeys = new TtlCache<string, true>({ ttlMs: NEGATIVE_KEY_CACHE_TTL_M
  * disabled or deleted key is refused like an unknown one.
  * @param dashboard the dashboard URL the 401 message points to.
  * @throws AuthenticationError (401, `invalid_api_key`) for a malformed, unknown or revoked key;
- *         UpstreamUnavailableError (503) when DynamoDB is unavailable.
+ *         StoreUnavailableError (503) when DynamoDB is unavailable.
  */
 export async function authenticate(apiKey: string, dashboard?: string): Promise<AuthenticatedKey> {
   if (!isWellFormedApiKey(apiKey)) throw incorrectApiKeyError(apiKey, dashboard);

@@ -25,7 +25,7 @@ import { withKeysMap } from './keys-map';
  * This container forgets the key at once; the hold's check of `keys.<h16>` refuses it in every other.
  * @returns the row as it was before the delete.
  * @throws KeyNotFoundError (404) when the key is not a live key of the account (also: another
- *         account's key, or deleted concurrently); UpstreamUnavailableError (503).
+ *         account's key, or deleted concurrently); StoreUnavailableError (503).
  */
 export async function deleteKey(accountId: string, keyHash: string): Promise<KeyItem> {
   const key = await getOwnedKey(accountId, keyHash);
@@ -101,7 +101,7 @@ async function resolveKeyRef(accountId: string, ref: string): Promise<KeyItem> {
 /**
  * Deletes (revokes) one key of `accountId`, named by full hash, hash prefix (≥ 6 hex characters) or hint.
  * @throws KeyNotFoundError (404); InvalidRequestError when the reference matches several keys;
- *         UpstreamUnavailableError (503).
+ *         StoreUnavailableError (503).
  */
 export async function revokeKey(accountId: string, keyRef: string): Promise<KeyInfo> {
   const key = await resolveKeyRef(accountId, keyRef);

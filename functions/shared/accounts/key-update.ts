@@ -44,7 +44,7 @@ const MAX_UPDATE_ATTEMPTS = 4;
  * Applies `patch` to a live key of `accountId`.
  * @returns the row and the entry after the change.
  * @throws KeyNotFoundError (404) for a key that is not a live key of the account; InvalidRequestError
- *         (400) for a bad name, a negative limit, or a reset without a limit; UpstreamUnavailableError (503).
+ *         (400) for a bad name, a negative limit, or a reset without a limit; StoreUnavailableError (503).
  */
 export async function updateKey(accountId: string, keyHash: string, patch: KeyPatch): Promise<{ item: KeyItem; state: KeyState }> {
   if (patch.limitNanoUsd != null && !(Number.isSafeInteger(patch.limitNanoUsd) && patch.limitNanoUsd >= 0)) {

@@ -37,7 +37,7 @@ export function freeGrantMarkerId(email: string): string {
  * @param email the user's verified email, needed only when the account does not exist yet (called at
  *        most once per account, e.g. to ask Cognito for it).
  * @returns the account and whether this call created it.
- * @throws UpstreamUnavailableError (503) when DynamoDB (or the email lookup) is unavailable.
+ * @throws StoreUnavailableError (503) when DynamoDB (or the email lookup) is unavailable.
  */
 export async function ensureSelfServeAccount(sub: string, email: () => Promise<string>): Promise<{ account: Account; created: boolean }> {
   const existing = await readAccount(sub);
@@ -76,7 +76,7 @@ async function readAccount(accountId: string): Promise<Account | undefined> {
 /**
  * The ids of the accounts whose email is `email` (case-insensitive), via the `byEmail` index
  * (eventually consistent: an account created a moment ago may be missing for a moment).
- * @throws UpstreamUnavailableError (503).
+ * @throws StoreUnavailableError (503).
  */
 export async function findAccountIdsByEmail(email: string): Promise<string[]> {
   const out = await storeCall(() =>

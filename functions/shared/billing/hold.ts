@@ -6,7 +6,7 @@
  * hold is planned again from the store's own numbers — so a refusal (402, 429, 401) is always decided
  * on real data, and a stale view costs one extra write, never an overdraft.
  */
-import { UpstreamUnavailableError } from '../openai/errors';
+import { StoreUnavailableError } from '../openai/errors';
 import { logger } from '../observability/logger';
 import { storeRecentlyFailed } from '../store/store-errors';
 import { transactWrite } from '../store/transact-write';
@@ -88,7 +88,7 @@ export function holdPredicted(req: HoldRequest): boolean {
  * Holds what the request may cost. Resolves with the hold's record once it is written.
  * @throws InsufficientCreditError (402) when the account (or the key's spend limit) cannot cover it;
  *   RateLimitError (429); AuthenticationError (401) for a disabled or deleted key or a deleted account;
- *   UpstreamUnavailableError (503) when DynamoDB is unavailable or too contended — after a write whose
+ *   StoreUnavailableError (503) when DynamoDB is unavailable or too contended — after a write whose
  *   fate is unknown, a cancel is handed to the durable settle path (`onUnknown`).
  */
 export async function placeHold(req: HoldRequest, onUnknown: (record: HoldRecord) => void): Promise<HoldRecord> {
@@ -198,7 +198,7 @@ export async function placeHold(req: HoldRequest, onUnknown: (record: HoldRecord
         const existing = unmarshallItem(reasons[0].item);
         const parsed = holdRecordSchema.safeParse(existing);
         if (parsed.success && existing?.status === 'held') return parsed.data;
-        throw new UpstreamUnavailableError(503, 'This request id was already used. Please retry.');
+        throw new StoreUnavailableError('This request id was already used. Please retry.');
       }
       if (isTransactionConflict(err)) {
         plans--; // a conflict says nothing about the plan
@@ -206,7 +206,7 @@ export async function placeHold(req: HoldRequest, onUnknown: (record: HoldRecord
         await sleep(backoffDelayMs(conflicts, { maxDelayMs: 500 }));
         continue;
       }
-      if (err instanceof UpstreamUnavailableError) {
+      if (err instanceof StoreUnavailableError) {
         // The write may have landed: release it durably if it did (a cancel of a missing hold is a no-op).
         onUnknown(record);
       }
@@ -216,7 +216,7 @@ export async function placeHold(req: HoldRequest, onUnknown: (record: HoldRecord
     }
   }
   logger.warn('hold gave up after repeated conflicts', { requestId: req.requestId, accountId: req.accountId, plans, conflicts });
-  throw new UpstreamUnavailableError(503, 'Too many concurrent requests on this account right now. Please retry.', { headers: { 'retry-after': '1' } });
+  throw new StoreUnavailableError('Too many concurrent requests on this account right now. Please retry.', { headers: { 'retry-after': '1' } });
 }
 
 function recordOf(req: HoldRequest, pk: string, shard: number, spec: HoldSpec): HoldRecord {

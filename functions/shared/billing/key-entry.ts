@@ -21,7 +21,7 @@ const ENTRY_IS_MISSING = 'attribute_exists(accountId) AND attribute_exists(#keys
  * Adds the entry of a live key to account item `pk` (fund shard `shard`) when it lacks it.
  * @returns true when the key row is active (the entry exists now), false when it is not (disabled,
  *   deleted, or another account's: a disabled key's entry is still added, as disabled).
- * @throws UpstreamUnavailableError (503) when DynamoDB is unavailable.
+ * @throws StoreUnavailableError (503) when DynamoDB is unavailable.
  */
 export async function repairKeyEntry(pk: string, keyHash: string, shard = 0): Promise<boolean> {
   const tables = tableNames();

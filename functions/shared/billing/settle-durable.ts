@@ -7,7 +7,7 @@
  * queued settles retried for 24 h before the dead-letter queue; orphans within expiry + grace + 1 min.
  */
 import { logger } from '../observability/logger';
-import { UpstreamUnavailableError } from '../openai/errors';
+import { StoreUnavailableError } from '../openai/errors';
 import type { HoldRecord } from './hold-record';
 import { settleHold, type SettleOutcome, type SettleResult } from './settle';
 import { sendSettleMessage } from './settle-queue';
@@ -34,7 +34,7 @@ export async function settleDurably(hold: HoldRecord, outcome: SettleOutcome, bu
       return await withTimeout(settleHold(hold, outcome), deadline - Date.now());
     } catch (err) {
       lastError = err;
-      if (!(err instanceof UpstreamUnavailableError) && !(err instanceof SettleTimeout) && !isRetryable(err)) break;
+      if (!(err instanceof StoreUnavailableError) && !(err instanceof SettleTimeout) && !isRetryable(err)) break;
       await sleep(Math.min(50 * 2 ** attempt, Math.max(0, deadline - Date.now())));
     }
   }

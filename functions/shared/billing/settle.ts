@@ -59,7 +59,7 @@ const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /**
  * Settles (or cancels) one hold, retrying transaction conflicts up to `maxAttempts`.
- * @throws UpstreamUnavailableError (503) when DynamoDB is unavailable; the SDK's error otherwise.
+ * @throws StoreUnavailableError (503) when DynamoDB is unavailable; the SDK's error otherwise.
  */
 export async function settleHold(hold: HoldRecord, outcome: SettleOutcome, maxAttempts = 30): Promise<SettleResult> {
   const charge = outcome.kind === 'bill' ? chargeFor(hold, outcome.entry) : { freeTokensUsed: 0, costNanoUsd: 0, freePromptTokens: 0, freeCompletionTokens: 0 };

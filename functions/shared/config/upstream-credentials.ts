@@ -17,7 +17,7 @@
  * (the handler calls this at INIT and again per request), so the SDK client is used directly.
  */
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { UpstreamUnavailableError } from '../openai/errors';
+import { ConfigUnavailableError } from '../openai/errors';
 import { UPSTREAM_ENV_VARS } from '../providers/manifest';
 
 export { UPSTREAM_API_KEY_VARS, UPSTREAM_BASE_URL_VARS, UPSTREAM_ENV_VARS, type UpstreamBaseUrlVar, type UpstreamEnvVar } from '../providers/manifest';
@@ -59,7 +59,7 @@ let lastGood: UpstreamCredentials | undefined;
  * promise is shared, so a container makes one GetSecretValue per {@link UPSTREAM_SECRET_MAX_AGE_MS},
  * however many callers. A failed refresh keeps serving the last good value.
  *
- * @throws UpstreamUnavailableError (503, the returned promise rejects) when the secret cannot be read
+ * @throws ConfigUnavailableError (503, the returned promise rejects) when the secret cannot be read
  *   (missing, access denied, Secrets Manager down), has no SecretString, is not valid JSON, is not a
  *   JSON object, or holds a non-string value. The client sees only {@link CREDENTIALS_UNAVAILABLE_MESSAGE}:
  *   no upstream can be reached without keys, which is the gateway being unavailable, not a bug (500).
@@ -88,7 +88,7 @@ export function loadUpstreamCredentials(): Promise<UpstreamCredentials> {
         return fallback;
       }
       if (cache === entry) cache = undefined;
-      throw new UpstreamUnavailableError(503, CREDENTIALS_UNAVAILABLE_MESSAGE, { cause: error });
+      throw new ConfigUnavailableError(CREDENTIALS_UNAVAILABLE_MESSAGE, { cause: error });
     },
   );
   cache = entry;
