@@ -18,7 +18,8 @@ import { estimatePromptTokens, estimateTextTokens, warmTokenizer } from '../usag
 import { logger } from '../observability/logger';
 import { dashboardUrl } from '../http/public-url';
 import { recordOverhead, recordTimeToFirstToken } from '../observability/metrics';
-import { authenticateRequest, routeOptions, type Caller } from './guard';
+import type { AuthenticatedKey } from '../accounts/authenticate';
+import { authenticateRequest, routeOptions } from './guard';
 import { heldJson, settledWithin } from './held-json';
 import { settleRequest, usageEntry, type BillableUsage } from './settle-request';
 import { holdEndsAt } from './hold-timing';
@@ -46,7 +47,7 @@ export async function chatCompletions(req: GatewayRequest): Promise<GatewayResul
  */
 export async function runChatExchange(
   req: GatewayRequest,
-  caller: Caller,
+  caller: AuthenticatedKey,
   body: ChatCompletionRequest,
   present: (completion: ChatCompletion) => unknown = (completion) => completion,
 ): Promise<GatewayResult> {
