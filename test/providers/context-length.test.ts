@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { classifyOpenAIError } from '../../functions/shared/providers/openai-compatible/errors';
+import { classifyOpenAIError } from '../../functions/shared/providers/openai-compatible/openai-compatible-errors';
 import { providerSpec } from '../../functions/shared/providers/registry';
 import type { ProviderName } from '../../functions/shared/providers/manifest';
 import type { UpstreamFailure } from '../../functions/shared/providers/types';

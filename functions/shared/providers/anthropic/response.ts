@@ -3,7 +3,7 @@ import type { AssistantMessage, CompletionParts } from '../../openai/chat-respon
 import type { AdapterContext } from '../types';
 import { UpstreamAttemptError } from '../types';
 import { makeFailure } from '../upstream-failure';
-import { failureFromErrorObject } from './errors';
+import { failureFromErrorObject } from './anthropic-errors';
 import { mapStopReason } from './finish-reason';
 import { mapAnthropicUsage } from './usage';
 import { messageBody, parseUpstreamJson } from './wire';

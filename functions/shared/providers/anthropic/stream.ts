@@ -2,7 +2,7 @@ import type { ChunkDelta, ChunkParts, FinishReason } from '../../openai/chat-res
 import type { AdapterContext, StreamTransform, UpstreamSseEvent } from '../types';
 import { UpstreamAttemptError } from '../types';
 import { makeFailure } from '../upstream-failure';
-import { failureFromErrorObject } from './errors';
+import { failureFromErrorObject } from './anthropic-errors';
 import { mapStopReason } from './finish-reason';
 import { mapAnthropicUsage, mergeUsage } from './usage';
 import { parseUpstreamJson, streamEvent, type AnthropicUsage, type StreamEvent } from './wire';

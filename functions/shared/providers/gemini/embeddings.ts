@@ -2,7 +2,7 @@ import type { EmbeddingParts, EmbeddingsRequest } from '../../openai/embeddings'
 import type { AdapterContext, UpstreamHttpRequest } from '../types';
 import { UpstreamAttemptError } from '../types';
 import { makeFailure } from '../upstream-failure';
-import { failureFromRpcError } from './errors';
+import { failureFromRpcError } from './gemini-errors';
 import { geminiHeaders, geminiModelUrl } from './request';
 import { batchEmbedResponse, parseGeminiJson, rpcErrorBody } from './wire';
 

@@ -3,7 +3,7 @@ import type { AdapterContext } from '../types';
 import { UpstreamAttemptError } from '../types';
 import { makeFailure } from '../upstream-failure';
 import { readCandidateParts, toToolCall } from './candidate-parts';
-import { failureFromRpcError } from './errors';
+import { failureFromRpcError } from './gemini-errors';
 import { mapFinishReason, withToolCalls } from './finish-reason';
 import { mapUsage } from './usage';
 import { generateContentResponse, parseGeminiJson } from './wire';

@@ -3,7 +3,7 @@ import type { AdapterContext, StreamTransform, UpstreamSseEvent } from '../types
 import { UpstreamAttemptError } from '../types';
 import { makeFailure } from '../upstream-failure';
 import { readCandidateParts, toToolCall } from './candidate-parts';
-import { failureFromRpcError } from './errors';
+import { failureFromRpcError } from './gemini-errors';
 import { mapFinishReason, withToolCalls } from './finish-reason';
 import { mapUsage } from './usage';
 import { generateContentResponse, parseGeminiJson, type GenerateContentResponse } from './wire';

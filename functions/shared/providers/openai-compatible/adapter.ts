@@ -5,7 +5,7 @@ import type { AdapterContext, ProviderAdapter, UpstreamFailure, UpstreamHttpRequ
 import { UpstreamAttemptError } from '../types';
 import { functionToolsOnly, refuseOpenAIOnlyFeatures } from '../unsupported-parameters';
 import { makeFailure } from '../upstream-failure';
-import { classifyOpenAIError } from './errors';
+import { classifyOpenAIError } from './openai-compatible-errors';
 import { toUpstreamMessages, type ReasoningReplay } from './history';
 import { toCompletionChoice } from './response';
 import { createOpenAIStreamTransform } from './stream';
