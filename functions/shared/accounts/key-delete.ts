@@ -19,6 +19,9 @@ import { otherShardUpdates, readAccountShape, shardsGuard } from './key-shards';
 import { KEYS_MAP, keyStateId } from './key-state';
 import { withKeysMap } from './keys-map';
 
+/** Positions of the items in a key delete's transaction (cancellation reasons come in this order). */
+const DELETE_ITEM = { key: 0, accountShard0: 1 } as const;
+
 /**
  * Deletes one live (active or disabled) key of `accountId`. One transaction marks the row deleted (only
  * if live and owned), decrements keyCount and removes the key's entry from the account's `keys` map.
@@ -64,7 +67,7 @@ export async function deleteKey(accountId: string, keyHash: string): Promise<Key
       } catch (err) {
         // Sharded meanwhile: plan again with the new count.
         const codes = cancellationCodes(err);
-        if (codes?.[0] === 'ConditionalCheckFailed' || codes?.[1] !== 'ConditionalCheckFailed' || attempt >= 3) throw err;
+        if (codes?.[DELETE_ITEM.key] === 'ConditionalCheckFailed' || codes?.[DELETE_ITEM.accountShard0] !== 'ConditionalCheckFailed' || attempt >= 3) throw err;
         if ((await readAccountShape(accountId)).shards === shape.shards) throw err;
       }
     }

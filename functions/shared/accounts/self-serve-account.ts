@@ -24,6 +24,9 @@ import { cancellationCodes } from '../store/transaction-retry';
 import { accountItemSchema, newAccountItem, normaliseEmail, type Account } from './account-store';
 import { NEW_ACCOUNT_FREE_TOKENS } from './limits';
 
+/** Positions of the items in the account-creation transaction (cancellation reasons come in this order). */
+const CREATE_ITEM = { account: 0, freeGrantMarker: 1 } as const;
+
 /** Index on the accounts table by (normalised) email (table-schemas.ts). */
 const BY_EMAIL_INDEX = 'byEmail';
 
@@ -56,8 +59,8 @@ export async function ensureSelfServeAccount(sub: string, email: () => Promise<s
       return { account, created: true };
     } catch (err) {
       const codes = cancellationCodes(err);
-      if (codes?.[0] === 'ConditionalCheckFailed') break; // created meanwhile by a concurrent first call
-      if (codes?.[1] === 'ConditionalCheckFailed') continue; // this email already had its grant
+      if (codes?.[CREATE_ITEM.account] === 'ConditionalCheckFailed') break; // created meanwhile by a concurrent first call
+      if (codes?.[CREATE_ITEM.freeGrantMarker] === 'ConditionalCheckFailed') continue; // this email already had its grant
       throw err;
     }
   }

@@ -16,7 +16,7 @@ import { billingConfig } from './billing-config';
 import { now } from './clock';
 import { planHold, type HoldDemand, type HoldSpec } from './hold-plan';
 import { holdRecordSchema, keyEntryId, type HoldRecord } from './hold-record';
-import { holdTransaction } from './hold-write';
+import { HOLD_ITEM, holdTransaction } from './hold-write';
 import { repairKeyEntry } from './key-entry';
 import { rateLimitsFor } from './rate-limit';
 import { AuthenticationError } from '../openai/errors';
@@ -183,19 +183,21 @@ export async function placeHold(req: HoldRequest, onUnknown: (record: HoldRecord
       return record;
     } catch (err) {
       const reasons = cancellationReasons(err);
-      if (reasons?.[1]?.code === 'ConditionalCheckFailed') {
+      const accountReason = reasons?.[HOLD_ITEM.account];
+      const ledgerReason = reasons?.[HOLD_ITEM.ledgerEntry];
+      if (accountReason?.code === 'ConditionalCheckFailed') {
         if (contendedAt.size > 1_000) contendedAt.clear();
         contendedAt.set(pk, Date.now());
-        state = shardStateOf(unmarshallItem(reasons[1].item));
+        state = shardStateOf(unmarshallItem(accountReason.item));
         fromStore = true;
         if (state.exists) rememberState(pk, state);
         // Racing requests of the account met on the same numbers: spread the next round out.
         if (plans > 1) await sleep(backoffDelayMs(plans, { maxDelayMs: 100 }));
         continue;
       }
-      if (reasons?.[0]?.code === 'ConditionalCheckFailed') {
+      if (ledgerReason?.code === 'ConditionalCheckFailed') {
         // Our own earlier attempt landed after all (its answer was lost): that hold stands.
-        const existing = unmarshallItem(reasons[0].item);
+        const existing = unmarshallItem(ledgerReason.item);
         const parsed = holdRecordSchema.safeParse(existing);
         if (parsed.success && existing?.status === 'held') return parsed.data;
         throw new StoreUnavailableError('This request id was already used. Please retry.');

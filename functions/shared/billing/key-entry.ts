@@ -14,6 +14,9 @@ import { tableNames } from '../store/tables';
 import { transactWrite } from '../store/transact-write';
 import { cancellationCodes } from '../store/transaction-retry';
 
+/** Positions of the items in the key-entry repair transaction (cancellation reasons come in this order). */
+const ENTRY_ITEM = { keyRow: 0, accountEntry: 1 } as const;
+
 /** The entry is added only where the item exists and the entry does not. */
 const ENTRY_IS_MISSING = 'attribute_exists(accountId) AND attribute_exists(#keys) AND attribute_not_exists(#keys.#k)';
 
@@ -53,8 +56,8 @@ export async function repairKeyEntry(pk: string, keyHash: string, shard = 0): Pr
       return status === 'active';
     } catch (err) {
       const codes = cancellationCodes(err);
-      if (codes?.[0] === 'ConditionalCheckFailed') return false; // the row changed meanwhile: read again next time
-      if (codes?.[1] !== 'ConditionalCheckFailed') throw err;
+      if (codes?.[ENTRY_ITEM.keyRow] === 'ConditionalCheckFailed') return false; // the row changed meanwhile: read again next time
+      if (codes?.[ENTRY_ITEM.accountEntry] !== 'ConditionalCheckFailed') throw err;
     }
   }
   return status === 'active'; // the entry exists now (added by a concurrent request)

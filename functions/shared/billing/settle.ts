@@ -20,6 +20,9 @@ import { keyEntryId, type HoldRecord } from './hold-record';
 import { computeCharge, type Charge } from './price';
 import { UpdateBuilder } from './update-builder';
 
+/** Positions of the items in {@link settleTransaction} (cancellation reasons come in this order). */
+const SETTLE_ITEM = { ledgerEntry: 0, account: 1 } as const;
+
 /** How a request ended, for its ledger entry. `orphaned`: settled by the sweep from the hold alone. */
 export type SettledStatus = 'complete' | 'partial' | 'aborted' | 'orphaned';
 
@@ -85,11 +88,12 @@ export async function settleHold(hold: HoldRecord, outcome: SettleOutcome, maxAt
       return { alreadySettled: false, freeTokensUsed: charge.freeTokensUsed, costNanoUsd: charge.costNanoUsd };
     } catch (err) {
       const reasons = cancellationReasons(err);
-      if (reasons?.[0]?.code === 'ConditionalCheckFailed') {
-        const old = unmarshallItem(reasons[0].item);
+      const ledgerReason = reasons?.[SETTLE_ITEM.ledgerEntry];
+      if (ledgerReason?.code === 'ConditionalCheckFailed') {
+        const old = unmarshallItem(ledgerReason.item);
         return { alreadySettled: true, freeTokensUsed: Number(old?.freeTokensUsed ?? 0), costNanoUsd: Number(old?.costNanoUsd ?? 0) };
       }
-      if (reasons?.[1]?.code === 'ConditionalCheckFailed' && withKey) {
+      if (reasons?.[SETTLE_ITEM.account]?.code === 'ConditionalCheckFailed' && withKey) {
         withKey = false; // the key was deleted while the request ran: settle the account alone
         continue;
       }
