@@ -1,3 +1,4 @@
+import { parseUpstreamJson } from '../upstream-failure';
 import type { ToolCall } from '../../openai/chat-request';
 import type { AssistantMessage, CompletionParts } from '../../openai/chat-response';
 import type { AdapterContext } from '../types';
@@ -6,7 +7,7 @@ import { makeFailure } from '../upstream-failure';
 import { failureFromErrorObject } from './anthropic-errors';
 import { mapStopReason } from './finish-reason';
 import { mapAnthropicUsage } from './usage';
-import { messageBody, parseUpstreamJson } from './wire';
+import { messageBody } from './wire';
 
 /**
  * A buffered Messages response (providers.md §2.5) → one OpenAI choice:
@@ -18,7 +19,7 @@ import { messageBody, parseUpstreamJson } from './wire';
  * @throws UpstreamAttemptError for a body that is not JSON, not a message, or an error object.
  */
 export function parseAnthropicResponse(bodyText: string, ctx: AdapterContext): CompletionParts {
-  const parsed = messageBody.safeParse(parseUpstreamJson(bodyText, 'response body'));
+  const parsed = messageBody.safeParse(parseUpstreamJson(bodyText, 'anthropic: response body is not valid JSON'));
   if (!parsed.success) throw malformed(ctx);
   const body = parsed.data;
   if (body.type === 'error') throw new UpstreamAttemptError(failureFromErrorObject(body.error ?? undefined, 200));

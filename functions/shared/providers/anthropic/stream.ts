@@ -1,3 +1,4 @@
+import { parseUpstreamJson } from '../upstream-failure';
 import type { ChunkDelta, ChunkParts, FinishReason } from '../../openai/chat-response';
 import type { AdapterContext, StreamTransform, UpstreamSseEvent } from '../types';
 import { UpstreamAttemptError } from '../types';
@@ -5,7 +6,7 @@ import { makeFailure } from '../upstream-failure';
 import { failureFromErrorObject } from './anthropic-errors';
 import { mapStopReason } from './finish-reason';
 import { mapAnthropicUsage, mergeUsage } from './usage';
-import { parseUpstreamJson, streamEvent, type AnthropicUsage, type StreamEvent } from './wire';
+import { streamEvent, type AnthropicUsage, type StreamEvent } from './wire';
 
 /**
  * Anthropic Messages SSE (providers.md §2.6: `message_start`, per block `content_block_start` /
@@ -101,7 +102,7 @@ export function createAnthropicStreamTransform(ctx: AdapterContext): StreamTrans
   return {
     push(event: UpstreamSseEvent): ChunkParts[] {
       if (stopped || event.data === '') return [];
-      const parsed = streamEvent.safeParse(parseUpstreamJson(event.data, 'stream event'));
+      const parsed = streamEvent.safeParse(parseUpstreamJson(event.data, 'anthropic: stream event is not valid JSON'));
       if (!parsed.success) throw malformed('unexpected shape');
       const ev = parsed.data;
       switch (ev.type ?? event.event) {

@@ -1,10 +1,11 @@
+import { parseUpstreamJson } from '../upstream-failure';
 import type { EmbeddingParts, EmbeddingsRequest } from '../../openai/embeddings';
 import type { AdapterContext, UpstreamHttpRequest } from '../types';
 import { UpstreamAttemptError } from '../types';
 import { makeFailure } from '../upstream-failure';
 import { failureFromRpcError } from './gemini-errors';
 import { geminiHeaders, geminiModelUrl } from './request';
-import { batchEmbedResponse, parseGeminiJson, rpcErrorBody } from './wire';
+import { batchEmbedResponse, rpcErrorBody } from './wire';
 
 /**
  * Embeddings through `batchEmbedContents` (Gemini API, providers.md §3.6), used for one input too so
@@ -33,7 +34,7 @@ export function buildGeminiEmbeddingsRequest(req: EmbeddingsRequest, inputs: rea
  * @throws UpstreamAttemptError — retryable `server` for a malformed body; classified for an `error`.
  */
 export function parseGeminiEmbeddingsResponse(bodyText: string, _ctx: AdapterContext): EmbeddingParts {
-  const json = parseGeminiJson(bodyText, 'embeddings body');
+  const json = parseUpstreamJson(bodyText, 'gemini: embeddings body is not valid JSON');
   const err = rpcErrorBody.safeParse(Array.isArray(json) ? json[0] : json);
   if (err.success) throw new UpstreamAttemptError(failureFromRpcError(err.data.error, err.data.error.code ?? 200));
   const parsed = batchEmbedResponse.safeParse(json);

@@ -1,3 +1,4 @@
+import { parseUpstreamJson } from '../upstream-failure';
 import type { CompletionChoice, CompletionParts } from '../../openai/chat-response';
 import type { AdapterContext } from '../types';
 import { UpstreamAttemptError } from '../types';
@@ -6,7 +7,7 @@ import { readCandidateParts, toToolCall } from './candidate-parts';
 import { failureFromRpcError } from './gemini-errors';
 import { mapFinishReason, withToolCalls } from './finish-reason';
 import { mapUsage } from './usage';
-import { generateContentResponse, parseGeminiJson } from './wire';
+import { generateContentResponse } from './wire';
 
 /**
  * A buffered `generateContent` body → OpenAI parts (Gemini API, providers.md §3.3).
@@ -23,7 +24,7 @@ import { generateContentResponse, parseGeminiJson } from './wire';
  *   (MALFORMED_FUNCTION_CALL…); classified from the RPC status for an `error` inside the 200.
  */
 export function parseGeminiChatResponse(bodyText: string, _ctx: AdapterContext): CompletionParts {
-  const parsed = generateContentResponse.safeParse(parseGeminiJson(bodyText, 'response body'));
+  const parsed = generateContentResponse.safeParse(parseUpstreamJson(bodyText, 'gemini: response body is not valid JSON'));
   if (!parsed.success) throw new UpstreamAttemptError(makeFailure('server', 200, 'gemini: malformed generateContent body'));
   const body = parsed.data;
   if (body.error != null) throw new UpstreamAttemptError(failureFromRpcError(body.error, body.error.code ?? 200));

@@ -1,3 +1,4 @@
+import { parseUpstreamJson } from '../upstream-failure';
 import type { ChunkDelta, ChunkParts, FinishReason, Usage } from '../../openai/chat-response';
 import type { AdapterContext, StreamTransform, UpstreamSseEvent } from '../types';
 import { UpstreamAttemptError } from '../types';
@@ -6,7 +7,7 @@ import { readCandidateParts, toToolCall } from './candidate-parts';
 import { failureFromRpcError } from './gemini-errors';
 import { mapFinishReason, withToolCalls } from './finish-reason';
 import { mapUsage } from './usage';
-import { generateContentResponse, parseGeminiJson, type GenerateContentResponse } from './wire';
+import { generateContentResponse, type GenerateContentResponse } from './wire';
 
 /**
  * `streamGenerateContent?alt=sse` → OpenAI chunk parts (Gemini API, providers.md §3.4). Each event
@@ -80,7 +81,7 @@ export function createGeminiStreamTransform(_ctx: AdapterContext): StreamTransfo
   return {
     push(event: UpstreamSseEvent): ChunkParts[] {
       if (event.data.trim() === '') return [];
-      const json = parseGeminiJson(event.data, 'stream event');
+      const json = parseUpstreamJson(event.data, 'gemini: stream event is not valid JSON');
       const out: ChunkParts[] = [];
       // The array-wrapped form is how Gemini's compatibility layer reports errors (§3.9); accepted here too.
       for (const item of Array.isArray(json) ? json : [json]) {

@@ -4,7 +4,7 @@ import type { EmbeddingsRequest } from '../../openai/embeddings';
 import type { AdapterContext, ProviderAdapter, UpstreamFailure, UpstreamHttpRequest } from '../types';
 import { UpstreamAttemptError } from '../types';
 import { functionToolsOnly, refuseOpenAIOnlyFeatures } from '../unsupported-parameters';
-import { makeFailure } from '../upstream-failure';
+import { makeFailure, parseUpstreamJson } from '../upstream-failure';
 import { classifyOpenAIError } from './openai-compatible-errors';
 import { toUpstreamMessages, type ReasoningReplay } from './history';
 import { toCompletionChoice } from './response';
@@ -82,7 +82,7 @@ export function createOpenAICompatibleAdapter(options: OpenAICompatibleOptions =
     },
 
     parseChatResponse(bodyText, ctx): CompletionParts {
-      const json = parseJson(bodyText);
+      const json = parseUpstreamJson(bodyText, 'upstream sent a body that is not valid JSON');
       const inBody = options.errorInBody?.(json);
       if (inBody) throw new UpstreamAttemptError(inBody);
       const parsed = chatCompletionBody.safeParse(json);
@@ -113,7 +113,7 @@ export function createOpenAICompatibleAdapter(options: OpenAICompatibleOptions =
       return { url: ctx.endpoint.baseUrl + embeddingsPath, headers: headers(ctx), body: JSON.stringify(body) };
     };
     adapter.parseEmbeddingsResponse = (bodyText, ctx) => {
-      const parsed = embeddingsBody.safeParse(parseJson(bodyText));
+      const parsed = embeddingsBody.safeParse(parseUpstreamJson(bodyText, 'upstream sent a body that is not valid JSON'));
       if (!parsed.success) throw new UpstreamAttemptError(makeFailure('server', 200, `${ctx.endpoint.provider}: malformed embeddings body`));
       const data = [...parsed.data.data].sort((a, b) => (a.index ?? 0) - (b.index ?? 0));
       const vectors = data.map((d) => (typeof d.embedding === 'string' ? fromBase64Float32(d.embedding) : d.embedding));
@@ -121,18 +121,6 @@ export function createOpenAICompatibleAdapter(options: OpenAICompatibleOptions =
     };
   }
   return adapter;
-}
-
-/**
- * JSON.parse that reports a malformed body as a retryable upstream failure. Leading whitespace is
- * legal JSON, which covers DeepSeek's keep-alive blank lines before a buffered body (providers.md §4.5).
- */
-export function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw new UpstreamAttemptError(makeFailure('server', 200, 'upstream sent a body that is not valid JSON'));
-  }
 }
 
 /** A request for more output than the target can give is capped at its limit (tokens). */

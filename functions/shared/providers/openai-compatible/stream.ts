@@ -1,7 +1,7 @@
 import type { ChunkChoice, ChunkDelta, ChunkParts, ToolCallDelta } from '../../openai/chat-response';
 import type { AdapterContext, StreamTransform, UpstreamFailure, UpstreamSseEvent } from '../types';
 import { UpstreamAttemptError } from '../types';
-import { isContentPolicyFailure, makeFailure } from '../upstream-failure';
+import { isContentPolicyFailure, makeFailure, parseUpstreamJson } from '../upstream-failure';
 import { chatChunkBody, joinReasoningDetails, mapFinishReason, mapUsage } from './wire';
 
 /**
@@ -41,12 +41,7 @@ export function createOpenAIStreamTransform(
         return [];
       }
       if (done) return [];
-      let json: unknown;
-      try {
-        json = JSON.parse(event.data);
-      } catch {
-        throw new UpstreamAttemptError(makeFailure('server', 200, `${provider}: malformed stream event`));
-      }
+      const json = parseUpstreamJson(event.data, `${provider}: malformed stream event`);
       const inBody = errorInBody?.(json);
       if (inBody && isContentPolicyFailure(inBody) && sentOutput && !finished()) {
         done = true;
