@@ -22,6 +22,7 @@ import { rateLimitsFor } from './rate-limit';
 import { AuthenticationError } from '../openai/errors';
 import { cancellationReasons } from './cancellation';
 import { gatherInto, pickShard, refillShard, shardPk } from './shards';
+import { sleep } from '../retry/sleep';
 
 /** What to hold, for whom. */
 export interface HoldRequest {
@@ -47,7 +48,6 @@ const RELAX_FREE_FROM_PLAN = 3;
  */
 const MAX_CONFLICTS = 30;
 
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /**
  * When a hold condition last failed per account item (epoch ms). A failed condition means other

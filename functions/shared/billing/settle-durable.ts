@@ -11,6 +11,7 @@ import { StoreUnavailableError } from '../openai/errors';
 import type { HoldRecord } from './hold-record';
 import { settleHold, type SettleOutcome, type SettleResult } from './settle';
 import { sendSettleMessage } from './settle-queue';
+import { sleep } from '../retry/sleep';
 
 /** How long a settle is retried in the request's own function before it is queued (ms). */
 export const IN_PROCESS_SETTLE_MS = 2_500;
@@ -20,7 +21,6 @@ export { SETTLE_TIMEOUT_MS } from '../config/stack-contract';
 /** Delay of a queued cancel of a hold whose write may still land (s): the store client's retries (3 × 3 s) first. */
 export const UNKNOWN_HOLD_CANCEL_DELAY_S = 15;
 
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /**
  * Settles durably. Never throws: it runs after the client has its answer. Returns the result when

@@ -19,6 +19,7 @@ import { cancellationReasons } from './cancellation';
 import { keyEntryId, type HoldRecord } from './hold-record';
 import { computeCharge, type Charge } from './price';
 import { UpdateBuilder } from './update-builder';
+import { sleep } from '../retry/sleep';
 
 /** Positions of the items in {@link settleTransaction} (cancellation reasons come in this order). */
 const SETTLE_ITEM = { ledgerEntry: 0, account: 1 } as const;
@@ -58,7 +59,6 @@ export function chargeFor(hold: Pick<HoldRecord, 'holdFreeTokens'>, entry: Pick<
   return computeCharge({ ...entry, freeTokensAvailable: hold.holdFreeTokens });
 }
 
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /**
  * Settles (or cancels) one hold, retrying transaction conflicts up to `maxAttempts`.

@@ -42,18 +42,5 @@ export function retryDelay(failure: UpstreamFailure, retry: number, remainingMs:
   return delay < remainingMs ? delay : undefined;
 }
 
-/** Sleeps `ms`, resolving early (false) if `signal` aborts. */
-export function sleep(ms: number, signal: AbortSignal): Promise<boolean> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve(false);
-    const t = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve(true);
-    }, ms);
-    const onAbort = (): void => {
-      clearTimeout(t);
-      resolve(false);
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
-}
+/** Sleeps `ms`, resolving early (false) if `signal` aborts (retry/sleep.ts). */
+export { sleep } from '../retry/sleep';

@@ -1,3 +1,4 @@
+import { sleep } from '../retry/sleep';
 /**
  * TransactWriteItems under contention. DynamoDB cancels a transaction whose items are being written by
  * another transaction at the same time: `TransactionCanceledException` with a cancellation reason
@@ -42,7 +43,6 @@ export interface ConflictRetryOptions {
   random?: () => number;
 }
 
-const sleepMs = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
  * Jittered delay before retry number `attempt` (1-based): uniform in [0, min(max, base·2^(attempt-1))]
@@ -66,7 +66,7 @@ export async function retryOnConflict<T>(op: () => Promise<T>, opts: ConflictRet
       return await op();
     } catch (err) {
       if (attempt >= maxAttempts || !isTransactionConflict(err)) throw err;
-      await (opts.sleep ?? sleepMs)(backoffDelayMs(attempt, opts));
+      await (opts.sleep ?? sleep)(backoffDelayMs(attempt, opts));
     }
   }
 }
