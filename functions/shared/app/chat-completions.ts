@@ -11,7 +11,7 @@ import { parseJsonBody } from '../openai/parse-body';
 import { loadUpstreamCredentials } from '../config/upstream-credentials';
 import { UpstreamAttemptError } from '../providers/types';
 import { planAttempts, requestFallbacks, requiredCapabilities } from '../routing/attempt-plan';
-import { overheadMs, routeBuffered, routeStream, type RoutedBase } from '../routing/fallback-router';
+import { overheadMs, routeBuffered, routeStream } from '../routing/fallback-router';
 import { BUFFERED_CHAT_BUDGET_MS } from '../routing/request-budget';
 import { DONE_FRAME, dataFrame, errorFrame } from '../sse/encode';
 import { estimatePromptTokens, estimateTextTokens, warmTokenizer } from '../usage/estimate';
@@ -23,6 +23,7 @@ import { authenticateRequest, routeOptions } from './guard';
 import { heldJson, settledWithin } from './held-json';
 import { settleRequest, usageEntry, type BillableUsage } from './settle-request';
 import { holdEndsAt } from './hold-timing';
+import { routingComment, routingHeaders } from './routing-headers';
 
 /**
  * `POST /v1/chat/completions`: authenticate → validate → {@link runChatExchange}.
@@ -171,26 +172,6 @@ interface CallContext {
   created: number;
   /** The buffered answer's body as its API shows it (the completion itself, or a Responses `response`). */
   present: (completion: ChatCompletion) => unknown;
-}
-
-/** Tells the client who answered, without changing the body's `model` (the name it asked for). */
-function routingHeaders(outcome: RoutedBase): Record<string, string> {
-  return {
-    'x-modelmux-model': outcome.attempt.publicModel,
-    'x-modelmux-provider': outcome.attempt.target.provider,
-    'x-modelmux-attempts': String(outcome.attempts.length),
-  };
-}
-
-/**
- * The routing headers' content for a stream whose headers went out before routing ended, as one SSE
- * comment line, e.g. `: x-modelmux-model=gpt-4o; provider=openai; attempts=2`. Comments are ignored
- * by SSE clients (WHATWG HTML, "Server-sent events": lines starting with a colon), so the OpenAI
- * SDK sees nothing; a raw reader can still learn who answered.
- */
-function routingComment(outcome: RoutedBase): string {
-  const h = routingHeaders(outcome);
-  return `: x-modelmux-model=${h['x-modelmux-model']}; provider=${h['x-modelmux-provider']}; attempts=${h['x-modelmux-attempts']}\n\n`;
 }
 
 async function buffered(ctx: CallContext, outcome: Awaited<ReturnType<typeof routeBuffered>>): Promise<JsonResult> {

@@ -16,6 +16,7 @@ import { assertEmbeddingsAnswerFits } from './embeddings-size';
 import { authenticateRequest, routeOptions } from './guard';
 import { holdEndsAt } from './hold-timing';
 import { settleRequest, usageEntry } from './settle-request';
+import { routingHeaders } from './routing-headers';
 
 /** Default vector length when the catalogue names none (the largest of our models), for the size check. */
 const FALLBACK_DIMENSIONS = 3_072;
@@ -71,11 +72,7 @@ export async function embeddings(req: GatewayRequest): Promise<JsonResult> {
   return {
     kind: 'json',
     status: 200,
-    headers: {
-      'x-modelmux-model': outcome.attempt.publicModel,
-      'x-modelmux-provider': outcome.attempt.target.provider,
-      'x-modelmux-attempts': String(outcome.attempts.length),
-    },
+    headers: routingHeaders(outcome),
     body: response,
     after: () => settleRequest(bill, usage, { requestId: req.requestId, receivedAt: req.receivedAt, attempts: outcome.attempts.length }),
   };
