@@ -10,7 +10,8 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient } from '../store/dynamo';
 import { storeCall } from '../store/store-errors';
 import { tableNames } from '../store/tables';
-import { envMs, TtlCache } from '../store/ttl-cache';
+import { envMs } from '../config/env-ms';
+import { TtlCache } from '../store/ttl-cache';
 import { hashApiKey, incorrectApiKeyError, isWellFormedApiKey } from './api-key';
 import { keyItemSchema } from './key-item';
 

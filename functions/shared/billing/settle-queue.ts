@@ -11,6 +11,7 @@ import type { SettleOutcome } from './settle';
 
 export { SETTLE_QUEUE_URL_ENV } from '../config/stack-contract';
 import { SETTLE_QUEUE_URL_ENV } from '../config/stack-contract';
+import { envMs } from '../config/env-ms';
 
 const usageEntrySchema = z.object({
   publicModel: z.string(),
@@ -43,7 +44,7 @@ let client: SQSClient | undefined;
  * event loop.
  */
 export function sqsClient(): SQSClient {
-  const timeout = Number(process.env.SQS_REQUEST_TIMEOUT_MS) || 1_000;
+  const timeout = envMs('SQS_REQUEST_TIMEOUT_MS', 0) || 1_000;
   client ??= new SQSClient({
     ...(process.env.SQS_ENDPOINT ? { endpoint: process.env.SQS_ENDPOINT, region: process.env.AWS_REGION ?? 'us-east-1' } : {}),
     maxAttempts: 3,

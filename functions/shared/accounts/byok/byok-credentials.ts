@@ -8,7 +8,8 @@ import { ConfigUnavailableError } from '../../openai/errors';
 import { logger } from '../../observability/logger';
 import type { ProviderName } from '../../providers/manifest';
 import { byokProviders } from '../../providers/registry';
-import { envMs, TtlCache } from '../../store/ttl-cache';
+import { envMs } from '../../config/env-ms';
+import { TtlCache } from '../../store/ttl-cache';
 import { readByokEntries, type ByokEntry } from './byok-store';
 import { byokContext, open } from './envelope';
 
