@@ -98,10 +98,12 @@ describe('stack options from context', () => {
 
   it('passes publicBaseUrl to every function as PUBLIC_BASE_URL', () => {
     const template = synth({ publicBaseUrl: 'https://api.example.com' });
-    // Every modelmux function (CDK's own dashboard-upload handler is not one).
+    // Every modelmux function that answers a client (CDK's own dashboard-upload handler is not one;
+    // the settle function answers nobody, so it writes no dashboard links).
     const envs = Object.entries(resourcesOfType(template, 'AWS::Lambda::Function'))
-      .filter(([id]) => !id.startsWith('CustomCDKBucketDeployment'))
+      .filter(([id]) => !id.startsWith('CustomCDKBucketDeployment') && !id.startsWith('SettlePath'))
       .map(([, fn]) => (fn.Properties?.Environment as { Variables: Record<string, unknown> }).Variables);
+    // chat, embeddings, account.
     expect(envs).toHaveLength(3);
     for (const env of envs) expect(env.PUBLIC_BASE_URL).toBe('https://api.example.com');
   });
