@@ -108,6 +108,17 @@ describe('stack options from context', () => {
     for (const env of envs) expect(env.PUBLIC_BASE_URL).toBe('https://api.example.com');
   });
 
+  it('derives PUBLIC_BASE_URL from a custom domain, and lets publicBaseUrl override it', () => {
+    const certificateArn = 'arn:aws:acm:us-east-1:123456789012:certificate/abc';
+    const publicUrls = (template: Template): unknown[] =>
+      Object.entries(resourcesOfType(template, 'AWS::Lambda::Function'))
+        .filter(([id]) => !id.startsWith('CustomCDKBucketDeployment') && !id.startsWith('SettlePath'))
+        .map(([, fn]) => (fn.Properties?.Environment as { Variables: Record<string, unknown> }).Variables.PUBLIC_BASE_URL);
+    expect(publicUrls(synth({ domainName: 'llm.example.org', certificateArn }))).toEqual(Array(3).fill('https://llm.example.org'));
+    expect(publicUrls(synth({ domainName: 'llm.example.org', certificateArn, publicBaseUrl: 'https://x.example.org' }))).toEqual(Array(3).fill('https://x.example.org'));
+    expect(publicUrls(synth({}))).toEqual(Array(3).fill(undefined));
+  });
+
   it('sets each function memory from chatMemoryMb / embeddingsMemoryMb, and refuses sizes Lambda does not offer', () => {
     const memory = (template: Template): { chat: unknown; embeddings: unknown } => {
       const functions = Object.entries(resourcesOfType(template, 'AWS::Lambda::Function'));
