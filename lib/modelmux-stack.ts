@@ -66,7 +66,7 @@ export interface ModelmuxStackProps extends StackProps {
 }
 
 /**
- * modelmux in one stack: three on-demand tables, the upstream-keys secret, the chat function (streaming
+ * modelmux in one stack: four on-demand tables, the upstream-keys secret, the chat function (streaming
  * Function URL), the embeddings function (buffered Function URL), by default a CloudFront distribution
  * giving every route one base URL (with its origin secret, access logs, optional custom domain and WAF),
  * and monitoring (metrics, alarms, a dashboard). Nothing runs while idle; storage, alarms and the

@@ -95,9 +95,10 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<RunningGa
     process.env.KEYS_TABLE = `${prefix}-keys`;
     process.env.ACCOUNTS_TABLE = `${prefix}-accounts`;
     process.env.LEDGER_TABLE = `${prefix}-ledger`;
+    process.env.RESPONSES_TABLE = `${prefix}-responses`;
 
     const { documentClient } = await import('../functions/shared/store/dynamo');
-    await ensureTables(documentClient(), { keys: process.env.KEYS_TABLE, accounts: process.env.ACCOUNTS_TABLE, ledger: process.env.LEDGER_TABLE });
+    await ensureTables(documentClient(), { keys: process.env.KEYS_TABLE, accounts: process.env.ACCOUNTS_TABLE, ledger: process.env.LEDGER_TABLE, responses: process.env.RESPONSES_TABLE });
 
     const providers: Record<string, 'real' | 'simulated'> = {};
     let simulator: Simulator | undefined;
