@@ -17,12 +17,13 @@ export type SaveResponse = (response: ResponseObject) => Promise<void>;
  * billed — still goes out, a warning is logged (ids and the error's name only, never content), and
  * later references to it are answered as for an unstored response.
  * @param input what to store as the response's input (conversation-state.ts `stored`).
+ * @param retentionDays how long it is kept (default RESPONSE_RETENTION_DAYS; 0 = not stored).
  */
-export function responseSaver(accountId: string, body: Pick<CreateResponseRequest, 'store'>, input: readonly InputItem[], requestId: string): SaveResponse | undefined {
-  if (body.store === false || RESPONSE_RETENTION_DAYS === 0) return undefined;
+export function responseSaver(accountId: string, body: Pick<CreateResponseRequest, 'store'>, input: readonly InputItem[], requestId: string, retentionDays = RESPONSE_RETENTION_DAYS): SaveResponse | undefined {
+  if (body.store === false || retentionDays === 0) return undefined;
   return async (response) => {
     try {
-      const outcome = await putStoredResponse(accountId, response, input, RESPONSE_RETENTION_DAYS);
+      const outcome = await putStoredResponse(accountId, response, input, retentionDays);
       if (outcome !== 'stored') logger.warn('response stored only in part: over the size bound', { requestId, responseId: response.id, outcome });
     } catch (err) {
       logger.warn('response not stored', { requestId, responseId: response.id, error: (err as { name?: string }).name ?? 'unknown' });
