@@ -5,7 +5,7 @@ import { SETTLE_RESERVE_MS } from '../functions/shared/edge/function-url';
 import { AccessLogs } from './constructs/access-logs';
 import { ACCOUNT_PATH_PATTERNS } from '../functions/shared/account-api/paths';
 import { AccountEndpoint } from './constructs/account-endpoint';
-import { ApiDistribution, DEFAULT_ORIGIN_READ_TIMEOUT_SECONDS } from './constructs/api-distribution';
+import { API_PATH_PATTERN, ApiDistribution, DEFAULT_ORIGIN_READ_TIMEOUT_SECONDS } from './constructs/api-distribution';
 import { ByokKey } from './constructs/byok-key';
 import { ChatEndpoint } from './constructs/chat-endpoint';
 import { CustomDomain, type CustomDomainProps } from './constructs/custom-domain';
@@ -15,6 +15,7 @@ import { Identity } from './constructs/identity';
 import { DEFAULT_LOG_RETENTION_DAYS } from './constructs/gateway-function';
 import { Monitoring } from './constructs/monitoring';
 import { OriginSecret } from './constructs/origin-secret';
+import { Site } from './constructs/site';
 import { UpstreamSecret } from './constructs/upstream-secret';
 import { ApiWebAcl } from './constructs/web-acl';
 
@@ -117,6 +118,8 @@ export class ModelmuxStack extends Stack {
       const domain = props.domain ? new CustomDomain(this, 'Domain', props.domain) : undefined;
       const accessLogs = new AccessLogs(this, 'AccessLogs', { retentionDays: props.accessLogRetentionDays });
       const webAclArn = props.waf === undefined ? undefined : 'webAclArn' in props.waf ? props.waf.webAclArn : new ApiWebAcl(this, 'Waf', { rateLimit: props.waf.rateLimit }).arn;
+      // The dashboard (web/) is the distribution's default behaviour; the API keeps /v1/*.
+      const site = new Site(this, 'Site', { accessLogsBucket: accessLogs.bucket });
       const api = new ApiDistribution(this, 'Api', {
         chatUrl: chat.url,
         embeddingsUrl: embeddings.url,
@@ -124,9 +127,15 @@ export class ModelmuxStack extends Stack {
         domain,
         logBucket: accessLogs.bucket,
         webAclArn,
+        site: site.behavior,
       });
       api.addFunctionBehaviour(ACCOUNT_PATH_PATTERNS, account.url);
-      baseUrl = Fn.join('', ['https://', domain?.domainName ?? api.distribution.distributionDomainName, '/v1']);
+      // Last: CloudFront takes the first matching pattern, and every other /v1/… route is above.
+      api.addFunctionBehaviour(API_PATH_PATTERN, chat.url);
+      site.deploy(api.distribution);
+      const host = domain?.domainName ?? api.distribution.distributionDomainName;
+      baseUrl = Fn.join('', ['https://', host, '/v1']);
+      new CfnOutput(this, 'DashboardUrl', { description: 'The account dashboard (sign up, API keys, usage)', value: Fn.join('', ['https://', host, '/']) });
       new CfnOutput(this, 'DistributionId', { description: 'CloudFront distribution in front of the Function URLs', value: api.distribution.distributionId });
       new CfnOutput(this, 'DistributionDomainName', {
         description: 'The distribution\'s own host name (the CNAME target of a custom domain whose DNS is not in Route 53)',

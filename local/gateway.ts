@@ -5,6 +5,8 @@ import { startCognitoLocal, type RunningCognitoLocal } from './cognito-local';
 import { startDynamoDbLocal, ensureTables } from './dynamodb-local';
 import { startSimulator, type Simulator, type SimProvider, type SimulatorOptions } from './simulator';
 import { createFunctionUrlServer, installAwslambdaGlobals, listen } from './function-url';
+import { createStaticSite } from './site/static-site';
+import { WEB_DIST_DIR } from '../web/build';
 
 /**
  * The whole gateway on loopback, as `npm start`, the integration tests and the bench run it:
@@ -46,6 +48,11 @@ export interface GatewayOptions {
   signalClientDisconnect?: boolean;
   /** The chat function's timeout (ms; default 300,000, as deployed). */
   chatTimeoutMs?: number;
+  /**
+   * Where the built dashboard is (default web/dist; `npm run build:web` writes it). It is served at
+   * `/` and every other non-API path, as CloudFront serves the site bucket; `false` = no dashboard.
+   */
+  siteDir?: string | false;
   /**
    * Run the Cognito emulator and point the account function at its pool (`npm start`, account tests).
    * `dataDir` keeps its users across restarts (default: a temporary directory, removed at close).
@@ -149,7 +156,10 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<RunningGa
       { match: (p) => p.startsWith('/v1/embeddings'), handler: emb.handler, invokeMode: 'BUFFERED', functionName: 'modelmux-embeddings', timeoutMs: 30_000 },
       { match: (p) => isAccountPath(ACCOUNT_PATH_PATTERNS, p), handler: account.handler, invokeMode: 'BUFFERED', functionName: 'modelmux-account', timeoutMs: 30_000 },
       { match: () => true, handler: chat.handler, invokeMode: 'RESPONSE_STREAM', functionName: 'modelmux-chat', timeoutMs: opts.chatTimeoutMs ?? 300_000 },
-    ], { signalClientDisconnect: opts.signalClientDisconnect === true });
+    ], {
+      signalClientDisconnect: opts.signalClientDisconnect === true,
+      ...(opts.siteDir === false ? {} : { intercept: createStaticSite({ root: opts.siteDir ?? WEB_DIST_DIR, cognitoEndpoint: cognito?.endpoint ?? localCognitoEndpoint() }) }),
+    });
     const listening = await listen(server, opts.port ?? 0, '127.0.0.1');
     closers.push(listening.close);
 
@@ -168,6 +178,11 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<RunningGa
     await closeAll(closers);
     throw err;
   }
+}
+
+/** The Cognito endpoint the dashboard calls, for its CSP: AWS's own for the region until a local one is set. */
+function localCognitoEndpoint(): string {
+  return process.env.COGNITO_ENDPOINT ?? `https://cognito-idp.${process.env.AWS_REGION ?? 'us-east-1'}.amazonaws.com/`;
 }
 
 async function closeAll(closers: Array<() => Promise<void>>): Promise<void> {

@@ -6,6 +6,7 @@ process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
 import { join } from 'node:path';
 import { CATALOGUE } from '../functions/shared/catalogue/catalogue';
 import { LOCAL_STATE_DIR, startGateway } from './gateway';
+import { buildWebSync } from '../web/build';
 
 /**
  * `npm start`: the gateway on http://127.0.0.1:$PORT (default 8080) with DynamoDB Local keeping its
@@ -14,6 +15,8 @@ import { LOCAL_STATE_DIR, startGateway } from './gateway';
  * Ctrl-C stops everything.
  */
 const port = Number(process.env.PORT ?? 8080);
+// The dashboard is served from web/dist at `/`: build it first so it matches the sources.
+const web = buildWebSync();
 const cognitoPort = process.env.COGNITO_LOCAL_PORT ? Number(process.env.COGNITO_LOCAL_PORT) : undefined;
 const gateway = await startGateway({
   port,
@@ -43,7 +46,7 @@ process.stdout.write(
     'modelmux is running.',
     `  base URL   ${gateway.baseUrl}`,
     `  API key    ${gateway.apiKey}  (dev account ${gateway.accountId})`,
-    `  dashboard  ${gateway.origin}/  (sign up there; the account API is under ${gateway.baseUrl})`,
+    `  dashboard  ${gateway.origin}/  (sign up there; ${(web.jsBytes / 1024).toFixed(1)} KB of JavaScript, built from web/)`,
     `  Cognito    ${gateway.cognito?.endpoint ?? '-'}  (emulator: pool ${gateway.cognito?.userPoolId ?? '-'}, client ${gateway.cognito?.userPoolClientId ?? '-'}; sign-up codes are printed below)`,
     `  DynamoDB   ${gateway.dynamodbEndpoint}`,
     'Providers (real when <NAME>_API_KEY is set):',

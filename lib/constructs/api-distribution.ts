@@ -20,6 +20,13 @@ import type { CustomDomain } from './custom-domain';
 /** Path pattern routed to the embeddings function; everything else goes to the chat function. */
 export const EMBEDDINGS_PATH_PATTERN = '/v1/embeddings*';
 
+/**
+ * With the dashboard as default behaviour, the API paths the chat function keeps. CloudFront takes the
+ * first matching pattern, so this one is added LAST ({@link ApiDistribution.addFunctionBehaviour}),
+ * after every other `/v1/…` route.
+ */
+export const API_PATH_PATTERN = '/v1/*';
+
 /** CloudFront's origin read timeout used by default, seconds (the most allowed without a quota increase). */
 export const DEFAULT_ORIGIN_READ_TIMEOUT_SECONDS = 60;
 
@@ -47,6 +54,12 @@ export interface ApiDistributionProps {
   readonly logBucket?: IBucket;
   /** ARN of a WAF web ACL (scope CLOUDFRONT) to attach. Default: none. */
   readonly webAclArn?: string;
+  /**
+   * The dashboard (lib/constructs/site.ts `Site.behavior`). When given, it is the default behaviour
+   * (the page at `/`, index.html as root object) and the chat function is NOT the default: route
+   * {@link API_PATH_PATTERN} to it with `addFunctionBehaviour`, after the other function paths.
+   */
+  readonly site?: BehaviorOptions;
 }
 
 /**
@@ -88,7 +101,8 @@ export class ApiDistribution extends Construct {
     });
     this.distribution = new Distribution(this, 'Distribution', {
       comment: 'modelmux: one base URL for chat (streaming) and embeddings (buffered)',
-      defaultBehavior: this.functionBehaviour(props.chatUrl),
+      defaultBehavior: props.site ?? this.functionBehaviour(props.chatUrl),
+      ...(props.site ? { defaultRootObject: 'index.html' } : {}),
       additionalBehaviors: { [EMBEDDINGS_PATH_PATTERN]: this.functionBehaviour(props.embeddingsUrl) },
       httpVersion: HttpVersion.HTTP2_AND_3,
       // No fixed cost whatever the class; ALL gives every client its nearest edge.

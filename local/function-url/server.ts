@@ -61,6 +61,12 @@ export interface FunctionUrlServerOptions {
    * reaction to that signal. Default false: faithful to Lambda.
    */
   signalClientDisconnect?: boolean;
+  /**
+   * Answers requests before any function sees them when it returns true (`npm start` serves the
+   * dashboard's static files this way, as CloudFront's S3 behaviour does in AWS). Not Function URL
+   * behaviour: a real Function URL passes every path to its function.
+   */
+  intercept?: (req: IncomingMessage, res: ServerResponse) => boolean;
 }
 
 interface PreparedRoute {
@@ -92,6 +98,7 @@ export function createFunctionUrlServer(routes: FunctionUrlRoute[], opts: Functi
   const fallback = prepared.find((p) => p.route.default === true);
 
   const server = createServer({ noDelay: true, keepAlive: true }, (req, res) => {
+    if (opts.intercept?.(req, res) === true) return;
     const target = req.url ?? '/';
     const queryAt = target.indexOf('?');
     const path = queryAt < 0 ? target : target.slice(0, queryAt);

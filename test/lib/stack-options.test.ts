@@ -4,7 +4,7 @@ import { ModelmuxStack } from '../../lib/modelmux-stack';
 import { CHAT_DEFAULT_MEMORY_MB } from '../../lib/constructs/chat-endpoint';
 import { EMBEDDINGS_DEFAULT_MEMORY_MB } from '../../lib/constructs/embeddings-endpoint';
 import { stackPropsFromContext } from '../../lib/stack-context';
-import { allIamStatements, resourcesOfType, testApp } from './template-helpers';
+import { allIamStatements, type CfnResource, resourcesOfType, testApp } from './template-helpers';
 
 /**
  * Stack options read from context. Bundling is skipped here (stack.test.ts covers the real bundle), so
@@ -17,9 +17,11 @@ function synth(context: Record<string, unknown>): Template {
   return Template.fromStack(stack);
 }
 
-/** The functions that call upstreams (chat, embeddings): every function but the account API's. */
-function upstreamFunctions(template: Template) {
-  return Object.entries(resourcesOfType(template, 'AWS::Lambda::Function')).filter(([id]) => !id.startsWith('Account')).map(([, fn]) => fn);
+/** The functions that call upstreams (chat, embeddings): not the account API's, nor CDK's own helpers (the dashboard's upload). */
+function upstreamFunctions(template: Template): CfnResource[] {
+  return Object.entries(resourcesOfType(template, 'AWS::Lambda::Function'))
+    .filter(([id]) => !id.startsWith('Account') && !id.startsWith('CustomCDKBucketDeployment'))
+    .map(([, fn]) => fn);
 }
 
 function functionEnvs(template: Template): Array<Record<string, unknown>> {
@@ -94,7 +96,10 @@ describe('stack options from context', () => {
 
   it('passes publicBaseUrl to every function as PUBLIC_BASE_URL', () => {
     const template = synth({ publicBaseUrl: 'https://api.example.com' });
-    const envs = Object.values(resourcesOfType(template, 'AWS::Lambda::Function')).map((fn) => (fn.Properties?.Environment as { Variables: Record<string, unknown> }).Variables);
+    // Every modelmux function (CDK's own dashboard-upload handler is not one).
+    const envs = Object.entries(resourcesOfType(template, 'AWS::Lambda::Function'))
+      .filter(([id]) => !id.startsWith('CustomCDKBucketDeployment'))
+      .map(([, fn]) => (fn.Properties?.Environment as { Variables: Record<string, unknown> }).Variables);
     expect(envs).toHaveLength(3);
     for (const env of envs) expect(env.PUBLIC_BASE_URL).toBe('https://api.example.com');
   });
@@ -179,7 +184,8 @@ describe('edge options from context', () => {
   });
 
   it('turns on X-Ray tracing: active mode, POWERTOOLS_TRACE_ENABLED, and the X-Ray write actions', () => {
-    for (const fn of Object.values(resourcesOfType(template, 'AWS::Lambda::Function'))) {
+    // Every modelmux function (CDK's own dashboard-upload handler is not one).
+    for (const [, fn] of Object.entries(resourcesOfType(template, 'AWS::Lambda::Function')).filter(([id]) => !id.startsWith('CustomCDKBucketDeployment'))) {
       expect(fn.Properties?.TracingConfig).toEqual({ Mode: 'Active' });
       expect((fn.Properties?.Environment as { Variables: Record<string, unknown> }).Variables.POWERTOOLS_TRACE_ENABLED).toBe('true');
     }
@@ -188,14 +194,18 @@ describe('edge options from context', () => {
   });
 
   it('keeps each function log for its own retention, and access logs for accessLogRetentionDays', () => {
-    const retention = Object.entries(resourcesOfType(template, 'AWS::Logs::LogGroup')).map(([id, g]) => [id.replace(/Gateway.*/, ''), g.Properties?.RetentionInDays]);
+    const retention = Object.entries(resourcesOfType(template, 'AWS::Logs::LogGroup'))
+      .filter(([id]) => !id.startsWith('CustomCDKBucketDeployment'))
+      .map(([id, g]) => [id.replace(/Gateway.*/, ''), g.Properties?.RetentionInDays]);
     expect(Object.fromEntries(retention)).toEqual({ Chat: 365, Embeddings: 90, Account: 90 });
-    const bucket = Object.values(resourcesOfType(template, 'AWS::S3::Bucket'))[0];
+    const bucket = Object.entries(resourcesOfType(template, 'AWS::S3::Bucket')).find(([id]) => id.startsWith('AccessLogs'))?.[1];
     expect((bucket?.Properties?.LifecycleConfiguration as { Rules: Array<{ ExpirationInDays: number }> }).Rules[0]?.ExpirationInDays).toBe(30);
   });
 
   it('makes CloudFront send the origin secret version given for a rotation', () => {
-    const headers = (distribution.Origins as Array<{ OriginCustomHeaders: Array<{ HeaderValue: { 'Fn::Join': [string, unknown[]] } }> }>).map((o) => o.OriginCustomHeaders[0]?.HeaderValue['Fn::Join'][1]);
+    const functionOrigins = (distribution.Origins as Array<{ S3OriginConfig?: unknown; OriginCustomHeaders: Array<{ HeaderValue: { 'Fn::Join': [string, unknown[]] } }> }>).filter((o) => o.S3OriginConfig === undefined);
+    const headers = functionOrigins.map((o) => o.OriginCustomHeaders[0]?.HeaderValue['Fn::Join'][1]);
+    expect(headers).toHaveLength(3);
     for (const parts of headers) expect(parts?.at(-1)).toBe(':SecretString:current::v-2026-rotation}}');
   });
 
