@@ -14,6 +14,7 @@ import { closePools } from './client';
 import { emptyModule, profileImport, timeImports, type ImportVariant } from './cold-start';
 import { benchConfig, KINDS, type Kind } from './config';
 import { measureConcurrentStreams, measureKind, measureLoad, profileKinds, type KindResult } from './measure';
+import { measureHolds, renderHolds } from './hold-phase';
 import { renderReport } from './report';
 import { stackFunction, synthStack } from './stack';
 import { measureStoredResponses } from './stored-responses';
@@ -81,7 +82,9 @@ async function main(): Promise<void> {
 
   const { documentClient } = await import('../functions/shared/store/dynamo');
   const ledger = (await documentClient().send(new DescribeTableCommand({ TableName: process.env.LEDGER_TABLE }))).Table;
-  const report = renderReport({
+  log('what a hold adds: hold + settle pairs on DynamoDB Local');
+  const holds = await measureHolds(process.env.DYNAMODB_ENDPOINT ?? '', cfg.quick ? 50 : 200);
+  const report = `${renderReport({
     cfg,
     startedAt: new Date(Date.now() - (performance.now() - started)),
     seconds: (performance.now() - started) / 1000,
@@ -96,7 +99,7 @@ async function main(): Promise<void> {
     phases,
     ledgerBytesPerItem: (ledger?.TableSizeBytes ?? 0) / Math.max(1, ledger?.ItemCount ?? 0),
     storedResponses,
-  });
+  })}\n\n${renderHolds(holds)}`;
   const target = cfg.quick ? join(logDir, 'BENCHMARKS.quick.md') : join(ROOT, 'BENCHMARKS.md');
   writeFileSync(target, `${report}\n`);
   process.stdout.write(`${report}\n`);

@@ -104,7 +104,9 @@ function gatewayEnv(fns: StackFunction[], endpoint: string, sim: { baseUrl: stri
     env[`${name}_API_KEY`] = 'sim-key';
     env[`${name}_BASE_URL`] = typeof route === 'function' ? route(sim) : sim.urls[route];
   }
-  return { ...env, DYNAMODB_ENDPOINT: endpoint, AWS_REGION: 'us-east-1', AWS_ACCESS_KEY_ID: 'local', AWS_SECRET_ACCESS_KEY: 'local', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' };
+  // Rate limits off: the bench measures throughput on one free-tier dev account (20 requests per minute by default).
+  const noRateLimits = { RATE_LIMIT_RPM: '0', RATE_LIMIT_CONCURRENT: '0', RATE_LIMIT_FREE_RPM: '0', RATE_LIMIT_FREE_CONCURRENT: '0' };
+  return { ...env, ...noRateLimits, DYNAMODB_ENDPOINT: endpoint, AWS_REGION: 'us-east-1', AWS_ACCESS_KEY_ID: 'local', AWS_SECRET_ACCESS_KEY: 'local', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' };
 }
 
 /**

@@ -7,21 +7,31 @@
  *   npm run admin -- keys list --account ID
  *   npm run admin -- keys revoke --account ID --key HINT|HASH-PREFIX
  *   npm run admin -- credit add --account ID --usd X
- *   npm run admin -- usage --account ID [--since ISO-8601]
+ *   npm run admin -- usage --account ID | --key sk-mux-… [--since ISO-8601]
+ *   npm run admin -- accounts shards --account ID --count S
+ *   npm run admin -- holds list [--expired]
+ *   npm run admin -- holds settle --request REQUEST-ID | --expired
  *   npm run admin -- health          (tables, secrets, pending holds; exit 1 when a check fails)
  *   --account takes an account id or a sign-in email (self-serve accounts, via the `byEmail` index).
  *   add --json for machine-readable output.
  *
  * Tables from KEYS_TABLE / ACCOUNTS_TABLE / LEDGER_TABLE (defaults: modelmux-keys …); DynamoDB Local when
- * DYNAMODB_ENDPOINT is set, else the AWS default credential chain and AWS_REGION.
+ * DYNAMODB_ENDPOINT is set, else — when `npm start` is running here — the store it wrote to
+ * `.local/state.json`, else the AWS default credential chain and AWS_REGION.
  * Exit codes: 0 done, 1 the operation failed, 2 bad command line.
  */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 
 import { addCredit, createAccount, getAccount } from '../functions/shared/accounts/account-store';
 import { findAccountIdsByEmail } from '../functions/shared/accounts/self-serve-account';
-import { createKey, listKeys, revokeKey } from '../functions/shared/accounts/key-store';
+import { authenticate, createKey, listKeys, revokeKey } from '../functions/shared/accounts/key-store';
+import { accountTotals } from '../functions/shared/billing/account-totals';
 import { usageSummary, type UsageTotals } from '../functions/shared/billing/ledger';
+import { setShards } from '../functions/shared/billing/shards';
+import { listPendingHolds, orphanOutcome } from '../functions/shared/billing/sweep';
+import { settleHold } from '../functions/shared/billing/settle';
 import { formatNanoUsd, usdToNanoUsd } from '../functions/shared/billing/money';
 import { GatewayError, NotFoundError } from '../functions/shared/openai/errors';
 import { tableNames } from '../functions/shared/store/tables';
@@ -31,6 +41,26 @@ import { formatHealth, runHealth } from './admin-health';
 // (Read when the first client is created, which happens after this line.)
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
+/**
+ * The store `npm start` is using, when it runs from this directory and nothing else was set: it writes
+ * `.local/state.json` (local/gateway.ts) with its DynamoDB Local endpoint and table names.
+ */
+function useLocalStateIfAny(): void {
+  if (process.env.DYNAMODB_ENDPOINT || process.env.ACCOUNTS_TABLE) return;
+  const file = join(process.cwd(), '.local', 'state.json');
+  if (!existsSync(file)) return;
+  try {
+    const state = JSON.parse(readFileSync(file, 'utf8')) as { dynamodbEndpoint?: string; tables?: { keys?: string; accounts?: string; ledger?: string } };
+    if (state.dynamodbEndpoint) process.env.DYNAMODB_ENDPOINT = state.dynamodbEndpoint;
+    if (state.tables?.keys) process.env.KEYS_TABLE = state.tables.keys;
+    if (state.tables?.accounts) process.env.ACCOUNTS_TABLE = state.tables.accounts;
+    if (state.tables?.ledger) process.env.LEDGER_TABLE = state.tables.ledger;
+    process.env.AWS_REGION ??= 'us-east-1';
+  } catch {
+    // an unreadable state file: fall back to the defaults
+  }
+}
+
 const USAGE = `usage: npm run admin -- <command> [options] [--json]
   accounts create [--free-tokens N] [--credit-usd X] [--id ID]
   accounts show   --account ID|EMAIL
@@ -38,7 +68,10 @@ const USAGE = `usage: npm run admin -- <command> [options] [--json]
   keys list       --account ID|EMAIL
   keys revoke     --account ID|EMAIL --key HINT|HASH-PREFIX
   credit add      --account ID|EMAIL --usd X
-  usage           --account ID|EMAIL [--since ISO-8601]
+  usage           --account ID|EMAIL | --key sk-mux-… [--since ISO-8601]
+  accounts shards --account ID|EMAIL --count S  (fund shards for a hot account; only upward)
+  holds list      [--expired]                   (holds not settled yet)
+  holds settle    --request REQUEST-ID | --expired   (as orphaned: the hold's prompt estimate, no completion)
   health`;
 
 /** A command-line mistake: printed with the usage, exit code 2. */
@@ -53,13 +86,16 @@ const OPTIONS = {
   key: { type: 'string' },
   usd: { type: 'string' },
   since: { type: 'string' },
+  count: { type: 'string' },
+  request: { type: 'string' },
+  expired: { type: 'boolean', default: false },
   json: { type: 'boolean', default: false },
   help: { type: 'boolean', short: 'h', default: false },
 } as const;
 
 type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>['values'];
 
-function required(values: Values, name: 'account' | 'key' | 'usd'): string {
+function required(values: Values, name: 'account' | 'key' | 'usd' | 'count'): string {
   const v = values[name];
   if (!v) throw new UsageError(`--${name} is required.`);
   return v;
@@ -119,7 +155,10 @@ async function run(command: string, values: Values): Promise<[unknown, string, n
       const id = await accountRef(values);
       const a = await getAccount(id, { consistent: true });
       if (!a) throw new NotFoundError(`No account ${id}.`);
-      return [a, lines([['account', a.accountId], ['email', a.email ?? '-'], ['keys', a.keyCount], ['free tokens', count(a.freeTokens)], ['credit', formatNanoUsd(a.creditNanoUsd)], ['created', a.createdAt]])];
+      // Balances summed over the account's fund shards (the root item alone when it has one).
+      const t = await accountTotals(a);
+      const shown = { ...a, ...t };
+      return [shown, lines([['account', a.accountId], ['email', a.email ?? '-'], ['keys', a.keyCount], ['free tokens', `${count(t.freeTokens)} (${count(t.heldFreeTokens)} held)`], ['credit', `${formatNanoUsd(t.creditNanoUsd)} (${formatNanoUsd(t.heldNanoUsd)} held)`], ['used', formatNanoUsd(t.usedNanoUsd)], ['shards', a.shards], ['created', a.createdAt]])];
     }
     case 'keys create': {
       const k = await createKey(await accountRef(values), values.name ?? 'default');
@@ -141,11 +180,32 @@ async function run(command: string, values: Values): Promise<[unknown, string, n
       return [a, lines([['account', a.accountId], ['credit', formatNanoUsd(a.creditNanoUsd)]])];
     }
     case 'usage': {
-      const s = await usageSummary(await accountRef(values), values.since ? { since: values.since } : {});
+      const accountId = values.key?.startsWith('sk-mux-') ? (await authenticate(values.key)).accountId : await accountRef(values);
+      const s = await usageSummary(accountId, values.since ? { since: values.since } : {});
       const row = (label: string, t: UsageTotals) =>
         [label.padEnd(20), `${count(t.requests)} req`, `${count(t.promptTokens)} in`, `${count(t.completionTokens)} out`, `${count(t.freeTokensUsed)} free`, formatNanoUsd(t.costNanoUsd)].join('  ');
       const text = [row('total', s), ...Object.entries(s.byModel).map(([m, t]) => row(m, t))].join('\n');
       return [{ ...s, costUsd: formatNanoUsd(s.costNanoUsd) }, `${s.since ? `since ${s.since}\n` : ''}${text}`];
+    }
+    case 'accounts shards': {
+      const count = Number(required(values, 'count'));
+      const id = await accountRef(values);
+      const n = await setShards(id, count);
+      return [{ accountId: id, shards: n }, `account ${id} now has ${n} fund shard${n === 1 ? '' : 's'}`];
+    }
+    case 'holds list': {
+      const holds = await listPendingHolds(values.expired ? Date.now() : undefined);
+      const text = holds.length === 0 ? 'No holds pending.' : holds.map((h) => [h.requestId, h.ownerAccountId, h.publicModel, formatNanoUsd(h.holdNanoUsd), `${count(h.holdFreeTokens)} free`, `expires ${new Date(h.holdExpiresAt).toISOString()}`].join('  ')).join('\n');
+      return [holds, text];
+    }
+    case 'holds settle': {
+      const all = await listPendingHolds(values.expired ? Date.now() : undefined);
+      const chosen = values.request ? all.filter((h) => h.requestId === values.request) : values.expired ? all : [];
+      if (!values.request && !values.expired) throw new UsageError('holds settle needs --request REQUEST-ID or --expired.');
+      if (values.request && chosen.length === 0) throw new NotFoundError(`No pending hold ${values.request}.`);
+      const results = [];
+      for (const h of chosen) results.push({ requestId: h.requestId, ...(await settleHold(h, orphanOutcome(h))) });
+      return [results, results.map((r) => `${r.requestId}  ${r.alreadySettled ? 'already settled' : `settled as orphaned: ${formatNanoUsd(r.costNanoUsd)}, ${count(r.freeTokensUsed)} free tokens`}`).join('\n') || 'Nothing to settle.'];
     }
     default:
       throw new UsageError(command ? `Unknown command "${command}".` : 'No command given.');
@@ -153,6 +213,7 @@ async function run(command: string, values: Values): Promise<[unknown, string, n
 }
 
 async function main(argv: string[]): Promise<number> {
+  useLocalStateIfAny();
   let values: Values;
   let positionals: string[];
   try {

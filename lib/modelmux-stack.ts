@@ -12,6 +12,7 @@ import { CustomDomain, type CustomDomainProps } from './constructs/custom-domain
 import { DataTables } from './constructs/data-tables';
 import { EmbeddingsEndpoint } from './constructs/embeddings-endpoint';
 import { Identity } from './constructs/identity';
+import { SettlePath } from './constructs/settle-path';
 import { DEFAULT_LOG_RETENTION_DAYS } from './constructs/gateway-function';
 import { Monitoring } from './constructs/monitoring';
 import { OriginSecret } from './constructs/origin-secret';
@@ -68,10 +69,11 @@ export interface ModelmuxStackProps extends StackProps {
 
 /**
  * modelmux in one stack: four on-demand tables, the upstream-keys secret, the chat function (streaming
- * Function URL), the embeddings function (buffered Function URL), by default a CloudFront distribution
- * giving every route one base URL (with its origin secret, access logs, optional custom domain and WAF),
- * and monitoring (metrics, alarms, a dashboard). Nothing runs while idle; storage, alarms and the
- * dashboard are the fixed costs.
+ * Function URL), the embeddings function (buffered Function URL), the durable settle path (queue,
+ * dead-letter queue, settle function, one-minute sweep), by default a CloudFront distribution giving
+ * every route one base URL (with its origin secret, access logs, optional custom domain and WAF), and
+ * monitoring (metrics, alarms, a dashboard). Idle: storage, alarms, the dashboard and the sweep's one
+ * invocation a minute.
  */
 export class ModelmuxStack extends Stack {
   constructor(scope: Construct, id: string, props: ModelmuxStackProps = {}) {
@@ -94,9 +96,11 @@ export class ModelmuxStack extends Stack {
     const byokKey = new ByokKey(this, 'Byok');
     const common = { tables, upstreamSecret, originSecret, byokKey, environment, tracing: props.tracing === true };
     const logDays = props.logRetentionDays ?? DEFAULT_LOG_RETENTION_DAYS;
+    const settle = new SettlePath(this, 'SettlePath', { tables, logRetentionDays: logDays, tracing: props.tracing === true });
 
     const chat = new ChatEndpoint(this, 'Chat', {
       ...common,
+      settle,
       reservedConcurrentExecutions: props.chatReservedConcurrency,
       logRetentionDays: props.chatLogRetentionDays ?? logDays,
       memorySize: props.chatMemoryMb,
@@ -106,6 +110,7 @@ export class ModelmuxStack extends Stack {
     });
     const embeddings = new EmbeddingsEndpoint(this, 'Embeddings', {
       ...common,
+      settle,
       reservedConcurrentExecutions: props.embeddingsReservedConcurrency,
       logRetentionDays: props.embeddingsLogRetentionDays ?? logDays,
       memorySize: props.embeddingsMemoryMb,
@@ -157,6 +162,12 @@ export class ModelmuxStack extends Stack {
       });
       monitoring.addFunction('Chat', chat.gateway.function, props.chatReservedConcurrency);
       monitoring.addFunction('Embeddings', embeddings.gateway.function, props.embeddingsReservedConcurrency);
+      monitoring.addFunction('Account', account.gateway.function);
+      // The durable settle path (issue 10): its consumer, a backlog older than 5 minutes (settles not
+      // landing), and anything in its dead-letter queue (settles that failed for 24 h).
+      monitoring.addFunction('Settle', settle.settleFunction.function);
+      monitoring.addQueue('SettleQueue', settle.queue, { maxAgeSeconds: 300 });
+      monitoring.addQueue('Settle', settle.deadLetterQueue, { deadLetter: true });
       for (const [name, table] of Object.entries(tables.tables)) monitoring.addTable(name.charAt(0).toUpperCase() + name.slice(1), table);
       monitoring.finish();
       new CfnOutput(this, 'AlarmTopicArn', { description: 'SNS topic every alarm notifies (subscribe with -c alarmEmail=… or aws sns subscribe)', value: monitoring.topic.topicArn });
@@ -184,6 +195,8 @@ export class ModelmuxStack extends Stack {
     new CfnOutput(this, 'AccountsTableName', { description: 'ACCOUNTS_TABLE for the admin CLI', value: tables.tables.accounts.tableName });
     new CfnOutput(this, 'LedgerTableName', { description: 'LEDGER_TABLE for the admin CLI', value: tables.tables.ledger.tableName });
     new CfnOutput(this, 'UpstreamSecretArn', { description: 'Secret holding the upstream provider keys (UPSTREAM_SECRET_ARN for npm run admin -- health)', value: upstreamSecret.secretId });
+    new CfnOutput(this, 'SettleQueueUrl', { description: 'Durable settle queue (SETTLE_QUEUE_URL)', value: settle.queue.queueUrl });
+    new CfnOutput(this, 'SettleDeadLetterQueueUrl', { description: 'Settles that failed for 24 h', value: settle.deadLetterQueue.queueUrl });
     new CfnOutput(this, 'PutUpstreamKeysCommand', {
       description: 'Run after deploy with upstream-keys.json = {"OPENAI_API_KEY":"...",...}; warm functions pick it up within 5 minutes',
       value: upstreamSecret.putValueCommand,

@@ -5,6 +5,7 @@ import { startCognitoLocal, type RunningCognitoLocal } from './cognito-local';
 import { startDynamoDbLocal, ensureTables } from './dynamodb-local';
 import { startSimulator, type Simulator, type SimProvider, type SimulatorOptions } from './simulator';
 import { createFunctionUrlServer, installAwslambdaGlobals, listen } from './function-url';
+import { startSettleRunner, type SettleRunner, type SettleRunnerOptions } from './settle-runner';
 import { createStaticSite } from './site/static-site';
 import { WEB_DIST_DIR } from '../web/build';
 
@@ -48,6 +49,10 @@ export interface GatewayOptions {
   signalClientDisconnect?: boolean;
   /** The chat function's timeout (ms; default 300,000, as deployed). */
   chatTimeoutMs?: number;
+  /** The durable settle path (SQS emulator, poller, sweep timer); see local/settle-runner.ts. */
+  settle?: SettleRunnerOptions;
+  /** Write `.local/state.json` (DynamoDB endpoint, tables, dev account) for the admin CLI to find. */
+  stateFile?: string;
   /**
    * Where the built dashboard is (default web/dist; `npm run build:web` writes it). It is served at
    * `/` and every other non-API path, as CloudFront serves the site bucket; `false` = no dashboard.
@@ -70,6 +75,8 @@ export interface RunningGateway {
   accountId: string;
   dynamodbEndpoint: string;
   simulator: Simulator | undefined;
+  /** The settle queue, its poller and the sweep. */
+  settle: SettleRunner;
   /** provider variable prefix → 'real' | 'simulated'. */
   providers: Record<string, 'real' | 'simulated'>;
   /** `http://127.0.0.1:<port>`: the site root (dashboard, `/config.json`, the account API under /v1). */
@@ -95,6 +102,8 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<RunningGa
       endpoint = ddb.endpoint;
     }
     process.env.DYNAMODB_ENDPOINT = endpoint;
+    // DynamoDB Local serialises transactions: under load it answers in seconds where DynamoDB takes ms.
+    process.env.DYNAMODB_REQUEST_TIMEOUT_MS ??= '10000';
     process.env.AWS_REGION ??= 'us-east-1';
     process.env.AWS_ACCESS_KEY_ID ??= 'local';
     process.env.AWS_SECRET_ACCESS_KEY ??= 'local';
@@ -122,7 +131,20 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<RunningGa
     }
     if (simulator) closers.push(() => (simulator as Simulator).close());
 
+    const settle = await startSettleRunner(opts.settle);
+    closers.push(settle.close);
+
     const dev = await ensureDevKey(opts.devKeyFile, opts.devFreeTokens);
+    if (opts.stateFile !== undefined) {
+      mkdirSync(dirname(opts.stateFile), { recursive: true });
+      const state = { dynamodbEndpoint: endpoint, tables: { keys: process.env.KEYS_TABLE, accounts: process.env.ACCOUNTS_TABLE, ledger: process.env.LEDGER_TABLE, responses: process.env.RESPONSES_TABLE }, devAccountId: dev.accountId, pid: process.pid };
+      writeFileSync(opts.stateFile, `${JSON.stringify(state, null, 2)}\n`);
+    }
+
+    // One process serves every request here: load the tokenizer now (~0.5 s), not in the middle of a
+    // later request's stream (in Lambda it loads after a container's first answer, billing/request-bill.ts).
+    const { warmTokenizer } = await import('../functions/shared/usage/estimate');
+    await warmTokenizer();
 
     let cognito: RunningCognitoLocal | undefined;
     if (opts.cognito !== undefined) {
@@ -169,6 +191,7 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<RunningGa
       accountId: dev.accountId,
       dynamodbEndpoint: endpoint,
       simulator,
+      settle,
       providers,
       origin: listening.url.replace(/\/$/, ''),
       cognito,

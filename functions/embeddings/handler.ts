@@ -2,27 +2,48 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context
 import { dispatch } from '../shared/app/dispatch';
 import type { GatewayRequest, GatewayResult } from '../shared/http/types';
 import { finishInvocation, fromFunctionUrlEvent, initGateway, logRequest, responseHeaders, runCore } from '../shared/edge/function-url';
+import { GatewayError, toErrorBody } from '../shared/openai/errors';
+import { logger } from '../shared/observability/logger';
 
 // Cold start: the upstream keys and the origin secret are read during INIT, not on the first request.
 await initGateway();
 
 /**
+ * Lambda's buffered response limit (6 MB, Lambda quotas) less room for headers and the invocation's own
+ * JSON wrapper: past it Lambda answers its own `502 {"Message":…}`, which modelmux never lets happen.
+ */
+const MAX_BUFFERED_BODY_BYTES = 6_291_456 - 32_768;
+
+/**
  * The embeddings Lambda behind a BUFFERED Function URL (6 MB response limit). A buffered invocation
  * returns its response only when the handler returns, so the ledger is settled before returning:
- * a frozen container must not hold an unbilled request.
+ * a frozen container must not hold an unbilled request. Every response is OpenAI-shaped: an answer
+ * too large for the buffered limit (only a chat answer sent to this URL can be: embeddings are sized
+ * before the call, app/embeddings-size.ts) or any failure of this handler becomes an OpenAI error body.
  */
 export const handler = async (event: APIGatewayProxyEventV2, context?: Context): Promise<APIGatewayProxyStructuredResultV2> => {
   const req = fromFunctionUrlEvent(event, new AbortController().signal, context);
-  let result = await runCore(dispatch, req);
-  if (result.kind === 'stream') {
-    // A streamed chat request sent to the buffered URL: collect it (the chat URL streams it live).
-    let body = '';
-    for await (const frame of result.frames) body += frame;
+  try {
+    const result = await runCore(dispatch, req);
+    let body: string;
+    if (result.kind === 'stream') {
+      // A streamed chat request sent to the buffered URL: collect it (the chat URL streams it live).
+      body = '';
+      for await (const frame of result.frames) body += frame;
+    } else {
+      body = JSON.stringify(result.body);
+    }
+    // Produced answers are billed (as if the client had left) even when they cannot be sent.
     await settleOrLog(req, result);
+    if (Buffer.byteLength(body, 'utf8') > MAX_BUFFERED_BODY_BYTES) {
+      const err = new GatewayError(500, 'server_error', 'The answer is larger than the 6 MB a buffered response can carry; stream it (`stream: true`) through the chat endpoint instead.', { code: 'response_too_large' });
+      return { statusCode: 500, headers: responseHeaders({ kind: 'json', status: 500, headers: {}, body: null }, req.requestId), body: JSON.stringify(toErrorBody(err)) };
+    }
     return { statusCode: result.status, headers: responseHeaders(result, req.requestId), body };
+  } catch (err) {
+    logger.error('buffered handler failed', { requestId: req.requestId, error: err as Error });
+    return { statusCode: 500, headers: responseHeaders({ kind: 'json', status: 500, headers: {}, body: null }, req.requestId), body: JSON.stringify(toErrorBody(err)) };
   }
-  await settleOrLog(req, result);
-  return { statusCode: result.status, headers: responseHeaders(result, req.requestId), body: JSON.stringify(result.body) };
 };
 
 /** A billed request logs its one line when settled (with tokens and cost); others log here. Then the metrics go out. */

@@ -9,20 +9,21 @@ type LogicalName = TableSchema['logicalName'];
 /**
  * DynamoDB actions the gateway functions perform at request time, per table. No wildcards, and nothing
  * the request path does not do. Inside TransactWriteItems each item is authorised by its own action
- * (Put -> PutItem, Update -> UpdateItem, ConditionCheck -> ConditionCheckItem; DynamoDB Developer Guide,
- * "Using IAM with DynamoDB transactions"), so TransactWriteItems itself needs no grant.
- * - keys: GetItem to resolve the key hash. Creating, listing (GSI) and revoking keys is the admin CLI's
- *   job, run with an operator's own credentials: not granted here.
- * - accounts: GetItem (admission check, free-token re-read), UpdateItem (the debit, whose own condition
- *   guards it: no ConditionCheck item is used).
- * - ledger: PutItem (one entry per billed request, conditional on the request id: idempotent settle) and
- *   GetItem (a replayed settle reads the first entry's charge back instead of charging twice).
+ * (Put -> PutItem, Update -> UpdateItem, Delete -> DeleteItem, ConditionCheck -> ConditionCheckItem;
+ * DynamoDB Developer Guide, "Using IAM with DynamoDB transactions"), so TransactWriteItems itself needs
+ * no grant.
+ * - keys: GetItem to resolve the key hash; GetItem + ConditionCheckItem to add a key's billing entry to
+ *   an account written before per-key state (billing/key-entry.ts). Creating, listing and revoking keys
+ *   is the admin CLI's job (and the account API's): not granted here.
+ * - accounts: GetItem (the view a hold is planned from), UpdateItem (hold and settle, each guarded by
+ *   its own conditions).
+ * - ledger: PutItem (the hold), UpdateItem (its settle into the entry), DeleteItem (a cancelled hold).
  * test/lib/gateway-grants.test.ts records what the request path really calls and holds this list to it.
  */
 export const GATEWAY_TABLE_ACTIONS: Readonly<Record<Exclude<LogicalName, 'responses'>, readonly string[]>> = {
-  keys: ['dynamodb:GetItem'],
+  keys: ['dynamodb:GetItem', 'dynamodb:ConditionCheckItem'],
   accounts: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
-  ledger: ['dynamodb:PutItem', 'dynamodb:GetItem'],
+  ledger: ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
 };
 
 /**
@@ -36,16 +37,29 @@ export const GATEWAY_TABLE_ACTIONS: Readonly<Record<Exclude<LogicalName, 'respon
 export const RESPONSES_TABLE_ACTIONS: readonly string[] = ['dynamodb:BatchGetItem', 'dynamodb:PutItem', 'dynamodb:DeleteItem'];
 
 /**
+ * What the settle function does (queued settles, the orphan sweep): settle or cancel a hold (ledger
+ * UpdateItem / DeleteItem with the account UpdateItem) and list unsettled holds (Query on the ledger's
+ * `pendingHolds` index only).
+ */
+export const SETTLE_TABLE_ACTIONS = {
+  accounts: ['dynamodb:UpdateItem'],
+  ledger: ['dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
+  pendingHoldsIndex: ['dynamodb:Query'],
+} as const;
+
+/**
  * DynamoDB actions of the account function (the account API), per table. Transaction items are
  * authorised by their own actions, as above. Query is granted on the index it reads.
  * - keys: GetItem (one key), PutItem (create, in the key's transaction), UpdateItem (rename, disable,
- *   limit, delete), Query on `byAccount` (listing).
- * - accounts: GetItem (account, key entries, BYOK map), PutItem (first-call creation and the free-grant
- *   marker), UpdateItem (keyCount and `keys.<h16>` with a key; BYOK entries).
- * - ledger: Query (credits, month usage, activity).
+ *   limit, delete), ConditionCheckItem (a key's entry added to a fund shard that lacks it, only while
+ *   the row is unchanged: billing/key-entry.ts), Query on `byAccount` (listing).
+ * - accounts: GetItem (account and fund shards, key entries, BYOK map), PutItem (first-call creation and
+ *   the free-grant marker), UpdateItem (keyCount and `keys.<h16>` on every fund shard with a key; BYOK
+ *   entries).
+ * - ledger: Query (month usage, activity).
  */
 export const ACCOUNT_TABLE_ACTIONS: Readonly<Record<Exclude<LogicalName, 'responses'>, { table: readonly string[]; index?: { name: string; actions: readonly string[] } }>> = {
-  keys: { table: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], index: { name: 'byAccount', actions: ['dynamodb:Query'] } },
+  keys: { table: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:ConditionCheckItem'], index: { name: 'byAccount', actions: ['dynamodb:Query'] } },
   accounts: { table: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'] },
   ledger: { table: ['dynamodb:Query'] },
 };
@@ -111,8 +125,19 @@ export class DataTables extends Construct {
       new PolicyStatement({ sid: 'GatewayResponsesTable', effect: Effect.ALLOW, actions: [...RESPONSES_TABLE_ACTIONS], resources: [this.tables.responses.tableArn] }),
     );
   }
+
+  /** Grants the settle function exactly {@link SETTLE_TABLE_ACTIONS}. */
+  grantSettleAccess(grantee: IGrantable): void {
+    const statement = (sid: string, actions: readonly string[], resource: string) =>
+      grantee.grantPrincipal.addToPrincipalPolicy(new PolicyStatement({ sid, effect: Effect.ALLOW, actions: [...actions], resources: [resource] }));
+    statement('SettleAccountsTable', SETTLE_TABLE_ACTIONS.accounts, this.tables.accounts.tableArn);
+    statement('SettleLedgerTable', SETTLE_TABLE_ACTIONS.ledger, this.tables.ledger.tableArn);
+    statement('SettlePendingHolds', SETTLE_TABLE_ACTIONS.pendingHoldsIndex, `${this.tables.ledger.tableArn}/index/${PENDING_HOLDS_INDEX}`);
+  }
 }
 
+/** The `pendingHolds` index of the ledger (store/table-schemas.ts). */
+const PENDING_HOLDS_INDEX = 'pendingHolds';
 /**
  * Grants the account function exactly {@link ACCOUNT_TABLE_ACTIONS} (a module-level helper so the class
  * stays as it was): one statement per table, and one per index it queries.

@@ -1,4 +1,6 @@
 import type { IGrantable } from 'aws-cdk-lib/aws-iam';
+import { SETTLE_QUEUE_URL_ENV } from '../../functions/shared/billing/settle-queue';
+import type { SettlePath } from './settle-path';
 import { UPSTREAM_SECRET_ARN_ENV } from '../../functions/shared/providers/credentials';
 import type { ByokKey } from './byok-key';
 import type { DataTables } from './data-tables';
@@ -17,6 +19,8 @@ export interface GatewayEndpointProps {
   readonly reservedConcurrentExecutions?: number;
   /** Memory in MB; default per endpoint (CHAT_DEFAULT_MEMORY_MB, EMBEDDINGS_DEFAULT_MEMORY_MB). */
   readonly memorySize?: number;
+  /** The durable settle path: its queue URL goes into env, SendMessage into the role. */
+  readonly settle?: SettlePath;
   /** The BYOK key: its ARN goes into env, kms:Decrypt (BYOK context only) into the role. */
   readonly byokKey?: ByokKey;
   /** CloudFront's origin secret: when set, the function refuses requests without it (ORIGIN_SECRET_ARN). */
@@ -32,6 +36,7 @@ export function gatewayEnvironment(props: GatewayEndpointProps): Record<string, 
   return {
     ...props.tables.environment,
     [UPSTREAM_SECRET_ARN_ENV]: props.upstreamSecret.secretId,
+    ...(props.settle ? { [SETTLE_QUEUE_URL_ENV]: props.settle.queue.queueUrl } : {}),
     ...props.byokKey?.environment,
     ...props.originSecret?.environment,
     ...props.environment,
@@ -42,6 +47,7 @@ export function gatewayEnvironment(props: GatewayEndpointProps): Record<string, 
 export function grantGatewayRuntime(grantee: IGrantable, props: GatewayEndpointProps): void {
   props.tables.grantGatewayAccess(grantee);
   props.upstreamSecret.grantGetSecretValue(grantee);
+  props.settle?.grantSend(grantee);
   props.byokKey?.grantDecrypt(grantee);
   props.originSecret?.grantRead(grantee);
 }

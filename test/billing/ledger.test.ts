@@ -1,124 +1,108 @@
-import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createAccount, getAccount } from '../../functions/shared/accounts/account-store';
-import { admit } from '../../functions/shared/billing/admit';
-import { clearBalanceCache } from '../../functions/shared/billing/balance-cache';
-import { LedgerWriteError, newRequestId, settle, usageSummary, type LedgerEntryInput } from '../../functions/shared/billing/ledger';
+import { createKey, revokeKey } from '../../functions/shared/accounts/key-store';
+import { clearViews } from '../../functions/shared/billing/account-state';
+import { newRequestId, usageSummary } from '../../functions/shared/billing/ledger';
 import { ledgerItemSchema } from '../../functions/shared/billing/ledger-entry';
 import { computeCharge } from '../../functions/shared/billing/price';
+import { settleHold } from '../../functions/shared/billing/settle';
 import { documentClient } from '../../functions/shared/store/dynamo';
 import { tableNames } from '../../functions/shared/store/tables';
+import { billRequest, demandOf, entryOf, GPT_4O_PRICES, hold } from '../support/billing';
 import { createTestTables } from '../support/tables';
 
 beforeAll(async () => {
   await createTestTables('ledger');
 });
-beforeEach(() => clearBalanceCache());
+beforeEach(() => clearViews());
 
 const USD = 1_000_000_000;
-
-function entry(accountId: string, over: Partial<LedgerEntryInput> = {}): LedgerEntryInput {
-  return {
-    accountId, requestId: newRequestId(), publicModel: 'gpt-4o', servedModel: 'gpt-4o', provider: 'openai',
-    promptTokens: 30, completionTokens: 20, inputPrice: 2_637_500, outputPrice: 10_550_000,
-    usageEstimated: false, fallbackPath: ['gpt-4o@openai/gpt-4o:ok'], ...over,
-  };
-}
 
 async function ledgerOf(accountId: string) {
   const out = await documentClient().send(
     new QueryCommand({ TableName: tableNames().ledger, KeyConditionExpression: 'accountId = :a', ExpressionAttributeValues: { ':a': accountId }, ConsistentRead: true }),
   );
-  return (out.Items ?? []).map((i) => ledgerItemSchema.parse(i));
+  return out.Items ?? [];
 }
 
-/** Sets the stored free tokens behind this container's back (as other containers' settles would). */
-async function setStoredFreeTokens(accountId: string, freeTokens: number) {
-  await documentClient().send(
-    new UpdateCommand({ TableName: tableNames().accounts, Key: { accountId }, UpdateExpression: 'SET freeTokens = :f', ExpressionAttributeValues: { ':f': freeTokens } }),
-  );
+async function accountWithKey(opts: { freeTokens: number; creditNanoUsd: number }) {
+  const { accountId } = await createAccount(opts);
+  const { keyHash } = await createKey(accountId, 'test');
+  return { accountId, keyHash };
 }
 
-describe('settle', () => {
-  it('keeps ledger sums equal to what 50 concurrent settles took from the account, exactly', async () => {
-    const { accountId } = await createAccount({ freeTokens: 1_000, creditNanoUsd: 1 * USD });
-    await admit(accountId); // warm the balance cache as the request path does
-    const entries = Array.from({ length: 50 }, (_, i) =>
-      entry(accountId, { promptTokens: 17 + i, completionTokens: 3 + (i % 7) * 11, inputPrice: 2_637_501 + i, outputPrice: 10_550_000 }),
-    );
-    const results = await Promise.all(entries.map((e) => settle(e)));
+describe('hold and settle', () => {
+  it('keeps ledger sums equal to what 50 concurrent requests took from the account, exactly, with nothing left held', async () => {
+    const { accountId, keyHash } = await accountWithKey({ freeTokens: 1_000, creditNanoUsd: 1 * USD });
+    const results = await Promise.all(Array.from({ length: 50 }, (_, i) => billRequest(accountId, keyHash, 17 + i, 3 + (i % 7) * 11)));
     expect(results.every((r) => !r.alreadySettled)).toBe(true);
-
     const account = (await getAccount(accountId, { consistent: true }))!;
-    const ledger = await ledgerOf(accountId);
+    const ledger = (await ledgerOf(accountId)).map((i) => ledgerItemSchema.parse(i));
     expect(ledger).toHaveLength(50);
-    const spentCredit = 1 * USD - account.creditNanoUsd;
-    const spentFree = 1_000 - account.freeTokens;
-    expect(ledger.reduce((s, e) => s + e.costNanoUsd, 0)).toBe(spentCredit);
-    expect(ledger.reduce((s, e) => s + e.freeTokensUsed, 0)).toBe(spentFree);
-    expect(account.freeTokens).toBe(0); // 50 requests need far more than 1,000 tokens: all free tokens used
-    expect(spentCredit).toBeGreaterThan(0);
+    expect(ledger.reduce((s, e) => s + e.costNanoUsd, 0)).toBe(1 * USD - account.creditNanoUsd);
+    expect(ledger.reduce((s, e) => s + e.freeTokensUsed, 0)).toBe(1_000 - account.freeTokens);
+    expect(account.usedNanoUsd).toBe(1 * USD - account.creditNanoUsd);
+    expect(account).toMatchObject({ heldNanoUsd: 0, heldFreeTokens: 0 });
     for (const e of ledger) {
       // Each entry's cost follows from its own free split: prompt first, one upward rounding.
       const again = computeCharge({ ...e, freeTokensAvailable: e.freeTokensUsed });
-      expect(again.freeTokensUsed).toBe(e.freeTokensUsed);
       expect(again.costNanoUsd).toBe(e.costNanoUsd);
     }
   });
 
-  it('treats a replayed request id as a no-op returning the first charge', async () => {
-    const { accountId } = await createAccount({ freeTokens: 10, creditNanoUsd: USD });
-    const e = entry(accountId);
-    const first = await settle(e);
+  it('holds free tokens first, prompt before output, and credit for the rest; settle releases the remainder', async () => {
+    const { accountId, keyHash } = await accountWithKey({ freeTokens: 100, creditNanoUsd: USD });
+    const h = await hold(accountId, keyHash, demandOf(30, 500));
+    expect(h.holdFreeTokens).toBe(100);
+    expect(h.holdNanoUsd).toBe(computeCharge({ promptTokens: 30, completionTokens: 500, freeTokensAvailable: 100, ...GPT_4O_PRICES }).costNanoUsd);
+    expect(await getAccount(accountId, { consistent: true })).toMatchObject({ freeTokens: 0, heldFreeTokens: 100, creditNanoUsd: USD - h.holdNanoUsd, heldNanoUsd: h.holdNanoUsd });
+    const r = await settleHold(h, { kind: 'bill', entry: entryOf(30, 20) });
+    expect(r).toEqual({ alreadySettled: false, freeTokensUsed: 50, costNanoUsd: 0 });
+    expect(await getAccount(accountId, { consistent: true })).toMatchObject({ freeTokens: 50, heldFreeTokens: 0, creditNanoUsd: USD, heldNanoUsd: 0, usedFreeTokens: 50 });
+  });
+
+  it('treats a repeated settle of one request id as a no-op returning the first charge', async () => {
+    const { accountId, keyHash } = await accountWithKey({ freeTokens: 10, creditNanoUsd: USD });
+    const h = await hold(accountId, keyHash, demandOf(30, 20));
+    const first = await settleHold(h, { kind: 'bill', entry: entryOf(30, 20) });
     expect(first).toMatchObject({ alreadySettled: false, freeTokensUsed: 10 });
     const before = await getAccount(accountId, { consistent: true });
-    const replays = await Promise.all([settle(e), settle({ ...e, promptTokens: 999 })]);
+    const replays = await Promise.all([settleHold(h, { kind: 'bill', entry: entryOf(30, 20) }), settleHold(h, { kind: 'bill', entry: entryOf(999, 20) }), settleHold(h, { kind: 'cancel' })]);
     for (const r of replays) expect(r).toEqual({ ...first, alreadySettled: true });
     expect(await getAccount(accountId, { consistent: true })).toEqual(before);
     expect(await ledgerOf(accountId)).toHaveLength(1);
   });
 
-  it('stores every input field with the charge and creation time', async () => {
-    const { accountId } = await createAccount({ freeTokens: 0, creditNanoUsd: USD });
-    const e = entry(accountId, { usageEstimated: true, status: 'partial', servedModel: 'gpt-4o-mini', fallbackPath: ['a', 'b'] });
-    const r = await settle(e);
+  it('stores every entry field with the charge, and removes the hold from the pendingHolds index', async () => {
+    const { accountId, keyHash } = await accountWithKey({ freeTokens: 0, creditNanoUsd: USD });
+    const h = await hold(accountId, keyHash, demandOf(30, 20));
+    const [held] = await ledgerOf(accountId);
+    expect(held).toMatchObject({ status: 'held', holdBucket: expect.any(String), holdExpiresAt: expect.any(Number), keyHash });
+    const e = entryOf(30, 20, { usageEstimated: true, status: 'partial', servedModel: 'gpt-4o-mini', fallbackPath: ['a', 'b'] });
+    const r = await settleHold(h, { kind: 'bill', entry: e });
     const [stored] = await ledgerOf(accountId);
-    expect(stored).toEqual({ ...e, freeTokensUsed: 0, costNanoUsd: r.costNanoUsd, createdAt: expect.any(String) });
+    expect(stored).toMatchObject({ ...e, freeTokensUsed: 0, costNanoUsd: r.costNanoUsd, keyHash, byok: false });
+    expect(stored?.holdBucket).toBeUndefined();
+    expect(stored?.holdExpiresAt).toBeUndefined();
     expect(r.costNanoUsd).toBe(Math.ceil((30 * 2_637_500 + 20 * 10_550_000) / 1000));
   });
 
-  it('recomputes the free split when the store has fewer free tokens than this container thought', async () => {
-    const { accountId } = await createAccount({ freeTokens: 1_000, creditNanoUsd: USD });
-    await admit(accountId); // caches 1,000
-    await setStoredFreeTokens(accountId, 10);
-    const r = await settle(entry(accountId, { promptTokens: 30, completionTokens: 20, inputPrice: 1_000, outputPrice: 2_000 }));
-    expect(r).toEqual({ alreadySettled: false, freeTokensUsed: 10, costNanoUsd: 20 + 40 });
-    expect((await getAccount(accountId, { consistent: true }))?.freeTokens).toBe(0);
-  });
-
-  it('re-reads a locally lowered balance before charging credit where free tokens may remain', async () => {
-    const { accountId } = await createAccount({ freeTokens: 60, creditNanoUsd: USD });
-    await settle(entry(accountId, { promptTokens: 50, completionTokens: 0 })); // cache now says 10, inexact
-    await setStoredFreeTokens(accountId, 100);
-    const r = await settle(entry(accountId, { promptTokens: 30, completionTokens: 20 }));
-    expect(r.freeTokensUsed).toBe(50);
-  });
-
-  it('lets credit go negative by the cost of a request already admitted', async () => {
-    const { accountId } = await createAccount({ freeTokens: 0, creditNanoUsd: 1_000 });
-    await admit(accountId);
-    const r = await settle(entry(accountId));
-    expect((await getAccount(accountId, { consistent: true }))?.creditNanoUsd).toBe(1_000 - r.costNanoUsd);
-    await expect(admit(accountId)).rejects.toMatchObject({ status: 402 });
-  });
-
-  it('throws LedgerWriteError with the entry for an unknown account or invalid numbers', async () => {
-    const missing = entry('acct_nobody');
-    await expect(settle(missing)).rejects.toMatchObject({ name: 'LedgerWriteError', entry: missing });
-    const { accountId } = await createAccount();
-    const bad = entry(accountId, { promptTokens: 1.5 });
-    await expect(settle(bad)).rejects.toBeInstanceOf(LedgerWriteError);
+  it('cancels a hold without a ledger entry, releasing everything', async () => {
+    const { accountId, keyHash } = await accountWithKey({ freeTokens: 5, creditNanoUsd: USD });
+    const h = await hold(accountId, keyHash, demandOf(30, 20));
+    expect(await settleHold(h, { kind: 'cancel' })).toEqual({ alreadySettled: false, freeTokensUsed: 0, costNanoUsd: 0 });
     expect(await ledgerOf(accountId)).toHaveLength(0);
+    expect(await getAccount(accountId, { consistent: true })).toMatchObject({ freeTokens: 5, creditNanoUsd: USD, heldNanoUsd: 0, heldFreeTokens: 0 });
+  });
+
+  it('bills the actual cost when the upstream counted more than was held, and settles a key deleted meanwhile', async () => {
+    const { accountId, keyHash } = await accountWithKey({ freeTokens: 0, creditNanoUsd: USD });
+    const h = await hold(accountId, keyHash, demandOf(10, 10));
+    await revokeKey(accountId, keyHash);
+    const r = await settleHold(h, { kind: 'bill', entry: entryOf(400, 10) });
+    expect(r.costNanoUsd).toBeGreaterThan(h.holdNanoUsd);
+    expect(await getAccount(accountId, { consistent: true })).toMatchObject({ creditNanoUsd: USD - r.costNanoUsd, heldNanoUsd: 0, usedNanoUsd: r.costNanoUsd });
   });
 });
 
@@ -133,16 +117,19 @@ describe('newRequestId', () => {
 });
 
 describe('usageSummary', () => {
-  it('sums tokens and cost over all pages, by model, and from a start time', async () => {
-    const { accountId } = await createAccount({ freeTokens: 0, creditNanoUsd: USD });
+  it('sums tokens and cost of settled entries over all pages, by model, from a start time, skipping holds in flight', async () => {
+    const { accountId, keyHash } = await accountWithKey({ freeTokens: 0, creditNanoUsd: USD });
     const old = Date.parse('2024-01-01T00:00:00Z');
-    await settle(entry(accountId, { requestId: newRequestId(old), publicModel: 'claude-3-5-sonnet' }));
-    const recent = await Promise.all(Array.from({ length: 3 }, () => settle(entry(accountId))));
+    const oldHold = await hold(accountId, keyHash, demandOf(30, 20), newRequestId(old));
+    await settleHold(oldHold, { kind: 'bill', entry: entryOf(30, 20, { publicModel: 'claude-3-5-sonnet' }) });
+    const recent = await Promise.all(Array.from({ length: 3 }, () => billRequest(accountId, keyHash, 30, 20)));
+    await hold(accountId, keyHash, demandOf(30, 20)); // in flight: not usage yet
     const all = await usageSummary(accountId);
     expect(all).toMatchObject({ accountId, requests: 4, promptTokens: 120, completionTokens: 80, freeTokensUsed: 0 });
     expect(all.byModel['claude-3-5-sonnet']?.requests).toBe(1);
     expect(all.byModel['gpt-4o']?.costNanoUsd).toBe(recent.reduce((s, r) => s + r.costNanoUsd, 0));
-    expect(all.costNanoUsd).toBe(USD - (await getAccount(accountId, { consistent: true }))!.creditNanoUsd);
+    const acct = (await getAccount(accountId, { consistent: true }))!;
+    expect(all.costNanoUsd).toBe(USD - acct.creditNanoUsd - acct.heldNanoUsd);
     const since = await usageSummary(accountId, { since: '2025-01-01T00:00:00Z' });
     expect(since).toMatchObject({ requests: 3, since: '2025-01-01T00:00:00.000Z' });
     await expect(usageSummary(accountId, { since: 'yesterday' })).rejects.toMatchObject({ status: 400 });

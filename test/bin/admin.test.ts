@@ -3,7 +3,8 @@ import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { newRequestId, settle } from '../../functions/shared/billing/ledger';
+import { hashApiKey } from '../../functions/shared/accounts/api-key';
+import { billRequest } from '../support/billing';
 import { createTestTables } from '../support/tables';
 
 /** The CLI as users run it: a child process through tsx, env pointing at this file's tables in DynamoDB Local. */
@@ -48,12 +49,9 @@ describe('admin CLI', () => {
     expect(listed.stdout).toMatch(new RegExp(`^[0-9a-f]{12}  active   ${key.slice(0, 11)}…  \\S+  ci\\n$`));
     expect(listed.stdout).not.toContain(key.slice(11));
 
-    const base = { accountId: id, publicModel: 'gpt-4o', servedModel: 'gpt-4o', provider: 'openai', inputPrice: 2_637_500, outputPrice: 10_550_000, usageEstimated: false, fallbackPath: [] };
-    const charges = await Promise.all([
-      settle({ ...base, requestId: newRequestId(), promptTokens: 80, completionTokens: 40 }),
-      settle({ ...base, requestId: newRequestId(), promptTokens: 1_000, completionTokens: 500 }),
-    ]);
+    const charges = await Promise.all([billRequest(id, hashApiKey(key), 80, 40), billRequest(id, hashApiKey(key), 1_000, 500)]);
     type Usage = { requests: number; promptTokens: number; completionTokens: number; freeTokensUsed: number; costNanoUsd: number };
+    const byKey = await adminJson<Usage & { accountId: string }>(['usage', '--key', key]);
     const [usage, credit, revoked] = await Promise.all([
       adminJson<Usage>(['usage', '--account', id, '--since', '2020-01-01']),
       adminJson<{ creditNanoUsd: number }>(['credit', 'add', '--account', id, '--usd', '1']),
@@ -61,6 +59,7 @@ describe('admin CLI', () => {
     ]);
     const cost = charges[0]!.costNanoUsd + charges[1]!.costNanoUsd;
     expect(usage).toMatchObject({ requests: 2, promptTokens: 1_080, completionTokens: 540, freeTokensUsed: 100, costNanoUsd: cost });
+    expect(byKey).toMatchObject({ accountId: id, requests: 2, costNanoUsd: cost });
     expect(credit.creditNanoUsd).toBe(3_500_000_000 - cost);
     expect(revoked.code).toBe(0);
     expect(revoked.stdout).toContain('Deleted');
@@ -100,6 +99,21 @@ describe('admin CLI', () => {
     expect(missing.stderr).toContain('--account is required');
     expect(noAccount.code).toBe(1);
     expect(noAccount.stderr).toContain('No account acct_nobody');
+  });
+
+  it('lists pending holds and settles one by request id as orphaned, once', async () => {
+    const account = await adminJson<{ accountId: string }>(['accounts', 'create', '--free-tokens', '0', '--credit-usd', '1']);
+    const created = await admin(['keys', 'create', '--account', account.accountId]);
+    const key = created.stdout.split('\n')[0]!;
+    const { hold, demandOf } = await import('../support/billing');
+    const h = await hold(account.accountId, hashApiKey(key), demandOf(100, 50));
+    let listed: Array<{ requestId: string }> = [];
+    for (let i = 0; i < 50 && !listed.some((x) => x.requestId === h.requestId); i++) listed = await adminJson(['holds', 'list']);
+    expect(listed.map((x) => x.requestId)).toContain(h.requestId);
+    const settled = await adminJson<Array<{ requestId: string; alreadySettled: boolean; costNanoUsd: number }>>(['holds', 'settle', '--request', h.requestId]);
+    expect(settled).toEqual([{ requestId: h.requestId, alreadySettled: false, freeTokensUsed: 0, costNanoUsd: Math.ceil((100 * 2_637_500) / 1000) }]);
+    const shown = await adminJson<{ creditNanoUsd: number; heldNanoUsd: number; usedNanoUsd: number }>(['accounts', 'show', '--account', account.accountId]);
+    expect(shown).toMatchObject({ creditNanoUsd: 1_000_000_000 - settled[0]!.costNanoUsd, heldNanoUsd: 0, usedNanoUsd: settled[0]!.costNanoUsd });
   });
 
   it('says the data store is unavailable when DynamoDB cannot be reached', async () => {

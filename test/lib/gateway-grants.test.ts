@@ -1,17 +1,23 @@
 import { randomBytes } from 'node:crypto';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { clearBalanceCache } from '../../functions/shared/billing/balance-cache';
-import { newRequestId, settle } from '../../functions/shared/billing/ledger';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { clearViews } from '../../functions/shared/billing/account-state';
+import { settleHold } from '../../functions/shared/billing/settle';
+import { createAccount } from '../../functions/shared/accounts/account-store';
+import { createKey } from '../../functions/shared/accounts/key-store';
+import { hashApiKey } from '../../functions/shared/accounts/api-key';
 import { documentClient } from '../../functions/shared/store/dynamo';
+import { demandOf, entryOf, hold } from '../support/billing';
 import { tableNames } from '../../functions/shared/store/tables';
 import { GATEWAY_TABLE_ACTIONS } from '../../lib/constructs/data-tables';
 import { startGateway, type RunningGateway } from '../../local/gateway';
 
 /**
  * The IAM grants of the gateway functions (GATEWAY_TABLE_ACTIONS) against what their code really does:
- * every DynamoDB operation of the request path — buffered and streamed chat, embeddings, the free-token
- * re-read and an idempotent replay of a settle — is recorded at the SDK's middleware stack, turned into
+ * every DynamoDB operation of the request path — buffered and streamed chat, embeddings, a cancelled
+ * hold, a repeated settle, and the billing entry of a key written before per-key state — is recorded at
+ * the SDK's middleware stack, turned into
  * the IAM action each one needs (transaction items each need their own: DynamoDB Developer Guide, "Using
  * IAM with DynamoDB transactions"), and must be granted; and every granted action must be used.
  */
@@ -34,11 +40,17 @@ const ACTION_OF_TRANSACT_ITEM: Record<string, string> = {
 
 let gw: RunningGateway;
 let client: OpenAI;
+let legacyKey: { key: string };
 const used = new Set<string>();
 
 beforeAll(async () => {
   gw = await startGateway({ tablePrefix: `grants-${process.pid}` });
   client = new OpenAI({ baseURL: gw.baseUrl, apiKey: gw.apiKey, maxRetries: 0 });
+  // Set up before recording (operator actions, not the request path): an account as written before
+  // per-key state, without its `keys` map.
+  const legacy = await createAccount();
+  legacyKey = await createKey(legacy.accountId, 'legacy');
+  await documentClient().send(new UpdateCommand({ TableName: tableNames().accounts, Key: { accountId: legacy.accountId }, UpdateExpression: 'REMOVE #k', ExpressionAttributeNames: { '#k': 'keys' } }));
   documentClient().middlewareStack.add(
     (next, context) => async (args) => {
       const input = args.input as { TableName?: string; TransactItems?: Array<Record<string, { TableName?: string }>> };
@@ -73,15 +85,18 @@ describe('gateway table grants', () => {
     for await (const chunk of stream) void chunk;
     await client.embeddings.create({ model: 'text-embedding-3-small', input: 'grants' });
 
-    // A settle whose cached balance is gone re-reads the account; a settle replayed (the same request id
-    // again, as after a retried invocation) reads the first entry back instead of charging twice.
-    clearBalanceCache();
-    const entry = {
-      accountId: gw.accountId, requestId: newRequestId(), publicModel: 'gpt-4o', servedModel: 'gpt-4o', provider: 'openai',
-      promptTokens: 3, completionTokens: 2, inputPrice: 2_637_500, outputPrice: 10_550_000, usageEstimated: false, fallbackPath: [],
-    };
-    expect((await settle(entry)).alreadySettled).toBe(false);
-    expect((await settle(entry)).alreadySettled).toBe(true);
+    // A hold cancelled (no answer), and a settle repeated (idempotent on the request id).
+    clearViews();
+    const keyHash = hashApiKey(gw.apiKey);
+    const h = await hold(gw.accountId, keyHash, demandOf(3, 2));
+    await settleHold(h, { kind: 'cancel' });
+    const h2 = await hold(gw.accountId, keyHash, demandOf(3, 2));
+    await settleHold(h2, { kind: 'bill', entry: entryOf(3, 2) });
+    expect((await settleHold(h2, { kind: 'bill', entry: entryOf(3, 2) })).alreadySettled).toBe(true);
+
+    // An account written before per-key state: its key's entry is added on the first request.
+    const legacyClient = new OpenAI({ baseURL: gw.baseUrl, apiKey: legacyKey.key, maxRetries: 0 });
+    await legacyClient.chat.completions.create({ model: 'gpt-4o-mini', max_tokens: 5, messages: [{ role: 'user', content: 'legacy' }] });
 
     // Settles run after the response: give the last ones a moment to land.
     await new Promise((r) => setTimeout(r, 200));

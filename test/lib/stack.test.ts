@@ -202,6 +202,29 @@ describe('DynamoDB tables', () => {
   });
 });
 
+describe('the durable settle path', () => {
+  it('has an encrypted settle queue with a dead-letter queue after 480 receives (24 h), a settle function on it with partial batch failures, and a sweep every minute', () => {
+    const queue = logicalIdByPath(template, 'AWS::SQS::Queue', '/SettlePath/Queue/');
+    const dlq = logicalIdByPath(template, 'AWS::SQS::Queue', '/SettlePath/DeadLetters/');
+    expect(resourcesOfType(template, 'AWS::SQS::Queue')[queue]?.Properties).toMatchObject({
+      SqsManagedSseEnabled: true,
+      VisibilityTimeout: 180,
+      RedrivePolicy: { deadLetterTargetArn: getAttArn(dlq), maxReceiveCount: 480 },
+    });
+    expect(resourcesOfType(template, 'AWS::SQS::Queue')[dlq]?.Properties).toMatchObject({ SqsManagedSseEnabled: true, MessageRetentionPeriod: 1_209_600 });
+    const settleFn = logicalIdByPath(template, 'AWS::Lambda::Function', '/SettlePath/Settle/');
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', { FunctionName: { Ref: settleFn }, BatchSize: 10, FunctionResponseTypes: ['ReportBatchItemFailures'] });
+    template.hasResourceProperties('AWS::Events::Rule', { ScheduleExpression: 'rate(1 minute)' });
+    expect(envOf(ids.chatFn).SETTLE_QUEUE_URL).toEqual({ Ref: queue });
+    expect(envOf(ids.embeddingsFn).SETTLE_QUEUE_URL).toEqual({ Ref: queue });
+    // The settle function: settle and cancel holds, list them through the index only, read the queue depth.
+    const actions = roleStatementsOf(settleFn).flatMap((st) => actionsOf(st));
+    expect(actions).toEqual(expect.arrayContaining(['dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:Query', 'sqs:GetQueueAttributes', 'sqs:ReceiveMessage', 'sqs:DeleteMessage']));
+    expect(actions).not.toContain('dynamodb:Scan');
+    expect(actions).not.toContain('dynamodb:PutItem');
+  });
+});
+
 describe('IAM least privilege', () => {
   it('has no wildcard action in any IAM statement or Lambda permission', () => {
     const statements = allIamStatements(template);
@@ -231,12 +254,14 @@ describe('IAM least privilege', () => {
     }
   });
 
-  it('grants each function exactly the request-path table actions and GetSecretValue on the upstream and origin secrets', () => {
+  it('grants each function exactly the request-path table actions, GetSecretValue on the upstream and origin secrets and SendMessage on the settle queue', () => {
+    const settleQueue = logicalIdByPath(template, 'AWS::SQS::Queue', '/SettlePath/Queue/');
     const expected = new Map<string, string[]>([
       ...Object.entries(GATEWAY_TABLE_ACTIONS).map(([name, actions]): [string, string[]] => [JSON.stringify(getAttArn(ids.tables[name as keyof typeof ids.tables])), [...actions].sort()]),
       [JSON.stringify({ Ref: ids.secret }), ['secretsmanager:GetSecretValue']],
       [JSON.stringify(getAttArn(ids.byokKey)), ['kms:Decrypt']],
       [JSON.stringify({ Ref: ids.originSecret }), ['secretsmanager:GetSecretValue']],
+      [JSON.stringify(getAttArn(settleQueue)), ['sqs:SendMessage']],
     ]);
     // Stored responses: the chat function alone serves /v1/responses.
     const chatExpected = new Map([...expected, [JSON.stringify(getAttArn(ids.tables.responses)), [...RESPONSES_TABLE_ACTIONS].sort()]]);
@@ -253,9 +278,9 @@ describe('IAM least privilege', () => {
     }
     expect(RESPONSES_TABLE_ACTIONS).toEqual(['dynamodb:BatchGetItem', 'dynamodb:PutItem', 'dynamodb:DeleteItem']);
     expect(GATEWAY_TABLE_ACTIONS).toEqual({
-      keys: ['dynamodb:GetItem'],
+      keys: ['dynamodb:GetItem', 'dynamodb:ConditionCheckItem'],
       accounts: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
-      ledger: ['dynamodb:PutItem', 'dynamodb:GetItem'],
+      ledger: ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
     });
   });
 

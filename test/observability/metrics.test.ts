@@ -192,22 +192,30 @@ describe('billing metrics', () => {
     expect(expectOne(all, 'CompletionTokens').values[0]).toBeGreaterThan(0);
   });
 
-  it('records SettleFailures when the ledger write cannot land', async () => {
-    const { settleRequest } = await import('../../functions/shared/app/settle-request');
+  it('records SettleFailures when the ledger write cannot land in-process (it is queued, or left to the sweep)', async () => {
+    const { settleRequest, usageEntry } = await import('../../functions/shared/app/settle-request');
+    const { settleDurably } = await import('../../functions/shared/billing/settle-durable');
     const { createDocumentClient, setDocumentClient } = await import('../../functions/shared/store/dynamo');
     const { CATALOGUE, getModel } = await import('../../functions/shared/catalogue/catalogue');
     const { planAttempts } = await import('../../functions/shared/routing/attempt-plan');
     const attempt = planAttempts(getModel('gpt-4o', 'chat'), CATALOGUE, { OPENAI_API_KEY: 'k', OPENAI_BASE_URL: 'http://127.0.0.1:9' })[0];
     if (attempt === undefined) throw new Error('no attempt');
+    const hold = {
+      ownerAccountId: 'acct_x', accountId: 'acct_x', shard: 0, requestId: `req_${Date.now()}`, keyHash: 'a'.repeat(64),
+      holdFreeTokens: 0, holdNanoUsd: 1_000, keyLimited: false, accountSlot: false, keySlot: false,
+      promptTokensEstimate: 10, promptTokensHeld: 10, maxCompletionTokens: 5, holdInputPrice: 1, holdOutputPrice: 1,
+      publicModel: 'gpt-4o', createdAt: new Date().toISOString(), holdExpiresAt: Date.now() + 60_000,
+    };
+    const queueUrl = process.env.SETTLE_QUEUE_URL;
+    delete process.env.SETTLE_QUEUE_URL;
     setDocumentClient(createDocumentClient({ endpoint: `http://127.0.0.1:${await closedPort()}`, maxAttempts: 1 }));
     try {
-      await settleRequest({
-        accountId: 'acct_x', requestId: `r-${Date.now()}`, requestedModel: 'gpt-4o', attempt,
-        attempts: [{ publicModel: 'gpt-4o', provider: 'openai', upstreamModel: 'gpt-4o', outcome: 'ok', status: 200, ms: 5 }],
-        usage: { promptTokens: 10, completionTokens: 5, estimated: false }, status: 'complete', receivedAt: Date.now(),
-      });
+      const entry = usageEntry({ requestedModel: 'gpt-4o', attempt, attempts: [{ publicModel: 'gpt-4o', provider: 'openai', upstreamModel: 'gpt-4o', outcome: 'ok', status: 200, ms: 5 }], usage: { promptTokens: 10, completionTokens: 5, estimated: false }, status: 'complete' });
+      const failing = { settle: (e: typeof entry) => settleDurably(hold, { kind: 'bill', entry: e }, 200) };
+      await settleRequest(failing as never, entry, { requestId: hold.requestId, receivedAt: Date.now(), attempts: 1 });
     } finally {
       setDocumentClient(undefined);
+      if (queueUrl !== undefined) process.env.SETTLE_QUEUE_URL = queueUrl;
     }
     metricsModule.publishMetrics();
     const all = emf.metrics();

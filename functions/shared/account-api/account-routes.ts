@@ -1,7 +1,12 @@
-/** `GET /v1/account` and `GET /v1/credits`: balances from the account item, usage from the ledger. */
+/**
+ * `GET /v1/account` and `GET /v1/credits`: balances and lifetime usage from the account's items (summed
+ * over its fund shards), this month's usage from a ledger Query bounded to the month. Neither reads the
+ * whole ledger: the dashboard's first render waits on `GET /v1/account`.
+ */
 import { MAX_KEYS_PER_ACCOUNT } from '../accounts/limits';
 import { rateLimitsFor } from '../accounts/rate-limit-settings';
-import { ledgerTotals, monthStartMs } from '../billing/ledger-read';
+import { accountTotals } from '../billing/account-totals';
+import { chargedSince, monthStartMs } from '../billing/ledger-read';
 import type { JsonResult } from '../http/types';
 import type { AccountCaller } from './caller';
 import { json, usd } from './json';
@@ -10,28 +15,29 @@ import { json, usd } from './json';
  * The account: `{data:{id, email, created_at, free_tokens, free_tokens_held, credit, credit_nano_usd,
  * credit_held, credit_held_nano_usd, total_usage, total_usage_nano_usd, month_usage,
  * month_usage_nano_usd, is_free_tier, key_count, key_limit, rate_limit}}` (README: "The account API").
+ * `total_usage` is the account's `usedNanoUsd` (ADDed by every settle, in the ledger entry's own
+ * transaction, so it equals Σ of the ledger's costs to the nano-dollar).
  */
 export async function getAccountInfo(caller: AccountCaller): Promise<JsonResult> {
   const a = caller.account;
-  const totals = await ledgerTotals(a.accountId, monthStartMs());
-  const freeTier = (a.purchasedNanoUsd ?? 0) === 0;
+  const [totals, monthNanoUsd] = await Promise.all([accountTotals(a), chargedSince(a.accountId, monthStartMs(), a.shards)]);
+  const freeTier = a.purchasedNanoUsd === 0;
   const limits = rateLimitsFor(freeTier);
-  const held = a.heldNanoUsd ?? 0;
   return json({
     data: {
       id: a.accountId,
       email: a.email ?? null,
       created_at: a.createdAt,
-      free_tokens: a.freeTokens,
-      free_tokens_held: a.heldFreeTokens ?? 0,
-      credit: usd(a.creditNanoUsd),
-      credit_nano_usd: a.creditNanoUsd,
-      credit_held: usd(held),
-      credit_held_nano_usd: held,
-      total_usage: usd(totals.totalNanoUsd),
-      total_usage_nano_usd: totals.totalNanoUsd,
-      month_usage: usd(totals.monthNanoUsd),
-      month_usage_nano_usd: totals.monthNanoUsd,
+      free_tokens: totals.freeTokens,
+      free_tokens_held: totals.heldFreeTokens,
+      credit: usd(totals.creditNanoUsd),
+      credit_nano_usd: totals.creditNanoUsd,
+      credit_held: usd(totals.heldNanoUsd),
+      credit_held_nano_usd: totals.heldNanoUsd,
+      total_usage: usd(totals.usedNanoUsd),
+      total_usage_nano_usd: totals.usedNanoUsd,
+      month_usage: usd(monthNanoUsd),
+      month_usage_nano_usd: monthNanoUsd,
       is_free_tier: freeTier,
       key_count: a.keyCount,
       key_limit: MAX_KEYS_PER_ACCOUNT,
@@ -42,12 +48,12 @@ export async function getAccountInfo(caller: AccountCaller): Promise<JsonResult>
 
 /**
  * OpenRouter's credits: `{data:{total_credits, total_usage}}` in USD, plus the exact integers.
- * total_usage = the ledger's charges; total_credits = what is left (available + held) + total_usage,
- * i.e. all credit ever added, so `total_credits − total_usage` is the balance.
+ * total_usage = the account's lifetime charges (Σ ledger costs); total_credits = what is left
+ * (available + held) + total_usage, i.e. all credit ever added, so `total_credits − total_usage` is the
+ * balance.
  */
 export async function getCredits(caller: AccountCaller): Promise<JsonResult> {
-  const a = caller.account;
-  const { totalNanoUsd } = await ledgerTotals(a.accountId, monthStartMs());
-  const credits = a.creditNanoUsd + (a.heldNanoUsd ?? 0) + totalNanoUsd;
-  return json({ data: { total_credits: usd(credits), total_credits_nano_usd: credits, total_usage: usd(totalNanoUsd), total_usage_nano_usd: totalNanoUsd } });
+  const t = await accountTotals(caller.account);
+  const credits = t.creditNanoUsd + t.heldNanoUsd + t.usedNanoUsd;
+  return json({ data: { total_credits: usd(credits), total_credits_nano_usd: credits, total_usage: usd(t.usedNanoUsd), total_usage_nano_usd: t.usedNanoUsd } });
 }

@@ -22,7 +22,7 @@ export async function activityRoute(caller: AccountCaller, req: GatewayRequest):
   if (!Number.isInteger(days) || days < 1 || days > MAX_ACTIVITY_DAYS) {
     throw new InvalidRequestError(`\`days\` must be a whole number from 1 to ${MAX_ACTIVITY_DAYS}.`, { param: 'days', code: 'invalid_value' });
   }
-  const [groups, keys] = await Promise.all([accountActivity(caller.accountId, days), queryAccountKeys(caller.accountId)]);
+  const [groups, keys] = await Promise.all([accountActivity(caller.accountId, days, Date.now(), caller.account.shards), queryAccountKeys(caller.accountId)]);
   const names = new Map(keys.map((k) => [k.keyHash, k.name]));
   return json({
     data: groups.map((g) => ({

@@ -9,11 +9,12 @@ import { MAX_KEYS_PER_ACCOUNT } from './limits';
  * code `key_limit_exceeded`.
  */
 export class KeyLimitExceededError extends GatewayError {
-  constructor(accountId: string) {
+  constructor() {
+    // The account id is internal (a Cognito sub, or acct_…): never shown to the user.
     super(
       409,
       'invalid_request_error',
-      `Account ${accountId} already has ${MAX_KEYS_PER_ACCOUNT} active API keys, the most allowed. Delete one to create another.`,
+      `Your account already has ${MAX_KEYS_PER_ACCOUNT} active API keys, the most allowed. Delete one to create another.`,
       { code: 'key_limit_exceeded' },
     );
   }

@@ -1,8 +1,9 @@
 /**
  * Accounts table access. Root item (DATA-MODEL §2): `{ accountId, email?, keyCount, freeTokens,
- * creditNanoUsd, purchasedNanoUsd, createdAt, keys: {}, byok? }` (money in nano-USD, see
- * billing/money.ts). `keys` maps the first 16 hex characters of each key's hash to its per-key state,
- * written with the key row in one transaction (key-store.ts).
+ * heldFreeTokens, creditNanoUsd, heldNanoUsd, purchasedNanoUsd, usedNanoUsd, usedFreeTokens, inflight,
+ * shards?, createdAt, keys: {}, byok: {} }` (money in nano-USD, see billing/money.ts; holds in
+ * billing/hold.ts). `keys` maps the first 16 hex characters of each key's hash to its per-key state,
+ * written with the key row in one transaction (key-store.ts, key-update.ts, key-delete.ts).
  */
 import { randomBytes } from 'node:crypto';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
@@ -21,20 +22,29 @@ export interface Account {
   accountId: string;
   /** Active API keys, 0..MAX_KEYS_PER_ACCOUNT. */
   keyCount: number;
-  /** Free tokens left (input and output alike); never negative. */
+  /** Free tokens available (not held; input and output alike); never negative. */
   freeTokens: number;
-  /** Prepaid credit, nano-USD (1e-9 USD). May dip below zero by the cost of requests in flight. */
+  /** Free tokens held by requests in flight. */
+  heldFreeTokens: number;
+  /**
+   * Prepaid credit available (not held), nano-USD (1e-9 USD). Never below zero except by the bounded
+   * estimate error documented in billing/settle.ts (an upstream counting more than our margin held).
+   */
   creditNanoUsd: number;
+  /** Credit held by requests in flight, nano-USD. */
+  heldNanoUsd: number;
+  /** Lifetime credit added (top-ups), nano-USD; 0 = free tier. */
+  purchasedNanoUsd: number;
+  /** Lifetime credit spent, nano-USD. */
+  usedNanoUsd: number;
+  /** Lifetime free tokens spent. */
+  usedFreeTokens: number;
+  /** Fund shards (DATA-MODEL §5); 1 = the single-item layout. */
+  shards: number;
   /** ISO 8601 creation time. */
   createdAt: string;
   /** Sign-in email (self-serve accounts; also the `byEmail` index key). */
   email?: string | undefined;
-  /** Credit held by requests in flight, nano-USD (issue 10's holds; 0 when absent). */
-  heldNanoUsd?: number | undefined;
-  /** Free tokens held by requests in flight (0 when absent). */
-  heldFreeTokens?: number | undefined;
-  /** Lifetime credit added (initial credit and top-ups), nano-USD; 0 ⇒ free tier. */
-  purchasedNanoUsd?: number | undefined;
 }
 
 /** Parses a stored account item; tolerant of extra attributes (the `keys` and `byok` maps are read elsewhere). */
@@ -42,12 +52,15 @@ export const accountItemSchema = z.object({
   accountId: z.string(),
   keyCount: z.number().int(),
   freeTokens: z.number().int(),
+  heldFreeTokens: z.number().int().default(0),
   creditNanoUsd: z.number().int(),
+  heldNanoUsd: z.number().int().default(0),
+  purchasedNanoUsd: z.number().int().default(0),
+  usedNanoUsd: z.number().int().default(0),
+  usedFreeTokens: z.number().int().default(0),
+  shards: z.number().int().default(1),
   createdAt: z.string(),
   email: z.string().optional(),
-  heldNanoUsd: z.number().int().optional(),
-  heldFreeTokens: z.number().int().optional(),
-  purchasedNanoUsd: z.number().int().optional(),
 });
 
 /** Options of {@link createAccount}. */
@@ -56,7 +69,7 @@ export interface CreateAccountOptions {
   accountId?: string;
   /** Default {@link NEW_ACCOUNT_FREE_TOKENS} (200,000). Non-negative integer. */
   freeTokens?: number;
-  /** Default 0. Non-negative integer nano-USD. */
+  /** Default 0. Non-negative integer nano-USD; counts as purchased (a paid account's rate limits). */
   creditNanoUsd?: number;
   /** Sign-in email, stored as given (the `byEmail` index finds it lower-cased: {@link normaliseEmail}). */
   email?: string;
@@ -80,18 +93,24 @@ export function newAccountId(): string {
  *         is taken; UpstreamUnavailableError (503) when DynamoDB is unavailable.
  */
 export async function createAccount(opts: CreateAccountOptions = {}): Promise<Account> {
+  const credit = opts.creditNanoUsd ?? 0;
   const account: Account = {
     accountId: opts.accountId ?? newAccountId(),
     keyCount: 0,
     freeTokens: opts.freeTokens ?? NEW_ACCOUNT_FREE_TOKENS,
-    creditNanoUsd: opts.creditNanoUsd ?? 0,
+    heldFreeTokens: 0,
+    creditNanoUsd: credit,
+    heldNanoUsd: 0,
+    purchasedNanoUsd: credit,
+    usedNanoUsd: 0,
+    usedFreeTokens: 0,
+    shards: 1,
     createdAt: new Date().toISOString(),
     ...(opts.email === undefined ? {} : { email: normaliseEmail(opts.email) }),
   };
   if (!nonNegativeSafeInt(account.freeTokens) || !nonNegativeSafeInt(account.creditNanoUsd)) {
     throw new InvalidRequestError('freeTokens and creditNanoUsd must be non-negative integers.');
   }
-  Object.assign(account, { purchasedNanoUsd: account.creditNanoUsd, heldNanoUsd: 0, heldFreeTokens: 0 });
   try {
     await storeCall(() =>
       documentClient().send(
@@ -107,10 +126,11 @@ export async function createAccount(opts: CreateAccountOptions = {}): Promise<Ac
 
 /**
  * The stored item of a new account: its fields plus the empty per-key and BYOK maps (DATA-MODEL §2: created
- * `{}` with the account, so a key's entry can be SET inside it in the key's transaction) and zero holds.
+ * `{}` with the account, so a key's entry can be SET inside it in the key's transaction), zero holds
+ * and nothing in flight.
  */
 export function newAccountItem(account: Account): Record<string, unknown> {
-  return { ...account, heldNanoUsd: 0, heldFreeTokens: 0, keys: {}, byok: {} };
+  return { ...account, heldNanoUsd: 0, heldFreeTokens: 0, inflight: 0, keys: {}, byok: {} };
 }
 
 /**
@@ -128,8 +148,9 @@ export async function getAccount(accountId: string, opts: { consistent?: boolean
 }
 
 /**
- * Adds `nanoUsd` (positive integer nano-USD) to the account's credit with an atomic ADD, and returns
- * the account after the change. Gateways see the new balance within their balance-cache TTL.
+ * Adds `nanoUsd` (positive integer nano-USD) to the account's credit (shard 0, the bank) and to its
+ * lifetime purchases with one atomic ADD, and returns the account after the change. The next hold
+ * that needs it sees it (a failed condition returns the new balance).
  * @throws InvalidRequestError when the amount is not a positive safe integer or the balance would pass
  *         Number.MAX_SAFE_INTEGER nano-USD; AccountNotFoundError (404); UpstreamUnavailableError (503).
  */

@@ -1,6 +1,8 @@
 /**
  * Deleting an API key: the key row (status `deleted`), the account's keyCount and its `keys.<h16>`
- * entry (REMOVEd) change in ONE transaction, so the key stops authorising requests everywhere at once.
+ * entry (REMOVEd, on every fund shard item) change in ONE transaction, so the key stops authorising
+ * requests everywhere at once. Holds of the key still in flight settle on the account alone
+ * (billing/settle.ts tolerates the missing entry).
  */
 import { InvalidRequestError } from '../openai/errors';
 import { ACCOUNT_EXISTS_AND_HAS_KEYS, KEY_IS_LIVE_AND_OWNED } from '../store/conditions';
@@ -13,6 +15,7 @@ import { forgetCachedKey } from './authenticate';
 import { toKeyInfo, type KeyInfo, type KeyItem } from './key-item';
 import { queryAccountKeys } from './key-list';
 import { getOwnedKey } from './key-read';
+import { otherShardUpdates, readAccountShape, shardsGuard } from './key-shards';
 import { KEYS_MAP, keyStateId } from './key-state';
 import { withKeysMap } from './keys-map';
 
@@ -29,29 +32,42 @@ export async function deleteKey(accountId: string, keyHash: string): Promise<Key
   const tables = tableNames();
   const deletedAt = new Date().toISOString();
   try {
-    await withKeysMap(accountId, () => transactWrite([
-      {
-        Update: {
-          TableName: tables.keys,
-          Key: { keyHash },
-          UpdateExpression: 'SET #status = :deletedStatus, deletedAt = :at, updatedAt = :at',
-          ConditionExpression: KEY_IS_LIVE_AND_OWNED,
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':accountId': accountId, ':deleted': 'deleted', ':revoked': 'revoked', ':deletedStatus': 'deleted', ':at': deletedAt },
-        },
-      },
-      {
-        Update: {
-          TableName: tables.accounts,
-          Key: { accountId },
-          // REMOVE of a missing entry (a key older than the map) is a no-op, not an error.
-          UpdateExpression: 'SET keyCount = keyCount - :one REMOVE #keys.#h',
-          ConditionExpression: ACCOUNT_EXISTS_AND_HAS_KEYS,
-          ExpressionAttributeNames: { '#keys': KEYS_MAP, '#h': keyStateId(keyHash) },
-          ExpressionAttributeValues: { ':one': 1, ':zero': 0 },
-        },
-      },
-    ]));
+    for (let attempt = 1; ; attempt++) {
+      const shape = await readAccountShape(accountId);
+      const guard = shardsGuard(shape);
+      try {
+        await withKeysMap(accountId, () => transactWrite([
+          {
+            Update: {
+              TableName: tables.keys,
+              Key: { keyHash },
+              UpdateExpression: 'SET #status = :deletedStatus, deletedAt = :at, updatedAt = :at',
+              ConditionExpression: KEY_IS_LIVE_AND_OWNED,
+              ExpressionAttributeNames: { '#status': 'status' },
+              ExpressionAttributeValues: { ':accountId': accountId, ':deleted': 'deleted', ':revoked': 'revoked', ':deletedStatus': 'deleted', ':at': deletedAt },
+            },
+          },
+          {
+            Update: {
+              TableName: tables.accounts,
+              Key: { accountId },
+              // REMOVE of a missing entry (a key older than the map) is a no-op, not an error.
+              UpdateExpression: 'SET keyCount = keyCount - :one REMOVE #keys.#h',
+              ConditionExpression: `${ACCOUNT_EXISTS_AND_HAS_KEYS} AND ${guard.condition}`,
+              ExpressionAttributeNames: { '#keys': KEYS_MAP, '#h': keyStateId(keyHash) },
+              ExpressionAttributeValues: { ':one': 1, ':zero': 0, ...guard.values },
+            },
+          },
+          ...otherShardUpdates(accountId, keyHash, shape, { remove: ['#keys.#h'], mustExist: false }),
+        ]));
+        break;
+      } catch (err) {
+        // Sharded meanwhile: plan again with the new count.
+        const codes = cancellationCodes(err);
+        if (codes?.[0] === 'ConditionalCheckFailed' || codes?.[1] !== 'ConditionalCheckFailed' || attempt >= 3) throw err;
+        if ((await readAccountShape(accountId)).shards === shape.shards) throw err;
+      }
+    }
   } catch (err) {
     // Deleted concurrently by someone else: to this caller it is simply no longer a key.
     if (cancellationCodes(err)?.[0] === 'ConditionalCheckFailed') throw new KeyNotFoundError(accountId, keyHash);

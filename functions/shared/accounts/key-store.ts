@@ -3,7 +3,8 @@
  * re-exported. The key row, the account's keyCount and the account's `keys.<h16>` entry change together
  * in ONE TransactWriteItems, so keyCount always equals the number of non-deleted keys, never exceeds
  * {@link MAX_KEYS_PER_ACCOUNT} (also under concurrent creates), and the per-key state a hold checks
- * exists exactly for the live keys (DynamoDB Developer Guide, "Amazon DynamoDB Transactions").
+ * exists exactly for the live keys (DynamoDB Developer Guide, "Amazon DynamoDB Transactions") — on
+ * every fund shard item of the account (key-shards.ts).
  */
 import { InvalidRequestError } from '../openai/errors';
 import { ACCOUNT_EXISTS_AND_HAS_KEY_ROOM, KEY_IS_NEW } from '../store/conditions';
@@ -11,10 +12,10 @@ import { tableNames } from '../store/tables';
 import { transactWrite } from '../store/transact-write';
 import { cancellationCodes } from '../store/transaction-retry';
 import { AccountNotFoundError, KeyLimitExceededError } from './account-errors';
-import { getAccount } from './account-store';
 import { generateApiKey } from './api-key';
 import type { KeyItem, LimitReset } from './key-item';
-import { freshKeyState, KEYS_MAP, keyStateId, type KeyState } from './key-state';
+import { otherShardUpdates, readAccountShape, shardsGuard } from './key-shards';
+import { freshKeyState, KEYS_MAP, keyStateId, shardKeyState, type KeyState } from './key-state';
 import { withKeysMap } from './keys-map';
 import { MAX_KEYS_PER_ACCOUNT } from './limits';
 
@@ -57,8 +58,8 @@ export function cleanKeyName(name: string): string {
 
 /**
  * Creates an API key for `accountId`: one transaction puts the key row, increments keyCount under the
- * condition keyCount < 5, and sets the account's `keys.<h16>` entry (status, limit, window). Transaction
- * conflicts (concurrent creates) are retried with jitter.
+ * condition keyCount < 5, and sets the account's `keys.<h16>` entry (status, limit, window) on the root
+ * and on every other fund shard. Transaction conflicts (concurrent creates) are retried with jitter.
  * @throws KeyLimitExceededError (409) when the account already has 5 keys; AccountNotFoundError (404);
  *         InvalidRequestError for an empty or overlong name or a bad limit; UpstreamUnavailableError (503).
  */
@@ -68,37 +69,42 @@ export async function createKey(accountId: string, name: string, opts: CreateKey
     throw new InvalidRequestError('The key limit must be a non-negative amount.', { param: 'limit' });
   }
   const { key, keyHash, hint } = generateApiKey();
-  const now = new Date();
-  const createdAt = now.toISOString();
+  const createdAt = new Date().toISOString();
   const item: KeyItem = {
     keyHash, accountId, name: cleanName, hint, status: 'active', createdAt, updatedAt: createdAt,
     ...(opts.limitNanoUsd === undefined ? {} : { limitNanoUsd: opts.limitNanoUsd, ...(opts.limitReset ? { limitReset: opts.limitReset } : {}) }),
   };
-  const state = freshKeyState('active', opts.limitNanoUsd, opts.limitNanoUsd === undefined ? undefined : opts.limitReset, now);
+  const state = freshKeyState('active', opts.limitNanoUsd, opts.limitNanoUsd === undefined ? undefined : opts.limitReset);
   const tables = tableNames();
-  try {
-    await withKeysMap(accountId, () =>
-      transactWrite([
-        { Put: { TableName: tables.keys, Item: item, ConditionExpression: KEY_IS_NEW } },
-        {
-          Update: {
-            TableName: tables.accounts,
-            Key: { accountId },
-            UpdateExpression: 'SET keyCount = keyCount + :one, #keys.#h = :state',
-            ConditionExpression: ACCOUNT_EXISTS_AND_HAS_KEY_ROOM,
-            ExpressionAttributeNames: { '#keys': KEYS_MAP, '#h': keyStateId(keyHash) },
-            ExpressionAttributeValues: { ':one': 1, ':max': MAX_KEYS_PER_ACCOUNT, ':state': state },
+  for (let attempt = 1; ; attempt++) {
+    const shape = await readAccountShape(accountId);
+    if (!shape.exists) throw new AccountNotFoundError(accountId);
+    const guard = shardsGuard(shape);
+    try {
+      await withKeysMap(accountId, () =>
+        transactWrite([
+          { Put: { TableName: tables.keys, Item: item, ConditionExpression: KEY_IS_NEW } },
+          {
+            Update: {
+              TableName: tables.accounts,
+              Key: { accountId },
+              UpdateExpression: 'SET keyCount = keyCount + :one, #keys.#h = :state',
+              ConditionExpression: `${ACCOUNT_EXISTS_AND_HAS_KEY_ROOM} AND ${guard.condition}`,
+              ExpressionAttributeNames: { '#keys': KEYS_MAP, '#h': keyStateId(keyHash) },
+              ExpressionAttributeValues: { ':one': 1, ':max': MAX_KEYS_PER_ACCOUNT, ':state': state, ...guard.values },
+            },
           },
-        },
-      ]),
-    );
-  } catch (err) {
-    if (cancellationCodes(err)?.[1] === 'ConditionalCheckFailed') {
-      // Full or missing: one read tells which (only on this refusal path).
-      if (!(await getAccount(accountId, { consistent: true }))) throw new AccountNotFoundError(accountId);
-      throw new KeyLimitExceededError(accountId);
+          ...otherShardUpdates(accountId, keyHash, shape, { set: ['#keys.#h = :state'], values: { ':state': shardKeyState('active', opts.limitNanoUsd) }, mustExist: false }),
+        ]),
+      );
+      break;
+    } catch (err) {
+      if (cancellationCodes(err)?.[1] !== 'ConditionalCheckFailed') throw err;
+      // Full, gone, or sharded meanwhile: one read tells which (only on this refusal path).
+      const after = await readAccountShape(accountId);
+      if (!after.exists) throw new AccountNotFoundError(accountId);
+      if (after.shards === shape.shards || attempt >= 3) throw new KeyLimitExceededError();
     }
-    throw err;
   }
   return { key, keyHash, hint, name: cleanName, createdAt, item, state };
 }

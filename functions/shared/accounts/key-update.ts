@@ -5,17 +5,25 @@
  * Limit arithmetic (nano-USD): a limit set on a key without one, or whose reset schedule changes,
  * starts a fresh window with `left = limit − held` (spend before does not count); a changed limit on
  * the same schedule moves `left` by the difference (`left += new − old`), guarded by the condition that
- * the limit is still the one read, so two concurrent changes cannot both apply their difference.
+ * the limit is still the one read, so two concurrent changes cannot both apply their difference. What
+ * billing keeps on the entry (held, in flight, rate-limit counters, usage, last use) is never written
+ * here: a rename, disable or limit change leaves it as it is.
+ *
+ * Fund shards (DATA-MODEL §5): the status and the limit marker are written on every shard's entry in the
+ * same transaction (key-shards.ts); the limit's arithmetic lives on the root only.
  */
 import { InvalidRequestError } from '../openai/errors';
 import { KEY_IS_LIVE_AND_OWNED, KEY_STATE_LIMIT_UNCHANGED } from '../store/conditions';
 import { tableNames } from '../store/tables';
 import { transactWrite, type TransactItems } from '../store/transact-write';
 import { cancellationCodes } from '../store/transaction-retry';
+import { repairKeyEntry } from '../billing/key-entry';
+import { shardPk } from '../billing/shards';
 import { KeyNotFoundError } from './account-errors';
 import { forgetCachedKey } from './authenticate';
 import type { KeyItem, LimitReset } from './key-item';
-import { getOwnedKey, readKeyStates } from './key-read';
+import { getOwnedKey, readKeyEntries } from './key-read';
+import { otherShardUpdates, shardsGuard, type AccountShape } from './key-shards';
 import { freshKeyState, KEYS_MAP, keyStateId, limitWindowId, type KeyState } from './key-state';
 import { cleanKeyName } from './key-store';
 import { withKeysMap } from './keys-map';
@@ -44,17 +52,21 @@ export async function updateKey(accountId: string, keyHash: string, patch: KeyPa
   }
   for (let attempt = 1; ; attempt++) {
     const item = await getOwnedKey(accountId, keyHash);
-    const state = (await readKeyStates(accountId, [keyHash])).get(keyHash);
+    const before = await readKeyEntries(accountId, [keyHash]);
+    const state = before.states.get(keyHash);
     const next = nextValues(item, patch);
     try {
-      await withKeysMap(accountId, () => transactWrite(transaction(accountId, item, state, next)));
+      await withKeysMap(accountId, () => transactWrite(transaction(accountId, item, state, before, next)));
       // The entry moved relative to what it was (held and spent money in flight): read it back.
-      const written = (await readKeyStates(accountId, [keyHash])).get(keyHash) ?? next.state;
+      const written = (await readKeyEntries(accountId, [keyHash])).states.get(keyHash) ?? next.state;
       return { item: next.item, state: written };
     } catch (err) {
       const codes = cancellationCodes(err);
       if (codes?.[0] === 'ConditionalCheckFailed') throw new KeyNotFoundError(accountId, keyHash);
-      if (codes?.[1] !== 'ConditionalCheckFailed' || attempt >= MAX_UPDATE_ATTEMPTS) throw err;
+      const shardMissing = codes?.slice(2).some((c) => c === 'ConditionalCheckFailed') ?? false;
+      if ((codes?.[1] !== 'ConditionalCheckFailed' && !shardMissing) || attempt >= MAX_UPDATE_ATTEMPTS) throw err;
+      // A shard without the key's entry (a key older than the shard's entries): add it, then again.
+      if (shardMissing) for (let k = 1; k < before.shards; k++) await repairKeyEntry(shardPk(accountId, k), keyHash, k);
     } finally {
       forgetCachedKey(keyHash);
     }
@@ -87,7 +99,7 @@ function nextValues(item: KeyItem, patch: KeyPatch): NextValues {
   return { item: next, state: freshKeyState(status, limitNanoUsd, limitReset), limitNanoUsd, limitReset };
 }
 
-function transaction(accountId: string, item: KeyItem, state: KeyState | undefined, next: NextValues): TransactItems {
+function transaction(accountId: string, item: KeyItem, state: KeyState | undefined, shape: AccountShape, next: NextValues): TransactItems {
   const tables = tableNames();
   const limitSet = next.limitNanoUsd !== undefined;
   const set = ['#name = :name', '#status = :status', 'updatedAt = :at', ...(limitSet ? ['limitNanoUsd = :limit'] : []), ...(next.limitReset ? ['limitReset = :reset'] : [])];
@@ -107,8 +119,22 @@ function transaction(accountId: string, item: KeyItem, state: KeyState | undefin
         },
       },
     },
-    { Update: { TableName: tables.accounts, Key: { accountId }, ...accountUpdate(item.keyHash, state, next) } },
+    { Update: { TableName: tables.accounts, Key: { accountId }, ...guarded(accountUpdate(item.keyHash, state, next), shape) } },
+    ...otherShardUpdates(accountId, item.keyHash, shape, {
+      set: ['#keys.#h.#status = :status', ...(next.limitNanoUsd === undefined ? [] : ['#keys.#h.limitNanoUsd = :limit'])],
+      ...(next.limitNanoUsd === undefined ? { remove: ['#keys.#h.limitNanoUsd'] } : {}),
+      values: { ':status': next.state.status, ...(next.limitNanoUsd === undefined ? {} : { ':limit': next.limitNanoUsd }) },
+      names: { '#status': 'status' },
+      mustExist: true,
+    }),
   ];
+}
+
+/** The root's update, also conditioned on the shard count its shard items were planned for. */
+function guarded(u: ReturnType<typeof accountUpdate>, shape: AccountShape): ReturnType<typeof accountUpdate> {
+  if (shape.shards <= 1) return u;
+  const guard = shardsGuard(shape);
+  return { ...u, ConditionExpression: `(${u.ConditionExpression}) AND ${guard.condition}`, ExpressionAttributeValues: { ...u.ExpressionAttributeValues, ...guard.values } };
 }
 
 /** The account's half: the entry's status and limit fields, relative where money is in flight. */
@@ -130,7 +156,8 @@ function accountUpdate(keyHash: string, state: KeyState | undefined, next: NextV
     if (next.limitReset) set.push('#keys.#h.limitReset = :reset'), (values[':reset'] = next.limitReset);
     else remove.push('#keys.#h.limitReset');
   } else if (state.limitNanoUsd !== next.limitNanoUsd) {
-    set.push('#keys.#h.limitNanoUsd = :limit', '#keys.#h.leftNanoUsd = #keys.#h.leftNanoUsd + :delta');
+    // A missing `left` (no window yet) is started afresh by the next hold anyway (hold-plan.ts).
+    set.push('#keys.#h.limitNanoUsd = :limit', '#keys.#h.leftNanoUsd = if_not_exists(#keys.#h.leftNanoUsd, :oldLimit) + :delta');
     Object.assign(values, { ':limit': next.limitNanoUsd, ':delta': next.limitNanoUsd - state.limitNanoUsd, ':oldLimit': state.limitNanoUsd });
     condition = KEY_STATE_LIMIT_UNCHANGED;
   }

@@ -1,10 +1,12 @@
 /**
- * The rate limits in force, as the account API and `GET /v1/key` report them (DATA-MODEL §6; issue 10
- * enforces them inside each request's hold). Read from the environment through zod on first use:
- * `RATE_LIMIT_RPM`, `RATE_LIMIT_CONCURRENT` (paid accounts) and `RATE_LIMIT_FREE_RPM`,
- * `RATE_LIMIT_FREE_CONCURRENT` (accounts that never bought credit); 0 or unset = no limit.
+ * The rate limits in force, as the account API (`GET /v1/account`) and `GET /v1/key` report them
+ * (DATA-MODEL §6). ONE source: billing's settings (billing/billing-config.ts — `RATE_LIMIT_RPM`,
+ * `RATE_LIMIT_CONCURRENT` for paid accounts, `RATE_LIMIT_FREE_RPM`, `RATE_LIMIT_FREE_CONCURRENT` for
+ * accounts that never bought credit; defaults 600/50 and 20/5), which the holds enforce per account and
+ * per key (billing/hold.ts). 0 (off) is shown as null.
  */
-import * as z from 'zod';
+import { billingConfig } from '../billing/billing-config';
+import { rateLimitsFor as enforcedLimits } from '../billing/rate-limit';
 
 /** Limits of one tier; null = no limit. */
 export interface RateLimits {
@@ -14,19 +16,12 @@ export interface RateLimits {
   concurrentRequests: number | null;
 }
 
-const count = z.preprocess((v) => (v === undefined || v === '' ? 0 : Number(v)), z.number().int().nonnegative());
-const schema = z.object({ RATE_LIMIT_RPM: count, RATE_LIMIT_CONCURRENT: count, RATE_LIMIT_FREE_RPM: count, RATE_LIMIT_FREE_CONCURRENT: count });
-
 /**
- * The limits of the paid or the free tier.
- * @throws Error naming the variable when one is not a non-negative integer.
+ * The limits of the paid or the free tier, as enforced.
+ * @throws Error naming the variable when one is not a non-negative integer (billing-config.ts).
  */
 export function rateLimitsFor(freeTier: boolean, env: NodeJS.ProcessEnv = process.env): RateLimits {
-  const parsed = schema.safeParse(env);
-  if (!parsed.success) throw new Error(`Invalid rate limit setting ${String(parsed.error.issues[0]?.path[0] ?? '')}: must be a non-negative integer.`);
-  const e = parsed.data;
+  const limits = enforcedLimits(freeTier ? 0 : 1, billingConfig(env));
   const orNull = (n: number) => (n === 0 ? null : n);
-  return freeTier
-    ? { requestsPerMinute: orNull(e.RATE_LIMIT_FREE_RPM), concurrentRequests: orNull(e.RATE_LIMIT_FREE_CONCURRENT) }
-    : { requestsPerMinute: orNull(e.RATE_LIMIT_RPM), concurrentRequests: orNull(e.RATE_LIMIT_CONCURRENT) };
+  return { requestsPerMinute: orNull(limits.rpm), concurrentRequests: orNull(limits.concurrent) };
 }

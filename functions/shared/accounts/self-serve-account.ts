@@ -44,7 +44,7 @@ export async function ensureSelfServeAccount(sub: string, email: () => Promise<s
   if (existing) return { account: existing, created: false };
   const address = normaliseEmail(await email());
   for (const freeTokens of [NEW_ACCOUNT_FREE_TOKENS, 0]) {
-    const account: Account = { accountId: sub, email: address, keyCount: 0, freeTokens, creditNanoUsd: 0, purchasedNanoUsd: 0, heldNanoUsd: 0, heldFreeTokens: 0, createdAt: new Date().toISOString() };
+    const account: Account = { accountId: sub, email: address, keyCount: 0, freeTokens, heldFreeTokens: 0, creditNanoUsd: 0, heldNanoUsd: 0, purchasedNanoUsd: 0, usedNanoUsd: 0, usedFreeTokens: 0, shards: 1, createdAt: new Date().toISOString() };
     const accountPut = { Put: { TableName: tableNames().accounts, Item: newAccountItem(account), ConditionExpression: ACCOUNT_IS_NEW } };
     const marker = { accountId: freeGrantMarkerId(address), grantedTo: sub, freeTokens, createdAt: account.createdAt };
     try {

@@ -1,5 +1,6 @@
 import { loadAccountByok } from '../accounts/byok/byok-credentials';
-import { admit } from '../billing/admit';
+import { chatDemand } from '../billing/hold-demand';
+import { startBill, type RequestBill } from '../billing/request-bill';
 import { CATALOGUE, getModel } from '../catalogue/catalogue';
 import type { GatewayRequest, GatewayResult, JsonResult, StreamResult } from '../http/types';
 import { chatCompletionRequest, type ChatCompletionRequest } from '../openai/chat-request';
@@ -13,13 +14,14 @@ import { planAttempts, requestFallbacks, requiredCapabilities } from '../routing
 import { overheadMs, routeBuffered, routeStream, type RoutedBase } from '../routing/chat-router';
 import { BUFFERED_CHAT_BUDGET_MS } from '../routing/request-budget';
 import { DONE_FRAME, dataFrame, errorFrame } from '../sse/encode';
-import { estimatePromptTokens, estimateTextTokens } from '../usage/estimate';
+import { estimatePromptTokens, estimateTextTokens, warmTokenizer } from '../usage/estimate';
 import { logger } from '../observability/logger';
 import { dashboardUrl } from '../http/public-url';
 import { recordOverhead, recordTimeToFirstToken } from '../observability/metrics';
 import { authenticateRequest, routeOptions, type Caller } from './guard';
 import { heldJson, settledWithin } from './held-json';
-import { settleRequest, type BillableUsage } from './settle-request';
+import { settleRequest, usageEntry, type BillableUsage } from './settle-request';
+import { holdEndsAt } from './hold-timing';
 
 /**
  * `POST /v1/chat/completions`: authenticate → validate → {@link runChatExchange}.
@@ -31,8 +33,11 @@ export async function chatCompletions(req: GatewayRequest): Promise<GatewayResul
 
 /**
  * One chat exchange for an authenticated caller and a validated chat request: resolve the model (and
- * the client's `models` fallback list) → admit (402 before any upstream call) → route (fallback inside) → answer (`chat.completion`, or its
- * chunks as SSE) → settle the ledger after the answer is out. `present` shapes a buffered answer's
+ * the client's `models` fallback list) → hold the most it can cost (402/429 before any upstream call;
+ * billing/request-bill.ts) → route (fallback inside) → answer (`chat.completion`, or its chunks as
+ * SSE) → settle the hold after the answer is out. When this container's view of the account predicts
+ * the hold, the upstream is connected while the hold is written; nothing reaches the client before
+ * the hold is confirmed, and an upstream started for a refused hold is aborted. `present` shapes a buffered answer's
  * body (applied before the held-JSON commit too, so a late buffered answer keeps its API's shape);
  * streamed frames are the caller's to translate. `POST /v1/responses` runs its requests
  * through this same function (responses/), so both APIs share one plan, router, admission, settle
@@ -47,20 +52,57 @@ export async function runChatExchange(
 ): Promise<GatewayResult> {
   const entry = getModel(body.model, 'chat');
   const fallbacks = requestFallbacks(body.models, CATALOGUE);
-  // [issue 11] The account's own provider keys (BYOK) go first in the plan; read beside admission.
-  const [, byok] = await Promise.all([admit(caller.accountId), loadAccountByok(caller.accountId, dashboardUrl(req))]);
-  const plan = planAttempts(entry, CATALOGUE, await loadUpstreamCredentials(), requiredCapabilities(body), fallbacks, byok);
-  const ctx: CallContext = { req, body, accountId: caller.accountId, keyHash: caller.keyHash, created: Math.floor(req.receivedAt / 1000), present };
+  // [issue 11] The account's own provider keys (BYOK) go first in the plan, and price its attempts
+  // at the platform fee alone (the hold's most, and the settle's price: billing/attempt-price.ts).
+  const [credentials, byok] = await Promise.all([loadUpstreamCredentials(), loadAccountByok(caller.accountId, dashboardUrl(req))]);
+  const plan = planAttempts(entry, CATALOGUE, credentials, requiredCapabilities(body), fallbacks, byok);
+  const { demand, promptTokensEstimate, outputLimit } = chatDemand(body, entry, plan);
+  const bill = startBill({ accountId: caller.accountId, keyHash: caller.keyHash, requestId: req.requestId, publicModel: body.model, demand, promptTokensEstimate, endsAt: holdEndsAt(req) });
+  if (!bill.predicted) await bill.confirmed;
+  // The held output limit always goes upstream, so no completion can outgrow the hold.
+  const sent: ChatCompletionRequest = body.max_completion_tokens == null && body.max_tokens == null ? { ...body, max_tokens: outputLimit } : body;
+  const upstream = new AbortController();
+  req.signal.addEventListener('abort', () => upstream.abort(), { once: true });
+  const opts = { ...routeOptions(req), signal: upstream.signal };
+  const ctx: CallContext = { req, body, bill, created: Math.floor(req.receivedAt / 1000), present };
   if (body.stream !== true) {
     // Routing runs to the function's deadline; the status waits for the answer until the budget,
     // then is committed with JSON-whitespace beats (held-json.ts).
-    const routing = routeBuffered(body, plan, routeOptions(req));
-    if (await settledWithin(routing, req.receivedAt + BUFFERED_CHAT_BUDGET_MS - Date.now())) return buffered(ctx, await routing);
-    return heldJson(routing.then((outcome) => buffered(ctx, outcome)), req.signal, req.requestId);
+    const routing = routeBuffered(sent, plan, opts);
+    routing.catch(() => undefined); // may fail (a client error) while the hold is still being written
+    await holdBeforeAnswer(bill, routing, upstream);
+    const answered = routing.catch(cancelling(bill));
+    if (await settledWithin(answered, req.receivedAt + BUFFERED_CHAT_BUDGET_MS - Date.now())) return buffered(ctx, await answered);
+    return heldJson(answered.then((outcome) => buffered(ctx, outcome)), req.signal, req.requestId);
   }
-  const routing = routeStream(body, plan, routeOptions(req));
-  const early = await settledWithin(routing, streamCommitAfterMs());
-  return early ? streamed(ctx, await routing) : streamedLate(ctx, routing);
+  const routing = routeStream(sent, plan, opts);
+  routing.catch(() => undefined); // may fail (a client error) while the hold is still being written
+  await holdBeforeAnswer(bill, routing, upstream);
+  // Counted from the request's arrival: the hold's time is part of what the client waits.
+  const early = await settledWithin(routing, Math.max(0, streamCommitAfterMs() - (Date.now() - req.receivedAt)));
+  return early ? streamed(ctx, await routing.catch(cancelling(bill))) : streamedLate(ctx, routing);
+}
+
+/**
+ * Waits for the hold before anything can reach the client. A refused hold aborts the upstream
+ * (as a client abort: no breaker tick) and closes a stream that already started.
+ */
+async function holdBeforeAnswer(bill: RequestBill, routing: Promise<unknown>, upstream: AbortController): Promise<void> {
+  try {
+    await bill.confirmed;
+  } catch (err) {
+    upstream.abort();
+    routing.then((o) => (o as { close?: () => void }).close?.(), () => undefined);
+    throw err;
+  }
+}
+
+/** A routing failure after the hold: release the hold (durably), then let the error answer. */
+function cancelling(bill: RequestBill): (err: unknown) => Promise<never> {
+  return async (err) => {
+    await bill.cancel();
+    throw err;
+  };
 }
 
 /**
@@ -95,6 +137,7 @@ function streamedLate(ctx: CallContext, routing: Promise<Awaited<ReturnType<type
     yield KEEPALIVE_FRAME;
     while (!(await settledWithin(settled, KEEPALIVE_EVERY_MS))) yield KEEPALIVE_FRAME;
     if (outcome === undefined) {
+      await ctx.bill.cancel();
       if (!ctx.req.signal.aborted) yield errorFrame(failure);
       return;
     }
@@ -111,7 +154,7 @@ function streamedLate(ctx: CallContext, routing: Promise<Awaited<ReturnType<type
         // The client left during the keep-alive phase: an answer that started anyway is stopped and
         // billed as aborted (prompt, and the first batch it produced), never dropped.
         const outcome = await routing.catch(() => undefined);
-        if (outcome === undefined) return;
+        if (outcome === undefined) return ctx.bill.cancel();
         inner = streamed(ctx, outcome);
       }
       await inner.after?.();
@@ -122,9 +165,7 @@ function streamedLate(ctx: CallContext, routing: Promise<Awaited<ReturnType<type
 interface CallContext {
   req: GatewayRequest;
   body: ChatCompletionRequest;
-  accountId: string;
-  /** SHA-256 hex of the caller's API key (the ledger's per-key grouping). */
-  keyHash: string;
+  bill: RequestBill;
   /** Unix seconds, the same on every chunk (OpenAI: "each chunk has the same created"). */
   created: number;
   /** The buffered answer's body as its API shows it (the completion itself, or a Responses `response`). */
@@ -156,13 +197,15 @@ async function buffered(ctx: CallContext, outcome: Awaited<ReturnType<typeof rou
   const billable = parts.usage
     ? fromUsage(parts.usage)
     : await estimate(ctx.body, parts.choices.map((c) => (c.message.content ?? '') + (c.message.reasoning_content ?? '') + JSON.stringify(c.message.tool_calls ?? '')).join(''));
+  const entry = usageEntry({ requestedModel: ctx.body.model, attempt: outcome.attempt, attempts: outcome.attempts, usage: billable, status: 'complete' });
   const completion: ChatCompletion = {
     id: completionId(ctx.req.requestId),
     object: 'chat.completion',
     created: ctx.created,
     model: ctx.body.model,
     choices: parts.choices,
-    usage: parts.usage ?? makeUsage(billable.promptTokens, billable.completionTokens),
+    // `cost` (OpenRouter's): what this request was billed, USD — the same charge the settle writes.
+    usage: { ...(parts.usage ?? makeUsage(billable.promptTokens, billable.completionTokens)), cost: usdOf(ctx.bill.charge(entry).costNanoUsd) },
   };
   // A string or absent, never null (OpenAI's OpenAPI description): only OpenAI-compatible hosts send one.
   if (typeof parts.system_fingerprint === 'string') completion.system_fingerprint = parts.system_fingerprint;
@@ -172,8 +215,16 @@ async function buffered(ctx: CallContext, outcome: Awaited<ReturnType<typeof rou
     status: 200,
     headers: routingHeaders(outcome),
     body: ctx.present(completion),
-    after: () => settleRequest({ accountId: ctx.accountId, keyHash: ctx.keyHash, requestId: ctx.req.requestId, receivedAt: ctx.req.receivedAt, requestedModel: ctx.body.model, attempt: outcome.attempt, attempts: outcome.attempts, usage: billable, status: 'complete' }),
+    after: async () => {
+      await settleRequest(ctx.bill, entry, { requestId: ctx.req.requestId, receivedAt: ctx.req.receivedAt, attempts: outcome.attempts.length });
+      await warmTokenizer();
+    },
   };
+}
+
+/** nano-USD → USD as a JSON number (`usage.cost`). */
+function usdOf(nanoUsd: number): number {
+  return nanoUsd / 1e9;
 }
 
 /**
@@ -194,6 +245,8 @@ function streamed(ctx: CallContext, outcome: Awaited<ReturnType<typeof routeStre
   let usage: Usage | undefined;
   let text = '';
   let status: 'complete' | 'partial' | 'aborted' = 'partial';
+  /** The usage the final chunk reported (and priced): the settle bills exactly it. */
+  let finalUsage: BillableUsage | undefined;
   const produced = (batch: readonly ChunkParts[]): void => {
     for (const parts of batch) {
       if (parts.usage) usage = parts.usage;
@@ -227,7 +280,9 @@ function streamed(ctx: CallContext, outcome: Awaited<ReturnType<typeof routeStre
       }
       status = 'complete';
       if (includeUsage) {
-        const final = usage ?? toUsage(await estimate(ctx.body, text));
+        finalUsage = usage !== undefined ? fromUsage(usage) : await estimate(ctx.body, text);
+        const entry = usageEntry({ requestedModel: ctx.body.model, attempt: outcome.attempt, attempts: outcome.attempts, usage: finalUsage, status });
+        const final: Usage = { ...(usage ?? toUsage(finalUsage)), cost: usdOf(ctx.bill.charge(entry).costNanoUsd) };
         yield dataFrame({ id, object: 'chat.completion.chunk', created: ctx.created, model: ctx.body.model, choices: [], usage: final });
       }
       yield DONE_FRAME;
@@ -251,8 +306,10 @@ function streamed(ctx: CallContext, outcome: Awaited<ReturnType<typeof routeStre
       // Frames that never ran (the client left before the first byte) leave the upstream open: stop it.
       outcome.close();
       if (ctx.req.signal.aborted && status !== 'complete') status = 'aborted';
-      const billable = usage !== undefined && status === 'complete' ? fromUsage(usage) : await estimateOr(usage, ctx.body, text);
-      await settleRequest({ accountId: ctx.accountId, keyHash: ctx.keyHash, requestId: ctx.req.requestId, receivedAt: ctx.req.receivedAt, requestedModel: ctx.body.model, attempt: outcome.attempt, attempts: outcome.attempts, usage: billable, status });
+      const billable = status === 'complete' && finalUsage !== undefined ? finalUsage : usage !== undefined && status === 'complete' ? fromUsage(usage) : await estimateOr(usage, ctx.body, text);
+      const entry = usageEntry({ requestedModel: ctx.body.model, attempt: outcome.attempt, attempts: outcome.attempts, usage: billable, status });
+      await settleRequest(ctx.bill, entry, { requestId: ctx.req.requestId, receivedAt: ctx.req.receivedAt, attempts: outcome.attempts.length });
+      await warmTokenizer();
     },
   };
 }

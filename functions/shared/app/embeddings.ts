@@ -1,30 +1,49 @@
 import { loadAccountByok } from '../accounts/byok/byok-credentials';
-import { admit } from '../billing/admit';
+import { embeddingsDemand } from '../billing/hold-demand';
 import { dashboardUrl } from '../http/public-url';
+import { startBill } from '../billing/request-bill';
 import { CATALOGUE, getModel } from '../catalogue/catalogue';
 import type { GatewayRequest, JsonResult } from '../http/types';
 import { embeddingsRequest, toBase64Float32, type EmbeddingsResponse } from '../openai/embeddings';
+import { InvalidRequestError } from '../openai/errors';
 import { parseJsonBody } from '../openai/parse-body';
 import { loadUpstreamCredentials } from '../providers/credentials';
 import { planAttempts } from '../routing/attempt-plan';
 import { overheadMs, routeBufferedCall } from '../routing/chat-router';
 import { recordOverhead } from '../observability/metrics';
 import { estimateTextTokens } from '../usage/estimate';
+import { assertEmbeddingsAnswerFits } from './embeddings-size';
 import { authenticateRequest, routeOptions } from './guard';
-import { settleRequest } from './settle-request';
+import { holdEndsAt } from './hold-timing';
+import { settleRequest, usageEntry } from './settle-request';
+
+/** Default vector length when the catalogue names none (the largest of our models), for the size check. */
+const FALLBACK_DIMENSIONS = 3_072;
 
 /**
  * `POST /v1/embeddings`: `input` is a string or an array of strings; the answer is OpenAI's list
  * shape with one vector per input, in input order. Embedding models never fall back to another
  * model (different vector spaces); only another target of the same upstream model may serve.
+ * An answer that cannot fit the buffered 6 MB response is refused before the call (embeddings-size.ts);
+ * then the hold, as for chat.
  */
 export async function embeddings(req: GatewayRequest): Promise<JsonResult> {
   const caller = await authenticateRequest(req);
   const body = parseJsonBody(req.body, embeddingsRequest);
   const entry = getModel(body.model, 'embedding');
-  const [, byok] = await Promise.all([admit(caller.accountId), loadAccountByok(caller.accountId, dashboardUrl(req))]);
   const inputs = typeof body.input === 'string' ? [body.input] : body.input;
-  const plan = planAttempts(entry, CATALOGUE, await loadUpstreamCredentials(), undefined, [], byok);
+  const modelDimensions = entry.targets[0]?.dimensions ?? FALLBACK_DIMENSIONS;
+  if (body.dimensions !== undefined && body.dimensions > modelDimensions) {
+    throw new InvalidRequestError(`dimensions must be at most ${modelDimensions} for ${body.model}; got ${body.dimensions}.`, { param: 'dimensions', code: 'invalid_value' });
+  }
+  assertEmbeddingsAnswerFits(inputs.length, body.dimensions ?? modelDimensions, body.encoding_format ?? 'float');
+  // [issue 11] The account's own provider keys first (BYOK: billed the platform fee alone).
+  const [credentials, byok] = await Promise.all([loadUpstreamCredentials(), loadAccountByok(caller.accountId, dashboardUrl(req))]);
+  const plan = planAttempts(entry, CATALOGUE, credentials, undefined, [], byok);
+  const { demand, promptTokensEstimate } = embeddingsDemand(inputs, plan);
+  const bill = startBill({ accountId: caller.accountId, keyHash: caller.keyHash, requestId: req.requestId, publicModel: body.model, demand, promptTokensEstimate, endsAt: holdEndsAt(req) });
+  // Embeddings are short and cheap to refuse: the hold comes first, then the call.
+  await bill.confirmed;
   const outcome = await routeBufferedCall(
     plan,
     routeOptions(req),
@@ -33,11 +52,15 @@ export async function embeddings(req: GatewayRequest): Promise<JsonResult> {
       if (a.adapter.parseEmbeddingsResponse === undefined) throw new Error('adapter has no embeddings');
       return a.adapter.parseEmbeddingsResponse(text, ctx);
     },
-  );
+  ).catch(async (err: unknown) => {
+    await bill.cancel();
+    throw err;
+  });
   const { vectors } = outcome.result;
   // Gemini returns no token counts for embeddings (providers.md §3.6): count them ourselves.
   const estimated = outcome.result.promptTokens === undefined;
   const promptTokens = outcome.result.promptTokens ?? (await Promise.all(inputs.map(estimateTextTokens))).reduce((a, b) => a + b, 0);
+  const usage = usageEntry({ requestedModel: body.model, attempt: outcome.attempt, attempts: outcome.attempts, usage: { promptTokens, completionTokens: 0, estimated }, status: 'complete' });
   const response: EmbeddingsResponse = {
     object: 'list',
     data: vectors.map((v, index) => ({ object: 'embedding', index, embedding: body.encoding_format === 'base64' ? toBase64Float32(v) : v })),
@@ -54,17 +77,6 @@ export async function embeddings(req: GatewayRequest): Promise<JsonResult> {
       'x-modelmux-attempts': String(outcome.attempts.length),
     },
     body: response,
-    after: () =>
-      settleRequest({
-        accountId: caller.accountId,
-        keyHash: caller.keyHash,
-        requestId: req.requestId,
-        receivedAt: req.receivedAt,
-        requestedModel: body.model,
-        attempt: outcome.attempt,
-        attempts: outcome.attempts,
-        usage: { promptTokens, completionTokens: 0, estimated },
-        status: 'complete',
-      }),
+    after: () => settleRequest(bill, usage, { requestId: req.requestId, receivedAt: req.receivedAt, attempts: outcome.attempts.length }),
   };
 }

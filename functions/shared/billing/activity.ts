@@ -23,10 +23,11 @@ export interface ActivityGroup {
 }
 
 /**
- * The groups of the last `days` days (today included), oldest day first.
+ * The groups of the last `days` days (today included), oldest day first, over every fund shard.
+ * @param shards the account's fund shards (its root item's `shards`).
  * @throws UpstreamUnavailableError (503).
  */
-export async function accountActivity(accountId: string, days: number, now = Date.now()): Promise<ActivityGroup[]> {
+export async function accountActivity(accountId: string, days: number, now = Date.now(), shards = 1): Promise<ActivityGroup[]> {
   const today = Date.UTC(new Date(now).getUTCFullYear(), new Date(now).getUTCMonth(), new Date(now).getUTCDate());
   const since = today - (days - 1) * 86_400_000;
   const groups = new Map<string, ActivityGroup>();
@@ -44,6 +45,6 @@ export async function accountActivity(accountId: string, days: number, now = Dat
     g.completionTokens += e.completionTokens;
     g.costNanoUsd += e.costNanoUsd;
     if (e.byok === true) g.byokRequests += 1;
-  });
+  }, shards);
   return [...groups.values()].sort((a, b) => a.date.localeCompare(b.date) || a.model.localeCompare(b.model) || a.keyHash.localeCompare(b.keyHash));
 }

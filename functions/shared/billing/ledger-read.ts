@@ -1,61 +1,63 @@
 /**
- * Reading an account's ledger for the account API (credits, month usage, activity): every page of a
- * Query, strongly consistent (a user checking right after a request sees it), in time order, from a
- * time onwards (the request id is time-ordered: request-id.ts). Items still `held` (issue 10's holds,
- * not yet settled) are skipped: they are reservations, not charges.
+ * Reading an account's ledger for the account API (month usage, activity) and the admin CLI (usage):
+ * every fund shard's partition (DATA-MODEL §5), every page of a Query, strongly consistent (a user
+ * checking right after a request sees it), from a time onwards (the request id is time-ordered:
+ * request-id.ts). Items still `held` (holds in flight, not yet settled) are skipped: they are
+ * reservations, not charges.
  */
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { documentClient } from '../store/dynamo';
 import { storeCall } from '../store/store-errors';
 import { tableNames } from '../store/tables';
-import { ledgerItemSchema, type LedgerItem } from './ledger-entry';
+import { isSettledItem, ledgerItemSchema, type LedgerItem } from './ledger-entry';
 import { requestIdFloor } from './request-id';
+import { shardPks } from './shards';
 
-/**
- * Calls `visit` for each settled ledger entry of `accountId` made at or after `sinceMs` (epoch ms; all
- * when undefined), oldest first.
- * @throws UpstreamUnavailableError (503).
- */
-export async function forEachLedgerEntry(accountId: string, sinceMs: number | undefined, visit: (e: LedgerItem) => void): Promise<void> {
+/** Every page of one partition's Query, settled items only. */
+async function forEachSettled(input: Omit<QueryCommandInput, 'ExclusiveStartKey'>, visit: (raw: Record<string, unknown>) => void): Promise<void> {
   let startKey: Record<string, unknown> | undefined;
   do {
-    const page = await storeCall(() =>
-      documentClient().send(
-        new QueryCommand({
-          TableName: tableNames().ledger,
-          KeyConditionExpression: sinceMs === undefined ? 'accountId = :a' : 'accountId = :a AND requestId >= :from',
-          ExpressionAttributeValues: { ':a': accountId, ...(sinceMs === undefined ? {} : { ':from': requestIdFloor(sinceMs) }) },
-          ExclusiveStartKey: startKey,
-          ConsistentRead: true,
-        }),
-      ),
-    );
-    for (const raw of page.Items ?? []) {
-      if ((raw as { status?: unknown }).status === 'held') continue;
-      visit(ledgerItemSchema.parse(raw));
-    }
+    const page = await storeCall(() => documentClient().send(new QueryCommand({ ...input, ExclusiveStartKey: startKey })));
+    for (const raw of page.Items ?? []) if (isSettledItem(raw)) visit(raw);
     startKey = page.LastEvaluatedKey;
   } while (startKey);
 }
 
-/** Total charges of an account, nano-USD: all time, and since `monthStartMs`. */
-export interface LedgerTotals {
-  totalNanoUsd: number;
-  monthNanoUsd: number;
+function rangeQuery(pk: string, sinceMs: number | undefined): Omit<QueryCommandInput, 'ExclusiveStartKey'> {
+  return {
+    TableName: tableNames().ledger,
+    KeyConditionExpression: sinceMs === undefined ? 'accountId = :a' : 'accountId = :a AND requestId >= :from',
+    ExpressionAttributeValues: { ':a': pk, ...(sinceMs === undefined ? {} : { ':from': requestIdFloor(sinceMs) }) },
+    ConsistentRead: true,
+  };
 }
 
 /**
- * Sums the account's charges (one pass over its ledger).
- * @param monthStartMs epoch ms of the current month's start (UTC).
+ * Calls `visit` for each settled ledger entry of `accountId` made at or after `sinceMs` (epoch ms; all
+ * when undefined): shard by shard, each in time order.
+ * @param shards the account's fund shards (its root item's `shards`; 1 = the single partition).
  * @throws UpstreamUnavailableError (503).
  */
-export async function ledgerTotals(accountId: string, monthStartMs: number): Promise<LedgerTotals> {
-  const totals: LedgerTotals = { totalNanoUsd: 0, monthNanoUsd: 0 };
-  await forEachLedgerEntry(accountId, undefined, (e) => {
-    totals.totalNanoUsd += e.costNanoUsd;
-    if (Date.parse(e.createdAt) >= monthStartMs) totals.monthNanoUsd += e.costNanoUsd;
-  });
-  return totals;
+export async function forEachLedgerEntry(accountId: string, sinceMs: number | undefined, visit: (e: LedgerItem) => void, shards = 1): Promise<void> {
+  for (const pk of shardPks(accountId, shards)) await forEachSettled(rangeQuery(pk, sinceMs), (raw) => visit(ledgerItemSchema.parse(raw)));
+}
+
+/**
+ * What the account was charged since `sinceMs` (epoch ms), nano-USD: a Query bounded to that range on
+ * each shard's partition, projected to the two attributes it needs (the dashboard's first render
+ * waits on it, so it never reads the whole ledger).
+ * @throws UpstreamUnavailableError (503).
+ */
+export async function chargedSince(accountId: string, sinceMs: number, shards = 1): Promise<number> {
+  let total = 0;
+  await Promise.all(
+    shardPks(accountId, shards).map((pk) =>
+      forEachSettled({ ...rangeQuery(pk, sinceMs), ProjectionExpression: 'costNanoUsd, #status', ExpressionAttributeNames: { '#status': 'status' } }, (raw) => {
+        total += typeof raw.costNanoUsd === 'number' ? raw.costNanoUsd : 0;
+      }),
+    ),
+  );
+  return total;
 }
 
 /** Epoch ms of the first instant of `now`'s month, UTC. */

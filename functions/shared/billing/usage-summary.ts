@@ -1,11 +1,7 @@
 /** Sums of an account's ledger: what the admin CLI's `usage` prints. */
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { InvalidRequestError } from '../openai/errors';
-import { documentClient } from '../store/dynamo';
-import { storeCall } from '../store/store-errors';
-import { tableNames } from '../store/tables';
-import { ledgerItemSchema } from './ledger-entry';
-import { requestIdFloor } from './request-id';
+import { readState } from './account-state';
+import { forEachLedgerEntry } from './ledger-read';
 
 /** Token and money totals over a set of ledger entries. */
 export interface UsageTotals {
@@ -36,8 +32,9 @@ function add(t: UsageTotals, e: Omit<UsageTotals, 'requests'>): void {
 }
 
 /**
- * Sums the account's ledger entries (all pages), optionally only those whose request id was made at or
- * after `since` (ISO 8601; uses the time-ordered request id as the range key, see request-id.ts).
+ * Sums the account's settled ledger entries (all pages, every fund shard's partition; holds in flight
+ * are skipped), optionally only those whose request id was made at or after `since` (ISO 8601; uses
+ * the time-ordered request id as the range key, see request-id.ts).
  * @throws InvalidRequestError for an unparsable `since`; UpstreamUnavailableError (503).
  */
 export async function usageSummary(accountId: string, opts: { since?: string } = {}): Promise<UsageSummary> {
@@ -47,26 +44,15 @@ export async function usageSummary(accountId: string, opts: { since?: string } =
   }
   const summary: UsageSummary = { accountId, ...emptyTotals(), byModel: {} };
   if (sinceMs !== undefined) summary.since = new Date(sinceMs).toISOString();
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await storeCall(() =>
-      documentClient().send(
-        new QueryCommand({
-          TableName: tableNames().ledger,
-          KeyConditionExpression: sinceMs === undefined ? 'accountId = :a' : 'accountId = :a AND requestId >= :from',
-          ExpressionAttributeValues: { ':a': accountId, ...(sinceMs === undefined ? {} : { ':from': requestIdFloor(sinceMs) }) },
-          ExclusiveStartKey: startKey,
-          // An operator checking usage right after a request must see its entry.
-          ConsistentRead: true,
-        }),
-      ),
-    );
-    for (const raw of page.Items ?? []) {
-      const e = ledgerItemSchema.parse(raw);
+  const root = await readState(accountId, { consistent: true });
+  await forEachLedgerEntry(
+    accountId,
+    sinceMs,
+    (e) => {
       add(summary, e);
       add((summary.byModel[e.publicModel] ??= emptyTotals()), e);
-    }
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
+    },
+    root.shards,
+  );
   return summary;
 }

@@ -1,5 +1,5 @@
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
-import { SETTLE_TIMEOUT_MS } from '../app/settle-request';
+import { SETTLE_TIMEOUT_MS } from '../billing/settle-durable';
 import { newRequestId } from '../billing/ledger';
 import type { GatewayHandler, GatewayRequest, GatewayResult, JsonResult } from '../http/types';
 import { asGatewayError, toErrorBody } from '../openai/errors';
@@ -16,8 +16,8 @@ import { prefetchOriginSecret, verifyOrigin } from './origin-secret';
 
 /**
  * Time kept back from the function's timeout for writing the answer and settling the ledger (ms): the
- * settle's own limit (SETTLE_TIMEOUT_MS, after which it logs the entry for replay) plus 1 s to write
- * the last bytes, so the replay log line is always written before Lambda stops the invocation.
+ * settle's own limit (SETTLE_TIMEOUT_MS: in-process tries, then the hand-off to the settle queue) plus
+ * 1 s to write the last bytes, so a settle is always landed or queued before Lambda stops the invocation.
  */
 export const SETTLE_RESERVE_MS = SETTLE_TIMEOUT_MS + 1_000;
 

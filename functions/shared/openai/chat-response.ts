@@ -16,6 +16,11 @@ export interface Usage {
   total_tokens: number;
   prompt_tokens_details?: { cached_tokens?: number };
   completion_tokens_details?: { reasoning_tokens?: number };
+  /**
+   * What this request was billed, USD (OpenRouter's `usage.cost`): the credit charged by its ledger
+   * entry (nano-USD / 1e9), 0 when free tokens paid it all. Set by modelmux, never by an upstream.
+   */
+  cost?: number;
 }
 
 /** The assistant message of a buffered choice. */

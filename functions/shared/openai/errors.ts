@@ -14,6 +14,8 @@ export type OpenAIErrorType =
   | 'permission_error'
   | 'insufficient_quota'
   | 'rate_limit_error'
+  /** OpenAI's type of a 429 on the requests-per-minute limit (providers.md §1.5). */
+  | 'requests'
   | 'server_error'
   | 'timeout_error'
   | 'service_unavailable';
@@ -68,7 +70,11 @@ export class AuthenticationError extends GatewayError {
   }
 }
 
-/** 402: the account has neither free tokens nor credit left (checked before any upstream call). */
+/**
+ * 402: what the request could cost is more than the account (or the key's spend limit) has left,
+ * checked by the hold before any upstream call (billing/hold.ts). The message names what was asked
+ * and what is affordable.
+ */
 export class InsufficientCreditError extends GatewayError {
   constructor(message = 'Your account has no free tokens or credit left. Add credit to continue.') {
     super(402, 'insufficient_quota', message, { code: 'insufficient_quota' });

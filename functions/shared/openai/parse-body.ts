@@ -1,5 +1,6 @@
 import type * as z from 'zod';
 import { InvalidRequestError } from './errors';
+import { assertRequestBounds } from './request-bounds';
 
 /**
  * Parses a raw request body as JSON and validates it with `schema`.
@@ -7,11 +8,13 @@ import { InvalidRequestError } from './errors';
  * @param unknownArgument how an unknown argument is worded: Chat Completions says "Unrecognized
  *   request argument supplied: x" (the default), the Responses API "Unknown parameter: 'x'."
  * @returns the schema's output (defaults applied).
- * @throws InvalidRequestError (400) when the body is empty, not JSON, or fails the schema; `param`
+ * @throws InvalidRequestError (400) when the body is empty, passes a structural bound
+ *   (request-bounds.ts), is not JSON, or fails the schema; `param`
  *   names the first offending field in OpenAI's dotted form (`messages[0].role`).
  */
 export function parseJsonBody<S extends z.ZodType>(raw: string, schema: S, unknownArgument: (param: string) => string = unrecognizedArgument): z.output<S> {
   if (raw.length === 0) throw new InvalidRequestError('The request body is empty; expected a JSON object.');
+  assertRequestBounds(raw);
   let json: unknown;
   try {
     json = JSON.parse(raw);

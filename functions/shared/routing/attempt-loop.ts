@@ -1,7 +1,8 @@
 import { GatewayError } from '../openai/errors';
+import { logger } from '../observability/logger';
 import { recordFallback } from '../observability/metrics';
 import { startSpan, type Span } from '../observability/tracer';
-import type { AdapterContext, UpstreamFailure } from '../providers/types';
+import { UpstreamStreamError, type AdapterContext, type UpstreamFailure } from '../providers/types';
 import { breakerKey, type Attempt } from './attempt-plan';
 import { byokKeyRefused } from './byok-refusal';
 import { breaker as defaultBreaker, type CircuitBreaker } from './circuit-breaker';
@@ -96,6 +97,31 @@ export interface PlanHooks {
 
 /** Thrown by a runner for a target that cannot serve this kind of request (no record, no breaker verdict). */
 export class SkipTarget extends Error {}
+
+/**
+ * Our own code failed while building or reading an attempt (a bug, a request our serialisation could
+ * not handle): the request fails alone with a 500 — never a retry, a fallback or a breaker tick, which
+ * would let one tenant's request reroute everyone's traffic (issue 10, tenant isolation).
+ */
+export class OwnFailure extends Error {
+  constructor(readonly original: unknown) {
+    super('internal failure while preparing or reading an upstream attempt', { cause: original });
+  }
+}
+
+/**
+ * Runs our own code for an attempt (building the upstream request, parsing its answer); anything
+ * thrown that is not a GatewayError (the client's 400), an UpstreamStreamError (the upstream's fault)
+ * or a SkipTarget becomes {@link OwnFailure}.
+ */
+export function ours<T>(fn: () => T): T {
+  try {
+    return fn();
+  } catch (err) {
+    if (err instanceof GatewayError || err instanceof UpstreamStreamError || err instanceof SkipTarget) throw err;
+    throw new OwnFailure(err);
+  }
+}
 
 interface Flight<T> {
   attempt: Attempt;
@@ -292,6 +318,11 @@ class PlanRun<T> {
       f.span.annotate('outcome', 'skipped');
       f.span.end();
       return;
+    }
+    if (error instanceof OwnFailure) {
+      this.brk.release(breakerKey(attempt));
+      logger.error('internal failure on an upstream attempt; not counted against the upstream', { requestId: this.opts.requestId, target: attempt.target.key, error: error.original as Error });
+      throw new GatewayError(500, 'server_error', 'The gateway had an internal error while preparing your request.', { cause: error.original });
     }
     const failure = this.hooks.toFailure(error);
     f.span.annotate('outcome', failure.kind);

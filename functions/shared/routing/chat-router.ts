@@ -7,7 +7,7 @@ import { decodeSse } from '../sse/decode';
 import { UpstreamStreamError, type AdapterContext, type UpstreamFailure, type UpstreamHttpRequest } from '../providers/types';
 import { makeFailure, transportFailure } from '../providers/upstream-failure';
 import type { Attempt } from './attempt-plan';
-import { runPlan, SkipTarget, type AttemptRecord, type AttemptRun, type PlanHooks, type RoutedBase, type RouteOptions } from './attempt-loop';
+import { ours, runPlan, SkipTarget, type AttemptRecord, type AttemptRun, type PlanHooks, type RoutedBase, type RouteOptions } from './attempt-loop';
 import { hedgeAfterMs, logHedgeLoss } from './hedge';
 import { reportingHealth } from './target-health';
 import { bufferedTimeouts, chatTimeouts, promptAllowanceMs, roughPromptTokens } from './timeouts';
@@ -78,7 +78,7 @@ function chatHooks(req: ChatCompletionRequest, opts: RouteOptions, successOnReso
  */
 async function startChatStream(req: ChatCompletionRequest, attempt: Attempt, ctx: AdapterContext, run: AttemptRun): Promise<StartedStream> {
   const { limits } = run;
-  const live = await startAttempt(attempt.adapter.buildChatRequest(req, ctx, true), run.signal, {
+  const live = await startAttempt(ours(() => attempt.adapter.buildChatRequest(req, ctx, true)), run.signal, {
     connectMs: limits.connectMs,
     headersMs: Math.min(limits.headersMs, limits.firstTokenMs),
     idleMs: Math.max(limits.idleMs, limits.firstTokenMs),
@@ -122,14 +122,14 @@ export async function routeBufferedCall<T>(
 ): Promise<RoutedBase & { result: T }> {
   const hooks: PlanHooks = { timeouts: (a) => bufferedTimeouts(a.target, a.providerTimeouts), toFailure, onFailure: (a, f) => logFailure(a, f, opts.requestId), exhausted, successOnResolve: true };
   const out = await runPlan(plan, opts, hooks, async (attempt, ctx, { limits, signal }) => {
-    const upstreamReq = build(attempt, ctx);
+    const upstreamReq = ours(() => build(attempt, ctx));
     if (upstreamReq === undefined) throw new SkipTarget();
     const answerBy = Date.now() + limits.headersMs;
     const live = await startAttempt(upstreamReq, signal, limits);
     try {
       const text = await readText(live, answerBy);
       if (!live.ok) throw new UpstreamStreamError(attempt.adapter.classifyError(live.status, text, live.headers()));
-      return parse(text, attempt, ctx);
+      return ours(() => parse(text, attempt, ctx));
     } finally {
       live.close();
     }

@@ -44,6 +44,23 @@ export const KEY_STATE_LIMIT_UNCHANGED = 'attribute_exists(#keys.#h) AND #keys.#
 export const KEY_STATE_EXISTS = 'attribute_exists(#keys.#h)';
 
 /**
+ * Accounts (root item): the account still has the number of fund shards a key write was planned for,
+ * so the write covers every shard item (a concurrent `accounts shards` makes it plan again).
+ * `:shards` = the count read.
+ */
+export const ACCOUNT_SHARDS_UNCHANGED = '(attribute_not_exists(shards) OR shards = :shards)';
+
+/** Accounts (a fund shard item): the shard exists (an Update would otherwise create a stub item). */
+export const SHARD_EXISTS = 'attribute_exists(accountId)';
+
+/**
+ * Accounts (root item), when fund shards are added: no key was created, deleted, enabled or disabled
+ * since the root was read, so the new shards get every live key's entry as it is. `:keyCount` = the
+ * count read; each key's `#keys.#kN.#status = :sN` is appended per key.
+ */
+export const ACCOUNT_KEYS_UNCHANGED = 'keyCount = :keyCount';
+
+/**
  * Accounts: a self-serve account's free tokens are granted once per sign-in email. The marker item
  * `freeGrant#<sha256(email)>` is put with the account in one transaction, and only if new.
  */
@@ -57,3 +74,24 @@ export const LEDGER_ENTRY_IS_NEW = 'attribute_not_exists(requestId)';
 
 /** Accounts: free tokens never go negative. `:free` = the free tokens this settle consumes. */
 export const ACCOUNT_EXISTS_AND_HAS_FREE_TOKENS = 'attribute_exists(accountId) AND freeTokens >= :free';
+
+/**
+ * Ledger: a hold is settled (or cancelled) once: only while its item still says `held`. Every settle
+ * path — in-process, the settle queue, the orphan sweep, the admin CLI — is idempotent on the request
+ * id through this condition. `#status` = `status`, `:held` = `held`.
+ */
+export const HOLD_IS_PENDING = '#status = :held';
+
+/**
+ * The hold's conditions on the account item (billing/hold-write.ts builds them per request; each
+ * clause is one invariant):
+ * - `freeTokens >= :f` (or `= :f` when the hold takes them all): available free tokens never negative,
+ *   and credit is held only when no free tokens are left;
+ * - `creditNanoUsd >= :c`: available credit never negative (held amounts count as spent);
+ * - `keys.<h16>.status = active`: a disabled or deleted key is refused at once, in every container;
+ * - `keys.<h16>.leftNanoUsd >= :c` in the current window (or the roll to a new window): a key never
+ *   holds beyond its spend limit;
+ * - `rpmWindow = :minute AND rpmCount < :rpm` (or a new minute), `inflight < :concurrent`, on the
+ *   account and on the key: the rate limits.
+ */
+export const HOLD_CONDITIONS_DOC = 'billing/hold-write.ts';

@@ -74,12 +74,15 @@ export function createDocumentClient(opts: DocumentClientOptions = {}): DynamoDB
 let shared: DynamoDBDocumentClient | undefined;
 
 /**
- * The container's client, made on first call from `DYNAMODB_ENDPOINT` (set only for DynamoDB Local)
- * and `AWS_REGION`. Reading the environment at first use, not at import, lets tests and the admin CLI
+ * The container's client, made on first call from `DYNAMODB_ENDPOINT` (set only for DynamoDB Local),
+ * `DYNAMODB_REQUEST_TIMEOUT_MS` (default 3,000; `npm start` sets 10,000: DynamoDB Local serialises
+ * transactions and is far slower than DynamoDB under concurrency) and `AWS_REGION`. Reading the environment at first use, not at import, lets tests and the admin CLI
  * set it before any store call.
  */
 export function documentClient(): DynamoDBDocumentClient {
-  shared ??= createDocumentClient({ endpoint: process.env.DYNAMODB_ENDPOINT || undefined });
+  const timeout = Number(process.env.DYNAMODB_REQUEST_TIMEOUT_MS);
+  // Locally the connect timeout follows: a loaded machine accepts DynamoDB Local's connections slowly too.
+  shared ??= createDocumentClient({ endpoint: process.env.DYNAMODB_ENDPOINT || undefined, ...(timeout > 0 ? { requestTimeoutMs: timeout, connectionTimeoutMs: Math.min(timeout, 5_000) } : {}) });
   return shared;
 }
 

@@ -59,25 +59,15 @@ export function toStoreError(err: unknown): unknown {
   return err;
 }
 
-/**
- * Set when this container's last store call failed with an outage, cleared by the next success.
- * While set, caches are not trusted for admission (billing/admit.ts): a warm container whose
- * DynamoDB has gone away must not keep serving tokens it cannot bill.
- */
-let outageSuspected = false;
-
-/** True when the last store call failed with an outage and none has succeeded since. */
-export function storeOutageSuspected(): boolean {
-  return outageSuspected;
-}
+/** Whether this container's last store call failed with an outage (cleared by the next success). */
+let lastCallFailed = false;
 
 /**
- * Marks the store as suspect without a failed call: a call that has not answered within its caller's
- * limit (app/settle-request.ts) says as much about DynamoDB as one that failed. Cleared, like a
- * failure, by the next store call that succeeds.
+ * True when this container's last store call failed with an outage. A hold is then never predicted
+ * (billing/hold.ts): no upstream is connected before the store has answered again.
  */
-export function suspectStoreOutage(): void {
-  outageSuspected = true;
+export function storeRecentlyFailed(): boolean {
+  return lastCallFailed;
 }
 
 /**
@@ -87,10 +77,10 @@ export function suspectStoreOutage(): void {
 export async function storeCall<T>(op: () => Promise<T>): Promise<T> {
   try {
     const out = await op();
-    outageSuspected = false;
+    lastCallFailed = false;
     return out;
   } catch (err) {
-    if (isStoreUnavailable(err)) outageSuspected = true;
+    if (isStoreUnavailable(err)) lastCallFailed = true;
     throw toStoreError(err);
   }
 }

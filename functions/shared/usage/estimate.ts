@@ -1,15 +1,23 @@
 /**
- * Token estimates for the rare request whose upstream reported no usage (a stream cut before its
- * usage chunk, a client that left, an embeddings provider that returns no counts). Counted with a
+ * Token counts of our own: the prompt bound a hold reserves before the call (billing/hold-demand.ts)
+ * and the estimate billed for the rare request whose upstream reported no usage (a stream cut before
+ * its usage chunk, a client that left, an embeddings provider that returns no counts). Counted with a
  * real BPE tokenizer — OpenAI's o200k_base via `gpt-tokenizer` — rather than a characters/4 guess,
- * which is known to under-count badly (LiteLLM PR #37185, peers.md B10). For non-OpenAI models it
- * is an approximation, and the ledger marks every estimated entry (`usageEstimated`).
+ * which is known to under-count badly (LiteLLM PR #37185, peers.md B10). For non-OpenAI models it is
+ * an approximation, and the ledger marks every estimated entry (`usageEstimated`).
  *
- * The tokenizer's rank table is ~2.4 MB, so it is loaded on first use only, never at cold start.
+ * The tokenizer's rank table is ~2.4 MB and takes ~0.5 s to load, so it is loaded on first use only,
+ * never at cold start; until it is loaded a hold uses {@link utf8TokenBound}, a strict upper bound.
+ *
+ * Long runs: BPE merges inside one pre-token are quadratic in its length (100,000 `a` take ~15 s in
+ * gpt-tokenizer), a CPU attack any client could send. Runs of more than {@link MAX_RUN} characters
+ * without a break are cut every {@link MAX_RUN} characters before counting, which can only add a
+ * token per cut (the estimate stays an over-count) and keeps the cost linear.
  */
 
 type CountTokens = (text: string) => number;
 let counter: Promise<CountTokens> | undefined;
+let loaded: CountTokens | undefined;
 
 /**
  * Where the counter lives: the package when run from source; in a Lambda bundle, a separate file
@@ -17,13 +25,45 @@ let counter: Promise<CountTokens> | undefined;
  */
 const TOKENIZER_MODULE = process.env.MODELMUX_TOKENIZER_MODULE ?? 'gpt-tokenizer/encoding/o200k_base';
 
+/** Longest run of non-space (or space) characters counted in one piece. */
+export const MAX_RUN = 200;
+const LONG_RUN = new RegExp(`\\S{${MAX_RUN}}|\\s{${MAX_RUN}}`, 'g');
+
 function loadCounter(): Promise<CountTokens> {
-  counter ??= (import(TOKENIZER_MODULE) as Promise<{ countTokens: CountTokens }>).then((m) => (text: string) => m.countTokens(text));
+  counter ??= (import(TOKENIZER_MODULE) as Promise<{ countTokens: CountTokens }>).then((m) => {
+    // A space ends a run of letters or punctuation; a letter ends a run of whitespace.
+    const count: CountTokens = (text) => m.countTokens(text.replace(LONG_RUN, (run) => (/\s/.test(run[0] ?? '') ? `${run}x` : `${run} `)));
+    loaded = count;
+    return count;
+  });
   return counter;
 }
 
+/** The tokenizer if it is already loaded (no waiting), else undefined. */
+export function loadedCounter(): CountTokens | undefined {
+  return loaded;
+}
+
+/** Loads the tokenizer in the background (after an answer is out), so later holds count exactly. */
+export function warmTokenizer(): Promise<void> {
+  return loadCounter().then(() => undefined, () => undefined);
+}
+
+/** The tokenizer, loading it if needed (the refusal path of a hold, estimates for billing). */
+export function counterNow(): Promise<CountTokens> {
+  return loadCounter();
+}
+
 /** Per-message framing overhead OpenAI documents for chat prompts (tokens). */
-const TOKENS_PER_MESSAGE = 3;
+export const TOKENS_PER_MESSAGE = 3;
+
+/**
+ * A strict upper bound on the tokens of `text` for any byte-level tokenizer (every token covers at
+ * least one UTF-8 byte): its UTF-8 length.
+ */
+export function utf8TokenBound(text: string): number {
+  return Buffer.byteLength(text, 'utf8');
+}
 
 /** Estimated tokens of a text (tokens). */
 export async function estimateTextTokens(text: string): Promise<number> {
@@ -39,7 +79,8 @@ export async function estimatePromptTokens(messages: ReadonlyArray<{ content?: u
   return total;
 }
 
-function messageText(content: unknown): string {
+/** The text parts of a message's content, joined. */
+export function messageText(content: unknown): string {
   if (typeof content === 'string') return content;
   if (!Array.isArray(content)) return '';
   let text = '';

@@ -34,7 +34,8 @@ export interface Account {
   key_count: number;
   /** Always 5 (spec: at most 5 keys per account). */
   key_limit: number;
-  rate_limit: { requests_per_minute: number; concurrent_requests: number };
+  /** null = no limit of that kind. */
+  rate_limit: { requests_per_minute: number | null; concurrent_requests: number | null };
 }
 
 /** How often a key's spend limit starts over; null = never. */

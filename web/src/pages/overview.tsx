@@ -67,9 +67,9 @@ function Balances({ account }: { account: Account }) {
           <div>
             <dt>Rate limit</dt>
             <dd>
-              {account.rate_limit.requests_per_minute > 0 ? `${formatCount(account.rate_limit.requests_per_minute)} requests per minute` : 'No per-minute limit'}
+              {account.rate_limit.requests_per_minute ? `${formatCount(account.rate_limit.requests_per_minute)} requests per minute` : 'No per-minute limit'}
               {', '}
-              {account.rate_limit.concurrent_requests > 0 ? `${formatCount(account.rate_limit.concurrent_requests)} at a time` : 'no concurrency limit'}
+              {account.rate_limit.concurrent_requests ? `${formatCount(account.rate_limit.concurrent_requests)} at a time` : 'no concurrency limit'}
             </dd>
           </div>
         </dl>

@@ -1,0 +1,20 @@
+import type { ScheduledEvent, SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { consumeSettleMessages } from '../shared/billing/settle-consumer';
+import { sweepOrphanedHolds } from '../shared/billing/sweep';
+import { publishMetrics } from '../shared/observability/metrics';
+
+/**
+ * The settle function: settles what the request path could not.
+ * - SQS event (the settle queue, batch with partial failures): applies each queued settle.
+ * - EventBridge schedule (every minute): settles orphaned holds past their expiry + grace, when the
+ *   settle queue is empty (billing/sweep.ts).
+ * Everything is idempotent on the request id (condition `status = held`).
+ */
+export const handler = async (event: SQSEvent | ScheduledEvent): Promise<SQSBatchResponse | void> => {
+  try {
+    if ('Records' in event && Array.isArray(event.Records)) return await consumeSettleMessages(event.Records);
+    await sweepOrphanedHolds();
+  } finally {
+    publishMetrics(); // HoldsPending, HoldsOverdue, SettlesRetried (issue 15's alarms)
+  }
+};

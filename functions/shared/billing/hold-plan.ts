@@ -1,0 +1,160 @@
+/**
+ * What a hold takes from one account item, decided from a state (the container's view, or the
+ * ALL_OLD of a failed attempt) — a pure function, so the refusal a client sees is computed from the
+ * store's own numbers, and is unit-tested.
+ *
+ * Money rules: free tokens pay first, prompt before completion (billing/price.ts); the rest is credit,
+ * priced at the highest displayed price among the request's targets. A key's USD spend limit counts
+ * credit only (free tokens are not money). Rate limits: fixed epoch-minute window and in-flight count,
+ * per account item and per key.
+ */
+import { AuthenticationError, InsufficientCreditError, type GatewayError } from '../openai/errors';
+import type { KeyState, ShardState } from './account-state';
+import { windowEnd, windowId } from './key-window';
+import { formatNanoUsd } from './money';
+import { computeCharge } from './price';
+import { epochMinute, MINUTE_MS, RateLimitError, type RateLimits } from './rate-limit';
+
+/** The most one request can cost, in tokens and prices (µUSD per 1M tokens). */
+export interface HoldDemand {
+  /** Prompt tokens reserved (our bound, media included). */
+  promptTokens: number;
+  /** Output tokens reserved: n × the output limit sent upstream. */
+  outputTokens: number;
+  /** Output limit per choice sent upstream (tokens), for the 402 message. */
+  outputLimitPerChoice: number;
+  /** Choices asked for (`n`). */
+  choices: number;
+  inputPrice: number;
+  outputPrice: number;
+}
+
+/** How a per-minute counter is written: same window (+1), a new window (reset to 1), or not at all. */
+export type RpmBranch = { kind: 'off' } | { kind: 'same'; window: number; limit: number } | { kind: 'new'; window: number };
+
+/** How the key's spend limit is written. */
+export type KeyLimitPart =
+  | { kind: 'none' }
+  | { kind: 'same'; limit: number; window: string }
+  | { kind: 'roll'; limit: number; window: string };
+
+/** One hold, ready to be written. Tokens and nano-USD. */
+export interface HoldSpec {
+  freeTokens: number;
+  nanoUsd: number;
+  /** The hold takes every free token the item has: condition `freeTokens = :f`, not `>=`. */
+  takeAllFree: boolean;
+  keyLimit: KeyLimitPart;
+  accountRpm: RpmBranch;
+  accountSlot: number | undefined;
+  keyRpm: RpmBranch;
+  keySlot: number | undefined;
+}
+
+/** The plan: a spec, or the client's refusal, or a key entry missing from the item (legacy data). */
+export type HoldPlan = { ok: true; spec: HoldSpec } | { ok: false; error: GatewayError } | { ok: false; missingKey: true };
+
+/** Inputs of {@link planHold}. */
+export interface PlanInput {
+  state: ShardState;
+  h16: string;
+  demand: HoldDemand;
+  limits: RateLimits;
+  /** Epoch ms (billing clock). */
+  now: number;
+  /** Accept fewer free tokens than the item has (`>=` condition): the last attempt under contention. */
+  relaxFree?: boolean;
+}
+
+/** Plans a hold on one account item. */
+export function planHold(input: PlanInput): HoldPlan {
+  const { state, demand, limits, now } = input;
+  if (!state.exists) return { ok: false, error: new AuthenticationError('The account this API key belongs to no longer exists.') };
+  const key = state.keys?.[input.h16];
+  if (key === undefined) return { ok: false, missingKey: true };
+  if (key.status !== 'active') return { ok: false, error: new AuthenticationError('This API key is disabled. Enable it or use another key.', 'invalid_api_key') };
+
+  const minute = epochMinute(now);
+  const accountRpm = rpmBranch(state.rpmWindow, state.rpmCount, limits.rpm, minute);
+  if (accountRpm === 'full') return { ok: false, error: rpmRefusal('account', limits.rpm, state.rpmWindow ?? minute, now) };
+  const keyRpm = rpmBranch(key.rpmWindow, key.rpmCount, limits.rpm, minute);
+  if (keyRpm === 'full') return { ok: false, error: rpmRefusal('key', limits.rpm, key.rpmWindow ?? minute, now) };
+  if (limits.concurrent > 0 && (state.inflight ?? 0) >= limits.concurrent) return { ok: false, error: concurrencyRefusal('account', limits.concurrent) };
+  if (limits.concurrent > 0 && (key.inflight ?? 0) >= limits.concurrent) return { ok: false, error: concurrencyRefusal('key', limits.concurrent) };
+
+  const keyLimit = keyLimitPart(key, now);
+  const keyLeft = keyLimit.kind === 'none' ? Number.POSITIVE_INFINITY : keyLimit.kind === 'same' ? (key.leftNanoUsd ?? 0) : keyLimit.limit - key.heldNanoUsd;
+  const charge = computeCharge({ promptTokens: demand.promptTokens, completionTokens: demand.outputTokens, freeTokensAvailable: state.freeTokens, inputPrice: demand.inputPrice, outputPrice: demand.outputPrice });
+  if (charge.costNanoUsd > state.creditNanoUsd || charge.costNanoUsd > keyLeft) {
+    return { ok: false, error: insufficient(state, key, keyLimit, keyLeft, demand, now) };
+  }
+  const takeAllFree = input.relaxFree !== true && charge.freeTokensUsed < demand.promptTokens + demand.outputTokens;
+  return {
+    ok: true,
+    spec: {
+      freeTokens: charge.freeTokensUsed,
+      nanoUsd: charge.costNanoUsd,
+      takeAllFree,
+      keyLimit,
+      accountRpm,
+      accountSlot: limits.concurrent > 0 ? limits.concurrent : undefined,
+      keyRpm,
+      keySlot: limits.concurrent > 0 ? limits.concurrent : undefined,
+    },
+  };
+}
+
+function rpmBranch(window: number | undefined, count: number | undefined, limit: number, minute: number): RpmBranch | 'full' {
+  if (limit <= 0) return { kind: 'off' };
+  if (window !== undefined && window >= minute) return (count ?? 0) >= limit ? 'full' : { kind: 'same', window, limit };
+  return { kind: 'new', window: minute };
+}
+
+function keyLimitPart(key: KeyState, now: number): KeyLimitPart {
+  if (key.limitNanoUsd === undefined) return { kind: 'none' };
+  const current = windowId(key.limitReset, now);
+  if (key.window !== undefined && key.window >= current && key.leftNanoUsd !== undefined) return { kind: 'same', limit: key.limitNanoUsd, window: key.window };
+  return { kind: 'roll', limit: key.limitNanoUsd, window: current };
+}
+
+function rpmRefusal(scope: 'account' | 'key', limit: number, window: number, now: number): GatewayError {
+  return new RateLimitError({ scope, kind: 'rpm', limit, resetMs: Math.max(1, (window + 1) * MINUTE_MS - now) });
+}
+
+function concurrencyRefusal(scope: 'account' | 'key', limit: number): GatewayError {
+  return new RateLimitError({ scope, kind: 'concurrent', limit, resetMs: 1_000 });
+}
+
+const fmt = (n: number) => n.toLocaleString('en-US');
+
+/**
+ * The 402: what the request could cost, what is left, and how many output tokens per choice the
+ * balance (or the key's limit) can pay for (OpenRouter's "You requested up to N tokens, but can only
+ * afford M").
+ */
+function insufficient(state: ShardState, key: KeyState, keyLimit: KeyLimitPart, keyLeft: number, demand: HoldDemand, now: number): GatewayError {
+  const byKey = keyLeft < state.creditNanoUsd;
+  const credit = Math.max(0, Math.min(state.creditNanoUsd, keyLeft));
+  const free = Math.max(0, state.freeTokens);
+  const prompt = computeCharge({ promptTokens: demand.promptTokens, completionTokens: 0, freeTokensAvailable: free, inputPrice: demand.inputPrice, outputPrice: demand.outputPrice });
+  const max = computeCharge({ promptTokens: demand.promptTokens, completionTokens: demand.outputTokens, freeTokensAvailable: free, inputPrice: demand.inputPrice, outputPrice: demand.outputPrice });
+  const costs = `This request could cost up to ${formatNanoUsd(max.costNanoUsd)}`;
+  const has = byKey
+    ? `this API key's spend limit of ${formatNanoUsd(keyLimit.kind === 'none' ? 0 : keyLimit.limit)}${resetText(key, now)} has ${formatNanoUsd(Math.max(0, keyLeft))} left`
+    : `your account has ${fmt(free)} free tokens and ${formatNanoUsd(Math.max(0, state.creditNanoUsd))} of credit available`;
+  if (prompt.costNanoUsd > credit) {
+    return new InsufficientCreditError(`${costs}, but ${has}: the prompt alone (up to ${fmt(demand.promptTokens)} tokens) costs more. ${byKey ? 'Raise the key\'s limit or wait for it to reset.' : 'Add credit to continue.'}`);
+  }
+  const freeAfterPrompt = Math.max(0, free - demand.promptTokens);
+  const paid = demand.outputPrice === 0 ? Number.MAX_SAFE_INTEGER : Math.floor(((credit - prompt.costNanoUsd) * 1000) / demand.outputPrice);
+  const affordable = Math.floor(Math.min(Number.MAX_SAFE_INTEGER, freeAfterPrompt + paid) / Math.max(1, demand.choices));
+  const per = demand.choices > 1 ? ` per choice (n = ${demand.choices})` : '';
+  return new InsufficientCreditError(
+    `${costs}, but ${has}: requested up to ${fmt(demand.outputLimitPerChoice)} output tokens${per}, can afford ${fmt(affordable)}; lower max_tokens${byKey ? ', raise the key\'s limit or wait for it to reset' : ' or add credit'}.`,
+  );
+}
+
+function resetText(key: KeyState, now: number): string {
+  const end = windowEnd(key.limitReset, now);
+  return end === undefined ? '' : ` per ${key.limitReset === 'daily' ? 'day' : key.limitReset === 'weekly' ? 'week' : 'month'} (resets ${new Date(end).toISOString()})`;
+}

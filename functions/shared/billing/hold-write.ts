@@ -1,0 +1,81 @@
+/**
+ * The ONE TransactWriteItems of a hold: Put the ledger item (status `held`, in the sparse
+ * `pendingHolds` index) and Update the account item under conditions that cannot over-commit
+ * (store/conditions.ts, HOLD_CONDITIONS_DOC). The account Update asks for ALL_OLD on a failed
+ * condition, so a refusal or a stale prediction is answered from the store's own numbers with no
+ * extra read.
+ */
+import type { TransactItems } from '../store/transact-write';
+import { tableNames } from '../store/tables';
+import { LEDGER_ENTRY_IS_NEW } from '../store/conditions';
+import type { HoldSpec, RpmBranch } from './hold-plan';
+import { holdBucketOf, keyEntryId, type HoldRecord } from './hold-record';
+import { UpdateBuilder } from './update-builder';
+
+/** The two items of the hold transaction: [ledger Put, account Update]. */
+export function holdTransaction(record: HoldRecord, spec: HoldSpec): TransactItems {
+  const tables = tableNames();
+  const item = { ...record, status: 'held', holdBucket: holdBucketOf(record.requestId) };
+  return [
+    { Put: { TableName: tables.ledger, Item: item, ConditionExpression: LEDGER_ENTRY_IS_NEW, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' } },
+    { Update: { TableName: tables.accounts, Key: { accountId: record.accountId }, ...accountHoldUpdate(record, spec).build(), ReturnValuesOnConditionCheckFailure: 'ALL_OLD' } },
+  ];
+}
+
+function accountHoldUpdate(record: HoldRecord, spec: HoldSpec): UpdateBuilder {
+  const b = new UpdateBuilder();
+  const h16 = keyEntryId(record.keyHash);
+  const key = (attr: string) => b.path('keys', h16, attr);
+  const f = b.value(spec.freeTokens);
+  const c = b.value(spec.nanoUsd);
+  b.when('attribute_exists(accountId)');
+  b.when(spec.takeAllFree ? `freeTokens = ${f}` : `freeTokens >= ${f}`);
+  b.when(`creditNanoUsd >= ${c}`);
+  b.when(`${key('status')} = ${b.value('active')}`);
+  b.set(`freeTokens = freeTokens - ${f}`);
+  b.set(`creditNanoUsd = creditNanoUsd - ${c}`);
+  b.add('heldFreeTokens', spec.freeTokens);
+  b.add('heldNanoUsd', spec.nanoUsd);
+  b.add(key('heldNanoUsd'), spec.nanoUsd);
+
+  const limit = spec.keyLimit;
+  if (limit.kind === 'none') {
+    b.when(`attribute_not_exists(${key('limitNanoUsd')})`);
+  } else if (limit.kind === 'same') {
+    b.when(`${key('limitNanoUsd')} = ${b.value(limit.limit)} AND ${key('window')} = ${b.value(limit.window)} AND ${key('leftNanoUsd')} >= ${c}`);
+    b.set(`${key('leftNanoUsd')} = ${key('leftNanoUsd')} - ${c}`);
+  } else {
+    // A new window: what is left is the limit less what is held in flight (and this hold).
+    const rest = b.value(limit.limit - spec.nanoUsd);
+    b.when(`${key('limitNanoUsd')} = ${b.value(limit.limit)} AND (attribute_not_exists(${key('window')}) OR ${key('window')} < ${b.value(limit.window)})`);
+    b.when(`attribute_not_exists(${key('heldNanoUsd')}) OR ${key('heldNanoUsd')} <= ${rest}`);
+    b.set(`${key('window')} = ${b.value(limit.window)}`);
+    b.set(`${key('leftNanoUsd')} = ${rest} - if_not_exists(${key('heldNanoUsd')}, ${b.value(0)})`);
+  }
+  rpm(b, spec.accountRpm, () => [b.name('rpmWindow'), b.name('rpmCount')]);
+  rpm(b, spec.keyRpm, () => [key('rpmWindow'), key('rpmCount')]);
+  slot(b, spec.accountSlot, () => b.name('inflight'));
+  slot(b, spec.keySlot, () => key('inflight'));
+  return b;
+}
+
+function rpm(b: UpdateBuilder, branch: RpmBranch, paths: () => [window: string, count: string]): void {
+  if (branch.kind === 'off') return;
+  const [window, count] = paths();
+  if (branch.kind === 'same') {
+    b.when(`${window} = ${b.value(branch.window)} AND ${count} < ${b.value(branch.limit)}`);
+    b.set(`${count} = ${count} + ${b.value(1)}`);
+  } else if (branch.kind === 'new') {
+    const w = b.value(branch.window);
+    b.when(`attribute_not_exists(${window}) OR ${window} < ${w}`);
+    b.set(`${window} = ${w}`);
+    b.set(`${count} = ${b.value(1)}`);
+  }
+}
+
+function slot(b: UpdateBuilder, limit: number | undefined, path: () => string): void {
+  if (limit === undefined) return;
+  const inflight = path();
+  b.when(`attribute_not_exists(${inflight}) OR ${inflight} < ${b.value(limit)}`);
+  b.add(inflight, 1);
+}

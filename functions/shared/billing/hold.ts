@@ -1,0 +1,269 @@
+/**
+ * Placing a hold before the call (DATA-MODEL §1, §4): the most a request can cost is reserved on the
+ * account by ONE conditional TransactWriteItems (hold-write.ts), which also enforces the key's status
+ * and spend limit and the rate limits. The amounts are planned from this container's view of the
+ * account (hold-plan.ts); when a condition fails, the account's ALL_OLD image replaces the view and the
+ * hold is planned again from the store's own numbers — so a refusal (402, 429, 401) is always decided
+ * on real data, and a stale view costs one extra write, never an overdraft.
+ */
+import { UpstreamUnavailableError } from '../openai/errors';
+import { logger } from '../observability/logger';
+import { storeRecentlyFailed } from '../store/store-errors';
+import { transactWrite } from '../store/transact-write';
+import { backoffDelayMs, isTransactionConflict } from '../store/transaction-retry';
+import { readState, rememberState, shardStateOf, unmarshallItem, updateView, viewOf, type ShardState } from './account-state';
+import { billingConfig } from './billing-config';
+import { now } from './clock';
+import { planHold, type HoldDemand, type HoldSpec } from './hold-plan';
+import { holdRecordSchema, keyEntryId, type HoldRecord } from './hold-record';
+import { holdTransaction } from './hold-write';
+import { repairKeyEntry } from './key-entry';
+import { rateLimitsFor } from './rate-limit';
+import { AuthenticationError } from '../openai/errors';
+import { cancellationReasons } from './cancellation';
+import { gatherInto, pickShard, refillShard, shardPk } from './shards';
+
+/** What to hold, for whom. */
+export interface HoldRequest {
+  accountId: string;
+  keyHash: string;
+  requestId: string;
+  publicModel: string;
+  demand: HoldDemand;
+  /** Our best prompt estimate (tokens), billed if the request is orphaned. */
+  promptTokensEstimate: number;
+  /** Epoch ms after which the request's own function cannot settle it any more. */
+  expiresAt: number;
+}
+
+/** Plans of one hold: each failed condition brings the store's numbers for one more plan. */
+const MAX_PLANS = 20;
+/** From this plan on, a hold may take fewer free tokens than the item has (`>=`), so racing requests progress. */
+const RELAX_FREE_FROM_PLAN = 3;
+/**
+ * How many transaction conflicts a hold retries: concurrent requests of one account all write its
+ * item, and DynamoDB cancels a transaction that meets another on the same item ("Transaction conflict
+ * handling"); jittered retries (≤ 500 ms each) spread them out. Past this, a 503 to retry.
+ */
+const MAX_CONFLICTS = 30;
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/**
+ * When a hold condition last failed per account item (epoch ms). A failed condition means other
+ * writers are racing this container's view (a refused or re-planned hold, a stale ALL_OLD possibly
+ * overwriting fresher local arithmetic): for a view TTL after it, no prediction is made, so near
+ * exhaustion every request holds first and a refused one never reaches an upstream.
+ */
+const contendedAt = new Map<string, number>();
+
+/** Holds of this container still being written, per account item: a prediction counts them as taken. */
+const pending = new Map<string, { nanoUsd: number; freeTokens: number; requests: number }>();
+
+function addPending(pk: string, spec: HoldSpec, sign: 1 | -1): void {
+  const p = pending.get(pk) ?? { nanoUsd: 0, freeTokens: 0, requests: 0 };
+  p.nanoUsd += sign * spec.nanoUsd;
+  p.freeTokens += sign * spec.freeTokens;
+  p.requests += sign;
+  if (p.requests === 0) pending.delete(pk);
+  else pending.set(pk, p);
+}
+
+/**
+ * True when this container's fresh view (younger than ACCOUNT_CACHE_TTL_MS), less its holds still
+ * being written, predicts the hold will be granted: the caller may then connect upstream while the
+ * hold is written (nothing reaches the client before it is confirmed).
+ */
+export function holdPredicted(req: HoldRequest): boolean {
+  const view = viewOf(req.accountId);
+  const ttl = billingConfig().viewTtlMs;
+  if (view === undefined || view.state.shards > 1 || storeRecentlyFailed() || Date.now() - view.readAt > ttl) return false;
+  if (Date.now() - (contendedAt.get(req.accountId) ?? 0) < ttl) return false;
+  const p = pending.get(req.accountId);
+  const state = p === undefined ? view.state : { ...view.state, creditNanoUsd: view.state.creditNanoUsd - p.nanoUsd, freeTokens: view.state.freeTokens - p.freeTokens, inflight: (view.state.inflight ?? 0) + p.requests };
+  return planHold({ state, h16: keyEntryId(req.keyHash), demand: req.demand, limits: rateLimitsFor(view.state.purchasedNanoUsd, billingConfig()), now: now() }).ok;
+}
+
+/**
+ * Holds what the request may cost. Resolves with the hold's record once it is written.
+ * @throws InsufficientCreditError (402) when the account (or the key's spend limit) cannot cover it;
+ *   RateLimitError (429); AuthenticationError (401) for a disabled or deleted key or a deleted account;
+ *   UpstreamUnavailableError (503) when DynamoDB is unavailable or too contended — after a write whose
+ *   fate is unknown, a cancel is handed to the durable settle path (`onUnknown`).
+ */
+export async function placeHold(req: HoldRequest, onUnknown: (record: HoldRecord) => void): Promise<HoldRecord> {
+  // The root's shard count and rate-limit tier are read again once the view is older than its TTL.
+  const rootEntry = viewOf(req.accountId);
+  const rootView = rootEntry !== undefined && Date.now() - rootEntry.readAt <= billingConfig().viewTtlMs ? rootEntry.state : undefined;
+  const root = rootView ?? (await readState(req.accountId));
+  let shard = pickShard(root, keyEntryId(req.keyHash));
+  let pk = shardPk(req.accountId, shard);
+  const shardView = shard === 0 ? rootView : viewOf(pk)?.state;
+  let state: ShardState = shardView ?? (shard === 0 ? root : await readState(pk));
+  // A refusal is only ever decided on the store's own numbers, never on this container's view.
+  let fromStore = shardView === undefined;
+  let repaired = false;
+  let refills = 0;
+  let gathered = false;
+  let plans = 0;
+  let conflicts = 0;
+  while (plans < MAX_PLANS && conflicts <= MAX_CONFLICTS) {
+    plans++;
+    const limits = rateLimitsFor(root.purchasedNanoUsd, billingConfig());
+    const shardLimits = root.shards > 1 ? { rpm: Math.ceil(limits.rpm / root.shards), concurrent: Math.ceil(limits.concurrent / root.shards) } : limits;
+    if (shard > 0 && state.keys?.[keyEntryId(req.keyHash)]?.limitNanoUsd !== undefined) {
+      // A key with a spend limit is served by the root, which alone keeps its allowance (shards.ts);
+      // this container's view of the root predated the limit.
+      plans--;
+      shard = 0;
+      pk = req.accountId;
+      state = await readState(pk, { consistent: true });
+      fromStore = true;
+      continue;
+    }
+    const plan = planHold({ state, h16: keyEntryId(req.keyHash), demand: req.demand, limits: shardLimits, now: now(), relaxFree: plans >= RELAX_FREE_FROM_PLAN });
+    if (!plan.ok && 'missingKey' in plan) {
+      // An item without the key's entry: this container's view predates the key, or (read from the
+      // store) a key older than per-key state, whose entry is made from the key row, once.
+      if (!fromStore) {
+        plans--;
+        state = await readState(pk, { consistent: true });
+        fromStore = true;
+        continue;
+      }
+      if (repaired) throw new AuthenticationError('This API key has been deleted.', 'invalid_api_key');
+      repaired = true;
+      await repairKeyEntry(pk, req.keyHash, shard);
+      state = await readState(pk, { consistent: true });
+      fromStore = true;
+      continue;
+    }
+    if (!plan.ok && !fromStore) {
+      state = await readState(pk, { consistent: true });
+      fromStore = true;
+      plans--;
+      continue;
+    }
+    if (!plan.ok) {
+      // A fund shard short of funds borrows from the bank (shard 0), then holds on the bank itself;
+      // the bank gathers every shard's funds before anything is refused (shards.ts).
+      if (plan.error.status === 402 && root.shards > 1) {
+        if (shard > 0 && refills < 2) {
+          refills++;
+          plans--; // moving funds is not a failed plan
+          state = await refillShard(req.accountId, shard, req.demand);
+          fromStore = true;
+          continue;
+        }
+        if (shard > 0) {
+          plans--;
+          shard = 0;
+          pk = req.accountId;
+          state = await readState(pk, { consistent: true });
+          fromStore = true;
+          continue;
+        }
+        if (!gathered) {
+          plans--;
+          gathered = true;
+          await gatherInto(req.accountId, root.shards, 0);
+          state = await readState(pk, { consistent: true });
+          fromStore = true;
+          continue;
+        }
+      }
+      contendedAt.set(pk, Date.now()); // a refusal: the account is at a limit, predict nothing for a while
+      throw plan.error;
+    }
+    const record = recordOf(req, pk, shard, plan.spec);
+    addPending(pk, plan.spec, 1);
+    try {
+      await transactWrite(holdTransaction(record, plan.spec), { retryConflicts: false });
+      updateView(pk, (s) => applyHold(s, record, plan.spec));
+      return record;
+    } catch (err) {
+      const reasons = cancellationReasons(err);
+      if (reasons?.[1]?.code === 'ConditionalCheckFailed') {
+        if (contendedAt.size > 1_000) contendedAt.clear();
+        contendedAt.set(pk, Date.now());
+        state = shardStateOf(unmarshallItem(reasons[1].item));
+        fromStore = true;
+        if (state.exists) rememberState(pk, state);
+        // Racing requests of the account met on the same numbers: spread the next round out.
+        if (plans > 1) await sleep(backoffDelayMs(plans, { maxDelayMs: 100 }));
+        continue;
+      }
+      if (reasons?.[0]?.code === 'ConditionalCheckFailed') {
+        // Our own earlier attempt landed after all (its answer was lost): that hold stands.
+        const existing = unmarshallItem(reasons[0].item);
+        const parsed = holdRecordSchema.safeParse(existing);
+        if (parsed.success && existing?.status === 'held') return parsed.data;
+        throw new UpstreamUnavailableError(503, 'This request id was already used. Please retry.');
+      }
+      if (isTransactionConflict(err)) {
+        plans--; // a conflict says nothing about the plan
+        conflicts++;
+        await sleep(backoffDelayMs(conflicts, { maxDelayMs: 500 }));
+        continue;
+      }
+      if (err instanceof UpstreamUnavailableError) {
+        // The write may have landed: release it durably if it did (a cancel of a missing hold is a no-op).
+        onUnknown(record);
+      }
+      throw err;
+    } finally {
+      addPending(pk, plan.spec, -1);
+    }
+  }
+  logger.warn('hold gave up after repeated conflicts', { requestId: req.requestId, accountId: req.accountId, plans, conflicts });
+  throw new UpstreamUnavailableError(503, 'Too many concurrent requests on this account right now. Please retry.', { headers: { 'retry-after': '1' } });
+}
+
+function recordOf(req: HoldRequest, pk: string, shard: number, spec: HoldSpec): HoldRecord {
+  return {
+    ownerAccountId: req.accountId,
+    accountId: pk,
+    shard,
+    requestId: req.requestId,
+    keyHash: req.keyHash,
+    holdFreeTokens: spec.freeTokens,
+    holdNanoUsd: spec.nanoUsd,
+    keyLimited: spec.keyLimit.kind !== 'none',
+    ...(spec.keyLimit.kind !== 'none' ? { keyWindow: spec.keyLimit.window } : {}),
+    accountSlot: spec.accountSlot !== undefined,
+    keySlot: spec.keySlot !== undefined,
+    promptTokensEstimate: req.promptTokensEstimate,
+    promptTokensHeld: req.demand.promptTokens,
+    maxCompletionTokens: req.demand.outputTokens,
+    holdInputPrice: req.demand.inputPrice,
+    holdOutputPrice: req.demand.outputPrice,
+    publicModel: req.publicModel,
+    createdAt: new Date().toISOString(),
+    holdExpiresAt: req.expiresAt,
+  };
+}
+
+/** This container's own hold, applied to its view (what the write did, as far as it is known). */
+function applyHold(s: ShardState, record: HoldRecord, spec: HoldSpec): void {
+  s.freeTokens -= spec.freeTokens;
+  s.creditNanoUsd -= spec.nanoUsd;
+  s.heldNanoUsd += spec.nanoUsd;
+  const key = s.keys?.[keyEntryId(record.keyHash)];
+  if (spec.accountRpm.kind !== 'off') {
+    s.rpmCount = spec.accountRpm.kind === 'new' ? 1 : (s.rpmCount ?? 0) + 1;
+    s.rpmWindow = spec.accountRpm.window;
+  }
+  if (spec.accountSlot !== undefined) s.inflight = (s.inflight ?? 0) + 1;
+  if (key === undefined) return;
+  key.heldNanoUsd += spec.nanoUsd;
+  if (spec.keyLimit.kind === 'same') key.leftNanoUsd = (key.leftNanoUsd ?? 0) - spec.nanoUsd;
+  if (spec.keyLimit.kind === 'roll') {
+    key.window = spec.keyLimit.window;
+    key.leftNanoUsd = spec.keyLimit.limit - key.heldNanoUsd;
+  }
+  if (spec.keyRpm.kind !== 'off') {
+    key.rpmCount = spec.keyRpm.kind === 'new' ? 1 : (key.rpmCount ?? 0) + 1;
+    key.rpmWindow = spec.keyRpm.window;
+  }
+  if (spec.keySlot !== undefined) key.inflight = (key.inflight ?? 0) + 1;
+}

@@ -1,0 +1,83 @@
+/**
+ * No answer without a durable billing record. The hold is itself the record that a request started;
+ * its settle is tried in-process for up to {@link IN_PROCESS_SETTLE_MS}, then handed to the settle queue
+ * (settle-queue.ts), whose consumer retries until it lands. Only if SQS refuses too is the settle left
+ * to the orphan sweep, which bills the hold's prompt estimate once it has expired (sweep.ts): the
+ * request is never lost, only billed less exactly. Bounds (README, "Durable settle"): in-process ≤ 2.5 s;
+ * queued settles retried for 24 h before the dead-letter queue; orphans within expiry + grace + 1 min.
+ */
+import { logger } from '../observability/logger';
+import { UpstreamUnavailableError } from '../openai/errors';
+import type { HoldRecord } from './hold-record';
+import { settleHold, type SettleOutcome, type SettleResult } from './settle';
+import { sendSettleMessage } from './settle-queue';
+
+/** How long a settle is retried in the request's own function before it is queued (ms). */
+export const IN_PROCESS_SETTLE_MS = 2_500;
+
+/**
+ * The longest the settle of a request takes after its answer is out (ms): the in-process tries and
+ * one SQS SendMessage (3 attempts of ≤ 1 s minus what is left). The function keeps this much (plus
+ * the time to write the last bytes) back from its timeout (edge/function-url.ts SETTLE_RESERVE_MS).
+ */
+export const SETTLE_TIMEOUT_MS = 4_000;
+
+/** Delay of a queued cancel of a hold whose write may still land (s): the store client's retries (3 × 3 s) first. */
+export const UNKNOWN_HOLD_CANCEL_DELAY_S = 15;
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/**
+ * Settles durably. Never throws: it runs after the client has its answer. Returns the result when
+ * the settle landed in-process, else undefined (queued, or left to the sweep).
+ */
+export async function settleDurably(hold: HoldRecord, outcome: SettleOutcome, budgetMs = IN_PROCESS_SETTLE_MS): Promise<SettleResult | undefined> {
+  const deadline = Date.now() + budgetMs;
+  let lastError: unknown;
+  for (let attempt = 1; Date.now() < deadline; attempt++) {
+    try {
+      return await withTimeout(settleHold(hold, outcome), deadline - Date.now());
+    } catch (err) {
+      lastError = err;
+      if (!(err instanceof UpstreamUnavailableError) && !(err instanceof SettleTimeout) && !isRetryable(err)) break;
+      await sleep(Math.min(50 * 2 ** attempt, Math.max(0, deadline - Date.now())));
+    }
+  }
+  await queue(hold, outcome, 0, lastError);
+  return undefined;
+}
+
+/** Hands a settle to the queue (a cancel of an unknown hold is delayed). Never throws. */
+export async function queue(hold: HoldRecord, outcome: SettleOutcome, delaySeconds: number, cause?: unknown): Promise<void> {
+  try {
+    await sendSettleMessage(hold, outcome, delaySeconds);
+    logger.warn('settle queued', { requestId: hold.requestId, accountId: hold.accountId, kind: outcome.kind, error: describe(cause) });
+  } catch (err) {
+    // The hold stays in the ledger: the sweep settles it from its prompt estimate once it expires.
+    logger.error('settle could not be queued; the orphan sweep will settle the hold', { requestId: hold.requestId, accountId: hold.accountId, outcome, error: describe(err) });
+  }
+}
+
+/** Cancels a hold whose write may or may not have landed, durably. Never throws. */
+export function cancelUnknownHold(hold: HoldRecord): void {
+  void queue(hold, { kind: 'cancel' }, UNKNOWN_HOLD_CANCEL_DELAY_S);
+}
+
+class SettleTimeout extends Error {}
+
+function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const t = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new SettleTimeout('settle timed out')), Math.max(1, ms));
+  });
+  return Promise.race([p, t]).finally(() => clearTimeout(timer));
+}
+
+function isRetryable(err: unknown): boolean {
+  const name = (err as { name?: unknown })?.name;
+  return name === 'TransactionCanceledException' || name === 'TransactionConflictException' || name === 'TransactionInProgressException';
+}
+
+function describe(err: unknown): string | undefined {
+  return err === undefined ? undefined : err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+}

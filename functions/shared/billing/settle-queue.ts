@@ -1,0 +1,87 @@
+/**
+ * The durable settle path's queue (Amazon SQS): a settle the request's function could not land is
+ * sent here and consumed by the settle function (functions/settle/handler.ts), which retries it until
+ * it lands (idempotent on the request id). `SETTLE_QUEUE_URL` names the queue (set by the stack;
+ * locally by `npm start`, with `SQS_ENDPOINT` pointing at the emulator). One client per container.
+ */
+import { GetQueueAttributesCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import * as z from 'zod';
+import { holdRecordSchema, type HoldRecord } from './hold-record';
+import type { SettleOutcome } from './settle';
+
+/** Environment variable: the settle queue's URL. */
+export const SETTLE_QUEUE_URL_ENV = 'SETTLE_QUEUE_URL';
+
+const usageEntrySchema = z.object({
+  publicModel: z.string(),
+  servedModel: z.string(),
+  provider: z.string(),
+  promptTokens: z.number().int().nonnegative(),
+  completionTokens: z.number().int().nonnegative(),
+  inputPrice: z.number().int().nonnegative(),
+  outputPrice: z.number().int().nonnegative(),
+  usageEstimated: z.boolean(),
+  fallbackPath: z.array(z.string()),
+  status: z.enum(['complete', 'partial', 'aborted', 'orphaned']),
+});
+
+/** The body of a settle message (JSON): the hold and what to do with it. */
+export const settleMessageSchema = z.object({
+  v: z.literal(1),
+  hold: holdRecordSchema,
+  outcome: z.discriminatedUnion('kind', [z.object({ kind: z.literal('bill'), entry: usageEntrySchema }), z.object({ kind: z.literal('cancel') })]),
+});
+
+/** A settle message. */
+export type SettleMessage = z.infer<typeof settleMessageSchema>;
+
+let client: SQSClient | undefined;
+
+/**
+ * The container's SQS client: short timeouts, a few attempts (it runs inside the settle reserve).
+ * `SQS_REQUEST_TIMEOUT_MS` (default 1,000) is raised by `npm start`: the emulator shares the gateway's
+ * event loop.
+ */
+export function sqsClient(): SQSClient {
+  const timeout = Number(process.env.SQS_REQUEST_TIMEOUT_MS) || 1_000;
+  client ??= new SQSClient({
+    ...(process.env.SQS_ENDPOINT ? { endpoint: process.env.SQS_ENDPOINT, region: process.env.AWS_REGION ?? 'us-east-1' } : {}),
+    maxAttempts: 3,
+    requestHandler: { connectionTimeout: Math.min(timeout, 2_000), requestTimeout: timeout, throwOnRequestTimeout: true },
+  });
+  return client;
+}
+
+/** Forgets the client (tests that restart the emulator). */
+export function resetSqsClient(): void {
+  client?.destroy();
+  client = undefined;
+}
+
+/** The queue URL, or undefined when no queue is configured. */
+export function settleQueueUrl(): string | undefined {
+  return process.env[SETTLE_QUEUE_URL_ENV] || undefined;
+}
+
+/**
+ * Sends one settle message. `delaySeconds` (0–900) delays its first delivery: a cancel of a hold
+ * whose write may still land waits out the store client's own retries first.
+ * @throws Error when no queue is configured; the SDK's error when SQS refuses.
+ */
+export async function sendSettleMessage(hold: HoldRecord, outcome: SettleOutcome, delaySeconds = 0): Promise<void> {
+  const url = settleQueueUrl();
+  if (url === undefined) throw new Error(`${SETTLE_QUEUE_URL_ENV} is not set: no durable settle queue.`);
+  const body: SettleMessage = { v: 1, hold, outcome };
+  await sqsClient().send(new SendMessageCommand({ QueueUrl: url, MessageBody: JSON.stringify(body), DelaySeconds: delaySeconds }));
+}
+
+/** Messages waiting, in flight or delayed on the settle queue (SQS's approximate counts). */
+export async function pendingSettleMessages(): Promise<number> {
+  const url = settleQueueUrl();
+  if (url === undefined) return 0;
+  const out = await sqsClient().send(
+    new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible', 'ApproximateNumberOfMessagesDelayed'] }),
+  );
+  const a = out.Attributes ?? {};
+  return Number(a.ApproximateNumberOfMessages ?? 0) + Number(a.ApproximateNumberOfMessagesNotVisible ?? 0) + Number(a.ApproximateNumberOfMessagesDelayed ?? 0);
+}
