@@ -168,7 +168,7 @@ describe('settings and the writer', () => {
 
   it('stores nothing with store false or a retention of 0 days', () => {
     expect(responseSaver('a', { store: false }, [], 'req_1')).toBeUndefined();
-    expect(responseSaver('a', { store: true }, [], 'req_1', 0)).toBeUndefined();
+    expect(responseSaver('a', { store: true }, [], 'req_1', { retentionDays: 0 })).toBeUndefined();
     expect(responseSaver('a', {}, [], 'req_1')).toBeInstanceOf(Function);
   });
 
@@ -189,6 +189,38 @@ describe('settings and the writer', () => {
       documentClient().middlewareStack.remove(name);
     }
     expect(await item(acct, r.id)).toBeUndefined();
+  });
+
+  it('waits for a slow write only until the request deadline, and writes nothing once it has passed', async () => {
+    const acct = account();
+    const slow = response('slow table');
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let puts = 0;
+    const name = `holdPut${randomBytes(4).toString('hex')}`;
+    documentClient().middlewareStack.add(
+      (next, context) => async (args) => {
+        if (context.commandName === 'PutItemCommand') {
+          puts++;
+          await gate;
+        }
+        return next(args);
+      },
+      { step: 'initialize', name },
+    );
+    try {
+      // The write is still held back when the save returns: the answer does not wait for it.
+      await expect(responseSaver(acct, {}, [user('hi')], 'req_slow', { deadline: Date.now() + 100 })?.(slow)).resolves.toBeUndefined();
+      expect(puts).toBe(1);
+      expect(await item(acct, slow.id)).toBeUndefined();
+      // Past the deadline nothing is written at all.
+      const late = response('too late');
+      await responseSaver(acct, {}, [user('hi')], 'req_late', { deadline: Date.now() - 1 })?.(late);
+      expect(puts).toBe(1);
+    } finally {
+      release();
+      documentClient().middlewareStack.remove(name);
+    }
   });
 
   it('cuts and joins bytes losslessly', () => {

@@ -21,7 +21,10 @@ import { HOLD_BEAT } from './held-json';
  * With `store` true (the default) the finished response — completed, incomplete, or failed after its
  * first token, as OpenAI keeps them — is written to the account's stored responses before the client
  * gets it: before the body when buffered (also a body held past the budget), before the last event
- * when streamed. Billing is the chat core's and does not depend on it.
+ * when streamed, and waited for until the request's deadline at most. Billing is the chat core's
+ * (billing/request-bill.ts: the hold before the upstream call covers the prompt actually sent, the
+ * stored history and referenced items included) and never depends on the store: a failed or late
+ * write leaves the answer and its settle as they are.
  */
 export async function responses(req: GatewayRequest): Promise<GatewayResult> {
   const caller = await authenticateRequest(req);
@@ -29,7 +32,7 @@ export async function responses(req: GatewayRequest): Promise<GatewayResult> {
   const input = await conversationInput(caller.accountId, body);
   const chat = toChatRequest({ ...body, input: input.resolved });
   const ctx = responseContext(req.requestId, req.receivedAt, body, chat);
-  const save = responseSaver(caller.accountId, body, input.stored, req.requestId);
+  const save = responseSaver(caller.accountId, body, input.stored, req.requestId, { deadline: req.deadline });
   let presented: ResponseObject | undefined;
   const result = await runChatExchange(req, caller, chat, (completion) => (presented = toResponse(ctx, completion)));
   if (result.kind === 'json') {
