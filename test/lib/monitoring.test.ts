@@ -47,6 +47,8 @@ describe('alarms', () => {
     expect(Object.keys(alarms).sort()).toEqual(
       [
         'AccountConcurrency',
+        'AccountErrors',
+        'AccountThrottles',
         'AccountsTableThrottles',
         'BreakersOpen',
         'ChatErrors',
@@ -57,7 +59,11 @@ describe('alarms', () => {
         'LedgerTableThrottles',
         'ResponsesTableThrottles',
         'ServerErrorRate',
+        'SettleDeadLetters',
+        'SettleErrors',
         'SettleFailures',
+        'SettleQueueBacklog',
+        'SettleThrottles',
         'SettlesOverdue',
       ].map((n) => `Modelmux-${n}`),
     );
