@@ -5,7 +5,7 @@
  */
 import type { SimCall } from './call.js';
 import type { Reply } from './deliver.js';
-import { DEFAULT_DIMENSIONS, embed } from './embeddings.js';
+import { embed, nativeDimensions } from './embeddings.js';
 import { geminiBlocked, geminiBlockedStream, geminiResponse, geminiStream } from './gemini-format.js';
 import { readGeminiGenerate } from './gemini-input.js';
 import { asArray, asNumber, asString, field, isObject } from './json-narrowing.js';
@@ -34,7 +34,7 @@ function embedOne(request: unknown): { values: number[] } | undefined {
   const parts = asArray(field(field(request, 'content'), 'parts')).filter(isObject);
   const texts = parts.map((p) => asString(p['text'])).filter((t): t is string => t !== undefined);
   if (texts.length === 0) return undefined;
-  const dims = asNumber(field(request, 'outputDimensionality')) ?? DEFAULT_DIMENSIONS;
+  const dims = asNumber(field(request, 'outputDimensionality')) ?? nativeDimensions(asString(field(request, 'model')));
   return { values: embed(texts.join('\n'), dims) };
 }
 

@@ -4,7 +4,7 @@
  */
 import type { SimCall } from './call.js';
 import type { Reply } from './deliver.js';
-import { DEFAULT_DIMENSIONS, embed, toBase64 } from './embeddings.js';
+import { embed, nativeDimensions, toBase64 } from './embeddings.js';
 import { asArray, asNumber, asString, isObject } from './json-narrowing.js';
 import { openAICompletion } from './openai-format.js';
 import { openAIStream } from './openai-stream.js';
@@ -54,7 +54,7 @@ function embeddings(call: SimCall): Reply | Problem {
   if (format !== 'float' && format !== 'base64') {
     return { kind: 'bad-request', message: "'encoding_format' must be 'float' or 'base64'", param: 'encoding_format' };
   }
-  const dimensions = asNumber(body['dimensions']) ?? DEFAULT_DIMENSIONS;
+  const dimensions = asNumber(body['dimensions']) ?? nativeDimensions(model);
   const tokens = inputs.reduce((sum, i) => sum + i.tokens, 0);
   return {
     kind: 'json',

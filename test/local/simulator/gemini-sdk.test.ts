@@ -128,7 +128,7 @@ describe('@google/genai against the native Gemini route', () => {
 
   it('embeds one content and several through batchEmbedContents (what the SDK and the gateway call)', async () => {
     const one = await genai().models.embedContent({ model: 'gemini-embedding-001', contents: 'hello world' });
-    expect(one.embeddings?.[0]?.values).toEqual(embed('hello world'));
+    expect(one.embeddings?.[0]?.values).toEqual(embed('hello world', 3072)); // the model's own length
     const many = await genai().models.embedContent({ model: 'gemini-embedding-001', contents: ['a', 'b'], config: { outputDimensionality: 4 } });
     expect(many.embeddings?.map((e) => e.values?.length)).toEqual([4, 4]);
     expect(sim.requests.map((r) => r.path)).toEqual([
