@@ -1,0 +1,110 @@
+import type { ChatCompletionChunk, ChunkParts, Usage } from '../openai/chat-response';
+import { GatewayError, UpstreamUnavailableError } from '../openai/errors';
+import type { StreamResult } from '../http/types';
+import { UpstreamAttemptError } from '../providers/types';
+import { overheadMs, type routeStream } from '../routing/fallback-router';
+import { DONE_FRAME, dataFrame, errorFrame } from '../sse/encode';
+import { warmTokenizer } from '../usage/estimate';
+import { logger } from '../observability/logger';
+import { recordOverhead, recordTimeToFirstToken } from '../observability/metrics';
+import { settleRequest, usageEntry, type BillableUsage } from './settle-request';
+import { routingHeaders } from './routing-headers';
+import { completionId, usdOf, type CallContext } from './chat-call-context';
+import { estimate, estimateOr, fromUsage, toUsage, toolCallText } from './chat-billable-usage';
+
+/**
+ * The stream: the first chunk has already arrived (fallback is over). Chunks are forwarded as they
+ * come; the usage chunk only if the client asked (`stream_options.include_usage`), `[DONE]` only
+ * after a finished answer. A failure after the first chunk ends the stream with an error event and
+ * the tokens produced so far are still billed.
+ *
+ * Billing counts what the upstream produced (every batch as it is received, the first one included),
+ * not only what reached the client: a client that leaves before a batch is written still caused it.
+ * @param preface frames sent before the first chunk (the routing comment of a late-committed stream).
+ */
+export function streamed(ctx: CallContext, outcome: Awaited<ReturnType<typeof routeStream>>, preface?: string): StreamResult {
+  recordTimeToFirstToken(Date.now() - ctx.req.receivedAt);
+  recordOverhead(overheadMs(ctx.req.receivedAt, outcome.attempts));
+  const includeUsage = ctx.body.stream_options?.include_usage === true;
+  const id = completionId(ctx.req.requestId);
+  let usage: Usage | undefined;
+  let text = '';
+  let status: 'complete' | 'partial' | 'aborted' = 'partial';
+  /** The usage the final chunk reported (and priced): the settle bills exactly it. */
+  let finalUsage: BillableUsage | undefined;
+  const produced = (batch: readonly ChunkParts[]): void => {
+    for (const parts of batch) {
+      if (parts.usage) usage = parts.usage;
+      for (const c of parts.choices) text += (c.delta.content ?? '') + (c.delta.reasoning_content ?? '') + (c.delta.tool_calls?.map(toolCallText).join('') ?? '');
+    }
+  };
+  produced(outcome.first);
+
+  const chunk = (choices: ChunkParts['choices']): ChatCompletionChunk => {
+    const c: ChatCompletionChunk = { id, object: 'chat.completion.chunk', created: ctx.created, model: ctx.body.model, choices };
+    if (includeUsage) c.usage = null;
+    return c;
+  };
+
+  async function* frames(): AsyncGenerator<string> {
+    // The function's time is finite: stop the upstream at the deadline, so the stream ends with an
+    // error event and the ledger is settled within the reserve, instead of Lambda killing the
+    // invocation mid-answer with nothing billed and no end signalled to the client.
+    const deadline = ctx.req.deadline;
+    const deadlineTimer = deadline === undefined ? undefined : setTimeout(() => outcome.close('deadline'), Math.max(0, deadline - Date.now()));
+    try {
+      if (preface !== undefined) yield preface;
+      for (let batch: ChunkParts[] | undefined = outcome.first; batch !== undefined; ) {
+        for (const parts of batch) {
+          if (parts.choices.length === 0) continue;
+          yield dataFrame(chunk(parts.choices));
+        }
+        const next = await outcome.rest.next();
+        batch = next.done === true ? undefined : next.value;
+        if (batch !== undefined) produced(batch);
+      }
+      status = 'complete';
+      if (includeUsage) {
+        finalUsage = usage !== undefined ? fromUsage(usage) : await estimate(ctx.body, text);
+        const entry = usageEntry({ requestedModel: ctx.body.model, attempt: outcome.attempt, attempts: outcome.attempts, usage: finalUsage, status });
+        const final: Usage = { ...(usage ?? toUsage(finalUsage)), cost: usdOf(ctx.bill.charge(entry).costNanoUsd) };
+        yield dataFrame({ id, object: 'chat.completion.chunk', created: ctx.created, model: ctx.body.model, choices: [], usage: final });
+      }
+      yield DONE_FRAME;
+    } catch (err) {
+      if (ctx.req.signal.aborted) return;
+      logger.warn('stream failed after first chunk', { requestId: ctx.req.requestId, error: describe(err) });
+      yield errorFrame(midStreamError(err));
+    } finally {
+      if (deadlineTimer !== undefined) clearTimeout(deadlineTimer);
+      outcome.close();
+      if (ctx.req.signal.aborted && status !== 'complete') status = 'aborted';
+    }
+  }
+
+  return {
+    kind: 'stream',
+    status: 200,
+    headers: routingHeaders(outcome),
+    frames: frames(),
+    after: async () => {
+      // Frames that never ran (the client left before the first byte) leave the upstream open: stop it.
+      outcome.close();
+      if (ctx.req.signal.aborted && status !== 'complete') status = 'aborted';
+      const billable = status === 'complete' && finalUsage !== undefined ? finalUsage : usage !== undefined && status === 'complete' ? fromUsage(usage) : await estimateOr(usage, ctx.body, text);
+      const entry = usageEntry({ requestedModel: ctx.body.model, attempt: outcome.attempt, attempts: outcome.attempts, usage: billable, status });
+      await settleRequest(ctx.bill, entry, { requestId: ctx.req.requestId, receivedAt: ctx.req.receivedAt, attempts: outcome.attempts.length });
+      await warmTokenizer();
+    },
+  };
+}
+
+function midStreamError(err: unknown): GatewayError {
+  if (err instanceof GatewayError) return err;
+  const detail = err instanceof UpstreamAttemptError ? err.failure.kind : 'connection';
+  return new UpstreamUnavailableError(502, `The upstream model failed mid-stream (${detail}); the answer above is incomplete. Tokens delivered were billed.`);
+}
+
+function describe(err: unknown): string {
+  return err instanceof UpstreamAttemptError ? `${err.failure.kind}: ${err.failure.message}` : err instanceof Error ? err.name : 'unknown';
+}
