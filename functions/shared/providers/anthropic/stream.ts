@@ -1,12 +1,13 @@
 import { parseUpstreamJson } from '../upstream-failure';
-import type { ChunkDelta, ChunkParts, FinishReason } from '../../openai/chat-response';
+import type { ChunkParts, FinishReason } from '../../openai/chat-response';
 import type { AdapterContext, StreamTransform, UpstreamSseEvent } from '../types';
 import { UpstreamAttemptError } from '../types';
 import { makeFailure } from '../upstream-failure';
 import { failureFromErrorObject } from './anthropic-errors';
 import { mapStopReason } from './finish-reason';
+import { createContentBlockMapper, part } from './stream-blocks';
 import { mapAnthropicUsage, mergeUsage } from './usage';
-import { streamEvent, type AnthropicUsage, type StreamEvent } from './wire';
+import { streamEvent, type AnthropicUsage } from './wire';
 
 /**
  * Anthropic Messages SSE (providers.md §2.6: `message_start`, per block `content_block_start` /
@@ -36,62 +37,16 @@ export function createAnthropicStreamTransform(ctx: AdapterContext): StreamTrans
   let roleSent = false;
   let finishSent = false;
   let stopped = false;
-  let nextToolIndex = 0;
-  /** Anthropic content-block index → our tool-call index, for tool_use blocks only. */
-  const toolIndexByBlock = new Map<number, number>();
-  /** Tool-call indexes that have sent some argument text. */
-  const toolHasInput = new Set<number>();
 
   const malformed = (what: string): UpstreamAttemptError =>
     new UpstreamAttemptError(makeFailure('server', 200, `${provider}: malformed stream event (${what})`));
+  const blocks = createContentBlockMapper(malformed);
 
   /** Prefixes the role part to the first parts that carry anything. */
   function emit(parts: ChunkParts[]): ChunkParts[] {
     if (parts.length === 0 || roleSent) return parts;
     roleSent = true;
     return [part({ role: 'assistant', content: '' }), ...parts];
-  }
-
-  function onBlockStart(ev: StreamEvent): ChunkParts[] {
-    const block = ev.content_block;
-    if (block == null) throw malformed('content_block_start without content_block');
-    switch (block.type) {
-      case 'text':
-        return block.text ? [part({ content: block.text })] : [];
-      case 'thinking':
-        return block.thinking ? [part({ reasoning_content: block.thinking })] : [];
-      case 'tool_use': {
-        const index = nextToolIndex++;
-        if (ev.index != null) toolIndexByBlock.set(ev.index, index);
-        const id = block.id ?? `toolu_${index}`;
-        return [part({ tool_calls: [{ index, id, type: 'function', function: { name: block.name ?? '', arguments: '' } }] })];
-      }
-      default:
-        // redacted_thinking, server tool blocks: nothing an OpenAI client can use.
-        return [];
-    }
-  }
-
-  function onDelta(ev: StreamEvent): ChunkParts[] {
-    const delta = ev.delta;
-    if (delta == null) throw malformed('content_block_delta without delta');
-    switch (delta.type) {
-      case 'text_delta':
-        return delta.text ? [part({ content: delta.text })] : [];
-      case 'thinking_delta':
-        return delta.thinking ? [part({ reasoning_content: delta.thinking })] : [];
-      case 'input_json_delta': {
-        // The first fragment is often empty (providers.md §2.6): nothing to send.
-        if (!delta.partial_json) return [];
-        const index = ev.index == null ? undefined : toolIndexByBlock.get(ev.index);
-        if (index === undefined) throw malformed('input_json_delta outside a tool_use block');
-        toolHasInput.add(index);
-        return [part({ tool_calls: [{ index, function: { arguments: delta.partial_json } }] })];
-      }
-      default:
-        // signature_delta, citations_delta, and delta types added later.
-        return [];
-    }
   }
 
   function finish(reason: FinishReason): ChunkParts[] {
@@ -110,9 +65,11 @@ export function createAnthropicStreamTransform(ctx: AdapterContext): StreamTrans
           usage = mergeUsage(usage, ev.message?.usage);
           return [];
         case 'content_block_start':
-          return emit(onBlockStart(ev));
+          return emit(blocks.start(ev));
         case 'content_block_delta':
-          return emit(onDelta(ev));
+          return emit(blocks.delta(ev));
+        case 'content_block_stop':
+          return emit(blocks.stop(ev));
         case 'message_delta': {
           usage = mergeUsage(usage, ev.usage);
           const reason = mapStopReason(ev.delta?.stop_reason);
@@ -127,14 +84,6 @@ export function createAnthropicStreamTransform(ctx: AdapterContext): StreamTrans
         }
         case 'error':
           throw new UpstreamAttemptError(failureFromErrorObject(ev.error ?? undefined, 200));
-        case 'content_block_stop': {
-          // A tool called without arguments streams no input text: its arguments are `{}`, as the
-          // buffered answer's empty `input` object serialises and as OpenAI sends them.
-          const index = ev.index == null ? undefined : toolIndexByBlock.get(ev.index);
-          if (index === undefined || toolHasInput.has(index)) return [];
-          toolHasInput.add(index);
-          return emit([part({ tool_calls: [{ index, function: { arguments: '{}' } }] })]);
-        }
         case 'ping':
           return [];
         default:
@@ -148,9 +97,4 @@ export function createAnthropicStreamTransform(ctx: AdapterContext): StreamTrans
       return [];
     },
   };
-}
-
-/** One chunk part for choice 0. */
-function part(delta: ChunkDelta, finishReason: FinishReason | null = null): ChunkParts {
-  return { choices: [{ index: 0, delta, finish_reason: finishReason }] };
 }
