@@ -1,6 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { UpstreamHttpRequest } from '../providers/types';
+import { startAttemptTimers, type AttemptTimers } from './attempt-timers';
 
 /**
  * One upstream HTTP attempt over node:http(s), with its own timers and abort, so no socket or upstream
@@ -72,9 +73,6 @@ export interface LiveAttempt {
   close(): void;
 }
 
-/** setTimeout's largest delay (ms); a longer one fires at once (Node.js timers docs). */
-const MAX_TIMER_MS = 2_147_483_647;
-
 const AGENT_OPTIONS = { keepAlive: true, keepAliveMsecs: 10_000, maxSockets: 256, maxFreeSockets: 64, scheduling: 'lifo' as const };
 const httpAgent = new http.Agent(AGENT_OPTIONS);
 const httpsAgent = new https.Agent(AGENT_OPTIONS);
@@ -91,42 +89,17 @@ export function startAttempt(req: UpstreamHttpRequest, clientSignal: AbortSignal
       reject(new AttemptAbortedError('client'));
       return;
     }
-    const url = new URL(req.url);
-    const isHttps = url.protocol === 'https:';
+    const isHttps = new URL(req.url).protocol === 'https:';
     const body = Buffer.from(req.body, 'utf8');
     let reason: AbortReason | undefined;
-    let timer: NodeJS.Timeout | undefined;
     let idleMs = timeouts.idleMs;
     let settled = false;
     let finished = false;
 
-    const outgoing = (isHttps ? https : http).request({
-      protocol: url.protocol,
-      hostname: url.hostname,
-      port: url.port,
-      path: url.pathname + url.search,
-      method: 'POST',
-      agent: isHttps ? httpsAgent : httpAgent,
-      headers: { ...req.headers, 'content-length': String(body.length) },
-    });
-    outgoing.setNoDelay(true);
-
-    const arm = (ms: number, why: AbortReason): void => {
-      if (timer !== undefined) clearTimeout(timer);
-      timer = setTimeout(() => abort(why), ms);
-    };
-    // Unlike `timer`, never refreshed: it bounds the attempt however its bytes trickle in.
-    const totalTimer = timeouts.totalMs !== undefined && Number.isFinite(timeouts.totalMs)
-      ? setTimeout(() => abort('deadline'), Math.min(MAX_TIMER_MS, Math.max(1, timeouts.totalMs)))
-      : undefined;
-    // Also never refreshed, from the same moment: a hang before the headers is a missing first token.
-    let firstTokenTimer = timeouts.firstTokenMs !== undefined && Number.isFinite(timeouts.firstTokenMs)
-      ? setTimeout(() => abort('first-token-timeout'), Math.min(MAX_TIMER_MS, Math.max(1, timeouts.firstTokenMs)))
-      : undefined;
+    const outgoing = openRequest(req, body.length);
+    const timers = startAttemptTimers(timeouts, (why) => abort(why));
     const cleanup = (): void => {
-      if (timer !== undefined) clearTimeout(timer);
-      if (totalTimer !== undefined) clearTimeout(totalTimer);
-      if (firstTokenTimer !== undefined) clearTimeout(firstTokenTimer);
+      timers.clear();
       clientSignal.removeEventListener('abort', onClientAbort);
     };
     function abort(why: AbortReason): void {
@@ -141,10 +114,10 @@ export function startAttempt(req: UpstreamHttpRequest, clientSignal: AbortSignal
     // Connect timer only for a new socket; a reused keep-alive socket goes straight to the headers timer.
     outgoing.once('socket', (socket) => {
       const connecting = (socket as { connecting?: boolean }).connecting === true;
-      if (!connecting) return arm(timeouts.headersMs, 'headers-timeout');
-      arm(timeouts.connectMs, 'connect-timeout');
+      if (!connecting) return timers.arm(timeouts.headersMs, 'headers-timeout');
+      timers.arm(timeouts.connectMs, 'connect-timeout');
       socket.once(isHttps ? 'secureConnect' : 'connect', () => {
-        if (reason === undefined) arm(timeouts.headersMs, 'headers-timeout');
+        if (reason === undefined) timers.arm(timeouts.headersMs, 'headers-timeout');
       });
     });
 
@@ -158,39 +131,24 @@ export function startAttempt(req: UpstreamHttpRequest, clientSignal: AbortSignal
 
     outgoing.once('response', (res) => {
       settled = true;
-      arm(idleMs, 'idle-timeout');
+      timers.arm(idleMs, 'idle-timeout');
       const status = res.statusCode ?? 0;
       res.once('end', () => {
         finished = true;
         cleanup();
       });
-      async function* bytes(): AsyncGenerator<Uint8Array> {
-        try {
-          for await (const chunk of res) {
-            timer?.refresh();
-            yield chunk as Buffer;
-          }
-        } catch (err) {
-          throw err instanceof AttemptAbortedError ? err : new AttemptAbortedError(reason ?? 'network', err);
-        }
-        // A socket destroyed mid-body (upstream reset) ends the stream early instead of throwing.
-        if (!res.complete) throw new AttemptAbortedError(reason ?? 'network');
-      }
       resolve({
         status,
         ok: status >= 200 && status < 300,
         headers: () => toHeaders(res.headers),
-        body: bytes(),
+        body: responseBytes(res, timers, () => reason),
         abort,
         abortedBy: () => reason,
         setIdle: (ms) => {
           idleMs = ms;
-          if (!finished && reason === undefined) arm(ms, 'idle-timeout');
+          if (!finished && reason === undefined) timers.arm(ms, 'idle-timeout');
         },
-        markFirstToken: () => {
-          if (firstTokenTimer !== undefined) clearTimeout(firstTokenTimer);
-          firstTokenTimer = undefined;
-        },
+        markFirstToken: () => timers.stopFirstToken(),
         close: () => {
           if (!finished) abort('abandoned');
           cleanup();
@@ -200,6 +158,40 @@ export function startAttempt(req: UpstreamHttpRequest, clientSignal: AbortSignal
 
     outgoing.end(body);
   });
+}
+
+/** The POST for `req` on this container's keep-alive agent (Nagle off), not yet sent. */
+function openRequest(req: UpstreamHttpRequest, contentLength: number): http.ClientRequest {
+  const url = new URL(req.url);
+  const isHttps = url.protocol === 'https:';
+  const outgoing = (isHttps ? https : http).request({
+    protocol: url.protocol,
+    hostname: url.hostname,
+    port: url.port,
+    path: url.pathname + url.search,
+    method: 'POST',
+    agent: isHttps ? httpsAgent : httpAgent,
+    headers: { ...req.headers, 'content-length': String(contentLength) },
+  });
+  outgoing.setNoDelay(true);
+  return outgoing;
+}
+
+/**
+ * The response body's chunks, each refreshing the idle timer.
+ * @throws AttemptAbortedError (our abort's reason, else `network`) when the body is cut or reset.
+ */
+async function* responseBytes(res: http.IncomingMessage, timers: AttemptTimers, reason: () => AbortReason | undefined): AsyncGenerator<Uint8Array> {
+  try {
+    for await (const chunk of res) {
+      timers.refresh();
+      yield chunk as Buffer;
+    }
+  } catch (err) {
+    throw err instanceof AttemptAbortedError ? err : new AttemptAbortedError(reason() ?? 'network', err);
+  }
+  // A socket destroyed mid-body (upstream reset) ends the stream early instead of throwing.
+  if (!res.complete) throw new AttemptAbortedError(reason() ?? 'network');
 }
 
 /** JSON's insignificant whitespace (RFC 8259 §2): what a keep-alive beat before a buffered body is made of. */
