@@ -115,20 +115,7 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<RunningGa
     const { documentClient } = await import('../functions/shared/store/dynamo');
     await ensureTables(documentClient(), { keys: process.env.KEYS_TABLE, accounts: process.env.ACCOUNTS_TABLE, ledger: process.env.LEDGER_TABLE, responses: process.env.RESPONSES_TABLE });
 
-    const providers: Record<string, 'real' | 'simulated'> = {};
-    let simulator: Simulator | undefined;
-    for (const [name, route] of Object.entries(SIMULATED_BASE)) {
-      if (process.env[`${name}_API_KEY`]) {
-        providers[name] = 'real';
-        continue;
-      }
-      simulator ??= await startSimulator(opts.simulator);
-      const sim: Simulator = simulator;
-      process.env[`${name}_API_KEY`] = 'sim-key';
-      process.env[`${name}_BASE_URL`] = typeof route === 'function' ? route(sim) : sim.urls[route];
-      providers[name] = 'simulated';
-    }
-    if (simulator) closers.push(() => (simulator as Simulator).close());
+    const { providers, simulator } = await startSimulatedProviders(opts.simulator, closers);
 
     const settle = await startSettleRunner(opts.settle);
     closers.push(settle.close);
@@ -145,43 +132,9 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<RunningGa
     const { warmTokenizer } = await import('../functions/shared/usage/estimate');
     await warmTokenizer();
 
-    let cognito: RunningCognitoLocal | undefined;
-    if (opts.cognito !== undefined) {
-      const own = opts.cognito.dataDir === undefined ? mkdtempSync(join(tmpdir(), 'modelmux-cognito-')) : undefined;
-      if (own !== undefined) closers.push(async () => rmSync(own, { recursive: true, force: true }));
-      const running = await startCognitoLocal({
-        dataDir: opts.cognito.dataDir ?? (own as string),
-        ...(opts.cognito.port === undefined ? {} : { port: opts.cognito.port }),
-        ...(opts.cognito.onCode === undefined ? {} : { onCode: opts.cognito.onCode }),
-      });
-      closers.push(running.stop);
-      cognito = running;
-      Object.assign(process.env, running.env);
-    }
-    if (!process.env.BYOK_KMS_KEY_ID && !process.env.BYOK_LOCAL_KEK_FILE) {
-      let kek = opts.byokKekFile;
-      if (kek === undefined) {
-        const dir = mkdtempSync(join(tmpdir(), 'modelmux-kek-'));
-        closers.push(async () => rmSync(dir, { recursive: true, force: true }));
-        kek = join(dir, 'byok-kek');
-      }
-      process.env.BYOK_LOCAL_KEK_FILE = kek;
-    }
-
-    installAwslambdaGlobals();
-    const chat = await import('../functions/chat-completions/handler');
-    const emb = await import('../functions/embeddings/handler');
-    const account = await import('../functions/account/handler');
-    const { ACCOUNT_PATH_PATTERNS } = await import('../functions/shared/account-api/paths');
-    const server = createFunctionUrlServer([
-      { match: (p) => p.startsWith('/v1/embeddings'), handler: emb.handler, invokeMode: 'BUFFERED', functionName: 'modelmux-embeddings', timeoutMs: 30_000 },
-      { match: (p) => isAccountPath(ACCOUNT_PATH_PATTERNS, p), handler: account.handler, invokeMode: 'BUFFERED', functionName: 'modelmux-account', timeoutMs: 30_000 },
-      { match: () => true, handler: chat.handler, invokeMode: 'RESPONSE_STREAM', functionName: 'modelmux-chat', timeoutMs: opts.chatTimeoutMs ?? 300_000 },
-    ], {
-      signalClientDisconnect: opts.signalClientDisconnect === true,
-      ...(opts.siteDir === false ? {} : { intercept: createStaticSite({ root: opts.siteDir ?? WEB_DIST_DIR, cognitoEndpoint: cognito?.endpoint ?? localCognitoEndpoint() }) }),
-    });
-    const listening = await listen(server, opts.port ?? 0, '127.0.0.1');
+    const cognito = await startLocalCognito(opts.cognito, closers);
+    ensureByokKek(opts.byokKekFile, closers);
+    const listening = await serveFunctions(opts, cognito);
     closers.push(listening.close);
 
     return {
@@ -200,6 +153,78 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<RunningGa
     await closeAll(closers);
     throw err;
   }
+}
+
+type Closers = Array<() => Promise<void>>;
+
+/**
+ * Points each provider of {@link SIMULATED_BASE} at the simulator (started on first need) unless its
+ * `<NAME>_API_KEY` is set, in which case the real provider is used.
+ * @returns provider variable prefix → 'real' | 'simulated', and the simulator when one started.
+ */
+async function startSimulatedProviders(options: GatewayOptions['simulator'], closers: Closers): Promise<{ providers: Record<string, 'real' | 'simulated'>; simulator: Simulator | undefined }> {
+  const providers: Record<string, 'real' | 'simulated'> = {};
+  let simulator: Simulator | undefined;
+  for (const [name, route] of Object.entries(SIMULATED_BASE)) {
+    if (process.env[`${name}_API_KEY`]) {
+      providers[name] = 'real';
+      continue;
+    }
+    simulator ??= await startSimulator(options);
+    const sim: Simulator = simulator;
+    process.env[`${name}_API_KEY`] = 'sim-key';
+    process.env[`${name}_BASE_URL`] = typeof route === 'function' ? route(sim) : sim.urls[route];
+    providers[name] = 'simulated';
+  }
+  if (simulator) closers.push(() => (simulator as Simulator).close());
+  return { providers, simulator };
+}
+
+/** Starts the Cognito emulator when asked and exports its pool's env (`COGNITO_*`) for the account function. */
+async function startLocalCognito(options: GatewayOptions['cognito'], closers: Closers): Promise<RunningCognitoLocal | undefined> {
+  if (options === undefined) return undefined;
+  const own = options.dataDir === undefined ? mkdtempSync(join(tmpdir(), 'modelmux-cognito-')) : undefined;
+  if (own !== undefined) closers.push(async () => rmSync(own, { recursive: true, force: true }));
+  const running = await startCognitoLocal({
+    dataDir: options.dataDir ?? (own as string),
+    ...(options.port === undefined ? {} : { port: options.port }),
+    ...(options.onCode === undefined ? {} : { onCode: options.onCode }),
+  });
+  closers.push(running.stop);
+  Object.assign(process.env, running.env);
+  return running;
+}
+
+/** Without KMS, BYOK encrypts with a local key-encryption key file: the given one, or a new one in a temporary directory. */
+function ensureByokKek(byokKekFile: string | undefined, closers: Closers): void {
+  if (!process.env.BYOK_KMS_KEY_ID && !process.env.BYOK_LOCAL_KEK_FILE) {
+    let kek = byokKekFile;
+    if (kek === undefined) {
+      const dir = mkdtempSync(join(tmpdir(), 'modelmux-kek-'));
+      closers.push(async () => rmSync(dir, { recursive: true, force: true }));
+      kek = join(dir, 'byok-kek');
+    }
+    process.env.BYOK_LOCAL_KEK_FILE = kek;
+  }
+}
+
+/** Imports the handlers (after the env is set: they read it at load) and serves them as Function URLs on loopback. */
+async function serveFunctions(opts: GatewayOptions, cognito: RunningCognitoLocal | undefined): Promise<Awaited<ReturnType<typeof listen>>> {
+  installAwslambdaGlobals();
+  const chat = await import('../functions/chat-completions/handler');
+  const emb = await import('../functions/embeddings/handler');
+  const account = await import('../functions/account/handler');
+  const { ACCOUNT_PATH_PATTERNS } = await import('../functions/shared/account-api/paths');
+  const server = createFunctionUrlServer([
+    { match: (p) => p.startsWith('/v1/embeddings'), handler: emb.handler, invokeMode: 'BUFFERED', functionName: 'modelmux-embeddings', timeoutMs: 30_000 },
+    { match: (p) => isAccountPath(ACCOUNT_PATH_PATTERNS, p), handler: account.handler, invokeMode: 'BUFFERED', functionName: 'modelmux-account', timeoutMs: 30_000 },
+    { match: () => true, handler: chat.handler, invokeMode: 'RESPONSE_STREAM', functionName: 'modelmux-chat', timeoutMs: opts.chatTimeoutMs ?? 300_000 },
+  ], {
+    signalClientDisconnect: opts.signalClientDisconnect === true,
+    ...(opts.siteDir === false ? {} : { intercept: createStaticSite({ root: opts.siteDir ?? WEB_DIST_DIR, cognitoEndpoint: cognito?.endpoint ?? localCognitoEndpoint() }) }),
+  });
+  const listening = await listen(server, opts.port ?? 0, '127.0.0.1');
+  return listening;
 }
 
 /** The Cognito endpoint the dashboard calls, for its CSP: AWS's own for the region until a local one is set. */
