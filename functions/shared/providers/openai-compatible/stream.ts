@@ -2,6 +2,7 @@ import type { ChunkChoice, ChunkDelta, ChunkParts, ToolCallDelta } from '../../o
 import type { AdapterContext, StreamTransform, UpstreamFailure, UpstreamSseEvent } from '../types';
 import { UpstreamStreamError } from '../types';
 import { isContentPolicyFailure, makeFailure } from '../upstream-failure';
+import { fastChunk } from './chunk-fast-path';
 import { chatChunkBody, joinReasoningDetails, mapFinishReason, mapUsage } from './wire';
 
 /**
@@ -55,9 +56,12 @@ export function createOpenAIStreamTransform(
         return [{ choices: open.map((index) => ({ index, delta: {}, finish_reason: 'content_filter' as const })) }];
       }
       if (inBody) throw new UpstreamStreamError(inBody);
-      const parsed = chatChunkBody.safeParse(json);
-      if (!parsed.success) throw new UpstreamStreamError(makeFailure('server', 200, `${provider}: malformed stream chunk`));
-      const chunk = parsed.data;
+      let chunk = fastChunk(json);
+      if (chunk === undefined) {
+        const parsed = chatChunkBody.safeParse(json);
+        if (!parsed.success) throw new UpstreamStreamError(makeFailure('server', 200, `${provider}: malformed stream chunk`));
+        chunk = parsed.data;
+      }
       if (chunk.error !== undefined) {
         throw new UpstreamStreamError(makeFailure('server', 200, `${provider}: error event in stream`));
       }
