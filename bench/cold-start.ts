@@ -48,7 +48,7 @@ function runner(file: string): string {
 /** The process env of a load: the function's env, dummy credentials, and nothing of ours. */
 function loadEnv(v: ImportVariant): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, AWS_REGION: 'us-east-1', AWS_ACCESS_KEY_ID: 'bench', AWS_SECRET_ACCESS_KEY: 'bench', ...v.env };
-  // The stack sets NODE_OPTIONS=--enable-source-maps; the "off" variant drops it.
+  // The stack leaves NODE_OPTIONS unset (no runtime source maps); the other variant adds --enable-source-maps.
   if (v.sourceMaps) env.NODE_OPTIONS = '--enable-source-maps';
   else delete env.NODE_OPTIONS;
   // No secret to read at INIT (the handlers then skip the prefetch, as locally).

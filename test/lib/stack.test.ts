@@ -303,8 +303,9 @@ describe('functions', () => {
         // The stack's name: logs and metrics of two stacks never mix.
         POWERTOOLS_SERVICE_NAME: 'Modelmux',
         POWERTOOLS_LOG_LEVEL: 'INFO',
-        NODE_OPTIONS: '--enable-source-maps',
       });
+      // Source maps ship beside the bundle but are not loaded at cold start (gateway-function.ts).
+      expect(env.NODE_OPTIONS).toBeUndefined();
       expect(Object.keys(env).filter((name) => /_API_KEY$/.test(name))).toEqual([]);
       // Tracing is off by default: no X-Ray, and nothing tells the code to load the tracer.
       expect(env.POWERTOOLS_TRACE_ENABLED).toBeUndefined();
