@@ -62,7 +62,9 @@ export interface ModelmuxStackProps extends StackProps {
   readonly originSecretVersion?: string;
   /**
    * The URL people reach the deployment at (e.g. `https://api.example.com`), for messages that point to
-   * the dashboard (`PUBLIC_BASE_URL`). Default: derived from each request's host.
+   * the dashboard (`PUBLIC_BASE_URL`). Default: `https://<domainName>` with a custom domain; without
+   * one, derived from each request's host (behind the default *.cloudfront.net name the function sees
+   * its own Function URL host, so set this to the distribution's URL after the first deploy).
    */
   readonly publicBaseUrl?: string;
 }
@@ -89,7 +91,8 @@ export class ModelmuxStack extends Stack {
     const tables = new DataTables(this, 'Data', { removalPolicy: props.tableRemovalPolicy });
     const upstreamSecret = new UpstreamSecret(this, 'UpstreamKeys', { importSecret: props.upstreamSecretName });
     const originSecret = cloudfront ? new OriginSecret(this, 'OriginSecret', { versionId: props.originSecretVersion }) : undefined;
-    const publicBaseUrl: Record<string, string> = props.publicBaseUrl ? { PUBLIC_BASE_URL: props.publicBaseUrl } : {};
+    const publicUrl = props.publicBaseUrl ?? (props.domain ? `https://${props.domain.domainName}` : undefined);
+    const publicBaseUrl: Record<string, string> = publicUrl ? { PUBLIC_BASE_URL: publicUrl } : {};
     const environment = { ...baseUrlEnvironment(props.upstreamBaseUrls ?? {}), ...publicBaseUrl };
     // Accounts (issue 11): the dashboard's users, and the key their own provider keys are sealed with.
     const identity = new Identity(this, 'Identity');

@@ -118,7 +118,7 @@ describe('bring your own key', () => {
     const answer = await ask(aliceKey);
     expect(answer.provider).toBe('openai');
     const entry = await pollLedgerEntry(alice.sub, answer.requestId);
-    expect(entry?.byok).toBeUndefined();
+    expect(entry?.byok).toBe(false); // every settled entry says whether it was BYOK
     expect(entry?.inputPrice).toBe(CATALOGUE.get('gpt-4o-mini')!.targets[0]!.displayedPrice.input);
   });
 

@@ -39,7 +39,8 @@ beforeAll(async () => {
   for await (const chunk of stream) void chunk;
   await b.embeddings.create({ model: 'text-embedding-3-small', input: ['alpha', 'beta'] });
   await a.chat.completions.create({ model: 'deepseek-v3', messages: [{ role: 'user', content: 'and four' }] });
-  for (let i = 0; i < 100 && (await ledger(user.sub)).length < 4; i++) await new Promise((r) => setTimeout(r, 30));
+  // Each request's ledger item exists from its hold on; wait until all four are settled.
+  for (let i = 0; i < 100 && (await ledger(user.sub)).filter((e) => e.status !== 'held').length < 4; i++) await new Promise((r) => setTimeout(r, 30));
 });
 
 afterAll(async () => {

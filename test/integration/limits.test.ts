@@ -81,12 +81,12 @@ describe('per-key spend limits and disabled keys', () => {
   });
 
   it('a disabled key gets 401 at once, even where its key row is cached, and works again when enabled', async () => {
-    const { setKeyDisabled } = await import('../../functions/shared/accounts/key-update');
+    const { updateKey } = await import('../../functions/shared/accounts/key-update');
     const { client, accountId, keyHash } = await newKey({ freeTokens: 200_000, creditNanoUsd: 0 });
     const ask = () => client.chat.completions.create({ model: 'gpt-4o-mini', max_tokens: 5, messages: [{ role: 'user', content: 'hi' }] });
     await ask(); // the key is now cached by this container's authenticate()
     // Disable it as another container would: the row and the account's entry, without this
-    // container's cache hearing of it (setKeyDisabled would also forget the key here).
+    // container's cache hearing of it (updateKey would also forget the key here).
     const { UpdateCommand } = await import('@aws-sdk/lib-dynamodb');
     const { documentClient } = await import('../../functions/shared/store/dynamo');
     const { tableNames } = await import('../../functions/shared/store/tables');
@@ -103,7 +103,7 @@ describe('per-key spend limits and disabled keys', () => {
     expect(next - before).toBeLessThanOrEqual(1);
     expect(((await ask().catch((e: unknown) => e)) as InstanceType<typeof OpenAI.APIError>).status).toBe(401);
     expect(sim().requests.length).toBe(next);
-    await setKeyDisabled(accountId, keyHash, false);
+    await updateKey(accountId, keyHash, { disabled: false });
     await expect(ask()).resolves.toBeTruthy();
   });
 });

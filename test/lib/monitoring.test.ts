@@ -47,6 +47,8 @@ describe('alarms', () => {
     expect(Object.keys(alarms).sort()).toEqual(
       [
         'AccountConcurrency',
+        'AccountErrors',
+        'AccountThrottles',
         'AccountsTableThrottles',
         'BreakersOpen',
         'ChatErrors',
@@ -56,7 +58,11 @@ describe('alarms', () => {
         'KeysTableThrottles',
         'LedgerTableThrottles',
         'ServerErrorRate',
+        'SettleDeadLetters',
+        'SettleErrors',
         'SettleFailures',
+        'SettleQueueBacklog',
+        'SettleThrottles',
         'SettlesOverdue',
       ].map((n) => `Modelmux-${n}`),
     );

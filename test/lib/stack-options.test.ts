@@ -98,12 +98,25 @@ describe('stack options from context', () => {
 
   it('passes publicBaseUrl to every function as PUBLIC_BASE_URL', () => {
     const template = synth({ publicBaseUrl: 'https://api.example.com' });
-    // Every modelmux function (CDK's own dashboard-upload handler is not one).
+    // Every modelmux function that answers a client (CDK's own dashboard-upload handler is not one;
+    // the settle function answers nobody, so it writes no dashboard links).
     const envs = Object.entries(resourcesOfType(template, 'AWS::Lambda::Function'))
-      .filter(([id]) => !id.startsWith('CustomCDKBucketDeployment'))
+      .filter(([id]) => !id.startsWith('CustomCDKBucketDeployment') && !id.startsWith('SettlePath'))
       .map(([, fn]) => (fn.Properties?.Environment as { Variables: Record<string, unknown> }).Variables);
+    // chat, embeddings, account.
     expect(envs).toHaveLength(3);
     for (const env of envs) expect(env.PUBLIC_BASE_URL).toBe('https://api.example.com');
+  });
+
+  it('derives PUBLIC_BASE_URL from a custom domain, and lets publicBaseUrl override it', () => {
+    const certificateArn = 'arn:aws:acm:us-east-1:123456789012:certificate/abc';
+    const publicUrls = (template: Template): unknown[] =>
+      Object.entries(resourcesOfType(template, 'AWS::Lambda::Function'))
+        .filter(([id]) => !id.startsWith('CustomCDKBucketDeployment') && !id.startsWith('SettlePath'))
+        .map(([, fn]) => (fn.Properties?.Environment as { Variables: Record<string, unknown> }).Variables.PUBLIC_BASE_URL);
+    expect(publicUrls(synth({ domainName: 'llm.example.org', certificateArn }))).toEqual(Array(3).fill('https://llm.example.org'));
+    expect(publicUrls(synth({ domainName: 'llm.example.org', certificateArn, publicBaseUrl: 'https://x.example.org' }))).toEqual(Array(3).fill('https://x.example.org'));
+    expect(publicUrls(synth({}))).toEqual(Array(3).fill(undefined));
   });
 
   it('sets each function memory from chatMemoryMb / embeddingsMemoryMb, and refuses sizes Lambda does not offer', () => {

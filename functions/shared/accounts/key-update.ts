@@ -131,14 +131,22 @@ function transaction(accountId: string, item: KeyItem, state: KeyState | undefin
 }
 
 /** The root's update, also conditioned on the shard count its shard items were planned for. */
-function guarded(u: ReturnType<typeof accountUpdate>, shape: AccountShape): ReturnType<typeof accountUpdate> {
+function guarded(u: AccountUpdate, shape: AccountShape): AccountUpdate {
   if (shape.shards <= 1) return u;
   const guard = shardsGuard(shape);
   return { ...u, ConditionExpression: `(${u.ConditionExpression}) AND ${guard.condition}`, ExpressionAttributeValues: { ...u.ExpressionAttributeValues, ...guard.values } };
 }
 
+/** The root item's Update expression parts. */
+interface AccountUpdate {
+  UpdateExpression: string;
+  ConditionExpression: string;
+  ExpressionAttributeNames: Record<string, string>;
+  ExpressionAttributeValues: Record<string, unknown>;
+}
+
 /** The account's half: the entry's status and limit fields, relative where money is in flight. */
-function accountUpdate(keyHash: string, state: KeyState | undefined, next: NextValues) {
+function accountUpdate(keyHash: string, state: KeyState | undefined, next: NextValues): AccountUpdate {
   const names = { '#keys': KEYS_MAP, '#h': keyStateId(keyHash) };
   if (state === undefined) {
     // A key older than the per-key map: its entry is created now, whole.

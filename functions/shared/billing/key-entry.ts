@@ -41,7 +41,7 @@ export async function repairKeyEntry(pk: string, keyHash: string, shard = 0): Pr
       ExpressionAttributeValues: { ':status': status, ...(row.limitNanoUsd == null ? {} : { ':limit': row.limitNanoUsd }) },
     },
   };
-  const attempts = [
+  const attempts: Array<{ UpdateExpression: string; ConditionExpression: string; ExpressionAttributeNames: Record<string, string>; ExpressionAttributeValues: Record<string, unknown> }> = [
     // The map exists: add the entry.
     { UpdateExpression: 'SET #keys.#k = :entry', ConditionExpression: ENTRY_IS_MISSING, ExpressionAttributeNames: { '#keys': 'keys', '#k': h16 }, ExpressionAttributeValues: { ':entry': entry } },
     // No map yet: create it with the entry.
