@@ -113,7 +113,7 @@ export function billedMs(part: MixPart, memoryMb: number): number {
   return Math.ceil(part.upstreamMs + part.figures.cpuMs * cpuSlowdown(memoryMb) + part.figures.dynamoCalls * ASSUMPTIONS.dynamoCallMs);
 }
 
-/** INIT estimate at `memoryMb`: process start → handler ready measured here (one core), slowed to the CPU share. */
+/** INIT estimate at `memoryMb`: the CPU time from process start to handler ready measured here (one core), slowed to the CPU share. */
 export const initMs = (readyMs: number, memoryMb: number): number => readyMs * cpuSlowdown(memoryMb);
 
 /** Cold-start goal of issue 14: INIT at the chosen memory, ms. */
@@ -137,7 +137,7 @@ export function rightSizedMb(readyMs: number): number {
 export interface CostInputs {
   mix: MixPart[];
   architecture: 'arm64' | 'x86_64';
-  /** Chat bundle: process start → handler ready, ms (source maps as deployed). */
+  /** Chat bundle: CPU time from process start to handler ready, ms (source maps as deployed). */
   readyMs: number;
   /** A WAF web ACL is in front (every request inspected). */
   waf: boolean;

@@ -148,7 +148,8 @@ async function pairs(runs: number, units: ReturnType<typeof countUnits>): Promis
     const t1 = performance.now();
     const afterHold = units.take();
     if (i === 0) itemBytes.ledgerHeld = dynamoItemBytes(await item(process.env.LEDGER_TABLE ?? '', { accountId, requestId: h.requestId }));
-    const cpu1 = process.cpuUsage(cpu0);
+    const cpuHold = process.cpuUsage(cpu0);
+    const cpu1 = process.cpuUsage();
     const t1b = performance.now();
     await settleHold(h, { kind: 'bill', entry });
     const t2 = performance.now();
@@ -160,7 +161,7 @@ async function pairs(runs: number, units: ReturnType<typeof countUnits>): Promis
       unitsOf.reads += afterHold.reads + afterSettle.reads;
       holds.push(t1 - t0);
       settles.push(t2 - t1b);
-      cpu += used.user + used.system + cpu1.user + cpu1.system;
+      cpu += used.user + used.system + cpuHold.user + cpuHold.system;
     }
     if (i === 0) itemBytes.ledgerSettled = dynamoItemBytes(await item(process.env.LEDGER_TABLE ?? '', { accountId, requestId: h.requestId }));
     units.take();

@@ -29,10 +29,10 @@ function derive(r: Results): Derived {
   const chatFn = stackFunction(r.stack, 'Chat');
   const configured = { Chat: chatFn.memoryMb, Embeddings: stackFunction(r.stack, 'Embeddings').memoryMb };
   const chatImport = r.imports.find((i) => i.label === 'Chat');
-  const inputs: CostInputs = { mix: MIX.map((part) => ({ ...part, figures: figures(r, part.kind) })), architecture: chatFn.architecture, readyMs: chatImport?.readyMs ?? Number.NaN, waf: (r.stack.resourceTypes['AWS::WAFv2::WebACL'] ?? 0) > 0 };
+  const inputs: CostInputs = { mix: MIX.map((part) => ({ ...part, figures: figures(r, part.kind) })), architecture: chatFn.architecture, readyMs: chatImport?.readyCpuMs ?? Number.NaN, waf: (r.stack.resourceTypes['AWS::WAFv2::WebACL'] ?? 0) > 0 };
   const rows = [128, 256, 512, 1024].map((m) => costRow(`${m} MB`, { Chat: m, Embeddings: m }, inputs));
   const configuredRow = costRow(`configured (chat ${configured.Chat} MB, embeddings ${configured.Embeddings} MB)`, configured, inputs);
-  const ready = (label: string): number => r.imports.find((i) => i.label === label)?.readyMs ?? Number.NaN;
+  const ready = (label: string): number => r.imports.find((i) => i.label === label)?.readyCpuMs ?? Number.NaN;
   const rightSized = { Chat: rightSizedMb(ready('Chat')), Embeddings: rightSizedMb(ready('Embeddings')) };
   const rightSizedRow = costRow(`right-sized (chat ${rightSized.Chat} MB, embeddings ${rightSized.Embeddings} MB)`, rightSized, inputs);
   return { chatFn, configured, inputs, rows, configuredRow, chatImport, rightSized, rightSizedRow };
@@ -89,8 +89,8 @@ function rightSizeText(d: Derived): string {
   const same = d.rightSized.Chat === d.configured.Chat && d.rightSized.Embeddings === d.configured.Embeddings;
   return [
     `**Right-sizing.** A request's billed duration is almost all upstream wait, so cost falls with memory all the way down to`,
-    `128 MB; what stops it is the cold start: the smallest memory (64 MB steps) whose INIT estimate (process start → handler ready`,
-    `here × ${ASSUMPTIONS.fullVcpuMb} / memory) is within ${INIT_GOAL_MS} ms is chat ${d.rightSized.Chat} MB, embeddings ${d.rightSized.Embeddings} MB (${usd(d.rightSizedRow.totalUsd)} per 1M of the mix).`,
+    `128 MB; what stops it is the cold start: the smallest memory (64 MB steps) whose INIT estimate (CPU ms from process start to handler`,
+    `ready here × ${ASSUMPTIONS.fullVcpuMb} / memory) is within ${INIT_GOAL_MS} ms is chat ${d.rightSized.Chat} MB, embeddings ${d.rightSized.Embeddings} MB (${usd(d.rightSizedRow.totalUsd)} per 1M of the mix).`,
     same
       ? `The stack's defaults are these sizes.`
       : `The stack is configured with chat ${d.configured.Chat} MB, embeddings ${d.configured.Embeddings} MB: set CHAT_DEFAULT_MEMORY_MB / EMBEDDINGS_DEFAULT_MEMORY_MB (lib/constructs) from a run on a quiet machine, or the context values \`chatMemoryMb\` / \`embeddingsMemoryMb\`.`,
