@@ -127,7 +127,7 @@ export interface GatewayFunctionProps {
  * family sets `name = new.target.name`, and stack traces stay readable by function name). The source
  * map (without `sourcesContent`) is shipped beside the bundle for offline symbolication, but NOT
  * enabled at runtime: `--enable-source-maps` makes Node read and parse the ~0.9 MB map at every cold
- * start, about a quarter of the import's CPU in `npm run bench` (its "no source maps" row). `metafile`
+ * start (`npm run bench` times the bundle both ways: "with source maps" row). `metafile`
  * writes `index.meta.json` beside the bundle for the bench's bundle-composition report.
  */
 export class GatewayFunction extends Construct {
