@@ -86,14 +86,15 @@ function goals(r: Results, d: Derived): string {
  * EMBEDDINGS_DEFAULT_MEMORY_MB, context `chatMemoryMb` / `embeddingsMemoryMb`).
  */
 function rightSizeText(d: Derived): string {
-  const same = d.rightSized.Chat === d.configured.Chat && d.rightSized.Embeddings === d.configured.Embeddings;
+  // Within one 64 MB step of this run's sizes: the run-to-run spread of the estimate, not a reason to move.
+  const same = Math.abs(d.rightSized.Chat - d.configured.Chat) <= 64 && Math.abs(d.rightSized.Embeddings - d.configured.Embeddings) <= 64 && d.configuredRow.initMs <= INIT_GOAL_MS;
   return [
     `**Right-sizing.** A request's billed duration is almost all upstream wait, so cost falls with memory all the way down to`,
     `128 MB; what stops it is the cold start. Each function gets the least memory (64 MB steps) whose INIT estimate (CPU ms from`,
     `process start to handler ready here × ${ASSUMPTIONS.fullVcpuMb} / memory) is within ${INIT_GOAL_MS} ms, plus one step of margin (the median moves`,
     `~15% between runs here, and a Graviton core is not this one): chat ${d.rightSized.Chat} MB, embeddings ${d.rightSized.Embeddings} MB, ${usd(d.rightSizedRow.totalUsd)} per 1M of the mix.`,
     same
-      ? `The stack's defaults (CHAT_DEFAULT_MEMORY_MB, EMBEDDINGS_DEFAULT_MEMORY_MB) are these sizes.`
+      ? `The stack's defaults (CHAT_DEFAULT_MEMORY_MB, EMBEDDINGS_DEFAULT_MEMORY_MB: chat ${d.configured.Chat} MB, embeddings ${d.configured.Embeddings} MB) are these sizes within one step (the spread between runs); INIT estimate at the configured memory ${ms(d.configuredRow.initMs)} ms.`
       : `The stack is configured with chat ${d.configured.Chat} MB, embeddings ${d.configured.Embeddings} MB (INIT estimate ${ms(d.configuredRow.initMs)} ms): this run suggests other sizes; set CHAT_DEFAULT_MEMORY_MB / EMBEDDINGS_DEFAULT_MEMORY_MB (lib/constructs) from a run on a quiet machine, or the context values \`chatMemoryMb\` / \`embeddingsMemoryMb\` per deployment.`,
   ].join('\n');
 }
