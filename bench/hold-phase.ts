@@ -106,8 +106,9 @@ async function run(dynamodbEndpoint: string, runs: number): Promise<HoldFigures>
   process.env.KEYS_TABLE = `${prefix}-keys`;
   process.env.ACCOUNTS_TABLE = `${prefix}-accounts`;
   process.env.LEDGER_TABLE = `${prefix}-ledger`;
+  process.env.RESPONSES_TABLE = `${prefix}-responses`;
   const { documentClient, setDocumentClient } = await import('../functions/shared/store/dynamo');
-  await ensureTables(documentClient(), { keys: process.env.KEYS_TABLE, accounts: process.env.ACCOUNTS_TABLE, ledger: process.env.LEDGER_TABLE });
+  await ensureTables(documentClient(), { keys: process.env.KEYS_TABLE, accounts: process.env.ACCOUNTS_TABLE, ledger: process.env.LEDGER_TABLE, responses: process.env.RESPONSES_TABLE });
   const units = countUnits();
   setDocumentClient(undefined); // a client made now carries the counter
   try {

@@ -9,6 +9,7 @@ import type { ImportTiming } from './cold-start';
 import { KINDS, type BenchConfig, type Kind } from './config';
 import { cpuSlowdown, initMs, type RequestFigures } from './cost';
 import { percentile, type KindResult, type LoadResult, type PhaseProfile } from './measure';
+import type { StoredResponseFigures } from './stored-responses';
 import { BENCH_COUNTER_PHASE } from './profile';
 import type { StackFunction, StackInfo } from './stack';
 
@@ -31,6 +32,8 @@ export interface Results {
   phases: PhaseProfile;
   /** Average size of a ledger item after the run (DescribeTable), bytes. */
   ledgerBytesPerItem: number;
+  /** What storing Responses API responses adds per request (bench/stored-responses.ts). */
+  storedResponses?: StoredResponseFigures[];
 }
 
 export const num = (x: number, digits?: number): string =>

@@ -10,6 +10,7 @@ import {
   added, callsSection, coldStartSection, figures, handlerCpu, kb, latencySection, loadSection, met, ms, num, pct, per, phaseSection, signed, table, usd, type Results,
 } from './report-details';
 import { stackFunction } from './stack';
+import { storedResponsesSection } from './stored-responses';
 
 export type { Results } from './report-details';
 
@@ -162,6 +163,7 @@ export function renderReport(r: Results): string {
     '',
     callsSection(r),
     '',
+    ...(r.storedResponses === undefined ? [] : ['## Stored responses (Responses API)', '', storedResponsesSection(r.storedResponses), '']),
     '## Bundles and cold start',
     '',
     coldStartSection(r, d.chatFn, d.chatImport),

@@ -17,6 +17,7 @@ import { measureConcurrentStreams, measureKind, measureLoad, profileKinds, type 
 import { measureHolds, renderHolds } from './hold-phase';
 import { renderReport } from './report';
 import { stackFunction, synthStack } from './stack';
+import { measureStoredResponses } from './stored-responses';
 import { cpuMs, machineBusyMs, startSystem, type System } from './system';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -72,6 +73,8 @@ async function main(): Promise<void> {
   log('concurrent streams');
   const concurrentStreams = await measureConcurrentStreams(system, gateway, cfg.concurrentStreams);
   const otherCores = (machineBusyMs() - machineBefore - (sum(await cpuMs(pids)) - oursBefore)) / (performance.now() - wallBefore);
+  log('stored responses: what store true adds per Responses request');
+  const storedResponses = await measureStoredResponses(system, gateway, cfg.quick ? 3 : 10);
   await gateway.exit();
 
   log('CPU profile of the request path (a second gateway under node --cpu-prof)');
@@ -97,6 +100,7 @@ async function main(): Promise<void> {
     concurrentStreams,
     phases,
     ledgerBytesPerItem: (ledger?.TableSizeBytes ?? 0) / Math.max(1, ledger?.ItemCount ?? 0),
+    storedResponses,
   })}\n\n${renderHolds(holds)}`;
   const target = cfg.quick ? join(logDir, 'BENCHMARKS.quick.md') : join(ROOT, 'BENCHMARKS.md');
   writeFileSync(target, `${report}\n`);

@@ -127,15 +127,15 @@ export async function startSystem(chat: StackFunction, embeddings: StackFunction
     const simInfo = sim.ready as unknown as { baseUrl: string; urls: Record<string, string> };
 
     const prefix = `bench-${randomBytes(3).toString('hex')}`;
-    const tables = { keys: `${prefix}-keys`, accounts: `${prefix}-accounts`, ledger: `${prefix}-ledger` };
-    Object.assign(process.env, { DYNAMODB_ENDPOINT: ddb.endpoint, KEYS_TABLE: tables.keys, ACCOUNTS_TABLE: tables.accounts, LEDGER_TABLE: tables.ledger });
+    const tables = { keys: `${prefix}-keys`, accounts: `${prefix}-accounts`, ledger: `${prefix}-ledger`, responses: `${prefix}-responses` };
+    Object.assign(process.env, { DYNAMODB_ENDPOINT: ddb.endpoint, KEYS_TABLE: tables.keys, ACCOUNTS_TABLE: tables.accounts, LEDGER_TABLE: tables.ledger, RESPONSES_TABLE: tables.responses });
     const { documentClient } = await import('../functions/shared/store/dynamo');
     await ensureTables(documentClient(), tables);
     const { createAccount } = await import('../functions/shared/accounts/account-store');
     const { createKey } = await import('../functions/shared/accounts/key-store');
     const apiKey = (await createKey((await createAccount({ freeTokens: 1e12 })).accountId, 'bench')).key;
 
-    const env: NodeJS.ProcessEnv = { ...gatewayEnv([chat, embeddings], ddb.endpoint, simInfo), KEYS_TABLE: tables.keys, ACCOUNTS_TABLE: tables.accounts, LEDGER_TABLE: tables.ledger };
+    const env: NodeJS.ProcessEnv = { ...gatewayEnv([chat, embeddings], ddb.endpoint, simInfo), KEYS_TABLE: tables.keys, ACCOUNTS_TABLE: tables.accounts, LEDGER_TABLE: tables.ledger, RESPONSES_TABLE: tables.responses };
     const setup: GatewaySetup = {
       chat: { dir: chat.dir, memoryMb: chat.memoryMb, timeoutSeconds: chat.timeoutSeconds },
       embeddings: { dir: embeddings.dir, memoryMb: embeddings.memoryMb, timeoutSeconds: embeddings.timeoutSeconds },

@@ -70,7 +70,7 @@ export interface ModelmuxStackProps extends StackProps {
 }
 
 /**
- * modelmux in one stack: three on-demand tables, the upstream-keys secret, the chat function (streaming
+ * modelmux in one stack: four on-demand tables, the upstream-keys secret, the chat function (streaming
  * Function URL), the embeddings function (buffered Function URL), the durable settle path (queue,
  * dead-letter queue, settle function, one-minute sweep), by default a CloudFront distribution giving
  * every route one base URL (with its origin secret, access logs, optional custom domain and WAF), and

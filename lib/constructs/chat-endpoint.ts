@@ -61,6 +61,8 @@ export class ChatEndpoint extends Construct {
       environment: { ...gatewayEnvironment(props), BUFFERED_CHAT_BUDGET_MS: String(bufferedChatBudgetMs) },
     });
     grantGatewayRuntime(this.gateway.function, props);
+    // Only this function serves /v1/responses (stored responses: responses/response-store.ts).
+    props.tables.grantResponsesAccess(this.gateway.function);
     this.url = this.gateway.addPublicUrl(InvokeMode.RESPONSE_STREAM);
   }
 }

@@ -1,4 +1,4 @@
-import { RemovalPolicy } from 'aws-cdk-lib';
+import { RemovalPolicy, Validations } from 'aws-cdk-lib';
 import { AttributeType, BillingMode, type Attribute, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
 import { Effect, type IGrantable, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
@@ -20,11 +20,21 @@ type LogicalName = TableSchema['logicalName'];
  * - ledger: PutItem (the hold), UpdateItem (its settle into the entry), DeleteItem (a cancelled hold).
  * test/lib/gateway-grants.test.ts records what the request path really calls and holds this list to it.
  */
-export const GATEWAY_TABLE_ACTIONS: Readonly<Record<LogicalName, readonly string[]>> = {
+export const GATEWAY_TABLE_ACTIONS: Readonly<Record<Exclude<LogicalName, 'responses'>, readonly string[]>> = {
   keys: ['dynamodb:GetItem', 'dynamodb:ConditionCheckItem'],
   accounts: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
   ledger: ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
 };
+
+/**
+ * DynamoDB actions on the responses table (stored Responses API responses), granted to the chat
+ * function only: it alone serves `/v1/responses` (CloudFront sends only `/v1/embeddings*` to the
+ * embeddings function). BatchGetItem (every read: a response and its parts, the responses an
+ * `item_reference` names, strongly consistent), PutItem (store a response and its parts), DeleteItem
+ * (`DELETE /v1/responses/{id}`). No Query, no Scan: every read is by key, within the caller's account.
+ * test/integration/stored-responses.test.ts holds this list to what the code calls.
+ */
+export const RESPONSES_TABLE_ACTIONS: readonly string[] = ['dynamodb:BatchGetItem', 'dynamodb:PutItem', 'dynamodb:DeleteItem'];
 
 /**
  * What the settle function does (queued settles, the orphan sweep): settle or cancel a hold (ledger
@@ -48,7 +58,7 @@ export const SETTLE_TABLE_ACTIONS = {
  *   entries).
  * - ledger: Query (month usage, activity).
  */
-export const ACCOUNT_TABLE_ACTIONS: Readonly<Record<LogicalName, { table: readonly string[]; index?: { name: string; actions: readonly string[] } }>> = {
+export const ACCOUNT_TABLE_ACTIONS: Readonly<Record<Exclude<LogicalName, 'responses'>, { table: readonly string[]; index?: { name: string; actions: readonly string[] } }>> = {
   keys: { table: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:ConditionCheckItem'], index: { name: 'byAccount', actions: ['dynamodb:Query'] } },
   accounts: { table: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'] },
   ledger: { table: ['dynamodb:Query'] },
@@ -57,18 +67,21 @@ export const ACCOUNT_TABLE_ACTIONS: Readonly<Record<LogicalName, { table: readon
 /** Props of {@link DataTables}. */
 export interface DataTablesProps {
   /**
-   * What happens to the tables when they leave the stack. Default RETAIN for all three: accounts and
+   * What happens to the tables when they leave the stack. Default RETAIN for all: accounts and
    * ledger hold money; keys is retained too, because losing it silently revokes every key and breaks the
-   * invariant accounts.keyCount == number of keys. Tests and throwaway stacks may pass DESTROY.
+   * invariant accounts.keyCount == number of keys; stored responses are customers' data whose end is
+   * their TTL, not a stack update. Tests and throwaway stacks may pass DESTROY.
    */
   readonly removalPolicy?: RemovalPolicy;
 }
 
 /**
- * The three tables, built from {@link TABLE_SCHEMAS} (the same data the local DynamoDB creator reads, so
+ * The four tables, built from {@link TABLE_SCHEMAS} (the same data the local DynamoDB creator reads, so
  * deployed and local keys never drift): on-demand billing (scales to zero), point-in-time recovery
- * (35 days of restore points), encryption with the AWS-managed key (`aws/dynamodb`). Physical names are
- * CloudFormation-generated, so two stacks can live in one account; functions find them via env.
+ * (35 days of restore points; not on the responses table, whose data must end at its TTL or DELETE),
+ * encryption at rest with the AWS-managed key (`aws/dynamodb`), DynamoDB TTL where the schema names an
+ * attribute. Physical names are CloudFormation-generated, so two stacks can live in one account;
+ * functions find them via env.
  */
 export class DataTables extends Construct {
   /** Tables by logical name. */
@@ -94,16 +107,23 @@ export class DataTables extends Construct {
    * resource = that table's ARN (no index ARNs: the request path never queries the GSI).
    */
   grantGatewayAccess(grantee: IGrantable): void {
-    for (const schema of TABLE_SCHEMAS) {
+    for (const [name, actions] of Object.entries(GATEWAY_TABLE_ACTIONS) as Array<[keyof typeof GATEWAY_TABLE_ACTIONS, readonly string[]]>) {
       grantee.grantPrincipal.addToPrincipalPolicy(
         new PolicyStatement({
-          sid: `Gateway${capitalise(schema.logicalName)}Table`,
+          sid: `Gateway${capitalise(name)}Table`,
           effect: Effect.ALLOW,
-          actions: [...GATEWAY_TABLE_ACTIONS[schema.logicalName]],
-          resources: [this.tables[schema.logicalName].tableArn],
+          actions: [...actions],
+          resources: [this.tables[name].tableArn],
         }),
       );
     }
+  }
+
+  /** Grants exactly {@link RESPONSES_TABLE_ACTIONS} on the responses table (the chat function's). */
+  grantResponsesAccess(grantee: IGrantable): void {
+    grantee.grantPrincipal.addToPrincipalPolicy(
+      new PolicyStatement({ sid: 'GatewayResponsesTable', effect: Effect.ALLOW, actions: [...RESPONSES_TABLE_ACTIONS], resources: [this.tables.responses.tableArn] }),
+    );
   }
 
   /** Grants the settle function exactly {@link SETTLE_TABLE_ACTIONS}. */
@@ -123,16 +143,15 @@ const PENDING_HOLDS_INDEX = 'pendingHolds';
  * stays as it was): one statement per table, and one per index it queries.
  */
 export function grantAccountAccess(tables: DataTables, grantee: IGrantable): void {
-  for (const schema of TABLE_SCHEMAS) {
-    const grant = ACCOUNT_TABLE_ACTIONS[schema.logicalName];
-    const table = tables.tables[schema.logicalName];
+  for (const [name, grant] of Object.entries(ACCOUNT_TABLE_ACTIONS) as Array<[keyof typeof ACCOUNT_TABLE_ACTIONS, (typeof ACCOUNT_TABLE_ACTIONS)['keys']]>) {
+    const table = tables.tables[name];
     grantee.grantPrincipal.addToPrincipalPolicy(
-      new PolicyStatement({ sid: `Account${capitalise(schema.logicalName)}Table`, effect: Effect.ALLOW, actions: [...grant.table], resources: [table.tableArn] }),
+      new PolicyStatement({ sid: `Account${capitalise(name)}Table`, effect: Effect.ALLOW, actions: [...grant.table], resources: [table.tableArn] }),
     );
     if (grant.index) {
       grantee.grantPrincipal.addToPrincipalPolicy(
         new PolicyStatement({
-          sid: `Account${capitalise(schema.logicalName)}Index`,
+          sid: `Account${capitalise(name)}Index`,
           effect: Effect.ALLOW,
           actions: [...grant.index.actions],
           resources: [`${table.tableArn}/index/${grant.index.name}`],
@@ -147,12 +166,19 @@ function buildTable(scope: Construct, schema: TableSchema, removalPolicy: Remova
     partitionKey: toAttribute(schema.partitionKey),
     sortKey: schema.sortKey && toAttribute(schema.sortKey),
     billingMode: BillingMode.PAY_PER_REQUEST,
-    pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+    pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: schema.pointInTimeRecovery ?? true },
+    ...(schema.timeToLiveAttribute !== undefined ? { timeToLiveAttribute: schema.timeToLiveAttribute } : {}),
     encryption: TableEncryption.AWS_MANAGED,
     // With RETAIN, also refuse DeleteTable from the console/API: the money must survive a slip too.
     deletionProtection: removalPolicy === RemovalPolicy.RETAIN,
     removalPolicy,
   });
+  if (schema.pointInTimeRecovery === false) {
+    Validations.of(table).acknowledge({
+      id: 'AwsSolutions::AwsSolutions-DDB3',
+      reason: 'Stored Responses API responses are customer data that must end at their TTL or DELETE; restore points would keep them 35 days longer. Losing them loses conversation continuity, not money.',
+    });
+  }
   for (const index of schema.globalSecondaryIndexes ?? []) {
     table.addGlobalSecondaryIndex({
       indexName: index.indexName,

@@ -9,7 +9,7 @@ import type { UpstreamSecret } from './upstream-secret';
 
 /** What both endpoints (chat, embeddings) need from the rest of the stack. */
 export interface GatewayEndpointProps {
-  /** The three tables: names go into env, the request-path actions into the role. */
+  /** The tables: names go into env, the request-path actions into the role. */
   readonly tables: DataTables;
   /** The upstream-keys secret: its ARN goes into env, GetSecretValue into the role. */
   readonly upstreamSecret: UpstreamSecret;

@@ -16,9 +16,7 @@ type ContextLength = Extract<Problem, { kind: 'context-length' }>;
 const USUAL_WINDOW: Record<SimProvider, number> = {
   openai: 128_000,
   anthropic: 200_000,
-  'anthropic-openai': 200_000,
   gemini: 1_048_576,
-  'gemini-openai': 1_048_576,
   deepseek: 131_072,
   minimax: 204_800,
   together: 131_072,

@@ -4,8 +4,29 @@
  */
 import { createHash } from 'node:crypto';
 
-/** Default vector length when the request names none. */
+/** Vector length for a model the table below does not know, when the request names none. */
 export const DEFAULT_DIMENSIONS = 8;
+
+/**
+ * Each embedding model's own vector length when the request names no `dimensions` /
+ * `outputDimensionality` (OpenAI's embeddings guide; Google's gemini-embedding-001 page: 3072 by
+ * default; text-embedding-004: 768), so a client sees vectors of the real size and the gateway's
+ * 6 MB answer bound is exercised at real sizes.
+ */
+const NATIVE_DIMENSIONS: Readonly<Record<string, number>> = {
+  'text-embedding-3-small': 1536,
+  'text-embedding-3-large': 3072,
+  'text-embedding-ada-002': 1536,
+  'gemini-embedding-001': 3072,
+  'text-embedding-004': 768,
+  'BAAI/bge-base-en-v1.5': 768,
+  'BAAI/bge-large-en-v1.5': 1024,
+};
+
+/** The vector length `model` answers with by default ({@link DEFAULT_DIMENSIONS} if unknown). */
+export function nativeDimensions(model: string | undefined): number {
+  return (model === undefined ? undefined : NATIVE_DIMENSIONS[model.replace(/^models\//, '')]) ?? DEFAULT_DIMENSIONS;
+}
 
 /** Unit-length vector (L2 norm 1) of `dimensions` components for `text`. */
 export function embed(text: string, dimensions: number = DEFAULT_DIMENSIONS): number[] {

@@ -1,7 +1,6 @@
 /**
  * Gemini errors in the Google RPC shape `{"error":{"code","message","status","details"}}`
- * (providers.md §3.5); a bad key is 400 INVALID_ARGUMENT with reason API_KEY_INVALID. The
- * OpenAI-compatible endpoint wraps the same object in a JSON array (§3.9, observed quirk).
+ * (providers.md §3.5); a bad key is 400 INVALID_ARGUMENT with reason API_KEY_INVALID.
  */
 import { geminiContextMessage } from './context-length.js';
 import type { JsonReply } from './deliver.js';
@@ -62,12 +61,6 @@ function describe(p: Problem): GoogleRpcError {
 export function renderGeminiError(p: Problem): JsonReply {
   const error = describe(p);
   return { kind: 'json', status: error.code, headers: retryHeaders(p), body: { error } };
-}
-
-/** Gemini OpenAI-compatible error reply: the same object, inside an array. */
-export function renderGeminiOpenAIError(p: Problem): JsonReply {
-  const error = describe(p);
-  return { kind: 'json', status: error.code, headers: retryHeaders(p), body: [{ error }] };
 }
 
 /** A stream chunk with top-level `error`, which the Gen AI SDK turns into an ApiError (§3.4). */

@@ -1,17 +1,17 @@
 /**
- * Handler of the native Gemini endpoints (providers.md §3.1, §3.6-3.7): generateContent,
- * streamGenerateContent (SSE only with `alt=sse`), embedContent, batchEmbedContents (no usage),
- * model list. The model comes from the URL (`models/{model}:method`).
+ * Handler of the native Gemini endpoints the gateway calls: generateContent, streamGenerateContent
+ * (SSE only with `alt=sse`) and batchEmbedContents (no usage). The model comes from the URL
+ * (`models/{model}:method`).
  */
 import type { SimCall } from './call.js';
 import type { Reply } from './deliver.js';
-import { DEFAULT_DIMENSIONS, embed } from './embeddings.js';
+import { embed, nativeDimensions } from './embeddings.js';
 import { geminiBlocked, geminiBlockedStream, geminiResponse, geminiStream } from './gemini-format.js';
 import { readGeminiGenerate } from './gemini-input.js';
 import { asArray, asNumber, asString, field, isObject } from './json-narrowing.js';
-import { geminiModelList, isRetiredModel } from './model-catalog.js';
 import type { Problem } from './problem.js';
 import { planChoices } from './reply.js';
+import { isRetiredModel } from './retired-models.js';
 import { promptTokens } from './token-count.js';
 
 function generate(call: SimCall, model: string, stream: boolean): Reply | Problem {
@@ -34,14 +34,8 @@ function embedOne(request: unknown): { values: number[] } | undefined {
   const parts = asArray(field(field(request, 'content'), 'parts')).filter(isObject);
   const texts = parts.map((p) => asString(p['text'])).filter((t): t is string => t !== undefined);
   if (texts.length === 0) return undefined;
-  const dims = asNumber(field(request, 'outputDimensionality')) ?? DEFAULT_DIMENSIONS;
+  const dims = asNumber(field(request, 'outputDimensionality')) ?? nativeDimensions(asString(field(request, 'model')));
   return { values: embed(texts.join('\n'), dims) };
-}
-
-function embedContent(call: SimCall): Reply | Problem {
-  const embedding = embedOne(call.body);
-  if (!embedding) return { kind: 'bad-request', message: '* EmbedContentRequest.content: contents is not specified' };
-  return { kind: 'json', status: 200, body: { embedding } };
 }
 
 function batchEmbed(call: SimCall): Reply | Problem {
@@ -59,7 +53,6 @@ function batchEmbed(call: SimCall): Reply | Problem {
 /** Answer a native Gemini call; a {@link Problem} is rendered by the caller. */
 export function handleGemini(call: SimCall): Reply | Problem {
   const { op, pathModel } = call.route;
-  if (op === 'gemini-models') return { kind: 'json', status: 200, body: geminiModelList() };
   if (op === 'no-route' || pathModel === undefined) return { kind: 'no-route', method: call.method, path: call.url.pathname };
   if (isRetiredModel(pathModel)) return { kind: 'model-not-found', model: pathModel };
   if (call.body !== undefined && !isObject(call.body)) return { kind: 'bad-request', message: 'Invalid JSON payload received.' };
@@ -68,8 +61,6 @@ export function handleGemini(call: SimCall): Reply | Problem {
       return generate(call, pathModel, false);
     case 'gemini-stream':
       return generate(call, pathModel, true);
-    case 'gemini-embed':
-      return embedContent(call);
     case 'gemini-batch-embed':
       return batchEmbed(call);
     default:

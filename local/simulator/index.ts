@@ -1,6 +1,7 @@
 /**
- * Built-in upstream simulator: a loopback HTTP server speaking OpenAI, Anthropic, Gemini, DeepSeek,
- * MiniMax, Together, DeepInfra and Groq wire formats (providers.md §1-6), with fault injection.
+ * Built-in upstream simulator: a loopback HTTP server speaking the OpenAI, Anthropic, Gemini, DeepSeek,
+ * MiniMax, Together, DeepInfra and Groq wire formats on the endpoints the gateway calls, with fault
+ * injection (README.md beside this file).
  *
  * ```ts
  * const sim = await startSimulator();
@@ -9,12 +10,8 @@
  * await sim.close();
  * ```
  */
-export { startSimulator, DEFAULT_REPLY_WORDS } from './server.js';
-export { PREFIXES } from './routes.js';
-export { BAD_KEY } from './auth.js';
-export { BLOCK_WORD } from './gemini-input.js';
-export { FILLER_WORDS, baseReplyText } from './reply.js';
+export { startSimulator } from './server.js';
+export { baseReplyText } from './reply.js';
 export { countWords, promptTokens } from './token-count.js';
-export { embed, DEFAULT_DIMENSIONS } from './embeddings.js';
-export { SIM_PROVIDERS } from './types.js';
+export { embed } from './embeddings.js';
 export type { Fault, FaultMatch, RecordedRequest, SimProvider, Simulator, SimulatorOptions } from './types.js';

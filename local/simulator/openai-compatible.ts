@@ -1,23 +1,22 @@
 /**
- * Handlers of the OpenAI-shaped endpoints (chat, embeddings, model list) for every host that speaks
- * them: OpenAI, DeepSeek, MiniMax, Together, DeepInfra, Groq and the Anthropic/Gemini compat layers.
+ * Handlers of the OpenAI-shaped endpoints (chat, embeddings) for every host that speaks them:
+ * OpenAI, DeepSeek, MiniMax, Together, DeepInfra, Groq.
  */
 import type { SimCall } from './call.js';
 import type { Reply } from './deliver.js';
-import { DEFAULT_DIMENSIONS, embed, toBase64 } from './embeddings.js';
+import { embed, nativeDimensions, toBase64 } from './embeddings.js';
 import { asArray, asNumber, asString, isObject } from './json-narrowing.js';
-import { isRetiredModel, openAIModelList } from './model-catalog.js';
 import { openAICompletion } from './openai-format.js';
 import { openAIStream } from './openai-stream.js';
 import { readOpenAIChat } from './openai-input.js';
 import type { Problem } from './problem.js';
 import { planChoices } from './reply.js';
+import { isRetiredModel } from './retired-models.js';
 import { countWords } from './token-count.js';
 import type { SimProvider } from './types.js';
 
-/** Hosts with an embeddings endpoint (DeepSeek has none, §4.1; nor Groq, MiniMax's compat API or
- * Anthropic's compat layer). */
-const EMBEDDING_HOSTS: ReadonlySet<SimProvider> = new Set(['openai', 'together', 'deepinfra', 'gemini-openai']);
+/** Hosts with an embeddings endpoint (DeepSeek has none, §4.1; nor Groq or MiniMax's compat API). */
+const EMBEDDING_HOSTS: ReadonlySet<SimProvider> = new Set(['openai', 'together', 'deepinfra']);
 
 function chat(call: SimCall): Reply | Problem {
   const req = readOpenAIChat(call.provider, call.body);
@@ -55,7 +54,7 @@ function embeddings(call: SimCall): Reply | Problem {
   if (format !== 'float' && format !== 'base64') {
     return { kind: 'bad-request', message: "'encoding_format' must be 'float' or 'base64'", param: 'encoding_format' };
   }
-  const dimensions = asNumber(body['dimensions']) ?? DEFAULT_DIMENSIONS;
+  const dimensions = asNumber(body['dimensions']) ?? nativeDimensions(model);
   const tokens = inputs.reduce((sum, i) => sum + i.tokens, 0);
   return {
     kind: 'json',
@@ -80,8 +79,6 @@ export function handleOpenAIStyle(call: SimCall): Reply | Problem {
       return chat(call);
     case 'embeddings':
       return embeddings(call);
-    case 'models':
-      return { kind: 'json', status: 200, body: openAIModelList(call.provider), headers: { 'x-request-id': call.requestId } };
     default:
       return { kind: 'no-route', method: call.method, path: call.url.pathname };
   }

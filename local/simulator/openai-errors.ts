@@ -1,10 +1,9 @@
 /**
  * Error bodies of the OpenAI-shaped providers: `{"error":{"message","type","param","code"}}`
  * (providers.md §1.5), with each host's own wording: DeepSeek §4.5, Groq §6 (`model_decommissioned`),
- * MiniMax §5.4 (`base_resp`, and HTTP 200 errors), Anthropic's OpenAI-compatible layer §2.9 (Anthropic
- * error types in `code`). Context-window errors: `context-length.ts`.
+ * MiniMax §5.4 (`base_resp`, and HTTP 200 errors). Context-window errors: `context-length.ts`.
  */
-import { anthropicContextMessage, deepSeekContextMessage, openAIContextMessage } from './context-length.js';
+import { deepSeekContextMessage, openAIContextMessage } from './context-length.js';
 import type { JsonReply } from './deliver.js';
 import { maskKey, retryHeaders, type Problem } from './problem.js';
 import type { SimProvider } from './types.js';
@@ -34,13 +33,6 @@ const STATUS_ERRORS: Record<number, Omit<OpenAIError, 'param'>> = {
 const DEEPSEEK_MESSAGES: Record<number, string> = {
   400: 'Invalid Format', 401: 'Authentication Fails', 402: 'Insufficient Balance', 422: 'Invalid Parameters',
   429: 'Rate Limit Reached', 500: 'Server Error', 503: 'Server Overloaded',
-};
-
-/** Anthropic error types, as the OpenAI-compatible layer puts them in `code` (providers.md §2.9). */
-const ANTHROPIC_CODES: Record<number, string> = {
-  400: 'invalid_request_error', 401: 'authentication_error', 402: 'billing_error', 403: 'permission_error',
-  404: 'not_found_error', 413: 'request_too_large', 429: 'rate_limit_error', 500: 'api_error', 504: 'timeout_error',
-  529: 'overloaded_error',
 };
 
 /** MiniMax `base_resp` codes for statuses it reports as HTTP 200 (providers.md §5.4). */
@@ -80,10 +72,6 @@ function describe(provider: SimProvider, p: Problem): { status: number; error: O
       if (provider === 'deepseek') {
         return { status: 400, error: { message: deepSeekContextMessage(p), type: 'invalid_request_error', param: null, code: 'invalid_request_error' } };
       }
-      if (provider === 'anthropic-openai') {
-        // Anthropic's own words; the compat wrapper below puts its error type in `code`.
-        return { status: 400, error: { message: anthropicContextMessage(p), type: 'invalid_request_error', param: null, code: null } };
-      }
       return { status: 400, error: { message: openAIContextMessage(p), type: 'invalid_request_error', param: 'messages', code: 'context_length_exceeded' } };
     case 'status': {
       const base = STATUS_ERRORS[p.status] ?? { message: `Simulated HTTP ${p.status}.`, type: p.status >= 500 ? 'server_error' : 'invalid_request_error', code: null };
@@ -93,7 +81,7 @@ function describe(provider: SimProvider, p: Problem): { status: number; error: O
   }
 }
 
-/** Render `p` for an OpenAI-shaped provider (everything except native Anthropic/Gemini and gemini-openai). */
+/** Render `p` for an OpenAI-shaped provider (everything except Anthropic and Gemini). */
 export function renderOpenAIStyleError(provider: SimProvider, p: Problem, requestId: string): JsonReply {
   const headers = { 'x-request-id': requestId, ...retryHeaders(p) };
   if (provider === 'minimax') {
@@ -104,11 +92,6 @@ export function renderOpenAIStyleError(provider: SimProvider, p: Problem, reques
     }
   }
   const { status, error } = describe(provider, p);
-  if (provider === 'anthropic-openai') {
-    const code = ANTHROPIC_CODES[status] ?? (status >= 500 ? 'api_error' : 'invalid_request_error');
-    // Observed: Anthropic's compat layer keeps `invalid_request_error` as type and its own type as code.
-    return { kind: 'json', status, headers, body: { error: { message: error.message, type: status >= 500 ? 'api_error' : 'invalid_request_error', param: error.param, code } } };
-  }
   if (provider === 'minimax') {
     const code = status === 401 ? 1004 : status === 400 ? 2013 : 1000;
     return { kind: 'json', status, headers, body: { error, base_resp: { status_code: code, status_msg: error.message } } };
@@ -117,9 +100,6 @@ export function renderOpenAIStyleError(provider: SimProvider, p: Problem, reques
 }
 
 /** OpenAI-style mid-stream error payload: the SDKs throw on a `data:` object with top-level `error`. */
-export function openAIStreamError(provider: SimProvider): { error: OpenAIError } {
-  if (provider === 'anthropic-openai') {
-    return { error: { message: 'Overloaded', type: 'api_error', param: null, code: 'overloaded_error' } };
-  }
+export function openAIStreamError(): { error: OpenAIError } {
   return { error: { message: 'The server had an error while processing your request. Sorry about that!', type: 'server_error', param: null, code: null } };
 }

@@ -1,7 +1,7 @@
 /**
  * Reads an OpenAI Chat Completions request (providers.md §1.1-1.2) into the neutral
  * {@link Conversation}, with the per-host validation the simulator enforces: MiniMax's temperature
- * range (0, 1] (§5.1), Anthropic-compat and MiniMax `n` must be 1 (§2.9, §5.1), `stream_options`
+ * range (0, 1] (§5.1), MiniMax `n` must be 1 (§5.1), `stream_options`
  * only with `stream`, `n` 1–128 and `top_logprobs` 0–20 (§1.1), and the per-model field refusals
  * (openai-params.ts: OpenAI §1.9, DeepSeek reasoner's logprobs §4.3).
  */
@@ -95,8 +95,7 @@ function wantsReasoning(provider: SimProvider, model: string, body: JsonObject):
 
 /**
  * Hosts that return logprobs when asked: OpenAI, DeepSeek's chat models (§4.3; its reasoner refuses
- * them, openai-params.ts), the Llama hosts. Anthropic's compatibility layer ignores them (§2.9), as
- * does Gemini's (§3.9 "no logprobs guarantees"); MiniMax documents none (§5.1).
+ * them, openai-params.ts), the Llama hosts; MiniMax documents none (§5.1).
  */
 const LOGPROB_HOSTS: ReadonlySet<SimProvider> = new Set(['openai', 'deepseek', 'together', 'deepinfra', 'groq']);
 
@@ -117,9 +116,6 @@ export function readOpenAIChat(provider: SimProvider, body: unknown): OpenAIChat
   }
   const refused = checkOpenAIParams(provider, model, body);
   if (refused !== undefined) return refused;
-  if (provider === 'anthropic-openai' && body['n'] != null && body['n'] !== 1) {
-    return { kind: 'bad-request', message: 'n: only n=1 is supported', param: 'n' };
-  }
   const n = body['n'] ?? 1;
   if (typeof n !== 'number' || !Number.isInteger(n) || n < 1 || n > 128) {
     return { kind: 'bad-request', message: "Invalid 'n': expected an integer between 1 and 128.", param: 'n', code: 'invalid_value' };

@@ -76,7 +76,7 @@ export function openAIStream(call: SimCall, req: OpenAIChatRequest, plans: reado
     eol: '\n',
     headers: { 'x-request-id': call.requestId },
     events: call.provider === 'deepseek' ? withKeepAlives(events) : events,
-    errorEvent: jsonEvent(openAIStreamError(call.provider)),
+    errorEvent: jsonEvent(openAIStreamError()),
   };
 }
 

@@ -4,7 +4,7 @@
  */
 import { renderAnthropicError } from './anthropic-errors.js';
 import type { JsonReply } from './deliver.js';
-import { renderGeminiError, renderGeminiOpenAIError } from './gemini-errors.js';
+import { renderGeminiError } from './gemini-errors.js';
 import { renderOpenAIStyleError } from './openai-errors.js';
 import type { Problem } from './problem.js';
 import type { SimProvider } from './types.js';
@@ -16,8 +16,6 @@ export function renderProblem(provider: SimProvider, p: Problem, requestId: stri
       return renderAnthropicError(p, requestId);
     case 'gemini':
       return renderGeminiError(p);
-    case 'gemini-openai':
-      return renderGeminiOpenAIError(p);
     default:
       return renderOpenAIStyleError(provider, p, requestId);
   }

@@ -1,6 +1,6 @@
 /**
- * Upstream model ids that /work/shared/reference/providers.md marks retired, decommissioned or shut
- * down: the one list both the simulator (which answers them with the provider's own model-not-found
+ * Upstream model ids that the providers' own deprecation pages mark retired, decommissioned or shut
+ * down (as the team's provider reference read them; sections cited below): the one list both the simulator (which answers them with the provider's own model-not-found
  * error, so "every catalogue model answers" proves the ids are live) and the catalogue test
  * (test/catalogue/retired-ids.test.ts: no target may name one) read.
  *
@@ -39,7 +39,13 @@ export const RETIRED_UPSTREAM_MODELS = {
 /** Every retired id, whichever upstream it belonged to (no live host reuses one). */
 export const RETIRED_MODEL_IDS: ReadonlySet<string> = new Set(Object.values(RETIRED_UPSTREAM_MODELS).flat());
 
-/** True for an id in {@link RETIRED_UPSTREAM_MODELS} (exact match, with or without Gemini's `models/` prefix). */
-export function isListedRetired(model: string): boolean {
-  return RETIRED_MODEL_IDS.has(model.startsWith('models/') ? model.slice('models/'.length) : model);
+/**
+ * True when the provider must answer its model-not-found error for `model`: an id in
+ * {@link RETIRED_UPSTREAM_MODELS} (with or without Gemini's `models/` prefix), or any id containing
+ * `retired` or `decommissioned` (for fault tests). Any other id is accepted, so the gateway's catalogue
+ * can name whatever it likes.
+ */
+export function isRetiredModel(model: string | undefined): boolean {
+  if (model === undefined) return false;
+  return RETIRED_MODEL_IDS.has(model.startsWith('models/') ? model.slice('models/'.length) : model) || /decommissioned|retired/i.test(model);
 }

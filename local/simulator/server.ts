@@ -9,7 +9,7 @@ import { CONTROL_PREFIX, handleControl } from './control.js';
 import { runExchange, type ExchangeContext, type ReadBody } from './exchange.js';
 import { FaultRegistry } from './faults.js';
 import { PREFIXES, resolveRoute } from './routes.js';
-import { SIM_PROVIDERS, type RecordedRequest, type SimProvider, type Simulator, type SimulatorOptions } from './types.js';
+import type { RecordedRequest, SimProvider, Simulator, SimulatorOptions } from './types.js';
 
 /** Largest request body the simulator reads, bytes (images inline in base64 can be large). */
 const MAX_BODY_BYTES = 64 * 1024 * 1024;
@@ -126,7 +126,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
   const port = address.port;
   const hostForUrl = host.includes(':') ? `[${host}]` : host;
   const baseUrl = `http://${hostForUrl}:${port}`;
-  const urls = Object.fromEntries(SIM_PROVIDERS.map((p) => [p, `${baseUrl}${PREFIXES[p]}`])) as Record<SimProvider, string>;
+  const urls = Object.fromEntries(Object.entries(PREFIXES).map(([p, prefix]) => [p, `${baseUrl}${prefix}`])) as Record<SimProvider, string>;
 
   let closed: Promise<void> | undefined;
   const sim: Simulator = {
@@ -142,9 +142,6 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
     },
     setChunkDelay: (ms) => {
       chunkDelay = Math.max(0, ms);
-    },
-    setAcceptedKeys: (keys) => {
-      acceptedKeys = keys === undefined ? undefined : new Set(keys);
     },
     close: () => {
       closed ??= new Promise<void>((resolve) => {

@@ -4,32 +4,11 @@
  * offline, with faults injected on demand.
  */
 
-/** Every upstream the simulator impersonates; each has its own URL prefix (see `routes.ts`). */
-export type SimProvider =
-  | 'openai'
-  | 'anthropic'
-  | 'anthropic-openai'
-  | 'gemini'
-  | 'gemini-openai'
-  | 'deepseek'
-  | 'minimax'
-  | 'together'
-  | 'deepinfra'
-  | 'groq';
-
-/** All providers, in a stable order (used to build `Simulator.urls`). */
-export const SIM_PROVIDERS: readonly SimProvider[] = [
-  'openai',
-  'anthropic',
-  'anthropic-openai',
-  'gemini',
-  'gemini-openai',
-  'deepseek',
-  'minimax',
-  'together',
-  'deepinfra',
-  'groq',
-];
+/**
+ * Every upstream the simulator impersonates, by the gateway's own provider names; each has its own URL
+ * prefix (see `routes.ts`). Only the endpoints the gateway's adapters call are served.
+ */
+export type SimProvider = 'openai' | 'anthropic' | 'gemini' | 'deepseek' | 'minimax' | 'together' | 'deepinfra' | 'groq';
 
 /** Options of {@link startSimulator}. */
 export interface SimulatorOptions {
@@ -136,8 +115,6 @@ export interface Simulator {
   reset(): void;
   /** Gap between streamed events for responses started from now on, ms. */
   setChunkDelay(ms: number): void;
-  /** Strict keys from now on: only `keys` are accepted; `undefined` accepts any key but `bad-key` again. */
-  setAcceptedKeys(keys: readonly string[] | undefined): void;
   /** Stop listening, destroy open sockets, cancel timers. */
   close(): Promise<void>;
 }

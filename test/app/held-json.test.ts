@@ -1,5 +1,5 @@
-import { describe, expect, it } from 'vitest';
-import { HOLD_BEAT, heldJson } from '../../functions/shared/app/held-json';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { HOLD_BEAT, HOLD_BEAT_MS, heldJson, settledWithin } from '../../functions/shared/app/held-json';
 import type { JsonResult } from '../../functions/shared/http/types';
 import { UpstreamUnavailableError } from '../../functions/shared/openai/errors';
 
@@ -45,5 +45,55 @@ describe('a held buffered answer', () => {
     } finally {
       process.off('unhandledRejection', listener);
     }
+  });
+});
+
+describe('the beats', () => {
+  afterEach(() => vi.useRealTimers());
+
+  it(`sends one at once, then one every ${HOLD_BEAT_MS} ms until the answer is ready, then the answer`, async () => {
+    vi.useFakeTimers();
+    let resolve: (r: JsonResult) => void = () => undefined;
+    const held = heldJson(new Promise<JsonResult>((r) => (resolve = r)), new AbortController().signal, 'req_4');
+    const frames = held.frames[Symbol.asyncIterator]();
+    expect(await frames.next()).toEqual({ done: false, value: HOLD_BEAT });
+    let next = frames.next();
+    let arrived = false;
+    void next.then(() => (arrived = true));
+    await vi.advanceTimersByTimeAsync(HOLD_BEAT_MS - 1);
+    expect(arrived).toBe(false);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(await next).toEqual({ done: false, value: HOLD_BEAT });
+    next = frames.next();
+    await vi.advanceTimersByTimeAsync(HOLD_BEAT_MS / 2);
+    resolve({ kind: 'json', status: 200, headers: {}, body: { ok: true } });
+    // The answer goes out as soon as it is ready, not at the next beat.
+    expect(await next).toEqual({ done: false, value: '{"ok":true}' });
+    expect((await frames.next()).done).toBe(true);
+  });
+
+  it('writes no error object for a client that has gone (nobody would read it), but still ends', async () => {
+    const controller = new AbortController();
+    controller.abort();
+    const held = heldJson(Promise.reject(new UpstreamUnavailableError(503, 'all down')), controller.signal, 'req_5');
+    expect(await body(held.frames)).toBe(HOLD_BEAT);
+  });
+});
+
+describe('settledWithin (the budget check before a commit)', () => {
+  const never = new Promise<never>(() => undefined);
+
+  it('is true when the promise settles either way in time, false when the time runs out first', async () => {
+    expect(await settledWithin(Promise.resolve('x'), 50)).toBe(true);
+    expect(await settledWithin(Promise.reject(new Error('x')), 50)).toBe(true);
+    expect(await settledWithin(new Promise((r) => setTimeout(r, 10)), 200)).toBe(true);
+    expect(await settledWithin(never, 30)).toBe(false);
+  });
+
+  it('with no time left (a budget already spent) is false at once for pending work, true for work already done', async () => {
+    const started = Date.now();
+    expect(await settledWithin(never, -5_000)).toBe(false);
+    expect(Date.now() - started).toBeLessThan(1_000);
+    expect(await settledWithin(Promise.resolve(), 0)).toBe(true);
   });
 });

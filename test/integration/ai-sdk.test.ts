@@ -1,5 +1,5 @@
 import { createOpenAI, type OpenAIProvider } from '@ai-sdk/openai';
-import { generateObject, generateText, stepCountIs, streamObject, streamText, tool } from 'ai';
+import { generateObject, generateText, stepCountIs, streamObject, streamText, tool, type ModelMessage } from 'ai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { startGateway, type RunningGateway } from '../../local/gateway';
@@ -95,7 +95,98 @@ describe.each(API)('AI SDK over %s', (_label, model) => {
 });
 
 describe('conversations that replay earlier turns', () => {
-  it('works on both APIs when the history carries the earlier answers (Responses: store false)', async () => {
+  /** The default provider with a tap on its request bodies (what the SDK really sends). */
+  function tapped(): { provider: OpenAIProvider; bodies: Array<{ input: Array<Record<string, unknown>>; store?: boolean }> } {
+    const bodies: Array<{ input: Array<Record<string, unknown>>; store?: boolean }> = [];
+    const provider = createOpenAI({
+      baseURL: gw.baseUrl,
+      apiKey: gw.apiKey,
+      fetch: async (input, init) => {
+        if (typeof init?.body === 'string') bodies.push(JSON.parse(init.body) as (typeof bodies)[number]);
+        return fetch(input, init);
+      },
+    });
+    return { provider, bodies };
+  }
+
+  /** A stream's outcome, awaited: what generateText returns for the same call. */
+  async function settled<T extends { text: PromiseLike<string>; steps: PromiseLike<unknown[]>; response: PromiseLike<{ messages: ModelMessage[] }> }>(r: T) {
+    const [text, steps, response] = await Promise.all([r.text, r.steps, r.response]);
+    return { text, steps, response };
+  }
+
+  const referencesIn = (body: { input: Array<Record<string, unknown>> } | undefined): string[] =>
+    (body?.input ?? []).filter((i) => i['type'] === 'item_reference').map((i) => String(i['id']));
+
+  it('the default provider (store: true) replays earlier answers as item references, and a useChat-style loop goes on for three turns', async () => {
+    const { provider, bodies } = tapped();
+    const messages: ModelMessage[] = [];
+    for (const turn of ['first turn', 'second turn', 'third turn']) {
+      messages.push({ role: 'user', content: turn });
+      const result = await generateText({ model: provider('gpt-4o'), messages });
+      expect(result.text).toMatch(new RegExp(`^Echo: ${turn}`));
+      messages.push(...result.response.messages);
+    }
+    // The SDK's own replay: no store flag (OpenAI's default, true), earlier answers as their msg_ ids.
+    expect(bodies[2]?.store).toBeUndefined();
+    expect(referencesIn(bodies[2])).toHaveLength(2);
+    expect(referencesIn(bodies[2]).every((id) => id.startsWith('msg_'))).toBe(true);
+    const upstream = gw.simulator?.requests.at(-1)?.body as { messages: Array<{ role: string; content: unknown }> };
+    expect(upstream.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'user', 'assistant', 'user']);
+    expect(upstream.messages[1]?.content).toBe((messages[1] as { content: Array<{ text: string }> }).content[0]?.text);
+  });
+
+  it('streams a multi-turn conversation with item references (streamText, default provider)', async () => {
+    const { provider, bodies } = tapped();
+    const first = streamText({ model: provider('claude-3-5-sonnet'), prompt: 'first streamed turn' });
+    const firstText = await first.text;
+    const history: ModelMessage[] = [{ role: 'user', content: 'first streamed turn' }, ...(await first.response).messages, { role: 'user', content: 'second streamed turn' }];
+    const second = streamText({ model: provider('claude-3-5-sonnet'), messages: history });
+    let text = '';
+    for await (const delta of second.textStream) text += delta;
+    expect(text).toMatch(/^Echo: second streamed turn/);
+    expect(referencesIn(bodies.at(-1))).toHaveLength(1);
+    const upstream = gw.simulator?.requests.at(-1)?.body as { messages: Array<{ role: string; content: unknown }> };
+    expect(JSON.stringify(upstream.messages[1]?.content)).toContain(JSON.stringify(firstText).slice(1, -1));
+  });
+
+  it.each([false, true])('runs a reasoning model\'s tool loop with the tool result (deepseek-r1: reasoning replayed by reference), then a next turn; streamed: %s', async (stream) => {
+    const { provider, bodies } = tapped();
+    const call = { model: provider('deepseek-r1'), tools: { weather: weatherTool }, stopWhen: stepCountIs(3), prompt: 'What is the weather in Paris?' };
+    const { text, steps, response } = stream ? await settled(streamText(call)) : await generateText(call);
+    expect(steps).toHaveLength(2);
+    expect(text).toBe('Tool said: {"city":"Paris","tempC":21}');
+    // Step 2: the stored reasoning by reference, the call and its result inline.
+    const step2 = bodies[1];
+    expect(referencesIn(step2)).toEqual([expect.stringMatching(/^rs_/)]);
+    expect(step2?.input.map((i) => i['type'] ?? i['role'])).toEqual(['user', 'item_reference', 'function_call', 'function_call_output']);
+    const next = await generateText({ model: provider('deepseek-r1'), tools: { weather: weatherTool }, toolChoice: 'none', messages: [{ role: 'user', content: 'What is the weather in Paris?' }, ...response.messages, { role: 'user', content: 'thanks' }] });
+    expect(next.text).toMatch(/Echo: thanks/);
+    const upstream = gw.simulator?.requests.at(-1)?.body as { messages: Array<{ role: string; reasoning_content?: string; tool_calls?: unknown[] }> };
+    expect(upstream.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant', 'user']);
+    expect(upstream.messages[1]?.tool_calls).toHaveLength(1);
+  });
+
+  it('a tool loop on the default provider (gpt-4o), buffered, then a streamed one in the same conversation referencing its answer', async () => {
+    const { provider, bodies } = tapped();
+    const first = await generateText({ model: provider('gpt-4o'), tools: { weather: weatherTool }, stopWhen: stepCountIs(3), prompt: 'What is the weather in Paris?' });
+    expect(first.text).toBe('Tool said: {"city":"Paris","tempC":21}');
+    const before = bodies.length;
+    const history: ModelMessage[] = [{ role: 'user', content: 'What is the weather in Paris?' }, ...first.response.messages, { role: 'user', content: 'And now, the weather?' }];
+    const second = streamText({ model: provider('gpt-4o'), tools: { weather: weatherTool }, stopWhen: stepCountIs(3), messages: history });
+    let text = '';
+    for await (const delta of second.textStream) text += delta;
+    expect(text).toBe('Tool said: {"city":"Paris","tempC":21}');
+    expect((await second.steps).length).toBe(2);
+    // Its first step: the earlier call and result inline, the earlier answer by reference.
+    expect(bodies[before]?.input.map((i) => i['type'] ?? i['role'])).toEqual(['user', 'function_call', 'function_call_output', 'item_reference', 'user']);
+    expect(referencesIn(bodies[before])).toEqual([expect.stringMatching(/^msg_/)]);
+    const upstream = gw.simulator?.requests.at(-2)?.body as { messages: Array<{ role: string; content: unknown }> };
+    expect(upstream.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant', 'user']);
+    expect(upstream.messages[3]?.content).toBe(first.text);
+  });
+
+  it('still works with store: false (every item sent whole), on both APIs', async () => {
     const first = await generateText({ model: openai('gpt-4o'), prompt: 'first turn' });
     const history = [{ role: 'user' as const, content: 'first turn' }, ...first.response.messages, { role: 'user' as const, content: 'second turn' }];
     const viaResponses = await generateText({ model: openai('gpt-4o'), messages: history, providerOptions: { openai: { store: false } } });
@@ -107,22 +198,18 @@ describe('conversations that replay earlier turns', () => {
     expect(upstream.messages[1]?.content).toBe(first.text);
   });
 
-  it('says plainly what to change when the SDK sends item references (its default store: true)', async () => {
-    const first = await generateText({ model: openai('gpt-4o'), prompt: 'first turn' });
-    const err = await generateText({ model: openai('gpt-4o'), messages: [{ role: 'user', content: 'first turn' }, ...first.response.messages, { role: 'user', content: 'again' }], maxRetries: 0 }).catch((e: unknown) => e);
-    expect(String((err as Error).message)).toMatch(/modelmux stores no responses.*store = false/);
-  });
-
-  it('runs a reasoning model\'s tool loop (deepseek-r1, reasoning items replayed) with store false', async () => {
-    const { text, steps } = await generateText({
-      model: openai('deepseek-r1'),
-      tools: { weather: weatherTool },
-      stopWhen: stepCountIs(3),
-      prompt: 'What is the weather in Paris?',
-      providerOptions: { openai: { store: false } },
-    });
-    expect(steps).toHaveLength(2);
-    expect(text).toBe('Tool said: {"city":"Paris","tempC":21}');
+  it('continues with previousResponseId (the SDK then sends only the new turn)', async () => {
+    const { provider, bodies } = tapped();
+    const first = await generateText({ model: provider('gpt-4o'), prompt: 'remember quince' });
+    const second = await generateText({ model: provider('gpt-4o'), prompt: 'what did I say?', providerOptions: { openai: { previousResponseId: first.response.id } } });
+    expect(second.text).toMatch(/^Echo: what did I say\?/);
+    expect(bodies.at(-1)).toMatchObject({ previous_response_id: first.response.id });
+    const upstream = gw.simulator?.requests.at(-1)?.body as { messages: Array<{ role: string; content: unknown }> };
+    expect(upstream.messages).toEqual([
+      { role: 'user', content: [{ type: 'text', text: 'remember quince' }] },
+      { role: 'assistant', content: first.text },
+      { role: 'user', content: [{ type: 'text', text: 'what did I say?' }] },
+    ]);
   });
 });
 

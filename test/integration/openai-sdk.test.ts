@@ -16,7 +16,8 @@ let gw: RunningGateway;
 let client: OpenAI;
 
 beforeAll(async () => {
-  gw = await startGateway({ tablePrefix: `sdk-${process.pid}` });
+  // Room for several 3-choice holds in flight at once (n × the model's output maximum each).
+  gw = await startGateway({ tablePrefix: `sdk-${process.pid}`, devFreeTokens: 2_000_000 });
   client = new OpenAI({ baseURL: gw.baseUrl, apiKey: gw.apiKey, maxRetries: 0 });
 });
 

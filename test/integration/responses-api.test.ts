@@ -196,14 +196,8 @@ describe('what the Responses API refuses', () => {
     return err as InstanceType<typeof OpenAI.APIError>;
   }
 
-  it('refuses previous_response_id clearly: modelmux keeps no conversation state', async () => {
-    const err = await refused({ previous_response_id: 'resp_123' });
-    expect(err).toMatchObject({ status: 400, param: 'previous_response_id', code: 'unsupported_parameter' });
-    expect(err.message).toMatch(/keeps no conversation state/);
-  });
-
-  it('refuses item references, built-in tools and their tool choices, naming each', async () => {
-    expect(await refused({ input: [{ type: 'item_reference', id: 'msg_1' }] })).toMatchObject({ param: 'input[0]' });
+  it('refuses built-in tools and their tool choices, conversations and background runs, naming each', async () => {
+    expect(await refused({ conversation: 'conv_1' })).toMatchObject({ param: 'conversation', code: 'unsupported_parameter' });
     expect(await refused({ tools: [{ type: 'web_search' }] })).toMatchObject({ param: 'tools[0].type', code: 'unsupported_parameter' });
     expect(await refused({ tool_choice: { type: 'file_search' } })).toMatchObject({ param: 'tool_choice' });
     expect(await refused({ background: true })).toMatchObject({ param: 'background' });

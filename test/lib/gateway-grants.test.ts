@@ -10,13 +10,15 @@ import { hashApiKey } from '../../functions/shared/accounts/api-key';
 import { documentClient } from '../../functions/shared/store/dynamo';
 import { demandOf, entryOf, hold } from '../support/billing';
 import { tableNames } from '../../functions/shared/store/tables';
-import { GATEWAY_TABLE_ACTIONS } from '../../lib/constructs/data-tables';
+import { GATEWAY_TABLE_ACTIONS, RESPONSES_TABLE_ACTIONS } from '../../lib/constructs/data-tables';
 import { startGateway, type RunningGateway } from '../../local/gateway';
 
 /**
- * The IAM grants of the gateway functions (GATEWAY_TABLE_ACTIONS) against what their code really does:
- * every DynamoDB operation of the request path — buffered and streamed chat, embeddings, a cancelled
- * hold, a repeated settle, and the billing entry of a key written before per-key state — is recorded at
+ * The IAM grants of the gateway functions (GATEWAY_TABLE_ACTIONS, and the chat function's
+ * RESPONSES_TABLE_ACTIONS) against what their code really does: every DynamoDB operation of the request
+ * path — buffered and streamed chat, embeddings, Responses API requests that are stored, continued
+ * (`previous_response_id`, `item_reference`), retrieved, listed and deleted, a cancelled hold, a
+ * repeated settle, and the billing entry of a key written before per-key state — is recorded at
  * the SDK's middleware stack, turned into
  * the IAM action each one needs (transaction items each need their own: DynamoDB Developer Guide, "Using
  * IAM with DynamoDB transactions"), and must be granted; and every granted action must be used.
@@ -25,6 +27,8 @@ import { startGateway, type RunningGateway } from '../../local/gateway';
 /** IAM action per DynamoDB operation (the SDK's command names), and per TransactWriteItems item kind. */
 const ACTION_OF_COMMAND: Record<string, string> = {
   GetItemCommand: 'dynamodb:GetItem',
+  BatchGetItemCommand: 'dynamodb:BatchGetItem',
+  BatchWriteItemCommand: 'dynamodb:BatchWriteItem',
   PutItemCommand: 'dynamodb:PutItem',
   UpdateItemCommand: 'dynamodb:UpdateItem',
   DeleteItemCommand: 'dynamodb:DeleteItem',
@@ -53,12 +57,15 @@ beforeAll(async () => {
   await documentClient().send(new UpdateCommand({ TableName: tableNames().accounts, Key: { accountId: legacy.accountId }, UpdateExpression: 'REMOVE #k', ExpressionAttributeNames: { '#k': 'keys' } }));
   documentClient().middlewareStack.add(
     (next, context) => async (args) => {
-      const input = args.input as { TableName?: string; TransactItems?: Array<Record<string, { TableName?: string }>> };
+      const input = args.input as { TableName?: string; RequestItems?: Record<string, unknown>; TransactItems?: Array<Record<string, { TableName?: string }>> };
       const command = String(context.commandName);
       if (command === 'TransactWriteItemsCommand') {
         for (const item of input.TransactItems ?? []) {
           for (const [kind, op] of Object.entries(item)) used.add(`${logicalName(op.TableName)} ${ACTION_OF_TRANSACT_ITEM[kind] ?? `unknown:${kind}`}`);
         }
+      } else if (input.RequestItems !== undefined) {
+        // Batch operations name their tables as keys; each needs the batch action on each table.
+        for (const table of Object.keys(input.RequestItems)) used.add(`${logicalName(table)} ${ACTION_OF_COMMAND[command] ?? `unknown:${command}`}`);
       } else {
         used.add(`${logicalName(input.TableName)} ${ACTION_OF_COMMAND[command] ?? `unknown:${command}`}`);
       }
@@ -85,6 +92,16 @@ describe('gateway table grants', () => {
     for await (const chunk of stream) void chunk;
     await client.embeddings.create({ model: 'text-embedding-3-small', input: 'grants' });
 
+    // The Responses API: stored, continued both ways, retrieved, listed, deleted.
+    const first = await client.responses.create({ model: 'gpt-4o-mini', input: 'grants' });
+    const next = await client.responses.create({ model: 'gpt-4o-mini', previous_response_id: first.id, input: 'more', stream: true });
+    for await (const event of next) void event;
+    const message = first.output.find((o) => o.type === 'message');
+    await client.responses.create({ model: 'gpt-4o-mini', input: [{ type: 'item_reference', id: message?.id ?? '' }, { role: 'user', content: 'again' }], store: false });
+    await client.responses.retrieve(first.id);
+    await client.responses.inputItems.list(first.id);
+    await client.responses.delete(first.id);
+
     // A hold cancelled (no answer), and a settle repeated (idempotent on the request id).
     clearViews();
     const keyHash = hashApiKey(gw.apiKey);
@@ -100,7 +117,7 @@ describe('gateway table grants', () => {
 
     // Settles run after the response: give the last ones a moment to land.
     await new Promise((r) => setTimeout(r, 200));
-    const granted = Object.entries(GATEWAY_TABLE_ACTIONS).flatMap(([table, actions]) => actions.map((a) => `${table} ${a}`));
+    const granted = [...Object.entries(GATEWAY_TABLE_ACTIONS), ['responses', RESPONSES_TABLE_ACTIONS] as const].flatMap(([table, actions]) => actions.map((a) => `${table} ${a}`));
     expect([...used].sort()).toEqual(granted.sort());
   });
 });

@@ -57,6 +57,7 @@ describe('alarms', () => {
         'EmbeddingsThrottles',
         'KeysTableThrottles',
         'LedgerTableThrottles',
+        'ResponsesTableThrottles',
         'ServerErrorRate',
         'SettleDeadLetters',
         'SettleErrors',
@@ -100,7 +101,7 @@ describe('alarms', () => {
   });
 
   it('alarm on read and write throttle events of each table', () => {
-    for (const table of ['Keys', 'Accounts', 'Ledger']) {
+    for (const table of ['Keys', 'Accounts', 'Ledger', 'Responses']) {
       const metrics = alarmMetrics(alarms[`Modelmux-${table}TableThrottles`] ?? {});
       expect(metrics.map((m) => m.MetricName).sort()).toEqual(['ReadThrottleEvents', 'WriteThrottleEvents']);
       expect(JSON.stringify(metrics[0]?.Dimensions)).toContain(logicalIdByPath(template, 'AWS::DynamoDB::Table', `/Data/${table}/`));

@@ -6,7 +6,7 @@ import { TABLE_ENV, TABLE_SCHEMAS, type TableSchema } from '../../functions/shar
 import { ACCOUNT_PATH_PATTERNS } from '../../functions/shared/account-api/paths';
 import { API_PATH_PATTERN, EMBEDDINGS_PATH_PATTERN } from '../../lib/constructs/api-distribution';
 import { BYOK_CONTEXT_PURPOSE } from '../../lib/constructs/byok-key';
-import { ACCOUNT_TABLE_ACTIONS, GATEWAY_TABLE_ACTIONS } from '../../lib/constructs/data-tables';
+import { ACCOUNT_TABLE_ACTIONS, GATEWAY_TABLE_ACTIONS, RESPONSES_TABLE_ACTIONS } from '../../lib/constructs/data-tables';
 import { DASHBOARD_CLIENT_SETTINGS, USER_POOL_SETTINGS } from '../../lib/constructs/identity-settings';
 import { ModelmuxStack } from '../../lib/modelmux-stack';
 import { stackPropsFromContext } from '../../lib/stack-context';
@@ -72,6 +72,7 @@ beforeAll(() => {
       keys: logicalIdByPath(template, 'AWS::DynamoDB::Table', '/Data/Keys/'),
       accounts: logicalIdByPath(template, 'AWS::DynamoDB::Table', '/Data/Accounts/'),
       ledger: logicalIdByPath(template, 'AWS::DynamoDB::Table', '/Data/Ledger/'),
+      responses: logicalIdByPath(template, 'AWS::DynamoDB::Table', '/Data/Responses/'),
     },
   };
 }, 120_000);
@@ -148,15 +149,23 @@ describe('Function URLs', () => {
 describe('DynamoDB tables', () => {
   const tableIds = (): string[] => Object.values(ids.tables);
 
-  it('creates exactly the three tables of TABLE_SCHEMAS, on demand, with PITR and the AWS-managed key', () => {
+  it('creates exactly the four tables of TABLE_SCHEMAS, on demand, encrypted with the AWS-managed key, PITR on all but responses', () => {
     template.resourceCountIs('AWS::DynamoDB::Table', TABLE_SCHEMAS.length);
-    expect(TABLE_SCHEMAS).toHaveLength(3);
-    for (const id of tableIds()) {
+    expect(TABLE_SCHEMAS).toHaveLength(4);
+    for (const [name, id] of Object.entries(ids.tables)) {
       expect(resourcesOfType(template, 'AWS::DynamoDB::Table')[id]?.Properties).toMatchObject({
         BillingMode: 'PAY_PER_REQUEST',
-        PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+        // Stored responses end at their TTL or DELETE: no restore points keep them 35 days longer.
+        PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: name !== 'responses' },
         SSESpecification: { SSEEnabled: true },
       });
+    }
+  });
+
+  it('expires stored responses with DynamoDB TTL on expiresAt, and only them', () => {
+    for (const [name, id] of Object.entries(ids.tables)) {
+      const ttl = resourcesOfType(template, 'AWS::DynamoDB::Table')[id]?.Properties?.TimeToLiveSpecification;
+      expect(ttl).toEqual(name === 'responses' ? { AttributeName: 'expiresAt', Enabled: true } : undefined);
     }
   });
 
@@ -185,7 +194,7 @@ describe('DynamoDB tables', () => {
     expect(template.toJSON()).toMatchObject({ Resources: { [ids.tables.keys]: { Properties: { GlobalSecondaryIndexes: [{ IndexName: 'byAccount' }] } } } });
   });
 
-  it('retains all three tables (accounts and ledger hold money) and protects them from deletion', () => {
+  it('retains all four tables (accounts and ledger hold money) and protects them from deletion', () => {
     for (const id of tableIds()) {
       const table = resourcesOfType(template, 'AWS::DynamoDB::Table')[id] as CfnResource;
       expect(table.DeletionPolicy).toBe('Retain');
@@ -250,13 +259,15 @@ describe('IAM least privilege', () => {
   it('grants each function exactly the request-path table actions, GetSecretValue on the upstream and origin secrets and SendMessage on the settle queue', () => {
     const settleQueue = logicalIdByPath(template, 'AWS::SQS::Queue', '/SettlePath/Queue/');
     const expected = new Map<string, string[]>([
-      ...TABLE_SCHEMAS.map((s): [string, string[]] => [JSON.stringify(getAttArn(ids.tables[s.logicalName])), [...GATEWAY_TABLE_ACTIONS[s.logicalName]].sort()]),
+      ...Object.entries(GATEWAY_TABLE_ACTIONS).map(([name, actions]): [string, string[]] => [JSON.stringify(getAttArn(ids.tables[name as keyof typeof ids.tables])), [...actions].sort()]),
       [JSON.stringify({ Ref: ids.secret }), ['secretsmanager:GetSecretValue']],
       [JSON.stringify(getAttArn(ids.byokKey)), ['kms:Decrypt']],
       [JSON.stringify({ Ref: ids.originSecret }), ['secretsmanager:GetSecretValue']],
       [JSON.stringify(getAttArn(settleQueue)), ['sqs:SendMessage']],
     ]);
-    for (const fn of [ids.chatFn, ids.embeddingsFn]) {
+    // Stored responses: the chat function alone serves /v1/responses.
+    const chatExpected = new Map([...expected, [JSON.stringify(getAttArn(ids.tables.responses)), [...RESPONSES_TABLE_ACTIONS].sort()]]);
+    for (const [fn, want] of [[ids.chatFn, chatExpected], [ids.embeddingsFn, expected]] as const) {
       const granted = new Map<string, string[]>();
       for (const statement of roleStatementsOf(fn)) {
         expect(statement.Effect).toBe('Allow');
@@ -265,8 +276,9 @@ describe('IAM least privilege', () => {
           granted.set(key, [...(granted.get(key) ?? []), ...actionsOf(statement)].sort());
         }
       }
-      expect(granted).toEqual(expected);
+      expect(granted).toEqual(want);
     }
+    expect(RESPONSES_TABLE_ACTIONS).toEqual(['dynamodb:BatchGetItem', 'dynamodb:PutItem', 'dynamodb:DeleteItem']);
     expect(GATEWAY_TABLE_ACTIONS).toEqual({
       keys: ['dynamodb:GetItem', 'dynamodb:ConditionCheckItem'],
       accounts: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
@@ -533,10 +545,11 @@ describe('accounts: Cognito, the BYOK key and the account function', () => {
       // The origin secret (one door: it refuses calls that did not come through CloudFront).
       [JSON.stringify({ Ref: ids.originSecret }), ['secretsmanager:GetSecretValue']],
     ]);
-    for (const schema of TABLE_SCHEMAS) {
-      const grant = ACCOUNT_TABLE_ACTIONS[schema.logicalName];
-      expected.set(JSON.stringify(getAttArn(ids.tables[schema.logicalName])), [...grant.table].sort());
-      if (grant.index) expected.set(JSON.stringify({ 'Fn::Join': ['', [getAttArn(ids.tables[schema.logicalName]), `/index/${grant.index.name}`]] }), [...grant.index.actions]);
+    // Not the responses table: the account API does not read stored responses.
+    for (const [name, grant] of Object.entries(ACCOUNT_TABLE_ACTIONS)) {
+      const table = ids.tables[name as keyof typeof ids.tables];
+      expected.set(JSON.stringify(getAttArn(table)), [...grant.table].sort());
+      if (grant.index) expected.set(JSON.stringify({ 'Fn::Join': ['', [getAttArn(table), `/index/${grant.index.name}`]] }), [...grant.index.actions]);
     }
     expect(granted).toEqual(expected);
     expect(JSON.stringify(roleStatementsOf(ids.accountFn))).not.toContain(JSON.stringify({ Ref: ids.secret }));

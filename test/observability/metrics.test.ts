@@ -1,9 +1,9 @@
-import { createServer } from 'node:net';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { RunningGateway } from '../../local/gateway';
 import { captureEmf, type EmfMetric } from '../support/emf';
 import { pollLedgerEntry } from '../support/ledger';
+import { closedPort } from '../support/loopback';
 
 /**
  * Each metric of functions/shared/observability/metrics.ts, read from the EMF lines Powertools really
@@ -238,12 +238,3 @@ describe('billing metrics', () => {
     expect(emf.metrics()).toEqual([]);
   });
 });
-
-/** A port nothing listens on: connections are refused at once. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as { port: number };
-  await new Promise((r) => server.close(r));
-  return port;
-}

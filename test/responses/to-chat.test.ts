@@ -118,7 +118,6 @@ describe('Responses request → chat request', () => {
   });
 
   it.each([
-    [{ previous_response_id: 'resp_1' }, 'previous_response_id'],
     [{ conversation: 'conv_1' }, 'conversation'],
     [{ prompt: { id: 'pmpt_1' } }, 'prompt'],
     [{ background: true }, 'background'],
@@ -139,9 +138,9 @@ describe('Responses request → chat request', () => {
     expect(refusal({ input: 'x', ...body })).toMatchObject({ status: 400, param });
   });
 
-  it('says why for previous_response_id, and what to do for an item reference', () => {
-    expect(refusal({ input: 'x', previous_response_id: 'resp_1' }).message).toMatch(/keeps no conversation state/);
-    expect(refusal({ input: [{ type: 'item_reference', id: 'msg_1' }] }).message).toMatch(/store = false/);
+  it('leaves previous_response_id to the Responses layer, and refuses an item reference that reached it unresolved', () => {
+    expect(toChatRequest(createResponseRequest.parse({ model: 'gpt-4o', input: 'x', previous_response_id: 'resp_1' })).messages).toEqual([{ role: 'user', content: 'x' }]);
+    expect(refusal({ input: [{ type: 'item_reference', id: 'msg_1' }] }).message).toMatch(/item reference that was not resolved/);
   });
 
   it('names an unknown item type, and an unknown parameter at any depth, with the Responses wording', () => {

@@ -9,6 +9,7 @@ import { routeBuffered, routeStream, type StreamOutcome } from '../../functions/
 import { CircuitBreaker } from '../../functions/shared/routing/circuit-breaker';
 import { hedgeLossNanoUsd } from '../../functions/shared/routing/hedge';
 import { startSimulator, type Simulator } from '../../local/simulator';
+import { simulatorCredentials } from '../support/loopback';
 
 /**
  * Hedging through the real router against the simulator over loopback, on a small catalogue whose
@@ -37,11 +38,7 @@ const catalogue: Catalogue = buildCatalogue([
 
 beforeAll(async () => {
   sim = await startSimulator();
-  creds = {
-    OPENAI_API_KEY: 'k', OPENAI_BASE_URL: sim.urls.openai,
-    ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: `${sim.baseUrl}/anthropic`,
-    GEMINI_API_KEY: 'k', GEMINI_BASE_URL: sim.urls.gemini,
-  };
+  creds = simulatorCredentials(sim, ['openai', 'anthropic', 'gemini']);
 });
 afterAll(async () => {
   await sim.close();

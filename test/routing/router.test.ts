@@ -5,6 +5,7 @@ import { planAttempts } from '../../functions/shared/routing/attempt-plan';
 import { routeBuffered, routeStream } from '../../functions/shared/routing/chat-router';
 import { CircuitBreaker } from '../../functions/shared/routing/circuit-breaker';
 import { startSimulator, type Simulator } from '../../local/simulator';
+import { simulatorCredentials } from '../support/loopback';
 
 /**
  * The router against the real simulator over loopback, with its own short-cooldown breaker: the
@@ -16,11 +17,7 @@ let creds: Record<string, string>;
 
 beforeAll(async () => {
   sim = await startSimulator();
-  creds = {
-    OPENAI_API_KEY: 'k', OPENAI_BASE_URL: sim.urls.openai,
-    ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: `${sim.baseUrl}/anthropic`,
-    GEMINI_API_KEY: 'k', GEMINI_BASE_URL: sim.urls.gemini,
-  };
+  creds = simulatorCredentials(sim, ['openai', 'anthropic', 'gemini']);
 });
 afterAll(async () => {
   await sim.close();

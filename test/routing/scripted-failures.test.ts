@@ -5,6 +5,7 @@ import { planAttempts } from '../../functions/shared/routing/attempt-plan';
 import { routeBuffered, routeStream } from '../../functions/shared/routing/chat-router';
 import { CircuitBreaker } from '../../functions/shared/routing/circuit-breaker';
 import { startSimulator, type Simulator } from '../../local/simulator';
+import { simulatorCredentials } from '../support/loopback';
 import { keepAliveForever, openAIError, openAISse, startScriptedUpstream, type ScriptedUpstream } from './scripted-upstream';
 
 /**
@@ -32,7 +33,7 @@ beforeEach(() => {
 const req = (extra: Record<string, unknown> = {}) => chatCompletionRequest.parse({ model: 'x', messages: [{ role: 'user', content: 'scripted test' }], ...extra });
 const signal = () => new AbortController().signal;
 /** OpenAI at the scripted upstream; Anthropic at the simulator; nothing else configured. */
-const openaiScripted = () => ({ OPENAI_API_KEY: 'k', OPENAI_BASE_URL: scripted.url, ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: `${sim.baseUrl}/anthropic` });
+const openaiScripted = () => ({ OPENAI_API_KEY: 'k', OPENAI_BASE_URL: scripted.url, ...simulatorCredentials(sim, ['anthropic']) });
 
 describe('a buffered attempt has a cap that its bytes cannot reset', () => {
   it('an upstream that keeps the connection alive with blank lines is aborted at the deadline (504)', async () => {

@@ -11,15 +11,7 @@ import { newRequestId } from '../../functions/shared/billing/request-id';
 import { UpstreamUnavailableError } from '../../functions/shared/openai/errors';
 import { createDocumentClient, setDocumentClient } from '../../functions/shared/store/dynamo';
 import { demandOf, entryOf, hold } from '../support/billing';
-
-/** A port nothing listens on: connections are refused at once. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as { port: number };
-  await new Promise((r) => server.close(r));
-  return port;
-}
+import { closedPort } from '../support/loopback';
 
 const hanging: Server[] = [];
 afterEach(() => {

@@ -6,15 +6,15 @@ import { TABLE_ENV } from '../../functions/shared/store/table-schemas';
 import type { TableNames } from '../../functions/shared/store/tables';
 
 /**
- * Creates three tables with names unique to this call (`<prefix>-<random>-keys` …), points the store at
- * them through KEYS_TABLE / ACCOUNTS_TABLE / LEDGER_TABLE, and returns the names.
+ * Creates the tables with names unique to this call (`<prefix>-<random>-keys` …), points the store at
+ * them through KEYS_TABLE / ACCOUNTS_TABLE / LEDGER_TABLE / RESPONSES_TABLE, and returns the names.
  * Call in `beforeAll`; needs worker-env.ts to have set DYNAMODB_ENDPOINT.
  */
 export async function createTestTables(prefix = 'test'): Promise<TableNames> {
   const endpoint = process.env.DYNAMODB_ENDPOINT;
   if (!endpoint) throw new Error('DYNAMODB_ENDPOINT is not set: is test/support/worker-env.ts in setupFiles?');
   const id = `${prefix}-${randomBytes(4).toString('hex')}`;
-  const names: TableNames = { keys: `${id}-keys`, accounts: `${id}-accounts`, ledger: `${id}-ledger` };
+  const names: TableNames = { keys: `${id}-keys`, accounts: `${id}-accounts`, ledger: `${id}-ledger`, responses: `${id}-responses` };
   const client = createDocumentClient({ endpoint });
   try {
     await ensureTables(client, names);
@@ -24,6 +24,7 @@ export async function createTestTables(prefix = 'test'): Promise<TableNames> {
   process.env[TABLE_ENV.keys] = names.keys;
   process.env[TABLE_ENV.accounts] = names.accounts;
   process.env[TABLE_ENV.ledger] = names.ledger;
+  process.env[TABLE_ENV.responses] = names.responses;
   return names;
 }
 

@@ -5,6 +5,7 @@ import { embeddings } from './embeddings';
 import { keyInfo } from './key-info';
 import { listModels, retrieveModel } from './models';
 import { responses } from './responses';
+import { storedResponses } from './stored-responses';
 
 /**
  * The public routes under `/v1`. Both functions serve every route, so a single Function URL works
@@ -15,6 +16,7 @@ export const dispatch: GatewayHandler = async (req: GatewayRequest): Promise<Gat
   const path = req.path.length > 1 && req.path.endsWith('/') ? req.path.slice(0, -1) : req.path;
   if (path === '/v1/chat/completions') return only(req, 'POST', chatCompletions);
   if (path === '/v1/responses') return only(req, 'POST', responses);
+  if (path.startsWith('/v1/responses/')) return storedResponses(req, path.slice('/v1/responses/'.length));
   if (path === '/v1/embeddings') return only(req, 'POST', embeddings);
   if (path === '/v1/models') return only(req, 'GET', listModels);
   if (path === '/v1/key') return only(req, 'GET', keyInfo);

@@ -64,8 +64,7 @@ export function chatDemand(body: ChatCompletionRequest, entry: CatalogueEntry, p
   const texts: string[] = [];
   const media: MediaParts = { images: [], files: [] };
   for (const m of body.messages) {
-    texts.push(m.role, messageText(m.content));
-    if ('tool_calls' in m && m.tool_calls) texts.push(JSON.stringify(m.tool_calls));
+    texts.push(...messageTexts(m));
     if (m.role === 'user' && Array.isArray(m.content)) collectMedia(m.content, media);
   }
   for (const extra of [body.tools, body.functions, body.response_format, body.tool_choice]) if (extra !== undefined) texts.push(JSON.stringify(extra));
@@ -95,6 +94,25 @@ export function embeddingsDemand(inputs: readonly string[], plan: readonly Attem
     promptTokensEstimate: prompt.estimate,
     outputLimit: 0,
   };
+}
+
+/**
+ * Every text of a message an adapter may send upstream: its role and content, and on an assistant
+ * message also its refusal (field or parts), tool and function calls, and `reasoning_content` — which
+ * the OpenAI-compatible adapters replay (DeepSeek, MiniMax: providers/openai-compatible/history.ts), and
+ * which a Responses request continued with `previous_response_id` or `item_reference` carries for every
+ * earlier reasoning item (responses/input-items.ts). Counting one an adapter then drops only over-holds.
+ */
+function messageTexts(m: ChatCompletionRequest['messages'][number]): string[] {
+  const texts = [m.role, messageText(m.content)];
+  if ('name' in m && m.name) texts.push(m.name);
+  if (m.role === 'tool') texts.push(m.tool_call_id);
+  if (m.role !== 'assistant') return texts;
+  if (Array.isArray(m.content)) for (const p of m.content) if (p.type === 'refusal') texts.push(p.refusal);
+  for (const extra of [m.refusal, m.reasoning_content]) if (extra) texts.push(extra);
+  if (m.tool_calls) texts.push(JSON.stringify(m.tool_calls));
+  if (m.function_call) texts.push(JSON.stringify(m.function_call));
+  return texts;
 }
 
 type Part = Extract<ChatCompletionRequest['messages'][number], { role: 'user' }>['content'];

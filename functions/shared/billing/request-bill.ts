@@ -49,6 +49,41 @@ export interface RequestBill {
   cancel(): Promise<void>;
 }
 
+/**
+ * Holds this container predicted and is still writing, per account id. Only predicted holds start
+ * their upstream call before the hold lands; the prediction counts every hold pending here, so a hold
+ * that was not predicted waits for these before it is written (else it could take, in the store, the
+ * funds a predicted request's upstream call is already running on, and that request would be refused
+ * after its upstream started).
+ */
+const predictedInFlight = new Map<string, Set<Promise<unknown>>>();
+
+/** Holds waiting for {@link predictedInFlight}, per account id (no prediction meanwhile). */
+const waitingHolds = new Map<string, number>();
+
+async function afterPredicted<T>(accountId: string, ahead: Set<Promise<unknown>>, place: () => Promise<T>): Promise<T> {
+  waitingHolds.set(accountId, (waitingHolds.get(accountId) ?? 0) + 1);
+  try {
+    await Promise.allSettled([...ahead]);
+  } finally {
+    const left = (waitingHolds.get(accountId) ?? 1) - 1;
+    if (left === 0) waitingHolds.delete(accountId);
+    else waitingHolds.set(accountId, left);
+  }
+  return place();
+}
+
+function trackPredicted(accountId: string, hold: Promise<unknown>): void {
+  let set = predictedInFlight.get(accountId);
+  if (set === undefined) predictedInFlight.set(accountId, (set = new Set()));
+  set.add(hold);
+  const forget = (): void => {
+    set.delete(hold);
+    if (set.size === 0 && predictedInFlight.get(accountId) === set) predictedInFlight.delete(accountId);
+  };
+  hold.then(forget, forget);
+}
+
 /** Starts the hold of one request (see the module comment). */
 export function startBill(start: BillStart): RequestBill {
   const req: HoldRequest = {
@@ -60,10 +95,16 @@ export function startBill(start: BillStart): RequestBill {
     promptTokensEstimate: start.promptTokensEstimate,
     expiresAt: start.endsAt ?? Date.now() + DEFAULT_HOLD_LIFE_MS,
   };
-  const predicted = holdPredicted(req);
+  // Nothing is predicted while a hold of the account waits below (it is not counted as pending yet).
+  const predicted = !waitingHolds.has(start.accountId) && holdPredicted(req);
   let record: HoldRecord | undefined;
   let done = false;
-  const confirmed = placeHold(req, cancelUnknownHold).then((r) => (record = r));
+  // A hold this container did not predict waits for the predicted ones of its account still being
+  // written here: it must not take the funds their upstream calls already started on.
+  const ahead = predicted ? undefined : predictedInFlight.get(start.accountId);
+  const placed = ahead === undefined || ahead.size === 0 ? placeHold(req, cancelUnknownHold) : afterPredicted(start.accountId, ahead, () => placeHold(req, cancelUnknownHold));
+  if (predicted) trackPredicted(start.accountId, placed);
+  const confirmed = placed.then((r) => (record = r));
   confirmed.catch(() => undefined); // observed by the caller; never an unhandled rejection
   const mustHold = (): HoldRecord => {
     if (record === undefined) throw new Error('the hold is not confirmed yet');

@@ -2,8 +2,9 @@ import * as z from 'zod';
 import { PROVIDER_NAMES } from '../providers/provider-names';
 
 /**
- * The catalogue's shape, validated once at module load (a typo in the data fails the first request's
- * cold start and every test, never a single request at random).
+ * The catalogue's shape. The built-in data (models.ts) is typed by it at compile time and parsed with it
+ * by test/catalogue, so a typo fails the build or the tests, never a request; the Lambda skips the parse
+ * at INIT (catalogue.ts). Data from anywhere else goes through `loadCatalogue` (load.ts), which parses.
  *
  * Units: prices are upstream USD per 1M tokens as the provider publishes them, with the date they were
  * read and where; context window and output limits are tokens.

@@ -1,7 +1,7 @@
 import type { ChatCompletionChunk } from '../openai/chat-response';
 import type { OpenAIErrorBody } from '../openai/errors';
 import type { SseFrame } from '../http/types';
-import type { ResponseContext } from './response-object';
+import type { ResponseContext, ResponseObject } from './response-object';
 import { createResponsesStreamEncoder } from './stream-events';
 
 /**
@@ -12,9 +12,16 @@ import { createResponsesStreamEncoder } from './stream-events';
  *
  * The chat route and this one share the exchange itself (routing, fallback, the ledger): only the
  * wire form of the answer differs, so it is translated here, frame by frame, as it flows.
+ * @param beforeLast awaited with the whole response before the last event (`response.completed`,
+ *   `.incomplete` or `.failed`) is sent: the store writes it there, so a client that sends its next
+ *   turn at once finds it.
  */
-export async function* toResponseEvents(chatFrames: AsyncIterable<SseFrame>, ctx: ResponseContext): AsyncGenerator<SseFrame> {
+export async function* toResponseEvents(chatFrames: AsyncIterable<SseFrame>, ctx: ResponseContext, beforeLast?: (response: ResponseObject) => Promise<void>): AsyncGenerator<SseFrame> {
   const encoder = createResponsesStreamEncoder(ctx);
+  const finalised = async (): Promise<void> => {
+    const response = encoder.final();
+    if (response !== undefined) await beforeLast?.(response);
+  };
   for await (const frame of chatFrames) {
     for (const event of splitEvents(frame)) {
       if (event.data === undefined) {
@@ -22,12 +29,16 @@ export async function* toResponseEvents(chatFrames: AsyncIterable<SseFrame>, ctx
         continue;
       }
       if (event.data === '[DONE]') {
-        yield* encoder.done();
+        const last = encoder.done();
+        await finalised();
+        yield* last;
         return;
       }
       const payload = JSON.parse(event.data) as ChatCompletionChunk | OpenAIErrorBody;
       if ('error' in payload) {
-        yield* encoder.failed(payload.error);
+        const last = encoder.failed(payload.error);
+        await finalised();
+        yield* last;
         return;
       }
       yield* encoder.chunk(payload);

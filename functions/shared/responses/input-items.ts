@@ -16,9 +16,10 @@ import type { CreateResponseRequest, InputItem, MessagePart } from './request';
  * - a `reasoning` item → `reasoning_content` of the next assistant message (each adapter replays it
  *   as its provider allows, as for chat clients).
  *
- * @throws InvalidRequestError (400, `param` = `input[i]…`) for what the chat core cannot carry: an
- *   `item_reference` (modelmux keeps no stored items), uploaded-file ids, file URLs, parts a role
- *   cannot have.
+ * `item_reference` items must have been replaced by the items they name before this
+ * (conversation-state.ts reads them from the stored responses).
+ * @throws InvalidRequestError (400, `param` = `input[i]…`) for what the chat core cannot carry:
+ *   uploaded-file ids, file URLs, parts a role cannot have, an unresolved `item_reference`.
  */
 export function toChatMessages(req: Pick<CreateResponseRequest, 'instructions' | 'input'>): ChatMessage[] {
   const messages: ChatMessage[] = [];
@@ -60,10 +61,7 @@ export function toChatMessages(req: Pick<CreateResponseRequest, 'instructions' |
         return;
       }
       case 'item_reference':
-        throw new InvalidRequestError(
-          `Item references are not supported: modelmux stores no responses, so 'input[${i}]' (${item.id}) cannot be resolved. Send the item itself (with the AI SDK: providerOptions.openai.store = false).`,
-          { param: `input[${i}]`, code: 'unsupported_parameter' },
-        );
+        throw new InvalidRequestError(`'input[${i}]' (${item.id}) is an item reference that was not resolved; send the item itself.`, { param: `input[${i}]`, code: 'invalid_value' });
     }
   });
   return messages;

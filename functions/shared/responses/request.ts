@@ -12,12 +12,13 @@ import * as z from 'zod';
  *   `top_p`, `text.format` (→ `response_format`), `text.verbosity`, `reasoning.effort`, `stream`,
  *   `top_logprobs` with `include: ["message.output_text.logprobs"]`, and the pass-through hints
  *   (`user`, `safety_identifier`, `prompt_cache_key`, `service_tier`, …).
- * - `metadata` and `store` are accepted (metadata is echoed on the response).
+ * - `metadata` (echoed on the response), `store` (default true: the response is stored, app/responses.ts)
+ *   and `previous_response_id` (the stored conversation it continues, conversation-state.ts).
  *
  * Every level is strict, as OpenAI's Responses API is ("Unknown parameter: 'input[1].metadata'.",
- * code `unknown_parameter`). Fields that need state or features modelmux does not have —
- * `previous_response_id`, `conversation`, `prompt`, `background`, built-in tools, `item_reference`
- * inputs — are parsed here and refused with a clear 400 by the translation (to-chat.ts).
+ * code `unknown_parameter`). Fields that need features modelmux does not have — `conversation`,
+ * `prompt`, `background`, built-in tools — are parsed here and refused with a clear 400 by the
+ * translation (to-chat.ts); `item_reference` inputs are resolved from the store first.
  */
 
 const cacheBreakpoint = z.strictObject({ mode: z.literal('explicit') }).optional();

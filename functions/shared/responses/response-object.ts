@@ -1,6 +1,7 @@
 import type { ChatCompletion, CompletionChoice, FinishReason, Usage } from '../openai/chat-response';
 import type { ChatCompletionRequest } from '../openai/chat-request';
 import type { CreateResponseRequest } from './request';
+import { outputItemId, responseIdOf } from './response-ids';
 
 /**
  * The Responses API's `response` object, built from the chat core's answer (OpenAI's OpenAPI
@@ -54,7 +55,7 @@ export interface ResponseObject {
 
 /** What every response of one request shares: its ids, its times, and the request it answers. */
 export interface ResponseContext {
-  /** `resp_<request id>`; output item ids derive from the same request id. */
+  /** `resp_<request id>`; output item ids derive from the same request id (response-ids.ts). */
   id: string;
   requestId: string;
   /** Unix seconds the request arrived. */
@@ -63,14 +64,13 @@ export interface ResponseContext {
   chat: ChatCompletionRequest;
 }
 
-/** Ids: `resp_…`, `msg_…`, `rs_…`, `fc_…_<n>` — all from our request id, so logs, ledger and answer agree. */
+/** Ids: `resp_…`, and `msg_…`, `rs_…`, `fc_…` with the output index — all from our request id, so logs, ledger, answer and store agree. */
 export function responseContext(requestId: string, receivedAt: number, body: CreateResponseRequest, chat: ChatCompletionRequest): ResponseContext {
-  return { id: `resp_${requestId}`, requestId, createdAt: Math.floor(receivedAt / 1000), body, chat };
+  return { id: responseIdOf(requestId), requestId, createdAt: Math.floor(receivedAt / 1000), body, chat };
 }
 
-export const messageId = (ctx: ResponseContext): string => `msg_${ctx.requestId}`;
-export const reasoningId = (ctx: ResponseContext): string => `rs_${ctx.requestId}`;
-export const functionCallId = (ctx: ResponseContext, index: number): string => `fc_${ctx.requestId}_${index}`;
+/** The id of this response's output item at `outputIndex` (response-ids.ts). */
+export const itemId = (ctx: ResponseContext, type: 'message' | 'reasoning' | 'function_call', outputIndex: number): string => outputItemId(type, ctx.requestId, outputIndex);
 
 /**
  * The response with no output yet (`status: in_progress`, as `response.created` carries it), or the
@@ -92,7 +92,7 @@ export function responseShell(ctx: ResponseContext, status: ResponseObject['stat
     model: b.model,
     output: [],
     parallel_tool_calls: b.parallel_tool_calls ?? true,
-    previous_response_id: null,
+    previous_response_id: b.previous_response_id ?? null,
     reasoning: { effort: b.reasoning?.effort ?? null, summary: null },
     temperature: ctx.chat.temperature,
     top_p: b.top_p ?? 1,
@@ -138,15 +138,15 @@ export function finish(reason: FinishReason | null): Pick<ResponseObject, 'statu
 function outputItems(ctx: ResponseContext, choice: CompletionChoice, status: ItemStatus): OutputItem[] {
   const items: OutputItem[] = [];
   const m = choice.message;
-  if (m.reasoning_content) items.push({ type: 'reasoning', id: reasoningId(ctx), summary: [], content: [{ type: 'reasoning_text', text: m.reasoning_content }], encrypted_content: null, status });
+  if (m.reasoning_content) items.push({ type: 'reasoning', id: itemId(ctx, 'reasoning', items.length), summary: [], content: [{ type: 'reasoning_text', text: m.reasoning_content }], encrypted_content: null, status });
   const content: OutputContent[] = [];
   if (m.content !== null && m.content !== '') content.push({ type: 'output_text', text: m.content, annotations: [], logprobs: toResponsesLogprobs(choice.logprobs) });
   if (m.refusal !== null && m.refusal !== '') content.push({ type: 'refusal', refusal: m.refusal });
-  if (content.length > 0) items.push({ type: 'message', id: messageId(ctx), role: 'assistant', status, content });
-  (m.tool_calls ?? []).forEach((call, i) => {
-    if (call.type !== 'function') return;
-    items.push({ type: 'function_call', id: functionCallId(ctx, i), call_id: call.id, name: call.function.name, arguments: call.function.arguments, status });
-  });
+  if (content.length > 0) items.push({ type: 'message', id: itemId(ctx, 'message', items.length), role: 'assistant', status, content });
+  for (const call of m.tool_calls ?? []) {
+    if (call.type !== 'function') continue;
+    items.push({ type: 'function_call', id: itemId(ctx, 'function_call', items.length), call_id: call.id, name: call.function.name, arguments: call.function.arguments, status });
+  }
   return items;
 }
 

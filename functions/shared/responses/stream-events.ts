@@ -2,9 +2,7 @@ import type { ChatCompletionChunk, ChunkChoice, Usage } from '../openai/chat-res
 import type { OpenAIErrorBody } from '../openai/errors';
 import {
   finish,
-  functionCallId,
-  messageId,
-  reasoningId,
+  itemId,
   responseShell,
   toResponsesLogprobs,
   toResponsesUsage,
@@ -40,10 +38,17 @@ export interface ResponsesStreamEncoder {
   done(): string[];
   /** Events for a failure after the stream started (the chat core's error event). */
   failed(error: OpenAIErrorBody['error']): string[];
+  /**
+   * The whole response as the last event (`response.completed`, `.incomplete` or `.failed`) carries
+   * it, once {@link done} or {@link failed} ran; undefined before (the store writes it before that
+   * event is sent, responses/stored-response-writer.ts).
+   */
+  final(): ResponseObject | undefined;
 }
 
 interface OpenMessage {
   index: number;
+  id: string;
   parts: Array<{ kind: 'output_text'; text: string; logprobs: ReturnType<typeof toResponsesLogprobs> } | { kind: 'refusal'; text: string }>;
 }
 
@@ -59,7 +64,8 @@ export function createResponsesStreamEncoder(ctx: ResponseContext): ResponsesStr
   let seq = 0;
   let started = false;
   let nextIndex = 0;
-  let reasoning: { index: number; text: string } | undefined;
+  let reasoning: { index: number; id: string; text: string } | undefined;
+  let final: ResponseObject | undefined;
   let message: OpenMessage | undefined;
   const calls = new Map<number, OpenCall>();
   const items: OutputItem[] = [];
@@ -82,7 +88,7 @@ export function createResponsesStreamEncoder(ctx: ResponseContext): ResponsesStr
     if (reasoning === undefined) return;
     const r = reasoning;
     reasoning = undefined;
-    const id = reasoningId(ctx);
+    const id = r.id;
     const part = { type: 'reasoning_text' as const, text: r.text };
     emit('response.reasoning_text.done', { item_id: id, output_index: r.index, content_index: 0, text: r.text });
     emit('response.content_part.done', { item_id: id, output_index: r.index, content_index: 0, part });
@@ -92,7 +98,7 @@ export function createResponsesStreamEncoder(ctx: ResponseContext): ResponsesStr
   }
 
   function closePart(m: OpenMessage): void {
-    const id = messageId(ctx);
+    const id = m.id;
     const content_index = m.parts.length - 1;
     const p = m.parts[content_index];
     if (p === undefined) return;
@@ -110,7 +116,7 @@ export function createResponsesStreamEncoder(ctx: ResponseContext): ResponsesStr
     const m = message;
     message = undefined;
     closePart(m);
-    const item: OutputItem = { type: 'message', id: messageId(ctx), role: 'assistant', status, content: m.parts.map(contentOf) };
+    const item: OutputItem = { type: 'message', id: m.id, role: 'assistant', status, content: m.parts.map(contentOf) };
     items[m.index] = item;
     emit('response.output_item.done', { output_index: m.index, item });
   }
@@ -127,23 +133,25 @@ export function createResponsesStreamEncoder(ctx: ResponseContext): ResponsesStr
 
   function onReasoning(delta: string): void {
     if (reasoning === undefined) {
-      reasoning = { index: nextIndex++, text: '' };
-      const item = { type: 'reasoning', id: reasoningId(ctx), summary: [], content: [], encrypted_content: null, status: 'in_progress' };
+      const index = nextIndex++;
+      reasoning = { index, id: itemId(ctx, 'reasoning', index), text: '' };
+      const item = { type: 'reasoning', id: reasoning.id, summary: [], content: [], encrypted_content: null, status: 'in_progress' };
       emit('response.output_item.added', { output_index: reasoning.index, item });
       emit('response.content_part.added', { item_id: item.id, output_index: reasoning.index, content_index: 0, part: { type: 'reasoning_text', text: '' } });
     }
     reasoning.text += delta;
-    emit('response.reasoning_text.delta', { item_id: reasoningId(ctx), output_index: reasoning.index, content_index: 0, delta });
+    emit('response.reasoning_text.delta', { item_id: reasoning.id, output_index: reasoning.index, content_index: 0, delta });
   }
 
   function onText(kind: 'output_text' | 'refusal', delta: string, logprobs: unknown): void {
     closeReasoning('completed');
-    const id = messageId(ctx);
     if (message === undefined) {
-      message = { index: nextIndex++, parts: [] };
-      emit('response.output_item.added', { output_index: message.index, item: { type: 'message', id, role: 'assistant', status: 'in_progress', content: [] } });
+      const index = nextIndex++;
+      message = { index, id: itemId(ctx, 'message', index), parts: [] };
+      emit('response.output_item.added', { output_index: message.index, item: { type: 'message', id: message.id, role: 'assistant', status: 'in_progress', content: [] } });
     }
     const m = message;
+    const id = m.id;
     let part = m.parts.at(-1);
     if (part?.kind !== kind) {
       if (part !== undefined) closePart(m);
@@ -166,7 +174,7 @@ export function createResponsesStreamEncoder(ctx: ResponseContext): ResponsesStr
     let c = calls.get(t.index);
     if (c === undefined) {
       const index = nextIndex++;
-      c = { index, id: functionCallId(ctx, t.index), callId: t.id ?? `call_${ctx.requestId}_${t.index}`, name: t.function?.name ?? '', args: '' };
+      c = { index, id: itemId(ctx, 'function_call', index), callId: t.id ?? `call_${ctx.requestId}_${t.index}`, name: t.function?.name ?? '', args: '' };
       calls.set(t.index, c);
       emit('response.output_item.added', { output_index: index, item: { type: 'function_call', id: c.id, call_id: c.callId, name: c.name, arguments: '', status: 'in_progress' } });
     }
@@ -203,6 +211,7 @@ export function createResponsesStreamEncoder(ctx: ResponseContext): ResponsesStr
       response.incomplete_details = outcome.incomplete_details;
       if (outcome.status === 'completed') response.completed_at = Math.floor(Date.now() / 1000);
       if (usage !== undefined) response.usage = toResponsesUsage(usage);
+      final = response;
       emit(outcome.status === 'completed' ? 'response.completed' : 'response.incomplete', { response });
       return drain();
     },
@@ -213,9 +222,11 @@ export function createResponsesStreamEncoder(ctx: ResponseContext): ResponsesStr
       const response = snapshot('failed');
       response.error = { code, message: error.message };
       if (usage !== undefined) response.usage = toResponsesUsage(usage);
+      final = response;
       emit('response.failed', { response });
       return drain();
     },
+    final: () => final,
   };
 }
 

@@ -20,13 +20,14 @@ import type { CreateResponseRequest } from './request';
  * | `temperature`, `top_p`, `parallel_tool_calls`, `user`, `safety_identifier`, `prompt_cache_*`, `service_tier`, `moderation` | the same |
  * | `stream` | `stream`, always with `stream_options.include_usage` (the usage of `response.completed`) |
  *
- * `metadata` stays with the response (it is echoed, not sent upstream); `store` is accepted and
- * changes nothing (modelmux stores no responses); `include: ["reasoning.encrypted_content"]` and
+ * `metadata` stays with the response (it is echoed, not sent upstream); `store` and
+ * `previous_response_id` are the Responses layer's (stored responses: app/responses.ts,
+ * conversation-state.ts), so `input` here already holds the history; `include: ["reasoning.encrypted_content"]` and
  * `stream_options.include_obfuscation` ask for nothing modelmux could leave out (no reasoning is
  * hidden from the client, and no padding is added).
  *
  * @throws InvalidRequestError (400) naming the field, for what needs state or features the chat core
- *   does not have: `previous_response_id`, `conversation`, `prompt`, `background`, `truncation:
+ *   does not have: `conversation`, `prompt`, `background`, `truncation:
  *   "auto"`, `max_tool_calls`, reasoning summaries, built-in tools and their tool choices, other
  *   `include` values.
  */
@@ -102,15 +103,9 @@ function toChatTools(req: CreateResponseRequest): Record<string, unknown> {
   return out;
 }
 
-/** What needs a stored conversation, a background worker, or output modelmux cannot produce. */
+/** What needs a conversation object, a background worker, or output modelmux cannot produce. */
 function refuseStateful(req: CreateResponseRequest): void {
-  if (req.previous_response_id != null) {
-    throw unsupportedParameter(
-      'previous_response_id',
-      'modelmux keeps no conversation state: send the whole conversation in `input` (earlier output items included) instead.',
-    );
-  }
-  if (req.conversation != null) throw unsupportedParameter('conversation', 'modelmux keeps no conversation state: send the whole conversation in `input`.');
+  if (req.conversation != null) throw unsupportedParameter('conversation', 'Conversation objects are not available through modelmux: continue with previous_response_id, or send the conversation in `input`.');
   if (req.prompt != null) throw unsupportedParameter('prompt', 'Stored prompt templates are not available through modelmux; send `instructions` and `input`.');
   if (req.background === true) throw unsupportedParameter('background', 'Responses run in the foreground only; stream long answers instead.');
   if (req.truncation === 'auto') throw unsupportedParameter('truncation', "Only 'disabled' is supported: a prompt over the context window is a 400 context_length_exceeded.");

@@ -1,5 +1,5 @@
 /**
- * The three DynamoDB tables as data: the CDK construct (lib/constructs/data-tables.ts) and the local
+ * The four DynamoDB tables as data: the CDK construct (lib/constructs/data-tables.ts) and the local
  * table creator (local/dynamodb-local.ts) both read this, so deployed and local keys never drift.
  *
  * - keys:     pk `keyHash`  = SHA-256 hex of the full API key. Attributes: accountId, name, createdAt,
@@ -13,6 +13,11 @@
  * - ledger:   pk `accountId` (or a fund shard's `accountId#k`), sk `requestId` (time-ordered, so a Query
  *             returns entries in time order). Holds in flight carry `holdBucket` ("0".."15") and
  *             `holdExpiresAt` (epoch ms): the sparse GSI `pendingHolds` lists exactly the unsettled holds.
+ * - responses: pk `accountId`, sk `responseId` (`resp_…`; a large response's extra parts `resp_…#o1`,
+ *             `resp_…#i1`, …). Stored Responses API responses (responses/response-store.ts): brotli-
+ *             compressed input and response, `createdAt`, `model`, `status`, and the TTL attribute
+ *             `expiresAt` (epoch seconds). No point-in-time recovery: a deleted or expired response must
+ *             be gone, not restorable for 35 more days.
  */
 
 /** A DynamoDB key attribute. */
@@ -24,10 +29,14 @@ export interface KeyAttribute {
 /** One table's key schema and indexes. */
 export interface TableSchema {
   /** Logical name; the physical name comes from the environment (see `store/tables.ts`). */
-  logicalName: 'keys' | 'accounts' | 'ledger';
+  logicalName: 'keys' | 'accounts' | 'ledger' | 'responses';
   partitionKey: KeyAttribute;
   sortKey?: KeyAttribute;
   globalSecondaryIndexes?: ReadonlyArray<{ indexName: string; partitionKey: KeyAttribute; sortKey?: KeyAttribute }>;
+  /** DynamoDB TTL attribute (a Number, epoch seconds): items past it are deleted by DynamoDB, at no write cost. */
+  timeToLiveAttribute?: string;
+  /** Point-in-time recovery; default true. */
+  pointInTimeRecovery?: boolean;
 }
 
 export const KEYS_TABLE: TableSchema = {
@@ -53,11 +62,20 @@ export const LEDGER_TABLE: TableSchema = {
   ],
 };
 
-export const TABLE_SCHEMAS: readonly TableSchema[] = [KEYS_TABLE, ACCOUNTS_TABLE, LEDGER_TABLE];
+export const RESPONSES_TABLE: TableSchema = {
+  logicalName: 'responses',
+  partitionKey: { name: 'accountId', type: 'S' },
+  sortKey: { name: 'responseId', type: 'S' },
+  timeToLiveAttribute: 'expiresAt',
+  pointInTimeRecovery: false,
+};
+
+export const TABLE_SCHEMAS: readonly TableSchema[] = [KEYS_TABLE, ACCOUNTS_TABLE, LEDGER_TABLE, RESPONSES_TABLE];
 
 /** Environment variables that carry the physical table names into the functions and the admin CLI. */
 export const TABLE_ENV = {
   keys: 'KEYS_TABLE',
   accounts: 'ACCOUNTS_TABLE',
   ledger: 'LEDGER_TABLE',
+  responses: 'RESPONSES_TABLE',
 } as const;

@@ -1,20 +1,9 @@
 import { request as httpRequest, Agent, type IncomingHttpHeaders } from 'node:http';
 import type { Context, LambdaFunctionURLEvent } from 'aws-lambda';
-import { afterEach, describe, expect, it } from 'vitest';
-import { everyPath, startServer, type TestServer } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import { serveEachTest } from './helpers.js';
 
-let running: TestServer | undefined;
-afterEach(async () => {
-  await running?.close();
-  running = undefined;
-});
-
-async function serve(handler: unknown, timeoutMs?: number): Promise<TestServer> {
-  running = await startServer([
-    everyPath({ handler, invokeMode: 'BUFFERED', functionName: 'buffered-toy', ...(timeoutMs ? { timeoutMs } : {}) }),
-  ]);
-  return running;
-}
+const serve = serveEachTest('BUFFERED', 'buffered-toy');
 
 /** Serves a handler that records the event and context it got and answers 204. */
 async function captureEvent(): Promise<{ url: string; seen: () => { event: LambdaFunctionURLEvent; context: Context } }> {
@@ -199,38 +188,21 @@ describe('BUFFERED invocation: the v2.0 request event', () => {
 });
 
 describe('BUFFERED invocation: limits and errors', () => {
-  it('answers 413 before running the function when the body is over 6 MB', async () => {
+  it.each([
+    ['a body over 6 MB', 'application/json', Buffer.alloc(6_291_457, 0x61)],
+    ['a binary body under 6 MB that grows past it as base64 in the event', 'application/octet-stream', Buffer.alloc(5_000_000, 1)],
+  ])('answers 413 before running the function for %s', async (_what, contentType, body) => {
     let calls = 0;
     const { url } = await serve(async () => {
       calls += 1;
       return 'ran';
     });
 
-    const res = await rawRequest(url, '/', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: Buffer.alloc(6_291_457, 0x61),
-    });
+    const res = await rawRequest(url, '/', { method: 'POST', headers: { 'content-type': contentType }, body });
     expect(res.status).toBe(413);
     expect(JSON.parse(res.body.toString())).toEqual({
       Message: 'Request must be smaller than 6291456 bytes for the InvokeFunction operation',
     });
-    expect(calls).toBe(0);
-  });
-
-  it('answers 413 when a binary body under 6 MB grows past it as base64 in the event', async () => {
-    let calls = 0;
-    const { url } = await serve(async () => {
-      calls += 1;
-      return 'ran';
-    });
-
-    const res = await rawRequest(url, '/', {
-      method: 'POST',
-      headers: { 'content-type': 'application/octet-stream' },
-      body: Buffer.alloc(5_000_000, 1),
-    });
-    expect(res.status).toBe(413);
     expect(calls).toBe(0);
   });
 

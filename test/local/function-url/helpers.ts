@@ -1,4 +1,5 @@
 import type { Server } from 'node:http';
+import { afterEach } from 'vitest';
 import {
   createFunctionUrlServer,
   listen,
@@ -50,6 +51,22 @@ export function deferred<T = void>(): { promise: Promise<T>; resolve: (value: T)
 }
 
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * `serve(handler, timeoutMs?)`: one toy function on every path of a fresh stand-in, closed after each
+ * test (call once at a test file's top level).
+ */
+export function serveEachTest(invokeMode: FunctionUrlRoute['invokeMode'], functionName: string): (handler: unknown, timeoutMs?: number) => Promise<TestServer> {
+  let running: TestServer | undefined;
+  afterEach(async () => {
+    await running?.close();
+    running = undefined;
+  });
+  return async (handler, timeoutMs) => {
+    running = await startServer([everyPath({ handler, invokeMode, functionName, ...(timeoutMs ? { timeoutMs } : {}) })]);
+    return running;
+  };
+}
 
 /** Route that takes every path. */
 export function everyPath(route: Omit<FunctionUrlRoute, 'match'>): FunctionUrlRoute {

@@ -1,24 +1,13 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   HTTP_INTEGRATION_CONTENT_TYPE,
   HttpResponseStream,
   type ResponseStream,
   streamifyResponse,
 } from '../../../local/function-url/index.js';
-import { deferred, everyPath, sleep, startServer, type TestServer } from './helpers.js';
+import { deferred, serveEachTest, sleep } from './helpers.js';
 
-let running: TestServer | undefined;
-afterEach(async () => {
-  await running?.close();
-  running = undefined;
-});
-
-async function serve(handler: unknown, timeoutMs?: number): Promise<TestServer> {
-  running = await startServer([
-    everyPath({ handler, invokeMode: 'RESPONSE_STREAM', functionName: 'stream-toy', ...(timeoutMs ? { timeoutMs } : {}) }),
-  ]);
-  return running;
-}
+const serve = serveEachTest('RESPONSE_STREAM', 'stream-toy');
 
 const decoder = new TextDecoder();
 

@@ -126,21 +126,15 @@ describe('@google/genai against the native Gemini route', () => {
     expect(res.text).toBeUndefined();
   });
 
-  it('embedContent works for one content and several (the SDK uses batchEmbedContents)', async () => {
+  it('embeds one content and several through batchEmbedContents (what the SDK and the gateway call)', async () => {
     const one = await genai().models.embedContent({ model: 'gemini-embedding-001', contents: 'hello world' });
-    expect(one.embeddings?.[0]?.values).toEqual(embed('hello world'));
+    expect(one.embeddings?.[0]?.values).toEqual(embed('hello world', 3072)); // the model's own length
     const many = await genai().models.embedContent({ model: 'gemini-embedding-001', contents: ['a', 'b'], config: { outputDimensionality: 4 } });
     expect(many.embeddings?.map((e) => e.values?.length)).toEqual([4, 4]);
     expect(sim.requests.map((r) => r.path)).toEqual([
       '/gemini/v1beta/models/gemini-embedding-001:batchEmbedContents',
       '/gemini/v1beta/models/gemini-embedding-001:batchEmbedContents',
     ]);
-    const raw = await fetch(`${sim.urls.gemini}/models/gemini-embedding-001:embedContent?key=k`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ content: { parts: [{ text: 'hello world' }] } }),
-    });
-    expect(await raw.json()).toEqual({ embedding: { values: embed('hello world') } });
   });
 
   it('rejects a bad key with 400 INVALID_ARGUMENT / API_KEY_INVALID', async () => {
@@ -150,11 +144,8 @@ describe('@google/genai against the native Gemini route', () => {
     expect((err as ApiError).message).toContain('API_KEY_INVALID');
   });
 
-  it('rejects a retired model with 404 NOT_FOUND and lists models with the models/ prefix', async () => {
+  it('rejects a retired model with 404 NOT_FOUND', async () => {
     await expect(genai().models.generateContent({ model: 'gemini-1.5-pro-retired', contents: 'x' })).rejects.toMatchObject({ status: 404 });
-    const names: string[] = [];
-    for await (const m of await genai().models.list()) names.push(m.name ?? '');
-    expect(names).toContain('models/gemini-2.5-flash-lite');
   });
 
   it('surfaces a mid-stream error chunk as an ApiError', async () => {

@@ -1,5 +1,5 @@
 /**
- * Server-level behaviour: URLs and routing, the HTTP control API, the request log, wire-level provider
+ * Server-level behaviour: URLs and routing, the HTTP control API the bench uses, the request log, wire-level provider
  * quirks (DeepSeek blank lines and keep-alives, Gemini `\r\n\r\n` framing) and a clean shutdown.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -24,9 +24,7 @@ describe('urls and routing', () => {
     expect(sim.urls).toEqual({
       openai: `${sim.baseUrl}/openai/v1`,
       anthropic: `${sim.baseUrl}/anthropic`,
-      'anthropic-openai': `${sim.baseUrl}/anthropic/v1`,
       gemini: `${sim.baseUrl}/gemini/v1beta`,
-      'gemini-openai': `${sim.baseUrl}/gemini/v1beta/openai`,
       deepseek: `${sim.baseUrl}/deepseek`,
       minimax: `${sim.baseUrl}/minimax/v1`,
       together: `${sim.baseUrl}/together/v1`,
@@ -35,16 +33,24 @@ describe('urls and routing', () => {
     });
   });
 
-  it('tells the overlapping anthropic prefixes apart', async () => {
-    await post(`${sim.urls['anthropic-openai']}/chat/completions`, chat);
-    await post(`${sim.urls.anthropic}/v1/messages`, { ...chat, max_tokens: 5 }, { 'x-api-key': 'k', 'anthropic-version': '2023-06-01' });
-    expect(sim.requests.map((r) => r.provider)).toEqual(['anthropic-openai', 'anthropic']);
-  });
-
-  it('answers unknown paths with 404 and does not log them', async () => {
+  it('serves only the endpoints the gateway calls: others are the provider\'s 404', async () => {
     expect((await fetch(`${sim.baseUrl}/nowhere`)).status).toBe(404);
-    expect((await post(`${sim.urls.openai}/completions`, chat)).status).toBe(404);
-    expect(sim.requests.map((r) => r.path)).toEqual(['/openai/v1/completions']);
+    const gemini = { 'x-goog-api-key': 'k' };
+    const anthropic = { 'x-api-key': 'k', 'anthropic-version': '2023-06-01' };
+    const elsewhere = [
+      post(`${sim.urls.openai}/completions`, chat),
+      fetch(`${sim.urls.openai}/models`, { headers: { authorization: 'Bearer k' } }),
+      post(`${sim.urls.anthropic}/v1/chat/completions`, chat, anthropic),
+      fetch(`${sim.urls.anthropic}/v1/models`, { headers: anthropic }),
+      post(`${sim.urls.gemini}/openai/chat/completions`, chat, gemini),
+      post(`${sim.urls.gemini}/models/gemini-embedding-001:embedContent`, { content: { parts: [{ text: 'a' }] } }, gemini),
+      fetch(`${sim.urls.gemini}/models`, { headers: gemini }),
+      post(`${sim.urls.deepseek}/v1/chat/completions`, chat),
+      post(`${sim.urls.deepseek}/embeddings`, { model: 'deepseek-embed', input: 'x' }),
+    ];
+    expect((await Promise.all(elsewhere)).map((r) => r.status)).toEqual(elsewhere.map(() => 404));
+    // Only a path outside every provider's prefix goes unlogged.
+    expect(sim.requests).toHaveLength(elsewhere.length);
   });
 
   it('rejects a missing key and an invalid JSON body in the provider shape', async () => {
@@ -65,7 +71,7 @@ describe('wire quirks', () => {
     const text = await buffered.text();
     expect(text.startsWith('\n\n{')).toBe(true);
     expect(JSON.parse(text)).toMatchObject({ object: 'chat.completion' });
-    const streamed = await readSse(await post(`${sim.urls.deepseek}/v1/chat/completions`, { ...chat, stream: true }));
+    const streamed = await readSse(await post(`${sim.urls.deepseek}/chat/completions`, { ...chat, stream: true }));
     expect(streamed.comments.filter((c) => c.trim() === 'keep-alive').length).toBeGreaterThanOrEqual(2);
     expect(streamed.events[streamed.events.length - 1]?.data).toBe('[DONE]');
   });
@@ -88,52 +94,21 @@ describe('wire quirks', () => {
   });
 });
 
-describe('control API', () => {
-  it('adds and clears faults, lists requests and resets over HTTP', async () => {
-    const add = await post(`${sim.baseUrl}/__sim/faults`, { match: { provider: 'together' }, fault: { kind: 'status', status: 503 }, times: 1 }, {});
-    expect(add.status).toBe(204);
+describe('control API (what the bench uses from another process)', () => {
+  it('sets the chunk delay and resets over HTTP; anything else is 404', async () => {
+    expect((await post(`${sim.baseUrl}/__sim/chunk-delay`, { ms: 40 }, {})).status).toBe(204);
+    const started = Date.now();
+    const read = await readSse(await post(`${sim.urls.together}/chat/completions`, { ...chat, stream: true }));
+    expect(Date.now() - started).toBeGreaterThanOrEqual(40 * (read.events.length - 1) - 5);
+    expect((await post(`${sim.baseUrl}/__sim/chunk-delay`, { ms: -1 }, {})).status).toBe(400);
+    expect((await post(`${sim.baseUrl}/__sim/chunk-delay`, { ms: 0 }, {})).status).toBe(204);
+
+    sim.setFault({ provider: 'together' }, { kind: 'status', status: 503 });
     expect((await post(`${sim.urls.together}/chat/completions`, chat)).status).toBe(503);
-    expect((await post(`${sim.urls.together}/chat/completions`, chat)).status).toBe(200);
-
-    await post(`${sim.baseUrl}/__sim/faults`, { fault: { kind: 'status', status: 500 } }, {});
-    await fetch(`${sim.baseUrl}/__sim/faults`, { method: 'DELETE' });
-    expect((await post(`${sim.urls.together}/chat/completions`, chat)).status).toBe(200);
-
-    const log = (await (await fetch(`${sim.baseUrl}/__sim/requests`)).json()) as { provider: string; fault?: string }[];
-    expect(log.map((r) => r.fault ?? '-')).toEqual(['status:503', '-', '-']);
     expect((await post(`${sim.baseUrl}/__sim/reset`, {}, {})).status).toBe(204);
     expect(sim.requests).toHaveLength(0);
-  });
-
-  it('rejects malformed faults with 400', async () => {
-    expect((await post(`${sim.baseUrl}/__sim/faults`, { fault: { kind: 'explode' } }, {})).status).toBe(400);
-    expect((await post(`${sim.baseUrl}/__sim/faults`, { match: { provider: 'nope' }, fault: { kind: 'hang' } }, {})).status).toBe(400);
-    for (const fault of [
-      { kind: 'keep-alive' },
-      { kind: 'keep-alive', everyMs: 0 },
-      { kind: 'malformed', chunks: -1 },
-      { kind: 'malformed', chunks: 'first' },
-      { kind: 'context-length', limit: 0 },
-      { kind: 'context-length', tokens: 'many' },
-    ]) {
-      expect((await post(`${sim.baseUrl}/__sim/faults`, { fault }, {})).status, JSON.stringify(fault)).toBe(400);
-    }
-  });
-
-  it('takes context-length (window and size optional), malformed with a chunk count and keep-alive', async () => {
-    const faults = [
-      { kind: 'context-length' },
-      { kind: 'context-length', limit: 8192, tokens: 9000 },
-      { kind: 'malformed', chunks: 0 },
-      { kind: 'keep-alive', everyMs: 50 },
-    ];
-    for (const fault of faults) expect((await post(`${sim.baseUrl}/__sim/faults`, { match: { provider: 'together' }, fault, times: 1 }, {})).status).toBe(204);
-    const first = await post(`${sim.urls.together}/chat/completions`, chat);
-    expect(first.status).toBe(400);
-    expect(await first.json()).toMatchObject({ error: { code: 'context_length_exceeded', message: expect.stringContaining('maximum context length is 131072 tokens') } });
-    expect(await (await post(`${sim.urls.together}/chat/completions`, chat)).json()).toMatchObject({ error: { message: expect.stringContaining('maximum context length is 8192 tokens. However, your messages resulted in 9000 tokens') } });
-    expect((await readSse(await post(`${sim.urls.together}/chat/completions`, { ...chat, stream: true }))).events).toHaveLength(2);
-    expect(sim.requests.map((r) => r.fault)).toEqual(['context-length', 'context-length', 'malformed:0']);
+    expect((await post(`${sim.urls.together}/chat/completions`, chat)).status).toBe(200);
+    expect((await post(`${sim.baseUrl}/__sim/faults`, { fault: { kind: 'hang' } }, {})).status).toBe(404);
   });
 });
 

@@ -17,6 +17,8 @@ type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 const OPERATIONS: Record<string, string[]> = {
   '/chat/completions': ['post'],
   '/responses': ['post'],
+  '/responses/{response_id}': ['get', 'delete'],
+  '/responses/{response_id}/input_items': ['get'],
   '/embeddings': ['post'],
   '/models': ['get'],
   '/models/{model}': ['get'],

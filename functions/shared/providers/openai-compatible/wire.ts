@@ -4,8 +4,8 @@ import { makeUsage } from '../../openai/chat-response';
 
 /**
  * Tolerant schemas for what OpenAI-compatible upstreams send (OpenAI, DeepSeek, MiniMax, Together,
- * DeepInfra, Groq, and Anthropic's / Gemini's compatibility layers). Only the fields we read, all
- * `.nullish()`, loose objects: an added upstream field never breaks us (DESIGN.md "Style").
+ * DeepInfra, Groq; Anthropic and Gemini are reached through their native APIs, registry.ts). Only the
+ * fields we read, all `.nullish()`, loose objects: an added upstream field never breaks us.
  */
 
 const toolCallDelta = z.looseObject({

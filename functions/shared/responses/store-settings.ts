@@ -1,0 +1,28 @@
+import * as z from 'zod';
+
+/**
+ * How long a stored Responses API response is kept, in days: env `RESPONSE_RETENTION_DAYS`, default
+ * 30 — OpenAI's retention of responses created with `store: true` (OpenAI API reference, "Create a
+ * model response", `store`; "Your data": "Response objects are saved for 30 days by default"). Each
+ * stored item carries the DynamoDB TTL attribute `expiresAt` = creation + this; DynamoDB deletes it
+ * after that (usually within a few days, at no write cost) and readers treat it as gone from the
+ * moment it passes. `0` turns storage off for the deployment: `store: true` then behaves as
+ * `store: false` (nothing is written; references to responses are 404/400, as for unstored ones).
+ */
+export const DEFAULT_RESPONSE_RETENTION_DAYS = 30;
+
+const daysSchema = z.coerce.number().int().min(0).max(365);
+
+/**
+ * Reads the retention from the environment.
+ * @throws Error at load naming the variable when it is set but not an integer from 0 to 365.
+ */
+export function responseRetentionDays(env: string | undefined = process.env.RESPONSE_RETENTION_DAYS): number {
+  if (env === undefined || env === '') return DEFAULT_RESPONSE_RETENTION_DAYS;
+  const parsed = daysSchema.safeParse(env);
+  if (!parsed.success) throw new Error(`RESPONSE_RETENTION_DAYS must be an integer from 0 to 365 (days; 0 = store no responses), got '${env}'.`);
+  return parsed.data;
+}
+
+/** This container's retention (days; read once at load). */
+export const RESPONSE_RETENTION_DAYS = responseRetentionDays();
