@@ -10,8 +10,8 @@
 import { DescribeTableCommand, type TableDescription } from '@aws-sdk/client-dynamodb';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { ORIGIN_SECRET_ARN_ENV } from '../functions/shared/edge/origin-secret';
-import { UPSTREAM_API_KEY_VARS, UPSTREAM_SECRET_ARN_ENV } from '../functions/shared/providers/credentials';
+import { ORIGIN_SECRET_ARN_ENV, UPSTREAM_SECRET_ARN_ENV } from '../functions/shared/config/stack-contract';
+import { UPSTREAM_API_KEY_VARS } from '../functions/shared/providers/manifest';
 import { documentClient } from '../functions/shared/store/dynamo';
 import { tableNames } from '../functions/shared/store/tables';
 

@@ -1,7 +1,7 @@
 import { CfnOutput, Fn, type RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
-import { UPSTREAM_BASE_URL_VARS, type UpstreamBaseUrlVar } from '../functions/shared/providers/credentials';
-import { SETTLE_RESERVE_MS } from '../functions/shared/edge/function-url';
+import { UPSTREAM_BASE_URL_VARS, type UpstreamBaseUrlVar } from '../functions/shared/providers/manifest';
+import { SETTLE_RESERVE_MS } from '../functions/shared/config/stack-contract';
 import { AccessLogs } from './constructs/access-logs';
 import { ACCOUNT_PATH_PATTERNS } from '../functions/shared/account-api/paths';
 import { AccountEndpoint } from './constructs/account-endpoint';

@@ -8,6 +8,7 @@ import { createFunctionUrlServer, installAwslambdaGlobals, listen } from './func
 import { startSettleRunner, type SettleRunner, type SettleRunnerOptions } from './settle-runner';
 import { createStaticSite } from './site/static-site';
 import { WEB_DIST_DIR } from '../web/build';
+import { PROVIDER_MANIFEST } from '../functions/shared/providers/manifest';
 
 /**
  * The whole gateway on loopback, as `npm start`, the integration tests and the bench run it:
@@ -16,17 +17,15 @@ import { WEB_DIST_DIR } from '../web/build';
  * stand-in.
  */
 
-/** Which simulator route stands in for each provider's base URL (the adapter appends its paths; the bench wires its gateway the same way). */
-export const SIMULATED_BASE: Record<string, SimProvider | ((sim: Pick<Simulator, 'baseUrl'>) => string)> = {
-  OPENAI: 'openai',
-  ANTHROPIC: (sim) => `${sim.baseUrl}/anthropic`,
-  GEMINI: 'gemini',
-  DEEPSEEK: 'deepseek',
-  MINIMAX: 'minimax',
-  TOGETHER: 'together',
-  DEEPINFRA: 'deepinfra',
-  GROQ: 'groq',
-};
+/**
+ * Which simulator route stands in for each provider's base URL, keyed by the provider's variable prefix
+ * (`OPENAI` for `OPENAI_API_KEY`), derived from the provider manifest; the adapter appends its paths
+ * (the bench wires its gateway the same way). Anthropic's adapter appends `/v1/messages` itself, so its
+ * base is the simulator's bare `/anthropic` prefix.
+ */
+export const SIMULATED_BASE: Record<string, SimProvider | ((sim: Pick<Simulator, 'baseUrl'>) => string)> = Object.fromEntries(
+  PROVIDER_MANIFEST.map((p) => [p.keyVar.replace(/_API_KEY$/, ''), p.name === 'anthropic' ? (sim: Pick<Simulator, 'baseUrl'>) => `${sim.baseUrl}/anthropic` : p.name]),
+);
 
 export interface GatewayOptions {
   /** Port of the gateway (0 = any free port). */

@@ -14,7 +14,7 @@ import { FunctionUrlOrigin } from 'aws-cdk-lib/aws-cloudfront-origins';
 import type { IFunctionUrl } from 'aws-cdk-lib/aws-lambda';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
-import { ORIGIN_SECRET_HEADER } from '../../functions/shared/edge/origin-secret';
+import { ORIGIN_SECRET_HEADER } from '../../functions/shared/config/stack-contract';
 import type { CustomDomain } from './custom-domain';
 
 /** Path pattern routed to the embeddings function; everything else goes to the chat function. */

@@ -1,6 +1,6 @@
 import { type FunctionUrl, InvokeMode } from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
-import { SETTLE_RESERVE_MS } from '../../functions/shared/edge/function-url';
+import { SETTLE_RESERVE_MS } from '../../functions/shared/config/stack-contract';
 import { type GatewayEndpointProps, gatewayEnvironment, grantGatewayRuntime } from './endpoint-props';
 import { GatewayFunction } from './gateway-function';
 

@@ -1,7 +1,6 @@
 import type { IGrantable } from 'aws-cdk-lib/aws-iam';
-import { SETTLE_QUEUE_URL_ENV } from '../../functions/shared/billing/settle-queue';
+import { SETTLE_QUEUE_URL_ENV, UPSTREAM_SECRET_ARN_ENV } from '../../functions/shared/config/stack-contract';
 import type { SettlePath } from './settle-path';
-import { UPSTREAM_SECRET_ARN_ENV } from '../../functions/shared/providers/credentials';
 import type { ByokKey } from './byok-key';
 import type { DataTables } from './data-tables';
 import type { OriginSecret } from './origin-secret';

@@ -1,7 +1,7 @@
 import { Duration } from 'aws-cdk-lib';
 import { MathExpression, Metric, type IMetric } from 'aws-cdk-lib/aws-cloudwatch';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
-import { METRICS_NAMESPACE, MetricName, type MetricNameValue } from '../../functions/shared/observability/metrics';
+import { METRICS_NAMESPACE, MetricName, type MetricNameValue } from '../../functions/shared/config/stack-contract';
 
 /**
  * CloudWatch metric definitions the alarms and the dashboard share: modelmux's own (EMF, namespace

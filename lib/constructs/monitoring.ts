@@ -20,7 +20,7 @@ import { Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { MetricName } from '../../functions/shared/observability/metrics';
+import { MetricName } from '../../functions/shared/config/stack-contract';
 import { accountConcurrency, costUsd, own, PERIOD, percentiles, serverErrorRate, tableThrottles } from './monitoring-metrics';
 
 /** Lambda's default concurrency quota per account and region (Lambda docs, "Lambda quotas"). */

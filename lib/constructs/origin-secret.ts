@@ -2,7 +2,7 @@ import { RemovalPolicy, SecretValue, Validations } from 'aws-cdk-lib';
 import { Effect, type IGrantable, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
-import { ORIGIN_SECRET_ARN_ENV } from '../../functions/shared/edge/origin-secret';
+import { ORIGIN_SECRET_ARN_ENV } from '../../functions/shared/config/stack-contract';
 
 /** Props of {@link OriginSecret}. */
 export interface OriginSecretProps {

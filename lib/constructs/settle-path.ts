@@ -6,7 +6,7 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { SETTLE_QUEUE_URL_ENV } from '../../functions/shared/billing/settle-queue';
+import { SETTLE_QUEUE_URL_ENV } from '../../functions/shared/config/stack-contract';
 import type { DataTables } from './data-tables';
 import { GatewayFunction } from './gateway-function';
 

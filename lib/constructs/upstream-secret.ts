@@ -23,7 +23,7 @@ export interface UpstreamSecretProps {
 
 /**
  * The Secrets Manager secret holding upstream API keys as one JSON object
- * (`{"OPENAI_API_KEY":"…","ANTHROPIC_API_KEY":"…",…}`), read by `functions/shared/providers/credentials.ts`.
+ * (`{"OPENAI_API_KEY":"…","ANTHROPIC_API_KEY":"…",…}`), read by `functions/shared/config/upstream-credentials.ts`.
  * Keys never go into function env vars, which anyone with `lambda:GetFunctionConfiguration` can read.
  *
  * Created secret: initial value `{}` (nothing secret is ever in the template); the operator fills it after

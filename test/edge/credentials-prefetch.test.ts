@@ -53,7 +53,7 @@ describe('handler cold start', () => {
     expect(typeof mod.handler).toBe('function');
     expect(calls).toBe(1);
     // The request path then finds them cached: no second GetSecretValue.
-    const { loadUpstreamCredentials } = await import('../../functions/shared/providers/credentials');
+    const { loadUpstreamCredentials } = await import('../../functions/shared/config/upstream-credentials');
     expect((await loadUpstreamCredentials()).OPENAI_API_KEY).toBe('sk-from-secret');
     expect(calls).toBe(1);
   });

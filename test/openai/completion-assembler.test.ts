@@ -9,7 +9,7 @@ import type { AdapterContext } from '../../functions/shared/providers/types';
 import { runTransform } from '../providers/stream-run';
 
 /**
- * A buffered chat answer is assembled from the upstream's STREAM (routing/chat-router.ts). Proof that
+ * A buffered chat answer is assembled from the upstream's STREAM (routing/fallback-router.ts). Proof that
  * it is the answer the upstream's own buffered API gives: the same answer, recorded both ways in each
  * provider's documented wire format (test/fixtures/<provider>/pairs/<scenario>.json and .sse), goes
  * through the adapter's buffered parser on one side and its stream transform (in awkward byte splits)

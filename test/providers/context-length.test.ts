@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { providerSpec } from '../../functions/shared/providers/registry';
-import type { ProviderName } from '../../functions/shared/providers/provider-names';
+import type { ProviderName } from '../../functions/shared/providers/manifest';
 import type { UpstreamFailure } from '../../functions/shared/providers/types';
 import { startSimulator, type SimProvider, type Simulator } from '../../local/simulator';
 
@@ -8,7 +8,7 @@ import { startSimulator, type SimProvider, type Simulator } from '../../local/si
  * Every adapter's error classifier against the upstream simulator's `context-length` fault, over real
  * HTTP: the bytes each provider sends for a prompt over its window (providers.md §1.5, §2.7, §3.5,
  * §4.5) must read as `context-length` — not retryable, not the client's plain 400 — or the router
- * would never try a larger window (routing/chat-router.ts).
+ * would never try a larger window (routing/fallback-router.ts).
  */
 
 let sim: Simulator;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidRequestError, UpstreamUnavailableError } from '../../functions/shared/openai/errors';
-import { exhausted, type AttemptRecord } from '../../functions/shared/routing/chat-router';
+import { exhausted, type AttemptRecord } from '../../functions/shared/routing/fallback-router';
 
 /** The client's answer when every attempt failed. */
 

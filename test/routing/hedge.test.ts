@@ -5,7 +5,7 @@ import type { CatalogueEntryData, CatalogueTargetData } from '../../functions/sh
 import { logger } from '../../functions/shared/observability/logger';
 import { chatCompletionRequest } from '../../functions/shared/openai/chat-request';
 import { planAttempts } from '../../functions/shared/routing/attempt-plan';
-import { routeBuffered, routeStream, type StreamOutcome } from '../../functions/shared/routing/chat-router';
+import { routeBuffered, routeStream, type StreamOutcome } from '../../functions/shared/routing/fallback-router';
 import { CircuitBreaker } from '../../functions/shared/routing/circuit-breaker';
 import { hedgeLossNanoUsd } from '../../functions/shared/routing/hedge';
 import { startSimulator, type Simulator } from '../../local/simulator';

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CATALOGUE, getModel } from '../../functions/shared/catalogue/catalogue';
 import { chatCompletionRequest } from '../../functions/shared/openai/chat-request';
 import { planAttempts } from '../../functions/shared/routing/attempt-plan';
-import { routeBuffered, routeStream } from '../../functions/shared/routing/chat-router';
+import { routeBuffered, routeStream } from '../../functions/shared/routing/fallback-router';
 import { CircuitBreaker } from '../../functions/shared/routing/circuit-breaker';
 import { startSimulator, type Simulator } from '../../local/simulator';
 import { simulatorCredentials } from '../support/loopback';

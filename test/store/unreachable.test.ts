@@ -8,7 +8,7 @@ import { generateApiKey } from '../../functions/shared/accounts/api-key';
 import { settleDurably } from '../../functions/shared/billing/settle-durable';
 import type { HoldRecord } from '../../functions/shared/billing/hold-record';
 import { newRequestId } from '../../functions/shared/billing/request-id';
-import { UpstreamUnavailableError } from '../../functions/shared/openai/errors';
+import { StoreUnavailableError } from '../../functions/shared/openai/errors';
 import { createDocumentClient, setDocumentClient } from '../../functions/shared/store/dynamo';
 import { demandOf, entryOf, hold } from '../support/billing';
 import { closedPort } from '../support/loopback';
@@ -39,9 +39,9 @@ afterAll(() => hanging.forEach((s) => s.close()));
 
 async function expect503(p: Promise<unknown>) {
   const err = await p.then(() => undefined, (e: unknown) => e);
-  expect(err).toBeInstanceOf(UpstreamUnavailableError);
-  expect((err as UpstreamUnavailableError).status).toBe(503);
-  expect((err as UpstreamUnavailableError).message).toMatch(/data store is unavailable/);
+  expect(err).toBeInstanceOf(StoreUnavailableError);
+  expect((err as StoreUnavailableError).status).toBe(503);
+  expect((err as StoreUnavailableError).message).toMatch(/data store is unavailable/);
 }
 
 describe('when DynamoDB is unreachable', () => {

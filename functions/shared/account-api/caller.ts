@@ -19,7 +19,7 @@ export interface AccountCaller {
 /**
  * Authenticates an account-API request.
  * @throws AuthenticationError (401) for a missing token, an API key, or a bad/expired/foreign JWT;
- *         UpstreamUnavailableError (503) when sign-in or the store is unavailable.
+ *         ConfigUnavailableError or StoreUnavailableError (503) when sign-in or the store is unavailable.
  */
 export async function accountCaller(req: GatewayRequest): Promise<AccountCaller> {
   const token = bearerToken(req.headers.authorization);

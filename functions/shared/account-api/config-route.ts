@@ -6,7 +6,7 @@
 import type { JsonResult } from '../http/types';
 import { identityConfig } from '../identity/identity-config';
 
-/** The public sign-in configuration. @throws UpstreamUnavailableError (503) when sign-in is not configured. */
+/** The public sign-in configuration. @throws ConfigUnavailableError (503) when sign-in is not configured. */
 export function configRoute(): JsonResult {
   const c = identityConfig();
   return {

@@ -90,7 +90,7 @@ export function newAccountId(): string {
 /**
  * Creates an account with keyCount 0.
  * @throws InvalidRequestError for negative or non-integer amounts; AccountExistsError (409) when the id
- *         is taken; UpstreamUnavailableError (503) when DynamoDB is unavailable.
+ *         is taken; StoreUnavailableError (503) when DynamoDB is unavailable.
  */
 export async function createAccount(opts: CreateAccountOptions = {}): Promise<Account> {
   const credit = opts.creditNanoUsd ?? 0;
@@ -136,7 +136,7 @@ export function newAccountItem(account: Account): Record<string, unknown> {
 /**
  * The account, or `undefined` when there is none. `consistent` asks for a strongly consistent read
  * (twice the read cost; DynamoDB Developer Guide, "Read consistency").
- * @throws UpstreamUnavailableError (503) when DynamoDB is unavailable.
+ * @throws StoreUnavailableError (503) when DynamoDB is unavailable.
  */
 export async function getAccount(accountId: string, opts: { consistent?: boolean } = {}): Promise<Account | undefined> {
   const out = await storeCall(() =>
@@ -152,7 +152,7 @@ export async function getAccount(accountId: string, opts: { consistent?: boolean
  * lifetime purchases with one atomic ADD, and returns the account after the change. The next hold
  * that needs it sees it (a failed condition returns the new balance).
  * @throws InvalidRequestError when the amount is not a positive safe integer or the balance would pass
- *         Number.MAX_SAFE_INTEGER nano-USD; AccountNotFoundError (404); UpstreamUnavailableError (503).
+ *         Number.MAX_SAFE_INTEGER nano-USD; AccountNotFoundError (404); StoreUnavailableError (503).
  */
 export async function addCredit(accountId: string, nanoUsd: number): Promise<Account> {
   if (!Number.isSafeInteger(nanoUsd) || nanoUsd <= 0) {

@@ -10,7 +10,8 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient } from '../store/dynamo';
 import { storeCall } from '../store/store-errors';
 import { tableNames } from '../store/tables';
-import { envMs, TtlCache } from '../store/ttl-cache';
+import { envMs } from '../config/env-ms';
+import { TtlCache } from '../store/ttl-cache';
 import { hashApiKey, incorrectApiKeyError, isWellFormedApiKey } from './api-key';
 import { keyItemSchema } from './key-item';
 
@@ -38,7 +39,7 @@ const invalidKeys = new TtlCache<string, true>({ ttlMs: NEGATIVE_KEY_CACHE_TTL_M
  * disabled or deleted key is refused like an unknown one.
  * @param dashboard the dashboard URL the 401 message points to.
  * @throws AuthenticationError (401, `invalid_api_key`) for a malformed, unknown or revoked key;
- *         UpstreamUnavailableError (503) when DynamoDB is unavailable.
+ *         StoreUnavailableError (503) when DynamoDB is unavailable.
  */
 export async function authenticate(apiKey: string, dashboard?: string): Promise<AuthenticatedKey> {
   if (!isWellFormedApiKey(apiKey)) throw incorrectApiKeyError(apiKey, dashboard);

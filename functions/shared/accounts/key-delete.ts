@@ -19,13 +19,16 @@ import { otherShardUpdates, readAccountShape, shardsGuard } from './key-shards';
 import { KEYS_MAP, keyStateId } from './key-state';
 import { withKeysMap } from './keys-map';
 
+/** Positions of the items in a key delete's transaction (cancellation reasons come in this order). */
+const DELETE_ITEM = { key: 0, accountShard0: 1 } as const;
+
 /**
  * Deletes one live (active or disabled) key of `accountId`. One transaction marks the row deleted (only
  * if live and owned), decrements keyCount and removes the key's entry from the account's `keys` map.
  * This container forgets the key at once; the hold's check of `keys.<h16>` refuses it in every other.
  * @returns the row as it was before the delete.
  * @throws KeyNotFoundError (404) when the key is not a live key of the account (also: another
- *         account's key, or deleted concurrently); UpstreamUnavailableError (503).
+ *         account's key, or deleted concurrently); StoreUnavailableError (503).
  */
 export async function deleteKey(accountId: string, keyHash: string): Promise<KeyItem> {
   const key = await getOwnedKey(accountId, keyHash);
@@ -64,7 +67,7 @@ export async function deleteKey(accountId: string, keyHash: string): Promise<Key
       } catch (err) {
         // Sharded meanwhile: plan again with the new count.
         const codes = cancellationCodes(err);
-        if (codes?.[0] === 'ConditionalCheckFailed' || codes?.[1] !== 'ConditionalCheckFailed' || attempt >= 3) throw err;
+        if (codes?.[DELETE_ITEM.key] === 'ConditionalCheckFailed' || codes?.[DELETE_ITEM.accountShard0] !== 'ConditionalCheckFailed' || attempt >= 3) throw err;
         if ((await readAccountShape(accountId)).shards === shape.shards) throw err;
       }
     }
@@ -101,7 +104,7 @@ async function resolveKeyRef(accountId: string, ref: string): Promise<KeyItem> {
 /**
  * Deletes (revokes) one key of `accountId`, named by full hash, hash prefix (≥ 6 hex characters) or hint.
  * @throws KeyNotFoundError (404); InvalidRequestError when the reference matches several keys;
- *         UpstreamUnavailableError (503).
+ *         StoreUnavailableError (503).
  */
 export async function revokeKey(accountId: string, keyRef: string): Promise<KeyInfo> {
   const key = await resolveKeyRef(accountId, keyRef);

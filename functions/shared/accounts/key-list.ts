@@ -33,7 +33,7 @@ export async function queryAccountKeys(accountId: string): Promise<KeyItem[]> {
 /**
  * The account's keys, oldest first, without hashes in full. The index is eventually consistent: a key
  * created a moment ago may be missing for a moment.
- * @throws UpstreamUnavailableError (503) when DynamoDB is unavailable.
+ * @throws StoreUnavailableError (503) when DynamoDB is unavailable.
  */
 export async function listKeys(accountId: string): Promise<KeyInfo[]> {
   return (await queryAccountKeys(accountId)).map(toKeyInfo);

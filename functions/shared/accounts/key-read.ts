@@ -12,7 +12,7 @@ import type { AccountShape } from './key-shards';
 /**
  * The key row of `keyHash` if it belongs to `accountId` and is not deleted (strongly consistent read).
  * Another account's key and a deleted key look the same to the caller: not found.
- * @throws KeyNotFoundError (404); UpstreamUnavailableError (503).
+ * @throws KeyNotFoundError (404); StoreUnavailableError (503).
  */
 export async function getOwnedKey(accountId: string, keyHash: string): Promise<KeyItem> {
   if (!/^[0-9a-f]{64}$/.test(keyHash)) throw new KeyNotFoundError(accountId, keyHash);
@@ -37,7 +37,7 @@ export interface KeyEntries extends AccountShape {
 /**
  * The entries of the given keys on every item of the account (the root, then the other fund shards;
  * each read projected to those entries, strongly consistent unless asked otherwise).
- * @throws UpstreamUnavailableError (503).
+ * @throws StoreUnavailableError (503).
  */
 export async function readKeyEntries(accountId: string, keyHashes: readonly string[], opts: { consistent?: boolean } = {}): Promise<KeyEntries> {
   const names: Record<string, string> = { '#keys': KEYS_MAP };
@@ -79,7 +79,7 @@ export async function readKeyEntries(accountId: string, keyHashes: readonly stri
 /**
  * The account's per-key entries for the given hashes ({@link readKeyEntries}).
  * @returns entries by key hash; a hash without an entry is absent from the map.
- * @throws UpstreamUnavailableError (503).
+ * @throws StoreUnavailableError (503).
  */
 export async function readKeyStates(accountId: string, keyHashes: readonly string[], opts: { consistent?: boolean } = {}): Promise<Map<string, KeyState>> {
   if (keyHashes.length === 0) return new Map();

@@ -23,7 +23,7 @@ export interface AccountShape {
 
 /**
  * The account's shape (one strongly consistent, projected read of the root item).
- * @throws UpstreamUnavailableError (503).
+ * @throws StoreUnavailableError (503).
  */
 export async function readAccountShape(accountId: string): Promise<AccountShape> {
   const out = await storeCall(() =>

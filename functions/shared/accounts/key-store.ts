@@ -61,7 +61,7 @@ export function cleanKeyName(name: string): string {
  * condition keyCount < 5, and sets the account's `keys.<h16>` entry (status, limit, window) on the root
  * and on every other fund shard. Transaction conflicts (concurrent creates) are retried with jitter.
  * @throws KeyLimitExceededError (409) when the account already has 5 keys; AccountNotFoundError (404);
- *         InvalidRequestError for an empty or overlong name or a bad limit; UpstreamUnavailableError (503).
+ *         InvalidRequestError for an empty or overlong name or a bad limit; StoreUnavailableError (503).
  */
 export async function createKey(accountId: string, name: string, opts: CreateKeyOptions = {}): Promise<CreatedKey> {
   const cleanName = cleanKeyName(name);

@@ -28,6 +28,9 @@ import { freshKeyState, KEYS_MAP, keyStateId, limitWindowId, type KeyState } fro
 import { cleanKeyName } from './key-store';
 import { withKeysMap } from './keys-map';
 
+/** Positions of the items in a key update's transaction (cancellation reasons come in this order). */
+const UPDATE_ITEM = { key: 0, accountShard0: 1, firstOtherShard: 2 } as const;
+
 /** A change to a key; absent fields stay as they are, `null` removes a limit or its reset. */
 export interface KeyPatch {
   name?: string;
@@ -44,7 +47,7 @@ const MAX_UPDATE_ATTEMPTS = 4;
  * Applies `patch` to a live key of `accountId`.
  * @returns the row and the entry after the change.
  * @throws KeyNotFoundError (404) for a key that is not a live key of the account; InvalidRequestError
- *         (400) for a bad name, a negative limit, or a reset without a limit; UpstreamUnavailableError (503).
+ *         (400) for a bad name, a negative limit, or a reset without a limit; StoreUnavailableError (503).
  */
 export async function updateKey(accountId: string, keyHash: string, patch: KeyPatch): Promise<{ item: KeyItem; state: KeyState }> {
   if (patch.limitNanoUsd != null && !(Number.isSafeInteger(patch.limitNanoUsd) && patch.limitNanoUsd >= 0)) {
@@ -62,9 +65,9 @@ export async function updateKey(accountId: string, keyHash: string, patch: KeyPa
       return { item: next.item, state: written };
     } catch (err) {
       const codes = cancellationCodes(err);
-      if (codes?.[0] === 'ConditionalCheckFailed') throw new KeyNotFoundError(accountId, keyHash);
-      const shardMissing = codes?.slice(2).some((c) => c === 'ConditionalCheckFailed') ?? false;
-      if ((codes?.[1] !== 'ConditionalCheckFailed' && !shardMissing) || attempt >= MAX_UPDATE_ATTEMPTS) throw err;
+      if (codes?.[UPDATE_ITEM.key] === 'ConditionalCheckFailed') throw new KeyNotFoundError(accountId, keyHash);
+      const shardMissing = codes?.slice(UPDATE_ITEM.firstOtherShard).some((c) => c === 'ConditionalCheckFailed') ?? false;
+      if ((codes?.[UPDATE_ITEM.accountShard0] !== 'ConditionalCheckFailed' && !shardMissing) || attempt >= MAX_UPDATE_ATTEMPTS) throw err;
       // A shard without the key's entry (a key older than the shard's entries): add it, then again.
       if (shardMissing) for (let k = 1; k < before.shards; k++) await repairKeyEntry(shardPk(accountId, k), keyHash, k);
     } finally {

@@ -26,7 +26,7 @@ export function isMissingDocumentPath(err: unknown): boolean {
 
 /**
  * Runs `op`; if it failed for want of the account's `keys` map, creates the map and runs `op` again.
- * @throws whatever `op` throws otherwise; UpstreamUnavailableError (503) when DynamoDB is unavailable.
+ * @throws whatever `op` throws otherwise; StoreUnavailableError (503) when DynamoDB is unavailable.
  */
 export async function withKeysMap<T>(accountId: string, op: () => Promise<T>): Promise<T> {
   try {

@@ -24,6 +24,9 @@ import { cancellationCodes } from '../store/transaction-retry';
 import { accountItemSchema, newAccountItem, normaliseEmail, type Account } from './account-store';
 import { NEW_ACCOUNT_FREE_TOKENS } from './limits';
 
+/** Positions of the items in the account-creation transaction (cancellation reasons come in this order). */
+const CREATE_ITEM = { account: 0, freeGrantMarker: 1 } as const;
+
 /** Index on the accounts table by (normalised) email (table-schemas.ts). */
 const BY_EMAIL_INDEX = 'byEmail';
 
@@ -37,7 +40,7 @@ export function freeGrantMarkerId(email: string): string {
  * @param email the user's verified email, needed only when the account does not exist yet (called at
  *        most once per account, e.g. to ask Cognito for it).
  * @returns the account and whether this call created it.
- * @throws UpstreamUnavailableError (503) when DynamoDB (or the email lookup) is unavailable.
+ * @throws StoreUnavailableError (503) when DynamoDB (or the email lookup) is unavailable.
  */
 export async function ensureSelfServeAccount(sub: string, email: () => Promise<string>): Promise<{ account: Account; created: boolean }> {
   const existing = await readAccount(sub);
@@ -56,8 +59,8 @@ export async function ensureSelfServeAccount(sub: string, email: () => Promise<s
       return { account, created: true };
     } catch (err) {
       const codes = cancellationCodes(err);
-      if (codes?.[0] === 'ConditionalCheckFailed') break; // created meanwhile by a concurrent first call
-      if (codes?.[1] === 'ConditionalCheckFailed') continue; // this email already had its grant
+      if (codes?.[CREATE_ITEM.account] === 'ConditionalCheckFailed') break; // created meanwhile by a concurrent first call
+      if (codes?.[CREATE_ITEM.freeGrantMarker] === 'ConditionalCheckFailed') continue; // this email already had its grant
       throw err;
     }
   }
@@ -76,7 +79,7 @@ async function readAccount(accountId: string): Promise<Account | undefined> {
 /**
  * The ids of the accounts whose email is `email` (case-insensitive), via the `byEmail` index
  * (eventually consistent: an account created a moment ago may be missing for a moment).
- * @throws UpstreamUnavailableError (503).
+ * @throws StoreUnavailableError (503).
  */
 export async function findAccountIdsByEmail(email: string): Promise<string[]> {
   const out = await storeCall(() =>

@@ -8,20 +8,23 @@ import type { ChatCompletion, ChatCompletionChunk, ChunkParts, Usage } from '../
 import { makeUsage } from '../openai/chat-response';
 import { GatewayError, UpstreamUnavailableError } from '../openai/errors';
 import { parseJsonBody } from '../openai/parse-body';
-import { loadUpstreamCredentials } from '../providers/credentials';
-import { UpstreamStreamError } from '../providers/types';
+import { loadUpstreamCredentials } from '../config/upstream-credentials';
+import { UpstreamAttemptError } from '../providers/types';
 import { planAttempts, requestFallbacks, requiredCapabilities } from '../routing/attempt-plan';
-import { overheadMs, routeBuffered, routeStream, type RoutedBase } from '../routing/chat-router';
+import { overheadMs, routeBuffered, routeStream } from '../routing/fallback-router';
 import { BUFFERED_CHAT_BUDGET_MS } from '../routing/request-budget';
 import { DONE_FRAME, dataFrame, errorFrame } from '../sse/encode';
 import { estimatePromptTokens, estimateTextTokens, warmTokenizer } from '../usage/estimate';
 import { logger } from '../observability/logger';
 import { dashboardUrl } from '../http/public-url';
 import { recordOverhead, recordTimeToFirstToken } from '../observability/metrics';
-import { authenticateRequest, routeOptions, type Caller } from './guard';
+import type { AuthenticatedKey } from '../accounts/authenticate';
+import { authenticateRequest, routeOptions } from './guard';
 import { heldJson, settledWithin } from './held-json';
 import { settleRequest, usageEntry, type BillableUsage } from './settle-request';
 import { holdEndsAt } from './hold-timing';
+import { routingComment, routingHeaders } from './routing-headers';
+import { envMs } from '../config/env-ms';
 
 /**
  * `POST /v1/chat/completions`: authenticate → validate → {@link runChatExchange}.
@@ -46,7 +49,7 @@ export async function chatCompletions(req: GatewayRequest): Promise<GatewayResul
  */
 export async function runChatExchange(
   req: GatewayRequest,
-  caller: Caller,
+  caller: AuthenticatedKey,
   body: ChatCompletionRequest,
   present: (completion: ChatCompletion) => unknown = (completion) => completion,
 ): Promise<GatewayResult> {
@@ -112,7 +115,7 @@ function cancelling(bill: RequestBill): (err: unknown) => Promise<never> {
  * and fallback goes on invisibly, since comments carry no content.
  */
 function streamCommitAfterMs(): number {
-  return Number(process.env.STREAM_COMMIT_AFTER_MS ?? 10_000);
+  return envMs('STREAM_COMMIT_AFTER_MS', 10_000);
 }
 
 /** A keep-alive comment is sent this often while the first token is awaited after commit (ms). */
@@ -170,26 +173,6 @@ interface CallContext {
   created: number;
   /** The buffered answer's body as its API shows it (the completion itself, or a Responses `response`). */
   present: (completion: ChatCompletion) => unknown;
-}
-
-/** Tells the client who answered, without changing the body's `model` (the name it asked for). */
-function routingHeaders(outcome: RoutedBase): Record<string, string> {
-  return {
-    'x-modelmux-model': outcome.attempt.publicModel,
-    'x-modelmux-provider': outcome.attempt.target.provider,
-    'x-modelmux-attempts': String(outcome.attempts.length),
-  };
-}
-
-/**
- * The routing headers' content for a stream whose headers went out before routing ended, as one SSE
- * comment line, e.g. `: x-modelmux-model=gpt-4o; provider=openai; attempts=2`. Comments are ignored
- * by SSE clients (WHATWG HTML, "Server-sent events": lines starting with a colon), so the OpenAI
- * SDK sees nothing; a raw reader can still learn who answered.
- */
-function routingComment(outcome: RoutedBase): string {
-  const h = routingHeaders(outcome);
-  return `: x-modelmux-model=${h['x-modelmux-model']}; provider=${h['x-modelmux-provider']}; attempts=${h['x-modelmux-attempts']}\n\n`;
 }
 
 async function buffered(ctx: CallContext, outcome: Awaited<ReturnType<typeof routeBuffered>>): Promise<JsonResult> {
@@ -358,10 +341,10 @@ async function estimateOr(usage: Usage | undefined, body: ChatCompletionRequest,
 
 function midStreamError(err: unknown): GatewayError {
   if (err instanceof GatewayError) return err;
-  const detail = err instanceof UpstreamStreamError ? err.failure.kind : 'connection';
+  const detail = err instanceof UpstreamAttemptError ? err.failure.kind : 'connection';
   return new UpstreamUnavailableError(502, `The upstream model failed mid-stream (${detail}); the answer above is incomplete. Tokens delivered were billed.`);
 }
 
 function describe(err: unknown): string {
-  return err instanceof UpstreamStreamError ? `${err.failure.kind}: ${err.failure.message}` : err instanceof Error ? err.name : 'unknown';
+  return err instanceof UpstreamAttemptError ? `${err.failure.kind}: ${err.failure.message}` : err instanceof Error ? err.name : 'unknown';
 }

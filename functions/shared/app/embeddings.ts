@@ -7,15 +7,16 @@ import type { GatewayRequest, JsonResult } from '../http/types';
 import { embeddingsRequest, toBase64Float32, type EmbeddingsResponse } from '../openai/embeddings';
 import { InvalidRequestError } from '../openai/errors';
 import { parseJsonBody } from '../openai/parse-body';
-import { loadUpstreamCredentials } from '../providers/credentials';
+import { loadUpstreamCredentials } from '../config/upstream-credentials';
 import { planAttempts } from '../routing/attempt-plan';
-import { overheadMs, routeBufferedCall } from '../routing/chat-router';
+import { overheadMs, routeBufferedCall } from '../routing/fallback-router';
 import { recordOverhead } from '../observability/metrics';
 import { estimateTextTokens } from '../usage/estimate';
 import { assertEmbeddingsAnswerFits } from './embeddings-size';
 import { authenticateRequest, routeOptions } from './guard';
 import { holdEndsAt } from './hold-timing';
 import { settleRequest, usageEntry } from './settle-request';
+import { routingHeaders } from './routing-headers';
 
 /** Default vector length when the catalogue names none (the largest of our models), for the size check. */
 const FALLBACK_DIMENSIONS = 3_072;
@@ -71,11 +72,7 @@ export async function embeddings(req: GatewayRequest): Promise<JsonResult> {
   return {
     kind: 'json',
     status: 200,
-    headers: {
-      'x-modelmux-model': outcome.attempt.publicModel,
-      'x-modelmux-provider': outcome.attempt.target.provider,
-      'x-modelmux-attempts': String(outcome.attempts.length),
-    },
+    headers: routingHeaders(outcome),
     body: response,
     after: () => settleRequest(bill, usage, { requestId: req.requestId, receivedAt: req.receivedAt, attempts: outcome.attempts.length }),
   };

@@ -1,9 +1,10 @@
 import { authenticate } from '../accounts/key-store';
+import type { AuthenticatedKey } from '../accounts/authenticate';
 import { parseBearer } from '../accounts/api-key';
 import { PayloadTooLargeError } from '../openai/errors';
 import { dashboardUrl } from '../http/public-url';
 import type { GatewayRequest } from '../http/types';
-import type { RouteOptions } from '../routing/chat-router';
+import type { RouteOptions } from '../routing/fallback-router';
 
 /**
  * The largest request body accepted (bytes): Lambda's own 6 MB invocation payload limit
@@ -12,17 +13,11 @@ import type { RouteOptions } from '../routing/chat-router';
  */
 export const MAX_BODY_BYTES = 6 * 1024 * 1024;
 
-/** The caller, once authenticated. */
-export interface Caller {
-  accountId: string;
-  keyHash: string;
-}
-
 /**
  * Checks the body size, then the bearer key.
  * @throws PayloadTooLargeError (413), AuthenticationError (401), or a 503 when the key store is down.
  */
-export async function authenticateRequest(req: GatewayRequest): Promise<Caller> {
+export async function authenticateRequest(req: GatewayRequest): Promise<AuthenticatedKey> {
   if (Buffer.byteLength(req.body, 'utf8') > MAX_BODY_BYTES) throw new PayloadTooLargeError(MAX_BODY_BYTES);
   const dashboard = dashboardUrl(req);
   const key = parseBearer(req.headers.authorization, dashboard);

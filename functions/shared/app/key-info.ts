@@ -16,7 +16,7 @@ import { authenticateRequest } from './guard';
 
 const usd = (nano: number) => nano / NANO_USD_PER_USD;
 
-/** The caller's key info. @throws AuthenticationError (401) for a bad key; UpstreamUnavailableError (503). */
+/** The caller's key info. @throws AuthenticationError (401) for a bad key; StoreUnavailableError (503). */
 export async function keyInfo(req: GatewayRequest): Promise<JsonResult> {
   const caller = await authenticateRequest(req);
   const [item, states, account] = await Promise.all([

@@ -5,7 +5,7 @@ import { logger } from '../observability/logger';
 import { recordSettled, recordSettleFailure } from '../observability/metrics';
 import { traced } from '../observability/tracer';
 import type { Attempt } from '../routing/attempt-plan';
-import type { AttemptRecord } from '../routing/chat-router';
+import type { AttemptRecord } from '../routing/fallback-router';
 
 export { SETTLE_TIMEOUT_MS } from '../billing/settle-durable';
 

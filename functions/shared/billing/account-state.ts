@@ -106,7 +106,7 @@ export function clearViews(): void {
 /**
  * Reads an account item (eventually consistent unless asked: the hold's condition is the check, the
  * read only predicts) and remembers it.
- * @throws UpstreamUnavailableError (503) when DynamoDB is unavailable.
+ * @throws StoreUnavailableError (503) when DynamoDB is unavailable.
  */
 export async function readState(pk: string, opts: { consistent?: boolean } = {}): Promise<ShardState> {
   const out = await storeCall(() =>

@@ -33,7 +33,7 @@ const FIELDS: ReadonlyArray<keyof AccountTotals> = ['freeTokens', 'heldFreeToken
 /**
  * The account's totals: the root's counters, plus the other shards' (read strongly consistent, in
  * parallel, projected to the counters) when it has more than one.
- * @throws UpstreamUnavailableError (503).
+ * @throws StoreUnavailableError (503).
  */
 export async function accountTotals(root: RootCounters): Promise<AccountTotals> {
   const totals = Object.fromEntries(FIELDS.map((f) => [f, root[f] ?? 0])) as unknown as AccountTotals;

@@ -25,7 +25,7 @@ export interface ActivityGroup {
 /**
  * The groups of the last `days` days (today included), oldest day first, over every fund shard.
  * @param shards the account's fund shards (its root item's `shards`).
- * @throws UpstreamUnavailableError (503).
+ * @throws StoreUnavailableError (503).
  */
 export async function accountActivity(accountId: string, days: number, now = Date.now(), shards = 1): Promise<ActivityGroup[]> {
   const today = Date.UTC(new Date(now).getUTCFullYear(), new Date(now).getUTCMonth(), new Date(now).getUTCDate());

@@ -12,6 +12,9 @@ import type { HoldSpec, RpmBranch } from './hold-plan';
 import { holdBucketOf, keyEntryId, type HoldRecord } from './hold-record';
 import { UpdateBuilder } from './update-builder';
 
+/** Positions of the items in {@link holdTransaction} (cancellation reasons come in this order). */
+export const HOLD_ITEM = { ledgerEntry: 0, account: 1 } as const;
+
 /** The two items of the hold transaction: [ledger Put, account Update]. */
 export function holdTransaction(record: HoldRecord, spec: HoldSpec): TransactItems {
   const tables = tableNames();

@@ -6,7 +6,7 @@
  * hold is planned again from the store's own numbers — so a refusal (402, 429, 401) is always decided
  * on real data, and a stale view costs one extra write, never an overdraft.
  */
-import { UpstreamUnavailableError } from '../openai/errors';
+import { StoreUnavailableError } from '../openai/errors';
 import { logger } from '../observability/logger';
 import { storeRecentlyFailed } from '../store/store-errors';
 import { transactWrite } from '../store/transact-write';
@@ -16,12 +16,13 @@ import { billingConfig } from './billing-config';
 import { now } from './clock';
 import { planHold, type HoldDemand, type HoldSpec } from './hold-plan';
 import { holdRecordSchema, keyEntryId, type HoldRecord } from './hold-record';
-import { holdTransaction } from './hold-write';
+import { HOLD_ITEM, holdTransaction } from './hold-write';
 import { repairKeyEntry } from './key-entry';
 import { rateLimitsFor } from './rate-limit';
 import { AuthenticationError } from '../openai/errors';
 import { cancellationReasons } from './cancellation';
 import { gatherInto, pickShard, refillShard, shardPk } from './shards';
+import { sleep } from '../retry/sleep';
 
 /** What to hold, for whom. */
 export interface HoldRequest {
@@ -47,7 +48,6 @@ const RELAX_FREE_FROM_PLAN = 3;
  */
 const MAX_CONFLICTS = 30;
 
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /**
  * When a hold condition last failed per account item (epoch ms). A failed condition means other
@@ -88,7 +88,7 @@ export function holdPredicted(req: HoldRequest): boolean {
  * Holds what the request may cost. Resolves with the hold's record once it is written.
  * @throws InsufficientCreditError (402) when the account (or the key's spend limit) cannot cover it;
  *   RateLimitError (429); AuthenticationError (401) for a disabled or deleted key or a deleted account;
- *   UpstreamUnavailableError (503) when DynamoDB is unavailable or too contended — after a write whose
+ *   StoreUnavailableError (503) when DynamoDB is unavailable or too contended — after a write whose
  *   fate is unknown, a cancel is handed to the durable settle path (`onUnknown`).
  */
 export async function placeHold(req: HoldRequest, onUnknown: (record: HoldRecord) => void): Promise<HoldRecord> {
@@ -183,22 +183,24 @@ export async function placeHold(req: HoldRequest, onUnknown: (record: HoldRecord
       return record;
     } catch (err) {
       const reasons = cancellationReasons(err);
-      if (reasons?.[1]?.code === 'ConditionalCheckFailed') {
+      const accountReason = reasons?.[HOLD_ITEM.account];
+      const ledgerReason = reasons?.[HOLD_ITEM.ledgerEntry];
+      if (accountReason?.code === 'ConditionalCheckFailed') {
         if (contendedAt.size > 1_000) contendedAt.clear();
         contendedAt.set(pk, Date.now());
-        state = shardStateOf(unmarshallItem(reasons[1].item));
+        state = shardStateOf(unmarshallItem(accountReason.item));
         fromStore = true;
         if (state.exists) rememberState(pk, state);
         // Racing requests of the account met on the same numbers: spread the next round out.
         if (plans > 1) await sleep(backoffDelayMs(plans, { maxDelayMs: 100 }));
         continue;
       }
-      if (reasons?.[0]?.code === 'ConditionalCheckFailed') {
+      if (ledgerReason?.code === 'ConditionalCheckFailed') {
         // Our own earlier attempt landed after all (its answer was lost): that hold stands.
-        const existing = unmarshallItem(reasons[0].item);
+        const existing = unmarshallItem(ledgerReason.item);
         const parsed = holdRecordSchema.safeParse(existing);
         if (parsed.success && existing?.status === 'held') return parsed.data;
-        throw new UpstreamUnavailableError(503, 'This request id was already used. Please retry.');
+        throw new StoreUnavailableError('This request id was already used. Please retry.');
       }
       if (isTransactionConflict(err)) {
         plans--; // a conflict says nothing about the plan
@@ -206,7 +208,7 @@ export async function placeHold(req: HoldRequest, onUnknown: (record: HoldRecord
         await sleep(backoffDelayMs(conflicts, { maxDelayMs: 500 }));
         continue;
       }
-      if (err instanceof UpstreamUnavailableError) {
+      if (err instanceof StoreUnavailableError) {
         // The write may have landed: release it durably if it did (a cancel of a missing hold is a no-op).
         onUnknown(record);
       }
@@ -216,7 +218,7 @@ export async function placeHold(req: HoldRequest, onUnknown: (record: HoldRecord
     }
   }
   logger.warn('hold gave up after repeated conflicts', { requestId: req.requestId, accountId: req.accountId, plans, conflicts });
-  throw new UpstreamUnavailableError(503, 'Too many concurrent requests on this account right now. Please retry.', { headers: { 'retry-after': '1' } });
+  throw new StoreUnavailableError('Too many concurrent requests on this account right now. Please retry.', { headers: { 'retry-after': '1' } });
 }
 
 function recordOf(req: HoldRequest, pk: string, shard: number, spec: HoldSpec): HoldRecord {

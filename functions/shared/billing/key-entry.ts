@@ -14,6 +14,9 @@ import { tableNames } from '../store/tables';
 import { transactWrite } from '../store/transact-write';
 import { cancellationCodes } from '../store/transaction-retry';
 
+/** Positions of the items in the key-entry repair transaction (cancellation reasons come in this order). */
+const ENTRY_ITEM = { keyRow: 0, accountEntry: 1 } as const;
+
 /** The entry is added only where the item exists and the entry does not. */
 const ENTRY_IS_MISSING = 'attribute_exists(accountId) AND attribute_exists(#keys) AND attribute_not_exists(#keys.#k)';
 
@@ -21,7 +24,7 @@ const ENTRY_IS_MISSING = 'attribute_exists(accountId) AND attribute_exists(#keys
  * Adds the entry of a live key to account item `pk` (fund shard `shard`) when it lacks it.
  * @returns true when the key row is active (the entry exists now), false when it is not (disabled,
  *   deleted, or another account's: a disabled key's entry is still added, as disabled).
- * @throws UpstreamUnavailableError (503) when DynamoDB is unavailable.
+ * @throws StoreUnavailableError (503) when DynamoDB is unavailable.
  */
 export async function repairKeyEntry(pk: string, keyHash: string, shard = 0): Promise<boolean> {
   const tables = tableNames();
@@ -53,8 +56,8 @@ export async function repairKeyEntry(pk: string, keyHash: string, shard = 0): Pr
       return status === 'active';
     } catch (err) {
       const codes = cancellationCodes(err);
-      if (codes?.[0] === 'ConditionalCheckFailed') return false; // the row changed meanwhile: read again next time
-      if (codes?.[1] !== 'ConditionalCheckFailed') throw err;
+      if (codes?.[ENTRY_ITEM.keyRow] === 'ConditionalCheckFailed') return false; // the row changed meanwhile: read again next time
+      if (codes?.[ENTRY_ITEM.accountEntry] !== 'ConditionalCheckFailed') throw err;
     }
   }
   return status === 'active'; // the entry exists now (added by a concurrent request)

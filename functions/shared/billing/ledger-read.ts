@@ -36,7 +36,7 @@ function rangeQuery(pk: string, sinceMs: number | undefined): Omit<QueryCommandI
  * Calls `visit` for each settled ledger entry of `accountId` made at or after `sinceMs` (epoch ms; all
  * when undefined): shard by shard, each in time order.
  * @param shards the account's fund shards (its root item's `shards`; 1 = the single partition).
- * @throws UpstreamUnavailableError (503).
+ * @throws StoreUnavailableError (503).
  */
 export async function forEachLedgerEntry(accountId: string, sinceMs: number | undefined, visit: (e: LedgerItem) => void, shards = 1): Promise<void> {
   for (const pk of shardPks(accountId, shards)) await forEachSettled(rangeQuery(pk, sinceMs), (raw) => visit(ledgerItemSchema.parse(raw)));
@@ -46,7 +46,7 @@ export async function forEachLedgerEntry(accountId: string, sinceMs: number | un
  * What the account was charged since `sinceMs` (epoch ms), nano-USD: a Query bounded to that range on
  * each shard's partition, projected to the two attributes it needs (the dashboard's first render
  * waits on it, so it never reads the whole ledger).
- * @throws UpstreamUnavailableError (503).
+ * @throws StoreUnavailableError (503).
  */
 export async function chargedSince(accountId: string, sinceMs: number, shards = 1): Promise<number> {
   let total = 0;

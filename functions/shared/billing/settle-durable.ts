@@ -7,25 +7,20 @@
  * queued settles retried for 24 h before the dead-letter queue; orphans within expiry + grace + 1 min.
  */
 import { logger } from '../observability/logger';
-import { UpstreamUnavailableError } from '../openai/errors';
+import { StoreUnavailableError } from '../openai/errors';
 import type { HoldRecord } from './hold-record';
 import { settleHold, type SettleOutcome, type SettleResult } from './settle';
 import { sendSettleMessage } from './settle-queue';
+import { sleep } from '../retry/sleep';
 
 /** How long a settle is retried in the request's own function before it is queued (ms). */
 export const IN_PROCESS_SETTLE_MS = 2_500;
 
-/**
- * The longest the settle of a request takes after its answer is out (ms): the in-process tries and
- * one SQS SendMessage (3 attempts of ≤ 1 s minus what is left). The function keeps this much (plus
- * the time to write the last bytes) back from its timeout (edge/function-url.ts SETTLE_RESERVE_MS).
- */
-export const SETTLE_TIMEOUT_MS = 4_000;
+export { SETTLE_TIMEOUT_MS } from '../config/stack-contract';
 
 /** Delay of a queued cancel of a hold whose write may still land (s): the store client's retries (3 × 3 s) first. */
 export const UNKNOWN_HOLD_CANCEL_DELAY_S = 15;
 
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /**
  * Settles durably. Never throws: it runs after the client has its answer. Returns the result when
@@ -39,7 +34,7 @@ export async function settleDurably(hold: HoldRecord, outcome: SettleOutcome, bu
       return await withTimeout(settleHold(hold, outcome), deadline - Date.now());
     } catch (err) {
       lastError = err;
-      if (!(err instanceof UpstreamUnavailableError) && !(err instanceof SettleTimeout) && !isRetryable(err)) break;
+      if (!(err instanceof StoreUnavailableError) && !(err instanceof SettleTimeout) && !isRetryable(err)) break;
       await sleep(Math.min(50 * 2 ** attempt, Math.max(0, deadline - Date.now())));
     }
   }

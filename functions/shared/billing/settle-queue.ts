@@ -9,8 +9,9 @@ import * as z from 'zod';
 import { holdRecordSchema, type HoldRecord } from './hold-record';
 import type { SettleOutcome } from './settle';
 
-/** Environment variable: the settle queue's URL. */
-export const SETTLE_QUEUE_URL_ENV = 'SETTLE_QUEUE_URL';
+export { SETTLE_QUEUE_URL_ENV } from '../config/stack-contract';
+import { SETTLE_QUEUE_URL_ENV } from '../config/stack-contract';
+import { envMs } from '../config/env-ms';
 
 const usageEntrySchema = z.object({
   publicModel: z.string(),
@@ -61,7 +62,7 @@ let client: SQSClient | undefined;
  * event loop.
  */
 export async function sqsClient(): Promise<SQSClient> {
-  const timeout = Number(process.env.SQS_REQUEST_TIMEOUT_MS) || 1_000;
+  const timeout = envMs('SQS_REQUEST_TIMEOUT_MS', 0) || 1_000;
   const { SQSClient } = await loadSqs();
   client ??= new SQSClient({
     ...(process.env.SQS_ENDPOINT ? { endpoint: process.env.SQS_ENDPOINT, region: process.env.AWS_REGION ?? 'us-east-1' } : {}),

@@ -19,6 +19,10 @@ import { cancellationReasons } from './cancellation';
 import { keyEntryId, type HoldRecord } from './hold-record';
 import { computeCharge, type Charge } from './price';
 import { UpdateBuilder } from './update-builder';
+import { sleep } from '../retry/sleep';
+
+/** Positions of the items in {@link settleTransaction} (cancellation reasons come in this order). */
+const SETTLE_ITEM = { ledgerEntry: 0, account: 1 } as const;
 
 /** How a request ended, for its ledger entry. `orphaned`: settled by the sweep from the hold alone. */
 export type SettledStatus = 'complete' | 'partial' | 'aborted' | 'orphaned';
@@ -55,11 +59,10 @@ export function chargeFor(hold: Pick<HoldRecord, 'holdFreeTokens'>, entry: Pick<
   return computeCharge({ ...entry, freeTokensAvailable: hold.holdFreeTokens });
 }
 
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /**
  * Settles (or cancels) one hold, retrying transaction conflicts up to `maxAttempts`.
- * @throws UpstreamUnavailableError (503) when DynamoDB is unavailable; the SDK's error otherwise.
+ * @throws StoreUnavailableError (503) when DynamoDB is unavailable; the SDK's error otherwise.
  */
 export async function settleHold(hold: HoldRecord, outcome: SettleOutcome, maxAttempts = 30): Promise<SettleResult> {
   const charge = outcome.kind === 'bill' ? chargeFor(hold, outcome.entry) : { freeTokensUsed: 0, costNanoUsd: 0, freePromptTokens: 0, freeCompletionTokens: 0 };
@@ -85,11 +88,12 @@ export async function settleHold(hold: HoldRecord, outcome: SettleOutcome, maxAt
       return { alreadySettled: false, freeTokensUsed: charge.freeTokensUsed, costNanoUsd: charge.costNanoUsd };
     } catch (err) {
       const reasons = cancellationReasons(err);
-      if (reasons?.[0]?.code === 'ConditionalCheckFailed') {
-        const old = unmarshallItem(reasons[0].item);
+      const ledgerReason = reasons?.[SETTLE_ITEM.ledgerEntry];
+      if (ledgerReason?.code === 'ConditionalCheckFailed') {
+        const old = unmarshallItem(ledgerReason.item);
         return { alreadySettled: true, freeTokensUsed: Number(old?.freeTokensUsed ?? 0), costNanoUsd: Number(old?.costNanoUsd ?? 0) };
       }
-      if (reasons?.[1]?.code === 'ConditionalCheckFailed' && withKey) {
+      if (reasons?.[SETTLE_ITEM.account]?.code === 'ConditionalCheckFailed' && withKey) {
         withKey = false; // the key was deleted while the request ran: settle the account alone
         continue;
       }

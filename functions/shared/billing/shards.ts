@@ -36,7 +36,7 @@ export function pickShard(root: ShardState, h16?: string): number {
 /**
  * Moves funds to shard `k` so it can hold `demand`: from the bank first (a share of what it has, at
  * least what is missing), else everything every other shard has. Returns shard k's state after.
- * @throws UpstreamUnavailableError (503) when DynamoDB is unavailable.
+ * @throws StoreUnavailableError (503) when DynamoDB is unavailable.
  */
 export async function refillShard(accountId: string, k: number, demand: HoldDemand): Promise<ShardState> {
   const root = await readState(accountId, { consistent: true });
@@ -103,7 +103,7 @@ async function move(sources: Array<{ pk: string; credit: number; free: number }>
  * borrow from the bank on first use) with the root's keys (status, and the limit as a marker: limited
  * keys stay on shard 0). A key change meanwhile cancels it (TransactionCanceledException: run it again).
  * @throws InvalidRequestError for a count outside 1..MAX_SHARDS or below the current one;
- *   UpstreamUnavailableError (503).
+ *   StoreUnavailableError (503).
  */
 export async function setShards(accountId: string, count: number): Promise<number> {
   if (!Number.isInteger(count) || count < 1 || count > MAX_SHARDS) throw new InvalidRequestError(`shards must be 1..${MAX_SHARDS}.`);

@@ -22,7 +22,7 @@ export const PENDING_HOLDS_INDEX = 'pendingHolds';
 /**
  * Unsettled holds, oldest expiry first per bucket; only those expired before `expiredBefore` (epoch
  * ms) when given. Reads the index (eventually consistent).
- * @throws UpstreamUnavailableError (503).
+ * @throws StoreUnavailableError (503).
  */
 export async function listPendingHolds(expiredBefore?: number): Promise<HoldRecord[]> {
   const out: HoldRecord[] = [];

@@ -35,7 +35,7 @@ function add(t: UsageTotals, e: Omit<UsageTotals, 'requests'>): void {
  * Sums the account's settled ledger entries (all pages, every fund shard's partition; holds in flight
  * are skipped), optionally only those whose request id was made at or after `since` (ISO 8601; uses
  * the time-ordered request id as the range key, see request-id.ts).
- * @throws InvalidRequestError for an unparsable `since`; UpstreamUnavailableError (503).
+ * @throws InvalidRequestError for an unparsable `since`; StoreUnavailableError (503).
  */
 export async function usageSummary(accountId: string, opts: { since?: string } = {}): Promise<UsageSummary> {
   const sinceMs = opts.since === undefined ? undefined : Date.parse(opts.since);

@@ -1,6 +1,6 @@
 import { NotFoundError } from '../openai/errors';
 import { displayedPrice, usdPerMTokToMicro } from '../billing/price';
-import type { ProviderName } from '../providers/provider-names';
+import type { ProviderName } from '../providers/manifest';
 import { CATALOGUE_DATA } from './models';
 import type { Capabilities, CatalogueEntryData, CatalogueTargetData, LatencyProfile } from './schema';
 

@@ -32,15 +32,13 @@ const READ_ON = '2026-11-22';
 
 type PriceTuple = [input: number, output: number, readOn: string, source: string];
 
-function target(
-  provider: CatalogueTargetData['provider'],
-  upstreamModel: string,
-  [inputUsdPerMTok, outputUsdPerMTok, readOn, source]: PriceTuple,
-  contextWindow: number,
-  maxOutputTokens: number,
-  capabilities: Capabilities,
-  extra: Pick<CatalogueTargetData, 'upstreamParams' | 'dimensions' | 'timeouts' | 'latency'> = {},
-): CatalogueTargetData {
+/** One catalogue target, named field by field (prices as a {@link PriceTuple}: USD per 1M tokens). */
+interface TargetOptions extends Pick<CatalogueTargetData, 'provider' | 'upstreamModel' | 'contextWindow' | 'maxOutputTokens' | 'capabilities' | 'upstreamParams' | 'dimensions' | 'timeouts' | 'latency'> {
+  price: PriceTuple;
+}
+
+function target({ provider, upstreamModel, price, contextWindow, maxOutputTokens, capabilities, ...extra }: TargetOptions): CatalogueTargetData {
+  const [inputUsdPerMTok, outputUsdPerMTok, readOn, source] = price;
   return { provider, upstreamModel, price: { inputUsdPerMTok, outputUsdPerMTok, readOn, source }, contextWindow, maxOutputTokens, capabilities, ...extra };
 }
 
@@ -50,16 +48,16 @@ function withLongContext(t: CatalogueTargetData, longContext: NonNullable<Catalo
 
 // Claude models all share Anthropic's 200K window.
 const claude = (id: string, price: [number, number], maxOut: number) =>
-  target('anthropic', id, [price[0], price[1], READ_ON, ANTHROPIC_PRICING], 200_000, maxOut, VISION_THINKING);
+  target({ provider: 'anthropic', upstreamModel: id, price: [price[0], price[1], READ_ON, ANTHROPIC_PRICING], contextWindow: 200_000, maxOutputTokens: maxOut, capabilities: VISION_THINKING });
 
 const claudeSonnet46 = claude('claude-sonnet-4-6', [3, 15], 64_000);
 const claudeOpus46 = claude('claude-opus-4-6', [5, 25], 64_000);
-const gemini25FlashLite = target('gemini', 'gemini-2.5-flash-lite', [0.1, 0.4, READ_ON, GEMINI_PRICING], 1_048_576, 65_536, VISION);
+const gemini25FlashLite = target({ provider: 'gemini', upstreamModel: 'gemini-2.5-flash-lite', price: [0.1, 0.4, READ_ON, GEMINI_PRICING], contextWindow: 1_048_576, maxOutputTokens: 65_536, capabilities: VISION });
 // Gemini 2.5 Flash and Pro think by default (Pro always; providers.md §3.8): `thinking` time limits.
-const gemini25Flash = target('gemini', 'gemini-2.5-flash', [0.3, 2.5, READ_ON, GEMINI_PRICING], 1_048_576, 65_536, VISION_THINKING, { latency: 'thinking' });
+const gemini25Flash = target({ provider: 'gemini', upstreamModel: 'gemini-2.5-flash', price: [0.3, 2.5, READ_ON, GEMINI_PRICING], contextWindow: 1_048_576, maxOutputTokens: 65_536, capabilities: VISION_THINKING, latency: 'thinking' });
 // Gemini 2.5 Pro bills the whole request at $2.50 / $15 once the prompt is over 200K tokens (providers.md §8).
 const gemini25Pro = withLongContext(
-  target('gemini', 'gemini-2.5-pro', [1.25, 10, READ_ON, GEMINI_PRICING], 1_048_576, 65_536, VISION_THINKING, { latency: 'thinking' }),
+  target({ provider: 'gemini', upstreamModel: 'gemini-2.5-pro', price: [1.25, 10, READ_ON, GEMINI_PRICING], contextWindow: 1_048_576, maxOutputTokens: 65_536, capabilities: VISION_THINKING, latency: 'thinking' }),
   { promptTokensAbove: 200_000, inputUsdPerMTok: 2.5, outputUsdPerMTok: 15 },
 );
 // DeepSeek V4 (2026-04-24) replaced V3/R1; deepseek-chat / deepseek-reasoner were retired after
@@ -68,18 +66,14 @@ const gemini25Pro = withLongContext(
 // unverified, and peak-hour requests may cost more upstream than we charge. Verify on
 // api-docs.deepseek.com before production and update this line.
 const V4_FLASH_PRICE: PriceTuple = [0.15, 0.6, READ_ON, 'off-peak figure of a 2026-10 third-party page; peak unverified (providers.md §8 ⚠)'];
-const deepseekV4Flash = target('deepseek', 'deepseek-v4-flash', V4_FLASH_PRICE, 128_000, 8_192, TEXT, {
-  upstreamParams: { thinking: { type: 'disabled' } },
-});
-const deepseekV4FlashThinking = target('deepseek', 'deepseek-v4-flash', V4_FLASH_PRICE, 128_000, 32_768, { ...TEXT, reasoning: 'exposed' }, {
-  upstreamParams: { thinking: { type: 'enabled' } },
-  latency: 'thinking',
-});
+const deepseekV4Flash = target({ provider: 'deepseek', upstreamModel: 'deepseek-v4-flash', price: V4_FLASH_PRICE, contextWindow: 128_000, maxOutputTokens: 8_192, capabilities: TEXT, upstreamParams: { thinking: { type: 'disabled' } }, });
+const deepseekV4FlashThinking = target({ provider: 'deepseek', upstreamModel: 'deepseek-v4-flash', price: V4_FLASH_PRICE, contextWindow: 128_000, maxOutputTokens: 32_768, capabilities: { ...TEXT, reasoning: 'exposed' }, upstreamParams: { thinking: { type: 'enabled' } },
+  latency: 'thinking', });
 const minimax = (id: string, price: [number, number]) =>
   // M2.x always reasons (thinking cannot be disabled, providers.md §5.2): `thinking` time limits.
-  target('minimax', id, [price[0], price[1], READ_ON, MINIMAX_PRICING], 204_800, 131_072, { ...TEXT, reasoning: 'exposed' }, { latency: 'thinking' });
+  target({ provider: 'minimax', upstreamModel: id, price: [price[0], price[1], READ_ON, MINIMAX_PRICING], contextWindow: 204_800, maxOutputTokens: 131_072, capabilities: { ...TEXT, reasoning: 'exposed' }, latency: 'thinking' });
 const openaiEmbedding = (id: string, price: number, dimensions: number) =>
-  target('openai', id, [price, 0, READ_ON, OPENAI_PRICING], 8_192, 1, EMBEDDING, { dimensions });
+  target({ provider: 'openai', upstreamModel: id, price: [price, 0, READ_ON, OPENAI_PRICING], contextWindow: 8_192, maxOutputTokens: 1, capabilities: EMBEDDING, dimensions });
 
 /** The catalogue (32 models: 27 chat, 5 embedding). */
 export const CATALOGUE_DATA: CatalogueEntryData[] = [
@@ -87,13 +81,13 @@ export const CATALOGUE_DATA: CatalogueEntryData[] = [
   {
     id: 'gpt-4o', kind: 'chat', ownedBy: 'openai', created: 1715367049,
     description: 'GPT-4o, OpenAI flagship multimodal model.',
-    targets: [target('openai', 'gpt-4o', [2.5, 10, READ_ON, OPENAI_PRICING], 128_000, 16_384, VISION)],
+    targets: [target({ provider: 'openai', upstreamModel: 'gpt-4o', price: [2.5, 10, READ_ON, OPENAI_PRICING], contextWindow: 128_000, maxOutputTokens: 16_384, capabilities: VISION })],
     equivalents: ['claude-3-5-sonnet', 'gemini-2.5-pro'],
   },
   {
     id: 'gpt-4o-mini', kind: 'chat', ownedBy: 'openai', created: 1721172741,
     description: 'GPT-4o mini: the small, fast and cheap GPT-4o variant.',
-    targets: [target('openai', 'gpt-4o-mini', [0.15, 0.6, READ_ON, OPENAI_PRICING], 128_000, 16_384, VISION)],
+    targets: [target({ provider: 'openai', upstreamModel: 'gpt-4o-mini', price: [0.15, 0.6, READ_ON, OPENAI_PRICING], contextWindow: 128_000, maxOutputTokens: 16_384, capabilities: VISION })],
     equivalents: ['gemini-2.0-flash', 'claude-haiku-4-5'],
     // Hedged: the small fast tier is where latency matters most and a duplicated prompt costs least.
     // p95 first token ≈ 2 s (median ~0.77 s for OpenAI's mini models, routing/timeouts.ts [a]).
@@ -104,7 +98,7 @@ export const CATALOGUE_DATA: CatalogueEntryData[] = [
     description: 'o3-mini reasoning model (reasoning hidden, billed as output).',
     // Hidden reasoning happens before the first visible token: its limits are the `hidden-thinking`
     // row of routing/timeouts.ts (derived from `reasoning: 'hidden'`).
-    targets: [target('openai', 'o3-mini', [1.1, 4.4, READ_ON, OPENAI_PRICING], 200_000, 100_000, { ...TEXT, reasoning: 'hidden' })],
+    targets: [target({ provider: 'openai', upstreamModel: 'o3-mini', price: [1.1, 4.4, READ_ON, OPENAI_PRICING], contextWindow: 200_000, maxOutputTokens: 100_000, capabilities: { ...TEXT, reasoning: 'hidden' } })],
     equivalents: ['deepseek-r1'],
   },
   // ── Anthropic ───────────────────────────────────────────────────────────────────────────────────
@@ -236,9 +230,7 @@ export const CATALOGUE_DATA: CatalogueEntryData[] = [
     id: 'deepseek-v4-pro', kind: 'chat', ownedBy: 'deepseek', created: 1776988800,
     description: 'DeepSeek V4-Pro.',
     targets: [
-      target('deepseek', 'deepseek-v4-pro', [0.66, 1.98, READ_ON, 'a 2026-10 third-party page, peak/off-peak unclear (providers.md §8 ⚠)'], 128_000, 32_768, TEXT, {
-        upstreamParams: { thinking: { type: 'disabled' } },
-      }),
+      target({ provider: 'deepseek', upstreamModel: 'deepseek-v4-pro', price: [0.66, 1.98, READ_ON, 'a 2026-10 third-party page, peak/off-peak unclear (providers.md §8 ⚠)'], contextWindow: 128_000, maxOutputTokens: 32_768, capabilities: TEXT, upstreamParams: { thinking: { type: 'disabled' } }, }),
     ],
     equivalents: ['deepseek-v3'],
   },
@@ -269,8 +261,8 @@ export const CATALOGUE_DATA: CatalogueEntryData[] = [
     id: 'llama-3-70b', kind: 'chat', ownedBy: 'meta', created: 1713398400,
     description: 'Llama-3 70B class (served by Llama 3.3 70B Instruct Turbo, then Llama 3.1 70B Instruct Turbo).',
     targets: [
-      target('together', 'meta-llama/Llama-3.3-70B-Instruct-Turbo', [0.88, 0.88, READ_ON, 'together.ai pricing (providers.md §8)'], 131_072, 8_192, TEXT),
-      target('deepinfra', 'meta-llama/Meta-Llama-3.1-70B-Instruct-Turbo', [0.4, 0.4, READ_ON, 'deepinfra pricing, low confidence (providers.md §8 ⚠)'], 131_072, 8_192, TEXT),
+      target({ provider: 'together', upstreamModel: 'meta-llama/Llama-3.3-70B-Instruct-Turbo', price: [0.88, 0.88, READ_ON, 'together.ai pricing (providers.md §8)'], contextWindow: 131_072, maxOutputTokens: 8_192, capabilities: TEXT }),
+      target({ provider: 'deepinfra', upstreamModel: 'meta-llama/Meta-Llama-3.1-70B-Instruct-Turbo', price: [0.4, 0.4, READ_ON, 'deepinfra pricing, low confidence (providers.md §8 ⚠)'], contextWindow: 131_072, maxOutputTokens: 8_192, capabilities: TEXT }),
     ],
     equivalents: ['deepseek-v3'],
   },
@@ -278,8 +270,8 @@ export const CATALOGUE_DATA: CatalogueEntryData[] = [
     id: 'llama-3-8b', kind: 'chat', ownedBy: 'meta', created: 1713398400,
     description: 'Llama-3 8B class (served by Llama 3.1 8B Instruct Turbo).',
     targets: [
-      target('together', 'meta-llama/Meta-Llama-3.1-8B-Instruct-Turbo', [0.18, 0.18, READ_ON, 'together.ai pricing (providers.md §8)'], 131_072, 8_192, TEXT),
-      target('deepinfra', 'meta-llama/Meta-Llama-3.1-8B-Instruct-Turbo', [0.02, 0.03, READ_ON, 'deepinfra pricing, low confidence (providers.md §8 ⚠)'], 131_072, 8_192, TEXT),
+      target({ provider: 'together', upstreamModel: 'meta-llama/Meta-Llama-3.1-8B-Instruct-Turbo', price: [0.18, 0.18, READ_ON, 'together.ai pricing (providers.md §8)'], contextWindow: 131_072, maxOutputTokens: 8_192, capabilities: TEXT }),
+      target({ provider: 'deepinfra', upstreamModel: 'meta-llama/Meta-Llama-3.1-8B-Instruct-Turbo', price: [0.02, 0.03, READ_ON, 'deepinfra pricing, low confidence (providers.md §8 ⚠)'], contextWindow: 131_072, maxOutputTokens: 8_192, capabilities: TEXT }),
     ],
     equivalents: ['gpt-4o-mini'],
   },
@@ -315,7 +307,7 @@ export const CATALOGUE_DATA: CatalogueEntryData[] = [
   {
     id: 'gemini-embedding-001', kind: 'embedding', ownedBy: 'google', created: 1747094400,
     description: 'Google gemini-embedding-001 (3072 dims by default).',
-    targets: [target('gemini', 'gemini-embedding-001', [0.15, 0, READ_ON, 'Google blog (providers.md §8)'], 2_048, 1, EMBEDDING, { dimensions: 3072 })],
+    targets: [target({ provider: 'gemini', upstreamModel: 'gemini-embedding-001', price: [0.15, 0, READ_ON, 'Google blog (providers.md §8)'], contextWindow: 2_048, maxOutputTokens: 1, capabilities: EMBEDDING, dimensions: 3072 })],
     equivalents: [],
   },
 ];

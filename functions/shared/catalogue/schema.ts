@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { PROVIDER_NAMES } from '../providers/provider-names';
+import { PROVIDER_NAMES } from '../providers/manifest';
 
 /**
  * The catalogue's shape. The built-in data (models.ts) is typed by it at compile time and parsed with it

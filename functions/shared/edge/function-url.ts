@@ -1,12 +1,11 @@
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
-import { SETTLE_TIMEOUT_MS } from '../billing/settle-durable';
 import { newRequestId } from '../billing/ledger';
 import type { GatewayHandler, GatewayRequest, GatewayResult, JsonResult } from '../http/types';
 import { asGatewayError, toErrorBody } from '../openai/errors';
 import { logger } from '../observability/logger';
 import { publishMetrics, recordRequest } from '../observability/metrics';
 import { initTracing } from '../observability/tracer';
-import { loadUpstreamCredentials } from '../providers/credentials';
+import { loadUpstreamCredentials } from '../config/upstream-credentials';
 import { prefetchOriginSecret, verifyOrigin } from './origin-secret';
 
 /**
@@ -14,12 +13,8 @@ import { prefetchOriginSecret, verifyOrigin } from './origin-secret';
  * and any thrown error → OpenAI's error body with its status. Only the handlers import this.
  */
 
-/**
- * Time kept back from the function's timeout for writing the answer and settling the ledger (ms): the
- * settle's own limit (SETTLE_TIMEOUT_MS: in-process tries, then the hand-off to the settle queue) plus
- * 1 s to write the last bytes, so a settle is always landed or queued before Lambda stops the invocation.
- */
-export const SETTLE_RESERVE_MS = SETTLE_TIMEOUT_MS + 1_000;
+export { SETTLE_RESERVE_MS } from '../config/stack-contract';
+import { SETTLE_RESERVE_MS } from '../config/stack-contract';
 
 /**
  * Builds the core's request from a Function URL event.

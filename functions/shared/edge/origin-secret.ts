@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { GatewayError, UpstreamUnavailableError } from '../openai/errors';
+import { GatewayError, ConfigUnavailableError } from '../openai/errors';
 
 /**
  * "One door": behind CloudFront, a Function URL answers only requests that carry the distribution's
@@ -16,11 +16,8 @@ import { GatewayError, UpstreamUnavailableError } from '../openai/errors';
  * call. Without `ORIGIN_SECRET_ARN` (no CloudFront, `npm start`) the check is off.
  */
 
-/** Env var holding the origin secret's ARN; set by the stack only when CloudFront is in front. */
-export const ORIGIN_SECRET_ARN_ENV = 'ORIGIN_SECRET_ARN';
-
-/** The custom origin header CloudFront adds (lower case: Function URL events lower-case header names). */
-export const ORIGIN_SECRET_HEADER = 'x-origin-verify';
+export { ORIGIN_SECRET_ARN_ENV, ORIGIN_SECRET_HEADER } from '../config/stack-contract';
+import { ORIGIN_SECRET_ARN_ENV, ORIGIN_SECRET_HEADER } from '../config/stack-contract';
 
 /** How long a read secret is trusted before the next request refreshes it (ms): 5 minutes. */
 export const ORIGIN_SECRET_MAX_AGE_MS = 5 * 60_000;
@@ -48,7 +45,7 @@ export class DirectAccessForbiddenError extends GatewayError {
  * Resolves when the request may proceed: the check is off, or `headers` carry the current or the
  * previous origin secret.
  * @throws DirectAccessForbiddenError (403) when the header is missing or wrong.
- * @throws UpstreamUnavailableError (503) when the secret has never been readable in this container
+ * @throws ConfigUnavailableError (503) when the secret has never been readable in this container
  *   (fail closed: nobody is let in unchecked); the detail is the error's cause, never the value.
  */
 export async function verifyOrigin(headers: Readonly<Record<string, string | undefined>>): Promise<void> {
@@ -90,7 +87,7 @@ function acceptedValues(secretId: string): Promise<Accepted> {
         return fallback;
       }
       if (cache === entry) cache = undefined;
-      throw new UpstreamUnavailableError(503, 'The gateway cannot verify requests right now. Please retry.', { cause: error });
+      throw new ConfigUnavailableError('The gateway cannot verify requests right now. Please retry.', { cause: error });
     },
   );
   cache = entry;

@@ -12,7 +12,7 @@
  * | `COGNITO_ENDPOINT` | (AWS's own) | the Cognito API endpoint when it is not AWS's (the local emulator) |
  */
 import * as z from 'zod';
-import { UpstreamUnavailableError } from '../openai/errors';
+import { ConfigUnavailableError } from '../openai/errors';
 
 /** The settings above, resolved. */
 export interface IdentityConfig {
@@ -66,12 +66,12 @@ let cached: { config: IdentityConfig | undefined } | undefined;
 
 /**
  * This container's identity settings (parsed once).
- * @throws UpstreamUnavailableError (503, code `sign_in_not_configured`) when no user pool is configured.
+ * @throws ConfigUnavailableError (503, code `sign_in_not_configured`) when no user pool is configured.
  */
 export function identityConfig(): IdentityConfig {
   cached ??= { config: parseIdentityConfig() };
   if (cached.config === undefined) {
-    throw new UpstreamUnavailableError(503, 'Account sign-in is not configured on this deployment (no Cognito user pool).', {
+    throw new ConfigUnavailableError('Account sign-in is not configured on this deployment (no Cognito user pool).', {
       code: 'sign_in_not_configured',
     });
   }

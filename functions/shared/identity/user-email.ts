@@ -4,7 +4,7 @@
  * Called once per account, when it is created; the client is made once per container.
  */
 import { CognitoIdentityProviderClient, GetUserCommand } from '@aws-sdk/client-cognito-identity-provider';
-import { AuthenticationError, UpstreamUnavailableError } from '../openai/errors';
+import { AuthenticationError, ConfigUnavailableError } from '../openai/errors';
 import { identityConfig } from './identity-config';
 
 let client: CognitoIdentityProviderClient | undefined;
@@ -12,7 +12,7 @@ let client: CognitoIdentityProviderClient | undefined;
 /**
  * The `email` attribute of the user of `accessToken`.
  * @throws AuthenticationError (401) when Cognito refuses the token or the user has no email;
- *         UpstreamUnavailableError (503) when Cognito cannot be reached.
+ *         ConfigUnavailableError (503) when Cognito cannot be reached.
  */
 export async function emailOfAccessToken(accessToken: string): Promise<string> {
   const config = identityConfig();
@@ -30,7 +30,7 @@ export async function emailOfAccessToken(accessToken: string): Promise<string> {
   } catch (err) {
     const name = (err as { name?: string }).name ?? '';
     if (/NotAuthorized|UserNotFound|InvalidParameter/.test(name)) throw new AuthenticationError('Your sign-in is no longer valid. Sign in again.', 'invalid_token');
-    throw new UpstreamUnavailableError(503, 'The sign-in service cannot be reached right now. Please retry.', { cause: err });
+    throw new ConfigUnavailableError('The sign-in service cannot be reached right now. Please retry.', { cause: err });
   }
   const email = attributes?.find((a) => a.Name === 'email')?.Value;
   if (!email) throw new AuthenticationError('Your sign-in has no email address.', 'invalid_token');

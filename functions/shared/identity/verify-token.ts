@@ -11,7 +11,7 @@ import { validateCognitoJwtFields } from 'aws-jwt-verify/cognito-verifier';
 import { FetchError, JwtExpiredError } from 'aws-jwt-verify/error';
 import { SimpleJwksCache } from 'aws-jwt-verify/jwk';
 import { API_KEY_PREFIX } from '../accounts/api-key';
-import { AuthenticationError, UpstreamUnavailableError } from '../openai/errors';
+import { AuthenticationError, ConfigUnavailableError } from '../openai/errors';
 import { identityConfig, type IdentityConfig } from './identity-config';
 import { jwksFetcher } from './jwks-fetcher';
 
@@ -69,7 +69,7 @@ export function bearerToken(authorization: string | undefined): string {
 /**
  * Verifies a Cognito JWT of this deployment's pool and app client.
  * @throws AuthenticationError (401, code `token_expired` or `invalid_token`) for an expired, forged,
- *         foreign-issuer or other-client token; UpstreamUnavailableError (503) when the signing keys
+ *         foreign-issuer or other-client token; ConfigUnavailableError (503) when the signing keys
  *         cannot be fetched, or sign-in is not configured.
  */
 export async function verifyUserToken(token: string): Promise<VerifiedUser> {
@@ -79,7 +79,7 @@ export async function verifyUserToken(token: string): Promise<VerifiedUser> {
   } catch (err) {
     if (err instanceof JwtExpiredError) throw invalidToken('Your sign-in has expired. Sign in again.', 'token_expired');
     if (err instanceof FetchError) {
-      throw new UpstreamUnavailableError(503, 'The sign-in service cannot be reached right now. Please retry.', { cause: err });
+      throw new ConfigUnavailableError('The sign-in service cannot be reached right now. Please retry.', { cause: err });
     }
     throw invalidToken('Your sign-in token is not valid for this service. Sign in again.', 'invalid_token');
   }

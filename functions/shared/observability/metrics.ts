@@ -28,31 +28,8 @@ import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
  * | `SettlesRetried` | Count | | a settle retried through the durable path (issue 10) |
  */
 
-/** The CloudWatch namespace of every modelmux metric (the stack's alarms and dashboard read it). */
-export const METRICS_NAMESPACE = 'modelmux';
-
-/** Metric names, as CloudWatch shows them. */
-export const MetricName = {
-  Requests: 'Requests',
-  ClientErrors: 'ClientErrors',
-  ServerErrors: 'ServerErrors',
-  Errors: 'Errors',
-  Fallbacks: 'Fallbacks',
-  BreakerOpened: 'BreakerOpened',
-  PromptTokens: 'PromptTokens',
-  CompletionTokens: 'CompletionTokens',
-  CostNanoUsd: 'CostNanoUsd',
-  UsageEstimated: 'UsageEstimated',
-  TimeToFirstToken: 'TimeToFirstToken',
-  Overhead: 'Overhead',
-  SettleFailures: 'SettleFailures',
-  HoldsPending: 'HoldsPending',
-  HoldsOverdue: 'HoldsOverdue',
-  SettlesRetried: 'SettlesRetried',
-} as const;
-
-/** One of {@link MetricName}'s values. */
-export type MetricNameValue = (typeof MetricName)[keyof typeof MetricName];
+export { METRICS_NAMESPACE, MetricName, type MetricNameValue } from '../config/stack-contract';
+import { METRICS_NAMESPACE, MetricName, type MetricNameValue } from '../config/stack-contract';
 
 /** The extra dimensions some metrics carry (besides `service`). */
 export const MetricDimension = { statusCode: 'statusCode', model: 'model', target: 'target' } as const;

@@ -3,7 +3,7 @@ import type { AssistantMessage, ChunkChoice, ChunkParts, CompletionChoice, Compl
 
 /**
  * Builds the parts of a `chat.completion` from the parts of a stream, so a buffered answer can be
- * produced by a streamed upstream call (routing/chat-router.ts) and still be exactly what the
+ * produced by a streamed upstream call (routing/fallback-router.ts) and still be exactly what the
  * upstream's own buffered answer would have given (test/openai/completion-assembler.test.ts replays
  * the same answer both ways, per provider):
  *

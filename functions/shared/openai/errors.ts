@@ -108,8 +108,8 @@ export class PayloadTooLargeError extends GatewayError {
 }
 
 /**
- * 502/503/504: no upstream could answer. 502 an upstream answered badly, 503 none was available
- * (also: our own store is unreachable), 504 every attempt timed out.
+ * 502/503/504: no upstream model could answer. 502 an upstream answered badly, 503 none was available,
+ * 504 every attempt timed out. Our own outages have their own classes below.
  */
 export class UpstreamUnavailableError extends GatewayError {
   constructor(status: 502 | 503 | 504, message: string, init: GatewayErrorInit = {}) {
@@ -117,6 +117,28 @@ export class UpstreamUnavailableError extends GatewayError {
       code: status === 504 ? 'upstream_timeout' : 'upstream_unavailable',
       ...init,
     });
+  }
+}
+
+/**
+ * 503: our own store (DynamoDB) is unreachable, throttled or too contended to answer now. The body is
+ * the same as an upstream outage's (`server_error`, `upstream_unavailable`), so clients retry it alike
+ * (OpenAI SDK: `InternalServerError`); the class tells the log and the code who failed.
+ */
+export class StoreUnavailableError extends GatewayError {
+  constructor(message: string, init: GatewayErrorInit = {}) {
+    super(503, 'server_error', message, { code: 'upstream_unavailable', ...init });
+  }
+}
+
+/**
+ * 503: the gateway's own configuration or a platform service it depends on cannot be used: a secret
+ * (upstream keys, origin secret, a BYOK key) cannot be read, sign-in or BYOK is not configured, the
+ * sign-in service cannot be reached. Same body as an upstream outage unless `init.code` says more.
+ */
+export class ConfigUnavailableError extends GatewayError {
+  constructor(message: string, init: GatewayErrorInit = {}) {
+    super(503, 'server_error', message, { code: 'upstream_unavailable', ...init });
   }
 }
 

@@ -8,7 +8,7 @@ import type { ChunkParts, CompletionParts } from '../openai/chat-response';
 import type { EmbeddingParts, EmbeddingsRequest } from '../openai/embeddings';
 import type { AssemblyRules } from '../openai/completion-assembler';
 import type { GatewayError } from '../openai/errors';
-import type { ProviderName } from './provider-names';
+import type { ProviderName } from './manifest';
 
 /** Where and how to reach one provider (base URL without trailing slash; the key is secret). */
 export interface ProviderEndpoint {
@@ -38,7 +38,7 @@ export interface UpstreamSseEvent {
 
 /**
  * Turns an upstream SSE stream into OpenAI chunk parts. State lives in the closure that created it.
- * `push` and `end` throw {@link UpstreamStreamError} when the upstream signals an error or ends
+ * `push` and `end` throw {@link UpstreamAttemptError} when the upstream signals an error or ends
  * before finishing (so the router can fall back before the first token, or report after it).
  */
 export interface StreamTransform {
@@ -73,11 +73,14 @@ export interface UpstreamFailure {
   retryAfterMs?: number;
 }
 
-/** Thrown by adapters and the router for a failed attempt; carries the verdict. */
-export class UpstreamStreamError extends Error {
+/**
+ * An upstream attempt failed: an error status, a malformed or error-carrying body (buffered or
+ * streamed), a broken stream. Thrown by adapters and the router; carries the classified verdict.
+ */
+export class UpstreamAttemptError extends Error {
   constructor(readonly failure: UpstreamFailure) {
     super(failure.message);
-    this.name = 'UpstreamStreamError';
+    this.name = 'UpstreamAttemptError';
   }
 }
 
@@ -87,7 +90,7 @@ export interface ProviderAdapter {
   buildChatRequest(req: ChatCompletionRequest, ctx: AdapterContext, stream: boolean): UpstreamHttpRequest;
   /**
    * Parses a buffered upstream response body (text, as received) into OpenAI parts.
-   * @throws UpstreamStreamError for a malformed body or an error reported inside a 200.
+   * @throws UpstreamAttemptError for a malformed body or an error reported inside a 200.
    */
   parseChatResponse(bodyText: string, ctx: AdapterContext): CompletionParts;
   /** A fresh transform for one streamed response. */

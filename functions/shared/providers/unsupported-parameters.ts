@@ -10,7 +10,7 @@ import { InvalidRequestError } from '../openai/errors';
  * custom tool).
  *
  * Thrown while the upstream request is built, the error is the client's answer when the requested
- * model's own target refuses, and only rules that target out when an equivalent does (chat-router).
+ * model's own target refuses, and only rules that target out when an equivalent does (fallback-router).
  */
 
 /** The 400 for `param`, worded as OpenAI words it, with an optional hint. */

@@ -1,6 +1,6 @@
 import type * as z from 'zod';
 import { InvalidRequestError } from '../openai/errors';
-import type { FailureKind, UpstreamFailure } from './types';
+import { UpstreamAttemptError, type FailureKind, type UpstreamFailure } from './types';
 
 /**
  * Shared pieces of error classification. Each adapter reads its own error body; the status rules
@@ -138,4 +138,19 @@ export function parseErrorBody<S extends z.ZodType>(bodyText: string, schema: S)
   if (Array.isArray(json)) json = json[0];
   const parsed = schema.safeParse(json);
   return parsed.success ? parsed.data : undefined;
+}
+
+/**
+ * JSON.parse for an upstream 200 body or SSE event: text that is not JSON is the upstream answering
+ * badly, a retryable `server` failure (the next target may do better). Leading whitespace is legal
+ * JSON, which covers DeepSeek's keep-alive blank lines before a buffered body (providers.md §4.5).
+ * @param failureMessage the log-safe failure message (never the text itself)
+ * @throws UpstreamAttemptError (retryable `server`, status 200) when `text` is not JSON.
+ */
+export function parseUpstreamJson(text: string, failureMessage: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new UpstreamAttemptError(makeFailure('server', 200, failureMessage));
+  }
 }

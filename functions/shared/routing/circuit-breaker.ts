@@ -19,7 +19,8 @@ export interface BreakerOptions {
 /** Defaults: 3 consecutive failures, 30 s cooldown (Portkey's minimum cooldown, peers.md A). */
 export const DEFAULT_BREAKER: BreakerOptions = { failureThreshold: 3, cooldownMs: 30_000 };
 
-interface TargetHealth {
+/** One target's breaker state (routing/target-health.ts's TargetHealth is the per-attempt reporting view). */
+interface BreakerState {
   consecutiveFailures: number;
   /** Epoch ms until which the target is skipped; 0 when closed. */
   openUntil: number;
@@ -48,7 +49,7 @@ function countsAgainst(kind: FailureKind): boolean {
 
 /** One breaker per container (module state survives between warm invocations). */
 export class CircuitBreaker {
-  private readonly health = new Map<string, TargetHealth>();
+  private readonly health = new Map<string, BreakerState>();
 
   /**
    * @param onOpen called with the target's key each time its breaker opens (closed or half-open to

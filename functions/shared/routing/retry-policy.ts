@@ -1,3 +1,4 @@
+import { backoffMs } from '../retry/backoff';
 import type { UpstreamFailure } from '../providers/types';
 
 /**
@@ -36,24 +37,10 @@ export function retryDelay(failure: UpstreamFailure, retry: number, remainingMs:
     if (failure.retryAfterMs > policy.maxRetryAfterMs) return undefined;
     delay = failure.retryAfterMs;
   } else {
-    const exp = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** retry);
-    delay = Math.round(exp * (0.8 + 0.4 * random()));
+    delay = Math.round(backoffMs(retry, { baseMs: policy.baseDelayMs, capMs: policy.maxDelayMs, jitter: 0.2 }, random));
   }
   return delay < remainingMs ? delay : undefined;
 }
 
-/** Sleeps `ms`, resolving early (false) if `signal` aborts. */
-export function sleep(ms: number, signal: AbortSignal): Promise<boolean> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve(false);
-    const t = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve(true);
-    }, ms);
-    const onAbort = (): void => {
-      clearTimeout(t);
-      resolve(false);
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
-}
+/** Sleeps `ms`, resolving early (false) if `signal` aborts (retry/sleep.ts). */
+export { sleep } from '../retry/sleep';

@@ -1,10 +1,10 @@
-import { UpstreamStreamError, type FailureKind } from '../providers/types';
+import { UpstreamAttemptError, type FailureKind } from '../providers/types';
 import type { CircuitBreaker } from './circuit-breaker';
 
 /**
  * The breaker verdict of one allowed attempt, reported once (later calls are no-ops). A buffered
  * attempt reports as soon as its answer parses; a stream only when its end is known, so a target that
- * starts answers and then drops them is seen as failing (chat-router.ts).
+ * starts answers and then drops them is seen as failing (fallback-router.ts).
  */
 export interface TargetHealth {
   success(): void;
@@ -34,7 +34,7 @@ export function healthOf(brk: CircuitBreaker, key: string, onVerdict: () => void
 
 /**
  * Passes a started stream through and tells the breaker how it ended: success at its end, failure
- * when the upstream broke it off ({@link UpstreamStreamError}), nothing (release) when `ourStop()`
+ * when the upstream broke it off ({@link UpstreamAttemptError}), nothing (release) when `ourStop()`
  * says the client or we stopped it, or when the consumer stops reading.
  */
 export async function* reportingHealth<T>(rest: AsyncGenerator<T>, health: TargetHealth, ourStop: () => boolean): AsyncGenerator<T> {
@@ -42,7 +42,7 @@ export async function* reportingHealth<T>(rest: AsyncGenerator<T>, health: Targe
     yield* rest;
     health.success();
   } catch (err) {
-    if (err instanceof UpstreamStreamError && !ourStop()) health.failure(err.failure.kind);
+    if (err instanceof UpstreamAttemptError && !ourStop()) health.failure(err.failure.kind);
     throw err;
   } finally {
     health.release();

@@ -5,7 +5,7 @@ import type { ChatCompletionRequest } from '../openai/chat-request';
 
 /**
  * Time limits of an upstream attempt (ms). Chat attempts always stream upstream (a buffered answer is
- * assembled from the stream, chat-router.ts), so the limits that matter are the time to the first
+ * assembled from the stream, fallback-router.ts), so the limits that matter are the time to the first
  * token and the silence between tokens; they come from ONE table, {@link LATENCY_TABLE}, by how the
  * target starts answering. Every limit is also clipped to the request's deadline.
  *

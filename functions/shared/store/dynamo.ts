@@ -4,6 +4,7 @@
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { envMs } from '../config/env-ms';
 
 /** Options for {@link createDocumentClient}; every field defaults from the environment. */
 export interface DocumentClientOptions {
@@ -80,7 +81,7 @@ let shared: DynamoDBDocumentClient | undefined;
  * set it before any store call.
  */
 export function documentClient(): DynamoDBDocumentClient {
-  const timeout = Number(process.env.DYNAMODB_REQUEST_TIMEOUT_MS);
+  const timeout = envMs('DYNAMODB_REQUEST_TIMEOUT_MS', 0);
   // Locally the connect timeout follows: a loaded machine accepts DynamoDB Local's connections slowly too.
   shared ??= createDocumentClient({ endpoint: process.env.DYNAMODB_ENDPOINT || undefined, ...(timeout > 0 ? { requestTimeoutMs: timeout, connectionTimeoutMs: Math.min(timeout, 5_000) } : {}) });
   return shared;

@@ -2,7 +2,7 @@
  * What a DynamoDB failure means to the client. When the store cannot be reached or is throttling us,
  * the request fails with 503 before any upstream call: we never serve tokens we cannot bill.
  */
-import { UpstreamUnavailableError } from '../openai/errors';
+import { StoreUnavailableError } from '../openai/errors';
 
 /** The message every store outage shows the client. */
 export const STORE_UNAVAILABLE_MESSAGE =
@@ -51,11 +51,11 @@ export function isStoreUnavailable(err: unknown): boolean {
 
 /**
  * Maps `err` to the error the caller should throw: store outages become
- * `UpstreamUnavailableError(503)` (OpenAI SDK: `InternalServerError`, which it retries); anything
+ * `StoreUnavailableError` (OpenAI SDK: `InternalServerError`, which it retries); anything
  * else is returned unchanged.
  */
 export function toStoreError(err: unknown): unknown {
-  if (isStoreUnavailable(err)) return new UpstreamUnavailableError(503, STORE_UNAVAILABLE_MESSAGE, { cause: err });
+  if (isStoreUnavailable(err)) return new StoreUnavailableError(STORE_UNAVAILABLE_MESSAGE, { cause: err });
   return err;
 }
 
@@ -72,7 +72,7 @@ export function storeRecentlyFailed(): boolean {
 
 /**
  * Runs one store call and maps its failure with {@link toStoreError}.
- * @throws UpstreamUnavailableError (503) when DynamoDB is unreachable, throttling or failing.
+ * @throws StoreUnavailableError (503) when DynamoDB is unreachable, throttling or failing.
  */
 export async function storeCall<T>(op: () => Promise<T>): Promise<T> {
   try {

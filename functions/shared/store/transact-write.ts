@@ -11,7 +11,7 @@ export type TransactItems = NonNullable<TransactWriteCommandInput['TransactItems
  * Writes `items` atomically. With `retryConflicts` (default true) a `TransactionConflict` cancellation
  * is retried with jittered backoff; a failed condition surfaces as `TransactionCanceledException`
  * (read it with `cancellationCodes`).
- * @throws UpstreamUnavailableError (503) when DynamoDB is unavailable; the SDK's error otherwise.
+ * @throws StoreUnavailableError (503) when DynamoDB is unavailable; the SDK's error otherwise.
  */
 export async function transactWrite(items: TransactItems, opts: { retryConflicts?: boolean } = {}): Promise<void> {
   const once = async () => {

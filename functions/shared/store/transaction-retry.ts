@@ -4,6 +4,8 @@
  * `TransactionConflict` for that item (DynamoDB Developer Guide, "Transaction conflict handling").
  * The SDK does not retry those; the hot account item makes them routine, so we retry with jitter.
  */
+import { backoffMs } from '../retry/backoff';
+import { sleep } from '../retry/sleep';
 
 /** Per-item codes of a cancelled transaction, in `TransactItems` order (e.g. `None`, `ConditionalCheckFailed`). */
 export function cancellationCodes(err: unknown): ReadonlyArray<string | undefined> | undefined {
@@ -42,17 +44,13 @@ export interface ConflictRetryOptions {
   random?: () => number;
 }
 
-const sleepMs = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
  * Jittered delay before retry number `attempt` (1-based): uniform in [0, min(max, base·2^(attempt-1))]
  * ("full jitter", AWS Architecture Blog, "Exponential Backoff And Jitter"), so colliding writers spread out.
  */
 export function backoffDelayMs(attempt: number, opts: ConflictRetryOptions = {}): number {
-  const base = opts.baseDelayMs ?? 15;
-  const cap = opts.maxDelayMs ?? 400;
-  const ceiling = Math.min(cap, base * 2 ** Math.max(0, attempt - 1));
-  return Math.floor((opts.random ?? Math.random)() * ceiling);
+  return Math.floor(backoffMs(attempt - 1, { baseMs: opts.baseDelayMs ?? 15, capMs: opts.maxDelayMs ?? 400, jitter: 'full' }, opts.random));
 }
 
 /**
@@ -66,7 +64,7 @@ export async function retryOnConflict<T>(op: () => Promise<T>, opts: ConflictRet
       return await op();
     } catch (err) {
       if (attempt >= maxAttempts || !isTransactionConflict(err)) throw err;
-      await (opts.sleep ?? sleepMs)(backoffDelayMs(attempt, opts));
+      await (opts.sleep ?? sleep)(backoffDelayMs(attempt, opts));
     }
   }
 }

@@ -66,11 +66,3 @@ export class TtlCache<K, V> {
     return this.entries.size;
   }
 }
-
-/** Reads a non-negative integer (ms) from the environment variable `name`, else `fallback`. */
-export function envMs(name: string, fallback: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw.trim() === '') return fallback;
-  const n = Number(raw);
-  return Number.isSafeInteger(n) && n >= 0 ? n : fallback;
-}

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { anthropicAdapter } from '../../../functions/shared/providers/anthropic/adapter';
 import { mapStopReason } from '../../../functions/shared/providers/anthropic/finish-reason';
-import { UpstreamStreamError } from '../../../functions/shared/providers/types';
+import { UpstreamAttemptError } from '../../../functions/shared/providers/types';
 import { anthropicCtx, fixture } from './support';
 
 /** Buffered Messages responses (providers.md §2.5) → OpenAI completion parts. */
@@ -12,7 +12,7 @@ function failureOf(body: string) {
   try {
     parse(body);
   } catch (e) {
-    if (e instanceof UpstreamStreamError) return e.failure;
+    if (e instanceof UpstreamAttemptError) return e.failure;
     throw e;
   }
   throw new Error('expected a failure');

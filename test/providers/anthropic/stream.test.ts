@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ChunkDelta, ChunkParts, FinishReason, Usage } from '../../../functions/shared/openai/chat-response';
 import { anthropicAdapter } from '../../../functions/shared/providers/anthropic/adapter';
-import { UpstreamStreamError, type UpstreamSseEvent } from '../../../functions/shared/providers/types';
+import { UpstreamAttemptError, type UpstreamSseEvent } from '../../../functions/shared/providers/types';
 import { anthropicCtx, fixture, runStream } from './support';
 
 /**
@@ -94,21 +94,21 @@ describe('Anthropic streams', () => {
   it.each(SPLITS)('fails with a retryable overload on a mid-stream error event, after the parts before it (%i bytes)', async (size) => {
     const run = await runStream(fixture('error-mid-stream.sse'), size);
     expect(run.parts).toEqual([role, text('Hel')]);
-    expect(run.error).toBeInstanceOf(UpstreamStreamError);
-    expect((run.error as UpstreamStreamError).failure).toMatchObject({ kind: 'overloaded', retryable: true, status: 200 });
+    expect(run.error).toBeInstanceOf(UpstreamAttemptError);
+    expect((run.error as UpstreamAttemptError).failure).toMatchObject({ kind: 'overloaded', retryable: true, status: 200 });
   });
 
   it.each(SPLITS)('emits nothing before an overload right after message_start, so the router can still fall back (%i bytes)', async (size) => {
     const run = await runStream(fixture('overloaded-before-content.sse'), size);
     expect(run.parts).toEqual([]);
-    expect((run.error as UpstreamStreamError).failure).toMatchObject({ kind: 'overloaded', retryable: true });
+    expect((run.error as UpstreamAttemptError).failure).toMatchObject({ kind: 'overloaded', retryable: true });
   });
 
   it.each(SPLITS)('treats a stream cut before message_stop as a retryable server failure (%i bytes)', async (size) => {
     const run = await runStream(fixture('premature-end.sse'), size);
     expect(run.parts).toEqual([role, text('Half an'), text(' answer')]);
-    expect(run.error).toBeInstanceOf(UpstreamStreamError);
-    expect((run.error as UpstreamStreamError).failure).toMatchObject({ kind: 'server', retryable: true });
+    expect(run.error).toBeInstanceOf(UpstreamAttemptError);
+    expect((run.error as UpstreamAttemptError).failure).toMatchObject({ kind: 'server', retryable: true });
   });
 });
 
@@ -123,7 +123,7 @@ describe('Anthropic stream events, one by one', () => {
     try {
       feed(events);
     } catch (e) {
-      if (e instanceof UpstreamStreamError) return e.failure;
+      if (e instanceof UpstreamAttemptError) return e.failure;
       throw e;
     }
     throw new Error('expected a failure');

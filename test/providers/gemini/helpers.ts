@@ -5,7 +5,7 @@ import { chatCompletionRequest, type ChatCompletionRequest } from '../../../func
 import type { ChunkParts } from '../../../functions/shared/openai/chat-response';
 import { geminiAdapter } from '../../../functions/shared/providers/gemini/adapter';
 import type { AdapterContext, UpstreamFailure } from '../../../functions/shared/providers/types';
-import { UpstreamStreamError } from '../../../functions/shared/providers/types';
+import { UpstreamAttemptError } from '../../../functions/shared/providers/types';
 import { runTransform } from '../stream-run';
 
 /** Shared helpers of the Gemini adapter tests (fixtures: test/fixtures/gemini, providers.md §3). */
@@ -37,22 +37,22 @@ export async function runStream(name: string, size: number, model = 'gemini-2.0-
 
 /**
  * Runs a stream that must fail: the parts emitted before the failure, and the failure's verdict.
- * @throws Error when the stream does not throw an UpstreamStreamError.
+ * @throws Error when the stream does not throw an UpstreamAttemptError.
  */
 export async function runFailingStream(name: string, size: number): Promise<{ emitted: ChunkParts[]; failure: UpstreamFailure }> {
   const { parts, error } = await runTransform(geminiAdapter.createStreamTransform(ctxFor('gemini-2.0-flash')), fixtureBytes(name), size);
-  if (error instanceof UpstreamStreamError) return { emitted: parts, failure: error.failure };
+  if (error instanceof UpstreamAttemptError) return { emitted: parts, failure: error.failure };
   if (error !== undefined) throw error;
   throw new Error(`${name}: the stream did not fail`);
 }
 
-/** The verdict thrown by `fn`, which must throw an UpstreamStreamError. */
+/** The verdict thrown by `fn`, which must throw an UpstreamAttemptError. */
 export function failureOf(fn: () => unknown): UpstreamFailure {
   try {
     fn();
   } catch (err) {
-    if (err instanceof UpstreamStreamError) return err.failure;
+    if (err instanceof UpstreamAttemptError) return err.failure;
     throw err;
   }
-  throw new Error('expected an UpstreamStreamError');
+  throw new Error('expected an UpstreamAttemptError');
 }

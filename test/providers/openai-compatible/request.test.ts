@@ -34,7 +34,7 @@ describe('OpenAI-compatible request building', () => {
   ] as const)('%s: a buffered client request goes upstream streamed, with usage asked for, without our routing fields', (provider, model, target) => {
     const ctx = ctxFor(model, target);
     expect(ctx.target.provider).toBe(provider);
-    // The router always calls chat upstreams in streaming mode (routing/chat-router.ts).
+    // The router always calls chat upstreams in streaming mode (routing/fallback-router.ts).
     const body = JSON.parse(providerSpec(provider).adapter.buildChatRequest(request({ stream: false, models: ['gpt-4o'], route: 'fallback' }), ctx, true).body);
     expect(body).toMatchObject({ stream: true, stream_options: { include_usage: true } });
     expect(body).not.toHaveProperty('models');

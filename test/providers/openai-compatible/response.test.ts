@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { providerSpec } from '../../../functions/shared/providers/registry';
-import { UpstreamStreamError } from '../../../functions/shared/providers/types';
+import { UpstreamAttemptError } from '../../../functions/shared/providers/types';
 import { ctxFor, fixture, thrown } from './support';
 
 /**
@@ -66,8 +66,8 @@ describe('OpenAI-compatible buffered responses and errors', () => {
       }
       return undefined;
     })();
-    expect(err).toBeInstanceOf(UpstreamStreamError);
-    expect((err as UpstreamStreamError).failure).toMatchObject({ kind: 'rate-limit', retryable: true });
+    expect(err).toBeInstanceOf(UpstreamAttemptError);
+    expect((err as UpstreamAttemptError).failure).toMatchObject({ kind: 'rate-limit', retryable: true });
   });
 
   it.each([1026, 1027])('answers MiniMax base_resp %i (sensitive content) as a non-retryable 400 content_policy_violation', (code) => {

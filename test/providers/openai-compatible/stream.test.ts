@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { UpstreamStreamError } from '../../../functions/shared/providers/types';
+import { UpstreamAttemptError } from '../../../functions/shared/providers/types';
 import { fixture, runStream, runStreamCapturing } from './support';
 
 /**
@@ -79,7 +79,7 @@ describe('OpenAI-compatible streams', () => {
   });
 
   it('refuses to treat a stream cut before any finish_reason as complete', async () => {
-    await expect(runStream('gpt-4o', fixture('cut-mid-answer.sse'), 16)).rejects.toBeInstanceOf(UpstreamStreamError);
+    await expect(runStream('gpt-4o', fixture('cut-mid-answer.sse'), 16)).rejects.toBeInstanceOf(UpstreamAttemptError);
     const run = await runStreamCapturing('gpt-4o', fixture('cut-mid-answer.sse'), 16);
     expect(run.parts).toEqual([delta({ role: 'assistant', content: 'Half an' }), delta({ content: ' answer' })]);
   });
@@ -87,8 +87,8 @@ describe('OpenAI-compatible streams', () => {
   it('raises a mid-stream data error event as an upstream failure', async () => {
     const run = await runStreamCapturing('gpt-4o', fixture('error-mid-stream.sse'), 16);
     const err = run.error;
-    expect(err).toBeInstanceOf(UpstreamStreamError);
-    expect((err as UpstreamStreamError).failure.retryable).toBe(true);
+    expect(err).toBeInstanceOf(UpstreamAttemptError);
+    expect((err as UpstreamAttemptError).failure.retryable).toBe(true);
     expect(run.parts).toEqual([delta({ role: 'assistant', content: 'Hel' })]);
   });
 });
@@ -119,8 +119,8 @@ describe('MiniMax streams', () => {
   it('refuses flagged input (base_resp 1026) before any output as the client\'s 400, never retried', async () => {
     const run = await runStreamCapturing('minimax', fixture('sensitive-input-stream.sse', 'minimax'), 7);
     expect(run.parts).toEqual([]);
-    expect(run.error).toBeInstanceOf(UpstreamStreamError);
-    const failure = (run.error as UpstreamStreamError).failure;
+    expect(run.error).toBeInstanceOf(UpstreamAttemptError);
+    const failure = (run.error as UpstreamAttemptError).failure;
     expect(failure).toMatchObject({ kind: 'client', retryable: false, status: 400 });
     expect(failure.clientError).toMatchObject({ status: 400, type: 'invalid_request_error', code: 'content_policy_violation' });
   });
@@ -128,8 +128,8 @@ describe('MiniMax streams', () => {
   it('raises another base_resp inside a stream as a retryable failure after the chunks already emitted', async () => {
     const run = await runStreamCapturing('minimax', fixture('error-mid-stream.sse', 'minimax'), 5);
     expect(run.parts).toEqual([delta({ role: 'assistant', content: '' }), delta({ content: 'Partial' })]);
-    expect(run.error).toBeInstanceOf(UpstreamStreamError);
-    expect((run.error as UpstreamStreamError).failure).toMatchObject({ kind: 'server', retryable: true });
+    expect(run.error).toBeInstanceOf(UpstreamAttemptError);
+    expect((run.error as UpstreamAttemptError).failure).toMatchObject({ kind: 'server', retryable: true });
   });
 });
 
@@ -179,7 +179,7 @@ describe('OpenAI-compatible streams: several choices, logprobs, custom tool call
       { ...head, choices: [choice(0, {}, 'stop')] },
     ]);
     const run = await runStreamCapturing('gpt-4o', bytes, 7);
-    expect(run.error).toBeInstanceOf(UpstreamStreamError);
+    expect(run.error).toBeInstanceOf(UpstreamAttemptError);
     expect(run.parts).toHaveLength(2);
   });
 

@@ -5,7 +5,7 @@ import { chatCompletionRequest, type ChatCompletionRequest } from '../../../func
 import type { ChunkParts } from '../../../functions/shared/openai/chat-response';
 import { providerSpec } from '../../../functions/shared/providers/registry';
 import type { AdapterContext } from '../../../functions/shared/providers/types';
-import { UpstreamStreamError } from '../../../functions/shared/providers/types';
+import { UpstreamAttemptError } from '../../../functions/shared/providers/types';
 import { runTransform, type StreamRun } from '../stream-run';
 
 export type { StreamRun };
@@ -49,13 +49,13 @@ export async function runStream(model: string, bytes: Buffer, size: number): Pro
   return run.parts;
 }
 
-/** The error `fn` throws, which must be an UpstreamStreamError. */
-export function thrown(fn: () => unknown): UpstreamStreamError {
+/** The error `fn` throws, which must be an UpstreamAttemptError. */
+export function thrown(fn: () => unknown): UpstreamAttemptError {
   try {
     fn();
   } catch (err) {
-    if (err instanceof UpstreamStreamError) return err;
+    if (err instanceof UpstreamAttemptError) return err;
     throw err;
   }
-  throw new Error('expected an UpstreamStreamError');
+  throw new Error('expected an UpstreamAttemptError');
 }

@@ -4,11 +4,12 @@
  * removed in the dashboard is used or dropped everywhere within that time) and decrypted in memory
  * for this request only. Plaintext keys are never cached, logged or returned.
  */
-import { UpstreamUnavailableError } from '../../openai/errors';
+import { ConfigUnavailableError } from '../../openai/errors';
 import { logger } from '../../observability/logger';
-import type { ProviderName } from '../../providers/provider-names';
+import type { ProviderName } from '../../providers/manifest';
 import { byokProviders } from '../../providers/registry';
-import { envMs, TtlCache } from '../../store/ttl-cache';
+import { envMs } from '../../config/env-ms';
+import { TtlCache } from '../../store/ttl-cache';
 import { readByokEntries, type ByokEntry } from './byok-store';
 import { byokContext, open } from './envelope';
 
@@ -38,7 +39,7 @@ const entries = new TtlCache<string, Record<string, ByokEntry>>({ ttlMs: DEFAULT
 
 /**
  * The account's own keys for the providers that allow them, decrypted; undefined when it has none.
- * @throws UpstreamUnavailableError (503) when the store, or the key-encryption service, is unavailable.
+ * @throws ConfigUnavailableError (503) when the store, or the key-encryption service, is unavailable.
  */
 export async function loadAccountByok(accountId: string, dashboard: string): Promise<AccountByok | undefined> {
   let stored = entries.get(accountId);
@@ -55,7 +56,7 @@ export async function loadAccountByok(accountId: string, dashboard: string): Pro
       keys.set(spec.name, { provider: spec.name, apiKey, last4: entry.last4, allowFallback: entry.allowFallback });
     } catch (err) {
       logger.error('an attached provider key could not be decrypted', { accountId, provider: spec.name, error: err as Error });
-      throw new UpstreamUnavailableError(503, `Your attached ${spec.name} key cannot be read right now. Please retry.`, { cause: err });
+      throw new ConfigUnavailableError(`Your attached ${spec.name} key cannot be read right now. Please retry.`, { cause: err });
     }
   }
   return keys.size === 0 ? undefined : { accountId, dashboard, keys };

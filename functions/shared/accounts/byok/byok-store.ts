@@ -7,7 +7,7 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import { InvalidRequestError, NotFoundError } from '../../openai/errors';
-import { PROVIDER_NAMES, type ProviderName } from '../../providers/provider-names';
+import { PROVIDER_NAMES, type ProviderName } from '../../providers/manifest';
 import { byokProviders } from '../../providers/registry';
 import { documentClient } from '../../store/dynamo';
 import { storeCall } from '../../store/store-errors';
@@ -66,7 +66,7 @@ export function validateProviderKey(key: string): void {
 
 /**
  * The account's BYOK entries (strongly consistent read, projected to the map).
- * @throws UpstreamUnavailableError (503).
+ * @throws StoreUnavailableError (503).
  */
 export async function readByokEntries(accountId: string, opts: { consistent?: boolean } = {}): Promise<Record<string, ByokEntry>> {
   const out = await storeCall(() =>
@@ -86,7 +86,7 @@ export async function readByokEntries(accountId: string, opts: { consistent?: bo
 /**
  * Attaches (or replaces) the account's key for `provider`, encrypted.
  * @throws InvalidRequestError (400) for a key not beginning with `sk-`; AccountNotFoundError (404);
- *         UpstreamUnavailableError (503) when BYOK is not configured or the store is unavailable.
+ *         ConfigUnavailableError (503) when BYOK is not configured, StoreUnavailableError (503) when the store is unavailable.
  */
 export async function putByokKey(accountId: string, provider: ProviderName, key: string, allowFallback: boolean): Promise<ByokEntry> {
   validateProviderKey(key);
@@ -99,7 +99,7 @@ export async function putByokKey(accountId: string, provider: ProviderName, key:
 
 /**
  * Changes the fallback switch of an attached key.
- * @throws NotFoundError (404, `byok_key_not_found`) when no key is attached for `provider`; UpstreamUnavailableError (503).
+ * @throws NotFoundError (404, `byok_key_not_found`) when no key is attached for `provider`; StoreUnavailableError (503).
  */
 export async function setByokFallback(accountId: string, provider: ProviderName, allowFallback: boolean): Promise<ByokEntry> {
   try {
@@ -127,7 +127,7 @@ export async function setByokFallback(accountId: string, provider: ProviderName,
 
 /**
  * Removes the key attached for `provider`.
- * @throws NotFoundError (404) when none is attached; UpstreamUnavailableError (503).
+ * @throws NotFoundError (404) when none is attached; StoreUnavailableError (503).
  */
 export async function deleteByokKey(accountId: string, provider: ProviderName): Promise<void> {
   try {

@@ -33,7 +33,7 @@ export function byokContext(accountId: string, provider: string): EncryptionCont
 
 /**
  * Encrypts `secret` under a new data key.
- * @throws UpstreamUnavailableError (503) when BYOK is not configured; the KMS client's error when KMS fails.
+ * @throws ConfigUnavailableError (503) when BYOK is not configured; the KMS client's error when KMS fails.
  */
 export async function seal(secret: string, context: EncryptionContext): Promise<SealedSecret> {
   const { plaintext, encrypted } = await keyEncryption().generateDataKey(context);

@@ -14,7 +14,7 @@ import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { KMSClient } from '@aws-sdk/client-kms';
-import { UpstreamUnavailableError } from '../../openai/errors';
+import { ConfigUnavailableError } from '../../openai/errors';
 
 /** Binds a data key to what it protects (all values are strings, as KMS requires). */
 export type EncryptionContext = Readonly<Record<string, string>>;
@@ -117,7 +117,7 @@ let service: KeyEncryptionService | undefined;
 
 /**
  * This container's key-encryption service (see the file comment).
- * @throws UpstreamUnavailableError (503, code `byok_not_configured`) when neither variable is set.
+ * @throws ConfigUnavailableError (503, code `byok_not_configured`) when neither variable is set.
  */
 export function keyEncryption(): KeyEncryptionService {
   if (service) return service;
@@ -125,7 +125,7 @@ export function keyEncryption(): KeyEncryptionService {
   const localFile = process.env.BYOK_LOCAL_KEK_FILE?.trim();
   if (kmsKeyId) service = new AwsKmsKeyEncryption(kmsKeyId);
   else if (localFile) service = new LocalKeyEncryption(localFile);
-  else throw new UpstreamUnavailableError(503, 'Bring-your-own-key is not configured on this deployment.', { code: 'byok_not_configured' });
+  else throw new ConfigUnavailableError('Bring-your-own-key is not configured on this deployment.', { code: 'byok_not_configured' });
   return service;
 }
 

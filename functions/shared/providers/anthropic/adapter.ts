@@ -1,5 +1,5 @@
 import type { ProviderAdapter } from '../types';
-import { classifyAnthropicError } from './errors';
+import { classifyAnthropicError } from './anthropic-errors';
 import { buildAnthropicRequest } from './request';
 import { parseAnthropicResponse } from './response';
 import { createAnthropicStreamTransform } from './stream';

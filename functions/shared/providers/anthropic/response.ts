@@ -1,12 +1,13 @@
+import { parseUpstreamJson } from '../upstream-failure';
 import type { ToolCall } from '../../openai/chat-request';
 import type { AssistantMessage, CompletionParts } from '../../openai/chat-response';
 import type { AdapterContext } from '../types';
-import { UpstreamStreamError } from '../types';
+import { UpstreamAttemptError } from '../types';
 import { makeFailure } from '../upstream-failure';
-import { failureFromErrorObject } from './errors';
+import { failureFromErrorObject } from './anthropic-errors';
 import { mapStopReason } from './finish-reason';
 import { mapAnthropicUsage } from './usage';
-import { messageBody, parseUpstreamJson } from './wire';
+import { messageBody } from './wire';
 
 /**
  * A buffered Messages response (providers.md §2.5) → one OpenAI choice:
@@ -15,13 +16,13 @@ import { messageBody, parseUpstreamJson } from './wire';
  * - `thinking` blocks → `reasoning_content`; `redacted_thinking` and server-tool blocks are left out;
  * - `stop_reason` → `finish_reason` ({@link mapStopReason}; `stop` when absent);
  * - `usage` → OpenAI usage ({@link mapAnthropicUsage}).
- * @throws UpstreamStreamError for a body that is not JSON, not a message, or an error object.
+ * @throws UpstreamAttemptError for a body that is not JSON, not a message, or an error object.
  */
 export function parseAnthropicResponse(bodyText: string, ctx: AdapterContext): CompletionParts {
-  const parsed = messageBody.safeParse(parseUpstreamJson(bodyText, 'response body'));
+  const parsed = messageBody.safeParse(parseUpstreamJson(bodyText, 'anthropic: response body is not valid JSON'));
   if (!parsed.success) throw malformed(ctx);
   const body = parsed.data;
-  if (body.type === 'error') throw new UpstreamStreamError(failureFromErrorObject(body.error ?? undefined, 200));
+  if (body.type === 'error') throw new UpstreamAttemptError(failureFromErrorObject(body.error ?? undefined, 200));
   if (body.content == null) throw malformed(ctx);
 
   const text: string[] = [];
@@ -56,6 +57,6 @@ export function parseAnthropicResponse(bodyText: string, ctx: AdapterContext): C
   };
 }
 
-function malformed(ctx: AdapterContext): UpstreamStreamError {
-  return new UpstreamStreamError(makeFailure('server', 200, `${ctx.endpoint.provider}: malformed Messages response body`));
+function malformed(ctx: AdapterContext): UpstreamAttemptError {
+  return new UpstreamAttemptError(makeFailure('server', 200, `${ctx.endpoint.provider}: malformed Messages response body`));
 }

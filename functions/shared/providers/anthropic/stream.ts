@@ -1,11 +1,12 @@
+import { parseUpstreamJson } from '../upstream-failure';
 import type { ChunkDelta, ChunkParts, FinishReason } from '../../openai/chat-response';
 import type { AdapterContext, StreamTransform, UpstreamSseEvent } from '../types';
-import { UpstreamStreamError } from '../types';
+import { UpstreamAttemptError } from '../types';
 import { makeFailure } from '../upstream-failure';
-import { failureFromErrorObject } from './errors';
+import { failureFromErrorObject } from './anthropic-errors';
 import { mapStopReason } from './finish-reason';
 import { mapAnthropicUsage, mergeUsage } from './usage';
-import { parseUpstreamJson, streamEvent, type AnthropicUsage, type StreamEvent } from './wire';
+import { streamEvent, type AnthropicUsage, type StreamEvent } from './wire';
 
 /**
  * Anthropic Messages SSE (providers.md §2.6: `message_start`, per block `content_block_start` /
@@ -26,7 +27,7 @@ import { parseUpstreamJson, streamEvent, type AnthropicUsage, type StreamEvent }
  * after `message_start` (Anthropic's usual "Overloaded" after a 200) fails the attempt before its
  * first chunk, and the router can still fall back (peers.md, fallbacks during streaming).
  *
- * `push` throws {@link UpstreamStreamError} for an `error` event (kind from its `error.type`) or a
+ * `push` throws {@link UpstreamAttemptError} for an `error` event (kind from its `error.type`) or a
  * malformed event; `end` throws a retryable `server` failure when `message_stop` never came.
  */
 export function createAnthropicStreamTransform(ctx: AdapterContext): StreamTransform {
@@ -41,8 +42,8 @@ export function createAnthropicStreamTransform(ctx: AdapterContext): StreamTrans
   /** Tool-call indexes that have sent some argument text. */
   const toolHasInput = new Set<number>();
 
-  const malformed = (what: string): UpstreamStreamError =>
-    new UpstreamStreamError(makeFailure('server', 200, `${provider}: malformed stream event (${what})`));
+  const malformed = (what: string): UpstreamAttemptError =>
+    new UpstreamAttemptError(makeFailure('server', 200, `${provider}: malformed stream event (${what})`));
 
   /** Prefixes the role part to the first parts that carry anything. */
   function emit(parts: ChunkParts[]): ChunkParts[] {
@@ -101,7 +102,7 @@ export function createAnthropicStreamTransform(ctx: AdapterContext): StreamTrans
   return {
     push(event: UpstreamSseEvent): ChunkParts[] {
       if (stopped || event.data === '') return [];
-      const parsed = streamEvent.safeParse(parseUpstreamJson(event.data, 'stream event'));
+      const parsed = streamEvent.safeParse(parseUpstreamJson(event.data, 'anthropic: stream event is not valid JSON'));
       if (!parsed.success) throw malformed('unexpected shape');
       const ev = parsed.data;
       switch (ev.type ?? event.event) {
@@ -125,7 +126,7 @@ export function createAnthropicStreamTransform(ctx: AdapterContext): StreamTrans
           return emit(final === undefined ? tail : [...tail, { choices: [], usage: final }]);
         }
         case 'error':
-          throw new UpstreamStreamError(failureFromErrorObject(ev.error ?? undefined, 200));
+          throw new UpstreamAttemptError(failureFromErrorObject(ev.error ?? undefined, 200));
         case 'content_block_stop': {
           // A tool called without arguments streams no input text: its arguments are `{}`, as the
           // buffered answer's empty `input` object serialises and as OpenAI sends them.
@@ -143,7 +144,7 @@ export function createAnthropicStreamTransform(ctx: AdapterContext): StreamTrans
     },
 
     end(): ChunkParts[] {
-      if (!stopped) throw new UpstreamStreamError(makeFailure('server', 200, `${provider}: stream ended before message_stop`));
+      if (!stopped) throw new UpstreamAttemptError(makeFailure('server', 200, `${provider}: stream ended before message_stop`));
       return [];
     },
   };

@@ -1,6 +1,4 @@
 import * as z from 'zod';
-import { UpstreamStreamError } from '../types';
-import { makeFailure } from '../upstream-failure';
 
 /**
  * Tolerant schemas for what the Anthropic Messages API sends back (providers.md §2.5–2.7): only the
@@ -76,14 +74,3 @@ export const streamEvent = z.looseObject({
 });
 export type StreamEvent = z.infer<typeof streamEvent>;
 
-/**
- * JSON.parse for an upstream 200 body or event; invalid JSON is a retryable `server` failure.
- * @throws UpstreamStreamError
- */
-export function parseUpstreamJson(text: string, what: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw new UpstreamStreamError(makeFailure('server', 200, `anthropic: ${what} is not valid JSON`));
-  }
-}

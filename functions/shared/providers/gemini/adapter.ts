@@ -1,6 +1,6 @@
 import type { ProviderAdapter } from '../types';
 import { buildGeminiEmbeddingsRequest, parseGeminiEmbeddingsResponse } from './embeddings';
-import { classifyGeminiError } from './errors';
+import { classifyGeminiError } from './gemini-errors';
 import { buildGeminiChatRequest } from './request';
 import { parseGeminiChatResponse } from './response';
 import { createGeminiStreamTransform } from './stream';

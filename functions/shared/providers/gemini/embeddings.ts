@@ -1,10 +1,11 @@
+import { parseUpstreamJson } from '../upstream-failure';
 import type { EmbeddingParts, EmbeddingsRequest } from '../../openai/embeddings';
 import type { AdapterContext, UpstreamHttpRequest } from '../types';
-import { UpstreamStreamError } from '../types';
+import { UpstreamAttemptError } from '../types';
 import { makeFailure } from '../upstream-failure';
-import { failureFromRpcError } from './errors';
+import { failureFromRpcError } from './gemini-errors';
 import { geminiHeaders, geminiModelUrl } from './request';
-import { batchEmbedResponse, parseGeminiJson, rpcErrorBody } from './wire';
+import { batchEmbedResponse, rpcErrorBody } from './wire';
 
 /**
  * Embeddings through `batchEmbedContents` (Gemini API, providers.md §3.6), used for one input too so
@@ -30,13 +31,13 @@ export function buildGeminiEmbeddingsRequest(req: EmbeddingsRequest, inputs: rea
 /**
  * `{"embeddings":[{"values":[…]}]}` → vectors in input order. Gemini reports no token usage (§3.6):
  * `promptTokens` is undefined and the caller estimates.
- * @throws UpstreamStreamError — retryable `server` for a malformed body; classified for an `error`.
+ * @throws UpstreamAttemptError — retryable `server` for a malformed body; classified for an `error`.
  */
 export function parseGeminiEmbeddingsResponse(bodyText: string, _ctx: AdapterContext): EmbeddingParts {
-  const json = parseGeminiJson(bodyText, 'embeddings body');
+  const json = parseUpstreamJson(bodyText, 'gemini: embeddings body is not valid JSON');
   const err = rpcErrorBody.safeParse(Array.isArray(json) ? json[0] : json);
-  if (err.success) throw new UpstreamStreamError(failureFromRpcError(err.data.error, err.data.error.code ?? 200));
+  if (err.success) throw new UpstreamAttemptError(failureFromRpcError(err.data.error, err.data.error.code ?? 200));
   const parsed = batchEmbedResponse.safeParse(json);
-  if (!parsed.success) throw new UpstreamStreamError(makeFailure('server', 200, 'gemini: malformed batchEmbedContents body'));
+  if (!parsed.success) throw new UpstreamAttemptError(makeFailure('server', 200, 'gemini: malformed batchEmbedContents body'));
   return { vectors: parsed.data.embeddings.map((e) => e.values), promptTokens: undefined };
 }

@@ -1,12 +1,13 @@
+import { parseUpstreamJson } from '../upstream-failure';
 import type { CompletionChoice, CompletionParts } from '../../openai/chat-response';
 import type { AdapterContext } from '../types';
-import { UpstreamStreamError } from '../types';
+import { UpstreamAttemptError } from '../types';
 import { makeFailure } from '../upstream-failure';
 import { readCandidateParts, toToolCall } from './candidate-parts';
-import { failureFromRpcError } from './errors';
+import { failureFromRpcError } from './gemini-errors';
 import { mapFinishReason, withToolCalls } from './finish-reason';
 import { mapUsage } from './usage';
-import { generateContentResponse, parseGeminiJson } from './wire';
+import { generateContentResponse } from './wire';
 
 /**
  * A buffered `generateContent` body → OpenAI parts (Gemini API, providers.md §3.3).
@@ -18,21 +19,21 @@ import { generateContentResponse, parseGeminiJson } from './wire';
  * - A prompt blocked before generation (no candidates, `promptFeedback.blockReason`) is one choice
  *   with empty content and `finish_reason: "content_filter"`.
  *
- * @throws UpstreamStreamError — retryable `server` for a body that is not a GenerateContentResponse,
+ * @throws UpstreamAttemptError — retryable `server` for a body that is not a GenerateContentResponse,
  *   has neither candidates nor a block reason, or ends in a broken tool call
  *   (MALFORMED_FUNCTION_CALL…); classified from the RPC status for an `error` inside the 200.
  */
 export function parseGeminiChatResponse(bodyText: string, _ctx: AdapterContext): CompletionParts {
-  const parsed = generateContentResponse.safeParse(parseGeminiJson(bodyText, 'response body'));
-  if (!parsed.success) throw new UpstreamStreamError(makeFailure('server', 200, 'gemini: malformed generateContent body'));
+  const parsed = generateContentResponse.safeParse(parseUpstreamJson(bodyText, 'gemini: response body is not valid JSON'));
+  if (!parsed.success) throw new UpstreamAttemptError(makeFailure('server', 200, 'gemini: malformed generateContent body'));
   const body = parsed.data;
-  if (body.error != null) throw new UpstreamStreamError(failureFromRpcError(body.error, body.error.code ?? 200));
+  if (body.error != null) throw new UpstreamAttemptError(failureFromRpcError(body.error, body.error.code ?? 200));
 
   const usage = mapUsage(body.usageMetadata);
   const candidates = body.candidates ?? [];
   if (candidates.length === 0) {
     if (body.promptFeedback?.blockReason == null) {
-      throw new UpstreamStreamError(makeFailure('server', 200, 'gemini: response has neither candidates nor a block reason'));
+      throw new UpstreamAttemptError(makeFailure('server', 200, 'gemini: response has neither candidates nor a block reason'));
     }
     const blocked: CompletionChoice = { index: 0, message: { role: 'assistant', content: '', refusal: null }, logprobs: null, finish_reason: 'content_filter' };
     return { choices: [blocked], usage };
@@ -41,7 +42,7 @@ export function parseGeminiChatResponse(bodyText: string, _ctx: AdapterContext):
   const choices = candidates.map((c, position): CompletionChoice => {
     const finish = mapFinishReason(c.finishReason);
     if (finish === 'broken-tool-call') {
-      throw new UpstreamStreamError(makeFailure('server', 200, `gemini: candidate ended with ${c.finishReason ?? 'a broken tool call'}`));
+      throw new UpstreamAttemptError(makeFailure('server', 200, `gemini: candidate ended with ${c.finishReason ?? 'a broken tool call'}`));
     }
     const out = readCandidateParts(c.content?.parts);
     const message: CompletionChoice['message'] = { role: 'assistant', content: out.text !== '' || out.calls.length === 0 ? out.text : null, refusal: null };

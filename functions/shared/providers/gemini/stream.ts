@@ -1,12 +1,13 @@
+import { parseUpstreamJson } from '../upstream-failure';
 import type { ChunkDelta, ChunkParts, FinishReason, Usage } from '../../openai/chat-response';
 import type { AdapterContext, StreamTransform, UpstreamSseEvent } from '../types';
-import { UpstreamStreamError } from '../types';
+import { UpstreamAttemptError } from '../types';
 import { makeFailure } from '../upstream-failure';
 import { readCandidateParts, toToolCall } from './candidate-parts';
-import { failureFromRpcError } from './errors';
+import { failureFromRpcError } from './gemini-errors';
 import { mapFinishReason, withToolCalls } from './finish-reason';
 import { mapUsage } from './usage';
-import { generateContentResponse, parseGeminiJson, type GenerateContentResponse } from './wire';
+import { generateContentResponse, type GenerateContentResponse } from './wire';
 
 /**
  * `streamGenerateContent?alt=sse` → OpenAI chunk parts (Gemini API, providers.md §3.4). Each event
@@ -23,7 +24,7 @@ import { generateContentResponse, parseGeminiJson, type GenerateContentResponse 
  * A blocked prompt (no candidates, `promptFeedback.blockReason`) gives 1 and a `content_filter` finish.
  * `usageMetadata` holds running totals: the last one is emitted by `end()` as `{choices:[], usage}`.
  *
- * Throws {@link UpstreamStreamError}: an `error` in a chunk (classified by its RPC status), a broken
+ * Throws {@link UpstreamAttemptError}: an `error` in a chunk (classified by its RPC status), a broken
  * tool call finish (retryable `server`, see finish-reason.ts), a malformed event, and in `end()` a
  * stream that stopped before every candidate finished (retryable `server`: a cut, not an answer).
  */
@@ -49,7 +50,7 @@ export function createGeminiStreamTransform(_ctx: AdapterContext): StreamTransfo
   }
 
   function onResponse(chunk: GenerateContentResponse, out: ChunkParts[]): void {
-    if (chunk.error != null) throw new UpstreamStreamError(failureFromRpcError(chunk.error, chunk.error.code ?? 200));
+    if (chunk.error != null) throw new UpstreamAttemptError(failureFromRpcError(chunk.error, chunk.error.code ?? 200));
     const chunkUsage = mapUsage(chunk.usageMetadata);
     if (chunkUsage !== undefined) usage = chunkUsage;
 
@@ -61,7 +62,7 @@ export function createGeminiStreamTransform(_ctx: AdapterContext): StreamTransfo
     candidates.forEach((c, position) => {
       const reason = mapFinishReason(c.finishReason);
       if (reason === 'broken-tool-call') {
-        throw new UpstreamStreamError(makeFailure('server', 200, `gemini: candidate ended with ${c.finishReason ?? 'a broken tool call'}`));
+        throw new UpstreamAttemptError(makeFailure('server', 200, `gemini: candidate ended with ${c.finishReason ?? 'a broken tool call'}`));
       }
       const index = c.index ?? position;
       const state = choiceState(index, out);
@@ -80,12 +81,12 @@ export function createGeminiStreamTransform(_ctx: AdapterContext): StreamTransfo
   return {
     push(event: UpstreamSseEvent): ChunkParts[] {
       if (event.data.trim() === '') return [];
-      const json = parseGeminiJson(event.data, 'stream event');
+      const json = parseUpstreamJson(event.data, 'gemini: stream event is not valid JSON');
       const out: ChunkParts[] = [];
       // The array-wrapped form is how Gemini's compatibility layer reports errors (§3.9); accepted here too.
       for (const item of Array.isArray(json) ? json : [json]) {
         const parsed = generateContentResponse.safeParse(item);
-        if (!parsed.success) throw new UpstreamStreamError(makeFailure('server', 200, 'gemini: malformed stream chunk'));
+        if (!parsed.success) throw new UpstreamAttemptError(makeFailure('server', 200, 'gemini: malformed stream chunk'));
         onResponse(parsed.data, out);
       }
       return out;
@@ -93,7 +94,7 @@ export function createGeminiStreamTransform(_ctx: AdapterContext): StreamTransfo
 
     end(): ChunkParts[] {
       const unfinished = choices.size === 0 || [...choices.values()].some((s) => !s.finished);
-      if (unfinished) throw new UpstreamStreamError(makeFailure('server', 200, 'gemini: stream ended before a finishReason'));
+      if (unfinished) throw new UpstreamAttemptError(makeFailure('server', 200, 'gemini: stream ended before a finishReason'));
       return usage === undefined ? [] : [{ choices: [], usage }];
     },
   };

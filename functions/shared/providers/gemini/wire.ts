@@ -1,6 +1,4 @@
 import * as z from 'zod';
-import { UpstreamStreamError } from '../types';
-import { makeFailure } from '../upstream-failure';
 
 /**
  * Tolerant schemas for what the Gemini API sends back (Gemini API, providers.md §3.3–3.6). Only the
@@ -74,14 +72,3 @@ export const batchEmbedResponse = z.looseObject({
   embeddings: z.array(z.looseObject({ values: z.array(z.number()) })),
 });
 
-/**
- * JSON.parse for an upstream body or event.
- * @throws UpstreamStreamError (retryable `server`) when the text is not JSON.
- */
-export function parseGeminiJson(text: string, what: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw new UpstreamStreamError(makeFailure('server', 200, `gemini: ${what} is not valid JSON`));
-  }
-}

@@ -2,10 +2,10 @@ import { ROUTING_FIELDS, type ChatCompletionRequest } from '../../openai/chat-re
 import type { CompletionParts } from '../../openai/chat-response';
 import type { EmbeddingsRequest } from '../../openai/embeddings';
 import type { AdapterContext, ProviderAdapter, UpstreamFailure, UpstreamHttpRequest } from '../types';
-import { UpstreamStreamError } from '../types';
+import { UpstreamAttemptError } from '../types';
 import { functionToolsOnly, refuseOpenAIOnlyFeatures } from '../unsupported-parameters';
-import { makeFailure } from '../upstream-failure';
-import { classifyOpenAIError } from './errors';
+import { makeFailure, parseUpstreamJson } from '../upstream-failure';
+import { classifyOpenAIError } from './openai-compatible-errors';
 import { toUpstreamMessages, type ReasoningReplay } from './history';
 import { toCompletionChoice } from './response';
 import { createOpenAIStreamTransform } from './stream';
@@ -82,12 +82,12 @@ export function createOpenAICompatibleAdapter(options: OpenAICompatibleOptions =
     },
 
     parseChatResponse(bodyText, ctx): CompletionParts {
-      const json = parseJson(bodyText);
+      const json = parseUpstreamJson(bodyText, 'upstream sent a body that is not valid JSON');
       const inBody = options.errorInBody?.(json);
-      if (inBody) throw new UpstreamStreamError(inBody);
+      if (inBody) throw new UpstreamAttemptError(inBody);
       const parsed = chatCompletionBody.safeParse(json);
       if (!parsed.success || parsed.data.choices == null) {
-        throw new UpstreamStreamError(makeFailure('server', 200, `${ctx.endpoint.provider}: malformed chat completion body`));
+        throw new UpstreamAttemptError(makeFailure('server', 200, `${ctx.endpoint.provider}: malformed chat completion body`));
       }
       const choices = parsed.data.choices.map((c, i) => toCompletionChoice(c, i, ctx));
       const parts: CompletionParts = { choices, usage: mapUsage(parsed.data.usage) };
@@ -113,26 +113,14 @@ export function createOpenAICompatibleAdapter(options: OpenAICompatibleOptions =
       return { url: ctx.endpoint.baseUrl + embeddingsPath, headers: headers(ctx), body: JSON.stringify(body) };
     };
     adapter.parseEmbeddingsResponse = (bodyText, ctx) => {
-      const parsed = embeddingsBody.safeParse(parseJson(bodyText));
-      if (!parsed.success) throw new UpstreamStreamError(makeFailure('server', 200, `${ctx.endpoint.provider}: malformed embeddings body`));
+      const parsed = embeddingsBody.safeParse(parseUpstreamJson(bodyText, 'upstream sent a body that is not valid JSON'));
+      if (!parsed.success) throw new UpstreamAttemptError(makeFailure('server', 200, `${ctx.endpoint.provider}: malformed embeddings body`));
       const data = [...parsed.data.data].sort((a, b) => (a.index ?? 0) - (b.index ?? 0));
       const vectors = data.map((d) => (typeof d.embedding === 'string' ? fromBase64Float32(d.embedding) : d.embedding));
       return { vectors, promptTokens: parsed.data.usage?.prompt_tokens ?? undefined };
     };
   }
   return adapter;
-}
-
-/**
- * JSON.parse that reports a malformed body as a retryable upstream failure. Leading whitespace is
- * legal JSON, which covers DeepSeek's keep-alive blank lines before a buffered body (providers.md §4.5).
- */
-export function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw new UpstreamStreamError(makeFailure('server', 200, 'upstream sent a body that is not valid JSON'));
-  }
 }
 
 /** A request for more output than the target can give is capped at its limit (tokens). */

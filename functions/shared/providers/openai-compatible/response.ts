@@ -1,7 +1,7 @@
 import type { MessageToolCall } from '../../openai/chat-request';
 import type { CompletionChoice } from '../../openai/chat-response';
 import type { AdapterContext } from '../types';
-import { UpstreamStreamError } from '../types';
+import { UpstreamAttemptError } from '../types';
 import { makeFailure } from '../upstream-failure';
 import { joinReasoningDetails, mapFinishReason, type UpstreamChoice, type UpstreamToolCall } from './wire';
 
@@ -15,7 +15,7 @@ import { joinReasoningDetails, mapFinishReason, type UpstreamChoice, type Upstre
  *   when the client asked, else null): modelmux does not read it;
  * - `finish_reason` mapped (wire.ts), `stop` when absent.
  * @param position the choice's place in the array, its index when the upstream gives none.
- * @throws UpstreamStreamError (retryable `server`) for a tool call that names no function or custom tool.
+ * @throws UpstreamAttemptError (retryable `server`) for a tool call that names no function or custom tool.
  */
 export function toCompletionChoice(c: UpstreamChoice, position: number, ctx: AdapterContext): CompletionChoice {
   const m = c.message;
@@ -31,7 +31,7 @@ export function toCompletionChoice(c: UpstreamChoice, position: number, ctx: Ada
 function toToolCall(t: UpstreamToolCall, id: string, ctx: AdapterContext): MessageToolCall {
   if (t.type === 'custom' && t.custom != null) return { id, type: 'custom', custom: { name: t.custom.name, input: t.custom.input ?? '' } };
   if (t.function == null) {
-    throw new UpstreamStreamError(makeFailure('server', 200, `${ctx.endpoint.provider}: tool call without a function`));
+    throw new UpstreamAttemptError(makeFailure('server', 200, `${ctx.endpoint.provider}: tool call without a function`));
   }
   return { id, type: 'function', function: { name: t.function.name, arguments: t.function.arguments ?? '' } };
 }

@@ -1,7 +1,7 @@
 import type { ChunkChoice, ChunkDelta, ChunkParts, ToolCallDelta } from '../../openai/chat-response';
 import type { AdapterContext, StreamTransform, UpstreamFailure, UpstreamSseEvent } from '../types';
-import { UpstreamStreamError } from '../types';
-import { isContentPolicyFailure, makeFailure } from '../upstream-failure';
+import { UpstreamAttemptError } from '../types';
+import { isContentPolicyFailure, makeFailure, parseUpstreamJson } from '../upstream-failure';
 import { fastChunk } from './chunk-fast-path';
 import { chatChunkBody, joinReasoningDetails, mapFinishReason, mapUsage } from './wire';
 
@@ -42,12 +42,7 @@ export function createOpenAIStreamTransform(
         return [];
       }
       if (done) return [];
-      let json: unknown;
-      try {
-        json = JSON.parse(event.data);
-      } catch {
-        throw new UpstreamStreamError(makeFailure('server', 200, `${provider}: malformed stream event`));
-      }
+      const json = parseUpstreamJson(event.data, `${provider}: malformed stream event`);
       const inBody = errorInBody?.(json);
       if (inBody && isContentPolicyFailure(inBody) && sentOutput && !finished()) {
         done = true;
@@ -55,15 +50,15 @@ export function createOpenAIStreamTransform(
         unfinished.clear();
         return [{ choices: open.map((index) => ({ index, delta: {}, finish_reason: 'content_filter' as const })) }];
       }
-      if (inBody) throw new UpstreamStreamError(inBody);
+      if (inBody) throw new UpstreamAttemptError(inBody);
       let chunk = fastChunk(json);
       if (chunk === undefined) {
         const parsed = chatChunkBody.safeParse(json);
-        if (!parsed.success) throw new UpstreamStreamError(makeFailure('server', 200, `${provider}: malformed stream chunk`));
+        if (!parsed.success) throw new UpstreamAttemptError(makeFailure('server', 200, `${provider}: malformed stream chunk`));
         chunk = parsed.data;
       }
       if (chunk.error !== undefined) {
-        throw new UpstreamStreamError(makeFailure('server', 200, `${provider}: error event in stream`));
+        throw new UpstreamAttemptError(makeFailure('server', 200, `${provider}: error event in stream`));
       }
       const choices: ChunkChoice[] = (chunk.choices ?? []).map((c, i) => {
         const index = c.index ?? i;
@@ -92,7 +87,7 @@ export function createOpenAIStreamTransform(
 
     end(): ChunkParts[] {
       if (!finished()) {
-        throw new UpstreamStreamError(makeFailure('server', 200, `${provider}: stream ended before a finish_reason`));
+        throw new UpstreamAttemptError(makeFailure('server', 200, `${provider}: stream ended before a finish_reason`));
       }
       return [];
     },

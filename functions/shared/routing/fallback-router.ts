@@ -1,10 +1,15 @@
+/**
+ * Routes one request through its fallback plan (chat streamed or buffered, and embeddings through
+ * {@link routeBufferedCall}): runs each attempt under its time limits, classifies failures, falls back,
+ * hedges. It never names a provider: the plan carries the adapters.
+ */
 import type { ChatCompletionRequest } from '../openai/chat-request';
 import type { ChunkParts, CompletionParts } from '../openai/chat-response';
 import { createCompletionAssembler } from '../openai/completion-assembler';
 import { GatewayError, InvalidRequestError, UpstreamUnavailableError } from '../openai/errors';
 import { logger } from '../observability/logger';
 import { decodeSse } from '../sse/decode';
-import { UpstreamStreamError, type AdapterContext, type UpstreamFailure, type UpstreamHttpRequest } from '../providers/types';
+import { UpstreamAttemptError, type AdapterContext, type UpstreamFailure, type UpstreamHttpRequest } from '../providers/types';
 import { makeFailure, transportFailure } from '../providers/upstream-failure';
 import type { Attempt } from './attempt-plan';
 import { ours, runPlan, SkipTarget, type AttemptRecord, type AttemptRun, type PlanHooks, type RoutedBase, type RouteOptions } from './attempt-loop';
@@ -37,7 +42,7 @@ export interface BufferedOutcome extends RoutedBase {
 
 /**
  * A stream whose first chunk has arrived. `rest` yields the following parts; it throws
- * {@link UpstreamStreamError} if the upstream fails later. `close` stops the upstream request.
+ * {@link UpstreamAttemptError} if the upstream fails later. `close` stops the upstream request.
  */
 export interface StreamOutcome extends RoutedBase {
   first: ChunkParts[];
@@ -74,7 +79,7 @@ function chatHooks(req: ChatCompletionRequest, opts: RouteOptions, successOnReso
  * sent; until it passes, silence may last that long (a reasoning model thinks in silence, and the idle
  * limit is often shorter); once output flows, the idle limit applies. Preamble parts (a role-only
  * delta) are held with the first real token, so until then the attempt can still fail over invisibly.
- * @throws UpstreamStreamError / AttemptAbortedError for every failure before the first token.
+ * @throws UpstreamAttemptError / AttemptAbortedError for every failure before the first token.
  */
 async function startChatStream(req: ChatCompletionRequest, attempt: Attempt, ctx: AdapterContext, run: AttemptRun): Promise<StartedStream> {
   const { limits } = run;
@@ -88,13 +93,13 @@ async function startChatStream(req: ChatCompletionRequest, attempt: Attempt, ctx
   try {
     if (!live.ok) {
       const text = await readText(live);
-      throw new UpstreamStreamError(attempt.adapter.classifyError(live.status, text, live.headers()));
+      throw new UpstreamAttemptError(attempt.adapter.classifyError(live.status, text, live.headers()));
     }
     const rest = streamParts(live, attempt, ctx);
     const first: ChunkParts[] = [];
     while (!first.some(carriesOutput)) {
       const next = await rest.next();
-      if (next.done === true) throw new UpstreamStreamError(makeFailure('server', 200, 'upstream stream ended before its first token'));
+      if (next.done === true) throw new UpstreamAttemptError(makeFailure('server', 200, 'upstream stream ended before its first token'));
       first.push(...next.value);
     }
     live.markFirstToken();
@@ -110,7 +115,7 @@ async function startChatStream(req: ChatCompletionRequest, attempt: Attempt, ctx
 /**
  * A buffered call for embeddings: the first attempt whose response parses wins.
  * `build` makes the upstream request (undefined skips a target that cannot serve it); `parse` reads
- * a 2xx body and throws UpstreamStreamError when it is unusable.
+ * a 2xx body and throws UpstreamAttemptError when it is unusable.
  * @throws GatewayError — the client's own error from an upstream 400, or 502/503/504 when every
  *   attempt failed (see {@link exhausted}).
  */
@@ -128,7 +133,7 @@ export async function routeBufferedCall<T>(
     const live = await startAttempt(upstreamReq, signal, limits);
     try {
       const text = await readText(live, answerBy);
-      if (!live.ok) throw new UpstreamStreamError(attempt.adapter.classifyError(live.status, text, live.headers()));
+      if (!live.ok) throw new UpstreamAttemptError(attempt.adapter.classifyError(live.status, text, live.headers()));
       return ours(() => parse(text, attempt, ctx));
     } finally {
       live.close();
@@ -164,7 +169,7 @@ export async function routeBuffered(req: ChatCompletionRequest, plan: readonly A
  * committed only for a stream that has started).
  *
  * Contract (also for the Responses API): `first` holds the parts up to and including the first
- * token; `rest` yields the following batches and throws {@link UpstreamStreamError} when the upstream
+ * token; `rest` yields the following batches and throws {@link UpstreamAttemptError} when the upstream
  * fails later (no fallback is possible once output may have reached the client); `close()` must be
  * called when the consumer stops. A failure after the first token (not a client abort, not our
  * deadline) counts against the target's breaker: a target that starts answers and then drops them is
@@ -198,7 +203,7 @@ function carriesOutput(p: ChunkParts): boolean {
   );
 }
 
-/** Decodes, transforms and yields non-empty batches of parts; every error becomes UpstreamStreamError. */
+/** Decodes, transforms and yields non-empty batches of parts; every error becomes UpstreamAttemptError. */
 async function* streamParts(live: LiveAttempt, attempt: Attempt, ctx: AdapterContext): AsyncGenerator<ChunkParts[]> {
   const transform = attempt.adapter.createStreamTransform(ctx);
   try {
@@ -209,7 +214,7 @@ async function* streamParts(live: LiveAttempt, attempt: Attempt, ctx: AdapterCon
     const tail = transform.end();
     if (tail.length > 0) yield tail;
   } catch (err) {
-    throw err instanceof UpstreamStreamError ? err : new UpstreamStreamError(toFailure(err));
+    throw err instanceof UpstreamAttemptError ? err : new UpstreamAttemptError(toFailure(err));
   } finally {
     live.close();
   }
@@ -217,7 +222,7 @@ async function* streamParts(live: LiveAttempt, attempt: Attempt, ctx: AdapterCon
 
 /** Normalises anything an attempt threw into a verdict. */
 export function toFailure(err: unknown): UpstreamFailure {
-  if (err instanceof UpstreamStreamError) return err.failure;
+  if (err instanceof UpstreamAttemptError) return err.failure;
   if (err instanceof AttemptAbortedError) return transportFailure(err.cause ?? err, err.timedOut);
   if (err instanceof GatewayError) return { kind: 'client', retryable: false, status: err.status, message: err.message, clientError: err };
   return transportFailure(err, false);

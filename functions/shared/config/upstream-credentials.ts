@@ -2,7 +2,7 @@
  * Upstream provider credentials (API keys and base-URL overrides), read once per container.
  *
  * Where they come from:
- * - `process.env`, for the names in {@link UPSTREAM_ENV_VARS} (local runs, and base-URL overrides the
+ * - `process.env`, for the names in `UPSTREAM_ENV_VARS` (derived from providers/manifest.ts) (local runs, and base-URL overrides the
  *   stack passes as plain env: a base URL is not a secret);
  * - the Secrets Manager secret named by `UPSTREAM_SECRET_ARN` (a JSON object of the same names), when
  *   that variable is set. The deployed stack never puts a `*_API_KEY` in the function's environment:
@@ -17,43 +17,13 @@
  * (the handler calls this at INIT and again per request), so the SDK client is used directly.
  */
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { UpstreamUnavailableError } from '../openai/errors';
+import { ConfigUnavailableError } from '../openai/errors';
+import { UPSTREAM_ENV_VARS } from '../providers/manifest';
 
-/** Env/secret names of the upstream API keys, one per provider in the registry. */
-export const UPSTREAM_API_KEY_VARS = [
-  'OPENAI_API_KEY',
-  'ANTHROPIC_API_KEY',
-  'GEMINI_API_KEY',
-  'DEEPSEEK_API_KEY',
-  'MINIMAX_API_KEY',
-  'TOGETHER_API_KEY',
-  'DEEPINFRA_API_KEY',
-  'GROQ_API_KEY',
-] as const;
+export { UPSTREAM_API_KEY_VARS, UPSTREAM_BASE_URL_VARS, UPSTREAM_ENV_VARS, type UpstreamBaseUrlVar, type UpstreamEnvVar } from '../providers/manifest';
 
-/** Env names of the upstream base-URL overrides (not secret; the stack may pass them as plain env). */
-export const UPSTREAM_BASE_URL_VARS = [
-  'OPENAI_BASE_URL',
-  'ANTHROPIC_BASE_URL',
-  'GEMINI_BASE_URL',
-  'DEEPSEEK_BASE_URL',
-  'MINIMAX_BASE_URL',
-  'TOGETHER_BASE_URL',
-  'DEEPINFRA_BASE_URL',
-  'GROQ_BASE_URL',
-] as const;
-
-/** Every variable {@link loadUpstreamCredentials} reads from `process.env`. */
-export const UPSTREAM_ENV_VARS = [...UPSTREAM_API_KEY_VARS, ...UPSTREAM_BASE_URL_VARS] as const;
-
-/** One of {@link UPSTREAM_ENV_VARS}. */
-export type UpstreamEnvVar = (typeof UPSTREAM_ENV_VARS)[number];
-
-/** One of {@link UPSTREAM_BASE_URL_VARS}. */
-export type UpstreamBaseUrlVar = (typeof UPSTREAM_BASE_URL_VARS)[number];
-
-/** Env var holding the ARN (or name) of the Secrets Manager secret with the upstream keys. */
-export const UPSTREAM_SECRET_ARN_ENV = 'UPSTREAM_SECRET_ARN';
+export { UPSTREAM_SECRET_ARN_ENV } from './stack-contract';
+import { UPSTREAM_SECRET_ARN_ENV } from './stack-contract';
 
 /**
  * How long a fetched secret is served before the next call fetches it again: 5 minutes (ms), so a key
@@ -89,7 +59,7 @@ let lastGood: UpstreamCredentials | undefined;
  * promise is shared, so a container makes one GetSecretValue per {@link UPSTREAM_SECRET_MAX_AGE_MS},
  * however many callers. A failed refresh keeps serving the last good value.
  *
- * @throws UpstreamUnavailableError (503, the returned promise rejects) when the secret cannot be read
+ * @throws ConfigUnavailableError (503, the returned promise rejects) when the secret cannot be read
  *   (missing, access denied, Secrets Manager down), has no SecretString, is not valid JSON, is not a
  *   JSON object, or holds a non-string value. The client sees only {@link CREDENTIALS_UNAVAILABLE_MESSAGE}:
  *   no upstream can be reached without keys, which is the gateway being unavailable, not a bug (500).
@@ -118,7 +88,7 @@ export function loadUpstreamCredentials(): Promise<UpstreamCredentials> {
         return fallback;
       }
       if (cache === entry) cache = undefined;
-      throw new UpstreamUnavailableError(503, CREDENTIALS_UNAVAILABLE_MESSAGE, { cause: error });
+      throw new ConfigUnavailableError(CREDENTIALS_UNAVAILABLE_MESSAGE, { cause: error });
     },
   );
   cache = entry;

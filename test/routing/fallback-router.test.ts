@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CATALOGUE, getModel } from '../../functions/shared/catalogue/catalogue';
 import { chatCompletionRequest } from '../../functions/shared/openai/chat-request';
 import { planAttempts } from '../../functions/shared/routing/attempt-plan';
-import { routeBuffered, routeStream } from '../../functions/shared/routing/chat-router';
+import { routeBuffered, routeStream } from '../../functions/shared/routing/fallback-router';
 import { CircuitBreaker } from '../../functions/shared/routing/circuit-breaker';
 import { startSimulator, type Simulator } from '../../local/simulator';
 import { simulatorCredentials } from '../support/loopback';
@@ -107,7 +107,7 @@ describe('mid-stream failures and the breaker', () => {
     for (let i = 0; i < 2; i++) {
       const out = await routeStream(req({ stream: true }), plan('gpt-4o'), { signal: signal(), breaker });
       expect(out.attempt.publicModel).toBe('gpt-4o'); // the first token came: no fallback
-      expect(await drain(out)).toMatchObject({ name: 'UpstreamStreamError' });
+      expect(await drain(out)).toMatchObject({ name: 'UpstreamAttemptError' });
     }
     expect(breaker.isOpen('openai:gpt-4o')).toBe(true);
     const next = await routeStream(req({ stream: true }), plan('gpt-4o'), { signal: signal(), breaker });

@@ -76,19 +76,20 @@ function importErrors(): Promise<typeof import('../../functions/shared/openai/er
 }
 
 /** A fresh module instance, as a new Lambda container would load it. */
-async function importLoader(): Promise<typeof import('../../functions/shared/providers/credentials')> {
+async function importLoader(): Promise<typeof import('../../functions/shared/config/upstream-credentials')> {
   vi.resetModules();
-  return import('../../functions/shared/providers/credentials');
+  return import('../../functions/shared/config/upstream-credentials');
 }
 
 describe('UPSTREAM_ENV_VARS', () => {
-  it('lists an API key and a base URL for each of the eight providers', async () => {
+  it('lists an API key and a base URL for each provider of the manifest', async () => {
     const { UPSTREAM_ENV_VARS } = await importLoader();
-    for (const provider of ['OPENAI', 'ANTHROPIC', 'GEMINI', 'DEEPSEEK', 'MINIMAX', 'TOGETHER', 'DEEPINFRA', 'GROQ']) {
+    const { PROVIDER_MANIFEST } = await import('../../functions/shared/providers/manifest');
+    for (const provider of PROVIDER_MANIFEST.map((p) => p.name.toUpperCase())) {
       expect(UPSTREAM_ENV_VARS).toContain(`${provider}_API_KEY`);
       expect(UPSTREAM_ENV_VARS).toContain(`${provider}_BASE_URL`);
     }
-    expect(UPSTREAM_ENV_VARS).toHaveLength(16);
+    expect(UPSTREAM_ENV_VARS).toHaveLength(2 * PROVIDER_MANIFEST.length);
   });
 });
 
@@ -211,13 +212,13 @@ describe('loadUpstreamCredentials', () => {
       body: { __type: 'ResourceNotFoundException', message: "Secrets Manager can't find the specified secret." },
     });
     const { loadUpstreamCredentials } = await importLoader();
-    const { toErrorBody, UpstreamUnavailableError } = await importErrors();
+    const { toErrorBody, ConfigUnavailableError } = await importErrors();
 
     const error = await loadUpstreamCredentials().then(
       () => undefined,
       (e: unknown) => e,
     );
-    expect(error).toBeInstanceOf(UpstreamUnavailableError);
+    expect(error).toBeInstanceOf(ConfigUnavailableError);
     expect(error).toMatchObject({ status: 503, type: 'server_error', code: 'upstream_unavailable' });
     // What the client reads names neither the secret nor anything in it.
     expect(toErrorBody(error).error.message).not.toMatch(/arn:|upstream-keys|ResourceNotFound/);
@@ -242,15 +243,15 @@ describe('loadUpstreamCredentials', () => {
     process.env.UPSTREAM_SECRET_ARN = SECRET_ARN;
     reply = () => secret;
     const { loadUpstreamCredentials } = await importLoader();
-    const { toErrorBody, UpstreamUnavailableError } = await importErrors();
+    const { toErrorBody, ConfigUnavailableError } = await importErrors();
 
     const error = await loadUpstreamCredentials().then(
       () => undefined,
       (e: unknown) => e,
     );
 
-    expect(error).toBeInstanceOf(UpstreamUnavailableError);
-    expect((error as InstanceType<typeof UpstreamUnavailableError>).status).toBe(503);
+    expect(error).toBeInstanceOf(ConfigUnavailableError);
+    expect((error as InstanceType<typeof ConfigUnavailableError>).status).toBe(503);
     expect(causeMessage(error)).toMatch(message);
     expect(causeMessage(error)).not.toContain('sk-leak-me');
     expect(JSON.stringify(toErrorBody(error))).not.toContain('sk-leak-me');

@@ -1,0 +1,58 @@
+/**
+ * Names and numbers the CDK stack (lib/) and the functions share: env-var names, the origin header,
+ * the settle reserve, the metric namespace and names. Plain constants with NO imports, so `cdk synth`
+ * loads none of the Lambda code (no logger, no SDK clients, no ledger); test/lib/import-graph.test.ts
+ * holds lib/ to that. The modules that use these values re-export them under their old homes.
+ */
+
+/** Env var holding the origin secret's ARN; set by the stack only when CloudFront is in front. */
+export const ORIGIN_SECRET_ARN_ENV = 'ORIGIN_SECRET_ARN';
+
+/** The custom origin header CloudFront adds (lower case: Function URL events lower-case header names). */
+export const ORIGIN_SECRET_HEADER = 'x-origin-verify';
+
+/** Env var holding the ARN (or name) of the Secrets Manager secret with the upstream keys. */
+export const UPSTREAM_SECRET_ARN_ENV = 'UPSTREAM_SECRET_ARN';
+
+/** Environment variable: the settle queue's URL. */
+export const SETTLE_QUEUE_URL_ENV = 'SETTLE_QUEUE_URL';
+
+/**
+ * The longest the settle of a request takes after its answer is out (ms): the in-process tries and
+ * one SQS SendMessage (3 attempts of ≤ 1 s minus what is left). The function keeps this much (plus
+ * the time to write the last bytes) back from its timeout (edge/function-url.ts SETTLE_RESERVE_MS).
+ */
+export const SETTLE_TIMEOUT_MS = 4_000;
+
+/**
+ * Time kept back from the function's timeout for writing the answer and settling the ledger (ms): the
+ * settle's own limit (SETTLE_TIMEOUT_MS: in-process tries, then the hand-off to the settle queue) plus
+ * 1 s to write the last bytes, so a settle is always landed or queued before Lambda stops the invocation.
+ */
+export const SETTLE_RESERVE_MS = SETTLE_TIMEOUT_MS + 1_000;
+
+/** The CloudWatch namespace of every modelmux metric (the stack's alarms and dashboard read it). */
+export const METRICS_NAMESPACE = 'modelmux';
+
+/** Metric names, as CloudWatch shows them. */
+export const MetricName = {
+  Requests: 'Requests',
+  ClientErrors: 'ClientErrors',
+  ServerErrors: 'ServerErrors',
+  Errors: 'Errors',
+  Fallbacks: 'Fallbacks',
+  BreakerOpened: 'BreakerOpened',
+  PromptTokens: 'PromptTokens',
+  CompletionTokens: 'CompletionTokens',
+  CostNanoUsd: 'CostNanoUsd',
+  UsageEstimated: 'UsageEstimated',
+  TimeToFirstToken: 'TimeToFirstToken',
+  Overhead: 'Overhead',
+  SettleFailures: 'SettleFailures',
+  HoldsPending: 'HoldsPending',
+  HoldsOverdue: 'HoldsOverdue',
+  SettlesRetried: 'SettlesRetried',
+} as const;
+
+/** One of {@link MetricName}'s values. */
+export type MetricNameValue = (typeof MetricName)[keyof typeof MetricName];
