@@ -5,6 +5,7 @@
  * Prints the report; a full run writes BENCHMARKS.md, `--quick` writes bench/out/BENCHMARKS.quick.md.
  * Everything it starts is stopped on exit, error or Ctrl-C; temporary files are removed.
  */
+import { readDashboardSection } from './dashboard-section';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
@@ -103,7 +104,9 @@ async function main(): Promise<void> {
     storedResponses,
   })}\n\n${renderHolds(holds)}`;
   const target = cfg.quick ? join(logDir, 'BENCHMARKS.quick.md') : join(ROOT, 'BENCHMARKS.md');
-  writeFileSync(target, `${report}\n`);
+  // The dashboard's figures come from `npm run bench:dashboard` and are kept as they are.
+  const dashboard = readDashboardSection(join(ROOT, 'BENCHMARKS.md'));
+  writeFileSync(target, dashboard === '' ? `${report}\n` : `${report}\n\n${dashboard}\n`);
   process.stdout.write(`${report}\n`);
   log(`wrote ${target}`);
 }
