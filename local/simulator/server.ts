@@ -3,7 +3,7 @@
  * `/__sim/*` to the control API, and owns everything `close()` must tear down (sockets, in-flight
  * exchanges and their timers).
  */
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { CONTROL_PREFIX, handleControl } from './control.js';
 import { runExchange, type ExchangeContext, type ReadBody } from './exchange.js';
@@ -97,33 +97,8 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
     await runExchange(ctx, route, req, res, url, body);
   };
 
-  const server = createServer((req, res) => {
-    handle(req, res).catch((err: unknown) => {
-      // A simulator bug must show up as a loud 500, never as a silent hang.
-      const message = err instanceof Error ? err.stack ?? err.message : String(err);
-      if (!res.headersSent) {
-        res.writeHead(500, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ error: { message: `simulator internal error: ${message}` } }));
-      } else {
-        res.destroy();
-      }
-    });
-  });
-  server.on('connection', (socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-  });
-
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(opts.port ?? 0, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const address = server.address();
-  if (address === null || typeof address === 'string') throw new Error('simulator: unexpected server address');
-  const port = address.port;
+  const server = createLoudServer(handle, sockets);
+  const port = await listenOn(server, opts.port ?? 0, host);
   const hostForUrl = host.includes(':') ? `[${host}]` : host;
   const baseUrl = `http://${hostForUrl}:${port}`;
   const urls = Object.fromEntries(Object.entries(PREFIXES).map(([p, prefix]) => [p, `${baseUrl}${prefix}`])) as Record<SimProvider, string>;
@@ -154,4 +129,46 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
     },
   };
   return sim;
+}
+
+/**
+ * An HTTP server running `handle` per request and tracking its open sockets in `sockets` (closed hard
+ * on shutdown). A simulator bug must show up as a loud 500 (or a cut connection once headers are
+ * out), never as a silent hang.
+ */
+function createLoudServer(handle: (req: IncomingMessage, res: ServerResponse) => Promise<void>, sockets: Set<Socket>): Server {
+  const server = createServer((req, res) => {
+    handle(req, res).catch((err: unknown) => {
+      const message = err instanceof Error ? err.stack ?? err.message : String(err);
+      if (!res.headersSent) {
+        res.writeHead(500, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ error: { message: `simulator internal error: ${message}` } }));
+      } else {
+        res.destroy();
+      }
+    });
+  });
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  return server;
+}
+
+/**
+ * Listens on `host:port` (port 0: any free one).
+ * @returns the bound port.
+ * @throws the server's error (EADDRINUSE, …) when it cannot listen.
+ */
+async function listenOn(server: Server, port: number, host: string): Promise<number> {
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address();
+  if (address === null || typeof address === 'string') throw new Error('simulator: unexpected server address');
+  return address.port;
 }
