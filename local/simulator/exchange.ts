@@ -73,18 +73,7 @@ export async function runExchange(ctx: ExchangeContext, route: Route, req: Incom
   const json = body.json;
   const model = route.pathModel ?? (isObject(json) && typeof json['model'] === 'string' ? json['model'] : undefined);
   const stream = route.op === 'gemini-stream' || (isObject(json) && json['stream'] === true);
-  const record: RecordedRequest = {
-    provider: route.provider,
-    method: req.method ?? 'GET',
-    path: req.url ?? url.pathname,
-    model,
-    stream,
-    headers,
-    body: body.invalid ? body.raw : json,
-    receivedAt: Date.now(),
-    aborted: false,
-    completed: false,
-  };
+  const record = recordOf(route, req, url, body, headers, model, stream);
   ctx.requests.push(record);
 
   const controller = new AbortController();
@@ -132,26 +121,7 @@ export async function runExchange(ctx: ExchangeContext, route: Route, req: Incom
   };
 
   if (fault) record.fault = describeFault(fault);
-  switch (fault?.kind) {
-    case 'reset-before-headers':
-      ctl.destroySocket();
-      return;
-    case 'hang':
-      await untilAborted(ctl.signal);
-      return;
-    case 'keep-alive':
-      await keepAliveForever(res, stream, fault.everyMs, ctl);
-      return;
-    case 'slow-headers':
-      await sleep(fault.delayMs, ctl.signal);
-      if (ctl.signal.aborted) return;
-      break;
-    case 'paced':
-      // A buffered answer comes when the generation would have ended: one beat per 1-2 word piece.
-      if (!stream) await sleep(fault.everyMs * Math.ceil((call.replyWords * 2) / 3), ctl.signal);
-      if (ctl.signal.aborted) return;
-      break;
-  }
+  if (await faultBeforeHeaders(fault, res, stream, call, ctl)) return;
 
   const problem =
     faultProblem(fault, call, stream) ??
@@ -160,4 +130,49 @@ export async function runExchange(ctx: ExchangeContext, route: Route, req: Incom
   const result = problem ?? dispatch(call);
   if (isReply(result)) await deliver(res, result, fault, ctl);
   else await deliver(res, renderProblem(route.provider, result, call.requestId), undefined, ctl);
+}
+
+/** What the simulator records of a request (`sim.requests`), before its outcome is known. */
+function recordOf(route: Route, req: IncomingMessage, url: URL, body: ReadBody, headers: RecordedRequest['headers'], model: string | undefined, stream: boolean): RecordedRequest {
+  return {
+    provider: route.provider,
+    method: req.method ?? 'GET',
+    path: req.url ?? url.pathname,
+    model,
+    stream,
+    headers,
+    body: body.invalid ? body.raw : body.json,
+    receivedAt: Date.now(),
+    aborted: false,
+    completed: false,
+  };
+}
+
+/**
+ * Plays the part of a fault that acts before any headers: a reset, a hang, an endless keep-alive
+ * (each ends the exchange), or a delay (slow headers; a paced buffered answer waits out its generation).
+ * @returns true when the exchange is over (the fault ended it, or the client left while it waited).
+ */
+async function faultBeforeHeaders(fault: Fault | undefined, res: ServerResponse, stream: boolean, call: SimCall, ctl: ExchangeControl): Promise<boolean> {
+  switch (fault?.kind) {
+    case 'reset-before-headers':
+      ctl.destroySocket();
+      return true;
+    case 'hang':
+      await untilAborted(ctl.signal);
+      return true;
+    case 'keep-alive':
+      await keepAliveForever(res, stream, fault.everyMs, ctl);
+      return true;
+    case 'slow-headers':
+      await sleep(fault.delayMs, ctl.signal);
+      if (ctl.signal.aborted) return true;
+      break;
+    case 'paced':
+      // A buffered answer comes when the generation would have ended: one beat per 1-2 word piece.
+      if (!stream) await sleep(fault.everyMs * Math.ceil((call.replyWords * 2) / 3), ctl.signal);
+      if (ctl.signal.aborted) return true;
+      break;
+  }
+  return false;
 }
