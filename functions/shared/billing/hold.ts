@@ -6,7 +6,7 @@
  * hold is planned again from the store's own numbers — so a refusal (402, 429, 401) is always decided
  * on real data, and a stale view costs one extra write, never an overdraft.
  */
-import { StoreUnavailableError } from '../openai/errors';
+import { StoreUnavailableError, type GatewayError } from '../openai/errors';
 import { logger } from '../observability/logger';
 import { storeRecentlyFailed } from '../store/store-errors';
 import { transactWrite } from '../store/transact-write';
@@ -17,11 +17,10 @@ import { now } from './clock';
 import { planHold, type HoldDemand, type HoldSpec } from './hold-plan';
 import { holdRecordSchema, keyEntryId, type HoldRecord } from './hold-record';
 import { HOLD_ITEM, holdTransaction } from './hold-write';
-import { repairKeyEntry } from './key-entry';
+import { moveToRoot, replanAfterRefusal, type HoldCursor } from './hold-replan';
 import { rateLimitsFor } from './rate-limit';
-import { AuthenticationError } from '../openai/errors';
 import { cancellationReasons } from './cancellation';
-import { gatherInto, pickShard, refillShard, shardPk } from './shards';
+import { pickShard, shardPk } from './shards';
 import { sleep } from '../retry/sleep';
 
 /** What to hold, for whom. */
@@ -96,129 +95,96 @@ export async function placeHold(req: HoldRequest, onUnknown: (record: HoldRecord
   const rootEntry = viewOf(req.accountId);
   const rootView = rootEntry !== undefined && Date.now() - rootEntry.readAt <= billingConfig().viewTtlMs ? rootEntry.state : undefined;
   const root = rootView ?? (await readState(req.accountId));
-  let shard = pickShard(root, keyEntryId(req.keyHash));
-  let pk = shardPk(req.accountId, shard);
+  const shard = pickShard(root, keyEntryId(req.keyHash));
+  const pk = shardPk(req.accountId, shard);
   const shardView = shard === 0 ? rootView : viewOf(pk)?.state;
-  let state: ShardState = shardView ?? (shard === 0 ? root : await readState(pk));
-  // A refusal is only ever decided on the store's own numbers, never on this container's view.
-  let fromStore = shardView === undefined;
-  let repaired = false;
-  let refills = 0;
-  let gathered = false;
-  let plans = 0;
-  let conflicts = 0;
-  while (plans < MAX_PLANS && conflicts <= MAX_CONFLICTS) {
-    plans++;
+  const c: HoldCursor = {
+    shard,
+    pk,
+    state: shardView ?? (shard === 0 ? root : await readState(pk)),
+    // A refusal is only ever decided on the store's own numbers, never on this container's view.
+    fromStore: shardView === undefined,
+    repaired: false,
+    refills: 0,
+    gathered: false,
+    plans: 0,
+    conflicts: 0,
+  };
+  while (c.plans < MAX_PLANS && c.conflicts <= MAX_CONFLICTS) {
+    c.plans++;
     const limits = rateLimitsFor(root.purchasedNanoUsd, billingConfig());
     const shardLimits = root.shards > 1 ? { rpm: Math.ceil(limits.rpm / root.shards), concurrent: Math.ceil(limits.concurrent / root.shards) } : limits;
-    if (shard > 0 && state.keys?.[keyEntryId(req.keyHash)]?.limitNanoUsd !== undefined) {
+    if (c.shard > 0 && c.state.keys?.[keyEntryId(req.keyHash)]?.limitNanoUsd !== undefined) {
       // A key with a spend limit is served by the root, which alone keeps its allowance (shards.ts);
       // this container's view of the root predated the limit.
-      plans--;
-      shard = 0;
-      pk = req.accountId;
-      state = await readState(pk, { consistent: true });
-      fromStore = true;
+      c.plans--;
+      await moveToRoot(c, req.accountId);
       continue;
     }
-    const plan = planHold({ state, h16: keyEntryId(req.keyHash), demand: req.demand, limits: shardLimits, now: now(), relaxFree: plans >= RELAX_FREE_FROM_PLAN });
-    if (!plan.ok && 'missingKey' in plan) {
-      // An item without the key's entry: this container's view predates the key, or (read from the
-      // store) a key older than per-key state, whose entry is made from the key row, once.
-      if (!fromStore) {
-        plans--;
-        state = await readState(pk, { consistent: true });
-        fromStore = true;
-        continue;
-      }
-      if (repaired) throw new AuthenticationError('This API key has been deleted.', 'invalid_api_key');
-      repaired = true;
-      await repairKeyEntry(pk, req.keyHash, shard);
-      state = await readState(pk, { consistent: true });
-      fromStore = true;
-      continue;
-    }
-    if (!plan.ok && !fromStore) {
-      state = await readState(pk, { consistent: true });
-      fromStore = true;
-      plans--;
-      continue;
-    }
+    const plan = planHold({ state: c.state, h16: keyEntryId(req.keyHash), demand: req.demand, limits: shardLimits, now: now(), relaxFree: c.plans >= RELAX_FREE_FROM_PLAN });
     if (!plan.ok) {
-      // A fund shard short of funds borrows from the bank (shard 0), then holds on the bank itself;
-      // the bank gathers every shard's funds before anything is refused (shards.ts).
-      if (plan.error.status === 402 && root.shards > 1) {
-        if (shard > 0 && refills < 2) {
-          refills++;
-          plans--; // moving funds is not a failed plan
-          state = await refillShard(req.accountId, shard, req.demand);
-          fromStore = true;
-          continue;
-        }
-        if (shard > 0) {
-          plans--;
-          shard = 0;
-          pk = req.accountId;
-          state = await readState(pk, { consistent: true });
-          fromStore = true;
-          continue;
-        }
-        if (!gathered) {
-          plans--;
-          gathered = true;
-          await gatherInto(req.accountId, root.shards, 0);
-          state = await readState(pk, { consistent: true });
-          fromStore = true;
-          continue;
-        }
-      }
-      contendedAt.set(pk, Date.now()); // a refusal: the account is at a limit, predict nothing for a while
-      throw plan.error;
+      if (await replanAfterRefusal(c, req, root.shards, plan)) continue;
+      contendedAt.set(c.pk, Date.now()); // a refusal: the account is at a limit, predict nothing for a while
+      throw (plan as { error: GatewayError }).error; // a missing key never stands: it was re-read, repaired or refused with 401
     }
-    const record = recordOf(req, pk, shard, plan.spec);
-    addPending(pk, plan.spec, 1);
+    const record = recordOf(req, c.pk, c.shard, plan.spec);
+    addPending(c.pk, plan.spec, 1);
     try {
       await transactWrite(holdTransaction(record, plan.spec), { retryConflicts: false });
-      updateView(pk, (s) => applyHold(s, record, plan.spec));
+      updateView(c.pk, (s) => applyHold(s, record, plan.spec));
       return record;
     } catch (err) {
-      const reasons = cancellationReasons(err);
-      const accountReason = reasons?.[HOLD_ITEM.account];
-      const ledgerReason = reasons?.[HOLD_ITEM.ledgerEntry];
-      if (accountReason?.code === 'ConditionalCheckFailed') {
-        if (contendedAt.size > 1_000) contendedAt.clear();
-        contendedAt.set(pk, Date.now());
-        state = shardStateOf(unmarshallItem(accountReason.item));
-        fromStore = true;
-        if (state.exists) rememberState(pk, state);
-        // Racing requests of the account met on the same numbers: spread the next round out.
-        if (plans > 1) await sleep(backoffDelayMs(plans, { maxDelayMs: 100 }));
-        continue;
-      }
-      if (ledgerReason?.code === 'ConditionalCheckFailed') {
-        // Our own earlier attempt landed after all (its answer was lost): that hold stands.
-        const existing = unmarshallItem(ledgerReason.item);
-        const parsed = holdRecordSchema.safeParse(existing);
-        if (parsed.success && existing?.status === 'held') return parsed.data;
-        throw new StoreUnavailableError('This request id was already used. Please retry.');
-      }
-      if (isTransactionConflict(err)) {
-        plans--; // a conflict says nothing about the plan
-        conflicts++;
-        await sleep(backoffDelayMs(conflicts, { maxDelayMs: 500 }));
-        continue;
-      }
-      if (err instanceof StoreUnavailableError) {
-        // The write may have landed: release it durably if it did (a cancel of a missing hold is a no-op).
-        onUnknown(record);
-      }
-      throw err;
+      const standing = await afterFailedWrite(err, c, record, onUnknown);
+      if (standing !== undefined) return standing;
     } finally {
-      addPending(pk, plan.spec, -1);
+      addPending(c.pk, plan.spec, -1);
     }
   }
-  logger.warn('hold gave up after repeated conflicts', { requestId: req.requestId, accountId: req.accountId, plans, conflicts });
+  logger.warn('hold gave up after repeated conflicts', { requestId: req.requestId, accountId: req.accountId, plans: c.plans, conflicts: c.conflicts });
   throw new StoreUnavailableError('Too many concurrent requests on this account right now. Please retry.', { headers: { 'retry-after': '1' } });
+}
+
+/**
+ * A hold write that failed. A failed account condition brings the item's ALL_OLD image as the next
+ * plan's numbers (the account is contended: no predictions for a while; racing requests back off);
+ * a transaction conflict is retried with jittered backoff (≤ 500 ms).
+ * @returns the hold that stands when an earlier attempt of this request landed after all (its answer
+ *   was lost); undefined to plan again.
+ * @throws StoreUnavailableError when the request id was already used by another hold, or when
+ *   DynamoDB failed (the write may have landed: `onUnknown` releases it durably); any other error as is.
+ */
+async function afterFailedWrite(err: unknown, c: HoldCursor, record: HoldRecord, onUnknown: (record: HoldRecord) => void): Promise<HoldRecord | undefined> {
+  const reasons = cancellationReasons(err);
+  const accountReason = reasons?.[HOLD_ITEM.account];
+  const ledgerReason = reasons?.[HOLD_ITEM.ledgerEntry];
+  if (accountReason?.code === 'ConditionalCheckFailed') {
+    if (contendedAt.size > 1_000) contendedAt.clear();
+    contendedAt.set(c.pk, Date.now());
+    c.state = shardStateOf(unmarshallItem(accountReason.item));
+    c.fromStore = true;
+    if (c.state.exists) rememberState(c.pk, c.state);
+    // Racing requests of the account met on the same numbers: spread the next round out.
+    if (c.plans > 1) await sleep(backoffDelayMs(c.plans, { maxDelayMs: 100 }));
+    return undefined;
+  }
+  if (ledgerReason?.code === 'ConditionalCheckFailed') {
+    // Our own earlier attempt landed after all (its answer was lost): that hold stands.
+    const existing = unmarshallItem(ledgerReason.item);
+    const parsed = holdRecordSchema.safeParse(existing);
+    if (parsed.success && existing?.status === 'held') return parsed.data;
+    throw new StoreUnavailableError('This request id was already used. Please retry.');
+  }
+  if (isTransactionConflict(err)) {
+    c.plans--; // a conflict says nothing about the plan
+    c.conflicts++;
+    await sleep(backoffDelayMs(c.conflicts, { maxDelayMs: 500 }));
+    return undefined;
+  }
+  if (err instanceof StoreUnavailableError) {
+    // The write may have landed: release it durably if it did (a cancel of a missing hold is a no-op).
+    onUnknown(record);
+  }
+  throw err;
 }
 
 function recordOf(req: HoldRequest, pk: string, shard: number, spec: HoldSpec): HoldRecord {
