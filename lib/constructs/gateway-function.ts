@@ -185,19 +185,7 @@ export class GatewayFunction extends Construct {
         commandHooks: {
           beforeBundling: () => [],
           beforeInstall: () => [],
-          afterBundling: (inputDir: string, outputDir: string) => [
-            `"${inputDir}/node_modules/.bin/esbuild" "${inputDir}/${TOKENIZER_SOURCE}" --bundle --format=esm --platform=node --target=${GATEWAY_ESBUILD_TARGET} --minify --log-level=warning --outfile="${outputDir}/${TOKENIZER_FILE}"`,
-            ...LAZY_CLIENT_FILES.map(
-              (c) =>
-                `"${inputDir}/node_modules/.bin/esbuild" "${inputDir}/${c.source}" --bundle --format=esm --platform=node --target=${GATEWAY_ESBUILD_TARGET} --main-fields=module,main --minify --keep-names --log-level=warning "--alias:@aws-sdk/credential-provider-node=${inputDir}/${LAMBDA_CREDENTIALS_SOURCE}" "--banner:js=${ESM_REQUIRE_BANNER}" --outfile="${outputDir}/${c.file}"`,
-            ),
-            // The X-Ray SDK is CommonJS requiring Node built-ins: same createRequire banner as the handler.
-            ...(tracing
-              ? [
-                  `"${inputDir}/node_modules/.bin/esbuild" "${inputDir}/${TRACER_SOURCE}" --bundle --format=esm --platform=node --target=${GATEWAY_ESBUILD_TARGET} --main-fields=module,main --minify --keep-names --log-level=warning "--banner:js=${ESM_REQUIRE_BANNER}" --outfile="${outputDir}/${TRACER_FILE}"`,
-                ]
-              : []),
-          ],
+          afterBundling: (inputDir: string, outputDir: string) => lazyBundleCommands(inputDir, outputDir, tracing),
         },
         minify: true,
         keepNames: true,
@@ -255,4 +243,25 @@ export class GatewayFunction extends Construct {
       },
     });
   }
+}
+
+/**
+ * The shell commands that bundle the files the handler loads lazily, beside `index.mjs` (run by CDK's
+ * `afterBundling` hook with local esbuild): the tokenizer, each lazily loaded SDK client, and the X-Ray
+ * tracer when `tracing` is on.
+ */
+function lazyBundleCommands(inputDir: string, outputDir: string, tracing: boolean): string[] {
+  return [
+    `"${inputDir}/node_modules/.bin/esbuild" "${inputDir}/${TOKENIZER_SOURCE}" --bundle --format=esm --platform=node --target=${GATEWAY_ESBUILD_TARGET} --minify --log-level=warning --outfile="${outputDir}/${TOKENIZER_FILE}"`,
+    ...LAZY_CLIENT_FILES.map(
+      (c) =>
+        `"${inputDir}/node_modules/.bin/esbuild" "${inputDir}/${c.source}" --bundle --format=esm --platform=node --target=${GATEWAY_ESBUILD_TARGET} --main-fields=module,main --minify --keep-names --log-level=warning "--alias:@aws-sdk/credential-provider-node=${inputDir}/${LAMBDA_CREDENTIALS_SOURCE}" "--banner:js=${ESM_REQUIRE_BANNER}" --outfile="${outputDir}/${c.file}"`,
+    ),
+    // The X-Ray SDK is CommonJS requiring Node built-ins: same createRequire banner as the handler.
+    ...(tracing
+      ? [
+          `"${inputDir}/node_modules/.bin/esbuild" "${inputDir}/${TRACER_SOURCE}" --bundle --format=esm --platform=node --target=${GATEWAY_ESBUILD_TARGET} --main-fields=module,main --minify --keep-names --log-level=warning "--banner:js=${ESM_REQUIRE_BANNER}" --outfile="${outputDir}/${TRACER_FILE}"`,
+        ]
+      : []),
+  ];
 }
