@@ -143,40 +143,58 @@ export class ModelmuxStack extends Stack {
       site.deploy(api.distribution);
       const host = domain?.domainName ?? api.distribution.distributionDomainName;
       baseUrl = Fn.join('', ['https://', host, '/v1']);
-      new CfnOutput(this, 'DashboardUrl', { description: 'The account dashboard (sign up, API keys, usage)', value: Fn.join('', ['https://', host, '/']) });
-      new CfnOutput(this, 'DistributionId', { description: 'CloudFront distribution in front of the Function URLs', value: api.distribution.distributionId });
-      new CfnOutput(this, 'DistributionDomainName', {
-        description: 'The distribution\'s own host name (the CNAME target of a custom domain whose DNS is not in Route 53)',
-        value: api.distribution.distributionDomainName,
-      });
-      new CfnOutput(this, 'AccessLogBucket', { description: 'S3 bucket of CloudFront access logs (prefix cloudfront/)', value: accessLogs.bucket.bucketName });
-      new CfnOutput(this, 'OriginSecretArn', {
-        description: 'Secret CloudFront sends as x-origin-verify; the functions refuse requests without it (README: rotate the origin secret)',
-        value: originSecret.secret.secretArn,
-      });
+      this.addDistributionOutputs(host, api, accessLogs, originSecret);
     }
 
-    if (props.monitoring ?? true) {
-      const monitoring = new Monitoring(this, 'Monitoring', {
-        service: this.stackName,
-        alarmEmail: props.alarmEmail,
-        accountConcurrencyLimit: props.accountConcurrencyLimit,
-        requestLogGroups: [chat.gateway.logGroup, embeddings.gateway.logGroup],
-      });
-      monitoring.addFunction('Chat', chat.gateway.function, props.chatReservedConcurrency);
-      monitoring.addFunction('Embeddings', embeddings.gateway.function, props.embeddingsReservedConcurrency);
-      monitoring.addFunction('Account', account.gateway.function);
-      // The durable settle path (issue 10): its consumer, a backlog older than 5 minutes (settles not
-      // landing), and anything in its dead-letter queue (settles that failed for 24 h).
-      monitoring.addFunction('Settle', settle.settleFunction.function);
-      monitoring.addQueue('SettleQueue', settle.queue, { maxAgeSeconds: 300 });
-      monitoring.addQueue('Settle', settle.deadLetterQueue, { deadLetter: true });
-      for (const [name, table] of Object.entries(tables.tables)) monitoring.addTable(name.charAt(0).toUpperCase() + name.slice(1), table);
-      monitoring.finish();
-      new CfnOutput(this, 'AlarmTopicArn', { description: 'SNS topic every alarm notifies (subscribe with -c alarmEmail=… or aws sns subscribe)', value: monitoring.topic.topicArn });
-      new CfnOutput(this, 'DashboardName', { description: 'CloudWatch dashboard: traffic, cost, fallbacks, latency', value: monitoring.dashboard.dashboardName });
-    }
+    if (props.monitoring ?? true) this.addMonitoring(props, { tables, settle, chat, embeddings, account });
+    this.addOutputs(props, baseUrl, { tables, upstreamSecret, settle, chat, embeddings, account, identity, byokKey });
+  }
 
+  /** Outputs of the CloudFront front door: the dashboard URL, the distribution, its logs and origin secret. */
+  private addDistributionOutputs(host: string, api: ApiDistribution, accessLogs: AccessLogs, originSecret: OriginSecret): void {
+    new CfnOutput(this, 'DashboardUrl', { description: 'The account dashboard (sign up, API keys, usage)', value: Fn.join('', ['https://', host, '/']) });
+    new CfnOutput(this, 'DistributionId', { description: 'CloudFront distribution in front of the Function URLs', value: api.distribution.distributionId });
+    new CfnOutput(this, 'DistributionDomainName', {
+      description: 'The distribution\'s own host name (the CNAME target of a custom domain whose DNS is not in Route 53)',
+      value: api.distribution.distributionDomainName,
+    });
+    new CfnOutput(this, 'AccessLogBucket', { description: 'S3 bucket of CloudFront access logs (prefix cloudfront/)', value: accessLogs.bucket.bucketName });
+    new CfnOutput(this, 'OriginSecretArn', {
+      description: 'Secret CloudFront sends as x-origin-verify; the functions refuse requests without it (README: rotate the origin secret)',
+      value: originSecret.secret.secretArn,
+    });
+  }
+
+  /**
+   * Metrics, alarms and the dashboard over the request functions, the settle path and the tables
+   * (lib/constructs/monitoring.ts), with the alarm topic and dashboard as outputs.
+   */
+  private addMonitoring(props: ModelmuxStackProps, parts: Pick<StackParts, 'tables' | 'settle' | 'chat' | 'embeddings' | 'account'>): void {
+    const { tables, settle, chat, embeddings, account } = parts;
+    const monitoring = new Monitoring(this, 'Monitoring', {
+      service: this.stackName,
+      alarmEmail: props.alarmEmail,
+      accountConcurrencyLimit: props.accountConcurrencyLimit,
+      requestLogGroups: [chat.gateway.logGroup, embeddings.gateway.logGroup],
+    });
+    monitoring.addFunction('Chat', chat.gateway.function, props.chatReservedConcurrency);
+    monitoring.addFunction('Embeddings', embeddings.gateway.function, props.embeddingsReservedConcurrency);
+    monitoring.addFunction('Account', account.gateway.function);
+    // The durable settle path (issue 10): its consumer, a backlog older than 5 minutes (settles not
+    // landing), and anything in its dead-letter queue (settles that failed for 24 h).
+    monitoring.addFunction('Settle', settle.settleFunction.function);
+    monitoring.addQueue('SettleQueue', settle.queue, { maxAgeSeconds: 300 });
+    monitoring.addQueue('Settle', settle.deadLetterQueue, { deadLetter: true });
+    for (const [name, table] of Object.entries(tables.tables)) monitoring.addTable(name.charAt(0).toUpperCase() + name.slice(1), table);
+    monitoring.finish();
+    new CfnOutput(this, 'AlarmTopicArn', { description: 'SNS topic every alarm notifies (subscribe with -c alarmEmail=… or aws sns subscribe)', value: monitoring.topic.topicArn });
+    new CfnOutput(this, 'DashboardName', { description: 'CloudWatch dashboard: traffic, cost, fallbacks, latency', value: monitoring.dashboard.dashboardName });
+  }
+
+  /** The stack's outputs: base URLs, function URLs, Cognito ids, and what the admin CLI needs. */
+  private addOutputs(props: ModelmuxStackProps, baseUrl: string, parts: StackParts): void {
+    const { tables, upstreamSecret, settle, chat, embeddings, account, identity, byokKey } = parts;
+    const cloudfront = props.cloudfront ?? true;
     const direct = cloudfront ? ' Answers only requests from CloudFront (x-origin-verify); clients use BaseUrl.' : '';
     new CfnOutput(this, 'BaseUrl', {
       description: cloudfront
@@ -205,6 +223,18 @@ export class ModelmuxStack extends Stack {
       value: upstreamSecret.putValueCommand,
     });
   }
+}
+
+/** The constructs of the stack its outputs and monitoring refer to. */
+interface StackParts {
+  tables: DataTables;
+  upstreamSecret: UpstreamSecret;
+  settle: SettlePath;
+  chat: ChatEndpoint;
+  embeddings: EmbeddingsEndpoint;
+  account: AccountEndpoint;
+  identity: Identity;
+  byokKey: ByokKey;
 }
 
 /**
