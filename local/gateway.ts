@@ -9,6 +9,7 @@ import { startSettleRunner, type SettleRunner, type SettleRunnerOptions } from '
 import { createStaticSite } from './site/static-site';
 import { WEB_DIST_DIR } from '../web/build';
 import { PROVIDER_MANIFEST } from '../functions/shared/providers/manifest';
+import { resetConfigForTests } from '../functions/shared/config/env';
 
 /**
  * The whole gateway on loopback, as `npm start`, the integration tests and the bench run it:
@@ -168,6 +169,7 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<RunningGa
       process.env.BYOK_LOCAL_KEK_FILE = kek;
     }
 
+    resetConfigForTests(); // the settings above (tables, queue, Cognito, BYOK) are read by the handlers' INIT
     installAwslambdaGlobals();
     const chat = await import('../functions/chat-completions/handler');
     const emb = await import('../functions/embeddings/handler');

@@ -24,7 +24,7 @@ import { heldJson, settledWithin } from './held-json';
 import { settleRequest, usageEntry, type BillableUsage } from './settle-request';
 import { holdEndsAt } from './hold-timing';
 import { routingComment, routingHeaders } from './routing-headers';
-import { envMs } from '../config/env-ms';
+import { config } from '../config/env';
 
 /**
  * `POST /v1/chat/completions`: authenticate → validate → {@link runChatExchange}.
@@ -115,7 +115,7 @@ function cancelling(bill: RequestBill): (err: unknown) => Promise<never> {
  * and fallback goes on invisibly, since comments carry no content.
  */
 function streamCommitAfterMs(): number {
-  return envMs('STREAM_COMMIT_AFTER_MS', 10_000);
+  return config().STREAM_COMMIT_AFTER_MS;
 }
 
 /** A keep-alive comment is sent this often while the first token is awaited after commit (ms). */
