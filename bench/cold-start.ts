@@ -32,6 +32,12 @@ export interface ImportTiming {
   importMinMs: number;
   /** Process start (Node bootstrap) → handler in hand. */
   readyMs: number;
+  /**
+   * CPU time of the process from its start until the handler is in hand (user + system). On a shared
+   * machine it is far steadier than the wall time (waiting for a core is not counted), and it is what
+   * Lambda's CPU share slows down: the INIT estimates and the right-sizing use it.
+   */
+  readyCpuMs: number;
 }
 
 /** `node -e` source: the `awslambda` global the chat bundle needs at load, a timed import, one JSON line. */
@@ -41,14 +47,15 @@ function runner(file: string): string {
     'const t0 = performance.now();',
     `const mod = await import(${JSON.stringify(pathToFileURL(file).href)});`,
     "if (typeof mod.handler !== 'function') throw new Error('no handler export');",
-    'process.stdout.write(JSON.stringify({ importMs: performance.now() - t0, readyMs: performance.now() }));',
+    'const cpu = process.cpuUsage();',
+    'process.stdout.write(JSON.stringify({ importMs: performance.now() - t0, readyMs: performance.now(), readyCpuMs: (cpu.user + cpu.system) / 1000 }));',
   ].join('\n');
 }
 
 /** The process env of a load: the function's env, dummy credentials, and nothing of ours. */
 function loadEnv(v: ImportVariant): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, AWS_REGION: 'us-east-1', AWS_ACCESS_KEY_ID: 'bench', AWS_SECRET_ACCESS_KEY: 'bench', ...v.env };
-  // The stack sets NODE_OPTIONS=--enable-source-maps; the "off" variant drops it.
+  // The stack leaves NODE_OPTIONS unset (no runtime source maps); the other variant adds --enable-source-maps.
   if (v.sourceMaps) env.NODE_OPTIONS = '--enable-source-maps';
   else delete env.NODE_OPTIONS;
   // No secret to read at INIT (the handlers then skip the prefetch, as locally).
@@ -56,9 +63,11 @@ function loadEnv(v: ImportVariant): NodeJS.ProcessEnv {
   return env;
 }
 
-async function loadOnce(v: ImportVariant, extraArgs: string[] = []): Promise<{ importMs: number; readyMs: number }> {
+type Sample = { importMs: number; readyMs: number; readyCpuMs: number };
+
+async function loadOnce(v: ImportVariant, extraArgs: string[] = []): Promise<Sample> {
   const { stdout } = await run(process.execPath, [...extraArgs, '--input-type=module', '-e', runner(v.file)], { env: loadEnv(v), timeout: 60_000 });
-  return JSON.parse(stdout) as { importMs: number; readyMs: number };
+  return JSON.parse(stdout) as Sample;
 }
 
 const median = (xs: number[]): number => {
@@ -71,12 +80,12 @@ const median = (xs: number[]): number => {
  * unmeasured load each (the page cache warm, as on a Lambda host).
  */
 export async function timeImports(variants: ImportVariant[], runs: number): Promise<ImportTiming[]> {
-  const samples = variants.map(() => [] as Array<{ importMs: number; readyMs: number }>);
+  const samples = variants.map(() => [] as Sample[]);
   for (const v of variants) await loadOnce(v);
   for (let r = 0; r < runs; r++) for (const [i, v] of variants.entries()) samples[i]?.push(await loadOnce(v));
   return variants.map((v, i) => {
     const list = samples[i] ?? [];
-    return { label: v.label, runs: list.length, importMs: median(list.map((s) => s.importMs)), importMinMs: Math.min(...list.map((s) => s.importMs)), readyMs: median(list.map((s) => s.readyMs)) };
+    return { label: v.label, runs: list.length, importMs: median(list.map((s) => s.importMs)), importMinMs: Math.min(...list.map((s) => s.importMs)), readyMs: median(list.map((s) => s.readyMs)), readyCpuMs: median(list.map((s) => s.readyCpuMs)) };
   });
 }
 

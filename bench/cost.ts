@@ -113,14 +113,33 @@ export function billedMs(part: MixPart, memoryMb: number): number {
   return Math.ceil(part.upstreamMs + part.figures.cpuMs * cpuSlowdown(memoryMb) + part.figures.dynamoCalls * ASSUMPTIONS.dynamoCallMs);
 }
 
-/** INIT estimate at `memoryMb`: process start → handler ready measured here (one core), slowed to the CPU share. */
+/** INIT estimate at `memoryMb`: the CPU time from process start to handler ready measured here (one core), slowed to the CPU share. */
 export const initMs = (readyMs: number, memoryMb: number): number => readyMs * cpuSlowdown(memoryMb);
+
+/** Cold-start goal of issue 14: INIT at the chosen memory, ms. */
+export const INIT_GOAL_MS = 400;
+
+/** Lambda memory is set in 1 MB steps; we right-size in 64 MB steps, so a noisy run does not move it by a few MB. */
+const MEMORY_STEP_MB = 64;
+
+/**
+ * The right size of a function: the least memory (a multiple of 64 MB, 128 at least) whose INIT estimate
+ * is within {@link INIT_GOAL_MS}, plus one 64 MB step of margin (the CPU-time median moves by ~15% from
+ * run to run on a shared machine, and a Graviton core is not this machine's core). Below it cost falls
+ * further (billed duration is mostly upstream wait, paid per GB-s), but the first request of every
+ * container would wait longer than the goal; above it the cost rises for CPU the request path barely
+ * uses (the gateway's CPU is well under 1% of a 2 s chat request).
+ */
+export function rightSizedMb(readyCpuMs: number): number {
+  const least = (ASSUMPTIONS.fullVcpuMb * readyCpuMs) / INIT_GOAL_MS;
+  return Math.max(128, Math.ceil(least / MEMORY_STEP_MB) * MEMORY_STEP_MB + MEMORY_STEP_MB);
+}
 
 /** Options of {@link costRow}. */
 export interface CostInputs {
   mix: MixPart[];
   architecture: 'arm64' | 'x86_64';
-  /** Chat bundle: process start → handler ready, ms (source maps as deployed). */
+  /** Chat bundle: CPU time from process start to handler ready, ms (source maps as deployed). */
   readyMs: number;
   /** A WAF web ACL is in front (every request inspected). */
   waf: boolean;

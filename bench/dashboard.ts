@@ -22,6 +22,7 @@ import { readFileSync } from 'node:fs';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import OpenAI from 'openai';
 import type { Page } from 'playwright-core';
+import { writeDashboardSection } from './dashboard-section';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 process.env.POWERTOOLS_LOG_LEVEL ??= 'SILENT';
@@ -111,8 +112,7 @@ try {
     }
   }
 
-  process.stdout.write(
-    [
+  const section = [
       '',
       `## Dashboard (npm run bench:dashboard, ${RUNS} runs each, headless Chromium on loopback; ${cpus().length} cores, load average ${loadavg().map((l) => l.toFixed(1)).join(' / ')} at the end)`,
       '',
@@ -127,8 +127,9 @@ try {
       '',
       'Rendered with data = navigation start → the overview shows the balance (config, Cognito token refresh, GET /v1/account) or the sign-in form is there.',
       '',
-    ].join('\n'),
-  );
+    ].join('\n');
+  process.stdout.write(section);
+  writeDashboardSection(join(import.meta.dirname, '..', 'BENCHMARKS.md'), section);
 
   if (values.screenshots) await screenshots(page, values.screenshots);
 } finally {

@@ -168,10 +168,10 @@ export function coldStartSection(r: Results, chatFn: StackFunction, chatImport: 
   const bundles = r.stack.functions.map((f) => [f.name, `${f.memoryMb} MB ${f.architecture}`, kb(f.indexBytes), kb(f.indexGzipBytes), kb(f.mapBytes), kb(f.lazyBytes)]);
   const packages = chatFn.packages.slice(0, 10).map((p) => [p.name, kb(p.bytes), pct(p.bytes / chatFn.indexBytes)]);
   const empty = r.imports.find((i) => i.label === 'empty');
-  const imports = r.imports.map((i) => [i.label, `${ms(i.importMs)} (${ms(i.importMinMs)})`, ms(i.readyMs), i.label === 'empty' ? '—' : signed(i.readyMs - (empty?.readyMs ?? Number.NaN))]);
+  const imports = r.imports.map((i) => [i.label, `${ms(i.importMs)} (${ms(i.importMinMs)})`, ms(i.readyMs), ms(i.readyCpuMs), i.label === 'empty' ? '—' : signed(i.readyCpuMs - (empty?.readyCpuMs ?? Number.NaN))]);
   const loadBusy = [...r.loadProfile.values()].reduce((a, b) => a + b, 0);
   const load = [...r.loadProfile].sort((a, b) => b[1] - a[1]).slice(0, 10).map(([name, t]) => [name, ms(t), pct(t / loadBusy)]);
-  const init = [128, 256, 512, 1024, 1769].map((m) => [`${m} MB`, `×${num(cpuSlowdown(m))}`, ms(initMs(chatImport?.readyMs ?? Number.NaN, m)), ms((chatImport?.importMs ?? Number.NaN) * cpuSlowdown(m))]);
+  const init = [128, 256, 512, 1024, 1769].map((m) => [`${m} MB`, `×${num(cpuSlowdown(m))}`, ms(initMs(chatImport?.readyCpuMs ?? Number.NaN, m)), ms((chatImport?.importMs ?? Number.NaN) * cpuSlowdown(m))]);
   return [
     'Bundles as `cdk synth` builds them (the construct\'s esbuild options); memory and architecture from the template.',
     '',
@@ -181,17 +181,18 @@ export function coldStartSection(r: Results, chatFn: StackFunction, chatImport: 
     '',
     `A fresh \`node\` (${process.version}, this machine) imports the bundle with the function's env and reaches \`handler\`; median (fastest) of ${r.cfg.coldStartRuns} runs, round-robin, ms.`,
     '',
-    table(['module', 'import() median (fastest)', 'process start → handler', 'over an empty module'], imports),
+    table(['module', 'import() median (fastest)', 'process start → handler', 'the same, CPU ms', 'CPU over an empty module'], imports),
     '',
     `One profiled load of the chat bundle (\`--cpu-prof\`, 100 µs; sampling slows it, read the shares), busy ${ms(loadBusy)} ms:`,
     '',
     table(['category', 'ms', 'share'], load),
     '',
-    'INIT estimated at each memory: this machine\'s process start → handler ready (one core) slowed to the CPU share. Observations that',
+    'INIT estimated at each memory: this machine\'s CPU time from process start to handler ready (one core; median) slowed to the CPU share.',
+    'CPU time, not wall time: on a shared machine the wall time mostly measures the wait for a core. Observations that',
     'INIT runs unthrottled at any memory (bitesizedserverless.com, "When is the Lambda Init Phase Free") would make it an upper bound;',
     'the upstream-key fetch during INIT (network, up to 2 s cap) is not included.',
     '',
-    table(['memory', 'CPU slowdown', 'INIT estimate (process start → ready)', 'import alone'], init),
+    table(['memory', 'CPU slowdown', 'INIT estimate (process start → ready, CPU)', 'import alone (wall)'], init),
   ].join('\n');
 }
 

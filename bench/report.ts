@@ -3,7 +3,7 @@
  * not met), then the cost of the mix; the rest comes from report-details.ts.
  */
 import { KINDS, type Kind } from './config';
-import { ASSUMPTIONS, CLOUDFRONT_FLAT_RATE_PER_1M, MIX, PRICES, billedMs, costRow, type CostInputs, type CostRow } from './cost';
+import { ASSUMPTIONS, CLOUDFRONT_FLAT_RATE_PER_1M, INIT_GOAL_MS, MIX, PRICES, billedMs, costRow, rightSizedMb, type CostInputs, type CostRow } from './cost';
 import type { ImportTiming } from './cold-start';
 import type { KindResult } from './measure';
 import {
@@ -21,16 +21,22 @@ interface Derived {
   rows: CostRow[];
   configuredRow: CostRow;
   chatImport: ImportTiming | undefined;
+  /** Least memory per function with INIT within the goal (rightSizedMb), and its cost row. */
+  rightSized: Record<'Chat' | 'Embeddings', number>;
+  rightSizedRow: CostRow;
 }
 
 function derive(r: Results): Derived {
   const chatFn = stackFunction(r.stack, 'Chat');
   const configured = { Chat: chatFn.memoryMb, Embeddings: stackFunction(r.stack, 'Embeddings').memoryMb };
   const chatImport = r.imports.find((i) => i.label === 'Chat');
-  const inputs: CostInputs = { mix: MIX.map((part) => ({ ...part, figures: figures(r, part.kind) })), architecture: chatFn.architecture, readyMs: chatImport?.readyMs ?? Number.NaN, waf: (r.stack.resourceTypes['AWS::WAFv2::WebACL'] ?? 0) > 0 };
+  const inputs: CostInputs = { mix: MIX.map((part) => ({ ...part, figures: figures(r, part.kind) })), architecture: chatFn.architecture, readyMs: chatImport?.readyCpuMs ?? Number.NaN, waf: (r.stack.resourceTypes['AWS::WAFv2::WebACL'] ?? 0) > 0 };
   const rows = [128, 256, 512, 1024].map((m) => costRow(`${m} MB`, { Chat: m, Embeddings: m }, inputs));
   const configuredRow = costRow(`configured (chat ${configured.Chat} MB, embeddings ${configured.Embeddings} MB)`, configured, inputs);
-  return { chatFn, configured, inputs, rows, configuredRow, chatImport };
+  const ready = (label: string): number => r.imports.find((i) => i.label === label)?.readyCpuMs ?? Number.NaN;
+  const rightSized = { Chat: rightSizedMb(ready('Chat')), Embeddings: rightSizedMb(ready('Embeddings')) };
+  const rightSizedRow = costRow(`right-sized (chat ${rightSized.Chat} MB, embeddings ${rightSized.Embeddings} MB)`, rightSized, inputs);
+  return { chatFn, configured, inputs, rows, configuredRow, chatImport, rightSized, rightSizedRow };
 }
 
 /** The top `n` entries of a phase map, as "name x ms (y%)". */
@@ -76,6 +82,24 @@ function goals(r: Results, d: Derived): string {
   return [table(['figure', 'goal', 'measured', ''], rows), '', limits.length ? `What limits the goals not met:\n\n${limits.join('\n')}` : 'Every goal is met.'].join('\n');
 }
 
+/**
+ * Why each function has the memory it has (the CDK defaults CHAT_DEFAULT_MEMORY_MB and
+ * EMBEDDINGS_DEFAULT_MEMORY_MB, context `chatMemoryMb` / `embeddingsMemoryMb`).
+ */
+function rightSizeText(d: Derived): string {
+  // Within one 64 MB step of this run's sizes: the run-to-run spread of the estimate, not a reason to move.
+  const same = Math.abs(d.rightSized.Chat - d.configured.Chat) <= 64 && Math.abs(d.rightSized.Embeddings - d.configured.Embeddings) <= 64 && d.configuredRow.initMs <= INIT_GOAL_MS;
+  return [
+    `**Right-sizing.** A request's billed duration is almost all upstream wait, so cost falls with memory all the way down to`,
+    `128 MB; what stops it is the cold start. Each function gets the least memory (64 MB steps) whose INIT estimate (CPU ms from`,
+    `process start to handler ready here × ${ASSUMPTIONS.fullVcpuMb} / memory) is within ${INIT_GOAL_MS} ms, plus one step of margin (the median moves`,
+    `~15% between runs here, and a Graviton core is not this one): chat ${d.rightSized.Chat} MB, embeddings ${d.rightSized.Embeddings} MB, ${usd(d.rightSizedRow.totalUsd)} per 1M of the mix.`,
+    same
+      ? `The stack's defaults (CHAT_DEFAULT_MEMORY_MB, EMBEDDINGS_DEFAULT_MEMORY_MB: chat ${d.configured.Chat} MB, embeddings ${d.configured.Embeddings} MB) are these sizes within one step (the spread between runs); INIT estimate at the configured memory ${ms(d.configuredRow.initMs)} ms.`
+      : `The stack is configured with chat ${d.configured.Chat} MB, embeddings ${d.configured.Embeddings} MB (INIT estimate ${ms(d.configuredRow.initMs)} ms): this run suggests other sizes; set CHAT_DEFAULT_MEMORY_MB / EMBEDDINGS_DEFAULT_MEMORY_MB (lib/constructs) from a run on a quiet machine, or the context values \`chatMemoryMb\` / \`embeddingsMemoryMb\` per deployment.`,
+  ].join('\n');
+}
+
 function costSection(r: Results, d: Derived): string {
   const rowCells = (c: CostRow): string[] => [c.label, num(c.lambdaGbS, 0), usd(c.lambdaUsd), usd(c.dynamoUsd), usd(c.cloudfrontUsd), usd(c.logsUsd), usd(c.otherUsd), `**${usd(c.totalUsd)}**`, `${usd(c.totalUsd - c.cloudfrontUsd + CLOUDFRONT_FLAT_RATE_PER_1M.usd)}`, ms(c.initMs)];
   const mix = d.inputs.mix;
@@ -90,7 +114,9 @@ function costSection(r: Results, d: Derived): string {
     `rounded up to 1 ms. ${d.chatFn.architecture}, as synthesized. INIT is billed (since 2025-08-01) for ${pct(ASSUMPTIONS.coldStartShare)} of the invocations at the estimate in the last column.`,
     `No free tier is counted. CloudFront (pay-as-you-go) is requests + bytes out + request bodies to the origin; "flat-rate" puts ${usd(CLOUDFRONT_FLAT_RATE_PER_1M.usd)} in its place (${CLOUDFRONT_FLAT_RATE_PER_1M.plan}, at full use). "other": ${d.inputs.waf ? 'WAF requests, ' : ''}SQS calls counted.`,
     '',
-    table(['memory (both functions)', 'Lambda GB-s', 'Lambda', 'DynamoDB', 'CloudFront', 'logs', 'other', 'total / 1M', 'total, CloudFront flat-rate', 'INIT estimate, ms'], [...d.rows, d.configuredRow].map(rowCells)),
+    table(['memory (both functions)', 'Lambda GB-s', 'Lambda', 'DynamoDB', 'CloudFront', 'logs', 'other', 'total / 1M', 'total, CloudFront flat-rate', 'INIT estimate, ms'], [...d.rows, d.rightSizedRow, d.configuredRow].map(rowCells)),
+    '',
+    rightSizeText(d),
     '',
     `Per request, as measured (billed duration at the configured memory):`,
     '',

@@ -46,6 +46,18 @@ const TOKENIZER_SOURCE = 'node_modules/gpt-tokenizer/esm/encoding/o200k_base.js'
 export const TRACER_FILE = 'tracer.mjs';
 const TRACER_SOURCE = 'node_modules/@aws-lambda-powertools/tracer/lib/esm/index.js';
 
+/**
+ * AWS clients that only rare paths use, each built into its own file beside the handler and loaded
+ * with `import()` on first use (functions/shared/billing/settle-queue.ts: SQS, only when a settle must
+ * go through the durable queue; functions/shared/accounts/byok/key-encryption.ts: KMS, only for BYOK).
+ * Out of `index.mjs`, no cold start parses them (~55 KB of the chat bundle). Each file carries its own
+ * copy of the SDK core it needs; the env-only credential chain is aliased as in the handler.
+ */
+export const LAZY_CLIENT_FILES = [
+  { file: 'aws-sqs.mjs', source: 'node_modules/@aws-sdk/client-sqs/dist-es/index.js', define: 'process.env.MODELMUX_SQS_MODULE' },
+  { file: 'aws-kms.mjs', source: 'node_modules/@aws-sdk/client-kms/dist-es/index.js', define: 'process.env.MODELMUX_KMS_MODULE' },
+] as const;
+
 /** Days a gateway function's logs are kept unless the stack says otherwise. */
 export const DEFAULT_LOG_RETENTION_DAYS = 30;
 
@@ -112,8 +124,10 @@ export interface GatewayFunctionProps {
  * Bundle: ESM (`index.mjs`) rather than CJS, because the sources are ES modules and ESM allows top-level
  * `await` during INIT (the handler can await the upstream secret before the first request); `module`
  * main-field first so the AWS SDK's ES build is tree-shaken. Minified with names kept (the error
- * family sets `name = new.target.name`), source maps without `sourcesContent` (smaller map for Node to
- * load) and `NODE_OPTIONS=--enable-source-maps` so stack traces point at the TypeScript. `metafile`
+ * family sets `name = new.target.name`, and stack traces stay readable by function name). The source
+ * map (without `sourcesContent`) is shipped beside the bundle for offline symbolication, but NOT
+ * enabled at runtime: `--enable-source-maps` makes Node read and parse the ~0.9 MB map at every cold
+ * start (`npm run bench` times the bundle both ways: "with source maps" row). `metafile`
  * writes `index.meta.json` beside the bundle for the bench's bundle-composition report.
  */
 export class GatewayFunction extends Construct {
@@ -145,7 +159,6 @@ export class GatewayFunction extends Construct {
       projectRoot: REPO_ROOT,
       depsLockFilePath: `${REPO_ROOT}package-lock.json`,
       environment: {
-        NODE_OPTIONS: '--enable-source-maps',
         // The stack's name: log lines and metrics (the `service` dimension) of two stacks never mix.
         POWERTOOLS_SERVICE_NAME: Stack.of(this).stackName,
         POWERTOOLS_LOG_LEVEL: 'INFO',
@@ -160,19 +173,24 @@ export class GatewayFunction extends Construct {
         banner: ESM_REQUIRE_BANNER,
         // Bundle the SDK too (CDK's default leaves @aws-sdk/* to the runtime's copy, whose version we
         // do not control and never tested). Only the lazily loaded tokenizer file stays outside.
-        externalModules: [`./${TOKENIZER_FILE}`, `./${TRACER_FILE}`],
+        externalModules: [`./${TOKENIZER_FILE}`, `./${TRACER_FILE}`, ...LAZY_CLIENT_FILES.map((c) => `./${c.file}`)],
         // Credentials in Lambda come from the environment only: the rest of the SDK's default chain
         // (SSO, INI, IMDS, STS) is 140 KB of dead code at every cold start (see lambda-credentials.ts).
         esbuildArgs: { '--alias': `@aws-sdk/credential-provider-node=./${LAMBDA_CREDENTIALS_SOURCE}` },
         define: {
           'process.env.MODELMUX_TOKENIZER_MODULE': JSON.stringify(`./${TOKENIZER_FILE}`),
           'process.env.MODELMUX_TRACER_MODULE': JSON.stringify(`./${TRACER_FILE}`),
+          ...Object.fromEntries(LAZY_CLIENT_FILES.map((c) => [c.define, JSON.stringify(`./${c.file}`)])),
         },
         commandHooks: {
           beforeBundling: () => [],
           beforeInstall: () => [],
           afterBundling: (inputDir: string, outputDir: string) => [
             `"${inputDir}/node_modules/.bin/esbuild" "${inputDir}/${TOKENIZER_SOURCE}" --bundle --format=esm --platform=node --target=${GATEWAY_ESBUILD_TARGET} --minify --log-level=warning --outfile="${outputDir}/${TOKENIZER_FILE}"`,
+            ...LAZY_CLIENT_FILES.map(
+              (c) =>
+                `"${inputDir}/node_modules/.bin/esbuild" "${inputDir}/${c.source}" --bundle --format=esm --platform=node --target=${GATEWAY_ESBUILD_TARGET} --main-fields=module,main --minify --keep-names --log-level=warning "--alias:@aws-sdk/credential-provider-node=${inputDir}/${LAMBDA_CREDENTIALS_SOURCE}" "--banner:js=${ESM_REQUIRE_BANNER}" --outfile="${outputDir}/${c.file}"`,
+            ),
             // The X-Ray SDK is CommonJS requiring Node built-ins: same createRequire banner as the handler.
             ...(tracing
               ? [

@@ -1,4 +1,4 @@
-import { AssetHashType, Aws, type CfnElement, DockerImage, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { AssetHashType, Aws, type CfnElement, DockerImage, Duration, RemovalPolicy, Stack, Token, Validations } from 'aws-cdk-lib';
 import {
   AllowedMethods,
   type BehaviorOptions,
@@ -150,11 +150,20 @@ export class Site extends Construct {
     const findings: Array<[string, string]> = [
       ['IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]', "CDK's upload handler logs through the AWS-managed basic execution policy (CloudWatch Logs only)."],
       ...['s3:GetBucket*', 's3:GetObject*', 's3:List*', 's3:Abort*', 's3:DeleteObject*'].map((a): [string, string] => [`IAM5[Action::${a}]`, "CDK's upload handler reads the CDK asset bucket and syncs THIS site bucket (bucket.grantReadWrite: CDK's action families); no other bucket."]),
-      ['IAM5[Resource::arn:<AWS::Partition>:s3:::cdk-hnb659fds-assets-<AWS::AccountId>-<AWS::Region>/*]', 'The objects of the CDK asset bucket, where the built site is staged.'],
+      [`IAM5[Resource::arn:${envPart(stack.partition, 'Partition')}:s3:::cdk-hnb659fds-assets-${envPart(stack.account, 'AccountId')}-${envPart(stack.region, 'Region')}/*]`, 'The objects of the CDK asset bucket, where the built site is staged.'],
       [`IAM5[Resource::<${bucketId}.Arn>/*]`, 'The objects of the site bucket it deploys.'],
       ['IAM5[Resource::*]', 'cloudfront:CreateInvalidation/GetInvalidation, which have no resource-level permissions in CDK’s grant.'],
       ['L1', "CDK's upload handler runtime is chosen by aws-cdk-lib (Python with the AWS CLI layer) and moves with the library."],
     ];
     for (const [id, reason] of findings) Validations.of(handler).acknowledge({ id: `AwsSolutions::AwsSolutions-${id}`, reason });
   }
+}
+
+/**
+ * How cdk-nag writes an environment part of a resource name: the literal when the stack is pinned to a
+ * region (the CDK CLI sets CDK_DEFAULT_REGION from the AWS config even offline, which also resolves the
+ * partition), else the pseudo parameter.
+ */
+function envPart(value: string, pseudo: 'Partition' | 'AccountId' | 'Region'): string {
+  return Token.isUnresolved(value) ? `<AWS::${pseudo}>` : value;
 }

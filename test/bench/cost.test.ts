@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { billedMs, costRow, initMs, type MixPart } from '../../bench/cost';
+import { billedMs, costRow, initMs, rightSizedMb, type MixPart } from '../../bench/cost';
 
 /** The cost model of `npm run bench`, checked against sums done by hand from the list prices. */
 const part = (over: Partial<MixPart['figures']> = {}): MixPart => ({
@@ -44,5 +44,14 @@ describe('bench cost model', () => {
     expect(row.lambdaGbS).toBeCloseTo(gbS, 3);
     expect(row.lambdaUsd).toBeCloseTo(gbS * 0.0000166667 + 0.2, 6);
     expect(row.otherUsd).toBeCloseTo(0.6, 6);
+  });
+
+  it('right-sizes to the least memory, in 64 MB steps, whose INIT estimate is within 400 ms, plus one step of margin', () => {
+    // 200 ms on one vCPU: 1769 × 200 / 400 = 884.5 MB → 896 MB (estimate 394.9 ms), + 64 MB.
+    expect(rightSizedMb(200)).toBe(960);
+    expect(initMs(200, 896)).toBeLessThanOrEqual(400);
+    expect(initMs(200, 896 - 64)).toBeGreaterThan(400);
+    expect(rightSizedMb(10)).toBe(128);
+    expect(rightSizedMb(400)).toBe(1856);
   });
 });

@@ -10,6 +10,8 @@ import { ACCOUNT_TABLE_ACTIONS, GATEWAY_TABLE_ACTIONS, RESPONSES_TABLE_ACTIONS }
 import { DASHBOARD_CLIENT_SETTINGS, USER_POOL_SETTINGS } from '../../lib/constructs/identity-settings';
 import { ModelmuxStack } from '../../lib/modelmux-stack';
 import { stackPropsFromContext } from '../../lib/stack-context';
+import { CHAT_DEFAULT_MEMORY_MB } from '../../lib/constructs/chat-endpoint';
+import { EMBEDDINGS_DEFAULT_MEMORY_MB } from '../../lib/constructs/embeddings-endpoint';
 import {
   actionsOf,
   assetDirOf,
@@ -292,13 +294,13 @@ describe('IAM least privilege', () => {
 });
 
 describe('functions', () => {
-  it('run Node.js 22 or newer on arm64 with 1024 MB, 300 s for chat and 30 s for embeddings', () => {
-    for (const [fn, timeout] of [[ids.chatFn, 300], [ids.embeddingsFn, 30]] as const) {
+  it('run Node.js 22 or newer on arm64 with their right-sized default memory, 300 s for chat and 30 s for embeddings', () => {
+    for (const [fn, timeout, memory] of [[ids.chatFn, 300, CHAT_DEFAULT_MEMORY_MB], [ids.embeddingsFn, 30, EMBEDDINGS_DEFAULT_MEMORY_MB]] as const) {
       const props = fnProps(fn);
       const runtime = String(props.Runtime);
       expect(runtime).toMatch(/^nodejs\d+\.x$/);
       expect(Number(/^nodejs(\d+)/.exec(runtime)?.[1])).toBeGreaterThanOrEqual(22);
-      expect(props).toMatchObject({ Architectures: ['arm64'], MemorySize: 1024, Timeout: timeout, Handler: 'index.handler' });
+      expect(props).toMatchObject({ Architectures: ['arm64'], MemorySize: memory, Timeout: timeout, Handler: 'index.handler' });
       expect(props.ReservedConcurrentExecutions).toBeUndefined();
     }
   });
@@ -315,8 +317,9 @@ describe('functions', () => {
         // The stack's name: logs and metrics of two stacks never mix.
         POWERTOOLS_SERVICE_NAME: 'Modelmux',
         POWERTOOLS_LOG_LEVEL: 'INFO',
-        NODE_OPTIONS: '--enable-source-maps',
       });
+      // Source maps ship beside the bundle but are not loaded at cold start (gateway-function.ts).
+      expect(env.NODE_OPTIONS).toBeUndefined();
       expect(Object.keys(env).filter((name) => /_API_KEY$/.test(name))).toEqual([]);
       // Tracing is off by default: no X-Ray, and nothing tells the code to load the tracer.
       expect(env.POWERTOOLS_TRACE_ENABLED).toBeUndefined();

@@ -50,28 +50,15 @@ export interface RequestBill {
 }
 
 /**
- * Holds this container predicted and is still writing, per account id. Only predicted holds start
- * their upstream call before the hold lands; the prediction counts every hold pending here, so a hold
- * that was not predicted waits for these before it is written (else it could take, in the store, the
- * funds a predicted request's upstream call is already running on, and that request would be refused
- * after its upstream started).
+ * Holds being written in this container, per account id: the predicted ones (their upstream call
+ * started beside the hold) and a count of the others. A prediction counts the holds pending here, but
+ * a hold that was not predicted may still be reading the account (not pending yet) and then take, in
+ * the store, the funds a predicted call already runs on — refused after its upstream started. So:
+ * nothing is predicted while a hold that was not predicted is in flight, and such a hold waits for
+ * the predicted ones in flight before it is written.
  */
 const predictedInFlight = new Map<string, Set<Promise<unknown>>>();
-
-/** Holds waiting for {@link predictedInFlight}, per account id (no prediction meanwhile). */
-const waitingHolds = new Map<string, number>();
-
-async function afterPredicted<T>(accountId: string, ahead: Set<Promise<unknown>>, place: () => Promise<T>): Promise<T> {
-  waitingHolds.set(accountId, (waitingHolds.get(accountId) ?? 0) + 1);
-  try {
-    await Promise.allSettled([...ahead]);
-  } finally {
-    const left = (waitingHolds.get(accountId) ?? 1) - 1;
-    if (left === 0) waitingHolds.delete(accountId);
-    else waitingHolds.set(accountId, left);
-  }
-  return place();
-}
+const unpredictedInFlight = new Map<string, number>();
 
 function trackPredicted(accountId: string, hold: Promise<unknown>): void {
   let set = predictedInFlight.get(accountId);
@@ -82,6 +69,20 @@ function trackPredicted(accountId: string, hold: Promise<unknown>): void {
     if (set.size === 0 && predictedInFlight.get(accountId) === set) predictedInFlight.delete(accountId);
   };
   hold.then(forget, forget);
+}
+
+/** Writes a hold that was not predicted: after the predicted ones in flight, counted meanwhile. */
+async function placeUnpredicted<T>(accountId: string, place: () => Promise<T>): Promise<T> {
+  unpredictedInFlight.set(accountId, (unpredictedInFlight.get(accountId) ?? 0) + 1);
+  try {
+    const ahead = predictedInFlight.get(accountId);
+    if (ahead !== undefined && ahead.size > 0) await Promise.allSettled([...ahead]);
+    return await place();
+  } finally {
+    const left = (unpredictedInFlight.get(accountId) ?? 1) - 1;
+    if (left === 0) unpredictedInFlight.delete(accountId);
+    else unpredictedInFlight.set(accountId, left);
+  }
 }
 
 /** Starts the hold of one request (see the module comment). */
@@ -95,14 +96,10 @@ export function startBill(start: BillStart): RequestBill {
     promptTokensEstimate: start.promptTokensEstimate,
     expiresAt: start.endsAt ?? Date.now() + DEFAULT_HOLD_LIFE_MS,
   };
-  // Nothing is predicted while a hold of the account waits below (it is not counted as pending yet).
-  const predicted = !waitingHolds.has(start.accountId) && holdPredicted(req);
+  const predicted = !unpredictedInFlight.has(start.accountId) && holdPredicted(req);
   let record: HoldRecord | undefined;
   let done = false;
-  // A hold this container did not predict waits for the predicted ones of its account still being
-  // written here: it must not take the funds their upstream calls already started on.
-  const ahead = predicted ? undefined : predictedInFlight.get(start.accountId);
-  const placed = ahead === undefined || ahead.size === 0 ? placeHold(req, cancelUnknownHold) : afterPredicted(start.accountId, ahead, () => placeHold(req, cancelUnknownHold));
+  const placed = predicted ? placeHold(req, cancelUnknownHold) : placeUnpredicted(start.accountId, () => placeHold(req, cancelUnknownHold));
   if (predicted) trackPredicted(start.accountId, placed);
   const confirmed = placed.then((r) => (record = r));
   confirmed.catch(() => undefined); // observed by the caller; never an unhandled rejection

@@ -4,7 +4,7 @@
  * it lands (idempotent on the request id). `SETTLE_QUEUE_URL` names the queue (set by the stack;
  * locally by `npm start`, with `SQS_ENDPOINT` pointing at the emulator). One client per container.
  */
-import { GetQueueAttributesCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import type { SQSClient } from '@aws-sdk/client-sqs';
 import * as z from 'zod';
 import { holdRecordSchema, type HoldRecord } from './hold-record';
 import type { SettleOutcome } from './settle';
@@ -36,6 +36,24 @@ export const settleMessageSchema = z.object({
 /** A settle message. */
 export type SettleMessage = z.infer<typeof settleMessageSchema>;
 
+/**
+ * The SQS client package. Only a settle that could not land needs it, so the Lambda bundles leave it
+ * out of `index.mjs` (~25 KB of the chat bundle, parsed at every cold start) and load it from its own
+ * file beside the handler on first use (lib/constructs/gateway-function.ts defines the variable).
+ */
+const SQS_MODULE = process.env.MODELMUX_SQS_MODULE ?? '@aws-sdk/client-sqs';
+type SqsModule = typeof import('@aws-sdk/client-sqs');
+let sqsModule: Promise<SqsModule> | undefined;
+
+/** The SQS package, imported once (a failed import is tried again on the next call). */
+function loadSqs(): Promise<SqsModule> {
+  sqsModule ??= (import(SQS_MODULE) as Promise<SqsModule>).catch((err: unknown) => {
+    sqsModule = undefined;
+    throw err;
+  });
+  return sqsModule;
+}
+
 let client: SQSClient | undefined;
 
 /**
@@ -43,9 +61,10 @@ let client: SQSClient | undefined;
  * `SQS_REQUEST_TIMEOUT_MS` (default 1,000) is raised by `npm start`: the emulator shares the gateway's
  * event loop.
  */
-export function sqsClient(): SQSClient {
+export async function sqsClient(): Promise<SQSClient> {
   const { SQS_REQUEST_TIMEOUT_MS, SQS_ENDPOINT } = config();
   const timeout = SQS_REQUEST_TIMEOUT_MS || 1_000;
+  const { SQSClient } = await loadSqs();
   client ??= new SQSClient({
     ...(SQS_ENDPOINT ? { endpoint: SQS_ENDPOINT, region: process.env.AWS_REGION ?? 'us-east-1' } : {}),
     maxAttempts: 3,
@@ -74,14 +93,16 @@ export async function sendSettleMessage(hold: HoldRecord, outcome: SettleOutcome
   const url = settleQueueUrl();
   if (url === undefined) throw new Error(`${SETTLE_QUEUE_URL_ENV} is not set: no durable settle queue.`);
   const body: SettleMessage = { v: 1, hold, outcome };
-  await sqsClient().send(new SendMessageCommand({ QueueUrl: url, MessageBody: JSON.stringify(body), DelaySeconds: delaySeconds }));
+  const { SendMessageCommand } = await loadSqs();
+  await (await sqsClient()).send(new SendMessageCommand({ QueueUrl: url, MessageBody: JSON.stringify(body), DelaySeconds: delaySeconds }));
 }
 
 /** Messages waiting, in flight or delayed on the settle queue (SQS's approximate counts). */
 export async function pendingSettleMessages(): Promise<number> {
   const url = settleQueueUrl();
   if (url === undefined) return 0;
-  const out = await sqsClient().send(
+  const { GetQueueAttributesCommand } = await loadSqs();
+  const out = await (await sqsClient()).send(
     new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible', 'ApproximateNumberOfMessagesDelayed'] }),
   );
   const a = out.Attributes ?? {};

@@ -12,7 +12,8 @@
  * - the upstream keys and base URLs (`<PROVIDER>_API_KEY`, `<PROVIDER>_BASE_URL`), read by
  *   config/upstream-credentials.ts with the Secrets Manager secret (credentials, not settings: they
  *   may change under a test, and are never kept in a frozen object that could be logged);
- * - `MODELMUX_TOKENIZER_MODULE` / `MODELMUX_TRACER_MODULE`, which the bundler replaces at build time
+ * - `MODELMUX_TOKENIZER_MODULE`, `MODELMUX_TRACER_MODULE`, `MODELMUX_SQS_MODULE`, `MODELMUX_KMS_MODULE`,
+ *   which the bundler replaces at build time
  *   (lib/constructs/gateway-function.ts `define`): they must stay literal `process.env.X` reads;
  * - the variables the AWS SDK and Powertools read themselves (`AWS_REGION`, credentials,
  *   `POWERTOOLS_LOG_LEVEL`, `POWERTOOLS_METRICS_DISABLED`, `AWS_ENDPOINT_URL_*`).

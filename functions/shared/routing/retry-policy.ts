@@ -1,3 +1,4 @@
+import { backoffMs } from '../retry/backoff';
 import type { UpstreamFailure } from '../providers/types';
 
 /**
@@ -36,8 +37,7 @@ export function retryDelay(failure: UpstreamFailure, retry: number, remainingMs:
     if (failure.retryAfterMs > policy.maxRetryAfterMs) return undefined;
     delay = failure.retryAfterMs;
   } else {
-    const exp = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** retry);
-    delay = Math.round(exp * (0.8 + 0.4 * random()));
+    delay = Math.round(backoffMs(retry, { baseMs: policy.baseDelayMs, capMs: policy.maxDelayMs, jitter: 0.2 }, random));
   }
   return delay < remainingMs ? delay : undefined;
 }

@@ -1,10 +1,11 @@
-import { sleep } from '../retry/sleep';
 /**
  * TransactWriteItems under contention. DynamoDB cancels a transaction whose items are being written by
  * another transaction at the same time: `TransactionCanceledException` with a cancellation reason
  * `TransactionConflict` for that item (DynamoDB Developer Guide, "Transaction conflict handling").
  * The SDK does not retry those; the hot account item makes them routine, so we retry with jitter.
  */
+import { backoffMs } from '../retry/backoff';
+import { sleep } from '../retry/sleep';
 
 /** Per-item codes of a cancelled transaction, in `TransactItems` order (e.g. `None`, `ConditionalCheckFailed`). */
 export function cancellationCodes(err: unknown): ReadonlyArray<string | undefined> | undefined {
@@ -49,10 +50,7 @@ export interface ConflictRetryOptions {
  * ("full jitter", AWS Architecture Blog, "Exponential Backoff And Jitter"), so colliding writers spread out.
  */
 export function backoffDelayMs(attempt: number, opts: ConflictRetryOptions = {}): number {
-  const base = opts.baseDelayMs ?? 15;
-  const cap = opts.maxDelayMs ?? 400;
-  const ceiling = Math.min(cap, base * 2 ** Math.max(0, attempt - 1));
-  return Math.floor((opts.random ?? Math.random)() * ceiling);
+  return Math.floor(backoffMs(attempt - 1, { baseMs: opts.baseDelayMs ?? 15, capMs: opts.maxDelayMs ?? 400, jitter: 'full' }, opts.random));
 }
 
 /**

@@ -13,7 +13,7 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { DecryptCommand, GenerateDataKeyCommand, KMSClient } from '@aws-sdk/client-kms';
+import type { KMSClient } from '@aws-sdk/client-kms';
 import { ConfigUnavailableError } from '../../openai/errors';
 import { config } from '../../config/env';
 
@@ -28,22 +28,48 @@ export interface KeyEncryptionService {
   decrypt(encrypted: Uint8Array, context: EncryptionContext): Promise<Uint8Array>;
 }
 
-/** AWS KMS with one symmetric key. The client is created once per container. */
+/**
+ * The KMS client package. Only BYOK requests need it, so the Lambda bundles leave it out of `index.mjs`
+ * (~30 KB of the chat bundle, parsed at every cold start) and load it from its own file beside the
+ * handler on first use (lib/constructs/gateway-function.ts defines the variable).
+ */
+const KMS_MODULE = process.env.MODELMUX_KMS_MODULE ?? '@aws-sdk/client-kms';
+type KmsModule = typeof import('@aws-sdk/client-kms');
+let kmsModule: Promise<KmsModule> | undefined;
+
+/** The KMS package, imported once (a failed import is tried again on the next call). */
+function loadKms(): Promise<KmsModule> {
+  kmsModule ??= (import(KMS_MODULE) as Promise<KmsModule>).catch((err: unknown) => {
+    kmsModule = undefined;
+    throw err;
+  });
+  return kmsModule;
+}
+
+/** AWS KMS with one symmetric key. The client is created once per container, on first use. */
 export class AwsKmsKeyEncryption implements KeyEncryptionService {
-  private readonly client: KMSClient;
+  private client: KMSClient | undefined;
 
   constructor(private readonly keyId: string, client?: KMSClient) {
-    this.client = client ?? new KMSClient({ requestHandler: { connectionTimeout: 2_000, requestTimeout: 5_000 } });
+    this.client = client;
+  }
+
+  private async kms(): Promise<{ client: KMSClient; m: KmsModule }> {
+    const m = await loadKms();
+    this.client ??= new m.KMSClient({ requestHandler: { connectionTimeout: 2_000, requestTimeout: 5_000 } });
+    return { client: this.client, m };
   }
 
   async generateDataKey(context: EncryptionContext): Promise<{ plaintext: Uint8Array; encrypted: Uint8Array }> {
-    const out = await this.client.send(new GenerateDataKeyCommand({ KeyId: this.keyId, KeySpec: 'AES_256', EncryptionContext: { ...context } }));
+    const { client, m } = await this.kms();
+    const out = await client.send(new m.GenerateDataKeyCommand({ KeyId: this.keyId, KeySpec: 'AES_256', EncryptionContext: { ...context } }));
     if (!out.Plaintext || !out.CiphertextBlob) throw new Error('KMS GenerateDataKey returned no key');
     return { plaintext: out.Plaintext, encrypted: out.CiphertextBlob };
   }
 
   async decrypt(encrypted: Uint8Array, context: EncryptionContext): Promise<Uint8Array> {
-    const out = await this.client.send(new DecryptCommand({ KeyId: this.keyId, CiphertextBlob: encrypted, EncryptionContext: { ...context } }));
+    const { client, m } = await this.kms();
+    const out = await client.send(new m.DecryptCommand({ KeyId: this.keyId, CiphertextBlob: encrypted, EncryptionContext: { ...context } }));
     if (!out.Plaintext) throw new Error('KMS Decrypt returned no plaintext');
     return out.Plaintext;
   }

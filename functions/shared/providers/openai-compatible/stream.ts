@@ -2,6 +2,7 @@ import type { ChunkChoice, ChunkDelta, ChunkParts, ToolCallDelta } from '../../o
 import type { AdapterContext, StreamTransform, UpstreamFailure, UpstreamSseEvent } from '../types';
 import { UpstreamAttemptError } from '../types';
 import { isContentPolicyFailure, makeFailure, parseUpstreamJson } from '../upstream-failure';
+import { fastChunk } from './chunk-fast-path';
 import { chatChunkBody, joinReasoningDetails, mapFinishReason, mapUsage } from './wire';
 
 /**
@@ -50,9 +51,12 @@ export function createOpenAIStreamTransform(
         return [{ choices: open.map((index) => ({ index, delta: {}, finish_reason: 'content_filter' as const })) }];
       }
       if (inBody) throw new UpstreamAttemptError(inBody);
-      const parsed = chatChunkBody.safeParse(json);
-      if (!parsed.success) throw new UpstreamAttemptError(makeFailure('server', 200, `${provider}: malformed stream chunk`));
-      const chunk = parsed.data;
+      let chunk = fastChunk(json);
+      if (chunk === undefined) {
+        const parsed = chatChunkBody.safeParse(json);
+        if (!parsed.success) throw new UpstreamAttemptError(makeFailure('server', 200, `${provider}: malformed stream chunk`));
+        chunk = parsed.data;
+      }
       if (chunk.error !== undefined) {
         throw new UpstreamAttemptError(makeFailure('server', 200, `${provider}: error event in stream`));
       }
