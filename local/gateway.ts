@@ -112,6 +112,7 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<RunningGa
     process.env.ACCOUNTS_TABLE = `${prefix}-accounts`;
     process.env.LEDGER_TABLE = `${prefix}-ledger`;
     process.env.RESPONSES_TABLE = `${prefix}-responses`;
+    resetConfigForTests(); // read the endpoint and table names just set
 
     const { documentClient } = await import('../functions/shared/store/dynamo');
     await ensureTables(documentClient(), { keys: process.env.KEYS_TABLE, accounts: process.env.ACCOUNTS_TABLE, ledger: process.env.LEDGER_TABLE, responses: process.env.RESPONSES_TABLE });
