@@ -15,7 +15,6 @@
 import { logger } from '../observability/logger';
 import type { Charge } from './price';
 import { holdPredicted, placeHold, type HoldRequest } from './hold';
-import type { HoldDemand } from './hold-plan';
 import type { HoldRecord } from './hold-record';
 import { chargeFor, type SettleResult, type UsageEntry } from './settle';
 import { cancelUnknownHold, settleDurably } from './settle-durable';
@@ -23,17 +22,11 @@ import { cancelUnknownHold, settleDurably } from './settle-durable';
 /** Default life of a hold when the host sets no deadline (ms): Lambda's 15-minute maximum. */
 const DEFAULT_HOLD_LIFE_MS = 15 * 60_000;
 
-/** What {@link startBill} needs. */
-export interface BillStart {
-  accountId: string;
-  keyHash: string;
-  requestId: string;
-  publicModel: string;
-  demand: HoldDemand;
-  promptTokensEstimate: number;
-  /** Epoch ms when the request's function ends (its deadline + the settle reserve); default now + 15 min. */
-  endsAt?: number;
-}
+/**
+ * What {@link startBill} needs: the hold's request (hold.ts) with, instead of its expiry, `endsAt` —
+ * epoch ms when the request's function ends (its deadline + the settle reserve); default now + 15 min.
+ */
+export type BillStart = Omit<HoldRequest, 'expiresAt'> & { endsAt?: number };
 
 /** One request's bill: its hold, then its settle. */
 export interface RequestBill {
@@ -87,15 +80,8 @@ async function placeUnpredicted<T>(accountId: string, place: () => Promise<T>): 
 
 /** Starts the hold of one request (see the module comment). */
 export function startBill(start: BillStart): RequestBill {
-  const req: HoldRequest = {
-    accountId: start.accountId,
-    keyHash: start.keyHash,
-    requestId: start.requestId,
-    publicModel: start.publicModel,
-    demand: start.demand,
-    promptTokensEstimate: start.promptTokensEstimate,
-    expiresAt: start.endsAt ?? Date.now() + DEFAULT_HOLD_LIFE_MS,
-  };
+  const { endsAt, ...hold } = start;
+  const req: HoldRequest = { ...hold, expiresAt: endsAt ?? Date.now() + DEFAULT_HOLD_LIFE_MS };
   const predicted = !unpredictedInFlight.has(start.accountId) && holdPredicted(req);
   let record: HoldRecord | undefined;
   let done = false;
