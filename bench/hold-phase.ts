@@ -107,6 +107,7 @@ async function run(dynamodbEndpoint: string, runs: number): Promise<HoldFigures>
   process.env.ACCOUNTS_TABLE = `${prefix}-accounts`;
   process.env.LEDGER_TABLE = `${prefix}-ledger`;
   process.env.RESPONSES_TABLE = `${prefix}-responses`;
+  (await import('../functions/shared/config/env')).reloadConfig(); // read the names and limits just set
   const { documentClient, setDocumentClient } = await import('../functions/shared/store/dynamo');
   await ensureTables(documentClient(), { keys: process.env.KEYS_TABLE, accounts: process.env.ACCOUNTS_TABLE, ledger: process.env.LEDGER_TABLE, responses: process.env.RESPONSES_TABLE });
   const units = countUnits();

@@ -36,6 +36,7 @@ import { formatNanoUsd, usdToNanoUsd } from '../functions/shared/billing/money';
 import { GatewayError, NotFoundError } from '../functions/shared/openai/errors';
 import { tableNames } from '../functions/shared/store/tables';
 import { formatHealth, runHealth } from './admin-health';
+import { reloadConfig } from '../functions/shared/config/env';
 
 // The SDK warns once per process that Node 20 support ends in 2027; in a CLI that is noise on every run.
 // (Read when the first client is created, which happens after this line.)
@@ -56,6 +57,7 @@ function useLocalStateIfAny(): void {
     if (state.tables?.accounts) process.env.ACCOUNTS_TABLE = state.tables.accounts;
     if (state.tables?.ledger) process.env.LEDGER_TABLE = state.tables.ledger;
     process.env.AWS_REGION ??= 'us-east-1';
+    reloadConfig(); // the settings were parsed at import (config/env.ts): read the names just set
   } catch {
     // an unreadable state file: fall back to the defaults
   }

@@ -1,4 +1,5 @@
 import type { Node } from 'constructs';
+import * as z from 'zod';
 import type { ModelmuxStackProps } from './modelmux-stack';
 
 /**
@@ -25,6 +26,7 @@ import type { ModelmuxStackProps } from './modelmux-stack';
  *   128–10,240 (default: the endpoint construct's, chosen by `npm run bench`'s cost table);
  * - `publicBaseUrl`: the URL people reach the deployment at, for messages (default: each request's host).
  *
+ * Parsed through one zod schema (`contextSchema` below, one field per key).
  * @throws Error on a value of the wrong shape, naming the context key.
  */
 export function stackPropsFromContext(node: Node): Pick<
@@ -49,10 +51,8 @@ export function stackPropsFromContext(node: Node): Pick<
   | 'embeddingsMemoryMb'
   | 'publicBaseUrl'
 > {
-  const domainName = stringContext(node, 'domainName');
-  const certificateArn = stringContext(node, 'certificateArn');
-  const hostedZoneId = stringContext(node, 'hostedZoneId');
-  const hostedZoneName = stringContext(node, 'hostedZoneName');
+  const c = parseContext(node);
+  const { domainName, certificateArn, hostedZoneId, hostedZoneName, wafWebAclArn } = c;
   if (domainName === undefined && (certificateArn ?? hostedZoneId ?? hostedZoneName) !== undefined) {
     throw new Error('context certificateArn, hostedZoneId and hostedZoneName need domainName');
   }
@@ -60,100 +60,108 @@ export function stackPropsFromContext(node: Node): Pick<
   if (domainName !== undefined && certificateArn === undefined && hostedZoneId === undefined) {
     throw new Error('context domainName needs certificateArn (ACM, us-east-1) or hostedZoneId + hostedZoneName');
   }
-  const wafWebAclArn = stringContext(node, 'wafWebAclArn');
-  const createWaf = booleanContext(node, 'waf') ?? false;
+  const createWaf = c.waf ?? false;
   if (createWaf && wafWebAclArn !== undefined) throw new Error('context waf=true and wafWebAclArn exclude each other');
   return {
-    cloudfront: booleanContext(node, 'cloudfront') ?? true,
-    upstreamSecretName: stringContext(node, 'upstreamSecretName'),
-    upstreamBaseUrls: objectContext(node, 'upstreamBaseUrls'),
-    chatReservedConcurrency: integerContext(node, 'chatReservedConcurrency'),
-    embeddingsReservedConcurrency: integerContext(node, 'embeddingsReservedConcurrency'),
-    logRetentionDays: retentionContext(node, 'logRetentionDays'),
-    chatLogRetentionDays: retentionContext(node, 'chatLogRetentionDays'),
-    embeddingsLogRetentionDays: retentionContext(node, 'embeddingsLogRetentionDays'),
-    monitoring: booleanContext(node, 'monitoring') ?? true,
-    alarmEmail: emailContext(node, 'alarmEmail'),
-    accountConcurrencyLimit: integerContext(node, 'accountConcurrencyLimit'),
-    tracing: booleanContext(node, 'tracing') ?? false,
+    cloudfront: c.cloudfront ?? true,
+    upstreamSecretName: c.upstreamSecretName,
+    upstreamBaseUrls: c.upstreamBaseUrls,
+    chatReservedConcurrency: c.chatReservedConcurrency,
+    embeddingsReservedConcurrency: c.embeddingsReservedConcurrency,
+    logRetentionDays: c.logRetentionDays,
+    chatLogRetentionDays: c.chatLogRetentionDays,
+    embeddingsLogRetentionDays: c.embeddingsLogRetentionDays,
+    monitoring: c.monitoring ?? true,
+    alarmEmail: c.alarmEmail,
+    accountConcurrencyLimit: c.accountConcurrencyLimit,
+    tracing: c.tracing ?? false,
     domain: domainName === undefined ? undefined : { domainName, certificateArn, hostedZone: hostedZoneId && hostedZoneName ? { hostedZoneId, zoneName: hostedZoneName } : undefined },
-    waf: createWaf ? { rateLimit: integerContext(node, 'wafRateLimit') } : wafWebAclArn !== undefined ? { webAclArn: wafWebAclArn } : undefined,
-    accessLogRetentionDays: integerContext(node, 'accessLogRetentionDays'),
-    originSecretVersion: stringContext(node, 'originSecretVersion'),
-    chatMemoryMb: memoryContext(node, 'chatMemoryMb'),
-    embeddingsMemoryMb: memoryContext(node, 'embeddingsMemoryMb'),
-    publicBaseUrl: stringContext(node, 'publicBaseUrl'),
+    waf: createWaf ? { rateLimit: c.wafRateLimit } : wafWebAclArn !== undefined ? { webAclArn: wafWebAclArn } : undefined,
+    accessLogRetentionDays: c.accessLogRetentionDays,
+    originSecretVersion: c.originSecretVersion,
+    chatMemoryMb: c.chatMemoryMb,
+    embeddingsMemoryMb: c.embeddingsMemoryMb,
+    publicBaseUrl: c.publicBaseUrl,
   };
 }
 
 /** CloudWatch Logs' allowed retention periods, days (PutRetentionPolicy API reference). */
 export const LOG_RETENTION_DAYS = [1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653] as const;
 
-function retentionContext(node: Node, key: string): number | undefined {
-  const days = integerContext(node, key);
-  if (days !== undefined && !(LOG_RETENTION_DAYS as readonly number[]).includes(days)) {
-    throw new Error(`context ${key} must be one of CloudWatch's retention periods: ${LOG_RETENTION_DAYS.join(', ')}`);
-  }
-  return days;
-}
-
-function emailContext(node: Node, key: string): string | undefined {
-  const value = stringContext(node, key);
-  if (value !== undefined && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(value)) throw new Error(`context ${key} must be an email address`);
-  return value;
-}
-
 /** Lambda's memory range, MB (Lambda Developer Guide, "Configure Lambda function memory"). */
 const LAMBDA_MEMORY_MB = { min: 128, max: 10_240 } as const;
 
-function memoryContext(node: Node, key: string): number | undefined {
-  const value = integerContext(node, key);
-  if (value !== undefined && (value < LAMBDA_MEMORY_MB.min || value > LAMBDA_MEMORY_MB.max)) {
-    throw new Error(`context ${key} must be an integer from ${LAMBDA_MEMORY_MB.min} to ${LAMBDA_MEMORY_MB.max} (MB)`);
-  }
-  return value;
-}
+/** `-c name=value` gives strings: '' (like unset or null) means "not set". */
+const unsetToUndefined = (v: unknown) => (v === undefined || v === null || v === '' ? undefined : v);
+/** Marks a string value that is not JSON (objectValue tells it from a non-object). */
+const NOT_JSON = Symbol('not JSON');
 
-function booleanContext(node: Node, key: string): boolean | undefined {
-  const value: unknown = node.tryGetContext(key);
-  if (value === undefined || value === null || value === '') return undefined;
-  if (value === true || value === 'true') return true;
-  if (value === false || value === 'false') return false;
-  throw new Error(`context ${key} must be true or false`);
-}
-
-function stringContext(node: Node, key: string): string | undefined {
-  const value: unknown = node.tryGetContext(key);
-  if (value === undefined || value === null || value === '') return undefined;
-  if (typeof value !== 'string') throw new Error(`context ${key} must be a string`);
-  return value;
-}
-
-function integerContext(node: Node, key: string): number | undefined {
-  const value: unknown = node.tryGetContext(key);
-  if (value === undefined || value === null || value === '') return undefined;
-  const parsed = typeof value === 'string' ? Number(value) : value;
-  if (typeof parsed !== 'number' || !Number.isInteger(parsed) || parsed < 0) {
-    throw new Error(`context ${key} must be a non-negative integer`);
-  }
-  return parsed;
-}
-
-function objectContext(node: Node, key: string): Record<string, string> | undefined {
-  let value: unknown = node.tryGetContext(key);
-  if (value === undefined || value === null || value === '') return undefined;
-  if (typeof value === 'string') {
+const booleanValue = z.preprocess((v) => (v === 'true' ? true : v === 'false' ? false : v), z.boolean({ error: 'must be true or false' }));
+const stringValue = z.string({ error: 'must be a string' });
+const integerValue = z.preprocess(
+  (v) => (typeof v === 'string' ? Number(v) : v),
+  z.number({ error: 'must be a non-negative integer' }).int({ error: 'must be a non-negative integer' }).min(0, { error: 'must be a non-negative integer' }),
+);
+const retentionValue = integerValue.pipe(
+  z.number().refine((d) => (LOG_RETENTION_DAYS as readonly number[]).includes(d), { error: `must be one of CloudWatch's retention periods: ${LOG_RETENTION_DAYS.join(', ')}` }),
+);
+const MEMORY_RANGE = `must be an integer from ${LAMBDA_MEMORY_MB.min} to ${LAMBDA_MEMORY_MB.max} (MB)`;
+const memoryValue = integerValue.pipe(z.number().min(LAMBDA_MEMORY_MB.min, { error: MEMORY_RANGE }).max(LAMBDA_MEMORY_MB.max, { error: MEMORY_RANGE }));
+const emailValue = stringValue.regex(/^[^\s@]+@[^\s@]+\.[^\s@]+$/, { error: 'must be an email address' });
+const objectValue = z.preprocess(
+  (v) => {
+    if (typeof v !== 'string') return v;
     try {
-      value = JSON.parse(value);
+      return JSON.parse(v) as unknown;
     } catch {
-      throw new Error(`context ${key} must be a JSON object`);
+      return NOT_JSON;
     }
-  }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Error(`context ${key} must be an object`);
-  const result: Record<string, string> = {};
-  for (const [name, entry] of Object.entries(value)) {
-    if (typeof entry !== 'string') throw new Error(`context ${key}.${name} must be a string`);
-    result[name] = entry;
-  }
-  return result;
+  },
+  z.record(z.string(), stringValue, { error: (issue) => (issue.input === NOT_JSON ? 'must be a JSON object' : 'must be an object') }),
+);
+
+const opt = <T extends z.ZodType>(schema: T) => z.preprocess(unsetToUndefined, schema.optional());
+
+/** Every context key the stack reads, with its zod schema (see {@link stackPropsFromContext}). */
+const contextSchema = z.object({
+  cloudfront: opt(booleanValue),
+  upstreamSecretName: opt(stringValue),
+  upstreamBaseUrls: opt(objectValue),
+  chatReservedConcurrency: opt(integerValue),
+  embeddingsReservedConcurrency: opt(integerValue),
+  logRetentionDays: opt(retentionValue),
+  chatLogRetentionDays: opt(retentionValue),
+  embeddingsLogRetentionDays: opt(retentionValue),
+  monitoring: opt(booleanValue),
+  alarmEmail: opt(emailValue),
+  accountConcurrencyLimit: opt(integerValue),
+  tracing: opt(booleanValue),
+  domainName: opt(stringValue),
+  certificateArn: opt(stringValue),
+  hostedZoneId: opt(stringValue),
+  hostedZoneName: opt(stringValue),
+  waf: opt(booleanValue),
+  wafWebAclArn: opt(stringValue),
+  wafRateLimit: opt(integerValue),
+  accessLogRetentionDays: opt(integerValue),
+  originSecretVersion: opt(stringValue),
+  chatMemoryMb: opt(memoryValue),
+  embeddingsMemoryMb: opt(memoryValue),
+  publicBaseUrl: opt(stringValue),
+});
+
+/** The context values, parsed. */
+type StackContext = z.output<typeof contextSchema>;
+
+/**
+ * Reads every key of {@link contextSchema} from the node's context and parses them.
+ * @throws Error `context <key> must be …` for the first key of the wrong shape.
+ */
+function parseContext(node: Node): StackContext {
+  const raw = Object.fromEntries(Object.keys(contextSchema.shape).map((key) => [key, node.tryGetContext(key) as unknown]));
+  const parsed = contextSchema.safeParse(raw);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  const path = (issue?.path ?? []).map(String).join('.');
+  throw new Error(`context ${path} ${issue?.message ?? 'is invalid'}`);
 }

@@ -9,6 +9,7 @@ import { startSettleRunner, type SettleRunner, type SettleRunnerOptions } from '
 import { createStaticSite } from './site/static-site';
 import { WEB_DIST_DIR } from '../web/build';
 import { PROVIDER_MANIFEST } from '../functions/shared/providers/manifest';
+import { resetConfigForTests } from '../functions/shared/config/env';
 
 /**
  * The whole gateway on loopback, as `npm start`, the integration tests and the bench run it:
@@ -111,6 +112,7 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<RunningGa
     process.env.ACCOUNTS_TABLE = `${prefix}-accounts`;
     process.env.LEDGER_TABLE = `${prefix}-ledger`;
     process.env.RESPONSES_TABLE = `${prefix}-responses`;
+    resetConfigForTests(); // read the endpoint and table names just set
 
     const { documentClient } = await import('../functions/shared/store/dynamo');
     await ensureTables(documentClient(), { keys: process.env.KEYS_TABLE, accounts: process.env.ACCOUNTS_TABLE, ledger: process.env.LEDGER_TABLE, responses: process.env.RESPONSES_TABLE });
@@ -134,6 +136,7 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<RunningGa
 
     const cognito = await startLocalCognito(opts.cognito, closers);
     ensureByokKek(opts.byokKekFile, closers);
+    resetConfigForTests(); // the settings above (tables, queue, Cognito, BYOK) are read by the handlers' INIT
     const listening = await serveFunctions(opts, cognito);
     closers.push(listening.close);
 

@@ -54,6 +54,7 @@ export async function startSettleRunner(opts: SettleRunnerOptions = {}): Promise
   // The emulator runs on the gateway's own event loop: give it more time than AWS's SQS needs.
   process.env.SQS_REQUEST_TIMEOUT_MS ??= '10000';
   process.env.SETTLE_QUEUE_URL = queueUrl;
+  (await import('../functions/shared/config/env')).reloadConfig(); // read the queue settings just set
   const { handler } = await import('../functions/settle/handler');
 
   let running = true;

@@ -1,9 +1,12 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { accountDispatch } from '../shared/account-api/router';
+import { config } from '../shared/config/env';
 import { fromFunctionUrlEvent, logRequest, responseHeaders, runCore } from '../shared/edge/function-url';
 import { prefetchSigningKeys } from '../shared/identity/verify-token';
 
 // Cold start: the user pool's signing keys are fetched during INIT, not on the first request.
+// INIT: every setting parsed now (config/env.ts), so a malformed variable fails the cold start naming it.
+config();
 await prefetchSigningKeys();
 
 /**

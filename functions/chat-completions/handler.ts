@@ -1,7 +1,11 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { once } from 'node:events';
 import { dispatch } from '../shared/app/dispatch';
+import { config } from '../shared/config/env';
 import { finishInvocation, fromFunctionUrlEvent, initGateway, logRequest, responseHeaders, runCore } from '../shared/edge/function-url';
+
+// INIT: every setting parsed now (config/env.ts), so a malformed variable fails the cold start naming it.
+config();
 
 // Cold start: the upstream keys and the origin secret are read during INIT, not on the first request.
 await initGateway();

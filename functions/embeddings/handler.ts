@@ -1,11 +1,14 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { dispatch } from '../shared/app/dispatch';
+import { config } from '../shared/config/env';
 import type { GatewayRequest, GatewayResult } from '../shared/http/types';
 import { finishInvocation, fromFunctionUrlEvent, initGateway, logRequest, responseHeaders, runCore } from '../shared/edge/function-url';
 import { GatewayError, toErrorBody } from '../shared/openai/errors';
 import { logger } from '../shared/observability/logger';
 
 // Cold start: the upstream keys and the origin secret are read during INIT, not on the first request.
+// INIT: every setting parsed now (config/env.ts), so a malformed variable fails the cold start naming it.
+config();
 await initGateway();
 
 /**

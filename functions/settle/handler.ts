@@ -1,5 +1,6 @@
 import type { ScheduledEvent, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { consumeSettleMessages } from '../shared/billing/settle-consumer';
+import { config } from '../shared/config/env';
 import { sweepOrphanedHolds } from '../shared/billing/sweep';
 import { publishMetrics } from '../shared/observability/metrics';
 
@@ -10,6 +11,9 @@ import { publishMetrics } from '../shared/observability/metrics';
  *   settle queue is empty (billing/sweep.ts).
  * Everything is idempotent on the request id (condition `status = held`).
  */
+// INIT: every setting parsed now (config/env.ts), so a malformed variable fails the cold start naming it.
+config();
+
 export const handler = async (event: SQSEvent | ScheduledEvent): Promise<SQSBatchResponse | void> => {
   try {
     if ('Records' in event && Array.isArray(event.Records)) return await consumeSettleMessages(event.Records);

@@ -2,6 +2,7 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createAccount } from '../../functions/shared/accounts/account-store';
 import { generateApiKey } from '../../functions/shared/accounts/api-key';
+import { resetConfigForTests } from '../../functions/shared/config/env';
 import { clearKeyCache } from '../../functions/shared/accounts/authenticate';
 import { authenticate, createKey, revokeKey } from '../../functions/shared/accounts/key-store';
 import { AuthenticationError } from '../../functions/shared/openai/errors';
@@ -17,9 +18,11 @@ beforeAll(async () => {
 beforeEach(() => {
   clearKeyCache();
   delete process.env.KEY_CACHE_TTL_MS;
+  resetConfigForTests();
 });
 afterEach(() => {
   delete process.env.KEY_CACHE_TTL_MS;
+  resetConfigForTests();
 });
 
 async function newKey() {
@@ -51,6 +54,7 @@ describe('authenticate', () => {
 
   it('rejects a revoked key once the cache TTL has passed in another container', async () => {
     process.env.KEY_CACHE_TTL_MS = '150';
+    resetConfigForTests();
     const k = await newKey();
     await authenticate(k.key); // cached here
     await revokeKeyElsewhere(k.keyHash);

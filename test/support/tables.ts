@@ -4,6 +4,7 @@ import { ensureTables } from '../../local/dynamodb-local';
 import { createDocumentClient, documentClient } from '../../functions/shared/store/dynamo';
 import { TABLE_ENV } from '../../functions/shared/store/table-schemas';
 import type { TableNames } from '../../functions/shared/store/tables';
+import { reloadConfig } from '../../functions/shared/config/env';
 
 /**
  * Creates the tables with names unique to this call (`<prefix>-<random>-keys` …), points the store at
@@ -25,6 +26,7 @@ export async function createTestTables(prefix = 'test'): Promise<TableNames> {
   process.env[TABLE_ENV.accounts] = names.accounts;
   process.env[TABLE_ENV.ledger] = names.ledger;
   process.env[TABLE_ENV.responses] = names.responses;
+  reloadConfig();
   return names;
 }
 

@@ -10,7 +10,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient } from '../store/dynamo';
 import { storeCall } from '../store/store-errors';
 import { tableNames } from '../store/tables';
-import { envMs } from '../config/env-ms';
+import { config } from '../config/env';
 import { TtlCache } from '../store/ttl-cache';
 import { hashApiKey, incorrectApiKeyError, isWellFormedApiKey } from './api-key';
 import { keyItemSchema } from './key-item';
@@ -52,7 +52,7 @@ export async function authenticate(apiKey: string, dashboard?: string): Promise<
     documentClient().send(new GetCommand({ TableName: tableNames().keys, Key: { keyHash }, ConsistentRead: true })),
   );
   const item = out.Item ? keyItemSchema.parse(out.Item) : undefined;
-  const ttlMs = envMs(KEY_CACHE_TTL_ENV, DEFAULT_KEY_CACHE_TTL_MS);
+  const ttlMs = config().KEY_CACHE_TTL_MS;
   if (!item || item.status !== 'active') {
     invalidKeys.set(keyHash, true, Math.min(NEGATIVE_KEY_CACHE_TTL_MS, ttlMs));
     throw incorrectApiKeyError(apiKey, dashboard);

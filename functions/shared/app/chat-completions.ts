@@ -24,7 +24,7 @@ import { completionId, usdOf, type CallContext } from './chat-call-context';
 import { estimate, fromUsage } from './chat-billable-usage';
 import { streamed } from './chat-stream';
 import { streamedLate } from './stream-late-commit';
-import { envMs } from '../config/env-ms';
+import { config } from '../config/env';
 
 /**
  * `POST /v1/chat/completions`: authenticate → validate → {@link runChatExchange}.
@@ -115,7 +115,7 @@ function cancelling(bill: RequestBill): (err: unknown) => Promise<never> {
  * and fallback goes on invisibly, since comments carry no content.
  */
 function streamCommitAfterMs(): number {
-  return envMs('STREAM_COMMIT_AFTER_MS', 10_000);
+  return config().STREAM_COMMIT_AFTER_MS;
 }
 
 /**

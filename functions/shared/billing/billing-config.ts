@@ -1,6 +1,6 @@
 /**
- * Billing and rate-limit settings, read once (on first use) from the environment through zod, each
- * with its default. A malformed value fails with an error naming the variable.
+ * Billing and rate-limit settings, from the container's config (config/env.ts: zod, parsed once, each
+ * with its default). A malformed value fails with an error naming the variable.
  *
  * Rate limits (0 = off), per account AND per key, enforced inside the hold's conditional write
  * (billing/hold.ts): requests per minute (a fixed window: the epoch minute) and concurrent requests
@@ -9,7 +9,7 @@
  * "Rate limiting"). Paid defaults: 600 requests per minute (10 per second) and 50 in flight, so one tenant
  * cannot take more than a small share of the account's 1,000 concurrent Lambda executions (peers.md C).
  */
-import * as z from 'zod';
+import { config, loadConfig, resetConfigForTests, type Config } from '../config/env';
 
 /** The settings, all integers. */
 export interface BillingConfig {
@@ -37,38 +37,33 @@ export const BILLING_DEFAULTS: Readonly<BillingConfig> = {
   viewTtlMs: 5_000,
 };
 
-const ENV: Record<keyof BillingConfig, string> = {
-  rpm: 'RATE_LIMIT_RPM',
-  concurrent: 'RATE_LIMIT_CONCURRENT',
-  freeRpm: 'RATE_LIMIT_FREE_RPM',
-  freeConcurrent: 'RATE_LIMIT_FREE_CONCURRENT',
-  sweepGraceMs: 'HOLD_SWEEP_GRACE_MS',
-  viewTtlMs: 'ACCOUNT_CACHE_TTL_MS',
-};
-
-const count = z.coerce.number().int().nonnegative();
-
-let cached: BillingConfig | undefined;
-
 /**
- * The settings from `env` (default `process.env`), parsed once per container.
- * @throws Error naming the variable when one is set but not a non-negative integer.
+ * The settings from `env`: `process.env` through the container's config (config/env.ts, parsed once),
+ * any other object parsed as given (tests).
+ * @throws ConfigError naming the variable when one is set but not a non-negative integer.
  */
 export function billingConfig(env: NodeJS.ProcessEnv = process.env): BillingConfig {
-  if (cached !== undefined && env === process.env) return cached;
-  const out = { ...BILLING_DEFAULTS };
-  for (const key of Object.keys(ENV) as Array<keyof BillingConfig>) {
-    const raw = env[ENV[key]];
-    if (raw === undefined || raw.trim() === '') continue;
-    const parsed = count.safeParse(raw);
-    if (!parsed.success) throw new Error(`${ENV[key]} must be a non-negative integer, got "${raw}".`);
-    out[key] = parsed.data;
-  }
-  if (env === process.env) cached = out;
+  const c = env === process.env ? config() : loadConfig(env);
+  let out = derived.get(c);
+  if (out === undefined) derived.set(c, (out = fromConfig(c)));
   return out;
+}
+
+/** One BillingConfig per parsed config: the hold reads it several times per request. */
+const derived = new WeakMap<Config, BillingConfig>();
+
+function fromConfig(c: Config): BillingConfig {
+  return {
+    rpm: c.RATE_LIMIT_RPM,
+    concurrent: c.RATE_LIMIT_CONCURRENT,
+    freeRpm: c.RATE_LIMIT_FREE_RPM,
+    freeConcurrent: c.RATE_LIMIT_FREE_CONCURRENT,
+    sweepGraceMs: c.HOLD_SWEEP_GRACE_MS,
+    viewTtlMs: c.ACCOUNT_CACHE_TTL_MS,
+  };
 }
 
 /** Forgets the parsed settings so the next call re-reads the environment (tests). */
 export function resetBillingConfig(): void {
-  cached = undefined;
+  resetConfigForTests();
 }

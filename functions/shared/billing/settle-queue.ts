@@ -11,7 +11,7 @@ import type { SettleOutcome } from './settle';
 
 export { SETTLE_QUEUE_URL_ENV } from '../config/stack-contract';
 import { SETTLE_QUEUE_URL_ENV } from '../config/stack-contract';
-import { envMs } from '../config/env-ms';
+import { config } from '../config/env';
 
 const usageEntrySchema = z.object({
   publicModel: z.string(),
@@ -62,10 +62,11 @@ let client: SQSClient | undefined;
  * event loop.
  */
 export async function sqsClient(): Promise<SQSClient> {
-  const timeout = envMs('SQS_REQUEST_TIMEOUT_MS', 0) || 1_000;
+  const { SQS_REQUEST_TIMEOUT_MS, SQS_ENDPOINT } = config();
+  const timeout = SQS_REQUEST_TIMEOUT_MS || 1_000;
   const { SQSClient } = await loadSqs();
   client ??= new SQSClient({
-    ...(process.env.SQS_ENDPOINT ? { endpoint: process.env.SQS_ENDPOINT, region: process.env.AWS_REGION ?? 'us-east-1' } : {}),
+    ...(SQS_ENDPOINT ? { endpoint: SQS_ENDPOINT, region: process.env.AWS_REGION ?? 'us-east-1' } : {}),
     maxAttempts: 3,
     requestHandler: { connectionTimeout: Math.min(timeout, 2_000), requestTimeout: timeout, throwOnRequestTimeout: true },
   });
@@ -80,7 +81,7 @@ export function resetSqsClient(): void {
 
 /** The queue URL, or undefined when no queue is configured. */
 export function settleQueueUrl(): string | undefined {
-  return process.env[SETTLE_QUEUE_URL_ENV] || undefined;
+  return config().SETTLE_QUEUE_URL;
 }
 
 /**

@@ -17,7 +17,8 @@ import { GatewayError, ConfigUnavailableError } from '../openai/errors';
  */
 
 export { ORIGIN_SECRET_ARN_ENV, ORIGIN_SECRET_HEADER } from '../config/stack-contract';
-import { ORIGIN_SECRET_ARN_ENV, ORIGIN_SECRET_HEADER } from '../config/stack-contract';
+import { ORIGIN_SECRET_HEADER } from '../config/stack-contract';
+import { config } from '../config/env';
 
 /** How long a read secret is trusted before the next request refreshes it (ms): 5 minutes. */
 export const ORIGIN_SECRET_MAX_AGE_MS = 5 * 60_000;
@@ -49,8 +50,8 @@ export class DirectAccessForbiddenError extends GatewayError {
  *   (fail closed: nobody is let in unchecked); the detail is the error's cause, never the value.
  */
 export async function verifyOrigin(headers: Readonly<Record<string, string | undefined>>): Promise<void> {
-  const secretId = process.env[ORIGIN_SECRET_ARN_ENV];
-  if (secretId === undefined || secretId === '') return;
+  const secretId = config().ORIGIN_SECRET_ARN;
+  if (secretId === undefined) return;
   const accepted = await acceptedValues(secretId);
   const presented = headers[ORIGIN_SECRET_HEADER];
   if (presented === undefined || presented === '') throw new DirectAccessForbiddenError();
@@ -66,8 +67,8 @@ export async function verifyOrigin(headers: Readonly<Record<string, string | und
  * Never throws: a failure is retried by the first request, which answers 503 if it fails again.
  */
 export async function prefetchOriginSecret(): Promise<void> {
-  const secretId = process.env[ORIGIN_SECRET_ARN_ENV];
-  if (secretId === undefined || secretId === '') return;
+  const secretId = config().ORIGIN_SECRET_ARN;
+  if (secretId === undefined) return;
   await acceptedValues(secretId).catch(() => undefined);
 }
 

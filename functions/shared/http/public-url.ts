@@ -7,28 +7,16 @@
  * derived from the request: `x-forwarded-host` (set by proxies) or `host`, with `x-forwarded-proto`, or
  * `http` for loopback hosts and `https` elsewhere.
  */
-import * as z from 'zod';
+import { config } from '../config/env';
 import type { GatewayRequest } from './types';
 
-const baseUrlSchema = z.url({ protocol: /^https?$/ }).transform((u) => u.replace(/\/+$/, ''));
-
-let configured: { value: string | undefined } | undefined;
-
 /**
- * `PUBLIC_BASE_URL`, parsed once.
- * @throws Error naming the variable when it is set but not an http(s) URL.
+ * `PUBLIC_BASE_URL` from the container's config (validated there as an http(s) URL), without trailing
+ * slashes or `/v1`.
+ * @throws ConfigError naming the variable when it is set but not an http(s) URL.
  */
 function configuredBaseUrl(): string | undefined {
-  if (configured === undefined) {
-    const raw = process.env.PUBLIC_BASE_URL?.trim();
-    if (!raw) configured = { value: undefined };
-    else {
-      const parsed = baseUrlSchema.safeParse(raw);
-      if (!parsed.success) throw new Error(`PUBLIC_BASE_URL must be an http(s) URL, got "${raw}".`);
-      configured = { value: parsed.data.replace(/\/v1$/, '') };
-    }
-  }
-  return configured.value;
+  return config().PUBLIC_BASE_URL?.replace(/\/+$/, '').replace(/\/v1$/, '');
 }
 
 /** The base URL people reach this deployment at, e.g. `https://api.example.com` (see the file comment). */
@@ -47,9 +35,4 @@ export function publicBaseUrl(req: Pick<GatewayRequest, 'headers'>): string {
 export function dashboardUrl(req: Pick<GatewayRequest, 'headers'>): string {
   const base = publicBaseUrl(req);
   return base === '' ? 'the modelmux dashboard' : `${base}/`;
-}
-
-/** Forgets the parsed `PUBLIC_BASE_URL` (tests). */
-export function resetPublicBaseUrl(): void {
-  configured = undefined;
 }

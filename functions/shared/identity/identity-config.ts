@@ -13,6 +13,7 @@
  */
 import * as z from 'zod';
 import { ConfigUnavailableError } from '../openai/errors';
+import { config } from '../config/env';
 
 /** The settings above, resolved. */
 export interface IdentityConfig {
@@ -69,7 +70,8 @@ let cached: { config: IdentityConfig | undefined } | undefined;
  * @throws ConfigUnavailableError (503, code `sign_in_not_configured`) when no user pool is configured.
  */
 export function identityConfig(): IdentityConfig {
-  cached ??= { config: parseIdentityConfig() };
+  const c = config();
+  cached ??= { config: parseIdentityConfig({ COGNITO_USER_POOL_ID: c.COGNITO_USER_POOL_ID, COGNITO_CLIENT_ID: c.COGNITO_CLIENT_ID, COGNITO_ISSUER: c.COGNITO_ISSUER, COGNITO_JWKS_URI: c.COGNITO_JWKS_URI, COGNITO_ENDPOINT: c.COGNITO_ENDPOINT }) };
   if (cached.config === undefined) {
     throw new ConfigUnavailableError('Account sign-in is not configured on this deployment (no Cognito user pool).', {
       code: 'sign_in_not_configured',

@@ -30,6 +30,7 @@ import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 
 export { METRICS_NAMESPACE, MetricName, type MetricNameValue } from '../config/stack-contract';
 import { METRICS_NAMESPACE, MetricName, type MetricNameValue } from '../config/stack-contract';
+import { config } from '../config/env';
 
 /** The extra dimensions some metrics carry (besides `service`). */
 export const MetricDimension = { statusCode: 'statusCode', model: 'model', target: 'target' } as const;
@@ -50,7 +51,7 @@ function buffer(dimensions: Dimensions): Metrics {
   if (metrics === undefined) {
     metrics = new Metrics({
       namespace: METRICS_NAMESPACE,
-      serviceName: process.env.POWERTOOLS_SERVICE_NAME ?? 'modelmux',
+      serviceName: config().POWERTOOLS_SERVICE_NAME,
       ...(Object.keys(dimensions).length > 0 ? { defaultDimensions: { ...dimensions } } : {}),
     });
     buffers.set(key, metrics);

@@ -1,4 +1,5 @@
 import type { Tracer } from '@aws-lambda-powertools/tracer';
+import { config } from '../config/env';
 
 /**
  * Optional AWS X-Ray tracing with Powertools Tracer: the upstream call, the hold and the settle become
@@ -40,9 +41,9 @@ let tracer: Tracer | undefined;
  * (no `AWS_EXECUTION_ENV`).
  */
 export async function initTracing(): Promise<void> {
-  if (process.env[TRACING_ENV] !== 'true' || tracer !== undefined) return;
+  if (!config().POWERTOOLS_TRACE_ENABLED || tracer !== undefined) return;
   const { Tracer: TracerClass } = (await import(TRACER_MODULE)) as typeof import('@aws-lambda-powertools/tracer');
-  tracer = new TracerClass({ serviceName: process.env.POWERTOOLS_SERVICE_NAME ?? 'modelmux' });
+  tracer = new TracerClass({ serviceName: config().POWERTOOLS_SERVICE_NAME });
 }
 
 /** Starts a subsegment `name` of the invocation's segment; a no-op when tracing is off. */

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import { config, loadConfig } from '../config/env';
 
 /**
  * How long a stored Responses API response is kept, in days: env `RESPONSE_RETENTION_DAYS`, default
@@ -11,17 +11,13 @@ import * as z from 'zod';
  */
 export const DEFAULT_RESPONSE_RETENTION_DAYS = 30;
 
-const daysSchema = z.coerce.number().int().min(0).max(365);
-
 /**
- * Reads the retention from the environment.
- * @throws Error at load naming the variable when it is set but not an integer from 0 to 365.
+ * The retention from a raw value of `RESPONSE_RETENTION_DAYS` (config/env.ts's schema; unset or
+ * empty = the default); called with no argument, the container's config.
+ * @throws ConfigError naming the variable when it is set but not an integer from 0 to 365.
  */
-export function responseRetentionDays(env: string | undefined = process.env.RESPONSE_RETENTION_DAYS): number {
-  if (env === undefined || env === '') return DEFAULT_RESPONSE_RETENTION_DAYS;
-  const parsed = daysSchema.safeParse(env);
-  if (!parsed.success) throw new Error(`RESPONSE_RETENTION_DAYS must be an integer from 0 to 365 (days; 0 = store no responses), got '${env}'.`);
-  return parsed.data;
+export function responseRetentionDays(...env: [string | undefined] | []): number {
+  return env.length === 0 ? config().RESPONSE_RETENTION_DAYS : loadConfig({ RESPONSE_RETENTION_DAYS: env[0] }).RESPONSE_RETENTION_DAYS;
 }
 
 /** This container's retention (days; read once at load). */

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import { config, loadConfig } from '../config/env';
 
 /**
  * How long a buffered chat request may keep its HTTP status open, counted from its arrival (ms): env
@@ -17,14 +17,13 @@ import * as z from 'zod';
  */
 export const DEFAULT_BUFFERED_CHAT_BUDGET_MS = 55_000;
 
-const budgetSchema = z.coerce.number().int().positive();
-
 /**
- * Reads the budget from the environment.
- * @throws ZodError at load when the variable is set but not a positive integer.
+ * The budget from a raw value of `BUFFERED_CHAT_BUDGET_MS` (config/env.ts's schema); without one,
+ * the container's config.
+ * @throws ConfigError naming the variable when it is set but not a positive integer.
  */
-export function bufferedChatBudgetMs(env: string | undefined = process.env.BUFFERED_CHAT_BUDGET_MS): number {
-  return env === undefined || env === '' ? DEFAULT_BUFFERED_CHAT_BUDGET_MS : budgetSchema.parse(env);
+export function bufferedChatBudgetMs(env?: string): number {
+  return env === undefined ? config().BUFFERED_CHAT_BUDGET_MS : loadConfig({ BUFFERED_CHAT_BUDGET_MS: env }).BUFFERED_CHAT_BUDGET_MS;
 }
 
 /** This container's buffered chat budget (ms; read once at load). */

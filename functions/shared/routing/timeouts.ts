@@ -2,6 +2,7 @@ import * as z from 'zod';
 import type { CatalogueTarget } from '../catalogue/catalogue';
 import type { LatencyProfile } from '../catalogue/schema';
 import type { ChatCompletionRequest } from '../openai/chat-request';
+import { config } from '../config/env';
 
 /**
  * Time limits of an upstream attempt (ms). Chat attempts always stream upstream (a buffered answer is
@@ -113,7 +114,7 @@ const overridesSchema = z.strictObject({ stream: partialTimeouts.optional(), buf
  * replace the embeddings defaults.
  * @throws Error at load when the variable is not valid JSON of that shape.
  */
-export function operatorTimeouts(env: string | undefined = process.env.UPSTREAM_TIMEOUTS_MS): TimeoutOverrides {
+export function operatorTimeouts(env: string | undefined = config().UPSTREAM_TIMEOUTS_MS): TimeoutOverrides {
   if (env === undefined || env === '') return {};
   try {
     return overridesSchema.parse(JSON.parse(env));
@@ -131,7 +132,7 @@ export const OPERATOR_TIMEOUTS = operatorTimeouts();
  * over the `standard` row).
  * @throws Error when the variable is malformed.
  */
-export function defaultTimeouts(env: string | undefined = process.env.UPSTREAM_TIMEOUTS_MS): Record<'stream' | 'buffered', Timeouts> {
+export function defaultTimeouts(env: string | undefined = config().UPSTREAM_TIMEOUTS_MS): Record<'stream' | 'buffered', Timeouts> {
   const o = operatorTimeouts(env);
   if (o.stream === undefined && o.buffered === undefined) return BUILT_IN_TIMEOUTS;
   return { stream: { ...BUILT_IN_TIMEOUTS.stream, ...o.stream }, buffered: { ...BUILT_IN_TIMEOUTS.buffered, ...o.buffered } };

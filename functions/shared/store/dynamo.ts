@@ -4,7 +4,7 @@
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { envMs } from '../config/env-ms';
+import { config } from '../config/env';
 
 /** Options for {@link createDocumentClient}; every field defaults from the environment. */
 export interface DocumentClientOptions {
@@ -81,9 +81,9 @@ let shared: DynamoDBDocumentClient | undefined;
  * set it before any store call.
  */
 export function documentClient(): DynamoDBDocumentClient {
-  const timeout = envMs('DYNAMODB_REQUEST_TIMEOUT_MS', 0);
+  const { DYNAMODB_REQUEST_TIMEOUT_MS: timeout, DYNAMODB_ENDPOINT } = config();
   // Locally the connect timeout follows: a loaded machine accepts DynamoDB Local's connections slowly too.
-  shared ??= createDocumentClient({ endpoint: process.env.DYNAMODB_ENDPOINT || undefined, ...(timeout > 0 ? { requestTimeoutMs: timeout, connectionTimeoutMs: Math.min(timeout, 5_000) } : {}) });
+  shared ??= createDocumentClient({ endpoint: DYNAMODB_ENDPOINT, ...(timeout > 0 ? { requestTimeoutMs: timeout, connectionTimeoutMs: Math.min(timeout, 5_000) } : {}) });
   return shared;
 }
 

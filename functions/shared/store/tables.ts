@@ -1,8 +1,9 @@
 /**
  * Physical table names. The deployed stack sets `KEYS_TABLE`, `ACCOUNTS_TABLE`, `LEDGER_TABLE`,
- * `RESPONSES_TABLE` (names in {@link TABLE_ENV}); locally the defaults below match what `npm start` creates.
+ * `RESPONSES_TABLE` (names in {@link TABLE_ENV}, read through config/env.ts); locally the defaults below
+ * match what `npm start` creates.
  */
-import { TABLE_ENV } from './table-schemas';
+import { config } from '../config/env';
 
 /** Physical names of the four tables. */
 export interface TableNames {
@@ -22,14 +23,11 @@ export const LOCAL_TABLE_NAMES: Readonly<TableNames> = {
 };
 
 /**
- * The table names from the environment, read on every call: a `process.env` lookup costs nanoseconds,
- * and reading late lets a test file point the store at its own tables.
+ * The table names from the container's config (config/env.ts; defaults {@link LOCAL_TABLE_NAMES}). A
+ * test that points the store at its own tables sets the variables and calls `reloadConfig()`
+ * (test/support/tables.ts does).
  */
 export function tableNames(): TableNames {
-  return {
-    keys: process.env[TABLE_ENV.keys] || LOCAL_TABLE_NAMES.keys,
-    accounts: process.env[TABLE_ENV.accounts] || LOCAL_TABLE_NAMES.accounts,
-    ledger: process.env[TABLE_ENV.ledger] || LOCAL_TABLE_NAMES.ledger,
-    responses: process.env[TABLE_ENV.responses] || LOCAL_TABLE_NAMES.responses,
-  };
+  const c = config();
+  return { keys: c.KEYS_TABLE, accounts: c.ACCOUNTS_TABLE, ledger: c.LEDGER_TABLE, responses: c.RESPONSES_TABLE };
 }

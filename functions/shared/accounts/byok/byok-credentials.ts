@@ -8,7 +8,7 @@ import { ConfigUnavailableError } from '../../openai/errors';
 import { logger } from '../../observability/logger';
 import type { ProviderName } from '../../providers/manifest';
 import { byokProviders } from '../../providers/registry';
-import { envMs } from '../../config/env-ms';
+import { config } from '../../config/env';
 import { TtlCache } from '../../store/ttl-cache';
 import { readByokEntries, type ByokEntry } from './byok-store';
 import { byokContext, open } from './envelope';
@@ -45,7 +45,7 @@ export async function loadAccountByok(accountId: string, dashboard: string): Pro
   let stored = entries.get(accountId);
   if (stored === undefined) {
     stored = await readByokEntries(accountId, { consistent: false });
-    entries.set(accountId, stored, envMs(BYOK_CACHE_TTL_ENV, DEFAULT_BYOK_CACHE_TTL_MS));
+    entries.set(accountId, stored, config().BYOK_CACHE_TTL_MS);
   }
   const keys = new Map<ProviderName, ByokKey>();
   for (const spec of byokProviders()) {

@@ -15,6 +15,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { KMSClient } from '@aws-sdk/client-kms';
 import { ConfigUnavailableError } from '../../openai/errors';
+import { config } from '../../config/env';
 
 /** Binds a data key to what it protects (all values are strings, as KMS requires). */
 export type EncryptionContext = Readonly<Record<string, string>>;
@@ -121,8 +122,7 @@ let service: KeyEncryptionService | undefined;
  */
 export function keyEncryption(): KeyEncryptionService {
   if (service) return service;
-  const kmsKeyId = process.env.BYOK_KMS_KEY_ID?.trim();
-  const localFile = process.env.BYOK_LOCAL_KEK_FILE?.trim();
+  const { BYOK_KMS_KEY_ID: kmsKeyId, BYOK_LOCAL_KEK_FILE: localFile } = config();
   if (kmsKeyId) service = new AwsKmsKeyEncryption(kmsKeyId);
   else if (localFile) service = new LocalKeyEncryption(localFile);
   else throw new ConfigUnavailableError('Bring-your-own-key is not configured on this deployment.', { code: 'byok_not_configured' });

@@ -1,0 +1,175 @@
+/**
+ * The one config module: every environment variable the functions read, as one zod schema over
+ * `process.env`, parsed once per container. The handlers call {@link config} at module load (INIT), so a
+ * malformed value fails the cold start with a {@link ConfigError} naming the variable, instead of a
+ * request failing later (or a typo silently falling back to a default).
+ *
+ * Conventions: an unset, empty or blank value means "not set" (its default applies); durations are
+ * integers of milliseconds, counts non-negative integers. The README's Configuration table lists the
+ * same names (test/config/env.test.ts keeps them in step).
+ *
+ * Not here, on purpose:
+ * - the upstream keys and base URLs (`<PROVIDER>_API_KEY`, `<PROVIDER>_BASE_URL`), read by
+ *   config/upstream-credentials.ts with the Secrets Manager secret (credentials, not settings: they
+ *   may change under a test, and are never kept in a frozen object that could be logged);
+ * - `MODELMUX_TOKENIZER_MODULE`, `MODELMUX_TRACER_MODULE`, `MODELMUX_SQS_MODULE`, `MODELMUX_KMS_MODULE`,
+ *   which the bundler replaces at build time
+ *   (lib/constructs/gateway-function.ts `define`): they must stay literal `process.env.X` reads;
+ * - the variables the AWS SDK and Powertools read themselves (`AWS_REGION`, credentials,
+ *   `POWERTOOLS_LOG_LEVEL`, `POWERTOOLS_METRICS_DISABLED`, `AWS_ENDPOINT_URL_*`).
+ *
+ * To add a setting: one field below (schema, `expected` text, doc comment with unit, default and
+ * meaning), one row in the README's Configuration table, and read it as `config().NAME`.
+ */
+import * as z from 'zod';
+
+/**
+ * Thrown when an environment variable holds a value the functions cannot use. The message names the
+ * variable, what was expected and the value received (settings only: no secrets are in the schema).
+ */
+export class ConfigError extends Error {
+  constructor(readonly variable: string, expected: string, got: string) {
+    super(`${variable} must be ${expected}, got '${got}'.`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Unset, empty or blank → undefined (the default applies); otherwise the trimmed string. */
+const blankToUndefined = (v: unknown) => (typeof v === 'string' ? (v.trim() === '' ? undefined : v.trim()) : v);
+const int = (min: number, max = Number.MAX_SAFE_INTEGER) => z.coerce.number().int().min(min).max(max);
+const withDefault = <T extends z.ZodType>(schema: T, fallback: z.output<T>) =>
+  z.preprocess(blankToUndefined, schema.optional()).transform((v) => (v === undefined ? fallback : v) as z.output<T>);
+const optionalString = z.preprocess(blankToUndefined, z.string().optional());
+const optionalUrl = z.preprocess(blankToUndefined, z.url().optional());
+
+const MS = 'a non-negative integer of milliseconds';
+const COUNT = 'a non-negative integer';
+
+/** Each variable: its schema (with its default) and the `expected` text of its ConfigError. */
+const FIELDS = {
+  // --- DynamoDB (store/) ---
+  /** Physical table names (set by the stack; `modelmux-*` for DynamoDB Local). */
+  KEYS_TABLE: { schema: withDefault(z.string(), 'modelmux-keys'), expected: 'a table name' },
+  ACCOUNTS_TABLE: { schema: withDefault(z.string(), 'modelmux-accounts'), expected: 'a table name' },
+  LEDGER_TABLE: { schema: withDefault(z.string(), 'modelmux-ledger'), expected: 'a table name' },
+  RESPONSES_TABLE: { schema: withDefault(z.string(), 'modelmux-responses'), expected: 'a table name' },
+  /** DynamoDB endpoint URL, only for DynamoDB Local (unset = AWS's). */
+  DYNAMODB_ENDPOINT: { schema: optionalUrl, expected: 'a URL' },
+  /** DynamoDB request timeout, ms; 0 (default) = store/dynamo.ts's 3,000 (`npm start` and the tests set 10,000). */
+  DYNAMODB_REQUEST_TIMEOUT_MS: { schema: withDefault(int(0), 0), expected: MS },
+
+  // --- durable settle (billing/settle-queue.ts) ---
+  /** The settle queue's URL (set by the stack / `npm start`); unset = no queue. */
+  SETTLE_QUEUE_URL: { schema: optionalString, expected: 'a queue URL' },
+  /** SQS endpoint URL, only for the local emulator. */
+  SQS_ENDPOINT: { schema: optionalUrl, expected: 'a URL' },
+  /** SQS request timeout, ms; 0 (default) = 1,000. */
+  SQS_REQUEST_TIMEOUT_MS: { schema: withDefault(int(0), 0), expected: MS },
+
+  // --- rate limits and holds (billing/billing-config.ts) ---
+  /** Paid accounts: requests per minute per account and per key; 0 = off. Default 600. */
+  RATE_LIMIT_RPM: { schema: withDefault(int(0), 600), expected: COUNT },
+  /** Paid accounts: requests in flight per account and per key; 0 = off. Default 50. */
+  RATE_LIMIT_CONCURRENT: { schema: withDefault(int(0), 50), expected: COUNT },
+  /** Free tier (nothing ever purchased): requests per minute; 0 = off. Default 20 (OpenRouter's). */
+  RATE_LIMIT_FREE_RPM: { schema: withDefault(int(0), 20), expected: COUNT },
+  /** Free tier: requests in flight; 0 = off. Default 5. */
+  RATE_LIMIT_FREE_CONCURRENT: { schema: withDefault(int(0), 5), expected: COUNT },
+  /** How long past its expiry an unsettled hold waits before the sweep settles it as orphaned, ms. Default 120,000. */
+  HOLD_SWEEP_GRACE_MS: { schema: withDefault(int(0), 120_000), expected: COUNT },
+  /** How long a container's view of an account may start the upstream call beside the hold, ms. Default 5,000. */
+  ACCOUNT_CACHE_TTL_MS: { schema: withDefault(int(0), 5_000), expected: COUNT },
+
+  // --- caches ---
+  /** How long a warm container trusts a key lookup, ms. Default 30,000. */
+  KEY_CACHE_TTL_MS: { schema: withDefault(int(0), 30_000), expected: MS },
+  /** How long a container uses an account's attached (BYOK) keys before reading them again, ms; 0 disables. Default 5,000. */
+  BYOK_CACHE_TTL_MS: { schema: withDefault(int(0), 5_000), expected: MS },
+
+  // --- time limits (routing/, app/) ---
+  /** How long a buffered chat request keeps its HTTP status open, ms (routing/request-budget.ts). Default 55,000. */
+  BUFFERED_CHAT_BUDGET_MS: { schema: withDefault(int(1), 55_000), expected: 'a positive integer of milliseconds' },
+  /** How long a stream may wait for its first token before its 200 is committed, ms. Default 10,000. */
+  STREAM_COMMIT_AFTER_MS: { schema: withDefault(int(0), 10_000), expected: MS },
+  /**
+   * JSON overriding the attempt time limits (`{"stream":{…},"buffered":{…}}`, ms); unset = the
+   * defaults. Kept raw here: routing/timeouts.ts owns its schema and parses it at load.
+   */
+  UPSTREAM_TIMEOUTS_MS: { schema: optionalString, expected: 'a JSON object of time limits' },
+
+  // --- stored responses ---
+  /** Days a stored Responses API response is kept (DynamoDB TTL); 0 stores none. Default 30 (OpenAI's). */
+  RESPONSE_RETENTION_DAYS: {
+    schema: withDefault(int(0, 365), 30),
+    expected: 'an integer from 0 to 365 (days; 0 = store no responses)',
+  },
+
+  // --- secrets, identity, BYOK, URLs ---
+  /** ARN of the Secrets Manager secret holding the upstream keys (set by the stack). */
+  UPSTREAM_SECRET_ARN: { schema: optionalString, expected: 'a secret ARN' },
+  /** ARN of the CloudFront origin secret; unset = no origin check. */
+  ORIGIN_SECRET_ARN: { schema: optionalString, expected: 'a secret ARN' },
+  /** KMS key of BYOK envelope encryption (set by the stack). */
+  BYOK_KMS_KEY_ID: { schema: optionalString, expected: 'a KMS key id or ARN' },
+  /** Local key-encryption-key file, when there is no KMS key (`npm start`). */
+  BYOK_LOCAL_KEK_FILE: { schema: optionalString, expected: 'a file path' },
+  /** Public base URL of the deployment (http/public-url.ts); unset = derived from the request. */
+  PUBLIC_BASE_URL: { schema: z.preprocess(blankToUndefined, z.url({ protocol: /^https?$/ }).optional()), expected: 'an http(s) URL' },
+  /** Cognito user pool (identity/identity-config.ts validates the set as a whole); unset = the account API answers 503. */
+  COGNITO_USER_POOL_ID: { schema: optionalString, expected: 'a user pool id' },
+  COGNITO_CLIENT_ID: { schema: optionalString, expected: 'an app client id' },
+  COGNITO_ISSUER: { schema: optionalUrl, expected: 'a URL' },
+  COGNITO_JWKS_URI: { schema: optionalUrl, expected: 'a URL' },
+  COGNITO_ENDPOINT: { schema: optionalUrl, expected: 'a URL' },
+
+  // --- observability ---
+  /** `service` in log lines and metrics (the stack sets the stack name). Default `modelmux`. */
+  POWERTOOLS_SERVICE_NAME: { schema: withDefault(z.string(), 'modelmux'), expected: 'a service name' },
+  /** `true` loads the X-Ray tracer at INIT. */
+  POWERTOOLS_TRACE_ENABLED: { schema: z.preprocess(blankToUndefined, z.enum(['true', 'false']).optional()).transform((v) => v === 'true'), expected: "'true' or 'false'" },
+} satisfies Record<string, { schema: z.ZodType; expected: string }>;
+
+type Fields = typeof FIELDS;
+
+/** The parsed settings, keyed by variable name. */
+export type Config = Readonly<{ [K in keyof Fields]: z.output<Fields[K]['schema']> }>;
+
+/** Every variable the schema reads (the README's Configuration table names the same). */
+export const CONFIG_VARIABLES = Object.keys(FIELDS) as ReadonlyArray<keyof Fields>;
+
+const schema = z.object(Object.fromEntries(Object.entries(FIELDS).map(([k, f]) => [k, f.schema])) as { [K in keyof Fields]: Fields[K]['schema'] });
+
+/**
+ * Parses `env` (default `process.env`) into the frozen settings; no caching.
+ * @throws ConfigError naming the first variable whose value is unusable.
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = schema.safeParse(env);
+  if (!parsed.success) {
+    const name = String(parsed.error.issues[0]?.path[0] ?? '') as keyof Fields;
+    throw new ConfigError(name, FIELDS[name]?.expected ?? 'valid', String(env[name] ?? ''));
+  }
+  return Object.freeze(parsed.data) as Config;
+}
+
+let current: Config | undefined;
+
+/**
+ * This container's settings, parsed on the first call (the handlers call it at INIT) and kept.
+ * @throws ConfigError naming the variable when one is unusable.
+ */
+export function config(): Config {
+  return (current ??= loadConfig());
+}
+
+/**
+ * Forgets the parsed settings: the next {@link config} re-reads `process.env`. For `npm start`, the
+ * admin CLI and the test helpers after they set table names or endpoints, and tests that set
+ * variables per test. Never called in a deployed function (its environment does not change).
+ */
+export function reloadConfig(): void {
+  current = undefined;
+}
+
+/** {@link reloadConfig}, under the name tests read best. */
+export const resetConfigForTests = reloadConfig;
