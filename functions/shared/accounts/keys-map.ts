@@ -1,11 +1,12 @@
 /**
- * Accounts created before the per-key map existed have no `keys` attribute, and DynamoDB refuses to SET
- * `keys.<h16>` under a missing map ("The document path provided in the update expression is invalid for
- * update"). {@link withKeysMap} adds the empty map once (conditional: never overwrites one) and retries.
+ * Accounts created before a map attribute existed (the per-key map `keys`, the BYOK map `byok`) lack
+ * it, and DynamoDB refuses to SET `keys.<h16>` under a missing map ("The document path provided in the
+ * update expression is invalid for update"). {@link withAccountMap} adds the empty map once
+ * (conditional: never overwrites one) and retries.
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { ACCOUNT_EXISTS_WITHOUT_KEYS_MAP } from '../store/conditions';
+import { ACCOUNT_EXISTS_WITHOUT_MAP } from '../store/conditions';
 import { documentClient } from '../store/dynamo';
 import { storeCall } from '../store/store-errors';
 import { tableNames } from '../store/tables';
@@ -25,10 +26,11 @@ export function isMissingDocumentPath(err: unknown): boolean {
 }
 
 /**
- * Runs `op`; if it failed for want of the account's `keys` map, creates the map and runs `op` again.
+ * Runs `op`; if it failed for want of the account's map attribute `mapName`, creates the empty map and
+ * runs `op` again.
  * @throws whatever `op` throws otherwise; StoreUnavailableError (503) when DynamoDB is unavailable.
  */
-export async function withKeysMap<T>(accountId: string, op: () => Promise<T>): Promise<T> {
+export async function withAccountMap<T>(accountId: string, mapName: string, op: () => Promise<T>): Promise<T> {
   try {
     return await op();
   } catch (err) {
@@ -40,9 +42,9 @@ export async function withKeysMap<T>(accountId: string, op: () => Promise<T>): P
         new UpdateCommand({
           TableName: tableNames().accounts,
           Key: { accountId },
-          UpdateExpression: 'SET #keys = :empty',
-          ConditionExpression: ACCOUNT_EXISTS_WITHOUT_KEYS_MAP,
-          ExpressionAttributeNames: { '#keys': KEYS_MAP },
+          UpdateExpression: 'SET #map = :empty',
+          ConditionExpression: ACCOUNT_EXISTS_WITHOUT_MAP,
+          ExpressionAttributeNames: { '#map': mapName },
           ExpressionAttributeValues: { ':empty': {} },
         }),
       ),
@@ -52,4 +54,9 @@ export async function withKeysMap<T>(accountId: string, op: () => Promise<T>): P
     if (!(err instanceof ConditionalCheckFailedException)) throw err;
   }
   return op();
+}
+
+/** {@link withAccountMap} for the per-key map `keys`. */
+export function withKeysMap<T>(accountId: string, op: () => Promise<T>): Promise<T> {
+  return withAccountMap(accountId, KEYS_MAP, op);
 }

@@ -7,7 +7,7 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { keyItemSchema } from '../accounts/key-item';
 import { freshKeyState, keyStateId, shardKeyState, type KeyState } from '../accounts/key-state';
-import { ACCOUNT_EXISTS_WITHOUT_KEYS_MAP } from '../store/conditions';
+import { ACCOUNT_EXISTS_WITHOUT_MAP } from '../store/conditions';
 import { documentClient } from '../store/dynamo';
 import { storeCall } from '../store/store-errors';
 import { tableNames } from '../store/tables';
@@ -48,7 +48,7 @@ export async function repairKeyEntry(pk: string, keyHash: string, shard = 0): Pr
     // The map exists: add the entry.
     { UpdateExpression: 'SET #keys.#k = :entry', ConditionExpression: ENTRY_IS_MISSING, ExpressionAttributeNames: { '#keys': 'keys', '#k': h16 }, ExpressionAttributeValues: { ':entry': entry } },
     // No map yet: create it with the entry.
-    { UpdateExpression: 'SET #keys = :map', ConditionExpression: ACCOUNT_EXISTS_WITHOUT_KEYS_MAP, ExpressionAttributeNames: { '#keys': 'keys' }, ExpressionAttributeValues: { ':map': { [h16]: entry } } },
+    { UpdateExpression: 'SET #map = :map', ConditionExpression: ACCOUNT_EXISTS_WITHOUT_MAP, ExpressionAttributeNames: { '#map': 'keys' }, ExpressionAttributeValues: { ':map': { [h16]: entry } } },
   ];
   for (const a of attempts) {
     try {

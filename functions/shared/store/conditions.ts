@@ -30,8 +30,11 @@ export const KEY_IS_ACTIVE_AND_OWNED = 'accountId = :accountId AND #status = :ac
  */
 export const KEY_IS_LIVE_AND_OWNED = 'accountId = :accountId AND #status <> :deleted AND #status <> :revoked';
 
-/** Accounts: the per-key map is added once, to an existing account that lacks it (never overwritten). */
-export const ACCOUNT_EXISTS_WITHOUT_KEYS_MAP = 'attribute_exists(accountId) AND attribute_not_exists(#keys)';
+/**
+ * Accounts: a map attribute (`#map`: the per-key map `keys`, the BYOK map `byok`) is added once, to an
+ * existing account that lacks it (never overwritten).
+ */
+export const ACCOUNT_EXISTS_WITHOUT_MAP = 'attribute_exists(accountId) AND attribute_not_exists(#map)';
 
 /**
  * Accounts: a key's limit is changed relative to the limit it had when read (optimistic concurrency:

@@ -13,7 +13,7 @@ import { documentClient } from '../../store/dynamo';
 import { storeCall } from '../../store/store-errors';
 import { tableNames } from '../../store/tables';
 import { AccountNotFoundError } from '../account-errors';
-import { isMissingDocumentPath } from '../keys-map';
+import { isMissingDocumentPath, withAccountMap } from '../keys-map';
 import { byokContext, seal, type SealedSecret } from './envelope';
 
 /** The account item's BYOK map attribute. */
@@ -154,39 +154,23 @@ function noKey(provider: string): NotFoundError {
 
 /** SET byok.<provider>; creates the map on accounts that predate it. */
 async function setEntry(accountId: string, provider: ProviderName, entry: ByokEntry): Promise<void> {
-  const names = { '#byok': BYOK_MAP, '#p': provider };
   try {
-    await storeCall(() =>
-      documentClient().send(
-        new UpdateCommand({
-          TableName: tableNames().accounts,
-          Key: { accountId },
-          UpdateExpression: 'SET #byok.#p = :entry',
-          ConditionExpression: 'attribute_exists(accountId)',
-          ExpressionAttributeNames: names,
-          ExpressionAttributeValues: { ':entry': entry },
-        }),
-      ),
-    );
-  } catch (err) {
-    if (err instanceof ConditionalCheckFailedException) throw new AccountNotFoundError(accountId);
-    if (!isMissingDocumentPath(err)) throw err;
-    try {
-      await storeCall(() =>
+    await withAccountMap(accountId, BYOK_MAP, () =>
+      storeCall(() =>
         documentClient().send(
           new UpdateCommand({
             TableName: tableNames().accounts,
             Key: { accountId },
-            UpdateExpression: 'SET #byok = :map',
-            ConditionExpression: 'attribute_exists(accountId) AND attribute_not_exists(#byok)',
-            ExpressionAttributeNames: { '#byok': BYOK_MAP },
-            ExpressionAttributeValues: { ':map': { [provider]: entry } },
+            UpdateExpression: 'SET #byok.#p = :entry',
+            ConditionExpression: 'attribute_exists(accountId)',
+            ExpressionAttributeNames: { '#byok': BYOK_MAP, '#p': provider },
+            ExpressionAttributeValues: { ':entry': entry },
           }),
         ),
-      );
-    } catch (again) {
-      if (!(again instanceof ConditionalCheckFailedException)) throw again;
-      return setEntry(accountId, provider, entry); // the map appeared meanwhile
-    }
+      ),
+    );
+  } catch (err) {
+    if (err instanceof ConditionalCheckFailedException) throw new AccountNotFoundError(accountId);
+    throw err;
   }
 }
