@@ -105,14 +105,14 @@ function costSection(r: Results, d: Derived): string {
   const mix = d.inputs.mix;
   const perKind = mix.map((p) => {
     const f = p.figures;
-    return [`${pct(p.share)} ${p.label}`, ms(f.cpuMs), `${billedMs(p, d.configured[p.fn])} ms`, num(f.dynamoCalls), num(f.writeUnits), num(f.readUnits), num(f.sqsCalls), `${num(f.logLines)} / ${num(f.logBytes, 0)} B`, kb(f.responseBytes)];
+    return [`${pct(p.share)} ${p.label}`, ms(f.cpuMs), `${billedMs(p, d.configured[p.fn])} ms`, num(f.dynamoCalls), num(f.writeUnits), num(f.readUnits), num(f.sqsCalls), `${num(f.logLines)} / ${num(f.logBytes, 0)} B`, `${kb(f.responseBytes)} / ${kb(f.decodedResponseBytes)}`];
   });
   const prices = Object.values(PRICES).map((p) => [p.unit, `$${p.usd < 0.001 ? p.usd.toExponential(4) : p.usd}`, p.source, p.since]);
   return [
     `The mix: ${mix.map((p) => `${pct(p.share)} ${p.label}`).join('; ')}. Each request's figures are measured (below); the billed duration is`,
     `the upstream time + the gateway's CPU (handler path) × ${ASSUMPTIONS.fullVcpuMb} / memory (Lambda gives one full vCPU at ${ASSUMPTIONS.fullVcpuMb} MB) + ${ASSUMPTIONS.dynamoCallMs} ms per DynamoDB call,`,
     `rounded up to 1 ms. ${d.chatFn.architecture}, as synthesized. INIT is billed (since 2025-08-01) for ${pct(ASSUMPTIONS.coldStartShare)} of the invocations at the estimate in the last column.`,
-    `No free tier is counted. CloudFront (pay-as-you-go) is requests + bytes out + request bodies to the origin; "flat-rate" puts ${usd(CLOUDFRONT_FLAT_RATE_PER_1M.usd)} in its place (${CLOUDFRONT_FLAT_RATE_PER_1M.plan}, at full use). "other": ${d.inputs.waf ? 'WAF requests, ' : ''}SQS calls counted.`,
+    `No free tier is counted. CloudFront (pay-as-you-go) is requests + bytes out (as sent on the wire: the bench asks for gzip as the openai SDK does, and the gateway sends gzip) + request bodies to the origin; "flat-rate" puts ${usd(CLOUDFRONT_FLAT_RATE_PER_1M.usd)} in its place (${CLOUDFRONT_FLAT_RATE_PER_1M.plan}, at full use). "other": ${d.inputs.waf ? 'WAF requests, ' : ''}SQS calls counted.`,
     '',
     table(['memory (both functions)', 'Lambda GB-s', 'Lambda', 'DynamoDB', 'CloudFront', 'logs', 'other', 'total / 1M', 'total, CloudFront flat-rate', 'INIT estimate, ms'], [...d.rows, d.rightSizedRow, d.configuredRow].map(rowCells)),
     '',
@@ -120,7 +120,7 @@ function costSection(r: Results, d: Derived): string {
     '',
     `Per request, as measured (billed duration at the configured memory):`,
     '',
-    table(['part of the mix', 'CPU ms (handler path)', 'billed duration', 'DynamoDB calls', 'write units', 'read units', 'SQS calls', 'log lines / bytes', 'response (headers + body)'], perKind),
+    table(['part of the mix', 'CPU ms (handler path)', 'billed duration', 'DynamoDB calls', 'write units', 'read units', 'SQS calls', 'log lines / bytes', 'response (headers + body): on the wire / decoded'], perKind),
     '',
     `A ledger item takes ${num(r.ledgerBytesPerItem, 0)} bytes: 1M requests add ${num(r.ledgerBytesPerItem / 1e3, 2)} GB to the ledger, ${usd((r.ledgerBytesPerItem / 1e3) * PRICES.dynamoStorage.usd)} a month for as long as they are kept (not in the totals).`,
     `Lambda's own log lines add ${ASSUMPTIONS.platformLogBytes} bytes in ${ASSUMPTIONS.platformLogEvents} events per invocation; CloudWatch counts ${ASSUMPTIONS.logEventOverheadBytes} bytes more per event.`,
