@@ -109,6 +109,19 @@ describe('streamed chat', () => {
     }
   });
 
+  it('a Responses API stream is gzip as well, and the SDK reads it to response.completed', async () => {
+    const { data: stream, response } = await gzipClient.responses.create({ model: 'gpt-4o-mini', input: 'respond, compressed', stream: true, store: false }).withResponse();
+    expect(response.headers.get('content-encoding')).toBe('gzip');
+    let text = '';
+    let completed = false;
+    for await (const event of stream) {
+      if (event.type === 'response.output_text.delta') text += event.delta;
+      if (event.type === 'response.completed') completed = true;
+    }
+    expect(completed).toBe(true);
+    expect(text).toMatch(/^Echo: respond, compressed/);
+  });
+
   it.each([
     ['no Accept-Encoding (curl without --compressed)', undefined],
     ['identity', 'identity'],
