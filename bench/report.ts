@@ -77,9 +77,26 @@ function goals(r: Results, d: Derived): string {
   if ((d.chatImport?.importMs ?? Infinity) > 60) limits.push(`- **Import**: ${topPhases(r.loadProfile, d.chatImport?.importMs ?? Number.NaN, 4)} (one profiled load, shares applied to the median).`);
   if (cost.totalUsd > 5) {
     const parts: Array<[string, number]> = [['Lambda', cost.lambdaUsd], ['DynamoDB', cost.dynamoUsd], ['CloudFront', cost.cloudfrontUsd], ['logs', cost.logsUsd], ['other', cost.otherUsd]];
-    limits.push(`- **Cost**: ${parts.sort((a, b) => b[1] - a[1]).map(([n, v]) => `${n} ${usd(v)}`).join(', ')} (see the cost table for the other memory sizes).`);
+    limits.push(`- **Cost**: ${parts.sort((a, b) => b[1] - a[1]).map(([n, v]) => `${n} ${usd(v)}`).join(', ')} (see the cost table for the other memory sizes). ${costFloor(r, d)}`);
   }
   return [table(['figure', 'goal', 'measured', ''], rows), '', limits.length ? `What limits the goals not met:\n\n${limits.join('\n')}` : 'Every goal is met.'].join('\n');
+}
+
+/**
+ * The floor of the cost goal under its own rules: a Node handler that does nothing still needs the
+ * memory whose INIT estimate (this run's empty module, process start → handler, CPU) fits 400 ms, and
+ * at that memory the mix's billed upstream wait alone, plus CloudFront's per-request price, is what
+ * no gateway code can remove.
+ */
+function costFloor(r: Results, d: Derived): string {
+  const empty = r.imports.find((i) => i.label === 'empty')?.readyCpuMs ?? Number.NaN;
+  const floorMb = Math.max(128, Math.ceil((ASSUMPTIONS.fullVcpuMb * empty) / INIT_GOAL_MS));
+  const idle = { ...d.inputs, readyMs: empty, mix: d.inputs.mix.map((p) => ({ ...p, figures: { ...p.figures, cpuMs: 0, dynamoCalls: 0, writeUnits: 0, readUnits: 0, sqsCalls: 0, logBytes: 0, logLines: 0, responseBytes: 0 } })) };
+  const floor = costRow('floor', { Chat: floorMb, Embeddings: floorMb }, idle);
+  return (
+    `The floor under the goal's own rules: an empty Node handler takes ${ms(empty)} ms of CPU from process start to handler here, so INIT ≤ ${INIT_GOAL_MS} ms needs ≥ ${floorMb} MB; ` +
+    `at ${floorMb} MB the mix's upstream wait and Lambda requests alone bill ${usd(floor.lambdaUsd)}, and CloudFront's requests ${usd(floor.cloudfrontUsd)}: ${usd(floor.totalUsd)} with Lambda's own log lines, before any gateway work, DynamoDB write or byte.`
+  );
 }
 
 /**
