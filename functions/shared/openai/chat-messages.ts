@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../validation/zod';
 import { messageToolCall } from './chat-tools';
 
 /**
@@ -19,18 +19,18 @@ import { messageToolCall } from './chat-tools';
  * An explicit prompt-cache breakpoint on a content part (`PromptCacheBreakpointParam`): meaningful to
  * OpenAI only; other adapters ignore it, as a cache hint changes cost, not the answer.
  */
-const cacheBreakpoint = z.strictObject({ mode: z.literal('explicit') }).optional();
+const cacheBreakpoint = z.optional(z.strictObject({ mode: z.literal('explicit') }));
 
 /** `format: uri` as the description types `image_url.url`: a scheme, then the rest (https:, data:). */
 const URI = /^[a-z][a-z0-9+.-]*:\S/i;
 
 /** Parts are non-empty arrays wherever the description allows an array (`minItems: 1`). */
-const nonEmpty = <T extends z.ZodType>(part: T) => z.array(part).min(1);
+const nonEmpty = <T extends z.ZodMiniType>(part: T) => z.array(part).check(z.minLength(1));
 
 export const textPart = z.object({ type: z.literal('text'), text: z.string(), prompt_cache_breakpoint: cacheBreakpoint });
 const imagePart = z.object({
   type: z.literal('image_url'),
-  image_url: z.object({ url: z.string().regex(URI, 'expected a URL (https: or data:)'), detail: z.enum(['auto', 'low', 'high']).optional() }),
+  image_url: z.object({ url: z.string().check(z.regex(URI, 'expected a URL (https: or data:)')), detail: z.optional(z.enum(['auto', 'low', 'high'])) }),
   prompt_cache_breakpoint: cacheBreakpoint,
 });
 const audioPart = z.object({
@@ -40,7 +40,7 @@ const audioPart = z.object({
 });
 const filePart = z.object({
   type: z.literal('file'),
-  file: z.object({ file_id: z.string().optional(), file_data: z.string().optional(), filename: z.string().optional() }),
+  file: z.object({ file_id: z.optional(z.string()), file_data: z.optional(z.string()), filename: z.optional(z.string()) }),
   prompt_cache_breakpoint: cacheBreakpoint,
 });
 const refusalPart = z.object({ type: z.literal('refusal'), refusal: z.string() });
@@ -52,30 +52,30 @@ export type UserContentPart = z.infer<typeof userContentPart>;
 const systemMessage = z.object({
   role: z.enum(['system', 'developer']),
   content: z.union([z.string(), nonEmpty(textPart)]),
-  name: z.string().optional(),
+  name: z.optional(z.string()),
 });
 const userMessage = z.object({
   role: z.literal('user'),
   content: z.union([z.string(), nonEmpty(userContentPart)]),
-  name: z.string().optional(),
+  name: z.optional(z.string()),
 });
 const assistantMessage = z.object({
   role: z.literal('assistant'),
-  content: z.union([z.string(), nonEmpty(z.discriminatedUnion('type', [textPart, refusalPart]))]).nullish(),
-  refusal: z.string().nullish(),
-  name: z.string().optional(),
-  tool_calls: z.array(messageToolCall).optional(),
-  function_call: z.object({ name: z.string(), arguments: z.string() }).nullish(),
-  audio: z.object({ id: z.string() }).nullish(),
+  content: z.nullish(z.union([z.string(), nonEmpty(z.discriminatedUnion('type', [textPart, refusalPart]))])),
+  refusal: z.nullish(z.string()),
+  name: z.optional(z.string()),
+  tool_calls: z.optional(z.array(messageToolCall)),
+  function_call: z.nullish(z.object({ name: z.string(), arguments: z.string() })),
+  audio: z.nullish(z.object({ id: z.string() })),
   /** DeepSeek / modelmux reasoning output echoed back by clients; adapters decide whether to forward it. */
-  reasoning_content: z.string().nullish(),
+  reasoning_content: z.nullish(z.string()),
 });
 const toolMessage = z.object({
   role: z.literal('tool'),
   tool_call_id: z.string(),
   content: z.union([z.string(), nonEmpty(textPart)]),
 });
-const functionMessage = z.object({ role: z.literal('function'), name: z.string(), content: z.string().nullable() });
+const functionMessage = z.object({ role: z.literal('function'), name: z.string(), content: z.nullable(z.string()) });
 
 /** One message of the conversation (roles: system, developer, user, assistant, tool, function). */
 export const chatMessage = z.discriminatedUnion('role', [systemMessage, userMessage, assistantMessage, toolMessage, functionMessage]);

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../validation/zod';
 import { chatMessage, textPart } from './chat-messages';
 import { chatTool, toolChoice } from './chat-tools';
 
@@ -33,14 +33,14 @@ const responseFormat = z.discriminatedUnion('type', [
     type: z.literal('json_schema'),
     json_schema: z.object({
       name: z.string(),
-      description: z.string().optional(),
-      schema: z.record(z.string(), z.unknown()).optional(),
-      strict: z.boolean().nullish(),
+      description: z.optional(z.string()),
+      schema: z.optional(z.record(z.string(), z.unknown())),
+      strict: z.nullish(z.boolean()),
     }),
   }),
 ]);
 
-const positiveInt = z.number().int().positive();
+const positiveInt = z.number().check(z.int(), z.positive());
 
 /** The longest `models` fallback list accepted: OpenRouter documented "up to 3"; a few more, so one request cannot fan out far. */
 export const MAX_REQUEST_FALLBACKS = 8;
@@ -51,7 +51,7 @@ export const ROUTING_FIELDS = ['models', 'route'] as const;
  * `seed` is an int64 in the description. JSON numbers past 2^53 reach us as doubles, so the bounds
  * are the doubles nearest ±2^63, as any JSON parser (OpenAI's description included) reads them.
  */
-const int64 = z.number().refine(Number.isInteger, 'expected an integer').min(-(2 ** 63)).max(2 ** 63);
+const int64 = z.number().check(z.refine(Number.isInteger, 'expected an integer'), z.gte(-(2 ** 63)), z.lte(2 ** 63));
 const moderationMode = z.object({ mode: z.enum(['score', 'block']) });
 const functionParameters = z.record(z.string(), z.unknown());
 
@@ -63,87 +63,87 @@ const audioOutput = z.object({
 
 /** `web_search_options` (OpenAI's search models). */
 const webSearchOptions = z.object({
-  user_location: z
-    .object({
+  user_location: z.nullish(
+    z.object({
       type: z.literal('approximate'),
-      approximate: z.object({ country: z.string().optional(), region: z.string().optional(), city: z.string().optional(), timezone: z.string().optional() }),
-    })
-    .nullish(),
-  search_context_size: z.enum(['low', 'medium', 'high']).optional(),
+      approximate: z.object({ country: z.optional(z.string()), region: z.optional(z.string()), city: z.optional(z.string()), timezone: z.optional(z.string()) }),
+    }),
+  ),
+  search_context_size: z.optional(z.enum(['low', 'medium', 'high'])),
 });
 
 /** `prediction`: predicted output (`PredictionContent`). */
-const prediction = z.object({ type: z.literal('content'), content: z.union([z.string(), z.array(textPart).min(1)]) });
+const prediction = z.object({ type: z.literal('content'), content: z.union([z.string(), z.array(textPart).check(z.minLength(1))]) });
 
 /** The deprecated `functions` / `function_call` pair (`ChatCompletionFunctions`). */
-const legacyFunction = z.object({ name: z.string(), description: z.string().optional(), parameters: functionParameters.optional() });
+const legacyFunction = z.object({ name: z.string(), description: z.optional(z.string()), parameters: z.optional(functionParameters) });
 const legacyFunctionCall = z.union([z.enum(['none', 'auto']), z.object({ name: z.string() })]);
 
 /** The validated chat-completion request (defaults applied). */
 export const chatCompletionRequest = z
   .strictObject({
-    model: z.string().min(1),
-    messages: z.array(chatMessage).min(1),
-    temperature: z
-      .number()
-      .min(0)
-      .max(2)
-      .nullish()
-      .transform((t) => t ?? DEFAULT_TEMPERATURE),
-    max_tokens: positiveInt.nullish(),
-    max_completion_tokens: positiveInt.nullish(),
-    stream: z.boolean().nullish(),
-    stream_options: z.object({ include_usage: z.boolean().optional(), include_obfuscation: z.boolean().optional() }).nullish(),
-    top_p: z.number().min(0).max(1).nullish(),
-    n: z.number().int().min(1).max(128).nullish(),
-    stop: z.union([z.string(), z.array(z.string()).min(1).max(4)]).nullish(),
-    presence_penalty: z.number().min(-2).max(2).nullish(),
-    frequency_penalty: z.number().min(-2).max(2).nullish(),
-    logit_bias: z.record(z.string(), z.number().int()).nullish(),
-    logprobs: z.boolean().nullish(),
-    top_logprobs: z.number().int().min(0).max(20).nullish(),
-    seed: int64.nullish(),
-    user: z.string().optional(),
-    safety_identifier: z.string().max(64).nullish(),
-    prompt_cache_key: z.string().nullish(),
-    prompt_cache_retention: z.enum(['in_memory', '24h']).nullish(),
-    prompt_cache_options: z.object({ mode: z.enum(['implicit', 'explicit']).optional(), ttl: z.literal('30m').optional() }).optional(),
+    model: z.string().check(z.minLength(1)),
+    messages: z.array(chatMessage).check(z.minLength(1)),
+    temperature: z.pipe(
+      z.nullish(z.number().check(z.gte(0), z.lte(2))),
+      z.transform((t) => t ?? DEFAULT_TEMPERATURE),
+    ),
+    max_tokens: z.nullish(positiveInt),
+    max_completion_tokens: z.nullish(positiveInt),
+    stream: z.nullish(z.boolean()),
+    stream_options: z.nullish(z.object({ include_usage: z.optional(z.boolean()), include_obfuscation: z.optional(z.boolean()) })),
+    top_p: z.nullish(z.number().check(z.gte(0), z.lte(1))),
+    n: z.nullish(z.number().check(z.int(), z.gte(1), z.lte(128))),
+    stop: z.nullish(z.union([z.string(), z.array(z.string()).check(z.minLength(1), z.maxLength(4))])),
+    presence_penalty: z.nullish(z.number().check(z.gte(-2), z.lte(2))),
+    frequency_penalty: z.nullish(z.number().check(z.gte(-2), z.lte(2))),
+    logit_bias: z.nullish(z.record(z.string(), z.number().check(z.int()))),
+    logprobs: z.nullish(z.boolean()),
+    top_logprobs: z.nullish(z.number().check(z.int(), z.gte(0), z.lte(20))),
+    seed: z.nullish(int64),
+    user: z.optional(z.string()),
+    safety_identifier: z.nullish(z.string().check(z.maxLength(64))),
+    prompt_cache_key: z.nullish(z.string()),
+    prompt_cache_retention: z.nullish(z.enum(['in_memory', '24h'])),
+    prompt_cache_options: z.optional(z.object({ mode: z.optional(z.enum(['implicit', 'explicit'])), ttl: z.optional(z.literal('30m')) })),
     /** Moderated completions (OpenAI only; openai-node 6.x `ChatCompletionCreateParams.Moderation`). */
-    moderation: z
-      .object({
+    moderation: z.nullish(
+      z.object({
         model: z.string(),
-        policy: z.object({ input: moderationMode.nullish(), output: moderationMode.nullish() }).nullish(),
-      })
-      .nullish(),
-    tools: z.array(chatTool).optional(),
-    tool_choice: toolChoice.optional(),
-    parallel_tool_calls: z.boolean().optional(),
-    functions: z.array(legacyFunction).min(1).max(128).optional(),
-    function_call: legacyFunctionCall.optional(),
-    response_format: responseFormat.optional(),
-    reasoning_effort: z.enum(['none', 'minimal', 'low', 'medium', 'high', 'xhigh', 'max']).nullish(),
-    metadata: z.record(z.string(), z.string()).nullish(),
-    store: z.boolean().nullish(),
-    service_tier: z.enum(['auto', 'default', 'flex', 'scale', 'priority', 'fast']).nullish(),
-    modalities: z.array(z.enum(['text', 'audio'])).nullish(),
-    audio: audioOutput.nullish(),
-    prediction: prediction.nullish(),
-    verbosity: z.enum(['low', 'medium', 'high']).nullish(),
-    web_search_options: webSearchOptions.optional(),
+        policy: z.nullish(z.object({ input: z.nullish(moderationMode), output: z.nullish(moderationMode) })),
+      }),
+    ),
+    tools: z.optional(z.array(chatTool)),
+    tool_choice: z.optional(toolChoice),
+    parallel_tool_calls: z.optional(z.boolean()),
+    functions: z.optional(z.array(legacyFunction).check(z.minLength(1), z.maxLength(128))),
+    function_call: z.optional(legacyFunctionCall),
+    response_format: z.optional(responseFormat),
+    reasoning_effort: z.nullish(z.enum(['none', 'minimal', 'low', 'medium', 'high', 'xhigh', 'max'])),
+    metadata: z.nullish(z.record(z.string(), z.string())),
+    store: z.nullish(z.boolean()),
+    service_tier: z.nullish(z.enum(['auto', 'default', 'flex', 'scale', 'priority', 'fast'])),
+    modalities: z.nullish(z.array(z.enum(['text', 'audio']))),
+    audio: z.nullish(audioOutput),
+    prediction: z.nullish(prediction),
+    verbosity: z.nullish(z.enum(['low', 'medium', 'high'])),
+    web_search_options: z.optional(webSearchOptions),
     /**
      * OpenRouter's per-request fallback list: catalogue chat models tried, in order, after the
      * model's own targets (routing/attempt-plan.ts requestFallbacks). Routing fields: never sent upstream.
      */
-    models: z.array(z.string().min(1)).max(MAX_REQUEST_FALLBACKS).nullish(),
+    models: z.nullish(z.array(z.string().check(z.minLength(1))).check(z.maxLength(MAX_REQUEST_FALLBACKS))),
     /** OpenRouter's `route: "fallback"`, which asked for the `models` behaviour; accepted, and implied by `models`. */
-    route: z.literal('fallback').nullish(),
+    route: z.nullish(z.literal('fallback')),
   })
-  .superRefine((req, ctx) => {
-    if (req.stream_options != null && req.stream !== true) {
-      // OpenAI answers 400 here too: stream_options is only valid for streamed requests (providers.md §1.1).
-      ctx.addIssue({ code: 'custom', path: ['stream_options'], message: 'stream_options is only allowed when stream is true' });
-    }
-  });
+  .check(
+    z.superRefine((req, ctx) => {
+      if (req.stream_options != null && req.stream !== true) {
+        // OpenAI answers 400 here too: stream_options is only valid for streamed requests (providers.md §1.1).
+        ctx.addIssue({ code: 'custom', path: ['stream_options'], message: 'stream_options is only allowed when stream is true' });
+      }
+    }),
+  );
 
 /** A validated chat-completion request; `temperature` is always set (0.7 when absent or null). */
 export type ChatCompletionRequest = z.infer<typeof chatCompletionRequest>;

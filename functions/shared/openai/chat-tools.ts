@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../validation/zod';
 
 /**
  * The tools of a chat request and the tool calls of its history, typed as OpenAI's OpenAPI
@@ -20,10 +20,10 @@ import * as z from 'zod';
 export const functionTool = z.object({
   type: z.literal('function'),
   function: z.object({
-    name: z.string().min(1).max(64),
-    description: z.string().optional(),
-    parameters: z.record(z.string(), z.unknown()).optional(),
-    strict: z.boolean().nullish(),
+    name: z.string().check(z.minLength(1), z.maxLength(64)),
+    description: z.optional(z.string()),
+    parameters: z.optional(z.record(z.string(), z.unknown())),
+    strict: z.nullish(z.boolean()),
   }),
 });
 export type FunctionTool = z.infer<typeof functionTool>;
@@ -38,7 +38,7 @@ const customToolFormat = z.discriminatedUnion('type', [
 
 const customTool = z.object({
   type: z.literal('custom'),
-  custom: z.object({ name: z.string().min(1).max(64), description: z.string().optional(), format: customToolFormat.optional() }),
+  custom: z.object({ name: z.string().check(z.minLength(1), z.maxLength(64)), description: z.optional(z.string()), format: z.optional(customToolFormat) }),
 });
 
 /** One entry of `tools`: a function tool or a custom tool. */
@@ -64,14 +64,14 @@ export type ToolChoice = z.infer<typeof toolChoice>;
  * a Gemini 2.5/3 tool loop). modelmux returns it on Gemini tool calls and accepts exactly this field
  * when a client echoes the assistant message back.
  */
-const toolCallExtraContent = z.object({ google: z.object({ thought_signature: z.string() }).optional() });
+const toolCallExtraContent = z.object({ google: z.optional(z.object({ thought_signature: z.string() })) });
 
 /** A function tool call, as the model returns it and the client echoes it back. */
 export const functionToolCall = z.object({
   id: z.string(),
   type: z.literal('function'),
   function: z.object({ name: z.string(), arguments: z.string() }),
-  extra_content: toolCallExtraContent.optional(),
+  extra_content: z.optional(toolCallExtraContent),
 });
 export type ToolCall = z.infer<typeof functionToolCall>;
 

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../validation/zod';
 
 /**
  * The client's embeddings request and our response (source: openai-node `EmbeddingCreateParams`,
@@ -10,11 +10,11 @@ import * as z from 'zod';
 export const MAX_EMBEDDING_INPUTS = 2048;
 
 export const embeddingsRequest = z.strictObject({
-  model: z.string().min(1),
-  input: z.union([z.string(), z.array(z.string()).min(1).max(MAX_EMBEDDING_INPUTS)]),
-  encoding_format: z.enum(['float', 'base64']).optional(),
-  dimensions: z.number().int().positive().optional(),
-  user: z.string().optional(),
+  model: z.string().check(z.minLength(1)),
+  input: z.union([z.string(), z.array(z.string()).check(z.minLength(1), z.maxLength(MAX_EMBEDDING_INPUTS))]),
+  encoding_format: z.optional(z.enum(['float', 'base64'])),
+  dimensions: z.optional(z.number().check(z.int(), z.positive())),
+  user: z.optional(z.string()),
 });
 export type EmbeddingsRequest = z.infer<typeof embeddingsRequest>;
 

@@ -1,4 +1,4 @@
-import type * as z from 'zod';
+import { safeParse, type core } from '../validation/zod';
 import { InvalidRequestError } from './errors';
 import { assertRequestBounds } from './request-bounds';
 
@@ -12,7 +12,7 @@ import { assertRequestBounds } from './request-bounds';
  *   (request-bounds.ts), is not JSON, or fails the schema; `param`
  *   names the first offending field in OpenAI's dotted form (`messages[0].role`).
  */
-export function parseJsonBody<S extends z.ZodType>(raw: string, schema: S, unknownArgument: (param: string) => string = unrecognizedArgument): z.output<S> {
+export function parseJsonBody<S extends core.$ZodType>(raw: string, schema: S, unknownArgument: (param: string) => string = unrecognizedArgument): core.output<S> {
   if (raw.length === 0) throw new InvalidRequestError('The request body is empty; expected a JSON object.');
   assertRequestBounds(raw);
   let json: unknown;
@@ -27,7 +27,7 @@ export function parseJsonBody<S extends z.ZodType>(raw: string, schema: S, unkno
   if (typeof json !== 'object' || json === null || Array.isArray(json)) {
     throw new InvalidRequestError('The request body must be a JSON object.');
   }
-  const result = schema.safeParse(json);
+  const result = safeParse(schema, json);
   if (result.success) return result.data;
   const first = result.error.issues[0];
   if (first === undefined) throw new InvalidRequestError('Invalid request body.');
@@ -51,9 +51,9 @@ export function parseJsonBody<S extends z.ZodType>(raw: string, schema: S, unkno
  * issue lies deepest — so the client reads `messages[0].content[1].image_url.url`, not "Invalid input"
  * on `messages[0].content`. Ties keep the union's own issue.
  */
-function mostSpecific(issue: z.core.$ZodIssue): z.core.$ZodIssue {
+function mostSpecific(issue: core.$ZodIssue): core.$ZodIssue {
   if (issue.code !== 'invalid_union' || issue.errors.length === 0) return issue;
-  let best: z.core.$ZodIssue | undefined;
+  let best: core.$ZodIssue | undefined;
   let bestDepth = 0;
   let tie = false;
   for (const branch of issue.errors) {
@@ -66,7 +66,7 @@ function mostSpecific(issue: z.core.$ZodIssue): z.core.$ZodIssue {
     } else if (sub.path.length === bestDepth) tie = true;
   }
   if (best === undefined || tie) return issue;
-  return mostSpecific({ ...best, path: [...issue.path, ...best.path] } as z.core.$ZodIssue);
+  return mostSpecific({ ...best, path: [...issue.path, ...best.path] } as core.$ZodIssue);
 }
 
 /** Chat Completions' words for an unknown argument (OpenAI's own 400 message). */

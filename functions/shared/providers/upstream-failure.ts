@@ -1,4 +1,4 @@
-import type * as z from 'zod';
+import { safeParse, type core } from '../validation/zod';
 import { InvalidRequestError } from '../openai/errors';
 import { UpstreamAttemptError, type FailureKind, type UpstreamFailure } from './types';
 
@@ -128,7 +128,7 @@ function errorCode(err: unknown): string | undefined {
  * tolerant `schema`.
  * @returns the parsed body, or undefined when the body is not JSON of that shape.
  */
-export function parseErrorBody<S extends z.ZodType>(bodyText: string, schema: S): z.output<S> | undefined {
+export function parseErrorBody<S extends core.$ZodType>(bodyText: string, schema: S): core.output<S> | undefined {
   let json: unknown;
   try {
     json = JSON.parse(bodyText);
@@ -136,7 +136,7 @@ export function parseErrorBody<S extends z.ZodType>(bodyText: string, schema: S)
     return undefined;
   }
   if (Array.isArray(json)) json = json[0];
-  const parsed = schema.safeParse(json);
+  const parsed = safeParse(schema, json);
   return parsed.success ? parsed.data : undefined;
 }
 

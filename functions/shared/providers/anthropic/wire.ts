@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../../validation/zod';
 
 /**
  * Tolerant schemas for what the Anthropic Messages API sends back (providers.md §2.5–2.7): only the
@@ -10,12 +10,12 @@ import * as z from 'zod';
 export const anthropicUsage = z.lazy(() =>
   z.looseObject({
     /** Excludes cache reads and writes (providers.md §2.5). */
-    input_tokens: z.number().nullish(),
-    output_tokens: z.number().nullish(),
-    cache_creation_input_tokens: z.number().nullish(),
-    cache_read_input_tokens: z.number().nullish(),
+    input_tokens: z.nullish(z.number()),
+    output_tokens: z.nullish(z.number()),
+    cache_creation_input_tokens: z.nullish(z.number()),
+    cache_read_input_tokens: z.nullish(z.number()),
     /** Thinking share of `output_tokens` (Anthropic SDK `OutputTokensDetails`). */
-    output_tokens_details: z.looseObject({ thinking_tokens: z.number().nullish() }).nullish(),
+    output_tokens_details: z.nullish(z.looseObject({ thinking_tokens: z.nullish(z.number()) })),
   }),
 );
 export type AnthropicUsage = z.infer<typeof anthropicUsage>;
@@ -24,11 +24,11 @@ export type AnthropicUsage = z.infer<typeof anthropicUsage>;
 export const contentBlock = z.lazy(() =>
   z.looseObject({
     type: z.string(),
-    text: z.string().nullish(),
-    thinking: z.string().nullish(),
-    id: z.string().nullish(),
-    name: z.string().nullish(),
-    input: z.unknown().optional(),
+    text: z.nullish(z.string()),
+    thinking: z.nullish(z.string()),
+    id: z.nullish(z.string()),
+    name: z.nullish(z.string()),
+    input: z.optional(z.unknown()),
   }),
 );
 export type ContentBlock = z.infer<typeof contentBlock>;
@@ -36,25 +36,25 @@ export type ContentBlock = z.infer<typeof contentBlock>;
 /** The `error` object of an error body or an `error` stream event (providers.md §2.7). */
 export const errorObject = z.lazy(() =>
   z.looseObject({
-    type: z.string().nullish(),
-    message: z.string().nullish(),
+    type: z.nullish(z.string()),
+    message: z.nullish(z.string()),
     /** Tier spend caps: `error_code: "enforced_spend_limit_reached"` (providers.md §2.7 ⚠). */
-    details: z.looseObject({ error_code: z.string().nullish() }).nullish(),
+    details: z.nullish(z.looseObject({ error_code: z.nullish(z.string()) })),
   }),
 );
 export type ErrorObject = z.infer<typeof errorObject>;
 
 /** `{"type":"error","error":{…},"request_id"}`. */
-export const errorBody = z.lazy(() => z.looseObject({ type: z.string().nullish(), error: errorObject.nullish() }));
+export const errorBody = z.lazy(() => z.looseObject({ type: z.nullish(z.string()), error: z.nullish(errorObject) }));
 
 /** A buffered Messages response (`type: "message"`). */
 export const messageBody = z.lazy(() =>
   z.looseObject({
-    type: z.string().nullish(),
-    content: z.array(contentBlock).nullish(),
-    stop_reason: z.string().nullish(),
-    usage: anthropicUsage.nullish(),
-    error: errorObject.nullish(),
+    type: z.nullish(z.string()),
+    content: z.nullish(z.array(contentBlock)),
+    stop_reason: z.nullish(z.string()),
+    usage: z.nullish(anthropicUsage),
+    error: z.nullish(errorObject),
   }),
 );
 
@@ -65,21 +65,20 @@ export const messageBody = z.lazy(() =>
  */
 export const streamEvent = z.lazy(() =>
   z.looseObject({
-    type: z.string().nullish(),
-    index: z.number().int().nullish(),
-    message: z.looseObject({ usage: anthropicUsage.nullish() }).nullish(),
-    content_block: contentBlock.nullish(),
-    delta: z
+    type: z.nullish(z.string()),
+    index: z.nullish(z.number().check(z.int())),
+    message: z.nullish(z.looseObject({ usage: z.nullish(anthropicUsage) })),
+    content_block: z.nullish(contentBlock),
+    delta: z.nullish(z
       .looseObject({
-        type: z.string().nullish(),
-        text: z.string().nullish(),
-        thinking: z.string().nullish(),
-        partial_json: z.string().nullish(),
-        stop_reason: z.string().nullish(),
-      })
-      .nullish(),
-    usage: anthropicUsage.nullish(),
-    error: errorObject.nullish(),
+        type: z.nullish(z.string()),
+        text: z.nullish(z.string()),
+        thinking: z.nullish(z.string()),
+        partial_json: z.nullish(z.string()),
+        stop_reason: z.nullish(z.string()),
+      })),
+    usage: z.nullish(anthropicUsage),
+    error: z.nullish(errorObject),
   }),
 );
 export type StreamEvent = z.infer<typeof streamEvent>;

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../../validation/zod';
 
 /**
  * Tolerant schemas for what the Gemini API sends back (Gemini API, providers.md §3.3–3.6). Only the
@@ -10,19 +10,19 @@ import * as z from 'zod';
 /** One `google.rpc.Status.details[]` entry: ErrorInfo (`reason`) or RetryInfo (`retryDelay`, e.g. "12s"). */
 const rpcErrorDetail = z.lazy(() =>
   z.looseObject({
-    '@type': z.string().nullish(),
-    reason: z.string().nullish(),
-    retryDelay: z.string().nullish(),
+    '@type': z.nullish(z.string()),
+    reason: z.nullish(z.string()),
+    retryDelay: z.nullish(z.string()),
   }),
 );
 
 /** The Google RPC error object: `{"code":400,"message":"…","status":"INVALID_ARGUMENT","details":[…]}` (§3.5). */
 export const rpcError = z.lazy(() =>
   z.looseObject({
-    code: z.number().nullish(),
-    message: z.string().nullish(),
-    status: z.string().nullish(),
-    details: z.array(rpcErrorDetail).nullish(),
+    code: z.nullish(z.number()),
+    message: z.nullish(z.string()),
+    status: z.nullish(z.string()),
+    details: z.nullish(z.array(rpcErrorDetail)),
   }),
 );
 export type RpcError = z.infer<typeof rpcError>;
@@ -33,22 +33,22 @@ export const rpcErrorBody = z.lazy(() => z.looseObject({ error: rpcError }));
 /** One part of a response candidate: text (maybe a thought) or a function call. */
 const responsePart = z.lazy(() =>
   z.looseObject({
-    text: z.string().nullish(),
+    text: z.nullish(z.string()),
     /** Marks a thought-summary text part (only sent with `includeThoughts`). */
-    thought: z.boolean().nullish(),
+    thought: z.nullish(z.boolean()),
     /** `args` is an object, absent for a call without arguments; `id` is sent by newer models only. */
-    functionCall: z.looseObject({ name: z.string(), args: z.unknown().optional(), id: z.string().nullish() }).nullish(),
+    functionCall: z.nullish(z.looseObject({ name: z.string(), args: z.optional(z.unknown()), id: z.nullish(z.string()) })),
     /** Opaque; must go back on the same part in later turns of a 2.5/3 tool loop (§3.2). */
-    thoughtSignature: z.string().nullish(),
+    thoughtSignature: z.nullish(z.string()),
   }),
 );
 export type ResponsePart = z.infer<typeof responsePart>;
 
 const candidate = z.lazy(() =>
   z.looseObject({
-    content: z.looseObject({ parts: z.array(responsePart).nullish() }).nullish(),
-    finishReason: z.string().nullish(),
-    index: z.number().int().nullish(),
+    content: z.nullish(z.looseObject({ parts: z.nullish(z.array(responsePart)) })),
+    finishReason: z.nullish(z.string()),
+    index: z.nullish(z.number().check(z.int())),
   }),
 );
 export type Candidate = z.infer<typeof candidate>;
@@ -56,12 +56,12 @@ export type Candidate = z.infer<typeof candidate>;
 /** `usageMetadata` (tokens). `candidatesTokenCount` excludes thinking tokens (§3.3). */
 export const usageMetadata = z.lazy(() =>
   z.looseObject({
-    promptTokenCount: z.number().nullish(),
-    candidatesTokenCount: z.number().nullish(),
-    totalTokenCount: z.number().nullish(),
-    thoughtsTokenCount: z.number().nullish(),
-    cachedContentTokenCount: z.number().nullish(),
-    toolUsePromptTokenCount: z.number().nullish(),
+    promptTokenCount: z.nullish(z.number()),
+    candidatesTokenCount: z.nullish(z.number()),
+    totalTokenCount: z.nullish(z.number()),
+    thoughtsTokenCount: z.nullish(z.number()),
+    cachedContentTokenCount: z.nullish(z.number()),
+    toolUsePromptTokenCount: z.nullish(z.number()),
   }),
 );
 export type UsageMetadata = z.infer<typeof usageMetadata>;
@@ -69,12 +69,12 @@ export type UsageMetadata = z.infer<typeof usageMetadata>;
 /** A `GenerateContentResponse`: the buffered body, and each streamed `data:` event (§3.3–3.4). */
 export const generateContentResponse = z.lazy(() =>
   z.looseObject({
-    candidates: z.array(candidate).nullish(),
+    candidates: z.nullish(z.array(candidate)),
     /** Set when the prompt itself was blocked; then there are no candidates (§3.3). */
-    promptFeedback: z.looseObject({ blockReason: z.string().nullish() }).nullish(),
-    usageMetadata: usageMetadata.nullish(),
+    promptFeedback: z.nullish(z.looseObject({ blockReason: z.nullish(z.string()) })),
+    usageMetadata: z.nullish(usageMetadata),
     /** The official SDK checks every chunk for a top-level error (§3.4). */
-    error: rpcError.nullish(),
+    error: z.nullish(rpcError),
   }),
 );
 export type GenerateContentResponse = z.infer<typeof generateContentResponse>;

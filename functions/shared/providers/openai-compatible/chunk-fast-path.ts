@@ -10,7 +10,7 @@
  * is `.nullish()` with no default or transform), so the result is identical. Anything else returns
  * `undefined` and the caller parses with zod, which alone decides what is malformed.
  */
-import type * as z from 'zod';
+import type * as z from '../../validation/zod';
 import type { chatChunkBody } from './wire';
 
 /** zod's output type of a chunk. */

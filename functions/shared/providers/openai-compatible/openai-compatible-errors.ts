@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../../validation/zod';
 import type { UpstreamFailure } from '../types';
 import { kindForStatus, makeFailure, parseErrorBody, retryAfterMs } from '../upstream-failure';
 
@@ -9,15 +9,14 @@ import { kindForStatus, makeFailure, parseErrorBody, retryAfterMs } from '../ups
  */
 
 const errorBody = z.looseObject({
-  error: z
+  error: z.nullish(z
     .looseObject({
-      message: z.string().nullish(),
-      type: z.string().nullish(),
-      code: z.union([z.string(), z.number()]).nullish(),
-      param: z.string().nullish(),
-      status: z.string().nullish(),
-    })
-    .nullish(),
+      message: z.nullish(z.string()),
+      type: z.nullish(z.string()),
+      code: z.nullish(z.union([z.string(), z.number()])),
+      param: z.nullish(z.string()),
+      status: z.nullish(z.string()),
+    })),
 });
 
 /**

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../../validation/zod';
 import type { FinishReason, Usage } from '../../openai/chat-response';
 import { makeUsage } from '../../openai/chat-response';
 
@@ -9,12 +9,12 @@ import { makeUsage } from '../../openai/chat-response';
  */
 
 const toolCallDelta = z.looseObject({
-  index: z.number().int().nullish(),
-  id: z.string().nullish(),
-  type: z.string().nullish(),
-  function: z.looseObject({ name: z.string().nullish(), arguments: z.string().nullish() }).nullish(),
+  index: z.nullish(z.number().check(z.int())),
+  id: z.nullish(z.string()),
+  type: z.nullish(z.string()),
+  function: z.nullish(z.looseObject({ name: z.nullish(z.string()), arguments: z.nullish(z.string()) })),
   /** OpenAI custom tool calls (`type: "custom"`): name and free-text input. */
-  custom: z.looseObject({ name: z.string().nullish(), input: z.string().nullish() }).nullish(),
+  custom: z.nullish(z.looseObject({ name: z.nullish(z.string()), input: z.nullish(z.string()) })),
 });
 
 /**
@@ -22,81 +22,79 @@ const toolCallDelta = z.looseObject({
  * `ChatCompletionTokenLogprob`, providers.md §1.3–1.4), null unless the client asked. Not read, only
  * passed on as received, so its inner shape is the upstream's business.
  */
-const choiceLogprobs = z.unknown().optional();
+const choiceLogprobs = z.optional(z.unknown());
 
 /** MiniMax `reasoning_details` items (providers.md §5.2). */
-const reasoningDetail = z.looseObject({ text: z.string().nullish() });
+const reasoningDetail = z.looseObject({ text: z.nullish(z.string()) });
 
 export const upstreamUsage = z.looseObject({
-  prompt_tokens: z.number().nullish(),
-  completion_tokens: z.number().nullish(),
-  total_tokens: z.number().nullish(),
-  prompt_tokens_details: z.looseObject({ cached_tokens: z.number().nullish() }).nullish(),
-  completion_tokens_details: z.looseObject({ reasoning_tokens: z.number().nullish() }).nullish(),
+  prompt_tokens: z.nullish(z.number()),
+  completion_tokens: z.nullish(z.number()),
+  total_tokens: z.nullish(z.number()),
+  prompt_tokens_details: z.nullish(z.looseObject({ cached_tokens: z.nullish(z.number()) })),
+  completion_tokens_details: z.nullish(z.looseObject({ reasoning_tokens: z.nullish(z.number()) })),
   /** DeepSeek's cache split (providers.md §4.4). */
-  prompt_cache_hit_tokens: z.number().nullish(),
+  prompt_cache_hit_tokens: z.nullish(z.number()),
 });
 
 const upstreamToolCall = z.looseObject({
-  id: z.string().nullish(),
-  type: z.string().nullish(),
-  function: z.looseObject({ name: z.string(), arguments: z.string().nullish() }).nullish(),
-  custom: z.looseObject({ name: z.string(), input: z.string().nullish() }).nullish(),
+  id: z.nullish(z.string()),
+  type: z.nullish(z.string()),
+  function: z.nullish(z.looseObject({ name: z.string(), arguments: z.nullish(z.string()) })),
+  custom: z.nullish(z.looseObject({ name: z.string(), input: z.nullish(z.string()) })),
 });
 export type UpstreamToolCall = z.infer<typeof upstreamToolCall>;
 
 const message = z.looseObject({
-  content: z.string().nullish(),
-  refusal: z.string().nullish(),
-  reasoning_content: z.string().nullish(),
-  reasoning_details: z.array(reasoningDetail).nullish(),
-  tool_calls: z.array(upstreamToolCall).nullish(),
+  content: z.nullish(z.string()),
+  refusal: z.nullish(z.string()),
+  reasoning_content: z.nullish(z.string()),
+  reasoning_details: z.nullish(z.array(reasoningDetail)),
+  tool_calls: z.nullish(z.array(upstreamToolCall)),
 });
 
 /** MiniMax reports some errors inside a 200 (providers.md §5.4). */
-export const baseResp = z.looseObject({ status_code: z.number().nullish(), status_msg: z.string().nullish() }).nullish();
+export const baseResp = z.nullish(z.looseObject({ status_code: z.nullish(z.number()), status_msg: z.nullish(z.string()) }));
 
-const upstreamChoice = z.looseObject({ index: z.number().nullish(), message: message.nullish(), logprobs: choiceLogprobs, finish_reason: z.string().nullish() });
+const upstreamChoice = z.looseObject({ index: z.nullish(z.number()), message: z.nullish(message), logprobs: choiceLogprobs, finish_reason: z.nullish(z.string()) });
 export type UpstreamChoice = z.infer<typeof upstreamChoice>;
 
 export const chatCompletionBody = z.looseObject({
-  choices: z.array(upstreamChoice).nullish(),
-  usage: upstreamUsage.nullish(),
-  system_fingerprint: z.string().nullish(),
+  choices: z.nullish(z.array(upstreamChoice)),
+  usage: z.nullish(upstreamUsage),
+  system_fingerprint: z.nullish(z.string()),
   base_resp: baseResp,
 });
 
 export const chatChunkBody = z.looseObject({
-  choices: z
+  choices: z.nullish(z
     .array(
       z.looseObject({
-        index: z.number().nullish(),
-        delta: z
+        index: z.nullish(z.number()),
+        delta: z.nullish(z
           .looseObject({
-            role: z.string().nullish(),
-            content: z.string().nullish(),
-            refusal: z.string().nullish(),
-            reasoning_content: z.string().nullish(),
-            reasoning_details: z.array(reasoningDetail).nullish(),
-            tool_calls: z.array(toolCallDelta).nullish(),
-          })
-          .nullish(),
+            role: z.nullish(z.string()),
+            content: z.nullish(z.string()),
+            refusal: z.nullish(z.string()),
+            reasoning_content: z.nullish(z.string()),
+            reasoning_details: z.nullish(z.array(reasoningDetail)),
+            tool_calls: z.nullish(z.array(toolCallDelta)),
+          })),
         logprobs: choiceLogprobs,
-        finish_reason: z.string().nullish(),
+        finish_reason: z.nullish(z.string()),
       }),
-    )
-    .nullish(),
-  usage: upstreamUsage.nullish(),
+    )),
+  usage: z.nullish(upstreamUsage),
   /** Groq historically put stream usage here (providers.md §6). */
-  x_groq: z.looseObject({ usage: upstreamUsage.nullish() }).nullish(),
-  system_fingerprint: z.string().nullish(),
-  error: z.unknown().optional(),
+  x_groq: z.nullish(z.looseObject({ usage: z.nullish(upstreamUsage) })),
+  system_fingerprint: z.nullish(z.string()),
+  error: z.optional(z.unknown()),
   base_resp: baseResp,
 });
 
 export const embeddingsBody = z.looseObject({
-  data: z.array(z.looseObject({ index: z.number().nullish(), embedding: z.union([z.array(z.number()), z.string()]) })),
-  usage: z.looseObject({ prompt_tokens: z.number().nullish() }).nullish(),
+  data: z.array(z.looseObject({ index: z.nullish(z.number()), embedding: z.union([z.array(z.number()), z.string()]) })),
+  usage: z.nullish(z.looseObject({ prompt_tokens: z.nullish(z.number()) })),
 });
 
 /**
