@@ -21,7 +21,7 @@
  * To add a setting: one field below (schema, `expected` text, doc comment with unit, default and
  * meaning), one row in the README's Configuration table, and read it as `config().NAME`.
  */
-import * as z from 'zod';
+import * as z from '../validation/zod';
 
 /**
  * Thrown when an environment variable holds a value the functions cannot use. The message names the
@@ -36,11 +36,13 @@ export class ConfigError extends Error {
 
 /** Unset, empty or blank → undefined (the default applies); otherwise the trimmed string. */
 const blankToUndefined = (v: unknown) => (typeof v === 'string' ? (v.trim() === '' ? undefined : v.trim()) : v);
-const int = (min: number, max = Number.MAX_SAFE_INTEGER) => z.coerce.number().int().min(min).max(max);
-const withDefault = <T extends z.ZodType>(schema: T, fallback: z.output<T>) =>
-  z.preprocess(blankToUndefined, schema.optional()).transform((v) => (v === undefined ? fallback : v) as z.output<T>);
-const optionalString = z.preprocess(blankToUndefined, z.string().optional());
-const optionalUrl = z.preprocess(blankToUndefined, z.url().optional());
+/** `schema`, or undefined when the value is unset or blank (classic zod's `z.preprocess(blankToUndefined, schema.optional())`). */
+const optionalSetting = <T extends z.ZodMiniType>(schema: T) => z.pipe(z.transform(blankToUndefined), z.optional(schema));
+const int = (min: number, max = Number.MAX_SAFE_INTEGER) => z.coerce.number().check(z.int(), z.gte(min), z.lte(max));
+const withDefault = <T extends z.ZodMiniType>(schema: T, fallback: z.output<T>) =>
+  z.pipe(optionalSetting(schema), z.transform((v) => (v === undefined ? fallback : v) as z.output<T>));
+const optionalString = optionalSetting(z.string());
+const optionalUrl = optionalSetting(z.url());
 
 const MS = 'a non-negative integer of milliseconds';
 const COUNT = 'a non-negative integer';
@@ -114,7 +116,7 @@ const FIELDS = {
   /** Local key-encryption-key file, when there is no KMS key (`npm start`). */
   BYOK_LOCAL_KEK_FILE: { schema: optionalString, expected: 'a file path' },
   /** Public base URL of the deployment (http/public-url.ts); unset = derived from the request. */
-  PUBLIC_BASE_URL: { schema: z.preprocess(blankToUndefined, z.url({ protocol: /^https?$/ }).optional()), expected: 'an http(s) URL' },
+  PUBLIC_BASE_URL: { schema: optionalSetting(z.url({ protocol: /^https?$/ })), expected: 'an http(s) URL' },
   /** Cognito user pool (identity/identity-config.ts validates the set as a whole); unset = the account API answers 503. */
   COGNITO_USER_POOL_ID: { schema: optionalString, expected: 'a user pool id' },
   COGNITO_CLIENT_ID: { schema: optionalString, expected: 'an app client id' },
@@ -126,8 +128,8 @@ const FIELDS = {
   /** `service` in log lines and metrics (the stack sets the stack name). Default `modelmux`. */
   POWERTOOLS_SERVICE_NAME: { schema: withDefault(z.string(), 'modelmux'), expected: 'a service name' },
   /** `true` loads the X-Ray tracer at INIT. */
-  POWERTOOLS_TRACE_ENABLED: { schema: z.preprocess(blankToUndefined, z.enum(['true', 'false']).optional()).transform((v) => v === 'true'), expected: "'true' or 'false'" },
-} satisfies Record<string, { schema: z.ZodType; expected: string }>;
+  POWERTOOLS_TRACE_ENABLED: { schema: z.pipe(optionalSetting(z.enum(['true', 'false'])), z.transform((v) => v === 'true')), expected: "'true' or 'false'" },
+} satisfies Record<string, { schema: z.ZodMiniType; expected: string }>;
 
 type Fields = typeof FIELDS;
 

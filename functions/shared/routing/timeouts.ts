@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../validation/zod';
 import type { CatalogueTarget } from '../catalogue/catalogue';
 import type { LatencyProfile } from '../catalogue/schema';
 import type { ChatCompletionRequest } from '../openai/chat-request';
@@ -104,9 +104,9 @@ export const BUILT_IN_TIMEOUTS: Record<'stream' | 'buffered', Timeouts> = {
   buffered: { connectMs: CONNECT_MS, headersMs: 30_000, firstTokenMs: 30_000, idleMs: 10_000 },
 };
 
-const ms = z.number().int().positive();
-const partialTimeouts = z.strictObject({ connectMs: ms, headersMs: ms, firstTokenMs: ms, idleMs: ms }).partial();
-const overridesSchema = z.strictObject({ stream: partialTimeouts.optional(), buffered: partialTimeouts.optional() });
+const ms = z.number().check(z.int(), z.positive());
+const partialTimeouts = z.partial(z.strictObject({ connectMs: ms, headersMs: ms, firstTokenMs: ms, idleMs: ms }));
+const overridesSchema = z.strictObject({ stream: z.optional(partialTimeouts), buffered: z.optional(partialTimeouts) });
 
 /**
  * The operator's overrides: `UPSTREAM_TIMEOUTS_MS`, JSON like `{"stream":{"idleMs":20000}}`. `stream`
@@ -119,7 +119,7 @@ export function operatorTimeouts(env: string | undefined = config().UPSTREAM_TIM
   try {
     return overridesSchema.parse(JSON.parse(env));
   } catch (err) {
-    const detail = err instanceof z.ZodError ? z.prettifyError(err) : (err as Error).message;
+    const detail = err instanceof z.core.$ZodError ? z.prettifyError(err) : (err as Error).message;
     throw new Error(`UPSTREAM_TIMEOUTS_MS is not valid (expected JSON like {"stream":{"idleMs":20000}}, positive integer ms): ${detail}`);
   }
 }
