@@ -2,7 +2,7 @@
  * `/v1/byok…`: the account's own provider keys (bring-your-own-key), through the dashboard only (JWT).
  * A key is shown by its last 4 characters only, never returned, never logged.
  */
-import * as z from 'zod';
+import * as z from '../validation/zod';
 import { forgetCachedByok } from '../accounts/byok/byok-credentials';
 import { byokProvider, deleteByokKey, putByokKey, readByokEntries, setByokFallback, type ByokEntry } from '../accounts/byok/byok-store';
 import type { GatewayRequest, JsonResult } from '../http/types';
@@ -11,7 +11,7 @@ import { byokProviders } from '../providers/registry';
 import type { AccountCaller } from './caller';
 import { json } from './json';
 
-const putBody = z.strictObject({ key: z.string(), allow_fallback: z.boolean().optional() });
+const putBody = z.strictObject({ key: z.string(), allow_fallback: z.optional(z.boolean()) });
 const patchBody = z.strictObject({ allow_fallback: z.boolean() });
 
 /** The JSON view of one attached key. */

@@ -3,7 +3,7 @@
  * delete the caller's API keys (OpenRouter's key management shape). Another account's key hash is a
  * 404 here, exactly like a hash that does not exist.
  */
-import * as z from 'zod';
+import * as z from '../validation/zod';
 import { LIMIT_RESETS } from '../accounts/key-item';
 import { queryAccountKeys } from '../accounts/key-list';
 import { getOwnedKey, readKeyStates } from '../accounts/key-read';
@@ -18,11 +18,11 @@ import { json } from './json';
 import { toKeyRecord } from './key-record';
 
 /** A USD amount (≥ 0, at most 9 decimals) or null. */
-const usdLimit = z.number().nonnegative().finite().nullable();
-const limitReset = z.enum(LIMIT_RESETS).nullable();
+const usdLimit = z.nullable(z.number().check(z.nonnegative()));
+const limitReset = z.nullable(z.enum(LIMIT_RESETS));
 
-const createBody = z.strictObject({ name: z.string(), limit: usdLimit.optional(), limit_reset: limitReset.optional() });
-const patchBody = z.strictObject({ name: z.string().optional(), disabled: z.boolean().optional(), limit: usdLimit.optional(), limit_reset: limitReset.optional() });
+const createBody = z.strictObject({ name: z.string(), limit: z.optional(usdLimit), limit_reset: z.optional(limitReset) });
+const patchBody = z.strictObject({ name: z.optional(z.string()), disabled: z.optional(z.boolean()), limit: z.optional(usdLimit), limit_reset: z.optional(limitReset) });
 
 /** USD (JSON number) → nano-USD, exactly. @throws InvalidRequestError (400, param `limit`). */
 function limitNanoUsd(value: number | null | undefined): number | null | undefined {

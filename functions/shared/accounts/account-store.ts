@@ -8,7 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import * as z from 'zod';
+import * as z from '../validation/zod';
 import { InvalidRequestError } from '../openai/errors';
 import { ACCOUNT_EXISTS_AND_CREDIT_FITS, ACCOUNT_IS_NEW } from '../store/conditions';
 import { documentClient } from '../store/dynamo';
@@ -50,17 +50,17 @@ export interface Account {
 /** Parses a stored account item; tolerant of extra attributes (the `keys` and `byok` maps are read elsewhere). */
 export const accountItemSchema = z.object({
   accountId: z.string(),
-  keyCount: z.number().int(),
-  freeTokens: z.number().int(),
-  heldFreeTokens: z.number().int().default(0),
-  creditNanoUsd: z.number().int(),
-  heldNanoUsd: z.number().int().default(0),
-  purchasedNanoUsd: z.number().int().default(0),
-  usedNanoUsd: z.number().int().default(0),
-  usedFreeTokens: z.number().int().default(0),
-  shards: z.number().int().default(1),
+  keyCount: z.number().check(z.int()),
+  freeTokens: z.number().check(z.int()),
+  heldFreeTokens: z._default(z.number().check(z.int()), 0),
+  creditNanoUsd: z.number().check(z.int()),
+  heldNanoUsd: z._default(z.number().check(z.int()), 0),
+  purchasedNanoUsd: z._default(z.number().check(z.int()), 0),
+  usedNanoUsd: z._default(z.number().check(z.int()), 0),
+  usedFreeTokens: z._default(z.number().check(z.int()), 0),
+  shards: z._default(z.number().check(z.int()), 1),
   createdAt: z.string(),
-  email: z.string().optional(),
+  email: z.optional(z.string()),
 });
 
 /** Options of {@link createAccount}. */

@@ -1,5 +1,5 @@
 /** The keys table's item shape (pk `keyHash`; GSI `byAccount` on accountId + createdAt), DATA-MODEL §3. */
-import * as z from 'zod';
+import * as z from '../validation/zod';
 
 /**
  * Status of a key. `disabled` keys stay listed and may be enabled again; `deleted` keys stay in the
@@ -22,17 +22,17 @@ export const keyItemSchema = z.object({
   name: z.string(),
   /** `sk-mux-` + first 4 secret characters + `…`. */
   hint: z.string(),
-  status: z.enum(['active', 'disabled', 'deleted', 'revoked']).transform((s): KeyStatus => (s === 'revoked' ? 'deleted' : s)),
+  status: z.pipe(z.enum(['active', 'disabled', 'deleted', 'revoked']), z.transform((s): KeyStatus => (s === 'revoked' ? 'deleted' : s))),
   /** ISO 8601. */
   createdAt: z.string(),
   /** ISO 8601 of the last change (name, status, limit); absent on rows older than the account API. */
-  updatedAt: z.string().nullish(),
+  updatedAt: z.nullish(z.string()),
   /** ISO 8601, deleted keys only (`revokedAt` on older rows). */
-  deletedAt: z.string().nullish(),
-  revokedAt: z.string().nullish(),
+  deletedAt: z.nullish(z.string()),
+  revokedAt: z.nullish(z.string()),
   /** Spend limit per window, nano-USD; absent = no limit. */
-  limitNanoUsd: z.number().int().nonnegative().nullish(),
-  limitReset: z.enum(LIMIT_RESETS).nullish(),
+  limitNanoUsd: z.nullish(z.number().check(z.int(), z.nonnegative())),
+  limitReset: z.nullish(z.enum(LIMIT_RESETS)),
 });
 
 /** A stored key record. */

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../validation/zod';
 import { PROVIDER_NAMES } from '../providers/manifest';
 
 /**
@@ -10,7 +10,7 @@ import { PROVIDER_NAMES } from '../providers/manifest';
  * read and where; context window and output limits are tokens.
  */
 
-const isoDate = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'expected YYYY-MM-DD');
+const isoDate = z.string().check(z.regex(/^\d{4}-\d{2}-\d{2}$/, 'expected YYYY-MM-DD'));
 
 /** What a target model can take and give; the router refuses requests needing what it lacks. */
 export const capabilities = z.strictObject({
@@ -40,67 +40,67 @@ export type LatencyProfile = z.infer<typeof latencyProfile>;
  * `afterMs` (default: its profile's usual p95 time to first token, LATENCY_TABLE), the next target of
  * the plan starts beside it; the first to produce a token wins, the other is stopped.
  */
-export const hedgeSchema = z.strictObject({ afterMs: z.number().int().positive().optional() });
+export const hedgeSchema = z.strictObject({ afterMs: z.optional(z.number().check(z.int(), z.positive())) });
 
 const timeoutFields = z.strictObject({
-  connectMs: z.number().int().positive().optional(),
-  headersMs: z.number().int().positive().optional(),
-  firstTokenMs: z.number().int().positive().optional(),
-  idleMs: z.number().int().positive().optional(),
+  connectMs: z.optional(z.number().check(z.int(), z.positive())),
+  headersMs: z.optional(z.number().check(z.int(), z.positive())),
+  firstTokenMs: z.optional(z.number().check(z.int(), z.positive())),
+  idleMs: z.optional(z.number().check(z.int(), z.positive())),
 });
 
 export const targetSchema = z.strictObject({
   provider: z.enum(PROVIDER_NAMES),
   /** The live upstream model id sent in the upstream request. */
-  upstreamModel: z.string().min(1),
+  upstreamModel: z.string().check(z.minLength(1)),
   price: z.strictObject({
-    inputUsdPerMTok: z.number().nonnegative(),
-    outputUsdPerMTok: z.number().nonnegative(),
+    inputUsdPerMTok: z.number().check(z.nonnegative()),
+    outputUsdPerMTok: z.number().check(z.nonnegative()),
     /**
      * A higher tier for long prompts: when a request's prompt has more than `promptTokensAbove` tokens,
      * ALL its tokens are priced here (Gemini 2.5 Pro: > 200K prompt tokens; providers.md §8).
      */
-    longContext: z
-      .strictObject({
-        promptTokensAbove: z.number().int().positive(),
-        inputUsdPerMTok: z.number().nonnegative(),
-        outputUsdPerMTok: z.number().nonnegative(),
-      })
-      .optional(),
+    longContext: z.optional(
+      z.strictObject({
+        promptTokensAbove: z.number().check(z.int(), z.positive()),
+        inputUsdPerMTok: z.number().check(z.nonnegative()),
+        outputUsdPerMTok: z.number().check(z.nonnegative()),
+      }),
+    ),
     readOn: isoDate,
-    source: z.string().min(1),
+    source: z.string().check(z.minLength(1)),
   }),
-  contextWindow: z.number().int().positive(),
-  maxOutputTokens: z.number().int().positive(),
+  contextWindow: z.number().check(z.int(), z.positive()),
+  maxOutputTokens: z.number().check(z.int(), z.positive()),
   capabilities,
   /** Extra upstream body fields this target always needs (e.g. DeepSeek V4's thinking switch). */
-  upstreamParams: z.record(z.string(), z.unknown()).optional(),
+  upstreamParams: z.optional(z.record(z.string(), z.unknown())),
   /** Embedding models: the vector length the upstream returns by default. */
-  dimensions: z.number().int().positive().optional(),
+  dimensions: z.optional(z.number().check(z.int(), z.positive())),
   /** How this target starts answering (default derived from `capabilities.reasoning`). */
-  latency: latencyProfile.optional(),
+  latency: z.optional(latencyProfile),
   /** Per-target attempt time limits (ms), over the provider's and the defaults (routing/timeouts.ts). */
-  timeouts: z
-    .strictObject({ stream: timeoutFields.optional(), buffered: timeoutFields.optional() })
-    .optional(),
+  timeouts: z.optional(
+    z.strictObject({ stream: z.optional(timeoutFields), buffered: z.optional(timeoutFields) }),
+  ),
 });
 export type CatalogueTargetData = z.infer<typeof targetSchema>;
 
 export const entrySchema = z.strictObject({
   /** The public `model` value clients send. */
-  id: z.string().regex(/^[a-z0-9][a-z0-9.-]*$/),
+  id: z.string().check(z.regex(/^[a-z0-9][a-z0-9.-]*$/)),
   kind: z.enum(['chat', 'embedding']),
   description: z.string(),
   ownedBy: z.string(),
   /** Unix seconds, for OpenAI's model object `created`. */
-  created: z.number().int().positive(),
+  created: z.number().check(z.int(), z.positive()),
   /** Ordered: the first target serves; the rest are the same model elsewhere or its nearest stand-ins. */
-  targets: z.array(targetSchema).min(1),
+  targets: z.array(targetSchema).check(z.minLength(1)),
   /** Other public ids tried, in order, when every target of this one failed. Same kind only. */
   equivalents: z.array(z.string()),
   /** Opt-in hedging of slow first tokens (chat only). */
-  hedge: hedgeSchema.optional(),
+  hedge: z.optional(hedgeSchema),
 });
 export type CatalogueEntryData = z.infer<typeof entrySchema>;
 
-export const catalogueSchema = z.array(entrySchema).min(1);
+export const catalogueSchema = z.array(entrySchema).check(z.minLength(1));

@@ -37,7 +37,7 @@ export class ConfigError extends Error {
 /** Unset, empty or blank → undefined (the default applies); otherwise the trimmed string. */
 const blankToUndefined = (v: unknown) => (typeof v === 'string' ? (v.trim() === '' ? undefined : v.trim()) : v);
 /** `schema`, or undefined when the value is unset or blank (classic zod's `z.preprocess(blankToUndefined, schema.optional())`). */
-const optionalSetting = <T extends z.ZodMiniType>(schema: T) => z.pipe(z.transform(blankToUndefined), z.optional(schema));
+const optionalSetting = <T extends z.ZodMiniType>(schema: T) => z.preprocess(blankToUndefined, z.optional(schema));
 const int = (min: number, max = Number.MAX_SAFE_INTEGER) => z.coerce.number().check(z.int(), z.gte(min), z.lte(max));
 const withDefault = <T extends z.ZodMiniType>(schema: T, fallback: z.output<T>) =>
   z.pipe(optionalSetting(schema), z.transform((v) => (v === undefined ? fallback : v) as z.output<T>));

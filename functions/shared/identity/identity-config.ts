@@ -11,7 +11,7 @@
  * | `COGNITO_JWKS_URI` | `<issuer>/.well-known/jwks.json` | where the signing keys are fetched (once per container) |
  * | `COGNITO_ENDPOINT` | (AWS's own) | the Cognito API endpoint when it is not AWS's (the local emulator) |
  */
-import * as z from 'zod';
+import * as z from '../validation/zod';
 import { ConfigUnavailableError } from '../openai/errors';
 import { config } from '../config/env';
 
@@ -29,10 +29,10 @@ export interface IdentityConfig {
   cognitoEndpoint: string | undefined;
 }
 
-const optionalUrl = z.preprocess((v) => (v === '' ? undefined : v), z.url().optional());
+const optionalUrl = z.preprocess((v) => (v === '' ? undefined : v), z.optional(z.url()));
 const envSchema = z.object({
-  COGNITO_USER_POOL_ID: z.string().regex(/^[a-z0-9-]+_[0-9A-Za-z]+$/, 'must look like <region>_<id>'),
-  COGNITO_CLIENT_ID: z.string().min(1),
+  COGNITO_USER_POOL_ID: z.string().check(z.regex(/^[a-z0-9-]+_[0-9A-Za-z]+$/, 'must look like <region>_<id>')),
+  COGNITO_CLIENT_ID: z.string().check(z.minLength(1)),
   COGNITO_ISSUER: optionalUrl,
   COGNITO_JWKS_URI: optionalUrl,
   COGNITO_ENDPOINT: optionalUrl,

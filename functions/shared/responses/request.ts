@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../validation/zod';
 
 /**
  * The Responses API request (`POST /v1/responses`), as OpenAI's OpenAPI description types
@@ -21,26 +21,26 @@ import * as z from 'zod';
  * translation (to-chat.ts); `item_reference` inputs are resolved from the store first.
  */
 
-const cacheBreakpoint = z.lazy(() => z.strictObject({ mode: z.literal('explicit') }).optional());
+const cacheBreakpoint = z.lazy(() => z.optional(z.strictObject({ mode: z.literal('explicit') })));
 
 const inputText = z.lazy(() => z.strictObject({ type: z.literal('input_text'), text: z.string(), prompt_cache_breakpoint: cacheBreakpoint }));
 const inputImage = z.lazy(() =>
   z.strictObject({
     type: z.literal('input_image'),
-    image_url: z.string().nullish(),
-    file_id: z.string().nullish(),
-    detail: z.enum(['low', 'high', 'auto', 'original']).optional(),
+    image_url: z.nullish(z.string()),
+    file_id: z.nullish(z.string()),
+    detail: z.optional(z.enum(['low', 'high', 'auto', 'original'])),
     prompt_cache_breakpoint: cacheBreakpoint,
   }),
 );
 const inputFile = z.lazy(() =>
   z.strictObject({
     type: z.literal('input_file'),
-    file_id: z.string().nullish(),
-    filename: z.string().optional(),
-    file_data: z.string().optional(),
-    file_url: z.string().optional(),
-    detail: z.enum(['low', 'high', 'auto']).optional(),
+    file_id: z.nullish(z.string()),
+    filename: z.optional(z.string()),
+    file_data: z.optional(z.string()),
+    file_url: z.optional(z.string()),
+    detail: z.optional(z.enum(['low', 'high', 'auto'])),
     prompt_cache_breakpoint: cacheBreakpoint,
   }),
 );
@@ -48,8 +48,8 @@ const outputText = z.lazy(() =>
   z.strictObject({
     type: z.literal('output_text'),
     text: z.string(),
-    annotations: z.array(z.unknown()).optional(),
-    logprobs: z.array(z.unknown()).optional(),
+    annotations: z.optional(z.array(z.unknown())),
+    logprobs: z.optional(z.array(z.unknown())),
   }),
 );
 const refusal = z.lazy(() => z.strictObject({ type: z.literal('refusal'), refusal: z.string() }));
@@ -65,30 +65,30 @@ const messageItem = z.lazy(() =>
     type: z.literal('message'),
     role: z.enum(['user', 'assistant', 'system', 'developer']),
     content: z.union([z.string(), z.array(messagePart)]),
-    id: z.string().optional(),
-    status: itemStatus.optional(),
-    phase: z.enum(['commentary', 'final_answer']).nullish(),
+    id: z.optional(z.string()),
+    status: z.optional(itemStatus),
+    phase: z.nullish(z.enum(['commentary', 'final_answer'])),
   }),
 );
 
 const functionCallItem = z.lazy(() =>
   z.strictObject({
     type: z.literal('function_call'),
-    call_id: z.string().min(1),
-    name: z.string().min(1),
+    call_id: z.string().check(z.minLength(1)),
+    name: z.string().check(z.minLength(1)),
     arguments: z.string(),
-    id: z.string().optional(),
-    status: itemStatus.optional(),
+    id: z.optional(z.string()),
+    status: z.optional(itemStatus),
   }),
 );
 
 const functionCallOutputItem = z.lazy(() =>
   z.strictObject({
     type: z.literal('function_call_output'),
-    call_id: z.string().min(1).max(64),
+    call_id: z.string().check(z.minLength(1), z.maxLength(64)),
     output: z.union([z.string(), z.array(z.discriminatedUnion('type', [inputText, inputImage, inputFile]))]),
-    id: z.string().nullish(),
-    status: itemStatus.nullish(),
+    id: z.nullish(z.string()),
+    status: z.nullish(itemStatus),
   }),
 );
 
@@ -97,9 +97,9 @@ const reasoningItem = z.lazy(() =>
     type: z.literal('reasoning'),
     id: z.string(),
     summary: z.array(z.strictObject({ type: z.literal('summary_text'), text: z.string() })),
-    content: z.array(z.strictObject({ type: z.literal('reasoning_text'), text: z.string() })).optional(),
-    encrypted_content: z.string().nullish(),
-    status: itemStatus.optional(),
+    content: z.optional(z.array(z.strictObject({ type: z.literal('reasoning_text'), text: z.string() }))),
+    encrypted_content: z.nullish(z.string()),
+    status: z.optional(itemStatus),
   }),
 );
 
@@ -130,10 +130,10 @@ export type InputItem = z.infer<typeof inputItem>;
 export const responsesFunctionTool = z.lazy(() =>
   z.strictObject({
     type: z.literal('function'),
-    name: z.string().min(1).max(64),
-    description: z.string().nullish(),
-    parameters: z.record(z.string(), z.unknown()).nullish(),
-    strict: z.boolean().nullish(),
+    name: z.string().check(z.minLength(1), z.maxLength(64)),
+    description: z.nullish(z.string()),
+    parameters: z.nullish(z.record(z.string(), z.unknown())),
+    strict: z.nullish(z.boolean()),
   }),
 );
 export type ResponsesFunctionTool = z.infer<typeof responsesFunctionTool>;
@@ -189,8 +189,8 @@ const textFormat = z.lazy(() =>
       type: z.literal('json_schema'),
       name: z.string(),
       schema: z.record(z.string(), z.unknown()),
-      description: z.string().optional(),
-      strict: z.boolean().nullish(),
+      description: z.optional(z.string()),
+      strict: z.nullish(z.boolean()),
     }),
   ]),
 );
@@ -213,46 +213,46 @@ const moderationMode = z.lazy(() => z.strictObject({ mode: z.enum(['score', 'blo
 /** The validated Responses request. */
 export const createResponseRequest = z.lazy(() =>
   z.strictObject({
-    model: z.string().min(1),
+    model: z.string().check(z.minLength(1)),
     input: z.union([z.string(), z.array(inputItem)]),
-    instructions: z.string().nullish(),
-    tools: z.array(tool).optional(),
-    tool_choice: toolChoice.optional(),
-    parallel_tool_calls: z.boolean().nullish(),
-    max_output_tokens: z.number().int().positive().nullish(),
-    max_tool_calls: z.number().int().nullish(),
-    temperature: z.number().min(0).max(2).nullish(),
-    top_p: z.number().min(0).max(1).nullish(),
-    top_logprobs: z.number().int().min(0).max(20).nullish(),
-    text: z.strictObject({ format: textFormat.optional(), verbosity: z.enum(['low', 'medium', 'high']).nullish() }).optional(),
-    reasoning: z
-      .strictObject({
-        effort: z.enum(['none', 'minimal', 'low', 'medium', 'high', 'xhigh', 'max']).nullish(),
-        summary: z.enum(['auto', 'concise', 'detailed']).nullish(),
-        generate_summary: z.enum(['auto', 'concise', 'detailed']).nullish(),
-        mode: z.string().nullish(),
-        context: z.enum(['auto', 'current_turn', 'all_turns']).nullish(),
-      })
-      .nullish(),
-    include: z.array(include).nullish(),
-    stream: z.boolean().nullish(),
-    stream_options: z.strictObject({ include_obfuscation: z.boolean().optional() }).nullish(),
-    metadata: z.record(z.string().max(64), z.string().max(512)).nullish(),
-    store: z.boolean().nullish(),
-    background: z.boolean().nullish(),
-    truncation: z.enum(['auto', 'disabled']).nullish(),
-    service_tier: z.enum(['auto', 'default', 'flex', 'scale', 'priority', 'fast', 'ultrafast']).nullish(),
-    user: z.string().optional(),
-    safety_identifier: z.string().max(64).nullish(),
-    prompt_cache_key: z.string().nullish(),
-    prompt_cache_retention: z.enum(['in_memory', '24h']).nullish(),
-    prompt_cache_options: z.strictObject({ mode: z.enum(['implicit', 'explicit']).optional(), ttl: z.literal('30m').optional() }).optional(),
-    moderation: z
-      .strictObject({ model: z.string(), policy: z.strictObject({ input: moderationMode.nullish(), output: moderationMode.nullish() }).nullish() })
-      .nullish(),
-    previous_response_id: z.string().nullish(),
-    conversation: z.unknown().optional(),
-    prompt: z.unknown().optional(),
+    instructions: z.nullish(z.string()),
+    tools: z.optional(z.array(tool)),
+    tool_choice: z.optional(toolChoice),
+    parallel_tool_calls: z.nullish(z.boolean()),
+    max_output_tokens: z.nullish(z.number().check(z.int(), z.positive())),
+    max_tool_calls: z.nullish(z.number().check(z.int())),
+    temperature: z.nullish(z.number().check(z.gte(0), z.lte(2))),
+    top_p: z.nullish(z.number().check(z.gte(0), z.lte(1))),
+    top_logprobs: z.nullish(z.number().check(z.int(), z.gte(0), z.lte(20))),
+    text: z.optional(z.strictObject({ format: z.optional(textFormat), verbosity: z.nullish(z.enum(['low', 'medium', 'high'])) })),
+    reasoning: z.nullish(
+      z.strictObject({
+        effort: z.nullish(z.enum(['none', 'minimal', 'low', 'medium', 'high', 'xhigh', 'max'])),
+        summary: z.nullish(z.enum(['auto', 'concise', 'detailed'])),
+        generate_summary: z.nullish(z.enum(['auto', 'concise', 'detailed'])),
+        mode: z.nullish(z.string()),
+        context: z.nullish(z.enum(['auto', 'current_turn', 'all_turns'])),
+      }),
+    ),
+    include: z.nullish(z.array(include)),
+    stream: z.nullish(z.boolean()),
+    stream_options: z.nullish(z.strictObject({ include_obfuscation: z.optional(z.boolean()) })),
+    metadata: z.nullish(z.record(z.string().check(z.maxLength(64)), z.string().check(z.maxLength(512)))),
+    store: z.nullish(z.boolean()),
+    background: z.nullish(z.boolean()),
+    truncation: z.nullish(z.enum(['auto', 'disabled'])),
+    service_tier: z.nullish(z.enum(['auto', 'default', 'flex', 'scale', 'priority', 'fast', 'ultrafast'])),
+    user: z.optional(z.string()),
+    safety_identifier: z.nullish(z.string().check(z.maxLength(64))),
+    prompt_cache_key: z.nullish(z.string()),
+    prompt_cache_retention: z.nullish(z.enum(['in_memory', '24h'])),
+    prompt_cache_options: z.optional(z.strictObject({ mode: z.optional(z.enum(['implicit', 'explicit'])), ttl: z.optional(z.literal('30m')) })),
+    moderation: z.nullish(
+      z.strictObject({ model: z.string(), policy: z.nullish(z.strictObject({ input: z.nullish(moderationMode), output: z.nullish(moderationMode) })) }),
+    ),
+    previous_response_id: z.nullish(z.string()),
+    conversation: z.optional(z.unknown()),
+    prompt: z.optional(z.unknown()),
   }),
 );
 

@@ -10,9 +10,17 @@
  * so this module sets English once, before any schema parses. Import zod from here, never `zod/mini`
  * directly.
  */
-import { config } from 'zod/mini';
+import { config, pipe, transform, type core, type ZodMiniPipe, type ZodMiniTransform } from 'zod/mini';
 import en from 'zod/v4/locales/en.js';
 
 config(en());
 
 export * from 'zod/mini';
+
+/**
+ * classic zod's `z.preprocess(fn, schema)`, which mini lacks: `fn` maps the input, then `schema`
+ * validates the result (the same pipe of a transform into `schema` that classic builds).
+ */
+export function preprocess<T extends core.$ZodType<unknown, unknown>>(fn: (value: unknown) => unknown, schema: T): ZodMiniPipe<ZodMiniTransform<unknown, unknown>, T> {
+  return pipe<ZodMiniTransform<unknown, unknown>, T>(transform(fn), schema);
+}

@@ -5,7 +5,7 @@
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import * as z from 'zod';
+import * as z from '../../validation/zod';
 import { InvalidRequestError, NotFoundError } from '../../openai/errors';
 import { PROVIDER_NAMES, type ProviderName } from '../../providers/manifest';
 import { byokProviders } from '../../providers/registry';
@@ -33,7 +33,7 @@ export interface ByokEntry extends SealedSecret {
 /** Tolerant parse of the stored map. */
 export const byokMapSchema = z.record(
   z.string(),
-  z.object({ ciphertext: z.string(), encryptedDataKey: z.string(), last4: z.string(), allowFallback: z.boolean(), createdAt: z.string(), updatedAt: z.string().optional() }),
+  z.object({ ciphertext: z.string(), encryptedDataKey: z.string(), last4: z.string(), allowFallback: z.boolean(), createdAt: z.string(), updatedAt: z.optional(z.string()) }),
 );
 
 /** Shortest and longest key accepted (characters). Real `sk-` keys are 40 to ~200. */

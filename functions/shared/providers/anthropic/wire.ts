@@ -69,14 +69,15 @@ export const streamEvent = z.lazy(() =>
     index: z.nullish(z.number().check(z.int())),
     message: z.nullish(z.looseObject({ usage: z.nullish(anthropicUsage) })),
     content_block: z.nullish(contentBlock),
-    delta: z.nullish(z
-      .looseObject({
+    delta: z.nullish(
+      z.looseObject({
         type: z.nullish(z.string()),
         text: z.nullish(z.string()),
         thinking: z.nullish(z.string()),
         partial_json: z.nullish(z.string()),
         stop_reason: z.nullish(z.string()),
-      })),
+      }),
+    ),
     usage: z.nullish(anthropicUsage),
     error: z.nullish(errorObject),
   }),

@@ -9,14 +9,15 @@ import { kindForStatus, makeFailure, parseErrorBody, retryAfterMs } from '../ups
  */
 
 const errorBody = z.looseObject({
-  error: z.nullish(z
-    .looseObject({
+  error: z.nullish(
+    z.looseObject({
       message: z.nullish(z.string()),
       type: z.nullish(z.string()),
       code: z.nullish(z.union([z.string(), z.number()])),
       param: z.nullish(z.string()),
       status: z.nullish(z.string()),
-    })),
+    }),
+  ),
 });
 
 /**

@@ -67,23 +67,25 @@ export const chatCompletionBody = z.looseObject({
 });
 
 export const chatChunkBody = z.looseObject({
-  choices: z.nullish(z
-    .array(
+  choices: z.nullish(
+    z.array(
       z.looseObject({
         index: z.nullish(z.number()),
-        delta: z.nullish(z
-          .looseObject({
+        delta: z.nullish(
+          z.looseObject({
             role: z.nullish(z.string()),
             content: z.nullish(z.string()),
             refusal: z.nullish(z.string()),
             reasoning_content: z.nullish(z.string()),
             reasoning_details: z.nullish(z.array(reasoningDetail)),
             tool_calls: z.nullish(z.array(toolCallDelta)),
-          })),
+          }),
+        ),
         logprobs: choiceLogprobs,
         finish_reason: z.nullish(z.string()),
       }),
-    )),
+    ),
+  ),
   usage: z.nullish(upstreamUsage),
   /** Groq historically put stream usage here (providers.md §6). */
   x_groq: z.nullish(z.looseObject({ usage: z.nullish(upstreamUsage) })),
