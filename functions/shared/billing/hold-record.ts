@@ -2,9 +2,9 @@
  * A hold as it is stored on the ledger item (status `held`, DATA-MODEL §4) and carried in a settle
  * message: everything a settle needs to release it, with no other read.
  */
-import * as z from 'zod';
+import * as z from '../validation/zod';
 
-const count = z.number().int().nonnegative();
+const count = z.number().check(z.int(), z.nonnegative());
 
 /** A hold's record. Tokens, nano-USD, µUSD per 1M tokens, epoch ms. */
 export const holdRecordSchema = z.object({
@@ -20,7 +20,7 @@ export const holdRecordSchema = z.object({
   holdNanoUsd: count,
   /** The key's spend limit was charged by the hold (its `leftNanoUsd` must get the release). */
   keyLimited: z.boolean(),
-  keyWindow: z.string().optional(),
+  keyWindow: z.optional(z.string()),
   /** The hold took a concurrency slot on the account item / on the key. */
   accountSlot: z.boolean(),
   keySlot: z.boolean(),
@@ -36,7 +36,7 @@ export const holdRecordSchema = z.object({
   /** ISO 8601. */
   createdAt: z.string(),
   /** Epoch ms after which the request's function can no longer settle it itself. */
-  holdExpiresAt: z.number().int(),
+  holdExpiresAt: z.number().check(z.int()),
 });
 
 /** A hold's record. */

@@ -1,10 +1,10 @@
 /** The ledger's item shape (pk `accountId` — the fund shard's pk — sk `requestId`; DATA-MODEL §4). */
-import * as z from 'zod';
+import * as z from '../validation/zod';
 
 /** How a request ended: `held` while in flight; then complete, partial (cut off midway), aborted (the client left), orphaned (settled by the sweep from its hold). */
 export type LedgerStatus = 'held' | 'complete' | 'partial' | 'aborted' | 'orphaned';
 
-const count = z.number().int().nonnegative();
+const count = z.number().check(z.int(), z.nonnegative());
 
 /** A settled ledger entry (readers skip `held` items: parse those with {@link isSettledItem} first). */
 export const ledgerItemSchema = z.object({
@@ -25,9 +25,9 @@ export const ledgerItemSchema = z.object({
   /** Charged to credit, nano-USD. */
   costNanoUsd: count,
   /** SHA-256 hex of the API key (entries written before per-key billing have none). */
-  keyHash: z.string().optional(),
+  keyHash: z.optional(z.string()),
   /** Served with the account's own provider key (BYOK): prices are the platform fee only. */
-  byok: z.boolean().optional(),
+  byok: z.optional(z.boolean()),
   /** ISO 8601: when the hold was written. */
   createdAt: z.string(),
 });

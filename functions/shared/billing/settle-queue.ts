@@ -5,7 +5,7 @@
  * locally by `npm start`, with `SQS_ENDPOINT` pointing at the emulator). One client per container.
  */
 import type { SQSClient } from '@aws-sdk/client-sqs';
-import * as z from 'zod';
+import * as z from '../validation/zod';
 import { holdRecordSchema, type HoldRecord } from './hold-record';
 import type { SettleOutcome } from './settle';
 
@@ -17,10 +17,10 @@ const usageEntrySchema = z.object({
   publicModel: z.string(),
   servedModel: z.string(),
   provider: z.string(),
-  promptTokens: z.number().int().nonnegative(),
-  completionTokens: z.number().int().nonnegative(),
-  inputPrice: z.number().int().nonnegative(),
-  outputPrice: z.number().int().nonnegative(),
+  promptTokens: z.number().check(z.int(), z.nonnegative()),
+  completionTokens: z.number().check(z.int(), z.nonnegative()),
+  inputPrice: z.number().check(z.int(), z.nonnegative()),
+  outputPrice: z.number().check(z.int(), z.nonnegative()),
   usageEstimated: z.boolean(),
   fallbackPath: z.array(z.string()),
   status: z.enum(['complete', 'partial', 'aborted', 'orphaned']),
