@@ -116,12 +116,16 @@ const overridesSchema = z.strictObject({ stream: z.optional(partialTimeouts), bu
  */
 export function operatorTimeouts(env: string | undefined = config().UPSTREAM_TIMEOUTS_MS): TimeoutOverrides {
   if (env === undefined || env === '') return {};
+  const invalid = (detail: string) => new Error(`UPSTREAM_TIMEOUTS_MS is not valid (expected JSON like {"stream":{"idleMs":20000}}, positive integer ms): ${detail}`);
+  let json: unknown;
   try {
-    return overridesSchema.parse(JSON.parse(env));
+    json = JSON.parse(env);
   } catch (err) {
-    const detail = err instanceof z.core.$ZodError ? z.prettifyError(err) : (err as Error).message;
-    throw new Error(`UPSTREAM_TIMEOUTS_MS is not valid (expected JSON like {"stream":{"idleMs":20000}}, positive integer ms): ${detail}`);
+    throw invalid((err as Error).message);
   }
+  const parsed = overridesSchema.safeParse(json);
+  if (!parsed.success) throw invalid(z.prettifyError(parsed.error));
+  return parsed.data;
 }
 
 /** This container's operator overrides (read once at load). */
