@@ -92,6 +92,26 @@ describe('orphaned holds (inline on the account item)', () => {
     expect((await rawAccount(accountId)).holds).toEqual({});
   });
 
+  it('a late duplicate of a hold write landing after the request was settled is released by the sweep, with nothing charged twice', async () => {
+    const { accountId } = await createAccount({ freeTokens: 0, creditNanoUsd: USD });
+    const { keyHash } = await createKey(accountId, 'late');
+    const h = await hold(accountId, keyHash, demandOf(40, 60));
+    const first = await settleHold(h, { kind: 'bill', entry: entryOf(40, 30) });
+    const settled = await getAccount(accountId, { consistent: true });
+    // The SDK's first attempt of the hold reaches DynamoDB only now: the same write, the same request id.
+    clearViews();
+    await hold(accountId, keyHash, demandOf(40, 60), h.requestId);
+    expect((await getAccount(accountId, { consistent: true }))!.heldNanoUsd).toBe(h.holdNanoUsd);
+    // The sweep (or any settle of the request) meets the entry and the hold together: the hold is released.
+    // (The helper gave the duplicate a fresh expiry, a few ms after the original's.)
+    expect(await sweepOrphanedHolds(h.holdExpiresAt + billingConfig().sweepGraceMs + 60_000)).toEqual({ settled: 0, failed: 0 });
+    expect(await getAccount(accountId, { consistent: true })).toEqual(settled);
+    expect((await rawAccount(accountId)).holds).toEqual({});
+    const ledger = (await ledgerOf(accountId)).map((e) => ledgerItemSchema.parse(e));
+    expect(ledger).toHaveLength(1);
+    expect(ledger[0]).toMatchObject({ status: 'complete', costNanoUsd: first.costNanoUsd });
+  });
+
   it('measures the account item with 0, 1, 5 and 50 holds in flight (each byte is paid on every write of the item)', async () => {
     const { accountId } = await createAccount({ freeTokens: 0, creditNanoUsd: USD });
     const { keyHash } = await createKey(accountId, 'size');

@@ -124,12 +124,14 @@ describe('durable settle under a slow and then stopped DynamoDB', () => {
     // Within the documented time, every hold is settled (in-process, or by the queue's consumer).
     const { getAccount } = await import('../../functions/shared/accounts/account-store');
     const deadline = Date.now() + RECOVERY_MS;
-    let items = await ledger();
+    // Holds first, then the ledger: a settle removes the hold and puts the entry atomically, so once no
+    // hold is in flight every entry is there for the read that follows.
     let inFlight = await holdsInFlight();
+    let items = await ledger();
     while (Date.now() < deadline && (Object.keys(inFlight).length > 0 || (await getAccount(accountId, { consistent: true }))?.heldNanoUsd !== 0)) {
       await new Promise((r) => setTimeout(r, 500));
-      items = await ledger();
       inFlight = await holdsInFlight();
+      items = await ledger();
     }
     const stuck = Object.entries(inFlight);
     if (stuck.length > 0) console.log('STUCK', stuck.length, stuck.slice(0, 3).map(([id, inline]) => ({ id, inline, answered: answered.some((o) => o.requestId === id), refused: outcomes.filter((o) => o.requestId === id).length })), 'queue', gw.settle.queueUrl);

@@ -97,11 +97,15 @@ export async function settleHold(hold: HoldRecord, outcome: SettleOutcome, maxAt
     } catch (err) {
       const reasons = cancellationReasons(err);
       const ledgerReason = reasons?.[SETTLE_ITEM.ledgerEntry];
-      if (ledgerReason?.code === 'ConditionalCheckFailed') return settledBefore(unmarshallItem(ledgerReason.item));
       const accountReason = reasons?.[SETTLE_ITEM.account];
+      if (ledgerReason?.code === 'ConditionalCheckFailed') {
+        const stored = settledBefore(unmarshallItem(ledgerReason.item));
+        if (accountReason?.code === 'None' || inlineOf(unmarshallItem(accountReason?.item), hold.requestId) !== undefined) await releaseDuplicate(hold);
+        return stored;
+      }
       if (err instanceof ConditionalCheckFailedException || accountReason?.code === 'ConditionalCheckFailed') {
         const accountOld = unmarshallItem(err instanceof ConditionalCheckFailedException ? err.Item : accountReason?.item);
-        const inline = (accountOld?.[HOLDS_MAP] as Record<string, unknown> | undefined)?.[hold.requestId];
+        const inline = inlineOf(accountOld, hold.requestId);
         if (inline !== undefined && withKey) {
           withKey = false; // the key was deleted while the request ran: settle the account alone
           continue;
@@ -115,6 +119,21 @@ export async function settleHold(hold: HoldRecord, outcome: SettleOutcome, maxAt
       await sleep(backoffDelayMs(attempt, { maxDelayMs: 250 }));
     }
   }
+}
+
+function inlineOf(account: Record<string, unknown> | undefined, requestId: string): unknown {
+  return (account?.[HOLDS_MAP] as Record<string, unknown> | undefined)?.[requestId];
+}
+
+/**
+ * The request is settled (its ledger entry exists) yet its hold is on the account again: a late
+ * duplicate of the hold's write (an SDK retry whose first attempt reached DynamoDB after the settle)
+ * re-placed it. It is released with nothing charged (the entry stands), by whichever settle meets it
+ * first — the orphan sweep at the latest.
+ */
+async function releaseDuplicate(hold: HoldRecord): Promise<void> {
+  logger.warn('duplicate hold of a settled request released', { requestId: hold.requestId, accountId: hold.accountId, heldNanoUsd: hold.holdNanoUsd });
+  await settleHold(hold, { kind: 'cancel' });
 }
 
 function settledBefore(old: Record<string, unknown> | undefined): SettleResult {
