@@ -2,8 +2,16 @@
  * The client side: one timed request (buffered or SSE, over an undici Pool with keep-alive), and
  * autocannon for buffered load. Every answer is checked: a bench of error pages would be worthless.
  */
+import { constants, createGunzip, gunzipSync, type Gunzip } from 'node:zlib';
 import autocannon from 'autocannon';
 import { Pool } from 'undici';
+
+/**
+ * The Accept-Encoding the openai Node SDK sends to an HTTPS base URL such as CloudFront's: its fetch
+ * (undici) adds `br, gzip, deflate` and decodes the answer. Every bench request to modelmux sends it,
+ * so the bytes counted are what CloudFront would carry (and bill) for the SDK's users.
+ */
+export const SDK_ACCEPT_ENCODING = 'br, gzip, deflate';
 
 /** One HTTP request as sent. */
 export interface RequestSpec {
@@ -17,10 +25,15 @@ export interface RequestSpec {
 export interface BufferedTiming {
   /** Send → last body byte, ms. */
   ms: number;
-  /** Status line + headers + body, bytes (what the origin sent). */
+  /** Status line + headers + body as sent on the wire (gzip when the gateway encoded it), bytes. */
   bytes: number;
+  /** The same with the body decoded (what the answer is without compression), bytes. */
+  decodedBytes: number;
   headers: Record<string, string>;
+  /** The body, decoded. */
   body: string;
+  /** The body as it came off the wire. */
+  wire: Buffer[];
 }
 
 /** A streamed answer, timed at the client (ms since the request was sent). */
@@ -33,10 +46,14 @@ export interface StreamTiming {
   contentAt: number[];
   /** Content events that arrived in one socket read with another (a batching proxy shows here). */
   batched: number;
-  /** The SSE events as received, each with its blank-line terminator (`data: [DONE]` included). */
+  /** The SSE events as received (decoded), each with its blank-line terminator (`data: [DONE]` included). */
   events: string[];
+  /** On the wire (status line, headers, body as sent: gzip when encoded), and with the body decoded. */
   bytes: number;
+  decodedBytes: number;
   headers: Record<string, string>;
+  /** The body as it came off the wire, one buffer per socket read. */
+  wire: Buffer[];
 }
 
 const pools = new Map<string, Pool>();
@@ -63,11 +80,26 @@ const headerBytes = (h: Record<string, string>): number => 17 + Object.entries(h
 export async function sendBuffered(spec: RequestSpec, connections = 1): Promise<BufferedTiming> {
   const t0 = performance.now();
   const res = await pool(spec.origin, connections).request({ method: 'POST', path: spec.path, headers: spec.headers, body: spec.body });
-  const body = await res.body.text();
+  const wire = Buffer.from(await res.body.arrayBuffer());
+  const headers = headerRecord(res.headers);
+  const body = (headers['content-encoding'] === 'gzip' ? gunzipSync(wire) : wire).toString('utf8');
   const ms = performance.now() - t0;
   if (res.statusCode >= 300) throw new Error(`${spec.path}: status ${res.statusCode}: ${body.slice(0, 300)}`);
-  const headers = headerRecord(res.headers);
-  return { ms, bytes: headerBytes(headers) + Buffer.byteLength(body), headers, body };
+  return { ms, bytes: headerBytes(headers) + wire.length, decodedBytes: headerBytes(headers) + Buffer.byteLength(body), headers, body, wire: [wire] };
+}
+
+/** Decodes one read of a gzip body as far as it goes (each event the gateway writes is sync-flushed). */
+function inflateRead(gunzip: Gunzip, chunk: Buffer): Promise<Buffer> {
+  const out: Buffer[] = [];
+  const take = (b: Buffer): number => out.push(b);
+  gunzip.on('data', take);
+  gunzip.write(chunk);
+  return new Promise((resolve) =>
+    gunzip.flush(constants.Z_SYNC_FLUSH, () => {
+      gunzip.off('data', take);
+      resolve(Buffer.concat(out));
+    }),
+  );
 }
 
 const hasContent = (event: string): boolean => {
@@ -83,13 +115,18 @@ export async function sendStream(spec: RequestSpec, connections = 1): Promise<St
   const res = await pool(spec.origin, connections).request({ method: 'POST', path: spec.path, headers: spec.headers, body: spec.body });
   if (res.statusCode !== 200) throw new Error(`${spec.path}: status ${res.statusCode}: ${(await res.body.text()).slice(0, 300)}`);
   const decoder = new TextDecoder();
-  const t: StreamTiming = { firstByteMs: Number.NaN, firstTokenMs: Number.NaN, totalMs: 0, contentAt: [], batched: 0, events: [], bytes: 0, headers: headerRecord(res.headers) };
+  const t: StreamTiming = { firstByteMs: Number.NaN, firstTokenMs: Number.NaN, totalMs: 0, contentAt: [], batched: 0, events: [], bytes: 0, decodedBytes: 0, headers: headerRecord(res.headers), wire: [] };
+  const gunzip = t.headers['content-encoding'] === 'gzip' ? createGunzip() : undefined;
   let pending = '';
   for await (const chunk of res.body) {
     const at = performance.now() - t0;
     if (Number.isNaN(t.firstByteMs)) t.firstByteMs = at;
-    t.bytes += (chunk as Uint8Array).byteLength;
-    pending += decoder.decode(chunk as Uint8Array, { stream: true });
+    const read = Buffer.from(chunk as Uint8Array);
+    t.wire.push(read);
+    t.bytes += read.length;
+    const decoded = gunzip === undefined ? read : await inflateRead(gunzip, read);
+    t.decodedBytes += decoded.length;
+    pending += decoder.decode(decoded, { stream: true });
     const parts = pending.split('\n\n');
     pending = parts.pop() ?? '';
     const events = parts.map((p) => `${p}\n\n`);
@@ -99,8 +136,10 @@ export async function sendStream(spec: RequestSpec, connections = 1): Promise<St
     if (content > 1) t.batched += content;
     if (content > 0 && Number.isNaN(t.firstTokenMs)) t.firstTokenMs = at;
   }
+  gunzip?.destroy();
   t.totalMs = performance.now() - t0;
   t.bytes += headerBytes(t.headers);
+  t.decodedBytes += headerBytes(t.headers);
   if (Number.isNaN(t.firstTokenMs)) throw new Error(`${spec.path}: stream without content`);
   return t;
 }

@@ -65,7 +65,10 @@ export interface RequestFigures {
   sqsCalls: number;
   logBytes: number;
   logLines: number;
+  /** Answer bytes on the wire (gzip when the client asked for it, as the SDK does): CloudFront's bytes out. */
   responseBytes: number;
+  /** The same answer decoded (shown beside it, not billed). */
+  decodedResponseBytes: number;
   requestBytes: number;
 }
 

@@ -25,6 +25,8 @@ export interface GatewaySetup {
 export interface Replay {
   headers: Record<string, string>;
   frames: string[];
+  /** The frames are base64 of the bytes read off the wire (a gzip answer, replayed byte for byte). */
+  base64?: boolean;
   /** Pause between frames, ms (a paced stream). */
   gapMs: number;
 }
@@ -62,12 +64,13 @@ const replayStream = awslambda.streamifyResponse(async (event: APIGatewayProxyEv
   const out = awslambda.HttpResponseStream.from(stream, { statusCode: 200, headers: replay.headers });
   for (const [i, frame] of replay.frames.entries()) {
     if (i > 0 && replay.gapMs > 0) await new Promise((r) => setTimeout(r, replay.gapMs));
-    out.write(frame);
+    out.write(replay.base64 === true ? Buffer.from(frame, 'base64') : frame);
   }
   out.end();
 });
 const replayBuffered = async (event: APIGatewayProxyEventV2) => {
   const replay = replayOf(event);
+  if (replay.base64 === true) return { statusCode: 200, headers: replay.headers, body: Buffer.concat(replay.frames.map((f) => Buffer.from(f, 'base64'))).toString('base64'), isBase64Encoded: true };
   return { statusCode: 200, headers: replay.headers, body: replay.frames.join('') };
 };
 

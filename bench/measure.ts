@@ -7,7 +7,7 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AwsCalls } from './aws-calls';
-import { load, sendBuffered, sendStream, type RequestSpec, type StreamTiming } from './client';
+import { load, SDK_ACCEPT_ENCODING, sendBuffered, sendStream, type RequestSpec, type StreamTiming } from './client';
 import { KINDS, type BenchConfig, type Kind } from './config';
 import { hotPathPhase, loadProfile, timeByCategory } from './profile';
 import { cpuMs, type Gateway, type System } from './system';
@@ -27,10 +27,10 @@ export function requestSpec(system: System, gateway: Gateway, kind: Kind, target
   const body = JSON.stringify(spec.body);
   if (target === 'direct') {
     const url = new URL(system.simulator.openaiBaseUrl);
-    return { origin: url.origin, path: `${url.pathname.replace(/\/$/, '')}/${spec.path}`, headers: { authorization: 'Bearer sim-key', 'content-type': 'application/json' }, body };
+    return { origin: url.origin, path: `${url.pathname.replace(/\/$/, '')}/${spec.path}`, headers: { authorization: 'Bearer sim-key', 'content-type': 'application/json', 'accept-encoding': SDK_ACCEPT_ENCODING }, body };
   }
   const path = target === 'modelmux' ? `/v1/${spec.path}` : `/bench/${spec.path === 'embeddings' ? 'replay-buffered' : 'replay'}/${kind}`;
-  return { origin: gateway.origin, path, headers: { authorization: `Bearer ${system.apiKey}`, 'content-type': 'application/json' }, body };
+  return { origin: gateway.origin, path, headers: { authorization: `Bearer ${system.apiKey}`, 'content-type': 'application/json', 'accept-encoding': SDK_ACCEPT_ENCODING }, body };
 }
 
 /** One kind, one invocation at a time. */
@@ -49,8 +49,9 @@ export interface KindResult {
   logLines: number;
   /** Modelmux requests these totals cover. */
   requests: number;
-  /** Average bytes of one modelmux answer (headers + body) and of its request. */
+  /** Average bytes of one modelmux answer (headers + body) on the wire (gzip when encoded), the same decoded, and of its request. */
   responseBytes: number;
+  decodedResponseBytes: number;
   requestBytes: number;
   /** SSE data events per stream (modelmux); 0 for buffered kinds. */
   chunks: number;
@@ -69,10 +70,11 @@ function addCalls(into: AwsCalls, from: AwsCalls): void {
 }
 
 /** Sends `n` requests one after the other; gateway targets wait until the previous invocation has ended. */
-async function sequence(gateway: Gateway, spec: RequestSpec, kind: Kind, target: Target, n: number): Promise<{ ms: number[]; streams: StreamTiming[]; bytes: number }> {
+async function sequence(gateway: Gateway, spec: RequestSpec, kind: Kind, target: Target, n: number): Promise<{ ms: number[]; streams: StreamTiming[]; bytes: number; decodedBytes: number }> {
   const ms: number[] = [];
   const streams: StreamTiming[] = [];
   let bytes = 0;
+  let decodedBytes = 0;
   for (let i = 0; i < n; i++) {
     if (target !== 'direct') await gateway.idle();
     if (KINDS[kind].stream) {
@@ -80,23 +82,26 @@ async function sequence(gateway: Gateway, spec: RequestSpec, kind: Kind, target:
       streams.push(s);
       ms.push(s.firstTokenMs);
       bytes += s.bytes;
+      decodedBytes += s.decodedBytes;
     } else {
       const b = await sendBuffered(spec);
       ms.push(b.ms);
       bytes += b.bytes;
+      decodedBytes += b.decodedBytes;
     }
   }
   if (target !== 'direct') await gateway.idle();
-  return { ms, streams, bytes };
+  return { ms, streams, bytes, decodedBytes };
 }
 
-/** Records one modelmux answer of `kind` for the replay route (headers, and the body as written). */
+/** Records one modelmux answer of `kind` for the replay route (headers, and the body as written: gzip reads as base64). */
 async function recordReplay(system: System, gateway: Gateway, kind: Kind): Promise<number> {
   const spec = requestSpec(system, gateway, kind, 'modelmux');
   const answer = KINDS[kind].stream ? await sendStream(spec) : await sendBuffered(spec);
   const headers = Object.fromEntries(Object.entries(answer.headers).filter(([k]) => !HOP_BY_HOP.has(k)));
-  const frames = 'events' in answer ? answer.events : [answer.body];
-  await gateway.replay(kind, { headers, frames, gapMs: KINDS[kind].gapMs });
+  const base64 = headers['content-encoding'] === 'gzip';
+  const frames = base64 ? answer.wire.map((b) => b.toString('base64')) : 'events' in answer ? answer.events : [answer.body];
+  await gateway.replay(kind, { headers, frames, base64, gapMs: KINDS[kind].gapMs });
   return 'events' in answer ? answer.events.filter((e) => e.startsWith('data: {')).length : 0;
 }
 
@@ -108,9 +113,10 @@ export async function measureKind(system: System, gateway: Gateway, cfg: BenchCo
   const chunks = await recordReplay(system, gateway, kind);
   for (const target of targets) await sequence(gateway, requestSpec(system, gateway, kind, target), kind, target, Math.max(3, Math.round(spec.perRound / 5)));
   await gateway.take();
-  const r: KindResult = { kind, latencyMs: {}, roundMedians: {}, streams: {}, cpuPerRequest: { modelmux: 0, replay: 0 }, calls: {}, logBytes: 0, logLines: 0, requests: 0, responseBytes: 0, requestBytes: Buffer.byteLength(JSON.stringify(spec.body)), chunks };
+  const r: KindResult = { kind, latencyMs: {}, roundMedians: {}, streams: {}, cpuPerRequest: { modelmux: 0, replay: 0 }, calls: {}, logBytes: 0, logLines: 0, requests: 0, responseBytes: 0, decodedResponseBytes: 0, requestBytes: Buffer.byteLength(JSON.stringify(spec.body)), chunks };
   const cpu = { modelmux: { ms: 0, n: 0 }, replay: { ms: 0, n: 0 } };
   let bytes = 0;
+  let decodedBytes = 0;
   const n = Math.max(2, Math.round(spec.perRound * cfg.perRoundScale));
   for (let round = 0; round < cfg.rounds; round++) {
     for (const target of [...targets.slice(round % targets.length), ...targets.slice(0, round % targets.length)]) {
@@ -130,10 +136,12 @@ export async function measureKind(system: System, gateway: Gateway, cfg: BenchCo
       r.logLines += taken.logLines;
       r.requests += n;
       bytes += run.bytes;
+      decodedBytes += run.decodedBytes;
     }
   }
   r.cpuPerRequest = { modelmux: cpu.modelmux.ms / cpu.modelmux.n, replay: cpu.replay.ms / cpu.replay.n };
   r.responseBytes = bytes / Math.max(1, r.requests);
+  r.decodedResponseBytes = decodedBytes / Math.max(1, r.requests);
   return r;
 }
 

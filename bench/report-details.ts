@@ -72,6 +72,7 @@ export function figures(r: Results, kind: Kind): RequestFigures {
     logBytes: per(k, k.logBytes),
     logLines: per(k, k.logLines),
     responseBytes: k.responseBytes,
+    decodedResponseBytes: k.decodedResponseBytes,
     requestBytes: k.requestBytes,
   };
 }
@@ -153,14 +154,14 @@ export function callsSection(r: Results): string {
     const kr = r.kinds[k];
     const f = figures(r, k);
     const ops = Object.entries(kr.calls).map(([op, c]) => `${op} ×${num(per(kr, c.calls))} (${ms(c.totalMs / Math.max(1, c.calls))} ms${c.errors ? `, ${c.errors} errors` : ''})`).join(', ');
-    return [KINDS[k].label, String(kr.requests), ops || 'none', num(f.writeUnits), num(f.readUnits), num(f.logLines), num(f.logBytes, 0), num(kr.responseBytes, 0)];
+    return [KINDS[k].label, String(kr.requests), ops || 'none', num(f.writeUnits), num(f.readUnits), num(f.logLines), num(f.logBytes, 0), `${num(kr.responseBytes, 0)} / ${num(kr.decodedResponseBytes, 0)}`];
   });
   return [
     'Counted at an SDK middleware in the gateway process (every AWS client the store makes; `ReturnConsumedCapacity` on each DynamoDB',
     'call, so the units are those DynamoDB Local charged: 1 KB writes, 4 KB reads, ×2 in transactions). Caches expire on their own TTLs',
     'during the run, so their refresh reads are included. Log bytes are what the handlers wrote to stdout/stderr.',
     '',
-    table(['request (one at a time)', 'n', 'calls per request (avg wall time here)', 'write units / req', 'read units / req', 'log lines / req', 'log bytes / req', 'response bytes'], rows),
+    table(['request (one at a time)', 'n', 'calls per request (avg wall time here)', 'write units / req', 'read units / req', 'log lines / req', 'log bytes / req', 'response bytes: wire / decoded'], rows),
   ].join('\n');
 }
 

@@ -77,9 +77,26 @@ function goals(r: Results, d: Derived): string {
   if ((d.chatImport?.importMs ?? Infinity) > 60) limits.push(`- **Import**: ${topPhases(r.loadProfile, d.chatImport?.importMs ?? Number.NaN, 4)} (one profiled load, shares applied to the median).`);
   if (cost.totalUsd > 5) {
     const parts: Array<[string, number]> = [['Lambda', cost.lambdaUsd], ['DynamoDB', cost.dynamoUsd], ['CloudFront', cost.cloudfrontUsd], ['logs', cost.logsUsd], ['other', cost.otherUsd]];
-    limits.push(`- **Cost**: ${parts.sort((a, b) => b[1] - a[1]).map(([n, v]) => `${n} ${usd(v)}`).join(', ')} (see the cost table for the other memory sizes).`);
+    limits.push(`- **Cost**: ${parts.sort((a, b) => b[1] - a[1]).map(([n, v]) => `${n} ${usd(v)}`).join(', ')} (see the cost table for the other memory sizes). ${costFloor(r, d)}`);
   }
   return [table(['figure', 'goal', 'measured', ''], rows), '', limits.length ? `What limits the goals not met:\n\n${limits.join('\n')}` : 'Every goal is met.'].join('\n');
+}
+
+/**
+ * The floor of the cost goal under its own rules: a Node handler that does nothing still needs the
+ * memory whose INIT estimate (this run's empty module, process start → handler, CPU) fits 400 ms, and
+ * at that memory the mix's billed upstream wait alone, plus CloudFront's per-request price, is what
+ * no gateway code can remove.
+ */
+function costFloor(r: Results, d: Derived): string {
+  const empty = r.imports.find((i) => i.label === 'empty')?.readyCpuMs ?? Number.NaN;
+  const floorMb = Math.max(128, Math.ceil((ASSUMPTIONS.fullVcpuMb * empty) / INIT_GOAL_MS));
+  const idle = { ...d.inputs, readyMs: empty, mix: d.inputs.mix.map((p) => ({ ...p, figures: { ...p.figures, cpuMs: 0, dynamoCalls: 0, writeUnits: 0, readUnits: 0, sqsCalls: 0, logBytes: 0, logLines: 0, responseBytes: 0 } })) };
+  const floor = costRow('floor', { Chat: floorMb, Embeddings: floorMb }, idle);
+  return (
+    `The floor under the goal's own rules: an empty Node handler takes ${ms(empty)} ms of CPU from process start to handler here, so INIT ≤ ${INIT_GOAL_MS} ms needs ≥ ${floorMb} MB; ` +
+    `at ${floorMb} MB the mix's upstream wait and Lambda requests alone bill ${usd(floor.lambdaUsd)}, and CloudFront's requests ${usd(floor.cloudfrontUsd)}: ${usd(floor.totalUsd)} with Lambda's own log lines, before any gateway work, DynamoDB write or byte.`
+  );
 }
 
 /**
@@ -105,14 +122,14 @@ function costSection(r: Results, d: Derived): string {
   const mix = d.inputs.mix;
   const perKind = mix.map((p) => {
     const f = p.figures;
-    return [`${pct(p.share)} ${p.label}`, ms(f.cpuMs), `${billedMs(p, d.configured[p.fn])} ms`, num(f.dynamoCalls), num(f.writeUnits), num(f.readUnits), num(f.sqsCalls), `${num(f.logLines)} / ${num(f.logBytes, 0)} B`, kb(f.responseBytes)];
+    return [`${pct(p.share)} ${p.label}`, ms(f.cpuMs), `${billedMs(p, d.configured[p.fn])} ms`, num(f.dynamoCalls), num(f.writeUnits), num(f.readUnits), num(f.sqsCalls), `${num(f.logLines)} / ${num(f.logBytes, 0)} B`, `${kb(f.responseBytes)} / ${kb(f.decodedResponseBytes)}`];
   });
   const prices = Object.values(PRICES).map((p) => [p.unit, `$${p.usd < 0.001 ? p.usd.toExponential(4) : p.usd}`, p.source, p.since]);
   return [
     `The mix: ${mix.map((p) => `${pct(p.share)} ${p.label}`).join('; ')}. Each request's figures are measured (below); the billed duration is`,
     `the upstream time + the gateway's CPU (handler path) × ${ASSUMPTIONS.fullVcpuMb} / memory (Lambda gives one full vCPU at ${ASSUMPTIONS.fullVcpuMb} MB) + ${ASSUMPTIONS.dynamoCallMs} ms per DynamoDB call,`,
     `rounded up to 1 ms. ${d.chatFn.architecture}, as synthesized. INIT is billed (since 2025-08-01) for ${pct(ASSUMPTIONS.coldStartShare)} of the invocations at the estimate in the last column.`,
-    `No free tier is counted. CloudFront (pay-as-you-go) is requests + bytes out + request bodies to the origin; "flat-rate" puts ${usd(CLOUDFRONT_FLAT_RATE_PER_1M.usd)} in its place (${CLOUDFRONT_FLAT_RATE_PER_1M.plan}, at full use). "other": ${d.inputs.waf ? 'WAF requests, ' : ''}SQS calls counted.`,
+    `No free tier is counted. CloudFront (pay-as-you-go) is requests + bytes out (as sent on the wire: the bench asks for gzip as the openai SDK does, and the gateway sends gzip) + request bodies to the origin; "flat-rate" puts ${usd(CLOUDFRONT_FLAT_RATE_PER_1M.usd)} in its place (${CLOUDFRONT_FLAT_RATE_PER_1M.plan}, at full use). "other": ${d.inputs.waf ? 'WAF requests, ' : ''}SQS calls counted.`,
     '',
     table(['memory (both functions)', 'Lambda GB-s', 'Lambda', 'DynamoDB', 'CloudFront', 'logs', 'other', 'total / 1M', 'total, CloudFront flat-rate', 'INIT estimate, ms'], [...d.rows, d.rightSizedRow, d.configuredRow].map(rowCells)),
     '',
@@ -120,7 +137,7 @@ function costSection(r: Results, d: Derived): string {
     '',
     `Per request, as measured (billed duration at the configured memory):`,
     '',
-    table(['part of the mix', 'CPU ms (handler path)', 'billed duration', 'DynamoDB calls', 'write units', 'read units', 'SQS calls', 'log lines / bytes', 'response (headers + body)'], perKind),
+    table(['part of the mix', 'CPU ms (handler path)', 'billed duration', 'DynamoDB calls', 'write units', 'read units', 'SQS calls', 'log lines / bytes', 'response (headers + body): on the wire / decoded'], perKind),
     '',
     `A ledger item takes ${num(r.ledgerBytesPerItem, 0)} bytes: 1M requests add ${num(r.ledgerBytesPerItem / 1e3, 2)} GB to the ledger, ${usd((r.ledgerBytesPerItem / 1e3) * PRICES.dynamoStorage.usd)} a month for as long as they are kept (not in the totals).`,
     `Lambda's own log lines add ${ASSUMPTIONS.platformLogBytes} bytes in ${ASSUMPTIONS.platformLogEvents} events per invocation; CloudWatch counts ${ASSUMPTIONS.logEventOverheadBytes} bytes more per event.`,

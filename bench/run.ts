@@ -15,6 +15,7 @@ import { closePools } from './client';
 import { emptyModule, profileImport, timeImports, type ImportVariant } from './cold-start';
 import { benchConfig, KINDS, type Kind } from './config';
 import { measureConcurrentStreams, measureKind, measureLoad, profileKinds, type KindResult } from './measure';
+import { measureGzipLevels, renderGzipLevels } from './gzip-levels';
 import { measureHolds, renderHolds } from './hold-phase';
 import { renderReport } from './report';
 import { stackFunction, synthStack } from './stack';
@@ -87,6 +88,9 @@ async function main(): Promise<void> {
   const ledger = (await documentClient().send(new DescribeTableCommand({ TableName: process.env.LEDGER_TABLE }))).Table;
   log('what a hold adds: hold + settle pairs on DynamoDB Local');
   const holds = await measureHolds(process.env.DYNAMODB_ENDPOINT ?? '', cfg.quick ? 50 : 200);
+  log('gzip settings on a 500-chunk stream of this run');
+  const streamEvents = kinds.stream500.streams.modelmux?.[0]?.events ?? [];
+  const gzip = await measureGzipLevels(streamEvents, cfg.quick ? 5 : 20);
   const report = `${renderReport({
     cfg,
     startedAt: new Date(Date.now() - (performance.now() - started)),
@@ -102,7 +106,7 @@ async function main(): Promise<void> {
     phases,
     ledgerBytesPerItem: (ledger?.TableSizeBytes ?? 0) / Math.max(1, ledger?.ItemCount ?? 0),
     storedResponses,
-  })}\n\n${renderHolds(holds)}`;
+  })}\n\n${renderHolds(holds)}\n\n${renderGzipLevels(gzip, streamEvents.length)}`;
   const target = cfg.quick ? join(logDir, 'BENCHMARKS.quick.md') : join(ROOT, 'BENCHMARKS.md');
   // The dashboard's figures come from `npm run bench:dashboard` and are kept as they are.
   const dashboard = readDashboardSection(join(ROOT, 'BENCHMARKS.md'));

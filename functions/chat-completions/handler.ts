@@ -1,8 +1,9 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import { once } from 'node:events';
 import { dispatch } from '../shared/app/dispatch';
 import { config } from '../shared/config/env';
 import { finishInvocation, fromFunctionUrlEvent, initGateway, logRequest, responseHeaders, runCore } from '../shared/edge/function-url';
+import { acceptsGzip, encodeBody, GZIP_HEADERS, IDENTITY_HEADERS } from '../shared/edge/response-encoding';
+import { writeFrames } from '../shared/edge/stream-writer';
 
 // INIT: every setting parsed now (config/env.ts), so a malformed variable fails the cold start naming it.
 config();
@@ -34,17 +35,18 @@ export const handler = awslambda.streamifyResponse(async (event: APIGatewayProxy
   // The client left before the first byte: nothing to write to, but an answer that was produced is
   // still stopped and billed by `after`.
   if (!responseStream.destroyed) {
-    const out = awslambda.HttpResponseStream.from(responseStream, { statusCode: result.status, headers: responseHeaders(result, req.requestId) });
+    // gzip when the client accepts it (response-encoding.ts): streams always, buffered bodies from 1 KB.
+    const gzip = acceptsGzip(req.headers);
+    const headers = responseHeaders(result, req.requestId);
     if (result.kind === 'json') {
-      out.write(JSON.stringify(result.body));
+      const encoded = encodeBody(JSON.stringify(result.body), gzip);
+      const out = awslambda.HttpResponseStream.from(responseStream, { statusCode: result.status, headers: { ...headers, ...encoded.headers } });
+      out.write(encoded.body);
+      if (!out.destroyed) out.end();
     } else {
-      for await (const frame of result.frames) {
-        if (controller.signal.aborted) break;
-        // One shared abort promise: a listener per backpressure wait would pile up on the signal.
-        if (!out.write(frame)) await Promise.race([once(out, 'drain').catch(() => undefined), gone]);
-      }
+      const out = awslambda.HttpResponseStream.from(responseStream, { statusCode: result.status, headers: { ...headers, ...(gzip ? GZIP_HEADERS : IDENTITY_HEADERS) } });
+      await writeFrames(out, result.frames, { gzip, signal: controller.signal, gone });
     }
-    if (!out.destroyed) out.end();
   }
   // A billed request logs its one line when settled (with tokens and cost); others log here.
   if (result.after) await result.after();

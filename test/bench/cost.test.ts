@@ -7,7 +7,7 @@ const part = (over: Partial<MixPart['figures']> = {}): MixPart => ({
   share: 1,
   upstreamMs: 1000,
   fn: 'Chat',
-  figures: { cpuMs: 0, dynamoCalls: 0, writeUnits: 0, readUnits: 0, sqsCalls: 0, logBytes: 0, logLines: 0, responseBytes: 0, requestBytes: 0, ...over },
+  figures: { cpuMs: 0, dynamoCalls: 0, writeUnits: 0, readUnits: 0, sqsCalls: 0, logBytes: 0, logLines: 0, responseBytes: 0, decodedResponseBytes: 0, requestBytes: 0, ...over },
 });
 
 describe('bench cost model', () => {
@@ -21,7 +21,7 @@ describe('bench cost model', () => {
 
   it('prices 1M requests: Lambda GB-s and requests, DynamoDB units, CloudFront requests and bytes, log bytes', () => {
     const row = costRow('1024', { Chat: 1024, Embeddings: 1024 }, {
-      mix: [part({ writeUnits: 4, readUnits: 2, responseBytes: 1000, requestBytes: 500, logBytes: 400, logLines: 1 })],
+      mix: [part({ writeUnits: 4, readUnits: 2, responseBytes: 1000, decodedResponseBytes: 16_000, requestBytes: 500, logBytes: 400, logLines: 1 })],
       architecture: 'arm64',
       readyMs: 0,
       waf: false,
@@ -30,6 +30,7 @@ describe('bench cost model', () => {
     expect(row.lambdaUsd).toBeCloseTo(13.3334 + 0.2, 4);
     expect(row.dynamoUsd).toBeCloseTo(4 * 0.625 + 2 * 0.125, 6);
     // $0.01 per 10,000 requests; 1 GB out at $0.085; 0.5 GB to the origin at $0.02.
+    // Bytes out are the bytes on the wire (1,000 gzip), not the decoded 16,000.
     expect(row.cloudfrontUsd).toBeCloseTo(1 + 0.085 + 0.01, 6);
     // 400 bytes + 26 per event, and Lambda's START/END/REPORT lines (270 bytes + 3 × 26): 774 bytes, $0.50/GB.
     expect(row.logsUsd).toBeCloseTo(0.774 * 0.5, 6);

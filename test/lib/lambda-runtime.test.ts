@@ -156,7 +156,11 @@ describe(`the deployed bundles under aws-lambda-ric on Node ${LAMBDA_NODE_VERSIO
   it('stream a chat completion chunk by chunk as it is produced, ending in a usage chunk', async () => {
     simulator.setChunkDelay(40);
     try {
-      const stream = await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'runtime stream of several words' }], stream: true, stream_options: { include_usage: true } });
+      const { data: stream, response } = await client.chat.completions
+        .create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'runtime stream of several words' }], stream: true, stream_options: { include_usage: true } })
+        .withResponse();
+      // The SDK's fetch asks for gzip: the stream's content-encoding crosses the runtime's prelude unchanged.
+      expect(response.headers.get('content-encoding')).toBe('gzip');
       let text = '';
       let usage: OpenAI.CompletionUsage | undefined;
       const arrivals: number[] = [];
@@ -201,6 +205,7 @@ describe(`the deployed bundles under aws-lambda-ric on Node ${LAMBDA_NODE_VERSIO
       })(),
     ).rejects.toThrow(/mid-stream/);
     expect(text.length).toBeGreaterThan(0);
+    expect(response.headers.get('content-encoding')).toBe('gzip');
     const entry = await ledgerEntry(response.headers.get('x-request-id'));
     // The same o200k counts as the source tree's tokenizer: had the bundle failed to load its tokenizer
     // file, billing would have fallen back to characters / 3 and these would differ.
@@ -211,6 +216,8 @@ describe(`the deployed bundles under aws-lambda-ric on Node ${LAMBDA_NODE_VERSIO
   it('answer embeddings from the buffered function, with the upstream call and the settle as X-Ray subsegments', async () => {
     const { data, response } = await client.embeddings.create({ model: 'text-embedding-3-small', input: ['one', 'two'] }).withResponse();
     expect(data.data.map((d) => d.index)).toEqual([0, 1]);
+    // gzip through the buffered path: base64 (`isBase64Encoded`) from the function, bytes on the wire.
+    expect(response.headers.get('content-encoding')).toBe('gzip');
     expect(await ledgerEntry(response.headers.get('x-request-id'))).toMatchObject({ publicModel: 'text-embedding-3-small', completionTokens: 0 });
     await expect.poll(() => xraySegments.map((s) => s.name), { timeout: 5_000 }).toEqual(expect.arrayContaining(['upstream', 'settle']));
     const upstream = xraySegments.find((s) => s.name === 'upstream');

@@ -2,7 +2,10 @@
  * The DynamoDB document client: one per container, created on first use and reused by every request
  * (SDK clients hold connection pools and credential caches; creating one per request wastes both).
  */
+import { Agent as HttpAgent } from 'node:http';
+import { Agent as HttpsAgent, type AgentOptions } from 'node:https';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { fromEnv } from '@aws-sdk/credential-provider-env';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config/env';
 
@@ -28,6 +31,17 @@ const DEFAULT_MAX_ATTEMPTS = 3;
 const DEFAULT_CONNECTION_TIMEOUT_MS = 1_000;
 const DEFAULT_REQUEST_TIMEOUT_MS = 3_000;
 
+/**
+ * The connection pool of one client. Keep-alive, so a container signs and sends every call over the
+ * same warm TCP (and, against AWS, TLS) connection: a new TLS connection costs a handshake's CPU and a
+ * round trip. `maxSockets` 50 is the SDK's own default (smithy NodeHttpHandler); a Lambda invocation
+ * has a few calls in flight at most. `lifo` reuses the most recently used socket first, so after a
+ * burst the idle ones age out instead of being kept half-alive by round-robin reuse, and the socket a
+ * thawed container picks is the one least likely to have been closed by the server meanwhile.
+ * `keepAliveMsecs`: TCP keep-alive probes on idle sockets (Node's default 1 s).
+ */
+export const DYNAMODB_AGENT_OPTIONS: Readonly<AgentOptions> = { keepAlive: true, keepAliveMsecs: 1_000, maxSockets: 50, scheduling: 'lifo' };
+
 /** Credentials DynamoDB Local accepts (it checks only that some are present). */
 const LOCAL_DUMMY_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' } as const;
 
@@ -40,22 +54,39 @@ const LOCAL_DUMMY_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local'
 export const SDK_CLIENT_HOOK = Symbol.for('modelmux.sdkClientCreated');
 
 /**
- * Makes a new document client. Numbers come back as JS numbers; `removeUndefinedValues` lets item
- * objects carry optional fields. For a custom endpoint (DynamoDB Local) without credentials in the
- * environment, dummy static credentials are used so the default provider chain does not probe IMDS.
+ * The client's credentials: with `AWS_ACCESS_KEY_ID` and `AWS_SECRET_ACCESS_KEY` set (always, in Lambda:
+ * the execution role's credentials), `fromEnv()` given as `credentials`, which the SDK memoizes: the
+ * environment is read once per client, not at every call. (Through `credentialDefaultProvider` the SDK
+ * takes the provider as already memoized; lambda-credentials.ts stands in for the default chain in the
+ * bundles with a bare `fromEnv`, which re-read six variables and built a new identity at each call.)
+ * For a custom endpoint (DynamoDB Local) without them, dummy static credentials, so the default chain
+ * does not probe IMDS. Otherwise `undefined`: the SDK's default chain (profiles, SSO: the admin CLI).
+ */
+function credentialsFor(endpoint: string | undefined) {
+  if (process.env.AWS_ACCESS_KEY_ID && process.env.AWS_SECRET_ACCESS_KEY) return fromEnv();
+  return endpoint ? LOCAL_DUMMY_CREDENTIALS : undefined;
+}
+
+/**
+ * Makes a new document client, with its own keep-alive connection pool ({@link DYNAMODB_AGENT_OPTIONS};
+ * `destroy()` closes it, see StoreDocumentClient). Numbers come back as JS numbers; `removeUndefinedValues` lets item objects
+ * carry optional fields. Credentials: see {@link credentialsFor}.
  */
 export function createDocumentClient(opts: DocumentClientOptions = {}): DynamoDBDocumentClient {
   const endpoint = opts.endpoint;
-  const hasEnvCredentials = Boolean(process.env.AWS_ACCESS_KEY_ID && process.env.AWS_SECRET_ACCESS_KEY);
+  const credentials = credentialsFor(endpoint);
   const client = new DynamoDBClient({
     // Without an explicit region, let the SDK's chain find it (AWS_REGION, then the profile in
     // ~/.aws/config, for the admin CLI); a made-up default would send it to the wrong region's tables.
     // DynamoDB Local ignores the region, but the SDK needs one to sign.
     region: opts.region ?? process.env.AWS_REGION ?? (endpoint ? 'us-east-1' : undefined),
     ...(endpoint ? { endpoint } : {}),
-    ...(endpoint && !hasEnvCredentials ? { credentials: LOCAL_DUMMY_CREDENTIALS } : {}),
+    ...(credentials ? { credentials } : {}),
     maxAttempts: opts.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
     requestHandler: {
+      // Ours rather than the SDK's default (also keep-alive, 50 sockets): stated, and tested
+      // (test/store/connection-reuse.test.ts). Only the one the endpoint's scheme needs is made.
+      ...(endpoint?.startsWith('http:') ? { httpAgent: new HttpAgent(DYNAMODB_AGENT_OPTIONS) } : { httpsAgent: new HttpsAgent(DYNAMODB_AGENT_OPTIONS) }),
       connectionTimeout: opts.connectionTimeoutMs ?? DEFAULT_CONNECTION_TIMEOUT_MS,
       requestTimeout: opts.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
       // Without this the SDK only logs a warning when requestTimeout passes (smithy NodeHttpHandlerOptions).
@@ -69,7 +100,22 @@ export function createDocumentClient(opts: DocumentClientOptions = {}): DynamoDB
   client.middlewareStack.remove('loggerMiddleware');
   const hook: unknown = (globalThis as Record<symbol, unknown>)[SDK_CLIENT_HOOK];
   if (typeof hook === 'function') hook(client);
-  return DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
+  return new StoreDocumentClient(client);
+}
+
+/**
+ * lib-dynamodb's document client, whose `destroy()` also destroys the client it wraps (lib-dynamodb's
+ * own is a no-op: "destroy the client you passed to from()"), so a test or tool that destroys its
+ * client closes its connections.
+ */
+class StoreDocumentClient extends DynamoDBDocumentClient {
+  constructor(private readonly inner: DynamoDBClient) {
+    super(inner, { marshallOptions: { removeUndefinedValues: true } });
+  }
+
+  override destroy(): void {
+    this.inner.destroy();
+  }
 }
 
 let shared: DynamoDBDocumentClient | undefined;
