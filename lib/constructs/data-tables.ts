@@ -39,13 +39,14 @@ export const RESPONSES_TABLE_ACTIONS: readonly string[] = ['dynamodb:BatchGetIte
 
 /**
  * What the settle function does (queued settles, the orphan sweep): settle a hold (ledger PutItem with
- * the account UpdateItem) or cancel it (account UpdateItem; ledger GetItem when it was settled before); find holds in flight (Scan of the accounts
- * table: the inline `holds` maps, billing/sweep.ts) and an orphan's full key hash (Query on the keys
- * table's `byAccount` index).
+ * the account UpdateItem) or cancel it (account UpdateItem; ledger GetItem when it was settled
+ * before); find holds in flight (Scan of the accounts table: the inline `holds` maps,
+ * billing/sweep.ts) and an orphan's full key hash (Query on the keys table's `byAccount` index).
  */
 export const SETTLE_TABLE_ACTIONS = {
   accounts: ['dynamodb:UpdateItem', 'dynamodb:Scan'],
-  ledger: ['dynamodb:PutItem', 'dynamodb:GetItem'],
+  // UpdateItem / DeleteItem: queued settles of holds placed before issue 14 (billing/legacy-settle.ts).
+  ledger: ['dynamodb:PutItem', 'dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
   keysByAccountIndex: ['dynamodb:Query'],
 } as const;
 

@@ -24,6 +24,7 @@ import { logger } from '../observability/logger';
 import { updateView, unmarshallItem } from './account-state';
 import { cancellationReasons } from './cancellation';
 import { HOLDS_MAP, keyEntryId, type HoldRecord } from './hold-record';
+import { legacySettleTransaction } from './legacy-settle';
 import { computeCharge, type Charge } from './price';
 import { UpdateBuilder } from './update-builder';
 import { sleep } from '../retry/sleep';
@@ -74,9 +75,11 @@ export function chargeFor(hold: Pick<HoldRecord, 'holdFreeTokens'>, entry: Pick<
 export async function settleHold(hold: HoldRecord, outcome: SettleOutcome, maxAttempts = 30): Promise<SettleResult> {
   const charge = outcome.kind === 'bill' ? chargeFor(hold, outcome.entry) : { freeTokensUsed: 0, costNanoUsd: 0, freePromptTokens: 0, freeCompletionTokens: 0 };
   let withKey = true;
+  let legacy = false; // a hold placed before issue 14: a held ledger item (legacy-settle.ts)
   for (let attempt = 1; ; attempt++) {
     try {
-      if (outcome.kind === 'cancel') await cancelUpdate(hold, withKey);
+      if (legacy) await transactWrite(legacySettleTransaction(hold, outcome, charge, accountSettleUpdate(hold, charge, withKey, false).build()), { retryConflicts: false });
+      else if (outcome.kind === 'cancel') await cancelUpdate(hold, withKey);
       else await transactWrite(settleTransaction(hold, outcome.entry, charge, withKey), { retryConflicts: false });
       updateView(hold.accountId, (s) => {
         s.freeTokens += hold.holdFreeTokens - charge.freeTokensUsed;
@@ -99,21 +102,31 @@ export async function settleHold(hold: HoldRecord, outcome: SettleOutcome, maxAt
       const ledgerReason = reasons?.[SETTLE_ITEM.ledgerEntry];
       const accountReason = reasons?.[SETTLE_ITEM.account];
       if (ledgerReason?.code === 'ConditionalCheckFailed') {
-        const stored = settledBefore(unmarshallItem(ledgerReason.item));
-        if (accountReason?.code === 'None' || inlineOf(unmarshallItem(accountReason?.item), hold.requestId) !== undefined) await releaseDuplicate(hold);
+        const old = unmarshallItem(ledgerReason.item);
+        if (!legacy && old?.status === 'held') {
+          legacy = true;
+          continue;
+        }
+        const stored = settledBefore(old);
+        if (!legacy && accountReason?.code === 'None' || inlineOf(unmarshallItem(accountReason?.item), hold.requestId) !== undefined) await releaseDuplicate(hold);
         return stored;
       }
       if (err instanceof ConditionalCheckFailedException || accountReason?.code === 'ConditionalCheckFailed') {
         const accountOld = unmarshallItem(err instanceof ConditionalCheckFailedException ? err.Item : accountReason?.item);
         const inline = inlineOf(accountOld, hold.requestId);
-        if (inline !== undefined && withKey) {
+        if ((legacy || inline !== undefined) && withKey) {
           withKey = false; // the key was deleted while the request ran: settle the account alone
           continue;
         }
         // Not (or no longer) on the account: settled or cancelled before, or never placed.
         // A bill's transaction reports the ledger entry's own failed condition when one exists; a
         // cancel reads the entry (a cancel racing a settle that landed returns what it charged).
-        return settledBefore(outcome.kind === 'cancel' ? await readLedgerEntry(hold) : undefined);
+        const entry = outcome.kind === 'cancel' ? await readLedgerEntry(hold) : undefined;
+        if (!legacy && entry?.status === 'held') {
+          legacy = true;
+          continue;
+        }
+        return settledBefore(entry);
       }
       if (!isTransactionConflict(err) || attempt >= maxAttempts) throw err;
       await sleep(backoffDelayMs(attempt, { maxDelayMs: 250 }));
@@ -172,7 +185,7 @@ function settleTransaction(hold: HoldRecord, entry: UsageEntry, charge: Charge, 
   ];
 }
 
-function accountSettleUpdate(hold: HoldRecord, charge: Charge, withKey: boolean): UpdateBuilder {
+function accountSettleUpdate(hold: HoldRecord, charge: Charge, withKey: boolean, inlineHold = true): UpdateBuilder {
   const b = new UpdateBuilder();
   b.add('freeTokens', hold.holdFreeTokens - charge.freeTokensUsed);
   b.add('heldFreeTokens', -hold.holdFreeTokens);
@@ -181,9 +194,11 @@ function accountSettleUpdate(hold: HoldRecord, charge: Charge, withKey: boolean)
   b.add('usedNanoUsd', charge.costNanoUsd);
   b.add('usedFreeTokens', charge.freeTokensUsed);
   if (hold.accountSlot) b.add(b.name('inflight'), -1);
-  const inline = b.path(HOLDS_MAP, hold.requestId);
-  b.when(HOLD_IS_PENDING.replace('#holds.#rid', inline));
-  b.remove(inline);
+  if (inlineHold) {
+    const inline = b.path(HOLDS_MAP, hold.requestId);
+    b.when(HOLD_IS_PENDING.replace('#holds.#rid', inline));
+    b.remove(inline);
+  }
   if (!withKey) return b;
   const h16 = keyEntryId(hold.keyHash);
   const key = (attr: string) => b.path('keys', h16, attr);

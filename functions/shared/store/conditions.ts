@@ -94,6 +94,12 @@ export const HOLD_IS_NEW = 'attribute_not_exists(#holds.#rid)';
 export const HOLD_IS_PENDING = 'attribute_exists(#holds.#rid)';
 
 /**
+ * Ledger, holds placed before issue 14 only (billing/legacy-settle.ts): the held ledger item is settled
+ * (or cancelled) once, while it still says `held`. `#status` = `status`, `:held` = `held`.
+ */
+export const HOLD_WAS_LEDGER_ITEM = '#status = :held';
+
+/**
  * The hold's conditions on the account item (billing/hold-write.ts builds them per request; each
  * clause is one invariant):
  * - `freeTokens >= :f` (or `= :f` when the hold takes them all): available free tokens never negative,
