@@ -64,6 +64,13 @@ export const DEFAULT_LOG_RETENTION_DAYS = 30;
 /** Replaces `@aws-sdk/credential-provider-node` in the bundles: an env-only default credential chain. */
 const LAMBDA_CREDENTIALS_SOURCE = 'functions/shared/store/lambda-credentials.ts';
 
+/**
+ * Replaces `@smithy/core/event-streams` in the handler bundles: none of their clients has an event-stream
+ * operation, and the SDK's `import()` of that module made esbuild wrap ~160 SDK modules in lazy
+ * initializers (~19 KB; see no-event-streams.ts).
+ */
+const NO_EVENT_STREAMS_SOURCE = 'functions/shared/store/no-event-streams.ts';
+
 /** Headers the official OpenAI SDKs send (providers.md §1.6), allowed for browser-based callers. */
 const SDK_HEADERS = [
   'authorization',
@@ -123,8 +130,11 @@ export interface GatewayFunctionProps {
  *
  * Bundle: ESM (`index.mjs`) rather than CJS, because the sources are ES modules and ESM allows top-level
  * `await` during INIT (the handler can await the upstream secret before the first request); `module`
- * main-field first so the AWS SDK's ES build is tree-shaken. Minified with names kept (the error
- * family sets `name = new.target.name`, and stack traces stay readable by function name). The source
+ * main-field first so the AWS SDK's ES build is tree-shaken. Minified without `keepNames`: it
+ * would add a `__name()` call per function and class (~36 KB, ~12 ms of INIT); the error family names
+ * each class explicitly, and stack traces are read through the source map. One cost: the SDK tells its
+ * default `NoOpLogger` apart by class name, so it now hands that no-op logger to its HTTP handler and
+ * the handler's rare "socket usage at capacity" warning is dropped instead of going to the console. The source
  * map (without `sourcesContent`) is shipped beside the bundle for offline symbolication, but NOT
  * enabled at runtime: `--enable-source-maps` makes Node read and parse the ~0.9 MB map at every cold
  * start (`npm run bench` times the bundle both ways: "with source maps" row). `metafile`
@@ -176,7 +186,10 @@ export class GatewayFunction extends Construct {
         externalModules: [`./${TOKENIZER_FILE}`, `./${TRACER_FILE}`, ...LAZY_CLIENT_FILES.map((c) => `./${c.file}`)],
         // Credentials in Lambda come from the environment only: the rest of the SDK's default chain
         // (SSO, INI, IMDS, STS) is 140 KB of dead code at every cold start (see lambda-credentials.ts).
-        esbuildArgs: { '--alias': `@aws-sdk/credential-provider-node=./${LAMBDA_CREDENTIALS_SOURCE}` },
+        // Event streams: unused by the bundled clients, and their lazy import costs INIT (see above).
+        esbuildArgs: {
+          '--alias': [`@aws-sdk/credential-provider-node=./${LAMBDA_CREDENTIALS_SOURCE}`, `@smithy/core/event-streams=./${NO_EVENT_STREAMS_SOURCE}`],
+        },
         define: {
           'process.env.MODELMUX_TOKENIZER_MODULE': JSON.stringify(`./${TOKENIZER_FILE}`),
           'process.env.MODELMUX_TRACER_MODULE': JSON.stringify(`./${TRACER_FILE}`),
@@ -188,7 +201,9 @@ export class GatewayFunction extends Construct {
           afterBundling: (inputDir: string, outputDir: string) => lazyBundleCommands(inputDir, outputDir, tracing),
         },
         minify: true,
-        keepNames: true,
+        // No keepNames: its `__name()` call per function and class cost ~36 KB and ~12 ms of INIT
+        // (`npm run bench`). Our errors name themselves (`override name`, openai/errors.ts).
+        keepNames: false,
         sourceMap: true,
         sourceMapMode: SourceMapMode.DEFAULT,
         sourcesContent: false,

@@ -9,6 +9,7 @@ import { MAX_KEYS_PER_ACCOUNT } from './limits';
  * code `key_limit_exceeded`.
  */
 export class KeyLimitExceededError extends GatewayError {
+  override name = 'KeyLimitExceededError';
   constructor() {
     // The account id is internal (a Cognito sub, or acct_…): never shown to the user.
     super(
@@ -22,6 +23,7 @@ export class KeyLimitExceededError extends GatewayError {
 
 /** 409 Conflict: an account with this id already exists (create never overwrites balances). */
 export class AccountExistsError extends GatewayError {
+  override name = 'AccountExistsError';
   constructor(accountId: string) {
     super(409, 'invalid_request_error', `Account ${accountId} already exists.`, { code: 'account_exists' });
   }
@@ -29,6 +31,7 @@ export class AccountExistsError extends GatewayError {
 
 /** 404: no account with this id. */
 export class AccountNotFoundError extends NotFoundError {
+  override name = 'AccountNotFoundError';
   constructor(accountId: string) {
     super(`No account ${accountId}.`, { code: 'account_not_found' });
   }
@@ -36,6 +39,7 @@ export class AccountNotFoundError extends NotFoundError {
 
 /** 404: no active key of this account matches the given hash prefix or hint. */
 export class KeyNotFoundError extends NotFoundError {
+  override name = 'KeyNotFoundError';
   constructor(accountId: string, ref: string) {
     super(`No API key matching "${ref}" in account ${accountId}.`, { code: 'key_not_found' });
   }

@@ -53,6 +53,7 @@ export interface RateLimitRefusal {
  * the current minute; for concurrency, one second (a slot frees when any request in flight ends).
  */
 export class RateLimitError extends GatewayError {
+  override name = 'RateLimitError';
   constructor(r: RateLimitRefusal) {
     const whose = r.scope === 'key' ? 'this API key' : 'your account';
     const what = r.kind === 'rpm' ? `requests per minute (RPM): Limit ${r.limit}` : `concurrent requests: Limit ${r.limit}`;

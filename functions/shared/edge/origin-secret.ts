@@ -35,6 +35,7 @@ let lastGood: Accepted | undefined;
 
 /** 403 for a request that did not come through the distribution (OpenAI's error body; the SDK's PermissionDeniedError). */
 export class DirectAccessForbiddenError extends GatewayError {
+  override name = 'DirectAccessForbiddenError';
   constructor() {
     super(403, 'permission_error', 'This endpoint is served through the API base URL only; direct calls to the function URL are refused.', {
       code: 'direct_access_forbidden',

@@ -47,7 +47,9 @@ export class GatewayError extends Error {
 
   constructor(status: number, type: OpenAIErrorType, message: string, init: GatewayErrorInit = {}) {
     super(message, init.cause === undefined ? undefined : { cause: init.cause });
-    this.name = new.target.name;
+    // Each subclass names itself (`override name`): the bundles are minified without keepNames, so
+    // `new.target.name` would be a mangled identifier.
+    this.name = 'GatewayError';
     this.status = status;
     this.type = type;
     this.param = init.param ?? null;
@@ -58,6 +60,7 @@ export class GatewayError extends Error {
 
 /** 400: the body is not JSON, or fails validation. `param` names the offending field. */
 export class InvalidRequestError extends GatewayError {
+  override name = 'InvalidRequestError';
   constructor(message: string, init: GatewayErrorInit = {}) {
     super(400, 'invalid_request_error', message, { code: 'invalid_request', ...init });
   }
@@ -65,6 +68,7 @@ export class InvalidRequestError extends GatewayError {
 
 /** 401: missing, malformed, unknown or revoked API key (OpenAI: type `invalid_request_error`, providers.md §1.5). */
 export class AuthenticationError extends GatewayError {
+  override name = 'AuthenticationError';
   constructor(message: string, code: string | null = 'invalid_api_key') {
     super(401, 'invalid_request_error', message, { code });
   }
@@ -76,6 +80,7 @@ export class AuthenticationError extends GatewayError {
  * and what is affordable.
  */
 export class InsufficientCreditError extends GatewayError {
+  override name = 'InsufficientCreditError';
   constructor(message = 'Your account has no free tokens or credit left. Add credit to continue.') {
     super(402, 'insufficient_quota', message, { code: 'insufficient_quota' });
   }
@@ -83,6 +88,7 @@ export class InsufficientCreditError extends GatewayError {
 
 /** 404: unknown model, or unknown path (OpenAI: type `invalid_request_error`, code `model_not_found`; providers.md §1.5). */
 export class NotFoundError extends GatewayError {
+  override name = 'NotFoundError';
   constructor(message: string, init: GatewayErrorInit = {}) {
     super(404, 'invalid_request_error', message, init);
   }
@@ -90,6 +96,7 @@ export class NotFoundError extends GatewayError {
 
 /** 405: the path exists but not with this method; `allow` lists the methods it takes. */
 export class MethodNotAllowedError extends GatewayError {
+  override name = 'MethodNotAllowedError';
   constructor(method: string, path: string, allow: readonly string[]) {
     super(405, 'invalid_request_error', `Method ${method} is not allowed on ${path}. Use ${allow.join(', ')}.`, {
       code: 'method_not_allowed',
@@ -100,6 +107,7 @@ export class MethodNotAllowedError extends GatewayError {
 
 /** 413: the request body is larger than the gateway accepts (bytes). */
 export class PayloadTooLargeError extends GatewayError {
+  override name = 'PayloadTooLargeError';
   constructor(limitBytes: number) {
     super(413, 'invalid_request_error', `Request body exceeds the limit of ${limitBytes} bytes.`, {
       code: 'request_too_large',
@@ -112,6 +120,7 @@ export class PayloadTooLargeError extends GatewayError {
  * 504 every attempt timed out. Our own outages have their own classes below.
  */
 export class UpstreamUnavailableError extends GatewayError {
+  override name = 'UpstreamUnavailableError';
   constructor(status: 502 | 503 | 504, message: string, init: GatewayErrorInit = {}) {
     super(status, status === 504 ? 'timeout_error' : 'server_error', message, {
       code: status === 504 ? 'upstream_timeout' : 'upstream_unavailable',
@@ -126,6 +135,7 @@ export class UpstreamUnavailableError extends GatewayError {
  * (OpenAI SDK: `InternalServerError`); the class tells the log and the code who failed.
  */
 export class StoreUnavailableError extends GatewayError {
+  override name = 'StoreUnavailableError';
   constructor(message: string, init: GatewayErrorInit = {}) {
     super(503, 'server_error', message, { code: 'upstream_unavailable', ...init });
   }
@@ -137,6 +147,7 @@ export class StoreUnavailableError extends GatewayError {
  * sign-in service cannot be reached. Same body as an upstream outage unless `init.code` says more.
  */
 export class ConfigUnavailableError extends GatewayError {
+  override name = 'ConfigUnavailableError';
   constructor(message: string, init: GatewayErrorInit = {}) {
     super(503, 'server_error', message, { code: 'upstream_unavailable', ...init });
   }
