@@ -10,7 +10,7 @@
  * request writes no index item (the hold is 1 WRU, the settle 4). A Scan is billed by the data read,
  * not by what the filter keeps: 1 RRU per 8 KB (eventually consistent, 4 KB units halved) of every
  * item. 100,000 accounts of ~1 KB read ≈ 12,500 RRU ≈ $0.0016 per run at $0.125 per million RRU,
- * ≈ $0.47 a month at one run every 5 minutes (HOLD_SWEEP_INTERVAL_MINUTES, config/stack-contract.ts).
+ * ≈ $13.50 a month at one run every 5 minutes (HOLD_SWEEP_INTERVAL_MINUTES, config/stack-contract.ts).
  * Orphan bound: a hold is settled at most its expiry (the request function's timeout: chat 300 s,
  * embeddings 30 s) + grace + one sweep interval after its request started: 5 + 2 + 5 = 12 min with
  * the defaults, while the settle queue is empty.

@@ -21,8 +21,9 @@ export const SETTLE_QUEUE_URL_ENV = 'SETTLE_QUEUE_URL';
  * How often the orphan sweep runs (minutes): the settle function's EventBridge schedule
  * (lib/constructs/settle-path.ts) and `npm start`'s timer (local/settle-runner.ts). Each run Scans the
  * accounts table (billing/sweep.ts): read units by table size (~12,500 RRU ≈ $0.0016 for 100,000
- * accounts of ~1 KB), not by traffic, so 5 min (≈ $0.47 a month at that size) rather than 1. An orphan
- * is settled within its function's timeout + HOLD_SWEEP_GRACE_MS + this interval.
+ * accounts of ~1 KB), not by traffic, so 5 min (8,640 runs ≈ $13.50 a month at that size; every
+ * minute would be $67) rather than 1. An orphan is settled within its function's timeout +
+ * HOLD_SWEEP_GRACE_MS + this interval.
  */
 export const HOLD_SWEEP_INTERVAL_MINUTES = 5;
 
