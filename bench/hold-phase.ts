@@ -1,12 +1,13 @@
 /**
- * What a hold adds (issue 10): the hold's TransactWriteItems and its settle, measured in this process
+ * What a hold adds (issue 10): the hold's UpdateItem and its settle, measured in this process
  * against the bench's DynamoDB Local, on an account of their own. Reported: the hold's wall time
  * (p50/p99 ms) — added to time-to-first-token only when the container's view of the account cannot
  * predict it (a cold or stale view: the hold is then written before the upstream call; with a fresh
  * view it is written while the upstream connects, and adds max(0, hold − upstream first token)) —
  * and the CPU of one hold plus its settle (µs), the planning, expressions and SDK work included — and
  * the write units each consumed, per table and index, as DynamoDB Local reports them
- * (`ReturnConsumedCapacity: INDEXES`), with the DynamoDB item sizes that decide them.
+ * (`ReturnConsumedCapacity: INDEXES`), with the DynamoDB item sizes that decide them: the account
+ * item with 0, 1, 5 and 50 holds in flight (each inline in `holds`) and the ledger entry.
  */
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { ensureTables } from '../local/dynamodb-local';
@@ -33,7 +34,7 @@ export interface HoldFigures {
   /** Capacity units per hold and per settle (averages), by `table` / `table (index)`, reads apart. */
   units: { hold: Record<string, number>; settle: Record<string, number>; readsPerPair: number };
   /** DynamoDB item sizes (attribute names + values, DynamoDB Developer Guide "Item sizes"), bytes. */
-  itemBytes: { account: number; accountFiveKeys: number; ledgerHeld: number; ledgerSettled: number };
+  itemBytes: { account: number; accountFiveKeys: number; holdsInFlight: Record<number, number>; ledgerSettled: number };
 }
 
 /** An item's size as DynamoDB bills it: names + values (numbers ~ digits/2 + 1; lists/maps 3 B + contents + 1 B per element). */
@@ -141,7 +142,7 @@ async function pairs(runs: number, units: ReturnType<typeof countUnits>): Promis
     for (const [k, v] of Object.entries(from)) into[k] = (into[k] ?? 0) + v;
   };
   const item = async (table: string, key: Record<string, string>) => (await documentClient().send(new GetCommand({ TableName: table, Key: key }))).Item ?? {};
-  const itemBytes = { account: 0, accountFiveKeys: 0, ledgerHeld: 0, ledgerSettled: 0 };
+  const itemBytes = { account: 0, accountFiveKeys: 0, holdsInFlight: {} as Record<number, number>, ledgerSettled: 0 };
   let cpu = 0;
   for (let i = 0; i < runs; i++) {
     const cpu0 = process.cpuUsage();
@@ -149,7 +150,6 @@ async function pairs(runs: number, units: ReturnType<typeof countUnits>): Promis
     const h = await placeHold({ accountId, keyHash, requestId: newRequestId(), publicModel: 'gpt-4o', demand, promptTokensEstimate: 60, expiresAt: Date.now() + 60_000 }, () => undefined);
     const t1 = performance.now();
     const afterHold = units.take();
-    if (i === 0) itemBytes.ledgerHeld = dynamoItemBytes(await item(process.env.LEDGER_TABLE ?? '', { accountId, requestId: h.requestId }));
     const cpuHold = process.cpuUsage(cpu0);
     const cpu1 = process.cpuUsage();
     const t1b = performance.now();
@@ -171,6 +171,7 @@ async function pairs(runs: number, units: ReturnType<typeof countUnits>): Promis
   itemBytes.account = dynamoItemBytes(await item(process.env.ACCOUNTS_TABLE ?? '', { accountId }));
   for (let k = 1; k < 5; k++) await createKey(accountId, `bench ${k}`);
   itemBytes.accountFiveKeys = dynamoItemBytes(await item(process.env.ACCOUNTS_TABLE ?? '', { accountId }));
+  itemBytes.holdsInFlight = await sizesInFlight(accountId, keyHash, demand, (key) => item(process.env.ACCOUNTS_TABLE ?? '', key));
   const perPair = (u: Record<string, number>) => Object.fromEntries(Object.entries(u).map(([k, v]) => [k, v / Math.max(1, holds.length)]));
   const state = viewOf(accountId)?.state;
   const planRuns = 10_000;
@@ -189,6 +190,23 @@ async function pairs(runs: number, units: ReturnType<typeof countUnits>): Promis
   };
 }
 
+/** The account item's size with 0, 1, 5 and 50 holds in flight (then cancelled), bytes. */
+async function sizesInFlight(accountId: string, keyHash: string, demand: HoldDemandLike, read: (key: Record<string, string>) => Promise<Record<string, unknown>>): Promise<Record<number, number>> {
+  const { placeHold } = await import('../functions/shared/billing/hold');
+  const { settleHold } = await import('../functions/shared/billing/settle');
+  const { newRequestId } = await import('../functions/shared/billing/request-id');
+  const sizes: Record<number, number> = { 0: dynamoItemBytes(await read({ accountId })) };
+  const placed = [];
+  for (const n of [1, 5, 50]) {
+    while (placed.length < n) placed.push(await placeHold({ accountId, keyHash, requestId: newRequestId(), publicModel: 'gpt-4o', demand, promptTokensEstimate: 60, expiresAt: Date.now() + 60_000 }, () => undefined));
+    sizes[n] = dynamoItemBytes(await read({ accountId }));
+  }
+  for (const h of placed) await settleHold(h, { kind: 'cancel' });
+  return sizes;
+}
+
+type HoldDemandLike = { promptTokens: number; outputTokens: number; outputLimitPerChoice: number; choices: number; inputPrice: number; outputPrice: number };
+
 const unitsText = (u: Record<string, number>): string =>
   `${Object.values(u).reduce((a, b) => a + b, 0).toFixed(1)} (${Object.entries(u).map(([k, v]) => `${k} ${v.toFixed(1)}`).join(', ')})`;
 const unitsTotal = (f: HoldFigures): number => [...Object.values(f.units.hold), ...Object.values(f.units.settle)].reduce((a, b) => a + b, 0);
@@ -202,18 +220,20 @@ export function renderHolds(f: HoldFigures): string {
     '',
     '| figure | value |',
     '|---|---|',
-    `| hold write (TransactWriteItems: ledger Put + account Update), p50 / p99 | ${f.holdP50Ms.toFixed(2)} / ${f.holdP99Ms.toFixed(2)} ms |`,
-    `| settle write (ledger Update + account Update), p50 | ${f.settleP50Ms.toFixed(2)} ms |`,
+    `| hold write (UpdateItem of the account, with the inline hold), p50 / p99 | ${f.holdP50Ms.toFixed(2)} / ${f.holdP99Ms.toFixed(2)} ms |`,
+    `| settle write (TransactWriteItems: ledger Put + account Update), p50 | ${f.settleP50Ms.toFixed(2)} ms |`,
     `| CPU per request for hold + settle (planning, expressions, SDK, HTTP) | ${f.cpuPerPairUs.toFixed(0)} µs |`,
     `| of which planning a hold from the view (pure CPU) | ${f.planCpuUs.toFixed(1)} µs |`,
-    `| write units per hold (TransactWriteItems) | ${unitsText(f.units.hold)} |`,
+    `| write units per hold (UpdateItem) | ${unitsText(f.units.hold)} |`,
     `| write units per settle (TransactWriteItems) | ${unitsText(f.units.settle)} |`,
     `| read units per request (account reads when the view is stale) | ${f.units.readsPerPair.toFixed(2)} |`,
-    `| item sizes (DynamoDB's rule): account with 1 key / 5 keys, ledger held / settled | ${f.itemBytes.account} / ${f.itemBytes.accountFiveKeys} B, ${f.itemBytes.ledgerHeld} / ${f.itemBytes.ledgerSettled} B |`,
+    `| item sizes (DynamoDB's rule): account with 1 key / 5 keys; ledger entry | ${f.itemBytes.account} / ${f.itemBytes.accountFiveKeys} B; ${f.itemBytes.ledgerSettled} B |`,
+    `| account item (5 keys) with 0 / 1 / 5 / 50 holds in flight | ${[0, 1, 5, 50].map((n) => f.itemBytes.holdsInFlight[n] ?? 0).join(' / ')} B |`,
     '',
-    'Transactions cost 2 write units per KB per item, the pendingHolds index entry included (put by the hold,',
-    'removed by the settle): every item stays under 1 KB, so the billing writes are 4 transactional item writes',
-    `and 2 index writes, ${unitsTotal(f)} write units per request ($${((unitsTotal(f) * 0.625)).toFixed(2)} per 1M requests at $0.625 per million write units).`,
+    'A single write costs 1 write unit per KB of the item, a transactional one 2. The hold is one UpdateItem of the account',
+    'item that also keeps a compact inline copy of the hold (`holds.<requestId>`, ~90 B) for the orphan sweep; the settle',
+    'Puts the ledger entry and updates the account in one transaction. No index is written. While the account item stays',
+    `under 1 KB (a handful of keys, a few holds in flight), that is ${unitsTotal(f)} write units per request ($${((unitsTotal(f) * 0.625)).toFixed(2)} per 1M requests at $0.625 per million write units).`,
     '',
     'Time to first token: with a fresh view of the account (the warm path) the hold is written while the upstream',
     'connects and adds max(0, hold − upstream first token), i.e. nothing when the upstream takes longer than the',

@@ -3,15 +3,16 @@
  * - each table is reachable and ACTIVE (DescribeTable);
  * - the upstream-keys secret (`UPSTREAM_SECRET_ARN`) is readable and a JSON object, naming which
  *   provider keys it holds (never a value); the origin secret (`ORIGIN_SECRET_ARN`) has a `current`;
- * - pending holds: when the ledger has the `pendingHolds` index (DATA-MODEL.md §4, issue 10), how many
- *   holds are not settled yet and how many are past their settle bound (`holdExpiresAt` < now).
+ * - pending holds: how many holds are in flight (the inline records `holds.<requestId>` on the account
+ *   items, found by the orphan sweep's Scan, billing/sweep.ts) and how many are past their settle
+ *   bound (expiry < now).
  * Each check is `ok`, `fail` (the command exits 1) or `skip` (nothing to check here), with a detail.
  */
 import { DescribeTableCommand, type TableDescription } from '@aws-sdk/client-dynamodb';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { ORIGIN_SECRET_ARN_ENV, UPSTREAM_SECRET_ARN_ENV } from '../functions/shared/config/stack-contract';
 import { UPSTREAM_API_KEY_VARS } from '../functions/shared/providers/manifest';
+import { listInlineHolds } from '../functions/shared/billing/sweep';
 import { documentClient } from '../functions/shared/store/dynamo';
 import { tableNames } from '../functions/shared/store/tables';
 
@@ -21,10 +22,6 @@ export interface HealthCheck {
   status: 'ok' | 'fail' | 'skip';
   detail: string;
 }
-
-/** The ledger GSI listing unsettled holds (DATA-MODEL.md §4): pk `holdBucket` "0".."15", sk `holdExpiresAt` (epoch ms). */
-export const PENDING_HOLDS_INDEX = 'pendingHolds';
-const HOLD_BUCKETS = 16;
 
 /** Runs every check (in parallel); never throws: a failure is a `fail` row. */
 export async function runHealth(now = Date.now()): Promise<HealthCheck[]> {
@@ -45,11 +42,11 @@ export async function runHealth(now = Date.now()): Promise<HealthCheck[]> {
       ? { check: `table ${logical}`, status: 'fail', detail: `${name}: ${table.name}: ${table.message}` }
       : { check: `table ${logical}`, status: table.TableStatus === 'ACTIVE' ? 'ok' : 'fail', detail: `${name} ${table.TableStatus}, ~${table.ItemCount ?? 0} items` },
   );
-  const ledger = described.find(([logical]) => logical === 'ledger')?.[2];
+  const accounts = described.find(([logical]) => logical === 'accounts')?.[2];
   const [upstream, origin, holds] = await Promise.all([
     secretCheck('upstream keys secret', UPSTREAM_SECRET_ARN_ENV, describeUpstreamKeys),
     secretCheck('origin secret', ORIGIN_SECRET_ARN_ENV, describeOriginSecret),
-    pendingHolds(tables.ledger, ledger, now),
+    pendingHolds(accounts, now),
   ]);
   return [...checks, upstream, origin, holds];
 }
@@ -92,46 +89,17 @@ function describeOriginSecret(value: unknown): string | Error {
   return typeof previous === 'string' && previous !== '' ? 'readable, current and previous (a rotation is in progress)' : 'readable, current';
 }
 
-async function pendingHolds(ledgerName: string, ledger: TableDescription | Error | undefined, now: number): Promise<HealthCheck> {
+async function pendingHolds(accounts: TableDescription | Error | undefined, now: number): Promise<HealthCheck> {
   const check = 'pending holds';
-  if (ledger === undefined || ledger instanceof Error) return { check, status: 'fail', detail: 'the ledger table is not reachable' };
-  if (!(ledger.GlobalSecondaryIndexes ?? []).some((i) => i.IndexName === PENDING_HOLDS_INDEX)) {
-    return { check, status: 'skip', detail: `the ledger has no ${PENDING_HOLDS_INDEX} index (holds arrive with issue 10): nothing to count` };
-  }
+  if (accounts === undefined || accounts instanceof Error) return { check, status: 'fail', detail: 'the accounts table is not reachable' };
   try {
-    const counts = await Promise.all(
-      Array.from({ length: HOLD_BUCKETS }, async (_, bucket) => {
-        const [pending, overdue] = await Promise.all([countHolds(ledgerName, String(bucket)), countHolds(ledgerName, String(bucket), now)]);
-        return { pending, overdue };
-      }),
-    );
-    const pending = counts.reduce((a, c) => a + c.pending, 0);
-    const overdue = counts.reduce((a, c) => a + c.overdue, 0);
+    const holds = await listInlineHolds();
+    const pending = holds.length;
+    const overdue = holds.filter((h) => h.holdExpiresAt < now).length;
     return { check, status: overdue > 0 ? 'fail' : 'ok', detail: `${pending} pending, ${overdue} past their settle bound${overdue > 0 ? ' (settle them: npm run admin -- holds …)' : ''}` };
   } catch (err) {
     return { check, status: 'fail', detail: `${(err as Error).name}: ${(err as Error).message}` };
   }
-}
-
-/** Holds in one bucket (all of them, or those expiring before `before`, epoch ms), counted page by page. */
-async function countHolds(ledgerName: string, bucket: string, before?: number): Promise<number> {
-  let count = 0;
-  let start: Record<string, unknown> | undefined;
-  do {
-    const out = await documentClient().send(
-      new QueryCommand({
-        TableName: ledgerName,
-        IndexName: PENDING_HOLDS_INDEX,
-        KeyConditionExpression: before === undefined ? 'holdBucket = :b' : 'holdBucket = :b AND holdExpiresAt < :now',
-        ExpressionAttributeValues: before === undefined ? { ':b': bucket } : { ':b': bucket, ':now': before },
-        Select: 'COUNT',
-        ExclusiveStartKey: start,
-      }),
-    );
-    count += out.Count ?? 0;
-    start = out.LastEvaluatedKey;
-  } while (start !== undefined);
-  return count;
 }
 
 /** Aligned text rows for a terminal. */

@@ -72,10 +72,10 @@ export interface ModelmuxStackProps extends StackProps {
 /**
  * modelmux in one stack: four on-demand tables, the upstream-keys secret, the chat function (streaming
  * Function URL), the embeddings function (buffered Function URL), the durable settle path (queue,
- * dead-letter queue, settle function, one-minute sweep), by default a CloudFront distribution giving
+ * dead-letter queue, settle function, five-minute sweep), by default a CloudFront distribution giving
  * every route one base URL (with its origin secret, access logs, optional custom domain and WAF), and
  * monitoring (metrics, alarms, a dashboard). Idle: storage, alarms, the dashboard and the sweep's one
- * invocation a minute.
+ * invocation (and accounts-table Scan) every 5 minutes.
  */
 export class ModelmuxStack extends Stack {
   constructor(scope: Construct, id: string, props: ModelmuxStackProps = {}) {

@@ -9,6 +9,7 @@
 import { CreateQueueCommand, DeleteMessageCommand, GetQueueAttributesCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import { startFauxqs } from 'fauxqs';
+import { HOLD_SWEEP_INTERVAL_MINUTES } from '../functions/shared/config/stack-contract';
 
 /** Options of {@link startSettleRunner}; times in ms unless named in seconds. */
 export interface SettleRunnerOptions {
@@ -16,7 +17,7 @@ export interface SettleRunnerOptions {
   visibilityTimeoutS?: number;
   /** Receives before a message goes to the dead-letter queue. Default 100 (AWS: 480, 24 h). */
   maxReceiveCount?: number;
-  /** How often the orphan sweep runs (ms). Default 60,000 (the EventBridge rate); 0 = never. */
+  /** How often the orphan sweep runs (ms). Default HOLD_SWEEP_INTERVAL_MINUTES (5 min, the EventBridge rate); 0 = never. */
   sweepEveryMs?: number;
 }
 
@@ -78,7 +79,7 @@ export async function startSettleRunner(opts: SettleRunnerOptions = {}): Promise
   const sweep = async (): Promise<void> => {
     await handler({ 'detail-type': 'Scheduled Event', source: 'aws.events' } as never).catch(() => undefined);
   };
-  const every = opts.sweepEveryMs ?? 60_000;
+  const every = opts.sweepEveryMs ?? HOLD_SWEEP_INTERVAL_MINUTES * 60_000;
   const timer = every > 0 ? setInterval(() => void sweep(), every) : undefined;
   timer?.unref();
   return {

@@ -5,6 +5,7 @@ process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
 import { join } from 'node:path';
 import { CATALOGUE } from '../functions/shared/catalogue/catalogue';
+import { HOLD_SWEEP_INTERVAL_MINUTES } from '../functions/shared/config/stack-contract';
 import { LOCAL_STATE_DIR, startGateway } from './gateway';
 import { buildWebSync } from '../web/build';
 
@@ -51,7 +52,7 @@ process.stdout.write(
     `  dashboard  ${gateway.origin}/  (sign up there; ${(web.jsBytes / 1024).toFixed(1)} KB of JavaScript, built from web/)`,
     `  Cognito    ${gateway.cognito?.endpoint ?? '-'}  (emulator: pool ${gateway.cognito?.userPoolId ?? '-'}, client ${gateway.cognito?.userPoolClientId ?? '-'}; sign-up codes are printed below)`,
     `  DynamoDB   ${gateway.dynamodbEndpoint}   (the admin CLI finds it through .local/state.json)`,
-    `  settle     queue ${gateway.settle.queueUrl} (SQS emulator), orphan sweep every minute`,
+    `  settle     queue ${gateway.settle.queueUrl} (SQS emulator), orphan sweep every ${HOLD_SWEEP_INTERVAL_MINUTES} minutes`,
     'Providers (real when <NAME>_API_KEY is set):',
     ...rows,
     '',

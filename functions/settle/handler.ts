@@ -7,9 +7,10 @@ import { publishMetrics } from '../shared/observability/metrics';
 /**
  * The settle function: settles what the request path could not.
  * - SQS event (the settle queue, batch with partial failures): applies each queued settle.
- * - EventBridge schedule (every minute): settles orphaned holds past their expiry + grace, when the
+ * - EventBridge schedule (every HOLD_SWEEP_INTERVAL_MINUTES): settles orphaned holds (inline on the
+ *   account items) past their expiry + grace, when the
  *   settle queue is empty (billing/sweep.ts).
- * Everything is idempotent on the request id (condition `status = held`).
+ * Everything is idempotent on the request id (the ledger entry is new, the inline hold is still on the account).
  */
 // INIT: every setting parsed now (config/env.ts), so a malformed variable fails the cold start naming it.
 config();

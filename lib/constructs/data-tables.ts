@@ -15,15 +15,16 @@ type LogicalName = TableSchema['logicalName'];
  * - keys: GetItem to resolve the key hash; GetItem + ConditionCheckItem to add a key's billing entry to
  *   an account written before per-key state (billing/key-entry.ts). Creating, listing and revoking keys
  *   is the admin CLI's job (and the account API's): not granted here.
- * - accounts: GetItem (the view a hold is planned from), UpdateItem (hold and settle, each guarded by
- *   its own conditions).
- * - ledger: PutItem (the hold), UpdateItem (its settle into the entry), DeleteItem (a cancelled hold).
+ * - accounts: GetItem (the view a hold is planned from), UpdateItem (the hold with its inline record,
+ *   the settle's release, a cancel; each guarded by its own conditions).
+ * - ledger: PutItem (the settle's ledger entry, in the settle's transaction), GetItem (a cancel of a hold
+ *   already settled reads what its settle charged). Nothing is written to the ledger at hold time.
  * test/lib/gateway-grants.test.ts records what the request path really calls and holds this list to it.
  */
 export const GATEWAY_TABLE_ACTIONS: Readonly<Record<Exclude<LogicalName, 'responses'>, readonly string[]>> = {
   keys: ['dynamodb:GetItem', 'dynamodb:ConditionCheckItem'],
   accounts: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
-  ledger: ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
+  ledger: ['dynamodb:PutItem', 'dynamodb:GetItem'],
 };
 
 /**
@@ -37,14 +38,16 @@ export const GATEWAY_TABLE_ACTIONS: Readonly<Record<Exclude<LogicalName, 'respon
 export const RESPONSES_TABLE_ACTIONS: readonly string[] = ['dynamodb:BatchGetItem', 'dynamodb:PutItem', 'dynamodb:DeleteItem'];
 
 /**
- * What the settle function does (queued settles, the orphan sweep): settle or cancel a hold (ledger
- * UpdateItem / DeleteItem with the account UpdateItem) and list unsettled holds (Query on the ledger's
- * `pendingHolds` index only).
+ * What the settle function does (queued settles, the orphan sweep): settle a hold (ledger PutItem with
+ * the account UpdateItem) or cancel it (account UpdateItem; ledger GetItem when it was settled
+ * before); find holds in flight (Scan of the accounts table: the inline `holds` maps,
+ * billing/sweep.ts) and an orphan's full key hash (Query on the keys table's `byAccount` index).
  */
 export const SETTLE_TABLE_ACTIONS = {
-  accounts: ['dynamodb:UpdateItem'],
-  ledger: ['dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
-  pendingHoldsIndex: ['dynamodb:Query'],
+  accounts: ['dynamodb:UpdateItem', 'dynamodb:Scan'],
+  // UpdateItem / DeleteItem: queued settles of holds placed before issue 14 (billing/legacy-settle.ts).
+  ledger: ['dynamodb:PutItem', 'dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
+  keysByAccountIndex: ['dynamodb:Query'],
 } as const;
 
 /**
@@ -132,12 +135,9 @@ export class DataTables extends Construct {
       grantee.grantPrincipal.addToPrincipalPolicy(new PolicyStatement({ sid, effect: Effect.ALLOW, actions: [...actions], resources: [resource] }));
     statement('SettleAccountsTable', SETTLE_TABLE_ACTIONS.accounts, this.tables.accounts.tableArn);
     statement('SettleLedgerTable', SETTLE_TABLE_ACTIONS.ledger, this.tables.ledger.tableArn);
-    statement('SettlePendingHolds', SETTLE_TABLE_ACTIONS.pendingHoldsIndex, `${this.tables.ledger.tableArn}/index/${PENDING_HOLDS_INDEX}`);
+    statement('SettleKeysByAccount', SETTLE_TABLE_ACTIONS.keysByAccountIndex, `${this.tables.keys.tableArn}/index/byAccount`);
   }
 }
-
-/** The `pendingHolds` index of the ledger (store/table-schemas.ts). */
-const PENDING_HOLDS_INDEX = 'pendingHolds';
 /**
  * Grants the account function exactly {@link ACCOUNT_TABLE_ACTIONS} (a module-level helper so the class
  * stays as it was): one statement per table, and one per index it queries.

@@ -6,7 +6,7 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { SETTLE_QUEUE_URL_ENV } from '../../functions/shared/config/stack-contract';
+import { HOLD_SWEEP_INTERVAL_MINUTES, SETTLE_QUEUE_URL_ENV } from '../../functions/shared/config/stack-contract';
 import type { DataTables } from './data-tables';
 import { GatewayFunction } from './gateway-function';
 
@@ -29,9 +29,10 @@ const MAX_RECEIVE_COUNT = 480;
 /**
  * The durable settle path (billing/settle-durable.ts): the settle queue (SSE, TLS only) with its
  * dead-letter queue, the settle function that consumes it (SQS event source, batches of 10 with
- * partial batch failures) and, every minute, sweeps orphaned holds (EventBridge schedule). Bounds: a
- * queued settle is retried for 24 h before the dead-letter queue (kept 14 days); an orphaned hold is
- * settled within its expiry + HOLD_SWEEP_GRACE_MS (2 min) + 1 min. The monitoring construct (issue 15)
+ * partial batch failures) and, every HOLD_SWEEP_INTERVAL_MINUTES (5), sweeps orphaned holds (EventBridge
+ * schedule; a Scan of the accounts table, billing/sweep.ts). Bounds: a queued settle is retried for 24 h
+ * before the dead-letter queue (kept 14 days); an orphaned hold is settled within its expiry +
+ * HOLD_SWEEP_GRACE_MS (2 min) + 5 min. The monitoring construct (issue 15)
  * reads `queue`, `deadLetterQueue` and `settleFunction` for its alarms.
  */
 export class SettlePath extends Construct {
@@ -71,8 +72,8 @@ export class SettlePath extends Construct {
     this.queue.grant(fn, 'sqs:GetQueueAttributes');
     fn.addEventSource(new SqsEventSource(this.queue, { batchSize: 10, reportBatchItemFailures: true, maxBatchingWindow: Duration.seconds(1) }));
     new Rule(this, 'Sweep', {
-      description: 'modelmux: settle orphaned holds every minute',
-      schedule: Schedule.rate(Duration.minutes(1)),
+      description: `modelmux: settle orphaned holds every ${HOLD_SWEEP_INTERVAL_MINUTES} minutes`,
+      schedule: Schedule.rate(Duration.minutes(HOLD_SWEEP_INTERVAL_MINUTES)),
       targets: [new LambdaFunction(fn as IFunction)],
     });
   }

@@ -1,10 +1,11 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createAccount, getAccount } from '../../functions/shared/accounts/account-store';
 import { createKey, revokeKey } from '../../functions/shared/accounts/key-store';
 import { clearViews } from '../../functions/shared/billing/account-state';
 import { newRequestId, usageSummary } from '../../functions/shared/billing/ledger';
 import { ledgerItemSchema } from '../../functions/shared/billing/ledger-entry';
+import { decodeInlineHold } from '../../functions/shared/billing/hold-record';
 import { computeCharge } from '../../functions/shared/billing/price';
 import { settleHold } from '../../functions/shared/billing/settle';
 import { documentClient } from '../../functions/shared/store/dynamo';
@@ -24,6 +25,10 @@ async function ledgerOf(accountId: string) {
     new QueryCommand({ TableName: tableNames().ledger, KeyConditionExpression: 'accountId = :a', ExpressionAttributeValues: { ':a': accountId }, ConsistentRead: true }),
   );
   return out.Items ?? [];
+}
+
+async function rawAccount(accountId: string) {
+  return (await documentClient().send(new GetCommand({ TableName: tableNames().accounts, Key: { accountId }, ConsistentRead: true }))).Item;
 }
 
 async function accountWithKey(opts: { freeTokens: number; creditNanoUsd: number }) {
@@ -74,17 +79,21 @@ describe('hold and settle', () => {
     expect(await ledgerOf(accountId)).toHaveLength(1);
   });
 
-  it('stores every entry field with the charge, and removes the hold from the pendingHolds index', async () => {
+  it('holds on the account item alone (one inline record, no ledger item); the settle writes exactly one entry with every field and removes the inline record', async () => {
     const { accountId, keyHash } = await accountWithKey({ freeTokens: 0, creditNanoUsd: USD });
     const h = await hold(accountId, keyHash, demandOf(30, 20));
-    const [held] = await ledgerOf(accountId);
-    expect(held).toMatchObject({ status: 'held', holdBucket: expect.any(String), holdExpiresAt: expect.any(Number), keyHash });
+    expect(await ledgerOf(accountId)).toEqual([]);
+    const holds = (await rawAccount(accountId))?.holds as Record<string, unknown>;
+    expect(Object.keys(holds)).toEqual([h.requestId]);
+    expect(decodeInlineHold(accountId, h.requestId, holds[h.requestId])).toMatchObject({ holdNanoUsd: h.holdNanoUsd, holdFreeTokens: h.holdFreeTokens, holdExpiresAt: h.holdExpiresAt, h16: keyHash.slice(0, 16), publicModel: h.publicModel, accountSlot: h.accountSlot, keySlot: h.keySlot, keyLimited: h.keyLimited, promptTokensEstimate: h.promptTokensEstimate, holdInputPrice: h.holdInputPrice, holdOutputPrice: h.holdOutputPrice });
     const e = entryOf(30, 20, { usageEstimated: true, status: 'partial', servedModel: 'gpt-4o-mini', fallbackPath: ['a', 'b'] });
     const r = await settleHold(h, { kind: 'bill', entry: e });
-    const [stored] = await ledgerOf(accountId);
-    expect(stored).toMatchObject({ ...e, freeTokensUsed: 0, costNanoUsd: r.costNanoUsd, keyHash, byok: false });
-    expect(stored?.holdBucket).toBeUndefined();
-    expect(stored?.holdExpiresAt).toBeUndefined();
+    const ledger = await ledgerOf(accountId);
+    expect(ledger).toHaveLength(1);
+    const { holdExpiresAt: _e, ...held } = h;
+    expect(ledger[0]).toEqual({ ...held, ...e, freeTokensUsed: 0, costNanoUsd: r.costNanoUsd, keyHash, byok: false, settledAt: expect.any(String) });
+    expect(ledgerItemSchema.parse(ledger[0])).toBeDefined();
+    expect((await rawAccount(accountId))?.holds).toEqual({});
     expect(r.costNanoUsd).toBe(Math.ceil((30 * 2_637_500 + 20 * 10_550_000) / 1000));
   });
 

@@ -1,4 +1,4 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { addCredit, createAccount } from '../../functions/shared/accounts/account-store';
 import { createKey } from '../../functions/shared/accounts/key-store';
@@ -66,6 +66,10 @@ describe('fund shards', () => {
     );
     const ledger = items.flat();
     expect(ledger.filter((e) => e.status === 'held')).toEqual([]);
+    // No hold left in flight on any shard item (inline records), and one entry per request.
+    const raw = await Promise.all(shardPks(accountId, 4).map(async (pk) => (await documentClient().send(new GetCommand({ TableName: tableNames().accounts, Key: { accountId: pk }, ConsistentRead: true }))).Item));
+    for (const item of raw) expect(item?.holds ?? {}).toEqual({});
+    expect(new Set(ledger.map((e) => e.requestId)).size).toBe(ledger.length);
     const spent = ledger.reduce((s, e) => s + Number(e.costNanoUsd), 0);
     const freeUsed = ledger.reduce((s, e) => s + Number(e.freeTokensUsed), 0);
     const available = shards.reduce((s, x) => s + x.creditNanoUsd, 0);

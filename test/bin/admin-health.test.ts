@@ -1,3 +1,4 @@
+import { encodeInlineHold } from '../../functions/shared/billing/hold-record';
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { CreateTableCommand } from '@aws-sdk/client-dynamodb';
@@ -47,7 +48,7 @@ afterAll(async () => {
 });
 
 describe('admin health', () => {
-  it('reports the three tables reachable, skips unset secrets and finds no pending hold through the ledger\'s pendingHolds index', async () => {
+  it('reports the three tables reachable, skips unset secrets and finds no pending hold on the account items', async () => {
     const r = await health({ UPSTREAM_SECRET_ARN: '', ORIGIN_SECRET_ARN: '' });
     expect(r.code).toBe(0);
     const checks = byName(r.stdout);
@@ -72,41 +73,26 @@ describe('admin health', () => {
     expect(text.stdout).toMatch(/^ok\s+origin secret\s+.*current and previous/m);
   });
 
-  it('counts pending and overdue holds through the pendingHolds index, and fails when one is past its bound', async () => {
-    const ledger = `${tables.ledger}-holds`;
+  it('counts pending and overdue holds from the inline records on the account items, and fails when one is past its bound', async () => {
+    const accounts = `${tables.accounts}-holds`;
     const client = createDocumentClient({ endpoint: process.env.DYNAMODB_ENDPOINT });
     await client.send(
       new CreateTableCommand({
-        TableName: ledger,
+        TableName: accounts,
         BillingMode: 'PAY_PER_REQUEST',
-        AttributeDefinitions: [
-          { AttributeName: 'accountId', AttributeType: 'S' },
-          { AttributeName: 'requestId', AttributeType: 'S' },
-          { AttributeName: 'holdBucket', AttributeType: 'S' },
-          { AttributeName: 'holdExpiresAt', AttributeType: 'N' },
-        ],
-        KeySchema: [{ AttributeName: 'accountId', KeyType: 'HASH' }, { AttributeName: 'requestId', KeyType: 'RANGE' }],
-        GlobalSecondaryIndexes: [
-          {
-            IndexName: 'pendingHolds',
-            KeySchema: [{ AttributeName: 'holdBucket', KeyType: 'HASH' }, { AttributeName: 'holdExpiresAt', KeyType: 'RANGE' }],
-            Projection: { ProjectionType: 'KEYS_ONLY' },
-          },
-        ],
+        AttributeDefinitions: [{ AttributeName: 'accountId', AttributeType: 'S' }],
+        KeySchema: [{ AttributeName: 'accountId', KeyType: 'HASH' }],
       }),
     );
     const now = Date.now();
-    const holds = [
-      { requestId: 'r1', holdBucket: '0', holdExpiresAt: now + 600_000 },
-      { requestId: 'r2', holdBucket: '7', holdExpiresAt: now + 600_000 },
-      { requestId: 'r3', holdBucket: '15', holdExpiresAt: now - 60_000 },
-    ];
-    for (const h of holds) await client.send(new PutCommand({ TableName: ledger, Item: { accountId: 'acct_h', status: 'held', ...h } }));
-    // A settled entry has no GSI attributes: not counted.
-    await client.send(new PutCommand({ TableName: ledger, Item: { accountId: 'acct_h', requestId: 'r4', status: 'complete' } }));
+    const inline = (expiresAt: number) => encodeInlineHold({ ownerAccountId: 'acct_h', accountId: 'acct_h', shard: 0, requestId: 'r', keyHash: 'ab'.repeat(32), holdFreeTokens: 0, holdNanoUsd: 1_000, keyLimited: false, accountSlot: true, keySlot: true, promptTokensEstimate: 10, promptTokensHeld: 12, maxCompletionTokens: 20, holdInputPrice: 150_000, holdOutputPrice: 600_000, publicModel: 'gpt-4o-mini', createdAt: new Date(now).toISOString(), holdExpiresAt: expiresAt });
+    await client.send(new PutCommand({ TableName: accounts, Item: { accountId: 'acct_h', holds: { r1: inline(now + 600_000), r2: inline(now + 600_000) } } }));
+    await client.send(new PutCommand({ TableName: accounts, Item: { accountId: 'acct_h#1', holds: { r3: inline(now - 60_000) } } }));
+    // An account with nothing in flight: not counted.
+    await client.send(new PutCommand({ TableName: accounts, Item: { accountId: 'acct_idle', holds: {} } }));
     client.destroy();
 
-    const r = await health({ LEDGER_TABLE: ledger, UPSTREAM_SECRET_ARN: '', ORIGIN_SECRET_ARN: '' });
+    const r = await health({ ACCOUNTS_TABLE: accounts, UPSTREAM_SECRET_ARN: '', ORIGIN_SECRET_ARN: '' });
     expect(r.code).toBe(1);
     expect(byName(r.stdout)['pending holds']).toMatchObject({ status: 'fail', detail: expect.stringMatching(/^3 pending, 1 past their settle bound/) });
   });

@@ -1,4 +1,4 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDynamoDbLocal } from '../../local/dynamodb-local';
@@ -66,6 +66,14 @@ async function one(i: number): Promise<Outcome> {
   }
 }
 
+/** The holds still in flight: the inline records on the account item (request id → record). */
+async function holdsInFlight(): Promise<Record<string, unknown>> {
+  const { documentClient } = await import('../../functions/shared/store/dynamo');
+  const { tableNames } = await import('../../functions/shared/store/tables');
+  const out = await documentClient().send(new GetCommand({ TableName: tableNames().accounts, Key: { accountId }, ConsistentRead: true }));
+  return (out.Item?.holds ?? {}) as Record<string, unknown>;
+}
+
 async function ledger(): Promise<Array<Record<string, unknown>>> {
   const { documentClient } = await import('../../functions/shared/store/dynamo');
   const { tableNames } = await import('../../functions/shared/store/tables');
@@ -116,14 +124,19 @@ describe('durable settle under a slow and then stopped DynamoDB', () => {
     // Within the documented time, every hold is settled (in-process, or by the queue's consumer).
     const { getAccount } = await import('../../functions/shared/accounts/account-store');
     const deadline = Date.now() + RECOVERY_MS;
+    // Holds first, then the ledger: a settle removes the hold and puts the entry atomically, so once no
+    // hold is in flight every entry is there for the read that follows.
+    let inFlight = await holdsInFlight();
     let items = await ledger();
-    while (Date.now() < deadline && (items.some((e) => e.status === 'held') || (await getAccount(accountId, { consistent: true }))?.heldNanoUsd !== 0)) {
+    while (Date.now() < deadline && (Object.keys(inFlight).length > 0 || (await getAccount(accountId, { consistent: true }))?.heldNanoUsd !== 0)) {
       await new Promise((r) => setTimeout(r, 500));
+      inFlight = await holdsInFlight();
       items = await ledger();
     }
-    const stuck = items.filter((e) => e.status === 'held');
-    if (stuck.length > 0) console.log('STUCK', stuck.length, stuck.slice(0, 3).map((e) => ({ id: e.requestId, answered: answered.some((o) => o.requestId === e.requestId), refused: outcomes.filter((o) => o.requestId === e.requestId).length, exp: e.holdExpiresAt, created: e.createdAt })), 'queue', gw.settle.queueUrl);
+    const stuck = Object.entries(inFlight);
+    if (stuck.length > 0) console.log('STUCK', stuck.length, stuck.slice(0, 3).map(([id, inline]) => ({ id, inline, answered: answered.some((o) => o.requestId === id), refused: outcomes.filter((o) => o.requestId === id).length })), 'queue', gw.settle.queueUrl);
     expect(stuck).toEqual([]);
+    expect(items.filter((e) => e.status === 'held')).toEqual([]);
     const byId = new Map(items.map((e) => [e.requestId as string, e]));
     expect(byId.size).toBe(items.length);
     for (const o of answered) {

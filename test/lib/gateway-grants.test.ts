@@ -51,10 +51,10 @@ beforeAll(async () => {
   gw = await startGateway({ tablePrefix: `grants-${process.pid}` });
   client = new OpenAI({ baseURL: gw.baseUrl, apiKey: gw.apiKey, maxRetries: 0 });
   // Set up before recording (operator actions, not the request path): an account as written before
-  // per-key state, without its `keys` map.
+  // per-key state, without its `keys` map (nor the `holds` map of holds in flight).
   const legacy = await createAccount();
   legacyKey = await createKey(legacy.accountId, 'legacy');
-  await documentClient().send(new UpdateCommand({ TableName: tableNames().accounts, Key: { accountId: legacy.accountId }, UpdateExpression: 'REMOVE #k', ExpressionAttributeNames: { '#k': 'keys' } }));
+  await documentClient().send(new UpdateCommand({ TableName: tableNames().accounts, Key: { accountId: legacy.accountId }, UpdateExpression: 'REMOVE #k, #h', ExpressionAttributeNames: { '#k': 'keys', '#h': 'holds' } }));
   documentClient().middlewareStack.add(
     (next, context) => async (args) => {
       const input = args.input as { TableName?: string; RequestItems?: Record<string, unknown>; TransactItems?: Array<Record<string, { TableName?: string }>> };
@@ -110,6 +110,8 @@ describe('gateway table grants', () => {
     const h2 = await hold(gw.accountId, keyHash, demandOf(3, 2));
     await settleHold(h2, { kind: 'bill', entry: entryOf(3, 2) });
     expect((await settleHold(h2, { kind: 'bill', entry: entryOf(3, 2) })).alreadySettled).toBe(true);
+    // A cancel of a hold already settled (a late cancel after the settle landed) reads what it charged.
+    expect(await settleHold(h2, { kind: 'cancel' })).toMatchObject({ alreadySettled: true, costNanoUsd: expect.any(Number) });
 
     // An account written before per-key state: its key's entry is added on the first request.
     const legacyClient = new OpenAI({ baseURL: gw.baseUrl, apiKey: legacyKey.key, maxRetries: 0 });

@@ -1,8 +1,8 @@
 /**
  * Accounts table access. Root item (DATA-MODEL §2): `{ accountId, email?, keyCount, freeTokens,
  * heldFreeTokens, creditNanoUsd, heldNanoUsd, purchasedNanoUsd, usedNanoUsd, usedFreeTokens, inflight,
- * shards?, createdAt, keys: {}, byok: {} }` (money in nano-USD, see billing/money.ts; holds in
- * billing/hold.ts). `keys` maps the first 16 hex characters of each key's hash to its per-key state,
+ * shards?, createdAt, keys: {}, byok: {}, holds: {} }` (money in nano-USD, see billing/money.ts; holds in
+ * billing/hold.ts, each in flight kept inline in `holds`). `keys` maps the first 16 hex characters of each key's hash to its per-key state,
  * written with the key row in one transaction (key-store.ts, key-update.ts, key-delete.ts).
  */
 import { randomBytes } from 'node:crypto';
@@ -125,12 +125,12 @@ export async function createAccount(opts: CreateAccountOptions = {}): Promise<Ac
 }
 
 /**
- * The stored item of a new account: its fields plus the empty per-key and BYOK maps (DATA-MODEL §2: created
- * `{}` with the account, so a key's entry can be SET inside it in the key's transaction), zero holds
- * and nothing in flight.
+ * The stored item of a new account: its fields plus the empty per-key, BYOK and inline-holds maps
+ * (DATA-MODEL §2: created `{}` with the account, so a key's entry or a hold can be SET inside them),
+ * zero holds and nothing in flight.
  */
 export function newAccountItem(account: Account): Record<string, unknown> {
-  return { ...account, heldNanoUsd: 0, heldFreeTokens: 0, inflight: 0, keys: {}, byok: {} };
+  return { ...account, heldNanoUsd: 0, heldFreeTokens: 0, inflight: 0, keys: {}, byok: {}, holds: {} };
 }
 
 /**

@@ -1,6 +1,7 @@
 /**
- * A hold as it is stored on the ledger item (status `held`, DATA-MODEL §4) and carried in a settle
- * message: everything a settle needs to release it, with no other read.
+ * A hold as the request path keeps it and a settle message carries it: everything a settle needs to
+ * release it, with no other read. On the account item it is kept in a compact inline form
+ * ({@link encodeInlineHold}) while in flight; no ledger item exists until it is settled (DATA-MODEL §4).
  */
 import * as z from '../validation/zod';
 
@@ -47,10 +48,63 @@ export function keyEntryId(keyHash: string): string {
   return keyHash.slice(0, 16);
 }
 
-/** Spreads the `pendingHolds` index over 16 partitions: "0".."f" from the request id's last hex digit. */
-export function holdBucketOf(requestId: string): string {
-  return String(Number.parseInt(requestId.slice(-1), 16) || 0);
+/** The account item's map of holds in flight (DATA-MODEL §2): request id → {@link encodeInlineHold}. */
+export const HOLDS_MAP = 'holds';
+
+/**
+ * The inline copy of a hold kept on the account item (`holds.<requestId>`) while it is in flight: the
+ * fewest bytes that still let the orphan sweep and `admin holds list` settle it from the record alone
+ * (every write of the account item pays 1 WRU per KB, so each byte here is paid on every hold and
+ * settle of the account while the hold is in flight). One string, `|`-separated, integers in base 36:
+ * `expiresAt|freeTokens|nanoUsd|flags|h16|promptTokensEstimate|inputPrice|outputPrice|publicModel`,
+ * flags = 1 keyLimited + 2 accountSlot + 4 keySlot. E.g. 50 bytes for a gpt-4o-mini hold.
+ * The request's own settle does not read it: the full {@link HoldRecord} travels with the request
+ * (and in the settle message).
+ */
+export function encodeInlineHold(r: HoldRecord): string {
+  const b36 = (n: number) => n.toString(36);
+  const flags = (r.keyLimited ? 1 : 0) | (r.accountSlot ? 2 : 0) | (r.keySlot ? 4 : 0);
+  return [b36(r.holdExpiresAt), b36(r.holdFreeTokens), b36(r.holdNanoUsd), String(flags), keyEntryId(r.keyHash), b36(r.promptTokensEstimate), b36(r.holdInputPrice), b36(r.holdOutputPrice), r.publicModel].join('|');
 }
 
-/** Buckets of the `pendingHolds` index. */
-export const HOLD_BUCKETS = Array.from({ length: 16 }, (_, i) => String(i));
+/** What an inline hold alone tells (the key only by its 16-hex entry id). */
+export type InlineHold = Omit<HoldRecord, 'keyHash' | 'keyWindow' | 'promptTokensHeld' | 'maxCompletionTokens'> & { h16: string };
+
+/**
+ * Reads `holds.<requestId>` of account item `accountId` (a fund shard's pk: `owner#k`). Undefined for a
+ * malformed value. `createdAt` comes from the request id's timestamp (request-id.ts).
+ */
+export function decodeInlineHold(accountId: string, requestId: string, value: unknown): InlineHold | undefined {
+  if (typeof value !== 'string') return undefined;
+  const parts = value.split('|');
+  if (parts.length < 9) return undefined;
+  const [exp, free, nano, flags, est, inP, outP] = [0, 1, 2, 3, 5, 6, 7].map((i) => Number.parseInt(parts[i] ?? '', i === 3 ? 10 : 36)) as [number, number, number, number, number, number, number];
+  if ([exp, free, nano, flags, est, inP, outP].some((n) => !Number.isSafeInteger(n) || n < 0)) return undefined;
+  const sep = accountId.lastIndexOf('#');
+  const shard = sep > 0 ? Number(accountId.slice(sep + 1)) : 0;
+  const ms = Number(/^req_(\d{13})_/.exec(requestId)?.[1] ?? Number.NaN);
+  return {
+    ownerAccountId: sep > 0 ? accountId.slice(0, sep) : accountId,
+    accountId,
+    shard: Number.isSafeInteger(shard) ? shard : 0,
+    requestId,
+    h16: parts[4] ?? '',
+    holdFreeTokens: free,
+    holdNanoUsd: nano,
+    keyLimited: (flags & 1) !== 0,
+    accountSlot: (flags & 2) !== 0,
+    keySlot: (flags & 4) !== 0,
+    promptTokensEstimate: est,
+    holdInputPrice: inP,
+    holdOutputPrice: outP,
+    publicModel: parts.slice(8).join('|'),
+    createdAt: new Date(Number.isFinite(ms) ? ms : exp).toISOString(),
+    holdExpiresAt: exp,
+  };
+}
+
+/** A settleable record from an inline hold, given the key's full hash (the h16 when it cannot be found). */
+export function recordOfInline(h: InlineHold, keyHash: string): HoldRecord {
+  const { h16: _h16, ...rest } = h;
+  return { ...rest, keyHash, promptTokensHeld: h.promptTokensEstimate, maxCompletionTokens: 0 };
+}

@@ -1,28 +1,26 @@
 /**
- * The ONE TransactWriteItems of a hold: Put the ledger item (status `held`, in the sparse
- * `pendingHolds` index) and Update the account item under conditions that cannot over-commit
- * (store/conditions.ts, HOLD_CONDITIONS_DOC). The account Update asks for ALL_OLD on a failed
- * condition, so a refusal or a stale prediction is answered from the store's own numbers with no
- * extra read.
+ * The ONE write of a hold: a conditional UpdateItem of the account item (or fund shard) under
+ * conditions that cannot over-commit (store/conditions.ts, HOLD_CONDITIONS_DOC), which also SETs the
+ * hold's compact inline record `holds.<requestId>` (hold-record.ts, encodeInlineHold) under
+ * HOLD_IS_NEW. No ledger item is written until the settle. 1 WRU while the account item is ≤ 1 KB
+ * (a non-transactional write of an item costs 1 WRU per KB of the larger of its old and new image).
+ * It asks for ALL_OLD on a failed condition, so a refusal or a stale prediction is answered from the
+ * store's own numbers with no extra read.
  */
-import type { TransactItems } from '../store/transact-write';
+import type { UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import { tableNames } from '../store/tables';
-import { LEDGER_ENTRY_IS_NEW } from '../store/conditions';
+import { HOLD_IS_NEW } from '../store/conditions';
 import type { HoldSpec, RpmBranch } from './hold-plan';
-import { holdBucketOf, keyEntryId, type HoldRecord } from './hold-record';
+import { encodeInlineHold, HOLDS_MAP, keyEntryId, type HoldRecord } from './hold-record';
 import { UpdateBuilder } from './update-builder';
 
-/** Positions of the items in {@link holdTransaction} (cancellation reasons come in this order). */
-export const HOLD_ITEM = { ledgerEntry: 0, account: 1 } as const;
-
-/** The two items of the hold transaction: [ledger Put, account Update]. */
-export function holdTransaction(record: HoldRecord, spec: HoldSpec): TransactItems {
-  const tables = tableNames();
-  const item = { ...record, status: 'held', holdBucket: holdBucketOf(record.requestId) };
-  return [
-    { Put: { TableName: tables.ledger, Item: item, ConditionExpression: LEDGER_ENTRY_IS_NEW, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' } },
-    { Update: { TableName: tables.accounts, Key: { accountId: record.accountId }, ...accountHoldUpdate(record, spec).build(), ReturnValuesOnConditionCheckFailure: 'ALL_OLD' } },
-  ];
+/** The hold's UpdateItem input (the account item's pk is `record.accountId`). */
+export function holdUpdate(record: HoldRecord, spec: HoldSpec): UpdateCommandInput {
+  const b = accountHoldUpdate(record, spec);
+  const inline = b.path(HOLDS_MAP, record.requestId);
+  b.when(HOLD_IS_NEW.replace('#holds.#rid', inline));
+  b.set(`${inline} = ${b.value(encodeInlineHold(record))}`);
+  return { TableName: tableNames().accounts, Key: { accountId: record.accountId }, ...b.build(), ReturnValuesOnConditionCheckFailure: 'ALL_OLD' };
 }
 
 function accountHoldUpdate(record: HoldRecord, spec: HoldSpec): UpdateBuilder {

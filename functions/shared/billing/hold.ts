@@ -1,6 +1,7 @@
 /**
  * Placing a hold before the call (DATA-MODEL §1, §4): the most a request can cost is reserved on the
- * account by ONE conditional TransactWriteItems (hold-write.ts), which also enforces the key's status
+ * account by ONE conditional UpdateItem (hold-write.ts; it also keeps the hold's compact inline record
+ * on the account item, `holds.<requestId>`, for the orphan sweep), which also enforces the key's status
  * and spend limit and the rate limits. The amounts are planned from this container's view of the
  * account (hold-plan.ts); when a condition fails, the account's ALL_OLD image replaces the view and the
  * hold is planned again from the store's own numbers — so a refusal (402, 429, 401) is always decided
@@ -9,17 +10,20 @@
 import { StoreUnavailableError, type GatewayError } from '../openai/errors';
 import { logger } from '../observability/logger';
 import { storeRecentlyFailed } from '../store/store-errors';
-import { transactWrite } from '../store/transact-write';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { withAccountMap } from '../accounts/keys-map';
+import { documentClient } from '../store/dynamo';
+import { storeCall } from '../store/store-errors';
 import { backoffDelayMs, isTransactionConflict } from '../store/transaction-retry';
 import { readState, rememberState, shardStateOf, unmarshallItem, updateView, viewOf, type ShardState } from './account-state';
 import { billingConfig } from './billing-config';
 import { now } from './clock';
 import { planHold, type HoldDemand, type HoldSpec } from './hold-plan';
-import { holdRecordSchema, keyEntryId, type HoldRecord } from './hold-record';
-import { HOLD_ITEM, holdTransaction } from './hold-write';
+import { decodeInlineHold, HOLDS_MAP, keyEntryId, type HoldRecord } from './hold-record';
+import { holdUpdate } from './hold-write';
 import { moveToRoot, replanAfterRefusal, type HoldCursor } from './hold-replan';
 import { rateLimitsFor } from './rate-limit';
-import { cancellationReasons } from './cancellation';
 import { pickShard, shardPk } from './shards';
 import { sleep } from '../retry/sleep';
 
@@ -41,9 +45,10 @@ const MAX_PLANS = 20;
 /** From this plan on, a hold may take fewer free tokens than the item has (`>=`), so racing requests progress. */
 const RELAX_FREE_FROM_PLAN = 3;
 /**
- * How many transaction conflicts a hold retries: concurrent requests of one account all write its
- * item, and DynamoDB cancels a transaction that meets another on the same item ("Transaction conflict
- * handling"); jittered retries (≤ 500 ms each) spread them out. Past this, a 503 to retry.
+ * How many transaction conflicts a hold retries: DynamoDB rejects a single write to an item that a
+ * transaction (a settle, a shard refill) is writing at that moment (TransactionConflictException,
+ * "Transaction conflict handling"); jittered retries (≤ 500 ms each) spread them out. Past this, a
+ * 503 to retry.
  */
 const MAX_CONFLICTS = 30;
 
@@ -130,7 +135,8 @@ export async function placeHold(req: HoldRequest, onUnknown: (record: HoldRecord
     const record = recordOf(req, c.pk, c.shard, plan.spec);
     addPending(c.pk, plan.spec, 1);
     try {
-      await transactWrite(holdTransaction(record, plan.spec), { retryConflicts: false });
+      const input = holdUpdate(record, plan.spec);
+      await withAccountMap(c.pk, HOLDS_MAP, () => storeCall(() => documentClient().send(new UpdateCommand(input))));
       updateView(c.pk, (s) => applyHold(s, record, plan.spec));
       return record;
     } catch (err) {
@@ -145,34 +151,33 @@ export async function placeHold(req: HoldRequest, onUnknown: (record: HoldRecord
 }
 
 /**
- * A hold write that failed. A failed account condition brings the item's ALL_OLD image as the next
- * plan's numbers (the account is contended: no predictions for a while; racing requests back off);
- * a transaction conflict is retried with jittered backoff (≤ 500 ms).
+ * A hold write that failed. A failed condition brings the item's ALL_OLD image as the next plan's
+ * numbers (the account is contended: no predictions for a while; racing requests back off); a
+ * conflict with a transaction in flight on the item (a settle, a refill) is retried with jittered
+ * backoff (≤ 500 ms).
  * @returns the hold that stands when an earlier attempt of this request landed after all (its answer
  *   was lost); undefined to plan again.
  * @throws StoreUnavailableError when the request id was already used by another hold, or when
  *   DynamoDB failed (the write may have landed: `onUnknown` releases it durably); any other error as is.
  */
 async function afterFailedWrite(err: unknown, c: HoldCursor, record: HoldRecord, onUnknown: (record: HoldRecord) => void): Promise<HoldRecord | undefined> {
-  const reasons = cancellationReasons(err);
-  const accountReason = reasons?.[HOLD_ITEM.account];
-  const ledgerReason = reasons?.[HOLD_ITEM.ledgerEntry];
-  if (accountReason?.code === 'ConditionalCheckFailed') {
+  if (err instanceof ConditionalCheckFailedException) {
+    const old = unmarshallItem(err.Item);
+    const inline = (old?.[HOLDS_MAP] as Record<string, unknown> | undefined)?.[record.requestId];
+    if (inline !== undefined) {
+      // Our own earlier attempt (an SDK retry of this very write) landed after all: that hold stands.
+      const stood = decodeInlineHold(c.pk, record.requestId, inline);
+      if (stood === undefined) throw new StoreUnavailableError('This request id was already used. Please retry.');
+      return { ...record, holdFreeTokens: stood.holdFreeTokens, holdNanoUsd: stood.holdNanoUsd, keyLimited: stood.keyLimited, accountSlot: stood.accountSlot, keySlot: stood.keySlot };
+    }
     if (contendedAt.size > 1_000) contendedAt.clear();
     contendedAt.set(c.pk, Date.now());
-    c.state = shardStateOf(unmarshallItem(accountReason.item));
+    c.state = shardStateOf(old);
     c.fromStore = true;
     if (c.state.exists) rememberState(c.pk, c.state);
     // Racing requests of the account met on the same numbers: spread the next round out.
     if (c.plans > 1) await sleep(backoffDelayMs(c.plans, { maxDelayMs: 100 }));
     return undefined;
-  }
-  if (ledgerReason?.code === 'ConditionalCheckFailed') {
-    // Our own earlier attempt landed after all (its answer was lost): that hold stands.
-    const existing = unmarshallItem(ledgerReason.item);
-    const parsed = holdRecordSchema.safeParse(existing);
-    if (parsed.success && existing?.status === 'held') return parsed.data;
-    throw new StoreUnavailableError('This request id was already used. Please retry.');
   }
   if (isTransactionConflict(err)) {
     c.plans--; // a conflict says nothing about the plan

@@ -4,7 +4,7 @@
  * (settle-queue.ts), whose consumer retries until it lands. Only if SQS refuses too is the settle left
  * to the orphan sweep, which bills the hold's prompt estimate once it has expired (sweep.ts): the
  * request is never lost, only billed less exactly. Bounds (README, "Durable settle"): in-process ≤ 2.5 s;
- * queued settles retried for 24 h before the dead-letter queue; orphans within expiry + grace + 1 min.
+ * queued settles retried for 24 h before the dead-letter queue; orphans within expiry + grace + 5 min (HOLD_SWEEP_INTERVAL_MINUTES).
  */
 import { logger } from '../observability/logger';
 import { StoreUnavailableError } from '../openai/errors';

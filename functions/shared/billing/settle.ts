@@ -1,27 +1,35 @@
 /**
- * Settling a hold (DATA-MODEL §4): ONE TransactWriteItems turns the held ledger item into the ledger
- * entry (condition `status = held`: idempotent on the request id) and, on the same account item,
- * replaces the hold by the actual cost — free tokens used ≤ the free tokens held, the rest credit —
- * releasing the remainder, the concurrency slots and the key's allowance. A cancel (the request got
- * no answer) deletes the held item and releases everything instead.
+ * Settling a hold (DATA-MODEL §4). A bill is ONE TransactWriteItems: Put the ledger entry (condition
+ * LEDGER_ENTRY_IS_NEW: idempotent on the request id) and, on the account item, replace the hold by the
+ * actual cost — free tokens used ≤ the free tokens held, the rest credit — releasing the remainder,
+ * the concurrency slots and the key's allowance, and REMOVE the inline hold `holds.<requestId>`
+ * (condition HOLD_IS_PENDING). 4 WRU while both items are ≤ 1 KB (a transactional write costs 2 WRU
+ * per KB). A cancel (the request got no answer) is ONE UpdateItem of the account that releases
+ * everything and removes the inline hold: no ledger entry. A settle of a hold that is not (or no
+ * longer) on the account is a no-op: `alreadySettled`, with the ledger entry's figures if there is one.
  *
  * Exact billing: when the upstream counted more prompt tokens than our margin reserved, the actual
  * cost is still charged (available credit may then dip below zero by that difference) and the excess
  * is logged (`hold exceeded`).
  */
-import { HOLD_IS_PENDING } from '../store/conditions';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { HOLD_IS_PENDING, LEDGER_ENTRY_IS_NEW } from '../store/conditions';
+import { documentClient } from '../store/dynamo';
+import { storeCall } from '../store/store-errors';
 import { tableNames } from '../store/tables';
 import { transactWrite, type TransactItems } from '../store/transact-write';
 import { isTransactionConflict, backoffDelayMs } from '../store/transaction-retry';
 import { logger } from '../observability/logger';
 import { updateView, unmarshallItem } from './account-state';
 import { cancellationReasons } from './cancellation';
-import { keyEntryId, type HoldRecord } from './hold-record';
+import { HOLDS_MAP, keyEntryId, type HoldRecord } from './hold-record';
+import { legacySettleTransaction } from './legacy-settle';
 import { computeCharge, type Charge } from './price';
 import { UpdateBuilder } from './update-builder';
 import { sleep } from '../retry/sleep';
 
-/** Positions of the items in {@link settleTransaction} (cancellation reasons come in this order). */
+/** Positions of the items of a bill's transaction (cancellation reasons come in this order). */
 const SETTLE_ITEM = { ledgerEntry: 0, account: 1 } as const;
 
 /** How a request ended, for its ledger entry. `orphaned`: settled by the sweep from the hold alone. */
@@ -67,9 +75,12 @@ export function chargeFor(hold: Pick<HoldRecord, 'holdFreeTokens'>, entry: Pick<
 export async function settleHold(hold: HoldRecord, outcome: SettleOutcome, maxAttempts = 30): Promise<SettleResult> {
   const charge = outcome.kind === 'bill' ? chargeFor(hold, outcome.entry) : { freeTokensUsed: 0, costNanoUsd: 0, freePromptTokens: 0, freeCompletionTokens: 0 };
   let withKey = true;
+  let legacy = false; // a hold placed before issue 14: a held ledger item (legacy-settle.ts)
   for (let attempt = 1; ; attempt++) {
     try {
-      await transactWrite(settleTransaction(hold, outcome, charge, withKey), { retryConflicts: false });
+      if (legacy) await transactWrite(legacySettleTransaction(hold, outcome, charge, accountSettleUpdate(hold, charge, withKey, false).build()), { retryConflicts: false });
+      else if (outcome.kind === 'cancel') await cancelUpdate(hold, withKey);
+      else await transactWrite(settleTransaction(hold, outcome.entry, charge, withKey), { retryConflicts: false });
       updateView(hold.accountId, (s) => {
         s.freeTokens += hold.holdFreeTokens - charge.freeTokensUsed;
         s.creditNanoUsd += hold.holdNanoUsd - charge.costNanoUsd;
@@ -89,13 +100,33 @@ export async function settleHold(hold: HoldRecord, outcome: SettleOutcome, maxAt
     } catch (err) {
       const reasons = cancellationReasons(err);
       const ledgerReason = reasons?.[SETTLE_ITEM.ledgerEntry];
+      const accountReason = reasons?.[SETTLE_ITEM.account];
       if (ledgerReason?.code === 'ConditionalCheckFailed') {
         const old = unmarshallItem(ledgerReason.item);
-        return { alreadySettled: true, freeTokensUsed: Number(old?.freeTokensUsed ?? 0), costNanoUsd: Number(old?.costNanoUsd ?? 0) };
+        if (!legacy && old?.status === 'held') {
+          legacy = true;
+          continue;
+        }
+        const stored = settledBefore(old);
+        if (!legacy && accountReason?.code === 'None' || inlineOf(unmarshallItem(accountReason?.item), hold.requestId) !== undefined) await releaseDuplicate(hold);
+        return stored;
       }
-      if (reasons?.[SETTLE_ITEM.account]?.code === 'ConditionalCheckFailed' && withKey) {
-        withKey = false; // the key was deleted while the request ran: settle the account alone
-        continue;
+      if (err instanceof ConditionalCheckFailedException || accountReason?.code === 'ConditionalCheckFailed') {
+        const accountOld = unmarshallItem(err instanceof ConditionalCheckFailedException ? err.Item : accountReason?.item);
+        const inline = inlineOf(accountOld, hold.requestId);
+        if ((legacy || inline !== undefined) && withKey) {
+          withKey = false; // the key was deleted while the request ran: settle the account alone
+          continue;
+        }
+        // Not (or no longer) on the account: settled or cancelled before, or never placed.
+        // A bill's transaction reports the ledger entry's own failed condition when one exists; a
+        // cancel reads the entry (a cancel racing a settle that landed returns what it charged).
+        const entry = outcome.kind === 'cancel' ? await readLedgerEntry(hold) : undefined;
+        if (!legacy && entry?.status === 'held') {
+          legacy = true;
+          continue;
+        }
+        return settledBefore(entry);
       }
       if (!isTransactionConflict(err) || attempt >= maxAttempts) throw err;
       await sleep(backoffDelayMs(attempt, { maxDelayMs: 250 }));
@@ -103,20 +134,44 @@ export async function settleHold(hold: HoldRecord, outcome: SettleOutcome, maxAt
   }
 }
 
-function settleTransaction(hold: HoldRecord, outcome: SettleOutcome, charge: Charge, withKey: boolean): TransactItems {
-  const tables = tableNames();
-  const ledgerKey = { accountId: hold.accountId, requestId: hold.requestId };
-  const pending = { ConditionExpression: HOLD_IS_PENDING, ExpressionAttributeNames: { '#status': 'status' }, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const };
-  const ledger =
-    outcome.kind === 'cancel'
-      ? { Delete: { TableName: tables.ledger, Key: ledgerKey, ...pending, ExpressionAttributeValues: { ':held': 'held' } } }
-      : { Update: { TableName: tables.ledger, Key: ledgerKey, ...ledgerEntryUpdate(outcome.entry, charge) } };
-  return [ledger, { Update: { TableName: tables.accounts, Key: { accountId: hold.accountId }, ...accountSettleUpdate(hold, charge, withKey).build(), ReturnValuesOnConditionCheckFailure: 'ALL_OLD' } }];
+function inlineOf(account: Record<string, unknown> | undefined, requestId: string): unknown {
+  return (account?.[HOLDS_MAP] as Record<string, unknown> | undefined)?.[requestId];
 }
 
-function ledgerEntryUpdate(entry: UsageEntry, charge: Charge) {
-  const b = new UpdateBuilder();
-  const fields: Record<string, unknown> = {
+/**
+ * The request is settled (its ledger entry exists) yet its hold is on the account again: a late
+ * duplicate of the hold's write (an SDK retry whose first attempt reached DynamoDB after the settle)
+ * re-placed it. It is released with nothing charged (the entry stands), by whichever settle meets it
+ * first — the orphan sweep at the latest.
+ */
+async function releaseDuplicate(hold: HoldRecord): Promise<void> {
+  logger.warn('duplicate hold of a settled request released', { requestId: hold.requestId, accountId: hold.accountId, heldNanoUsd: hold.holdNanoUsd });
+  await settleHold(hold, { kind: 'cancel' });
+}
+
+function settledBefore(old: Record<string, unknown> | undefined): SettleResult {
+  return { alreadySettled: true, freeTokensUsed: Number(old?.freeTokensUsed ?? 0), costNanoUsd: Number(old?.costNanoUsd ?? 0) };
+}
+
+/** The ledger entry of a request (strongly consistent read), undefined when there is none. */
+async function readLedgerEntry(hold: HoldRecord): Promise<Record<string, unknown> | undefined> {
+  const out = await storeCall(() => documentClient().send(new GetCommand({ TableName: tableNames().ledger, Key: { accountId: hold.accountId, requestId: hold.requestId }, ConsistentRead: true })));
+  return out.Item;
+}
+
+/** The cancel: one UpdateItem of the account releasing everything the hold took. */
+async function cancelUpdate(hold: HoldRecord, withKey: boolean): Promise<void> {
+  const zero = { freeTokensUsed: 0, costNanoUsd: 0, freePromptTokens: 0, freeCompletionTokens: 0 };
+  const input = { TableName: tableNames().accounts, Key: { accountId: hold.accountId }, ...accountSettleUpdate(hold, zero, withKey).build(), ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const };
+  await storeCall(() => documentClient().send(new UpdateCommand(input)));
+}
+
+/** The bill: [Put the ledger entry, Update the account]. */
+function settleTransaction(hold: HoldRecord, entry: UsageEntry, charge: Charge, withKey: boolean): TransactItems {
+  const tables = tableNames();
+  const { holdExpiresAt: _expiry, ...held } = hold;
+  const item = {
+    ...held,
     ...entry,
     status: entry.status,
     byok: entry.byok === true,
@@ -124,14 +179,13 @@ function ledgerEntryUpdate(entry: UsageEntry, charge: Charge) {
     costNanoUsd: charge.costNanoUsd,
     settledAt: new Date().toISOString(),
   };
-  for (const [k, v] of Object.entries(fields)) b.set(`${b.name(k)} = ${b.value(v)}`);
-  b.remove(b.name('holdBucket'));
-  b.remove(b.name('holdExpiresAt'));
-  b.when(`${b.name('status')} = ${b.value('held')}`);
-  return { ...b.build(), ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const };
+  return [
+    { Put: { TableName: tables.ledger, Item: item, ConditionExpression: LEDGER_ENTRY_IS_NEW, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' } },
+    { Update: { TableName: tables.accounts, Key: { accountId: hold.accountId }, ...accountSettleUpdate(hold, charge, withKey).build(), ReturnValuesOnConditionCheckFailure: 'ALL_OLD' } },
+  ];
 }
 
-function accountSettleUpdate(hold: HoldRecord, charge: Charge, withKey: boolean): UpdateBuilder {
+function accountSettleUpdate(hold: HoldRecord, charge: Charge, withKey: boolean, inlineHold = true): UpdateBuilder {
   const b = new UpdateBuilder();
   b.add('freeTokens', hold.holdFreeTokens - charge.freeTokensUsed);
   b.add('heldFreeTokens', -hold.holdFreeTokens);
@@ -140,6 +194,11 @@ function accountSettleUpdate(hold: HoldRecord, charge: Charge, withKey: boolean)
   b.add('usedNanoUsd', charge.costNanoUsd);
   b.add('usedFreeTokens', charge.freeTokensUsed);
   if (hold.accountSlot) b.add(b.name('inflight'), -1);
+  if (inlineHold) {
+    const inline = b.path(HOLDS_MAP, hold.requestId);
+    b.when(HOLD_IS_PENDING.replace('#holds.#rid', inline));
+    b.remove(inline);
+  }
   if (!withKey) return b;
   const h16 = keyEntryId(hold.keyHash);
   const key = (attr: string) => b.path('keys', h16, attr);

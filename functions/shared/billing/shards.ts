@@ -1,10 +1,10 @@
 /**
- * Fund shards for hot accounts (DATA-MODEL §5). One account item takes about 4 WCU per request (a hold
- * and a settle, each a transactional write of a ≤ 1 KB item: 2 WCU) and DynamoDB serves at most 1,000
- * WCU/s per partition, so a single item carries ~250 requests/s. An account with `shards = S` spreads
+ * Fund shards for hot accounts (DATA-MODEL §5). One account item takes about 3 WCU per request (the
+ * hold, a single write of a ≤ 1 KB item: 1 WCU; the settle, a transactional write: 2 WCU) and DynamoDB
+ * serves at most 1,000 WCU/s per partition, so a single item carries ~330 requests/s. An account with `shards = S` spreads
  * its funds over S items — `accountId` (shard 0, the bank, where top-ups land) and `accountId#1…#S-1`
- * — and each request holds on one picked at random, so S shards carry ~S × 250 requests/s (S = 4 is
- * the floor for 1,000/s). A shard short of funds borrows from the bank, then from every shard, in one
+ * — and each request holds on one picked at random, so S shards carry ~S × 330 requests/s (S = 4 is
+ * ample for 1,000/s). A shard short of funds borrows from the bank, then from every shard, in one
  * transaction each; money only moves between items, so Σ over shards of available + held, plus Σ of
  * the ledger's costs, always equals what was granted and purchased. Rate limits are split 1/S per
  * shard. Keys with a spend limit are served by shard 0 only (their allowance is not split).
@@ -134,7 +134,7 @@ export async function setShards(accountId: string, count: number): Promise<numbe
     items.push({
       Put: {
         TableName: table,
-        Item: { accountId: shardPk(accountId, j), ownerAccountId: accountId, shard: j, freeTokens: 0, heldFreeTokens: 0, creditNanoUsd: 0, heldNanoUsd: 0, usedNanoUsd: 0, usedFreeTokens: 0, inflight: 0, keys },
+        Item: { accountId: shardPk(accountId, j), ownerAccountId: accountId, shard: j, freeTokens: 0, heldFreeTokens: 0, creditNanoUsd: 0, heldNanoUsd: 0, usedNanoUsd: 0, usedFreeTokens: 0, inflight: 0, keys, holds: {} },
         ConditionExpression: 'attribute_not_exists(accountId)',
       },
     });

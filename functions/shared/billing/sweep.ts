@@ -1,53 +1,108 @@
 /**
- * The orphan sweep: holds whose function died (no settle, no queued message) are settled from what
- * the hold recorded — our prompt estimate, completion unknown = 0, `usageEstimated: true`, status
- * `orphaned` — once they are past their expiry plus a grace (HOLD_SWEEP_GRACE_MS, default 2 min), and
- * only while the settle queue is empty, so a queued exact settle is never pre-empted. Idempotent on
- * the request id like every settle. Runs every minute (EventBridge schedule; `npm start`: a timer).
+ * The orphan sweep: holds whose function died (no settle, no queued message) are settled from their
+ * inline record on the account item (`holds.<requestId>`, hold-record.ts) — our prompt estimate,
+ * completion unknown = 0, `usageEstimated: true`, status `orphaned` — once they are past their expiry
+ * plus a grace (HOLD_SWEEP_GRACE_MS, default 2 min), and only while the settle queue is empty, so a
+ * queued exact settle is never pre-empted. Idempotent on the request id like every settle.
+ *
+ * Finding them: a paginated, eventually consistent Scan of the accounts table (projection `accountId`
+ * + `holds`, filter: items with a non-empty `holds` map). No index is kept for holds in flight, so a
+ * request writes no index item (the hold is 1 WRU, the settle 4). A Scan is billed by the data read,
+ * not by what the filter keeps: 1 RRU per 8 KB (eventually consistent, 4 KB units halved) of every
+ * item. 100,000 accounts of ~1 KB read ≈ 12,500 RRU ≈ $0.0016 per run at $0.125 per million RRU,
+ * ≈ $13.50 a month at one run every 5 minutes (HOLD_SWEEP_INTERVAL_MINUTES, config/stack-contract.ts).
+ * Orphan bound: a hold is settled at most its expiry (the request function's timeout: chat 300 s,
+ * embeddings 30 s) + grace + one sweep interval after its request started: 5 + 2 + 5 = 12 min with
+ * the defaults, while the settle queue is empty.
  */
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { logger } from '../observability/logger';
 import { recordPendingHolds } from '../observability/metrics';
 import { documentClient } from '../store/dynamo';
 import { storeCall } from '../store/store-errors';
 import { tableNames } from '../store/tables';
 import { billingConfig } from './billing-config';
-import { HOLD_BUCKETS, holdRecordSchema, type HoldRecord } from './hold-record';
+import { decodeInlineHold, HOLDS_MAP, recordOfInline, type HoldRecord, type InlineHold } from './hold-record';
 import { settleHold, type SettleOutcome } from './settle';
 import { pendingSettleMessages } from './settle-queue';
 
-/** The sparse index listing unsettled holds (ledger table; pk holdBucket, sk holdExpiresAt). */
-export const PENDING_HOLDS_INDEX = 'pendingHolds';
+/**
+ * Holds in flight, from every account item's inline records; only those expired before
+ * `expiredBefore` (epoch ms) when given. One eventually consistent Scan of the accounts table.
+ * @throws StoreUnavailableError (503).
+ */
+export async function listInlineHolds(expiredBefore?: number): Promise<InlineHold[]> {
+  const out: InlineHold[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await storeCall(() =>
+      documentClient().send(
+        new ScanCommand({
+          TableName: tableNames().accounts,
+          ProjectionExpression: 'accountId, #holds',
+          FilterExpression: 'size(#holds) > :zero',
+          ExpressionAttributeNames: { '#holds': HOLDS_MAP },
+          ExpressionAttributeValues: { ':zero': 0 },
+          ExclusiveStartKey: startKey,
+        }),
+      ),
+    );
+    for (const item of page.Items ?? []) {
+      const accountId = String(item.accountId);
+      for (const [requestId, value] of Object.entries((item[HOLDS_MAP] ?? {}) as Record<string, unknown>)) {
+        const hold = decodeInlineHold(accountId, requestId, value);
+        if (hold === undefined) logger.error('malformed inline hold', { accountId, requestId });
+        else if (expiredBefore === undefined || hold.holdExpiresAt < expiredBefore) out.push(hold);
+      }
+    }
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return out.sort((a, b) => a.holdExpiresAt - b.holdExpiresAt);
+}
 
 /**
- * Unsettled holds, oldest expiry first per bucket; only those expired before `expiredBefore` (epoch
- * ms) when given. Reads the index (eventually consistent).
+ * Holds in flight as settleable records (see {@link listInlineHolds}): each key's full hash is found
+ * through the keys table's `byAccount` index (one Query per account with holds; deleted keys' rows
+ * stay there), so an orphan's ledger entry names its key like any other.
  * @throws StoreUnavailableError (503).
  */
 export async function listPendingHolds(expiredBefore?: number): Promise<HoldRecord[]> {
+  return recordsOf(await listInlineHolds(expiredBefore));
+}
+
+/** Inline holds as settleable records, each key's full hash looked up once per account. */
+async function recordsOf(inline: readonly InlineHold[]): Promise<HoldRecord[]> {
+  const hashes = new Map<string, Promise<string[]>>();
   const out: HoldRecord[] = [];
-  for (const bucket of HOLD_BUCKETS) {
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const page = await storeCall(() =>
-        documentClient().send(
-          new QueryCommand({
-            TableName: tableNames().ledger,
-            IndexName: PENDING_HOLDS_INDEX,
-            KeyConditionExpression: expiredBefore === undefined ? 'holdBucket = :b' : 'holdBucket = :b AND holdExpiresAt < :t',
-            ExpressionAttributeValues: { ':b': bucket, ...(expiredBefore === undefined ? {} : { ':t': expiredBefore }) },
-            ExclusiveStartKey: startKey,
-          }),
-        ),
-      );
-      for (const raw of page.Items ?? []) {
-        const parsed = holdRecordSchema.safeParse(raw);
-        if (parsed.success && raw.status === 'held') out.push(parsed.data);
-      }
-      startKey = page.LastEvaluatedKey;
-    } while (startKey);
+  for (const h of inline) {
+    let list = hashes.get(h.ownerAccountId);
+    if (list === undefined) hashes.set(h.ownerAccountId, (list = accountKeyHashes(h.ownerAccountId)));
+    const keyHash = (await list).find((k) => k.startsWith(h.h16)) ?? h.h16;
+    out.push(recordOfInline(h, keyHash));
   }
   return out;
+}
+
+async function accountKeyHashes(accountId: string): Promise<string[]> {
+  const hashes: string[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await storeCall(() =>
+      documentClient().send(
+        new QueryCommand({
+          TableName: tableNames().keys,
+          IndexName: 'byAccount',
+          KeyConditionExpression: 'accountId = :a',
+          ExpressionAttributeValues: { ':a': accountId },
+          ProjectionExpression: 'keyHash',
+          ExclusiveStartKey: startKey,
+        }),
+      ),
+    );
+    for (const k of page.Items ?? []) if (typeof k.keyHash === 'string') hashes.push(k.keyHash);
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return hashes;
 }
 
 /** The settle of an orphaned hold: its prompt estimate at the hold's prices, no completion. */
@@ -81,14 +136,15 @@ export interface SweepResult {
  * @param nowMs epoch ms (tests move it).
  */
 export async function sweepOrphanedHolds(nowMs = Date.now()): Promise<SweepResult> {
-  const all = await listPendingHolds();
-  const holds = all.filter((h) => h.holdExpiresAt < nowMs - billingConfig().sweepGraceMs);
-  recordPendingHolds({ pending: all.length, overdue: holds.length });
+  const all = await listInlineHolds();
+  const overdue = all.filter((h) => h.holdExpiresAt < nowMs - billingConfig().sweepGraceMs);
+  recordPendingHolds({ pending: all.length, overdue: overdue.length });
   const pending = await pendingSettleMessages();
   if (pending > 0) {
-    logger.info('orphan sweep skipped: settle queue not empty', { pending, overdueHolds: holds.length });
+    logger.info('orphan sweep skipped: settle queue not empty', { pending, overdueHolds: overdue.length });
     return { skipped: 'queue-not-empty', settled: 0, failed: 0 };
   }
+  const holds = overdue.length === 0 ? [] : await recordsOf(overdue);
   let settled = 0;
   let failed = 0;
   for (const hold of holds) {

@@ -79,11 +79,25 @@ export const LEDGER_ENTRY_IS_NEW = 'attribute_not_exists(requestId)';
 export const ACCOUNT_EXISTS_AND_HAS_FREE_TOKENS = 'attribute_exists(accountId) AND freeTokens >= :free';
 
 /**
- * Ledger: a hold is settled (or cancelled) once: only while its item still says `held`. Every settle
- * path — in-process, the settle queue, the orphan sweep, the admin CLI — is idempotent on the request
- * id through this condition. `#status` = `status`, `:held` = `held`.
+ * Accounts: a hold is placed once per request id: its inline record `holds.<requestId>` is new
+ * (`#holds.#rid` = the path; billing/hold-write.ts substitutes its own placeholders). A retried write
+ * whose first attempt landed fails here, and ALL_OLD shows the hold that stands.
  */
-export const HOLD_IS_PENDING = '#status = :held';
+export const HOLD_IS_NEW = 'attribute_not_exists(#holds.#rid)';
+
+/**
+ * Accounts: a hold is settled (or cancelled) once: only while its inline record `holds.<requestId>`
+ * is on the account item; the settle REMOVEs it in the same write. With the ledger's
+ * LEDGER_ENTRY_IS_NEW in the settle's transaction, every settle path — in-process, the settle queue,
+ * the orphan sweep, the admin CLI — is idempotent on the request id. `#holds.#rid` = the path.
+ */
+export const HOLD_IS_PENDING = 'attribute_exists(#holds.#rid)';
+
+/**
+ * Ledger, holds placed before issue 14 only (billing/legacy-settle.ts): the held ledger item is settled
+ * (or cancelled) once, while it still says `held`. `#status` = `status`, `:held` = `held`.
+ */
+export const HOLD_WAS_LEDGER_ITEM = '#status = :held';
 
 /**
  * The hold's conditions on the account item (billing/hold-write.ts builds them per request; each

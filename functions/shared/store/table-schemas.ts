@@ -7,12 +7,13 @@
  *             characters of the secret), limitNanoUsd?, limitReset?.
  *             GSI `byAccount` (accountId, createdAt) for listing an account's keys.
  * - accounts: pk `accountId` (fund shards: `accountId#k`). Attributes: email?, keyCount, freeTokens,
- *             credit (nano-USD), holds, rate-limit state, createdAt, the per-key map `keys`, the BYOK
- *             map `byok` (DATA-MODEL §2).
+ *             credit (nano-USD), held amounts, rate-limit state, createdAt, the per-key map `keys`, the
+ *             BYOK map `byok`, and the map `holds` (request id → compact inline record of each hold in
+ *             flight, billing/hold-record.ts; the orphan sweep scans for it) (DATA-MODEL §2).
  *             GSI `byEmail` (email; sparse: self-serve accounts) so the admin CLI finds an account by email.
  * - ledger:   pk `accountId` (or a fund shard's `accountId#k`), sk `requestId` (time-ordered, so a Query
- *             returns entries in time order). Holds in flight carry `holdBucket` ("0".."15") and
- *             `holdExpiresAt` (epoch ms): the sparse GSI `pendingHolds` lists exactly the unsettled holds.
+ *             returns entries in time order). One item per settled request, written by its settle;
+ *             holds in flight live on the account item, not here. No index.
  * - responses: pk `accountId`, sk `responseId` (`resp_…`; a large response's extra parts `resp_…#o1`,
  *             `resp_…#i1`, …). Stored Responses API responses (responses/response-store.ts): brotli-
  *             compressed input and response, `createdAt`, `model`, `status`, and the TTL attribute
@@ -57,9 +58,6 @@ export const LEDGER_TABLE: TableSchema = {
   logicalName: 'ledger',
   partitionKey: { name: 'accountId', type: 'S' },
   sortKey: { name: 'requestId', type: 'S' },
-  globalSecondaryIndexes: [
-    { indexName: 'pendingHolds', partitionKey: { name: 'holdBucket', type: 'S' }, sortKey: { name: 'holdExpiresAt', type: 'N' } },
-  ],
 };
 
 export const RESPONSES_TABLE: TableSchema = {
