@@ -64,3 +64,19 @@ describe('what cdk synth loads', () => {
     expect(withPackages).toEqual([]);
   });
 });
+
+describe('zod in the Lambda bundles', () => {
+  /** Every TypeScript file under functions/, with the packages it imports. */
+  const sources = ts.sys.readDirectory(resolve(ROOT, 'functions'), ['.ts'], undefined, undefined).map((file) => ({
+    rel: relative(ROOT, file),
+    imports: ts.preProcessFile(readFileSync(file, 'utf8'), true, true).importedFiles.map((f) => f.fileName),
+  }));
+
+  it('goes through functions/shared/validation/zod.ts alone (classic zod would come back into the bundles, bare zod/mini would lose the English messages)', () => {
+    const direct = sources
+      .filter((s) => s.rel !== 'functions/shared/validation/zod.ts')
+      .flatMap((s) => s.imports.filter((name) => name === 'zod' || name.startsWith('zod/')).map((name) => `${s.rel} imports ${name}`));
+    expect(sources.length).toBeGreaterThan(50);
+    expect(direct).toEqual([]);
+  });
+});
