@@ -6,10 +6,10 @@ import { GatewayFunction } from './gateway-function';
 /**
  * Memory of the embeddings function when the `embeddingsMemoryMb` context value is not given, MB, chosen
  * as CHAT_DEFAULT_MEMORY_MB is (`npm run bench`, "Right-sizing"). Its bundle is the chat bundle with
- * another entry (same size, same cold start: ~104 ms of CPU on one vCPU here), so the same size:
- * within 400 ms from 512 MB, and one 64 MB step of margin.
+ * another entry (same size, same cold start), so the same size: 640 MB, within 400 ms in every quiet
+ * run here.
  */
-export const EMBEDDINGS_DEFAULT_MEMORY_MB = 576;
+export const EMBEDDINGS_DEFAULT_MEMORY_MB = 640;
 
 /** Props of {@link EmbeddingsEndpoint}. */
 export interface EmbeddingsEndpointProps extends GatewayEndpointProps {
