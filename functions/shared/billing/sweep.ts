@@ -15,13 +15,14 @@
  * embeddings 30 s) + grace + one sweep interval after its request started: 5 + 2 + 5 = 12 min with
  * the defaults, while the settle queue is empty.
  */
-import { QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { logger } from '../observability/logger';
 import { recordPendingHolds } from '../observability/metrics';
 import { documentClient } from '../store/dynamo';
 import { storeCall } from '../store/store-errors';
 import { tableNames } from '../store/tables';
 import { billingConfig } from './billing-config';
+import { queryAccountKeys } from '../accounts/key-list';
 import { decodeInlineHold, HOLDS_MAP, recordOfInline, type HoldRecord, type InlineHold } from './hold-record';
 import { settleHold, type SettleOutcome } from './settle';
 import { pendingSettleMessages } from './settle-queue';
@@ -83,26 +84,9 @@ async function recordsOf(inline: readonly InlineHold[]): Promise<HoldRecord[]> {
   return out;
 }
 
+/** Every key hash of the account (deleted keys' rows included), via the keys table's `byAccount` index. */
 async function accountKeyHashes(accountId: string): Promise<string[]> {
-  const hashes: string[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await storeCall(() =>
-      documentClient().send(
-        new QueryCommand({
-          TableName: tableNames().keys,
-          IndexName: 'byAccount',
-          KeyConditionExpression: 'accountId = :a',
-          ExpressionAttributeValues: { ':a': accountId },
-          ProjectionExpression: 'keyHash',
-          ExclusiveStartKey: startKey,
-        }),
-      ),
-    );
-    for (const k of page.Items ?? []) if (typeof k.keyHash === 'string') hashes.push(k.keyHash);
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
-  return hashes;
+  return (await queryAccountKeys(accountId)).map((k) => k.keyHash);
 }
 
 /** The settle of an orphaned hold: its prompt estimate at the hold's prices, no completion. */
