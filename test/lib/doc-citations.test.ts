@@ -5,7 +5,8 @@ import { describe, expect, it } from 'vitest';
 /**
  * The docs the code cites live in the repository (docs/): every `providers.md §N`, `DATA-MODEL §N`,
  * `peers.md A|B<n>|C` and `DESIGN.md "<section>"` citation in the product, its tools and its tests names
- * a file of docs/ and a section (or row) that file has, so a reader can follow it. Comments wrap, so the
+ * a file of docs/ and a section (or row) that file has, and every `README, "<section>"` a heading or a
+ * bold paragraph lead of README.md, so a reader can follow it. Comments wrap, so the
  * text is read with the comment leaders (`*`, `//`) of continued lines folded into spaces.
  */
 const ROOT = resolve(__dirname, '../..');
@@ -119,6 +120,18 @@ function designCitations(file: string, text: string): Citation[] {
   return out;
 }
 
+/** `README, "Durable settle"`, `README: "Runbook: read the dashboard"`: each `:`-part starts a heading or a bold lead. */
+function readmeCitations(file: string, text: string): Citation[] {
+  const leads = [...readFileSync(resolve(ROOT, 'README.md'), 'utf8').matchAll(/^(?:#{1,6}\s+|\*\*)(.+)$/gm)].map((m) => (m[1] as string).toLowerCase());
+  const out: Citation[] = [];
+  for (const m of text.matchAll(/README(?:\.md)?[,:]\s*"([^"]+)"/g)) {
+    const parts = (m[1] as string).split(':').map((p) => p.trim().toLowerCase());
+    const missing = parts.filter((p) => !leads.some((lead) => lead.startsWith(p))).map((p) => `README.md "${p}"`);
+    out.push({ file, text: m[0], missing });
+  }
+  return out;
+}
+
 const PROVIDERS = new RegExp(String.raw`providers\.md\)?[\s(]*(${SECTION_CHAIN})?`, 'g');
 const DATA_MODEL = new RegExp(String.raw`DATA-MODEL(?:\.md)?\s*(${SECTION_CHAIN})?`, 'g');
 
@@ -133,17 +146,19 @@ for (const path of FOLDERS.flatMap((folder) => sourceFiles(resolve(ROOT, folder)
     ...numberedCitations(file, text, DATA_MODEL, 'DATA-MODEL.md'),
     ...peersCitations(file, text),
     ...designCitations(file, text),
+    ...readmeCitations(file, text),
   );
   if (/\/work\/shared\/|\.\.\/shared\/(?:reference|spec)\/|shared\/DESIGN\.md/.test(text) && !KNOWN_OUTSIDE_CITATIONS.has(file)) outside.push(file);
 }
 
-describe('doc citations resolve in docs/', () => {
+describe('doc citations resolve in docs/ and the README', () => {
   it('finds the citations (the scan reads the code)', () => {
     const count = (needle: string) => citations.filter((c) => c.text.startsWith(needle)).length;
     expect(count('providers.md')).toBeGreaterThan(100);
     expect(count('DATA-MODEL')).toBeGreaterThan(20);
     expect(count('peers.md')).toBeGreaterThan(5);
     expect(count('DESIGN.md')).toBeGreaterThan(3);
+    expect(count('README')).toBeGreaterThan(3);
   });
 
   it('every cited doc file and section exists', () => {
