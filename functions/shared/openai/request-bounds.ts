@@ -8,7 +8,7 @@
  *
  * Each bound is far above anything a real client sends: structured-output schemas nest at most 10
  * levels (OpenAI strict mode), a request has at most 128 tools and 2,048 embedding inputs, Anthropic
- * takes at most 100,000 messages (docs/providers.md), and the body itself is at most 6 MB. The value
+ * takes at most 100,000 messages (docs/providers.md §2.2), and the body itself is at most 6 MB. The value
  * budget bounds the work every later step (JSON.parse, the schema, token estimates, translation) does
  * per value; the time budget is a last stop, checked as the scan goes and again after the schema.
  * Field-level limits (n, dimensions, embedding inputs) live beside their routes.
