@@ -41,6 +41,11 @@ export interface RouteOptions {
   requestId?: string;
   retry?: RetryPolicy;
   breaker?: CircuitBreaker;
+  /**
+   * Chat: the output tokens the request's hold covers, over every choice (usage/output-meter.ts). An
+   * answer is cut there (`finish_reason: "length"`) and its upstream request stopped. Absent: no cut.
+   */
+  outputBudget?: number;
 }
 
 /** An attempt's limits (ms): its timeouts clipped to the deadline, and `totalMs`, what is left of the budget. */

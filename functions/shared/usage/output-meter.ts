@@ -1,0 +1,173 @@
+/**
+ * The output budget of one answer: what its hold reserved for output (billing/hold-demand.ts: `n` × the
+ * output limit, plus a predicted output's bound), counted while the answer streams in. Every upstream
+ * is sent that limit, but not every one keeps to it (reasoning and tool-call arguments past
+ * `max_tokens`, provider bugs, a hostile or broken host): the router cuts the answer where the budget
+ * runs out, ends every unfinished choice with `finish_reason: "length"` as an upstream at its limit
+ * does, and stops the upstream request (routing/fallback-router.ts). The settle caps the bill at the
+ * hold in any case (billing/settle.ts); this stops the generation the platform would pay for, and keeps
+ * the answer the client receives within what it was held for.
+ *
+ * Counted: content, reasoning, refusal, tool-call names and arguments (function and custom), of every
+ * choice, together. Counter: our o200k tokenizer (usage/estimate.ts) once it is loaded — its loading
+ * starts with the first meter — and characters / 4 until then. The delivered output never exceeds the
+ * budget by our count: the piece that would cross it is cut to a prefix that fits.
+ */
+import type { ChunkChoice, ChunkDelta, ChunkParts, ToolCallDelta } from '../openai/chat-response';
+import { loadedCounter, utf8TokenBound, warmTokenizer } from './estimate';
+
+/**
+ * The longest token of the tokenizers we count with, in UTF-8 bytes (o200k's longest entries are
+ * well under it): a text longer than (n + 1) × this has more than n tokens, without counting it.
+ */
+const MAX_TOKEN_BYTES = 256;
+/** Characters per token of the counter used before the tokenizer is loaded. */
+const CHARS_PER_TOKEN = 4;
+
+/** One answer's output counter (see the module comment). */
+export interface OutputMeter {
+  /**
+   * Counts a batch of parts and returns what of it fits the budget. The batch that crosses it comes
+   * back cut, followed by one part that ends every unfinished choice with `length` (its usage, if any,
+   * is dropped: it would not be the final count); after that, {@link spent} is true.
+   */
+  admit(batch: readonly ChunkParts[]): ChunkParts[];
+  /** The budget ran out: stop reading the upstream. */
+  readonly spent: boolean;
+  /** Output tokens counted so far (≤ the budget). */
+  readonly counted: number;
+}
+
+type Count = (text: string) => number;
+
+function counter(): Count {
+  const loaded = loadedCounter();
+  return loaded ?? ((text) => Math.ceil(text.length / CHARS_PER_TOKEN));
+}
+
+/** A prefix of `text` of at most `tokens` tokens (whole code points). */
+function prefixWithin(text: string, tokens: number, count: Count): string {
+  if (tokens <= 0) return '';
+  const guess = codePointPrefix(text, tokens * CHARS_PER_TOKEN);
+  if (count(guess) <= tokens) return guess;
+  // Every token is at least one UTF-8 byte: a prefix of `tokens` bytes fits.
+  let bytes = 0;
+  let end = 0;
+  for (const ch of text) {
+    bytes += Buffer.byteLength(ch, 'utf8');
+    if (bytes > tokens) break;
+    end += ch.length;
+  }
+  return text.slice(0, end);
+}
+
+function codePointPrefix(text: string, chars: number): string {
+  if (text.length <= chars) return text;
+  const code = text.charCodeAt(chars - 1);
+  // Never split a surrogate pair.
+  return text.slice(0, code >= 0xd800 && code <= 0xdbff ? chars - 1 : chars);
+}
+
+/**
+ * A meter of `budget` output tokens (≥ 0) for an answer of `choices` choices (`n`; the choices that
+ * get `length` when the budget runs out before they finished).
+ */
+export function outputMeter(budget: number, choices: number): OutputMeter {
+  void warmTokenizer();
+  let used = 0;
+  let spent = false;
+  const finished = new Set<number>();
+
+  /** Counts one piece of text; returns it, or the prefix that fits when it crosses the budget. */
+  function take(text: string | undefined): string | undefined {
+    if (spent) return undefined;
+    if (text === undefined || text === '') return text;
+    const left = budget - used;
+    const count = counter();
+    const tokens = utf8TokenBound(text) > (left + 1) * MAX_TOKEN_BYTES ? Number.POSITIVE_INFINITY : count(text);
+    if (tokens <= left) {
+      used += tokens;
+      return text;
+    }
+    spent = true;
+    const cut = prefixWithin(text, left, count);
+    used += cut === '' ? 0 : Math.min(left, count(cut));
+    return cut;
+  }
+
+  function admitToolCalls(calls: readonly ToolCallDelta[]): ToolCallDelta[] {
+    const out: ToolCallDelta[] = [];
+    for (const call of calls) {
+      if (spent) break;
+      const next: ToolCallDelta = { ...call };
+      if (call.function !== undefined) {
+        const name = take(call.function.name);
+        if (spent && call.function.name !== undefined && name !== call.function.name) break; // a cut name is no call
+        const args = take(call.function.arguments);
+        next.function = { ...call.function, ...(name !== undefined ? { name } : {}), ...(args !== undefined ? { arguments: args } : {}) };
+      }
+      if (call.custom !== undefined && !spent) {
+        const name = take(call.custom.name);
+        if (spent && call.custom.name !== undefined && name !== call.custom.name) break;
+        const input = take(call.custom.input);
+        next.custom = { ...call.custom, ...(name !== undefined ? { name } : {}), ...(input !== undefined ? { input } : {}) };
+      }
+      out.push(next);
+    }
+    return out;
+  }
+
+  function admitChoice(choice: ChunkChoice): ChunkChoice {
+    const d = choice.delta;
+    const delta: ChunkDelta = { ...d };
+    const fields = ['reasoning_content', 'content', 'refusal'] as const;
+    for (const field of fields) {
+      const text = d[field];
+      if (text === undefined || text === null) continue;
+      const kept = take(text);
+      if (kept === undefined) delete delta[field];
+      else delta[field] = kept;
+    }
+    if (d.tool_calls !== undefined) {
+      const calls = admitToolCalls(d.tool_calls);
+      if (calls.length > 0) delta.tool_calls = calls;
+      else delete delta.tool_calls;
+    }
+    if (!spent) {
+      if (choice.finish_reason !== null) finished.add(choice.index);
+      return { ...choice, delta };
+    }
+    const { logprobs: _dropped, ...rest } = choice; // the logprobs described the uncut piece
+    return { ...rest, delta, finish_reason: null };
+  }
+
+  return {
+    get spent() {
+      return spent;
+    },
+    get counted() {
+      return used;
+    },
+    admit(batch) {
+      if (spent) return [];
+      const out: ChunkParts[] = [];
+      for (const parts of batch) {
+        const admitted: ChunkChoice[] = [];
+        for (const choice of parts.choices) {
+          admitted.push(admitChoice(choice));
+          if (spent) break; // the choices after the one that crossed the budget get nothing more
+        }
+        if (!spent) {
+          out.push({ ...parts, choices: admitted });
+          continue;
+        }
+        const { usage: _partial, ...rest } = parts;
+        out.push({ ...rest, choices: admitted });
+        const open = Array.from({ length: Math.max(1, choices) }, (_, index) => index).filter((index) => !finished.has(index));
+        out.push({ choices: open.map((index) => ({ index, delta: {}, finish_reason: 'length' })) });
+        break;
+      }
+      return out;
+    },
+  };
+}
