@@ -50,8 +50,9 @@ export async function estimateOr(usage: Usage | undefined, body: ChatCompletionR
 /**
  * The billable usage of an answer that finished: the upstream's own usage, else our estimate of the
  * prompt and of `text()` (the output produced). An answer cut at its held output
- * (`outputCut`, routing/fallback-router.ts) bills the output tokens the meter counted (≤ what was held)
- * and the upstream's prompt count when it sent one: any usage the upstream sent was not the answer's.
+ * (`outputCut`, routing/fallback-router.ts) bills the output tokens the meter counted (the settle
+ * charges the hold at most) and the upstream's prompt count when it sent one: any usage the upstream
+ * sent was not the answer's.
  */
 export async function answerUsage(body: ChatCompletionRequest, usage: Usage | undefined, outputCut: number | undefined, text: () => string): Promise<BillableUsage> {
   if (outputCut === undefined) return usage !== undefined ? fromUsage(usage) : estimate(body, text());

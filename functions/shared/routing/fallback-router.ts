@@ -40,7 +40,7 @@ export { overheadMs } from './attempt-loop';
 export interface BufferedOutcome extends RoutedBase {
   parts: CompletionParts;
   /**
-   * Set when the answer was cut at `opts.outputBudget`: the output tokens counted (≤ the budget). The
+   * Set when the answer was cut at `opts.outputBudget`: the output tokens counted (usage/output-meter.ts). The
    * upstream's usage, if any came, is then not the answer's: bill this count.
    */
   outputCut?: number;

@@ -10,8 +10,14 @@
  *
  * Counted: content, reasoning, refusal, tool-call names and arguments (function and custom), of every
  * choice, together. Counter: our o200k tokenizer (usage/estimate.ts) once it is loaded — its loading
- * starts with the first meter — and characters / 4 until then. The delivered output never exceeds the
- * budget by our count: the piece that would cross it is cut to a prefix that fits.
+ * starts with the first meter — and characters / 4 until then. Other providers' tokenizers count the
+ * same text differently (o200k is among the most economical, and a word-counting host differs more),
+ * so an honest answer that stopped at its own limit could count a little more here: the cut comes at
+ * the budget plus the prompt's margin ({@link OUTPUT_MARGIN_PERCENT}% + {@link OUTPUT_MARGIN_TOKENS}
+ * tokens, billing/hold-demand.ts), never cutting an answer its upstream kept within its limit, and
+ * bounding one that is not to a few tokens past it. The delivered output never passes that limit by
+ * our count: the piece that would cross it is cut to a prefix that fits. What it passes the budget by
+ * is billed up to the hold (billing/settle.ts: the rest is the platform's loss).
  */
 import type { ChunkChoice, ChunkDelta, ChunkParts, ToolCallDelta } from '../openai/chat-response';
 import { loadedCounter, utf8TokenBound, warmTokenizer } from './estimate';
@@ -23,6 +29,14 @@ import { loadedCounter, utf8TokenBound, warmTokenizer } from './estimate';
 const MAX_TOKEN_BYTES = 256;
 /** Characters per token of the counter used before the tokenizer is loaded. */
 const CHARS_PER_TOKEN = 4;
+/** The cut comes at the budget × this percentage + {@link OUTPUT_MARGIN_TOKENS} (the prompt margin of holds). */
+export const OUTPUT_MARGIN_PERCENT = 135;
+export const OUTPUT_MARGIN_TOKENS = 16;
+
+/** Where a meter of `budget` output tokens cuts the answer (tokens, our count). */
+export function outputCutAt(budget: number): number {
+  return Math.ceil((budget * OUTPUT_MARGIN_PERCENT) / 100) + OUTPUT_MARGIN_TOKENS;
+}
 
 /** One answer's output counter (see the module comment). */
 export interface OutputMeter {
@@ -34,7 +48,7 @@ export interface OutputMeter {
   admit(batch: readonly ChunkParts[]): ChunkParts[];
   /** The budget ran out: stop reading the upstream. */
   readonly spent: boolean;
-  /** Output tokens counted so far (≤ the budget). */
+  /** Output tokens counted so far (≤ {@link outputCutAt} the budget). */
   readonly counted: number;
 }
 
@@ -69,11 +83,12 @@ function codePointPrefix(text: string, chars: number): string {
 }
 
 /**
- * A meter of `budget` output tokens (≥ 0) for an answer of `choices` choices (`n`; the choices that
- * get `length` when the budget runs out before they finished).
+ * A meter of `budget` output tokens (≥ 0: what the hold covers) for an answer of `choices` choices (`n`;
+ * the choices that get `length` when it runs out before they finished). It cuts at {@link outputCutAt}.
  */
 export function outputMeter(budget: number, choices: number): OutputMeter {
   void warmTokenizer();
+  const limit = outputCutAt(budget);
   let used = 0;
   let spent = false;
   const finished = new Set<number>();
@@ -82,7 +97,7 @@ export function outputMeter(budget: number, choices: number): OutputMeter {
   function take(text: string | undefined): string | undefined {
     if (spent) return undefined;
     if (text === undefined || text === '') return text;
-    const left = budget - used;
+    const left = limit - used;
     const count = counter();
     const tokens = utf8TokenBound(text) > (left + 1) * MAX_TOKEN_BYTES ? Number.POSITIVE_INFINITY : count(text);
     if (tokens <= left) {
