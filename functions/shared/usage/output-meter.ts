@@ -27,6 +27,8 @@ import { loadedCounter, utf8TokenBound, warmTokenizer } from './estimate';
  * well under it): a text longer than (n + 1) × this has more than n tokens, without counting it.
  */
 const MAX_TOKEN_BYTES = 256;
+/** The longest prefix a cut piece keeps, in characters per token left (a cut runs in O(log) short counts). */
+const MAX_PREFIX_CHARS_PER_TOKEN = 16;
 /** Characters per token of the counter used before the tokenizer is loaded. */
 const CHARS_PER_TOKEN = 4;
 /** The cut comes at the budget × this percentage + {@link OUTPUT_MARGIN_TOKENS} (the prompt margin of holds). */
@@ -59,20 +61,20 @@ function counter(): Count {
   return loaded ?? ((text) => Math.ceil(text.length / CHARS_PER_TOKEN));
 }
 
-/** A prefix of `text` of at most `tokens` tokens (whole code points). */
+/**
+ * The longest prefix of `text` (whole code points) of at most `tokens` tokens: a binary search over its
+ * length, up to {@link MAX_PREFIX_CHARS_PER_TOKEN} characters per token (O(log) counts of short texts).
+ */
 function prefixWithin(text: string, tokens: number, count: Count): string {
   if (tokens <= 0) return '';
-  const guess = codePointPrefix(text, tokens * CHARS_PER_TOKEN);
-  if (count(guess) <= tokens) return guess;
-  // Every token is at least one UTF-8 byte: a prefix of `tokens` bytes fits.
-  let bytes = 0;
-  let end = 0;
-  for (const ch of text) {
-    bytes += Buffer.byteLength(ch, 'utf8');
-    if (bytes > tokens) break;
-    end += ch.length;
+  let lo = 0;
+  let hi = Math.min(text.length, tokens * MAX_PREFIX_CHARS_PER_TOKEN);
+  while (lo < hi) {
+    const mid = Math.ceil((lo + hi) / 2);
+    if (count(codePointPrefix(text, mid)) <= tokens) lo = mid;
+    else hi = mid - 1;
   }
-  return text.slice(0, end);
+  return codePointPrefix(text, lo);
 }
 
 function codePointPrefix(text: string, chars: number): string {
