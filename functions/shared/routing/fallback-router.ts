@@ -208,9 +208,8 @@ export async function routeStream(req: ChatCompletionRequest, plan: readonly Att
   };
 }
 
-function cutAt(meter: OutputMeter | undefined): number | undefined {
-  return meter?.spent === true ? meter.counted : undefined;
-}
+/** The output tokens counted when a meter cut the answer; undefined when it did not. */
+const cutAt = (meter: OutputMeter | undefined): number | undefined => (meter?.spent === true ? meter.counted : undefined);
 
 /** True when a part carries something the client would see as output (not just the role preamble). */
 function carriesOutput(p: ChunkParts): boolean {

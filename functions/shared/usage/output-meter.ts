@@ -90,101 +90,108 @@ function codePointPrefix(text: string, chars: number): string {
  */
 export function outputMeter(budget: number, choices: number): OutputMeter {
   void warmTokenizer();
-  const limit = outputCutAt(budget);
-  let used = 0;
-  let spent = false;
-  const finished = new Set<number>();
+  return new Meter(outputCutAt(budget), choices);
+}
 
-  /** Counts one piece of text; returns it, or the prefix that fits when it crosses the budget. */
-  function take(text: string | undefined): string | undefined {
-    if (spent) return undefined;
-    if (text === undefined || text === '') return text;
-    const left = limit - used;
-    const count = counter();
-    const tokens = utf8TokenBound(text) > (left + 1) * MAX_TOKEN_BYTES ? Number.POSITIVE_INFINITY : count(text);
-    if (tokens <= left) {
-      used += tokens;
-      return text;
-    }
-    spent = true;
-    const cut = prefixWithin(text, left, count);
-    used += cut === '' ? 0 : Math.min(left, count(cut));
-    return cut;
-  }
+class Meter implements OutputMeter {
+  counted = 0;
+  spent = false;
+  private readonly finished = new Set<number>();
 
-  function admitToolCalls(calls: readonly ToolCallDelta[]): ToolCallDelta[] {
-    const out: ToolCallDelta[] = [];
-    for (const call of calls) {
-      if (spent) break;
-      const next: ToolCallDelta = { ...call };
-      if (call.function !== undefined) {
-        const name = take(call.function.name);
-        if (spent && call.function.name !== undefined && name !== call.function.name) break; // a cut name is no call
-        const args = take(call.function.arguments);
-        next.function = { ...call.function, ...(name !== undefined ? { name } : {}), ...(args !== undefined ? { arguments: args } : {}) };
+  constructor(
+    private readonly limit: number,
+    private readonly choices: number,
+  ) {}
+
+  admit(batch: readonly ChunkParts[]): ChunkParts[] {
+    if (this.spent) return [];
+    const out: ChunkParts[] = [];
+    for (const parts of batch) {
+      const admitted: ChunkChoice[] = [];
+      for (const choice of parts.choices) {
+        admitted.push(this.admitChoice(choice));
+        if (this.spent) break; // the choices after the one that crossed the budget get nothing more
       }
-      if (call.custom !== undefined && !spent) {
-        const name = take(call.custom.name);
-        if (spent && call.custom.name !== undefined && name !== call.custom.name) break;
-        const input = take(call.custom.input);
-        next.custom = { ...call.custom, ...(name !== undefined ? { name } : {}), ...(input !== undefined ? { input } : {}) };
+      if (!this.spent) {
+        out.push({ ...parts, choices: admitted });
+        continue;
       }
-      out.push(next);
+      const { usage: _partial, ...rest } = parts;
+      out.push({ ...rest, choices: admitted });
+      const open = Array.from({ length: Math.max(1, this.choices) }, (_, index) => index).filter((index) => !this.finished.has(index));
+      out.push({ choices: open.map((index) => ({ index, delta: {}, finish_reason: 'length' })) });
+      break;
     }
     return out;
   }
 
-  function admitChoice(choice: ChunkChoice): ChunkChoice {
+  /** Counts one piece of text; returns it, or the prefix that fits when it crosses the limit (undefined once spent). */
+  private take(text: string | undefined): string | undefined {
+    if (this.spent) return undefined;
+    if (text === undefined || text === '') return text;
+    const left = this.limit - this.counted;
+    const count = counter();
+    const tokens = utf8TokenBound(text) > (left + 1) * MAX_TOKEN_BYTES ? Number.POSITIVE_INFINITY : count(text);
+    if (tokens <= left) {
+      this.counted += tokens;
+      return text;
+    }
+    this.spent = true;
+    const cut = prefixWithin(text, left, count);
+    this.counted += cut === '' ? 0 : Math.min(left, count(cut));
+    return cut;
+  }
+
+  private admitChoice(choice: ChunkChoice): ChunkChoice {
     const d = choice.delta;
     const delta: ChunkDelta = { ...d };
-    const fields = ['reasoning_content', 'content', 'refusal'] as const;
-    for (const field of fields) {
+    for (const field of ['reasoning_content', 'content', 'refusal'] as const) {
       const text = d[field];
       if (text === undefined || text === null) continue;
-      const kept = take(text);
+      const kept = this.take(text);
       if (kept === undefined) delete delta[field];
       else delta[field] = kept;
     }
     if (d.tool_calls !== undefined) {
-      const calls = admitToolCalls(d.tool_calls);
+      const calls = this.admitToolCalls(d.tool_calls);
       if (calls.length > 0) delta.tool_calls = calls;
       else delete delta.tool_calls;
     }
-    if (!spent) {
-      if (choice.finish_reason !== null) finished.add(choice.index);
+    if (!this.spent) {
+      if (choice.finish_reason !== null) this.finished.add(choice.index);
       return { ...choice, delta };
     }
     const { logprobs: _dropped, ...rest } = choice; // the logprobs described the uncut piece
     return { ...rest, delta, finish_reason: null };
   }
 
-  return {
-    get spent() {
-      return spent;
-    },
-    get counted() {
-      return used;
-    },
-    admit(batch) {
-      if (spent) return [];
-      const out: ChunkParts[] = [];
-      for (const parts of batch) {
-        const admitted: ChunkChoice[] = [];
-        for (const choice of parts.choices) {
-          admitted.push(admitChoice(choice));
-          if (spent) break; // the choices after the one that crossed the budget get nothing more
-        }
-        if (!spent) {
-          out.push({ ...parts, choices: admitted });
-          continue;
-        }
-        const { usage: _partial, ...rest } = parts;
-        out.push({ ...rest, choices: admitted });
-        const open = Array.from({ length: Math.max(1, choices) }, (_, index) => index).filter((index) => !finished.has(index));
-        out.push({ choices: open.map((index) => ({ index, delta: {}, finish_reason: 'length' })) });
-        break;
+  private admitToolCalls(calls: readonly ToolCallDelta[]): ToolCallDelta[] {
+    const out: ToolCallDelta[] = [];
+    for (const call of calls) {
+      if (this.spent) break;
+      const fn = call.function === undefined ? undefined : this.admitCall(call.function.name, call.function.arguments);
+      const custom = call.custom === undefined || this.spent ? undefined : this.admitCall(call.custom.name, call.custom.input);
+      if (fn === 'cut-name' || custom === 'cut-name') break; // a cut name is no call
+      const { function: fnIn, custom: customIn, ...kept } = call;
+      const next: ToolCallDelta = kept;
+      if (fnIn !== undefined && fn !== undefined) {
+        const { name: _name, arguments: _arguments, ...other } = fnIn;
+        next.function = { ...other, ...fn.parts('arguments') };
       }
-      return out;
-    },
-  };
+      if (customIn !== undefined && custom !== undefined) {
+        const { name: _name, input: _input, ...other } = customIn;
+        next.custom = { ...other, ...custom.parts('input') };
+      }
+      out.push(next);
+    }
+    return out;
+  }
+
+  /** A tool call's name and body pieces, as admitted; 'cut-name' when the limit falls inside the name. */
+  private admitCall(name: string | undefined, body: string | undefined): 'cut-name' | { parts(bodyField: string): Record<string, string> } {
+    const keptName = this.take(name);
+    if (this.spent && name !== undefined && keptName !== name) return 'cut-name';
+    const keptBody = this.take(body);
+    return { parts: (bodyField) => ({ ...(keptName !== undefined ? { name: keptName } : {}), ...(keptBody !== undefined ? { [bodyField]: keptBody } : {}) }) };
+  }
 }
