@@ -9,8 +9,9 @@
  * the answer the client receives within what it was held for.
  *
  * Counted: content, reasoning, refusal, tool-call names and arguments (function and custom), of every
- * choice, together. Counter: our o200k tokenizer (usage/estimate.ts) once it is loaded — its loading
- * starts with the first meter — and characters / 4 until then. Other providers' tokenizers count the
+ * choice, together. Counter: our o200k tokenizer (usage/estimate.ts) once it is loaded (after a
+ * container's first answer: loading it takes the CPU for ~0.5 s, which must not stall the streams in
+ * flight) and characters / 4 until then. Other providers' tokenizers count the
  * same text differently (o200k is among the most economical, and a word-counting host differs more),
  * so an honest answer that stopped at its own limit could count a little more here: the cut comes at
  * the budget plus the prompt's margin ({@link OUTPUT_MARGIN_PERCENT}% + {@link OUTPUT_MARGIN_TOKENS}
@@ -20,7 +21,7 @@
  * is billed up to the hold (billing/settle.ts: the rest is the platform's loss).
  */
 import type { ChunkChoice, ChunkDelta, ChunkParts, ToolCallDelta } from '../openai/chat-response';
-import { loadedCounter, utf8TokenBound, warmTokenizer } from './estimate';
+import { loadedCounter, utf8TokenBound } from './estimate';
 
 /**
  * The longest token of the tokenizers we count with, in UTF-8 bytes (o200k's longest entries are
@@ -89,7 +90,6 @@ function codePointPrefix(text: string, chars: number): string {
  * the choices that get `length` when it runs out before they finished). It cuts at {@link outputCutAt}.
  */
 export function outputMeter(budget: number, choices: number): OutputMeter {
-  void warmTokenizer();
   return new Meter(outputCutAt(budget), choices);
 }
 
