@@ -46,3 +46,16 @@ export async function estimateOr(usage: Usage | undefined, body: ChatCompletionR
   if (usage === undefined) return est;
   return { promptTokens: usage.prompt_tokens, completionTokens: Math.max(usage.completion_tokens, est.completionTokens), estimated: usage.completion_tokens < est.completionTokens };
 }
+
+/**
+ * The billable usage of an answer that finished: the upstream's own usage, else our estimate of the
+ * prompt and of `text()` (the output produced). An answer cut at its held output
+ * (`outputCut`, routing/fallback-router.ts) bills the output tokens the meter counted (the settle
+ * charges the hold at most) and the upstream's prompt count when it sent one: any usage the upstream
+ * sent was not the answer's.
+ */
+export async function answerUsage(body: ChatCompletionRequest, usage: Usage | undefined, outputCut: number | undefined, text: () => string): Promise<BillableUsage> {
+  if (outputCut === undefined) return usage !== undefined ? fromUsage(usage) : estimate(body, text());
+  const promptTokens = usage?.prompt_tokens ?? (await estimate(body, '')).promptTokens;
+  return { promptTokens, completionTokens: outputCut, estimated: true };
+}

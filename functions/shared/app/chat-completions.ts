@@ -21,7 +21,7 @@ import { settleRequest, usageEntry } from './settle-request';
 import { holdEndsAt } from './hold-timing';
 import { routingHeaders } from './routing-headers';
 import { completionId, usdOf, type CallContext } from './chat-call-context';
-import { estimate, fromUsage } from './chat-billable-usage';
+import { answerUsage } from './chat-billable-usage';
 import { streamed } from './chat-stream';
 import { streamedLate } from './stream-late-commit';
 import { config } from '../config/env';
@@ -66,7 +66,8 @@ export async function runChatExchange(
   const sent: ChatCompletionRequest = body.max_completion_tokens == null && body.max_tokens == null ? { ...body, max_tokens: outputLimit } : body;
   const upstream = new AbortController();
   req.signal.addEventListener('abort', () => upstream.abort(), { once: true });
-  const opts = { ...routeOptions(req, caller), signal: upstream.signal };
+  // No answer outgrows its hold, whatever the upstream does with the limit (usage/output-meter.ts).
+  const opts = { ...routeOptions(req, caller), signal: upstream.signal, outputBudget: demand.outputTokens };
   const ctx: CallContext = { req, body, bill, created: Math.floor(req.receivedAt / 1000), present };
   if (body.stream !== true) {
     // Routing runs to the function's deadline; the status waits for the answer until the budget,
@@ -124,9 +125,8 @@ function streamCommitAfterMs(): number {
  */
 async function buffered(ctx: CallContext, outcome: Awaited<ReturnType<typeof routeBuffered>>): Promise<JsonResult> {
   const { parts } = outcome;
-  const billable = parts.usage
-    ? fromUsage(parts.usage)
-    : await estimate(ctx.body, parts.choices.map((c) => (c.message.content ?? '') + (c.message.reasoning_content ?? '') + JSON.stringify(c.message.tool_calls ?? '')).join(''));
+  const text = () => parts.choices.map((c) => (c.message.content ?? '') + (c.message.reasoning_content ?? '') + JSON.stringify(c.message.tool_calls ?? '')).join('');
+  const billable = await answerUsage(ctx.body, parts.usage, outcome.outputCut, text);
   const entry = usageEntry({ requestedModel: ctx.body.model, attempt: outcome.attempt, attempts: outcome.attempts, usage: billable, status: 'complete' });
   const completion: ChatCompletion = {
     id: completionId(ctx.req.requestId),
@@ -135,7 +135,7 @@ async function buffered(ctx: CallContext, outcome: Awaited<ReturnType<typeof rou
     model: ctx.body.model,
     choices: parts.choices,
     // `cost` (OpenRouter's): what this request was billed, USD — the same charge the settle writes.
-    usage: { ...(parts.usage ?? makeUsage(billable.promptTokens, billable.completionTokens)), cost: usdOf(ctx.bill.charge(entry).costNanoUsd) },
+    usage: { ...(parts.usage !== undefined && outcome.outputCut === undefined ? parts.usage : makeUsage(billable.promptTokens, billable.completionTokens)), cost: usdOf(ctx.bill.charge(entry).costNanoUsd) },
   };
   // A string or absent, never null (OpenAI's OpenAPI description): only OpenAI-compatible hosts send one.
   if (typeof parts.system_fingerprint === 'string') completion.system_fingerprint = parts.system_fingerprint;

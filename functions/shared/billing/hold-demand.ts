@@ -6,7 +6,7 @@
  *
  * Margin: ×{@link PROMPT_MARGIN_PERCENT}% + 16 tokens. Other providers' tokenizers (Claude's, Gemini's
  * SentencePiece, Llama's) count the same text differently from o200k; an upstream that still counts
- * more than we held is billed exactly anyway (billing/settle.ts), and logged.
+ * more than we held is billed the hold at most (billing/settle.ts): the rest is the platform's loss, recorded.
  */
 import type { CatalogueEntry } from '../catalogue/catalogue';
 import { attemptPrices } from './attempt-price';
