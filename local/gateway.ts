@@ -43,6 +43,12 @@ export interface GatewayOptions {
   /** Free tokens of the dev account (default: a new account's 200,000). */
   devFreeTokens?: number;
   /**
+   * Simulated credit of the dev account, nano-USD (default 0: a free-tier account). `npm start` gives
+   * it some, so the operator's own key is paid tier (paid rate limits); an existing dev account that
+   * never had credit gets it on the next start.
+   */
+  devCreditNanoUsd?: number;
+  /**
    * Let the handler see a client disconnect (NOT Lambda behaviour; see local/function-url/server.ts),
    * so a streamed request's upstream is aborted when its client leaves. Default false: as in Lambda.
    */
@@ -122,7 +128,7 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<RunningGa
     const settle = await startSettleRunner(opts.settle);
     closers.push(settle.close);
 
-    const dev = await ensureDevKey(opts.devKeyFile, opts.devFreeTokens);
+    const dev = await ensureDevKey(opts.devKeyFile, opts.devFreeTokens, opts.devCreditNanoUsd ?? 0);
     if (opts.stateFile !== undefined) {
       mkdirSync(dirname(opts.stateFile), { recursive: true });
       const state = { dynamodbEndpoint: endpoint, tables: { keys: process.env.KEYS_TABLE, accounts: process.env.ACCOUNTS_TABLE, ledger: process.env.LEDGER_TABLE, responses: process.env.RESPONSES_TABLE }, devAccountId: dev.accountId, pid: process.pid };
@@ -242,17 +248,23 @@ async function closeAll(closers: Array<() => Promise<void>>): Promise<void> {
 /**
  * The dev account and key. With a key file, the same key is reused across restarts as long as it
  * still authenticates (only its hash is in DynamoDB, so the plaintext lives in that git-ignored file).
+ * `creditNanoUsd` > 0 makes it a paid account: given at creation, or added once to a reused account
+ * that never had credit.
  */
-async function ensureDevKey(file: string | undefined, freeTokens: number | undefined): Promise<{ key: string; accountId: string }> {
+async function ensureDevKey(file: string | undefined, freeTokens: number | undefined, creditNanoUsd: number): Promise<{ key: string; accountId: string }> {
   const { authenticate } = await import('../functions/shared/accounts/key-store');
-  const { createAccount } = await import('../functions/shared/accounts/account-store');
+  const { addCredit, createAccount, getAccount } = await import('../functions/shared/accounts/account-store');
   const { createKey } = await import('../functions/shared/accounts/key-store');
   if (file !== undefined && existsSync(file)) {
     const key = readFileSync(file, 'utf8').trim();
     const who = await authenticate(key).catch(() => undefined);
-    if (who) return { key, accountId: who.accountId };
+    if (who) {
+      const account = await getAccount(who.accountId, { consistent: true });
+      if (creditNanoUsd > 0 && account !== undefined && account.purchasedNanoUsd === 0) await addCredit(who.accountId, creditNanoUsd);
+      return { key, accountId: who.accountId };
+    }
   }
-  const account = await createAccount(freeTokens === undefined ? {} : { freeTokens });
+  const account = await createAccount({ ...(freeTokens === undefined ? {} : { freeTokens }), creditNanoUsd });
   const created = await createKey(account.accountId, 'dev');
   if (file !== undefined) {
     mkdirSync(dirname(file), { recursive: true });
