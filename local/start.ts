@@ -8,6 +8,7 @@ import { CATALOGUE } from '../functions/shared/catalogue/catalogue';
 import { HOLD_SWEEP_INTERVAL_MINUTES } from '../functions/shared/config/stack-contract';
 import { rateLimitsFor } from '../functions/shared/accounts/rate-limit-settings';
 import { formatNanoUsd, usdToNanoUsd } from '../functions/shared/billing/money';
+import { STRIPE_WEBHOOK_PATH } from '../functions/shared/account-api/paths';
 import { LOCAL_STATE_DIR, startGateway } from './gateway';
 import { buildWebSync } from '../web/build';
 
@@ -25,6 +26,8 @@ const web = buildWebSync();
  * DEV_CREDIT_USD says otherwise), so its key has the paid tier's rate limits, not the free tier's
  * 20 requests a minute (which the SDKs would meet with quiet retries).
  */
+/** STRIPE_WEBHOOK_SECRET from the env is used as is; otherwise one is generated once into .local/. */
+const webhookSecretFromEnv = Boolean(process.env.STRIPE_WEBHOOK_SECRET?.trim());
 const devCreditNanoUsd = usdToNanoUsd(process.env.DEV_CREDIT_USD ?? '100');
 const cognitoPort = process.env.COGNITO_LOCAL_PORT ? Number(process.env.COGNITO_LOCAL_PORT) : undefined;
 const gateway = await startGateway({
@@ -39,6 +42,8 @@ const gateway = await startGateway({
     onCode: (email, code) => process.stdout.write(`[cognito] confirmation code for ${email}: ${code}\n`),
   },
   byokKekFile: join(LOCAL_STATE_DIR, 'byok-kek'),
+  // Payments against the local Stripe stand-in (or the Stripe of STRIPE_SECRET_KEY when set).
+  stripe: { webhookSecretFile: join(LOCAL_STATE_DIR, 'stripe-webhook-secret') },
   devCreditNanoUsd,
   simulator: { chunkDelayMs: Number(process.env.SIM_CHUNK_DELAY_MS ?? 20) },
   // Locally a client that leaves stops its upstream request (saves real tokens); Lambda cannot.
@@ -64,6 +69,8 @@ process.stdout.write(
     `  dashboard  ${gateway.origin}/  (sign up there; ${(web.jsBytes / 1024).toFixed(1)} KB of JavaScript, built from web/)`,
     `  Cognito    ${gateway.cognito?.endpoint ?? '-'}  (emulator: pool ${gateway.cognito?.userPoolId ?? '-'}, client ${gateway.cognito?.userPoolClientId ?? '-'}; sign-up codes are printed below)`,
     `  DynamoDB   ${gateway.dynamodbEndpoint}   (the admin CLI finds it through .local/state.json)`,
+    `  Stripe     ${gateway.stripe?.standIn ? `${gateway.stripe.standIn.url}  (local stand-in: "Add credit" in the dashboard opens its checkout page)` : 'the Stripe of STRIPE_SECRET_KEY'}`,
+    `             webhook ${gateway.origin}${STRIPE_WEBHOOK_PATH}, signing secret ${gateway.stripe?.webhookSecret ?? '-'}${webhookSecretFromEnv ? ' (from STRIPE_WEBHOOK_SECRET)' : ' (.local/stripe-webhook-secret)'}`,
     `  settle     queue ${gateway.settle.queueUrl} (SQS emulator), orphan sweep every ${HOLD_SWEEP_INTERVAL_MINUTES} minutes`,
     'Providers (real when <NAME>_API_KEY is set):',
     ...rows,

@@ -49,13 +49,19 @@ export async function stripeSetup(): Promise<StripeSetup | undefined> {
   return { stripe: cached.stripe, webhookSecret: creds.STRIPE_WEBHOOK_SECRET };
 }
 
+/** True when a Stripe key and webhook secret are configured (false too when the secret cannot be read now). */
+export async function paymentsEnabled(): Promise<boolean> {
+  const setup = await stripeSetup().catch(() => undefined);
+  return setup?.webhookSecret !== undefined;
+}
+
 /**
- * Stripe, or a 404 `payments_not_enabled` naming what the operator must set.
+ * Stripe, or a 404 `payments_not_enabled` when it (or its webhook secret: no credit could arrive) is not configured.
  * @throws NotFoundError (404) when payments are disabled; ConfigUnavailableError (503).
  */
 export async function requireStripe(): Promise<StripeSetup> {
   const setup = await stripeSetup();
-  if (setup === undefined) {
+  if (setup?.webhookSecret === undefined) {
     throw new NotFoundError('Payments are not enabled on this deployment (no Stripe key is configured). Ask the operator to add credit, or to set up Stripe (README: Payments).', { code: 'payments_not_enabled' });
   }
   return setup;
