@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -6,7 +5,7 @@ import { startCognitoLocal, type RunningCognitoLocal } from './cognito-local';
 import { startDynamoDbLocal, ensureTables } from './dynamodb-local';
 import { startSimulator, type Simulator, type SimProvider, type SimulatorOptions } from './simulator';
 import { createFunctionUrlServer, installAwslambdaGlobals, listen } from './function-url';
-import { startStripeStandIn, type StripeStandIn } from './stripe/server';
+import { startLocalStripe, type LocalStripe, type LocalStripeOptions } from './stripe/local-stripe';
 import { startSettleRunner, type SettleRunner, type SettleRunnerOptions } from './settle-runner';
 import { createStaticSite } from './site/static-site';
 import { WEB_DIST_DIR } from '../web/build';
@@ -81,7 +80,7 @@ export interface GatewayOptions {
    * `STRIPE_WEBHOOK_SECRET` from the env, else the one in `webhookSecretFile` (generated there once),
    * else a new one. Default off: payments disabled.
    */
-  stripe?: { webhookSecretFile?: string; port?: number; retryDelaysMs?: number[] };
+  stripe?: LocalStripeOptions;
 }
 
 export interface RunningGateway {
@@ -100,7 +99,7 @@ export interface RunningGateway {
   /** The Cognito emulator, when started. */
   cognito: RunningCognitoLocal | undefined;
   /** The Stripe stand-in, when started, and the webhook signing secret in use. */
-  stripe: { standIn: StripeStandIn | undefined; webhookSecret: string } | undefined;
+  stripe: LocalStripe | undefined;
   close(): Promise<void>;
 }
 
@@ -217,34 +216,6 @@ async function startLocalCognito(options: GatewayOptions['cognito'], closers: Cl
   closers.push(running.stop);
   Object.assign(process.env, running.env);
   return running;
-}
-
-/**
- * Payments locally: the Stripe stand-in with a local secret key (exported as `STRIPE_SECRET_KEY` and
- * `STRIPE_API_BASE`), or the configured Stripe when `STRIPE_SECRET_KEY` is set; the webhook secret as
- * {@link GatewayOptions.stripe} says.
- */
-async function startLocalStripe(options: GatewayOptions['stripe'], closers: Closers): Promise<RunningGateway['stripe']> {
-  if (options === undefined) return undefined;
-  let webhookSecret = process.env.STRIPE_WEBHOOK_SECRET?.trim() || undefined;
-  if (webhookSecret === undefined && options.webhookSecretFile !== undefined && existsSync(options.webhookSecretFile)) webhookSecret = readFileSync(options.webhookSecretFile, 'utf8').trim();
-  if (webhookSecret === undefined) {
-    webhookSecret = `whsec_${randomBytes(24).toString('hex')}`;
-    if (options.webhookSecretFile !== undefined) {
-      mkdirSync(dirname(options.webhookSecretFile), { recursive: true });
-      writeFileSync(options.webhookSecretFile, `${webhookSecret}\n`, { mode: 0o600 });
-    }
-  }
-  process.env.STRIPE_WEBHOOK_SECRET = webhookSecret;
-  if (process.env.STRIPE_SECRET_KEY?.trim()) return { standIn: undefined, webhookSecret };
-  const standIn = await startStripeStandIn({ webhookSecret, ...(options.port === undefined ? {} : { port: options.port }), ...(options.retryDelaysMs === undefined ? {} : { retryDelaysMs: options.retryDelaysMs }) });
-  closers.push(standIn.close);
-  process.env.STRIPE_SECRET_KEY = standIn.secretKey;
-  process.env.STRIPE_API_BASE = standIn.url;
-  closers.push(async () => {
-    for (const name of ['STRIPE_SECRET_KEY', 'STRIPE_API_BASE', 'STRIPE_WEBHOOK_SECRET']) delete process.env[name];
-  });
-  return { standIn, webhookSecret };
 }
 
 /** Without KMS, BYOK encrypts with a local key-encryption key file: the given one, or a new one in a temporary directory. */
