@@ -45,6 +45,8 @@ const gateway = await startGateway({
   // Payments against the local Stripe stand-in (or the Stripe of STRIPE_SECRET_KEY when set).
   stripe: { webhookSecretFile: join(LOCAL_STATE_DIR, 'stripe-webhook-secret') },
   devCreditNanoUsd,
+  // The settle queue runs in its own process: a crash of this one loses nothing queued (the next start reuses it).
+  settle: { queueStateFile: join(LOCAL_STATE_DIR, 'settle-queue.json') },
   simulator: { chunkDelayMs: Number(process.env.SIM_CHUNK_DELAY_MS ?? 20) },
   // Locally a client that leaves stops its upstream request (saves real tokens); Lambda cannot.
   signalClientDisconnect: true,
