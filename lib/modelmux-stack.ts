@@ -5,6 +5,7 @@ import { SETTLE_RESERVE_MS } from '../functions/shared/config/stack-contract';
 import { AccessLogs } from './constructs/access-logs';
 import { ACCOUNT_PATH_PATTERNS } from '../functions/shared/account-api/paths';
 import { AccountEndpoint } from './constructs/account-endpoint';
+import { StripeSecret } from './constructs/stripe-secret';
 import { API_PATH_PATTERN, ApiDistribution, DEFAULT_ORIGIN_READ_TIMEOUT_SECONDS } from './constructs/api-distribution';
 import { ByokKey } from './constructs/byok-key';
 import { ChatEndpoint } from './constructs/chat-endpoint';
@@ -118,7 +119,10 @@ export class ModelmuxStack extends Stack {
       logRetentionDays: props.embeddingsLogRetentionDays ?? logDays,
       memorySize: props.embeddingsMemoryMb,
     });
-    const account = new AccountEndpoint(this, 'Account', { tables, identity, byokKey, originSecret, environment: publicBaseUrl, logRetentionDays: logDays, tracing: props.tracing === true });
+    // Payments (issue 22): the Stripe keys, created empty (payments off until the operator stores them).
+    const stripeSecret = new StripeSecret(this, 'Stripe');
+    new CfnOutput(this, 'StripeSecretPutCommand', { description: 'Store the Stripe keys (stripe.json: {"STRIPE_SECRET_KEY":"sk_...","STRIPE_WEBHOOK_SECRET":"whsec_..."}) to enable payments; the webhook endpoint is <base URL>/v1/billing/stripe/webhook', value: stripeSecret.putValueCommand });
+    const account = new AccountEndpoint(this, 'Account', { tables, identity, byokKey, originSecret, stripeSecret, environment: publicBaseUrl, logRetentionDays: logDays, tracing: props.tracing === true });
 
     // Function URLs end with '/', so `${url}v1` is a base URL an OpenAI SDK accepts.
     let baseUrl = Fn.join('', [chat.url.url, 'v1']);

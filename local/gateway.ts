@@ -5,11 +5,13 @@ import { startCognitoLocal, type RunningCognitoLocal } from './cognito-local';
 import { startDynamoDbLocal, ensureTables } from './dynamodb-local';
 import { startSimulator, type Simulator, type SimProvider, type SimulatorOptions } from './simulator';
 import { createFunctionUrlServer, installAwslambdaGlobals, listen } from './function-url';
+import { startLocalStripe, type LocalStripe, type LocalStripeOptions } from './stripe/local-stripe';
 import { startSettleRunner, type SettleRunner, type SettleRunnerOptions } from './settle-runner';
 import { createStaticSite } from './site/static-site';
 import { WEB_DIST_DIR } from '../web/build';
 import { PROVIDER_MANIFEST } from '../functions/shared/providers/manifest';
 import { resetConfigForTests } from '../functions/shared/config/env';
+import { STRIPE_WEBHOOK_PATH } from '../functions/shared/account-api/paths';
 
 /**
  * The whole gateway on loopback, as `npm start`, the integration tests and the bench run it:
@@ -43,6 +45,12 @@ export interface GatewayOptions {
   /** Free tokens of the dev account (default: a new account's 200,000). */
   devFreeTokens?: number;
   /**
+   * Simulated credit of the dev account, nano-USD (default 0: a free-tier account). `npm start` gives
+   * it some, so the operator's own key is paid tier (paid rate limits); an existing dev account that
+   * never had credit gets it on the next start.
+   */
+  devCreditNanoUsd?: number;
+  /**
    * Let the handler see a client disconnect (NOT Lambda behaviour; see local/function-url/server.ts),
    * so a streamed request's upstream is aborted when its client leaves. Default false: as in Lambda.
    */
@@ -66,6 +74,13 @@ export interface GatewayOptions {
   cognito?: { dataDir?: string; port?: number; onCode?: (email: string, code: string) => void };
   /** The local key-encryption key for BYOK (default: a new one in a temporary directory). */
   byokKekFile?: string;
+  /**
+   * Run the local Stripe stand-in (local/stripe/) and enable payments against it, unless
+   * `STRIPE_SECRET_KEY` is set (then that Stripe is used). The webhook signing secret is
+   * `STRIPE_WEBHOOK_SECRET` from the env, else the one in `webhookSecretFile` (generated there once),
+   * else a new one. Default off: payments disabled.
+   */
+  stripe?: LocalStripeOptions;
 }
 
 export interface RunningGateway {
@@ -83,6 +98,8 @@ export interface RunningGateway {
   origin: string;
   /** The Cognito emulator, when started. */
   cognito: RunningCognitoLocal | undefined;
+  /** The Stripe stand-in, when started, and the webhook signing secret in use. */
+  stripe: LocalStripe | undefined;
   close(): Promise<void>;
 }
 
@@ -122,7 +139,7 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<RunningGa
     const settle = await startSettleRunner(opts.settle);
     closers.push(settle.close);
 
-    const dev = await ensureDevKey(opts.devKeyFile, opts.devFreeTokens);
+    const dev = await ensureDevKey(opts.devKeyFile, opts.devFreeTokens, opts.devCreditNanoUsd ?? 0);
     if (opts.stateFile !== undefined) {
       mkdirSync(dirname(opts.stateFile), { recursive: true });
       const state = { dynamodbEndpoint: endpoint, tables: { keys: process.env.KEYS_TABLE, accounts: process.env.ACCOUNTS_TABLE, ledger: process.env.LEDGER_TABLE, responses: process.env.RESPONSES_TABLE }, devAccountId: dev.accountId, pid: process.pid };
@@ -136,9 +153,11 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<RunningGa
 
     const cognito = await startLocalCognito(opts.cognito, closers);
     ensureByokKek(opts.byokKekFile, closers);
-    resetConfigForTests(); // the settings above (tables, queue, Cognito, BYOK) are read by the handlers' INIT
+    const stripe = await startLocalStripe(opts.stripe, closers);
+    resetConfigForTests(); // the settings above (tables, queue, Cognito, BYOK, Stripe) are read by the handlers' INIT
     const listening = await serveFunctions(opts, cognito);
     closers.push(listening.close);
+    if (stripe?.standIn) stripe.standIn.webhooks.url = `${listening.url.replace(/\/$/, '')}${STRIPE_WEBHOOK_PATH}`;
 
     return {
       baseUrl: `${listening.url.replace(/\/$/, '')}/v1`,
@@ -150,6 +169,7 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<RunningGa
       providers,
       origin: listening.url.replace(/\/$/, ''),
       cognito,
+      stripe,
       close: () => closeAll(closers),
     };
   } catch (err) {
@@ -242,17 +262,23 @@ async function closeAll(closers: Array<() => Promise<void>>): Promise<void> {
 /**
  * The dev account and key. With a key file, the same key is reused across restarts as long as it
  * still authenticates (only its hash is in DynamoDB, so the plaintext lives in that git-ignored file).
+ * `creditNanoUsd` > 0 makes it a paid account: given at creation, or added once to a reused account
+ * that never had credit.
  */
-async function ensureDevKey(file: string | undefined, freeTokens: number | undefined): Promise<{ key: string; accountId: string }> {
+async function ensureDevKey(file: string | undefined, freeTokens: number | undefined, creditNanoUsd: number): Promise<{ key: string; accountId: string }> {
   const { authenticate } = await import('../functions/shared/accounts/key-store');
-  const { createAccount } = await import('../functions/shared/accounts/account-store');
+  const { addCredit, createAccount, getAccount } = await import('../functions/shared/accounts/account-store');
   const { createKey } = await import('../functions/shared/accounts/key-store');
   if (file !== undefined && existsSync(file)) {
     const key = readFileSync(file, 'utf8').trim();
     const who = await authenticate(key).catch(() => undefined);
-    if (who) return { key, accountId: who.accountId };
+    if (who) {
+      const account = await getAccount(who.accountId, { consistent: true });
+      if (creditNanoUsd > 0 && account !== undefined && account.purchasedNanoUsd === 0) await addCredit(who.accountId, creditNanoUsd);
+      return { key, accountId: who.accountId };
+    }
   }
-  const account = await createAccount(freeTokens === undefined ? {} : { freeTokens });
+  const account = await createAccount({ ...(freeTokens === undefined ? {} : { freeTokens }), creditNanoUsd });
   const created = await createKey(account.accountId, 'dev');
   if (file !== undefined) {
     mkdirSync(dirname(file), { recursive: true });

@@ -6,6 +6,9 @@ process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
 import { join } from 'node:path';
 import { CATALOGUE } from '../functions/shared/catalogue/catalogue';
 import { HOLD_SWEEP_INTERVAL_MINUTES } from '../functions/shared/config/stack-contract';
+import { rateLimitsFor } from '../functions/shared/accounts/rate-limit-settings';
+import { formatNanoUsd, usdToNanoUsd } from '../functions/shared/billing/money';
+import { STRIPE_WEBHOOK_PATH } from '../functions/shared/account-api/paths';
 import { LOCAL_STATE_DIR, startGateway } from './gateway';
 import { buildWebSync } from '../web/build';
 
@@ -18,6 +21,14 @@ import { buildWebSync } from '../web/build';
 const port = Number(process.env.PORT ?? 8080);
 // The dashboard is served from web/dist at `/`: build it first so it matches the sources.
 const web = buildWebSync();
+/**
+ * The dev account is the operator's own: a paid account with simulated credit ($100 unless
+ * DEV_CREDIT_USD says otherwise), so its key has the paid tier's rate limits, not the free tier's
+ * 20 requests a minute (which the SDKs would meet with quiet retries).
+ */
+/** STRIPE_WEBHOOK_SECRET from the env is used as is; otherwise one is generated once into .local/. */
+const webhookSecretFromEnv = Boolean(process.env.STRIPE_WEBHOOK_SECRET?.trim());
+const devCreditNanoUsd = usdToNanoUsd(process.env.DEV_CREDIT_USD ?? '100');
 const cognitoPort = process.env.COGNITO_LOCAL_PORT ? Number(process.env.COGNITO_LOCAL_PORT) : undefined;
 const gateway = await startGateway({
   port,
@@ -31,6 +42,9 @@ const gateway = await startGateway({
     onCode: (email, code) => process.stdout.write(`[cognito] confirmation code for ${email}: ${code}\n`),
   },
   byokKekFile: join(LOCAL_STATE_DIR, 'byok-kek'),
+  // Payments against the local Stripe stand-in (or the Stripe of STRIPE_SECRET_KEY when set).
+  stripe: { webhookSecretFile: join(LOCAL_STATE_DIR, 'stripe-webhook-secret') },
+  devCreditNanoUsd,
   // The settle queue runs in its own process: a crash of this one loses nothing queued (the next start reuses it).
   settle: { queueStateFile: join(LOCAL_STATE_DIR, 'settle-queue.json') },
   simulator: { chunkDelayMs: Number(process.env.SIM_CHUNK_DELAY_MS ?? 20) },
@@ -40,6 +54,8 @@ const gateway = await startGateway({
 
 /** How many catalogue models a provider serves (a registered provider may serve none, e.g. Groq, whose Llama-3 ids are decommissioned). */
 const modelsServedBy = (provider: string): number => [...CATALOGUE.values()].filter((e) => e.targets.some((t) => t.provider === provider)).length;
+const paidLimits = rateLimitsFor(false);
+const limitText = (n: number | null, unit: string) => (n === null ? `no ${unit} limit` : `${n} ${unit}`);
 const rows = Object.entries(gateway.providers).map(([name, how]) => {
   const served = modelsServedBy(name.toLowerCase());
   return `  ${name.toLowerCase().padEnd(10)} ${how.padEnd(10)} ${served === 0 ? 'no catalogue model uses it' : `serves ${served} model${served === 1 ? '' : 's'}`}`;
@@ -51,9 +67,12 @@ process.stdout.write(
     `  base URL   ${gateway.baseUrl}`,
     `  API key    ${gateway.apiKey}`,
     `  account    ${gateway.accountId}   (the dev account: npm run admin -- accounts show --account ${gateway.accountId})`,
+    `  tier       paid (simulated credit: ${formatNanoUsd(devCreditNanoUsd)} at creation); ${limitText(paidLimits.requestsPerMinute, 'requests a minute')}, ${limitText(paidLimits.concurrentRequests, 'at a time')}`,
     `  dashboard  ${gateway.origin}/  (sign up there; ${(web.jsBytes / 1024).toFixed(1)} KB of JavaScript, built from web/)`,
     `  Cognito    ${gateway.cognito?.endpoint ?? '-'}  (emulator: pool ${gateway.cognito?.userPoolId ?? '-'}, client ${gateway.cognito?.userPoolClientId ?? '-'}; sign-up codes are printed below)`,
     `  DynamoDB   ${gateway.dynamodbEndpoint}   (the admin CLI finds it through .local/state.json)`,
+    `  Stripe     ${gateway.stripe?.standIn ? `${gateway.stripe.standIn.url}  (local stand-in: "Add credit" in the dashboard opens its checkout page)` : 'the Stripe of STRIPE_SECRET_KEY'}`,
+    `             webhook ${gateway.origin}${STRIPE_WEBHOOK_PATH}, signing secret ${gateway.stripe?.webhookSecret ?? '-'}${webhookSecretFromEnv ? ' (from STRIPE_WEBHOOK_SECRET)' : ' (.local/stripe-webhook-secret)'}`,
     `  settle     queue ${gateway.settle.queueUrl} (SQS emulator), orphan sweep every ${HOLD_SWEEP_INTERVAL_MINUTES} minutes`,
     'Providers (real when <NAME>_API_KEY is set):',
     ...rows,

@@ -5,6 +5,7 @@ import { type DataTables, grantAccountAccess } from './data-tables';
 import { GatewayFunction } from './gateway-function';
 import type { Identity } from './identity';
 import type { OriginSecret } from './origin-secret';
+import type { StripeSecret } from './stripe-secret';
 
 /** Props of {@link AccountEndpoint}. */
 export interface AccountEndpointProps {
@@ -21,13 +22,16 @@ export interface AccountEndpointProps {
   readonly tracing?: boolean;
   /** Memory in MB; default 512: JSON and one small DynamoDB call or two per request. */
   readonly memorySize?: number;
+  /** The Stripe keys (checkout, the webhook): read access and `STRIPE_SECRET_ARN`. */
+  readonly stripeSecret?: StripeSecret | undefined;
 }
 
 /**
  * The account API: `functions/account/handler.ts` behind a BUFFERED Function URL (its answers are
  * small JSON). Authenticated by the dashboard user's Cognito JWT in the function (aws-jwt-verify), so
  * the URL itself is public like the others. Least privilege: its own table actions
- * (ACCOUNT_TABLE_ACTIONS), kms:GenerateDataKey on the BYOK key only; no upstream secret, no kms:Decrypt.
+ * (ACCOUNT_TABLE_ACTIONS), kms:GenerateDataKey on the BYOK key only, GetSecretValue on the Stripe secret
+ * (checkout and Stripe's webhook, `/v1/billing/stripe/webhook`); no upstream secret, no kms:Decrypt.
  */
 export class AccountEndpoint extends Construct {
   readonly gateway: GatewayFunction;
@@ -37,16 +41,17 @@ export class AccountEndpoint extends Construct {
     super(scope, id);
     this.gateway = new GatewayFunction(this, 'Gateway', {
       entry: 'functions/account/handler.ts',
-      description: 'modelmux: the account API (/v1/account, /v1/keys, /v1/credits, /v1/activity, /v1/byok, /config.json)',
+      description: 'modelmux: the account API (/v1/account, /v1/keys, /v1/credits, /v1/activity, /v1/byok, /v1/billing, /config.json)',
       timeoutSeconds: 15,
       memorySize: props.memorySize ?? 512,
       ...(props.logRetentionDays === undefined ? {} : { logRetentionDays: props.logRetentionDays }),
       ...(props.tracing === undefined ? {} : { tracing: props.tracing }),
-      environment: { ...props.tables.environment, ...props.identity.environment, ...props.byokKey.environment, ...props.originSecret?.environment, ...props.environment },
+      environment: { ...props.tables.environment, ...props.identity.environment, ...props.byokKey.environment, ...props.originSecret?.environment, ...props.stripeSecret?.environment, ...props.environment },
     });
     grantAccountAccess(props.tables, this.gateway.function);
     props.originSecret?.grantRead(this.gateway.function);
     props.byokKey.grantGenerateDataKey(this.gateway.function);
+    props.stripeSecret?.grantGetSecretValue(this.gateway.function);
     this.url = this.gateway.addPublicUrl(InvokeMode.BUFFERED, [HttpMethod.GET, HttpMethod.POST, HttpMethod.PUT, HttpMethod.PATCH, HttpMethod.DELETE]);
   }
 }

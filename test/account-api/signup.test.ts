@@ -2,6 +2,8 @@ import { AdminConfirmSignUpCommand, ConfirmSignUpCommand, DeleteUserCommand, Sig
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { randomBytes } from 'node:crypto';
+import { freeGrantIdentity } from '../../functions/shared/accounts/grant-email';
 import { freeGrantMarkerId } from '../../functions/shared/accounts/self-serve-account';
 import { documentClient } from '../../functions/shared/store/dynamo';
 import { tableNames } from '../../functions/shared/store/tables';
@@ -78,5 +80,33 @@ describe('sign-up and the account', () => {
     const user = await signUpAndSignIn(gw, email);
     const res = await call(gw, 'GET', '/v1/account', user.accessToken);
     expect(res.body.data.email).toBe(email.toLowerCase());
+  });
+
+  it('one grant per person: a +tag or Gmail dots do not earn a second one', async () => {
+    const name = `farmer${randomBytes(4).toString('hex')}`;
+    const first = await signUpAndSignIn(gw, `${name}+1@gmail.com`);
+    expect((await call(gw, 'GET', '/v1/account', first.accessToken)).body.data).toMatchObject({ free_tokens: 200_000, email: `${name}+1@gmail.com` });
+    for (const alias of [`${name}+2@gmail.com`, `${name.slice(0, 3)}.${name.slice(3)}@googlemail.com`, `${name.toUpperCase()}+x@Gmail.com`]) {
+      const other = await signUpAndSignIn(gw, alias);
+      expect((await call(gw, 'GET', '/v1/account', other.accessToken)).body.data.free_tokens, alias).toBe(0);
+    }
+    // Another person at another domain with the same local part still gets theirs.
+    const stranger = await signUpAndSignIn(gw, `${name}+1@example.com`);
+    expect((await call(gw, 'GET', '/v1/account', stranger.accessToken)).body.data.free_tokens).toBe(200_000);
+  });
+});
+
+describe('freeGrantIdentity', () => {
+  it.each([
+    ['Me@Example.com', 'me@example.com'],
+    [' me+newsletter@example.com ', 'me@example.com'],
+    ['m.e@example.com', 'm.e@example.com'],
+    ['M.E+spam@gmail.com', 'me@gmail.com'],
+    ['m.e@googlemail.com', 'me@gmail.com'],
+    ['+only@example.com', '+only@example.com'],
+    ['no-at-sign', 'no-at-sign'],
+    ['a@b@gmail.com', 'a@b@gmail.com'],
+  ])('%s → %s', (email, identity) => {
+    expect(freeGrantIdentity(email)).toBe(identity);
   });
 });

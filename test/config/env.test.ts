@@ -6,13 +6,16 @@ import { UPSTREAM_ENV_VARS } from '../../functions/shared/providers/manifest';
 /**
  * README variables the functions' schema does not hold, and why: read by `npm start`, the tests or the
  * bench (not by a function), by the AWS SDK or Powertools themselves, or credentials (the upstream keys
- * and base URLs, config/upstream-credentials.ts).
+ * and base URLs, config/upstream-credentials.ts; the Stripe keys, payments/stripe-client.ts).
  */
 const NOT_FUNCTION_SETTINGS = new Set<string>([
   'PORT',
   'SIM_CHUNK_DELAY_MS',
   'COGNITO_LOCAL_PORT',
   'CHROMIUM_PATH',
+  'DEV_CREDIT_USD',
+  'STRIPE_SECRET_KEY',
+  'STRIPE_WEBHOOK_SECRET',
   'POWERTOOLS_LOG_LEVEL',
   'POWERTOOLS_METRICS_DISABLED',
   ...UPSTREAM_ENV_VARS,

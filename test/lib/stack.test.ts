@@ -47,6 +47,7 @@ let ids: {
   byokKey: string;
   secret: string;
   originSecret: string;
+  stripeSecret: string;
   tables: Record<TableSchema['logicalName'], string>;
 };
 
@@ -68,6 +69,7 @@ beforeAll(() => {
     byokKey: logicalIdByPath(template, 'AWS::KMS::Key', '/Byok/'),
     secret: logicalIdByPath(template, 'AWS::SecretsManager::Secret', '/UpstreamKeys/'),
     originSecret: logicalIdByPath(template, 'AWS::SecretsManager::Secret', '/OriginSecret/'),
+    stripeSecret: logicalIdByPath(template, 'AWS::SecretsManager::Secret', '/Stripe/'),
     tables: {
       keys: logicalIdByPath(template, 'AWS::DynamoDB::Table', '/Data/Keys/'),
       accounts: logicalIdByPath(template, 'AWS::DynamoDB::Table', '/Data/Accounts/'),
@@ -540,7 +542,7 @@ describe('accounts: Cognito, the BYOK key and the account function', () => {
     expect(kmsStatements.length).toBe(3);
   });
 
-  it('grants the account function exactly its table and index actions, no upstream secret and no kms:Decrypt', () => {
+  it('grants the account function exactly its table and index actions, the Stripe secret, no upstream secret and no kms:Decrypt', () => {
     const granted = new Map<string, string[]>();
     for (const statement of roleStatementsOf(ids.accountFn)) {
       for (const resource of resourcesOfStatement(statement)) {
@@ -552,6 +554,8 @@ describe('accounts: Cognito, the BYOK key and the account function', () => {
       [JSON.stringify(getAttArn(ids.byokKey)), ['kms:GenerateDataKey']],
       // The origin secret (one door: it refuses calls that did not come through CloudFront).
       [JSON.stringify({ Ref: ids.originSecret }), ['secretsmanager:GetSecretValue']],
+      // The Stripe keys `<stack>/stripe` (checkout and the webhook's signing secret).
+      [JSON.stringify({ Ref: ids.stripeSecret }), ['secretsmanager:GetSecretValue']],
     ]);
     // Not the responses table: the account API does not read stored responses.
     for (const [name, grant] of Object.entries(ACCOUNT_TABLE_ACTIONS)) {
@@ -569,6 +573,7 @@ describe('accounts: Cognito, the BYOK key and the account function', () => {
       COGNITO_CLIENT_ID: { Ref: ids.userPoolClient },
       BYOK_KMS_KEY_ID: getAttArn(ids.byokKey),
       [TABLE_ENV.accounts]: { Ref: ids.tables.accounts },
+      STRIPE_SECRET_ARN: { Ref: ids.stripeSecret },
     });
     expect(envOf(ids.accountFn).UPSTREAM_SECRET_ARN).toBeUndefined();
     for (const fn of [ids.chatFn, ids.embeddingsFn]) expect(envOf(fn).BYOK_KMS_KEY_ID).toEqual(getAttArn(ids.byokKey));

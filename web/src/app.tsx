@@ -3,6 +3,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { useServices } from './context';
 import { ByokPage } from './pages/byok';
 import { ConfirmPage } from './pages/confirm';
+import { CreditsPage } from './pages/credits';
 import { ForgotPasswordPage } from './pages/forgot-password';
 import { KeysPage } from './pages/keys';
 import { OverviewPage } from './pages/overview';
@@ -14,6 +15,7 @@ import { APP_ROUTES, AUTH_ROUTES, href, navigate, type Route, useRoute } from '.
 
 const NAV: ReadonlyArray<{ route: Route; label: string }> = [
   { route: 'overview', label: 'Overview' },
+  { route: 'credits', label: 'Credits' },
   { route: 'keys', label: 'API keys' },
   { route: 'usage', label: 'Usage' },
   { route: 'byok', label: 'Provider keys' },
@@ -58,7 +60,7 @@ export function App() {
   }
   return (
     <Shell route={route}>
-      {route === 'keys' ? <KeysPage /> : route === 'usage' ? <UsagePage /> : route === 'byok' ? <ByokPage /> : <OverviewPage />}
+      {route === 'credits' ? <CreditsPage /> : route === 'keys' ? <KeysPage /> : route === 'usage' ? <UsagePage /> : route === 'byok' ? <ByokPage /> : <OverviewPage />}
     </Shell>
   );
 }

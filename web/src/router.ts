@@ -5,15 +5,16 @@ import { useEffect, useState } from 'preact/hooks';
  * behind CloudFront with no rewrite rules (which would also touch the API's 404s on the same
  * distribution). Only page names ever go in the URL: never a key, token or code.
  */
-export type Route = 'overview' | 'keys' | 'usage' | 'byok' | 'sign-in' | 'sign-up' | 'confirm' | 'forgot-password';
+export type Route = 'overview' | 'credits' | 'keys' | 'usage' | 'byok' | 'sign-in' | 'sign-up' | 'confirm' | 'forgot-password';
 
 /** Pages that need a signed-in user. */
-export const APP_ROUTES: readonly Route[] = ['overview', 'keys', 'usage', 'byok'];
+export const APP_ROUTES: readonly Route[] = ['overview', 'credits', 'keys', 'usage', 'byok'];
 /** Pages for signed-out visitors. */
 export const AUTH_ROUTES: readonly Route[] = ['sign-in', 'sign-up', 'confirm', 'forgot-password'];
 
 const PATHS: Record<Route, string> = {
   overview: '#/',
+  credits: '#/credits',
   keys: '#/keys',
   usage: '#/usage',
   byok: '#/byok',

@@ -7,6 +7,7 @@ import { MAX_KEYS_PER_ACCOUNT } from '../accounts/limits';
 import { rateLimitsFor } from '../accounts/rate-limit-settings';
 import { accountTotals } from '../billing/account-totals';
 import { chargedSince, monthStartMs } from '../billing/ledger-read';
+import { paymentsEnabled } from '../payments/stripe-client';
 import type { JsonResult } from '../http/types';
 import type { AccountCaller } from './caller';
 import { json, usd } from './json';
@@ -14,13 +15,14 @@ import { json, usd } from './json';
 /**
  * The account: `{data:{id, email, created_at, free_tokens, free_tokens_held, credit, credit_nano_usd,
  * credit_held, credit_held_nano_usd, total_usage, total_usage_nano_usd, month_usage,
- * month_usage_nano_usd, is_free_tier, key_count, key_limit, rate_limit}}` (README: "The account API").
+ * month_usage_nano_usd, is_free_tier, key_count, key_limit, rate_limit, payments_enabled}}` (README: "The
+ * account API"; `payments_enabled`: Stripe is configured, so the dashboard offers "Add credit").
  * `total_usage` is the account's `usedNanoUsd` (ADDed by every settle, in the ledger entry's own
  * transaction, so it equals Σ of the ledger's costs to the nano-dollar).
  */
 export async function getAccountInfo(caller: AccountCaller): Promise<JsonResult> {
   const a = caller.account;
-  const [totals, monthNanoUsd] = await Promise.all([accountTotals(a), chargedSince(a.accountId, monthStartMs(), a.shards)]);
+  const [totals, monthNanoUsd, payments] = await Promise.all([accountTotals(a), chargedSince(a.accountId, monthStartMs(), a.shards), paymentsEnabled()]);
   const freeTier = a.purchasedNanoUsd === 0;
   const limits = rateLimitsFor(freeTier);
   return json({
@@ -42,6 +44,7 @@ export async function getAccountInfo(caller: AccountCaller): Promise<JsonResult>
       key_count: a.keyCount,
       key_limit: MAX_KEYS_PER_ACCOUNT,
       rate_limit: { requests_per_minute: limits.requestsPerMinute, concurrent_requests: limits.concurrentRequests },
+      payments_enabled: payments,
     },
   });
 }

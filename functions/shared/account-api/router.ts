@@ -1,7 +1,8 @@
 /**
  * The account API's routes (DATA-MODEL §7), served by the account function. Every route but
  * `/config.json` is authenticated by the dashboard user's Cognito JWT (caller.ts). Unknown paths are
- * 404, known paths with another method 405 (with `allow`); errors use OpenAI's body.
+ * 404, known paths with another method 405 (with `allow`); errors use OpenAI's body. Stripe's webhook
+ * (`/v1/billing/stripe/webhook`) is signed by Stripe instead.
  */
 import type { GatewayHandler, GatewayRequest, GatewayResult } from '../http/types';
 import { MethodNotAllowedError, NotFoundError } from '../openai/errors';
@@ -10,12 +11,15 @@ import { activityRoute } from './activity-route';
 import { deleteByokRoute, listByokRoute, patchByokRoute, putByokRoute } from './byok-routes';
 import { accountCaller, type AccountCaller } from './caller';
 import { configRoute } from './config-route';
+import { checkoutRoute, purchasesRoute } from './credits-routes';
+import { stripeWebhookRoute } from './stripe-webhook-route';
 import { createKeyRoute, deleteKeyRoute, getKeyRoute, listKeysRoute, patchKeyRoute } from './keys-routes';
 
 type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 type Authed = (caller: AccountCaller, req: GatewayRequest) => Promise<GatewayResult>;
 
 export { ACCOUNT_PATH_PATTERNS } from './paths';
+import { STRIPE_WEBHOOK_PATH } from './paths';
 
 /** The authenticated handlers of a path, by method; undefined for a path we do not serve. */
 function routesFor(path: string): Partial<Record<Method, Authed>> | undefined {
@@ -25,6 +29,10 @@ function routesFor(path: string): Partial<Record<Method, Authed>> | undefined {
       return { GET: (c) => getAccountInfo(c) };
     case '/v1/credits':
       return { GET: (c) => getCredits(c) };
+    case '/v1/credits/checkout':
+      return { POST: (c, r) => checkoutRoute(c, r) };
+    case '/v1/credits/purchases':
+      return { GET: (c) => purchasesRoute(c) };
     case '/v1/activity':
       return { GET: (c, r) => activityRoute(c, r) };
     case '/v1/keys':
@@ -51,9 +59,14 @@ export const accountDispatch: GatewayHandler = async (req: GatewayRequest): Prom
     if (req.method !== 'GET') throw new MethodNotAllowedError(req.method, req.path, ['GET']);
     return configRoute();
   }
+  if (path === STRIPE_WEBHOOK_PATH) {
+    // Stripe signs it; no JWT (stripe-webhook-route.ts).
+    if (req.method !== 'POST') throw new MethodNotAllowedError(req.method, req.path, ['POST']);
+    return stripeWebhookRoute(req);
+  }
   const routes = routesFor(path);
   if (routes === undefined) {
-    throw new NotFoundError(`Unknown request URL: ${req.method} ${req.path}. The account API serves /v1/account, /v1/keys, /v1/credits, /v1/activity and /v1/byok.`, { code: 'unknown_url' });
+    throw new NotFoundError(`Unknown request URL: ${req.method} ${req.path}. The account API serves /v1/account, /v1/keys, /v1/credits, /v1/credits/checkout, /v1/credits/purchases, /v1/activity and /v1/byok.`, { code: 'unknown_url' });
   }
   const handler = routes[req.method as Method];
   if (handler === undefined) throw new MethodNotAllowedError(req.method, req.path, Object.keys(routes));

@@ -4,9 +4,10 @@
  *
  * - the account item is put only if absent (`attribute_not_exists`), so retries and a race of first
  *   calls create it once (the losers read the winner's item);
- * - in the same transaction a marker item `freeGrant#<sha256(email)>` is put only if absent, so an email
- *   gets the free tokens once, even after its Cognito user is deleted and signs up again (a new `sub`):
- *   such an account is created with 0 free tokens.
+ * - in the same transaction a marker item `freeGrant#<sha256(identity)>` is put only if absent, so a
+ *   person gets the free tokens once, even after their Cognito user is deleted and signs up again (a new
+ *   `sub`), and however they dress up their address (`+tags`, Gmail's dots: the identity is
+ *   accounts/grant-email.ts's normal form): such an account is created with 0 free tokens.
  *
  * Why not (only) a Cognito post-confirmation trigger: the account must exist however the user was
  * confirmed (admin confirmation, a trigger that failed and was not retried), and a trigger adds a
@@ -22,6 +23,7 @@ import { tableNames } from '../store/tables';
 import { transactWrite } from '../store/transact-write';
 import { cancellationCodes } from '../store/transaction-retry';
 import { accountItemSchema, newAccountItem, normaliseEmail, type Account } from './account-store';
+import { freeGrantIdentity } from './grant-email';
 import { NEW_ACCOUNT_FREE_TOKENS } from './limits';
 
 /** Positions of the items in the account-creation transaction (cancellation reasons come in this order). */
@@ -30,9 +32,9 @@ const CREATE_ITEM = { account: 0, freeGrantMarker: 1 } as const;
 /** Index on the accounts table by (normalised) email (table-schemas.ts). */
 const BY_EMAIL_INDEX = 'byEmail';
 
-/** The pk of the marker item saying `email` has had its free tokens. */
+/** The pk of the marker item saying the person behind `email` has had their free tokens (grant-email.ts). */
 export function freeGrantMarkerId(email: string): string {
-  return `freeGrant#${createHash('sha256').update(normaliseEmail(email), 'utf8').digest('hex')}`;
+  return `freeGrant#${createHash('sha256').update(freeGrantIdentity(email), 'utf8').digest('hex')}`;
 }
 
 /**

@@ -149,6 +149,11 @@ const fmt = (n: number) => n.toLocaleString('en-US');
  * afford M").
  */
 function insufficient(state: ShardState, key: KeyState, keyLimit: KeyLimitPart, keyLeft: number, demand: HoldDemand, now: number): GatewayError {
+  if (state.creditNanoUsd < 0) {
+    // A refund or dispute took back credit already spent (payments/payment-ledger.ts): nothing runs,
+    // not even on free tokens, until the balance is paid back.
+    return new InsufficientCreditError(`Your credit balance is ${formatNanoUsd(state.creditNanoUsd)} (a payment was refunded or disputed after its credit was used). Add at least ${formatNanoUsd(-state.creditNanoUsd)} of credit to continue.`);
+  }
   const byKey = keyLeft < state.creditNanoUsd;
   const credit = Math.max(0, Math.min(state.creditNanoUsd, keyLeft));
   const free = Math.max(0, state.freeTokens);

@@ -40,7 +40,10 @@ export const ledgerItemSchema = z.object({
 /** A stored, settled ledger entry. */
 export type LedgerItem = z.infer<typeof ledgerItemSchema>;
 
-/** True for a settled entry (not a hold in flight). */
+/**
+ * True for a settled request entry: not a hold in flight, and not a payment entry (a top-up, refund or
+ * dispute has a `kind`: payments/payment-ledger.ts).
+ */
 export function isSettledItem(raw: Record<string, unknown>): boolean {
-  return raw.status !== 'held';
+  return raw.status !== 'held' && raw.kind === undefined;
 }

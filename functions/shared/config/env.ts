@@ -124,6 +124,16 @@ const FIELDS = {
   COGNITO_JWKS_URI: { schema: optionalUrl, expected: 'a URL' },
   COGNITO_ENDPOINT: { schema: optionalUrl, expected: 'a URL' },
 
+  // --- payments (payments/) ---
+  /**
+   * ARN (or name) of the Secrets Manager secret `<stack>/stripe`: a JSON object with
+   * `STRIPE_SECRET_KEY` and `STRIPE_WEBHOOK_SECRET` (set by the stack). Unset = those two from env
+   * (`npm start`); neither set = payments disabled.
+   */
+  STRIPE_SECRET_ARN: { schema: optionalString, expected: 'a secret ARN' },
+  /** Base URL of the Stripe API, only for the local stand-in (`npm start`: `http://127.0.0.1:<port>`); unset = api.stripe.com. */
+  STRIPE_API_BASE: { schema: optionalSetting(z.url({ protocol: /^https?$/ })), expected: 'an http(s) URL' },
+
   // --- observability ---
   /** `service` in log lines and metrics (the stack sets the stack name). Default `modelmux`. */
   POWERTOOLS_SERVICE_NAME: { schema: withDefault(z.string(), 'modelmux'), expected: 'a service name' },

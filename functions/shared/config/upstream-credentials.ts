@@ -8,48 +8,28 @@
  *   that variable is set. The deployed stack never puts a `*_API_KEY` in the function's environment:
  *   env vars are readable by anyone with `lambda:GetFunctionConfiguration`, a secret is not.
  *
- * The secret wins over env for a name present in both. An empty string counts as "not set" on either
- * side, so a placeholder like `"GROQ_API_KEY": ""` left in the secret does not hide an env value.
- *
- * Why not Powertools `getSecret`: its default provider keeps its own module-level cache keyed by name.
- * Layered under our promise cache, the two TTLs add up (a rotated key could take up to 2 × maxAge to
- * show), and the provider cannot be reset between tests. We need a single-flight promise cache anyway
- * (the handler calls this at INIT and again per request), so the SDK client is used directly.
+ * The secret wins over env for a name present in both; loading and caching are config/secret-json.ts's.
  */
-import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { ConfigUnavailableError } from '../openai/errors';
 import { UPSTREAM_ENV_VARS } from '../providers/manifest';
+import { createSecretJsonLoader, SECRET_MAX_AGE_MS, type SecretValues } from './secret-json';
 
 export { UPSTREAM_API_KEY_VARS, UPSTREAM_BASE_URL_VARS, UPSTREAM_ENV_VARS, type UpstreamBaseUrlVar, type UpstreamEnvVar } from '../providers/manifest';
 
 export { UPSTREAM_SECRET_ARN_ENV } from './stack-contract';
 import { UPSTREAM_SECRET_ARN_ENV } from './stack-contract';
 
-/**
- * How long a fetched secret is served before the next call fetches it again: 5 minutes (ms), so a key
- * rotated with `put-secret-value` reaches every warm container within ~5 min, at the cost of one
- * GetSecretValue (~10–30 ms) per container per 5 min.
- */
-export const UPSTREAM_SECRET_MAX_AGE_MS = 5 * 60_000;
-
-/**
- * After a failed refresh, how long (ms) the last good value keeps being served before the next try,
- * so a Secrets Manager outage costs one failed call per 30 s, not one per request.
- */
-const RETRY_AFTER_FAILED_REFRESH_MS = 30_000;
+/** How long a fetched secret is served before the next fetch (ms): config/secret-json.ts's 5 minutes. */
+export const UPSTREAM_SECRET_MAX_AGE_MS = SECRET_MAX_AGE_MS;
 
 /** Upstream variable name -> value; `undefined` when set nowhere (or set to an empty string). */
-export type UpstreamCredentials = Readonly<Record<string, string | undefined>>;
+export type UpstreamCredentials = SecretValues;
 
-interface CacheEntry {
-  promise: Promise<UpstreamCredentials>;
-  /** `Date.now()` ms after which the next call fetches again. */
-  expiresAt: number;
-}
-
-let client: SecretsManagerClient | undefined;
-let cache: CacheEntry | undefined;
-let lastGood: UpstreamCredentials | undefined;
+/**
+ * What the client reads when the upstream keys cannot be loaded: it names neither the secret nor any
+ * value (the operator finds the detail in the log line's `cause`).
+ */
+export const CREDENTIALS_UNAVAILABLE_MESSAGE =
+  'The gateway cannot reach its upstream providers right now (their credentials could not be loaded). Please retry.';
 
 /**
  * The upstream credentials: env values for {@link UPSTREAM_ENV_VARS}, overlaid with the JSON object in
@@ -67,110 +47,10 @@ let lastGood: UpstreamCredentials | undefined;
  *   which the edge logs at error level with the 503. A failed first load is not cached: the next call
  *   tries again.
  */
-export function loadUpstreamCredentials(): Promise<UpstreamCredentials> {
-  const secretId = nonEmpty(process.env[UPSTREAM_SECRET_ARN_ENV]);
-  if (secretId === undefined) return Promise.resolve(Object.freeze(readEnv()));
-
-  const now = Date.now();
-  if (cache !== undefined && now < cache.expiresAt) return cache.promise;
-
-  const fallback = lastGood;
-  const entry: CacheEntry = { promise: Promise.resolve({}), expiresAt: now + UPSTREAM_SECRET_MAX_AGE_MS };
-  entry.promise = fetchSecretValues(secretId).then(
-    (secretValues) => {
-      const merged = Object.freeze({ ...readEnv(), ...secretValues });
-      lastGood = merged;
-      return merged;
-    },
-    (error: unknown) => {
-      if (fallback !== undefined) {
-        if (cache === entry) cache = { promise: Promise.resolve(fallback), expiresAt: Date.now() + RETRY_AFTER_FAILED_REFRESH_MS };
-        return fallback;
-      }
-      if (cache === entry) cache = undefined;
-      throw new ConfigUnavailableError(CREDENTIALS_UNAVAILABLE_MESSAGE, { cause: error });
-    },
-  );
-  cache = entry;
-  return entry.promise;
-}
-
-/**
- * What the client reads when the upstream keys cannot be loaded: it names neither the secret nor any
- * value (the operator finds the detail in the log line's `cause`).
- */
-export const CREDENTIALS_UNAVAILABLE_MESSAGE =
-  'The gateway cannot reach its upstream providers right now (their credentials could not be loaded). Please retry.';
-
-function readEnv(): Record<string, string | undefined> {
-  const values: Record<string, string | undefined> = {};
-  for (const name of UPSTREAM_ENV_VARS) values[name] = nonEmpty(process.env[name]);
-  return values;
-}
-
-/** The secret's JSON object with empty strings dropped (so env values under them survive the merge). */
-async function fetchSecretValues(secretId: string): Promise<Record<string, string>> {
-  let secretString: string | undefined;
-  try {
-    const response = await secretsClient(secretId).send(new GetSecretValueCommand({ SecretId: secretId }));
-    secretString = response.SecretString;
-  } catch (error) {
-    throw new Error(`Cannot read the upstream credentials secret ${secretId}: ${errorSummary(error)}`, { cause: error });
-  }
-  if (secretString === undefined) {
-    throw new Error(`The upstream credentials secret ${secretId} has no SecretString; store a JSON object such as {"OPENAI_API_KEY":"…"}`);
-  }
-  return parseSecretObject(secretId, secretString);
-}
-
-function parseSecretObject(secretId: string, secretString: string): Record<string, string> {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(secretString);
-  } catch {
-    // JSON.parse's message quotes the input, which here is the secret itself: never pass it on.
-    throw new Error(`The upstream credentials secret ${secretId} is not valid JSON; store a JSON object such as {"OPENAI_API_KEY":"…"}`);
-  }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-    throw new Error(`The upstream credentials secret ${secretId} must be a JSON object of variable name -> string, got ${Array.isArray(parsed) ? 'an array' : typeof parsed === 'object' ? 'null' : `a ${typeof parsed}`}`);
-  }
-  const values: Record<string, string> = {};
-  for (const [name, value] of Object.entries(parsed)) {
-    if (typeof value !== 'string') {
-      throw new Error(`The upstream credentials secret ${secretId} has a non-string value for ${name}; every value must be a string`);
-    }
-    const trimmed = nonEmpty(value);
-    if (trimmed !== undefined) values[name] = trimmed;
-  }
-  return values;
-}
-
-/**
- * One client per container. Region: the one in the ARN when given an ARN (an imported secret may live in
- * another region than the function, and a regional endpoint only serves its own secrets), else the
- * runtime's.
- */
-function secretsClient(secretId: string): SecretsManagerClient {
-  client ??= new SecretsManagerClient({
-    region: regionOfArn(secretId) ?? process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION,
-    // Bounded so a network problem fails INIT or the request quickly instead of hanging until the
-    // function timeout; the SDK still retries (3 attempts by default).
-    requestHandler: { connectionTimeout: 2_000, requestTimeout: 5_000 },
-  });
-  return client;
-}
-
-function regionOfArn(secretId: string): string | undefined {
-  // arn:partition:secretsmanager:region:account:secret:name
-  return secretId.startsWith('arn:') ? secretId.split(':')[3] || undefined : undefined;
-}
-
-function nonEmpty(value: string | undefined): string | undefined {
-  const trimmed = value?.trim();
-  return trimmed === undefined || trimmed === '' ? undefined : trimmed;
-}
-
-function errorSummary(error: unknown): string {
-  if (error instanceof Error) return `${error.name}: ${error.message}`;
-  return String(error);
-}
+export const loadUpstreamCredentials: () => Promise<UpstreamCredentials> = createSecretJsonLoader({
+  secretIdEnv: UPSTREAM_SECRET_ARN_ENV,
+  envNames: UPSTREAM_ENV_VARS,
+  label: 'upstream credentials',
+  example: '{"OPENAI_API_KEY":"…"}',
+  unavailableMessage: CREDENTIALS_UNAVAILABLE_MESSAGE,
+});

@@ -112,3 +112,18 @@ export const HOLD_WAS_LEDGER_ITEM = '#status = :held';
  *   account and on the key: the rate limits.
  */
 export const HOLD_CONDITIONS_DOC = 'billing/hold-write.ts';
+
+/**
+ * Ledger: a payment entry (a top-up, an auto top-up, a dispute: `pay_<ms>_<stripe id>`) is written
+ * once, in the transaction that moves its money, so a duplicate or concurrent webhook moves it once.
+ */
+export const PAYMENT_ENTRY_IS_NEW = 'attribute_not_exists(requestId)';
+
+/**
+ * Ledger: a charge's refund entry holds the charge's cumulative refunded amount; it moves forward only
+ * from the amount read (`:old` cents), so each refunded cent is taken back once, whatever the order.
+ */
+export const REFUND_ENTRY_UNCHANGED = 'amountCents = :old';
+
+/** Accounts: a debit (refund, dispute) lands only on an account that exists. */
+export const ACCOUNT_EXISTS = 'attribute_exists(accountId)';

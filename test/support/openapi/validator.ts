@@ -12,7 +12,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 
-type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
+export type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 type JsonObject = { [k: string]: Json };
 
 const SUBSET_FILE = join(import.meta.dirname, '../../fixtures/openai/openapi/openapi.subset.json');
@@ -38,7 +38,7 @@ function isObject(v: Json | undefined): v is JsonObject {
 }
 
 /** OpenAPI 3.0 `nullable: true` → JSON Schema 2020-12; drops `discriminator` and `x-` annotations. */
-function toJsonSchema(node: Json): Json {
+export function toJsonSchema(node: Json): Json {
   if (Array.isArray(node)) return node.map(toJsonSchema);
   if (!isObject(node)) return node;
   const out: JsonObject = {};

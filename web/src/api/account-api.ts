@@ -4,10 +4,12 @@ import type {
   ActivityRow,
   ByokKey,
   ByokList,
+  CheckoutSession,
   CreatedKey,
   CreateKeyRequest,
   Credits,
   KeyRecord,
+  Purchase,
   SiteConfig,
   UpdateKeyRequest,
 } from './types';
@@ -29,6 +31,10 @@ export interface AccountApi {
   updateKey(hash: string, body: UpdateKeyRequest): Promise<KeyRecord>;
   deleteKey(hash: string): Promise<void>;
   credits(): Promise<Credits>;
+  /** A Stripe Checkout Session for `amountUsd` of credit (400 below the minimum; 404 without payments). */
+  checkout(amountUsd: number): Promise<CheckoutSession>;
+  /** Top-ups, auto top-ups, refunds and disputes, newest first. */
+  purchases(): Promise<Purchase[]>;
   /** Rows for the last `days` UTC days (day × model × key). */
   activity(days: number): Promise<ActivityRow[]>;
   /** The attached keys, and the providers that accept one when the API says (else the page's list). */
@@ -58,6 +64,8 @@ export function createAccountApi(token: TokenSource, fetchImpl: typeof fetch = (
     updateKey: (hash, body) => data<KeyRecord>('PATCH', `/v1/keys/${seg(hash)}`, body),
     deleteKey: async (hash) => void (await call('DELETE', `/v1/keys/${seg(hash)}`)),
     credits: () => data<Credits>('GET', '/v1/credits'),
+    checkout: (amountUsd) => call<CheckoutSession>('POST', '/v1/credits/checkout', { amount_usd: amountUsd }),
+    purchases: () => data<Purchase[]>('GET', '/v1/credits/purchases'),
     activity: (days) => data<ActivityRow[]>('GET', `/v1/activity?days=${days}`),
     listByok: () => call<ByokList>('GET', '/v1/byok'),
     putByok: (provider, key, allowFallback) => data<ByokKey>('PUT', `/v1/byok/${seg(provider)}`, { key, allow_fallback: allowFallback }),

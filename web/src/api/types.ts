@@ -36,6 +36,25 @@ export interface Account {
   key_limit: number;
   /** null = no limit of that kind. */
   rate_limit: { requests_per_minute: number | null; concurrent_requests: number | null };
+  /** Stripe is configured: the dashboard offers "Add credit". */
+  payments_enabled: boolean;
+}
+
+/** `POST /v1/credits/checkout` → a Stripe Checkout Session to send the browser to. */
+export interface CheckoutSession {
+  id: string;
+  url: string;
+}
+
+/** `GET /v1/credits/purchases` → `data[]`: money from Stripe (refunds and disputes negative). */
+export interface Purchase {
+  id: string;
+  kind: 'top_up' | 'auto_top_up' | 'refund' | 'dispute';
+  amount: number;
+  amount_nano_usd: number;
+  created_at: string;
+  receipt_url: string | null;
+  stripe_id: string;
 }
 
 /** How often a key's spend limit starts over; null = never. */

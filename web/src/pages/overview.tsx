@@ -37,7 +37,9 @@ function Balances({ account }: { account: Account }) {
           <div class="stat">
             <dt>Credit</dt>
             <dd class="stat-value">{formatUsd(account.credit_nano_usd)}</dd>
-            <dd class="stat-note">Available to spend now.</dd>
+            <dd class="stat-note">
+              Available to spend now.{account.payments_enabled && <> <a href={href('credits')}>Add credit</a></>}
+            </dd>
           </div>
           <div class="stat">
             <dt>Held</dt>

@@ -1,0 +1,114 @@
+/**
+ * `POST /v1/billing/stripe/webhook`: Stripe's events, no JWT. The raw body is verified with the
+ * official SDK's `webhooks.constructEvent` (HMAC-SHA256 of `<timestamp>.<body>` with the signing secret,
+ * default tolerance 300 s: docs.stripe.com/webhooks#verify-events); a missing or bad signature is a 400
+ * and writes nothing. Handled (docs.stripe.com/checkout/fulfillment):
+ *
+ * - `checkout.session.completed` with `payment_status: paid`, and
+ *   `checkout.session.async_payment_succeeded`: credit `amount_total` to `client_reference_id`;
+ * - `payment_intent.succeeded` of an auto top-up (`metadata.modelmux_kind = auto_top_up`): credit;
+ * - `charge.refunded`: take the charge's newly refunded amount back; `charge.dispute.created`: take the
+ *   disputed amount back (payments/payment-ledger.ts: once each, whatever the order or number of
+ *   deliveries).
+ *
+ * Unknown event types are a 200 and ignored. A refund or dispute of a payment not credited yet (its own
+ * event not delivered yet) is a 409, so Stripe delivers it again later (it retries non-2xx answers for up
+ * to 3 days). Without Stripe configured the path is a 404.
+ */
+import type Stripe from 'stripe';
+import type { GatewayRequest, JsonResult } from '../http/types';
+import { GatewayError, InvalidRequestError, NotFoundError } from '../openai/errors';
+import { logger } from '../observability/logger';
+import { accountOfPayment, creditPayment, debitDispute, debitRefund, type PaymentOutcome } from '../payments/payment-ledger';
+import { stripeSetup } from '../payments/stripe-client';
+import { json } from './json';
+
+/** The webhook route (see the file comment). */
+export async function stripeWebhookRoute(req: GatewayRequest): Promise<JsonResult> {
+  const setup = await stripeSetup();
+  if (setup?.webhookSecret === undefined) throw new NotFoundError(`Unknown request URL: ${req.method} ${req.path}. Payments are not enabled.`, { code: 'unknown_url' });
+  const signature = req.headers['stripe-signature'];
+  if (signature === undefined || signature === '') throw new InvalidRequestError('Missing Stripe-Signature header.', { code: 'invalid_signature' });
+  let event: Stripe.Event;
+  try {
+    event = setup.stripe.webhooks.constructEvent(req.body, signature, setup.webhookSecret);
+  } catch (err) {
+    throw new InvalidRequestError(`Webhook signature verification failed: ${(err as Error).message}`, { code: 'invalid_signature' });
+  }
+  const outcome = await handleEvent(setup.stripe, event);
+  logger.info('stripe webhook', { eventId: event.id, type: event.type, outcome });
+  return json({ received: true, outcome });
+}
+
+type Handled = PaymentOutcome | 'ignored';
+
+async function handleEvent(stripe: Stripe, event: Stripe.Event): Promise<Handled> {
+  switch (event.type) {
+    case 'checkout.session.completed':
+    case 'checkout.session.async_payment_succeeded':
+      return creditSession(stripe, event.data.object);
+    case 'payment_intent.succeeded':
+      return creditAutoTopUp(stripe, event.data.object);
+    case 'charge.refunded':
+      return refundCharge(event.data.object);
+    case 'charge.dispute.created':
+      return disputeCharge(event.data.object);
+    default:
+      return 'ignored';
+  }
+}
+
+const idOf = (v: string | { id: string } | null | undefined): string | undefined => (typeof v === 'string' ? v : (v?.id ?? undefined));
+
+async function creditSession(stripe: Stripe, session: Stripe.Checkout.Session): Promise<Handled> {
+  const accountId = session.client_reference_id;
+  if (session.mode !== 'payment' || session.payment_status !== 'paid' || accountId === null || session.amount_total === null || session.currency !== 'usd') return 'ignored';
+  const paymentIntentId = idOf(session.payment_intent);
+  return creditPayment({
+    accountId,
+    kind: 'top_up',
+    stripeId: session.id,
+    createdSec: session.created,
+    amountCents: session.amount_total,
+    paymentIntentId,
+    receiptUrl: await receiptUrl(stripe, paymentIntentId),
+  });
+}
+
+async function creditAutoTopUp(stripe: Stripe, intent: Stripe.PaymentIntent): Promise<Handled> {
+  const accountId = intent.metadata?.modelmux_account;
+  if (intent.metadata?.modelmux_kind !== 'auto_top_up' || accountId === undefined || intent.currency !== 'usd') return 'ignored';
+  return creditPayment({ accountId, kind: 'auto_top_up', stripeId: intent.id, createdSec: intent.created, amountCents: intent.amount_received, paymentIntentId: intent.id, receiptUrl: await receiptUrl(stripe, intent.id) });
+}
+
+async function refundCharge(charge: Stripe.Charge): Promise<Handled> {
+  const paymentIntentId = idOf(charge.payment_intent);
+  const accountId = paymentIntentId === undefined ? undefined : await accountOfPayment(paymentIntentId);
+  if (accountId === undefined) return notCreditedYet(charge.id);
+  return debitRefund({ accountId, chargeId: charge.id, createdSec: charge.created, amountRefundedCents: charge.amount_refunded, paymentIntentId });
+}
+
+async function disputeCharge(dispute: Stripe.Dispute): Promise<Handled> {
+  const paymentIntentId = idOf(dispute.payment_intent);
+  const accountId = paymentIntentId === undefined ? undefined : await accountOfPayment(paymentIntentId);
+  if (accountId === undefined) return notCreditedYet(dispute.id);
+  return debitDispute({ accountId, stripeId: dispute.id, createdSec: dispute.created, amountCents: dispute.amount, paymentIntentId });
+}
+
+/** A 409: Stripe retries later, after the payment's own event has credited it. */
+function notCreditedYet(id: string): never {
+  throw new GatewayError(409, 'invalid_request_error', `${id} belongs to a payment that has not been credited (yet); deliver it again later.`, { code: 'payment_not_found' });
+}
+
+/** The receipt link of a PaymentIntent's charge, best effort (a failure only loses the link). */
+async function receiptUrl(stripe: Stripe, paymentIntentId: string | undefined): Promise<string | undefined> {
+  if (paymentIntentId === undefined) return undefined;
+  try {
+    const intent = await stripe.paymentIntents.retrieve(paymentIntentId, { expand: ['latest_charge'] });
+    const charge = intent.latest_charge;
+    return typeof charge === 'object' && charge !== null ? (charge.receipt_url ?? undefined) : undefined;
+  } catch (err) {
+    logger.warn('stripe receipt lookup failed', { paymentIntentId, error: (err as Error).message });
+    return undefined;
+  }
+}
