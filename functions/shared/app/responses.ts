@@ -6,7 +6,9 @@ import { createResponseRequest, unknownParameter } from '../responses/request';
 import { responseContext, toResponse, type ResponseObject } from '../responses/response-object';
 import { responseSaver, type SaveResponse } from '../responses/stored-response-writer';
 import { toChatRequest } from '../responses/to-chat';
+import type { ChatCompletion } from '../openai/chat-response';
 import { runChatExchange } from './chat-completions';
+import { chatSurface } from './chat-surface';
 import { authenticateRequest } from './guard';
 import { HOLD_BEAT } from './held-json';
 
@@ -34,7 +36,8 @@ export async function responses(req: GatewayRequest): Promise<GatewayResult> {
   const ctx = responseContext(req.requestId, req.receivedAt, body, chat);
   const save = responseSaver(caller.accountId, body, input.stored, req.requestId, { deadline: req.deadline });
   let presented: ResponseObject | undefined;
-  const result = await runChatExchange(req, caller, chat, (completion) => (presented = toResponse(ctx, completion)));
+  const surface = { ...chatSurface(chat.stream_options?.include_usage === true), present: (completion: ChatCompletion) => (presented = toResponse(ctx, completion)) };
+  const result = await runChatExchange(req, caller, chat, surface);
   if (result.kind === 'json') {
     if (presented !== undefined) await save?.(presented);
     return result;

@@ -57,6 +57,19 @@ export function createAnthropicStreamTransform(ctx: AdapterContext): StreamTrans
   return {
     push(event: UpstreamSseEvent): ChunkParts[] {
       if (stopped || event.data === '') return [];
+      const parts = translate(event);
+      // The event itself, verbatim, for a surface that speaks Anthropic's protocol (ChunkParts.upstreamEvent).
+      parts.push({ choices: [], upstreamEvent: { event: event.event, data: event.data } });
+      return parts;
+    },
+
+    end(): ChunkParts[] {
+      if (!stopped) throw new UpstreamAttemptError(makeFailure('server', 200, `${provider}: stream ended before message_stop`));
+      return [];
+    },
+  };
+
+  function translate(event: UpstreamSseEvent): ChunkParts[] {
       const parsed = streamEvent.safeParse(parseUpstreamJson(event.data, 'anthropic: stream event is not valid JSON'));
       if (!parsed.success) throw malformed('unexpected shape');
       const ev = parsed.data;
@@ -90,11 +103,5 @@ export function createAnthropicStreamTransform(ctx: AdapterContext): StreamTrans
           // Event types added after 2023-06-01 are ignored, as the SDK does.
           return [];
       }
-    },
-
-    end(): ChunkParts[] {
-      if (!stopped) throw new UpstreamAttemptError(makeFailure('server', 200, `${provider}: stream ended before message_stop`));
-      return [];
-    },
-  };
+  }
 }
