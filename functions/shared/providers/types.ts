@@ -124,6 +124,13 @@ export interface ProviderAdapter {
    * assembled from the stream equals the buffered one (openai/completion-assembler.ts). Absent: none.
    */
   assembly?: AssemblyRules;
+  /**
+   * An exact prompt count for a native request, for providers that have one (Anthropic's
+   * `POST /v1/messages/count_tokens`); undefined when this request cannot be counted here.
+   */
+  buildCountTokensRequest?(native: NativeRequest, ctx: AdapterContext): UpstreamHttpRequest | undefined;
+  /** @returns the prompt's tokens. @throws UpstreamAttemptError for a malformed body. */
+  parseCountTokensResponse?(bodyText: string): number;
   /** Embeddings, for providers that have them. */
   buildEmbeddingsRequest?(req: EmbeddingsRequest, inputs: readonly string[], ctx: AdapterContext): UpstreamHttpRequest;
   parseEmbeddingsResponse?(bodyText: string, ctx: AdapterContext): EmbeddingParts;
