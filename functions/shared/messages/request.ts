@@ -14,8 +14,12 @@ export type ContentBlock = z.infer<typeof contentBlock>;
 
 const blocks = z.array(contentBlock);
 
-/** One turn: `user` or `assistant`, content a string or blocks. */
-export const messageParam = z.looseObject({ role: z.enum(['user', 'assistant']), content: z.union([z.string(), blocks]) });
+/**
+ * One turn: `user` or `assistant`, content a string or blocks; or a `system` turn among them, which
+ * Claude Code 2.1 sends for a model it does not know (observed: its environment notes as a
+ * `{"role":"system"}` message after the first user turn, with the `mid-conversation-tool-changes` beta).
+ */
+export const messageParam = z.looseObject({ role: z.enum(['user', 'assistant', 'system']), content: z.union([z.string(), blocks]) });
 export type MessageParam = z.infer<typeof messageParam>;
 
 /** A tool: a client tool (`input_schema`) or one of Anthropic's versioned server/client tools (`type`). */

@@ -9,12 +9,14 @@ import type { ContentBlock, CountTokensRequest, MessageParam, MessagesRequest } 
  * models"), carrying the original under `NATIVE_REQUEST` so a Claude target gets it unchanged; the
  * translation serves every other target, the hold's estimate and the plan's capabilities.
  *
- * - `system` → a system message; `tool_result` blocks → `tool` messages (before the user's other
+ * - `system` (and a `system` turn among the messages) → a system message; `tool_result` blocks → `tool` messages (before the user's other
  *   blocks); `tool_use` → `tool_calls` (`input` as JSON text); `thinking` → `reasoning_content`
  *   (each adapter decides whether to send it back); `redacted_thinking` is dropped;
  * - `image` (base64 or URL) → `image_url`; a base64 `document` → a `file` part (data URL); a `text`
  *   document → text; any other block is given as its JSON text, so nothing the model was sent is lost;
- * - client tools → function tools; Anthropic's versioned tools (`type` set: `bash_…`, `web_search_…`)
+ * - client tools → function tools, except those with `defer_loading: true` (Anthropic's tool search
+ *   keeps them from the model until searched for; Claude Code sends a `DeferredToolPlaceholder` so);
+ *   Anthropic's versioned tools (`type` set: `bash_…`, `web_search_…`)
  *   exist only on Claude and are dropped; `tool_choice` `any` → `required`, `tool` → that function,
  *   `disable_parallel_tool_use` → `parallel_tool_calls: false`;
  * - `stop_sequences` → `stop` (OpenAI takes 4: the first 4), `metadata.user_id` → `user`; `top_k`,
@@ -50,7 +52,10 @@ export function chatMessages(body: Pick<CountTokensRequest, 'system' | 'messages
   const out: Record<string, unknown>[] = [];
   const system = body.system === undefined ? '' : typeof body.system === 'string' ? body.system : body.system.map(blockText).join('\n');
   if (system !== '') out.push({ role: 'system', content: system });
-  for (const m of body.messages) out.push(...(m.role === 'user' ? userMessages(m) : [assistantMessage(m)]));
+  for (const m of body.messages) {
+    if (m.role === 'system') out.push({ role: 'system', content: blocksOf(m).map(blockText).join('\n') });
+    else out.push(...(m.role === 'user' ? userMessages(m) : [assistantMessage(m)]));
+  }
   return out;
 }
 
@@ -112,7 +117,7 @@ function toolResultText(b: ContentBlock): string {
 
 function chatTools(body: MessagesRequest): Record<string, unknown> {
   const tools = (body.tools ?? [])
-    .filter((t) => (t.type == null || t.type === 'custom') && t.input_schema !== undefined)
+    .filter((t) => (t.type == null || t.type === 'custom') && t.input_schema !== undefined && t['defer_loading'] !== true)
     .map((t) => ({ type: 'function', function: { name: t.name, ...(t.description !== undefined ? { description: t.description } : {}), parameters: t.input_schema } }));
   if (tools.length === 0) return {};
   const out: Record<string, unknown> = { tools };
