@@ -143,11 +143,13 @@ async function buffered(ctx: CallContext, outcome: Awaited<ReturnType<typeof rou
   // A string or absent, never null (OpenAI's OpenAPI description): only OpenAI-compatible hosts send one.
   if (typeof parts.system_fingerprint === 'string') completion.system_fingerprint = parts.system_fingerprint;
   recordOverhead(overheadMs(ctx.req.receivedAt, outcome.attempts));
+  const body = ctx.surface.present(completion, parts);
+  await ctx.surface.beforeBody?.(body);
   return {
     kind: 'json',
     status: 200,
     headers: routingHeaders(outcome),
-    body: ctx.surface.present(completion, parts),
+    body,
     after: async () => {
       await settleRequest(ctx.bill, entry, { requestId: ctx.req.requestId, receivedAt: ctx.req.receivedAt, attempts: outcome.attempts.length });
       await warmTokenizer();

@@ -60,11 +60,11 @@ export function streamed(ctx: CallContext, outcome: Awaited<ReturnType<typeof ro
         if (batch !== undefined) produced(batch);
       }
       status = 'complete';
-      yield* encoder.complete(encoder.wantsFinalUsage ? await pricedFinal() : undefined);
+      yield* await encoder.complete(encoder.wantsFinalUsage ? await pricedFinal() : undefined);
     } catch (err) {
       if (ctx.req.signal.aborted) return;
       logger.warn('stream failed after first chunk', { requestId: ctx.req.requestId, error: describe(err) });
-      yield* encoder.failed(midStreamError(err));
+      yield* await encoder.failed(midStreamError(err));
     } finally {
       if (deadlineTimer !== undefined) clearTimeout(deadlineTimer);
       outcome.close();

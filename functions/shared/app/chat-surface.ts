@@ -7,7 +7,7 @@ import { DONE_FRAME, dataFrame, errorFrame } from '../sse/encode';
 /**
  * An API surface over the one chat core (app/chat-completions.ts `runChatExchange`): how the answer
  * the core produced — typed parts, never another surface's wire text — is written in this API's
- * shape. Chat Completions is {@link CHAT_SURFACE}; the Anthropic Messages API (app/messages.ts) and the
+ * shape. Chat Completions is {@link chatSurface}; the Anthropic Messages API (app/messages.ts) and the
  * Responses API (app/responses.ts) bring their own. Admission, routing, fallback, hedging, breakers,
  * the hold, the ledger and the settle are the core's, the same for every surface.
  */
@@ -17,6 +17,8 @@ export interface ChatSurface {
    * `parts` what the router assembled (with the upstream's own events when it answered natively).
    */
   present(completion: ChatCompletion, parts: CompletionParts): unknown;
+  /** Awaited with the presented body before it is sent (the Responses API stores it there). */
+  beforeBody?(body: unknown): Promise<void>;
   /** The body of an error after the status was committed (a held buffered answer, app/held-json.ts). */
   errorBody(err: GatewayError): unknown;
   /** A fresh encoder for one stream. */
@@ -44,9 +46,12 @@ export interface StreamEncoder {
   /** True when `complete` needs the answer's final usage (which the core then prices first). */
   readonly wantsFinalUsage: boolean;
   parts(parts: ChunkParts): SseFrame[];
-  /** @param usage the final usage with `cost` (USD), when {@link wantsFinalUsage}. */
-  complete(usage: Usage | undefined): SseFrame[];
-  failed(err: GatewayError): SseFrame[];
+  /**
+   * @param usage the final usage with `cost` (USD), when {@link wantsFinalUsage}. May wait (the
+   *   Responses API stores the response before its last event).
+   */
+  complete(usage: Usage | undefined): SseFrame[] | Promise<SseFrame[]>;
+  failed(err: GatewayError): SseFrame[] | Promise<SseFrame[]>;
 }
 
 /**

@@ -29,7 +29,7 @@ export function streamedLate(ctx: CallContext, routing: Promise<Awaited<ReturnTy
     while (!(await settledWithin(settled, KEEPALIVE_EVERY_MS))) yield KEEPALIVE_FRAME;
     if (outcome === undefined) {
       await ctx.bill.cancel();
-      if (!ctx.req.signal.aborted) yield* ctx.surface.streamEncoder({ id: completionId(ctx.req.requestId), created: ctx.created, model: ctx.body.model, outcome: undefined }).failed(asGatewayError(failure));
+      if (!ctx.req.signal.aborted) yield* await ctx.surface.streamEncoder({ id: completionId(ctx.req.requestId), created: ctx.created, model: ctx.body.model, outcome: undefined }).failed(asGatewayError(failure));
       return;
     }
     inner = streamed(ctx, outcome, routingComment(outcome));
