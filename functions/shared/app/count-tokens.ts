@@ -1,3 +1,4 @@
+import type { AuthenticatedKey } from '../accounts/authenticate';
 import { loadAccountByok } from '../accounts/byok/byok-credentials';
 import { startBill } from '../billing/request-bill';
 import { CATALOGUE, getModel } from '../catalogue/catalogue';
@@ -37,7 +38,7 @@ export function countTokens(req: GatewayRequest): Promise<GatewayResult> {
     await bill.confirmed;
     try {
       const native: NativeRequest = { protocol: 'anthropic-messages', body, headers: forwardedHeaders(req.headers) };
-      const inputTokens = (await exactCount(req, caller.accountId, model, native)) ?? (await estimateCount(body));
+      const inputTokens = (await exactCount(req, caller, model, native)) ?? (await estimateCount(body));
       return { kind: 'json', status: 200, headers: {}, body: { input_tokens: inputTokens } };
     } finally {
       await bill.cancel();
@@ -49,17 +50,17 @@ export function countTokens(req: GatewayRequest): Promise<GatewayResult> {
 const NOTHING = { promptTokens: 0, outputTokens: 0, outputLimitPerChoice: 0, choices: 1, inputPrice: 0, outputPrice: 0 };
 
 /** The upstream's own count from the model's own targets that can count; undefined when none can or all failed. */
-async function exactCount(req: GatewayRequest, accountId: string, model: string, native: NativeRequest): Promise<number | undefined> {
+async function exactCount(req: GatewayRequest, caller: AuthenticatedKey, model: string, native: NativeRequest): Promise<number | undefined> {
   const entry = getModel(model, 'chat');
   const own = entry.targets.map((t) => t.key);
   if (!entry.targets.some((t) => t.provider === 'anthropic')) return undefined;
-  const [credentials, byok] = await Promise.all([loadUpstreamCredentials(), loadAccountByok(accountId, dashboardUrl(req))]);
+  const [credentials, byok] = await Promise.all([loadUpstreamCredentials(), loadAccountByok(caller.accountId, dashboardUrl(req))]);
   const plan = planAttempts(entry, CATALOGUE, credentials, undefined, [], byok).filter((a) => own.includes(a.target.key) && a.adapter.buildCountTokensRequest !== undefined);
   if (plan.length === 0) return undefined;
   try {
     const out = await routeBufferedCall(
       plan,
-      routeOptions(req),
+      routeOptions(req, caller),
       (attempt, ctx) => attempt.adapter.buildCountTokensRequest?.(native, ctx),
       (text, attempt) => {
         const parse = attempt.adapter.parseCountTokensResponse;
