@@ -62,7 +62,8 @@ function toolsOf(body: JsonObject): ToolDecl[] {
   // Server tools (web search etc.) have no input_schema; the simulator only calls client tools.
   const tools = asArray(body['tools'])
     .filter(isObject)
-    .filter((t) => typeof t['name'] === 'string' && isObject(t['input_schema']))
+    // A deferred tool (`defer_loading`, tool search) is not shown to the model until it is searched for.
+    .filter((t) => typeof t['name'] === 'string' && isObject(t['input_schema']) && t['defer_loading'] !== true)
     .map((t) => ({ name: String(t['name']), parameters: t['input_schema'] }));
   const choice = body['tool_choice'];
   if (isObject(choice) && choice['type'] === 'none') return [];

@@ -5,7 +5,9 @@
  * - every message's role is `user` or `assistant` (there is no system or tool role, §2.2);
  * - every `tool_result` block answers a `tool_use` block of the previous assistant turn (§2.3:
  *   tool_result in user turns, tool_use in assistant turns);
- * - `temperature` and `top_p` are not both set for the newer models that refuse it (§2.2 ⚠).
+ * - `temperature` and `top_p` are not both set for the newer models that refuse it (§2.2 ⚠);
+ * - a `thinking` block sent back carries the signature the simulator gave it (the API verifies the
+ *   signature of every thinking block it receives and refuses a modified one; extended-thinking docs).
  *
  * Consecutive same-role messages are merged first, as the API does (§2.2), so they are not an
  * error: a tool result checks against the merged assistant turn before it.
@@ -45,7 +47,11 @@ export function checkAnthropicTurns(messages: readonly unknown[]): Problem | und
     else turns.push({ role, blocks });
   }
   for (const [t, turn] of turns.entries()) {
-    if (turn.role !== 'user') continue;
+    if (turn.role !== 'user') {
+      const forged = turn.blocks.find((b) => b.block['type'] === 'thinking' && !isSimSignature(asString(b.block['signature']) ?? ''));
+      if (forged !== undefined) return { kind: 'bad-request', message: `${forged.path}: Invalid \`signature\` in \`thinking\` block` };
+      continue;
+    }
     const previous = turns[t - 1];
     const issued = new Set(
       (previous?.role === 'assistant' ? previous.blocks : []).filter((b) => b.block['type'] === 'tool_use').map((b) => asString(b.block['id'])),
@@ -69,4 +75,9 @@ export function checkSampling(model: string, body: JsonObject): Problem | undefi
   if (asNumber(body['temperature']) === undefined || asNumber(body['top_p']) === undefined) return undefined;
   if (!ONE_SAMPLER_ONLY.test(model)) return undefined;
   return { kind: 'bad-request', message: '`temperature` and `top_p` cannot both be specified for this model. Please use only one.' };
+}
+
+/** True for a signature the simulator issued (anthropic-format.ts: base64 of `sim-thinking-signature-<n>`). */
+function isSimSignature(signature: string): boolean {
+  return /^sim-thinking-signature-\d+$/.test(Buffer.from(signature, 'base64').toString('utf8'));
 }

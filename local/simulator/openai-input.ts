@@ -48,7 +48,15 @@ function messageText(m: JsonObject): string {
   return texts.filter((t) => t !== '').join(' ');
 }
 
-function lastTurnOf(messages: readonly JsonObject[]): LastTurn {
+/**
+ * The turn the model answers: the last message, system and developer notes after it aside (a model
+ * answers the user or the tool results before such a note, as Claude Code's mid-conversation
+ * environment notes expect).
+ */
+function lastTurnOf(all: readonly JsonObject[]): LastTurn {
+  let end = all.length;
+  while (end > 0 && (all[end - 1]!['role'] === 'system' || all[end - 1]!['role'] === 'developer')) end--;
+  const messages = all.slice(0, end);
   const last = messages[messages.length - 1];
   if (!last) return { kind: 'other' };
   if (last['role'] === 'user') return { kind: 'user', ...contentText(last['content']) };

@@ -7,7 +7,7 @@
 import type { SimProvider } from './types.js';
 
 /** What a request asks for, independent of the provider's URL spelling. */
-export type Operation = 'chat' | 'embeddings' | 'anthropic-messages' | 'gemini-generate' | 'gemini-stream' | 'gemini-batch-embed' | 'no-route';
+export type Operation = 'chat' | 'embeddings' | 'anthropic-messages' | 'anthropic-count-tokens' | 'gemini-generate' | 'gemini-stream' | 'gemini-batch-embed' | 'no-route';
 
 export interface Route {
   provider: SimProvider;
@@ -36,7 +36,7 @@ const GEMINI_METHODS: Record<string, Operation> = {
 
 function operation(provider: SimProvider, method: string, rest: string): Route {
   if (method !== 'POST') return { provider, op: 'no-route' };
-  if (provider === 'anthropic') return { provider, op: rest === '/v1/messages' ? 'anthropic-messages' : 'no-route' };
+  if (provider === 'anthropic') return { provider, op: rest === '/v1/messages' ? 'anthropic-messages' : rest === '/v1/messages/count_tokens' ? 'anthropic-count-tokens' : 'no-route' };
   if (provider === 'gemini') {
     const m = /^\/models\/([^/:]+):([A-Za-z]+)$/.exec(rest);
     const op = m ? GEMINI_METHODS[m[2]!] : undefined;

@@ -1,7 +1,7 @@
 import type { GatewayRequest } from '../http/types';
 import type { RequestBill } from '../billing/request-bill';
 import type { ChatCompletionRequest } from '../openai/chat-request';
-import type { ChatCompletion } from '../openai/chat-response';
+import type { ChatSurface } from './chat-surface';
 
 /**
  * What one chat exchange carries from admission to its answer (buffered or streamed): the request,
@@ -13,8 +13,8 @@ export interface CallContext {
   bill: RequestBill;
   /** Unix seconds, the same on every chunk (OpenAI: "each chunk has the same created"). */
   created: number;
-  /** The buffered answer's body as its API shows it (the completion itself, or a Responses `response`). */
-  present: (completion: ChatCompletion) => unknown;
+  /** How the client's API writes the answer (the completion and its chunks, a Messages answer and its events, …). */
+  surface: ChatSurface;
 }
 
 /** `chatcmpl-` + our request id: the completion id and the ledger key name the same request. */

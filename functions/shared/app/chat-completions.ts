@@ -3,8 +3,10 @@ import { chatDemand } from '../billing/hold-demand';
 import { startBill, type RequestBill } from '../billing/request-bill';
 import { CATALOGUE, getModel } from '../catalogue/catalogue';
 import type { GatewayRequest, GatewayResult, JsonResult } from '../http/types';
-import { chatCompletionRequest, type ChatCompletionRequest } from '../openai/chat-request';
+import { chatCompletionRequest } from '../openai/chat-request';
 import type { ChatCompletion } from '../openai/chat-response';
+import type { RoutedChatRequest } from '../providers/types';
+import { chatSurface, type ChatSurface } from './chat-surface';
 import { makeUsage } from '../openai/chat-response';
 import { parseJsonBody } from '../openai/parse-body';
 import { loadUpstreamCredentials } from '../config/upstream-credentials';
@@ -40,18 +42,19 @@ export async function chatCompletions(req: GatewayRequest): Promise<GatewayResul
  * billing/request-bill.ts) → route (fallback inside) → answer (`chat.completion`, or its chunks as
  * SSE) → settle the hold after the answer is out. When this container's view of the account predicts
  * the hold, the upstream is connected while the hold is written; nothing reaches the client before
- * the hold is confirmed, and an upstream started for a refused hold is aborted. `present` shapes a buffered answer's
- * body (applied before the held-JSON commit too, so a late buffered answer keeps its API's shape);
- * streamed frames are the caller's to translate. `POST /v1/responses` runs its requests
- * through this same function (responses/), so both APIs share one plan, router, admission, settle
- * and error rules.
+ * the hold is confirmed, and an upstream started for a refused hold is aborted. `surface` writes the
+ * answer in the client's API (app/chat-surface.ts: a buffered body — also one held past the budget —
+ * its stream events, its error bodies after a commit); `POST /v1/responses` and `POST /v1/messages`
+ * run their requests through this same function, so every API shares one plan, router, admission,
+ * settle and error rules. A body carrying its native original (providers/types.ts `NATIVE_REQUEST`)
+ * reaches an upstream that speaks that protocol unchanged.
  * @throws GatewayError before any byte is sent (404 unknown model, 402, 400, 5xx when no upstream answered).
  */
 export async function runChatExchange(
   req: GatewayRequest,
   caller: AuthenticatedKey,
-  body: ChatCompletionRequest,
-  present: (completion: ChatCompletion) => unknown = (completion) => completion,
+  body: RoutedChatRequest,
+  surface: ChatSurface = chatSurface(body.stream_options?.include_usage === true),
 ): Promise<GatewayResult> {
   const entry = getModel(body.model, 'chat');
   const fallbacks = requestFallbacks(body.models, CATALOGUE);
@@ -63,12 +66,12 @@ export async function runChatExchange(
   const bill = startBill({ accountId: caller.accountId, keyHash: caller.keyHash, requestId: req.requestId, publicModel: body.model, demand, promptTokensEstimate, endsAt: holdEndsAt(req) });
   if (!bill.predicted) await bill.confirmed;
   // The held output limit always goes upstream, so no completion can outgrow the hold.
-  const sent: ChatCompletionRequest = body.max_completion_tokens == null && body.max_tokens == null ? { ...body, max_tokens: outputLimit } : body;
+  const sent: RoutedChatRequest = body.max_completion_tokens == null && body.max_tokens == null ? { ...body, max_tokens: outputLimit } : body;
   const upstream = new AbortController();
   req.signal.addEventListener('abort', () => upstream.abort(), { once: true });
   // No answer outgrows its hold, whatever the upstream does with the limit (usage/output-meter.ts).
   const opts = { ...routeOptions(req, caller), signal: upstream.signal, outputBudget: demand.outputTokens };
-  const ctx: CallContext = { req, body, bill, created: Math.floor(req.receivedAt / 1000), present };
+  const ctx: CallContext = { req, body, bill, created: Math.floor(req.receivedAt / 1000), surface };
   if (body.stream !== true) {
     // Routing runs to the function's deadline; the status waits for the answer until the budget,
     // then is committed with JSON-whitespace beats (held-json.ts).
@@ -77,7 +80,7 @@ export async function runChatExchange(
     await holdBeforeAnswer(bill, routing, upstream);
     const answered = routing.catch(cancelling(bill));
     if (await settledWithin(answered, req.receivedAt + BUFFERED_CHAT_BUDGET_MS - Date.now())) return buffered(ctx, await answered);
-    return heldJson(answered.then((outcome) => buffered(ctx, outcome)), req.signal, req.requestId);
+    return heldJson(answered.then((outcome) => buffered(ctx, outcome)), req.signal, req.requestId, surface.errorBody);
   }
   const routing = routeStream(sent, plan, opts);
   routing.catch(() => undefined); // may fail (a client error) while the hold is still being written
@@ -140,11 +143,13 @@ async function buffered(ctx: CallContext, outcome: Awaited<ReturnType<typeof rou
   // A string or absent, never null (OpenAI's OpenAPI description): only OpenAI-compatible hosts send one.
   if (typeof parts.system_fingerprint === 'string') completion.system_fingerprint = parts.system_fingerprint;
   recordOverhead(overheadMs(ctx.req.receivedAt, outcome.attempts));
+  const body = ctx.surface.present(completion, parts);
+  await ctx.surface.beforeBody?.(body);
   return {
     kind: 'json',
     status: 200,
     headers: routingHeaders(outcome),
-    body: ctx.present(completion),
+    body,
     after: async () => {
       await settleRequest(ctx.bill, entry, { requestId: ctx.req.requestId, receivedAt: ctx.req.receivedAt, attempts: outcome.attempts.length });
       await warmTokenizer();

@@ -1,9 +1,8 @@
-import type { ChatCompletionChunk, ChunkParts, Usage } from '../openai/chat-response';
+import type { ChunkParts, Usage } from '../openai/chat-response';
 import { GatewayError, UpstreamUnavailableError } from '../openai/errors';
 import type { StreamResult } from '../http/types';
 import { UpstreamAttemptError } from '../providers/types';
 import { overheadMs, type routeStream } from '../routing/fallback-router';
-import { DONE_FRAME, dataFrame, errorFrame } from '../sse/encode';
 import { warmTokenizer } from '../usage/estimate';
 import { logger } from '../observability/logger';
 import { recordOverhead, recordTimeToFirstToken } from '../observability/metrics';
@@ -13,10 +12,10 @@ import { completionId, usdOf, type CallContext } from './chat-call-context';
 import { answerUsage, estimateOr, toUsage, toolCallText } from './chat-billable-usage';
 
 /**
- * The stream: the first chunk has already arrived (fallback is over). Chunks are forwarded as they
- * come; the usage chunk only if the client asked (`stream_options.include_usage`), `[DONE]` only
- * after a finished answer. A failure after the first chunk ends the stream with an error event and
- * the tokens produced so far are still billed.
+ * The stream: the first chunk has already arrived (fallback is over). Parts are handed to the
+ * surface's encoder as they come (app/chat-surface.ts: chat chunks, Anthropic events, …); its
+ * `complete` frames only after a finished answer. A failure after the first chunk ends the stream with
+ * the encoder's error event and the tokens produced so far are still billed.
  *
  * Billing counts what the upstream produced (every batch as it is received, the first one included),
  * not only what reached the client: a client that leaves before a batch is written still caused it.
@@ -25,8 +24,7 @@ import { answerUsage, estimateOr, toUsage, toolCallText } from './chat-billable-
 export function streamed(ctx: CallContext, outcome: Awaited<ReturnType<typeof routeStream>>, preface?: string): StreamResult {
   recordTimeToFirstToken(Date.now() - ctx.req.receivedAt);
   recordOverhead(overheadMs(ctx.req.receivedAt, outcome.attempts));
-  const includeUsage = ctx.body.stream_options?.include_usage === true;
-  const id = completionId(ctx.req.requestId);
+  const encoder = ctx.surface.streamEncoder({ id: completionId(ctx.req.requestId), created: ctx.created, model: ctx.body.model, outcome });
   let usage: Usage | undefined;
   let text = '';
   let status: 'complete' | 'partial' | 'aborted' = 'partial';
@@ -40,10 +38,13 @@ export function streamed(ctx: CallContext, outcome: Awaited<ReturnType<typeof ro
   };
   produced(outcome.first);
 
-  const chunk = (choices: ChunkParts['choices']): ChatCompletionChunk => {
-    const c: ChatCompletionChunk = { id, object: 'chat.completion.chunk', created: ctx.created, model: ctx.body.model, choices };
-    if (includeUsage) c.usage = null;
-    return c;
+  /** The final usage, priced: what the settle will bill, with `cost` (USD). */
+  const pricedFinal = async (): Promise<Usage> => {
+    // An answer cut at its hold (usage/output-meter.ts) reports our count, not the upstream's.
+    const cut = outcome.outputCut();
+    finalUsage = await answerUsage(ctx.body, usage, cut, () => text);
+    const entry = usageEntry({ requestedModel: ctx.body.model, attempt: outcome.attempt, attempts: outcome.attempts, usage: finalUsage, status });
+    return { ...(usage !== undefined && cut === undefined ? usage : toUsage(finalUsage)), cost: usdOf(ctx.bill.charge(entry).costNanoUsd) };
   };
 
   async function* frames(): AsyncGenerator<string> {
@@ -55,27 +56,17 @@ export function streamed(ctx: CallContext, outcome: Awaited<ReturnType<typeof ro
     try {
       if (preface !== undefined) yield preface;
       for (let batch: ChunkParts[] | undefined = outcome.first; batch !== undefined; ) {
-        for (const parts of batch) {
-          if (parts.choices.length === 0) continue;
-          yield dataFrame(chunk(parts.choices));
-        }
+        for (const parts of batch) yield* encoder.parts(parts);
         const next = await outcome.rest.next();
         batch = next.done === true ? undefined : next.value;
         if (batch !== undefined) produced(batch);
       }
       status = 'complete';
-      if (includeUsage) {
-        const cut = outcome.outputCut();
-        finalUsage = await answerUsage(ctx.body, usage, cut, () => text);
-        const entry = usageEntry({ requestedModel: ctx.body.model, attempt: outcome.attempt, attempts: outcome.attempts, usage: finalUsage, status });
-        const final: Usage = { ...(usage !== undefined && cut === undefined ? usage : toUsage(finalUsage)), cost: usdOf(ctx.bill.charge(entry).costNanoUsd) };
-        yield dataFrame({ id, object: 'chat.completion.chunk', created: ctx.created, model: ctx.body.model, choices: [], usage: final });
-      }
-      yield DONE_FRAME;
+      yield* await encoder.complete(encoder.wantsFinalUsage ? await pricedFinal() : undefined);
     } catch (err) {
       if (ctx.req.signal.aborted) return;
       logger.warn('stream failed after first chunk', { requestId: ctx.req.requestId, error: describe(err) });
-      yield errorFrame(midStreamError(err));
+      yield* await encoder.failed(midStreamError(err));
     } finally {
       if (deadlineTimer !== undefined) clearTimeout(deadlineTimer);
       outcome.close();

@@ -5,6 +5,8 @@ import { embeddings } from './embeddings';
 import { keyInfo } from './key-info';
 import { listModels, retrieveModel } from './models';
 import { responses } from './responses';
+import { messages } from './messages';
+import { countTokens } from './count-tokens';
 import { storedResponses } from './stored-responses';
 
 /**
@@ -16,6 +18,9 @@ export const dispatch: GatewayHandler = async (req: GatewayRequest): Promise<Gat
   const path = req.path.length > 1 && req.path.endsWith('/') ? req.path.slice(0, -1) : req.path;
   if (path === '/v1/chat/completions') return only(req, 'POST', chatCompletions);
   if (path === '/v1/responses') return only(req, 'POST', responses);
+  if (path === '/v1/messages') return only(req, 'POST', messages);
+  if (path === '/v1/messages/count_tokens') return only(req, 'POST', countTokens);
+  if (path === '/' && (req.method === 'HEAD' || req.method === 'GET')) return probe();
   if (path.startsWith('/v1/responses/')) return storedResponses(req, path.slice('/v1/responses/'.length));
   if (path === '/v1/embeddings') return only(req, 'POST', embeddings);
   if (path === '/v1/models') return only(req, 'GET', listModels);
@@ -24,7 +29,7 @@ export const dispatch: GatewayHandler = async (req: GatewayRequest): Promise<Gat
     const id = decodePathSegment(path.slice('/v1/models/'.length));
     return only(req, 'GET', (r) => retrieveModel(r, id));
   }
-  throw new NotFoundError(`Unknown request URL: ${req.method} ${req.path}. modelmux serves /v1/chat/completions, /v1/responses, /v1/embeddings, /v1/models and /v1/key.`, {
+  throw new NotFoundError(`Unknown request URL: ${req.method} ${req.path}. modelmux serves /v1/chat/completions, /v1/responses, /v1/messages, /v1/embeddings, /v1/models and /v1/key.`, {
     code: 'unknown_url',
   });
 };
@@ -41,4 +46,12 @@ function decodePathSegment(segment: string): string {
   } catch {
     return segment;
   }
+}
+
+/**
+ * `HEAD /` and `GET /`: the base URL answers, without a key (Claude Code probes its
+ * `ANTHROPIC_BASE_URL` with a HEAD before its first request; docs/anthropic-messages.md).
+ */
+function probe(): Promise<GatewayResult> {
+  return Promise.resolve({ kind: 'json', status: 200, headers: {}, body: { object: 'modelmux', endpoints: ['/v1/chat/completions', '/v1/responses', '/v1/messages', '/v1/embeddings', '/v1/models'] } });
 }

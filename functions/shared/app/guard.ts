@@ -14,14 +14,23 @@ import type { RouteOptions } from '../routing/fallback-router';
 export const MAX_BODY_BYTES = 6 * 1024 * 1024;
 
 /**
- * Checks the body size, then the bearer key.
+ * Checks the body size, then the key: `Authorization: Bearer <key>`, else `x-api-key: <key>`.
  * @throws PayloadTooLargeError (413), AuthenticationError (401), or a 503 when the key store is down.
  */
 export async function authenticateRequest(req: GatewayRequest): Promise<AuthenticatedKey> {
   if (Buffer.byteLength(req.body, 'utf8') > MAX_BODY_BYTES) throw new PayloadTooLargeError(MAX_BODY_BYTES);
   const dashboard = dashboardUrl(req);
-  const key = parseBearer(req.headers.authorization, dashboard);
+  const key = parseBearer(req.headers.authorization ?? apiKeyHeader(req), dashboard);
   return authenticate(key, dashboard);
+}
+
+/**
+ * Anthropic's `x-api-key` header (what the Anthropic SDKs and Claude Code's `ANTHROPIC_API_KEY` send)
+ * as a bearer credential, when no `Authorization` header came: one key, either header, on every route.
+ */
+function apiKeyHeader(req: GatewayRequest): string | undefined {
+  const key = req.headers['x-api-key'];
+  return key === undefined ? undefined : `Bearer ${key}`;
 }
 
 /**

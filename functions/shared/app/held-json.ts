@@ -1,5 +1,5 @@
 import type { JsonResult, StreamResult } from '../http/types';
-import { asGatewayError, toErrorBody } from '../openai/errors';
+import { asGatewayError, toErrorBody, type GatewayError } from '../openai/errors';
 import { logger } from '../observability/logger';
 
 /**
@@ -43,8 +43,9 @@ export function settledWithin(p: Promise<unknown>, ms: number): Promise<boolean>
  * produced for a client that has gone is still billed, as for any buffered answer.
  * @param answer the buffered result being produced (rejects with the routing's error).
  * @param requestId for the log line of a failure after the commit.
+ * @param errorBody the error body in the client's API (OpenAI's by default).
  */
-export function heldJson(answer: Promise<JsonResult>, signal: AbortSignal, requestId: string): StreamResult {
+export function heldJson(answer: Promise<JsonResult>, signal: AbortSignal, requestId: string, errorBody: (err: GatewayError) => unknown = toErrorBody): StreamResult {
   // Handled from the start: the frames may never run (a client gone before the first byte), and a
   // rejection nobody listens to would end the process.
   answer.catch(() => undefined);
@@ -64,7 +65,7 @@ export function heldJson(answer: Promise<JsonResult>, signal: AbortSignal, reque
     if (signal.aborted) return;
     const error = asGatewayError(failure);
     logger.warn('buffered answer failed after its 200 was committed', { requestId, status: error.status, code: error.code });
-    yield JSON.stringify(toErrorBody(error));
+    yield JSON.stringify(errorBody(error));
   }
   return {
     kind: 'stream',

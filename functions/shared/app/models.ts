@@ -1,5 +1,8 @@
-import { CATALOGUE, getModelAnyKind, type CatalogueEntry } from '../catalogue/catalogue';
-import type { GatewayRequest, JsonResult } from '../http/types';
+import { CATALOGUE, getModel, getModelAnyKind, type CatalogueEntry } from '../catalogue/catalogue';
+import type { GatewayRequest, GatewayResult } from '../http/types';
+import { anthropicModelInfo, anthropicModelPage } from '../messages/model-list';
+import { resolveMessagesModel } from '../messages/model-names';
+import { inMessagesApi } from './messages';
 import { authenticateRequest } from './guard';
 
 /**
@@ -27,16 +30,37 @@ export interface ModelObject {
   pricing: { prompt: string; completion: string; long_context?: { prompt_tokens_above: number; prompt: string; completion: string } };
 }
 
-/** Lists every model. */
-export async function listModels(req: GatewayRequest): Promise<JsonResult> {
+/**
+ * Lists every model. Sent with `anthropic-version` (the Anthropic SDKs, Claude Code's model
+ * discovery), the chat models in Anthropic's list shape and errors (messages/model-list.ts).
+ */
+export async function listModels(req: GatewayRequest): Promise<GatewayResult> {
+  if (isAnthropicClient(req)) {
+    return inMessagesApi(req, async () => {
+      await authenticateRequest(req);
+      const chat = [...CATALOGUE.values()].filter((e) => e.kind === 'chat');
+      return { kind: 'json', status: 200, headers: {}, body: anthropicModelPage(chat, req.query) };
+    });
+  }
   await authenticateRequest(req);
   return { kind: 'json', status: 200, headers: {}, body: { object: 'list', data: [...CATALOGUE.values()].map(toModelObject) } };
 }
 
-/** One model; 404 `model_not_found` when unknown. */
-export async function retrieveModel(req: GatewayRequest, id: string): Promise<JsonResult> {
+/** One model; 404 `model_not_found` when unknown. Anthropic's model object with `anthropic-version`. */
+export async function retrieveModel(req: GatewayRequest, id: string): Promise<GatewayResult> {
+  if (isAnthropicClient(req)) {
+    return inMessagesApi(req, async () => {
+      await authenticateRequest(req);
+      return { kind: 'json', status: 200, headers: {}, body: anthropicModelInfo(getModel(resolveMessagesModel(id), 'chat')) };
+    });
+  }
   await authenticateRequest(req);
   return { kind: 'json', status: 200, headers: {}, body: toModelObject(getModelAnyKind(id)) };
+}
+
+/** An Anthropic client: it sends `anthropic-version` on every request (the SDKs always do). */
+function isAnthropicClient(req: GatewayRequest): boolean {
+  return req.headers['anthropic-version'] !== undefined;
 }
 
 function toModelObject(e: CatalogueEntry): ModelObject {

@@ -1,14 +1,13 @@
-import type { GatewayRequest, GatewayResult, SseFrame } from '../http/types';
+import type { GatewayRequest, GatewayResult } from '../http/types';
 import { parseJsonBody } from '../openai/parse-body';
 import { conversationInput } from '../responses/conversation-state';
-import { toResponseEvents } from '../responses/event-stream';
 import { createResponseRequest, unknownParameter } from '../responses/request';
-import { responseContext, toResponse, type ResponseObject } from '../responses/response-object';
-import { responseSaver, type SaveResponse } from '../responses/stored-response-writer';
+import { responseContext } from '../responses/response-object';
+import { responsesSurface } from './responses-surface';
+import { responseSaver } from '../responses/stored-response-writer';
 import { toChatRequest } from '../responses/to-chat';
 import { runChatExchange } from './chat-completions';
 import { authenticateRequest } from './guard';
-import { HOLD_BEAT } from './held-json';
 
 /**
  * `POST /v1/responses` (OpenAI's Responses API): authenticate → validate the Responses request → its
@@ -33,22 +32,5 @@ export async function responses(req: GatewayRequest): Promise<GatewayResult> {
   const chat = toChatRequest({ ...body, input: input.resolved });
   const ctx = responseContext(req.requestId, req.receivedAt, body, chat);
   const save = responseSaver(caller.accountId, body, input.stored, req.requestId, { deadline: req.deadline });
-  let presented: ResponseObject | undefined;
-  const result = await runChatExchange(req, caller, chat, (completion) => (presented = toResponse(ctx, completion)));
-  if (result.kind === 'json') {
-    if (presented !== undefined) await save?.(presented);
-    return result;
-  }
-  if (chat.stream === true) return { ...result, frames: toResponseEvents(result.frames, ctx, save) };
-  // A buffered answer held past the budget (app/held-json.ts): beats, then the body in one frame.
-  return save === undefined ? result : { ...result, frames: savedBeforeBody(result.frames, () => presented, save) };
-}
-
-/** The held answer's frames, with the response stored before the frame that carries it. */
-async function* savedBeforeBody(frames: AsyncIterable<SseFrame>, presented: () => ResponseObject | undefined, save: SaveResponse): AsyncGenerator<SseFrame> {
-  for await (const frame of frames) {
-    const response = frame === HOLD_BEAT ? undefined : presented();
-    if (response !== undefined) await save(response);
-    yield frame;
-  }
+  return runChatExchange(req, caller, chat, responsesSurface(ctx, save));
 }

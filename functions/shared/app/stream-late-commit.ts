@@ -1,7 +1,7 @@
 import type { StreamResult } from '../http/types';
 import type { routeStream } from '../routing/fallback-router';
-import { errorFrame } from '../sse/encode';
-import type { CallContext } from './chat-call-context';
+import { asGatewayError } from '../openai/errors';
+import { completionId, type CallContext } from './chat-call-context';
 import { streamed } from './chat-stream';
 import { settledWithin } from './held-json';
 import { routingComment } from './routing-headers';
@@ -29,7 +29,7 @@ export function streamedLate(ctx: CallContext, routing: Promise<Awaited<ReturnTy
     while (!(await settledWithin(settled, KEEPALIVE_EVERY_MS))) yield KEEPALIVE_FRAME;
     if (outcome === undefined) {
       await ctx.bill.cancel();
-      if (!ctx.req.signal.aborted) yield errorFrame(failure);
+      if (!ctx.req.signal.aborted) yield* await ctx.surface.streamEncoder({ id: completionId(ctx.req.requestId), created: ctx.created, model: ctx.body.model, outcome: undefined }).failed(asGatewayError(failure));
       return;
     }
     inner = streamed(ctx, outcome, routingComment(outcome));

@@ -54,6 +54,14 @@ export interface CompletionParts {
   usage: Usage | undefined;
   /** The upstream's, when it sent one; never null on the wire (absent instead, as OpenAI's description allows). */
   system_fingerprint?: string | null;
+  /** Every upstream event of a native answer, in order (see {@link ChunkParts.upstreamEvent}); kept only when asked. */
+  upstreamEvents?: UpstreamEventText[];
+}
+
+/** One upstream SSE event as received: its `event:` field and its `data:` text. */
+export interface UpstreamEventText {
+  event: string | undefined;
+  data: string;
 }
 
 /** The full `chat.completion` object (stream false). */
@@ -99,6 +107,12 @@ export interface ChunkParts {
   usage?: Usage;
   /** The upstream's backend fingerprint, when its chunks carry one (OpenAI), for an assembled answer. */
   system_fingerprint?: string;
+  /**
+   * The upstream event this part came from, verbatim, for an API surface that speaks the upstream's
+   * own protocol (the Anthropic adapter sets it on a part of its own, `choices: []`, after the parts
+   * translated from that event). Surfaces that translate ignore it.
+   */
+  upstreamEvent?: UpstreamEventText;
 }
 
 /** The full `chat.completion.chunk` object as written to the client. */

@@ -1,5 +1,5 @@
 import type { MessageToolCall } from './chat-request';
-import type { AssistantMessage, ChunkChoice, ChunkParts, CompletionChoice, CompletionParts, FinishReason, ToolCallDelta, Usage } from './chat-response';
+import type { AssistantMessage, ChunkChoice, ChunkParts, CompletionChoice, CompletionParts, FinishReason, ToolCallDelta, UpstreamEventText, Usage } from './chat-response';
 
 /**
  * Builds the parts of a `chat.completion` from the parts of a stream, so a buffered answer can be
@@ -57,9 +57,14 @@ interface ChoiceState {
   logprobs: { content: unknown[] | null; refusal: unknown[] | null } | null;
 }
 
-/** A fresh assembler for one stream. */
-export function createCompletionAssembler(rules: AssemblyRules = {}): CompletionAssembler {
+/**
+ * A fresh assembler for one stream.
+ * @param keepUpstreamEvents keep the parts' verbatim upstream events (`CompletionParts.upstreamEvents`),
+ *   for a surface that answers in the upstream's own protocol.
+ */
+export function createCompletionAssembler(rules: AssemblyRules = {}, keepUpstreamEvents = false): CompletionAssembler {
   const choices = new Map<number, ChoiceState>();
+  const upstreamEvents: UpstreamEventText[] = [];
   let usage: Usage | undefined;
   let fingerprint: string | undefined;
 
@@ -93,6 +98,7 @@ export function createCompletionAssembler(rules: AssemblyRules = {}): Completion
         for (const ch of p.choices) pushChoice(ch);
         if (p.usage !== undefined) usage = p.usage;
         if (p.system_fingerprint != null) fingerprint = p.system_fingerprint;
+        if (keepUpstreamEvents && p.upstreamEvent !== undefined) upstreamEvents.push(p.upstreamEvent);
       }
     },
     result() {
@@ -101,6 +107,7 @@ export function createCompletionAssembler(rules: AssemblyRules = {}): Completion
         usage,
       };
       if (fingerprint !== undefined) out.system_fingerprint = fingerprint;
+      if (upstreamEvents.length > 0) out.upstreamEvents = upstreamEvents;
       return out;
     },
   };

@@ -17,6 +17,28 @@ export interface ProviderEndpoint {
   apiKey: string;
 }
 
+/**
+ * A request that arrived in an upstream's own protocol (today: Anthropic's Messages API on
+ * `POST /v1/messages`), carried beside its chat translation under {@link NATIVE_REQUEST}. An adapter
+ * that speaks that protocol sends `body` as received (model, output limit and stream flag replaced), so
+ * nothing the translation cannot express — thinking signatures, cache breakpoints, documents — is lost;
+ * every other adapter uses the translation. A symbol key: object spreads keep it, `JSON.stringify`
+ * never writes it, so it can never leak into another upstream's body.
+ */
+export interface NativeRequest {
+  protocol: 'anthropic-messages';
+  /** The client's JSON body, as validated (unknown fields kept). */
+  body: Readonly<Record<string, unknown>>;
+  /** Protocol headers to forward unchanged (lower-case names, e.g. `anthropic-version`, `anthropic-beta`). */
+  headers: Readonly<Record<string, string>>;
+}
+
+/** The key under which a chat request carries its {@link NativeRequest}. */
+export const NATIVE_REQUEST: unique symbol = Symbol('modelmux.nativeRequest');
+
+/** A chat request as the router hands it to an adapter: possibly carrying its native original. */
+export type RoutedChatRequest = ChatCompletionRequest & { [NATIVE_REQUEST]?: NativeRequest };
+
 /** What the adapter needs besides the request. */
 export interface AdapterContext {
   target: CatalogueTarget;
@@ -87,7 +109,7 @@ export class UpstreamAttemptError extends Error {
 /** One provider's translation functions. */
 export interface ProviderAdapter {
   /** Builds the upstream chat request. `stream` decides the endpoint/flags. */
-  buildChatRequest(req: ChatCompletionRequest, ctx: AdapterContext, stream: boolean): UpstreamHttpRequest;
+  buildChatRequest(req: RoutedChatRequest, ctx: AdapterContext, stream: boolean): UpstreamHttpRequest;
   /**
    * Parses a buffered upstream response body (text, as received) into OpenAI parts.
    * @throws UpstreamAttemptError for a malformed body or an error reported inside a 200.
@@ -102,6 +124,13 @@ export interface ProviderAdapter {
    * assembled from the stream equals the buffered one (openai/completion-assembler.ts). Absent: none.
    */
   assembly?: AssemblyRules;
+  /**
+   * An exact prompt count for a native request, for providers that have one (Anthropic's
+   * `POST /v1/messages/count_tokens`); undefined when this request cannot be counted here.
+   */
+  buildCountTokensRequest?(native: NativeRequest, ctx: AdapterContext): UpstreamHttpRequest | undefined;
+  /** @returns the prompt's tokens. @throws UpstreamAttemptError for a malformed body. */
+  parseCountTokensResponse?(bodyText: string): number;
   /** Embeddings, for providers that have them. */
   buildEmbeddingsRequest?(req: EmbeddingsRequest, inputs: readonly string[], ctx: AdapterContext): UpstreamHttpRequest;
   parseEmbeddingsResponse?(bodyText: string, ctx: AdapterContext): EmbeddingParts;

@@ -10,7 +10,7 @@ import { GatewayError, InvalidRequestError, UpstreamUnavailableError } from '../
 import { logger } from '../observability/logger';
 import { decodeSse } from '../sse/decode';
 import { outputMeter, type OutputMeter } from '../usage/output-meter';
-import { UpstreamAttemptError, type AdapterContext, type UpstreamFailure, type UpstreamHttpRequest } from '../providers/types';
+import { NATIVE_REQUEST, UpstreamAttemptError, type AdapterContext, type RoutedChatRequest, type UpstreamFailure, type UpstreamHttpRequest } from '../providers/types';
 import { makeFailure, transportFailure } from '../providers/upstream-failure';
 import type { Attempt } from './attempt-plan';
 import { ours, runPlan, SkipTarget, type AttemptRecord, type AttemptRun, type PlanHooks, type RoutedBase, type RouteOptions } from './attempt-loop';
@@ -163,10 +163,10 @@ export async function routeBufferedCall<T>(
  * @throws GatewayError — the client's own error (4xx), 499 when the client left, or 502/503/504
  *   ({@link exhausted}) when no target answered by `opts.deadline`.
  */
-export async function routeBuffered(req: ChatCompletionRequest, plan: readonly Attempt[], opts: RouteOptions): Promise<BufferedOutcome> {
+export async function routeBuffered(req: RoutedChatRequest, plan: readonly Attempt[], opts: RouteOptions): Promise<BufferedOutcome> {
   const out = await runPlan(plan, opts, chatHooks(req, opts, true), async (attempt, ctx, run) => {
     const started = await startChatStream(req, attempt, ctx, run, opts);
-    const assembler = createCompletionAssembler(attempt.adapter.assembly);
+    const assembler = createCompletionAssembler(attempt.adapter.assembly, req[NATIVE_REQUEST] !== undefined);
     assembler.push(started.first);
     for await (const batch of started.rest) assembler.push(batch);
     return { parts: assembler.result(), outputCut: cutAt(started.meter) };

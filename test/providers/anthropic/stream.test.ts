@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { ChunkDelta, ChunkParts, FinishReason, Usage } from '../../../functions/shared/openai/chat-response';
 import { anthropicAdapter } from '../../../functions/shared/providers/anthropic/adapter';
 import { UpstreamAttemptError, type UpstreamSseEvent } from '../../../functions/shared/providers/types';
-import { anthropicCtx, fixture, runStream } from './support';
+import { anthropicCtx, fixture, runStream, translatingTransform } from './support';
+import { runTransform } from '../stream-run';
 
 /**
  * The Anthropic stream transform against SSE fixtures written from the documented wire format
@@ -116,7 +117,7 @@ describe('Anthropic stream events, one by one', () => {
   const ev = (data: Record<string, unknown>): UpstreamSseEvent => ({ event: String(data.type), data: JSON.stringify(data) });
   const start = (u: Record<string, unknown>) => ev({ type: 'message_start', message: { id: 'msg_1', type: 'message', role: 'assistant', content: [], usage: u } });
   const feed = (events: UpstreamSseEvent[]): ChunkParts[] => {
-    const t = anthropicAdapter.createStreamTransform(anthropicCtx());
+    const t = translatingTransform();
     return [...events.flatMap((e) => t.push(e)), ...t.end()];
   };
   const failureOf = (events: UpstreamSseEvent[]) => {
@@ -195,11 +196,27 @@ describe('Anthropic stream events, one by one', () => {
   });
 
   it('keeps separate state per transform', () => {
-    const a = anthropicAdapter.createStreamTransform(anthropicCtx());
-    const b = anthropicAdapter.createStreamTransform(anthropicCtx());
+    const a = translatingTransform();
+    const b = translatingTransform();
     a.push(start({ input_tokens: 1, output_tokens: 1 }));
     const toolBlock = { type: 'content_block_start', index: 0, content_block: { type: 'tool_use', id: 'toolu_x', name: 'f', input: {} } };
     expect(a.push(ev(toolBlock))).toEqual([role, toolStart(0, 'toolu_x', 'f')]);
     expect(b.push(ev({ ...toolBlock, index: 1 }))).toEqual([role, toolStart(0, 'toolu_x', 'f')]);
+  });
+});
+
+describe('Anthropic stream events, verbatim for the Messages surface', () => {
+  it('follows the parts of every event with that event as received, in order, across split reads', async () => {
+    const bytes = fixture('thinking-stream.sse');
+    const run = await runTransform(anthropicAdapter.createStreamTransform(anthropicCtx()), bytes, 7);
+    expect(run.error).toBeUndefined();
+    const verbatim = run.parts.flatMap((p) => (p.upstreamEvent === undefined ? [] : [p.upstreamEvent]));
+    const sent = bytes
+      .toString('utf8')
+      .split(/\r?\n\r?\n/)
+      .filter((block) => /^data:/m.test(block))
+      .map((block) => ({ event: /^event: ?(.*)$/m.exec(block)?.[1], data: /^data: ?(.*)$/m.exec(block)?.[1] }));
+    expect(verbatim).toEqual(sent);
+    for (const p of run.parts) if (p.upstreamEvent !== undefined) expect(p.choices).toEqual([]);
   });
 });

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { CATALOGUE } from '../../../functions/shared/catalogue/catalogue';
 import { chatCompletionRequest, type ChatCompletionRequest } from '../../../functions/shared/openai/chat-request';
 import { anthropicAdapter } from '../../../functions/shared/providers/anthropic/adapter';
-import type { AdapterContext } from '../../../functions/shared/providers/types';
+import type { AdapterContext, StreamTransform } from '../../../functions/shared/providers/types';
 import { runTransform, type StreamRun } from '../stream-run';
 
 export type { StreamRun };
@@ -28,7 +28,19 @@ export function sentBody(req: ChatCompletionRequest, ctx: AdapterContext = anthr
   return JSON.parse(anthropicAdapter.buildChatRequest(req, ctx, stream).body);
 }
 
+/**
+ * A fresh transform showing only its translated parts: the part after each that carries the upstream
+ * event verbatim (`upstreamEvent`, for the Anthropic Messages surface) is tested on its own.
+ */
+export function translatingTransform(): StreamTransform {
+  const t = anthropicAdapter.createStreamTransform(anthropicCtx());
+  return {
+    push: (e) => t.push(e).filter((p) => p.upstreamEvent === undefined),
+    end: () => t.end().filter((p) => p.upstreamEvent === undefined),
+  };
+}
+
 /** Runs one fixture through decodeSse and a fresh transform, as the router does. */
 export function runStream(bytes: Buffer, size: number): Promise<StreamRun> {
-  return runTransform(anthropicAdapter.createStreamTransform(anthropicCtx()), bytes, size);
+  return runTransform(translatingTransform(), bytes, size);
 }

@@ -1,5 +1,6 @@
 import type { ProviderAdapter } from '../types';
 import { classifyAnthropicError } from './anthropic-errors';
+import { buildAnthropicCountTokensRequest, parseAnthropicCountTokens } from './count-tokens';
 import { buildAnthropicRequest } from './request';
 import { parseAnthropicResponse } from './response';
 import { createAnthropicStreamTransform } from './stream';
@@ -21,6 +22,8 @@ export const anthropicAdapter: ProviderAdapter = {
   parseChatResponse: parseAnthropicResponse,
   createStreamTransform: createAnthropicStreamTransform,
   classifyError: classifyAnthropicError,
+  buildCountTokensRequest: buildAnthropicCountTokensRequest,
+  parseCountTokensResponse: parseAnthropicCountTokens,
   // The buffered answer has `tool_use.input` objects (serialised compactly by response.ts) and no
   // content at all without a text block; the stream has the model's own JSON text.
   assembly: { toolArguments: 'compact-json', contentWithoutText: 'null' },

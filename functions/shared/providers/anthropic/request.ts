@@ -1,7 +1,7 @@
 import type { CatalogueTarget } from '../../catalogue/catalogue';
 import type { ChatCompletionRequest } from '../../openai/chat-request';
 import { InvalidRequestError } from '../../openai/errors';
-import type { AdapterContext, UpstreamHttpRequest } from '../types';
+import { NATIVE_REQUEST, type AdapterContext, type NativeRequest, type RoutedChatRequest, type UpstreamHttpRequest } from '../types';
 import { functionToolsOnly, refuseLogprobs, refuseOpenAIOnlyFeatures, refuseSeveralChoices } from '../unsupported-parameters';
 import { jsonModeInstruction } from './json-mode';
 import { toAnthropicConversation } from './messages';
@@ -25,18 +25,39 @@ import { toAnthropicToolChoice, toAnthropicTools } from './tools';
 /** The `anthropic-version` header value this adapter speaks (providers.md §2.1). */
 export const ANTHROPIC_VERSION = '2023-06-01';
 
-/** The upstream HTTP request: URL, auth and version headers, JSON body. */
-export function buildAnthropicRequest(req: ChatCompletionRequest, ctx: AdapterContext, stream: boolean): UpstreamHttpRequest {
-  return {
-    url: `${ctx.endpoint.baseUrl}/v1/messages`,
-    headers: {
-      'content-type': 'application/json',
-      accept: stream ? 'text/event-stream' : 'application/json',
-      'x-api-key': ctx.endpoint.apiKey,
-      'anthropic-version': ANTHROPIC_VERSION,
-    },
-    body: JSON.stringify(buildAnthropicBody(req, ctx.target, stream)),
+/**
+ * The upstream HTTP request: URL, auth and version headers, JSON body. A request that arrived as an
+ * Anthropic Messages request (`POST /v1/messages`) goes as the client sent it ({@link nativeBody}),
+ * with its `anthropic-version` and `anthropic-beta` headers unchanged.
+ */
+export function buildAnthropicRequest(req: RoutedChatRequest, ctx: AdapterContext, stream: boolean): UpstreamHttpRequest {
+  const native = req[NATIVE_REQUEST]?.protocol === 'anthropic-messages' ? req[NATIVE_REQUEST] : undefined;
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    accept: stream ? 'text/event-stream' : 'application/json',
+    'x-api-key': ctx.endpoint.apiKey,
+    'anthropic-version': native?.headers['anthropic-version'] ?? ANTHROPIC_VERSION,
   };
+  const beta = native?.headers['anthropic-beta'];
+  if (beta !== undefined) headers['anthropic-beta'] = beta;
+  const body = native === undefined ? buildAnthropicBody(req, ctx.target, stream) : nativeBody(native, req, ctx.target, stream);
+  return { url: `${ctx.endpoint.baseUrl}/v1/messages`, headers, body: JSON.stringify(body) };
+}
+
+/**
+ * The client's own Messages body, lossless (content blocks, thinking and its signatures,
+ * `redacted_thinking`, `cache_control`, `top_k`, `metadata`, beta fields), with only what routing
+ * owns replaced: `model` (this target's upstream id), `max_tokens` (the held output limit, never above
+ * the target's: billing/hold-demand.ts holds exactly that) and `stream`; then the catalogue's fixed
+ * fields for the target, as for translated requests.
+ */
+function nativeBody(native: NativeRequest, req: ChatCompletionRequest, target: CatalogueTarget, stream: boolean): Record<string, unknown> {
+  const held = req.max_completion_tokens ?? req.max_tokens ?? target.maxOutputTokens;
+  const body: Record<string, unknown> = { ...native.body, model: target.upstreamModel, max_tokens: Math.min(held, target.maxOutputTokens) };
+  if (stream) body['stream'] = true;
+  else delete body['stream'];
+  if (target.upstreamParams !== undefined) Object.assign(body, target.upstreamParams);
+  return body;
 }
 
 /**

@@ -57,39 +57,10 @@ export function createAnthropicStreamTransform(ctx: AdapterContext): StreamTrans
   return {
     push(event: UpstreamSseEvent): ChunkParts[] {
       if (stopped || event.data === '') return [];
-      const parsed = streamEvent.safeParse(parseUpstreamJson(event.data, 'anthropic: stream event is not valid JSON'));
-      if (!parsed.success) throw malformed('unexpected shape');
-      const ev = parsed.data;
-      switch (ev.type ?? event.event) {
-        case 'message_start':
-          usage = mergeUsage(usage, ev.message?.usage);
-          return [];
-        case 'content_block_start':
-          return emit(blocks.start(ev));
-        case 'content_block_delta':
-          return emit(blocks.delta(ev));
-        case 'content_block_stop':
-          return emit(blocks.stop(ev));
-        case 'message_delta': {
-          usage = mergeUsage(usage, ev.usage);
-          const reason = mapStopReason(ev.delta?.stop_reason);
-          return reason === null ? [] : emit(finish(reason));
-        }
-        case 'message_stop': {
-          stopped = true;
-          const final = mapAnthropicUsage(usage);
-          // A message that stopped without a stop_reason still ended: say so rather than leave the client waiting.
-          const tail = finishSent ? [] : finish('stop');
-          return emit(final === undefined ? tail : [...tail, { choices: [], usage: final }]);
-        }
-        case 'error':
-          throw new UpstreamAttemptError(failureFromErrorObject(ev.error ?? undefined, 200));
-        case 'ping':
-          return [];
-        default:
-          // Event types added after 2023-06-01 are ignored, as the SDK does.
-          return [];
-      }
+      const parts = translate(event);
+      // The event itself, verbatim, for a surface that speaks Anthropic's protocol (ChunkParts.upstreamEvent).
+      parts.push({ choices: [], upstreamEvent: { event: event.event, data: event.data } });
+      return parts;
     },
 
     end(): ChunkParts[] {
@@ -97,4 +68,40 @@ export function createAnthropicStreamTransform(ctx: AdapterContext): StreamTrans
       return [];
     },
   };
+
+  function translate(event: UpstreamSseEvent): ChunkParts[] {
+    const parsed = streamEvent.safeParse(parseUpstreamJson(event.data, 'anthropic: stream event is not valid JSON'));
+    if (!parsed.success) throw malformed('unexpected shape');
+    const ev = parsed.data;
+    switch (ev.type ?? event.event) {
+      case 'message_start':
+        usage = mergeUsage(usage, ev.message?.usage);
+        return [];
+      case 'content_block_start':
+        return emit(blocks.start(ev));
+      case 'content_block_delta':
+        return emit(blocks.delta(ev));
+      case 'content_block_stop':
+        return emit(blocks.stop(ev));
+      case 'message_delta': {
+        usage = mergeUsage(usage, ev.usage);
+        const reason = mapStopReason(ev.delta?.stop_reason);
+        return reason === null ? [] : emit(finish(reason));
+      }
+      case 'message_stop': {
+        stopped = true;
+        const final = mapAnthropicUsage(usage);
+        // A message that stopped without a stop_reason still ended: say so rather than leave the client waiting.
+        const tail = finishSent ? [] : finish('stop');
+        return emit(final === undefined ? tail : [...tail, { choices: [], usage: final }]);
+      }
+      case 'error':
+        throw new UpstreamAttemptError(failureFromErrorObject(ev.error ?? undefined, 200));
+      case 'ping':
+        return [];
+      default:
+        // Event types added after 2023-06-01 are ignored, as the SDK does.
+        return [];
+    }
+  }
 }

@@ -1,0 +1,79 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startGateway, type RunningGateway } from '../../local/gateway';
+
+/**
+ * Claude Code itself (npm `@anthropic-ai/claude-code`, a devDependency: a native binary, so the
+ * machine's Node version does not matter) against the local stack, changed only by
+ * `ANTHROPIC_BASE_URL` and `ANTHROPIC_API_KEY`, offline (a fresh HOME; telemetry, error reporting,
+ * auto-update and nonessential traffic off). `claude -p` completes a task that needs a tool: read a
+ * file and report what it says. The simulator's model calls the one tool offered (`Read`) with the
+ * argument its schema implies (a `file_path` of "Paris"), Claude Code runs it, sends the result back,
+ * and the simulator's answer quotes it. About 10 s per model.
+ */
+
+const run = promisify(execFile);
+const CLAUDE = join(__dirname, '..', '..', 'node_modules', '.bin', 'claude');
+
+let gw: RunningGateway;
+let home: string;
+let work: string;
+
+beforeAll(async () => {
+  gw = await startGateway({ tablePrefix: `claude-code-${process.pid}`, devFreeTokens: 5_000_000 });
+  home = mkdtempSync(join(tmpdir(), 'modelmux-claude-home-'));
+  work = mkdtempSync(join(tmpdir(), 'modelmux-claude-work-'));
+  writeFileSync(join(work, 'Paris'), 'The secret number is 4242.\n');
+});
+
+afterAll(async () => {
+  await gw?.close();
+  for (const dir of [home, work]) if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+interface ClaudeResult {
+  subtype: string;
+  is_error: boolean;
+  num_turns: number;
+  result: string;
+}
+
+async function claude(model: string): Promise<ClaudeResult> {
+  const env = {
+    PATH: process.env['PATH'] ?? '',
+    HOME: home,
+    ANTHROPIC_BASE_URL: gw.baseUrl.replace(/\/v1$/, ''),
+    ANTHROPIC_API_KEY: gw.apiKey,
+    DISABLE_TELEMETRY: '1',
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+    DISABLE_AUTOUPDATER: '1',
+    DISABLE_ERROR_REPORTING: '1',
+  };
+  const args = ['-p', 'Read the file Paris and tell me the secret number.', '--model', model, '--tools', 'Read', '--allowedTools', 'Read', '--output-format', 'json'];
+  const { stdout } = await run(CLAUDE, args, { cwd: work, env, timeout: 90_000 }).catch((err: { stdout?: string }) => ({ stdout: err.stdout ?? '{}' }));
+  return JSON.parse(stdout) as ClaudeResult;
+}
+
+describe('Claude Code against modelmux', () => {
+  for (const model of ['claude-sonnet-4-5', 'gpt-4o']) {
+    it(`${model}: claude -p reads a file with its Read tool and reports it`, { timeout: 120_000 }, async () => {
+      const before = gw.simulator?.requests.length ?? 0;
+      const out = await claude(model);
+      expect(out).toMatchObject({ subtype: 'success', is_error: false });
+      expect(out.num_turns).toBeGreaterThanOrEqual(2);
+      expect(out.result).toContain('4242');
+      const upstream = (gw.simulator?.requests ?? []).slice(before);
+      expect(upstream.length).toBeGreaterThanOrEqual(2);
+      // The second request carried the tool's result back: a real tool round trip through modelmux.
+      expect(JSON.stringify(upstream.at(-1)?.body)).toContain('4242');
+      if (model.startsWith('claude')) expect(upstream.every((r) => r.headers['anthropic-beta']?.includes('claude-code-'))).toBe(true);
+      else expect(upstream.every((r) => r.provider === 'openai')).toBe(true);
+      const last = gw.simulator?.requests.at(-1);
+      expect(last?.completed).toBe(true);
+    });
+  }
+});
