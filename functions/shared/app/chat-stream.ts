@@ -32,9 +32,12 @@ export function streamed(ctx: CallContext, outcome: Awaited<ReturnType<typeof ro
   let status: 'complete' | 'partial' | 'aborted' = 'partial';
   /** The usage the final chunk reported (and priced): the settle bills exactly it. */
   let finalUsage: BillableUsage | undefined;
+  /** The first choice's finish reason, for the ledger (`GET /v1/generation`). */
+  let finishReason: string | null | undefined;
   const produced = (batch: readonly ChunkParts[]): void => {
     for (const parts of batch) {
       if (parts.usage) usage = parts.usage;
+      for (const c of parts.choices) if (c.index === 0 && c.finish_reason != null) finishReason = c.finish_reason;
       for (const c of parts.choices) text += (c.delta.content ?? '') + (c.delta.reasoning_content ?? '') + (c.delta.tool_calls?.map(toolCallText).join('') ?? '');
     }
   };
@@ -66,7 +69,7 @@ export function streamed(ctx: CallContext, outcome: Awaited<ReturnType<typeof ro
       status = 'complete';
       if (includeUsage) {
         finalUsage = usage !== undefined ? fromUsage(usage) : await estimate(ctx.body, text);
-        const entry = usageEntry({ requestedModel: ctx.body.model, attempt: outcome.attempt, attempts: outcome.attempts, usage: finalUsage, status });
+        const entry = usageEntry({ requestedModel: ctx.body.model, attempt: outcome.attempt, attempts: outcome.attempts, usage: finalUsage, status, finishReason });
         const final: Usage = { ...(usage ?? toUsage(finalUsage)), cost: usdOf(ctx.bill.charge(entry).costNanoUsd) };
         yield dataFrame({ id, object: 'chat.completion.chunk', created: ctx.created, model: ctx.body.model, choices: [], usage: final });
       }
@@ -92,7 +95,7 @@ export function streamed(ctx: CallContext, outcome: Awaited<ReturnType<typeof ro
       outcome.close();
       if (ctx.req.signal.aborted && status !== 'complete') status = 'aborted';
       const billable = status === 'complete' && finalUsage !== undefined ? finalUsage : usage !== undefined && status === 'complete' ? fromUsage(usage) : await estimateOr(usage, ctx.body, text);
-      const entry = usageEntry({ requestedModel: ctx.body.model, attempt: outcome.attempt, attempts: outcome.attempts, usage: billable, status });
+      const entry = usageEntry({ requestedModel: ctx.body.model, attempt: outcome.attempt, attempts: outcome.attempts, usage: billable, status, finishReason });
       await settleRequest(ctx.bill, entry, { requestId: ctx.req.requestId, receivedAt: ctx.req.receivedAt, attempts: outcome.attempts.length });
       await warmTokenizer();
     },
