@@ -66,7 +66,7 @@ export async function runChatExchange(
   // at the platform fee alone (the hold's most, and the settle's price: billing/attempt-price.ts).
   const [credentials, byok] = await Promise.all([loadUpstreamCredentials(), loadAccountByok(caller.accountId, dashboardUrl(req))]);
   const planned = planAttempts(entry, CATALOGUE, credentials, requiredCapabilities(body), fallbacks, byok, prefs);
-  const plan = prefs?.require_parameters === true ? honouringParameters(planned, body, entry.id) : planned;
+  const plan = prefs?.require_parameters === true ? honouringParameters(planned, body, entry.id, new Set([entry.id, ...fallbacks.map((f) => f.id)])) : planned;
   const { demand, promptTokensEstimate, outputLimit } = chatDemand(body, entry, plan);
   const bill = startBill({ accountId: caller.accountId, keyHash: caller.keyHash, requestId: req.requestId, publicModel: body.model, demand, promptTokensEstimate, endsAt: holdEndsAt(req) });
   if (!bill.predicted) await bill.confirmed;

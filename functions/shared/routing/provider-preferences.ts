@@ -89,9 +89,11 @@ export function noEndpoints(model: string, reasons: ReadonlySet<string>): NotFou
  * `require_parameters: true`: only the attempts whose adapter can build the request with every
  * parameter it sets (an adapter refuses what its provider cannot honour with a 400:
  * providers/unsupported-parameters.ts); the others are dropped instead of failing the request.
- * @throws NotFoundError (404, `no_endpoints_found`) when none can, with the first refusal's reason.
+ * @param chosen the public models the client named (the requested one and its `models`): when none
+ *   of their targets is left, the request is refused rather than silently served by an equivalent.
+ * @throws NotFoundError (404, `no_endpoints_found`) then, with the first refusal's reason.
  */
-export function honouringParameters(plan: readonly Attempt[], req: ChatCompletionRequest, model: string): Attempt[] {
+export function honouringParameters(plan: readonly Attempt[], req: ChatCompletionRequest, model: string, chosen: ReadonlySet<string>): Attempt[] {
   let refusal: string | undefined;
   const kept = plan.filter((a) => {
     try {
@@ -103,6 +105,6 @@ export function honouringParameters(plan: readonly Attempt[], req: ChatCompletio
       return false;
     }
   });
-  if (kept.length === 0) throw noEndpoints(model, new Set(refusal === undefined ? [] : [refusal]));
+  if (!kept.some((a) => chosen.has(a.publicModel))) throw noEndpoints(model, new Set(refusal === undefined ? [] : [refusal]));
   return kept;
 }
