@@ -213,3 +213,11 @@ export function getModelAnyKind(id: string, catalogue: Catalogue = CATALOGUE): C
   }
   return entry;
 }
+
+/**
+ * The public models a provider's key serves: those with a target on `provider` (catalogue order). The
+ * BYOK page shows it (account API `GET /v1/byok`), so what it says is the catalogue's truth.
+ */
+export function modelsServedBy(provider: ProviderName, catalogue: Catalogue = CATALOGUE): string[] {
+  return [...catalogue.values()].filter((e) => e.targets.some((t) => t.provider === provider)).map((e) => e.id);
+}
