@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { CATALOGUE, displayedPricesFor, getModel } from '../../functions/shared/catalogue/catalogue';
+import { CATALOGUE, displayedPricesFor, getModel, modelsServedBy } from '../../functions/shared/catalogue/catalogue';
 import { loadCatalogue } from '../../functions/shared/catalogue/load';
-import { catalogueSchema } from '../../functions/shared/catalogue/schema';
+import { aliasesSchema, catalogueSchema } from '../../functions/shared/catalogue/schema';
+import { CATALOGUE_ALIASES } from '../../functions/shared/catalogue/aliases';
 import { CATALOGUE_DATA } from '../../functions/shared/catalogue/models';
 import { NotFoundError } from '../../functions/shared/openai/errors';
 import { usdPerToken } from '../../functions/shared/app/models';
@@ -76,7 +77,28 @@ describe('catalogue', () => {
 
   it('ships data that passes the catalogue schema (it is not re-validated at load)', () => {
     expect(catalogueSchema.safeParse(CATALOGUE_DATA).success).toBe(true);
-    expect(loadCatalogue(CATALOGUE_DATA)).toEqual(CATALOGUE);
+    expect(aliasesSchema.safeParse(CATALOGUE_ALIASES).success).toBe(true);
+    expect(loadCatalogue(CATALOGUE_DATA, CATALOGUE_ALIASES)).toEqual(CATALOGUE);
+  });
+
+  it('resolves aliases (slugs, dated ids, retired names) to their model, and refuses a bad alias', () => {
+    expect(getModel('openai/gpt-4o', 'chat').id).toBe('gpt-4o');
+    expect(getModel('gpt-4o-2024-08-06', 'chat').id).toBe('gpt-4o');
+    expect(getModel('gpt-3.5-turbo', 'chat').id).toBe('gpt-4o-mini');
+    expect(getModel('openai/text-embedding-3-small', 'embedding').id).toBe('text-embedding-3-small');
+    expect(() => getModel('openai/text-embedding-3-small', 'chat')).toThrow(/embedding model/);
+    expect(CATALOGUE.get('gpt-4o')?.aliases).toContainEqual({ alias: 'gpt-4', kind: 'deprecated', source: expect.stringContaining('platform.openai.com') });
+    const first = CATALOGUE_DATA[0];
+    if (!first) throw new Error('empty catalogue');
+    expect(() => loadCatalogue([first], [{ alias: 'x/y', model: 'nope', kind: 'slug' }])).toThrow(/unknown model/);
+    expect(() => loadCatalogue([first], [{ alias: first.id, model: first.id, kind: 'slug' }])).toThrow(/repeats/);
+    expect(() => loadCatalogue([first], [{ alias: 'Bad Alias', model: first.id, kind: 'slug' }])).toThrow();
+  });
+
+  it('gives every target its provider\'s data policy with a source, and every BYOK provider its models', () => {
+    for (const e of CATALOGUE.values()) for (const t of e.targets) expect(t.dataPolicy.source.length).toBeGreaterThan(10);
+    expect(modelsServedBy('openai')).toContain('deepseek-embed');
+    expect(modelsServedBy('deepseek')).not.toContain('deepseek-embed');
   });
 
   it('rejects data with an unknown equivalent, a duplicate id or a bad price', () => {

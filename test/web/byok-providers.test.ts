@@ -11,6 +11,15 @@ describe('provider keys page', () => {
     expect(providersToShow(undefined, []).map((p) => p.id)).toEqual(['openai', 'anthropic', 'deepseek']);
   });
 
+  it("shows the models the API says each key serves, and none of its own (the catalogue's truth)", () => {
+    const shown = providersToShow(['openai', 'deepseek'], [], { openai: ['gpt-4o', 'deepseek-embed'], deepseek: ['deepseek-v3'] });
+    expect(shown.map((p) => [p.id, p.models])).toEqual([
+      ['openai', ['gpt-4o', 'deepseek-embed']],
+      ['deepseek', ['deepseek-v3']],
+    ]);
+    expect(providersToShow(['anthropic'], []).map((p) => p.models)).toEqual([[]]);
+  });
+
   it('accepts only keys that begin with sk- (the spec)', () => {
     expect(isAcceptedProviderKey('sk-proj-abc')).toBe(true);
     expect(isAcceptedProviderKey('sk-ant-abc')).toBe(true);

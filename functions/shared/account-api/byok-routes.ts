@@ -8,6 +8,7 @@ import { byokProvider, deleteByokKey, putByokKey, readByokEntries, setByokFallba
 import type { GatewayRequest, JsonResult } from '../http/types';
 import { parseJsonBody } from '../openai/parse-body';
 import { byokProviders } from '../providers/registry';
+import { modelsServedBy } from '../catalogue/catalogue';
 import type { AccountCaller } from './caller';
 import { json } from './json';
 
@@ -19,12 +20,16 @@ function view(provider: string, e: ByokEntry) {
   return { provider, last4: e.last4, allow_fallback: e.allowFallback, created_at: e.createdAt, updated_at: e.updatedAt ?? e.createdAt };
 }
 
-/** `GET /v1/byok` → `{data:[{provider, last4, allow_fallback, created_at, updated_at}], providers:[…]}`. */
+/**
+ * `GET /v1/byok` → `{data:[{provider, last4, allow_fallback, created_at, updated_at}], providers:[…],
+ * served_models:{<provider>:[model ids]}}`: `served_models` are the catalogue's public models each
+ * provider's key serves (catalogue `modelsServedBy`), for the page to tell the truth.
+ */
 export async function listByokRoute(caller: AccountCaller): Promise<JsonResult> {
   const entries = await readByokEntries(caller.accountId);
   const allowed = byokProviders().map((p) => p.name);
   const data = allowed.filter((p) => entries[p] !== undefined).map((p) => view(p, entries[p] as ByokEntry));
-  return json({ data, providers: allowed });
+  return json({ data, providers: allowed, served_models: Object.fromEntries(allowed.map((p) => [p, modelsServedBy(p)])) });
 }
 
 /** `PUT /v1/byok/{provider}` `{key, allow_fallback?}` → `{data}`. */

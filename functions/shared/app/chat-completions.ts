@@ -11,6 +11,9 @@ import { makeUsage } from '../openai/chat-response';
 import { parseJsonBody } from '../openai/parse-body';
 import { loadUpstreamCredentials } from '../config/upstream-credentials';
 import { planAttempts, requestFallbacks, requiredCapabilities } from '../routing/attempt-plan';
+import { effectivePreferences, honouringParameters } from '../routing/provider-preferences';
+import { splitModelSuffix } from '../openai/provider-preferences';
+import { assertWithinOutputLimit } from './request-limits';
 import { overheadMs, routeBuffered, routeStream } from '../routing/fallback-router';
 import { BUFFERED_CHAT_BUDGET_MS } from '../routing/request-budget';
 import { warmTokenizer } from '../usage/estimate';
@@ -56,12 +59,17 @@ export async function runChatExchange(
   body: RoutedChatRequest,
   surface: ChatSurface = chatSurface(body.stream_options?.include_usage === true),
 ): Promise<GatewayResult> {
-  const entry = getModel(body.model, 'chat');
+  // [issue 28] A name is a model id or an alias; `:nitro` / `:floor` and `provider` steer the plan.
+  const named = splitModelSuffix(body.model);
+  const entry = getModel(named.model, 'chat');
+  assertWithinOutputLimit(body, entry);
   const fallbacks = requestFallbacks(body.models, CATALOGUE);
+  const prefs = effectivePreferences(body.provider, named.sort);
   // [issue 11] The account's own provider keys (BYOK) go first in the plan, and price its attempts
   // at the platform fee alone (the hold's most, and the settle's price: billing/attempt-price.ts).
   const [credentials, byok] = await Promise.all([loadUpstreamCredentials(), loadAccountByok(caller.accountId, dashboardUrl(req))]);
-  const plan = planAttempts(entry, CATALOGUE, credentials, requiredCapabilities(body), fallbacks, byok);
+  const planned = planAttempts(entry, CATALOGUE, credentials, requiredCapabilities(body), fallbacks, byok, prefs);
+  const plan = prefs?.require_parameters === true ? honouringParameters(planned, body, entry.id, new Set([entry.id, ...fallbacks.map((f) => f.id)])) : planned;
   const { demand, promptTokensEstimate, outputLimit } = chatDemand(body, entry, plan);
   const bill = startBill({ accountId: caller.accountId, keyHash: caller.keyHash, requestId: req.requestId, publicModel: body.model, demand, promptTokensEstimate, endsAt: holdEndsAt(req) });
   if (!bill.predicted) await bill.confirmed;
@@ -79,15 +87,20 @@ export async function runChatExchange(
     routing.catch(() => undefined); // may fail (a client error) while the hold is still being written
     await holdBeforeAnswer(bill, routing, upstream);
     const answered = routing.catch(cancelling(bill));
-    if (await settledWithin(answered, req.receivedAt + BUFFERED_CHAT_BUDGET_MS - Date.now())) return buffered(ctx, await answered);
-    return heldJson(answered.then((outcome) => buffered(ctx, outcome)), req.signal, req.requestId, surface.errorBody);
+    if (await settledWithin(answered, req.receivedAt + BUFFERED_CHAT_BUDGET_MS - Date.now())) return withRateHeaders(bill, await buffered(ctx, await answered));
+    return withRateHeaders(bill, heldJson(answered.then((outcome) => buffered(ctx, outcome)), req.signal, req.requestId, surface.errorBody));
   }
   const routing = routeStream(sent, plan, opts);
   routing.catch(() => undefined); // may fail (a client error) while the hold is still being written
   await holdBeforeAnswer(bill, routing, upstream);
   // Counted from the request's arrival: the hold's time is part of what the client waits.
   const early = await settledWithin(routing, Math.max(0, streamCommitAfterMs() - (Date.now() - req.receivedAt)));
-  return early ? streamed(ctx, await routing.catch(cancelling(bill))) : streamedLate(ctx, routing);
+  return withRateHeaders(bill, early ? streamed(ctx, await routing.catch(cancelling(bill))) : streamedLate(ctx, routing));
+}
+
+/** [issue 28] OpenAI's `x-ratelimit-*-requests` headers on every answer, from the hold's own write. */
+export function withRateHeaders<R extends GatewayResult>(bill: RequestBill, result: R): R {
+  return { ...result, headers: { ...result.headers, ...bill.rateHeaders() } };
 }
 
 /**
@@ -130,7 +143,7 @@ async function buffered(ctx: CallContext, outcome: Awaited<ReturnType<typeof rou
   const { parts } = outcome;
   const text = () => parts.choices.map((c) => (c.message.content ?? '') + (c.message.reasoning_content ?? '') + JSON.stringify(c.message.tool_calls ?? '')).join('');
   const billable = await answerUsage(ctx.body, parts.usage, outcome.outputCut, text);
-  const entry = usageEntry({ requestedModel: ctx.body.model, attempt: outcome.attempt, attempts: outcome.attempts, usage: billable, status: 'complete' });
+  const entry = usageEntry({ requestedModel: ctx.body.model, attempt: outcome.attempt, attempts: outcome.attempts, usage: billable, status: 'complete', finishReason: parts.choices[0]?.finish_reason });
   const completion: ChatCompletion = {
     id: completionId(ctx.req.requestId),
     object: 'chat.completion',

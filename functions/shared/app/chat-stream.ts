@@ -30,9 +30,12 @@ export function streamed(ctx: CallContext, outcome: Awaited<ReturnType<typeof ro
   let status: 'complete' | 'partial' | 'aborted' = 'partial';
   /** The usage the final chunk reported (and priced): the settle bills exactly it. */
   let finalUsage: BillableUsage | undefined;
+  /** The first choice's finish reason, for the ledger (`GET /v1/generation`). */
+  let finishReason: string | null | undefined;
   const produced = (batch: readonly ChunkParts[]): void => {
     for (const parts of batch) {
       if (parts.usage) usage = parts.usage;
+      for (const c of parts.choices) if (c.index === 0 && c.finish_reason != null) finishReason = c.finish_reason;
       for (const c of parts.choices) text += (c.delta.content ?? '') + (c.delta.reasoning_content ?? '') + (c.delta.tool_calls?.map(toolCallText).join('') ?? '');
     }
   };
@@ -43,7 +46,7 @@ export function streamed(ctx: CallContext, outcome: Awaited<ReturnType<typeof ro
     // An answer cut at its hold (usage/output-meter.ts) reports our count, not the upstream's.
     const cut = outcome.outputCut();
     finalUsage = await answerUsage(ctx.body, usage, cut, () => text);
-    const entry = usageEntry({ requestedModel: ctx.body.model, attempt: outcome.attempt, attempts: outcome.attempts, usage: finalUsage, status });
+    const entry = usageEntry({ requestedModel: ctx.body.model, attempt: outcome.attempt, attempts: outcome.attempts, usage: finalUsage, status, finishReason });
     return { ...(usage !== undefined && cut === undefined ? usage : toUsage(finalUsage)), cost: usdOf(ctx.bill.charge(entry).costNanoUsd) };
   };
 
@@ -84,7 +87,7 @@ export function streamed(ctx: CallContext, outcome: Awaited<ReturnType<typeof ro
       outcome.close();
       if (ctx.req.signal.aborted && status !== 'complete') status = 'aborted';
       const billable = status !== 'complete' ? await estimateOr(usage, ctx.body, text) : (finalUsage ?? (await answerUsage(ctx.body, usage, outcome.outputCut(), () => text)));
-      const entry = usageEntry({ requestedModel: ctx.body.model, attempt: outcome.attempt, attempts: outcome.attempts, usage: billable, status });
+      const entry = usageEntry({ requestedModel: ctx.body.model, attempt: outcome.attempt, attempts: outcome.attempts, usage: billable, status, finishReason });
       await settleRequest(ctx.bill, entry, { requestId: ctx.req.requestId, receivedAt: ctx.req.receivedAt, attempts: outcome.attempts.length });
       await warmTokenizer();
     },

@@ -2,6 +2,7 @@ import type { GatewayHandler, GatewayRequest, GatewayResult } from '../http/type
 import { MethodNotAllowedError, NotFoundError } from '../openai/errors';
 import { chatCompletions } from './chat-completions';
 import { embeddings } from './embeddings';
+import { generation } from './generation';
 import { keyInfo } from './key-info';
 import { listModels, retrieveModel } from './models';
 import { responses } from './responses';
@@ -25,11 +26,12 @@ export const dispatch: GatewayHandler = async (req: GatewayRequest): Promise<Gat
   if (path === '/v1/embeddings') return only(req, 'POST', embeddings);
   if (path === '/v1/models') return only(req, 'GET', listModels);
   if (path === '/v1/key') return only(req, 'GET', keyInfo);
+  if (path === '/v1/generation') return only(req, 'GET', generation);
   if (path.startsWith('/v1/models/')) {
     const id = decodePathSegment(path.slice('/v1/models/'.length));
     return only(req, 'GET', (r) => retrieveModel(r, id));
   }
-  throw new NotFoundError(`Unknown request URL: ${req.method} ${req.path}. modelmux serves /v1/chat/completions, /v1/responses, /v1/messages, /v1/embeddings, /v1/models and /v1/key.`, {
+  throw new NotFoundError(`Unknown request URL: ${req.method} ${req.path}. modelmux serves /v1/chat/completions, /v1/responses, /v1/messages, /v1/embeddings, /v1/models, /v1/key and /v1/generation.`, {
     code: 'unknown_url',
   });
 };

@@ -5,7 +5,6 @@ import { startBill } from '../billing/request-bill';
 import { CATALOGUE, getModel } from '../catalogue/catalogue';
 import type { GatewayRequest, JsonResult } from '../http/types';
 import { embeddingsRequest, toBase64Float32, type EmbeddingsResponse } from '../openai/embeddings';
-import { InvalidRequestError } from '../openai/errors';
 import { parseJsonBody } from '../openai/parse-body';
 import { loadUpstreamCredentials } from '../config/upstream-credentials';
 import { planAttempts } from '../routing/attempt-plan';
@@ -15,6 +14,7 @@ import { estimateTextTokens } from '../usage/estimate';
 import { assertEmbeddingsAnswerFits } from './embeddings-size';
 import { authenticateRequest, routeOptions } from './guard';
 import { holdEndsAt } from './hold-timing';
+import { assertDimensions } from './request-limits';
 import { settleRequest, usageEntry } from './settle-request';
 import { routingHeaders } from './routing-headers';
 
@@ -34,9 +34,7 @@ export async function embeddings(req: GatewayRequest): Promise<JsonResult> {
   const entry = getModel(body.model, 'embedding');
   const inputs = typeof body.input === 'string' ? [body.input] : body.input;
   const modelDimensions = entry.targets[0]?.dimensions ?? FALLBACK_DIMENSIONS;
-  if (body.dimensions !== undefined && body.dimensions > modelDimensions) {
-    throw new InvalidRequestError(`dimensions must be at most ${modelDimensions} for ${body.model}; got ${body.dimensions}.`, { param: 'dimensions', code: 'invalid_value' });
-  }
+  assertDimensions(body, entry, modelDimensions);
   assertEmbeddingsAnswerFits(inputs.length, body.dimensions ?? modelDimensions, body.encoding_format ?? 'float');
   // [issue 11] The account's own provider keys first (BYOK: billed the platform fee alone).
   const [credentials, byok] = await Promise.all([loadUpstreamCredentials(), loadAccountByok(caller.accountId, dashboardUrl(req))]);
@@ -72,7 +70,7 @@ export async function embeddings(req: GatewayRequest): Promise<JsonResult> {
   return {
     kind: 'json',
     status: 200,
-    headers: routingHeaders(outcome),
+    headers: { ...routingHeaders(outcome), ...bill.rateHeaders() },
     body: response,
     after: () => settleRequest(bill, usage, { requestId: req.requestId, receivedAt: req.receivedAt, attempts: outcome.attempts.length }),
   };

@@ -28,6 +28,12 @@ export interface ModelObject {
    * request whose prompt has more than `prompt_tokens_above` tokens, when the model has such a tier.
    */
   pricing: { prompt: string; completion: string; long_context?: { prompt_tokens_above: number; prompt: string; completion: string } };
+  /**
+   * Other names that serve this model (catalogue/aliases.ts): `slug` (OpenRouter's `provider/model`),
+   * `dated` (a snapshot id), `latest`, `deprecated` (a retired name this model is the documented
+   * successor of). Each is accepted wherever a model is named.
+   */
+  aliases: Array<{ id: string; kind: CatalogueEntry['aliases'][number]['kind'] }>;
 }
 
 /**
@@ -46,7 +52,7 @@ export async function listModels(req: GatewayRequest): Promise<GatewayResult> {
   return { kind: 'json', status: 200, headers: {}, body: { object: 'list', data: [...CATALOGUE.values()].map(toModelObject) } };
 }
 
-/** One model; 404 `model_not_found` when unknown. Anthropic's model object with `anthropic-version`. */
+/** One model, by id or alias (an alias answers its model's object); 404 `model_not_found` when unknown. */
 export async function retrieveModel(req: GatewayRequest, id: string): Promise<GatewayResult> {
   if (isAnthropicClient(req)) {
     return inMessagesApi(req, async () => {
@@ -94,6 +100,7 @@ function toModelObject(e: CatalogueEntry): ModelObject {
         },
       }),
     },
+    aliases: e.aliases.map((a) => ({ id: a.alias, kind: a.kind })),
   };
 }
 

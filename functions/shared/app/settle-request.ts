@@ -6,6 +6,7 @@ import { recordSettled, recordSettleFailure } from '../observability/metrics';
 import { traced } from '../observability/tracer';
 import type { Attempt } from '../routing/attempt-plan';
 import type { AttemptRecord } from '../routing/fallback-router';
+import { recordSpeed } from '../routing/target-speed';
 
 export { SETTLE_TIMEOUT_MS } from '../billing/settle-durable';
 
@@ -26,15 +27,29 @@ export interface SettleInput {
   attempts: readonly AttemptRecord[];
   usage: BillableUsage;
   status: Exclude<SettledStatus, 'orphaned'>;
+  /** The first choice's finish reason, when the answer gave one. */
+  finishReason?: string | null | undefined;
 }
+
+/** Answers whose speed is recorded (a stream builds its entry twice: for its usage chunk and its settle). */
+const measured = new WeakSet<readonly AttemptRecord[]>();
 
 /**
  * The ledger entry of an answered request: the served attempt's own price, its long-prompt tier
  * included (Gemini 2.5 Pro > 200K) — the platform fee alone when it was served with the account's own
- * provider key (BYOK, `byok: true`) — and the fallback path.
+ * provider key (BYOK, `byok: true`) — the fallback path, the upstream model, the first token's time and
+ * the finish reason (`GET /v1/generation`). A complete answer also feeds the target's speed figures
+ * (routing/target-speed.ts).
  */
 export function usageEntry(input: SettleInput): UsageEntry {
   const price = attemptPrices(input.attempt, input.usage.promptTokens);
+  const answered = input.attempts.at(-1);
+  const firstTokenAt = answered?.startedAt !== undefined && answered.firstTokenMs !== undefined ? answered.startedAt + answered.firstTokenMs : undefined;
+  if (answered?.firstTokenMs !== undefined && firstTokenAt !== undefined && input.status === 'complete' && !measured.has(input.attempts)) {
+    // This container's speed figures of the target (OpenRouter's latency/throughput sort), once per answer.
+    measured.add(input.attempts);
+    recordSpeed(input.attempt.target.key, answered.firstTokenMs, input.usage.completionTokens, Date.now() - firstTokenAt);
+  }
   return {
     publicModel: input.requestedModel,
     servedModel: input.attempt.publicModel,
@@ -47,6 +62,9 @@ export function usageEntry(input: SettleInput): UsageEntry {
     fallbackPath: input.attempts.map((a) => `${a.publicModel}@${a.provider}/${a.upstreamModel}:${a.outcome}`),
     status: input.status,
     byok: input.attempt.byok !== undefined,
+    upstreamModel: input.attempt.target.upstreamModel,
+    ...(firstTokenAt !== undefined && { firstTokenAt }),
+    ...(input.finishReason != null && { finishReason: input.finishReason }),
   };
 }
 
@@ -55,7 +73,8 @@ export function usageEntry(input: SettleInput): UsageEntry {
  * writes the request's one log line: ids, models, provider, tokens, cost, latency — never text or
  * keys. Never throws: it runs after the client has its answer.
  */
-export async function settleRequest(bill: RequestBill, entry: UsageEntry, meta: { requestId: string; receivedAt: number; attempts: number }): Promise<void> {
+export async function settleRequest(bill: RequestBill, done: UsageEntry, meta: { requestId: string; receivedAt: number; attempts: number }): Promise<void> {
+  const entry: UsageEntry = { ...done, endedAt: Date.now() };
   const result = await traced('settle', () => bill.settle(entry));
   // Queued (not landed in-process) counts as a settle failure for the alarms; it lands later.
   if (result === undefined) recordSettleFailure();

@@ -24,6 +24,7 @@ import { decodeInlineHold, HOLDS_MAP, keyEntryId, type HoldRecord } from './hold
 import { holdUpdate } from './hold-write';
 import { moveToRoot, replanAfterRefusal, type HoldCursor } from './hold-replan';
 import { rateLimitsFor } from './rate-limit';
+import { rateHeadersOf, type RateHeaders } from './rate-headers';
 import { pickShard, shardPk } from './shards';
 import { sleep } from '../retry/sleep';
 
@@ -60,6 +61,14 @@ const MAX_CONFLICTS = 30;
  * exhaustion every request holds first and a refused one never reaches an upstream.
  */
 const contendedAt = new Map<string, number>();
+
+/** The x-ratelimit-* headers of each hold this container wrote (kept off the record, which the ledger copies). */
+const rateHeaders = new WeakMap<HoldRecord, RateHeaders>();
+
+/** The request-rate headers of a hold {@link placeHold} returned (none when the limit is off). */
+export function rateHeadersOfHold(record: HoldRecord): RateHeaders | undefined {
+  return rateHeaders.get(record);
+}
 
 /** Holds of this container still being written, per account item: a prediction counts them as taken. */
 const pending = new Map<string, { nanoUsd: number; freeTokens: number; requests: number }>();
@@ -135,9 +144,12 @@ export async function placeHold(req: HoldRequest, onUnknown: (record: HoldRecord
     const record = recordOf(req, c.pk, c.shard, plan.spec);
     addPending(c.pk, plan.spec, 1);
     try {
-      const input = holdUpdate(record, plan.spec);
-      await withAccountMap(c.pk, HOLDS_MAP, () => storeCall(() => documentClient().send(new UpdateCommand(input))));
+      // UPDATED_NEW: the counters this write set, for the answer's x-ratelimit-* headers (no extra read).
+      const input = { ...holdUpdate(record, plan.spec), ReturnValues: 'UPDATED_NEW' as const };
+      const out = await withAccountMap(c.pk, HOLDS_MAP, () => storeCall(() => documentClient().send(new UpdateCommand(input))));
       updateView(c.pk, (s) => applyHold(s, record, plan.spec));
+      const headers = rateHeadersOf(out.Attributes, plan.spec, req.keyHash, shardLimits.rpm, now());
+      if (headers !== undefined) rateHeaders.set(record, headers);
       return record;
     } catch (err) {
       const standing = await afterFailedWrite(err, c, record, onUnknown);

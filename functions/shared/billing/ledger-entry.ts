@@ -35,6 +35,13 @@ export const ledgerItemSchema = z.object({
   byok: z.optional(z.boolean()),
   /** ISO 8601: when the hold was written. */
   createdAt: z.string(),
+  /** The upstream model id that answered (entries before issue 28 have none). */
+  upstreamModel: z.optional(z.string()),
+  /** Epoch ms of the first token; of the answer's end (the request id carries its arrival). */
+  firstTokenAt: z.optional(z.number()),
+  endedAt: z.optional(z.number()),
+  /** The first choice's finish reason. */
+  finishReason: z.optional(z.string()),
 });
 
 /** A stored, settled ledger entry. */

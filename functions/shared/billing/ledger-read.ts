@@ -5,7 +5,7 @@
  * request-id.ts). Items still `held` (holds in flight, not yet settled) are skipped: they are
  * reservations, not charges.
  */
-import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { documentClient } from '../store/dynamo';
 import { storeCall } from '../store/store-errors';
 import { tableNames } from '../store/tables';
@@ -63,4 +63,19 @@ export async function chargedSince(accountId: string, sinceMs: number, shards = 
 /** Epoch ms of the first instant of `now`'s month, UTC. */
 export function monthStartMs(now = new Date()): number {
   return Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1);
+}
+
+/**
+ * One settled ledger entry by request id (`GET /v1/generation`): a strongly consistent GetItem on each
+ * fund shard's partition at once (one GetItem for an unsharded account), the first found. Undefined
+ * while the request is still held (not settled) or when no such entry exists.
+ * @param shards the account's fund shards (its root item's `shards`).
+ * @throws StoreUnavailableError (503).
+ */
+export async function findLedgerEntry(accountId: string, requestId: string, shards = 1): Promise<LedgerItem | undefined> {
+  const found = await Promise.all(
+    shardPks(accountId, shards).map((pk) => storeCall(() => documentClient().send(new GetCommand({ TableName: tableNames().ledger, Key: { accountId: pk, requestId }, ConsistentRead: true })))),
+  );
+  const raw = found.map((out) => out.Item).find((item) => item !== undefined && isSettledItem(item));
+  return raw === undefined ? undefined : ledgerItemSchema.parse(raw);
 }

@@ -14,7 +14,7 @@
  */
 import { logger } from '../observability/logger';
 import type { Charge } from './price';
-import { holdPredicted, placeHold, type HoldRequest } from './hold';
+import { holdPredicted, placeHold, rateHeadersOfHold, type HoldRequest } from './hold';
 import type { HoldRecord } from './hold-record';
 import { chargeFor, type SettleResult, type UsageEntry } from './settle';
 import { cancelUnknownHold, settleDurably } from './settle-durable';
@@ -40,6 +40,8 @@ export interface RequestBill {
   settle(entry: UsageEntry): Promise<SettleResult | undefined>;
   /** Releases the hold (no answer produced). Never throws. */
   cancel(): Promise<void>;
+  /** OpenAI's `x-ratelimit-*-requests` headers from the hold's write (empty before it is confirmed, or with the limit off). */
+  rateHeaders(): Record<string, string>;
 }
 
 /**
@@ -97,6 +99,7 @@ export function startBill(start: BillStart): RequestBill {
     predicted,
     confirmed,
     charge: (entry) => chargeFor(mustHold(), entry),
+    rateHeaders: () => (record === undefined ? {} : (rateHeadersOfHold(record) ?? {})),
     async settle(entry) {
       if (record === undefined || done) return undefined;
       done = true;

@@ -24,6 +24,11 @@ const usageEntrySchema = z.object({
   usageEstimated: z.boolean(),
   fallbackPath: z.array(z.string()),
   status: z.enum(['complete', 'partial', 'aborted', 'orphaned']),
+  byok: z.optional(z.boolean()),
+  upstreamModel: z.optional(z.string()),
+  firstTokenAt: z.optional(z.number().check(z.int())),
+  endedAt: z.optional(z.number().check(z.int())),
+  finishReason: z.optional(z.string()),
 });
 
 /** The body of a settle message (JSON): the hold and what to do with it. */

@@ -53,6 +53,14 @@ export interface UsageEntry {
   status: SettledStatus;
   /** Served with the account's own provider key (BYOK): the prices are the platform fee alone. */
   byok?: boolean;
+  /** The upstream model id that answered (`GET /v1/generation`). */
+  upstreamModel?: string;
+  /** Epoch ms of the answer's first token (time to first token = this − the request id's time). */
+  firstTokenAt?: number;
+  /** Epoch ms the answer ended (latency = this − the request id's time). */
+  endedAt?: number;
+  /** The first choice's `finish_reason`, when the answer had one. */
+  finishReason?: string;
 }
 
 /** A settle: bill the usage, or cancel the hold (no answer was produced). */

@@ -1,8 +1,10 @@
 import { NotFoundError } from '../openai/errors';
 import { displayedPrice, usdPerMTokToMicro } from '../billing/price';
 import type { ProviderName } from '../providers/manifest';
+import { CATALOGUE_ALIASES } from './aliases';
+import { PROVIDER_DATA_POLICY } from './data-policies';
 import { CATALOGUE_DATA } from './models';
-import type { Capabilities, CatalogueEntryData, CatalogueTargetData, LatencyProfile } from './schema';
+import type { Capabilities, CatalogueAliasData, CatalogueEntryData, CatalogueTargetData, DataPolicyData, LatencyProfile } from './schema';
 
 /**
  * The loaded catalogue: the data of `models.ts` with displayed prices computed once, built at module
@@ -24,6 +26,10 @@ export interface CatalogueTarget {
   capabilities: Capabilities;
   upstreamParams: Readonly<Record<string, unknown>> | undefined;
   dimensions: number | undefined;
+  /** Embeddings: the upstream refuses a `dimensions` parameter. */
+  fixedDimensions: boolean;
+  /** What the provider does with prompts (training, retention), with its source (data-policies.ts). */
+  dataPolicy: DataPolicyData;
   /** Per-target time-limit overrides (ms). */
   timeouts: CatalogueTargetData['timeouts'];
   /** How the target starts answering, when the data says (routing/timeouts.ts derives it otherwise). */
@@ -54,22 +60,40 @@ export interface CatalogueEntry {
   equivalents: readonly string[];
   /** Hedging of slow first tokens, when the operator opted in for this model (routing/hedge.ts). */
   hedge: { afterMs?: number | undefined } | undefined;
+  /** Other names of this model (aliases.ts): OpenRouter slugs, dated ids, retired names it succeeds. */
+  aliases: readonly CatalogueAlias[];
 }
 
-/** An id → entry map, in catalogue order. */
+/** One other name of a model (schema.ts `aliasSchema`). */
+export type CatalogueAlias = Omit<CatalogueAliasData, 'model'>;
+
+/** An id → entry map, in catalogue order (aliases resolve through {@link findModel}). */
 export type Catalogue = ReadonlyMap<string, CatalogueEntry>;
 
+/** Each built catalogue's alias → entry index. */
+const aliasIndex = new WeakMap<Catalogue, ReadonlyMap<string, CatalogueEntry>>();
+
 /**
- * Builds the catalogue from typed entries: computes prices and checks what a type cannot.
+ * Builds the catalogue from typed entries and aliases: computes prices, attaches each alias to its
+ * model, and checks what a type cannot.
  * @throws Error when an id repeats, an equivalent names an unknown id, itself or one of another kind,
- *   or an embedding model names any equivalent.
+ *   an embedding model names any equivalent, or an alias names an unknown model or repeats a model id
+ *   or another alias.
  */
-export function buildCatalogue(entries: readonly CatalogueEntryData[]): Catalogue {
+export function buildCatalogue(entries: readonly CatalogueEntryData[], aliases: readonly CatalogueAliasData[] = []): Catalogue {
   const byId = new Map<string, CatalogueEntry>();
   for (const e of entries) {
     if (byId.has(e.id)) throw new Error(`catalogue: duplicate model id ${e.id}`);
-    byId.set(e.id, toEntry(e));
+    byId.set(e.id, toEntry(e, aliases.filter((a) => a.model === e.id)));
   }
+  const byAlias = new Map<string, CatalogueEntry>();
+  for (const a of aliases) {
+    const entry = byId.get(a.model);
+    if (entry === undefined) throw new Error(`catalogue: alias ${a.alias} names unknown model ${a.model}`);
+    if (byId.has(a.alias) || byAlias.has(a.alias)) throw new Error(`catalogue: alias ${a.alias} repeats a model id or another alias`);
+    byAlias.set(a.alias, entry);
+  }
+  aliasIndex.set(byId, byAlias);
   for (const e of byId.values()) {
     for (const eq of e.equivalents) {
       const other = byId.get(eq);
@@ -84,7 +108,7 @@ export function buildCatalogue(entries: readonly CatalogueEntryData[]): Catalogu
   return byId;
 }
 
-function toEntry(e: CatalogueEntryData): CatalogueEntry {
+function toEntry(e: CatalogueEntryData, aliases: readonly CatalogueAliasData[]): CatalogueEntry {
   return {
     id: e.id,
     kind: e.kind,
@@ -94,6 +118,7 @@ function toEntry(e: CatalogueEntryData): CatalogueEntry {
     targets: e.targets.map(toTarget),
     equivalents: e.equivalents,
     hedge: e.hedge,
+    aliases: aliases.map(({ alias, kind, source }) => (source === undefined ? { alias, kind } : { alias, kind, source })),
   };
 }
 
@@ -109,6 +134,8 @@ function toTarget(t: CatalogueTargetData): CatalogueTarget {
     capabilities: t.capabilities,
     upstreamParams: t.upstreamParams,
     dimensions: t.dimensions,
+    fixedDimensions: t.fixedDimensions === true,
+    dataPolicy: t.dataPolicy ?? PROVIDER_DATA_POLICY[t.provider],
     timeouts: t.timeouts,
     latency: t.latency,
     upstreamPrice,
@@ -151,7 +178,12 @@ export function byokFeePricesFor(target: CatalogueTarget, promptTokens: number):
 }
 
 /** The catalogue of this deployment (built once per container). */
-export const CATALOGUE: Catalogue = buildCatalogue(CATALOGUE_DATA);
+export const CATALOGUE: Catalogue = buildCatalogue(CATALOGUE_DATA, CATALOGUE_ALIASES);
+
+/** The model a public name means: a model id, or one of its aliases (aliases.ts); undefined if none. */
+export function findModel(name: string, catalogue: Catalogue = CATALOGUE): CatalogueEntry | undefined {
+  return catalogue.get(name) ?? aliasIndex.get(catalogue)?.get(name);
+}
 
 /**
  * Looks up a public model of the given kind.
@@ -159,7 +191,7 @@ export const CATALOGUE: Catalogue = buildCatalogue(CATALOGUE_DATA);
  *   other kind, with OpenAI's wording.
  */
 export function getModel(id: string, kind: CatalogueEntry['kind'], catalogue: Catalogue = CATALOGUE): CatalogueEntry {
-  const entry = catalogue.get(id);
+  const entry = findModel(id, catalogue);
   if (entry === undefined || entry.kind !== kind) {
     const hint = entry === undefined ? '' : ` It is ${kind === 'chat' ? 'an embedding' : 'a chat'} model; use /v1/${kind === 'chat' ? 'embeddings' : 'chat/completions'}.`;
     throw new NotFoundError(`The model \`${id}\` does not exist or you do not have access to it.${hint}`, {
@@ -175,9 +207,17 @@ export function getModel(id: string, kind: CatalogueEntry['kind'], catalogue: Ca
  * @throws NotFoundError (404, code `model_not_found`).
  */
 export function getModelAnyKind(id: string, catalogue: Catalogue = CATALOGUE): CatalogueEntry {
-  const entry = catalogue.get(id);
+  const entry = findModel(id, catalogue);
   if (entry === undefined) {
     throw new NotFoundError(`The model \`${id}\` does not exist or you do not have access to it.`, { param: 'model', code: 'model_not_found' });
   }
   return entry;
+}
+
+/**
+ * The public models a provider's key serves: those with a target on `provider` (catalogue order). The
+ * BYOK page shows it (account API `GET /v1/byok`), so what it says is the catalogue's truth.
+ */
+export function modelsServedBy(provider: ProviderName, catalogue: Catalogue = CATALOGUE): string[] {
+  return [...catalogue.values()].filter((e) => e.targets.some((t) => t.provider === provider)).map((e) => e.id);
 }

@@ -33,7 +33,7 @@ const READ_ON = '2026-11-22';
 type PriceTuple = [input: number, output: number, readOn: string, source: string];
 
 /** One catalogue target, named field by field (prices as a {@link PriceTuple}: USD per 1M tokens). */
-interface TargetOptions extends Pick<CatalogueTargetData, 'provider' | 'upstreamModel' | 'contextWindow' | 'maxOutputTokens' | 'capabilities' | 'upstreamParams' | 'dimensions' | 'timeouts' | 'latency'> {
+interface TargetOptions extends Pick<CatalogueTargetData, 'provider' | 'upstreamModel' | 'contextWindow' | 'maxOutputTokens' | 'capabilities' | 'upstreamParams' | 'dimensions' | 'fixedDimensions' | 'timeouts' | 'latency'> {
   price: PriceTuple;
 }
 
@@ -72,8 +72,8 @@ const deepseekV4FlashThinking = target({ provider: 'deepseek', upstreamModel: 'd
 const minimax = (id: string, price: [number, number]) =>
   // M2.x always reasons (thinking cannot be disabled, providers.md §5.2): `thinking` time limits.
   target({ provider: 'minimax', upstreamModel: id, price: [price[0], price[1], READ_ON, MINIMAX_PRICING], contextWindow: 204_800, maxOutputTokens: 131_072, capabilities: { ...TEXT, reasoning: 'exposed' }, latency: 'thinking' });
-const openaiEmbedding = (id: string, price: number, dimensions: number) =>
-  target({ provider: 'openai', upstreamModel: id, price: [price, 0, READ_ON, OPENAI_PRICING], contextWindow: 8_192, maxOutputTokens: 1, capabilities: EMBEDDING, dimensions });
+const openaiEmbedding = (id: string, price: number, dimensions: number, fixed?: { fixedDimensions: true }) =>
+  target({ provider: 'openai', upstreamModel: id, price: [price, 0, READ_ON, OPENAI_PRICING], contextWindow: 8_192, maxOutputTokens: 1, capabilities: EMBEDDING, dimensions, ...fixed });
 
 /** The catalogue (32 models: 27 chat, 5 embedding). */
 export const CATALOGUE_DATA: CatalogueEntryData[] = [
@@ -301,7 +301,8 @@ export const CATALOGUE_DATA: CatalogueEntryData[] = [
   {
     id: 'text-embedding-ada-002', kind: 'embedding', ownedBy: 'openai', created: 1671217299,
     description: 'OpenAI text-embedding-ada-002 (1536 dims).',
-    targets: [openaiEmbedding('text-embedding-ada-002', 0.1, 1536)],
+    // ada-002 has one vector length: OpenAI answers 400 "This model does not support specifying dimensions."
+    targets: [openaiEmbedding('text-embedding-ada-002', 0.1, 1536, { fixedDimensions: true })],
     equivalents: [],
   },
   {

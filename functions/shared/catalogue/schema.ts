@@ -49,6 +49,18 @@ const timeoutFields = z.strictObject({
   idleMs: z.optional(z.number().check(z.int(), z.positive())),
 });
 
+/**
+ * What the target's provider does with prompts and answers (catalogue/data-policies.ts): may train on
+ * them; keeps them after answering. With the date read and the source.
+ */
+export const dataPolicySchema = z.strictObject({
+  training: z.boolean(),
+  retainsPrompts: z.boolean(),
+  readOn: isoDate,
+  source: z.string().check(z.minLength(1)),
+});
+export type DataPolicyData = z.infer<typeof dataPolicySchema>;
+
 export const targetSchema = z.strictObject({
   provider: z.enum(PROVIDER_NAMES),
   /** The live upstream model id sent in the upstream request. */
@@ -77,6 +89,13 @@ export const targetSchema = z.strictObject({
   upstreamParams: z.optional(z.record(z.string(), z.unknown())),
   /** Embedding models: the vector length the upstream returns by default. */
   dimensions: z.optional(z.number().check(z.int(), z.positive())),
+  /** This target's data policy when it differs from its provider's (default: data-policies.ts). */
+  dataPolicy: z.optional(dataPolicySchema),
+  /**
+   * Embedding models: the upstream refuses `dimensions` (text-embedding-ada-002: "This model does not
+   * support specifying dimensions."); such a request is our 400.
+   */
+  fixedDimensions: z.optional(z.boolean()),
   /** How this target starts answering (default derived from `capabilities.reasoning`). */
   latency: z.optional(latencyProfile),
   /** Per-target attempt time limits (ms), over the provider's and the defaults (routing/timeouts.ts). */
@@ -104,3 +123,23 @@ export const entrySchema = z.strictObject({
 export type CatalogueEntryData = z.infer<typeof entrySchema>;
 
 export const catalogueSchema = z.array(entrySchema).check(z.minLength(1));
+
+/**
+ * Another name for a catalogue model, resolved wherever a model is named (`model`, `models[]`,
+ * `GET /v1/models/{id}`) and listed on its model in `GET /v1/models`. Kinds:
+ * `slug` — OpenRouter's `provider/model` name (e.g. `openai/gpt-4o`);
+ * `dated` — a provider's dated snapshot id served by the model (e.g. `gpt-4o-2024-08-06`);
+ * `latest` — a provider's moving `-latest` alias;
+ * `deprecated` — a retired name mapped to its documented successor (the answer's `x-modelmux-model`
+ * header names the model that served; `source` says where the successor is documented).
+ */
+export const aliasSchema = z.strictObject({
+  alias: z.string().check(z.regex(/^[a-z0-9][a-z0-9./-]*$/)),
+  model: z.string(),
+  kind: z.enum(['slug', 'dated', 'latest', 'deprecated']),
+  source: z.optional(z.string().check(z.minLength(1))),
+});
+export type CatalogueAliasData = z.infer<typeof aliasSchema>;
+
+export const aliasesSchema = z.array(aliasSchema);
+

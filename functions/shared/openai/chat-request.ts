@@ -1,6 +1,7 @@
 import * as z from '../validation/zod';
 import { chatMessage, textPart } from './chat-messages';
 import { chatTool, toolChoice } from './chat-tools';
+import { providerPreferences } from './provider-preferences';
 
 export { chatMessage, userContentPart, type ChatMessage, type UserContentPart } from './chat-messages';
 
@@ -46,7 +47,7 @@ const positiveInt = z.number().check(z.int(), z.positive());
 export const MAX_REQUEST_FALLBACKS = 8;
 
 /** Fields of the request that steer modelmux's routing and are never passed to an upstream. */
-export const ROUTING_FIELDS = ['models', 'route'] as const;
+export const ROUTING_FIELDS = ['models', 'route', 'provider'] as const;
 /**
  * `seed` is an int64 in the description. JSON numbers past 2^53 reach us as doubles, so the bounds
  * are the doubles nearest ±2^63, as any JSON parser (OpenAI's description included) reads them.
@@ -135,6 +136,11 @@ export const chatCompletionRequest = z
     models: z.nullish(z.array(z.string().check(z.minLength(1))).check(z.maxLength(MAX_REQUEST_FALLBACKS))),
     /** OpenRouter's `route: "fallback"`, which asked for the `models` behaviour; accepted, and implied by `models`. */
     route: z.nullish(z.literal('fallback')),
+    /**
+     * OpenRouter's provider preferences (openai/provider-preferences.ts; what they do:
+     * routing/provider-preferences.ts). A routing field: never sent upstream.
+     */
+    provider: z.nullish(providerPreferences),
   })
   .check(
     z.superRefine((req, ctx) => {

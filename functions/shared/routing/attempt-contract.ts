@@ -22,6 +22,8 @@ export interface AttemptRecord {
   ms: number;
   /** Epoch ms the attempt started (for the overhead metric: our time is what lies outside attempts). */
   startedAt?: number;
+  /** The answering attempt: ms from its start to its first token (generation lookup, latency sort). */
+  firstTokenMs?: number;
 }
 
 export interface RoutedBase {

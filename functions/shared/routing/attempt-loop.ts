@@ -40,6 +40,8 @@ interface Flight<T> {
   controller: AbortController;
   begunAt: number;
   started: boolean;
+  /** Epoch ms of its first token. */
+  firstTokenAt?: number;
   hedged: boolean;
   outcome?: { ok: true; value: T } | { ok: false; error: unknown };
   /** The upstream call as an X-Ray subsegment (a no-op without tracing); a stream's ends with the stream. */
@@ -158,6 +160,7 @@ class PlanRun<T> {
   private onStarted(f: Flight<T>): void {
     if (f.started || !this.flights.has(f)) return;
     f.started = true;
+    f.firstTokenAt = Date.now();
     for (const other of [...this.flights]) if (other !== f) this.drop(other, true);
   }
 
@@ -212,7 +215,7 @@ class PlanRun<T> {
     this.flights.add(f);
     this.onStarted(f);
     this.flights.delete(f);
-    this.records.push(record(f.attempt, 'ok', 200, f.begunAt));
+    this.records.push({ ...record(f.attempt, 'ok', 200, f.begunAt), firstTokenMs: (f.firstTokenAt ?? Date.now()) - f.begunAt });
     if (f.attempt.target.key !== this.firstKey && this.requested !== undefined) recordFallback(this.requested);
     f.span.annotate('outcome', 'ok');
     const health = healthOf(this.brk, breakerKey(f.attempt), f.span.end, this.opts.origin);

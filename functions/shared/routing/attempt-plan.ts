@@ -1,10 +1,11 @@
-import type { Catalogue, CatalogueEntry, CatalogueTarget } from '../catalogue/catalogue';
+import { findModel, type Catalogue, type CatalogueEntry, type CatalogueTarget } from '../catalogue/catalogue';
 import type { ChatCompletionRequest } from '../openai/chat-request';
 import { InvalidRequestError, UpstreamUnavailableError } from '../openai/errors';
 import type { AccountByok } from '../accounts/byok/byok-credentials';
 import { providerSpec, resolveByokEndpoint, resolveEndpoint } from '../providers/registry';
 import type { ProviderAdapter, ProviderEndpoint } from '../providers/types';
 import type { TimeoutOverrides } from './timeouts';
+import { exclusionReason, noEndpoints, orderTargets, type ProviderPreferences } from './provider-preferences';
 
 /**
  * The ordered list of upstream targets one request may try — "the plan", the single source of truth
@@ -100,6 +101,10 @@ function missingCapability(entry: CatalogueEntry, need: RequiredCapabilities): {
  *   equivalents has a key.
  * @param byok the account's own provider keys: each target of such a provider is tried with the user's
  *   key first, then with the platform's key only if the user allows fallback for that provider.
+ * @param prefs OpenRouter's provider preferences (provider-preferences.ts): filter every model's
+ *   targets, order each model's own, and (`allow_fallbacks: false`) drop the catalogue equivalents.
+ * @throws NotFoundError (404, code `no_endpoints_found`) when the preferences leave the requested
+ *   model and the client's `models` no target, naming each reason.
  */
 export function planAttempts(
   entry: CatalogueEntry,
@@ -108,6 +113,7 @@ export function planAttempts(
   need: RequiredCapabilities = NO_NEEDS,
   fallbacks: readonly CatalogueEntry[] = [],
   byok?: AccountByok,
+  prefs?: ProviderPreferences,
 ): Attempt[] {
   if (!entry.targets.some((t) => supports(t, need))) {
     const missing = missingCapability(entry, need);
@@ -115,10 +121,17 @@ export function planAttempts(
   }
   const plan: Attempt[] = [];
   const seen = new Set<string>();
-  const equivalents = entry.equivalents.map((id) => catalogue.get(id)).filter((e): e is CatalogueEntry => e !== undefined);
-  const entries = [entry, ...fallbacks, ...equivalents];
-  for (const e of entries) {
-    for (const target of e.targets) {
+  const excluded = new Set<string>();
+  // Without fallbacks allowed, no other model stands in either (only the client's own `models`).
+  const equivalents = prefs?.allow_fallbacks === false ? [] : entry.equivalents.map((id) => catalogue.get(id)).filter((e): e is CatalogueEntry => e !== undefined);
+  const chosen = [entry, ...fallbacks];
+  for (const [i, e] of [...chosen, ...equivalents].entries()) {
+    if (i === chosen.length && prefs !== undefined && plan.length === 0 && excluded.size > 0) {
+      // The preferences left the requested model (and the client's list) nothing: OpenRouter's 404,
+      // never a silent switch to another model.
+      throw noEndpoints(entry.id, excluded);
+    }
+    for (const target of prefs === undefined ? e.targets : preferred(e.targets, prefs, excluded)) {
       if (seen.has(target.key) || !supports(target, need)) continue;
       seen.add(target.key);
       const spec = providerSpec(target.provider);
@@ -135,22 +148,34 @@ export function planAttempts(
     }
   }
   if (plan.length === 0) {
+    if (excluded.size > 0) throw noEndpoints(entry.id, excluded);
     throw new UpstreamUnavailableError(503, `No upstream provider is configured for the model \`${entry.id}\`.`);
   }
   return plan;
 }
 
+/** One model's targets the preferences allow, in their order; each exclusion's reason added to `excluded`. */
+function preferred(targets: readonly CatalogueTarget[], prefs: ProviderPreferences, excluded: Set<string>): CatalogueTarget[] {
+  const allowed = targets.filter((t) => {
+    const reason = exclusionReason(t, prefs);
+    if (reason !== undefined) excluded.add(reason);
+    return reason === undefined;
+  });
+  return orderTargets(allowed, prefs);
+}
+
 /**
  * The client's own fallback list, OpenRouter's way (`models: ["a", "b"]`, optionally with
  * `route: "fallback"`): catalogue chat models tried in that order after the requested model's own
- * targets. A name repeated, or the requested model itself, adds nothing.
+ * targets. Names resolve like `model` does (ids or aliases). A name repeated, or the requested model
+ * itself, adds nothing.
  * @throws InvalidRequestError (400, param `models[i]`) naming the first entry that is not a catalogue
  *   model (code `model_not_found`) or not a chat model (code `invalid_value`).
  */
 export function requestFallbacks(names: readonly string[] | null | undefined, catalogue: Catalogue): CatalogueEntry[] {
   const out: CatalogueEntry[] = [];
   (names ?? []).forEach((name, i) => {
-    const e = catalogue.get(name);
+    const e = findModel(name, catalogue);
     if (e === undefined) {
       throw new InvalidRequestError(`The model \`${name}\` in \`models\` does not exist or you do not have access to it.`, { param: `models[${i}]`, code: 'model_not_found' });
     }

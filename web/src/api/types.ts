@@ -140,6 +140,8 @@ export interface ByokKey {
 export interface ByokList {
   data: ByokKey[];
   providers?: string[];
+  /** The catalogue's public models each provider's key serves (issue 28). */
+  served_models?: Record<string, string[]>;
 }
 
 /** OpenAI's error body, which every account API error uses. */

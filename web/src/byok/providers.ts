@@ -8,24 +8,30 @@ export interface ByokProvider {
   name: string;
   /** What their keys look like, for the placeholder. */
   example: string;
-  /** Which catalogue models it serves, in words. */
-  models: string;
+  /**
+   * The catalogue models its key serves, as the API lists them (`served_models`, derived from the
+   * catalogue: never typed here, so the page cannot claim a model another provider serves); empty
+   * when the API sent none.
+   */
+  models: readonly string[];
 }
 
-export const BYOK_PROVIDERS: readonly ByokProvider[] = [
-  { id: 'openai', name: 'OpenAI', example: 'sk-proj-…', models: 'GPT-4o, GPT-4o mini, o3-mini and embeddings' },
-  { id: 'anthropic', name: 'Anthropic', example: 'sk-ant-…', models: 'Claude' },
-  { id: 'deepseek', name: 'DeepSeek', example: 'sk-…', models: 'DeepSeek V3, R1 and embeddings' },
+/** Names and key shapes of the providers the page knows; which models they serve comes from the API. */
+export const BYOK_PROVIDERS: ReadonlyArray<Omit<ByokProvider, 'models'>> = [
+  { id: 'openai', name: 'OpenAI', example: 'sk-proj-…' },
+  { id: 'anthropic', name: 'Anthropic', example: 'sk-ant-…' },
+  { id: 'deepseek', name: 'DeepSeek', example: 'sk-…' },
 ];
 
 /**
  * The providers to offer: the API's list when it sends one (its order), named from the table above
- * (an unknown id is shown as it is), plus any provider a key is attached for.
+ * (an unknown id is shown as it is), plus any provider a key is attached for, each with the models
+ * the API says its key serves.
  */
-export function providersToShow(fromApi: readonly string[] | undefined, attached: readonly string[]): ByokProvider[] {
+export function providersToShow(fromApi: readonly string[] | undefined, attached: readonly string[], servedModels: Readonly<Record<string, readonly string[]>> = {}): ByokProvider[] {
   const ids = [...(fromApi ?? BYOK_PROVIDERS.map((p) => p.id))];
   for (const id of attached) if (!ids.includes(id)) ids.push(id);
-  return ids.map((id) => BYOK_PROVIDERS.find((p) => p.id === id) ?? { id, name: id, example: 'sk-…', models: '' });
+  return ids.map((id) => ({ ...(BYOK_PROVIDERS.find((p) => p.id === id) ?? { id, name: id, example: 'sk-…' }), models: servedModels[id] ?? [] }));
 }
 
 /** The spec's rule: only keys beginning with `sk-`. */

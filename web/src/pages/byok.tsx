@@ -17,7 +17,7 @@ export function ByokPage() {
   const keys = useResource(() => api.listByok());
   const [announcement, setAnnouncement] = useState<string | undefined>(undefined);
   const attached = new Map((keys.data?.data ?? []).map((k) => [k.provider, k]));
-  const providers = providersToShow(keys.data?.providers, [...attached.keys()]);
+  const providers = providersToShow(keys.data?.providers, [...attached.keys()], keys.data?.served_models);
   const changed = (message: string): void => {
     setAnnouncement(message);
     keys.reload();
@@ -44,7 +44,7 @@ function ProviderCard({ provider, attached, onChanged }: { provider: ByokProvide
   return (
     <section class="card" aria-labelledby={titleId}>
       <h2 id={titleId}>{provider.name}</h2>
-      {provider.models && <p class="field-hint">Serves {provider.models}.</p>}
+      {provider.models.length > 0 && <p class="field-hint">Serves {provider.models.join(', ')}.</p>}
       {attached ? <AttachedKey provider={provider} attached={attached} onChanged={onChanged} /> : <AttachForm provider={provider} onChanged={onChanged} />}
     </section>
   );
