@@ -1,6 +1,7 @@
 import { CfnOutput, Fn, type RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import { UPSTREAM_BASE_URL_VARS, type UpstreamBaseUrlVar } from '../functions/shared/providers/manifest';
+import { TABLE_SCHEMAS } from '../functions/shared/store/table-schemas';
 import { SETTLE_RESERVE_MS } from '../functions/shared/config/stack-contract';
 import { AccessLogs } from './constructs/access-logs';
 import { ACCOUNT_PATH_PATTERNS } from '../functions/shared/account-api/paths';
@@ -11,7 +12,11 @@ import { ChatEndpoint } from './constructs/chat-endpoint';
 import { CustomDomain, type CustomDomainProps } from './constructs/custom-domain';
 import { DataTables } from './constructs/data-tables';
 import { EmbeddingsEndpoint } from './constructs/embeddings-endpoint';
-import { Identity } from './constructs/identity';
+import { type HostedSignIn, Identity } from './constructs/identity';
+import { Backups } from './constructs/backups';
+import { CostGuards } from './constructs/cost-guards';
+import { Rollout } from './constructs/rollout';
+import type { DeploymentConfigName } from './stack-context';
 import { SettlePath } from './constructs/settle-path';
 import { DEFAULT_LOG_RETENTION_DAYS } from './constructs/gateway-function';
 import { Monitoring } from './constructs/monitoring';
@@ -28,10 +33,28 @@ export interface ModelmuxStackProps extends StackProps {
   readonly upstreamSecretName?: string;
   /** Plain-env base-URL overrides, e.g. `{ OPENAI_BASE_URL: 'https://…/v1' }`. Only `*_BASE_URL` names. */
   readonly upstreamBaseUrls?: Readonly<Partial<Record<UpstreamBaseUrlVar, string>>>;
-  /** Reserved concurrency of the chat function; default none. */
+  /** Reserved concurrency of the chat function; default none (it shares what the reservations leave). */
   readonly chatReservedConcurrency?: number;
   /** Reserved concurrency of the embeddings function; default none. */
   readonly embeddingsReservedConcurrency?: number;
+  /** Reserved concurrency of the settle function (queue and sweep); default {@link DEFAULT_SETTLE_RESERVED_CONCURRENCY}. */
+  readonly settleReservedConcurrency?: number;
+  /** Reserved concurrency of the account function; default {@link DEFAULT_ACCOUNT_RESERVED_CONCURRENCY}. */
+  readonly accountReservedConcurrency?: number;
+  /** CodeDeploy configuration shifting the request functions' `live` alias; default LambdaCanary10Percent5Minutes. */
+  readonly deploymentConfig?: DeploymentConfigName;
+  /** AWS Backup of keys, accounts and ledger (`false`: none); default a daily plan without a copy region. */
+  readonly backup?: false | { readonly copyRegion?: string | undefined; readonly copyVaultName?: string | undefined };
+  /** A monthly AWS Budget mailing `email`; default none. */
+  readonly budget?: { readonly monthlyUsd: number; readonly email: string };
+  /** Cost Anomaly Detection mailing `email`; default none. */
+  readonly costAnomalyDetection?: { readonly email: string };
+  /** A Cognito hosted domain with the OAuth code flow for the dashboard client; default none. */
+  readonly hostedSignIn?: HostedSignIn;
+  /** Function settings (config/env.ts names, validated by stack-context.ts), given to every function. */
+  readonly functionSettings?: Readonly<Record<string, string>>;
+  /** Legacy (pre-issue-14) held ledger items are gone: the settle role loses ledger UpdateItem/DeleteItem. */
+  readonly legacyHoldsDrained?: boolean;
   /** Memory of the chat function, MB; default the ChatEndpoint's (see `npm run bench`'s cost table). */
   readonly chatMemoryMb?: number;
   /** Memory of the embeddings function, MB; default the EmbeddingsEndpoint's. */
@@ -69,6 +92,16 @@ export interface ModelmuxStackProps extends StackProps {
   readonly publicBaseUrl?: string;
 }
 
+/** The settle function's reserved concurrency by default: two queue pollers, the sweep, and room. */
+export const DEFAULT_SETTLE_RESERVED_CONCURRENCY = 5;
+/** The account function's reserved concurrency by default: the dashboard always answers. */
+export const DEFAULT_ACCOUNT_RESERVED_CONCURRENCY = 10;
+/**
+ * Lambda keeps at least this much of the account's quota unreserved (Lambda docs, "Configuring reserved
+ * concurrency"): a deploy whose reservations leave less fails (README, "Before you deploy").
+ */
+export const LAMBDA_MIN_UNRESERVED = 100;
+
 /**
  * modelmux in one stack: four on-demand tables, the upstream-keys secret, the chat function (streaming
  * Function URL), the embeddings function (buffered Function URL), the durable settle path (queue,
@@ -93,35 +126,68 @@ export class ModelmuxStack extends Stack {
     const originSecret = cloudfront ? new OriginSecret(this, 'OriginSecret', { versionId: props.originSecretVersion }) : undefined;
     const publicUrl = props.publicBaseUrl ?? (props.domain ? `https://${props.domain.domainName}` : undefined);
     const publicBaseUrl: Record<string, string> = publicUrl ? { PUBLIC_BASE_URL: publicUrl } : {};
-    const environment = { ...baseUrlEnvironment(props.upstreamBaseUrls ?? {}), ...publicBaseUrl };
+    // Settings from `-c functionSettings=…` come last: every function gets them (each reads its own).
+    const settings = props.functionSettings ?? {};
+    const environment = { ...baseUrlEnvironment(props.upstreamBaseUrls ?? {}), ...publicBaseUrl, ...settings };
     // Accounts (issue 11): the dashboard's users, and the key their own provider keys are sealed with.
-    const identity = new Identity(this, 'Identity');
+    const identity = new Identity(this, 'Identity', { hostedSignIn: props.hostedSignIn });
     const byokKey = new ByokKey(this, 'Byok');
-    const common = { tables, upstreamSecret, originSecret, byokKey, environment, tracing: props.tracing === true };
+    const common = { tables, upstreamSecret, originSecret, byokKey, environment, tracing: props.tracing === true, liveAlias: true };
     const logDays = props.logRetentionDays ?? DEFAULT_LOG_RETENTION_DAYS;
-    const settle = new SettlePath(this, 'SettlePath', { tables, logRetentionDays: logDays, tracing: props.tracing === true });
+    const reserved = reservedConcurrencyOf(props);
+    const settle = new SettlePath(this, 'SettlePath', {
+      tables,
+      logRetentionDays: logDays,
+      tracing: props.tracing === true,
+      reservedConcurrency: reserved.settle,
+      environment: settings,
+      legacyHoldsDrained: props.legacyHoldsDrained === true,
+    });
 
     const chat = new ChatEndpoint(this, 'Chat', {
       ...common,
       settle,
-      reservedConcurrentExecutions: props.chatReservedConcurrency,
+      reservedConcurrentExecutions: reserved.chat,
       logRetentionDays: props.chatLogRetentionDays ?? logDays,
       memorySize: props.chatMemoryMb,
       // Behind CloudFront a buffered answer must be out before the origin read timeout, or the client
       // gets CloudFront's 504 while the answer is still produced and billed.
-      ...(cloudfront ? { bufferedChatBudgetMs: DEFAULT_ORIGIN_READ_TIMEOUT_SECONDS * 1000 - SETTLE_RESERVE_MS } : {}),
+      ...(cloudfront && settings.BUFFERED_CHAT_BUDGET_MS === undefined ? { bufferedChatBudgetMs: DEFAULT_ORIGIN_READ_TIMEOUT_SECONDS * 1000 - SETTLE_RESERVE_MS } : {}),
     });
     const embeddings = new EmbeddingsEndpoint(this, 'Embeddings', {
       ...common,
       settle,
-      reservedConcurrentExecutions: props.embeddingsReservedConcurrency,
+      reservedConcurrentExecutions: reserved.embeddings,
       logRetentionDays: props.embeddingsLogRetentionDays ?? logDays,
       memorySize: props.embeddingsMemoryMb,
     });
-    const account = new AccountEndpoint(this, 'Account', { tables, identity, byokKey, originSecret, environment: publicBaseUrl, logRetentionDays: logDays, tracing: props.tracing === true });
+    const account = new AccountEndpoint(this, 'Account', {
+      tables,
+      identity,
+      byokKey,
+      originSecret,
+      environment: { ...publicBaseUrl, ...settings },
+      logRetentionDays: logDays,
+      tracing: props.tracing === true,
+      reservedConcurrentExecutions: reserved.account,
+      liveAlias: true,
+    });
+    // Versions and the `live` alias the URLs serve, shifted by CodeDeploy (rollback alarms: addMonitoring).
+    const rollout = new Rollout(this, 'Rollout', { deploymentConfig: props.deploymentConfig });
+    for (const [name, part] of [['Chat', chat], ['Embeddings', embeddings], ['Account', account]] as const) {
+      if (part.gateway.alias !== undefined) rollout.addAlias(name, part.gateway.alias);
+    }
+    if (props.backup !== false) {
+      new Backups(this, 'Backups', { tables: [tables.tables.keys, tables.tables.accounts, tables.tables.ledger], copyRegion: props.backup?.copyRegion, copyVaultName: props.backup?.copyVaultName });
+    }
+    if (props.budget !== undefined || props.costAnomalyDetection !== undefined) {
+      new CostGuards(this, 'CostGuards', { budget: props.budget, anomalyDetection: props.costAnomalyDetection });
+    }
+    byokKey.restrictTo({ generateDataKey: [account.gateway.role], decrypt: [chat.gateway.role, embeddings.gateway.role] });
 
     // Function URLs end with '/', so `${url}v1` is a base URL an OpenAI SDK accepts.
     let baseUrl = Fn.join('', [chat.url.url, 'v1']);
+    let distribution: ApiDistribution | undefined;
     if (cloudfront && originSecret !== undefined) {
       const domain = props.domain ? new CustomDomain(this, 'Domain', props.domain) : undefined;
       const accessLogs = new AccessLogs(this, 'AccessLogs', { retentionDays: props.accessLogRetentionDays });
@@ -141,12 +207,13 @@ export class ModelmuxStack extends Stack {
       // Last: CloudFront takes the first matching pattern, and every other /v1/… route is above.
       api.addFunctionBehaviour(API_PATH_PATTERN, chat.url);
       site.deploy(api.distribution);
+      distribution = api;
       const host = domain?.domainName ?? api.distribution.distributionDomainName;
       baseUrl = Fn.join('', ['https://', host, '/v1']);
       this.addDistributionOutputs(host, api, accessLogs, originSecret);
     }
 
-    if (props.monitoring ?? true) this.addMonitoring(props, { tables, settle, chat, embeddings, account });
+    if (props.monitoring ?? true) this.addMonitoring(props, { tables, settle, chat, embeddings, account }, { rollout, reserved, distribution });
     this.addOutputs(props, baseUrl, { tables, upstreamSecret, settle, chat, embeddings, account, identity, byokKey });
   }
 
@@ -169,23 +236,38 @@ export class ModelmuxStack extends Stack {
    * Metrics, alarms and the dashboard over the request functions, the settle path and the tables
    * (lib/constructs/monitoring.ts), with the alarm topic and dashboard as outputs.
    */
-  private addMonitoring(props: ModelmuxStackProps, parts: Pick<StackParts, 'tables' | 'settle' | 'chat' | 'embeddings' | 'account'>): void {
+  private addMonitoring(
+    props: ModelmuxStackProps,
+    parts: Pick<StackParts, 'tables' | 'settle' | 'chat' | 'embeddings' | 'account'>,
+    more: { rollout: Rollout; reserved: ReservedConcurrency; distribution: ApiDistribution | undefined },
+  ): void {
     const { tables, settle, chat, embeddings, account } = parts;
+    const { rollout, reserved } = more;
     const monitoring = new Monitoring(this, 'Monitoring', {
       service: this.stackName,
       alarmEmail: props.alarmEmail,
       accountConcurrencyLimit: props.accountConcurrencyLimit,
+      reservedConcurrency: Object.values(reserved).reduce<number>((sum, n) => sum + (n ?? 0), 0),
       requestLogGroups: [chat.gateway.logGroup, embeddings.gateway.logGroup],
     });
-    monitoring.addFunction('Chat', chat.gateway.function, props.chatReservedConcurrency);
-    monitoring.addFunction('Embeddings', embeddings.gateway.function, props.embeddingsReservedConcurrency);
-    monitoring.addFunction('Account', account.gateway.function);
+    monitoring.addFunction('Chat', chat.gateway.function, reserved.chat);
+    monitoring.addFunction('Embeddings', embeddings.gateway.function, reserved.embeddings);
+    monitoring.addFunction('Account', account.gateway.function, reserved.account);
     // The durable settle path (issue 10): its consumer, a backlog older than 5 minutes (settles not
     // landing), and anything in its dead-letter queue (settles that failed for 24 h).
-    monitoring.addFunction('Settle', settle.settleFunction.function);
+    monitoring.addFunction('Settle', settle.settleFunction.function, reserved.settle);
     monitoring.addQueue('SettleQueue', settle.queue, { maxAgeSeconds: 300 });
     monitoring.addQueue('Settle', settle.deadLetterQueue, { deadLetter: true });
-    for (const [name, table] of Object.entries(tables.tables)) monitoring.addTable(name.charAt(0).toUpperCase() + name.slice(1), table);
+    for (const schema of TABLE_SCHEMAS) {
+      const name = schema.logicalName.charAt(0).toUpperCase() + schema.logicalName.slice(1);
+      monitoring.addTable(name, tables.tables[schema.logicalName], (schema.globalSecondaryIndexes ?? []).map((i) => i.indexName));
+    }
+    if (more.distribution !== undefined) monitoring.addDistribution(more.distribution.distribution.distributionId, ORIGIN_LATENCY_ALARM_MS);
+    // A canary rolls back when the service's 5xx rate or a request function's errors alarm.
+    for (const name of ['ServerErrorRate', 'ChatErrors', 'EmbeddingsErrors', 'AccountErrors']) {
+      const alarm = monitoring.alarms.get(name);
+      if (alarm !== undefined) rollout.addAlarm(alarm);
+    }
     monitoring.finish();
     new CfnOutput(this, 'AlarmTopicArn', { description: 'SNS topic every alarm notifies (subscribe with -c alarmEmail=… or aws sns subscribe)', value: monitoring.topic.topicArn });
     new CfnOutput(this, 'DashboardName', { description: 'CloudWatch dashboard: traffic, cost, fallbacks, latency', value: monitoring.dashboard.dashboardName });
@@ -223,6 +305,28 @@ export class ModelmuxStack extends Stack {
       value: upstreamSecret.putValueCommand,
     });
   }
+}
+
+/** CloudFront's p90 wait for the functions' first byte above which the origin-latency alarm goes off (ms). */
+export const ORIGIN_LATENCY_ALARM_MS = 15_000;
+
+/** Reserved concurrency per function (undefined: none). */
+export type ReservedConcurrency = Readonly<Record<'chat' | 'embeddings', number | undefined> & Record<'settle' | 'account', number>>;
+
+/**
+ * The reservations of the stack's functions, defaults applied: the settle and account functions always
+ * have theirs, so 300-s chat streams never take their room.
+ * @throws Error when the settle function's reservation leaves its queue fewer than 2 pollers.
+ */
+export function reservedConcurrencyOf(props: ModelmuxStackProps): ReservedConcurrency {
+  const settle = props.settleReservedConcurrency ?? DEFAULT_SETTLE_RESERVED_CONCURRENCY;
+  if (settle < 3) throw new Error('settleReservedConcurrency must be at least 3 (two queue pollers and the sweep)');
+  return {
+    chat: props.chatReservedConcurrency,
+    embeddings: props.embeddingsReservedConcurrency,
+    settle,
+    account: props.accountReservedConcurrency ?? DEFAULT_ACCOUNT_RESERVED_CONCURRENCY,
+  };
 }
 
 /** The constructs of the stack its outputs and monitoring refer to. */

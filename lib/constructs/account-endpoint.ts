@@ -21,6 +21,10 @@ export interface AccountEndpointProps {
   readonly tracing?: boolean;
   /** Memory in MB; default 512: JSON and one small DynamoDB call or two per request. */
   readonly memorySize?: number;
+  /** Reserved concurrency (the stack gives it room of its own; see GatewayFunctionProps). */
+  readonly reservedConcurrentExecutions?: number;
+  /** Versions and a `live` alias the Function URL serves (see GatewayFunctionProps). */
+  readonly liveAlias?: boolean;
 }
 
 /**
@@ -42,6 +46,8 @@ export class AccountEndpoint extends Construct {
       memorySize: props.memorySize ?? 512,
       ...(props.logRetentionDays === undefined ? {} : { logRetentionDays: props.logRetentionDays }),
       ...(props.tracing === undefined ? {} : { tracing: props.tracing }),
+      reservedConcurrentExecutions: props.reservedConcurrentExecutions,
+      liveAlias: props.liveAlias,
       environment: { ...props.tables.environment, ...props.identity.environment, ...props.byokKey.environment, ...props.originSecret?.environment, ...props.environment },
     });
     grantAccountAccess(props.tables, this.gateway.function);

@@ -1,6 +1,8 @@
-import { Duration, Stack, Validations } from 'aws-cdk-lib';
+import { Aws, CfnCondition, Duration, Fn, Stack, Validations } from 'aws-cdk-lib';
 import {
   Alarm,
+  type CfnAlarm,
+  Metric,
   AlarmStatusWidget,
   ComparisonOperator,
   Dashboard,
@@ -21,7 +23,7 @@ import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { MetricName } from '../../functions/shared/config/stack-contract';
-import { accountConcurrency, costUsd, own, PERIOD, percentiles, serverErrorRate, tableThrottles } from './monitoring-metrics';
+import { costUsd, transactionConflicts, unreservedConcurrency, own, PERIOD, percentiles, serverErrorRate, tableThrottles } from './monitoring-metrics';
 
 /** Lambda's default concurrency quota per account and region (Lambda docs, "Lambda quotas"). */
 export const DEFAULT_ACCOUNT_CONCURRENCY_LIMIT = 1_000;
@@ -43,7 +45,15 @@ export interface MonitoringProps {
   readonly accountConcurrencyLimit?: number;
   /** Log groups the dashboard's cost-by-model query reads (the gateway functions' request lines). */
   readonly requestLogGroups?: readonly ILogGroup[];
+  /** Reserved concurrency of the stack's functions, summed: the account-concurrency alarm watches what is left. */
+  readonly reservedConcurrency?: number;
 }
+
+/** Direct calls to a Function URL (around CloudFront) in 5 minutes that raise the alarm. */
+export const DIRECT_ACCESS_ALARM_THRESHOLD = 5;
+
+/** DynamoDB transaction conflicts on one table per 5 minutes that, in 2 of 3 periods, raise the alarm. */
+export const TRANSACTION_CONFLICT_THRESHOLD = 100;
 
 /**
  * Metrics, alarms and a dashboard for one modelmux stack. Alarms go to one SNS topic (the
@@ -61,6 +71,8 @@ export class Monitoring extends Construct {
   private readonly service: string;
   private readonly prefix: string;
   private readonly functionWidgets: GraphWidget[] = [];
+  /** Alarms on the dashboard's alarm widget (not the conditional CloudFront ones). */
+  private readonly dashboardAlarms: Alarm[] = [];
 
   constructor(scope: Construct, id: string, props: MonitoringProps) {
     super(scope, id);
@@ -90,10 +102,17 @@ export class Monitoring extends Construct {
     this.alarm('SettleFailures', own(s, MetricName.SettleFailures, 'Sum'), 1, {
       description: 'A settle did not land on the request path: an answered request is not in the ledger yet. See README, Runbook (replay or settle pending holds).',
     });
-    this.alarm('AccountConcurrency', accountConcurrency(), Math.floor(CONCURRENCY_ALARM_RATIO * (props.accountConcurrencyLimit ?? DEFAULT_ACCOUNT_CONCURRENCY_LIMIT)), {
-      description: `Lambda concurrency in this account and region is above ${CONCURRENCY_ALARM_RATIO * 100}% of its quota: new invocations will be throttled (429/502 to clients). See README, Runbook.`,
+    // Reserved concurrency is carved out of the quota: what the unreserved functions (and any other
+    // function of the account) share is the quota less the reservations.
+    const quota = props.accountConcurrencyLimit ?? DEFAULT_ACCOUNT_CONCURRENCY_LIMIT;
+    const unreserved = Math.max(1, quota - (props.reservedConcurrency ?? 0));
+    this.alarm('AccountConcurrency', unreservedConcurrency(), Math.max(1, Math.floor(CONCURRENCY_ALARM_RATIO * unreserved)), {
+      description: `Unreserved Lambda concurrency in this account and region is above ${CONCURRENCY_ALARM_RATIO * 100}% of what the quota (${quota}) leaves after the stack's reservations (${props.reservedConcurrency ?? 0}): new invocations of the unreserved functions will be throttled. See README, Runbook.`,
       period: Duration.minutes(1),
       evaluationPeriods: 3,
+    });
+    this.alarm('DirectAccess', own(s, MetricName.DirectAccessRefused, 'Sum'), DIRECT_ACCESS_ALARM_THRESHOLD, {
+      description: `At least ${DIRECT_ACCESS_ALARM_THRESHOLD} requests in 5 minutes called a Function URL directly (around CloudFront and its WAF) and were refused: the URL is known outside. See README, Runbook (rotate the origin secret; recreate the URL).`,
     });
 
     this.dashboard = new Dashboard(this, 'Dashboard', { dashboardName: `${this.prefix}-overview`, defaultInterval: Duration.hours(3) });
@@ -129,12 +148,57 @@ export class Monitoring extends Construct {
     if (this.functionWidgets.length % 2 === 0) this.dashboard.addWidgets(...this.functionWidgets.slice(-2));
   }
 
-  /** An alarm on the table's read and write throttle events (any in 5 minutes). */
-  addTable(name: string, table: ITable): void {
-    const throttles = tableThrottles(table);
-    this.alarm(`${name}TableThrottles`, throttles, 1, {
+  /**
+   * Alarms on the table's read and write throttle events, on each of its global secondary indexes'
+   * (an index that cannot keep up throttles writes to the table), and on its transaction conflicts
+   * (how a hot account fails: concurrent holds and settles on one item).
+   */
+  addTable(name: string, table: ITable, indexNames: readonly string[] = []): void {
+    this.alarm(`${name}TableThrottles`, tableThrottles(table), 1, {
       description: `DynamoDB throttled requests on the ${name} table (a hot partition or account limit): requests may have failed with 503. See README, Runbook.`,
     });
+    for (const index of indexNames) {
+      const id = index.charAt(0).toUpperCase() + index.slice(1);
+      this.alarm(`${name}${id}IndexThrottles`, tableThrottles(table, index), 1, {
+        description: `DynamoDB throttled the ${index} index of the ${name} table; an index that cannot keep up throttles writes to the table itself. See README, Runbook.`,
+      });
+    }
+    this.alarm(`${name}TransactionConflicts`, transactionConflicts(table), TRANSACTION_CONFLICT_THRESHOLD, {
+      description: `More than ${TRANSACTION_CONFLICT_THRESHOLD} transaction conflicts on the ${name} table in 2 of 3 five-minute periods: one account's holds and settles contend (a hot account; requests retry, then answer 503). See README, Runbook.`,
+      evaluationPeriods: 3,
+      datapointsToAlarm: 2,
+    });
+  }
+
+  /**
+   * CloudFront's 5xx rate (any period above {@link SERVER_ERROR_RATE_PERCENT}%, 2 of 3) and origin
+   * latency (p90 above `originLatencyMs`, 3 periods). CloudFront publishes its metrics in us-east-1
+   * only, so these alarms exist only when the stack is deployed there (a CloudFormation condition);
+   * elsewhere README, "Runbook" says how to add them in us-east-1. OriginLatency is one of the
+   * distribution's additional metrics (turned on by the stack).
+   */
+  addDistribution(distributionId: string, originLatencyMs: number): void {
+    const inUsEast1 = new CfnCondition(this, 'CloudFrontMetricsHere', { expression: Fn.conditionEquals(Aws.REGION, 'us-east-1') });
+    const cf = (metricName: string, statistic: string) =>
+      new Metric({ namespace: 'AWS/CloudFront', metricName, dimensionsMap: { DistributionId: distributionId, Region: 'Global' }, statistic, period: PERIOD, region: 'us-east-1' });
+    const onlyInUsEast1 = (alarm: Alarm) => (alarm.node.defaultChild as CfnAlarm).cfnOptions.condition = inUsEast1;
+    onlyInUsEast1(
+      this.alarm('CloudFront5xxRate', cf('5xxErrorRate', 'Average'), SERVER_ERROR_RATE_PERCENT, {
+        description: `More than ${SERVER_ERROR_RATE_PERCENT}% of CloudFront's answers were 5xx in 2 of 3 five-minute periods (origin errors, timeouts, or CloudFront's own 502/504). See README, Runbook.`,
+        evaluationPeriods: 3,
+        datapointsToAlarm: 2,
+        comparison: ComparisonOperator.GREATER_THAN_THRESHOLD,
+        dashboard: false,
+      }),
+    );
+    onlyInUsEast1(
+      this.alarm('CloudFrontOriginLatency', cf('OriginLatency', 'p90'), originLatencyMs, {
+        description: `CloudFront waited more than ${originLatencyMs} ms (p90) for the functions' first byte for 15 minutes: slow upstreams or cold starts. See README, Runbook.`,
+        evaluationPeriods: 3,
+        comparison: ComparisonOperator.GREATER_THAN_THRESHOLD,
+        dashboard: false,
+      }),
+    );
   }
 
   /**
@@ -143,8 +207,12 @@ export class Monitoring extends Construct {
    */
   addQueue(name: string, queue: IQueue, opts: { maxAgeSeconds?: number; deadLetter?: boolean } = {}): void {
     if (opts.deadLetter === true) {
-      this.alarm(`${name}DeadLetters`, queue.metricApproximateNumberOfMessagesVisible({ period: PERIOD, statistic: 'Maximum' }), 1, {
-        description: `Messages reached the ${name} dead-letter queue: work that failed every retry. See README, Runbook.`,
+      // The age of its oldest message, not the visible count: a message being looked at is invisible,
+      // and an idle queue's metrics stop. The sweep reads the dead-letter queue every 5 minutes, which
+      // keeps it active, so no data means the sweep or SQS's metrics stopped: that alarms too.
+      this.alarm(`${name}DeadLetters`, queue.metricApproximateAgeOfOldestMessage({ period: PERIOD, statistic: 'Maximum' }), 1, {
+        description: `Messages reached the ${name} dead-letter queue (work that failed every retry), or its metrics stopped (no sweep ran). See README, Runbook.`,
+        missingData: TreatMissingData.BREACHING,
       });
       return;
     }
@@ -156,14 +224,23 @@ export class Monitoring extends Construct {
   /** Flushes a pending half row of function graphs onto the dashboard (call once all functions are added). */
   finish(): void {
     if (this.functionWidgets.length % 2 === 1) this.dashboard.addWidgets(...this.functionWidgets.slice(-1));
-    this.dashboard.addWidgets(new AlarmStatusWidget({ title: 'Alarms', width: 24, alarms: [...this.alarms.values()] as IAlarm[] }));
+    this.dashboard.addWidgets(new AlarmStatusWidget({ title: 'Alarms', width: 24, alarms: this.dashboardAlarms as IAlarm[] }));
   }
 
   private alarm(
     name: string,
     metric: IMetric,
     threshold: number,
-    opts: { description: string; evaluationPeriods?: number; datapointsToAlarm?: number; period?: Duration; comparison?: ComparisonOperator },
+    opts: {
+      description: string;
+      evaluationPeriods?: number;
+      datapointsToAlarm?: number;
+      period?: Duration;
+      comparison?: ComparisonOperator;
+      missingData?: TreatMissingData;
+      /** Show it on the dashboard's alarm widget (default true). */
+      dashboard?: boolean;
+    },
   ): Alarm {
     const alarm = new Alarm(this, name, {
       alarmName: `${this.prefix}-${name}`,
@@ -173,12 +250,13 @@ export class Monitoring extends Construct {
       comparisonOperator: opts.comparison ?? ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
       evaluationPeriods: opts.evaluationPeriods ?? 1,
       ...(opts.datapointsToAlarm ? { datapointsToAlarm: opts.datapointsToAlarm } : {}),
-      // No data = nothing happened (no traffic, no holds, no throttles): not an alarm.
-      treatMissingData: TreatMissingData.NOT_BREACHING,
+      // No data = nothing happened (no traffic, no holds, no throttles): not an alarm, unless said.
+      treatMissingData: opts.missingData ?? TreatMissingData.NOT_BREACHING,
     });
     alarm.addAlarmAction(new SnsAction(this.topic));
     alarm.addOkAction(new SnsAction(this.topic));
     this.alarms.set(name, alarm);
+    if (opts.dashboard !== false) this.dashboardAlarms.push(alarm);
     return alarm;
   }
 
