@@ -55,6 +55,8 @@ export interface ModelmuxStackProps extends StackProps {
   readonly functionSettings?: Readonly<Record<string, string>>;
   /** Legacy (pre-issue-14) held ledger items are gone: the settle role loses ledger UpdateItem/DeleteItem. */
   readonly legacyHoldsDrained?: boolean;
+  /** Tables restored by `npm run restore`, used instead of the stack's own (see DataTables). */
+  readonly restoredTables?: Readonly<Partial<Record<'keys' | 'accounts' | 'ledger', string>>>;
   /** Memory of the chat function, MB; default the ChatEndpoint's (see `npm run bench`'s cost table). */
   readonly chatMemoryMb?: number;
   /** Memory of the embeddings function, MB; default the EmbeddingsEndpoint's. */
@@ -121,7 +123,7 @@ export class ModelmuxStack extends Stack {
     if (!cloudfront && (props.domain !== undefined || props.waf !== undefined)) {
       throw new Error('domainName and waf need the CloudFront distribution (cloudfront=true)');
     }
-    const tables = new DataTables(this, 'Data', { removalPolicy: props.tableRemovalPolicy });
+    const tables = new DataTables(this, 'Data', { removalPolicy: props.tableRemovalPolicy, restoredTables: props.restoredTables });
     const upstreamSecret = new UpstreamSecret(this, 'UpstreamKeys', { importSecret: props.upstreamSecretName });
     const originSecret = cloudfront ? new OriginSecret(this, 'OriginSecret', { versionId: props.originSecretVersion }) : undefined;
     const publicUrl = props.publicBaseUrl ?? (props.domain ? `https://${props.domain.domainName}` : undefined);

@@ -86,6 +86,8 @@ export const DEPLOYABLE_SETTINGS: readonly string[] = CONFIG_VARIABLES.filter((n
  *   OAuth code flow on the dashboard client (default none: password and SRP sign-in only);
  * - `functionSettings`: object, or JSON string, of function settings (config/env.ts names, e.g.
  *   `{"RATE_LIMIT_RPM":"1200"}`), validated by that schema and passed to every function;
+ * - `restoredTables`: object, or JSON string, `{"keys":…,"accounts":…,"ledger":…}` of tables restored
+ *   by `npm run restore` (it writes this key into cdk.context.json) to use instead of the stack's own;
  * - `legacyHoldsDrained`: `true` once `npm run admin -- health` reports no legacy holds: drops the
  *   settle role's ledger UpdateItem/DeleteItem.
  *
@@ -122,6 +124,7 @@ export function stackPropsFromContext(node: Node): Pick<
   | 'hostedSignIn'
   | 'functionSettings'
   | 'legacyHoldsDrained'
+  | 'restoredTables'
 > {
   const c = parseContext(node);
   const { domainName, certificateArn, hostedZoneId, hostedZoneName, wafWebAclArn } = c;
@@ -169,6 +172,7 @@ export function stackPropsFromContext(node: Node): Pick<
     hostedSignIn: c.cognitoDomainPrefix === undefined || c.oauthCallbackUrls === undefined ? undefined : { domainPrefix: c.cognitoDomainPrefix, callbackUrls: c.oauthCallbackUrls },
     functionSettings: c.functionSettings,
     legacyHoldsDrained: c.legacyHoldsDrained ?? false,
+    restoredTables: c.restoredTables,
   };
 }
 
@@ -267,6 +271,11 @@ const contextSchema = z.object({
   oauthCallbackUrls: opt(urlListValue),
   functionSettings: opt(settingsValue),
   legacyHoldsDrained: opt(booleanValue),
+  restoredTables: opt(
+    objectValue.superRefine((tables, ctx) => {
+      for (const name of Object.keys(tables)) if (!['keys', 'accounts', 'ledger'].includes(name)) ctx.addIssue({ code: 'custom', message: `names ${name}; only keys, accounts and ledger are restored` });
+    }),
+  ),
 });
 
 /** The context values, parsed. */

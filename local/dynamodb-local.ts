@@ -139,14 +139,14 @@ function createTableInput(schema: TableSchema, tableName: string) {
 
 /**
  * Creates each table of TABLE_SCHEMAS that does not exist yet, with its TTL attribute, and waits until
- * all are ACTIVE. Safe to run concurrently from several processes. (DynamoDB Local records the TTL
+ * all are ACTIVE (only the `only` tables when given). Safe to run concurrently from several processes. (DynamoDB Local records the TTL
  * setting but does not expire items; readers check the attribute themselves.)
  * @throws the SDK's error when DynamoDB refuses, or Error after 30 s without ACTIVE.
  */
-export async function ensureTables(client: DynamoDBClient | DynamoDBDocumentClient, names: TableNames): Promise<void> {
+export async function ensureTables(client: DynamoDBClient | DynamoDBDocumentClient, names: TableNames, only?: ReadonlyArray<TableSchema['logicalName']>): Promise<void> {
   const send = client.send.bind(client) as DynamoDBClient['send'];
   await Promise.all(
-    TABLE_SCHEMAS.map(async (schema) => {
+    TABLE_SCHEMAS.filter((schema) => only === undefined || only.includes(schema.logicalName)).map(async (schema) => {
       const tableName = names[schema.logicalName];
       const status = async () =>
         (await send(new DescribeTableCommand({ TableName: tableName })).catch((err: unknown) => {

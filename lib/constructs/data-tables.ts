@@ -1,5 +1,5 @@
 import { RemovalPolicy, Validations } from 'aws-cdk-lib';
-import { AttributeType, BillingMode, type Attribute, ProjectionType, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
+import { AttributeType, BillingMode, type Attribute, type ITable, ProjectionType, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
 import { Effect, type IGrantable, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
 import { PENDING_HOLDS_INDEX, TABLE_ENV, TABLE_SCHEMAS, type KeyAttribute, type TableSchema } from '../../functions/shared/store/table-schemas';
@@ -81,6 +81,12 @@ export interface DataTablesProps {
    * their TTL, not a stack update. Tests and throwaway stacks may pass DESTROY.
    */
   readonly removalPolicy?: RemovalPolicy;
+  /**
+   * Tables restored outside the stack (bin/restore-tables.ts) to use instead of the stack's own, by
+   * logical name. The stack's own then leave it (RETAIN: they stay in the account, and keep deletion
+   * protection); the restored ones are referenced by name, with the same grants, alarms and backups.
+   */
+  readonly restoredTables?: Readonly<Partial<Record<'keys' | 'accounts' | 'ledger', string>>>;
 }
 
 /**
@@ -93,14 +99,17 @@ export interface DataTablesProps {
  */
 export class DataTables extends Construct {
   /** Tables by logical name. */
-  readonly tables: Readonly<Record<LogicalName, Table>>;
+  readonly tables: Readonly<Record<LogicalName, ITable>>;
 
   constructor(scope: Construct, id: string, props: DataTablesProps = {}) {
     super(scope, id);
     const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
-    const built: Partial<Record<LogicalName, Table>> = {};
-    for (const schema of TABLE_SCHEMAS) built[schema.logicalName] = buildTable(this, schema, removalPolicy);
-    this.tables = built as Record<LogicalName, Table>;
+    const built: Partial<Record<LogicalName, ITable>> = {};
+    for (const schema of TABLE_SCHEMAS) {
+      const restored = (props.restoredTables as Partial<Record<LogicalName, string>> | undefined)?.[schema.logicalName];
+      built[schema.logicalName] = restored === undefined ? buildTable(this, schema, removalPolicy) : Table.fromTableName(this, `${capitalise(schema.logicalName)}Restored`, restored);
+    }
+    this.tables = built as Record<LogicalName, ITable>;
   }
 
   /** `KEYS_TABLE`, `ACCOUNTS_TABLE`, `LEDGER_TABLE` -> physical table name (tokens until deploy). */
