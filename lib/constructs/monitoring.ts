@@ -15,6 +15,7 @@ import {
   TreatMissingData,
 } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import { CfnMonitoringSubscription } from 'aws-cdk-lib/aws-cloudfront';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { ILogGroup } from 'aws-cdk-lib/aws-logs';
@@ -179,6 +180,11 @@ export class Monitoring extends Construct {
    */
   addDistribution(distributionId: string, originLatencyMs: number): void {
     const inUsEast1 = new CfnCondition(this, 'CloudFrontMetricsHere', { expression: Fn.conditionEquals(Aws.REGION, 'us-east-1') });
+    // OriginLatency is one of the distribution's additional metrics (billed as 8 custom metrics).
+    new CfnMonitoringSubscription(this, 'CloudFrontAdditionalMetrics', {
+      distributionId,
+      monitoringSubscription: { realtimeMetricsSubscriptionConfig: { realtimeMetricsSubscriptionStatus: 'Enabled' } },
+    });
     const cf = (metricName: string, statistic: string) =>
       new Metric({ namespace: 'AWS/CloudFront', metricName, dimensionsMap: { DistributionId: distributionId, Region: 'Global' }, statistic, period: PERIOD, region: 'us-east-1' });
     const onlyInUsEast1 = (alarm: Alarm) => (alarm.node.defaultChild as CfnAlarm).cfnOptions.condition = inUsEast1;
