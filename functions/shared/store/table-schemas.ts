@@ -10,7 +10,7 @@
  *             credit (nano-USD), held amounts, rate-limit state, createdAt, the per-key map `keys`, the
  *             BYOK map `byok`, and the map `holds` (request id → compact inline record of each hold in
  *             flight, billing/hold-record.ts) (DATA-MODEL §2), and `sweepShard` while it has (or just
- *             had) holds in flight. GSI `byEmail` (email; sparse: self-serve accounts; keys only) so
+ *             had) holds in flight. GSI `byEmail` (email; sparse: self-serve accounts) so
  *             the admin CLI finds an account by email. GSI `pendingHolds` (sweepShard; sparse: only
  *             items with holds in flight; keys only) so the orphan sweep finds them without a Scan
  *             (billing/pending-holds.ts).
@@ -68,8 +68,10 @@ export const ACCOUNTS_TABLE: TableSchema = {
   logicalName: 'accounts',
   partitionKey: { name: 'accountId', type: 'S' },
   globalSecondaryIndexes: [
-    // Readers want the account id only (accounts/self-serve-account.ts), which every index carries.
-    { indexName: 'byEmail', partitionKey: { name: 'email', type: 'S' }, projection: 'KEYS_ONLY' },
+    // Its readers want the account id only (accounts/self-serve-account.ts), so keys-only would do; but
+    // CloudFormation cannot change a deployed index's projection (only a new index name), nor create or
+    // delete more than one index per update, and this update adds pendingHolds: it stays ALL for now.
+    { indexName: 'byEmail', partitionKey: { name: 'email', type: 'S' } },
     { indexName: PENDING_HOLDS_INDEX, partitionKey: { name: SWEEP_SHARD_ATTRIBUTE, type: 'S' }, projection: 'KEYS_ONLY' },
   ],
 };
