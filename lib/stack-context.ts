@@ -135,12 +135,7 @@ export function stackPropsFromContext(node: Node): Pick<
   if (domainName !== undefined && certificateArn === undefined && hostedZoneId === undefined) {
     throw new Error('context domainName needs certificateArn (ACM, us-east-1) or hostedZoneId + hostedZoneName');
   }
-  if (c.backupCopyVaultName !== undefined && c.backupCopyRegion === undefined) throw new Error('context backupCopyVaultName needs backupCopyRegion');
-  if ((c.cognitoDomainPrefix === undefined) !== (c.oauthCallbackUrls === undefined)) throw new Error('context cognitoDomainPrefix and oauthCallbackUrls go together');
-  const budgetEmail = c.budgetEmail ?? c.alarmEmail;
-  if ((c.budgetMonthlyUsd !== undefined || c.costAnomalyDetection === true) && budgetEmail === undefined) {
-    throw new Error('context budgetMonthlyUsd and costAnomalyDetection need budgetEmail (or alarmEmail)');
-  }
+  const budgetEmail = checkOperations(c);
   const createWaf = c.waf ?? false;
   if (createWaf && wafWebAclArn !== undefined) throw new Error('context waf=true and wafWebAclArn exclude each other');
   return {
@@ -174,6 +169,20 @@ export function stackPropsFromContext(node: Node): Pick<
     legacyHoldsDrained: c.legacyHoldsDrained ?? false,
     restoredTables: c.restoredTables,
   };
+}
+
+/**
+ * Checks the operations options that go together; returns the budget's email (budgetEmail, else alarmEmail).
+ * @throws Error naming the context keys.
+ */
+function checkOperations(c: StackContext): string | undefined {
+  if (c.backupCopyVaultName !== undefined && c.backupCopyRegion === undefined) throw new Error('context backupCopyVaultName needs backupCopyRegion');
+  if ((c.cognitoDomainPrefix === undefined) !== (c.oauthCallbackUrls === undefined)) throw new Error('context cognitoDomainPrefix and oauthCallbackUrls go together');
+  const budgetEmail = c.budgetEmail ?? c.alarmEmail;
+  if ((c.budgetMonthlyUsd !== undefined || c.costAnomalyDetection === true) && budgetEmail === undefined) {
+    throw new Error('context budgetMonthlyUsd and costAnomalyDetection need budgetEmail (or alarmEmail)');
+  }
+  return budgetEmail;
 }
 
 /** CloudWatch Logs' allowed retention periods, days (PutRetentionPolicy API reference). */

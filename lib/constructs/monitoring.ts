@@ -9,9 +9,6 @@ import {
   GraphWidget,
   type IAlarm,
   type IMetric,
-  LogQueryWidget,
-  SingleValueWidget,
-  TextWidget,
   TreatMissingData,
 } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
@@ -24,7 +21,8 @@ import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { MetricName } from '../../functions/shared/config/stack-contract';
-import { costUsd, transactionConflicts, unreservedConcurrency, own, PERIOD, percentiles, serverErrorRate, tableThrottles } from './monitoring-metrics';
+import { own, PERIOD, serverErrorRate, tableThrottles, transactionConflicts, unreservedConcurrency } from './monitoring-metrics';
+import { serviceWidgets } from './monitoring-widgets';
 
 /** Lambda's default concurrency quota per account and region (Lambda docs, "Lambda quotas"). */
 export const DEFAULT_ACCOUNT_CONCURRENCY_LIMIT = 1_000;
@@ -117,7 +115,7 @@ export class Monitoring extends Construct {
     });
 
     this.dashboard = new Dashboard(this, 'Dashboard', { dashboardName: `${this.prefix}-overview`, defaultInterval: Duration.hours(3) });
-    this.dashboard.addWidgets(...this.serviceWidgets(props.requestLogGroups ?? []));
+    this.dashboard.addWidgets(...serviceWidgets(this.prefix, this.service, props.requestLogGroups ?? []));
   }
 
   /**
@@ -264,60 +262,5 @@ export class Monitoring extends Construct {
     this.alarms.set(name, alarm);
     if (opts.dashboard !== false) this.dashboardAlarms.push(alarm);
     return alarm;
-  }
-
-  /** Traffic, cost, fallbacks, latency and billing health at a glance, then cost by model from the logs. */
-  private serviceWidgets(logGroups: readonly ILogGroup[]): Array<TextWidget | GraphWidget | SingleValueWidget | LogQueryWidget> {
-    const s = this.service;
-    const oneMinute = Duration.minutes(1);
-    const widgets: Array<TextWidget | GraphWidget | SingleValueWidget | LogQueryWidget> = [
-      new TextWidget({
-        width: 24,
-        height: 2,
-        markdown: `# ${this.prefix}\nTraffic, money, fallbacks and latency of modelmux (namespace \`modelmux\`, service \`${s}\`). Cost is what accounts were charged. README, "Runbook: read the dashboard".`,
-      }),
-      new GraphWidget({
-        title: 'Traffic: requests and errors per minute',
-        width: 12,
-        left: [own(s, MetricName.Requests, 'Sum', 'requests', oneMinute), own(s, MetricName.ClientErrors, 'Sum', '4xx', oneMinute), own(s, MetricName.ServerErrors, 'Sum', '5xx', oneMinute)],
-      }),
-      new GraphWidget({ title: 'Cost charged (USD per 5 minutes)', width: 8, left: [costUsd(s)] }),
-      new SingleValueWidget({ title: 'Cost charged in the time range (USD)', width: 4, metrics: [costUsd(s)], setPeriodToTimeRange: true, fullPrecision: true }),
-      new GraphWidget({
-        title: 'Fallbacks, breaker openings, estimated usage',
-        width: 12,
-        left: [own(s, MetricName.Fallbacks, 'Sum', 'fallbacks'), own(s, MetricName.BreakerOpened, 'Sum', 'breakers opened'), own(s, MetricName.UsageEstimated, 'Sum', 'usage estimated')],
-      }),
-      new GraphWidget({
-        title: 'Tokens billed per 5 minutes',
-        width: 12,
-        left: [own(s, MetricName.PromptTokens, 'Sum', 'prompt'), own(s, MetricName.CompletionTokens, 'Sum', 'completion')],
-      }),
-      new GraphWidget({ title: 'Time to first token (ms, streams, fallbacks included)', width: 12, left: percentiles(s, MetricName.TimeToFirstToken, ['p50', 'p90', 'p99']) }),
-      new GraphWidget({ title: "modelmux's own overhead per request (ms)", width: 12, left: percentiles(s, MetricName.Overhead, ['p50', 'p99']) }),
-      new GraphWidget({
-        title: 'Billing records: settle failures, holds pending / overdue, settles retried',
-        width: 24,
-        left: [own(s, MetricName.SettleFailures, 'Sum', 'settle failures'), own(s, MetricName.SettlesRetried, 'Sum', 'settles retried')],
-        right: [own(s, MetricName.HoldsPending, 'Maximum', 'holds pending'), own(s, MetricName.HoldsOverdue, 'Maximum', 'holds overdue')],
-      }),
-    ];
-    if (logGroups.length > 0) {
-      widgets.push(
-        new LogQueryWidget({
-          title: 'Cost and requests by model (settled requests, from the request log lines)',
-          width: 24,
-          logGroupNames: logGroups.map((g) => g.logGroupName),
-          queryLines: [
-            'fields model, servedModel, costNanoUsd',
-            'filter message = "request" and ispresent(costNanoUsd)',
-            'stats count(*) as requests, sum(costNanoUsd) / 1000000000 as usd, sum(promptTokens) as prompt, sum(completionTokens) as completion by model',
-            'sort usd desc',
-            'limit 20',
-          ],
-        }),
-      );
-    }
-    return widgets;
   }
 }

@@ -40,7 +40,8 @@ export class Rollout extends Construct {
       alias,
       deploymentConfig: deploymentConfigOf(this.config),
       alarms: [...alarms],
-      autoRollback: { failedDeployment: true, stoppedDeployment: true, deploymentInAlarm: true },
+      // deploymentInAlarm: on by default once an alarm is added (addAlarm); a stack without monitoring has none.
+      autoRollback: { failedDeployment: true, stoppedDeployment: true },
     });
     Validations.of(group).acknowledge({
       id: 'AwsSolutions::AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSCodeDeployRoleForLambdaLimited]',
