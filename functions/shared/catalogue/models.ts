@@ -6,7 +6,7 @@ import type { CatalogueEntryData, CatalogueTargetData, Capabilities } from './sc
  * validated against `catalogueSchema` in test/catalogue; displayed prices (upstream × 1.055) are
  * computed by `buildCatalogue`, never typed.
  *
- * Facts: /work/shared/reference/providers.md (§8 prices, §2.8/§3.8/§4.2/§5.1/§6 lifecycles), read
+ * Facts: docs/providers.md (§8 prices, §2.8/§3.8/§4.2/§5.1/§6 lifecycles), read
  * 2026-11-22. Several ids the spec names are retired upstream; each such entry says where it now goes.
  */
 
