@@ -18,7 +18,7 @@ export interface CostGuardsProps {
  * actually spent and at 100% forecast, and a Cost Anomaly Detection monitor over AWS services with a
  * daily email subscription for anomalies of at least {@link ANOMALY_THRESHOLD_USD}. Both are account-wide
  * (a stack's resources share the account's bill); AWS allows one AWS-services anomaly monitor per
- * account, so set `costAnomalyDetection` on one stack only (README, "Cost guards").
+ * account, so set `costAnomalyDetection` on one stack only (README, "Deploying": the `costAnomalyDetection` option).
  */
 export class CostGuards extends Construct {
   constructor(scope: Construct, id: string, props: CostGuardsProps) {
