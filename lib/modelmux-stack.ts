@@ -104,34 +104,41 @@ export class ModelmuxStack extends Stack {
 
     // Function URLs end with '/', so `${url}v1` is a base URL an OpenAI SDK accepts.
     let baseUrl = Fn.join('', [chat.url.url, 'v1']);
-    let distribution: ApiDistribution | undefined;
-    if (cloudfront && originSecret !== undefined) {
-      const domain = props.domain ? new CustomDomain(this, 'Domain', props.domain) : undefined;
-      const accessLogs = new AccessLogs(this, 'AccessLogs', { retentionDays: props.accessLogRetentionDays });
-      const webAclArn = props.waf === undefined ? undefined : 'webAclArn' in props.waf ? props.waf.webAclArn : new ApiWebAcl(this, 'Waf', { rateLimit: props.waf.rateLimit }).arn;
-      // The dashboard (web/) is the distribution's default behaviour; the API keeps /v1/*.
-      const site = new Site(this, 'Site', { accessLogsBucket: accessLogs.bucket });
-      const api = new ApiDistribution(this, 'Api', {
-        chatUrl: chat.url,
-        embeddingsUrl: embeddings.url,
-        originSecretHeaderValue: originSecret.headerValue,
-        domain,
-        logBucket: accessLogs.bucket,
-        webAclArn,
-        site: site.behavior,
-      });
-      api.addFunctionBehaviour(ACCOUNT_PATH_PATTERNS, account.url);
-      // Last: CloudFront takes the first matching pattern, and every other /v1/… route is above.
-      api.addFunctionBehaviour(API_PATH_PATTERN, chat.url);
-      site.deploy(api.distribution);
-      distribution = api;
-      const host = domain?.domainName ?? api.distribution.distributionDomainName;
-      baseUrl = Fn.join('', ['https://', host, '/v1']);
-      this.addDistributionOutputs(host, api, accessLogs, originSecret);
-    }
+    const front = cloudfront && originSecret !== undefined ? this.addFrontDoor(props, { chat, embeddings, account }, originSecret) : undefined;
+    const distribution = front?.api;
+    if (front !== undefined) baseUrl = front.baseUrl;
 
     if (props.monitoring ?? true) this.addMonitoring(props, { tables, settle, chat, embeddings, account }, { rollout, reserved, distribution });
     this.addOutputs(props, baseUrl, { tables, upstreamSecret, settle, chat, embeddings, account, identity, byokKey });
+  }
+
+  /**
+   * The CloudFront front door: the distribution over the three Function URLs and the dashboard site,
+   * its access logs, optional custom domain and WAF, and their outputs. Returns it and the base URL.
+   */
+  private addFrontDoor(props: ModelmuxStackProps, parts: Pick<StackParts, 'chat' | 'embeddings' | 'account'>, originSecret: OriginSecret): { api: ApiDistribution; baseUrl: string } {
+    const { chat, embeddings, account } = parts;
+    const domain = props.domain ? new CustomDomain(this, 'Domain', props.domain) : undefined;
+    const accessLogs = new AccessLogs(this, 'AccessLogs', { retentionDays: props.accessLogRetentionDays });
+    const webAclArn = props.waf === undefined ? undefined : 'webAclArn' in props.waf ? props.waf.webAclArn : new ApiWebAcl(this, 'Waf', { rateLimit: props.waf.rateLimit }).arn;
+    // The dashboard (web/) is the distribution's default behaviour; the API keeps /v1/*.
+    const site = new Site(this, 'Site', { accessLogsBucket: accessLogs.bucket });
+    const api = new ApiDistribution(this, 'Api', {
+      chatUrl: chat.url,
+      embeddingsUrl: embeddings.url,
+      originSecretHeaderValue: originSecret.headerValue,
+      domain,
+      logBucket: accessLogs.bucket,
+      webAclArn,
+      site: site.behavior,
+    });
+    api.addFunctionBehaviour(ACCOUNT_PATH_PATTERNS, account.url);
+    // Last: CloudFront takes the first matching pattern, and every other /v1/… route is above.
+    api.addFunctionBehaviour(API_PATH_PATTERN, chat.url);
+    site.deploy(api.distribution);
+    const host = domain?.domainName ?? api.distribution.distributionDomainName;
+    this.addDistributionOutputs(host, api, accessLogs, originSecret);
+    return { api, baseUrl: Fn.join('', ['https://', host, '/v1']) };
   }
 
   /**

@@ -80,7 +80,9 @@ describe('alarms', () => {
         'SettleConcurrencyNearLimit',
         'SettleThrottles',
         'SettlesOverdue',
-      ].map((n) => `Modelmux-${n}`),
+      ]
+        .map((n) => `Modelmux-${n}`)
+        .sort(),
     );
     const topicId = logicalIdByPath(template, 'AWS::SNS::Topic', '/Monitoring/');
     for (const [name, alarm] of Object.entries(alarms)) {
