@@ -1,6 +1,7 @@
-import { CfnOutput, Fn, type RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, Fn, Stack } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
-import { UPSTREAM_BASE_URL_VARS, type UpstreamBaseUrlVar } from '../functions/shared/providers/manifest';
+import { UPSTREAM_BASE_URL_VARS } from '../functions/shared/providers/manifest';
+import { TABLE_SCHEMAS } from '../functions/shared/store/table-schemas';
 import { SETTLE_RESERVE_MS } from '../functions/shared/config/stack-contract';
 import { AccessLogs } from './constructs/access-logs';
 import { ACCOUNT_PATH_PATTERNS } from '../functions/shared/account-api/paths';
@@ -9,10 +10,16 @@ import { StripeSecret } from './constructs/stripe-secret';
 import { API_PATH_PATTERN, ApiDistribution, DEFAULT_ORIGIN_READ_TIMEOUT_SECONDS } from './constructs/api-distribution';
 import { ByokKey } from './constructs/byok-key';
 import { ChatEndpoint } from './constructs/chat-endpoint';
-import { CustomDomain, type CustomDomainProps } from './constructs/custom-domain';
+import { CustomDomain } from './constructs/custom-domain';
 import { DataTables } from './constructs/data-tables';
 import { EmbeddingsEndpoint } from './constructs/embeddings-endpoint';
 import { Identity } from './constructs/identity';
+import { Backups } from './constructs/backups';
+import { CostGuards } from './constructs/cost-guards';
+import { Rollout } from './constructs/rollout';
+import { type ModelmuxStackProps, type ReservedConcurrency, reservedConcurrencyOf } from './stack-props';
+
+export { DEFAULT_ACCOUNT_RESERVED_CONCURRENCY, DEFAULT_SETTLE_RESERVED_CONCURRENCY, LAMBDA_MIN_UNRESERVED, type ModelmuxStackProps, reservedConcurrencyOf } from './stack-props';
 import { SettlePath } from './constructs/settle-path';
 import { DEFAULT_LOG_RETENTION_DAYS } from './constructs/gateway-function';
 import { Monitoring } from './constructs/monitoring';
@@ -21,54 +28,8 @@ import { Site } from './constructs/site';
 import { UpstreamSecret } from './constructs/upstream-secret';
 import { ApiWebAcl } from './constructs/web-acl';
 
-/** Props of {@link ModelmuxStack}; `bin/app.ts` fills them from CDK context (see `stack-context.ts`). */
-export interface ModelmuxStackProps extends StackProps {
-  /** Put a CloudFront distribution in front so every route has one base URL, and the functions one door. Default true. */
-  readonly cloudfront?: boolean;
-  /** Import this secret (full ARN or name) instead of creating `<stack name>/upstream-keys`. */
-  readonly upstreamSecretName?: string;
-  /** Plain-env base-URL overrides, e.g. `{ OPENAI_BASE_URL: 'https://…/v1' }`. Only `*_BASE_URL` names. */
-  readonly upstreamBaseUrls?: Readonly<Partial<Record<UpstreamBaseUrlVar, string>>>;
-  /** Reserved concurrency of the chat function; default none. */
-  readonly chatReservedConcurrency?: number;
-  /** Reserved concurrency of the embeddings function; default none. */
-  readonly embeddingsReservedConcurrency?: number;
-  /** Memory of the chat function, MB; default the ChatEndpoint's (see `npm run bench`'s cost table). */
-  readonly chatMemoryMb?: number;
-  /** Memory of the embeddings function, MB; default the EmbeddingsEndpoint's. */
-  readonly embeddingsMemoryMb?: number;
-  /** Removal policy of the tables; default RETAIN (see DataTables). */
-  readonly tableRemovalPolicy?: RemovalPolicy;
-  /** Days every function's logs are kept; default 30. Logs are retained after stack deletion. */
-  readonly logRetentionDays?: number;
-  /** Days the chat function's logs are kept; default `logRetentionDays`. */
-  readonly chatLogRetentionDays?: number;
-  /** Days the embeddings function's logs are kept; default `logRetentionDays`. */
-  readonly embeddingsLogRetentionDays?: number;
-  /** Alarms, dashboard and the alarm topic; default true (about $1–2 a month of alarms). */
-  readonly monitoring?: boolean;
-  /** Email address subscribed to the alarm topic; default none. */
-  readonly alarmEmail?: string;
-  /** The account's Lambda concurrency quota, for the concurrency alarm; default 1000. */
-  readonly accountConcurrencyLimit?: number;
-  /** X-Ray tracing of the functions; default false. */
-  readonly tracing?: boolean;
-  /** A custom domain on the distribution (needs CloudFront). */
-  readonly domain?: CustomDomainProps;
-  /** WAF on the distribution: create a web ACL (stack in us-east-1) or attach an existing one. */
-  readonly waf?: { readonly rateLimit?: number } | { readonly webAclArn: string };
-  /** Days CloudFront access logs are kept; default 90. */
-  readonly accessLogRetentionDays?: number;
-  /** The origin secret version CloudFront sends (rotation; README). Default: current at deploy. */
-  readonly originSecretVersion?: string;
-  /**
-   * The URL people reach the deployment at (e.g. `https://api.example.com`), for messages that point to
-   * the dashboard (`PUBLIC_BASE_URL`). Default: `https://<domainName>` with a custom domain; without
-   * one, derived from each request's host (behind the default *.cloudfront.net name the function sees
-   * its own Function URL host, so set this to the distribution's URL after the first deploy).
-   */
-  readonly publicBaseUrl?: string;
-}
+
+
 
 /**
  * modelmux in one stack: four on-demand tables, the upstream-keys secret, the chat function (streaming
@@ -89,69 +50,120 @@ export class ModelmuxStack extends Stack {
     if (!cloudfront && (props.domain !== undefined || props.waf !== undefined)) {
       throw new Error('domainName and waf need the CloudFront distribution (cloudfront=true)');
     }
-    const tables = new DataTables(this, 'Data', { removalPolicy: props.tableRemovalPolicy });
+    const tables = new DataTables(this, 'Data', { removalPolicy: props.tableRemovalPolicy, restoredTables: props.restoredTables });
     const upstreamSecret = new UpstreamSecret(this, 'UpstreamKeys', { importSecret: props.upstreamSecretName });
     const originSecret = cloudfront ? new OriginSecret(this, 'OriginSecret', { versionId: props.originSecretVersion }) : undefined;
     const publicUrl = props.publicBaseUrl ?? (props.domain ? `https://${props.domain.domainName}` : undefined);
     const publicBaseUrl: Record<string, string> = publicUrl ? { PUBLIC_BASE_URL: publicUrl } : {};
-    const environment = { ...baseUrlEnvironment(props.upstreamBaseUrls ?? {}), ...publicBaseUrl };
+    // Settings from `-c functionSettings=…` come last: every function gets them (each reads its own).
+    const settings = props.functionSettings ?? {};
+    const environment = { ...baseUrlEnvironment(props.upstreamBaseUrls ?? {}), ...publicBaseUrl, ...settings };
     // Accounts (issue 11): the dashboard's users, and the key their own provider keys are sealed with.
-    const identity = new Identity(this, 'Identity');
+    const identity = new Identity(this, 'Identity', { hostedSignIn: props.hostedSignIn });
     const byokKey = new ByokKey(this, 'Byok');
-    const common = { tables, upstreamSecret, originSecret, byokKey, environment, tracing: props.tracing === true };
+    const common = { tables, upstreamSecret, originSecret, byokKey, environment, tracing: props.tracing === true, liveAlias: true };
     const logDays = props.logRetentionDays ?? DEFAULT_LOG_RETENTION_DAYS;
-    const settle = new SettlePath(this, 'SettlePath', { tables, logRetentionDays: logDays, tracing: props.tracing === true });
+    const reserved = reservedConcurrencyOf(props);
+    const settle = new SettlePath(this, 'SettlePath', {
+      tables,
+      logRetentionDays: logDays,
+      tracing: props.tracing === true,
+      reservedConcurrency: reserved.settle,
+      environment: settings,
+      legacyHoldsDrained: props.legacyHoldsDrained === true,
+    });
 
     const chat = new ChatEndpoint(this, 'Chat', {
       ...common,
       settle,
-      reservedConcurrentExecutions: props.chatReservedConcurrency,
+      reservedConcurrentExecutions: reserved.chat,
       logRetentionDays: props.chatLogRetentionDays ?? logDays,
       memorySize: props.chatMemoryMb,
       // Behind CloudFront a buffered answer must be out before the origin read timeout, or the client
       // gets CloudFront's 504 while the answer is still produced and billed.
-      ...(cloudfront ? { bufferedChatBudgetMs: DEFAULT_ORIGIN_READ_TIMEOUT_SECONDS * 1000 - SETTLE_RESERVE_MS } : {}),
+      ...(cloudfront && settings.BUFFERED_CHAT_BUDGET_MS === undefined ? { bufferedChatBudgetMs: DEFAULT_ORIGIN_READ_TIMEOUT_SECONDS * 1000 - SETTLE_RESERVE_MS } : {}),
     });
     const embeddings = new EmbeddingsEndpoint(this, 'Embeddings', {
       ...common,
       settle,
-      reservedConcurrentExecutions: props.embeddingsReservedConcurrency,
+      reservedConcurrentExecutions: reserved.embeddings,
       logRetentionDays: props.embeddingsLogRetentionDays ?? logDays,
       memorySize: props.embeddingsMemoryMb,
     });
     // Payments (issue 22): the Stripe keys, created empty (payments off until the operator stores them).
     const stripeSecret = new StripeSecret(this, 'Stripe');
     new CfnOutput(this, 'StripeSecretPutCommand', { description: 'Store the Stripe keys (stripe.json: {"STRIPE_SECRET_KEY":"sk_...","STRIPE_WEBHOOK_SECRET":"whsec_..."}) to enable payments; the webhook endpoint is <base URL>/v1/billing/stripe/webhook', value: stripeSecret.putValueCommand });
-    const account = new AccountEndpoint(this, 'Account', { tables, identity, byokKey, originSecret, stripeSecret, environment: publicBaseUrl, logRetentionDays: logDays, tracing: props.tracing === true });
+    const account = new AccountEndpoint(this, 'Account', {
+      tables,
+      identity,
+      byokKey,
+      originSecret,
+      stripeSecret,
+      environment: { ...publicBaseUrl, ...settings },
+      logRetentionDays: logDays,
+      tracing: props.tracing === true,
+      reservedConcurrentExecutions: reserved.account,
+      liveAlias: true,
+    });
+    const rollout = this.addOperations(props, { tables, chat, embeddings, account, byokKey });
 
     // Function URLs end with '/', so `${url}v1` is a base URL an OpenAI SDK accepts.
     let baseUrl = Fn.join('', [chat.url.url, 'v1']);
-    if (cloudfront && originSecret !== undefined) {
-      const domain = props.domain ? new CustomDomain(this, 'Domain', props.domain) : undefined;
-      const accessLogs = new AccessLogs(this, 'AccessLogs', { retentionDays: props.accessLogRetentionDays });
-      const webAclArn = props.waf === undefined ? undefined : 'webAclArn' in props.waf ? props.waf.webAclArn : new ApiWebAcl(this, 'Waf', { rateLimit: props.waf.rateLimit }).arn;
-      // The dashboard (web/) is the distribution's default behaviour; the API keeps /v1/*.
-      const site = new Site(this, 'Site', { accessLogsBucket: accessLogs.bucket });
-      const api = new ApiDistribution(this, 'Api', {
-        chatUrl: chat.url,
-        embeddingsUrl: embeddings.url,
-        originSecretHeaderValue: originSecret.headerValue,
-        domain,
-        logBucket: accessLogs.bucket,
-        webAclArn,
-        site: site.behavior,
-      });
-      api.addFunctionBehaviour(ACCOUNT_PATH_PATTERNS, account.url);
-      // Last: CloudFront takes the first matching pattern, and every other /v1/… route is above.
-      api.addFunctionBehaviour(API_PATH_PATTERN, chat.url);
-      site.deploy(api.distribution);
-      const host = domain?.domainName ?? api.distribution.distributionDomainName;
-      baseUrl = Fn.join('', ['https://', host, '/v1']);
-      this.addDistributionOutputs(host, api, accessLogs, originSecret);
-    }
+    const front = cloudfront && originSecret !== undefined ? this.addFrontDoor(props, { chat, embeddings, account }, originSecret) : undefined;
+    const distribution = front?.api;
+    if (front !== undefined) baseUrl = front.baseUrl;
 
-    if (props.monitoring ?? true) this.addMonitoring(props, { tables, settle, chat, embeddings, account });
+    if (props.monitoring ?? true) this.addMonitoring(props, { tables, settle, chat, embeddings, account }, { rollout, reserved, distribution });
     this.addOutputs(props, baseUrl, { tables, upstreamSecret, settle, chat, embeddings, account, identity, byokKey });
+  }
+
+  /**
+   * The CloudFront front door: the distribution over the three Function URLs and the dashboard site,
+   * its access logs, optional custom domain and WAF, and their outputs. Returns it and the base URL.
+   */
+  private addFrontDoor(props: ModelmuxStackProps, parts: Pick<StackParts, 'chat' | 'embeddings' | 'account'>, originSecret: OriginSecret): { api: ApiDistribution; baseUrl: string } {
+    const { chat, embeddings, account } = parts;
+    const domain = props.domain ? new CustomDomain(this, 'Domain', props.domain) : undefined;
+    const accessLogs = new AccessLogs(this, 'AccessLogs', { retentionDays: props.accessLogRetentionDays });
+    const webAclArn = props.waf === undefined ? undefined : 'webAclArn' in props.waf ? props.waf.webAclArn : new ApiWebAcl(this, 'Waf', { rateLimit: props.waf.rateLimit }).arn;
+    // The dashboard (web/) is the distribution's default behaviour; the API keeps /v1/*.
+    const site = new Site(this, 'Site', { accessLogsBucket: accessLogs.bucket });
+    const api = new ApiDistribution(this, 'Api', {
+      chatUrl: chat.url,
+      embeddingsUrl: embeddings.url,
+      originSecretHeaderValue: originSecret.headerValue,
+      domain,
+      logBucket: accessLogs.bucket,
+      webAclArn,
+      site: site.behavior,
+    });
+    api.addFunctionBehaviour(ACCOUNT_PATH_PATTERNS, account.url);
+    // Last: CloudFront takes the first matching pattern, and every other /v1/… route is above.
+    api.addFunctionBehaviour(API_PATH_PATTERN, chat.url);
+    site.deploy(api.distribution);
+    const host = domain?.domainName ?? api.distribution.distributionDomainName;
+    this.addDistributionOutputs(host, api, accessLogs, originSecret);
+    return { api, baseUrl: Fn.join('', ['https://', host, '/v1']) };
+  }
+
+  /**
+   * Rollouts (versions and the `live` alias the URLs serve, shifted by CodeDeploy; rollback alarms in
+   * addMonitoring), backups, cost guards, and the BYOK key policy naming its users' roles.
+   */
+  private addOperations(props: ModelmuxStackProps, parts: Pick<StackParts, 'tables' | 'chat' | 'embeddings' | 'account' | 'byokKey'>): Rollout {
+    const { tables, chat, embeddings, account, byokKey } = parts;
+    const rollout = new Rollout(this, 'Rollout', { deploymentConfig: props.deploymentConfig });
+    for (const [name, part] of [['Chat', chat], ['Embeddings', embeddings], ['Account', account]] as const) {
+      if (part.gateway.alias !== undefined) rollout.addAlias(name, part.gateway.alias);
+    }
+    if (props.backup !== false) {
+      new Backups(this, 'Backups', { tables: [tables.tables.keys, tables.tables.accounts, tables.tables.ledger], copyRegion: props.backup?.copyRegion, copyVaultName: props.backup?.copyVaultName });
+    }
+    if (props.budget !== undefined || props.costAnomalyDetection !== undefined) {
+      new CostGuards(this, 'CostGuards', { budget: props.budget, anomalyDetection: props.costAnomalyDetection });
+    }
+    byokKey.restrictTo({ generateDataKey: [account.gateway.role], decrypt: [chat.gateway.role, embeddings.gateway.role] });
+    return rollout;
   }
 
   /** Outputs of the CloudFront front door: the dashboard URL, the distribution, its logs and origin secret. */
@@ -173,23 +185,38 @@ export class ModelmuxStack extends Stack {
    * Metrics, alarms and the dashboard over the request functions, the settle path and the tables
    * (lib/constructs/monitoring.ts), with the alarm topic and dashboard as outputs.
    */
-  private addMonitoring(props: ModelmuxStackProps, parts: Pick<StackParts, 'tables' | 'settle' | 'chat' | 'embeddings' | 'account'>): void {
+  private addMonitoring(
+    props: ModelmuxStackProps,
+    parts: Pick<StackParts, 'tables' | 'settle' | 'chat' | 'embeddings' | 'account'>,
+    more: { rollout: Rollout; reserved: ReservedConcurrency; distribution: ApiDistribution | undefined },
+  ): void {
     const { tables, settle, chat, embeddings, account } = parts;
+    const { rollout, reserved } = more;
     const monitoring = new Monitoring(this, 'Monitoring', {
       service: this.stackName,
       alarmEmail: props.alarmEmail,
       accountConcurrencyLimit: props.accountConcurrencyLimit,
+      reservedConcurrency: Object.values(reserved).reduce<number>((sum, n) => sum + (n ?? 0), 0),
       requestLogGroups: [chat.gateway.logGroup, embeddings.gateway.logGroup],
     });
-    monitoring.addFunction('Chat', chat.gateway.function, props.chatReservedConcurrency);
-    monitoring.addFunction('Embeddings', embeddings.gateway.function, props.embeddingsReservedConcurrency);
-    monitoring.addFunction('Account', account.gateway.function);
+    monitoring.addFunction('Chat', chat.gateway.function, reserved.chat);
+    monitoring.addFunction('Embeddings', embeddings.gateway.function, reserved.embeddings);
+    monitoring.addFunction('Account', account.gateway.function, reserved.account);
     // The durable settle path (issue 10): its consumer, a backlog older than 5 minutes (settles not
     // landing), and anything in its dead-letter queue (settles that failed for 24 h).
-    monitoring.addFunction('Settle', settle.settleFunction.function);
+    monitoring.addFunction('Settle', settle.settleFunction.function, reserved.settle);
     monitoring.addQueue('SettleQueue', settle.queue, { maxAgeSeconds: 300 });
     monitoring.addQueue('Settle', settle.deadLetterQueue, { deadLetter: true });
-    for (const [name, table] of Object.entries(tables.tables)) monitoring.addTable(name.charAt(0).toUpperCase() + name.slice(1), table);
+    for (const schema of TABLE_SCHEMAS) {
+      const name = schema.logicalName.charAt(0).toUpperCase() + schema.logicalName.slice(1);
+      monitoring.addTable(name, tables.tables[schema.logicalName], (schema.globalSecondaryIndexes ?? []).map((i) => i.indexName));
+    }
+    if (more.distribution !== undefined) monitoring.addDistribution(more.distribution.distribution.distributionId, ORIGIN_LATENCY_ALARM_MS);
+    // A canary rolls back when the service's 5xx rate or a request function's errors alarm.
+    for (const name of ['ServerErrorRate', 'ChatErrors', 'EmbeddingsErrors', 'AccountErrors']) {
+      const alarm = monitoring.alarms.get(name);
+      if (alarm !== undefined) rollout.addAlarm(alarm);
+    }
     monitoring.finish();
     new CfnOutput(this, 'AlarmTopicArn', { description: 'SNS topic every alarm notifies (subscribe with -c alarmEmail=… or aws sns subscribe)', value: monitoring.topic.topicArn });
     new CfnOutput(this, 'DashboardName', { description: 'CloudWatch dashboard: traffic, cost, fallbacks, latency', value: monitoring.dashboard.dashboardName });
@@ -228,6 +255,9 @@ export class ModelmuxStack extends Stack {
     });
   }
 }
+
+/** CloudFront's p90 wait for the functions' first byte above which the origin-latency alarm goes off (ms). */
+export const ORIGIN_LATENCY_ALARM_MS = 15_000;
 
 /** The constructs of the stack its outputs and monitoring refer to. */
 interface StackParts {

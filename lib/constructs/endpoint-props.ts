@@ -28,6 +28,8 @@ export interface GatewayEndpointProps {
   readonly logRetentionDays?: number;
   /** X-Ray tracing (see GatewayFunctionProps). */
   readonly tracing?: boolean;
+  /** Versions and a `live` alias the Function URL serves (see GatewayFunctionProps). */
+  readonly liveAlias?: boolean;
 }
 
 /** Env every gateway function gets from the stack: table names, the secret ARNs, then `extra`. */

@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
-import { Architecture, FunctionUrl, FunctionUrlAuthType, HttpMethod, InvokeMode, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
+import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Alias, Architecture, FunctionUrl, FunctionUrlAuthType, HttpMethod, InvokeMode, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat, SourceMapMode } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
@@ -119,7 +120,15 @@ export interface GatewayFunctionProps {
   readonly retainLogs?: boolean;
   /** X-Ray active tracing, with Powertools Tracer in the code (default false). */
   readonly tracing?: boolean;
+  /**
+   * Publish a version per code or configuration change and point the `live` alias at it (default
+   * false): the Function URL then serves the alias, and CodeDeploy shifts it (lib/constructs/rollout.ts).
+   */
+  readonly liveAlias?: boolean;
 }
+
+/** The alias the Function URLs of the request functions serve (CodeDeploy moves it between versions). */
+export const LIVE_ALIAS = 'live';
 
 /**
  * A gateway Lambda function with the house defaults: Node.js 24 on ARM64 (Graviton: about 20% cheaper
@@ -145,6 +154,10 @@ export class GatewayFunction extends Construct {
   readonly function: NodejsFunction;
   /** Its log group. */
   readonly logGroup: LogGroup;
+  /** Its execution role: log writes to its own log group only, plus what each endpoint grants. */
+  readonly role: Role;
+  /** The `live` alias, when {@link GatewayFunctionProps.liveAlias}. */
+  readonly alias: Alias | undefined;
 
   constructor(scope: Construct, id: string, props: GatewayFunctionProps) {
     super(scope, id);
@@ -154,6 +167,10 @@ export class GatewayFunction extends Construct {
       removalPolicy: props.retainLogs === false ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN,
     });
     const tracing = props.tracing === true;
+    // Its own role instead of AWSLambdaBasicExecutionRole (logs:CreateLogGroup/CreateLogStream/
+    // PutLogEvents on every log group): the log group exists already, so it may only write to it.
+    this.role = new Role(this, 'Role', { assumedBy: new ServicePrincipal('lambda.amazonaws.com'), description: `${props.description}: execution role` });
+    this.logGroup.grantWrite(this.role);
 
     this.function = new NodejsFunction(this, 'Function', {
       entry: `${REPO_ROOT}${props.entry}`,
@@ -165,6 +182,7 @@ export class GatewayFunction extends Construct {
       timeout: Duration.seconds(props.timeoutSeconds),
       reservedConcurrentExecutions: props.reservedConcurrentExecutions,
       logGroup: this.logGroup,
+      role: this.role,
       tracing: tracing ? Tracing.ACTIVE : Tracing.DISABLED,
       projectRoot: REPO_ROOT,
       depsLockFilePath: `${REPO_ROOT}package-lock.json`,
@@ -210,23 +228,17 @@ export class GatewayFunction extends Construct {
         metafile: true,
       },
     });
-    const role = this.function.role;
-    if (role !== undefined) {
-      Validations.of(role).acknowledge({
-        id: 'AwsSolutions::AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
-        reason: 'AWSLambdaBasicExecutionRole allows only logs:CreateLogGroup/CreateLogStream/PutLogEvents, which every function needs; its data-plane rights are the scoped inline statements.',
+    if (tracing) {
+      Validations.of(this.role).acknowledge({
+        id: 'AwsSolutions::AwsSolutions-IAM5[Resource::*]',
+        reason: 'X-Ray PutTraceSegments/PutTelemetryRecords (added by active tracing) support no resource-level permissions (X-Ray docs, "Identity-based policies"): Resource * is the only form.',
       });
-      if (tracing) {
-        Validations.of(role).acknowledge({
-          id: 'AwsSolutions::AwsSolutions-IAM5[Resource::*]',
-          reason: 'X-Ray PutTraceSegments/PutTelemetryRecords (added by active tracing) support no resource-level permissions (X-Ray docs, "Identity-based policies"): Resource * is the only form.',
-        });
-      }
     }
+    this.alias = props.liveAlias === true ? new Alias(this, 'Live', { aliasName: LIVE_ALIAS, version: this.function.currentVersion }) : undefined;
   }
 
   /**
-   * A public Function URL (`authType: NONE`) for this function.
+   * A public Function URL (`authType: NONE`) for this function (its `live` alias when it has one).
    *
    * Why not `AWS_IAM`: OpenAI SDKs send `Authorization: Bearer sk-mux-…`, not a SigV4 signature, so IAM
    * auth would reject every client. The gateway checks the API key itself (hash lookup in the keys
@@ -247,7 +259,8 @@ export class GatewayFunction extends Construct {
    * @param methods the CORS methods (default POST, GET; the account API adds PUT, PATCH, DELETE).
    */
   addPublicUrl(invokeMode: InvokeMode, methods: readonly HttpMethod[] = [HttpMethod.POST, HttpMethod.GET]): FunctionUrl {
-    return this.function.addFunctionUrl({
+    // On the `live` alias when there is one: a deploy reaches clients only as CodeDeploy shifts it.
+    return (this.alias ?? this.function).addFunctionUrl({
       authType: FunctionUrlAuthType.NONE,
       invokeMode,
       cors: {

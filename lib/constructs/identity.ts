@@ -1,5 +1,5 @@
 import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
-import { AccountRecovery, Mfa, UserPool, UserPoolClient } from 'aws-cdk-lib/aws-cognito';
+import { AccountRecovery, Mfa, OAuthScope, UserPool, UserPoolClient } from 'aws-cdk-lib/aws-cognito';
 import { Construct } from 'constructs';
 import { DASHBOARD_CLIENT_SETTINGS, USER_POOL_SETTINGS } from './identity-settings';
 
@@ -13,11 +13,24 @@ import { DASHBOARD_CLIENT_SETTINGS, USER_POOL_SETTINGS } from './identity-settin
  * Free tokens are granted by the account function on the user's first call, not by a post-confirmation
  * trigger (accounts/self-serve-account.ts says why), so the pool has no Lambda triggers.
  */
+/** A Cognito hosted sign-in domain (`<prefix>.auth.<region>.amazoncognito.com`) and where it may send users back. */
+export interface HostedSignIn {
+  readonly domainPrefix: string;
+  /** https URLs (http only for localhost) the OAuth code flow may redirect to; also the sign-out URLs. */
+  readonly callbackUrls: readonly string[];
+}
+
+/** Props of {@link Identity}. */
+export interface IdentityProps {
+  /** With a hosted domain, the dashboard client also allows the OAuth authorization-code flow; default none. */
+  readonly hostedSignIn?: HostedSignIn | undefined;
+}
+
 export class Identity extends Construct {
   readonly userPool: UserPool;
   readonly dashboardClient: UserPoolClient;
 
-  constructor(scope: Construct, id: string) {
+  constructor(scope: Construct, id: string, props: IdentityProps = {}) {
     super(scope, id);
     const password = USER_POOL_SETTINGS.Policies.PasswordPolicy;
     this.userPool = new UserPool(this, 'Users', {
@@ -47,10 +60,25 @@ export class Identity extends Construct {
     acknowledge('COG2', 'Self-serve sign-up for an API dashboard: MFA (TOTP) is offered to every user, not forced on them.');
     acknowledge('COG8', 'The Plus feature plan (threat protection) is billed per active user; the Essentials plan fits a pay-per-use deployment. Enable it for production tenants that need adaptive authentication.');
     const c = DASHBOARD_CLIENT_SETTINGS;
+    const hosted = props.hostedSignIn;
+    if (hosted !== undefined) this.userPool.addDomain('Hosted', { cognitoDomain: { domainPrefix: hosted.domainPrefix } });
     this.dashboardClient = this.userPool.addClient('Dashboard', {
       userPoolClientName: 'modelmux-dashboard',
       generateSecret: c.GenerateSecret,
       authFlows: { userPassword: true, userSrp: true },
+      // The dashboard signs in with USER_PASSWORD_AUTH / SRP against the API: no OAuth flows and no
+      // callback URLs (CDK's default would allow the implicit and code flows to https://example.com),
+      // unless a hosted domain is configured, which gets the code flow to its own callback URLs only.
+      ...(hosted === undefined
+        ? { disableOAuth: true }
+        : {
+            oAuth: {
+              flows: { authorizationCodeGrant: true },
+              scopes: [OAuthScope.OPENID, OAuthScope.EMAIL],
+              callbackUrls: [...hosted.callbackUrls],
+              logoutUrls: [...hosted.callbackUrls],
+            },
+          }),
       preventUserExistenceErrors: c.PreventUserExistenceErrors === 'ENABLED',
       enableTokenRevocation: c.EnableTokenRevocation,
       accessTokenValidity: Duration.minutes(c.AccessTokenValidity),

@@ -40,10 +40,13 @@ export function serverErrorRate(service: string, minRequests: number): MathExpre
   });
 }
 
-/** Read plus write throttle events of a table (base table; on-demand tables still throttle per partition). */
-export function tableThrottles(table: ITable): MathExpression {
-  const metric = (metricName: string): Metric =>
-    new Metric({ namespace: 'AWS/DynamoDB', metricName, dimensionsMap: { TableName: table.tableName }, statistic: 'Sum', period: PERIOD });
+/**
+ * Read plus write throttle events of a table (base table; on-demand tables still throttle per
+ * partition), or of one of its global secondary indexes when `indexName` is given.
+ */
+export function tableThrottles(table: ITable, indexName?: string): MathExpression {
+  const dimensionsMap: Record<string, string> = indexName === undefined ? { TableName: table.tableName } : { TableName: table.tableName, GlobalSecondaryIndexName: indexName };
+  const metric = (metricName: string): Metric => new Metric({ namespace: 'AWS/DynamoDB', metricName, dimensionsMap, statistic: 'Sum', period: PERIOD });
   return new MathExpression({
     expression: 'FILL(r, 0) + FILL(w, 0)',
     usingMetrics: { r: metric('ReadThrottleEvents'), w: metric('WriteThrottleEvents') },
@@ -52,9 +55,14 @@ export function tableThrottles(table: ITable): MathExpression {
   });
 }
 
-/** The account's concurrent Lambda executions in the region (all functions). */
-export function accountConcurrency(): Metric {
-  return new Metric({ namespace: 'AWS/Lambda', metricName: 'ConcurrentExecutions', statistic: 'Maximum', period: Duration.minutes(1) });
+/** The account's concurrent Lambda executions in the region of functions without reserved concurrency. */
+export function unreservedConcurrency(): Metric {
+  return new Metric({ namespace: 'AWS/Lambda', metricName: 'UnreservedConcurrentExecutions', statistic: 'Maximum', period: Duration.minutes(1) });
+}
+
+/** Transactions DynamoDB rejected on the table because another request held one of its items (Sum per period). */
+export function transactionConflicts(table: ITable): Metric {
+  return new Metric({ namespace: 'AWS/DynamoDB', metricName: 'TransactionConflict', dimensionsMap: { TableName: table.tableName }, statistic: 'Sum', period: PERIOD });
 }
 
 /** Latency percentiles of one of our millisecond metrics, one line each. */

@@ -1,18 +1,18 @@
-import { Duration, Stack, Validations } from 'aws-cdk-lib';
+import { Aws, CfnCondition, Duration, Fn, Stack, Validations } from 'aws-cdk-lib';
 import {
   Alarm,
+  type CfnAlarm,
+  Metric,
   AlarmStatusWidget,
   ComparisonOperator,
   Dashboard,
   GraphWidget,
   type IAlarm,
   type IMetric,
-  LogQueryWidget,
-  SingleValueWidget,
-  TextWidget,
   TreatMissingData,
 } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import { CfnMonitoringSubscription } from 'aws-cdk-lib/aws-cloudfront';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { ILogGroup } from 'aws-cdk-lib/aws-logs';
@@ -21,7 +21,8 @@ import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { MetricName } from '../../functions/shared/config/stack-contract';
-import { accountConcurrency, costUsd, own, PERIOD, percentiles, serverErrorRate, tableThrottles } from './monitoring-metrics';
+import { own, PERIOD, serverErrorRate, tableThrottles, transactionConflicts, unreservedConcurrency } from './monitoring-metrics';
+import { serviceWidgets } from './monitoring-widgets';
 
 /** Lambda's default concurrency quota per account and region (Lambda docs, "Lambda quotas"). */
 export const DEFAULT_ACCOUNT_CONCURRENCY_LIMIT = 1_000;
@@ -49,7 +50,15 @@ export interface MonitoringProps {
   readonly accountConcurrencyLimit?: number;
   /** Log groups the dashboard's cost-by-model query reads (the gateway functions' request lines). */
   readonly requestLogGroups?: readonly ILogGroup[];
+  /** Reserved concurrency of the stack's functions, summed: the account-concurrency alarm watches what is left. */
+  readonly reservedConcurrency?: number;
 }
+
+/** Direct calls to a Function URL (around CloudFront) in 5 minutes that raise the alarm. */
+export const DIRECT_ACCESS_ALARM_THRESHOLD = 5;
+
+/** DynamoDB transaction conflicts on one table per 5 minutes that, in 2 of 3 periods, raise the alarm. */
+export const TRANSACTION_CONFLICT_THRESHOLD = 100;
 
 /**
  * Metrics, alarms and a dashboard for one modelmux stack. Alarms go to one SNS topic (the
@@ -67,6 +76,8 @@ export class Monitoring extends Construct {
   private readonly service: string;
   private readonly prefix: string;
   private readonly functionWidgets: GraphWidget[] = [];
+  /** Alarms on the dashboard's alarm widget (not the conditional CloudFront ones). */
+  private readonly dashboardAlarms: Alarm[] = [];
 
   constructor(scope: Construct, id: string, props: MonitoringProps) {
     super(scope, id);
@@ -99,14 +110,21 @@ export class Monitoring extends Construct {
     this.alarm('UpstreamOverHold', own(s, MetricName.UpstreamOverHoldNanoUsd, 'Sum'), OVER_HOLD_LOSS_ALARM_NANO_USD, {
       description: `Upstreams reported usage worth more than $${OVER_HOLD_LOSS_ALARM_NANO_USD / 1e9} beyond the holds in 5 minutes (not charged: the platform's loss). An upstream ignores max_tokens or over-reports: see README, Runbook, and the \`usage over the hold\` log lines.`,
     });
-    this.alarm('AccountConcurrency', accountConcurrency(), Math.floor(CONCURRENCY_ALARM_RATIO * (props.accountConcurrencyLimit ?? DEFAULT_ACCOUNT_CONCURRENCY_LIMIT)), {
-      description: `Lambda concurrency in this account and region is above ${CONCURRENCY_ALARM_RATIO * 100}% of its quota: new invocations will be throttled (429/502 to clients). See README, Runbook.`,
+    // Reserved concurrency is carved out of the quota: what the unreserved functions (and any other
+    // function of the account) share is the quota less the reservations.
+    const quota = props.accountConcurrencyLimit ?? DEFAULT_ACCOUNT_CONCURRENCY_LIMIT;
+    const unreserved = Math.max(1, quota - (props.reservedConcurrency ?? 0));
+    this.alarm('AccountConcurrency', unreservedConcurrency(), Math.max(1, Math.floor(CONCURRENCY_ALARM_RATIO * unreserved)), {
+      description: `Unreserved Lambda concurrency in this account and region is above ${CONCURRENCY_ALARM_RATIO * 100}% of what the quota (${quota}) leaves after the stack's reservations (${props.reservedConcurrency ?? 0}): new invocations of the unreserved functions will be throttled. See README, Runbook.`,
       period: Duration.minutes(1),
       evaluationPeriods: 3,
     });
+    this.alarm('DirectAccess', own(s, MetricName.DirectAccessRefused, 'Sum'), DIRECT_ACCESS_ALARM_THRESHOLD, {
+      description: `At least ${DIRECT_ACCESS_ALARM_THRESHOLD} requests in 5 minutes called a Function URL directly (around CloudFront and its WAF) and were refused: the URL is known outside. See README, Runbook (rotate the origin secret; recreate the URL).`,
+    });
 
     this.dashboard = new Dashboard(this, 'Dashboard', { dashboardName: `${this.prefix}-overview`, defaultInterval: Duration.hours(3) });
-    this.dashboard.addWidgets(...this.serviceWidgets(props.requestLogGroups ?? []));
+    this.dashboard.addWidgets(...serviceWidgets(this.prefix, this.service, props.requestLogGroups ?? []));
   }
 
   /**
@@ -138,12 +156,62 @@ export class Monitoring extends Construct {
     if (this.functionWidgets.length % 2 === 0) this.dashboard.addWidgets(...this.functionWidgets.slice(-2));
   }
 
-  /** An alarm on the table's read and write throttle events (any in 5 minutes). */
-  addTable(name: string, table: ITable): void {
-    const throttles = tableThrottles(table);
-    this.alarm(`${name}TableThrottles`, throttles, 1, {
+  /**
+   * Alarms on the table's read and write throttle events, on each of its global secondary indexes'
+   * (an index that cannot keep up throttles writes to the table), and on its transaction conflicts
+   * (how a hot account fails: concurrent holds and settles on one item).
+   */
+  addTable(name: string, table: ITable, indexNames: readonly string[] = []): void {
+    this.alarm(`${name}TableThrottles`, tableThrottles(table), 1, {
       description: `DynamoDB throttled requests on the ${name} table (a hot partition or account limit): requests may have failed with 503. See README, Runbook.`,
     });
+    for (const index of indexNames) {
+      const id = index.charAt(0).toUpperCase() + index.slice(1);
+      this.alarm(`${name}${id}IndexThrottles`, tableThrottles(table, index), 1, {
+        description: `DynamoDB throttled the ${index} index of the ${name} table; an index that cannot keep up throttles writes to the table itself. See README, Runbook.`,
+      });
+    }
+    this.alarm(`${name}TransactionConflicts`, transactionConflicts(table), TRANSACTION_CONFLICT_THRESHOLD, {
+      description: `More than ${TRANSACTION_CONFLICT_THRESHOLD} transaction conflicts on the ${name} table in 2 of 3 five-minute periods: one account's holds and settles contend (a hot account; requests retry, then answer 503). See README, Runbook.`,
+      evaluationPeriods: 3,
+      datapointsToAlarm: 2,
+    });
+  }
+
+  /**
+   * CloudFront's 5xx rate (any period above {@link SERVER_ERROR_RATE_PERCENT}%, 2 of 3) and origin
+   * latency (p90 above `originLatencyMs`, 3 periods). CloudFront publishes its metrics in us-east-1
+   * only, so these alarms exist only when the stack is deployed there (a CloudFormation condition);
+   * elsewhere README, "Runbook" says how to add them in us-east-1. OriginLatency is one of the
+   * distribution's additional metrics (turned on by the stack).
+   */
+  addDistribution(distributionId: string, originLatencyMs: number): void {
+    const inUsEast1 = new CfnCondition(this, 'CloudFrontMetricsHere', { expression: Fn.conditionEquals(Aws.REGION, 'us-east-1') });
+    // OriginLatency is one of the distribution's additional metrics (billed as 8 custom metrics).
+    new CfnMonitoringSubscription(this, 'CloudFrontAdditionalMetrics', {
+      distributionId,
+      monitoringSubscription: { realtimeMetricsSubscriptionConfig: { realtimeMetricsSubscriptionStatus: 'Enabled' } },
+    });
+    const cf = (metricName: string, statistic: string) =>
+      new Metric({ namespace: 'AWS/CloudFront', metricName, dimensionsMap: { DistributionId: distributionId, Region: 'Global' }, statistic, period: PERIOD, region: 'us-east-1' });
+    const onlyInUsEast1 = (alarm: Alarm) => (alarm.node.defaultChild as CfnAlarm).cfnOptions.condition = inUsEast1;
+    onlyInUsEast1(
+      this.alarm('CloudFront5xxRate', cf('5xxErrorRate', 'Average'), SERVER_ERROR_RATE_PERCENT, {
+        description: `More than ${SERVER_ERROR_RATE_PERCENT}% of CloudFront's answers were 5xx in 2 of 3 five-minute periods (origin errors, timeouts, or CloudFront's own 502/504). See README, Runbook.`,
+        evaluationPeriods: 3,
+        datapointsToAlarm: 2,
+        comparison: ComparisonOperator.GREATER_THAN_THRESHOLD,
+        dashboard: false,
+      }),
+    );
+    onlyInUsEast1(
+      this.alarm('CloudFrontOriginLatency', cf('OriginLatency', 'p90'), originLatencyMs, {
+        description: `CloudFront waited more than ${originLatencyMs} ms (p90) for the functions' first byte for 15 minutes: slow upstreams or cold starts. See README, Runbook.`,
+        evaluationPeriods: 3,
+        comparison: ComparisonOperator.GREATER_THAN_THRESHOLD,
+        dashboard: false,
+      }),
+    );
   }
 
   /**
@@ -152,8 +220,12 @@ export class Monitoring extends Construct {
    */
   addQueue(name: string, queue: IQueue, opts: { maxAgeSeconds?: number; deadLetter?: boolean } = {}): void {
     if (opts.deadLetter === true) {
-      this.alarm(`${name}DeadLetters`, queue.metricApproximateNumberOfMessagesVisible({ period: PERIOD, statistic: 'Maximum' }), 1, {
-        description: `Messages reached the ${name} dead-letter queue: work that failed every retry. See README, Runbook.`,
+      // The age of its oldest message, not the visible count: a message being looked at is invisible,
+      // and an idle queue's metrics stop. The sweep reads the dead-letter queue every 5 minutes, which
+      // keeps it active, so no data means the sweep or SQS's metrics stopped: that alarms too.
+      this.alarm(`${name}DeadLetters`, queue.metricApproximateAgeOfOldestMessage({ period: PERIOD, statistic: 'Maximum' }), 1, {
+        description: `Messages reached the ${name} dead-letter queue (work that failed every retry), or its metrics stopped (no sweep ran). See README, Runbook.`,
+        missingData: TreatMissingData.BREACHING,
       });
       return;
     }
@@ -165,14 +237,23 @@ export class Monitoring extends Construct {
   /** Flushes a pending half row of function graphs onto the dashboard (call once all functions are added). */
   finish(): void {
     if (this.functionWidgets.length % 2 === 1) this.dashboard.addWidgets(...this.functionWidgets.slice(-1));
-    this.dashboard.addWidgets(new AlarmStatusWidget({ title: 'Alarms', width: 24, alarms: [...this.alarms.values()] as IAlarm[] }));
+    this.dashboard.addWidgets(new AlarmStatusWidget({ title: 'Alarms', width: 24, alarms: this.dashboardAlarms as IAlarm[] }));
   }
 
   private alarm(
     name: string,
     metric: IMetric,
     threshold: number,
-    opts: { description: string; evaluationPeriods?: number; datapointsToAlarm?: number; period?: Duration; comparison?: ComparisonOperator },
+    opts: {
+      description: string;
+      evaluationPeriods?: number;
+      datapointsToAlarm?: number;
+      period?: Duration;
+      comparison?: ComparisonOperator;
+      missingData?: TreatMissingData;
+      /** Show it on the dashboard's alarm widget (default true). */
+      dashboard?: boolean;
+    },
   ): Alarm {
     const alarm = new Alarm(this, name, {
       alarmName: `${this.prefix}-${name}`,
@@ -182,68 +263,13 @@ export class Monitoring extends Construct {
       comparisonOperator: opts.comparison ?? ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
       evaluationPeriods: opts.evaluationPeriods ?? 1,
       ...(opts.datapointsToAlarm ? { datapointsToAlarm: opts.datapointsToAlarm } : {}),
-      // No data = nothing happened (no traffic, no holds, no throttles): not an alarm.
-      treatMissingData: TreatMissingData.NOT_BREACHING,
+      // No data = nothing happened (no traffic, no holds, no throttles): not an alarm, unless said.
+      treatMissingData: opts.missingData ?? TreatMissingData.NOT_BREACHING,
     });
     alarm.addAlarmAction(new SnsAction(this.topic));
     alarm.addOkAction(new SnsAction(this.topic));
     this.alarms.set(name, alarm);
+    if (opts.dashboard !== false) this.dashboardAlarms.push(alarm);
     return alarm;
-  }
-
-  /** Traffic, cost, fallbacks, latency and billing health at a glance, then cost by model from the logs. */
-  private serviceWidgets(logGroups: readonly ILogGroup[]): Array<TextWidget | GraphWidget | SingleValueWidget | LogQueryWidget> {
-    const s = this.service;
-    const oneMinute = Duration.minutes(1);
-    const widgets: Array<TextWidget | GraphWidget | SingleValueWidget | LogQueryWidget> = [
-      new TextWidget({
-        width: 24,
-        height: 2,
-        markdown: `# ${this.prefix}\nTraffic, money, fallbacks and latency of modelmux (namespace \`modelmux\`, service \`${s}\`). Cost is what accounts were charged. README, "Runbook: read the dashboard".`,
-      }),
-      new GraphWidget({
-        title: 'Traffic: requests and errors per minute',
-        width: 12,
-        left: [own(s, MetricName.Requests, 'Sum', 'requests', oneMinute), own(s, MetricName.ClientErrors, 'Sum', '4xx', oneMinute), own(s, MetricName.ServerErrors, 'Sum', '5xx', oneMinute)],
-      }),
-      new GraphWidget({ title: 'Cost charged (USD per 5 minutes)', width: 8, left: [costUsd(s)] }),
-      new SingleValueWidget({ title: 'Cost charged in the time range (USD)', width: 4, metrics: [costUsd(s)], setPeriodToTimeRange: true, fullPrecision: true }),
-      new GraphWidget({
-        title: 'Fallbacks, breaker openings, estimated usage',
-        width: 12,
-        left: [own(s, MetricName.Fallbacks, 'Sum', 'fallbacks'), own(s, MetricName.BreakerOpened, 'Sum', 'breakers opened'), own(s, MetricName.UsageEstimated, 'Sum', 'usage estimated')],
-        right: [own(s, MetricName.UpstreamOverHoldNanoUsd, 'Sum', 'usage over the hold (nano-USD, not charged)')],
-      }),
-      new GraphWidget({
-        title: 'Tokens billed per 5 minutes',
-        width: 12,
-        left: [own(s, MetricName.PromptTokens, 'Sum', 'prompt'), own(s, MetricName.CompletionTokens, 'Sum', 'completion')],
-      }),
-      new GraphWidget({ title: 'Time to first token (ms, streams, fallbacks included)', width: 12, left: percentiles(s, MetricName.TimeToFirstToken, ['p50', 'p90', 'p99']) }),
-      new GraphWidget({ title: "modelmux's own overhead per request (ms)", width: 12, left: percentiles(s, MetricName.Overhead, ['p50', 'p99']) }),
-      new GraphWidget({
-        title: 'Billing records: settle failures, holds pending / overdue, settles retried',
-        width: 24,
-        left: [own(s, MetricName.SettleFailures, 'Sum', 'settle failures'), own(s, MetricName.SettlesRetried, 'Sum', 'settles retried')],
-        right: [own(s, MetricName.HoldsPending, 'Maximum', 'holds pending'), own(s, MetricName.HoldsOverdue, 'Maximum', 'holds overdue')],
-      }),
-    ];
-    if (logGroups.length > 0) {
-      widgets.push(
-        new LogQueryWidget({
-          title: 'Cost and requests by model (settled requests, from the request log lines)',
-          width: 24,
-          logGroupNames: logGroups.map((g) => g.logGroupName),
-          queryLines: [
-            'fields model, servedModel, costNanoUsd',
-            'filter message = "request" and ispresent(costNanoUsd)',
-            'stats count(*) as requests, sum(costNanoUsd) / 1000000000 as usd, sum(promptTokens) as prompt, sum(completionTokens) as completion by model',
-            'sort usd desc',
-            'limit 20',
-          ],
-        }),
-      );
-    }
-    return widgets;
   }
 }

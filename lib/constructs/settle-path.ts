@@ -6,7 +6,7 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { HOLD_SWEEP_INTERVAL_MINUTES, SETTLE_QUEUE_URL_ENV } from '../../functions/shared/config/stack-contract';
+import { HOLD_SWEEP_INTERVAL_MINUTES, SETTLE_DEAD_LETTER_QUEUE_URL_ENV, SETTLE_QUEUE_URL_ENV } from '../../functions/shared/config/stack-contract';
 import type { DataTables } from './data-tables';
 import { GatewayFunction } from './gateway-function';
 
@@ -17,6 +17,12 @@ export interface SettlePathProps {
   readonly logRetentionDays?: number;
   /** X-Ray tracing, as the gateway functions. */
   readonly tracing?: boolean;
+  /** Reserved concurrency of the settle function (at least 3); the queue's pollers get one less. */
+  readonly reservedConcurrency: number;
+  /** Extra plain env (the stack's `functionSettings`). */
+  readonly environment?: Readonly<Record<string, string>>;
+  /** No legacy held ledger items remain: no ledger UpdateItem/DeleteItem (data-tables.ts). */
+  readonly legacyHoldsDrained?: boolean;
 }
 
 /** The settle function's timeout (s): a batch of 10 settles, each a few transactional writes. */
@@ -30,7 +36,7 @@ const MAX_RECEIVE_COUNT = 480;
  * The durable settle path (billing/settle-durable.ts): the settle queue (SSE, TLS only) with its
  * dead-letter queue, the settle function that consumes it (SQS event source, batches of 10 with
  * partial batch failures) and, every HOLD_SWEEP_INTERVAL_MINUTES (5), sweeps orphaned holds (EventBridge
- * schedule; a Scan of the accounts table, billing/sweep.ts). Bounds: a queued settle is retried for 24 h
+ * schedule; a Query of the accounts table's sparse pendingHolds index, billing/pending-holds.ts). Bounds: a queued settle is retried for 24 h
  * before the dead-letter queue (kept 14 days); an orphaned hold is settled within its expiry +
  * HOLD_SWEEP_GRACE_MS (2 min) + 5 min. The monitoring construct (issue 15)
  * reads `queue`, `deadLetterQueue` and `settleFunction` for its alarms.
@@ -64,13 +70,30 @@ export class SettlePath extends Construct {
       memorySize: 512,
       logRetentionDays: props.logRetentionDays,
       tracing: props.tracing,
-      environment: { ...props.tables.environment, [SETTLE_QUEUE_URL_ENV]: this.queue.queueUrl },
+      reservedConcurrentExecutions: props.reservedConcurrency,
+      environment: {
+        ...props.tables.environment,
+        [SETTLE_QUEUE_URL_ENV]: this.queue.queueUrl,
+        [SETTLE_DEAD_LETTER_QUEUE_URL_ENV]: this.deadLetterQueue.queueUrl,
+        ...props.environment,
+      },
     });
     const fn = this.settleFunction.function;
-    props.tables.grantSettleAccess(fn);
-    // The sweep asks whether the queue is empty before it settles any orphan.
+    props.tables.grantSettleAccess(fn, props.legacyHoldsDrained === true);
+    // The sweep reads both queues' depth: unmarked holds wait a while for a non-empty queue, and a
+    // read every 5 minutes keeps the dead-letter queue's metrics flowing (its alarm treats none as bad).
     this.queue.grant(fn, 'sqs:GetQueueAttributes');
-    fn.addEventSource(new SqsEventSource(this.queue, { batchSize: 10, reportBatchItemFailures: true, maxBatchingWindow: Duration.seconds(1) }));
+    this.deadLetterQueue.grant(fn, 'sqs:GetQueueAttributes');
+    // The queue's pollers stay below the reservation, so the sweep always has room and SQS never
+    // meets throttles (which would count as receives towards the dead-letter queue).
+    fn.addEventSource(
+      new SqsEventSource(this.queue, {
+        batchSize: 10,
+        reportBatchItemFailures: true,
+        maxBatchingWindow: Duration.seconds(1),
+        maxConcurrency: Math.max(2, props.reservedConcurrency - 1),
+      }),
+    );
     new Rule(this, 'Sweep', {
       description: `modelmux: settle orphaned holds every ${HOLD_SWEEP_INTERVAL_MINUTES} minutes`,
       schedule: Schedule.rate(Duration.minutes(HOLD_SWEEP_INTERVAL_MINUTES)),

@@ -1,7 +1,8 @@
 import { encodeInlineHold } from '../../functions/shared/billing/hold-record';
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
-import { CreateTableCommand } from '@aws-sdk/client-dynamodb';
+import { ensureTables } from '../../local/dynamodb-local';
+import { sweepShardOf } from '../../functions/shared/billing/pending-holds';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDocumentClient } from '../../functions/shared/store/dynamo';
@@ -56,6 +57,7 @@ describe('admin health', () => {
     expect(checks['upstream keys secret']).toMatchObject({ status: 'skip' });
     expect(checks['origin secret']).toMatchObject({ status: 'skip' });
     expect(checks['pending holds']).toMatchObject({ status: 'ok', detail: expect.stringMatching(/^0 pending/) });
+    expect(checks['legacy holds']).toMatchObject({ status: 'ok', detail: expect.stringMatching(/^none: deploy with -c legacyHoldsDrained=true/) });
   });
 
   it('names the provider keys the secret holds, never their values, and fails (exit 1) on an unreadable origin secret', async () => {
@@ -76,18 +78,11 @@ describe('admin health', () => {
   it('counts pending and overdue holds from the inline records on the account items, and fails when one is past its bound', async () => {
     const accounts = `${tables.accounts}-holds`;
     const client = createDocumentClient({ endpoint: process.env.DYNAMODB_ENDPOINT });
-    await client.send(
-      new CreateTableCommand({
-        TableName: accounts,
-        BillingMode: 'PAY_PER_REQUEST',
-        AttributeDefinitions: [{ AttributeName: 'accountId', AttributeType: 'S' }],
-        KeySchema: [{ AttributeName: 'accountId', KeyType: 'HASH' }],
-      }),
-    );
+    await ensureTables(client, { ...tables, accounts }, ['accounts']);
     const now = Date.now();
     const inline = (expiresAt: number) => encodeInlineHold({ ownerAccountId: 'acct_h', accountId: 'acct_h', shard: 0, requestId: 'r', keyHash: 'ab'.repeat(32), holdFreeTokens: 0, holdNanoUsd: 1_000, keyLimited: false, accountSlot: true, keySlot: true, promptTokensEstimate: 10, promptTokensHeld: 12, maxCompletionTokens: 20, holdInputPrice: 150_000, holdOutputPrice: 600_000, publicModel: 'gpt-4o-mini', createdAt: new Date(now).toISOString(), holdExpiresAt: expiresAt });
-    await client.send(new PutCommand({ TableName: accounts, Item: { accountId: 'acct_h', holds: { r1: inline(now + 600_000), r2: inline(now + 600_000) } } }));
-    await client.send(new PutCommand({ TableName: accounts, Item: { accountId: 'acct_h#1', holds: { r3: inline(now - 60_000) } } }));
+    await client.send(new PutCommand({ TableName: accounts, Item: { accountId: 'acct_h', sweepShard: sweepShardOf('acct_h'), holds: { r1: inline(now + 600_000), r2: inline(now + 600_000) } } }));
+    await client.send(new PutCommand({ TableName: accounts, Item: { accountId: 'acct_h#1', sweepShard: sweepShardOf('acct_h#1'), holds: { r3: inline(now - 60_000) } } }));
     // An account with nothing in flight: not counted.
     await client.send(new PutCommand({ TableName: accounts, Item: { accountId: 'acct_idle', holds: {} } }));
     client.destroy();

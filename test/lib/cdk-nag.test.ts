@@ -43,7 +43,22 @@ const summary = (violations: Violation[]): string[] => violations.map((v) => `${
 describe('cdk-nag AwsSolutions', () => {
   it('finds no unacknowledged error in the default stack', () => {
     expect(summary(nagViolations({}))).toEqual([]);
-  });
+  }, 120_000);
+
+  it('finds none with backups copied to another region, cost guards, a hosted sign-in domain, restored tables and function settings', () => {
+    const context = {
+      backupCopyRegion: 'eu-west-1',
+      budgetMonthlyUsd: '300',
+      alarmEmail: 'ops@example.com',
+      costAnomalyDetection: 'true',
+      cognitoDomainPrefix: 'modelmux-demo',
+      oauthCallbackUrls: 'https://api.example.com/',
+      restoredTables: '{"accounts":"accounts-restored"}',
+      functionSettings: '{"RATE_LIMIT_RPM":"1200"}',
+      legacyHoldsDrained: 'true',
+    };
+    expect(summary(nagViolations(context))).toEqual([]);
+  }, 120_000);
 
   it('finds none with every edge and operations option on (custom domain, WAF, tracing, reserved concurrency, alarm email)', () => {
     const context = {
@@ -56,7 +71,7 @@ describe('cdk-nag AwsSolutions', () => {
       alarmEmail: 'ops@example.com',
     };
     expect(summary(nagViolations(context))).toEqual([]);
-  });
+  }, 120_000);
 
   it('finds none without CloudFront and with an imported secret', () => {
     expect(summary(nagViolations({ cloudfront: 'false', upstreamSecretName: 'team/llm-keys' }))).toEqual([]);

@@ -1,5 +1,5 @@
 import { Template } from 'aws-cdk-lib/assertions';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { METRICS_NAMESPACE, MetricName } from '../../functions/shared/observability/metrics';
 import { ModelmuxStack } from '../../lib/modelmux-stack';
 import { stackPropsFromContext } from '../../lib/stack-context';
@@ -9,6 +9,9 @@ import { type CfnResource, logicalIdByPath, resourcesOfType, testApp } from './t
  * Alarms, the alarm topic and the dashboard of the default stack (synthesised once, without bundling:
  * this is about the template), plus the variants that change them.
  */
+
+// Each variant synthesises the whole stack (seconds each on a loaded machine).
+vi.setConfig({ testTimeout: 120_000 });
 
 function synth(context: Record<string, unknown> = {}): Template {
   const app = testApp(context, { bundle: false });
@@ -47,32 +50,47 @@ describe('alarms', () => {
     expect(Object.keys(alarms).sort()).toEqual(
       [
         'AccountConcurrency',
+        'AccountConcurrencyNearLimit',
         'AccountErrors',
         'AccountThrottles',
+        'AccountsByEmailIndexThrottles',
+        'AccountsPendingHoldsIndexThrottles',
         'AccountsTableThrottles',
+        'AccountsTransactionConflicts',
         'BreakersOpen',
         'ChatErrors',
         'ChatThrottles',
+        'CloudFront5xxRate',
+        'CloudFrontOriginLatency',
+        'DirectAccess',
         'EmbeddingsErrors',
         'EmbeddingsThrottles',
+        'KeysByAccountIndexThrottles',
         'KeysTableThrottles',
+        'KeysTransactionConflicts',
         'LedgerTableThrottles',
+        'LedgerTransactionConflicts',
         'ResponsesTableThrottles',
+        'ResponsesTransactionConflicts',
         'ServerErrorRate',
         'SettleDeadLetters',
         'SettleErrors',
         'SettleFailures',
         'SettleQueueBacklog',
+        'SettleConcurrencyNearLimit',
         'SettleThrottles',
         'SettlesOverdue',
         'UpstreamOverHold',
-      ].map((n) => `Modelmux-${n}`),
+      ]
+        .map((n) => `Modelmux-${n}`)
+        .sort(),
     );
     const topicId = logicalIdByPath(template, 'AWS::SNS::Topic', '/Monitoring/');
     for (const [name, alarm] of Object.entries(alarms)) {
       expect(alarm.AlarmActions, name).toEqual([{ Ref: topicId }]);
       expect(alarm.OKActions, name).toEqual([{ Ref: topicId }]);
-      expect(alarm.TreatMissingData, name).toBe('notBreaching');
+      // The dead-letter alarm alone treats no data as bad (the sweep keeps its queue's metrics flowing).
+      expect(alarm.TreatMissingData, name).toBe(name === 'Modelmux-SettleDeadLetters' ? 'breaching' : 'notBreaching');
       expect(String(alarm.AlarmDescription), name).toMatch(/Runbook/);
     }
   });
@@ -94,12 +112,12 @@ describe('alarms', () => {
     expect(expression).toBe('IF(requests >= 20, 100 * errors / requests, 0)');
   });
 
-  it('alarm on Lambda errors and throttles of each function, and on account concurrency at 80% of 1000', () => {
+  it('alarm on Lambda errors and throttles of each function, and on unreserved concurrency at 80% of what 1000 leaves after the reservations', () => {
     for (const fn of ['Chat', 'Embeddings']) {
       expect(alarmMetrics(alarms[`Modelmux-${fn}Errors`] ?? {})[0]).toMatchObject({ Namespace: 'AWS/Lambda', MetricName: 'Errors' });
       expect(alarmMetrics(alarms[`Modelmux-${fn}Throttles`] ?? {})[0]).toMatchObject({ Namespace: 'AWS/Lambda', MetricName: 'Throttles' });
     }
-    expect(alarms['Modelmux-AccountConcurrency']).toMatchObject({ Namespace: 'AWS/Lambda', MetricName: 'ConcurrentExecutions', Threshold: 800, Statistic: 'Maximum' });
+    expect(alarms['Modelmux-AccountConcurrency']).toMatchObject({ Namespace: 'AWS/Lambda', MetricName: 'UnreservedConcurrentExecutions', Threshold: Math.floor(0.8 * (1000 - 5 - 10)), Statistic: 'Maximum' });
     expect(alarms['Modelmux-AccountConcurrency']?.Dimensions).toBeUndefined();
   });
 
@@ -116,7 +134,7 @@ describe('alarms', () => {
     const named = Object.fromEntries(Object.values(resourcesOfType(variant, 'AWS::CloudWatch::Alarm')).map((a) => [String(a.Properties?.AlarmName), a.Properties ?? {}]));
     expect(named['Modelmux-ChatConcurrencyNearLimit']).toMatchObject({ MetricName: 'ConcurrentExecutions', Threshold: 40 });
     expect(named['Modelmux-EmbeddingsConcurrencyNearLimit']).toBeUndefined();
-    expect(named['Modelmux-AccountConcurrency']).toMatchObject({ Threshold: 2400 });
+    expect(named['Modelmux-AccountConcurrency']).toMatchObject({ Threshold: Math.floor(0.8 * (3000 - 50 - 5 - 10)) });
   });
 });
 

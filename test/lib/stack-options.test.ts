@@ -1,5 +1,5 @@
 import { Template } from 'aws-cdk-lib/assertions';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { ModelmuxStack } from '../../lib/modelmux-stack';
 import { CHAT_DEFAULT_MEMORY_MB } from '../../lib/constructs/chat-endpoint';
 import { EMBEDDINGS_DEFAULT_MEMORY_MB } from '../../lib/constructs/embeddings-endpoint';
@@ -10,6 +10,9 @@ import { allIamStatements, type CfnResource, resourcesOfType, testApp } from './
  * Stack options read from context. Bundling is skipped here (stack.test.ts covers the real bundle), so
  * each variant synthesises in milliseconds.
  */
+
+// Each variant synthesises the whole stack (seconds each on a loaded machine).
+vi.setConfig({ testTimeout: 120_000 });
 
 function synth(context: Record<string, unknown>): Template {
   const app = testApp(context, { bundle: false });
@@ -88,11 +91,12 @@ describe('stack options from context', () => {
     expect(() => synth({ upstreamBaseUrls: { OPENAI_BASE_URL: 'not a url' } })).toThrow(/must be an http\(s\) URL/);
   });
 
-  it('sets reserved concurrency only when asked', () => {
+  it('sets reserved concurrency of chat and embeddings only when asked (settle and account always have theirs)', () => {
     const template = synth({ chatReservedConcurrency: '20', embeddingsReservedConcurrency: 5 });
     const reserved = upstreamFunctions(template).map((fn) => fn.Properties?.ReservedConcurrentExecutions);
     expect(reserved.sort()).toEqual([20, 5]);
-    expect(Object.values(resourcesOfType(template, 'AWS::Lambda::Function')).filter((fn) => fn.Properties?.ReservedConcurrentExecutions !== undefined)).toHaveLength(2);
+    // chat, embeddings, and the settle and account functions' defaults (deploy-readiness.test.ts).
+    expect(Object.values(resourcesOfType(template, 'AWS::Lambda::Function')).filter((fn) => fn.Properties?.ReservedConcurrentExecutions !== undefined)).toHaveLength(4);
     expect(() => synth({ chatReservedConcurrency: 'lots' })).toThrow(/chatReservedConcurrency must be a non-negative integer/);
   });
 

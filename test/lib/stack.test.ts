@@ -222,16 +222,17 @@ describe('the durable settle path', () => {
     expect(envOf(ids.chatFn).SETTLE_QUEUE_URL).toEqual({ Ref: queue });
     expect(envOf(ids.embeddingsFn).SETTLE_QUEUE_URL).toEqual({ Ref: queue });
     // The settle function: settle (ledger Put + account Update) and cancel (account Update) holds, find
-    // them with a Scan of the accounts table only (inline holds), an orphan's key hash through the keys
-    // table's byAccount index, read the queue depth; a held ledger item from before the upgrade is
-    // settled (UpdateItem) or cancelled (DeleteItem) the old way.
+    // them through the accounts table's pendingHolds index (Query) and BatchGetItem of the marked items
+    // (no Scan), an orphan's key hash through the keys table's byAccount index, read the queue depths;
+    // a held ledger item from before the upgrade is settled (UpdateItem) or cancelled (DeleteItem) the old way.
     const actions = roleStatementsOf(settleFn).flatMap((st) => actionsOf(st));
-    expect(actions).toEqual(expect.arrayContaining(['dynamodb:UpdateItem', 'dynamodb:PutItem', 'dynamodb:Scan', 'dynamodb:Query', 'sqs:GetQueueAttributes', 'sqs:ReceiveMessage', 'sqs:DeleteMessage']));
+    expect(actions).toEqual(expect.arrayContaining(['dynamodb:UpdateItem', 'dynamodb:PutItem', 'dynamodb:BatchGetItem', 'dynamodb:Query', 'sqs:GetQueueAttributes', 'sqs:ReceiveMessage', 'sqs:DeleteMessage']));
+    expect(actions).not.toContain('dynamodb:Scan');
     for (const st of roleStatementsOf(settleFn)) {
       if (actionsOf(st).includes('dynamodb:DeleteItem')) expect(resourcesOfStatement(st)).toEqual([getAttArn(ids.tables.ledger)]);
     }
     for (const st of roleStatementsOf(settleFn)) {
-      if (actionsOf(st).includes('dynamodb:Scan')) expect(resourcesOfStatement(st)).toEqual([getAttArn(ids.tables.accounts)]);
+      if (actionsOf(st).includes('dynamodb:BatchGetItem')) expect(resourcesOfStatement(st)).toEqual([getAttArn(ids.tables.accounts)]);
       if (actionsOf(st).includes('dynamodb:PutItem')) expect(resourcesOfStatement(st)).toEqual([getAttArn(ids.tables.ledger)]);
     }
   });
@@ -296,9 +297,15 @@ describe('IAM least privilege', () => {
     });
   });
 
-  it('attaches only the basic execution managed policy (logs) to the function roles', () => {
-    for (const role of Object.values(resourcesOfType(template, 'AWS::IAM::Role'))) {
-      expect(JSON.stringify(role.Properties?.ManagedPolicyArns)).toMatch(/service-role\/AWSLambdaBasicExecutionRole"\]\]\}\]$/);
+  it('attaches no managed policy to our function roles (logs: their own log group only); only AWS service roles carry their service policy', () => {
+    const managed = Object.values(resourcesOfType(template, 'AWS::IAM::Role')).map((role) => JSON.stringify(role.Properties?.ManagedPolicyArns ?? []));
+    for (const fn of [ids.chatFn, ids.embeddingsFn, ids.accountFn]) {
+      const roleId = (fnProps(fn).Role as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
+      expect(resourcesOfType(template, 'AWS::IAM::Role')[roleId]?.Properties?.ManagedPolicyArns).toBeUndefined();
+    }
+    for (const arns of managed.filter((m) => m !== '[]')) {
+      // CDK's dashboard-upload handler (basic execution), CodeDeploy's and AWS Backup's service roles.
+      expect(arns).toMatch(/service-role\/(AWSLambdaBasicExecutionRole|AWSCodeDeployRoleForLambdaLimited|AWSBackupServiceRolePolicyForBackup)"\]\]\}\]$/);
     }
   });
 });

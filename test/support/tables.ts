@@ -45,3 +45,27 @@ export function countStoreCalls(): { readonly calls: number } {
   );
   return counter;
 }
+
+/**
+ * Counts the items DynamoDB read for the container's client from now on, from its answers: a Query's
+ * `Count`, a Scan's `ScannedCount` (what it was billed for), a BatchGetItem's responses, a GetItem's
+ * item; and which commands ran. Read `.items` / `.commands` before and after the code under test.
+ */
+export function countItemsRead(): { items: number; readonly commands: string[] } {
+  const counter = { items: 0, commands: [] as string[] };
+  documentClient().middlewareStack.add(
+    (next, context) => async (args) => {
+      const result = await next(args);
+      const out = result.output as { Count?: number; ScannedCount?: number; Responses?: Record<string, unknown[]>; Item?: unknown };
+      const command = String((context as { commandName?: string }).commandName ?? '');
+      counter.commands.push(command);
+      if (command.startsWith('Scan')) counter.items += out.ScannedCount ?? 0;
+      else if (command.startsWith('Query')) counter.items += out.Count ?? 0;
+      else if (command.startsWith('BatchGet')) counter.items += Object.values(out.Responses ?? {}).reduce((n, items) => n + items.length, 0);
+      else if (command.startsWith('Get') && out.Item !== undefined) counter.items += 1;
+      return result;
+    },
+    { step: 'initialize', name: `countItemsRead${randomBytes(4).toString('hex')}` },
+  );
+  return counter;
+}

@@ -57,18 +57,19 @@ export const HOLDS_MAP = 'holds';
  * (every write of the account item pays 1 WRU per KB, so each byte here is paid on every hold and
  * settle of the account while the hold is in flight). One string, `|`-separated, integers in base 36:
  * `expiresAt|freeTokens|nanoUsd|flags|h16|promptTokensEstimate|inputPrice|outputPrice|publicModel`,
- * flags = 1 keyLimited + 2 accountSlot + 4 keySlot. E.g. 50 bytes for a gpt-4o-mini hold.
+ * flags = 1 keyLimited + 2 accountSlot + 4 keySlot + 8 queued (its settle was handed to the settle
+ * queue: the sweep leaves it to the queue, pending-holds.ts). E.g. 50 bytes for a gpt-4o-mini hold.
  * The request's own settle does not read it: the full {@link HoldRecord} travels with the request
  * (and in the settle message).
  */
-export function encodeInlineHold(r: HoldRecord): string {
+export function encodeInlineHold(r: HoldRecord, opts: { queued?: boolean } = {}): string {
   const b36 = (n: number) => n.toString(36);
-  const flags = (r.keyLimited ? 1 : 0) | (r.accountSlot ? 2 : 0) | (r.keySlot ? 4 : 0);
+  const flags = (r.keyLimited ? 1 : 0) | (r.accountSlot ? 2 : 0) | (r.keySlot ? 4 : 0) | (opts.queued === true ? 8 : 0);
   return [b36(r.holdExpiresAt), b36(r.holdFreeTokens), b36(r.holdNanoUsd), String(flags), keyEntryId(r.keyHash), b36(r.promptTokensEstimate), b36(r.holdInputPrice), b36(r.holdOutputPrice), r.publicModel].join('|');
 }
 
-/** What an inline hold alone tells (the key only by its 16-hex entry id). */
-export type InlineHold = Omit<HoldRecord, 'keyHash' | 'keyWindow' | 'promptTokensHeld' | 'maxCompletionTokens'> & { h16: string };
+/** What an inline hold alone tells (the key only by its 16-hex entry id; `queued`: its settle is on the settle queue). */
+export type InlineHold = Omit<HoldRecord, 'keyHash' | 'keyWindow' | 'promptTokensHeld' | 'maxCompletionTokens'> & { h16: string; queued: boolean };
 
 /**
  * Reads `holds.<requestId>` of account item `accountId` (a fund shard's pk: `owner#k`). Undefined for a
@@ -94,6 +95,7 @@ export function decodeInlineHold(accountId: string, requestId: string, value: un
     keyLimited: (flags & 1) !== 0,
     accountSlot: (flags & 2) !== 0,
     keySlot: (flags & 4) !== 0,
+    queued: (flags & 8) !== 0,
     promptTokensEstimate: est,
     holdInputPrice: inP,
     holdOutputPrice: outP,
@@ -105,6 +107,6 @@ export function decodeInlineHold(accountId: string, requestId: string, value: un
 
 /** A settleable record from an inline hold, given the key's full hash (the h16 when it cannot be found). */
 export function recordOfInline(h: InlineHold, keyHash: string): HoldRecord {
-  const { h16: _h16, ...rest } = h;
+  const { h16: _h16, queued: _queued, ...rest } = h;
   return { ...rest, keyHash, promptTokensHeld: h.promptTokensEstimate, maxCompletionTokens: 0 };
 }

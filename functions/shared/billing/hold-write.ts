@@ -2,7 +2,8 @@
  * The ONE write of a hold: a conditional UpdateItem of the account item (or fund shard) under
  * conditions that cannot over-commit (store/conditions.ts, HOLD_CONDITIONS_DOC), which also SETs the
  * hold's compact inline record `holds.<requestId>` (hold-record.ts, encodeInlineHold) under
- * HOLD_IS_NEW. No ledger item is written until the settle. 1 WRU while the account item is ≤ 1 KB
+ * HOLD_IS_NEW, and marks the item for the orphan sweep's sparse index (pending-holds.ts; an index write
+ * only when the mark is new). No ledger item is written until the settle. 1 WRU while the account item is ≤ 1 KB
  * (a non-transactional write of an item costs 1 WRU per KB of the larger of its old and new image).
  * It asks for ALL_OLD on a failed condition, so a refusal or a stale prediction is answered from the
  * store's own numbers with no extra read.
@@ -12,6 +13,7 @@ import { tableNames } from '../store/tables';
 import { HOLD_IS_NEW } from '../store/conditions';
 import type { HoldSpec, RpmBranch } from './hold-plan';
 import { encodeInlineHold, HOLDS_MAP, keyEntryId, type HoldRecord } from './hold-record';
+import { markPendingHolds } from './pending-holds';
 import { UpdateBuilder } from './update-builder';
 
 /** The hold's UpdateItem input (the account item's pk is `record.accountId`). */
@@ -20,6 +22,7 @@ export function holdUpdate(record: HoldRecord, spec: HoldSpec): UpdateCommandInp
   const inline = b.path(HOLDS_MAP, record.requestId);
   b.when(HOLD_IS_NEW.replace('#holds.#rid', inline));
   b.set(`${inline} = ${b.value(encodeInlineHold(record))}`);
+  markPendingHolds(b, record.accountId);
   return { TableName: tableNames().accounts, Key: { accountId: record.accountId }, ...b.build(), ReturnValuesOnConditionCheckFailure: 'ALL_OLD' };
 }
 

@@ -11,6 +11,7 @@ import { StoreUnavailableError } from '../openai/errors';
 import type { HoldRecord } from './hold-record';
 import { settleHold, type SettleOutcome, type SettleResult } from './settle';
 import { sendSettleMessage } from './settle-queue';
+import { markHoldQueued } from './pending-holds';
 import { sleep } from '../retry/sleep';
 
 /** How long a settle is retried in the request's own function before it is queued (ms). */
@@ -46,6 +47,8 @@ export async function settleDurably(hold: HoldRecord, outcome: SettleOutcome, bu
 export async function queue(hold: HoldRecord, outcome: SettleOutcome, delaySeconds: number, cause?: unknown): Promise<void> {
   try {
     await sendSettleMessage(hold, outcome, delaySeconds);
+    // The sweep leaves a hold marked queued to the queue (pending-holds.ts); best effort, never throws.
+    await markHoldQueued(hold);
     logger.warn('settle queued', { requestId: hold.requestId, accountId: hold.accountId, kind: outcome.kind, error: describe(cause) });
   } catch (err) {
     // The hold stays in the ledger: the sweep settles it from its prompt estimate once it expires.

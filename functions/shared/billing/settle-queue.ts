@@ -12,6 +12,7 @@ import type { SettleOutcome } from './settle';
 export { SETTLE_QUEUE_URL_ENV } from '../config/stack-contract';
 import { SETTLE_QUEUE_URL_ENV } from '../config/stack-contract';
 import { config } from '../config/env';
+import { logger } from '../observability/logger';
 
 const usageEntrySchema = z.object({
   publicModel: z.string(),
@@ -104,7 +105,22 @@ export async function sendSettleMessage(hold: HoldRecord, outcome: SettleOutcome
 
 /** Messages waiting, in flight or delayed on the settle queue (SQS's approximate counts). */
 export async function pendingSettleMessages(): Promise<number> {
-  const url = settleQueueUrl();
+  return queueDepth(settleQueueUrl());
+}
+
+/**
+ * Messages on the settle dead-letter queue (`SETTLE_DEAD_LETTER_QUEUE_URL`; 0 when unset). The sweep
+ * reads it every run, which also keeps the queue's CloudWatch metrics flowing (an idle queue's stop).
+ * Never throws: a failed read is logged and counted as 0.
+ */
+export async function deadLetterMessages(): Promise<number> {
+  return queueDepth(config().SETTLE_DEAD_LETTER_QUEUE_URL).catch((err: unknown) => {
+    logger.warn('settle dead-letter queue not readable', { error: err as Error });
+    return 0;
+  });
+}
+
+async function queueDepth(url: string | undefined): Promise<number> {
   if (url === undefined) return 0;
   const { GetQueueAttributesCommand } = await loadSqs();
   const out = await (await sqsClient()).send(

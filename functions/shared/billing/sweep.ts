@@ -2,63 +2,43 @@
  * The orphan sweep: holds whose function died (no settle, no queued message) are settled from their
  * inline record on the account item (`holds.<requestId>`, hold-record.ts) — our prompt estimate,
  * completion unknown = 0, `usageEstimated: true`, status `orphaned` — once they are past their expiry
- * plus a grace (HOLD_SWEEP_GRACE_MS, default 2 min), and only while the settle queue is empty, so a
- * queued exact settle is never pre-empted. Idempotent on the request id like every settle.
+ * plus a grace (HOLD_SWEEP_GRACE_MS, default 2 min). Idempotent on the request id like every settle.
  *
- * Finding them: a paginated, eventually consistent Scan of the accounts table (projection `accountId`
- * + `holds`, filter: items with a non-empty `holds` map). No index is kept for holds in flight, so a
- * request writes no index item (the hold is 1 WRU, the settle 4). A Scan is billed by the data read,
- * not by what the filter keeps: 1 RRU per 8 KB (eventually consistent, 4 KB units halved) of every
- * item. 100,000 accounts of ~1 KB read ≈ 12,500 RRU ≈ $0.0016 per run at $0.125 per million RRU,
- * ≈ $13.50 a month at one run every 5 minutes (HOLD_SWEEP_INTERVAL_MINUTES, config/stack-contract.ts).
+ * Finding them: the accounts table's sparse `pendingHolds` index (pending-holds.ts), never a Scan, so
+ * a run reads the items with holds in flight (and those that held since the last run), not the table.
+ *
+ * A queued settle is never pre-empted, and never blocks the others: a hold marked `queued` (its settle
+ * is on the settle queue) is left to the queue for {@link QUEUED_HOLD_WAIT_MS} past its expiry (the
+ * queue's 24 h of retries, then the dead-letter queue and its alarm); an unmarked hold (its mark may
+ * have failed with the settle that was queued) waits, while the settle queue is not empty, at most
+ * {@link UNMARKED_HOLD_QUEUE_WAIT_MS} past its expiry, then is settled like any orphan.
  * Orphan bound: a hold is settled at most its expiry (the request function's timeout: chat 300 s,
  * embeddings 30 s) + grace + one sweep interval after its request started: 5 + 2 + 5 = 12 min with
- * the defaults, while the settle queue is empty.
+ * the defaults (+ up to 1 h while the settle queue holds messages and its queued mark did not land).
  */
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { logger } from '../observability/logger';
 import { recordPendingHolds } from '../observability/metrics';
-import { documentClient } from '../store/dynamo';
-import { storeCall } from '../store/store-errors';
-import { tableNames } from '../store/tables';
 import { billingConfig } from './billing-config';
 import { queryAccountKeys } from '../accounts/key-list';
-import { decodeInlineHold, HOLDS_MAP, recordOfInline, type HoldRecord, type InlineHold } from './hold-record';
+import { recordOfInline, type HoldRecord, type InlineHold } from './hold-record';
+import { findPendingHolds } from './pending-holds';
 import { settleHold, type SettleOutcome } from './settle';
-import { pendingSettleMessages } from './settle-queue';
+import { deadLetterMessages, pendingSettleMessages } from './settle-queue';
+
+/** How long past its expiry a hold marked `queued` is left to the settle queue (ms): its 24 h of retries, plus 1 h. */
+export const QUEUED_HOLD_WAIT_MS = 25 * 60 * 60_000;
+
+/** How long past its expiry an unmarked hold waits while the settle queue is not empty (ms): 1 h. */
+export const UNMARKED_HOLD_QUEUE_WAIT_MS = 60 * 60_000;
 
 /**
- * Holds in flight, from every account item's inline records; only those expired before
- * `expiredBefore` (epoch ms) when given. One eventually consistent Scan of the accounts table.
+ * Holds in flight, from the pendingHolds index; only those expired before `expiredBefore` (epoch ms)
+ * when given; oldest expiry first.
  * @throws StoreUnavailableError (503).
  */
 export async function listInlineHolds(expiredBefore?: number): Promise<InlineHold[]> {
-  const out: InlineHold[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await storeCall(() =>
-      documentClient().send(
-        new ScanCommand({
-          TableName: tableNames().accounts,
-          ProjectionExpression: 'accountId, #holds',
-          FilterExpression: 'size(#holds) > :zero',
-          ExpressionAttributeNames: { '#holds': HOLDS_MAP },
-          ExpressionAttributeValues: { ':zero': 0 },
-          ExclusiveStartKey: startKey,
-        }),
-      ),
-    );
-    for (const item of page.Items ?? []) {
-      const accountId = String(item.accountId);
-      for (const [requestId, value] of Object.entries((item[HOLDS_MAP] ?? {}) as Record<string, unknown>)) {
-        const hold = decodeInlineHold(accountId, requestId, value);
-        if (hold === undefined) logger.error('malformed inline hold', { accountId, requestId });
-        else if (expiredBefore === undefined || hold.holdExpiresAt < expiredBefore) out.push(hold);
-      }
-    }
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
-  return out.sort((a, b) => a.holdExpiresAt - b.holdExpiresAt);
+  const { holds } = await findPendingHolds();
+  return holds.filter((h) => expiredBefore === undefined || h.holdExpiresAt < expiredBefore).sort((a, b) => a.holdExpiresAt - b.holdExpiresAt);
 }
 
 /**
@@ -110,25 +90,30 @@ export function orphanOutcome(hold: HoldRecord): SettleOutcome {
 
 /** What one sweep did. */
 export interface SweepResult {
-  skipped?: 'queue-not-empty';
   settled: number;
   failed: number;
+  /** Overdue holds left for now to the settle queue (marked queued, or waiting while it is not empty). */
+  deferred?: number;
 }
 
 /**
- * Settles every hold expired more than the grace ago, unless the settle queue has messages.
+ * Settles every hold expired more than the grace ago, except those left to the settle queue (see the
+ * file comment). Also reads the dead-letter queue's depth (logged; the read keeps its metrics flowing
+ * for the dead-letter alarm).
  * @param nowMs epoch ms (tests move it).
  */
 export async function sweepOrphanedHolds(nowMs = Date.now()): Promise<SweepResult> {
-  const all = await listInlineHolds();
-  const overdue = all.filter((h) => h.holdExpiresAt < nowMs - billingConfig().sweepGraceMs);
-  recordPendingHolds({ pending: all.length, overdue: overdue.length });
-  const pending = await pendingSettleMessages();
-  if (pending > 0) {
-    logger.info('orphan sweep skipped: settle queue not empty', { pending, overdueHolds: overdue.length });
-    return { skipped: 'queue-not-empty', settled: 0, failed: 0 };
-  }
-  const holds = overdue.length === 0 ? [] : await recordsOf(overdue);
+  const found = await findPendingHolds();
+  const overdue = found.holds.filter((h) => h.holdExpiresAt < nowMs - billingConfig().sweepGraceMs);
+  recordPendingHolds({ pending: found.holds.length, overdue: overdue.length });
+  const [queued, deadLetters] = await Promise.all([
+    overdue.some((h) => !h.queued && h.holdExpiresAt >= nowMs - UNMARKED_HOLD_QUEUE_WAIT_MS) ? pendingSettleMessages() : 0,
+    deadLetterMessages(),
+  ]);
+  const due = overdue.filter((h) => (h.queued ? h.holdExpiresAt < nowMs - QUEUED_HOLD_WAIT_MS : queued === 0 || h.holdExpiresAt < nowMs - UNMARKED_HOLD_QUEUE_WAIT_MS));
+  const deferred = overdue.length - due.length;
+  logger.info('orphan sweep', { indexEntries: found.indexEntries, cleared: found.cleared, pending: found.holds.length, overdue: overdue.length, deferred, settleQueue: queued, deadLetters });
+  const holds = due.length === 0 ? [] : await recordsOf(due);
   let settled = 0;
   let failed = 0;
   for (const hold of holds) {
@@ -143,5 +128,5 @@ export async function sweepOrphanedHolds(nowMs = Date.now()): Promise<SweepResul
       logger.error('orphaned hold could not be settled', { requestId: hold.requestId, error: err as Error });
     }
   }
-  return { settled, failed };
+  return deferred > 0 ? { settled, failed, deferred } : { settled, failed };
 }

@@ -63,6 +63,8 @@ const FIELDS = {
   // --- durable settle (billing/settle-queue.ts) ---
   /** The settle queue's URL (set by the stack / `npm start`); unset = no queue. */
   SETTLE_QUEUE_URL: { schema: optionalString, expected: 'a queue URL' },
+  /** The settle dead-letter queue's URL (set by the stack; the sweep reads its depth); unset = not read. */
+  SETTLE_DEAD_LETTER_QUEUE_URL: { schema: optionalString, expected: 'a queue URL' },
   /** SQS endpoint URL, only for the local emulator. */
   SQS_ENDPOINT: { schema: optionalUrl, expected: 'a URL' },
   /** SQS request timeout, ms; 0 (default) = 1,000. */

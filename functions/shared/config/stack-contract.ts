@@ -17,19 +17,22 @@ export const UPSTREAM_SECRET_ARN_ENV = 'UPSTREAM_SECRET_ARN';
 /** Environment variable: the settle queue's URL. */
 export const SETTLE_QUEUE_URL_ENV = 'SETTLE_QUEUE_URL';
 
+/** Environment variable: the settle dead-letter queue's URL (the sweep reads its depth). */
+export const SETTLE_DEAD_LETTER_QUEUE_URL_ENV = 'SETTLE_DEAD_LETTER_QUEUE_URL';
+
 /**
  * How often the orphan sweep runs (minutes): the settle function's EventBridge schedule
- * (lib/constructs/settle-path.ts) and `npm start`'s timer (local/settle-runner.ts). Each run Scans the
- * accounts table (billing/sweep.ts): read units by table size (~12,500 RRU ≈ $0.0016 for 100,000
- * accounts of ~1 KB), not by traffic, so 5 min (8,640 runs ≈ $13.50 a month at that size; every
- * minute would be $67) rather than 1. An orphan is settled within its function's timeout +
+ * (lib/constructs/settle-path.ts) and `npm start`'s timer (local/settle-runner.ts). Each run reads the
+ * accounts table's sparse pendingHolds index (billing/pending-holds.ts): read units by the accounts
+ * with holds in flight, not by the table's size. An orphan is settled within its function's timeout +
  * HOLD_SWEEP_GRACE_MS + this interval.
  */
 export const HOLD_SWEEP_INTERVAL_MINUTES = 5;
 
 /**
  * The longest the settle of a request takes after its answer is out (ms): the in-process tries and
- * one SQS SendMessage (3 attempts of ≤ 1 s minus what is left). The function keeps this much (plus
+ * one SQS SendMessage (3 attempts of ≤ 1 s minus what is left), then the hold's best-effort `queued`
+ * mark (≤ 500 ms, billing/pending-holds.ts; cut short, the hold counts as unmarked). The function keeps this much (plus
  * the time to write the last bytes) back from its timeout (edge/function-url.ts SETTLE_RESERVE_MS).
  */
 export const SETTLE_TIMEOUT_MS = 4_000;
@@ -63,6 +66,7 @@ export const MetricName = {
   HoldsOverdue: 'HoldsOverdue',
   SettlesRetried: 'SettlesRetried',
   UpstreamOverHoldNanoUsd: 'UpstreamOverHoldNanoUsd',
+  DirectAccessRefused: 'DirectAccessRefused',
 } as const;
 
 /** One of {@link MetricName}'s values. */

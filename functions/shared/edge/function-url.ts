@@ -3,10 +3,10 @@ import { newRequestId } from '../billing/ledger';
 import type { GatewayHandler, GatewayRequest, GatewayResult, JsonResult } from '../http/types';
 import { asGatewayError, toErrorBody } from '../openai/errors';
 import { logger } from '../observability/logger';
-import { publishMetrics, recordRequest } from '../observability/metrics';
+import { publishMetrics, recordDirectAccessRefused, recordRequest } from '../observability/metrics';
 import { initTracing } from '../observability/tracer';
 import { loadUpstreamCredentials } from '../config/upstream-credentials';
-import { prefetchOriginSecret, verifyOrigin } from './origin-secret';
+import { DirectAccessForbiddenError, prefetchOriginSecret, verifyOrigin } from './origin-secret';
 
 /**
  * The edge shared by both Lambda handlers: Function URL event (payload format 2.0) → GatewayRequest,
@@ -54,6 +54,7 @@ async function runChecked(handler: GatewayHandler, req: GatewayRequest): Promise
     return await handler(req);
   } catch (err) {
     const e = asGatewayError(err);
+    if (e instanceof DirectAccessForbiddenError) recordDirectAccessRefused();
     if (e.status >= 500) logger.error('request failed', { requestId: req.requestId, path: req.path, status: e.status, error: err as Error });
     else logger.info('request refused', { requestId: req.requestId, path: req.path, status: e.status, code: e.code });
     const result: JsonResult = { kind: 'json', status: e.status, headers: e.headers, body: toErrorBody(e) };

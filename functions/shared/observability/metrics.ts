@@ -27,6 +27,7 @@ import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
  * | `HoldsOverdue` | Count | | gauge: holds pending past their settle bound (alarmed) |
  * | `SettlesRetried` | Count | | a settle retried through the durable path (issue 10) |
  * | `UpstreamOverHoldNanoUsd` | None (nano-USD) | | a settle whose reported usage cost more than its hold: the part not charged (the platform's loss; alarmed) |
+ * | `DirectAccessRefused` | Count | | a call to a Function URL around CloudFront was refused (403; alarmed) |
  */
 
 export { METRICS_NAMESPACE, MetricName, type MetricNameValue } from '../config/stack-contract';
@@ -150,6 +151,11 @@ export function recordPendingHolds(counts: { pending: number; overdue: number })
 /** `count` settles retried through the durable path (queue redelivery or sweep). */
 export function recordSettlesRetried(count = 1): void {
   add(MetricName.SettlesRetried, MetricUnit.Count, count);
+}
+
+/** A direct call to a Function URL (without the origin secret) was refused (edge/origin-secret.ts). */
+export function recordDirectAccessRefused(): void {
+  add(MetricName.DirectAccessRefused, MetricUnit.Count, 1);
 }
 
 /**

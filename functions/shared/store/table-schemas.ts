@@ -9,8 +9,11 @@
  * - accounts: pk `accountId` (fund shards: `accountId#k`). Attributes: email?, keyCount, freeTokens,
  *             credit (nano-USD), held amounts, rate-limit state, createdAt, the per-key map `keys`, the
  *             BYOK map `byok`, and the map `holds` (request id → compact inline record of each hold in
- *             flight, billing/hold-record.ts; the orphan sweep scans for it) (DATA-MODEL §2).
- *             GSI `byEmail` (email; sparse: self-serve accounts) so the admin CLI finds an account by email.
+ *             flight, billing/hold-record.ts) (DATA-MODEL §2), and `sweepShard` while it has (or just
+ *             had) holds in flight. GSI `byEmail` (email; sparse: self-serve accounts) so
+ *             the admin CLI finds an account by email. GSI `pendingHolds` (sweepShard; sparse: only
+ *             items with holds in flight; keys only) so the orphan sweep finds them without a Scan
+ *             (billing/pending-holds.ts).
  * - ledger:   pk `accountId` (or a fund shard's `accountId#k`), sk `requestId` (time-ordered, so a Query
  *             returns entries in time order). One item per settled request, written by its settle;
  *             holds in flight live on the account item, not here. No index.
@@ -33,12 +36,25 @@ export interface TableSchema {
   logicalName: 'keys' | 'accounts' | 'ledger' | 'responses';
   partitionKey: KeyAttribute;
   sortKey?: KeyAttribute;
-  globalSecondaryIndexes?: ReadonlyArray<{ indexName: string; partitionKey: KeyAttribute; sortKey?: KeyAttribute }>;
+  globalSecondaryIndexes?: ReadonlyArray<{
+    indexName: string;
+    partitionKey: KeyAttribute;
+    sortKey?: KeyAttribute;
+    /** What the index copies: every attribute (default) or only the keys (smaller, cheaper writes). */
+    projection?: 'ALL' | 'KEYS_ONLY';
+  }>;
   /** DynamoDB TTL attribute (a Number, epoch seconds): items past it are deleted by DynamoDB, at no write cost. */
   timeToLiveAttribute?: string;
   /** Point-in-time recovery; default true. */
   pointInTimeRecovery?: boolean;
 }
+
+/** The accounts table's sparse index of items with holds in flight (billing/pending-holds.ts). */
+export const PENDING_HOLDS_INDEX = 'pendingHolds';
+/** Its key: one of {@link SWEEP_SHARDS} shard names, present only while the item has holds in flight. */
+export const SWEEP_SHARD_ATTRIBUTE = 'sweepShard';
+/** Partitions of the pendingHolds index (`s0`…`s15`): first holds of many accounts spread their index writes. */
+export const SWEEP_SHARDS = 16;
 
 export const KEYS_TABLE: TableSchema = {
   logicalName: 'keys',
@@ -51,7 +67,13 @@ export const KEYS_TABLE: TableSchema = {
 export const ACCOUNTS_TABLE: TableSchema = {
   logicalName: 'accounts',
   partitionKey: { name: 'accountId', type: 'S' },
-  globalSecondaryIndexes: [{ indexName: 'byEmail', partitionKey: { name: 'email', type: 'S' } }],
+  globalSecondaryIndexes: [
+    // Its readers want the account id only (accounts/self-serve-account.ts), so keys-only would do; but
+    // CloudFormation cannot change a deployed index's projection (only a new index name), nor create or
+    // delete more than one index per update, and this update adds pendingHolds: it stays ALL for now.
+    { indexName: 'byEmail', partitionKey: { name: 'email', type: 'S' } },
+    { indexName: PENDING_HOLDS_INDEX, partitionKey: { name: SWEEP_SHARD_ATTRIBUTE, type: 'S' }, projection: 'KEYS_ONLY' },
+  ],
 };
 
 export const LEDGER_TABLE: TableSchema = {

@@ -1,0 +1,67 @@
+import { ArnFormat, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { BackupPlan, BackupPlanRule, BackupResource, BackupVault, type BackupPlanCopyActionProps } from 'aws-cdk-lib/aws-backup';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import { Schedule } from 'aws-cdk-lib/aws-events';
+import { Construct } from 'constructs';
+
+/** Days a daily backup (and its cross-region copy) is kept. */
+export const BACKUP_RETENTION_DAYS = 35;
+
+/** The vault in the copy region when the stack names none (create it before deploying: README). */
+export const DEFAULT_BACKUP_COPY_VAULT = 'modelmux-backup-copy';
+
+/** Props of {@link Backups}. */
+export interface BackupsProps {
+  /** The tables whose loss loses money or access: keys, accounts, ledger. */
+  readonly tables: readonly ITable[];
+  /** A region whose vault receives a copy of every backup (a region-wide outage or loss). */
+  readonly copyRegion?: string;
+  /** That vault's name; default {@link DEFAULT_BACKUP_COPY_VAULT}. */
+  readonly copyVaultName?: string;
+}
+
+/**
+ * AWS Backup for the money tables, beside their 35-day point-in-time recovery: a daily backup at
+ * 03:00 UTC kept {@link BACKUP_RETENTION_DAYS} days in a retained vault of this stack, and, with
+ * `copyRegion`, a copy of each into a vault in that region (it must exist: README, "Backups and
+ * restore"; cross-region copies of DynamoDB need AWS Backup's advanced DynamoDB features, an
+ * account-level opt-in). PITR answers "undo the last hour" (RPO ~5 min); the backups answer "the table,
+ * the region or the account's copy is gone" (RPO 24 h in the copy region).
+ */
+export class Backups extends Construct {
+  readonly vault: BackupVault;
+  readonly plan: BackupPlan;
+
+  constructor(scope: Construct, id: string, props: BackupsProps) {
+    super(scope, id);
+    const stack = Stack.of(this);
+    this.vault = new BackupVault(this, 'Vault', { removalPolicy: RemovalPolicy.RETAIN });
+    const copyActions: BackupPlanCopyActionProps[] =
+      props.copyRegion === undefined
+        ? []
+        : [
+            {
+              destinationBackupVault: BackupVault.fromBackupVaultArn(
+                this,
+                'CopyVault',
+                stack.formatArn({ service: 'backup', region: props.copyRegion, resource: 'backup-vault', resourceName: props.copyVaultName ?? DEFAULT_BACKUP_COPY_VAULT, arnFormat: ArnFormat.COLON_RESOURCE_NAME }),
+              ),
+              deleteAfter: Duration.days(BACKUP_RETENTION_DAYS),
+            },
+          ];
+    this.plan = new BackupPlan(this, 'Plan', { backupVault: this.vault });
+    this.plan.addRule(
+      new BackupPlanRule({
+        ruleName: 'Daily',
+        scheduleExpression: Schedule.cron({ hour: '3', minute: '0' }),
+        deleteAfter: Duration.days(BACKUP_RETENTION_DAYS),
+        copyActions,
+      }),
+    );
+    const selection = this.plan.addSelection('Tables', { resources: props.tables.map((t) => BackupResource.fromDynamoDbTable(t)) });
+    Validations.of(selection).acknowledge({
+      id: 'AwsSolutions::AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSBackupServiceRolePolicyForBackup]',
+      reason: "AWS Backup's own service-role policy for taking backups (AWS Backup docs, \"Managed policies\"): the role is assumable by backup.amazonaws.com only and the selection names the three tables.",
+    });
+  }
+}
