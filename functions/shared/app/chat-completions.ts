@@ -5,7 +5,7 @@ import { CATALOGUE, getModel } from '../catalogue/catalogue';
 import type { GatewayRequest, GatewayResult, JsonResult } from '../http/types';
 import { chatCompletionRequest, type ChatCompletionRequest } from '../openai/chat-request';
 import type { ChatCompletion } from '../openai/chat-response';
-import { makeUsage } from '../openai/chat-response';
+import { openAiUsage } from '../openai/chat-response';
 import { parseJsonBody } from '../openai/parse-body';
 import { loadUpstreamCredentials } from '../config/upstream-credentials';
 import { planAttempts, requestFallbacks, requiredCapabilities } from '../routing/attempt-plan';
@@ -21,7 +21,7 @@ import { settleRequest, usageEntry } from './settle-request';
 import { holdEndsAt } from './hold-timing';
 import { routingHeaders } from './routing-headers';
 import { completionId, usdOf, type CallContext } from './chat-call-context';
-import { estimate, fromUsage } from './chat-billable-usage';
+import { completionText, estimate, fromUsage } from './chat-billable-usage';
 import { streamed } from './chat-stream';
 import { streamedLate } from './stream-late-commit';
 import { config } from '../config/env';
@@ -124,9 +124,7 @@ function streamCommitAfterMs(): number {
  */
 async function buffered(ctx: CallContext, outcome: Awaited<ReturnType<typeof routeBuffered>>): Promise<JsonResult> {
   const { parts } = outcome;
-  const billable = parts.usage
-    ? fromUsage(parts.usage)
-    : await estimate(ctx.body, parts.choices.map((c) => (c.message.content ?? '') + (c.message.reasoning_content ?? '') + JSON.stringify(c.message.tool_calls ?? '')).join(''));
+  const billable = parts.usage ? fromUsage(parts.usage) : await estimate(ctx.body, outcome.attempt.target, completionText(parts.choices));
   const entry = usageEntry({ requestedModel: ctx.body.model, attempt: outcome.attempt, attempts: outcome.attempts, usage: billable, status: 'complete' });
   const completion: ChatCompletion = {
     id: completionId(ctx.req.requestId),
@@ -135,7 +133,7 @@ async function buffered(ctx: CallContext, outcome: Awaited<ReturnType<typeof rou
     model: ctx.body.model,
     choices: parts.choices,
     // `cost` (OpenRouter's): what this request was billed, USD — the same charge the settle writes.
-    usage: { ...(parts.usage ?? makeUsage(billable.promptTokens, billable.completionTokens)), cost: usdOf(ctx.bill.charge(entry).costNanoUsd) },
+    usage: { ...openAiUsage(billable.tokens), cost: usdOf(ctx.bill.charge(entry).costNanoUsd) },
   };
   // A string or absent, never null (OpenAI's OpenAPI description): only OpenAI-compatible hosts send one.
   if (typeof parts.system_fingerprint === 'string') completion.system_fingerprint = parts.system_fingerprint;

@@ -1,4 +1,6 @@
-import type { ChatCompletionChunk, ChunkParts, Usage } from '../openai/chat-response';
+import { openAiUsage, type ChatCompletionChunk, type ChunkParts, type Usage } from '../openai/chat-response';
+import { createCompletionAssembler } from '../openai/completion-assembler';
+import type { TokenUsage } from '../usage/token-usage';
 import { GatewayError, UpstreamUnavailableError } from '../openai/errors';
 import type { StreamResult } from '../http/types';
 import { UpstreamAttemptError } from '../providers/types';
@@ -10,7 +12,7 @@ import { recordOverhead, recordTimeToFirstToken } from '../observability/metrics
 import { settleRequest, usageEntry, type BillableUsage } from './settle-request';
 import { routingHeaders } from './routing-headers';
 import { completionId, usdOf, type CallContext } from './chat-call-context';
-import { estimate, estimateOr, fromUsage, toUsage, toolCallText } from './chat-billable-usage';
+import { completionText, estimate, estimateOr, fromUsage } from './chat-billable-usage';
 
 /**
  * The stream: the first chunk has already arrived (fallback is over). Chunks are forwarded as they
@@ -27,16 +29,16 @@ export function streamed(ctx: CallContext, outcome: Awaited<ReturnType<typeof ro
   recordOverhead(overheadMs(ctx.req.receivedAt, outcome.attempts));
   const includeUsage = ctx.body.stream_options?.include_usage === true;
   const id = completionId(ctx.req.requestId);
-  let usage: Usage | undefined;
-  let text = '';
+  let usage: TokenUsage | undefined;
+  // What was produced, assembled as a buffered answer is, so an estimate counts the same text either way.
+  const produce = createCompletionAssembler();
+  const text = (): string => completionText(produce.result().choices);
   let status: 'complete' | 'partial' | 'aborted' = 'partial';
   /** The usage the final chunk reported (and priced): the settle bills exactly it. */
   let finalUsage: BillableUsage | undefined;
   const produced = (batch: readonly ChunkParts[]): void => {
-    for (const parts of batch) {
-      if (parts.usage) usage = parts.usage;
-      for (const c of parts.choices) text += (c.delta.content ?? '') + (c.delta.reasoning_content ?? '') + (c.delta.tool_calls?.map(toolCallText).join('') ?? '');
-    }
+    produce.push(batch);
+    for (const parts of batch) if (parts.usage) usage = parts.usage;
   };
   produced(outcome.first);
 
@@ -65,9 +67,9 @@ export function streamed(ctx: CallContext, outcome: Awaited<ReturnType<typeof ro
       }
       status = 'complete';
       if (includeUsage) {
-        finalUsage = usage !== undefined ? fromUsage(usage) : await estimate(ctx.body, text);
+        finalUsage = usage !== undefined ? fromUsage(usage) : await estimate(ctx.body, outcome.attempt.target, text());
         const entry = usageEntry({ requestedModel: ctx.body.model, attempt: outcome.attempt, attempts: outcome.attempts, usage: finalUsage, status });
-        const final: Usage = { ...(usage ?? toUsage(finalUsage)), cost: usdOf(ctx.bill.charge(entry).costNanoUsd) };
+        const final: Usage = { ...openAiUsage(finalUsage.tokens), cost: usdOf(ctx.bill.charge(entry).costNanoUsd) };
         yield dataFrame({ id, object: 'chat.completion.chunk', created: ctx.created, model: ctx.body.model, choices: [], usage: final });
       }
       yield DONE_FRAME;
@@ -91,7 +93,7 @@ export function streamed(ctx: CallContext, outcome: Awaited<ReturnType<typeof ro
       // Frames that never ran (the client left before the first byte) leave the upstream open: stop it.
       outcome.close();
       if (ctx.req.signal.aborted && status !== 'complete') status = 'aborted';
-      const billable = status === 'complete' && finalUsage !== undefined ? finalUsage : usage !== undefined && status === 'complete' ? fromUsage(usage) : await estimateOr(usage, ctx.body, text);
+      const billable = status === 'complete' && finalUsage !== undefined ? finalUsage : usage !== undefined && status === 'complete' ? fromUsage(usage) : await estimateOr(usage, ctx.body, outcome.attempt.target, text());
       const entry = usageEntry({ requestedModel: ctx.body.model, attempt: outcome.attempt, attempts: outcome.attempts, usage: billable, status });
       await settleRequest(ctx.bill, entry, { requestId: ctx.req.requestId, receivedAt: ctx.req.receivedAt, attempts: outcome.attempts.length });
       await warmTokenizer();

@@ -6,13 +6,14 @@ import { recordSettled, recordSettleFailure } from '../observability/metrics';
 import { traced } from '../observability/tracer';
 import type { Attempt } from '../routing/attempt-plan';
 import type { AttemptRecord } from '../routing/fallback-router';
+import { cacheEntryFields } from '../billing/cache-entry';
+import type { TokenUsage } from '../usage/token-usage';
 
 export { SETTLE_TIMEOUT_MS } from '../billing/settle-durable';
 
-/** What one answered request used, for the ledger (tokens). */
+/** What one answered request used, for the ledger (tokens, by bucket: usage/token-usage.ts). */
 export interface BillableUsage {
-  promptTokens: number;
-  completionTokens: number;
+  tokens: TokenUsage;
   /** True when the upstream sent no usage and the counts come from our tokenizer. */
   estimated: boolean;
 }
@@ -31,18 +32,21 @@ export interface SettleInput {
 /**
  * The ledger entry of an answered request: the served attempt's own price, its long-prompt tier
  * included (Gemini 2.5 Pro > 200K) — the platform fee alone when it was served with the account's own
- * provider key (BYOK, `byok: true`) — and the fallback path.
+ * provider key (BYOK, `byok: true`: each bucket's fee) — its cache buckets with their prices, and the
+ * fallback path.
  */
 export function usageEntry(input: SettleInput): UsageEntry {
-  const price = attemptPrices(input.attempt, input.usage.promptTokens);
+  const t = input.usage.tokens;
+  const price = attemptPrices(input.attempt, t.prompt);
   return {
     publicModel: input.requestedModel,
     servedModel: input.attempt.publicModel,
     provider: input.attempt.target.provider,
-    promptTokens: input.usage.promptTokens,
-    completionTokens: input.usage.completionTokens,
+    promptTokens: t.prompt,
+    completionTokens: t.completion,
     inputPrice: price.input,
     outputPrice: price.output,
+    ...cacheEntryFields(t, price),
     usageEstimated: input.usage.estimated,
     fallbackPath: input.attempts.map((a) => `${a.publicModel}@${a.provider}/${a.upstreamModel}:${a.outcome}`),
     status: input.status,

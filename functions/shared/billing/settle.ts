@@ -26,6 +26,7 @@ import { cancellationReasons } from './cancellation';
 import { HOLDS_MAP, keyEntryId, type HoldRecord } from './hold-record';
 import { legacySettleTransaction } from './legacy-settle';
 import { computeCharge, type Charge } from './price';
+import { cacheBucketsOf, type CacheEntryFields, type CacheEntryKey } from './cache-entry';
 import { UpdateBuilder } from './update-builder';
 import { sleep } from '../retry/sleep';
 
@@ -35,8 +36,12 @@ const SETTLE_ITEM = { ledgerEntry: 0, account: 1 } as const;
 /** How a request ended, for its ledger entry. `orphaned`: settled by the sweep from the hold alone. */
 export type SettledStatus = 'complete' | 'partial' | 'aborted' | 'orphaned';
 
-/** What the ledger entry records about an answered request. Tokens; prices µUSD per 1M tokens. */
-export interface UsageEntry {
+/**
+ * What the ledger entry records about an answered request. Tokens; prices µUSD per 1M tokens.
+ * `promptTokens` is the whole prompt; its cache reads and writes, with their prices, are in the
+ * {@link CacheEntryFields} (billing/cache-entry.ts).
+ */
+export interface UsageEntry extends CacheEntryFields {
   publicModel: string;
   servedModel: string;
   provider: string;
@@ -62,9 +67,13 @@ export interface SettleResult {
   costNanoUsd: number;
 }
 
-/** The charge of a usage against its hold: free tokens only from those held, prompt first. */
-export function chargeFor(hold: Pick<HoldRecord, 'holdFreeTokens'>, entry: Pick<UsageEntry, 'promptTokens' | 'completionTokens' | 'inputPrice' | 'outputPrice'>): Charge {
-  return computeCharge({ ...entry, freeTokensAvailable: hold.holdFreeTokens });
+/** The usage fields a charge is computed from. */
+export type ChargedUsage = Pick<UsageEntry, 'promptTokens' | 'completionTokens' | 'inputPrice' | 'outputPrice' | CacheEntryKey>;
+
+/** The charge of a usage against its hold, bucket by bucket: free tokens only from those held, prompt first. */
+export function chargeFor(hold: Pick<HoldRecord, 'holdFreeTokens'>, entry: ChargedUsage): Charge {
+  const { promptTokens, completionTokens, inputPrice, outputPrice } = entry;
+  return computeCharge({ promptTokens, completionTokens, inputPrice, outputPrice, cache: cacheBucketsOf(entry), freeTokensAvailable: hold.holdFreeTokens });
 }
 
 

@@ -1,6 +1,6 @@
 import * as z from '../validation/zod';
 import { chatMessage, textPart } from './chat-messages';
-import { chatTool, toolChoice } from './chat-tools';
+import { cacheControl, chatTool, toolChoice } from './chat-tools';
 
 export { chatMessage, userContentPart, type ChatMessage, type UserContentPart } from './chat-messages';
 
@@ -106,6 +106,11 @@ export const chatCompletionRequest = z
     prompt_cache_key: z.nullish(z.string()),
     prompt_cache_retention: z.nullish(z.enum(['in_memory', '24h'])),
     prompt_cache_options: z.optional(z.object({ mode: z.optional(z.enum(['implicit', 'explicit'])), ttl: z.optional(z.literal('30m')) })),
+    /**
+     * Anthropic's automatic caching (OpenRouter's top-level `cache_control`): one breakpoint at the end
+     * of the cacheable prefix, placed by Anthropic. Sent to Anthropic only (providers/anthropic/request.ts).
+     */
+    cache_control: cacheControl,
     /** Moderated completions (OpenAI only; openai-node 6.x `ChatCompletionCreateParams.Moderation`). */
     moderation: z.nullish(
       z.object({

@@ -1,5 +1,6 @@
 import type { MessageToolCall } from './chat-request';
-import type { AssistantMessage, ChunkChoice, ChunkParts, CompletionChoice, CompletionParts, FinishReason, ToolCallDelta, Usage } from './chat-response';
+import type { AssistantMessage, ChunkChoice, ChunkParts, CompletionChoice, CompletionParts, FinishReason, ToolCallDelta } from './chat-response';
+import type { TokenUsage } from '../usage/token-usage';
 
 /**
  * Builds the parts of a `chat.completion` from the parts of a stream, so a buffered answer can be
@@ -60,7 +61,7 @@ interface ChoiceState {
 /** A fresh assembler for one stream. */
 export function createCompletionAssembler(rules: AssemblyRules = {}): CompletionAssembler {
   const choices = new Map<number, ChoiceState>();
-  let usage: Usage | undefined;
+  let usage: TokenUsage | undefined;
   let fingerprint: string | undefined;
 
   function choice(index: number): ChoiceState {
