@@ -22,9 +22,12 @@ import { pollLedgerEntry } from '../support/ledger';
 
 const FIXTURES = new URL('../fixtures/cache/', import.meta.url);
 const fixture = (name: string) => readFileSync(new URL(name, FIXTURES), 'utf8');
+/** A recorded answer in both upstream forms (`<name>.sse`, and `<name>.json` when the provider has a buffered form). */
+const answer = (name: string, json = true) => ({ sse: fixture(`${name}.sse`), ...(json ? { json: fixture(`${name}.json`) } : {}) });
 
 let replay: Server;
-let next: { body: string; sse: boolean } | undefined;
+/** The next answer: `sse` for a streamed upstream request, `json` for a buffered one (the adapter decides). */
+let next: { json?: string; sse: string } | undefined;
 let lastUpstreamBody: Record<string, unknown> | undefined;
 let gw: RunningGateway;
 let client: OpenAI;
@@ -37,12 +40,13 @@ beforeAll(async () => {
     req.on('data', (c: Buffer) => (raw += c.toString('utf8')));
     req.on('end', () => {
       lastUpstreamBody = JSON.parse(raw || '{}') as Record<string, unknown>;
-      const reply = next;
-      if (reply === undefined) {
+      const wantsSse = lastUpstreamBody.stream === true || (req.url ?? '').includes('streamGenerateContent');
+      const body = wantsSse ? next?.sse : next?.json;
+      if (body === undefined) {
         res.writeHead(500, { 'content-type': 'application/json' }).end('{"error":{"message":"no fixture queued"}}');
         return;
       }
-      res.writeHead(200, { 'content-type': reply.sse ? 'text/event-stream' : 'application/json' }).end(reply.body);
+      res.writeHead(200, { 'content-type': wantsSse ? 'text/event-stream' : 'application/json' }).end(body);
     });
   });
   await new Promise<void>((r) => replay.listen(0, '127.0.0.1', r));
@@ -79,14 +83,14 @@ function expectedNano(buckets: Array<[tokens: number, price: number]>): number {
 /** A user prompt of about `tokens` tokens (one token per "hello "). */
 const prompt = (tokens: number) => [{ role: 'user' as const, content: 'hello '.repeat(tokens) }];
 
-async function buffered(model: string, body: string, tokens: number, extra: Record<string, unknown> = {}) {
-  next = { body, sse: false };
+async function buffered(model: string, reply: NonNullable<typeof next>, tokens: number, extra: Record<string, unknown> = {}) {
+  next = reply;
   const { data, response } = await client.chat.completions.create({ model, messages: prompt(tokens), max_tokens: 16, ...extra } as never).withResponse();
   return { usage: data.usage as OpenAI.CompletionUsage & { cost: number; prompt_tokens_details: { cache_write_tokens: number } }, entry: await pollLedgerEntry(accountId, response.headers.get('x-request-id')) };
 }
 
-async function streamed(model: string, body: string, tokens: number, extra: Record<string, unknown> = {}) {
-  next = { body, sse: true };
+async function streamed(model: string, reply: NonNullable<typeof next>, tokens: number, extra: Record<string, unknown> = {}) {
+  next = reply;
   const { data: stream, response } = await client.chat.completions
     .create({ model, messages: prompt(tokens), max_tokens: 16, stream: true, stream_options: { include_usage: true }, ...extra } as never)
     .withResponse();
@@ -101,7 +105,7 @@ describe('prompt caching, priced per bucket (issue 23)', () => {
   it('Anthropic cache read (3 input + 18,639 read + 1 output on Sonnet 4.6): buffered and streamed bill the same exact charge', async () => {
     const want = expectedNano([[3, sonnet.input], [18_639, sonnet.cachedInput], [1, sonnet.output]]);
     expect(want).toBe(5_924_564); // $0.005924564 = $0.0056157 upstream × 1.055, rounded up once (was $0.059017755)
-    for (const run of [() => buffered('claude-sonnet-4-6', fixture('anthropic-cache-read.json'), 19_000), () => streamed('claude-sonnet-4-6', fixture('anthropic-cache-read.sse'), 19_000)]) {
+    for (const run of [() => buffered('claude-sonnet-4-6', answer('anthropic-cache-read'), 19_000), () => streamed('claude-sonnet-4-6', answer('anthropic-cache-read'), 19_000)]) {
       const { usage, entry } = await run();
       expect(usage).toMatchObject({ prompt_tokens: 18_642, completion_tokens: 1, total_tokens: 18_643, prompt_tokens_details: { cached_tokens: 18_639, cache_write_tokens: 0 } });
       expect(usage.cost).toBe(want / 1e9);
@@ -112,8 +116,8 @@ describe('prompt caching, priced per bucket (issue 23)', () => {
 
   it('Anthropic 5-minute cache write of 18,639 tokens: billed at the write price, not below cost', async () => {
     const want = expectedNano([[3, sonnet.input], [18_639, sonnet.cacheWrite5m], [1, sonnet.output]]);
-    expect(want).toBe(73_764_664); // $0.073764664 (was $0.059017755: less than the upstream's $0.06992)
-    for (const run of [() => buffered('claude-sonnet-4-6', fixture('anthropic-cache-write.json'), 19_000), () => streamed('claude-sonnet-4-6', fixture('anthropic-cache-write.sse'), 19_000)]) {
+    expect(want).toBe(73_765_864); // $0.073765864 (was $0.059017755: less than the upstream's $0.06992)
+    for (const run of [() => buffered('claude-sonnet-4-6', answer('anthropic-cache-write'), 19_000), () => streamed('claude-sonnet-4-6', answer('anthropic-cache-write'), 19_000)]) {
       const { usage, entry } = await run();
       expect(usage.prompt_tokens_details).toEqual({ cached_tokens: 0, cache_write_tokens: 18_639 });
       expect(usage.cost).toBe(want / 1e9);
@@ -123,7 +127,7 @@ describe('prompt caching, priced per bucket (issue 23)', () => {
 
   it('a 1-hour cache write is held in full before the call (cache_control ttl 1h) and billed at 2× input', async () => {
     const body = { messages: [{ role: 'user', content: [{ type: 'text', text: 'hello '.repeat(3_000), cache_control: { type: 'ephemeral', ttl: '1h' } }] }] };
-    const { usage, entry } = await streamed('claude-sonnet-4-6', fixture('anthropic-write-1h.sse'), 0, body);
+    const { usage, entry } = await streamed('claude-sonnet-4-6', answer('anthropic-write-1h', false), 0, body);
     const want = expectedNano([[5, sonnet.input], [3_000, sonnet.cacheWrite1h], [1, sonnet.output]]);
     expect(sonnet.cacheWrite1h).toBe(2 * sonnet.input);
     expect(usage.prompt_tokens_details.cache_write_tokens).toBe(3_000);
@@ -138,7 +142,7 @@ describe('prompt caching, priced per bucket (issue 23)', () => {
   it('Gemini implicit caching (11,243 of 12,013 prompt tokens cached): the cached share at the cached price', async () => {
     const lite = prices('gemini-2.5-flash-lite');
     const want = expectedNano([[12_013 - 11_243, lite.input], [11_243, lite.cachedInput], [9, lite.output]]);
-    for (const run of [() => buffered('gemini-2.5-flash-lite', fixture('gemini-implicit-cache.json'), 12_500), () => streamed('gemini-2.5-flash-lite', fixture('gemini-implicit-cache.sse'), 12_500)]) {
+    for (const run of [() => buffered('gemini-2.5-flash-lite', answer('gemini-implicit-cache'), 12_500), () => streamed('gemini-2.5-flash-lite', answer('gemini-implicit-cache'), 12_500)]) {
       const { usage, entry } = await run();
       expect(usage).toMatchObject({ prompt_tokens: 12_013, completion_tokens: 9, prompt_tokens_details: { cached_tokens: 11_243, cache_write_tokens: 0 } });
       expect(entry).toMatchObject({ promptTokens: 12_013, cachedTokens: 11_243, cachedInputPrice: lite.cachedInput, costNanoUsd: want });
@@ -148,11 +152,11 @@ describe('prompt caching, priced per bucket (issue 23)', () => {
 
   it('DeepSeek disk-cache hits (320 of 339) at the hit price; OpenAI cached_tokens at the cached price', async () => {
     const ds = prices('deepseek-v3');
-    const d = await buffered('deepseek-v3', fixture('deepseek-cache-hit.sse'), 400);
+    const d = await buffered('deepseek-v3', answer('deepseek-cache-hit', false), 400);
     expect(d.entry).toMatchObject({ promptTokens: 339, cachedTokens: 320, cachedInputPrice: ds.cachedInput, costNanoUsd: expectedNano([[19, ds.input], [320, ds.cachedInput], [2, ds.output]]) });
     expect(d.usage.prompt_tokens_details).toEqual({ cached_tokens: 320, cache_write_tokens: 0 });
     const mini = prices('gpt-4o-mini');
-    const o = await streamed('gpt-4o-mini', fixture('openai-cached.sse'), 2_100);
+    const o = await streamed('gpt-4o-mini', answer('openai-cached', false), 2_100);
     expect(o.entry).toMatchObject({ promptTokens: 2_048, cachedTokens: 1_920, costNanoUsd: expectedNano([[128, mini.input], [1_920, mini.cachedInput], [1, mini.output]]) });
     expect(o.usage.cost).toBe(Number(o.entry?.costNanoUsd) / 1e9);
   });
