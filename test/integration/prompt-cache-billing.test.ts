@@ -116,7 +116,7 @@ describe('prompt caching, priced per bucket (issue 23)', () => {
 
   it('Anthropic 5-minute cache write of 18,639 tokens: billed at the write price, not below cost', async () => {
     const want = expectedNano([[3, sonnet.input], [18_639, sonnet.cacheWrite5m], [1, sonnet.output]]);
-    expect(want).toBe(73_765_864); // $0.073765864 (was $0.059017755: less than the upstream's $0.06992)
+    expect(want).toBe(73_765_864); // $0.073765864 (was $0.059017755: less than the upstream's $0.06992025)
     for (const run of [() => buffered('claude-sonnet-4-6', answer('anthropic-cache-write'), 19_000), () => streamed('claude-sonnet-4-6', answer('anthropic-cache-write'), 19_000)]) {
       const { usage, entry } = await run();
       expect(usage.prompt_tokens_details).toEqual({ cached_tokens: 0, cache_write_tokens: 18_639 });
