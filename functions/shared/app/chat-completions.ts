@@ -18,6 +18,7 @@ import type { AuthenticatedKey } from '../accounts/authenticate';
 import { authenticateRequest, routeOptions } from './guard';
 import { heldJson, settledWithin } from './held-json';
 import { settleRequest, usageEntry } from './settle-request';
+import { conversationKey, rememberSticky, stickyFirst } from '../routing/sticky';
 import { holdEndsAt } from './hold-timing';
 import { routingHeaders } from './routing-headers';
 import { completionId, usdOf, type CallContext } from './chat-call-context';
@@ -58,7 +59,9 @@ export async function runChatExchange(
   // [issue 11] The account's own provider keys (BYOK) go first in the plan, and price its attempts
   // at the platform fee alone (the hold's most, and the settle's price: billing/attempt-price.ts).
   const [credentials, byok] = await Promise.all([loadUpstreamCredentials(), loadAccountByok(caller.accountId, dashboardUrl(req))]);
-  const plan = planAttempts(entry, CATALOGUE, credentials, requiredCapabilities(body), fallbacks, byok);
+  // [issue 23] A conversation goes back to the target whose prompt cache it warmed (routing/sticky.ts).
+  const conversation = conversationKey(caller.accountId, body, req.headers);
+  const plan = stickyFirst(planAttempts(entry, CATALOGUE, credentials, requiredCapabilities(body), fallbacks, byok), conversation);
   const { demand, promptTokensEstimate, outputLimit } = chatDemand(body, entry, plan);
   const bill = startBill({ accountId: caller.accountId, keyHash: caller.keyHash, requestId: req.requestId, publicModel: body.model, demand, promptTokensEstimate, endsAt: holdEndsAt(req) });
   if (!bill.predicted) await bill.confirmed;
@@ -72,14 +75,14 @@ export async function runChatExchange(
     // Routing runs to the function's deadline; the status waits for the answer until the budget,
     // then is committed with JSON-whitespace beats (held-json.ts).
     const routing = routeBuffered(sent, plan, opts);
-    routing.catch(() => undefined); // may fail (a client error) while the hold is still being written
+    routing.then((o) => rememberSticky(conversation, o.attempt), () => undefined); // may fail (a client error) while the hold is still being written
     await holdBeforeAnswer(bill, routing, upstream);
     const answered = routing.catch(cancelling(bill));
     if (await settledWithin(answered, req.receivedAt + BUFFERED_CHAT_BUDGET_MS - Date.now())) return buffered(ctx, await answered);
     return heldJson(answered.then((outcome) => buffered(ctx, outcome)), req.signal, req.requestId);
   }
   const routing = routeStream(sent, plan, opts);
-  routing.catch(() => undefined); // may fail (a client error) while the hold is still being written
+  routing.then((o) => rememberSticky(conversation, o.attempt), () => undefined); // may fail (a client error) while the hold is still being written
   await holdBeforeAnswer(bill, routing, upstream);
   // Counted from the request's arrival: the hold's time is part of what the client waits.
   const early = await settledWithin(routing, Math.max(0, streamCommitAfterMs() - (Date.now() - req.receivedAt)));

@@ -46,7 +46,7 @@ const positiveInt = z.number().check(z.int(), z.positive());
 export const MAX_REQUEST_FALLBACKS = 8;
 
 /** Fields of the request that steer modelmux's routing and are never passed to an upstream. */
-export const ROUTING_FIELDS = ['models', 'route'] as const;
+export const ROUTING_FIELDS = ['models', 'route', 'session_id'] as const;
 /**
  * `seed` is an int64 in the description. JSON numbers past 2^53 reach us as doubles, so the bounds
  * are the doubles nearest ±2^63, as any JSON parser (OpenAI's description included) reads them.
@@ -138,6 +138,11 @@ export const chatCompletionRequest = z
      * model's own targets (routing/attempt-plan.ts requestFallbacks). Routing fields: never sent upstream.
      */
     models: z.nullish(z.array(z.string().check(z.minLength(1))).check(z.maxLength(MAX_REQUEST_FALLBACKS))),
+    /**
+     * OpenRouter's conversation id for sticky routing (routing/sticky.ts; also the `x-session-id`
+     * header). A routing field: never sent upstream.
+     */
+    session_id: z.optional(z.string().check(z.maxLength(256))),
     /** OpenRouter's `route: "fallback"`, which asked for the `models` behaviour; accepted, and implied by `models`. */
     route: z.nullish(z.literal('fallback')),
   })
