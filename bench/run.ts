@@ -20,6 +20,7 @@ import { measureHolds, renderHolds } from './hold-phase';
 import { renderReport } from './report';
 import { stackFunction, synthStack } from './stack';
 import { measureStoredResponses } from './stored-responses';
+import { CAP_MS, measureValidationCpu, renderValidationCpu } from './validation-cpu';
 import { cpuMs, machineBusyMs, startSystem, type System } from './system';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -91,6 +92,8 @@ async function main(): Promise<void> {
   log('gzip settings on a 500-chunk stream of this run');
   const streamEvents = kinds.stream500.streams.modelmux?.[0]?.events ?? [];
   const gzip = await measureGzipLevels(streamEvents, cfg.quick ? 5 : 20);
+  log('validation CPU of 1 MB adversarial bodies (issue 21)');
+  const validation = await measureValidationCpu();
   const report = `${renderReport({
     cfg,
     startedAt: new Date(Date.now() - (performance.now() - started)),
@@ -106,7 +109,7 @@ async function main(): Promise<void> {
     phases,
     ledgerBytesPerItem: (ledger?.TableSizeBytes ?? 0) / Math.max(1, ledger?.ItemCount ?? 0),
     storedResponses,
-  })}\n\n${renderHolds(holds)}\n\n${renderGzipLevels(gzip, streamEvents.length)}`;
+  })}\n\n${renderHolds(holds)}\n\n${renderGzipLevels(gzip, streamEvents.length)}\n\n## Validation CPU of 1 MB adversarial bodies\n\nCPU of \`parseJsonBody\` (bounds scan, JSON.parse, schema) per route; the quadratic scan of issue 21 ran past the bench's ${CAP_MS / 1000}-s cap on long arrays and many messages.\n\n${renderValidationCpu(validation)}`;
   const target = cfg.quick ? join(logDir, 'BENCHMARKS.quick.md') : join(ROOT, 'BENCHMARKS.md');
   // The dashboard's figures come from `npm run bench:dashboard` and are kept as they are.
   const dashboard = readDashboardSection(join(ROOT, 'BENCHMARKS.md'));

@@ -1,6 +1,7 @@
 /**
  * The durable settle path on loopback, as `npm start` and the tests run it, with real components: an
- * SQS emulator from npm (`fauxqs`, spoken to by the real `@aws-sdk/client-sqs`) holding the settle
+ * SQS emulator from npm (`fauxqs`, spoken to by the real `@aws-sdk/client-sqs`) in its own process
+ * (settle-queue-process.ts: what is queued outlives a crash of the gateway) holding the settle
  * queue and its dead-letter queue; a poller standing in for Lambda's SQS event source mapping, which
  * invokes the REAL settle handler (functions/settle/handler.ts) with SQS events and deletes what it
  * did not report as failed (partial batch responses); and the orphan sweep on a timer, as the
@@ -8,7 +9,7 @@
  */
 import { CreateQueueCommand, DeleteMessageCommand, GetQueueAttributesCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
-import { startFauxqs } from 'fauxqs';
+import { startQueueProcess } from './settle-queue-process';
 import { HOLD_SWEEP_INTERVAL_MINUTES } from '../functions/shared/config/stack-contract';
 
 /** Options of {@link startSettleRunner}; times in ms unless named in seconds. */
@@ -19,6 +20,8 @@ export interface SettleRunnerOptions {
   maxReceiveCount?: number;
   /** How often the orphan sweep runs (ms). Default HOLD_SWEEP_INTERVAL_MINUTES (5 min, the EventBridge rate); 0 = never. */
   sweepEveryMs?: number;
+  /** Where the queue process's endpoint and pid are kept, so a restart after a crash reuses it (`npm start`). */
+  queueStateFile?: string;
 }
 
 /** A running settle path. */
@@ -36,7 +39,8 @@ export interface SettleRunner {
  * functions, and starts the poller and the sweep timer.
  */
 export async function startSettleRunner(opts: SettleRunnerOptions = {}): Promise<SettleRunner> {
-  const server = await startFauxqs({ port: 0, logger: false });
+  const queueProcess = await startQueueProcess(opts.queueStateFile);
+  const server = { address: queueProcess.endpoint };
   const region = process.env.AWS_REGION ?? 'us-east-1';
   const sqs = new SQSClient({ endpoint: server.address, region, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
   const dlq = await sqs.send(new CreateQueueCommand({ QueueName: 'modelmux-settle-dlq', Attributes: { MessageRetentionPeriod: '1209600' } }));
@@ -52,7 +56,7 @@ export async function startSettleRunner(opts: SettleRunnerOptions = {}): Promise
   );
   const queueUrl = queue.QueueUrl as string;
   process.env.SQS_ENDPOINT = server.address;
-  // The emulator runs on the gateway's own event loop: give it more time than AWS's SQS needs.
+  // The emulator shares the machine's cores with the gateway: give it more time than AWS's SQS needs.
   process.env.SQS_REQUEST_TIMEOUT_MS ??= '10000';
   process.env.SETTLE_QUEUE_URL = queueUrl;
   (await import('../functions/shared/config/env')).reloadConfig(); // read the queue settings just set
@@ -92,7 +96,7 @@ export async function startSettleRunner(opts: SettleRunnerOptions = {}): Promise
       if (timer) clearInterval(timer);
       await poller;
       sqs.destroy();
-      await server.stop();
+      await queueProcess.stop();
     },
   };
 }

@@ -31,6 +31,8 @@ const gateway = await startGateway({
     onCode: (email, code) => process.stdout.write(`[cognito] confirmation code for ${email}: ${code}\n`),
   },
   byokKekFile: join(LOCAL_STATE_DIR, 'byok-kek'),
+  // The settle queue runs in its own process: a crash of this one loses nothing queued (the next start reuses it).
+  settle: { queueStateFile: join(LOCAL_STATE_DIR, 'settle-queue.json') },
   simulator: { chunkDelayMs: Number(process.env.SIM_CHUNK_DELAY_MS ?? 20) },
   // Locally a client that leaves stops its upstream request (saves real tokens); Lambda cannot.
   signalClientDisconnect: true,

@@ -8,7 +8,7 @@ import { buildFunctionUrlEvent, eventExceedsPayloadLimit, functionUrlIdentity, t
 import type { InvocationInput, InvocationResult } from './invocation.js';
 import { DEFAULT_MEMORY_MB, DEFAULT_TIMEOUT_MS, MAX_REQUEST_PAYLOAD_BYTES, MAX_TIMEOUT_MS } from './limits.js';
 import { readRequestBody } from './request-body.js';
-import { sendPayloadTooLarge, sendUnknownPath } from './service-responses.js';
+import { answerClientError, sendPayloadTooLarge, sendUnknownPath } from './service-responses.js';
 import { invokeStreaming } from './streaming-invoke.js';
 
 /** A Function URL invoke mode (Lambda `InvokeMode`). */
@@ -115,6 +115,7 @@ export function createFunctionUrlServer(routes: FunctionUrlRoute[], opts: Functi
       else res.destroy();
     });
   });
+  server.on('clientError', answerClientError);
   server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
   // Node requires headersTimeout > keepAliveTimeout, or a request racing the idle timer is dropped.
   server.headersTimeout = KEEP_ALIVE_TIMEOUT_MS + 1_000;

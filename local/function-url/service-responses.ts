@@ -1,4 +1,5 @@
-import type { ServerResponse } from 'node:http';
+import { STATUS_CODES, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 
 /**
  * Responses the Function URL service sends by itself, instead of (or before) anything the function
@@ -56,4 +57,34 @@ export function sendPayloadTooLarge(res: ServerResponse): void {
 /** 404 OpenAI-shaped: no route (and no default route) claims the path. Stand-in only. */
 export function sendUnknownPath(res: ServerResponse): void {
   send(res, 404, UNKNOWN_PATH_BODY, undefined);
+}
+
+/** A Node.js HTTP parser error: its `code` (`HPE_HEADER_OVERFLOW`, `HPE_INVALID_METHOD`, …). */
+interface ClientError extends Error {
+  code?: string;
+}
+
+/**
+ * The server's `clientError` handler: a request Node's HTTP parser refuses never reaches a route, and
+ * Node's own answer has no body. Not AWS behaviour (on AWS the Function URL service, or CloudFront in
+ * front of it, parses HTTP and answers such requests with its own status and body before the function
+ * runs; README "Errors"). Locally the client gets OpenAI's error shape: 431 `request_headers_too_large`
+ * for headers over Node's limit, 408 for a request not finished in time, else 400 `invalid_http_request`
+ * (bad framing, an invalid method or header). Written to the socket, which is then closed.
+ */
+export function answerClientError(err: ClientError, socket: Duplex): void {
+  if (err.code === 'ECONNRESET' || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const [status, code, message] =
+    err.code === 'HPE_HEADER_OVERFLOW'
+      ? [431, 'request_headers_too_large', 'The request headers are larger than the gateway accepts.']
+      : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'request_timeout', 'The request was not received in time.']
+        : [400, 'invalid_http_request', 'The request is not valid HTTP/1.1 (framing, method or a header).'];
+  const body = JSON.stringify({ error: { message, type: 'invalid_request_error', param: null, code } });
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+  );
 }

@@ -11,7 +11,7 @@ import { byokProviders } from '../providers/registry';
 import type { AccountCaller } from './caller';
 import { json } from './json';
 
-const putBody = z.strictObject({ key: z.string(), allow_fallback: z.optional(z.boolean()) });
+export const byokPutBody = z.strictObject({ key: z.string(), allow_fallback: z.optional(z.boolean()) });
 const patchBody = z.strictObject({ allow_fallback: z.boolean() });
 
 /** The JSON view of one attached key. */
@@ -30,7 +30,7 @@ export async function listByokRoute(caller: AccountCaller): Promise<JsonResult> 
 /** `PUT /v1/byok/{provider}` `{key, allow_fallback?}` → `{data}`. */
 export async function putByokRoute(caller: AccountCaller, name: string, req: GatewayRequest): Promise<JsonResult> {
   const provider = byokProvider(name);
-  const body = parseJsonBody(req.body, putBody);
+  const body = parseJsonBody(req.body, byokPutBody);
   const entry = await putByokKey(caller.accountId, provider, body.key, body.allow_fallback ?? true);
   forgetCachedByok(caller.accountId);
   return json({ data: view(provider, entry) });

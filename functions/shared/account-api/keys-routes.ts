@@ -21,7 +21,7 @@ import { toKeyRecord } from './key-record';
 const usdLimit = z.nullable(z.number().check(z.nonnegative()));
 const limitReset = z.nullable(z.enum(LIMIT_RESETS));
 
-const createBody = z.strictObject({ name: z.string(), limit: z.optional(usdLimit), limit_reset: z.optional(limitReset) });
+export const keyCreateBody = z.strictObject({ name: z.string(), limit: z.optional(usdLimit), limit_reset: z.optional(limitReset) });
 const patchBody = z.strictObject({ name: z.optional(z.string()), disabled: z.optional(z.boolean()), limit: z.optional(usdLimit), limit_reset: z.optional(limitReset) });
 
 /** USD (JSON number) → nano-USD, exactly. @throws InvalidRequestError (400, param `limit`). */
@@ -36,7 +36,7 @@ function limitNanoUsd(value: number | null | undefined): number | null | undefin
 
 /** `POST /v1/keys` → 201 `{key, data: KeyRecord}`. */
 export async function createKeyRoute(caller: AccountCaller, req: GatewayRequest): Promise<JsonResult> {
-  const body = parseJsonBody(req.body, createBody);
+  const body = parseJsonBody(req.body, keyCreateBody);
   const limit = limitNanoUsd(body.limit) ?? undefined;
   if (limit === undefined && body.limit_reset != null) {
     throw new InvalidRequestError('limit_reset needs a limit: set `limit` too.', { param: 'limit_reset' });

@@ -69,7 +69,7 @@ export async function runChatExchange(
   const sent: ChatCompletionRequest = body.max_completion_tokens == null && body.max_tokens == null ? { ...body, max_tokens: outputLimit } : body;
   const upstream = new AbortController();
   req.signal.addEventListener('abort', () => upstream.abort(), { once: true });
-  const opts = { ...routeOptions(req), signal: upstream.signal };
+  const opts = { ...routeOptions(req, caller), signal: upstream.signal };
   const ctx: CallContext = { req, body, bill, created: Math.floor(req.receivedAt / 1000), present };
   if (body.stream !== true) {
     // Routing runs to the function's deadline; the status waits for the answer until the budget,

@@ -48,7 +48,7 @@ export async function embeddings(req: GatewayRequest): Promise<JsonResult> {
   await bill.confirmed;
   const outcome = await routeBufferedCall(
     plan,
-    routeOptions(req),
+    routeOptions(req, caller),
     (a, ctx) => a.adapter.buildEmbeddingsRequest?.(body, inputs, ctx),
     (text, a, ctx) => {
       if (a.adapter.parseEmbeddingsResponse === undefined) throw new Error('adapter has no embeddings');

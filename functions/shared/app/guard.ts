@@ -24,9 +24,13 @@ export async function authenticateRequest(req: GatewayRequest): Promise<Authenti
   return authenticate(key, dashboard);
 }
 
-/** The router's options for a request: its abort signal, deadline and id (for the router's log lines). */
-export function routeOptions(req: GatewayRequest): RouteOptions {
-  const opts: RouteOptions = { signal: req.signal, requestId: req.requestId };
+/**
+ * The router's options for a request: its abort signal, deadline and id (for the router's log lines),
+ * and its origin (the caller's account and the raw body), so the circuit breaker can tell a failure
+ * this request's content caused from a target that is down (routing/circuit-breaker.ts).
+ */
+export function routeOptions(req: GatewayRequest, caller: AuthenticatedKey): RouteOptions {
+  const opts: RouteOptions = { signal: req.signal, requestId: req.requestId, origin: { accountId: caller.accountId, body: req.body } };
   if (req.deadline !== undefined) opts.deadline = req.deadline;
   return opts;
 }

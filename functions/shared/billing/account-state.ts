@@ -12,6 +12,7 @@ import { storeCall } from '../store/store-errors';
 import { tableNames } from '../store/tables';
 import { TtlCache } from '../store/ttl-cache';
 import { keyStateOf, type KeyState as KeyEntry } from '../accounts/key-state';
+import { decodeInlineHold, HOLDS_MAP } from './hold-record';
 
 /** Per-key state on the account item (`keys.<h16>`, accounts/key-state.ts), as billing reads it. Money in nano-USD. */
 export type KeyState = KeyEntry & { heldNanoUsd: number };
@@ -33,6 +34,17 @@ export interface ShardState {
   inflight?: number;
   /** Undefined on an item written before per-key state existed. */
   keys: Record<string, KeyState> | undefined;
+  /** Holds in flight on the item that took a concurrency slot (hold-plan.ts frees the expired ones' slots). */
+  slotHolds?: SlotHold[];
+}
+
+/** A hold in flight that took a concurrency slot: its request id, expiry (epoch ms) and which slots. */
+export interface SlotHold {
+  requestId: string;
+  expiresAt: number;
+  accountSlot: boolean;
+  /** The key entry (`h16`) whose slot it took, if it took one. */
+  keySlot: string | undefined;
 }
 
 const num = (v: unknown, fallback = 0): number => (typeof v === 'number' && Number.isFinite(v) ? v : fallback);
@@ -62,7 +74,18 @@ export function shardStateOf(item: Record<string, unknown> | undefined): ShardSt
     rpmCount: opt(item.rpmCount),
     inflight: opt(item.inflight),
     keys,
+    slotHolds: slotHoldsOf(item[HOLDS_MAP]),
   };
+}
+
+function slotHoldsOf(holds: unknown): SlotHold[] {
+  if (typeof holds !== 'object' || holds === null) return [];
+  const out: SlotHold[] = [];
+  for (const [requestId, value] of Object.entries(holds as Record<string, unknown>)) {
+    const h = decodeInlineHold('', requestId, value);
+    if (h !== undefined && (h.accountSlot || h.keySlot)) out.push({ requestId, expiresAt: h.holdExpiresAt, accountSlot: h.accountSlot, keySlot: h.keySlot ? h.h16 : undefined });
+  }
+  return out;
 }
 
 /** A raw ALL_OLD item from a cancelled transaction (marshalled; lib-dynamodb leaves it so). */

@@ -49,7 +49,16 @@ export interface HoldSpec {
   accountSlot: number | undefined;
   keyRpm: RpmBranch;
   keySlot: number | undefined;
+  /**
+   * Holds past their expiry whose slots this hold may reuse (crashed functions, not yet swept): the
+   * write requires each to still be there, and allows `inflight` as many above the limit.
+   */
+  accountStale?: string[];
+  keyStale?: string[];
 }
+
+/** Most expired holds' slots one hold write reuses (each adds a condition to the write). */
+export const MAX_STALE_SLOTS = 16;
 
 /** The plan: a spec, or the client's refusal, or a key entry missing from the item (legacy data). */
 export type HoldPlan = { ok: true; spec: HoldSpec } | { ok: false; error: GatewayError } | { ok: false; missingKey: true };
@@ -79,8 +88,13 @@ export function planHold(input: PlanInput): HoldPlan {
   if (accountRpm === 'full') return { ok: false, error: rpmRefusal('account', limits.rpm, state.rpmWindow ?? minute, now) };
   const keyRpm = rpmBranch(key.rpmWindow, key.rpmCount, limits.rpm, minute);
   if (keyRpm === 'full') return { ok: false, error: rpmRefusal('key', limits.rpm, key.rpmWindow ?? minute, now) };
-  if (limits.concurrent > 0 && (state.inflight ?? 0) >= limits.concurrent) return { ok: false, error: concurrencyRefusal('account', limits.concurrent) };
-  if (limits.concurrent > 0 && (key.inflight ?? 0) >= limits.concurrent) return { ok: false, error: concurrencyRefusal('key', limits.concurrent) };
+  // [issue 21] A slot whose hold is past its expiry (the function's own deadline: it can no longer run)
+  // is free now, not when the sweep settles the orphan.
+  const expired = (state.slotHolds ?? []).filter((h) => h.expiresAt <= now);
+  const accountStale = expired.filter((h) => h.accountSlot).slice(0, MAX_STALE_SLOTS).map((h) => h.requestId);
+  const keyStale = expired.filter((h) => h.keySlot === input.h16).slice(0, MAX_STALE_SLOTS).map((h) => h.requestId);
+  if (limits.concurrent > 0 && (state.inflight ?? 0) - accountStale.length >= limits.concurrent) return { ok: false, error: concurrencyRefusal('account', limits.concurrent) };
+  if (limits.concurrent > 0 && (key.inflight ?? 0) - keyStale.length >= limits.concurrent) return { ok: false, error: concurrencyRefusal('key', limits.concurrent) };
 
   const keyLimit = keyLimitPart(key, now);
   const keyLeft = keyLimit.kind === 'none' ? Number.POSITIVE_INFINITY : keyLimit.kind === 'same' ? (key.leftNanoUsd ?? 0) : keyLimit.limit - key.heldNanoUsd;
@@ -100,6 +114,8 @@ export function planHold(input: PlanInput): HoldPlan {
       accountSlot: limits.concurrent > 0 ? limits.concurrent : undefined,
       keyRpm,
       keySlot: limits.concurrent > 0 ? limits.concurrent : undefined,
+      ...(limits.concurrent > 0 && accountStale.length > 0 ? { accountStale } : {}),
+      ...(limits.concurrent > 0 && keyStale.length > 0 ? { keyStale } : {}),
     },
   };
 }

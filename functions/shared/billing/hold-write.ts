@@ -55,8 +55,8 @@ function accountHoldUpdate(record: HoldRecord, spec: HoldSpec): UpdateBuilder {
   }
   rpm(b, spec.accountRpm, () => [b.name('rpmWindow'), b.name('rpmCount')]);
   rpm(b, spec.keyRpm, () => [key('rpmWindow'), key('rpmCount')]);
-  slot(b, spec.accountSlot, () => b.name('inflight'));
-  slot(b, spec.keySlot, () => key('inflight'));
+  slot(b, spec.accountSlot, () => b.name('inflight'), spec.accountStale);
+  slot(b, spec.keySlot, () => key('inflight'), spec.keyStale);
   return b;
 }
 
@@ -74,9 +74,15 @@ function rpm(b: UpdateBuilder, branch: RpmBranch, paths: () => [window: string, 
   }
 }
 
-function slot(b: UpdateBuilder, limit: number | undefined, path: () => string): void {
+/**
+ * Takes a concurrency slot: `inflight < limit`, or `limit + n` when n expired holds (`stale`) still hold
+ * slots; each must still be on the item, so a slot is never counted free twice (a settled one has
+ * already given its slot back).
+ */
+function slot(b: UpdateBuilder, limit: number | undefined, path: () => string, stale: readonly string[] = []): void {
   if (limit === undefined) return;
   const inflight = path();
-  b.when(`attribute_not_exists(${inflight}) OR ${inflight} < ${b.value(limit)}`);
+  b.when(`attribute_not_exists(${inflight}) OR ${inflight} < ${b.value(limit + stale.length)}`);
+  for (const requestId of stale) b.when(`attribute_exists(${b.path(HOLDS_MAP, requestId)})`);
   b.add(inflight, 1);
 }

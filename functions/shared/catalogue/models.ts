@@ -6,8 +6,9 @@ import type { CatalogueEntryData, CatalogueTargetData, Capabilities } from './sc
  * validated against `catalogueSchema` in test/catalogue; displayed prices (upstream × 1.055) are
  * computed by `buildCatalogue`, never typed.
  *
- * Facts: providers.md (§8 prices, §2.8/§3.8/§4.2/§5.1/§6 lifecycles), read 2026-11-22; prompt-cache
- * prices and their sources: docs/prices.md (read 2026-11-26). Several ids the spec names are retired upstream; each such entry says where it now goes.
+ * Facts: docs/providers.md (§8 prices, §2.8/§3.8/§4.2/§5.1/§6 lifecycles), read 2026-11-22; prompt-cache
+ * prices and their sources: docs/prices.md (read 2026-11-26). Several ids the spec names are retired
+ * upstream; each such entry says where it now goes.
  */
 
 // Files: PDF `file` parts, which OpenAI's vision models, Claude (document blocks) and Gemini (inline

@@ -1,7 +1,7 @@
 /**
  * Who is calling the account API: the dashboard user's Cognito JWT (id or access token of the
  * configured pool and app client), verified with `aws-jwt-verify` — signature against the pool's JWKS,
- * `iss`, `exp`/`nbf`, `token_use` ∈ {id, access}, and the client id (`aud` of an id token, `client_id`
+ * `iss`, `exp` (required)/`nbf`, `iat` (required, not in the future), `token_use` ∈ {id, access}, and the client id (`aud` of an id token, `client_id`
  * of an access token). The JWKS is fetched once per container (at INIT by {@link prefetchSigningKeys},
  * else on first use) and cached in memory: a valid token costs no network call. A token signed with an
  * unknown `kid` triggers at most one re-fetch per 10 s (the library's penalty box), never one per request.
@@ -36,13 +36,29 @@ function verifier(): Verifier {
         issuer: config.issuer,
         jwksUri: config.jwksUri,
         audience: null, // checked per token use below: id tokens carry `aud`, access tokens `client_id`
-        customJwtCheck: ({ payload }) => validateCognitoJwtFields(payload, { tokenUse: null, clientId: config.userPoolClientId }),
+        customJwtCheck: ({ payload }) => {
+          validateCognitoJwtFields(payload, { tokenUse: null, clientId: config.userPoolClientId });
+          assertIssuedInThePast(payload);
+        },
       },
       { jwksCache: new SimpleJwksCache({ fetcher: jwksFetcher }) },
     );
     current = { config, verifier: v as unknown as Verifier };
   }
   return current.verifier;
+}
+
+/** How far in the future a token's `iat` may lie (clock skew between Cognito and us), seconds. */
+export const IAT_SKEW_SECONDS = 60;
+
+/**
+ * A token must say when it ends and must not be issued in the future (issue 21): aws-jwt-verify
+ * checks `exp` only when present, and `iat` not at all. Cognito always sets both.
+ * @throws Error (the verifier turns it into a refusal: 401 `invalid_token`).
+ */
+function assertIssuedInThePast(payload: { exp?: unknown; iat?: unknown }): void {
+  if (typeof payload.exp !== 'number') throw new Error('token has no exp');
+  if (typeof payload.iat !== 'number' || payload.iat > Date.now() / 1000 + IAT_SKEW_SECONDS) throw new Error('token has no iat, or one in the future');
 }
 
 /** 401 for a bad sign-in token; never echoes the token. */

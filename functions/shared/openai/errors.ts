@@ -130,14 +130,14 @@ export class UpstreamUnavailableError extends GatewayError {
 }
 
 /**
- * 503: our own store (DynamoDB) is unreachable, throttled or too contended to answer now. The body is
- * the same as an upstream outage's (`server_error`, `upstream_unavailable`), so clients retry it alike
- * (OpenAI SDK: `InternalServerError`); the class tells the log and the code who failed.
+ * 503: our own store (DynamoDB) is unreachable, throttled or too contended to answer now. Type
+ * `server_error` like an upstream outage, so clients retry it alike (OpenAI SDK:
+ * `InternalServerError`), with its own code `store_unavailable`: it is not the upstream (issue 21).
  */
 export class StoreUnavailableError extends GatewayError {
   override name = 'StoreUnavailableError';
   constructor(message: string, init: GatewayErrorInit = {}) {
-    super(503, 'server_error', message, { code: 'upstream_unavailable', ...init });
+    super(503, 'server_error', message, { code: 'store_unavailable', ...init });
   }
 }
 

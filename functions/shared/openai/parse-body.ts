@@ -1,6 +1,6 @@
 import { safeParse, type core } from '../validation/zod';
 import { InvalidRequestError } from './errors';
-import { assertRequestBounds } from './request-bounds';
+import { assertRequestBounds, assertWithinBudget, validationDeadline, type ValidationDeadline } from './request-bounds';
 
 /**
  * Parses a raw request body as JSON and validates it with `schema`.
@@ -8,13 +8,19 @@ import { assertRequestBounds } from './request-bounds';
  * @param unknownArgument how an unknown argument is worded: Chat Completions says "Unrecognized
  *   request argument supplied: x" (the default), the Responses API "Unknown parameter: 'x'."
  * @returns the schema's output (defaults applied).
- * @throws InvalidRequestError (400) when the body is empty, passes a structural bound
- *   (request-bounds.ts), is not JSON, or fails the schema; `param`
+ * @param deadline the time budget for the whole check (request-bounds.ts; a fresh one by default).
+ * @throws InvalidRequestError (400) when the body is empty, passes a structural bound or the time
+ *   budget (request-bounds.ts, code `request_too_complex`), is not JSON, or fails the schema; `param`
  *   names the first offending field in OpenAI's dotted form (`messages[0].role`).
  */
-export function parseJsonBody<S extends core.$ZodType>(raw: string, schema: S, unknownArgument: (param: string) => string = unrecognizedArgument): core.output<S> {
+export function parseJsonBody<S extends core.$ZodType>(
+  raw: string,
+  schema: S,
+  unknownArgument: (param: string) => string = unrecognizedArgument,
+  deadline: ValidationDeadline = validationDeadline(),
+): core.output<S> {
   if (raw.length === 0) throw new InvalidRequestError('The request body is empty; expected a JSON object.');
-  assertRequestBounds(raw);
+  assertRequestBounds(raw, deadline);
   let json: unknown;
   try {
     json = JSON.parse(raw);
@@ -27,7 +33,9 @@ export function parseJsonBody<S extends core.$ZodType>(raw: string, schema: S, u
   if (typeof json !== 'object' || json === null || Array.isArray(json)) {
     throw new InvalidRequestError('The request body must be a JSON object.');
   }
+  assertWithinBudget(deadline);
   const result = safeParse(schema, json);
+  assertWithinBudget(deadline);
   if (result.success) return result.data;
   const first = result.error.issues[0];
   if (first === undefined) throw new InvalidRequestError('Invalid request body.');

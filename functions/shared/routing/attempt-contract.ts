@@ -1,7 +1,7 @@
 import { GatewayError } from '../openai/errors';
 import { UpstreamAttemptError, type AdapterContext, type UpstreamFailure } from '../providers/types';
 import type { Attempt } from './attempt-plan';
-import type { CircuitBreaker } from './circuit-breaker';
+import type { CircuitBreaker, FailureOrigin } from './circuit-breaker';
 import type { RetryPolicy } from './retry-policy';
 import type { Timeouts } from './timeouts';
 
@@ -41,6 +41,8 @@ export interface RouteOptions {
   requestId?: string;
   retry?: RetryPolicy;
   breaker?: CircuitBreaker;
+  /** Who sent the request (its account and raw body): the breaker counts content-caused failures for that account only. */
+  origin?: FailureOrigin;
 }
 
 /** An attempt's limits (ms): its timeouts clipped to the deadline, and `totalMs`, what is left of the budget. */

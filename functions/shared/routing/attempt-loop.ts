@@ -63,6 +63,8 @@ class PlanRun<T> {
   private readonly deadline: number;
   private readonly requested: string | undefined;
   private readonly failOpen: boolean;
+  /** The request's account: its own breaker state counts beside the shared one. */
+  private readonly account: string | undefined;
   private readonly records: AttemptRecord[] = [];
   /** Targets not yet tried, in order (a hedge loser goes back to the front). */
   private readonly queue: Attempt[];
@@ -79,7 +81,8 @@ class PlanRun<T> {
     this.policy = opts.retry ?? DEFAULT_RETRY;
     this.deadline = opts.deadline ?? Number.POSITIVE_INFINITY;
     this.requested = plan[0]?.publicModel;
-    this.failOpen = plan.every((a) => this.brk.isOpen(breakerKey(a)));
+    this.account = opts.origin?.accountId;
+    this.failOpen = plan.every((a) => this.brk.isOpen(breakerKey(a), this.account));
     this.queue = [...plan];
   }
 
@@ -110,7 +113,7 @@ class PlanRun<T> {
     while (this.queue.length > 0) {
       const a = this.queue.shift() as Attempt;
       if (a.target.contextWindow <= this.tooSmallWindow) continue;
-      if (!this.failOpen && !this.brk.allow(breakerKey(a))) continue;
+      if (!this.failOpen && !this.brk.allow(breakerKey(a), this.account)) continue;
       return a;
     }
     return undefined;
@@ -127,7 +130,7 @@ class PlanRun<T> {
   private launch(attempt: Attempt, retry: number): void {
     const remaining = this.deadline - Date.now();
     if (remaining <= 0) {
-      this.brk.release(breakerKey(attempt));
+      this.brk.release(breakerKey(attempt), this.account);
       throw this.hooks.exhausted(this.records, true, this.tooSmallWindow);
     }
     const controller = new AbortController();
@@ -162,7 +165,7 @@ class PlanRun<T> {
   private drop(f: Flight<T>, lost: boolean): void {
     this.flights.delete(f);
     f.controller.abort();
-    this.brk.release(breakerKey(f.attempt));
+    this.brk.release(breakerKey(f.attempt), this.account);
     f.span.annotate('outcome', lost ? 'hedge-lost' : 'stopped');
     f.span.end();
     if (!lost) return;
@@ -185,7 +188,7 @@ class PlanRun<T> {
     const partner = this.nextAttempt();
     if (partner === undefined) return;
     if (this.deadline - Date.now() > 0) this.launch(partner, 0);
-    else this.brk.release(breakerKey(partner));
+    else this.brk.release(breakerKey(partner), this.account);
   }
 
   /** Waits until a flight settles, the client leaves, or `until` (epoch ms) passes. */
@@ -212,7 +215,7 @@ class PlanRun<T> {
     this.records.push(record(f.attempt, 'ok', 200, f.begunAt));
     if (f.attempt.target.key !== this.firstKey && this.requested !== undefined) recordFallback(this.requested);
     f.span.annotate('outcome', 'ok');
-    const health = healthOf(this.brk, breakerKey(f.attempt), f.span.end);
+    const health = healthOf(this.brk, breakerKey(f.attempt), f.span.end, this.opts.origin);
     if (this.hooks.successOnResolve) health.success();
     return { attempt: f.attempt, attempts: this.records, result, health };
   }
@@ -225,13 +228,13 @@ class PlanRun<T> {
   private async failed(f: Flight<T>, error: unknown): Promise<void> {
     const { attempt } = f;
     if (error instanceof SkipTarget) {
-      this.brk.release(breakerKey(attempt));
+      this.brk.release(breakerKey(attempt), this.account);
       f.span.annotate('outcome', 'skipped');
       f.span.end();
       return;
     }
     if (error instanceof OwnFailure) {
-      this.brk.release(breakerKey(attempt));
+      this.brk.release(breakerKey(attempt), this.account);
       logger.error('internal failure on an upstream attempt; not counted against the upstream', { requestId: this.opts.requestId, target: attempt.target.key, error: error.original as Error });
       throw new GatewayError(500, 'server_error', 'The gateway had an internal error while preparing your request.', { cause: error.original });
     }
@@ -241,12 +244,12 @@ class PlanRun<T> {
     this.records.push(record(attempt, failure.kind, failure.status, f.begunAt));
     if (attempt.byok !== undefined && failure.kind === 'auth-config') {
       // The user's key, not ours: tell the user (at once unless the platform's key may serve).
-      this.brk.release(breakerKey(attempt));
+      this.brk.release(breakerKey(attempt), this.account);
       this.byokRefusal = byokKeyRefused(attempt, attempt.byok, failure, this.opts.requestId);
       if (!attempt.byok.allowFallback) throw this.byokRefusal;
       return;
     }
-    this.brk.failure(breakerKey(attempt), failure.kind);
+    this.brk.failure(breakerKey(attempt), failure.kind, this.opts.origin);
     if (failure.clientError) {
       if (attempt.publicModel === this.requested) throw failure.clientError;
       return;

@@ -1,5 +1,5 @@
 import { UpstreamAttemptError, type FailureKind } from '../providers/types';
-import type { CircuitBreaker } from './circuit-breaker';
+import type { CircuitBreaker, FailureOrigin } from './circuit-breaker';
 
 /**
  * The breaker verdict of one allowed attempt, reported once (later calls are no-ops). A buffered
@@ -16,8 +16,9 @@ export interface TargetHealth {
 /**
  * The once-only verdict of target `key` on `brk`.
  * @param onVerdict called once with the first verdict (the router ends the attempt's trace span there).
+ * @param origin the request's account and body (circuit-breaker.ts: whose failure it is).
  */
-export function healthOf(brk: CircuitBreaker, key: string, onVerdict: () => void = () => undefined): TargetHealth {
+export function healthOf(brk: CircuitBreaker, key: string, onVerdict: () => void = () => undefined, origin?: FailureOrigin): TargetHealth {
   let done = false;
   const once = (f: () => void) => (): void => {
     if (done) return;
@@ -26,9 +27,9 @@ export function healthOf(brk: CircuitBreaker, key: string, onVerdict: () => void
     onVerdict();
   };
   return {
-    success: once(() => brk.success(key)),
-    failure: (kind) => once(() => brk.failure(key, kind))(),
-    release: once(() => brk.release(key)),
+    success: once(() => brk.success(key, origin?.accountId)),
+    failure: (kind) => once(() => brk.failure(key, kind, origin))(),
+    release: once(() => brk.release(key, origin?.accountId)),
   };
 }
 

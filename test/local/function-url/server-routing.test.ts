@@ -57,3 +57,28 @@ describe('createFunctionUrlServer routing', () => {
     ).toThrow(RangeError);
   });
 });
+
+describe('HTTP errors raised by Node before any route (issue 21)', () => {
+  /** Sends raw bytes and reads the whole answer (the server closes the connection). */
+  async function raw(url: string, bytes: string): Promise<{ status: number; body: any }> {
+    const { connect } = await import('node:net');
+    const { port } = new URL(url);
+    const text = await new Promise<string>((resolve, reject) => {
+      const chunks: Buffer[] = [];
+      const socket = connect(Number(port), '127.0.0.1', () => socket.write(bytes));
+      socket.on('data', (c: Buffer) => chunks.push(c));
+      socket.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+      socket.on('error', reject);
+    });
+    const [head = '', body = ''] = text.split('\r\n\r\n');
+    return { status: Number(head.split(' ')[1]), body: JSON.parse(body) };
+  }
+
+  it('headers over the limit get 431 and bad framing 400, each with an OpenAI error body', async () => {
+    running = await startServer([{ match: () => true, handler: named('never'), invokeMode: 'BUFFERED', functionName: 'n' }]);
+    const big = await raw(running.url, `GET /v1/models HTTP/1.1\r\nhost: x\r\nx-big: ${'a'.repeat(64 * 1024)}\r\n\r\n`);
+    expect(big).toEqual({ status: 431, body: { error: { message: expect.any(String), type: 'invalid_request_error', param: null, code: 'request_headers_too_large' } } });
+    const framing = await raw(running.url, 'POST /v1/chat/completions HTTP/1.1\r\nhost: x\r\ncontent-length: 5\r\ntransfer-encoding: chunked\r\n\r\nzz\r\n');
+    expect(framing).toEqual({ status: 400, body: { error: { message: expect.any(String), type: 'invalid_request_error', param: null, code: 'invalid_http_request' } } });
+  });
+});
