@@ -28,7 +28,7 @@ const sim = () => gw.simulator!;
 async function ask(conversation: string, extra: Record<string, unknown> = {}) {
   const from = sim().requests.length;
   const { response } = await client.chat.completions
-    .create({ model: 'gpt-4o-mini', max_tokens: 8, messages: [{ role: 'system', content: `You are ${conversation}.` }, { role: 'user', content: 'hello' }], ...extra } as never)
+    .create({ model: 'gpt-4o-mini', max_tokens: 8, messages: [{ role: 'system', content: `You are ${conversation}.` }, { role: 'user', content: 'hello' }, { role: 'assistant', content: 'hi' }, { role: 'user', content: 'go on' }], ...extra } as never)
     .withResponse();
   return { servedBy: response.headers.get('x-modelmux-provider'), tried: sim().requests.slice(from).map((r) => r.provider) };
 }
@@ -45,8 +45,10 @@ describe('sticky routing per conversation', () => {
     // The same conversation (same first system + user message) goes straight to Gemini.
     const second = await ask('conv-a');
     expect(second).toEqual({ servedBy: 'gemini', tried: ['gemini'] });
-    // Another conversation routes as usual.
+    // Another conversation routes as usual, and so does a single-turn request without a key.
     expect((await ask('conv-b')).tried[0]).toBe('openai');
+    const single = await client.chat.completions.create({ model: 'gpt-4o-mini', max_tokens: 8, messages: [{ role: 'system', content: 'You are conv-a.' }, { role: 'user', content: 'hello' }] }).withResponse();
+    expect(single.response.headers.get('x-modelmux-provider')).toBe('openai');
     // Gemini fails: fallback still happens, and the conversation moves to the target that answered.
     sim().setFault({ provider: 'gemini' }, { kind: 'status', status: 404 }, { times: 1 });
     const third = await ask('conv-a');

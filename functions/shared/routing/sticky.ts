@@ -4,8 +4,10 @@
  * (OpenRouter's "sticky" routing, keyed the same way: guides/best-practices/prompt-caching.mdx).
  *
  * The conversation is named by, in order: the request's `prompt_cache_key`, its `session_id` (body) or
- * `x-session-id` header, else a hash of its first system message and first non-system message. The key
- * is scoped to the account and the public model, so no tenant can steer (or observe) another's routing.
+ * `x-session-id` header, else — once it is a conversation, i.e. it carries an assistant or tool turn —
+ * a hash of its first system message and first non-system message (a single-turn request without a
+ * key is not sticky: it has no earlier turn whose cache it could reuse). The key is scoped to the
+ * account and the public model, so no tenant can steer (or observe) another's routing.
  *
  * Best effort, per container: the memory lives in this Lambda container only (a request on another
  * container routes as usual, and warms its own). The sticky attempt moves to the front of the plan —
@@ -27,12 +29,13 @@ const memory = new Map<string, { attempt: string; until: number }>();
 
 /**
  * The conversation key of a request, scoped to `accountId` and the public model (see the module
- * comment); undefined when the request has no message to name it by.
+ * comment); undefined for a single-turn request without a key.
  */
-export function conversationKey(accountId: string, body: ChatCompletionRequest, headers: Readonly<Record<string, string | undefined>>): string {
+export function conversationKey(accountId: string, body: ChatCompletionRequest, headers: Readonly<Record<string, string | undefined>>): string | undefined {
   const named = body.prompt_cache_key ?? body.session_id ?? headers['x-session-id'];
   let id: string;
   if (named != null && named !== '') id = `k:${named}`;
+  else if (!body.messages.some((m) => m.role === 'assistant' || m.role === 'tool')) return undefined;
   else {
     const system = body.messages.find((m) => m.role === 'system' || m.role === 'developer');
     const first = body.messages.find((m) => m.role !== 'system' && m.role !== 'developer');
@@ -42,7 +45,8 @@ export function conversationKey(accountId: string, body: ChatCompletionRequest, 
 }
 
 /** The plan with the conversation's sticky attempt first, when it is in the plan and its breaker is closed. */
-export function stickyFirst(plan: readonly Attempt[], key: string, now = Date.now()): readonly Attempt[] {
+export function stickyFirst(plan: readonly Attempt[], key: string | undefined, now = Date.now()): readonly Attempt[] {
+  if (key === undefined) return plan;
   const seen = memory.get(key);
   if (seen === undefined) return plan;
   if (seen.until <= now) {
@@ -55,7 +59,8 @@ export function stickyFirst(plan: readonly Attempt[], key: string, now = Date.no
 }
 
 /** Remembers the attempt that answered the conversation, for {@link STICKY_IDLE_MS} from now. */
-export function rememberSticky(key: string, attempt: Attempt, now = Date.now()): void {
+export function rememberSticky(key: string | undefined, attempt: Attempt, now = Date.now()): void {
+  if (key === undefined) return;
   memory.delete(key); // re-inserted last: the Map's order is least recently used first
   memory.set(key, { attempt: attemptId(attempt), until: now + STICKY_IDLE_MS });
   for (const oldest of memory.keys()) {
