@@ -33,6 +33,12 @@ export const CONCURRENCY_ALARM_RATIO = 0.8;
 export const SERVER_ERROR_RATE_PERCENT = 5;
 export const SERVER_ERROR_RATE_MIN_REQUESTS = 20;
 
+/**
+ * The over-hold loss alarm: usage reported beyond the requests' holds (not charged, the platform's
+ * loss; `UpstreamOverHoldNanoUsd`) summed over 5 minutes, nano-USD ($0.01).
+ */
+export const OVER_HOLD_LOSS_ALARM_NANO_USD = 10_000_000;
+
 /** Props of {@link Monitoring}. */
 export interface MonitoringProps {
   /** The value of the metrics' `service` dimension (POWERTOOLS_SERVICE_NAME of the functions). */
@@ -89,6 +95,9 @@ export class Monitoring extends Construct {
     });
     this.alarm('SettleFailures', own(s, MetricName.SettleFailures, 'Sum'), 1, {
       description: 'A settle did not land on the request path: an answered request is not in the ledger yet. See README, Runbook (replay or settle pending holds).',
+    });
+    this.alarm('UpstreamOverHold', own(s, MetricName.UpstreamOverHoldNanoUsd, 'Sum'), OVER_HOLD_LOSS_ALARM_NANO_USD, {
+      description: `Upstreams reported usage worth more than $${OVER_HOLD_LOSS_ALARM_NANO_USD / 1e9} beyond the holds in 5 minutes (not charged: the platform's loss). An upstream ignores max_tokens or over-reports: see README, Runbook, and the \`usage over the hold\` log lines.`,
     });
     this.alarm('AccountConcurrency', accountConcurrency(), Math.floor(CONCURRENCY_ALARM_RATIO * (props.accountConcurrencyLimit ?? DEFAULT_ACCOUNT_CONCURRENCY_LIMIT)), {
       description: `Lambda concurrency in this account and region is above ${CONCURRENCY_ALARM_RATIO * 100}% of its quota: new invocations will be throttled (429/502 to clients). See README, Runbook.`,
@@ -203,6 +212,7 @@ export class Monitoring extends Construct {
         title: 'Fallbacks, breaker openings, estimated usage',
         width: 12,
         left: [own(s, MetricName.Fallbacks, 'Sum', 'fallbacks'), own(s, MetricName.BreakerOpened, 'Sum', 'breakers opened'), own(s, MetricName.UsageEstimated, 'Sum', 'usage estimated')],
+        right: [own(s, MetricName.UpstreamOverHoldNanoUsd, 'Sum', 'usage over the hold (nano-USD, not charged)')],
       }),
       new GraphWidget({
         title: 'Tokens billed per 5 minutes',

@@ -10,7 +10,7 @@ import { openAICompletion } from './openai-format.js';
 import { openAIStream } from './openai-stream.js';
 import { readOpenAIChat } from './openai-input.js';
 import type { Problem } from './problem.js';
-import { planChoices } from './reply.js';
+import { OVERREPORT_FACTOR, planChoices } from './reply.js';
 import { isRetiredModel } from './retired-models.js';
 import { countWords } from './token-count.js';
 import type { SimProvider } from './types.js';
@@ -55,7 +55,9 @@ function embeddings(call: SimCall): Reply | Problem {
     return { kind: 'bad-request', message: "'encoding_format' must be 'float' or 'base64'", param: 'encoding_format' };
   }
   const dimensions = asNumber(body['dimensions']) ?? nativeDimensions(model);
-  const tokens = inputs.reduce((sum, i) => sum + i.tokens, 0);
+  const counted = inputs.reduce((sum, i) => sum + i.tokens, 0);
+  // `[overreport]` in an input: the usage is over-reported, as for chat (reply.ts).
+  const tokens = inputs.some((i) => i.text.includes('[overreport]')) ? counted * OVERREPORT_FACTOR : counted;
   return {
     kind: 'json',
     status: 200,

@@ -12,6 +12,13 @@
  * - reasoning (when the provider/model/request asks for it) is a separate short text;
  * - a stop sequence cuts the text just before it; a max-token limit smaller than the reply keeps that
  *   many words. Token counts follow `token-count.ts`.
+ *
+ * Misbehaviour on demand, by a marker in the last user text (as `[parallel]`), for the gateway's
+ * billing tests (a bill never exceeds its hold):
+ * - `[runaway]`: the output limit is ignored: the reply (and the reasoning, when there is one) runs to
+ *   {@link RUNAWAY_WORDS} words whatever `max_tokens` says (tool-call arguments already ignore it: they
+ *   follow the schema, e.g. `minItems`);
+ * - `[overreport]`: the reported usage is {@link OVERREPORT_FACTOR} × the true prompt and completion counts.
  */
 import { argsFromSchema } from './tool-args.js';
 import { structuredAnswer } from './structured-output.js';
@@ -83,6 +90,24 @@ export const FILLER_WORDS = [
 ] as const;
 
 const ECHO_WORDS = 8;
+
+/** Words of a `[runaway]` reply and reasoning (the output limit ignored). */
+export const RUNAWAY_WORDS = 5_000;
+/** Factor of the usage an `[overreport]` request reports. */
+export const OVERREPORT_FACTOR = 100;
+
+/** Pads `text` with filler words to `words` words. */
+function padTo(text: string, words: number): string {
+  const out: string[] = text.match(/\S+/g) ?? [];
+  for (let i = 0; out.length < words; i++) out.push(FILLER_WORDS[i % FILLER_WORDS.length]!);
+  return out.join(' ');
+}
+
+/** The plan as reported: `[overreport]` multiplies its token counts. */
+function reported(plan: ReplyPlan, conv: Conversation): ReplyPlan {
+  if (!conv.lastUserText.includes('[overreport]')) return plan;
+  return { ...plan, promptTokens: plan.promptTokens * OVERREPORT_FACTOR, completionTokens: plan.completionTokens * OVERREPORT_FACTOR };
+}
 const MAX_PARALLEL_CALLS = 3;
 
 function firstWords(text: string, n: number): string[] {
@@ -158,11 +183,12 @@ export function planReply(conv: Conversation, opts: { replyWords: number; choice
   const prompt = promptTokens(conv.messageTexts);
   const turn = conv.lastTurn;
   const calls = turn.kind === 'user' && conv.tools.length > 0 ? toolCallsFor(conv, turn.text) : [];
-  const reasoning = conv.reasoning ? reasoningFor(conv, calls) : undefined;
+  const runaway = conv.lastUserText.includes('[runaway]');
+  const reasoning = conv.reasoning ? (runaway ? padTo(reasoningFor(conv, calls), RUNAWAY_WORDS) : reasoningFor(conv, calls)) : undefined;
   const reasoningTokens = reasoning ? countWords(reasoning) : 0;
   if (calls.length > 0) {
     const callWords = calls.reduce((sum, c) => sum + countWords(`${c.name} ${c.argsJson}`), 0);
-    return {
+    return reported({
       promptTokens: prompt,
       reasoning,
       reasoningTokens,
@@ -170,15 +196,15 @@ export function planReply(conv: Conversation, opts: { replyWords: number; choice
       toolCalls: calls,
       finish: 'tool_calls',
       completionTokens: callWords + reasoningTokens,
-    };
+    }, conv);
   }
   const plain =
     turn.kind === 'tool-result'
       ? `Tool said: ${turn.results.join('; ')}`
-      : baseReplyText(turn.kind === 'user' ? turn.text : conv.lastUserText, turn.kind === 'user' ? turn.images : 0, opts.replyWords, opts.choice ?? 0);
+      : baseReplyText(turn.kind === 'user' ? turn.text : conv.lastUserText, turn.kind === 'user' ? turn.images : 0, runaway ? RUNAWAY_WORDS : opts.replyWords, opts.choice ?? 0);
   const full = conv.json === undefined ? plain : structuredAnswer(conv.json.schema, plain);
-  const limited = applyLimits(full, conv.stop, conv.maxTokens);
-  return {
+  const limited = applyLimits(full, conv.stop, runaway ? undefined : conv.maxTokens);
+  return reported({
     promptTokens: prompt,
     reasoning,
     reasoningTokens,
@@ -187,7 +213,7 @@ export function planReply(conv: Conversation, opts: { replyWords: number; choice
     finish: limited.finish,
     ...(limited.stopSequence !== undefined ? { stopSequence: limited.stopSequence } : {}),
     completionTokens: countWords(limited.text) + reasoningTokens,
-  };
+  }, conv);
 }
 
 /** One plan per choice (`count` ≥ 1): choice 0 is the single-choice reply. */

@@ -79,7 +79,7 @@ describe('the ledger entry of a cached answer', () => {
     const entry = usageEntry({ requestedModel: 'claude-sonnet-4-6', attempt: plan[0]!, attempts: [record], usage: { tokens, estimated: false }, status: 'complete' });
     const d = sonnet.displayedPrice;
     expect(entry).toMatchObject({ promptTokens: 18_642, completionTokens: 40, cachedTokens: 18_000, cachedInputPrice: d.cachedInput, cacheWrite5mTokens: 500, cacheWrite5mPrice: d.cacheWrite5m, cacheWrite1hTokens: 100, cacheWrite1hPrice: d.cacheWrite1h, reasoningTokens: 12 });
-    expect(chargeFor({ holdFreeTokens: 0 }, entry).costNanoUsd).toBe(ceilDiv1000(42n * BigInt(d.input) + 18_000n * BigInt(d.cachedInput) + 500n * BigInt(d.cacheWrite5m) + 100n * BigInt(d.cacheWrite1h) + 40n * BigInt(d.output)));
+    expect(chargeFor({ holdFreeTokens: 0, holdNanoUsd: Number.MAX_SAFE_INTEGER }, entry).costNanoUsd).toBe(ceilDiv1000(42n * BigInt(d.input) + 18_000n * BigInt(d.cachedInput) + 500n * BigInt(d.cacheWrite5m) + 100n * BigInt(d.cacheWrite1h) + 40n * BigInt(d.output)));
   });
 
   it('charges BYOK the platform fee on each bucket (displayed − upstream)', () => {
@@ -88,7 +88,7 @@ describe('the ledger entry of a cached answer', () => {
     const fee = (k: 'input' | 'cachedInput' | 'cacheWrite5m' | 'cacheWrite1h' | 'output') => BigInt(sonnet.displayedPrice[k] - sonnet.upstreamPrice[k]);
     expect(entry).toMatchObject({ byok: true, inputPrice: Number(fee('input')), cachedInputPrice: Number(fee('cachedInput')), cacheWrite5mPrice: Number(fee('cacheWrite5m')), cacheWrite1hPrice: Number(fee('cacheWrite1h')) });
     expect(fee('cachedInput') * 10_000n).toBe(BigInt(sonnet.upstreamPrice.cachedInput) * 550n);
-    expect(chargeFor({ holdFreeTokens: 0 }, entry).costNanoUsd).toBe(ceilDiv1000(42n * fee('input') + 18_000n * fee('cachedInput') + 500n * fee('cacheWrite5m') + 100n * fee('cacheWrite1h') + 40n * fee('output')));
+    expect(chargeFor({ holdFreeTokens: 0, holdNanoUsd: Number.MAX_SAFE_INTEGER }, entry).costNanoUsd).toBe(ceilDiv1000(42n * fee('input') + 18_000n * fee('cachedInput') + 500n * fee('cacheWrite5m') + 100n * fee('cacheWrite1h') + 40n * fee('output')));
   });
 });
 

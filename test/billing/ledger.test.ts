@@ -105,13 +105,29 @@ describe('hold and settle', () => {
     expect(await getAccount(accountId, { consistent: true })).toMatchObject({ freeTokens: 5, creditNanoUsd: USD, heldNanoUsd: 0, heldFreeTokens: 0 });
   });
 
-  it('bills the actual cost when the upstream counted more than was held, and settles a key deleted meanwhile', async () => {
+  // Issue 21: a bill never exceeds its hold (it used to charge the reported usage in full).
+  it('charges the hold at most when the upstream counted more than was held, records the rest as the loss, and settles a key deleted meanwhile', async () => {
     const { accountId, keyHash } = await accountWithKey({ freeTokens: 0, creditNanoUsd: USD });
     const h = await hold(accountId, keyHash, demandOf(10, 10));
     await revokeKey(accountId, keyHash);
     const r = await settleHold(h, { kind: 'bill', entry: entryOf(400, 10) });
-    expect(r.costNanoUsd).toBeGreaterThan(h.holdNanoUsd);
-    expect(await getAccount(accountId, { consistent: true })).toMatchObject({ creditNanoUsd: USD - r.costNanoUsd, heldNanoUsd: 0, usedNanoUsd: r.costNanoUsd });
+    const reported = computeCharge({ promptTokens: 400, completionTokens: 10, freeTokensAvailable: 0, ...GPT_4O_PRICES }).costNanoUsd;
+    expect(reported).toBeGreaterThan(h.holdNanoUsd);
+    expect(r.costNanoUsd).toBe(h.holdNanoUsd);
+    expect(await getAccount(accountId, { consistent: true })).toMatchObject({ creditNanoUsd: USD - h.holdNanoUsd, heldNanoUsd: 0, usedNanoUsd: h.holdNanoUsd });
+    const [entry] = await ledgerOf(accountId);
+    expect(ledgerItemSchema.parse(entry)).toMatchObject({ promptTokens: 400, costNanoUsd: h.holdNanoUsd, lossNanoUsd: reported - h.holdNanoUsd });
+  });
+
+  it('never spills a request held in free tokens into credit', async () => {
+    const { accountId, keyHash } = await accountWithKey({ freeTokens: 1_000, creditNanoUsd: USD });
+    const h = await hold(accountId, keyHash, demandOf(30, 20));
+    expect(h).toMatchObject({ holdFreeTokens: 50, holdNanoUsd: 0 });
+    const r = await settleHold(h, { kind: 'bill', entry: entryOf(30, 180_002) });
+    expect(r).toEqual({ alreadySettled: false, freeTokensUsed: 50, costNanoUsd: 0 });
+    expect(await getAccount(accountId, { consistent: true })).toMatchObject({ freeTokens: 950, creditNanoUsd: USD, heldFreeTokens: 0, heldNanoUsd: 0 });
+    const [entry] = await ledgerOf(accountId);
+    expect(entry?.lossNanoUsd).toBe(computeCharge({ promptTokens: 30, completionTokens: 180_002, freeTokensAvailable: 50, ...GPT_4O_PRICES }).costNanoUsd);
   });
 });
 

@@ -65,6 +65,7 @@ describe('alarms', () => {
         'SettleQueueBacklog',
         'SettleThrottles',
         'SettlesOverdue',
+        'UpstreamOverHold',
       ].map((n) => `Modelmux-${n}`),
     );
     const topicId = logicalIdByPath(template, 'AWS::SNS::Topic', '/Monitoring/');
@@ -81,6 +82,8 @@ describe('alarms', () => {
     expect(own('SettlesOverdue')).toEqual([{ Namespace: METRICS_NAMESPACE, MetricName: MetricName.HoldsOverdue, Dimensions: [{ Name: 'service', Value: 'Modelmux' }] }]);
     expect(own('SettleFailures')[0]).toMatchObject({ Namespace: 'modelmux', MetricName: 'SettleFailures' });
     expect(own('BreakersOpen')[0]).toMatchObject({ Namespace: 'modelmux', MetricName: 'BreakerOpened' });
+    expect(own('UpstreamOverHold')[0]).toMatchObject({ Namespace: 'modelmux', MetricName: 'UpstreamOverHoldNanoUsd' });
+    expect(alarms['Modelmux-UpstreamOverHold']).toMatchObject({ Threshold: 10_000_000, Statistic: 'Sum' });
     expect(own('ServerErrorRate').map((m) => m.MetricName).sort()).toEqual(['Requests', 'ServerErrors']);
   });
 

@@ -165,6 +165,20 @@ describe('routing metrics', () => {
 });
 
 describe('billing metrics', () => {
+  it('records UpstreamOverHoldNanoUsd, the ledger entry\'s lossNanoUsd, when an upstream reports more than the hold covers', async () => {
+    const { createAccount } = await import('../../functions/shared/accounts/account-store');
+    const { createKey } = await import('../../functions/shared/accounts/key-store');
+    const account = await createAccount({ freeTokens: 0, creditNanoUsd: 1_000_000_000 });
+    const paying = new OpenAI({ baseURL: gw.baseUrl, apiKey: (await createKey(account.accountId, 'metrics')).key, maxRetries: 0 });
+    // The simulator's [overreport] marker: 100 × the true usage (local/simulator/README.md).
+    const { response } = await paying.chat.completions.create({ model: 'gpt-4o-mini', max_tokens: 10, messages: ask('[overreport]') }).withResponse();
+    const entry = await pollLedgerEntry(account.accountId, response.headers.get('x-request-id'));
+    const all = await published(1, response.headers.get('x-request-id'));
+    expect(entry?.lossNanoUsd).toBeGreaterThan(0);
+    expect(expectOne(all, 'UpstreamOverHoldNanoUsd')).toMatchObject({ unit: 'None', values: [entry?.lossNanoUsd] });
+    expect(expectOne(all, 'CostNanoUsd').values).toEqual([entry?.costNanoUsd]);
+  });
+
   it('records the settled tokens and cost exactly as the ledger entry has them, not estimated', async () => {
     // An account paying in credit (free tokens would make the cost 0).
     const { createAccount } = await import('../../functions/shared/accounts/account-store');

@@ -52,3 +52,17 @@ export async function estimateOr(usage: TokenUsage | undefined, body: ChatComple
   const completion = Math.max(usage.completion, est.tokens.completion);
   return { tokens: { ...usage, completion }, estimated: usage.completion < est.tokens.completion };
 }
+
+/**
+ * The billable usage of an answer that finished: the upstream's own usage, else our estimate of the
+ * prompt and of `text()` (the output produced). An answer cut at its held output
+ * (`outputCut`, routing/fallback-router.ts) bills the output tokens the meter counted (the settle
+ * charges the hold at most) and the upstream's prompt count when it sent one: any usage the upstream
+ * sent was not the answer's.
+ */
+export async function answerUsage(body: ChatCompletionRequest, target: CatalogueTarget, usage: TokenUsage | undefined, outputCut: number | undefined, text: () => string): Promise<BillableUsage> {
+  if (outputCut === undefined) return usage !== undefined ? fromUsage(usage) : estimate(body, target, text());
+  // The upstream's prompt buckets when it sent them, our count of the prompt otherwise; the output cut.
+  const prompt = usage ?? (await estimate(body, target, '')).tokens;
+  return { tokens: { ...prompt, completion: outputCut, reasoning: Math.min(prompt.reasoning, outputCut) }, estimated: true };
+}

@@ -22,7 +22,7 @@ import { conversationKey, rememberSticky, stickyFirst } from '../routing/sticky'
 import { holdEndsAt } from './hold-timing';
 import { routingHeaders } from './routing-headers';
 import { completionId, usdOf, type CallContext } from './chat-call-context';
-import { completionText, estimate, fromUsage } from './chat-billable-usage';
+import { answerUsage, completionText } from './chat-billable-usage';
 import { streamed } from './chat-stream';
 import { streamedLate } from './stream-late-commit';
 import { config } from '../config/env';
@@ -69,7 +69,8 @@ export async function runChatExchange(
   const sent: ChatCompletionRequest = body.max_completion_tokens == null && body.max_tokens == null ? { ...body, max_tokens: outputLimit } : body;
   const upstream = new AbortController();
   req.signal.addEventListener('abort', () => upstream.abort(), { once: true });
-  const opts = { ...routeOptions(req, caller), signal: upstream.signal };
+  // No answer outgrows its hold, whatever the upstream does with the limit (usage/output-meter.ts).
+  const opts = { ...routeOptions(req, caller), signal: upstream.signal, outputBudget: demand.outputTokens };
   const ctx: CallContext = { req, body, bill, created: Math.floor(req.receivedAt / 1000), present };
   if (body.stream !== true) {
     // Routing runs to the function's deadline; the status waits for the answer until the budget,
@@ -127,7 +128,7 @@ function streamCommitAfterMs(): number {
  */
 async function buffered(ctx: CallContext, outcome: Awaited<ReturnType<typeof routeBuffered>>): Promise<JsonResult> {
   const { parts } = outcome;
-  const billable = parts.usage ? fromUsage(parts.usage) : await estimate(ctx.body, outcome.attempt.target, completionText(parts.choices));
+  const billable = await answerUsage(ctx.body, outcome.attempt.target, parts.usage, outcome.outputCut, () => completionText(parts.choices));
   const entry = usageEntry({ requestedModel: ctx.body.model, attempt: outcome.attempt, attempts: outcome.attempts, usage: billable, status: 'complete' });
   const completion: ChatCompletion = {
     id: completionId(ctx.req.requestId),

@@ -12,7 +12,7 @@ import { recordOverhead, recordTimeToFirstToken } from '../observability/metrics
 import { settleRequest, usageEntry, type BillableUsage } from './settle-request';
 import { routingHeaders } from './routing-headers';
 import { completionId, usdOf, type CallContext } from './chat-call-context';
-import { completionText, estimate, estimateOr, fromUsage } from './chat-billable-usage';
+import { answerUsage, completionText, estimateOr } from './chat-billable-usage';
 
 /**
  * The stream: the first chunk has already arrived (fallback is over). Chunks are forwarded as they
@@ -67,7 +67,7 @@ export function streamed(ctx: CallContext, outcome: Awaited<ReturnType<typeof ro
       }
       status = 'complete';
       if (includeUsage) {
-        finalUsage = usage !== undefined ? fromUsage(usage) : await estimate(ctx.body, outcome.attempt.target, text());
+        finalUsage = await answerUsage(ctx.body, outcome.attempt.target, usage, outcome.outputCut(), text);
         const entry = usageEntry({ requestedModel: ctx.body.model, attempt: outcome.attempt, attempts: outcome.attempts, usage: finalUsage, status });
         const final: Usage = { ...openAiUsage(finalUsage.tokens), cost: usdOf(ctx.bill.charge(entry).costNanoUsd) };
         yield dataFrame({ id, object: 'chat.completion.chunk', created: ctx.created, model: ctx.body.model, choices: [], usage: final });
@@ -93,7 +93,7 @@ export function streamed(ctx: CallContext, outcome: Awaited<ReturnType<typeof ro
       // Frames that never ran (the client left before the first byte) leave the upstream open: stop it.
       outcome.close();
       if (ctx.req.signal.aborted && status !== 'complete') status = 'aborted';
-      const billable = status === 'complete' && finalUsage !== undefined ? finalUsage : usage !== undefined && status === 'complete' ? fromUsage(usage) : await estimateOr(usage, ctx.body, outcome.attempt.target, text());
+      const billable = status !== 'complete' ? await estimateOr(usage, ctx.body, outcome.attempt.target, text()) : (finalUsage ?? (await answerUsage(ctx.body, outcome.attempt.target, usage, outcome.outputCut(), text)));
       const entry = usageEntry({ requestedModel: ctx.body.model, attempt: outcome.attempt, attempts: outcome.attempts, usage: billable, status });
       await settleRequest(ctx.bill, entry, { requestId: ctx.req.requestId, receivedAt: ctx.req.receivedAt, attempts: outcome.attempts.length });
       await warmTokenizer();

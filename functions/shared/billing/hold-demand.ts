@@ -7,7 +7,7 @@
  * on the attempt — a cache write when the request asks for caching (`cache_control` anywhere: 5-minute
  * writes at 1.25× input on Claude; a `ttl: "1h"` breakpoint: 1-hour writes at 2×), else the input
  * price (a cache read is never dearer than input). An upstream that still counts more than we held is
- * billed exactly anyway (billing/settle.ts), and logged.
+ * billed the hold at most (billing/settle.ts): the rest is the platform's loss, recorded.
  */
 import type { CatalogueEntry } from '../catalogue/catalogue';
 import { attemptPrices } from './attempt-price';

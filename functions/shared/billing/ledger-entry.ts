@@ -22,8 +22,13 @@ export const ledgerItemSchema = z.object({
   status: z.enum(['complete', 'partial', 'aborted', 'orphaned']),
   /** Tokens paid with free tokens (prompt first). */
   freeTokensUsed: count,
-  /** Charged to credit, nano-USD. */
+  /** Charged to credit, nano-USD (never more than the request's hold). */
   costNanoUsd: count,
+  /**
+   * What the reported usage cost beyond the hold, nano-USD: the platform's loss, not charged (billing/settle.ts).
+   * Absent when the hold covered the usage.
+   */
+  lossNanoUsd: z.optional(count),
   /** SHA-256 hex of the API key (entries written before per-key billing have none). */
   keyHash: z.optional(z.string()),
   /** Served with the account's own provider key (BYOK): prices are the platform fee only. */

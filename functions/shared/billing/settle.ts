@@ -8,9 +8,12 @@
  * everything and removes the inline hold: no ledger entry. A settle of a hold that is not (or no
  * longer) on the account is a no-op: `alreadySettled`, with the ledger entry's figures if there is one.
  *
- * Exact billing: when the upstream counted more prompt tokens than our margin reserved, the actual
- * cost is still charged (available credit may then dip below zero by that difference) and the excess
- * is logged (`hold exceeded`).
+ * A bill never exceeds its hold: the charge is min(the reported usage's cost, the hold) — free tokens
+ * only from those held, credit at most the held nano-USD — so no upstream, honest or not, can take an
+ * account (or a key's spend limit) below what the hold already reserved. When the reported usage costs
+ * more than the hold (an upstream that ignored the output limit or over-reports, a prompt counted past
+ * our margin), the difference is the platform's loss: the ledger entry's `lossNanoUsd`, the
+ * `UpstreamOverHoldNanoUsd` metric (alarmed) and a `usage over the hold` warning.
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
@@ -21,6 +24,7 @@ import { tableNames } from '../store/tables';
 import { transactWrite, type TransactItems } from '../store/transact-write';
 import { isTransactionConflict, backoffDelayMs } from '../store/transaction-retry';
 import { logger } from '../observability/logger';
+import { recordOverHoldLoss } from '../observability/metrics';
 import { updateView, unmarshallItem } from './account-state';
 import { cancellationReasons } from './cancellation';
 import { HOLDS_MAP, keyEntryId, type HoldRecord } from './hold-record';
@@ -70,11 +74,26 @@ export interface SettleResult {
 /** The usage fields a charge is computed from. */
 export type ChargedUsage = Pick<UsageEntry, 'promptTokens' | 'completionTokens' | 'inputPrice' | 'outputPrice' | CacheEntryKey>;
 
-/** The charge of a usage against its hold, bucket by bucket: free tokens only from those held, prompt first. */
-export function chargeFor(hold: Pick<HoldRecord, 'holdFreeTokens'>, entry: ChargedUsage): Charge {
-  const { promptTokens, completionTokens, inputPrice, outputPrice } = entry;
-  return computeCharge({ promptTokens, completionTokens, inputPrice, outputPrice, cache: cacheBucketsOf(entry), freeTokensAvailable: hold.holdFreeTokens });
+/**
+ * A charge as billed against its hold: {@link Charge} capped at the hold, and what the cap left unbilled.
+ * `lossNanoUsd` = the reported usage's cost − `costNanoUsd` (nano-USD, 0 when the hold covered it).
+ */
+export interface HeldCharge extends Charge {
+  lossNanoUsd: number;
 }
+
+/**
+ * The charge of a usage against its hold, bucket by bucket (billing/price.ts): free tokens only from those held (prompt first), credit at
+ * most the hold's nano-USD; the rest of the usage's cost is the platform's loss (`lossNanoUsd`).
+ */
+export function chargeFor(hold: Pick<HoldRecord, 'holdFreeTokens' | 'holdNanoUsd'>, entry: ChargedUsage): HeldCharge {
+  const { promptTokens, completionTokens, inputPrice, outputPrice } = entry;
+  const actual = computeCharge({ promptTokens, completionTokens, inputPrice, outputPrice, cache: cacheBucketsOf(entry), freeTokensAvailable: hold.holdFreeTokens });
+  const costNanoUsd = Math.min(actual.costNanoUsd, Math.max(0, hold.holdNanoUsd));
+  return { ...actual, costNanoUsd, lossNanoUsd: actual.costNanoUsd - costNanoUsd };
+}
+
+const NO_CHARGE: HeldCharge = { freeTokensUsed: 0, costNanoUsd: 0, freePromptTokens: 0, freeCompletionTokens: 0, lossNanoUsd: 0 };
 
 
 /**
@@ -82,7 +101,7 @@ export function chargeFor(hold: Pick<HoldRecord, 'holdFreeTokens'>, entry: Charg
  * @throws StoreUnavailableError (503) when DynamoDB is unavailable; the SDK's error otherwise.
  */
 export async function settleHold(hold: HoldRecord, outcome: SettleOutcome, maxAttempts = 30): Promise<SettleResult> {
-  const charge = outcome.kind === 'bill' ? chargeFor(hold, outcome.entry) : { freeTokensUsed: 0, costNanoUsd: 0, freePromptTokens: 0, freeCompletionTokens: 0 };
+  const charge = outcome.kind === 'bill' ? chargeFor(hold, outcome.entry) : NO_CHARGE;
   let withKey = true;
   let legacy = false; // a hold placed before issue 14: a held ledger item (legacy-settle.ts)
   for (let attempt = 1; ; attempt++) {
@@ -102,8 +121,13 @@ export async function settleHold(hold: HoldRecord, outcome: SettleOutcome, maxAt
           if (hold.keySlot && key.inflight !== undefined) key.inflight -= 1;
         }
       });
-      if (charge.costNanoUsd > hold.holdNanoUsd || charge.freeTokensUsed > hold.holdFreeTokens) {
-        logger.warn('hold exceeded', { requestId: hold.requestId, heldNanoUsd: hold.holdNanoUsd, costNanoUsd: charge.costNanoUsd, promptTokensHeld: hold.promptTokensHeld });
+      if (charge.lossNanoUsd > 0 && outcome.kind === 'bill') {
+        recordOverHoldLoss(charge.lossNanoUsd);
+        logger.warn('usage over the hold', {
+          requestId: hold.requestId, accountId: hold.accountId, provider: outcome.entry.provider, servedModel: outcome.entry.servedModel,
+          heldNanoUsd: hold.holdNanoUsd, costNanoUsd: charge.costNanoUsd, lossNanoUsd: charge.lossNanoUsd,
+          promptTokens: outcome.entry.promptTokens, promptTokensHeld: hold.promptTokensHeld, completionTokens: outcome.entry.completionTokens, completionTokensHeld: hold.maxCompletionTokens,
+        });
       }
       return { alreadySettled: false, freeTokensUsed: charge.freeTokensUsed, costNanoUsd: charge.costNanoUsd };
     } catch (err) {
@@ -170,13 +194,12 @@ async function readLedgerEntry(hold: HoldRecord): Promise<Record<string, unknown
 
 /** The cancel: one UpdateItem of the account releasing everything the hold took. */
 async function cancelUpdate(hold: HoldRecord, withKey: boolean): Promise<void> {
-  const zero = { freeTokensUsed: 0, costNanoUsd: 0, freePromptTokens: 0, freeCompletionTokens: 0 };
-  const input = { TableName: tableNames().accounts, Key: { accountId: hold.accountId }, ...accountSettleUpdate(hold, zero, withKey).build(), ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const };
+  const input = { TableName: tableNames().accounts, Key: { accountId: hold.accountId }, ...accountSettleUpdate(hold, NO_CHARGE, withKey).build(), ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const };
   await storeCall(() => documentClient().send(new UpdateCommand(input)));
 }
 
 /** The bill: [Put the ledger entry, Update the account]. */
-function settleTransaction(hold: HoldRecord, entry: UsageEntry, charge: Charge, withKey: boolean): TransactItems {
+function settleTransaction(hold: HoldRecord, entry: UsageEntry, charge: HeldCharge, withKey: boolean): TransactItems {
   const tables = tableNames();
   const { holdExpiresAt: _expiry, ...held } = hold;
   const item = {
@@ -186,6 +209,8 @@ function settleTransaction(hold: HoldRecord, entry: UsageEntry, charge: Charge, 
     byok: entry.byok === true,
     freeTokensUsed: charge.freeTokensUsed,
     costNanoUsd: charge.costNanoUsd,
+    // Only when the usage cost more than the hold (keeps the common entry, and its write units, as they were).
+    ...(charge.lossNanoUsd > 0 ? { lossNanoUsd: charge.lossNanoUsd } : {}),
     settledAt: new Date().toISOString(),
   };
   return [

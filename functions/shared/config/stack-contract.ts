@@ -62,6 +62,7 @@ export const MetricName = {
   HoldsPending: 'HoldsPending',
   HoldsOverdue: 'HoldsOverdue',
   SettlesRetried: 'SettlesRetried',
+  UpstreamOverHoldNanoUsd: 'UpstreamOverHoldNanoUsd',
 } as const;
 
 /** One of {@link MetricName}'s values. */

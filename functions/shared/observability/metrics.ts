@@ -26,6 +26,7 @@ import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
  * | `HoldsPending` | Count | | gauge: holds not settled yet (the settle sweep / queue consumer, issue 10) |
  * | `HoldsOverdue` | Count | | gauge: holds pending past their settle bound (alarmed) |
  * | `SettlesRetried` | Count | | a settle retried through the durable path (issue 10) |
+ * | `UpstreamOverHoldNanoUsd` | None (nano-USD) | | a settle whose reported usage cost more than its hold: the part not charged (the platform's loss; alarmed) |
  */
 
 export { METRICS_NAMESPACE, MetricName, type MetricNameValue } from '../config/stack-contract';
@@ -108,6 +109,14 @@ export function recordSettled(usage: SettledUsage): void {
   add(MetricName.CompletionTokens, MetricUnit.Count, usage.completionTokens);
   add(MetricName.CostNanoUsd, MetricUnit.NoUnit, usage.costNanoUsd);
   if (usage.estimated) add(MetricName.UsageEstimated, MetricUnit.Count, 1);
+}
+
+/**
+ * A settle whose reported usage cost more than its hold (an upstream past the output limit, or
+ * over-reporting): `lossNanoUsd`, the part the account was not charged (billing/settle.ts).
+ */
+export function recordOverHoldLoss(lossNanoUsd: number): void {
+  add(MetricName.UpstreamOverHoldNanoUsd, MetricUnit.NoUnit, lossNanoUsd);
 }
 
 /** A settle that did not land on the request path (failed or timed out); the entry awaits replay. */

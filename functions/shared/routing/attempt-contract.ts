@@ -43,6 +43,11 @@ export interface RouteOptions {
   breaker?: CircuitBreaker;
   /** Who sent the request (its account and raw body): the breaker counts content-caused failures for that account only. */
   origin?: FailureOrigin;
+  /**
+   * Chat: the output tokens the request's hold covers, over every choice (usage/output-meter.ts). An
+   * answer is cut there (`finish_reason: "length"`) and its upstream request stopped. Absent: no cut.
+   */
+  outputBudget?: number;
 }
 
 /** An attempt's limits (ms): its timeouts clipped to the deadline, and `totalMs`, what is left of the budget. */

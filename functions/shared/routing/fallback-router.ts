@@ -9,6 +9,7 @@ import { createCompletionAssembler } from '../openai/completion-assembler';
 import { GatewayError, InvalidRequestError, UpstreamUnavailableError } from '../openai/errors';
 import { logger } from '../observability/logger';
 import { decodeSse } from '../sse/decode';
+import { outputMeter, type OutputMeter } from '../usage/output-meter';
 import { UpstreamAttemptError, type AdapterContext, type UpstreamFailure, type UpstreamHttpRequest } from '../providers/types';
 import { makeFailure, transportFailure } from '../providers/upstream-failure';
 import type { Attempt } from './attempt-plan';
@@ -39,6 +40,11 @@ export { overheadMs } from './attempt-loop';
 
 export interface BufferedOutcome extends RoutedBase {
   parts: CompletionParts;
+  /**
+   * Set when the answer was cut at `opts.outputBudget`: the output tokens counted (usage/output-meter.ts). The
+   * upstream's usage, if any came, is then not the answer's: bill this count.
+   */
+  outputCut?: number;
 }
 
 /**
@@ -50,6 +56,8 @@ export interface StreamOutcome extends RoutedBase {
   rest: AsyncGenerator<ChunkParts[]>;
   /** Stops the upstream request (`deadline` when the function's time is up). */
   close(reason?: 'deadline'): void;
+  /** Once `rest` is done: the output tokens counted if the answer was cut at `opts.outputBudget`, else undefined. */
+  outputCut(): number | undefined;
 }
 
 /** A streamed chat attempt that has produced its first token. */
@@ -57,6 +65,7 @@ interface StartedStream {
   first: ChunkParts[];
   rest: AsyncGenerator<ChunkParts[]>;
   live: LiveAttempt;
+  meter: OutputMeter | undefined;
 }
 
 /** The loop's hooks for a chat request: its limits per target, hedging, and the hedge-loss log. */
@@ -82,8 +91,9 @@ function chatHooks(req: ChatCompletionRequest, opts: RouteOptions, successOnReso
  * delta) are held with the first real token, so until then the attempt can still fail over invisibly.
  * @throws UpstreamAttemptError / AttemptAbortedError for every failure before the first token.
  */
-async function startChatStream(req: ChatCompletionRequest, attempt: Attempt, ctx: AdapterContext, run: AttemptRun): Promise<StartedStream> {
+async function startChatStream(req: ChatCompletionRequest, attempt: Attempt, ctx: AdapterContext, run: AttemptRun, opts: RouteOptions): Promise<StartedStream> {
   const { limits } = run;
+  const meter = opts.outputBudget === undefined ? undefined : outputMeter(opts.outputBudget, req.n ?? 1);
   const live = await startAttempt(ours(() => attempt.adapter.buildChatRequest(req, ctx, true)), run.signal, {
     connectMs: limits.connectMs,
     headersMs: Math.min(limits.headersMs, limits.firstTokenMs),
@@ -96,7 +106,7 @@ async function startChatStream(req: ChatCompletionRequest, attempt: Attempt, ctx
       const text = await readText(live);
       throw new UpstreamAttemptError(attempt.adapter.classifyError(live.status, text, live.headers()));
     }
-    const rest = streamParts(live, attempt, ctx);
+    const rest = streamParts(live, attempt, ctx, meter, opts.requestId);
     const first: ChunkParts[] = [];
     while (!first.some(carriesOutput)) {
       const next = await rest.next();
@@ -106,7 +116,7 @@ async function startChatStream(req: ChatCompletionRequest, attempt: Attempt, ctx
     live.markFirstToken();
     live.setIdle(limits.idleMs);
     run.started();
-    return { first, rest, live };
+    return { first, rest, live, meter };
   } catch (err) {
     live.close();
     throw err;
@@ -156,13 +166,14 @@ export async function routeBufferedCall<T>(
  */
 export async function routeBuffered(req: ChatCompletionRequest, plan: readonly Attempt[], opts: RouteOptions): Promise<BufferedOutcome> {
   const out = await runPlan(plan, opts, chatHooks(req, opts, true), async (attempt, ctx, run) => {
-    const started = await startChatStream(req, attempt, ctx, run);
+    const started = await startChatStream(req, attempt, ctx, run, opts);
     const assembler = createCompletionAssembler(attempt.adapter.assembly);
     assembler.push(started.first);
     for await (const batch of started.rest) assembler.push(batch);
-    return assembler.result();
+    return { parts: assembler.result(), outputCut: cutAt(started.meter) };
   });
-  return { attempt: out.attempt, attempts: out.attempts, parts: out.result };
+  const { parts, outputCut } = out.result;
+  return { attempt: out.attempt, attempts: out.attempts, parts, ...(outputCut !== undefined ? { outputCut } : {}) };
 }
 
 /**
@@ -178,8 +189,8 @@ export async function routeBuffered(req: ChatCompletionRequest, plan: readonly A
  * @throws GatewayError as {@link routeBuffered}, before any output.
  */
 export async function routeStream(req: ChatCompletionRequest, plan: readonly Attempt[], opts: RouteOptions): Promise<StreamOutcome> {
-  const out = await runPlan(plan, opts, chatHooks(req, opts, false), (attempt, ctx, run) => startChatStream(req, attempt, ctx, run));
-  const { first, rest, live } = out.result;
+  const out = await runPlan(plan, opts, chatHooks(req, opts, false), (attempt, ctx, run) => startChatStream(req, attempt, ctx, run, opts));
+  const { first, rest, live, meter } = out.result;
   const { health } = out;
   let stoppedByUs = false;
   return {
@@ -194,8 +205,12 @@ export async function routeStream(req: ChatCompletionRequest, plan: readonly Att
       if (reason) live.abort(reason);
       else live.close();
     },
+    outputCut: () => cutAt(meter),
   };
 }
+
+/** The output tokens counted when a meter cut the answer; undefined when it did not. */
+const cutAt = (meter: OutputMeter | undefined): number | undefined => (meter?.spent === true ? meter.counted : undefined);
 
 /** True when a part carries something the client would see as output (not just the role preamble). */
 function carriesOutput(p: ChunkParts): boolean {
@@ -204,15 +219,24 @@ function carriesOutput(p: ChunkParts): boolean {
   );
 }
 
-/** Decodes, transforms and yields non-empty batches of parts; every error becomes UpstreamAttemptError. */
-async function* streamParts(live: LiveAttempt, attempt: Attempt, ctx: AdapterContext): AsyncGenerator<ChunkParts[]> {
+/**
+ * Decodes, transforms and yields non-empty batches of parts; every error becomes UpstreamAttemptError.
+ * With a meter, the parts are counted against the answer's output budget: at the batch that spends
+ * it, the answer ends there and the upstream request is stopped (`live.close()` below).
+ */
+async function* streamParts(live: LiveAttempt, attempt: Attempt, ctx: AdapterContext, meter: OutputMeter | undefined, requestId: string | undefined): AsyncGenerator<ChunkParts[]> {
   const transform = attempt.adapter.createStreamTransform(ctx);
+  const admit = (parts: ChunkParts[]): ChunkParts[] => (meter === undefined ? parts : meter.admit(parts));
   try {
     for await (const event of decodeSse(live.body)) {
-      const parts = transform.push(event);
+      const parts = admit(transform.push(event));
       if (parts.length > 0) yield parts;
+      if (meter?.spent === true) {
+        logger.warn('answer cut at its held output', { requestId, target: attempt.target.key, outputTokens: meter.counted });
+        return;
+      }
     }
-    const tail = transform.end();
+    const tail = admit(transform.end());
     if (tail.length > 0) yield tail;
   } catch (err) {
     throw err instanceof UpstreamAttemptError ? err : new UpstreamAttemptError(toFailure(err));

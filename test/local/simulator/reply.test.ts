@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { splitArguments, splitText } from '../../../local/simulator/chunking.js';
 import { embed, toBase64 } from '../../../local/simulator/embeddings.js';
-import { baseReplyText, compactResult, firstNWords, planReply, type Conversation } from '../../../local/simulator/reply.js';
+import { baseReplyText, compactResult, firstNWords, OVERREPORT_FACTOR, planReply, RUNAWAY_WORDS, type Conversation } from '../../../local/simulator/reply.js';
 import { countWords, promptTokens } from '../../../local/simulator/token-count.js';
 import { argsFromSchema } from '../../../local/simulator/tool-args.js';
 
@@ -51,6 +51,19 @@ describe('reply planning', () => {
     const plan = planReply(conv({ reasoning: true }), { replyWords: 12 });
     expect(plan.reasoning).toBe('Thinking: the user wrote one two three; I will echo it back.');
     expect(plan.completionTokens).toBe(12 + plan.reasoningTokens);
+  });
+
+  it('[runaway] ignores the output limit (reply and reasoning); [overreport] multiplies the usage it reports', () => {
+    const text = 'go [runaway]';
+    const runaway = planReply(conv({ lastTurn: { kind: 'user', text, images: 0 }, lastUserText: text, maxTokens: 1, reasoning: true }), { replyWords: 12 });
+    expect(countWords(runaway.text)).toBe(RUNAWAY_WORDS);
+    expect(runaway.reasoningTokens).toBe(RUNAWAY_WORDS);
+    expect(runaway).toMatchObject({ finish: 'stop', completionTokens: 2 * RUNAWAY_WORDS });
+    const over = 'go [overreport]';
+    const honest = planReply(conv({ lastTurn: { kind: 'user', text: 'go overreport', images: 0 }, lastUserText: 'go overreport', maxTokens: 5 }), { replyWords: 12 });
+    const lying = planReply(conv({ lastTurn: { kind: 'user', text: over, images: 0 }, lastUserText: over, maxTokens: 5 }), { replyWords: 12 });
+    expect(lying.text).toBe(honest.text.replace('overreport', '[overreport]'));
+    expect(lying).toMatchObject({ finish: 'length', promptTokens: honest.promptTokens * OVERREPORT_FACTOR, completionTokens: 5 * OVERREPORT_FACTOR });
   });
 
   it('compacts tool results', () => {
