@@ -16,8 +16,7 @@ import type { Attempt } from './attempt-plan';
 import { ours, runPlan, SkipTarget, type AttemptRecord, type AttemptRun, type PlanHooks, type RoutedBase, type RouteOptions } from './attempt-loop';
 import { hedgeAfterMs, logHedgeLoss } from './hedge';
 import { reportingHealth } from './target-health';
-import { bufferedTimeouts, chatTimeouts, promptAllowanceMs } from './timeouts';
-import { roughChatPromptTokens } from '../usage/prompt-tokens';
+import { bufferedTimeouts, chatTimeouts, promptAllowanceMs, roughChatPromptTokens } from './timeouts';
 import { AttemptAbortedError, readText, startAttempt, type LiveAttempt } from './upstream-call';
 
 export type { AttemptRecord, RoutedBase, RouteOptions } from './attempt-loop';

@@ -2,6 +2,8 @@ import * as z from '../validation/zod';
 import type { CatalogueTarget } from '../catalogue/catalogue';
 import type { LatencyProfile } from '../catalogue/schema';
 import { roughChatPromptTokens } from '../usage/prompt-tokens';
+
+export { roughChatPromptTokens };
 import type { ChatCompletionRequest } from '../openai/chat-request';
 import { config } from '../config/env';
 
