@@ -218,7 +218,7 @@ describe.each(['buffered', 'streamed'] as const)('%s: failures before the answer
     const served = CATALOGUE.get('claude-3-5-sonnet')?.targets[0];
     const requested = CATALOGUE.get('gpt-4o')?.targets[0];
     // Claude Sonnet 4.6: $3 / $15 per 1M tokens upstream, × 1.055 displayed, in µUSD per 1M tokens.
-    expect(served?.displayedPrice).toEqual({ input: 3_165_000, output: 15_825_000 });
+    expect(served?.displayedPrice).toMatchObject({ input: 3_165_000, output: 15_825_000 });
     expect(r.entry.inputPrice).toBe(served?.displayedPrice.input);
     expect(r.entry.outputPrice).toBe(served?.displayedPrice.output);
     expect(r.entry.inputPrice).not.toBe(requested?.displayedPrice.input);

@@ -10,7 +10,10 @@ import { createAccount } from '../../functions/shared/accounts/account-store';
 import { createKey } from '../../functions/shared/accounts/key-store';
 import { ORIGIN_SECRET_HEADER } from '../../functions/shared/edge/origin-secret';
 import type { TableNames } from '../../functions/shared/store/tables';
-import { estimatePromptTokens, estimateTextTokens } from '../../functions/shared/usage/estimate';
+import { estimateTextTokens } from '../../functions/shared/usage/estimate';
+import { estimateChatPromptTokens } from '../../functions/shared/usage/prompt-tokens';
+import { chatCompletionRequest } from '../../functions/shared/openai/chat-request';
+import { CATALOGUE } from '../../functions/shared/catalogue/catalogue';
 import { ModelmuxStack } from '../../lib/modelmux-stack';
 import { stackPropsFromContext } from '../../lib/stack-context';
 import { startSimulator, type Simulator } from '../../local/simulator';
@@ -209,7 +212,7 @@ describe(`the deployed bundles under aws-lambda-ric on Node ${LAMBDA_NODE_VERSIO
     const entry = await ledgerEntry(response.headers.get('x-request-id'));
     // The same o200k counts as the source tree's tokenizer: had the bundle failed to load its tokenizer
     // file, billing would have fallen back to characters / 3 and these would differ.
-    expect(entry).toMatchObject({ status: 'partial', usageEstimated: true, promptTokens: await estimatePromptTokens(messages), completionTokens: await estimateTextTokens(text) });
+    expect(entry).toMatchObject({ status: 'partial', usageEstimated: true, promptTokens: await estimateChatPromptTokens(chatCompletionRequest.parse({ model: 'gpt-4o-mini', messages, stream: true }), CATALOGUE.get('gpt-4o-mini')!.targets[0]!), completionTokens: await estimateTextTokens(text) });
     expect(Math.ceil(text.length / 3)).not.toBe(await estimateTextTokens(text));
   });
 

@@ -1,5 +1,6 @@
 import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { tokenUsage } from '../../functions/shared/usage/token-usage';
 import type { RunningGateway } from '../../local/gateway';
 import { captureEmf, type EmfMetric } from '../support/emf';
 import { pollLedgerEntry } from '../support/ledger';
@@ -224,7 +225,7 @@ describe('billing metrics', () => {
     delete process.env.SETTLE_QUEUE_URL;
     setDocumentClient(createDocumentClient({ endpoint: `http://127.0.0.1:${await closedPort()}`, maxAttempts: 1 }));
     try {
-      const entry = usageEntry({ requestedModel: 'gpt-4o', attempt, attempts: [{ publicModel: 'gpt-4o', provider: 'openai', upstreamModel: 'gpt-4o', outcome: 'ok', status: 200, ms: 5 }], usage: { promptTokens: 10, completionTokens: 5, estimated: false }, status: 'complete' });
+      const entry = usageEntry({ requestedModel: 'gpt-4o', attempt, attempts: [{ publicModel: 'gpt-4o', provider: 'openai', upstreamModel: 'gpt-4o', outcome: 'ok', status: 200, ms: 5 }], usage: { tokens: tokenUsage({ prompt: 10, completion: 5 }), estimated: false }, status: 'complete' });
       const failing = { settle: (e: typeof entry) => settleDurably(hold, { kind: 'bill', entry: e }, 200) };
       await settleRequest(failing as never, entry, { requestId: hold.requestId, receivedAt: Date.now(), attempts: 1 });
     } finally {

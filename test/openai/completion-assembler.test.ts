@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { tokensOf } from '../support/token-usage';
 import { CATALOGUE } from '../../functions/shared/catalogue/catalogue';
 import type { ChunkParts } from '../../functions/shared/openai/chat-response';
 import { createCompletionAssembler } from '../../functions/shared/openai/completion-assembler';
@@ -120,10 +121,10 @@ describe('assembly rules', () => {
 
   it('takes the last usage and fingerprint, and says stop when no finish_reason came', () => {
     const a = createCompletionAssembler();
-    a.push([{ ...part(0, { content: 'x' }), system_fingerprint: 'fp_a' }, { choices: [], usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } }]);
+    a.push([{ ...part(0, { content: 'x' }), system_fingerprint: 'fp_a' }, { choices: [], usage: tokensOf({ prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 }) }]);
     expect(a.result()).toEqual({
       choices: [{ index: 0, message: { role: 'assistant', content: 'x', refusal: null }, logprobs: null, finish_reason: 'stop' }],
-      usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+      usage: tokensOf({ prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 }),
       system_fingerprint: 'fp_a',
     });
   });

@@ -2,8 +2,6 @@ import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { describe, expect, it } from 'vitest';
 import {
   MAX_RUN,
-  TOKENS_PER_MESSAGE,
-  estimatePromptTokens,
   estimateTextTokens,
   loadedCounter,
   messageText,
@@ -61,18 +59,7 @@ describe('estimateTextTokens', () => {
   });
 });
 
-describe('estimatePromptTokens and messageText', () => {
-  it('adds the per-message framing to each message\'s text tokens, plus the reply priming', async () => {
-    const messages = [
-      { role: 'system', content: 'Be brief.' },
-      { role: 'user', content: [{ type: 'text', text: 'What is ' }, { type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' } }, { type: 'text', text: 'this?' }] },
-      { role: 'assistant' },
-    ];
-    const expected = TOKENS_PER_MESSAGE + (TOKENS_PER_MESSAGE + countTokens('Be brief.')) + (TOKENS_PER_MESSAGE + countTokens('What is this?')) + TOKENS_PER_MESSAGE;
-    expect(await estimatePromptTokens(messages)).toBe(expected);
-    expect(await estimatePromptTokens([])).toBe(TOKENS_PER_MESSAGE);
-  });
-
+describe('messageText', () => {
   it('reads the text of a string or of text parts only', () => {
     expect(messageText('plain')).toBe('plain');
     expect(messageText([{ type: 'text', text: 'a' }, { type: 'input_audio', input_audio: { data: 'xx' } }, { type: 'text', text: 'b' }, null, 'loose'])).toBe('ab');

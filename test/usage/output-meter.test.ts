@@ -1,5 +1,6 @@
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { tokenUsage } from '../../functions/shared/usage/token-usage';
 import type { ChunkParts } from '../../functions/shared/openai/chat-response';
 import { warmTokenizer } from '../../functions/shared/usage/estimate';
 import { outputCutAt, outputMeter } from '../../functions/shared/usage/output-meter';
@@ -25,7 +26,7 @@ function joined(parts: readonly ChunkParts[]): string[] {
 describe('outputMeter', () => {
   it('passes an answer within its budget through untouched, finish and usage included', () => {
     const meter = outputMeter(20, 1);
-    const batch = [text(0, 'Hello there, how '), text(0, 'are you?', 'stop'), { choices: [], usage: { prompt_tokens: 3, completion_tokens: 7, total_tokens: 10 } }];
+    const batch = [text(0, 'Hello there, how '), text(0, 'are you?', 'stop'), { choices: [], usage: tokenUsage({ prompt: 3, completion: 7 }) }];
     expect(meter.admit(batch)).toEqual(batch);
     expect(meter.spent).toBe(false);
     expect(meter.counted).toBe(countTokens('Hello there, how ') + countTokens('are you?'));

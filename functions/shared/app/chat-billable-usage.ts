@@ -1,39 +1,44 @@
+import type { CatalogueTarget } from '../catalogue/catalogue';
 import type { ChatCompletionRequest } from '../openai/chat-request';
-import type { ChunkParts, Usage } from '../openai/chat-response';
-import { makeUsage } from '../openai/chat-response';
+import type { CompletionChoice } from '../openai/chat-response';
 import { logger } from '../observability/logger';
-import { estimatePromptTokens, estimateTextTokens } from '../usage/estimate';
+import { estimateTextTokens } from '../usage/estimate';
+import { estimateChatPromptTokens } from '../usage/prompt-tokens';
+import { tokenUsage, type TokenUsage } from '../usage/token-usage';
 import type { BillableUsage } from './settle-request';
 
 // The tokens a chat answer is billed for: the upstream's own `usage` when it sent one, else our
-// estimate (gpt-tokenizer) of the prompt and of the text, reasoning and tool calls produced.
+// estimate — the prompt by THE counting rule of its hold (usage/prompt-tokens.ts: text, tools, media),
+// the completion from the text, reasoning and tool calls produced, assembled the same way whether the
+// answer was streamed or buffered (so the same upstream bytes bill the same).
 
 /** The upstream's usage, as billed (not estimated). */
-export function fromUsage(u: Usage): BillableUsage {
-  return { promptTokens: u.prompt_tokens, completionTokens: u.completion_tokens, estimated: false };
+export function fromUsage(u: TokenUsage): BillableUsage {
+  return { tokens: u, estimated: false };
 }
 
-/** Billable tokens back in OpenAI's `usage` shape (`prompt_tokens`, `completion_tokens`, `total_tokens`). */
-export function toUsage(b: BillableUsage): Usage {
-  return makeUsage(b.promptTokens, b.completionTokens);
-}
-
-/** What a (streamed) tool call produced, for a token estimate: function or custom tool name and input. */
-export function toolCallText(t: NonNullable<ChunkParts['choices'][number]['delta']['tool_calls']>[number]): string {
-  return (t.function?.name ?? '') + (t.function?.arguments ?? '') + (t.custom?.name ?? '') + (t.custom?.input ?? '');
+/** What the choices of an answer produced, for a token estimate: content, reasoning, tool call names and inputs. */
+export function completionText(choices: readonly CompletionChoice[]): string {
+  let text = '';
+  for (const c of choices) {
+    text += (c.message.content ?? '') + (c.message.reasoning_content ?? '');
+    for (const t of c.message.tool_calls ?? []) text += t.type === 'function' ? t.function.name + t.function.arguments : t.custom.name + t.custom.input;
+  }
+  return text;
 }
 
 /**
- * Our count of a request's tokens, when the upstream gave none. Billing must never fail for want of
- * a tokenizer: if it cannot load, a conservative characters/3 count is used (still marked estimated).
+ * Our count of a request's tokens, when the upstream gave none, on the target that served it. Billing
+ * must never fail for want of a tokenizer: if it cannot load, a conservative characters/3 count is used
+ * (still marked estimated).
  */
-export async function estimate(body: ChatCompletionRequest, completionText: string): Promise<BillableUsage> {
+export async function estimate(body: ChatCompletionRequest, target: CatalogueTarget, text: string): Promise<BillableUsage> {
   try {
-    return { promptTokens: await estimatePromptTokens(body.messages), completionTokens: await estimateTextTokens(completionText), estimated: true };
+    return { tokens: tokenUsage({ prompt: await estimateChatPromptTokens(body, target), completion: await estimateTextTokens(text) }), estimated: true };
   } catch (err) {
     logger.error('tokenizer unavailable; billing a characters/3 estimate', { error: err as Error });
-    const promptChars = JSON.stringify(body.messages).length;
-    return { promptTokens: Math.ceil(promptChars / 3), completionTokens: Math.ceil(completionText.length / 3), estimated: true };
+    const promptChars = JSON.stringify(body.messages).length + JSON.stringify(body.tools ?? '').length;
+    return { tokens: tokenUsage({ prompt: Math.ceil(promptChars / 3), completion: Math.ceil(text.length / 3) }), estimated: true };
   }
 }
 
@@ -41,10 +46,11 @@ export async function estimate(body: ChatCompletionRequest, completionText: stri
  * A stream that did not finish: the upstream's usage when it sent one (some send it before the end),
  * else our estimate of what was produced. Never less than what the client received.
  */
-export async function estimateOr(usage: Usage | undefined, body: ChatCompletionRequest, text: string): Promise<BillableUsage> {
-  const est = await estimate(body, text);
+export async function estimateOr(usage: TokenUsage | undefined, body: ChatCompletionRequest, target: CatalogueTarget, text: string): Promise<BillableUsage> {
+  const est = await estimate(body, target, text);
   if (usage === undefined) return est;
-  return { promptTokens: usage.prompt_tokens, completionTokens: Math.max(usage.completion_tokens, est.completionTokens), estimated: usage.completion_tokens < est.completionTokens };
+  const completion = Math.max(usage.completion, est.tokens.completion);
+  return { tokens: { ...usage, completion }, estimated: usage.completion < est.tokens.completion };
 }
 
 /**
@@ -54,8 +60,9 @@ export async function estimateOr(usage: Usage | undefined, body: ChatCompletionR
  * charges the hold at most) and the upstream's prompt count when it sent one: any usage the upstream
  * sent was not the answer's.
  */
-export async function answerUsage(body: ChatCompletionRequest, usage: Usage | undefined, outputCut: number | undefined, text: () => string): Promise<BillableUsage> {
-  if (outputCut === undefined) return usage !== undefined ? fromUsage(usage) : estimate(body, text());
-  const promptTokens = usage?.prompt_tokens ?? (await estimate(body, '')).promptTokens;
-  return { promptTokens, completionTokens: outputCut, estimated: true };
+export async function answerUsage(body: ChatCompletionRequest, target: CatalogueTarget, usage: TokenUsage | undefined, outputCut: number | undefined, text: () => string): Promise<BillableUsage> {
+  if (outputCut === undefined) return usage !== undefined ? fromUsage(usage) : estimate(body, target, text());
+  // The upstream's prompt buckets when it sent them, our count of the prompt otherwise; the output cut.
+  const prompt = usage ?? (await estimate(body, target, '')).tokens;
+  return { tokens: { ...prompt, completion: outputCut, reasoning: Math.min(prompt.reasoning, outputCut) }, estimated: true };
 }

@@ -7,7 +7,7 @@ import { chatCompletionRequest } from '../openai/chat-request';
 import type { ChatCompletion } from '../openai/chat-response';
 import type { RoutedChatRequest } from '../providers/types';
 import { chatSurface, type ChatSurface } from './chat-surface';
-import { makeUsage } from '../openai/chat-response';
+import { openAiUsage } from '../openai/chat-response';
 import { parseJsonBody } from '../openai/parse-body';
 import { loadUpstreamCredentials } from '../config/upstream-credentials';
 import { planAttempts, requestFallbacks, requiredCapabilities } from '../routing/attempt-plan';
@@ -23,10 +23,11 @@ import type { AuthenticatedKey } from '../accounts/authenticate';
 import { authenticateRequest, routeOptions } from './guard';
 import { heldJson, settledWithin } from './held-json';
 import { settleRequest, usageEntry } from './settle-request';
+import { conversationKey, rememberSticky, stickyFirst } from '../routing/sticky';
 import { holdEndsAt } from './hold-timing';
 import { routingHeaders } from './routing-headers';
 import { completionId, usdOf, type CallContext } from './chat-call-context';
-import { answerUsage } from './chat-billable-usage';
+import { answerUsage, completionText } from './chat-billable-usage';
 import { streamed } from './chat-stream';
 import { streamedLate } from './stream-late-commit';
 import { config } from '../config/env';
@@ -68,7 +69,9 @@ export async function runChatExchange(
   // [issue 11] The account's own provider keys (BYOK) go first in the plan, and price its attempts
   // at the platform fee alone (the hold's most, and the settle's price: billing/attempt-price.ts).
   const [credentials, byok] = await Promise.all([loadUpstreamCredentials(), loadAccountByok(caller.accountId, dashboardUrl(req))]);
-  const planned = planAttempts(entry, CATALOGUE, credentials, requiredCapabilities(body), fallbacks, byok, prefs);
+  // A conversation goes back to the target whose prompt cache it warmed (routing/sticky.ts).
+  const conversation = conversationKey(caller.accountId, body, req.headers);
+  const planned = stickyFirst(planAttempts(entry, CATALOGUE, credentials, requiredCapabilities(body), fallbacks, byok, prefs), conversation);
   const plan = prefs?.require_parameters === true ? honouringParameters(planned, body, entry.id, new Set([entry.id, ...fallbacks.map((f) => f.id)])) : planned;
   const { demand, promptTokensEstimate, outputLimit } = chatDemand(body, entry, plan);
   const bill = startBill({ accountId: caller.accountId, keyHash: caller.keyHash, requestId: req.requestId, publicModel: body.model, demand, promptTokensEstimate, endsAt: holdEndsAt(req) });
@@ -84,14 +87,14 @@ export async function runChatExchange(
     // Routing runs to the function's deadline; the status waits for the answer until the budget,
     // then is committed with JSON-whitespace beats (held-json.ts).
     const routing = routeBuffered(sent, plan, opts);
-    routing.catch(() => undefined); // may fail (a client error) while the hold is still being written
+    routing.then((o) => rememberSticky(conversation, o.attempt), () => undefined); // may fail (a client error) while the hold is still being written
     await holdBeforeAnswer(bill, routing, upstream);
     const answered = routing.catch(cancelling(bill));
     if (await settledWithin(answered, req.receivedAt + BUFFERED_CHAT_BUDGET_MS - Date.now())) return withRateHeaders(bill, await buffered(ctx, await answered));
     return withRateHeaders(bill, heldJson(answered.then((outcome) => buffered(ctx, outcome)), req.signal, req.requestId, surface.errorBody));
   }
   const routing = routeStream(sent, plan, opts);
-  routing.catch(() => undefined); // may fail (a client error) while the hold is still being written
+  routing.then((o) => rememberSticky(conversation, o.attempt), () => undefined); // may fail (a client error) while the hold is still being written
   await holdBeforeAnswer(bill, routing, upstream);
   // Counted from the request's arrival: the hold's time is part of what the client waits.
   const early = await settledWithin(routing, Math.max(0, streamCommitAfterMs() - (Date.now() - req.receivedAt)));
@@ -141,8 +144,7 @@ function streamCommitAfterMs(): number {
  */
 async function buffered(ctx: CallContext, outcome: Awaited<ReturnType<typeof routeBuffered>>): Promise<JsonResult> {
   const { parts } = outcome;
-  const text = () => parts.choices.map((c) => (c.message.content ?? '') + (c.message.reasoning_content ?? '') + JSON.stringify(c.message.tool_calls ?? '')).join('');
-  const billable = await answerUsage(ctx.body, parts.usage, outcome.outputCut, text);
+  const billable = await answerUsage(ctx.body, outcome.attempt.target, parts.usage, outcome.outputCut, () => completionText(parts.choices));
   const entry = usageEntry({ requestedModel: ctx.body.model, attempt: outcome.attempt, attempts: outcome.attempts, usage: billable, status: 'complete', finishReason: parts.choices[0]?.finish_reason });
   const completion: ChatCompletion = {
     id: completionId(ctx.req.requestId),
@@ -151,7 +153,7 @@ async function buffered(ctx: CallContext, outcome: Awaited<ReturnType<typeof rou
     model: ctx.body.model,
     choices: parts.choices,
     // `cost` (OpenRouter's): what this request was billed, USD — the same charge the settle writes.
-    usage: { ...(parts.usage !== undefined && outcome.outputCut === undefined ? parts.usage : makeUsage(billable.promptTokens, billable.completionTokens)), cost: usdOf(ctx.bill.charge(entry).costNanoUsd) },
+    usage: { ...openAiUsage(billable.tokens), cost: usdOf(ctx.bill.charge(entry).costNanoUsd) },
   };
   // A string or absent, never null (OpenAI's OpenAPI description): only OpenAI-compatible hosts send one.
   if (typeof parts.system_fingerprint === 'string') completion.system_fingerprint = parts.system_fingerprint;

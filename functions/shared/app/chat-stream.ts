@@ -1,4 +1,6 @@
-import type { ChunkParts, Usage } from '../openai/chat-response';
+import { openAiUsage, type ChunkParts, type Usage } from '../openai/chat-response';
+import { createCompletionAssembler } from '../openai/completion-assembler';
+import type { TokenUsage } from '../usage/token-usage';
 import { GatewayError, UpstreamUnavailableError } from '../openai/errors';
 import type { StreamResult } from '../http/types';
 import { UpstreamAttemptError } from '../providers/types';
@@ -9,7 +11,7 @@ import { recordOverhead, recordTimeToFirstToken } from '../observability/metrics
 import { settleRequest, usageEntry, type BillableUsage } from './settle-request';
 import { routingHeaders } from './routing-headers';
 import { completionId, usdOf, type CallContext } from './chat-call-context';
-import { answerUsage, estimateOr, toUsage, toolCallText } from './chat-billable-usage';
+import { answerUsage, completionText, estimateOr } from './chat-billable-usage';
 
 /**
  * The stream: the first chunk has already arrived (fallback is over). Parts are handed to the
@@ -25,18 +27,20 @@ export function streamed(ctx: CallContext, outcome: Awaited<ReturnType<typeof ro
   recordTimeToFirstToken(Date.now() - ctx.req.receivedAt);
   recordOverhead(overheadMs(ctx.req.receivedAt, outcome.attempts));
   const encoder = ctx.surface.streamEncoder({ id: completionId(ctx.req.requestId), created: ctx.created, model: ctx.body.model, outcome });
-  let usage: Usage | undefined;
-  let text = '';
+  let usage: TokenUsage | undefined;
+  // What was produced, assembled as a buffered answer is, so an estimate counts the same text either way.
+  const produce = createCompletionAssembler();
+  const text = (): string => completionText(produce.result().choices);
   let status: 'complete' | 'partial' | 'aborted' = 'partial';
   /** The usage the final chunk reported (and priced): the settle bills exactly it. */
   let finalUsage: BillableUsage | undefined;
   /** The first choice's finish reason, for the ledger (`GET /v1/generation`). */
   let finishReason: string | null | undefined;
   const produced = (batch: readonly ChunkParts[]): void => {
+    produce.push(batch);
     for (const parts of batch) {
       if (parts.usage) usage = parts.usage;
       for (const c of parts.choices) if (c.index === 0 && c.finish_reason != null) finishReason = c.finish_reason;
-      for (const c of parts.choices) text += (c.delta.content ?? '') + (c.delta.reasoning_content ?? '') + (c.delta.tool_calls?.map(toolCallText).join('') ?? '');
     }
   };
   produced(outcome.first);
@@ -45,9 +49,9 @@ export function streamed(ctx: CallContext, outcome: Awaited<ReturnType<typeof ro
   const pricedFinal = async (): Promise<Usage> => {
     // An answer cut at its hold (usage/output-meter.ts) reports our count, not the upstream's.
     const cut = outcome.outputCut();
-    finalUsage = await answerUsage(ctx.body, usage, cut, () => text);
+    finalUsage = await answerUsage(ctx.body, outcome.attempt.target, usage, cut, text);
     const entry = usageEntry({ requestedModel: ctx.body.model, attempt: outcome.attempt, attempts: outcome.attempts, usage: finalUsage, status, finishReason });
-    return { ...(usage !== undefined && cut === undefined ? usage : toUsage(finalUsage)), cost: usdOf(ctx.bill.charge(entry).costNanoUsd) };
+    return { ...openAiUsage(finalUsage.tokens), cost: usdOf(ctx.bill.charge(entry).costNanoUsd) };
   };
 
   async function* frames(): AsyncGenerator<string> {
@@ -86,7 +90,7 @@ export function streamed(ctx: CallContext, outcome: Awaited<ReturnType<typeof ro
       // Frames that never ran (the client left before the first byte) leave the upstream open: stop it.
       outcome.close();
       if (ctx.req.signal.aborted && status !== 'complete') status = 'aborted';
-      const billable = status !== 'complete' ? await estimateOr(usage, ctx.body, text) : (finalUsage ?? (await answerUsage(ctx.body, usage, outcome.outputCut(), () => text)));
+      const billable = status !== 'complete' ? await estimateOr(usage, ctx.body, outcome.attempt.target, text()) : (finalUsage ?? (await answerUsage(ctx.body, outcome.attempt.target, usage, outcome.outputCut(), text)));
       const entry = usageEntry({ requestedModel: ctx.body.model, attempt: outcome.attempt, attempts: outcome.attempts, usage: billable, status, finishReason });
       await settleRequest(ctx.bill, entry, { requestId: ctx.req.requestId, receivedAt: ctx.req.receivedAt, attempts: outcome.attempts.length });
       await warmTokenizer();

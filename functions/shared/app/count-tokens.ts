@@ -15,7 +15,10 @@ import { planAttempts } from '../routing/attempt-plan';
 import { routeBufferedCall } from '../routing/fallback-router';
 import { UpstreamAttemptError } from '../providers/types';
 import { makeFailure } from '../providers/upstream-failure';
-import { estimatePromptTokens, estimateTextTokens } from '../usage/estimate';
+import { estimateTextTokens } from '../usage/estimate';
+import { estimateChatPromptTokens } from '../usage/prompt-tokens';
+import { chatCompletionRequest } from '../openai/chat-request';
+import { safeParse } from '../validation/zod';
 import { authenticateRequest, routeOptions } from './guard';
 import { holdEndsAt } from './hold-timing';
 import { inMessagesApi } from './messages';
@@ -25,7 +28,7 @@ import { inMessagesApi } from './messages';
  * (system, messages, tools), never billed. Exact for a Claude model — the upstream's own count
  * endpoint, through the router (its time limits, retries and breakers) with the platform's or the
  * account's own Anthropic key — and otherwise, or when that count fails, the gateway's tokenizer
- * estimate (usage/estimate.ts: the same count the hold uses; other models' tokenizers differ, so it
+ * estimate (usage/prompt-tokens.ts: the same count the hold uses; other models' tokenizers differ, so it
  * is approximate there). Admitted like any request: it takes a hold of nothing (the request-rate and
  * concurrency limits of the account and key apply; a 429 is `rate_limit_error`), released at once.
  */
@@ -38,7 +41,7 @@ export function countTokens(req: GatewayRequest): Promise<GatewayResult> {
     await bill.confirmed;
     try {
       const native: NativeRequest = { protocol: 'anthropic-messages', body, headers: forwardedHeaders(req.headers) };
-      const inputTokens = (await exactCount(req, caller, model, native)) ?? (await estimateCount(body));
+      const inputTokens = (await exactCount(req, caller, model, native)) ?? (await estimateCount(body, model));
       return { kind: 'json', status: 200, headers: {}, body: { input_tokens: inputTokens } };
     } finally {
       await bill.cancel();
@@ -75,8 +78,16 @@ async function exactCount(req: GatewayRequest, caller: AuthenticatedKey, model: 
   }
 }
 
-/** The gateway's estimate: the conversation as the hold counts it, plus the tool definitions' JSON. */
-async function estimateCount(body: CountTokensRequest): Promise<number> {
+/**
+ * The gateway's estimate: the conversation counted by the one rule holds and no-usage estimates use
+ * (usage/prompt-tokens.ts, media at the model's first target's rate), plus the tool definitions' JSON.
+ */
+async function estimateCount(body: CountTokensRequest, model: string): Promise<number> {
   const tools = body.tools === undefined ? 0 : await estimateTextTokens(JSON.stringify(body.tools));
-  return (await estimatePromptTokens(chatMessages(body))) + tools;
+  const target = getModel(model, 'chat').targets[0];
+  if (target === undefined) throw new Error(`catalogue entry ${model} has no target`);
+  const chat = safeParse(chatCompletionRequest, { model, messages: chatMessages(body) });
+  // A conversation with no chat counterpart (none here: count_tokens takes what /v1/messages takes) counts its JSON.
+  if (!chat.success) return (await estimateTextTokens(JSON.stringify(body.messages))) + tools;
+  return (await estimateChatPromptTokens(chat.data, target)) + tools;
 }

@@ -11,6 +11,7 @@ import { planAttempts } from '../routing/attempt-plan';
 import { overheadMs, routeBufferedCall } from '../routing/fallback-router';
 import { recordOverhead } from '../observability/metrics';
 import { estimateTextTokens } from '../usage/estimate';
+import { tokenUsage } from '../usage/token-usage';
 import { assertEmbeddingsAnswerFits } from './embeddings-size';
 import { authenticateRequest, routeOptions } from './guard';
 import { holdEndsAt } from './hold-timing';
@@ -59,7 +60,7 @@ export async function embeddings(req: GatewayRequest): Promise<JsonResult> {
   // Gemini returns no token counts for embeddings (providers.md §3.6): count them ourselves.
   const estimated = outcome.result.promptTokens === undefined;
   const promptTokens = outcome.result.promptTokens ?? (await Promise.all(inputs.map(estimateTextTokens))).reduce((a, b) => a + b, 0);
-  const usage = usageEntry({ requestedModel: body.model, attempt: outcome.attempt, attempts: outcome.attempts, usage: { promptTokens, completionTokens: 0, estimated }, status: 'complete' });
+  const usage = usageEntry({ requestedModel: body.model, attempt: outcome.attempt, attempts: outcome.attempts, usage: { tokens: tokenUsage({ prompt: promptTokens, completion: 0 }), estimated }, status: 'complete' });
   const response: EmbeddingsResponse = {
     object: 'list',
     data: vectors.map((v, index) => ({ object: 'embedding', index, embedding: body.encoding_format === 'base64' ? toBase64Float32(v) : v })),

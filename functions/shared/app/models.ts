@@ -1,4 +1,4 @@
-import { CATALOGUE, getModel, getModelAnyKind, type CatalogueEntry } from '../catalogue/catalogue';
+import { CATALOGUE, getModel, getModelAnyKind, type CatalogueEntry, type TokenPrices } from '../catalogue/catalogue';
 import type { GatewayRequest, GatewayResult } from '../http/types';
 import { anthropicModelInfo, anthropicModelPage } from '../messages/model-list';
 import { resolveMessagesModel } from '../messages/model-names';
@@ -27,7 +27,8 @@ export interface ModelObject {
    * USD per token, incl. the 5.5% platform fee, exact decimal strings. `long_context`: the prices of a
    * request whose prompt has more than `prompt_tokens_above` tokens, when the model has such a tier.
    */
-  pricing: { prompt: string; completion: string; long_context?: { prompt_tokens_above: number; prompt: string; completion: string } };
+  /** USD per token, fee included; cache buckets in OpenRouter's names when the target has them. */
+  pricing: { prompt: string; completion: string; input_cache_read?: string; input_cache_write?: string; input_cache_write_1h?: string; long_context?: { prompt_tokens_above: number; prompt: string; completion: string } };
   /**
    * Other names that serve this model (catalogue/aliases.ts): `slug` (OpenRouter's `provider/model`),
    * `dated` (a snapshot id), `latest`, `deprecated` (a retired name this model is the documented
@@ -92,16 +93,31 @@ function toModelObject(e: CatalogueEntry): ModelObject {
     pricing: {
       prompt: usdPerToken(t.displayedPrice.input),
       completion: usdPerToken(t.displayedPrice.output),
+      ...cachePricing(t.displayedPrice),
       ...(t.longContext && {
         long_context: {
           prompt_tokens_above: t.longContext.promptTokensAbove,
           prompt: usdPerToken(t.longContext.displayedPrice.input),
           completion: usdPerToken(t.longContext.displayedPrice.output),
+          ...cachePricing(t.longContext.displayedPrice),
         },
       }),
     },
     aliases: e.aliases.map((a) => ({ id: a.alias, kind: a.kind })),
   };
+}
+
+/**
+ * The prompt-cache prices a target has (USD per token, fee included), in OpenRouter's names:
+ * `input_cache_read` (a cache read), `input_cache_write` (a 5-minute write, Anthropic's default) and
+ * `input_cache_write_1h` (a 1-hour write). A bucket billed at the input price is left out.
+ */
+function cachePricing(p: TokenPrices): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (p.cachedInput !== p.input) out.input_cache_read = usdPerToken(p.cachedInput);
+  if (p.cacheWrite5m !== p.input) out.input_cache_write = usdPerToken(p.cacheWrite5m);
+  if (p.cacheWrite1h !== p.input) out.input_cache_write_1h = usdPerToken(p.cacheWrite1h);
+  return out;
 }
 
 /**

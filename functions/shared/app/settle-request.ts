@@ -7,13 +7,14 @@ import { traced } from '../observability/tracer';
 import type { Attempt } from '../routing/attempt-plan';
 import type { AttemptRecord } from '../routing/fallback-router';
 import { recordSpeed } from '../routing/target-speed';
+import { cacheEntryFields } from '../billing/cache-entry';
+import type { TokenUsage } from '../usage/token-usage';
 
 export { SETTLE_TIMEOUT_MS } from '../billing/settle-durable';
 
-/** What one answered request used, for the ledger (tokens). */
+/** What one answered request used, for the ledger (tokens, by bucket: usage/token-usage.ts). */
 export interface BillableUsage {
-  promptTokens: number;
-  completionTokens: number;
+  tokens: TokenUsage;
   /** True when the upstream sent no usage and the counts come from our tokenizer. */
   estimated: boolean;
 }
@@ -37,27 +38,30 @@ const measured = new WeakSet<readonly AttemptRecord[]>();
 /**
  * The ledger entry of an answered request: the served attempt's own price, its long-prompt tier
  * included (Gemini 2.5 Pro > 200K) — the platform fee alone when it was served with the account's own
- * provider key (BYOK, `byok: true`) — the fallback path, the upstream model, the first token's time and
- * the finish reason (`GET /v1/generation`). A complete answer also feeds the target's speed figures
+ * provider key (BYOK, `byok: true`: each bucket's fee) — its cache buckets with their prices, the
+ * fallback path, the upstream model, the first token's time and the finish reason
+ * (`GET /v1/generation`). A complete answer also feeds the target's speed figures
  * (routing/target-speed.ts).
  */
 export function usageEntry(input: SettleInput): UsageEntry {
-  const price = attemptPrices(input.attempt, input.usage.promptTokens);
+  const t = input.usage.tokens;
+  const price = attemptPrices(input.attempt, t.prompt);
   const answered = input.attempts.at(-1);
   const firstTokenAt = answered?.startedAt !== undefined && answered.firstTokenMs !== undefined ? answered.startedAt + answered.firstTokenMs : undefined;
   if (answered?.firstTokenMs !== undefined && firstTokenAt !== undefined && input.status === 'complete' && !measured.has(input.attempts)) {
     // This container's speed figures of the target (OpenRouter's latency/throughput sort), once per answer.
     measured.add(input.attempts);
-    recordSpeed(input.attempt.target.key, answered.firstTokenMs, input.usage.completionTokens, Date.now() - firstTokenAt);
+    recordSpeed(input.attempt.target.key, answered.firstTokenMs, t.completion, Date.now() - firstTokenAt);
   }
   return {
     publicModel: input.requestedModel,
     servedModel: input.attempt.publicModel,
     provider: input.attempt.target.provider,
-    promptTokens: input.usage.promptTokens,
-    completionTokens: input.usage.completionTokens,
+    promptTokens: t.prompt,
+    completionTokens: t.completion,
     inputPrice: price.input,
     outputPrice: price.output,
+    ...cacheEntryFields(t, price),
     usageEstimated: input.usage.estimated,
     fallbackPath: input.attempts.map((a) => `${a.publicModel}@${a.provider}/${a.upstreamModel}:${a.outcome}`),
     status: input.status,

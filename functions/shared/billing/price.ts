@@ -35,16 +35,32 @@ export function displayedPrice(upstreamMicroPerMTok: number): number {
   return toSafeNumber(ceilDiv(scaled, BPS_PER_UNIT), 'displayed price');
 }
 
+/**
+ * The cached share of a prompt and its displayed prices (µUSD per 1M tokens): token counts that are a
+ * SUBSET of {@link ChargeInput.promptTokens} (usage/token-usage.ts).
+ */
+export interface CacheBuckets {
+  readTokens: number;
+  write5mTokens: number;
+  write1hTokens: number;
+  readPrice: number;
+  write5mPrice: number;
+  write1hPrice: number;
+}
+
 /** Inputs of {@link computeCharge}: token counts, and displayed prices in µUSD per 1M tokens. */
 export interface ChargeInput {
+  /** The whole prompt (tokens), cache reads and writes included. */
   promptTokens: number;
   completionTokens: number;
   /** The account's free tokens left; ≤ 0 means none. */
   freeTokensAvailable: number;
-  /** Displayed input price, µUSD/MTok. */
+  /** Displayed input price (an uncached prompt token), µUSD/MTok. */
   inputPrice: number;
   /** Displayed output price, µUSD/MTok. */
   outputPrice: number;
+  /** The prompt's cache reads and writes with their prices; absent: the whole prompt is uncached input. */
+  cache?: CacheBuckets | undefined;
 }
 
 /** What one request costs the account. */
@@ -58,29 +74,50 @@ export interface Charge {
 }
 
 /**
- * Splits a request between free tokens and credit, then prices the rest. Free tokens are consumed first,
- * prompt tokens before completion tokens; the remaining tokens cost
- * ceil((billablePrompt × inputPrice + billableCompletion × outputPrice) / 1000) nano-USD.
- * Computed in BigInt, so no intermediate loses precision.
- * @throws RangeError when a count or price is not a non-negative safe integer, or the cost passes
- *         Number.MAX_SAFE_INTEGER nano-USD.
+ * Splits a request between free tokens and credit, then prices the rest, bucket by bucket:
+ *
+ *   prompt value = uncached × input + reads × cachedInput + writes5m × write5m + writes1h × write1h
+ *   cost = ceil((unpaid share of the prompt value + billable completion × output) / 1000) nano-USD
+ *
+ * Free tokens are consumed first, prompt before completion, and count a prompt token BY VALUE at the
+ * input price, never above one token: a cache read consumes cachedInput / input of a free token (0.1 on
+ * Claude), an uncached token one, a cache write one (its premium over the input price is not taken from
+ * the free tokens). When the free tokens cover only part of the prompt's weight, every prompt bucket is
+ * charged the same uncovered share. Without cache buckets this is exactly `(prompt − free) × input`.
+ * The whole request is rounded up once; everything is computed in BigInt.
+ *
+ * Bound (why a hold at the highest prompt price covers it, billing/hold-demand.ts): each prompt token
+ * weighs at most one free token and costs at most the highest bucket price, so neither the free tokens
+ * nor the credit of a settle exceed those of a hold that priced every prompt token at that price.
+ * @throws RangeError when a count or price is not a non-negative safe integer, the buckets exceed the
+ *         prompt, or the cost passes Number.MAX_SAFE_INTEGER nano-USD.
  */
 export function computeCharge(input: ChargeInput): Charge {
   const { promptTokens, completionTokens, inputPrice, outputPrice } = input;
-  assertCount('promptTokens', promptTokens);
-  assertCount('completionTokens', completionTokens);
-  assertCount('inputPrice', inputPrice);
-  assertCount('outputPrice', outputPrice);
+  const cache = input.cache ?? { readTokens: 0, write5mTokens: 0, write1hTokens: 0, readPrice: 0, write5mPrice: 0, write1hPrice: 0 };
+  for (const [what, n] of Object.entries({ promptTokens, completionTokens, inputPrice, outputPrice, ...cache })) assertCount(what, n);
   if (!Number.isSafeInteger(input.freeTokensAvailable)) throw new RangeError('freeTokensAvailable must be an integer.');
-  const free = Math.max(0, input.freeTokensAvailable);
-  const freePromptTokens = Math.min(promptTokens, free);
-  const freeCompletionTokens = Math.min(completionTokens, free - freePromptTokens);
-  const microUsdTimesThousand =
-    BigInt(promptTokens - freePromptTokens) * BigInt(inputPrice) +
-    BigInt(completionTokens - freeCompletionTokens) * BigInt(outputPrice);
+  const uncached = promptTokens - cache.readTokens - cache.write5mTokens - cache.write1hTokens;
+  if (uncached < 0) throw new RangeError('cache buckets exceed promptTokens.');
+  const free = BigInt(Math.max(0, input.freeTokensAvailable));
+  const buckets: Array<[tokens: number, price: number]> = [[uncached, inputPrice], [cache.readTokens, cache.readPrice], [cache.write5mTokens, cache.write5mPrice], [cache.write1hTokens, cache.write1hPrice]];
+  // Value of one free token, and each bucket's weight against it (≤ one token each).
+  const unit = BigInt(inputPrice > 0 ? inputPrice : 1);
+  let value = 0n; // tokens × µUSD/MTok
+  let weight = 0n; // in units of `unit`
+  for (const [tokens, price] of buckets) {
+    value += BigInt(tokens) * BigInt(price);
+    weight += BigInt(tokens) * (inputPrice > 0 ? BigInt(Math.min(price, inputPrice)) : 1n);
+  }
+  const covered = free * unit < weight ? free * unit : weight;
+  const freePrompt = ceilDiv(covered, unit);
+  const freeCompletion = BigInt(completionTokens) < free - freePrompt ? BigInt(completionTokens) : free - freePrompt;
+  const completionValue = (BigInt(completionTokens) - freeCompletion) * BigInt(outputPrice);
   // tokens × µUSD/MTok = 1e-12 USD = 1/1000 nano-USD; one upward rounding for the whole request.
-  const costNanoUsd = toSafeNumber(ceilDiv(microUsdTimesThousand, 1000n), 'cost');
-  return { freeTokensUsed: freePromptTokens + freeCompletionTokens, freePromptTokens, freeCompletionTokens, costNanoUsd };
+  const cost = weight === 0n ? ceilDiv(completionValue, 1000n) : ceilDiv(value * (weight - covered) + completionValue * weight, weight * 1000n);
+  const freePromptTokens = Number(freePrompt);
+  const freeCompletionTokens = Number(freeCompletion);
+  return { freeTokensUsed: freePromptTokens + freeCompletionTokens, freePromptTokens, freeCompletionTokens, costNanoUsd: toSafeNumber(cost, 'cost') };
 }
 
 function ceilDiv(numerator: bigint, denominator: bigint): bigint {

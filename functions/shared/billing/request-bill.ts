@@ -16,7 +16,7 @@ import { logger } from '../observability/logger';
 import type { Charge } from './price';
 import { holdPredicted, placeHold, rateHeadersOfHold, type HoldRequest } from './hold';
 import type { HoldRecord } from './hold-record';
-import { chargeFor, type SettleResult, type UsageEntry } from './settle';
+import { chargeFor, type ChargedUsage, type SettleResult, type UsageEntry } from './settle';
 import { cancelUnknownHold, settleDurably } from './settle-durable';
 
 /** Default life of a hold when the host sets no deadline (ms): Lambda's 15-minute maximum. */
@@ -35,7 +35,7 @@ export interface RequestBill {
   /** Resolves once the hold is written; rejects with the client's error (402, 429, 401, 503). */
   readonly confirmed: Promise<HoldRecord>;
   /** The charge of a usage against this hold (the hold must be confirmed). */
-  charge(entry: Pick<UsageEntry, 'promptTokens' | 'completionTokens' | 'inputPrice' | 'outputPrice'>): Charge;
+  charge(entry: ChargedUsage): Charge;
   /** Settles durably (after the answer is out). Never throws. */
   settle(entry: UsageEntry): Promise<SettleResult | undefined>;
   /** Releases the hold (no answer produced). Never throws. */

@@ -30,6 +30,7 @@ import { cancellationReasons } from './cancellation';
 import { HOLDS_MAP, keyEntryId, type HoldRecord } from './hold-record';
 import { legacySettleTransaction } from './legacy-settle';
 import { computeCharge, type Charge } from './price';
+import { cacheBucketsOf, type CacheEntryFields, type CacheEntryKey } from './cache-entry';
 import { UpdateBuilder } from './update-builder';
 import { sleep } from '../retry/sleep';
 
@@ -39,8 +40,12 @@ const SETTLE_ITEM = { ledgerEntry: 0, account: 1 } as const;
 /** How a request ended, for its ledger entry. `orphaned`: settled by the sweep from the hold alone. */
 export type SettledStatus = 'complete' | 'partial' | 'aborted' | 'orphaned';
 
-/** What the ledger entry records about an answered request. Tokens; prices µUSD per 1M tokens. */
-export interface UsageEntry {
+/**
+ * What the ledger entry records about an answered request. Tokens; prices µUSD per 1M tokens.
+ * `promptTokens` is the whole prompt; its cache reads and writes, with their prices, are in the
+ * {@link CacheEntryFields} (billing/cache-entry.ts).
+ */
+export interface UsageEntry extends CacheEntryFields {
   publicModel: string;
   servedModel: string;
   provider: string;
@@ -74,6 +79,9 @@ export interface SettleResult {
   costNanoUsd: number;
 }
 
+/** The usage fields a charge is computed from. */
+export type ChargedUsage = Pick<UsageEntry, 'promptTokens' | 'completionTokens' | 'inputPrice' | 'outputPrice' | CacheEntryKey>;
+
 /**
  * A charge as billed against its hold: {@link Charge} capped at the hold, and what the cap left unbilled.
  * `lossNanoUsd` = the reported usage's cost − `costNanoUsd` (nano-USD, 0 when the hold covered it).
@@ -83,11 +91,12 @@ export interface HeldCharge extends Charge {
 }
 
 /**
- * The charge of a usage against its hold: free tokens only from those held (prompt first), credit at
+ * The charge of a usage against its hold, bucket by bucket (billing/price.ts): free tokens only from those held (prompt first), credit at
  * most the hold's nano-USD; the rest of the usage's cost is the platform's loss (`lossNanoUsd`).
  */
-export function chargeFor(hold: Pick<HoldRecord, 'holdFreeTokens' | 'holdNanoUsd'>, entry: Pick<UsageEntry, 'promptTokens' | 'completionTokens' | 'inputPrice' | 'outputPrice'>): HeldCharge {
-  const actual = computeCharge({ ...entry, freeTokensAvailable: hold.holdFreeTokens });
+export function chargeFor(hold: Pick<HoldRecord, 'holdFreeTokens' | 'holdNanoUsd'>, entry: ChargedUsage): HeldCharge {
+  const { promptTokens, completionTokens, inputPrice, outputPrice } = entry;
+  const actual = computeCharge({ promptTokens, completionTokens, inputPrice, outputPrice, cache: cacheBucketsOf(entry), freeTokensAvailable: hold.holdFreeTokens });
   const costNanoUsd = Math.min(actual.costNanoUsd, Math.max(0, hold.holdNanoUsd));
   return { ...actual, costNanoUsd, lossNanoUsd: actual.costNanoUsd - costNanoUsd };
 }

@@ -43,11 +43,24 @@ export interface CatalogueTarget {
   priceReadOn: string;
 }
 
-/** Input and output prices, integer micro-USD per 1M tokens. */
+/**
+ * The price of each token bucket (usage/token-usage.ts), integer micro-USD per 1M tokens. A target
+ * without a cache bucket carries the input price in it (the tokens cost what uncached input costs).
+ */
 export interface TokenPrices {
   input: number;
+  /** A prompt token read from the provider's cache. */
+  cachedInput: number;
+  /** A prompt token written to the cache for 5 minutes. */
+  cacheWrite5m: number;
+  /** A prompt token written to the cache for 1 hour. */
+  cacheWrite1h: number;
+  /** An output token, reasoning included. */
   output: number;
 }
+
+/** The prompt buckets of {@link TokenPrices}, for code that walks them. */
+export const PROMPT_BUCKETS = ['input', 'cachedInput', 'cacheWrite5m', 'cacheWrite1h'] as const;
 
 /** One public model. */
 export interface CatalogueEntry {
@@ -123,8 +136,9 @@ function toEntry(e: CatalogueEntryData, aliases: readonly CatalogueAliasData[]):
 }
 
 function toTarget(t: CatalogueTargetData): CatalogueTarget {
-  const upstreamPrice = prices(t.price.inputUsdPerMTok, t.price.outputUsdPerMTok);
-  const long = t.price.longContext;
+  const p = t.price;
+  const upstreamPrice = prices(p);
+  const long = p.longContext;
   return {
     key: `${t.provider}:${t.upstreamModel}`,
     provider: t.provider,
@@ -140,17 +154,32 @@ function toTarget(t: CatalogueTargetData): CatalogueTarget {
     latency: t.latency,
     upstreamPrice,
     displayedPrice: withFee(upstreamPrice),
-    longContext: long === undefined ? undefined : longContextTier(long.promptTokensAbove, prices(long.inputUsdPerMTok, long.outputUsdPerMTok)),
+    longContext: long === undefined ? undefined : longContextTier(long.promptTokensAbove, prices(p, long)),
     priceReadOn: t.price.readOn,
   };
 }
 
-function prices(inputUsdPerMTok: number, outputUsdPerMTok: number): TokenPrices {
-  return { input: usdPerMTokToMicro(inputUsdPerMTok), output: usdPerMTokToMicro(outputUsdPerMTok) };
+/**
+ * Upstream prices in µUSD/MTok of a tier. A bucket the data leaves out costs the tier's input price. A
+ * long-context tier scales the base tier's cache prices by its input price (Anthropic's and Google's
+ * are fixed fractions or multiples of the input) unless it names its own cached-input price.
+ */
+function prices(base: CatalogueTargetData['price'], tier: { inputUsdPerMTok: number; outputUsdPerMTok: number; cachedInputUsdPerMTok?: number | undefined } = base): TokenPrices {
+  const input = usdPerMTokToMicro(tier.inputUsdPerMTok);
+  const baseInput = usdPerMTokToMicro(base.inputUsdPerMTok);
+  const scaled = (usd: number | undefined): number => (usd === undefined ? input : baseInput === input ? usdPerMTokToMicro(usd) : Math.ceil((usdPerMTokToMicro(usd) * input) / Math.max(1, baseInput)));
+  return {
+    input,
+    cachedInput: tier.cachedInputUsdPerMTok !== undefined ? usdPerMTokToMicro(tier.cachedInputUsdPerMTok) : scaled(base.cachedInputUsdPerMTok),
+    cacheWrite5m: scaled(base.cacheWrite5mUsdPerMTok),
+    cacheWrite1h: scaled(base.cacheWrite1hUsdPerMTok),
+    output: usdPerMTokToMicro(tier.outputUsdPerMTok),
+  };
 }
 
+/** Displayed prices: each bucket's upstream price × 1.055, rounded up once (billing/price.ts). */
 function withFee(p: TokenPrices): TokenPrices {
-  return { input: displayedPrice(p.input), output: displayedPrice(p.output) };
+  return { input: displayedPrice(p.input), cachedInput: displayedPrice(p.cachedInput), cacheWrite5m: displayedPrice(p.cacheWrite5m), cacheWrite1h: displayedPrice(p.cacheWrite1h), output: displayedPrice(p.output) };
 }
 
 function longContextTier(promptTokensAbove: number, upstreamPrice: TokenPrices): NonNullable<CatalogueTarget['longContext']> {
@@ -168,13 +197,15 @@ export function displayedPricesFor(target: CatalogueTarget, promptTokens: number
 
 /**
  * The platform fee alone (µUSD per 1M tokens) one request pays on `target` when it is served with the
- * account's own provider key (BYOK): displayed − upstream price, i.e. the 5.5% fee as rounded into the
- * displayed price, its long-context tier included.
+ * account's own provider key (BYOK): displayed − upstream price of each bucket, i.e. the 5.5% fee as
+ * rounded into the displayed price, its long-context tier included.
  */
 export function byokFeePricesFor(target: CatalogueTarget, promptTokens: number): TokenPrices {
   const long = target.longContext;
   const tier = long !== undefined && promptTokens > long.promptTokensAbove ? long : target;
-  return { input: tier.displayedPrice.input - tier.upstreamPrice.input, output: tier.displayedPrice.output - tier.upstreamPrice.output };
+  const d = tier.displayedPrice;
+  const u = tier.upstreamPrice;
+  return { input: d.input - u.input, cachedInput: d.cachedInput - u.cachedInput, cacheWrite5m: d.cacheWrite5m - u.cacheWrite5m, cacheWrite1h: d.cacheWrite1h - u.cacheWrite1h, output: d.output - u.output };
 }
 
 /** The catalogue of this deployment (built once per container). */

@@ -6,8 +6,9 @@ import type { CatalogueEntryData, CatalogueTargetData, Capabilities } from './sc
  * validated against `catalogueSchema` in test/catalogue; displayed prices (upstream × 1.055) are
  * computed by `buildCatalogue`, never typed.
  *
- * Facts: docs/providers.md (§8 prices, §2.8/§3.8/§4.2/§5.1/§6 lifecycles), read
- * 2026-11-22. Several ids the spec names are retired upstream; each such entry says where it now goes.
+ * Facts: docs/providers.md (§8 prices, §2.8/§3.8/§4.2/§5.1/§6 lifecycles), read 2026-11-22; prompt-cache
+ * prices and their sources: docs/prices.md (read 2026-11-26). Several ids the spec names are retired
+ * upstream; each such entry says where it now goes.
  */
 
 // Files: PDF `file` parts, which OpenAI's vision models, Claude (document blocks) and Gemini (inline
@@ -30,7 +31,20 @@ const MINIMAX_PRICING = 'platform.minimax.io pricing-paygo (providers.md §8)';
  */
 const READ_ON = '2026-11-22';
 
-type PriceTuple = [input: number, output: number, readOn: string, source: string];
+/**
+ * Prompt-cache prices, USD per 1M tokens (docs/prices.md): a cache read, a 5-minute and a 1-hour cache
+ * write. A bucket left out costs the input price (the provider has no such discount or premium).
+ */
+interface CachePrices {
+  read?: number;
+  write5m?: number;
+  write1h?: number;
+}
+
+type PriceTuple = [input: number, output: number, readOn: string, source: string, cache?: CachePrices];
+
+/** When the cache prices were read (docs/prices.md). */
+const CACHE_READ_ON = '2026-11-26';
 
 /** One catalogue target, named field by field (prices as a {@link PriceTuple}: USD per 1M tokens). */
 interface TargetOptions extends Pick<CatalogueTargetData, 'provider' | 'upstreamModel' | 'contextWindow' | 'maxOutputTokens' | 'capabilities' | 'upstreamParams' | 'dimensions' | 'fixedDimensions' | 'timeouts' | 'latency'> {
@@ -38,40 +52,50 @@ interface TargetOptions extends Pick<CatalogueTargetData, 'provider' | 'upstream
 }
 
 function target({ provider, upstreamModel, price, contextWindow, maxOutputTokens, capabilities, ...extra }: TargetOptions): CatalogueTargetData {
-  const [inputUsdPerMTok, outputUsdPerMTok, readOn, source] = price;
-  return { provider, upstreamModel, price: { inputUsdPerMTok, outputUsdPerMTok, readOn, source }, contextWindow, maxOutputTokens, capabilities, ...extra };
+  const [inputUsdPerMTok, outputUsdPerMTok, readOn, source, cache] = price;
+  const cachePrices = {
+    ...(cache?.read !== undefined ? { cachedInputUsdPerMTok: cache.read } : {}),
+    ...(cache?.write5m !== undefined ? { cacheWrite5mUsdPerMTok: cache.write5m } : {}),
+    ...(cache?.write1h !== undefined ? { cacheWrite1hUsdPerMTok: cache.write1h } : {}),
+  };
+  const when = cache === undefined ? readOn : CACHE_READ_ON;
+  return { provider, upstreamModel, price: { inputUsdPerMTok, outputUsdPerMTok, ...cachePrices, readOn: when, source }, contextWindow, maxOutputTokens, capabilities, ...extra };
 }
 
 function withLongContext(t: CatalogueTargetData, longContext: NonNullable<CatalogueTargetData['price']['longContext']>): CatalogueTargetData {
   return { ...t, price: { ...t.price, longContext } };
 }
 
-// Claude models all share Anthropic's 200K window.
+// Claude models all share Anthropic's 200K window. Their cache prices are fixed multiples of the
+// input price: read 0.1×, 5-minute write 1.25×, 1-hour write 2× (docs/prices.md; providers.md §8).
 const claude = (id: string, price: [number, number], maxOut: number) =>
-  target({ provider: 'anthropic', upstreamModel: id, price: [price[0], price[1], READ_ON, ANTHROPIC_PRICING], contextWindow: 200_000, maxOutputTokens: maxOut, capabilities: VISION_THINKING });
+  target({ provider: 'anthropic', upstreamModel: id, price: [price[0], price[1], READ_ON, ANTHROPIC_PRICING, { read: price[0] / 10, write5m: price[0] * 1.25, write1h: price[0] * 2 }], contextWindow: 200_000, maxOutputTokens: maxOut, capabilities: VISION_THINKING });
 
 const claudeSonnet46 = claude('claude-sonnet-4-6', [3, 15], 64_000);
 const claudeOpus46 = claude('claude-opus-4-6', [5, 25], 64_000);
-const gemini25FlashLite = target({ provider: 'gemini', upstreamModel: 'gemini-2.5-flash-lite', price: [0.1, 0.4, READ_ON, GEMINI_PRICING], contextWindow: 1_048_576, maxOutputTokens: 65_536, capabilities: VISION });
+const gemini25FlashLite = target({ provider: 'gemini', upstreamModel: 'gemini-2.5-flash-lite', price: [0.1, 0.4, READ_ON, GEMINI_PRICING, { read: 0.01 }], contextWindow: 1_048_576, maxOutputTokens: 65_536, capabilities: VISION });
 // Gemini 2.5 Flash and Pro think by default (Pro always; providers.md §3.8): `thinking` time limits.
-const gemini25Flash = target({ provider: 'gemini', upstreamModel: 'gemini-2.5-flash', price: [0.3, 2.5, READ_ON, GEMINI_PRICING], contextWindow: 1_048_576, maxOutputTokens: 65_536, capabilities: VISION_THINKING, latency: 'thinking' });
+const gemini25Flash = target({ provider: 'gemini', upstreamModel: 'gemini-2.5-flash', price: [0.3, 2.5, READ_ON, GEMINI_PRICING, { read: 0.03 }], contextWindow: 1_048_576, maxOutputTokens: 65_536, capabilities: VISION_THINKING, latency: 'thinking' });
 // Gemini 2.5 Pro bills the whole request at $2.50 / $15 once the prompt is over 200K tokens (providers.md §8).
 const gemini25Pro = withLongContext(
-  target({ provider: 'gemini', upstreamModel: 'gemini-2.5-pro', price: [1.25, 10, READ_ON, GEMINI_PRICING], contextWindow: 1_048_576, maxOutputTokens: 65_536, capabilities: VISION_THINKING, latency: 'thinking' }),
-  { promptTokensAbove: 200_000, inputUsdPerMTok: 2.5, outputUsdPerMTok: 15 },
+  target({ provider: 'gemini', upstreamModel: 'gemini-2.5-pro', price: [1.25, 10, READ_ON, GEMINI_PRICING, { read: 0.125 }], contextWindow: 1_048_576, maxOutputTokens: 65_536, capabilities: VISION_THINKING, latency: 'thinking' }),
+  { promptTokensAbove: 200_000, inputUsdPerMTok: 2.5, outputUsdPerMTok: 15, cachedInputUsdPerMTok: 0.25 },
 );
 // DeepSeek V4 (2026-04-24) replaced V3/R1; deepseek-chat / deepseek-reasoner were retired after
 // 2026-07-24 (providers.md §4.2). V4 prices are low-confidence third-party figures (⚠, §8): the only
 // V4-Flash figure on record is the OFF-PEAK price of a 2026-10 third-party page; the peak price is
 // unverified, and peak-hour requests may cost more upstream than we charge. Verify on
 // api-docs.deepseek.com before production and update this line.
-const V4_FLASH_PRICE: PriceTuple = [0.15, 0.6, READ_ON, 'off-peak figure of a 2026-10 third-party page; peak unverified (providers.md §8 ⚠)'];
+// Cache hit: $0.0028 (api-docs.deepseek.com/quick_start/pricing as quoted 2026-07-04; docs/prices.md).
+const V4_FLASH_PRICE: PriceTuple = [0.15, 0.6, READ_ON, 'off-peak figure of a 2026-10 third-party page; peak unverified (providers.md §8 ⚠); cache hit: docs/prices.md', { read: 0.0028 }];
 const deepseekV4Flash = target({ provider: 'deepseek', upstreamModel: 'deepseek-v4-flash', price: V4_FLASH_PRICE, contextWindow: 128_000, maxOutputTokens: 8_192, capabilities: TEXT, upstreamParams: { thinking: { type: 'disabled' } }, });
 const deepseekV4FlashThinking = target({ provider: 'deepseek', upstreamModel: 'deepseek-v4-flash', price: V4_FLASH_PRICE, contextWindow: 128_000, maxOutputTokens: 32_768, capabilities: { ...TEXT, reasoning: 'exposed' }, upstreamParams: { thinking: { type: 'enabled' } },
   latency: 'thinking', });
-const minimax = (id: string, price: [number, number]) =>
+// MiniMax's OpenAI-compatible usage reports cache reads only (`cached_tokens`), no writes: the read
+// price is billed, the write price ($0.375) has no count to apply to (docs/prices.md).
+const minimax = (id: string, price: [number, number, number]) =>
   // M2.x always reasons (thinking cannot be disabled, providers.md §5.2): `thinking` time limits.
-  target({ provider: 'minimax', upstreamModel: id, price: [price[0], price[1], READ_ON, MINIMAX_PRICING], contextWindow: 204_800, maxOutputTokens: 131_072, capabilities: { ...TEXT, reasoning: 'exposed' }, latency: 'thinking' });
+  target({ provider: 'minimax', upstreamModel: id, price: [price[0], price[1], READ_ON, MINIMAX_PRICING, { read: price[2] }], contextWindow: 204_800, maxOutputTokens: 131_072, capabilities: { ...TEXT, reasoning: 'exposed' }, latency: 'thinking' });
 const openaiEmbedding = (id: string, price: number, dimensions: number, fixed?: { fixedDimensions: true }) =>
   target({ provider: 'openai', upstreamModel: id, price: [price, 0, READ_ON, OPENAI_PRICING], contextWindow: 8_192, maxOutputTokens: 1, capabilities: EMBEDDING, dimensions, ...fixed });
 
@@ -81,13 +105,13 @@ export const CATALOGUE_DATA: CatalogueEntryData[] = [
   {
     id: 'gpt-4o', kind: 'chat', ownedBy: 'openai', created: 1715367049,
     description: 'GPT-4o, OpenAI flagship multimodal model.',
-    targets: [target({ provider: 'openai', upstreamModel: 'gpt-4o', price: [2.5, 10, READ_ON, OPENAI_PRICING], contextWindow: 128_000, maxOutputTokens: 16_384, capabilities: VISION })],
+    targets: [target({ provider: 'openai', upstreamModel: 'gpt-4o', price: [2.5, 10, READ_ON, OPENAI_PRICING, { read: 1.25 }], contextWindow: 128_000, maxOutputTokens: 16_384, capabilities: VISION })],
     equivalents: ['claude-3-5-sonnet', 'gemini-2.5-pro'],
   },
   {
     id: 'gpt-4o-mini', kind: 'chat', ownedBy: 'openai', created: 1721172741,
     description: 'GPT-4o mini: the small, fast and cheap GPT-4o variant.',
-    targets: [target({ provider: 'openai', upstreamModel: 'gpt-4o-mini', price: [0.15, 0.6, READ_ON, OPENAI_PRICING], contextWindow: 128_000, maxOutputTokens: 16_384, capabilities: VISION })],
+    targets: [target({ provider: 'openai', upstreamModel: 'gpt-4o-mini', price: [0.15, 0.6, READ_ON, OPENAI_PRICING, { read: 0.075 }], contextWindow: 128_000, maxOutputTokens: 16_384, capabilities: VISION })],
     equivalents: ['gemini-2.0-flash', 'claude-haiku-4-5'],
     // Hedged: the small fast tier is where latency matters most and a duplicated prompt costs least.
     // p95 first token ≈ 2 s (median ~0.77 s for OpenAI's mini models, routing/timeouts.ts [a]).
@@ -98,7 +122,7 @@ export const CATALOGUE_DATA: CatalogueEntryData[] = [
     description: 'o3-mini reasoning model (reasoning hidden, billed as output).',
     // Hidden reasoning happens before the first visible token: its limits are the `hidden-thinking`
     // row of routing/timeouts.ts (derived from `reasoning: 'hidden'`).
-    targets: [target({ provider: 'openai', upstreamModel: 'o3-mini', price: [1.1, 4.4, READ_ON, OPENAI_PRICING], contextWindow: 200_000, maxOutputTokens: 100_000, capabilities: { ...TEXT, reasoning: 'hidden' } })],
+    targets: [target({ provider: 'openai', upstreamModel: 'o3-mini', price: [1.1, 4.4, READ_ON, OPENAI_PRICING, { read: 0.55 }], contextWindow: 200_000, maxOutputTokens: 100_000, capabilities: { ...TEXT, reasoning: 'hidden' } })],
     equivalents: ['deepseek-r1'],
   },
   // ── Anthropic ───────────────────────────────────────────────────────────────────────────────────
@@ -230,7 +254,7 @@ export const CATALOGUE_DATA: CatalogueEntryData[] = [
     id: 'deepseek-v4-pro', kind: 'chat', ownedBy: 'deepseek', created: 1776988800,
     description: 'DeepSeek V4-Pro.',
     targets: [
-      target({ provider: 'deepseek', upstreamModel: 'deepseek-v4-pro', price: [0.66, 1.98, READ_ON, 'a 2026-10 third-party page, peak/off-peak unclear (providers.md §8 ⚠)'], contextWindow: 128_000, maxOutputTokens: 32_768, capabilities: TEXT, upstreamParams: { thinking: { type: 'disabled' } }, }),
+      target({ provider: 'deepseek', upstreamModel: 'deepseek-v4-pro', price: [0.66, 1.98, READ_ON, 'a 2026-10 third-party page, peak/off-peak unclear (providers.md §8 ⚠); cache hit: docs/prices.md', { read: 0.003625 }], contextWindow: 128_000, maxOutputTokens: 32_768, capabilities: TEXT, upstreamParams: { thinking: { type: 'disabled' } }, }),
     ],
     equivalents: ['deepseek-v3'],
   },
@@ -238,19 +262,19 @@ export const CATALOGUE_DATA: CatalogueEntryData[] = [
   {
     id: 'minimax', kind: 'chat', ownedBy: 'minimax', created: 1773792000,
     description: 'MiniMax M2.7 reasoning model.',
-    targets: [minimax('MiniMax-M2.7', [0.3, 1.2]), minimax('MiniMax-M2.5', [0.3, 1.2])],
+    targets: [minimax('MiniMax-M2.7', [0.3, 1.2, 0.06]), minimax('MiniMax-M2.5', [0.3, 1.2, 0.03])],
     equivalents: ['deepseek-r1'],
   },
   {
     id: 'minimax-m2.7-highspeed', kind: 'chat', ownedBy: 'minimax', created: 1773792000,
     description: 'MiniMax M2.7 highspeed.',
-    targets: [minimax('MiniMax-M2.7-highspeed', [0.6, 2.4])],
+    targets: [minimax('MiniMax-M2.7-highspeed', [0.6, 2.4, 0.06])],
     equivalents: ['minimax'],
   },
   {
     id: 'minimax-m2.5', kind: 'chat', ownedBy: 'minimax', created: 1770854400,
     description: 'MiniMax M2.5.',
-    targets: [minimax('MiniMax-M2.5', [0.3, 1.2])],
+    targets: [minimax('MiniMax-M2.5', [0.3, 1.2, 0.03])],
     equivalents: ['minimax'],
   },
   // ── Llama-3 on OpenAI-compatible hosts ──────────────────────────────────────────────────────────

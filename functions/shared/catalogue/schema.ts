@@ -69,6 +69,14 @@ export const targetSchema = z.strictObject({
     inputUsdPerMTok: z.number().check(z.nonnegative()),
     outputUsdPerMTok: z.number().check(z.nonnegative()),
     /**
+     * Prompt-cache prices (docs/prices.md): a cache read (`cachedInput`), a cache write kept 5 minutes
+     * (`cacheWrite5m`) or 1 hour (`cacheWrite1h`). Absent: the target has no such bucket and the tokens
+     * are billed at the input price. Reasoning is output.
+     */
+    cachedInputUsdPerMTok: z.optional(z.number().check(z.nonnegative())),
+    cacheWrite5mUsdPerMTok: z.optional(z.number().check(z.nonnegative())),
+    cacheWrite1hUsdPerMTok: z.optional(z.number().check(z.nonnegative())),
+    /**
      * A higher tier for long prompts: when a request's prompt has more than `promptTokensAbove` tokens,
      * ALL its tokens are priced here (Gemini 2.5 Pro: > 200K prompt tokens; providers.md §8).
      */
@@ -77,6 +85,7 @@ export const targetSchema = z.strictObject({
         promptTokensAbove: z.number().check(z.int(), z.positive()),
         inputUsdPerMTok: z.number().check(z.nonnegative()),
         outputUsdPerMTok: z.number().check(z.nonnegative()),
+        cachedInputUsdPerMTok: z.optional(z.number().check(z.nonnegative())),
       }),
     ),
     readOn: isoDate,

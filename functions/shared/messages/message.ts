@@ -34,15 +34,17 @@ export function messageId(requestId: string): string {
 }
 
 /**
- * The chat core's usage in Anthropic's shape: the prompt's cache reads (`cached_tokens`, a subset of
- * `prompt_tokens` in OpenAI's shape) become `cache_read_input_tokens` and leave `input_tokens`.
- * Cache writes are reported by Claude upstreams only, whose own usage is passed through verbatim.
+ * The chat core's usage in Anthropic's shape: the prompt's cache reads and writes (`cached_tokens`
+ * and `cache_write_tokens`, subsets of `prompt_tokens` in the core's shape, usage/token-usage.ts)
+ * become `cache_read_input_tokens` and `cache_creation_input_tokens` and leave `input_tokens`
+ * (Anthropic's counts are additive). Claude upstreams' own usage is passed through verbatim.
  */
 export function messagesUsage(usage: Usage | undefined): MessagesUsage {
   const cached = usage?.prompt_tokens_details?.cached_tokens ?? 0;
+  const written = usage?.prompt_tokens_details?.cache_write_tokens ?? 0;
   return {
-    input_tokens: Math.max(0, (usage?.prompt_tokens ?? 0) - cached),
-    cache_creation_input_tokens: 0,
+    input_tokens: Math.max(0, (usage?.prompt_tokens ?? 0) - cached - written),
+    cache_creation_input_tokens: written,
     cache_read_input_tokens: cached,
     output_tokens: usage?.completion_tokens ?? 0,
   };

@@ -1,5 +1,5 @@
 import * as z from '../validation/zod';
-import { messageToolCall } from './chat-tools';
+import { cacheControl, messageToolCall } from './chat-tools';
 
 /**
  * The messages of a chat request and their content parts, as OpenAI's published OpenAPI description
@@ -27,11 +27,12 @@ const URI = /^[a-z][a-z0-9+.-]*:\S/i;
 /** Parts are non-empty arrays wherever the description allows an array (`minItems: 1`). */
 const nonEmpty = <T extends z.ZodMiniType>(part: T) => z.array(part).check(z.minLength(1));
 
-export const textPart = z.object({ type: z.literal('text'), text: z.string(), prompt_cache_breakpoint: cacheBreakpoint });
+export const textPart = z.object({ type: z.literal('text'), text: z.string(), prompt_cache_breakpoint: cacheBreakpoint, cache_control: cacheControl });
 const imagePart = z.object({
   type: z.literal('image_url'),
   image_url: z.object({ url: z.string().check(z.regex(URI, 'expected a URL (https: or data:)')), detail: z.optional(z.enum(['auto', 'low', 'high'])) }),
   prompt_cache_breakpoint: cacheBreakpoint,
+  cache_control: cacheControl,
 });
 const audioPart = z.object({
   type: z.literal('input_audio'),
@@ -42,6 +43,7 @@ const filePart = z.object({
   type: z.literal('file'),
   file: z.object({ file_id: z.optional(z.string()), file_data: z.optional(z.string()), filename: z.optional(z.string()) }),
   prompt_cache_breakpoint: cacheBreakpoint,
+  cache_control: cacheControl,
 });
 const refusalPart = z.object({ type: z.literal('refusal'), refusal: z.string() });
 

@@ -1,6 +1,6 @@
 import * as z from '../validation/zod';
 import { chatMessage, textPart } from './chat-messages';
-import { chatTool, toolChoice } from './chat-tools';
+import { cacheControl, chatTool, toolChoice } from './chat-tools';
 import { providerPreferences } from './provider-preferences';
 
 export { chatMessage, userContentPart, type ChatMessage, type UserContentPart } from './chat-messages';
@@ -47,7 +47,7 @@ const positiveInt = z.number().check(z.int(), z.positive());
 export const MAX_REQUEST_FALLBACKS = 8;
 
 /** Fields of the request that steer modelmux's routing and are never passed to an upstream. */
-export const ROUTING_FIELDS = ['models', 'route', 'provider'] as const;
+export const ROUTING_FIELDS = ['models', 'route', 'provider', 'session_id'] as const;
 /**
  * `seed` is an int64 in the description. JSON numbers past 2^53 reach us as doubles, so the bounds
  * are the doubles nearest ±2^63, as any JSON parser (OpenAI's description included) reads them.
@@ -107,6 +107,11 @@ export const chatCompletionRequest = z
     prompt_cache_key: z.nullish(z.string()),
     prompt_cache_retention: z.nullish(z.enum(['in_memory', '24h'])),
     prompt_cache_options: z.optional(z.object({ mode: z.optional(z.enum(['implicit', 'explicit'])), ttl: z.optional(z.literal('30m')) })),
+    /**
+     * Anthropic's automatic caching (OpenRouter's top-level `cache_control`): one breakpoint at the end
+     * of the cacheable prefix, placed by Anthropic. Sent to Anthropic only (providers/anthropic/request.ts).
+     */
+    cache_control: cacheControl,
     /** Moderated completions (OpenAI only; openai-node 6.x `ChatCompletionCreateParams.Moderation`). */
     moderation: z.nullish(
       z.object({
@@ -134,6 +139,11 @@ export const chatCompletionRequest = z
      * model's own targets (routing/attempt-plan.ts requestFallbacks). Routing fields: never sent upstream.
      */
     models: z.nullish(z.array(z.string().check(z.minLength(1))).check(z.maxLength(MAX_REQUEST_FALLBACKS))),
+    /**
+     * OpenRouter's conversation id for sticky routing (routing/sticky.ts; also the `x-session-id`
+     * header). A routing field: never sent upstream.
+     */
+    session_id: z.optional(z.string().check(z.maxLength(256))),
     /** OpenRouter's `route: "fallback"`, which asked for the `models` behaviour; accepted, and implied by `models`. */
     route: z.nullish(z.literal('fallback')),
     /**

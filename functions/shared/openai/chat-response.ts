@@ -5,16 +5,21 @@
  * `object`, `created` and `model` (always the public name the client asked for).
  */
 import type { MessageToolCall, ToolCall } from './chat-request';
+import { cacheWriteTokens, type TokenUsage } from '../usage/token-usage';
 
 /** OpenAI `finish_reason` values. */
 export type FinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filter' | 'function_call';
 
-/** Token counts of one request (tokens). `total_tokens` = prompt + completion. */
+/**
+ * Token counts of one request as the client sees them (tokens). `total_tokens` = prompt + completion;
+ * `prompt_tokens` is the whole prompt, of which `cached_tokens` were read from the provider's prompt
+ * cache and `cache_write_tokens` written to it (OpenRouter's names; both 5-minute and 1-hour writes).
+ */
 export interface Usage {
   prompt_tokens: number;
   completion_tokens: number;
   total_tokens: number;
-  prompt_tokens_details?: { cached_tokens?: number };
+  prompt_tokens_details?: { cached_tokens?: number; cache_write_tokens?: number };
   completion_tokens_details?: { reasoning_tokens?: number };
   /**
    * What this request was billed, USD (OpenRouter's `usage.cost`): the credit charged by its ledger
@@ -51,7 +56,7 @@ export interface CompletionChoice {
 export interface CompletionParts {
   choices: CompletionChoice[];
   /** Undefined when the upstream reported none (the router then estimates and marks it). */
-  usage: Usage | undefined;
+  usage: TokenUsage | undefined;
   /** The upstream's, when it sent one; never null on the wire (absent instead, as OpenAI's description allows). */
   system_fingerprint?: string | null;
   /** Every upstream event of a native answer, in order (see {@link ChunkParts.upstreamEvent}); kept only when asked. */
@@ -65,7 +70,7 @@ export interface UpstreamEventText {
 }
 
 /** The full `chat.completion` object (stream false). */
-export interface ChatCompletion extends CompletionParts {
+export interface ChatCompletion extends Omit<CompletionParts, 'usage'> {
   id: string;
   object: 'chat.completion';
   created: number;
@@ -104,7 +109,7 @@ export interface ChunkChoice {
 /** Provider-neutral streamed piece: choices, and/or the final usage. */
 export interface ChunkParts {
   choices: ChunkChoice[];
-  usage?: Usage;
+  usage?: TokenUsage;
   /** The upstream's backend fingerprint, when its chunks carry one (OpenAI), for an assembled answer. */
   system_fingerprint?: string;
   /**
@@ -125,14 +130,16 @@ export interface ChatCompletionChunk {
   usage?: Usage | null;
 }
 
-/** Builds a Usage with `total_tokens` derived, so it can never disagree with its parts. */
-export function makeUsage(
-  promptTokens: number,
-  completionTokens: number,
-  details: Pick<Usage, 'prompt_tokens_details' | 'completion_tokens_details'> = {},
-): Usage {
-  const usage: Usage = { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens };
-  if (details.prompt_tokens_details) usage.prompt_tokens_details = details.prompt_tokens_details;
-  if (details.completion_tokens_details) usage.completion_tokens_details = details.completion_tokens_details;
-  return usage;
+/**
+ * The client's `usage` of a normalised {@link TokenUsage}: `total_tokens` derived, so it can never
+ * disagree with its parts; the cache and reasoning details always present (0 when none), as OpenAI sends them.
+ */
+export function openAiUsage(t: TokenUsage): Usage {
+  return {
+    prompt_tokens: t.prompt,
+    completion_tokens: t.completion,
+    total_tokens: t.prompt + t.completion,
+    prompt_tokens_details: { cached_tokens: t.cachedRead, cache_write_tokens: cacheWriteTokens(t) },
+    completion_tokens_details: { reasoning_tokens: t.reasoning },
+  };
 }

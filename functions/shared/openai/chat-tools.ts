@@ -17,8 +17,16 @@ import * as z from '../validation/zod';
  * other targets answer a 400 `unsupported_parameter` naming them (providers/unsupported-parameters.ts).
  */
 
+/**
+ * An Anthropic prompt-cache breakpoint on a content part or a tool, in the shape OpenRouter accepts on
+ * the OpenAI format (`{"type":"ephemeral","ttl":"5m"|"1h"}`; docs/prices.md): passed to Anthropic,
+ * dropped for every other provider (which caches automatically, or not at all).
+ */
+export const cacheControl = z.optional(z.object({ type: z.literal('ephemeral'), ttl: z.optional(z.enum(['5m', '1h'])) }));
+
 export const functionTool = z.object({
   type: z.literal('function'),
+  cache_control: cacheControl,
   function: z.object({
     name: z.string().check(z.minLength(1), z.maxLength(64)),
     description: z.optional(z.string()),

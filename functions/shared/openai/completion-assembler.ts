@@ -1,5 +1,6 @@
 import type { MessageToolCall } from './chat-request';
-import type { AssistantMessage, ChunkChoice, ChunkParts, CompletionChoice, CompletionParts, FinishReason, ToolCallDelta, UpstreamEventText, Usage } from './chat-response';
+import type { AssistantMessage, ChunkChoice, ChunkParts, CompletionChoice, CompletionParts, FinishReason, ToolCallDelta, UpstreamEventText } from './chat-response';
+import type { TokenUsage } from '../usage/token-usage';
 
 /**
  * Builds the parts of a `chat.completion` from the parts of a stream, so a buffered answer can be
@@ -65,7 +66,7 @@ interface ChoiceState {
 export function createCompletionAssembler(rules: AssemblyRules = {}, keepUpstreamEvents = false): CompletionAssembler {
   const choices = new Map<number, ChoiceState>();
   const upstreamEvents: UpstreamEventText[] = [];
-  let usage: Usage | undefined;
+  let usage: TokenUsage | undefined;
   let fingerprint: string | undefined;
 
   function choice(index: number): ChoiceState {

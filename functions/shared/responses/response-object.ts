@@ -155,7 +155,7 @@ export function toResponsesUsage(u: Usage): ResponsesUsage {
   const { prompt_tokens, completion_tokens, total_tokens, prompt_tokens_details, completion_tokens_details, ...extensions } = u as Usage & Record<string, unknown>;
   return {
     input_tokens: prompt_tokens,
-    input_tokens_details: { cached_tokens: prompt_tokens_details?.cached_tokens ?? 0, cache_write_tokens: 0 },
+    input_tokens_details: { cached_tokens: prompt_tokens_details?.cached_tokens ?? 0, cache_write_tokens: prompt_tokens_details?.cache_write_tokens ?? 0 },
     output_tokens: completion_tokens,
     output_tokens_details: { reasoning_tokens: completion_tokens_details?.reasoning_tokens ?? 0 },
     total_tokens,

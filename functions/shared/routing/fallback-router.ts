@@ -16,7 +16,7 @@ import type { Attempt } from './attempt-plan';
 import { ours, runPlan, SkipTarget, type AttemptRecord, type AttemptRun, type PlanHooks, type RoutedBase, type RouteOptions } from './attempt-loop';
 import { hedgeAfterMs, logHedgeLoss } from './hedge';
 import { reportingHealth } from './target-health';
-import { bufferedTimeouts, chatTimeouts, promptAllowanceMs, roughPromptTokens } from './timeouts';
+import { bufferedTimeouts, chatTimeouts, promptAllowanceMs, roughChatPromptTokens } from './timeouts';
 import { AttemptAbortedError, readText, startAttempt, type LiveAttempt } from './upstream-call';
 
 export type { AttemptRecord, RoutedBase, RouteOptions } from './attempt-loop';
@@ -74,7 +74,7 @@ function chatHooks(req: ChatCompletionRequest, opts: RouteOptions, successOnReso
   return {
     timeouts,
     hedgeAfterMs: (a) => hedgeAfterMs(a, timeouts(a), allowance),
-    onHedgeLost: (a) => logHedgeLoss(a, roughPromptTokens(req), opts.requestId),
+    onHedgeLost: (a) => logHedgeLoss(a, roughChatPromptTokens(req), opts.requestId),
     toFailure,
     onFailure: (a, f) => logFailure(a, f, opts.requestId),
     exhausted,

@@ -1,6 +1,9 @@
 import * as z from '../validation/zod';
 import type { CatalogueTarget } from '../catalogue/catalogue';
 import type { LatencyProfile } from '../catalogue/schema';
+import { roughChatPromptTokens } from '../usage/prompt-tokens';
+
+export { roughChatPromptTokens };
 import type { ChatCompletionRequest } from '../openai/chat-request';
 import { config } from '../config/env';
 
@@ -155,24 +158,11 @@ export function latencyProfile(target: CatalogueTarget, req: Pick<ChatCompletion
 }
 
 /**
- * A quick count of a request's prompt tokens, for time limits and the hedge-loss log (tokens): text
- * characters / 4 over the messages' text, tool-call arguments and tool definitions. Images and files
- * are not counted (their base64 size says little about their tokens). Billing uses a real tokenizer.
+ * Extra first-token time for the prompt's size (ms): 1 ms per {@link PROMPT_TOKENS_PER_MS} prompt tokens,
+ * counted by the one rule of usage/prompt-tokens.ts (its estimate, media not counted).
  */
-export function roughPromptTokens(req: Pick<ChatCompletionRequest, 'messages' | 'tools'>): number {
-  let chars = req.tools === undefined ? 0 : JSON.stringify(req.tools).length;
-  for (const m of req.messages) {
-    const content: unknown = m.content;
-    if (typeof content === 'string') chars += content.length;
-    else if (Array.isArray(content)) for (const p of content as Array<{ text?: unknown }>) if (typeof p.text === 'string') chars += p.text.length;
-    if (m.role === 'assistant') for (const c of m.tool_calls ?? []) chars += c.type === 'function' ? c.function.arguments.length : c.custom.input.length;
-  }
-  return Math.floor(chars / 4);
-}
-
-/** Extra first-token time for the prompt's size (ms): 1 ms per {@link PROMPT_TOKENS_PER_MS} rough prompt tokens. */
-export function promptAllowanceMs(req: Pick<ChatCompletionRequest, 'messages' | 'tools'>): number {
-  return Math.floor(roughPromptTokens(req) / PROMPT_TOKENS_PER_MS);
+export function promptAllowanceMs(req: ChatCompletionRequest): number {
+  return Math.floor(roughChatPromptTokens(req) / PROMPT_TOKENS_PER_MS);
 }
 
 /**

@@ -1,7 +1,8 @@
 /**
- * Token counts of our own: the prompt bound a hold reserves before the call (billing/hold-demand.ts)
- * and the estimate billed for the rare request whose upstream reported no usage (a stream cut before
- * its usage chunk, a client that left, an embeddings provider that returns no counts). Counted with a
+ * The tokenizer behind our own token counts: the prompt count of usage/prompt-tokens.ts (the one rule
+ * for the hold's bound, the estimate billed for the rare request whose upstream reported no usage — a
+ * stream cut before its usage chunk, a client that left, an embeddings provider that returns no counts —
+ * and the time limits), and the completion estimate. Counted with a
  * real BPE tokenizer — OpenAI's o200k_base via `gpt-tokenizer` — rather than a characters/4 guess,
  * which is known to under-count badly (LiteLLM PR #37185, peers.md B10). For non-OpenAI models it is
  * an approximation, and the ledger marks every estimated entry (`usageEstimated`).
@@ -54,9 +55,6 @@ export function counterNow(): Promise<CountTokens> {
   return loadCounter();
 }
 
-/** Per-message framing overhead OpenAI documents for chat prompts (tokens). */
-export const TOKENS_PER_MESSAGE = 3;
-
 /**
  * A strict upper bound on the tokens of `text` for any byte-level tokenizer (every token covers at
  * least one UTF-8 byte): its UTF-8 length.
@@ -69,14 +67,6 @@ export function utf8TokenBound(text: string): number {
 export async function estimateTextTokens(text: string): Promise<number> {
   if (text.length === 0) return 0;
   return (await loadCounter())(text);
-}
-
-/** Estimated prompt tokens of chat messages: each text part plus the per-message framing (tokens). */
-export async function estimatePromptTokens(messages: ReadonlyArray<{ content?: unknown }>): Promise<number> {
-  const count = await loadCounter();
-  let total = TOKENS_PER_MESSAGE;
-  for (const m of messages) total += TOKENS_PER_MESSAGE + count(messageText(m.content));
-  return total;
 }
 
 /** The text parts of a message's content, joined. */

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { tokensOf } from '../../support/token-usage';
 import { anthropicAdapter } from '../../../functions/shared/providers/anthropic/adapter';
 import { mapStopReason } from '../../../functions/shared/providers/anthropic/finish-reason';
 import { UpstreamAttemptError } from '../../../functions/shared/providers/types';
@@ -22,7 +23,7 @@ describe('Anthropic buffered responses', () => {
   it('joins text blocks and counts cache writes and reads into the prompt tokens', () => {
     expect(parse(fixture('text-cached.json').toString('utf8'))).toEqual({
       choices: [{ index: 0, message: { role: 'assistant', content: 'Bonjour, ça va ? 🌍', refusal: null }, logprobs: null, finish_reason: 'stop' }],
-      usage: { prompt_tokens: 4521, completion_tokens: 9, total_tokens: 4530, prompt_tokens_details: { cached_tokens: 3000 } },
+      usage: tokensOf({ prompt_tokens: 4521, completion_tokens: 9, total_tokens: 4530, prompt_tokens_details: { cached_tokens: 3000, cache_write_tokens: 1500 } }),
     });
   });
 
@@ -41,7 +42,7 @@ describe('Anthropic buffered responses', () => {
           finish_reason: 'tool_calls',
         },
       ],
-      usage: { prompt_tokens: 410, completion_tokens: 52, total_tokens: 462, prompt_tokens_details: { cached_tokens: 0 } },
+      usage: tokensOf({ prompt_tokens: 410, completion_tokens: 52, total_tokens: 462, prompt_tokens_details: { cached_tokens: 0 } }),
     });
   });
 
@@ -55,7 +56,7 @@ describe('Anthropic buffered responses', () => {
           finish_reason: 'stop',
         },
       ],
-      usage: { prompt_tokens: 48, completion_tokens: 190, total_tokens: 238, completion_tokens_details: { reasoning_tokens: 150 } },
+      usage: tokensOf({ prompt_tokens: 48, completion_tokens: 190, total_tokens: 238, completion_tokens_details: { reasoning_tokens: 150 } }),
     });
   });
 

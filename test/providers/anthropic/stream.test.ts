@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import type { ChunkDelta, ChunkParts, FinishReason, Usage } from '../../../functions/shared/openai/chat-response';
+import type { ChunkDelta, ChunkParts, FinishReason } from '../../../functions/shared/openai/chat-response';
 import { anthropicAdapter } from '../../../functions/shared/providers/anthropic/adapter';
 import { UpstreamAttemptError, type UpstreamSseEvent } from '../../../functions/shared/providers/types';
 import { anthropicCtx, fixture, runStream, translatingTransform } from './support';
 import { runTransform } from '../stream-run';
+import { tokensOf } from '../../support/token-usage';
 
 /**
  * The Anthropic stream transform against SSE fixtures written from the documented wire format
@@ -14,7 +15,7 @@ const part = (delta: ChunkDelta, finish: FinishReason | null = null): ChunkParts
 const role = part({ role: 'assistant', content: '' });
 const text = (content: string) => part({ content });
 const finish = (reason: FinishReason) => part({}, reason);
-const usage = (u: Usage): ChunkParts => ({ choices: [], usage: u });
+const usage = (u: Parameters<typeof tokensOf>[0]): ChunkParts => ({ choices: [], usage: tokensOf(u) });
 const toolStart = (index: number, id: string, name: string) =>
   part({ tool_calls: [{ index, id, type: 'function', function: { name, arguments: '' } }] });
 const toolArgs = (index: number, args: string) => part({ tool_calls: [{ index, function: { arguments: args } }] });
@@ -41,7 +42,7 @@ const COMPLETE: Array<[string, string, ChunkParts[]]> = [
       toolArgs(0, '{"city": "Pa'),
       toolArgs(0, 'ris"}'),
       finish('tool_calls'),
-      usage({ prompt_tokens: 2510, completion_tokens: 52, total_tokens: 2562, prompt_tokens_details: { cached_tokens: 2000 } }),
+      usage({ prompt_tokens: 2510, completion_tokens: 52, total_tokens: 2562, prompt_tokens_details: { cached_tokens: 2000, cache_write_tokens: 100 } }),
     ],
   ],
   [
@@ -146,7 +147,7 @@ describe('Anthropic stream events, one by one', () => {
       ev({ type: 'message_delta', delta: { stop_reason: 'end_turn' }, usage: { input_tokens: 12, cache_creation_input_tokens: 40, cache_read_input_tokens: 5, output_tokens: 3 } }),
       ev({ type: 'message_stop' }),
     ]);
-    expect(parts.at(-1)).toEqual(usage({ prompt_tokens: 57, completion_tokens: 3, total_tokens: 60, prompt_tokens_details: { cached_tokens: 5 } }));
+    expect(parts.at(-1)).toEqual(usage({ prompt_tokens: 57, completion_tokens: 3, total_tokens: 60, prompt_tokens_details: { cached_tokens: 5, cache_write_tokens: 40 } }));
   });
 
   it('still reports a finish when message_stop comes without a stop_reason', () => {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { tokensOf } from '../../support/token-usage';
 import { geminiAdapter } from '../../../functions/shared/providers/gemini/adapter';
 import { ctxFor, failureOf, fixtureText } from './helpers';
 
@@ -14,7 +15,7 @@ describe('Gemini buffered responses', () => {
   it('joins text parts into content and maps usage (index absent means candidate 0)', () => {
     expect(parse('text-response.json')).toEqual({
       choices: [{ index: 0, message: { role: 'assistant', content: 'Paris is sunny. ☀️', refusal: null }, logprobs: null, finish_reason: 'stop' }],
-      usage: { prompt_tokens: 12, completion_tokens: 5, total_tokens: 17 },
+      usage: tokensOf({ prompt_tokens: 12, completion_tokens: 5, total_tokens: 17 }),
     });
   });
 
@@ -36,7 +37,7 @@ describe('Gemini buffered responses', () => {
           finish_reason: 'tool_calls',
         },
       ],
-      usage: { prompt_tokens: 64, completion_tokens: 18, total_tokens: 82 },
+      usage: tokensOf({ prompt_tokens: 64, completion_tokens: 18, total_tokens: 82 }),
     });
   });
 
@@ -63,20 +64,20 @@ describe('Gemini buffered responses', () => {
           finish_reason: 'tool_calls',
         },
       ],
-      usage: { prompt_tokens: 48, completion_tokens: 61, total_tokens: 109, completion_tokens_details: { reasoning_tokens: 40 } },
+      usage: tokensOf({ prompt_tokens: 48, completion_tokens: 61, total_tokens: 109, completion_tokens_details: { reasoning_tokens: 40 } }),
     });
   });
 
   it('returns thought parts as reasoning_content and bills thoughts as completion tokens', () => {
     expect(parse('thoughts-response.json', 'gemini-2.5-flash')).toEqual({
       choices: [{ index: 0, message: { role: 'assistant', content: '4', refusal: null, reasoning_content: 'Adding the numbers.' }, logprobs: null, finish_reason: 'stop' }],
-      usage: {
+      usage: tokensOf({
         prompt_tokens: 10,
         completion_tokens: 26,
         total_tokens: 36,
         prompt_tokens_details: { cached_tokens: 6 },
         completion_tokens_details: { reasoning_tokens: 25 },
-      },
+      }),
     });
   });
 
@@ -90,7 +91,7 @@ describe('Gemini buffered responses', () => {
   it('answers a blocked prompt (no candidates) with empty content and content_filter', () => {
     expect(parse('blocked-prompt-response.json')).toEqual({
       choices: [{ index: 0, message: { role: 'assistant', content: '', refusal: null }, logprobs: null, finish_reason: 'content_filter' }],
-      usage: { prompt_tokens: 16, completion_tokens: 0, total_tokens: 16 },
+      usage: tokensOf({ prompt_tokens: 16, completion_tokens: 0, total_tokens: 16 }),
     });
   });
 

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { tokensOf } from '../../support/token-usage';
 import { runFailingStream, runStream } from './helpers';
 
 /**
@@ -22,7 +23,7 @@ describe('Gemini streams', () => {
       content(' aus Paris 🌍, '),
       content('你好!'),
       finish('stop'),
-      { choices: [], usage: { prompt_tokens: 9, completion_tokens: 7, total_tokens: 16 } },
+      { choices: [], usage: tokensOf({ prompt_tokens: 9, completion_tokens: 7, total_tokens: 16 }) },
     ]);
   });
 
@@ -39,7 +40,7 @@ describe('Gemini streams', () => {
         ],
       },
       finish('tool_calls'),
-      { choices: [], usage: { prompt_tokens: 40, completion_tokens: 6, total_tokens: 46 } },
+      { choices: [], usage: tokensOf({ prompt_tokens: 40, completion_tokens: 6, total_tokens: 46 }) },
     ]);
   });
 
@@ -62,7 +63,7 @@ describe('Gemini streams', () => {
         ],
       },
       finish('tool_calls'),
-      { choices: [], usage: { prompt_tokens: 52, completion_tokens: 19, total_tokens: 71 } },
+      { choices: [], usage: tokensOf({ prompt_tokens: 52, completion_tokens: 19, total_tokens: 71 }) },
     ]);
   });
 
@@ -89,7 +90,7 @@ describe('Gemini streams', () => {
         ],
       },
       finish('tool_calls'),
-      { choices: [], usage: { prompt_tokens: 40, completion_tokens: 31, total_tokens: 71, completion_tokens_details: { reasoning_tokens: 25 } } },
+      { choices: [], usage: tokensOf({ prompt_tokens: 40, completion_tokens: 31, total_tokens: 71, completion_tokens_details: { reasoning_tokens: 25 } }) },
     ]);
   });
 
@@ -102,13 +103,13 @@ describe('Gemini streams', () => {
       finish('stop'),
       {
         choices: [],
-        usage: {
+        usage: tokensOf({
           prompt_tokens: 11,
           completion_tokens: 34,
           total_tokens: 45,
           prompt_tokens_details: { cached_tokens: 8 },
           completion_tokens_details: { reasoning_tokens: 30 },
-        },
+        }),
       },
     ]);
   });
@@ -119,7 +120,7 @@ describe('Gemini streams', () => {
       content('Once upon a'),
       content(' time'),
       finish('length'),
-      { choices: [], usage: { prompt_tokens: 5, completion_tokens: 3, total_tokens: 8 } },
+      { choices: [], usage: tokensOf({ prompt_tokens: 5, completion_tokens: 3, total_tokens: 8 }) },
     ]);
   });
 
@@ -128,7 +129,7 @@ describe('Gemini streams', () => {
       role(),
       content('Here is how'),
       finish('content_filter'),
-      { choices: [], usage: { prompt_tokens: 14, completion_tokens: 3, total_tokens: 17 } },
+      { choices: [], usage: tokensOf({ prompt_tokens: 14, completion_tokens: 3, total_tokens: 17 }) },
     ]);
   });
 
@@ -136,7 +137,7 @@ describe('Gemini streams', () => {
     expect(await runStream('blocked-prompt.sse', size)).toEqual([
       role(),
       finish('content_filter'),
-      { choices: [], usage: { prompt_tokens: 21, completion_tokens: 0, total_tokens: 21 } },
+      { choices: [], usage: tokensOf({ prompt_tokens: 21, completion_tokens: 0, total_tokens: 21 }) },
     ]);
   });
 

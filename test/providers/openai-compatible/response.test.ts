@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { tokensOf } from '../../support/token-usage';
 import { providerSpec } from '../../../functions/shared/providers/registry';
 import { UpstreamAttemptError } from '../../../functions/shared/providers/types';
 import { ctxFor, fixture, thrown } from './support';
@@ -22,7 +23,7 @@ describe('OpenAI-compatible buffered responses and errors', () => {
       ctxFor('deepseek-r1'),
     );
     expect(parts.choices[0]?.message).toEqual({ role: 'assistant', content: 'ok', refusal: null, reasoning_content: 'think' });
-    expect(parts.usage).toEqual({ prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 });
+    expect(parts.usage).toEqual(tokensOf({ prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 }));
   });
 
   it('returns parallel tool calls with their upstream ids', () => {
@@ -43,7 +44,7 @@ describe('OpenAI-compatible buffered responses and errors', () => {
           finish_reason: 'tool_calls',
         },
       ],
-      usage: { prompt_tokens: 80, completion_tokens: 40, total_tokens: 120, prompt_tokens_details: { cached_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 0 } },
+      usage: tokensOf({ prompt_tokens: 80, completion_tokens: 40, total_tokens: 120, prompt_tokens_details: { cached_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 0 } }),
       system_fingerprint: 'fp_1',
     });
   });
@@ -54,7 +55,7 @@ describe('OpenAI-compatible buffered responses and errors', () => {
   ] as const)('keeps the finish reason of %s', (name, content, finish, usage) => {
     const parts = parse('gpt-4o', fixture(name).toString('utf8'));
     expect(parts.choices).toEqual([{ index: 0, message: { role: 'assistant', content, refusal: null }, logprobs: null, finish_reason: finish }]);
-    expect(parts.usage).toEqual(usage);
+    expect(parts.usage).toEqual(tokensOf(usage));
   });
 
   it('treats a MiniMax 200 with base_resp status 1002 as a retryable rate limit', () => {
@@ -94,7 +95,7 @@ describe('OpenAI-compatible buffered responses and errors', () => {
           finish_reason: 'tool_calls',
         },
       ],
-      usage: { prompt_tokens: 80, completion_tokens: 38, total_tokens: 118, completion_tokens_details: { reasoning_tokens: 14 } },
+      usage: tokensOf({ prompt_tokens: 80, completion_tokens: 38, total_tokens: 118, completion_tokens_details: { reasoning_tokens: 14 } }),
     });
   });
 
@@ -145,7 +146,7 @@ describe('OpenAI-compatible buffered responses: several choices, logprobs, custo
       { index: 0, message: { role: 'assistant', content: 'Hi', refusal: null }, logprobs, finish_reason: 'stop' },
       { index: 1, message: { role: 'assistant', content: 'Hey', refusal: null }, logprobs: { content: [], refusal: null }, finish_reason: 'length' },
     ]);
-    expect(parts.usage).toEqual({ prompt_tokens: 9, completion_tokens: 2, total_tokens: 11 });
+    expect(parts.usage).toEqual(tokensOf({ prompt_tokens: 9, completion_tokens: 2, total_tokens: 11 }));
   });
 
   it('keeps logprobs null when the upstream sent null or nothing', () => {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { tokensOf } from '../../support/token-usage';
 import { UpstreamAttemptError } from '../../../functions/shared/providers/types';
 import { fixture, runStream, runStreamCapturing } from './support';
 
@@ -8,7 +9,7 @@ import { fixture, runStream, runStreamCapturing } from './support';
  */
 
 const SPLITS = [1, 3, 7, 64, 4096];
-const usage = (p: number, c: number) => ({ choices: [], usage: { prompt_tokens: p, completion_tokens: c, total_tokens: p + c } });
+const usage = (p: number, c: number) => ({ choices: [], usage: tokensOf({ prompt_tokens: p, completion_tokens: c, total_tokens: p + c }) });
 const delta = (d: Record<string, unknown>, finish: string | null = null) => ({ choices: [{ index: 0, delta: d, finish_reason: finish }] });
 /** The first part of a stream whose chunks carry `system_fingerprint`: it is passed on once, there. */
 const fingerprinted = (part: ReturnType<typeof delta>, fp = 'fp_1') => ({ ...part, system_fingerprint: fp });
@@ -21,7 +22,7 @@ describe('OpenAI-compatible streams', () => {
       { choices: [{ index: 0, delta: { tool_calls: [{ index: 0, function: { arguments: '{"city":"Pa' } }] }, finish_reason: null }] },
       { choices: [{ index: 0, delta: { tool_calls: [{ index: 0, function: { arguments: 'ris"}' } }] }, finish_reason: null }] },
       { choices: [{ index: 0, delta: {}, finish_reason: 'tool_calls' }] },
-      { choices: [], usage: { prompt_tokens: 50, completion_tokens: 17, total_tokens: 67 } },
+      { choices: [], usage: tokensOf({ prompt_tokens: 50, completion_tokens: 17, total_tokens: 67 }) },
     ]);
   });
 
@@ -32,7 +33,7 @@ describe('OpenAI-compatible streams', () => {
       { choices: [{ index: 0, delta: { content: 'Grüße 🌍 ' }, finish_reason: null }] },
       {
         choices: [{ index: 0, delta: { content: '你好' }, finish_reason: 'stop' }],
-        usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15, prompt_tokens_details: { cached_tokens: 4 }, completion_tokens_details: { reasoning_tokens: 2 } },
+        usage: tokensOf({ prompt_tokens: 10, completion_tokens: 5, total_tokens: 15, prompt_tokens_details: { cached_tokens: 4 }, completion_tokens_details: { reasoning_tokens: 2 } }),
       },
     ]);
   });
@@ -103,7 +104,7 @@ describe('MiniMax streams', () => {
       delta({ tool_calls: [{ index: 0, id: 'call_function_7q1', type: 'function', function: { name: 'get_weather', arguments: '{"city": "Paris"}' } }] }),
       {
         choices: [{ index: 0, delta: {}, finish_reason: 'tool_calls' }],
-        usage: { prompt_tokens: 80, completion_tokens: 38, total_tokens: 118, completion_tokens_details: { reasoning_tokens: 14 } },
+        usage: tokensOf({ prompt_tokens: 80, completion_tokens: 38, total_tokens: 118, completion_tokens_details: { reasoning_tokens: 14 } }),
       },
     ]);
   });

@@ -1,6 +1,6 @@
 import type { UserContentPart } from '../../openai/chat-request';
 import { InvalidRequestError } from '../../openai/errors';
-import type { AnthropicContentBlock, AnthropicDocumentBlock, AnthropicImageBlock } from './request-body';
+import type { AnthropicCacheControl, AnthropicContentBlock, AnthropicDocumentBlock, AnthropicImageBlock, AnthropicTextBlock } from './request-body';
 
 /**
  * OpenAI user content parts → Anthropic content blocks (providers.md §2.3 translation notes).
@@ -17,16 +17,21 @@ import type { AnthropicContentBlock, AnthropicDocumentBlock, AnthropicImageBlock
 export function userPartToBlock(part: UserContentPart, param: string): AnthropicContentBlock {
   switch (part.type) {
     case 'text':
-      return { type: 'text', text: part.text };
+      return withCacheControl<AnthropicTextBlock>({ type: 'text', text: part.text }, part.cache_control);
     case 'image_url':
-      return imageBlock(part.image_url.url, `${param}.image_url.url`);
+      return withCacheControl(imageBlock(part.image_url.url, `${param}.image_url.url`), part.cache_control);
     case 'file':
-      return documentBlock(part.file, `${param}.file`);
+      return withCacheControl(documentBlock(part.file, `${param}.file`), part.cache_control);
     case 'input_audio':
       throw new InvalidRequestError('Audio input is not supported by this model.', { param, code: 'unsupported_content' });
     default:
       throw new InvalidRequestError('Unsupported content part type.', { param });
   }
+}
+
+/** The block with the client's cache breakpoint (OpenRouter's `cache_control` on a part), when it set one. */
+export function withCacheControl<B extends { cache_control?: AnthropicCacheControl }>(block: B, cacheControl: AnthropicCacheControl | undefined): B {
+  return cacheControl === undefined ? block : { ...block, cache_control: cacheControl };
 }
 
 /** A parsed `data:` URL (RFC 2397), base64 only. */

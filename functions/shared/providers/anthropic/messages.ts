@@ -1,8 +1,8 @@
 import type { ChatMessage, ToolCall } from '../../openai/chat-request';
 import { InvalidRequestError } from '../../openai/errors';
 import { functionCallsOnly } from '../unsupported-parameters';
-import { userPartToBlock } from './content';
-import type { AnthropicContentBlock, AnthropicMessage, AnthropicTextBlock, AnthropicToolResultBlock, AnthropicToolUseBlock } from './request-body';
+import { userPartToBlock, withCacheControl } from './content';
+import type { AnthropicCacheControl, AnthropicContentBlock, AnthropicMessage, AnthropicTextBlock, AnthropicToolResultBlock, AnthropicToolUseBlock } from './request-body';
 
 /**
  * OpenAI conversation → Anthropic `system` + alternating `messages` (providers.md §2.2–2.3, §7).
@@ -22,8 +22,8 @@ import type { AnthropicContentBlock, AnthropicMessage, AnthropicTextBlock, Anthr
 
 /** The converted conversation. */
 export interface AnthropicConversation {
-  /** Undefined when the client sent no system text and nothing was added. */
-  system: string | undefined;
+  /** Undefined when the client sent no system text and nothing was added; blocks when one carries a cache breakpoint. */
+  system: string | AnthropicTextBlock[] | undefined;
   messages: AnthropicMessage[];
 }
 
@@ -33,7 +33,7 @@ export interface AnthropicConversation {
  * @throws InvalidRequestError (400) for legacy `function` messages and content Anthropic cannot take.
  */
 export function toAnthropicConversation(messages: readonly ChatMessage[], extraSystem: readonly string[] = []): AnthropicConversation {
-  const system: string[] = [];
+  const system: AnthropicTextBlock[] = [];
   const turns: Array<{ role: AnthropicMessage['role']; blocks: AnthropicContentBlock[] }> = [];
   const push = (role: AnthropicMessage['role'], blocks: AnthropicContentBlock[]): void => {
     const last = turns[turns.length - 1];
@@ -45,7 +45,7 @@ export function toAnthropicConversation(messages: readonly ChatMessage[], extraS
     switch (m.role) {
       case 'system':
       case 'developer':
-        system.push(...texts(m.content));
+        system.push(...textBlocks(m.content));
         return;
       case 'user':
         push('user', typeof m.content === 'string' ? [text(m.content)] : m.content.map((p, j) => userPartToBlock(p, `messages[${i}].content[${j}]`)));
@@ -68,10 +68,9 @@ export function toAnthropicConversation(messages: readonly ChatMessage[], extraS
     }
   });
 
-  system.push(...extraSystem);
-  const systemText = system.filter((s) => s !== '').join('\n\n');
+  system.push(...extraSystem.map(text));
   return {
-    system: systemText === '' ? undefined : systemText,
+    system: systemOf(system),
     messages: turns.map((t) => ({ role: t.role, content: compact(t.role === 'user' ? toolResultsFirst(t.blocks) : t.blocks) })),
   };
 }
@@ -103,14 +102,28 @@ export function toolInput(args: string): Record<string, unknown> {
 
 const text = (t: string): AnthropicTextBlock => ({ type: 'text', text: t });
 
-function texts(content: string | ReadonlyArray<{ text: string }>): string[] {
-  return typeof content === 'string' ? [content] : content.map((p) => p.text);
+type TextParts = string | ReadonlyArray<{ text: string; cache_control?: AnthropicCacheControl | undefined }>;
+
+/** Text parts as blocks, each with the client's cache breakpoint when it set one. */
+function textBlocks(content: TextParts): AnthropicTextBlock[] {
+  return typeof content === 'string' ? [text(content)] : content.map((p) => withCacheControl(text(p.text), p.cache_control));
+}
+
+/**
+ * The system prompt: its texts joined with a blank line into one string — or, when a client put a cache
+ * breakpoint on a system text, as blocks (empty ones dropped), so the breakpoint reaches Anthropic.
+ */
+function systemOf(blocks: readonly AnthropicTextBlock[]): string | AnthropicTextBlock[] | undefined {
+  const kept = blocks.filter((b) => b.text !== '');
+  if (kept.length === 0) return undefined;
+  if (kept.some((b) => b.cache_control !== undefined)) return kept;
+  return kept.map((b) => b.text).join('\n\n');
 }
 
 function assistantBlocks(m: Extract<ChatMessage, { role: 'assistant' }>, index: number): AnthropicContentBlock[] {
   const blocks: AnthropicContentBlock[] = [];
   if (typeof m.content === 'string') blocks.push(text(m.content));
-  else if (m.content != null) for (const p of m.content) blocks.push(text(p.type === 'text' ? p.text : p.refusal));
+  else if (m.content != null) for (const p of m.content) blocks.push(p.type === 'text' ? withCacheControl(text(p.text), p.cache_control) : text(p.refusal));
   // Anthropic rejects empty text blocks; clients often send content "" beside tool_calls.
   const nonEmpty = blocks.filter((b) => b.type !== 'text' || b.text !== '');
   if (nonEmpty.length === 0 && m.refusal != null && m.refusal !== '') nonEmpty.push(text(m.refusal));
@@ -122,11 +135,11 @@ function toolUse(call: ToolCall): AnthropicToolUseBlock {
   return { type: 'tool_use', id: toolUseId(call.id), name: call.function.name, input: toolInput(call.function.arguments) };
 }
 
-function toolResult(toolCallId: string, content: string | ReadonlyArray<{ text: string }>): AnthropicToolResultBlock {
+function toolResult(toolCallId: string, content: TextParts): AnthropicToolResultBlock {
   return {
     type: 'tool_result',
     tool_use_id: toolUseId(toolCallId),
-    content: typeof content === 'string' ? content : content.map((p) => text(p.text)),
+    content: typeof content === 'string' ? content : textBlocks(content),
   };
 }
 
@@ -135,8 +148,8 @@ function toolResultsFirst(blocks: AnthropicContentBlock[]): AnthropicContentBloc
   return [...blocks.filter((b) => b.type === 'tool_result'), ...blocks.filter((b) => b.type !== 'tool_result')];
 }
 
-/** A turn of a single text block is sent as a plain string, the API's shorthand for it. */
+/** A turn of a single text block (without a cache breakpoint) is sent as a plain string, the API's shorthand for it. */
 function compact(blocks: AnthropicContentBlock[]): AnthropicMessage['content'] {
   const only = blocks.length === 1 ? blocks[0] : undefined;
-  return only !== undefined && only.type === 'text' ? only.text : blocks;
+  return only !== undefined && only.type === 'text' && only.cache_control === undefined ? only.text : blocks;
 }

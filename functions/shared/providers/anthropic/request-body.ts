@@ -4,22 +4,34 @@
  * providers.md §2.2–2.4.
  */
 
+/**
+ * A prompt-cache breakpoint: the prefix up to and including this block is cached, for 5 minutes
+ * (default) or 1 hour (docs/prices.md; platform.claude.com/docs/en/build-with-claude/prompt-caching).
+ */
+export interface AnthropicCacheControl {
+  type: 'ephemeral';
+  ttl?: '5m' | '1h';
+}
+
 /** A text block (`text` must be non-empty upstream). */
 export interface AnthropicTextBlock {
   type: 'text';
   text: string;
+  cache_control?: AnthropicCacheControl;
 }
 
 /** An image, inline (base64 with its media type) or by URL (providers.md §2.3). */
 export interface AnthropicImageBlock {
   type: 'image';
   source: { type: 'base64'; media_type: string; data: string } | { type: 'url'; url: string };
+  cache_control?: AnthropicCacheControl;
 }
 
 /** A PDF (or other document) given inline as base64 (providers.md §2.3). */
 export interface AnthropicDocumentBlock {
   type: 'document';
   source: { type: 'base64'; media_type: string; data: string };
+  cache_control?: AnthropicCacheControl;
 }
 
 /** A tool call the assistant made (assistant turns only); `input` is a JSON object. */
@@ -35,6 +47,7 @@ export interface AnthropicToolResultBlock {
   type: 'tool_result';
   tool_use_id: string;
   content: string | AnthropicTextBlock[];
+  cache_control?: AnthropicCacheControl;
 }
 
 /** Any block of a user or assistant turn that modelmux produces. */
@@ -56,6 +69,7 @@ export interface AnthropicTool {
   name: string;
   description?: string;
   input_schema: Record<string, unknown>;
+  cache_control?: AnthropicCacheControl;
 }
 
 /** `tool_choice`; `none` takes no `disable_parallel_tool_use` (Anthropic SDK `ToolChoiceNone`). */
@@ -77,7 +91,10 @@ export interface AnthropicRequestBody {
   /** Required upstream; includes thinking tokens (tokens). */
   max_tokens: number;
   messages: AnthropicMessage[];
-  system?: string;
+  /** Blocks when a system text carries a cache breakpoint, else one string. */
+  system?: string | AnthropicTextBlock[];
+  /** Automatic caching: one breakpoint Anthropic places at the end of the cacheable prefix. */
+  cache_control?: AnthropicCacheControl;
   /** 0–1 upstream (OpenAI allows 0–2). */
   temperature?: number;
   top_p?: number;

@@ -16,7 +16,9 @@ import { toAnthropicToolChoice, toAnthropicTools } from './tools';
  * Fields with no Anthropic counterpart that change nothing the client reads are dropped, as
  * Anthropic's own compatibility endpoint does (§2.9): presence/frequency penalties, logit_bias, seed,
  * store, service_tier, `modalities: ["text"]`, prediction, verbosity, OpenAI `metadata`,
- * prompt_cache_key / prompt_cache_options / content-part cache breakpoints.
+ * prompt_cache_key / prompt_cache_options / OpenAI's content-part `prompt_cache_breakpoint`s. Anthropic's own
+ * `cache_control` breakpoints (on content parts, system texts, tool results and tools, and top-level
+ * automatic caching) are passed as sent (docs/prices.md).
  * Fields whose absence the client would read as an answer — `logprobs` (Anthropic has none), `n > 1`,
  * custom tools, audio output, web search, moderation — are refused with a 400 `unsupported_parameter` (unsupported-parameters.ts), where
  * the compatibility endpoint silently returns null logprobs.
@@ -108,6 +110,7 @@ export function buildAnthropicBody(req: ChatCompletionRequest, target: Catalogue
     const choice = toAnthropicToolChoice(toolChoice, req.parallel_tool_calls);
     if (choice !== undefined) body.tool_choice = choice;
   }
+  if (req.cache_control != null) body.cache_control = req.cache_control;
   if (stream) body.stream = true;
   // Catalogue-level fixed fields for this target, last, as for the other adapters.
   if (target.upstreamParams !== undefined) Object.assign(body, target.upstreamParams);

@@ -10,9 +10,11 @@ import type { AnthropicTool, AnthropicToolChoice } from './request-body';
 /** Function tools → Anthropic tool definitions; undefined when there are none. */
 export function toAnthropicTools(tools: readonly FunctionTool[] | undefined): AnthropicTool[] | undefined {
   if (tools === undefined || tools.length === 0) return undefined;
-  return tools.map(({ function: f }) => {
+  return tools.map(({ function: f, cache_control }) => {
     const tool: AnthropicTool = { name: f.name, input_schema: inputSchema(f.parameters) };
     if (f.description !== undefined) tool.description = f.description;
+    // A breakpoint on a tool caches every tool definition up to it (OpenRouter's shape, docs/prices.md).
+    if (cache_control !== undefined) tool.cache_control = cache_control;
     return tool;
   });
 }

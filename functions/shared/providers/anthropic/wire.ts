@@ -14,6 +14,8 @@ export const anthropicUsage = z.lazy(() =>
     output_tokens: z.nullish(z.number()),
     cache_creation_input_tokens: z.nullish(z.number()),
     cache_read_input_tokens: z.nullish(z.number()),
+    /** The write split by TTL (its sum is `cache_creation_input_tokens`; docs/prices.md). */
+    cache_creation: z.nullish(z.looseObject({ ephemeral_5m_input_tokens: z.nullish(z.number()), ephemeral_1h_input_tokens: z.nullish(z.number()) })),
     /** Thinking share of `output_tokens` (Anthropic SDK `OutputTokensDetails`). */
     output_tokens_details: z.nullish(z.looseObject({ thinking_tokens: z.nullish(z.number()) })),
   }),

@@ -1,5 +1,6 @@
 import { parseUpstreamJson } from '../upstream-failure';
-import type { ChunkDelta, ChunkParts, FinishReason, Usage } from '../../openai/chat-response';
+import type { ChunkDelta, ChunkParts, FinishReason } from '../../openai/chat-response';
+import type { TokenUsage } from '../../usage/token-usage';
 import type { AdapterContext, StreamTransform, UpstreamSseEvent } from '../types';
 import { UpstreamAttemptError } from '../types';
 import { makeFailure } from '../upstream-failure';
@@ -31,7 +32,7 @@ import { generateContentResponse, type GenerateContentResponse } from './wire';
 export function createGeminiStreamTransform(_ctx: AdapterContext): StreamTransform {
   /** Per candidate index: tool calls emitted so far (our index counter), and whether it finished. */
   const choices = new Map<number, { calls: number; finished: boolean }>();
-  let usage: Usage | undefined;
+  let usage: TokenUsage | undefined;
 
   function choiceState(index: number, out: ChunkParts[]): { calls: number; finished: boolean } {
     let state = choices.get(index);

@@ -6,7 +6,7 @@ import { UpstreamAttemptError } from '../types';
 import { functionToolsOnly, refuseOpenAIOnlyFeatures } from '../unsupported-parameters';
 import { makeFailure, parseUpstreamJson } from '../upstream-failure';
 import { classifyOpenAIError } from './openai-compatible-errors';
-import { toUpstreamMessages, type ReasoningReplay } from './history';
+import { dropKey, toUpstreamMessages, type ReasoningReplay } from './history';
 import { toCompletionChoice } from './response';
 import { createOpenAIStreamTransform } from './stream';
 import { chatCompletionBody, embeddingsBody, mapUsage } from './wire';
@@ -44,6 +44,20 @@ export interface OpenAICompatibleOptions {
 
 const bearer = (apiKey: string): Record<string, string> => ({ authorization: `Bearer ${apiKey}` });
 
+/**
+ * Prompt caching: Anthropic's breakpoints (top-level and on tools; parts: history.ts) mean nothing here —
+ * these upstreams cache automatically — and OpenAI's cache key and retention go to OpenAI only
+ * (docs/prices.md), so no upstream is sent a field it may refuse.
+ */
+function cacheFieldsFor(body: UpstreamBody, req: ChatCompletionRequest, ctx: AdapterContext): void {
+  delete body.cache_control;
+  if (req.tools !== undefined) body.tools = req.tools.map((t) => dropKey(t, 'cache_control'));
+  if (ctx.target.provider !== 'openai') {
+    delete body.prompt_cache_key;
+    delete body.prompt_cache_retention;
+  }
+}
+
 /** Builds an OpenAI-compatible adapter with the given differences. */
 export function createOpenAICompatibleAdapter(options: OpenAICompatibleOptions = {}): ProviderAdapter {
   const chatPath = options.chatPath ?? '/chat/completions';
@@ -62,6 +76,7 @@ export function createOpenAICompatibleAdapter(options: OpenAICompatibleOptions =
       const body: UpstreamBody = { ...req };
       // modelmux's own routing fields (`models`, `route`) mean nothing upstream; OpenAI would refuse them.
       for (const f of ROUTING_FIELDS) delete body[f];
+      cacheFieldsFor(body, req, ctx);
       // A model that does not reason refuses the field (OpenAI 400) or reads it as a switch to think
       // (DeepSeek V4, providers.md §4.2), next to a catalogue `thinking: disabled`.
       if (ctx.target.capabilities.reasoning === 'none') delete body.reasoning_effort;

@@ -41,7 +41,24 @@ export function toUpstreamMessages(messages: readonly ChatMessage[], ctx: Adapte
   messages.forEach((m, i) => {
     if (m.role === 'user') lastUser = i;
   });
-  return messages.map((m, i) => (m.role === 'assistant' ? replay(withoutExtraContent(m), i > lastUser, ctx) : m));
+  return messages.map((m, i) => withoutCacheControl(m.role === 'assistant' ? replay(withoutExtraContent(m), i > lastUser, ctx) : m));
+}
+
+/**
+ * The message without Anthropic `cache_control` breakpoints on its content parts (the same object when
+ * it has none): OpenAI-compatible upstreams cache automatically and may refuse the unknown field.
+ */
+function withoutCacheControl<M extends UpstreamMessage>(m: M): M {
+  const content = m.content;
+  if (!Array.isArray(content) || !content.some((p) => typeof p === 'object' && p !== null && 'cache_control' in p)) return m;
+  return { ...m, content: content.map((p: Record<string, unknown>) => dropKey(p, 'cache_control')) };
+}
+
+/** `o` without `key` (the same object when it has none). */
+export function dropKey<T extends Record<string, unknown>>(o: T, key: string): T {
+  if (!(key in o)) return o;
+  const { [key]: _dropped, ...rest } = o;
+  return rest as T;
 }
 
 /** The message without `reasoning_content` (the same object when it has none). */

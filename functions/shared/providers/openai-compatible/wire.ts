@@ -1,6 +1,6 @@
 import * as z from '../../validation/zod';
-import type { FinishReason, Usage } from '../../openai/chat-response';
-import { makeUsage } from '../../openai/chat-response';
+import type { FinishReason } from '../../openai/chat-response';
+import { tokenUsage, type TokenUsage } from '../../usage/token-usage';
 
 /**
  * Tolerant schemas for what OpenAI-compatible upstreams send (OpenAI, DeepSeek, MiniMax, Together,
@@ -31,10 +31,11 @@ export const upstreamUsage = z.looseObject({
   prompt_tokens: z.nullish(z.number()),
   completion_tokens: z.nullish(z.number()),
   total_tokens: z.nullish(z.number()),
-  prompt_tokens_details: z.nullish(z.looseObject({ cached_tokens: z.nullish(z.number()) })),
+  prompt_tokens_details: z.nullish(z.looseObject({ cached_tokens: z.nullish(z.number()), cache_write_tokens: z.nullish(z.number()) })),
   completion_tokens_details: z.nullish(z.looseObject({ reasoning_tokens: z.nullish(z.number()) })),
-  /** DeepSeek's cache split (providers.md §4.4). */
+  /** DeepSeek's cache split (providers.md §4.4): hit + miss = prompt_tokens. */
   prompt_cache_hit_tokens: z.nullish(z.number()),
+  prompt_cache_miss_tokens: z.nullish(z.number()),
 });
 
 const upstreamToolCall = z.looseObject({
@@ -125,15 +126,21 @@ export function mapFinishReason(reason: string | null | undefined): FinishReason
   }
 }
 
-/** Normalises an upstream usage object; undefined when it has no token counts. */
-export function mapUsage(u: z.infer<typeof upstreamUsage> | null | undefined): Usage | undefined {
+/**
+ * Normalises an upstream usage object (usage/token-usage.ts); undefined when it has no token counts.
+ * The cached count is a SUBSET of `prompt_tokens`: OpenAI's and MiniMax's `cached_tokens`, DeepSeek's
+ * `prompt_cache_hit_tokens` (hit + miss = prompt). A `cache_write_tokens` (OpenRouter-style upstreams)
+ * is a 5-minute write.
+ */
+export function mapUsage(u: z.infer<typeof upstreamUsage> | null | undefined): TokenUsage | undefined {
   if (u == null || u.prompt_tokens == null || u.completion_tokens == null) return undefined;
-  const extra: Partial<Usage> = {};
-  const cached = u.prompt_tokens_details?.cached_tokens ?? u.prompt_cache_hit_tokens;
-  if (cached != null) extra.prompt_tokens_details = { cached_tokens: cached };
-  const reasoning = u.completion_tokens_details?.reasoning_tokens;
-  if (reasoning != null) extra.completion_tokens_details = { reasoning_tokens: reasoning };
-  return makeUsage(u.prompt_tokens, u.completion_tokens, extra);
+  return tokenUsage({
+    prompt: u.prompt_tokens,
+    completion: u.completion_tokens,
+    cachedRead: u.prompt_tokens_details?.cached_tokens ?? u.prompt_cache_hit_tokens ?? 0,
+    cacheWrite5m: u.prompt_tokens_details?.cache_write_tokens ?? 0,
+    reasoning: u.completion_tokens_details?.reasoning_tokens ?? 0,
+  });
 }
 
 /** MiniMax `reasoning_details` → one reasoning string. */

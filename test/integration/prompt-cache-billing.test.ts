@@ -1,0 +1,169 @@
+import { readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CATALOGUE, type TokenPrices } from '../../functions/shared/catalogue/catalogue';
+import { startGateway, type RunningGateway } from '../../local/gateway';
+import { pollLedgerEntry } from '../support/ledger';
+
+/**
+ * Prompt caching billed per bucket, through the whole path (the official SDK, the real handlers, DynamoDB
+ * Local): an upstream replays recorded-shape answers carrying each provider's own cache fields (Anthropic
+ * `cache_read_input_tokens` / `cache_creation.ephemeral_5m|1h_input_tokens`, Gemini
+ * `cachedContentTokenCount`, DeepSeek `prompt_cache_hit_tokens`, OpenAI `cached_tokens`), streamed and
+ * buffered. The charge must equal Σ bucket × displayed price, rounded up once, to the nano-dollar; the
+ * answer's `usage` must show the cached and written tokens and `usage.cost` the same charge.
+ *
+ * The replay server stands in for the providers (their `<NAME>_BASE_URL`): it answers every request with
+ * the next fixture, whatever was asked, as a lying-but-bounded upstream would. Each prompt sent is large
+ * enough that its hold covers the replayed usage, so the bill is the exact charge.
+ */
+
+const FIXTURES = new URL('../fixtures/cache/', import.meta.url);
+const fixture = (name: string) => readFileSync(new URL(name, FIXTURES), 'utf8');
+/** A recorded answer in both upstream forms (`<name>.sse`, and `<name>.json` when the provider has a buffered form). */
+const answer = (name: string, json = true) => ({ sse: fixture(`${name}.sse`), ...(json ? { json: fixture(`${name}.json`) } : {}) });
+
+let replay: Server;
+/** The next answer: `sse` for a streamed upstream request, `json` for a buffered one (the adapter decides). */
+let next: { json?: string; sse: string } | undefined;
+let lastUpstreamBody: Record<string, unknown> | undefined;
+let gw: RunningGateway;
+let client: OpenAI;
+let accountId: string;
+const saved: Record<string, string | undefined> = {};
+
+beforeAll(async () => {
+  replay = createServer((req, res) => {
+    let raw = '';
+    req.on('data', (c: Buffer) => (raw += c.toString('utf8')));
+    req.on('end', () => {
+      lastUpstreamBody = JSON.parse(raw || '{}') as Record<string, unknown>;
+      const wantsSse = lastUpstreamBody.stream === true || (req.url ?? '').includes('streamGenerateContent');
+      const body = wantsSse ? next?.sse : next?.json;
+      if (body === undefined) {
+        res.writeHead(500, { 'content-type': 'application/json' }).end('{"error":{"message":"no fixture queued"}}');
+        return;
+      }
+      res.writeHead(200, { 'content-type': wantsSse ? 'text/event-stream' : 'application/json' }).end(body);
+    });
+  });
+  await new Promise<void>((r) => replay.listen(0, '127.0.0.1', r));
+  const base = `http://127.0.0.1:${(replay.address() as AddressInfo).port}`;
+  for (const name of ['ANTHROPIC', 'GEMINI', 'DEEPSEEK', 'OPENAI']) {
+    for (const v of [`${name}_API_KEY`, `${name}_BASE_URL`]) saved[v] = process.env[v];
+    process.env[`${name}_API_KEY`] = 'replay-key';
+    process.env[`${name}_BASE_URL`] = base;
+  }
+  gw = await startGateway({ tablePrefix: `cache-${process.pid}` });
+  const { createAccount } = await import('../../functions/shared/accounts/account-store');
+  const { createKey } = await import('../../functions/shared/accounts/key-store');
+  const account = await createAccount({ freeTokens: 0, creditNanoUsd: 10_000_000_000 });
+  accountId = account.accountId;
+  client = new OpenAI({ baseURL: gw.baseUrl, apiKey: (await createKey(accountId, 'cache')).key, maxRetries: 0 });
+});
+
+afterAll(async () => {
+  await gw?.close();
+  await new Promise<void>((r) => replay?.close(() => r()));
+  for (const [k, v] of Object.entries(saved)) if (v === undefined) delete process.env[k];
+  else process.env[k] = v;
+});
+
+/** The displayed prices of a public model's first target. */
+const prices = (model: string): TokenPrices => CATALOGUE.get(model)!.targets[0]!.displayedPrice;
+
+/** ceil(Σ tokens × µUSD/MTok / 1000): the expected charge in nano-USD, written out independently of billing/price.ts. */
+function expectedNano(buckets: Array<[tokens: number, price: number]>): number {
+  const sum = buckets.reduce((s, [n, p]) => s + BigInt(n) * BigInt(p), 0n);
+  return Number((sum + 999n) / 1000n);
+}
+
+/** A user prompt of about `tokens` tokens (one token per "hello "). */
+const prompt = (tokens: number) => [{ role: 'user' as const, content: 'hello '.repeat(tokens) }];
+
+async function buffered(model: string, reply: NonNullable<typeof next>, tokens: number, extra: Record<string, unknown> = {}) {
+  next = reply;
+  const { data, response } = await client.chat.completions.create({ model, messages: prompt(tokens), max_tokens: 16, ...extra } as never).withResponse();
+  return { usage: data.usage as OpenAI.CompletionUsage & { cost: number; prompt_tokens_details: { cache_write_tokens: number } }, entry: await pollLedgerEntry(accountId, response.headers.get('x-request-id')) };
+}
+
+async function streamed(model: string, reply: NonNullable<typeof next>, tokens: number, extra: Record<string, unknown> = {}) {
+  next = reply;
+  const { data: stream, response } = await client.chat.completions
+    .create({ model, messages: prompt(tokens), max_tokens: 16, stream: true, stream_options: { include_usage: true }, ...extra } as never)
+    .withResponse();
+  let usage: (OpenAI.CompletionUsage & { cost: number; prompt_tokens_details: { cache_write_tokens: number } }) | undefined;
+  for await (const c of stream as unknown as AsyncIterable<OpenAI.ChatCompletionChunk>) if (c.usage) usage = c.usage as typeof usage;
+  return { usage: usage!, entry: await pollLedgerEntry(accountId, response.headers.get('x-request-id')) };
+}
+
+describe('prompt caching, priced per bucket (issue 23)', () => {
+  const sonnet = prices('claude-sonnet-4-6');
+
+  it('Anthropic cache read (3 input + 18,639 read + 1 output on Sonnet 4.6): buffered and streamed bill the same exact charge', async () => {
+    const want = expectedNano([[3, sonnet.input], [18_639, sonnet.cachedInput], [1, sonnet.output]]);
+    expect(want).toBe(5_924_564); // $0.005924564 = $0.0056157 upstream × 1.055, rounded up once (was $0.059017755)
+    for (const run of [() => buffered('claude-sonnet-4-6', answer('anthropic-cache-read'), 19_000), () => streamed('claude-sonnet-4-6', answer('anthropic-cache-read'), 19_000)]) {
+      const { usage, entry } = await run();
+      expect(usage).toMatchObject({ prompt_tokens: 18_642, completion_tokens: 1, total_tokens: 18_643, prompt_tokens_details: { cached_tokens: 18_639, cache_write_tokens: 0 } });
+      expect(usage.cost).toBe(want / 1e9);
+      expect(entry).toMatchObject({ promptTokens: 18_642, completionTokens: 1, cachedTokens: 18_639, cachedInputPrice: sonnet.cachedInput, inputPrice: sonnet.input, costNanoUsd: want, usageEstimated: false });
+      expect(entry?.cacheWrite5mTokens).toBeUndefined();
+    }
+  });
+
+  it('Anthropic 5-minute cache write of 18,639 tokens: billed at the write price, not below cost', async () => {
+    const want = expectedNano([[3, sonnet.input], [18_639, sonnet.cacheWrite5m], [1, sonnet.output]]);
+    expect(want).toBe(73_765_864); // $0.073765864 (was $0.059017755: less than the upstream's $0.06992025)
+    for (const run of [() => buffered('claude-sonnet-4-6', answer('anthropic-cache-write'), 19_000), () => streamed('claude-sonnet-4-6', answer('anthropic-cache-write'), 19_000)]) {
+      const { usage, entry } = await run();
+      expect(usage.prompt_tokens_details).toEqual({ cached_tokens: 0, cache_write_tokens: 18_639 });
+      expect(usage.cost).toBe(want / 1e9);
+      expect(entry).toMatchObject({ promptTokens: 18_642, cacheWrite5mTokens: 18_639, cacheWrite5mPrice: sonnet.cacheWrite5m, costNanoUsd: want });
+    }
+  });
+
+  it('a 1-hour cache write is held in full before the call (cache_control ttl 1h) and billed at 2× input', async () => {
+    const body = { messages: [{ role: 'user', content: [{ type: 'text', text: 'hello '.repeat(3_000), cache_control: { type: 'ephemeral', ttl: '1h' } }] }] };
+    const { usage, entry } = await streamed('claude-sonnet-4-6', answer('anthropic-write-1h', false), 0, body);
+    const want = expectedNano([[5, sonnet.input], [3_000, sonnet.cacheWrite1h], [1, sonnet.output]]);
+    expect(sonnet.cacheWrite1h).toBe(2 * sonnet.input);
+    expect(usage.prompt_tokens_details.cache_write_tokens).toBe(3_000);
+    expect(entry).toMatchObject({ cacheWrite1hTokens: 3_000, cacheWrite1hPrice: sonnet.cacheWrite1h, costNanoUsd: want });
+    // The hold priced the whole prompt at the 1-hour write price: it covers the bill.
+    expect(entry?.holdInputPrice).toBe(sonnet.cacheWrite1h);
+    expect(Number(entry?.holdNanoUsd)).toBeGreaterThanOrEqual(want);
+    // The breakpoint reached Anthropic as Anthropic spells it.
+    expect(JSON.stringify(lastUpstreamBody)).toContain('"cache_control":{"type":"ephemeral","ttl":"1h"}');
+  });
+
+  it('Gemini implicit caching (11,243 of 12,013 prompt tokens cached): the cached share at the cached price', async () => {
+    const lite = prices('gemini-2.5-flash-lite');
+    const want = expectedNano([[12_013 - 11_243, lite.input], [11_243, lite.cachedInput], [9, lite.output]]);
+    for (const run of [() => buffered('gemini-2.5-flash-lite', answer('gemini-implicit-cache'), 12_500), () => streamed('gemini-2.5-flash-lite', answer('gemini-implicit-cache'), 12_500)]) {
+      const { usage, entry } = await run();
+      expect(usage).toMatchObject({ prompt_tokens: 12_013, completion_tokens: 9, prompt_tokens_details: { cached_tokens: 11_243, cache_write_tokens: 0 } });
+      expect(entry).toMatchObject({ promptTokens: 12_013, cachedTokens: 11_243, cachedInputPrice: lite.cachedInput, costNanoUsd: want });
+      expect(usage.cost).toBe(want / 1e9);
+    }
+  });
+
+  it('DeepSeek disk-cache hits (320 of 339) at the hit price; OpenAI cached_tokens at the cached price', async () => {
+    const ds = prices('deepseek-v3');
+    const d = await buffered('deepseek-v3', answer('deepseek-cache-hit', false), 400);
+    expect(d.entry).toMatchObject({ promptTokens: 339, cachedTokens: 320, cachedInputPrice: ds.cachedInput, costNanoUsd: expectedNano([[19, ds.input], [320, ds.cachedInput], [2, ds.output]]) });
+    expect(d.usage.prompt_tokens_details).toEqual({ cached_tokens: 320, cache_write_tokens: 0 });
+    const mini = prices('gpt-4o-mini');
+    const o = await streamed('gpt-4o-mini', answer('openai-cached', false), 2_100);
+    expect(o.entry).toMatchObject({ promptTokens: 2_048, cachedTokens: 1_920, costNanoUsd: expectedNano([[128, mini.input], [1_920, mini.cachedInput], [1, mini.output]]) });
+    expect(o.usage.cost).toBe(Number(o.entry?.costNanoUsd) / 1e9);
+  });
+
+  it('shows every bucket price on GET /v1/models in OpenRouter\'s pricing names (USD per token)', async () => {
+    const res = await fetch(`${gw.baseUrl}/models/claude-sonnet-4-6`, { headers: { authorization: `Bearer ${client.apiKey}` } });
+    const model = (await res.json()) as { pricing: Record<string, string> };
+    expect(model.pricing).toMatchObject({ prompt: '0.000003165', completion: '0.000015825', input_cache_read: '0.0000003165', input_cache_write: '0.00000395625', input_cache_write_1h: '0.00000633' });
+  });
+});
