@@ -163,9 +163,15 @@ describe('models and errors through the openai SDK', () => {
     expect(one.pricing.prompt).toBe('0.0000026375');
     expect(one.context_length).toBe(128000);
     expect(one.pricing).not.toHaveProperty('long_context');
-    // Gemini 2.5 Pro's long-prompt tier ($2.50 / $15 per 1M upstream, × 1.055) is shown next to its base price.
+    // Gemini 2.5 Pro's long-prompt tier ($2.50 / $15 per 1M upstream, × 1.055) is shown next to its base
+    // price, with its cache reads ($0.125 / $0.25 per 1M upstream, docs/prices.md) in OpenRouter's name.
     const pro = (await client.models.retrieve('gemini-2.5-pro')) as unknown as { pricing: Record<string, unknown> };
-    expect(pro.pricing).toEqual({ prompt: '0.00000131875', completion: '0.00001055', long_context: { prompt_tokens_above: 200000, prompt: '0.0000026375', completion: '0.000015825' } });
+    expect(pro.pricing).toEqual({
+      prompt: '0.00000131875',
+      completion: '0.00001055',
+      input_cache_read: '0.000000131875',
+      long_context: { prompt_tokens_above: 200000, prompt: '0.0000026375', completion: '0.000015825', input_cache_read: '0.00000026375' },
+    });
   });
 
   it('raises AuthenticationError for a wrong key', async () => {

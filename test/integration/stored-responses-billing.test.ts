@@ -102,12 +102,14 @@ describe('the hold of a continued conversation', () => {
 
   it('item_reference: a reference to a long stored answer is held at its length: 402 with no upstream call', async () => {
     const { client, accountId } = await newAccount(6_000 + 2_000);
-    // One long answer (6,000 words), paid for by the first turn.
-    sim().setFault({ model: 'gpt-4o-mini' }, { kind: 'paced', everyMs: 0, words: 6_000 }, { times: 1 });
+    // One long answer (4,000 words), paid for by the first turn. The simulator counts a word as a token;
+    // our tokenizer counts its filler words at ~1.4 tokens each, so the answer stays inside the output
+    // its hold covers (usage/output-meter.ts cuts an answer there) with max_output_tokens 6,000.
+    sim().setFault({ model: 'gpt-4o-mini' }, { kind: 'paced', everyMs: 0, words: 4_000 }, { times: 1 });
     const first = await client.responses.create({ model: 'gpt-4o-mini', input: 'Tell me everything.', max_output_tokens: 6_000 });
     const answer = first.output.find((o) => o.type === 'message');
     if (answer?.type !== 'message') throw new Error('no message');
-    expect(first.output_text.split(' ')).toHaveLength(6_000);
+    expect(first.output_text.split(' ')).toHaveLength(4_000);
 
     const input: OpenAI.Responses.ResponseInput = [{ type: 'item_reference', id: answer.id }, { role: 'user', content: 'Summarise that.' }];
     await refusedWithoutUpstream(accountId, () => client.responses.create({ model: 'gpt-4o-mini', input, max_output_tokens: 16 }));

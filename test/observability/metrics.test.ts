@@ -130,7 +130,9 @@ describe('routing metrics', () => {
   });
 
   it('records BreakerOpened with the target when a target keeps failing', async () => {
-    sim().setFault({ provider: 'openai' }, { kind: 'status', status: 500 });
+    // A reset connection is not caused by the request's content, so it counts against the target for
+    // every account (a 5xx from one account alone would open only that account's breaker: circuit-breaker.ts).
+    sim().setFault({ provider: 'openai' }, { kind: 'reset-before-headers' });
     // Each request fails openai:gpt-4o-mini twice (one retry); the third failure opens its breaker.
     await client.chat.completions.create({ model: 'gpt-4o-mini', messages: ask('breaker 1') });
     await client.chat.completions.create({ model: 'gpt-4o-mini', messages: ask('breaker 2') });

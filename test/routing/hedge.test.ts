@@ -8,6 +8,7 @@ import { planAttempts } from '../../functions/shared/routing/attempt-plan';
 import { routeBuffered, routeStream, type StreamOutcome } from '../../functions/shared/routing/fallback-router';
 import { CircuitBreaker } from '../../functions/shared/routing/circuit-breaker';
 import { hedgeLossNanoUsd } from '../../functions/shared/routing/hedge';
+import { roughChatPromptTokens } from '../../functions/shared/usage/prompt-tokens';
 import { startSimulator, type Simulator } from '../../local/simulator';
 import { simulatorCredentials } from '../support/loopback';
 
@@ -87,8 +88,11 @@ describe.each(['buffered', 'streamed'] as const)('%s: a hedged model', (mode) =>
     expect(breaker.isOpen('openai:gpt-4o-mini')).toBe(false);
     // The loser's prompt is logged as the operator's cost, at the loser's upstream input price.
     const line = info.mock.calls.find(([msg]) => typeof msg === 'string' && msg.startsWith('hedge lost'));
-    expect(line?.[1]).toMatchObject({ requestId: 'req_hedge', hedgeLost: true, target: 'openai:gpt-4o-mini', promptTokensEstimate: 2 });
-    expect((line?.[1] as { operatorCostNanoUsd: number }).operatorCostNanoUsd).toBe(hedgeLossNanoUsd(plan()[0]!, 2));
+    // Counted by the one prompt rule (usage/prompt-tokens.ts): the text plus its message framing.
+    const prompt = roughChatPromptTokens(req());
+    expect(prompt).toBeGreaterThan(2);
+    expect(line?.[1]).toMatchObject({ requestId: 'req_hedge', hedgeLost: true, target: 'openai:gpt-4o-mini', promptTokensEstimate: prompt });
+    expect((line?.[1] as { operatorCostNanoUsd: number }).operatorCostNanoUsd).toBe(hedgeLossNanoUsd(plan()[0]!, prompt));
   });
 
   it('the primary that answers first after the hedge started wins, and the partner is stopped', async () => {
