@@ -1,7 +1,8 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGateway, type RunningGateway } from '../../local/gateway';
@@ -17,7 +18,28 @@ import { startGateway, type RunningGateway } from '../../local/gateway';
  */
 
 const run = promisify(execFile);
-const CLAUDE = join(__dirname, '..', '..', 'node_modules', '.bin', 'claude');
+
+/**
+ * The CLI as `npm ci` installs it: the platform package's native binary when it is there (so a
+ * postinstall that was skipped, e.g. `--ignore-scripts`, does not leave us the placeholder), else the
+ * `claude` bin. Missing both means node_modules predates the devDependency: run `npm ci`.
+ */
+function locateClaude(): string {
+  const root = join(__dirname, '..', '..');
+  const require = createRequire(join(root, 'package.json'));
+  const musl = process.platform === 'linux' && (process.report?.getReport() as { header?: { glibcVersionRuntime?: string } } | undefined)?.header?.glibcVersionRuntime === undefined;
+  const platform = `${process.platform}-${process.arch}${musl ? '-musl' : ''}`;
+  try {
+    const dir = dirname(require.resolve(`@anthropic-ai/claude-code-${platform}/package.json`));
+    for (const name of ['claude', 'claude.exe']) if (existsSync(join(dir, name))) return join(dir, name);
+  } catch {
+    // no platform package: fall back to the bin
+  }
+  const bin = join(root, 'node_modules', '.bin', process.platform === 'win32' ? 'claude.cmd' : 'claude');
+  if (existsSync(bin)) return bin;
+  throw new Error('Claude Code is not installed (node_modules/@anthropic-ai/claude-code is missing): run `npm ci`');
+}
+const CLAUDE = locateClaude();
 
 let gw: RunningGateway;
 let home: string;
@@ -54,8 +76,19 @@ async function claude(model: string): Promise<ClaudeResult> {
     DISABLE_ERROR_REPORTING: '1',
   };
   const args = ['-p', 'Read the file Paris and tell me the secret number.', '--model', model, '--tools', 'Read', '--allowedTools', 'Read', '--output-format', 'json'];
-  const { stdout } = await run(CLAUDE, args, { cwd: work, env, timeout: 90_000 }).catch((err: { stdout?: string }) => ({ stdout: err.stdout ?? '{}' }));
-  return JSON.parse(stdout) as ClaudeResult;
+  const { stdout, stderr, failure } = await run(CLAUDE, args, { cwd: work, env, timeout: 90_000 }).then(
+    (out) => ({ ...out, failure: '' }),
+    (err: { stdout?: string; stderr?: string; code?: number | string; signal?: string; message?: string }) => ({
+      stdout: err.stdout ?? '',
+      stderr: err.stderr ?? '',
+      failure: `exit ${err.code ?? '?'}${err.signal ? ` (${err.signal})` : ''}: ${err.message ?? ''}`,
+    }),
+  );
+  try {
+    return JSON.parse(stdout) as ClaudeResult;
+  } catch {
+    throw new Error(`claude -p --model ${model} printed no JSON result${failure ? ` (${failure.trim()})` : ''}\nstdout: ${stdout || '(empty)'}\nstderr: ${stderr || '(empty)'}`);
+  }
 }
 
 describe('Claude Code against modelmux', () => {
@@ -63,7 +96,7 @@ describe('Claude Code against modelmux', () => {
     it(`${model}: claude -p reads a file with its Read tool and reports it`, { timeout: 120_000 }, async () => {
       const before = gw.simulator?.requests.length ?? 0;
       const out = await claude(model);
-      expect(out).toMatchObject({ subtype: 'success', is_error: false });
+      expect(out, JSON.stringify(out)).toMatchObject({ subtype: 'success', is_error: false });
       expect(out.num_turns).toBeGreaterThanOrEqual(2);
       expect(out.result).toContain('4242');
       const upstream = (gw.simulator?.requests ?? []).slice(before);

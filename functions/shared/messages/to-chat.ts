@@ -1,3 +1,5 @@
+import { outputLimitOf } from '../app/request-limits';
+import { getModel } from '../catalogue/catalogue';
 import { chatCompletionRequest } from '../openai/chat-request';
 import { InvalidRequestError } from '../openai/errors';
 import { NATIVE_REQUEST, type RoutedChatRequest } from '../providers/types';
@@ -19,6 +21,10 @@ import type { ContentBlock, CountTokensRequest, MessageParam, MessagesRequest } 
  *   Anthropic's versioned tools (`type` set: `bash_…`, `web_search_…`)
  *   exist only on Claude and are dropped; `tool_choice` `any` → `required`, `tool` → that function,
  *   `disable_parallel_tool_use` → `parallel_tool_calls: false`;
+ * - `max_tokens` (required here, a cap: Claude Code sends 32000 whatever the model) → `max_tokens`, never
+ *   above the model's output limit (README: "never above the target's limit"), so a cap past a smaller
+ *   model's limit is served at that limit, not refused as OpenAI refuses `max_tokens` on its own API
+ *   (app/request-limits.ts); each target's adapter lowers it to its own limit;
  * - `stop_sequences` → `stop` (OpenAI takes 4: the first 4), `metadata.user_id` → `user`; `top_k`,
  *   `thinking`, `cache_control` and beta fields have no counterpart and only reach Claude targets.
  * @param model the catalogue id the request's model name resolved to.
@@ -28,7 +34,7 @@ export function toChatRequest(body: MessagesRequest, model: string, headers: Rec
   const chat: Record<string, unknown> = {
     model,
     messages: chatMessages(body),
-    max_tokens: body.max_tokens,
+    max_tokens: Math.min(body.max_tokens, outputLimitOf(getModel(model, 'chat'))),
   };
   if (body.stream === true) chat['stream'] = true;
   if (body.temperature !== undefined) chat['temperature'] = body.temperature;
