@@ -33,11 +33,26 @@ function functionEnvs(template: Template): Array<Record<string, unknown>> {
   return fns.map((fn) => (fn.Properties?.Environment as { Variables: Record<string, unknown> }).Variables);
 }
 
-/** Statements about the upstream secret (not the origin secret, which every CloudFront stack has). */
+/**
+ * Secrets Manager statements other than those about the stack's own secrets: the origin secret (every
+ * CloudFront stack has it) and the Stripe secret (the account function's, see {@link expectStripeStatementOnAccountRoleOnly}).
+ * What is left must be about the upstream secret.
+ */
+const OTHER_SECRET_SIDS = ['OriginSecret', 'StripeSecret'];
 function secretStatements(template: Template): unknown[] {
   return allIamStatements(template)
-    .filter(({ statement }) => JSON.stringify(statement.Action).includes('secretsmanager:') && statement.Sid !== 'OriginSecret')
+    .filter(({ statement }) => JSON.stringify(statement.Action).includes('secretsmanager:') && !OTHER_SECRET_SIDS.includes(statement.Sid ?? ''))
     .map(({ statement }) => statement);
+}
+
+/** The Stripe secret statements: one, on the account function's role, on the created `<stack>/stripe` secret, whatever the upstream secret. */
+function expectStripeStatementOnAccountRoleOnly(template: Template): void {
+  const stripeSecret = Object.keys(resourcesOfType(template, 'AWS::SecretsManager::Secret')).filter((id) => id.startsWith('StripeSecret'));
+  expect(stripeSecret).toHaveLength(1);
+  const stripe = allIamStatements(template).filter(({ statement }) => statement.Sid === 'StripeSecret');
+  expect(stripe).toHaveLength(1);
+  expect(stripe[0]!.owner).toMatch(/^AccountGatewayRole/);
+  expect(stripe[0]!.statement).toMatchObject({ Effect: 'Allow', Action: 'secretsmanager:GetSecretValue', Resource: { Ref: stripeSecret[0] } });
 }
 
 /** Secrets the stack creates for upstream keys. */
@@ -60,19 +75,24 @@ describe('stack options from context', () => {
     const template = synth({ upstreamSecretName: 'modelmux/upstream-keys' });
     expect(upstreamSecrets(template)).toEqual([]);
     const statements = secretStatements(template);
+    // One per upstream function (chat, embeddings); the Stripe statement is the account function's, not counted here.
     expect(statements.length).toBe(2);
     for (const statement of statements) {
       expect(statement).toMatchObject({ Action: 'secretsmanager:GetSecretValue' });
       expect(JSON.stringify(statement)).toContain(':secret:modelmux/upstream-keys-??????');
     }
     for (const env of functionEnvs(template)) expect(JSON.stringify(env.UPSTREAM_SECRET_ARN)).toContain(':secret:modelmux/upstream-keys');
+    expectStripeStatementOnAccountRoleOnly(template);
   });
 
   it('imports the upstream secret by full ARN and grants exactly that ARN', () => {
     const arn = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:team/llm-keys-AbCdEf';
     const template = synth({ upstreamSecretName: arn });
     expect(upstreamSecrets(template)).toEqual([]);
-    for (const statement of secretStatements(template)) expect(statement).toMatchObject({ Action: 'secretsmanager:GetSecretValue', Resource: arn });
+    const statements = secretStatements(template);
+    expect(statements.length).toBe(2);
+    for (const statement of statements) expect(statement).toMatchObject({ Action: 'secretsmanager:GetSecretValue', Resource: arn });
+    expectStripeStatementOnAccountRoleOnly(template);
     for (const env of functionEnvs(template)) expect(env.UPSTREAM_SECRET_ARN).toBe(arn);
     template.hasOutput('PutUpstreamKeysCommand', {
       Value: `aws secretsmanager put-secret-value --region eu-west-1 --secret-id ${arn} --secret-string file://upstream-keys.json`,

@@ -11,6 +11,7 @@ import { DASHBOARD_CLIENT_SETTINGS, USER_POOL_SETTINGS } from '../../lib/constru
 import { ModelmuxStack } from '../../lib/modelmux-stack';
 import { stackPropsFromContext } from '../../lib/stack-context';
 import { CHAT_DEFAULT_MEMORY_MB } from '../../lib/constructs/chat-endpoint';
+import { LIVE_ALIAS } from '../../lib/constructs/gateway-function';
 import { EMBEDDINGS_DEFAULT_MEMORY_MB } from '../../lib/constructs/embeddings-endpoint';
 import {
   actionsOf,
@@ -104,6 +105,25 @@ function roleStatementsOf(fnLogicalId: string): IamStatement[] {
 
 const getAttArn = (logicalId: string): unknown => ({ 'Fn::GetAtt': [logicalId, 'Arn'] });
 
+/** What a function may do in its log group (LogGroup.grantWrite; the group exists, so no CreateLogGroup). */
+const LOG_WRITE_ACTIONS = ['logs:CreateLogStream', 'logs:PutLogEvents'];
+
+/** The logical id of the log group a function logs to (its LoggingConfig). */
+function logGroupOf(fnLogicalId: string): string {
+  const logGroup = (fnProps(fnLogicalId).LoggingConfig as { LogGroup?: { Ref?: string } } | undefined)?.LogGroup?.Ref;
+  if (logGroup === undefined || resourcesOfType(template, 'AWS::Logs::LogGroup')[logGroup] === undefined) throw new Error(`no log group of ${fnLogicalId}`);
+  return logGroup;
+}
+
+/** The logical id of the one `live` alias of a function. */
+function liveAliasOf(fnLogicalId: string): string {
+  const aliases = Object.entries(resourcesOfType(template, 'AWS::Lambda::Alias')).filter(
+    ([, alias]) => JSON.stringify(alias.Properties?.FunctionName) === JSON.stringify({ Ref: fnLogicalId }),
+  );
+  expect(aliases.map(([, alias]) => alias.Properties?.Name)).toEqual([LIVE_ALIAS]);
+  return aliases[0]![0];
+}
+
 describe('Function URLs', () => {
   it('serves chat through a public streaming URL, embeddings and the account API through public buffered URLs', () => {
     template.resourceCountIs('AWS::Lambda::Url', 3);
@@ -130,20 +150,29 @@ describe('Function URLs', () => {
     }
   });
 
-  it('grants principal * both InvokeFunctionUrl (auth NONE) and InvokeFunction (only via the URL) on each function', () => {
+  it('grants principal * both InvokeFunctionUrl (auth NONE) and InvokeFunction (only via the URL) on each function\'s live alias, which its URL serves', () => {
     const permissions = Object.values(resourcesOfType(template, 'AWS::Lambda::Permission')).map((p) => p.Properties ?? {});
-    for (const fn of [ids.chatFn, ids.embeddingsFn]) {
-      const mine = permissions.filter((p) => JSON.stringify(p.FunctionName) === JSON.stringify(getAttArn(fn)));
-      expect(mine).toEqual(
+    const urls = resourcesOfType(template, 'AWS::Lambda::Url');
+    for (const [fn, url] of [[ids.chatFn, ids.chatUrl], [ids.embeddingsFn, ids.embeddingsUrl], [ids.accountFn, ids.accountUrl]] as const) {
+      // The URL serves the `live` alias (CodeDeploy shifts it), so the public permissions are the alias's.
+      const alias = liveAliasOf(fn);
+      expect(urls[url]?.Properties).toMatchObject({ TargetFunctionArn: getAttArn(fn), Qualifier: LIVE_ALIAS });
+      const onAlias = permissions.filter((p) => JSON.stringify(p.FunctionName) === JSON.stringify({ Ref: alias }));
+      // Exactly these two, in either order.
+      expect(onAlias).toHaveLength(2);
+      expect(onAlias).toEqual(
         expect.arrayContaining([
-          expect.objectContaining({ Action: 'lambda:InvokeFunctionUrl', Principal: '*', FunctionUrlAuthType: 'NONE' }),
-          expect.objectContaining({ Action: 'lambda:InvokeFunction', Principal: '*', InvokedViaFunctionUrl: true }),
+          { Action: 'lambda:InvokeFunctionUrl', FunctionName: { Ref: alias }, Principal: '*', FunctionUrlAuthType: 'NONE' },
+          { Action: 'lambda:InvokeFunction', FunctionName: { Ref: alias }, Principal: '*', InvokedViaFunctionUrl: true },
         ]),
       );
-      // Nothing public beyond the URL: every `*` permission is scoped to Function URL invocations.
-      for (const permission of mine.filter((p) => p.Principal === '*')) {
-        expect(permission.FunctionUrlAuthType === 'NONE' || permission.InvokedViaFunctionUrl === true).toBe(true);
-      }
+      // Nothing public on the function itself (its $LATEST or any version outside the alias).
+      const onFunction = permissions.filter((p) => [JSON.stringify(getAttArn(fn)), JSON.stringify({ Ref: fn })].includes(JSON.stringify(p.FunctionName)));
+      expect(onFunction).toEqual([]);
+    }
+    // Every `*` permission in the stack is scoped to Function URL invocations.
+    for (const permission of permissions.filter((p) => p.Principal === '*')) {
+      expect(permission.FunctionUrlAuthType === 'NONE' || permission.InvokedViaFunctionUrl === true).toBe(true);
     }
   });
 });
@@ -267,7 +296,7 @@ describe('IAM least privilege', () => {
     }
   });
 
-  it('grants each function exactly the request-path table actions, GetSecretValue on the upstream and origin secrets and SendMessage on the settle queue', () => {
+  it('grants each function exactly the request-path table actions, GetSecretValue on the upstream and origin secrets, SendMessage on the settle queue and log writes to its own log group', () => {
     const settleQueue = logicalIdByPath(template, 'AWS::SQS::Queue', '/SettlePath/Queue/');
     const expected = new Map<string, string[]>([
       ...Object.entries(GATEWAY_TABLE_ACTIONS).map(([name, actions]): [string, string[]] => [JSON.stringify(getAttArn(ids.tables[name as keyof typeof ids.tables])), [...actions].sort()]),
@@ -278,7 +307,9 @@ describe('IAM least privilege', () => {
     ]);
     // Stored responses: the chat function alone serves /v1/responses.
     const chatExpected = new Map([...expected, [JSON.stringify(getAttArn(ids.tables.responses)), [...RESPONSES_TABLE_ACTIONS].sort()]]);
-    for (const [fn, want] of [[ids.chatFn, chatExpected], [ids.embeddingsFn, expected]] as const) {
+    for (const [fn, common] of [[ids.chatFn, chatExpected], [ids.embeddingsFn, expected]] as const) {
+      // Logs: write to its own log group only (its own role, no AWSLambdaBasicExecutionRole).
+      const want = new Map([...common, [JSON.stringify(getAttArn(logGroupOf(fn))), [...LOG_WRITE_ACTIONS]]]);
       const granted = new Map<string, string[]>();
       for (const statement of roleStatementsOf(fn)) {
         expect(statement.Effect).toBe('Allow');
@@ -549,7 +580,7 @@ describe('accounts: Cognito, the BYOK key and the account function', () => {
     expect(kmsStatements.length).toBe(3);
   });
 
-  it('grants the account function exactly its table and index actions, the Stripe secret, no upstream secret and no kms:Decrypt', () => {
+  it('grants the account function exactly its table and index actions, the Stripe secret, its own log group, no upstream secret and no kms:Decrypt', () => {
     const granted = new Map<string, string[]>();
     for (const statement of roleStatementsOf(ids.accountFn)) {
       for (const resource of resourcesOfStatement(statement)) {
@@ -558,6 +589,8 @@ describe('accounts: Cognito, the BYOK key and the account function', () => {
       }
     }
     const expected = new Map<string, string[]>([
+      // Logs: its own log group only.
+      [JSON.stringify(getAttArn(logGroupOf(ids.accountFn))), [...LOG_WRITE_ACTIONS]],
       [JSON.stringify(getAttArn(ids.byokKey)), ['kms:GenerateDataKey']],
       // The origin secret (one door: it refuses calls that did not come through CloudFront).
       [JSON.stringify({ Ref: ids.originSecret }), ['secretsmanager:GetSecretValue']],
