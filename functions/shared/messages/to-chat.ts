@@ -22,7 +22,7 @@ import type { ContentBlock, CountTokensRequest, MessageParam, MessagesRequest } 
  *   exist only on Claude and are dropped; `tool_choice` `any` → `required`, `tool` → that function,
  *   `disable_parallel_tool_use` → `parallel_tool_calls: false`;
  * - `max_tokens` (required here, a cap: Claude Code sends 32000 whatever the model) → `max_tokens`, never
- *   above the model's output limit (README: "never above the target's limit"), so a cap past a smaller
+ *   above the model's output limit (README, "The Anthropic Messages API"), so a cap past a smaller
  *   model's limit is served at that limit, not refused as OpenAI refuses `max_tokens` on its own API
  *   (app/request-limits.ts); each target's adapter lowers it to its own limit;
  * - `stop_sequences` → `stop` (OpenAI takes 4: the first 4), `metadata.user_id` → `user`; `top_k`,
