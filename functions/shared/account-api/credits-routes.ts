@@ -20,7 +20,7 @@ export const MIN_TOP_UP_USD = 5;
 /** Largest top-up in one payment, USD (larger amounts: several payments or the operator). */
 export const MAX_TOP_UP_USD = 10_000;
 
-const checkoutBody = z.strictObject({ amount_usd: z.number() });
+const checkoutBody = z.strictObject({ amount_usd: z.number(), setup_future_usage: z.optional(z.literal('off_session')) });
 
 /**
  * USD (JSON number) → integer cents.
@@ -39,15 +39,19 @@ export function topUpCents(amountUsd: number): number {
 }
 
 /**
- * `POST /v1/credits/checkout {amount_usd}` → `{id, url}`: a Checkout Session in `payment` mode for
- * `amount_usd` of credit, `client_reference_id` = the account id, the dashboard's credits page as
- * success and cancel URL (docs.stripe.com/api/checkout/sessions/create).
+ * `POST /v1/credits/checkout {amount_usd, setup_future_usage?: "off_session"}` → `{id, url}`: a
+ * Checkout Session in `payment` mode for `amount_usd` of credit, `client_reference_id` = the account
+ * id, the dashboard's credits page as success and cancel URL (docs.stripe.com/api/checkout/sessions/create);
+ * `setup_future_usage: off_session` saves the card for auto top-up (the webhook remembers it).
  * @throws NotFoundError (404 `payments_not_enabled`) without Stripe; InvalidRequestError (400);
  *         GatewayError 502 `payment_provider_error` when Stripe refuses or cannot be reached.
  */
 export async function checkoutRoute(caller: AccountCaller, req: GatewayRequest): Promise<JsonResult> {
   const { stripe } = await requireStripe();
-  const cents = topUpCents(parseJsonBody(req.body, checkoutBody).amount_usd);
+  const body = parseJsonBody(req.body, checkoutBody);
+  const cents = topUpCents(body.amount_usd);
+  // Saving the card for auto top-up: Stripe attaches it to a new Customer (docs.stripe.com/payments/checkout/save-during-payment).
+  const save = body.setup_future_usage === 'off_session';
   const back = `${publicBaseUrl(req)}/#/credits`;
   const metadata = { modelmux_account: caller.accountId, modelmux_kind: 'top_up' };
   const session = await stripe.checkout.sessions.create({
@@ -56,7 +60,8 @@ export async function checkoutRoute(caller: AccountCaller, req: GatewayRequest):
     ...(caller.email === undefined ? {} : { customer_email: caller.email }),
     line_items: [{ quantity: 1, price_data: { currency: 'usd', unit_amount: cents, product_data: { name: 'modelmux credit', description: `$${(cents / 100).toFixed(2)} of prepaid credit for the modelmux API` } } }],
     metadata,
-    payment_intent_data: { metadata },
+    ...(save ? { customer_creation: 'always' as const } : {}),
+    payment_intent_data: { metadata, ...(save ? { setup_future_usage: 'off_session' as const } : {}) },
     success_url: back,
     cancel_url: back,
   }).catch((err: unknown) => {

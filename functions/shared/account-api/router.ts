@@ -12,6 +12,7 @@ import { deleteByokRoute, listByokRoute, patchByokRoute, putByokRoute } from './
 import { accountCaller, type AccountCaller } from './caller';
 import { configRoute } from './config-route';
 import { checkoutRoute, purchasesRoute } from './credits-routes';
+import { getAutoTopUpRoute, putAlertsRoute, putAutoTopUpRoute } from './auto-top-up-route';
 import { stripeWebhookRoute } from './stripe-webhook-route';
 import { createKeyRoute, deleteKeyRoute, getKeyRoute, listKeysRoute, patchKeyRoute } from './keys-routes';
 
@@ -33,6 +34,10 @@ function routesFor(path: string): Partial<Record<Method, Authed>> | undefined {
       return { POST: (c, r) => checkoutRoute(c, r) };
     case '/v1/credits/purchases':
       return { GET: (c) => purchasesRoute(c) };
+    case '/v1/credits/auto-top-up':
+      return { GET: (c) => getAutoTopUpRoute(c), PUT: (c, r) => putAutoTopUpRoute(c, r) };
+    case '/v1/credits/alerts':
+      return { PUT: (c, r) => putAlertsRoute(c, r) };
     case '/v1/activity':
       return { GET: (c, r) => activityRoute(c, r) };
     case '/v1/keys':
@@ -66,7 +71,7 @@ export const accountDispatch: GatewayHandler = async (req: GatewayRequest): Prom
   }
   const routes = routesFor(path);
   if (routes === undefined) {
-    throw new NotFoundError(`Unknown request URL: ${req.method} ${req.path}. The account API serves /v1/account, /v1/keys, /v1/credits, /v1/credits/checkout, /v1/credits/purchases, /v1/activity and /v1/byok.`, { code: 'unknown_url' });
+    throw new NotFoundError(`Unknown request URL: ${req.method} ${req.path}. The account API serves /v1/account, /v1/keys, /v1/credits, /v1/credits/checkout, /v1/credits/purchases, /v1/credits/auto-top-up, /v1/credits/alerts, /v1/activity and /v1/byok.`, { code: 'unknown_url' });
   }
   const handler = routes[req.method as Method];
   if (handler === undefined) throw new MethodNotAllowedError(req.method, req.path, Object.keys(routes));

@@ -7,6 +7,9 @@
  * - `checkout.session.completed` with `payment_status: paid`, and
  *   `checkout.session.async_payment_succeeded`: credit `amount_total` to `client_reference_id`;
  * - `payment_intent.succeeded` of an auto top-up (`metadata.modelmux_kind = auto_top_up`): credit;
+ *   `payment_intent.payment_failed` of one: pause auto top-up and email the user (payments/auto-top-up.ts);
+ * - a Checkout paid with `setup_future_usage: off_session` also remembers its customer and payment
+ *   method (the card auto top-up charges);
  * - `charge.refunded`: take the charge's newly refunded amount back; `charge.dispute.created`: take the
  *   disputed amount back (payments/payment-ledger.ts: once each, whatever the order or number of
  *   deliveries).
@@ -21,6 +24,7 @@ import { GatewayError, InvalidRequestError, NotFoundError } from '../openai/erro
 import { logger } from '../observability/logger';
 import { accountOfPayment, creditPayment, debitDispute, debitRefund, type PaymentOutcome } from '../payments/payment-ledger';
 import { stripeSetup } from '../payments/stripe-client';
+import { AUTO_TOP_UP_KIND, failAutoTopUp } from '../payments/auto-top-up';
 import { json } from './json';
 
 /** The webhook route (see the file comment). */
@@ -49,6 +53,8 @@ async function handleEvent(stripe: Stripe, event: Stripe.Event): Promise<Handled
       return creditSession(stripe, event.data.object);
     case 'payment_intent.succeeded':
       return creditAutoTopUp(stripe, event.data.object);
+    case 'payment_intent.payment_failed':
+      return autoTopUpFailed(event.data.object);
     case 'charge.refunded':
       return refundCharge(event.data.object);
     case 'charge.dispute.created':
@@ -64,6 +70,9 @@ async function creditSession(stripe: Stripe, session: Stripe.Checkout.Session): 
   const accountId = session.client_reference_id;
   if (session.mode !== 'payment' || session.payment_status !== 'paid' || accountId === null || session.amount_total === null || session.currency !== 'usd') return 'ignored';
   const paymentIntentId = idOf(session.payment_intent);
+  const intent = await paymentOf(stripe, paymentIntentId);
+  const customerId = idOf(intent?.customer);
+  const paymentMethodId = idOf(intent?.payment_method);
   return creditPayment({
     accountId,
     kind: 'top_up',
@@ -71,14 +80,24 @@ async function creditSession(stripe: Stripe, session: Stripe.Checkout.Session): 
     createdSec: session.created,
     amountCents: session.amount_total,
     paymentIntentId,
-    receiptUrl: await receiptUrl(stripe, paymentIntentId),
+    receiptUrl: receiptOf(intent),
+    savedCard: intent?.setup_future_usage === 'off_session' && customerId !== undefined && paymentMethodId !== undefined ? { customerId, paymentMethodId } : undefined,
   });
 }
 
 async function creditAutoTopUp(stripe: Stripe, intent: Stripe.PaymentIntent): Promise<Handled> {
   const accountId = intent.metadata?.modelmux_account;
-  if (intent.metadata?.modelmux_kind !== 'auto_top_up' || accountId === undefined || intent.currency !== 'usd') return 'ignored';
-  return creditPayment({ accountId, kind: 'auto_top_up', stripeId: intent.id, createdSec: intent.created, amountCents: intent.amount_received, paymentIntentId: intent.id, receiptUrl: await receiptUrl(stripe, intent.id) });
+  if (intent.metadata?.modelmux_kind !== AUTO_TOP_UP_KIND || accountId === undefined || intent.currency !== 'usd') return 'ignored';
+  return creditPayment({ accountId, kind: 'auto_top_up', stripeId: intent.id, createdSec: intent.created, amountCents: intent.amount_received, paymentIntentId: intent.id, receiptUrl: receiptOf(await paymentOf(stripe, intent.id)) });
+}
+
+/** A declined auto top-up: pause and email, once per crossing (`metadata.modelmux_seq`). */
+async function autoTopUpFailed(intent: Stripe.PaymentIntent): Promise<Handled> {
+  const m = intent.metadata ?? {};
+  const seq = Number(m.modelmux_seq);
+  if (m.modelmux_kind !== AUTO_TOP_UP_KIND || m.modelmux_account === undefined || m.modelmux_month === undefined || !Number.isSafeInteger(seq)) return 'ignored';
+  await failAutoTopUp({ accountId: m.modelmux_account, seq, month: m.modelmux_month, amountCents: intent.amount, reason: intent.last_payment_error?.message ?? 'the payment failed.' });
+  return 'applied';
 }
 
 async function refundCharge(charge: Stripe.Charge): Promise<Handled> {
@@ -100,15 +119,19 @@ function notCreditedYet(id: string): never {
   throw new GatewayError(409, 'invalid_request_error', `${id} belongs to a payment that has not been credited (yet); deliver it again later.`, { code: 'payment_not_found' });
 }
 
-/** The receipt link of a PaymentIntent's charge, best effort (a failure only loses the link). */
-async function receiptUrl(stripe: Stripe, paymentIntentId: string | undefined): Promise<string | undefined> {
+/** A PaymentIntent with its charge (for the receipt link and the saved card), best effort (a failure only loses those). */
+async function paymentOf(stripe: Stripe, paymentIntentId: string | undefined): Promise<Stripe.PaymentIntent | undefined> {
   if (paymentIntentId === undefined) return undefined;
   try {
-    const intent = await stripe.paymentIntents.retrieve(paymentIntentId, { expand: ['latest_charge'] });
-    const charge = intent.latest_charge;
-    return typeof charge === 'object' && charge !== null ? (charge.receipt_url ?? undefined) : undefined;
+    return await stripe.paymentIntents.retrieve(paymentIntentId, { expand: ['latest_charge'] });
   } catch (err) {
-    logger.warn('stripe receipt lookup failed', { paymentIntentId, error: (err as Error).message });
+    logger.warn('stripe payment lookup failed', { paymentIntentId, error: (err as Error).message });
     return undefined;
   }
+}
+
+/** The receipt link of a PaymentIntent's charge. */
+function receiptOf(intent: Stripe.PaymentIntent | undefined): string | undefined {
+  const charge = intent?.latest_charge;
+  return typeof charge === 'object' && charge !== null ? (charge.receipt_url ?? undefined) : undefined;
 }

@@ -13,6 +13,7 @@ import { tableNames } from '../store/tables';
 import { TtlCache } from '../store/ttl-cache';
 import { keyStateOf, type KeyState as KeyEntry } from '../accounts/key-state';
 import { decodeInlineHold, HOLDS_MAP } from './hold-record';
+import { balanceWatchOf, type BalanceWatch } from './balance-settings';
 
 /** Per-key state on the account item (`keys.<h16>`, accounts/key-state.ts), as billing reads it. Money in nano-USD. */
 export type KeyState = KeyEntry & { heldNanoUsd: number };
@@ -36,6 +37,8 @@ export interface ShardState {
   keys: Record<string, KeyState> | undefined;
   /** Holds in flight on the item that took a concurrency slot (hold-plan.ts frees the expired ones' slots). */
   slotHolds?: SlotHold[];
+  /** Auto top-up, low-balance and spend-limit alert state (root item; balance-settings.ts). */
+  watch?: BalanceWatch;
 }
 
 /** A hold in flight that took a concurrency slot: its request id, expiry (epoch ms) and which slots. */
@@ -75,6 +78,7 @@ export function shardStateOf(item: Record<string, unknown> | undefined): ShardSt
     inflight: opt(item.inflight),
     keys,
     slotHolds: slotHoldsOf(item[HOLDS_MAP]),
+    watch: balanceWatchOf(item),
   };
 }
 

@@ -10,7 +10,8 @@ import { logger } from '../observability/logger';
 import { StoreUnavailableError } from '../openai/errors';
 import type { HoldRecord } from './hold-record';
 import { settleHold, type SettleOutcome, type SettleResult } from './settle';
-import { sendSettleMessage } from './settle-queue';
+import { queueBalanceAction, sendSettleMessage } from './settle-queue';
+import { watchBalance } from './balance-watch';
 import { markHoldQueued } from './pending-holds';
 import { sleep } from '../retry/sleep';
 
@@ -25,14 +26,18 @@ export const UNKNOWN_HOLD_CANCEL_DELAY_S = 15;
 
 /**
  * Settles durably. Never throws: it runs after the client has its answer. Returns the result when
- * the settle landed in-process, else undefined (queued, or left to the sweep).
+ * the settle landed in-process, else undefined (queued, or left to the sweep). A bill that landed is
+ * followed by the balance watch (balance-watch.ts: in memory unless a threshold was crossed).
  */
 export async function settleDurably(hold: HoldRecord, outcome: SettleOutcome, budgetMs = IN_PROCESS_SETTLE_MS): Promise<SettleResult | undefined> {
   const deadline = Date.now() + budgetMs;
   let lastError: unknown;
   for (let attempt = 1; Date.now() < deadline; attempt++) {
     try {
-      return await withTimeout(settleHold(hold, outcome), deadline - Date.now());
+      const r = await withTimeout(settleHold(hold, outcome), deadline - Date.now());
+      // A crossing's follow-up goes to the settle function (no read: this container's view decides).
+      if (outcome.kind === 'bill' && !r.alreadySettled) await watchBalance(hold.accountId, { keyHash: hold.keyHash }, queueBalanceAction);
+      return r;
     } catch (err) {
       lastError = err;
       if (!(err instanceof StoreUnavailableError) && !(err instanceof SettleTimeout) && !isRetryable(err)) break;

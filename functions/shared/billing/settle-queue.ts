@@ -8,6 +8,7 @@ import type { SQSClient } from '@aws-sdk/client-sqs';
 import * as z from '../validation/zod';
 import { holdRecordSchema, type HoldRecord } from './hold-record';
 import type { SettleOutcome } from './settle';
+import { balanceActionSchema, type BalanceAction } from './balance-watch';
 
 export { SETTLE_QUEUE_URL_ENV } from '../config/stack-contract';
 import { SETTLE_QUEUE_URL_ENV } from '../config/stack-contract';
@@ -101,6 +102,20 @@ export async function sendSettleMessage(hold: HoldRecord, outcome: SettleOutcome
   const body: SettleMessage = { v: 1, hold, outcome };
   const { SendMessageCommand } = await loadSqs();
   await (await sqsClient()).send(new SendMessageCommand({ QueueUrl: url, MessageBody: JSON.stringify(body), DelaySeconds: delaySeconds }));
+}
+
+/** The body of a balance message (JSON): a crossing's follow-up for the settle function (balance-watch.ts). */
+export const balanceMessageSchema = z.object({ v: z.literal(1), balance: balanceActionSchema });
+
+/**
+ * Queues a crossing's follow-up (the request functions' `dispatch` of balance-watch.ts).
+ * @throws Error when no queue is configured; the SDK's error when SQS refuses.
+ */
+export async function queueBalanceAction(action: BalanceAction): Promise<void> {
+  const url = settleQueueUrl();
+  if (url === undefined) throw new Error(`${SETTLE_QUEUE_URL_ENV} is not set: the ${action.kind} of ${action.accountId} cannot be handed to the settle function.`);
+  const { SendMessageCommand } = await loadSqs();
+  await (await sqsClient()).send(new SendMessageCommand({ QueueUrl: url, MessageBody: JSON.stringify({ v: 1, balance: action }) }));
 }
 
 /** Messages waiting, in flight or delayed on the settle queue (SQS's approximate counts). */

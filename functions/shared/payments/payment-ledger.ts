@@ -71,6 +71,8 @@ export interface CreditInput {
   amountCents: number;
   paymentIntentId?: string | undefined;
   receiptUrl?: string | undefined;
+  /** The card to remember for auto top-up (a Checkout with `setup_future_usage: off_session`). */
+  savedCard?: { customerId: string; paymentMethodId: string } | undefined;
 }
 
 /** What a webhook's write did. */
@@ -79,7 +81,7 @@ export type PaymentOutcome = 'applied' | 'duplicate' | 'no_account';
 /**
  * Adds `amountCents` to the account's credit and lifetime purchases (so it leaves the free tier at
  * once), with its ledger entry and PaymentIntent marker, in one transaction conditioned on the entry
- * being new.
+ * being new; the same transaction remembers a saved card and ends an auto top-up's crossing.
  * @returns `duplicate` when the entry exists (already credited), `no_account` when the account is gone.
  * @throws StoreUnavailableError (503).
  */
@@ -98,15 +100,19 @@ export async function creditPayment(input: CreditInput): Promise<PaymentOutcome>
     ...(input.receiptUrl === undefined ? {} : { receiptUrl: input.receiptUrl }),
   };
   const t = tableNames();
+  const card = input.savedCard;
+  // The card is remembered for auto top-up; an auto top-up's credit ends its crossing (billing/balance-watch.ts).
+  const set = card === undefined ? '' : ' SET stripeCustomerId = :customer, stripePaymentMethodId = :pm';
+  const remove = input.kind === 'auto_top_up' ? ' REMOVE autoTopUpPendingAt' : '';
   const items: TransactItems = [
     { Put: { TableName: t.ledger, Item: entry, ConditionExpression: PAYMENT_ENTRY_IS_NEW } },
     {
       Update: {
         TableName: t.accounts,
         Key: { accountId: input.accountId },
-        UpdateExpression: 'ADD creditNanoUsd :amount, purchasedNanoUsd :amount',
+        UpdateExpression: `ADD creditNanoUsd :amount, purchasedNanoUsd :amount${set}${remove}`,
         ConditionExpression: ACCOUNT_EXISTS_AND_CREDIT_FITS,
-        ExpressionAttributeValues: { ':amount': nanoUsd, ':ceiling': Number.MAX_SAFE_INTEGER - nanoUsd },
+        ExpressionAttributeValues: { ':amount': nanoUsd, ':ceiling': Number.MAX_SAFE_INTEGER - nanoUsd, ...(card === undefined ? {} : { ':customer': card.customerId, ':pm': card.paymentMethodId }) },
       },
     },
   ];
