@@ -6,6 +6,7 @@ import { startDynamoDbLocal, ensureTables } from './dynamodb-local';
 import { startSimulator, type Simulator, type SimProvider, type SimulatorOptions } from './simulator';
 import { createFunctionUrlServer, installAwslambdaGlobals, listen } from './function-url';
 import { startLocalStripe, type LocalStripe, type LocalStripeOptions } from './stripe/local-stripe';
+import { startLocalMail, type LocalMail, type LocalMailOptions } from './mail/local-mail';
 import { startSettleRunner, type SettleRunner, type SettleRunnerOptions } from './settle-runner';
 import { createStaticSite } from './site/static-site';
 import { WEB_DIST_DIR } from '../web/build';
@@ -81,6 +82,8 @@ export interface GatewayOptions {
    * else a new one. Default off: payments disabled.
    */
   stripe?: LocalStripeOptions;
+  /** Email: an SMTP catch-all and an SES stand-in (local/mail/); default off (no EMAIL_FROM: email disabled). */
+  mail?: LocalMailOptions;
 }
 
 export interface RunningGateway {
@@ -100,6 +103,8 @@ export interface RunningGateway {
   cognito: RunningCognitoLocal | undefined;
   /** The Stripe stand-in, when started, and the webhook signing secret in use. */
   stripe: LocalStripe | undefined;
+  /** The mail catch-all, when started. */
+  mail: LocalMail | undefined;
   close(): Promise<void>;
 }
 
@@ -154,6 +159,7 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<RunningGa
     const cognito = await startLocalCognito(opts.cognito, closers);
     ensureByokKek(opts.byokKekFile, closers);
     const stripe = await startLocalStripe(opts.stripe, closers);
+    const mail = await startLocalMail(opts.mail, closers);
     resetConfigForTests(); // the settings above (tables, queue, Cognito, BYOK, Stripe) are read by the handlers' INIT
     const listening = await serveFunctions(opts, cognito);
     closers.push(listening.close);
@@ -170,6 +176,7 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<RunningGa
       origin: listening.url.replace(/\/$/, ''),
       cognito,
       stripe,
+      mail,
       close: () => closeAll(closers),
     };
   } catch (err) {

@@ -44,6 +44,8 @@ const gateway = await startGateway({
   byokKekFile: join(LOCAL_STATE_DIR, 'byok-kek'),
   // Payments against the local Stripe stand-in (or the Stripe of STRIPE_SECRET_KEY when set).
   stripe: { webhookSecretFile: join(LOCAL_STATE_DIR, 'stripe-webhook-secret') },
+  // Account emails (low balance, spend limit, auto top-up failed) through the SES stand-in into .local/mail/.
+  mail: { dir: join(LOCAL_STATE_DIR, 'mail') },
   devCreditNanoUsd,
   // The settle queue runs in its own process: a crash of this one loses nothing queued (the next start reuses it).
   settle: { queueStateFile: join(LOCAL_STATE_DIR, 'settle-queue.json') },
@@ -73,6 +75,7 @@ process.stdout.write(
     `  DynamoDB   ${gateway.dynamodbEndpoint}   (the admin CLI finds it through .local/state.json)`,
     `  Stripe     ${gateway.stripe?.standIn ? `${gateway.stripe.standIn.url}  (local stand-in: "Add credit" in the dashboard opens its checkout page)` : 'the Stripe of STRIPE_SECRET_KEY'}`,
     `             webhook ${gateway.origin}${STRIPE_WEBHOOK_PATH}, signing secret ${gateway.stripe?.webhookSecret ?? '-'}${webhookSecretFromEnv ? ' (from STRIPE_WEBHOOK_SECRET)' : ' (.local/stripe-webhook-secret)'}`,
+    `  email      ${gateway.mail ? `${gateway.mail.dir}/*.eml  (SES stand-in ${gateway.mail.sesUrl} → SMTP catch-all on 127.0.0.1:${gateway.mail.smtpPort}; from ${process.env.EMAIL_FROM})` : 'off'}`,
     `  settle     queue ${gateway.settle.queueUrl} (SQS emulator), orphan sweep every ${HOLD_SWEEP_INTERVAL_MINUTES} minutes`,
     'Providers (real when <NAME>_API_KEY is set):',
     ...rows,
