@@ -2,6 +2,8 @@ import { ApiError, NETWORK_ERROR_MESSAGE } from './api-error';
 import type {
   Account,
   ActivityRow,
+  AutoTopUp,
+  AutoTopUpRequest,
   ByokKey,
   ByokList,
   CheckoutSession,
@@ -31,8 +33,16 @@ export interface AccountApi {
   updateKey(hash: string, body: UpdateKeyRequest): Promise<KeyRecord>;
   deleteKey(hash: string): Promise<void>;
   credits(): Promise<Credits>;
-  /** A Stripe Checkout Session for `amountUsd` of credit (400 below the minimum; 404 without payments). */
-  checkout(amountUsd: number): Promise<CheckoutSession>;
+  /**
+   * A Stripe Checkout Session for `amountUsd` of credit (400 below the minimum; 404 without payments);
+   * `saveCard` saves the card for auto top-up (`setup_future_usage: off_session`).
+   */
+  checkout(amountUsd: number, saveCard?: boolean): Promise<CheckoutSession>;
+  autoTopUp(): Promise<AutoTopUp>;
+  /** 400 `no_saved_card` when turned on without a saved card. */
+  setAutoTopUp(body: AutoTopUpRequest): Promise<AutoTopUp>;
+  /** The low-balance email's threshold (null: none). */
+  setLowBalanceAlert(usd: number | null): Promise<AutoTopUp>;
   /** Top-ups, auto top-ups, refunds and disputes, newest first. */
   purchases(): Promise<Purchase[]>;
   /** Rows for the last `days` UTC days (day × model × key). */
@@ -64,7 +74,10 @@ export function createAccountApi(token: TokenSource, fetchImpl: typeof fetch = (
     updateKey: (hash, body) => data<KeyRecord>('PATCH', `/v1/keys/${seg(hash)}`, body),
     deleteKey: async (hash) => void (await call('DELETE', `/v1/keys/${seg(hash)}`)),
     credits: () => data<Credits>('GET', '/v1/credits'),
-    checkout: (amountUsd) => call<CheckoutSession>('POST', '/v1/credits/checkout', { amount_usd: amountUsd }),
+    checkout: (amountUsd, saveCard) => call<CheckoutSession>('POST', '/v1/credits/checkout', { amount_usd: amountUsd, ...(saveCard ? { setup_future_usage: 'off_session' } : {}) }),
+    autoTopUp: () => data<AutoTopUp>('GET', '/v1/credits/auto-top-up'),
+    setAutoTopUp: (body) => data<AutoTopUp>('PUT', '/v1/credits/auto-top-up', body),
+    setLowBalanceAlert: (usd) => data<AutoTopUp>('PUT', '/v1/credits/alerts', { low_balance_usd: usd }),
     purchases: () => data<Purchase[]>('GET', '/v1/credits/purchases'),
     activity: (days) => data<ActivityRow[]>('GET', `/v1/activity?days=${days}`),
     listByok: () => call<ByokList>('GET', '/v1/byok'),

@@ -46,6 +46,28 @@ export interface CheckoutSession {
   url: string;
 }
 
+/** `GET|PUT /v1/credits/auto-top-up` → `data`: auto top-up and the low-balance email (USD). */
+export interface AutoTopUp {
+  enabled: boolean;
+  paused: boolean;
+  paused_reason: string | null;
+  threshold_usd: number | null;
+  amount_usd: number | null;
+  monthly_cap_usd: number | null;
+  month_to_date_usd: number;
+  /** The card saved by a checkout with `setup_future_usage: off_session`. */
+  payment_method: { id: string; customer: string | null } | null;
+  low_balance_alert_usd: number | null;
+}
+
+/** `PUT /v1/credits/auto-top-up` body. */
+export interface AutoTopUpRequest {
+  enabled: boolean;
+  threshold_usd: number;
+  amount_usd: number;
+  monthly_cap_usd: number;
+}
+
 /** `GET /v1/credits/purchases` → `data[]`: money from Stripe (refunds and disputes negative). */
 export interface Purchase {
   id: string;

@@ -6,6 +6,7 @@ import { Empty, ErrorNotice, InfoNotice, Loading } from '../components/status';
 import { useServices } from '../context';
 import { formatUsd } from '../format/money';
 import { useAction, useResource } from '../hooks';
+import { AutoTopUpCard } from './auto-top-up';
 
 /** Preset amounts, USD. */
 const PRESETS = [10, 25, 50, 100] as const;
@@ -25,6 +26,7 @@ export function CreditsPage() {
     <Page title="Credits" description="Buy credit for paid usage, and see what you have bought.">
       {account.state === 'error' && <ErrorNotice message={account.error} onRetry={account.reload} />}
       {account.data ? <AddCredit account={account.data} /> : account.state === 'loading' && <Loading label="Loading your balance…" />}
+      {account.data?.payments_enabled && <AutoTopUpCard />}
       <section class="card" aria-labelledby="purchases-title" aria-busy={purchases.state === 'loading'}>
         <h2 id="purchases-title">Purchases</h2>
         <p class="credits-note">Credit appears here once Stripe confirms the payment (usually within seconds of paying).</p>
@@ -48,6 +50,7 @@ export function CreditsPage() {
 function AddCredit({ account }: { account: Account }) {
   const { api } = useServices();
   const [amount, setAmount] = useState('10');
+  const [saveCard, setSaveCard] = useState(false);
   const [problem, setProblem] = useState<string | undefined>(undefined);
   const action = useAction();
   if (!account.payments_enabled) {
@@ -64,7 +67,7 @@ function AddCredit({ account }: { account: Account }) {
     const found = !/^\d+(\.\d{1,2})?$/.test(amount.trim()) ? 'Enter a dollar amount, such as 10 or 12.50.' : usd < MIN_TOP_UP_USD || usd > MAX_TOP_UP_USD ? `Enter an amount from $${MIN_TOP_UP_USD} to $${MAX_TOP_UP_USD.toLocaleString('en-US')}.` : undefined;
     setProblem(found);
     if (found) return;
-    const session = await action.run(() => api.checkout(usd));
+    const session = await action.run(() => api.checkout(usd, saveCard));
     if (session) location.assign(session.url);
   };
   return (
@@ -85,6 +88,10 @@ function AddCredit({ account }: { account: Account }) {
         <Field id="credit-amount" label="Amount (USD)" hint={`From $${MIN_TOP_UP_USD}.`} error={problem}>
           {(describedBy) => <input id="credit-amount" inputMode="decimal" value={amount} aria-describedby={describedBy} aria-invalid={problem !== undefined} onInput={(e) => setAmount(valueOf(e))} />}
         </Field>
+        <div class="checkbox-row">
+          <input id="save-card" type="checkbox" checked={saveCard} onChange={(e) => setSaveCard((e.currentTarget as HTMLInputElement).checked)} />
+          <label for="save-card">Save this card for auto top-up</label>
+        </div>
         {action.error && <ErrorNotice message={action.error} />}
         <button type="submit" class="button button-primary" disabled={action.busy}>
           {action.busy ? 'Opening checkout…' : `Add $${Number(amount) > 0 ? Number(amount).toFixed(2) : '…'} of credit`}
