@@ -132,4 +132,31 @@ describe('auto top-up', () => {
     const end = await account(user);
     expect((await ledger(user.sub)).sum).toBe(end.credit_nano_usd);
   }, 120_000);
+
+  it('a key reaching its spend limit emails the owner once per window', async () => {
+    const user = await signUpAndSignIn(gw);
+    const email = (await account(user)).email;
+    await documentClient().send(new UpdateCommand({ TableName: tableNames().accounts, Key: { accountId: user.sub }, UpdateExpression: 'SET freeTokens = :z', ExpressionAttributeValues: { ':z': 0 } }));
+    const checkout = await call(gw, 'POST', '/v1/credits/checkout', user.accessToken, { amount_usd: 5 });
+    await fetch(checkout.body.url, { method: 'POST', redirect: 'manual' });
+    await standIn().webhooks.idle();
+    const key = (await call(gw, 'POST', '/v1/keys', user.accessToken, { name: 'limited', limit: 0.00025 })).body.key as string;
+    const client = new OpenAI({ baseURL: gw.baseUrl, apiKey: key, maxRetries: 0 });
+    let [served, refused] = [0, 0];
+    for (let i = 0; i < 100 && refused < 2; i++) {
+      await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: `limit ${i}` }], max_tokens: 20 }).then(
+        () => served++,
+        (e: { status: number }) => {
+          expect(e.status).toBe(402);
+          refused++;
+        },
+      );
+    }
+    expect(served).toBeGreaterThan(1);
+    expect(refused).toBe(2);
+    await until('the spend-limit mail', () => mailsTo(email, /spend limit/).length > 0);
+    await new Promise((r) => setTimeout(r, 1_000));
+    expect(mailsTo(email, /spend limit/)).toHaveLength(1);
+    expect(mailsTo(email, /spend limit/)[0]!.raw).toContain('$0.00025');
+  }, 60_000);
 });

@@ -51,11 +51,13 @@ export type BalanceDispatch = (action: BalanceAction) => Promise<void>;
  * Acts on the crossings the account's root item shows after a settle. Never throws (it runs after the
  * answer; a failure is logged and the next settle looks again).
  * @param pk the settled item (a shard other than 0 is not watched).
- * @param opts `keyHash`: the settled request's key (its spend limit is checked); `read`: read the item
- *   when this container has no view of it (the settle function, which placed no hold).
+ * @param opts `keyHash`: the settled request's key (its spend limit is checked); `heldNanoUsd`: what
+ *   that request held (a key with less than that left, or less than 1% of its limit, has reached it:
+ *   the same request again would be refused); `read`: read the item when this container has no view of
+ *   it (the settle function, which placed no hold).
  */
-export async function watchBalance(pk: string, opts: { keyHash?: string; read?: boolean }, dispatch: BalanceDispatch): Promise<void> {
-  if (pk.includes('#')) return;
+export async function watchBalance(pk: string, opts: { keyHash?: string; heldNanoUsd?: number; read?: boolean }, dispatch: BalanceDispatch): Promise<void> {
+  if (pk.includes("#")) return;
   try {
     const state = viewOf(pk)?.state ?? (opts.read ? await readState(pk) : undefined);
     if (state?.watch === undefined || !state.exists) return;
@@ -64,7 +66,7 @@ export async function watchBalance(pk: string, opts: { keyHash?: string; read?: 
     if (top !== undefined) await act(pk, top.builder, (item) => top.action(item), dispatch);
     const low = lowBalanceWrite(pk, state, now);
     if (low !== undefined) await act(pk, low.builder, () => low.action, dispatch);
-    const key = opts.keyHash === undefined ? undefined : keyLimitWrite(pk, state, opts.keyHash);
+    const key = opts.keyHash === undefined ? undefined : keyLimitWrite(pk, state, opts.keyHash, opts.heldNanoUsd ?? 0);
     if (key !== undefined) await act(pk, key.builder, () => key.action, dispatch);
   } catch (err) {
     logger.warn('balance watch failed; the next settle looks again', { accountId: pk, error: err as Error });
@@ -123,12 +125,12 @@ function lowBalanceWrite(pk: string, s: ShardState, now: number): Planned<Balanc
 }
 
 /** The "limit reached" marker of the settled request's key, once per spend-limit window. */
-function keyLimitWrite(pk: string, s: ShardState, keyHash: string): Planned<BalanceAction> | undefined {
+function keyLimitWrite(pk: string, s: ShardState, keyHash: string, heldNanoUsd: number): Planned<BalanceAction> | undefined {
   const h16 = keyHash.slice(0, 16);
   const key = s.keys?.[h16];
   const { limitNanoUsd, leftNanoUsd, window } = key ?? {};
   if (limitNanoUsd === undefined || leftNanoUsd === undefined || window === undefined) return undefined;
-  const edge = Math.floor(limitNanoUsd * KEY_LIMIT_REACHED_SHARE);
+  const edge = Math.max(Math.floor(limitNanoUsd * KEY_LIMIT_REACHED_SHARE), heldNanoUsd);
   if (leftNanoUsd > edge || s.watch?.keyAlertWindows[h16] === window) return undefined;
   const b = new UpdateBuilder();
   const field = (attr: string) => b.path('keys', h16, attr);

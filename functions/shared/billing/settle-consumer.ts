@@ -41,7 +41,7 @@ export async function consumeSettleMessages(records: readonly SQSRecord[], runBa
     try {
       const r = await settleHold(parsed.hold, parsed.outcome);
       if (!r.alreadySettled) recordSettlesRetried();
-      if (!r.alreadySettled && parsed.outcome.kind === 'bill') await watchBalance(parsed.hold.accountId, { keyHash: parsed.hold.keyHash, read: true }, queueBalanceAction);
+      if (!r.alreadySettled && parsed.outcome.kind === 'bill') await watchBalance(parsed.hold.accountId, { keyHash: parsed.hold.keyHash, heldNanoUsd: parsed.hold.holdNanoUsd, read: true }, queueBalanceAction);
       logger.info('queued settle applied', { requestId: parsed.hold.requestId, kind: parsed.outcome.kind, alreadySettled: r.alreadySettled, costNanoUsd: r.costNanoUsd });
     } catch (err) {
       logger.warn('queued settle failed; SQS will deliver it again', { requestId: parsed.hold.requestId, error: err as Error });

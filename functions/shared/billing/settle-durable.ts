@@ -36,7 +36,7 @@ export async function settleDurably(hold: HoldRecord, outcome: SettleOutcome, bu
     try {
       const r = await withTimeout(settleHold(hold, outcome), deadline - Date.now());
       // A crossing's follow-up goes to the settle function (no read: this container's view decides).
-      if (outcome.kind === 'bill' && !r.alreadySettled) await watchBalance(hold.accountId, { keyHash: hold.keyHash }, queueBalanceAction);
+      if (outcome.kind === 'bill' && !r.alreadySettled) await watchBalance(hold.accountId, { keyHash: hold.keyHash, heldNanoUsd: hold.holdNanoUsd }, queueBalanceAction);
       return r;
     } catch (err) {
       lastError = err;
