@@ -57,7 +57,7 @@ export type BalanceDispatch = (action: BalanceAction) => Promise<void>;
  *   it (the settle function, which placed no hold).
  */
 export async function watchBalance(pk: string, opts: { keyHash?: string; heldNanoUsd?: number; read?: boolean }, dispatch: BalanceDispatch): Promise<void> {
-  if (pk.includes("#")) return;
+  if (pk.includes('#')) return;
   try {
     const state = viewOf(pk)?.state ?? (opts.read ? await readState(pk) : undefined);
     if (state?.watch === undefined || !state.exists) return;
