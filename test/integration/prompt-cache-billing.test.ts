@@ -198,6 +198,40 @@ describe('prompt caching, priced per bucket (issue 23)', () => {
     expect([st!.promptTokens, st!.completionTokens, st!.costNanoUsd, st!.usageEstimated]).toEqual([b!.promptTokens, b!.completionTokens, b!.costNanoUsd, b!.usageEstimated]);
   });
 
+  it('Gemini context caches: google.cached_content (or Google\'s extra_body.google shape) reaches Gemini as cachedContent, holds the context window, bills the cached share', async () => {
+    const lite = prices('gemini-2.5-flash-lite');
+    const name = 'cachedContents/a1b2c3d4e5';
+    const want = expectedNano([[12_013 - 11_243, lite.input], [11_243, lite.cachedInput], [9, lite.output]]);
+    // The OpenAI SDK sends an unknown parameter as a body field: `extra_body` literally (Google's wire
+    // shape, providers.md §3.9), or `google` (Python's extra_body={"google": …}).
+    for (const [run, extra] of [[buffered, { extra_body: { google: { cached_content: name } } }], [streamed, { google: { cached_content: name } }]] as const) {
+      const { usage, entry } = await run('gemini-2.5-flash-lite', answer('gemini-implicit-cache'), 100, extra);
+      expect(lastUpstreamBody).toMatchObject({ cachedContent: name });
+      expect(lastUpstreamBody).not.toHaveProperty('google');
+      expect(lastUpstreamBody).not.toHaveProperty('extra_body');
+      expect(usage.prompt_tokens_details.cached_tokens).toBe(11_243);
+      expect(entry).toMatchObject({ cachedTokens: 11_243, costNanoUsd: want });
+      // The cache's size is unknown before the call: the whole context window was held as prompt.
+      expect(Number(entry?.holdNanoUsd)).toBeGreaterThanOrEqual(expectedNano([[1_048_576, lite.input]]));
+    }
+  });
+
+  it('a named context cache never reaches a provider that cannot read it: a clear 400 before any call', async () => {
+    lastUpstreamBody = undefined;
+    const refusal = (model: string, extra: Record<string, unknown>) =>
+      client.chat.completions.create({ model, messages: prompt(10), max_tokens: 16, ...extra } as never).then(
+        () => undefined,
+        (e: InstanceType<typeof OpenAI.APIError>) => ({ status: e.status, param: e.param, code: e.code, message: e.message }),
+      );
+    // Served by OpenAI (and its equivalents): no target can read a Gemini cache.
+    expect(await refusal('gpt-4o-mini', { google: { cached_content: 'cachedContents/abc' } })).toMatchObject({ status: 400, param: 'google', code: 'unsupported_capability' });
+    // Not a cache name; another Gemini option; two different caches.
+    expect(await refusal('gemini-2.5-flash-lite', { google: { cached_content: 'projects/x/cachedContents/abc' } })).toMatchObject({ status: 400 });
+    expect(await refusal('gemini-2.5-flash-lite', { google: { thinking_config: { thinking_budget: 0 } } })).toMatchObject({ status: 400 });
+    expect(await refusal('gemini-2.5-flash-lite', { google: { cached_content: 'cachedContents/a' }, extra_body: { google: { cached_content: 'cachedContents/b' } } })).toMatchObject({ status: 400 });
+    expect(lastUpstreamBody).toBeUndefined();
+  });
+
   it('shows every bucket price on GET /v1/models in OpenRouter\'s pricing names (USD per token)', async () => {
     const res = await fetch(`${gw.baseUrl}/models/claude-sonnet-4-6`, { headers: { authorization: `Bearer ${client.apiKey}` } });
     const model = (await res.json()) as { pricing: Record<string, string> };
