@@ -302,10 +302,11 @@ describe('capability planning (synthetic catalogue entries, no server)', () => {
   };
 
   it('reads what a request needs from its content', () => {
-    expect(need({})).toEqual({ vision: false, tools: false, files: false, audio: false });
+    expect(need({})).toEqual({ vision: false, tools: false, files: false, audio: false, contextCache: false });
     expect(need({ tools, messages: [{ role: 'user', content: [{ type: 'text', text: 'x' }, { type: 'image_url', image_url: { url: 'data:image/png;base64,AA' } }, { type: 'file', file: { file_data: 'JVBE' } }, { type: 'input_audio', input_audio: { data: 'UklG', format: 'wav' } }] }] })).toEqual({
-      vision: true, tools: true, files: true, audio: true,
+      vision: true, tools: true, files: true, audio: true, contextCache: false,
     });
+    expect(need({ extra_body: { google: { cached_content: 'cachedContents/x1' } } }).contextCache).toBe(true);
   });
 
   it('refuses tools to a model without tool calling with a 400 naming it, param tools', () => {
