@@ -10,7 +10,7 @@ import { documentClient } from '../../functions/shared/store/dynamo';
 import { tableNames } from '../../functions/shared/store/tables';
 import { startGateway, type RunningGateway } from '../../local/gateway';
 import { buildWebSync } from '../../web/build';
-import { formatUsd } from '../../web/src/format/money';
+import { formatCount, formatUsd } from '../../web/src/format/money';
 import { pollLedgerEntry } from '../support/ledger';
 import { launchChromium, type Chromium } from './support/chromium';
 import { expectHeading, failureDir, openPage, screenshotEveryPage, signUpThroughPage, stat, testEmail } from './support/dashboard';
@@ -257,12 +257,13 @@ describe('the account dashboard in Chromium', () => {
     await table.waitFor();
     const day = String(entries[0]!.createdAt).slice(0, 10);
     const gpt = [entries[0]!, plain];
-    for (const [model, group] of [['gpt-4o', gpt], ['claude-sonnet-4-6', [entries[1]!]]] as const) {
+    const groups: Array<[string, Array<Record<string, any>>]> = [['gpt-4o', gpt], ['claude-sonnet-4-6', [entries[1]!]]];
+    for (const [model, group] of groups) {
       const line = table.getByRole('row').filter({ has: page.getByRole('rowheader', { name: model, exact: true }) });
-      const prompt = group.reduce((n, e) => n + Number(e.promptTokens), 0);
-      const cached = group.reduce((n, e) => n + Number(e.cachedTokens ?? 0), 0);
-      const discount = group.reduce((n, e) => n + (e.cachedTokens ? saved(e) : 0), 0);
-      expect(await line.getByRole('cell').allTextContents()).toEqual([day, prompt.toLocaleString('en-US'), cached.toLocaleString('en-US'), '0', formatUsd(discount)]);
+      const prompt = group.reduce((n: number, e) => n + Number(e.promptTokens), 0);
+      const cached = group.reduce((n: number, e) => n + Number(e.cachedTokens ?? 0), 0);
+      const discount = group.reduce((n: number, e) => n + (e.cachedTokens ? saved(e) : 0), 0);
+      expect(await line.getByRole('cell').allTextContents()).toEqual([day, formatCount(prompt), formatCount(cached), '0', formatUsd(discount)]);
     }
     expect(await table.getByRole('row').count()).toBe(3); // the header and one row per model
 
