@@ -158,5 +158,5 @@ describe('auto top-up', () => {
     await new Promise((r) => setTimeout(r, 1_000));
     expect(mailsTo(email, /spend limit/)).toHaveLength(1);
     expect(mailsTo(email, /spend limit/)[0]!.raw).toContain('$0.00025');
-  }, 60_000);
+  }, 120_000);
 });

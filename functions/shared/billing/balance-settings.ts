@@ -49,7 +49,7 @@ export interface BalanceWatch {
 /** An auto top-up still pending after this long (ms) may be started again (same idempotency key). */
 export const AUTO_TOP_UP_STALE_MS = 60 * 60_000;
 
-/** A key has reached its spend limit when less than this share of the limit is left (or less than its last request held). */
+/** A key has reached its spend limit when less than this share of the limit is left (or less than twice what its last request held). */
 export const KEY_LIMIT_REACHED_SHARE = 0.01;
 
 /** The attribute counting this month's auto top-ups (UTC `YYYYMM`). */

@@ -38,7 +38,7 @@ export const balanceActionSchema = z.discriminatedUnion('kind', [
     month: z.string(),
   }),
   z.object({ kind: z.literal('low_balance'), accountId: z.string(), creditNanoUsd: z.number(), thresholdNanoUsd: z.number() }),
-  z.object({ kind: z.literal('key_limit'), accountId: z.string(), keyHash: z.string(), limitNanoUsd: z.number(), window: z.string() }),
+  z.object({ kind: z.literal('key_limit'), accountId: z.string(), keyHash: z.string(), limitNanoUsd: z.number(), leftNanoUsd: z.number(), window: z.string() }),
 ]);
 
 /** A follow-up of a crossing. */
@@ -52,9 +52,9 @@ export type BalanceDispatch = (action: BalanceAction) => Promise<void>;
  * answer; a failure is logged and the next settle looks again).
  * @param pk the settled item (a shard other than 0 is not watched).
  * @param opts `keyHash`: the settled request's key (its spend limit is checked); `heldNanoUsd`: what
- *   that request held (a key with less than that left, or less than 1% of its limit, has reached it:
- *   the same request again would be refused); `read`: read the item when this container has no view of
- *   it (the settle function, which placed no hold).
+ *   that request held (a key with less than twice that left, or less than 1% of its limit, has reached
+ *   it: its next request or two will be refused); `read`: read the item when this container has no
+ *   view of it (the settle function, which placed no hold).
  */
 export async function watchBalance(pk: string, opts: { keyHash?: string; heldNanoUsd?: number; read?: boolean }, dispatch: BalanceDispatch): Promise<void> {
   if (pk.includes('#')) return;
@@ -130,14 +130,14 @@ function keyLimitWrite(pk: string, s: ShardState, keyHash: string, heldNanoUsd: 
   const key = s.keys?.[h16];
   const { limitNanoUsd, leftNanoUsd, window } = key ?? {};
   if (limitNanoUsd === undefined || leftNanoUsd === undefined || window === undefined) return undefined;
-  const edge = Math.max(Math.floor(limitNanoUsd * KEY_LIMIT_REACHED_SHARE), heldNanoUsd);
+  const edge = Math.max(Math.floor(limitNanoUsd * KEY_LIMIT_REACHED_SHARE), 2 * heldNanoUsd);
   if (leftNanoUsd > edge || s.watch?.keyAlertWindows[h16] === window) return undefined;
   const b = new UpdateBuilder();
   const field = (attr: string) => b.path('keys', h16, attr);
   const w = b.value(window);
   b.set(`${field('limitAlertWindow')} = ${w}`);
   b.when(`${field('window')} = ${w} AND ${field('leftNanoUsd')} <= ${b.value(edge)} AND (attribute_not_exists(${field('limitAlertWindow')}) OR ${field('limitAlertWindow')} <> ${w})`);
-  return { builder: b, action: { kind: 'key_limit', accountId: pk, keyHash, limitNanoUsd, window } };
+  return { builder: b, action: { kind: 'key_limit', accountId: pk, keyHash, limitNanoUsd, leftNanoUsd, window } };
 }
 
 /** One marker write: when it wins, the view learns it and the follow-up is dispatched; when it loses, the view is refreshed. */

@@ -14,7 +14,7 @@ import { sendEmail, type EmailOutcome } from './email';
 /** What an email is about, with its facts (nano-USD; cents where named). */
 export type AccountNotice =
   | { kind: 'low_balance'; creditNanoUsd: number; thresholdNanoUsd: number }
-  | { kind: 'key_limit'; keyHash: string; limitNanoUsd: number }
+  | { kind: 'key_limit'; keyHash: string; limitNanoUsd: number; leftNanoUsd: number }
   | { kind: 'auto_top_up_failed'; amountCents: number; reason: string };
 
 /** Where the dashboard is, for "go to …" lines (`PUBLIC_BASE_URL`; none when unset). */
@@ -34,7 +34,7 @@ export function noticeText(n: AccountNotice): { subject: string; text: string } 
     case 'key_limit':
       return {
         subject: 'modelmux: an API key reached its spend limit',
-        text: `Your API key ${n.keyHash.slice(0, 8)}… has used its spend limit of ${formatNanoUsd(n.limitNanoUsd)} for this period: its requests are refused with 402 until the limit resets or is raised.\nChange it at ${dashboard('Keys')}.\n`,
+        text: `Your API key ${n.keyHash.slice(0, 8)}… has used its spend limit of ${formatNanoUsd(n.limitNanoUsd)} for this period (${formatNanoUsd(Math.max(0, n.leftNanoUsd))} left, too little for its next requests): they are refused with 402 until the limit resets or is raised.\nChange it at ${dashboard('Keys')}.\n`,
       };
     case 'auto_top_up_failed':
       return {

@@ -147,6 +147,6 @@ export async function runBalanceAction(action: BalanceAction): Promise<void> {
       await notifyAccount(action.accountId, { kind: 'low_balance', creditNanoUsd: action.creditNanoUsd, thresholdNanoUsd: action.thresholdNanoUsd });
       return;
     case 'key_limit':
-      await notifyAccount(action.accountId, { kind: 'key_limit', keyHash: action.keyHash, limitNanoUsd: action.limitNanoUsd });
+      await notifyAccount(action.accountId, { kind: 'key_limit', keyHash: action.keyHash, limitNanoUsd: action.limitNanoUsd, leftNanoUsd: action.leftNanoUsd });
   }
 }
