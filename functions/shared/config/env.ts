@@ -136,6 +136,14 @@ const FIELDS = {
   /** Base URL of the Stripe API, only for the local stand-in (`npm start`: `http://127.0.0.1:<port>`); unset = api.stripe.com. */
   STRIPE_API_BASE: { schema: optionalSetting(z.url({ protocol: /^https?$/ })), expected: 'an http(s) URL' },
 
+  // --- mail (notify/) ---
+  /**
+   * Sender of the functions' mail (SESv2 SendEmail: low balance, a key at its spend limit, a failed auto
+   * top-up): an address of a verified SES identity, or `"Name" <address>`. Set by the stack from
+   * `-c emailFrom` (with `ses:SendEmail` on that identity); unset = no mail is sent.
+   */
+  EMAIL_FROM: { schema: optionalSetting(z.string().check(z.regex(/^(?:"[^"\\<>]+" <[^\s@<>"]+@[^\s@<>"]+\.[^\s@<>"]+>|[^\s@<>"]+@[^\s@<>"]+\.[^\s@<>"]+)$/))), expected: 'an email address or "Name" <address>' },
+
   // --- observability ---
   /** `service` in log lines and metrics (the stack sets the stack name). Default `modelmux`. */
   POWERTOOLS_SERVICE_NAME: { schema: withDefault(z.string(), 'modelmux'), expected: 'a service name' },
