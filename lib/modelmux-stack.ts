@@ -55,10 +55,10 @@ export class ModelmuxStack extends Stack {
     const publicBaseUrl: Record<string, string> = publicUrl ? { PUBLIC_BASE_URL: publicUrl } : {};
     // Settings from `-c functionSettings=…` come last: every function gets them (each reads its own).
     const settings = props.functionSettings ?? {};
-    // Mail (issue 22): one verified SES identity for the functions' mail (EMAIL_FROM) and Cognito's.
+    // Mail (issue 22): one verified SES identity for the settle and account functions' mail (EMAIL_FROM) and Cognito's.
     const mail = props.email === undefined ? undefined : new MailSender(this, 'Mail', props.email);
     const mailEnv = mail?.environment ?? {};
-    const environment = { ...baseUrlEnvironment(props.upstreamBaseUrls ?? {}), ...publicBaseUrl, ...settings, ...mailEnv };
+    const environment = { ...baseUrlEnvironment(props.upstreamBaseUrls ?? {}), ...publicBaseUrl, ...settings };
     // Accounts (issue 11): the dashboard's users, and the key their own provider keys are sealed with.
     const identity = new Identity(this, 'Identity', { hostedSignIn: props.hostedSignIn, email: mail?.userPoolEmail });
     const byokKey = new ByokKey(this, 'Byok');
@@ -164,8 +164,8 @@ export class ModelmuxStack extends Stack {
       new CostGuards(this, 'CostGuards', { budget: props.budget, anomalyDetection: props.costAnomalyDetection });
     }
     byokKey.restrictTo({ generateDataKey: [account.gateway.role], decrypt: [chat.gateway.role, embeddings.gateway.role] });
-    // Mail: every function that settles (a low balance, a key at its limit, an auto top-up) or takes Stripe's webhook.
-    for (const fn of [chat.gateway, embeddings.gateway, account.gateway, settle.settleFunction]) mail?.grantSend(fn.function);
+    // Mail is sent by the settle function (the request functions hand it a crossed threshold) and the account function (Stripe's webhook).
+    for (const fn of [account.gateway, settle.settleFunction]) mail?.grantSend(fn.function);
     return rollout;
   }
 

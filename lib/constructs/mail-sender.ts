@@ -18,9 +18,10 @@ export interface MailSenderProps {
 
 /**
  * One verified SES identity, in the stack's region, used for every mail the deployment sends:
- * - the functions' own mail (low balance, a key at its spend limit, a failed auto top-up:
- *   functions/shared/notify/, SESv2 SendEmail) gets the sender as `EMAIL_FROM` ({@link environment})
- *   and `ses:SendEmail` on this identity's ARN only, only from this address ({@link grantSend});
+ * - the functions that send the account emails (low balance, a key at its spend limit, a failed auto
+ *   top-up: functions/shared/notify/, SESv2 SendEmail; the settle and account functions) get the sender
+ *   as `EMAIL_FROM` ({@link environment}) and `ses:SendEmail` on this identity's ARN only, only from
+ *   this address ({@link grantSend});
  * - the Cognito user pool sends its codes through it too ({@link userPoolEmail}: EmailConfiguration
  *   `DEVELOPER` with this identity's `SourceArn`), past Cognito's own small daily quota. Cognito sends
  *   through its service-linked role AWSServiceRoleForAmazonCognitoIdpEmailService, so the identity

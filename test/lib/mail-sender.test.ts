@@ -12,8 +12,12 @@ import { actionsOf, allIamStatements, type CfnResource, resourcesOfType, testApp
 
 vi.setConfig({ testTimeout: 120_000 });
 
-/** The roles (logical-id prefixes) of the functions that settle or take Stripe's webhook. */
-const SENDERS = ['AccountGateway', 'ChatGateway', 'EmbeddingsGateway', 'SettlePathSettle'];
+/**
+ * The roles (logical-id prefixes) of the functions that send the account emails: the settle function
+ * (the request functions hand it a crossed threshold on the settle queue) and the account function
+ * (Stripe's webhook). Not the chat and embeddings functions.
+ */
+const SENDERS = ['AccountGateway', 'SettlePathSettle'];
 
 /** EMAIL_FROM of every function that has it, by function logical id. */
 function emailFromByFunction(template: Template): Record<string, unknown> {
@@ -59,7 +63,7 @@ describe('mail from a verified SES identity', () => {
     expect(email?.EmailSendingAccount ?? 'COGNITO_DEFAULT').toBe('COGNITO_DEFAULT');
   });
 
-  it('emailFrom + emailFromName: EMAIL_FROM on the four functions that send, ses:SendEmail on the identity from that address only, Cognito through SES', () => {
+  it('emailFrom + emailFromName: EMAIL_FROM on the two functions that send, ses:SendEmail on the identity from that address only, Cognito through SES', () => {
     const template = synthTemplate({ emailFrom: 'billing@example.com', emailFromName: 'modelmux Billing' });
     const env = emailFromByFunction(template);
     expect(Object.keys(env).sort().map((id) => SENDERS.find((p) => id.startsWith(p)))).toEqual(SENDERS);

@@ -136,13 +136,13 @@ const FIELDS = {
   /** Base URL of the Stripe API, only for the local stand-in (`npm start`: `http://127.0.0.1:<port>`); unset = api.stripe.com. */
   STRIPE_API_BASE: { schema: optionalSetting(z.url({ protocol: /^https?$/ })), expected: 'an http(s) URL' },
 
-  // --- mail (notify/) ---
+  // --- email (notify/) ---
   /**
-   * Sender of the functions' mail (SESv2 SendEmail: low balance, a key at its spend limit, a failed auto
-   * top-up): an address of a verified SES identity, or `"Name" <address>`. Set by the stack from
-   * `-c emailFrom` (with `ses:SendEmail` on that identity); unset = no mail is sent.
+   * Sender of the account emails (low balance, key spend limit reached, auto top-up failed), sent with
+   * Amazon SES (SESv2 SendEmail): an address of a verified SES identity, e.g. `modelmux <billing@example.com>`.
+   * Unset = no email is sent (logged once); nothing else changes.
    */
-  EMAIL_FROM: { schema: optionalSetting(z.string().check(z.regex(/^(?:"[^"\\<>]+" <[^\s@<>"]+@[^\s@<>"]+\.[^\s@<>"]+>|[^\s@<>"]+@[^\s@<>"]+\.[^\s@<>"]+)$/))), expected: 'an email address or "Name" <address>' },
+  EMAIL_FROM: { schema: optionalString, expected: 'an email address' },
 
   // --- observability ---
   /** `service` in log lines and metrics (the stack sets the stack name). Default `modelmux`. */
