@@ -15,6 +15,7 @@ export const geminiAdapter: ProviderAdapter = {
   parseChatResponse: parseGeminiChatResponse,
   createStreamTransform: createGeminiStreamTransform,
   classifyError: classifyGeminiError,
+  namedContextCache: true,
   buildEmbeddingsRequest: buildGeminiEmbeddingsRequest,
   parseEmbeddingsResponse: parseGeminiEmbeddingsResponse,
 };
