@@ -102,11 +102,13 @@ export class ApiDistribution extends Construct {
       viewerProtocolPolicy: ViewerProtocolPolicy.HTTPS_ONLY,
       compress: false,
     });
+    // One origin for the buffered function, shared by its two paths.
+    const buffered = this.functionBehaviour(props.embeddingsUrl);
     this.distribution = new Distribution(this, 'Distribution', {
       comment: 'modelmux: one base URL for chat (streaming) and embeddings (buffered)',
       defaultBehavior: props.site ?? this.functionBehaviour(props.chatUrl),
       ...(props.site ? { defaultRootObject: 'index.html' } : {}),
-      additionalBehaviors: { [EMBEDDINGS_PATH_PATTERN]: this.functionBehaviour(props.embeddingsUrl), [IMAGES_PATH_PATTERN]: this.functionBehaviour(props.embeddingsUrl) },
+      additionalBehaviors: { [EMBEDDINGS_PATH_PATTERN]: buffered, [IMAGES_PATH_PATTERN]: buffered },
       httpVersion: HttpVersion.HTTP2_AND_3,
       // No fixed cost whatever the class; ALL gives every client its nearest edge.
       priceClass: PriceClass.PRICE_CLASS_ALL,
