@@ -150,7 +150,7 @@ describe('refusals', () => {
     ['n above what Gemini makes per call', { model: 'gemini-2.5-flash-image', n: 2 }, 'n', /Expected a value <= 1, but got 2/],
     ['a URL answer', { model: 'gpt-image-1', response_format: 'url' }, 'response_format', /b64_json/],
     ['a JPEG from a PNG-only model', { model: 'gemini-2.5-flash-image', output_format: 'jpeg' }, 'output_format', /'png' only/],
-    ['an unknown parameter', { model: 'gpt-image-1', style: 'vivid' }, 'style', /style/],
+    ['an unknown parameter', { model: 'gpt-image-1', seed: 7 }, 'seed', /seed/],
   ] as const)('answers OpenAI’s 400 for %s', async (_name, params, param, message) => {
     const err = await apiError(client.images.generate({ prompt: 'x', ...params } as OpenAI.ImageGenerateParamsNonStreaming));
     expect(err.status).toBe(400);

@@ -27,7 +27,7 @@ export const IMAGE_FORMATS = ['png', 'jpeg', 'webp'] as const;
 export type ImageFormat = (typeof IMAGE_FORMATS)[number];
 
 export const imagesRequest = z.strictObject({
-  model: z.optional(z.string().check(z.minLength(1))),
+  model: z.nullish(z.string().check(z.minLength(1))),
   prompt: z.string().check(z.minLength(1), z.maxLength(MAX_IMAGE_PROMPT_CHARS)),
   n: z.nullish(z.number().check(z.int(), z.gte(1), z.lte(MAX_IMAGES_PER_REQUEST))),
   /** `WIDTHxHEIGHT` or `auto`; which sizes a model has is the catalogue's (route check). */
