@@ -10,7 +10,7 @@ import { dropKey, toUpstreamMessages, type ReasoningReplay } from './history';
 import { toCompletionChoice } from './response';
 import { createOpenAIStreamTransform } from './stream';
 import { chatCompletionBody, embeddingsBody, mapUsage } from './wire';
-import { openAIImagesBody, parseOpenAIImagesResponse } from './images';
+import { addOpenAIImages } from './images';
 
 /**
  * One adapter for every upstream that speaks OpenAI Chat Completions (providers.md §1, §4, §5, §6).
@@ -138,11 +138,7 @@ export function createOpenAICompatibleAdapter(options: OpenAICompatibleOptions =
       return { vectors, promptTokens: parsed.data.usage?.prompt_tokens ?? undefined };
     };
   }
-  if (options.imagesPath !== undefined) {
-    const imagesPath = options.imagesPath;
-    adapter.buildImagesRequest = (req, n, ctx) => ({ url: ctx.endpoint.baseUrl + imagesPath, headers: headers(ctx), body: JSON.stringify(openAIImagesBody(req, n, ctx)) });
-    adapter.parseImagesResponse = parseOpenAIImagesResponse;
-  }
+  if (options.imagesPath !== undefined) addOpenAIImages(adapter, options.imagesPath, headers);
   return adapter;
 }
 

@@ -1,7 +1,7 @@
 import * as z from '../../validation/zod';
 import { IMAGE_QUALITIES, type ImageParts, type ImagesRequest } from '../../openai/images';
 import { tokenUsage } from '../../usage/token-usage';
-import type { AdapterContext } from '../types';
+import type { AdapterContext, ProviderAdapter } from '../types';
 import { UpstreamAttemptError } from '../types';
 import { makeFailure, parseUpstreamJson } from '../upstream-failure';
 
@@ -17,6 +17,12 @@ export function openAIImagesBody(req: ImagesRequest, n: number, ctx: AdapterCont
     if (v !== undefined && v !== null) body[f] = v;
   }
   return body;
+}
+
+/** Gives `adapter` OpenAI's image generation at `path` (under the base URL), with its request headers. */
+export function addOpenAIImages(adapter: ProviderAdapter, path: string, headers: (ctx: AdapterContext) => Record<string, string>): void {
+  adapter.buildImagesRequest = (req, n, ctx) => ({ url: ctx.endpoint.baseUrl + path, headers: headers(ctx), body: JSON.stringify(openAIImagesBody(req, n, ctx)) });
+  adapter.parseImagesResponse = parseOpenAIImagesResponse;
 }
 
 /** OpenAI's `ImagesResponse` (openai-node; providers.md §1.10), the fields read. */
