@@ -242,6 +242,14 @@ describe('a tool call cut mid-stream', () => {
     expect(produced).toMatch(/^get_weather/);
     const entry = await pollLedgerEntry(gw.accountId, response.headers.get('x-request-id'));
     expect(entry).toMatchObject({ status: 'partial', usageEstimated: true, completionTokens: await estimateTextTokens(produced) });
+    // Cut before its usage chunk: the prompt is billed by the same counting rule as its hold (usage/
+    // prompt-tokens.ts: the text AND the tool definitions), not the message text alone (issue 23).
+    const { estimateChatPromptTokens } = await import('../../functions/shared/usage/prompt-tokens');
+    const body = chatCompletionRequest.parse({ model: 'gpt-4o', messages: [{ role: 'user', content: 'Weather in Paris?' }], tools: [tools[0]!], stream: true });
+    const counted = await estimateChatPromptTokens(body, CATALOGUE.get('gpt-4o')!.targets[0]!);
+    expect(entry?.promptTokens).toBe(counted);
+    expect(entry?.promptTokensEstimate).toBe(counted);
+    expect(counted).toBeGreaterThan(await estimateChatPromptTokens({ ...body, tools: undefined } as typeof body, CATALOGUE.get('gpt-4o')!.targets[0]!));
   });
 });
 
@@ -303,10 +311,11 @@ describe('capability planning (synthetic catalogue entries, no server)', () => {
   };
 
   it('reads what a request needs from its content', () => {
-    expect(need({})).toEqual({ vision: false, tools: false, files: false, audio: false });
+    expect(need({})).toEqual({ vision: false, tools: false, files: false, audio: false, contextCache: false });
     expect(need({ tools, messages: [{ role: 'user', content: [{ type: 'text', text: 'x' }, { type: 'image_url', image_url: { url: 'data:image/png;base64,AA' } }, { type: 'file', file: { file_data: 'JVBE' } }, { type: 'input_audio', input_audio: { data: 'UklG', format: 'wav' } }] }] })).toEqual({
-      vision: true, tools: true, files: true, audio: true,
+      vision: true, tools: true, files: true, audio: true, contextCache: false,
     });
+    expect(need({ extra_body: { google: { cached_content: 'cachedContents/x1' } } }).contextCache).toBe(true);
   });
 
   it('refuses tools to a model without tool calling with a 400 naming it, param tools', () => {

@@ -6,12 +6,13 @@
  * Prompt caching (docs/prices.md): the whole prompt is held at the highest price a prompt token can cost
  * on the attempt — a cache write when the request asks for caching (`cache_control` anywhere: 5-minute
  * writes at 1.25× input on Claude; a `ttl: "1h"` breakpoint: 1-hour writes at 2×), else the input
- * price (a cache read is never dearer than input). An upstream that still counts more than we held is
+ * price (a cache read is never dearer than input). A request naming a Gemini context cache holds the
+ * model's whole context window as prompt. An upstream that still counts more than we held is
  * billed the hold at most (billing/settle.ts): the rest is the platform's loss, recorded.
  */
 import type { CatalogueEntry, CatalogueTarget } from '../catalogue/catalogue';
 import { attemptPrices } from './attempt-price';
-import type { ChatCompletionRequest } from '../openai/chat-request';
+import { geminiCachedContent, type ChatCompletionRequest } from '../openai/chat-request';
 import type { Attempt } from '../routing/attempt-plan';
 import { utf8TokenBound } from '../usage/estimate';
 import { chatPromptTokens, textsPromptTokens } from '../usage/prompt-tokens';
@@ -55,9 +56,12 @@ export function chatDemand(body: ChatCompletionRequest, entry: CatalogueEntry, p
   const asked = body.max_completion_tokens ?? body.max_tokens ?? entry.targets[0]?.maxOutputTokens ?? 4_096;
   const perChoice = Math.max(...targets.map((t) => Math.min(asked, t.maxOutputTokens)));
   const choices = body.n ?? 1;
-  const prices = highestPrices(plan, prompt.bound, cacheWriteIntent(body));
+  // A named context cache (`google.cached_content`) is read as prompt, of a size we cannot see (it
+  // counts in Gemini's promptTokenCount): the whole context window is held.
+  const promptBound = geminiCachedContent(body) === undefined ? prompt.bound : Math.max(prompt.bound, ...targets.map((t) => t.contextWindow));
+  const prices = highestPrices(plan, promptBound, cacheWriteIntent(body));
   return {
-    demand: { promptTokens: prompt.bound, outputTokens: choices * perChoice + prediction, outputLimitPerChoice: perChoice, choices, inputPrice: prices.input, outputPrice: prices.output },
+    demand: { promptTokens: promptBound, outputTokens: choices * perChoice + prediction, outputLimitPerChoice: perChoice, choices, inputPrice: prices.input, outputPrice: prices.output },
     promptTokensEstimate: prompt.estimate,
     outputLimit: asked,
   };

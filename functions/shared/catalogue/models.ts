@@ -91,8 +91,9 @@ const V4_FLASH_PRICE: PriceTuple = [0.15, 0.6, READ_ON, 'off-peak figure of a 20
 const deepseekV4Flash = target({ provider: 'deepseek', upstreamModel: 'deepseek-v4-flash', price: V4_FLASH_PRICE, contextWindow: 128_000, maxOutputTokens: 8_192, capabilities: TEXT, upstreamParams: { thinking: { type: 'disabled' } }, });
 const deepseekV4FlashThinking = target({ provider: 'deepseek', upstreamModel: 'deepseek-v4-flash', price: V4_FLASH_PRICE, contextWindow: 128_000, maxOutputTokens: 32_768, capabilities: { ...TEXT, reasoning: 'exposed' }, upstreamParams: { thinking: { type: 'enabled' } },
   latency: 'thinking', });
-// MiniMax's OpenAI-compatible usage reports cache reads only (`cached_tokens`), no writes: the read
-// price is billed, the write price ($0.375) has no count to apply to (docs/prices.md).
+// MiniMax's passive cache on its OpenAI-compatible API bills hits at the read price and writes at the
+// input price (no write bucket); the $0.375 write price is its explicit (Anthropic-API) cache's, an
+// endpoint modelmux does not call (docs/prices.md).
 const minimax = (id: string, price: [number, number, number]) =>
   // M2.x always reasons (thinking cannot be disabled, providers.md §5.2): `thinking` time limits.
   target({ provider: 'minimax', upstreamModel: id, price: [price[0], price[1], READ_ON, MINIMAX_PRICING, { read: price[2] }], contextWindow: 204_800, maxOutputTokens: 131_072, capabilities: { ...TEXT, reasoning: 'exposed' }, latency: 'thinking' });

@@ -132,6 +132,11 @@ export interface ProviderAdapter {
   buildCountTokensRequest?(native: NativeRequest, ctx: AdapterContext): UpstreamHttpRequest | undefined;
   /** @returns the prompt's tokens. @throws UpstreamAttemptError for a malformed body. */
   parseCountTokensResponse?(bodyText: string): number;
+  /**
+   * The upstream takes a named context cache (`google.cached_content`, openai/chat-request.ts): Gemini
+   * only. A request naming one is planned on such targets only (routing/attempt-plan.ts).
+   */
+  namedContextCache?: true;
   /** Embeddings, for providers that have them. */
   buildEmbeddingsRequest?(req: EmbeddingsRequest, inputs: readonly string[], ctx: AdapterContext): UpstreamHttpRequest;
   parseEmbeddingsResponse?(bodyText: string, ctx: AdapterContext): EmbeddingParts;

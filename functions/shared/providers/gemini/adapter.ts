@@ -17,6 +17,7 @@ export const geminiAdapter: ProviderAdapter = {
   parseChatResponse: parseGeminiChatResponse,
   createStreamTransform: createGeminiStreamTransform,
   classifyError: classifyGeminiError,
+  namedContextCache: true,
   buildEmbeddingsRequest: buildGeminiEmbeddingsRequest,
   parseEmbeddingsResponse: parseGeminiEmbeddingsResponse,
   buildImagesRequest: buildGeminiImagesRequest,

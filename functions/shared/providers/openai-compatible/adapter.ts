@@ -49,11 +49,14 @@ const bearer = (apiKey: string): Record<string, string> => ({ authorization: `Be
 
 /**
  * Prompt caching: Anthropic's breakpoints (top-level and on tools; parts: history.ts) mean nothing here —
- * these upstreams cache automatically — and OpenAI's cache key and retention go to OpenAI only
- * (docs/prices.md), so no upstream is sent a field it may refuse.
+ * these upstreams cache automatically — OpenAI's cache key and retention go to OpenAI only, and
+ * Gemini's named cache (`google`, `extra_body`) to Gemini only (docs/prices.md), so no upstream is sent
+ * a field it may refuse.
  */
 function cacheFieldsFor(body: UpstreamBody, req: ChatCompletionRequest, ctx: AdapterContext): void {
   delete body.cache_control;
+  delete body.google;
+  delete body.extra_body;
   if (req.tools !== undefined) body.tools = req.tools.map((t) => dropKey(t, 'cache_control'));
   if (ctx.target.provider !== 'openai') {
     delete body.prompt_cache_key;
