@@ -146,7 +146,12 @@ function acquire(ask: LeaseAsk): Promise<Lease | undefined> {
   const slot = slotOf(ask.accountId, ask.keyHash);
   let taking = acquiring.get(slot);
   if (taking === undefined) {
-    taking = take(slot, ask).finally(() => acquiring.delete(slot));
+    taking = take(slot, ask)
+      .catch((err: unknown) => {
+        logger.warn('lease not taken; holding per request', { accountId: ask.accountId, error: err as Error });
+        return undefined;
+      })
+      .finally(() => acquiring.delete(slot));
     acquiring.set(slot, taking);
   }
   return taking;
@@ -253,12 +258,13 @@ async function maybeReturn(lease: Lease, idle = false): Promise<void> {
 function schedule(lease: Lease, cfg: BillingConfig): void {
   clearTimeout(lease.timer);
   if (lease.state !== 'open') return;
-  const at = Math.min(lease.validUntil, lease.lastUsed + cfg.leaseIdleMs);
+  // With requests in flight, the last one's settle returns an expired lease: look again an idle time later.
+  const at = lease.inflight > 0 ? Date.now() + cfg.leaseIdleMs : Math.min(lease.validUntil, lease.lastUsed + cfg.leaseIdleMs);
   lease.timer = setTimeout(() => {
     const idle = Date.now() - lease.lastUsed >= cfg.leaseIdleMs;
     if (lease.inflight === 0 && (idle || Date.now() >= lease.validUntil)) void maybeReturn(lease, true);
     else schedule(lease, cfg);
-  }, Math.max(10, at - Date.now()));
+  }, Math.max(50, at - Date.now()));
   lease.timer.unref();
 }
 
