@@ -34,7 +34,7 @@ export function isLeaseId(id: string): boolean {
 }
 
 /** When a lease was taken (epoch ms), from its id; NaN for a malformed id. */
-export function leaseTakenAt(leaseId: string): number {
+function leaseTakenAt(leaseId: string): number {
   return Number(/^lease_(\d{13})_/.exec(leaseId)?.[1] ?? Number.NaN);
 }
 
@@ -105,7 +105,7 @@ export async function returnLease(lease: HoldRecord, spentNanoUsd: number, maxAt
  * expiry; strongly consistent, paginated).
  * @throws StoreUnavailableError (503).
  */
-export async function leaseSpend(lease: HoldRecord): Promise<number> {
+async function leaseSpend(lease: HoldRecord): Promise<number> {
   const taken = leaseTakenAt(lease.requestId);
   const from = requestIdFloor((Number.isFinite(taken) ? taken : lease.holdExpiresAt - 24 * 3_600_000) - LEASE_ADMIT_SKEW_MS);
   const to = requestIdFloor(lease.holdExpiresAt + 1);

@@ -33,10 +33,10 @@ import { newRequestId, REQUEST_ID_PREFIX } from './request-id';
 import { cancelUnknownHold } from './settle-durable';
 
 /** A slice must cover at least this many of the request's most (else the account leases per request). */
-export const MIN_REQUESTS_PER_LEASE = 8;
+const MIN_REQUESTS_PER_LEASE = 8;
 
 /** The public model a lease's record names (an account's activity never shows it: a lease has no ledger entry). */
-export const LEASE_MODEL = 'credit-lease';
+const LEASE_MODEL = 'credit-lease';
 
 /** What a request asks of a lease. Tokens, nano-USD, epoch ms. */
 export interface LeaseAsk {
