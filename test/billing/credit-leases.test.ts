@@ -41,9 +41,9 @@ beforeEach(async () => {
  * Runs `f` over `items` 10 at a time: settles run after the answers, and the run's one DynamoDB Local
  * (shared by every test file) answers 200 writes at once slower than the in-process settle budget.
  */
-async function inChunks<T, R>(items: readonly T[], f: (item: T, i: number) => Promise<R>): Promise<R[]> {
+async function inChunks<T, R>(items: readonly T[], f: (item: T, i: number) => Promise<R>, size = 10): Promise<R[]> {
   const out: R[] = [];
-  for (let i = 0; i < items.length; i += 10) out.push(...(await Promise.all(items.slice(i, i + 10).map((x, k) => f(x, i + k)))));
+  for (let i = 0; i < items.length; i += size) out.push(...(await Promise.all(items.slice(i, i + size).map((x, k) => f(x, i + k)))));
   return out;
 }
 afterAll(() => {
@@ -139,7 +139,8 @@ describe('credit leases', { timeout: 180_000 }, () => {
     }
     for (const c of confirmed) if (c.status === 'rejected') expect((c.reason as { status?: number }).status).toBe(402);
     // Every admitted request uses all it reserved.
-    const outcomes = await inChunks(bills, async (b, i) => (confirmed[i]!.status === 'fulfilled' ? (await b.settle(entryOf(100, 200)))!.costNanoUsd : 0));
+    // 4 at a time: the per-request holds' settles are transactions on one item, which DynamoDB Local serialises.
+    const outcomes = await inChunks(bills, async (b, i) => (confirmed[i]!.status === 'fulfilled' ? (await b.settle(entryOf(100, 200)))!.costNanoUsd : 0), 4);
     await returnAllLeases();
     await secondLeases.returnAllLeases();
     const { raw, ledger } = await expectConserved(accountId, granted);
