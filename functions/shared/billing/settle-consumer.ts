@@ -7,7 +7,7 @@
 import type { SQSBatchResponse, SQSRecord } from 'aws-lambda';
 import { logger } from '../observability/logger';
 import { recordSettlesRetried } from '../observability/metrics';
-import { settleHold } from './settle';
+import { settleRecord } from './lease-settle';
 import { settleMessageSchema } from './settle-queue';
 
 /** Applies every record; returns the ids of those to retry. */
@@ -24,7 +24,7 @@ export async function consumeSettleMessages(records: readonly SQSRecord[]): Prom
       continue;
     }
     try {
-      const r = await settleHold(parsed.hold, parsed.outcome);
+      const r = await settleRecord(parsed.hold, parsed.outcome);
       if (!r.alreadySettled) recordSettlesRetried();
       logger.info('queued settle applied', { requestId: parsed.hold.requestId, kind: parsed.outcome.kind, alreadySettled: r.alreadySettled, costNanoUsd: r.costNanoUsd });
     } catch (err) {

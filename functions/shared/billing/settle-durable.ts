@@ -9,7 +9,8 @@
 import { logger } from '../observability/logger';
 import { StoreUnavailableError } from '../openai/errors';
 import type { HoldRecord } from './hold-record';
-import { settleHold, type SettleOutcome, type SettleResult } from './settle';
+import type { SettleOutcome, SettleResult } from './settle';
+import { settleRecord } from './lease-settle';
 import { sendSettleMessage } from './settle-queue';
 import { markHoldQueued } from './pending-holds';
 import { sleep } from '../retry/sleep';
@@ -32,7 +33,7 @@ export async function settleDurably(hold: HoldRecord, outcome: SettleOutcome, bu
   let lastError: unknown;
   for (let attempt = 1; Date.now() < deadline; attempt++) {
     try {
-      return await withTimeout(settleHold(hold, outcome), deadline - Date.now());
+      return await withTimeout(settleRecord(hold, outcome), deadline - Date.now());
     } catch (err) {
       lastError = err;
       if (!(err instanceof StoreUnavailableError) && !(err instanceof SettleTimeout) && !isRetryable(err)) break;
@@ -48,7 +49,8 @@ export async function queue(hold: HoldRecord, outcome: SettleOutcome, delaySecon
   try {
     await sendSettleMessage(hold, outcome, delaySeconds);
     // The sweep leaves a hold marked queued to the queue (pending-holds.ts); best effort, never throws.
-    await markHoldQueued(hold);
+    // A leased request has no hold of its own on the account (its lease waits while the queue is not empty).
+    if (hold.leaseId === undefined) await markHoldQueued(hold);
     logger.warn('settle queued', { requestId: hold.requestId, accountId: hold.accountId, kind: outcome.kind, error: describe(cause) });
   } catch (err) {
     // The hold stays in the ledger: the sweep settles it from its prompt estimate once it expires.
