@@ -256,6 +256,7 @@ describe('a tool call cut mid-stream', () => {
 describe('every catalogue model answers through the local server', () => {
   const chatModels = [...CATALOGUE.values()].filter((e) => e.kind === 'chat').map((e) => e.id);
   const embeddingModels = [...CATALOGUE.values()].filter((e) => e.kind === 'embedding').map((e) => e.id);
+  const imageModels = [...CATALOGUE.values()].filter((e) => e.kind === 'image').map((e) => e.id);
 
   it.each(chatModels)('%s answers a short chat request from its own first target', async (model) => {
     const { data, response } = await client.chat.completions.create({ model, messages: [{ role: 'user', content: `ping ${model}` }], max_tokens: 20 }).withResponse();
@@ -268,6 +269,14 @@ describe('every catalogue model answers through the local server', () => {
     const res = await client.embeddings.create({ model, input: ['ping', 'pong'] });
     expect(res.data).toHaveLength(2);
     expect(res.usage.prompt_tokens).toBeGreaterThan(0);
+  });
+
+  it.each(imageModels)('%s generates an image from its own first target', async (model) => {
+    const { data, response } = await client.images.generate({ model, prompt: `ping ${model}`, size: '1024x1024' }).withResponse();
+    expect(Buffer.from(data.data?.[0]?.b64_json ?? '', 'base64').subarray(1, 4).toString('ascii')).toBe('PNG');
+    expect(data.usage?.output_tokens).toBeGreaterThan(0);
+    expect(response.headers.get('x-modelmux-model')).toBe(model);
+    expect(response.headers.get('x-modelmux-attempts')).toBe('1');
   });
 });
 

@@ -25,6 +25,12 @@ export interface BillingConfig {
   sweepGraceMs: number;
   /** How long a container trusts its view of an account to start the upstream call beside the hold (ms). */
   viewTtlMs: number;
+  /** Credit leases: how long a lease admits requests (ms); 0 = leases off (lease.ts). */
+  leaseValidityMs: number;
+  /** Share of the available credit (or key allowance) one lease takes (percent). */
+  leaseSharePercent: number;
+  /** How long an unused lease is kept before it is returned (ms). */
+  leaseIdleMs: number;
 }
 
 /** Defaults of {@link BillingConfig}. */
@@ -35,6 +41,9 @@ export const BILLING_DEFAULTS: Readonly<BillingConfig> = {
   freeConcurrent: 5,
   sweepGraceMs: 120_000,
   viewTtlMs: 5_000,
+  leaseValidityMs: 0,
+  leaseSharePercent: 10,
+  leaseIdleMs: 2_000,
 };
 
 /**
@@ -60,6 +69,9 @@ function fromConfig(c: Config): BillingConfig {
     freeConcurrent: c.RATE_LIMIT_FREE_CONCURRENT,
     sweepGraceMs: c.HOLD_SWEEP_GRACE_MS,
     viewTtlMs: c.ACCOUNT_CACHE_TTL_MS,
+    leaseValidityMs: c.CREDIT_LEASE_VALIDITY_MS,
+    leaseSharePercent: c.CREDIT_LEASE_SHARE_PERCENT,
+    leaseIdleMs: c.CREDIT_LEASE_IDLE_MS,
   };
 }
 

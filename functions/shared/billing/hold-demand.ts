@@ -10,7 +10,7 @@
  * model's whole context window as prompt. An upstream that still counts more than we held is
  * billed the hold at most (billing/settle.ts): the rest is the platform's loss, recorded.
  */
-import type { CatalogueEntry } from '../catalogue/catalogue';
+import type { CatalogueEntry, CatalogueTarget } from '../catalogue/catalogue';
 import { attemptPrices } from './attempt-price';
 import { geminiCachedContent, type ChatCompletionRequest } from '../openai/chat-request';
 import type { Attempt } from '../routing/attempt-plan';
@@ -76,4 +76,32 @@ export function embeddingsDemand(inputs: readonly string[], plan: readonly Attem
     promptTokensEstimate: prompt.estimate,
     outputLimit: 0,
   };
+}
+
+/**
+ * The demand of an image generation request: its prompt, plus `n` images at the most output tokens one
+ * image can cost on any attempt of the plan (catalogue `image.outputTokens`: the requested size and
+ * quality; the largest size or the highest quality when the request leaves them to the model), at the
+ * highest prices of the plan. The images are output tokens like any other (docs/prices.md).
+ */
+export function imagesDemand(prompt: string, n: number, size: string | undefined, quality: string | undefined, plan: readonly Attempt[]): Demand {
+  const count = textsPromptTokens([prompt], 0);
+  const perImage = Math.max(...plan.map((a) => imageOutputTokens(a.target, size, quality)));
+  const prices = highestPrices(plan, count.bound);
+  return {
+    demand: { promptTokens: count.bound, outputTokens: n * perImage, outputLimitPerChoice: perImage, choices: n, inputPrice: prices.input, outputPrice: prices.output },
+    promptTokensEstimate: count.estimate,
+    outputLimit: perImage,
+  };
+}
+
+/**
+ * Output tokens one image of `size` and `quality` costs on `target` (catalogue `image.outputTokens`);
+ * the most over the sizes when `size` is `auto`/unknown/absent, over the qualities when `quality` is
+ * `auto`/absent. 0 for a target without image data.
+ */
+export function imageOutputTokens(target: CatalogueTarget, size: string | undefined, quality: string | undefined): number {
+  const table = target.image?.outputTokens ?? {};
+  const rows = size !== undefined && table[size] !== undefined ? [table[size]] : Object.values(table);
+  return Math.max(0, ...rows.map((r) => (quality === 'low' || quality === 'medium' || quality === 'high' ? r[quality] : Math.max(r.low, r.medium, r.high))));
 }

@@ -97,7 +97,7 @@ export function planHold(input: PlanInput): HoldPlan {
   if (limits.concurrent > 0 && (key.inflight ?? 0) - keyStale.length >= limits.concurrent) return { ok: false, error: concurrencyRefusal('key', limits.concurrent) };
 
   const keyLimit = keyLimitPart(key, now);
-  const keyLeft = keyLimit.kind === 'none' ? Number.POSITIVE_INFINITY : keyLimit.kind === 'same' ? (key.leftNanoUsd ?? 0) : keyLimit.limit - key.heldNanoUsd;
+  const keyLeft = keyAllowance(key, now);
   const charge = computeCharge({ promptTokens: demand.promptTokens, completionTokens: demand.outputTokens, freeTokensAvailable: state.freeTokens, inputPrice: demand.inputPrice, outputPrice: demand.outputPrice });
   if (charge.costNanoUsd > state.creditNanoUsd || charge.costNanoUsd > keyLeft) {
     return { ok: false, error: insufficient(state, key, keyLimit, keyLeft, demand, now) };
@@ -124,6 +124,12 @@ function rpmBranch(window: number | undefined, count: number | undefined, limit:
   if (limit <= 0) return { kind: 'off' };
   if (window !== undefined && window >= minute) return (count ?? 0) >= limit ? 'full' : { kind: 'same', window, limit };
   return { kind: 'new', window: minute };
+}
+
+/** What a key's spend limit still allows (nano-USD) at `now`: +Infinity for a key without a limit. */
+export function keyAllowance(key: KeyState, now: number): number {
+  const part = keyLimitPart(key, now);
+  return part.kind === 'none' ? Number.POSITIVE_INFINITY : part.kind === 'same' ? (key.leftNanoUsd ?? 0) : part.limit - key.heldNanoUsd;
 }
 
 function keyLimitPart(key: KeyState, now: number): KeyLimitPart {

@@ -38,6 +38,11 @@ export const holdRecordSchema = z.object({
   createdAt: z.string(),
   /** Epoch ms after which the request's function can no longer settle it itself. */
   holdExpiresAt: z.number().check(z.int()),
+  /**
+   * A request admitted against a credit lease (lease.ts): the lease's id. Its hold is a reservation
+   * inside the lease, in this container's memory only, and its settle is its ledger entry alone.
+   */
+  leaseId: z.optional(z.string()),
 });
 
 /** A hold's record. */

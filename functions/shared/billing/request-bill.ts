@@ -18,6 +18,7 @@ import { holdPredicted, placeHold, rateHeadersOfHold, type HoldRequest } from '.
 import type { HoldRecord } from './hold-record';
 import { chargeFor, type ChargedUsage, type SettleResult, type UsageEntry } from './settle';
 import { cancelUnknownHold, settleDurably } from './settle-durable';
+import { leasedBill } from './lease-bill';
 
 /** Default life of a hold when the host sets no deadline (ms): Lambda's 15-minute maximum. */
 const DEFAULT_HOLD_LIFE_MS = 15 * 60_000;
@@ -80,10 +81,20 @@ async function placeUnpredicted<T>(accountId: string, place: () => Promise<T>): 
   }
 }
 
-/** Starts the hold of one request (see the module comment). */
+/**
+ * Starts the bill of one request (see the module comment): against this container's credit lease of
+ * the account when leases are on and the account qualifies (lease-bill.ts: no store write before the
+ * answer), else its own hold.
+ */
 export function startBill(start: BillStart): RequestBill {
+  const timed = { ...start, endsAt: start.endsAt ?? Date.now() + DEFAULT_HOLD_LIFE_MS };
+  return leasedBill(timed, () => holdBill(timed)) ?? holdBill(timed);
+}
+
+/** The request's own hold, then its settle. */
+function holdBill(start: BillStart & { endsAt: number }): RequestBill {
   const { endsAt, ...hold } = start;
-  const req: HoldRequest = { ...hold, expiresAt: endsAt ?? Date.now() + DEFAULT_HOLD_LIFE_MS };
+  const req: HoldRequest = { ...hold, expiresAt: endsAt };
   const predicted = !unpredictedInFlight.has(start.accountId) && holdPredicted(req);
   let record: HoldRecord | undefined;
   let done = false;

@@ -7,7 +7,7 @@
 import type { SQSBatchResponse, SQSRecord } from 'aws-lambda';
 import { logger } from '../observability/logger';
 import { recordSettlesRetried } from '../observability/metrics';
-import { settleHold } from './settle';
+import { settleRecord } from './lease-settle';
 import { balanceMessageSchema, queueBalanceAction, settleMessageSchema } from './settle-queue';
 import { watchBalance, type BalanceDispatch } from './balance-watch';
 
@@ -15,7 +15,7 @@ import { watchBalance, type BalanceDispatch } from './balance-watch';
  * Applies every record; returns the ids of those to retry. A settle that lands is followed by the
  * balance watch (balance-watch.ts, reading the account when this container has no view of it; its
  * follow-ups are queued as messages of their own); a balance message (a crossing's follow-up) is run
- * by `runBalance`, which throws to be retried (payments/balance-actions.ts: idempotent).
+ * by `runBalance`, which throws to be retried (payments/auto-top-up.ts: idempotent).
  */
 export async function consumeSettleMessages(records: readonly SQSRecord[], runBalance: BalanceDispatch): Promise<SQSBatchResponse> {
   const batchItemFailures: SQSBatchResponse['batchItemFailures'] = [];
@@ -39,7 +39,7 @@ export async function consumeSettleMessages(records: readonly SQSRecord[], runBa
       continue;
     }
     try {
-      const r = await settleHold(parsed.hold, parsed.outcome);
+      const r = await settleRecord(parsed.hold, parsed.outcome);
       if (!r.alreadySettled) recordSettlesRetried();
       if (!r.alreadySettled && parsed.outcome.kind === 'bill') await watchBalance(parsed.hold.accountId, { keyHash: parsed.hold.keyHash, heldNanoUsd: parsed.hold.holdNanoUsd, read: true }, queueBalanceAction);
       logger.info('queued settle applied', { requestId: parsed.hold.requestId, kind: parsed.outcome.kind, alreadySettled: r.alreadySettled, costNanoUsd: r.costNanoUsd });

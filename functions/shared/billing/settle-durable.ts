@@ -9,7 +9,8 @@
 import { logger } from '../observability/logger';
 import { StoreUnavailableError } from '../openai/errors';
 import type { HoldRecord } from './hold-record';
-import { settleHold, type SettleOutcome, type SettleResult } from './settle';
+import type { SettleOutcome, SettleResult } from './settle';
+import { settleRecord } from './lease-settle';
 import { queueBalanceAction, sendSettleMessage } from './settle-queue';
 import { watchBalance } from './balance-watch';
 import { markHoldQueued } from './pending-holds';
@@ -34,7 +35,7 @@ export async function settleDurably(hold: HoldRecord, outcome: SettleOutcome, bu
   let lastError: unknown;
   for (let attempt = 1; Date.now() < deadline; attempt++) {
     try {
-      const r = await withTimeout(settleHold(hold, outcome), deadline - Date.now());
+      const r = await withTimeout(settleRecord(hold, outcome), deadline - Date.now());
       // A crossing's follow-up goes to the settle function (no read: this container's view decides).
       if (outcome.kind === 'bill' && !r.alreadySettled) await watchBalance(hold.accountId, { keyHash: hold.keyHash, heldNanoUsd: hold.holdNanoUsd }, queueBalanceAction);
       return r;
@@ -53,7 +54,8 @@ export async function queue(hold: HoldRecord, outcome: SettleOutcome, delaySecon
   try {
     await sendSettleMessage(hold, outcome, delaySeconds);
     // The sweep leaves a hold marked queued to the queue (pending-holds.ts); best effort, never throws.
-    await markHoldQueued(hold);
+    // A leased request has no hold of its own on the account (its lease waits while the queue is not empty).
+    if (hold.leaseId === undefined) await markHoldQueued(hold);
     logger.warn('settle queued', { requestId: hold.requestId, accountId: hold.accountId, kind: outcome.kind, error: describe(cause) });
   } catch (err) {
     // The hold stays in the ledger: the sweep settles it from its prompt estimate once it expires.

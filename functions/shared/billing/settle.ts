@@ -117,18 +117,7 @@ export async function settleHold(hold: HoldRecord, outcome: SettleOutcome, maxAt
       if (legacy) await transactWrite(legacySettleTransaction(hold, outcome, charge, accountSettleUpdate(hold, charge, withKey, false).build()), { retryConflicts: false });
       else if (outcome.kind === 'cancel') await cancelUpdate(hold, withKey);
       else await transactWrite(settleTransaction(hold, outcome.entry, charge, withKey), { retryConflicts: false });
-      updateView(hold.accountId, (s) => {
-        s.freeTokens += hold.holdFreeTokens - charge.freeTokensUsed;
-        s.creditNanoUsd += hold.holdNanoUsd - charge.costNanoUsd;
-        s.heldNanoUsd -= hold.holdNanoUsd;
-        if (hold.accountSlot && s.inflight !== undefined) s.inflight -= 1;
-        const key = s.keys?.[keyEntryId(hold.keyHash)];
-        if (key) {
-          key.heldNanoUsd -= hold.holdNanoUsd;
-          if (hold.keyLimited && key.leftNanoUsd !== undefined) key.leftNanoUsd += hold.holdNanoUsd - charge.costNanoUsd;
-          if (hold.keySlot && key.inflight !== undefined) key.inflight -= 1;
-        }
-      });
+      applySettleToView(hold, charge);
       if (charge.lossNanoUsd > 0 && outcome.kind === 'bill') {
         recordOverHoldLoss(charge.lossNanoUsd);
         logger.warn('usage over the hold', {
@@ -175,6 +164,22 @@ export async function settleHold(hold: HoldRecord, outcome: SettleOutcome, maxAt
   }
 }
 
+/** A settle (or a lease's return) that landed, applied to this container's view of the item. */
+export function applySettleToView(hold: HoldRecord, charge: Charge): void {
+  updateView(hold.accountId, (s) => {
+    s.freeTokens += hold.holdFreeTokens - charge.freeTokensUsed;
+    s.creditNanoUsd += hold.holdNanoUsd - charge.costNanoUsd;
+    s.heldNanoUsd -= hold.holdNanoUsd;
+    if (hold.accountSlot && s.inflight !== undefined) s.inflight -= 1;
+    const key = s.keys?.[keyEntryId(hold.keyHash)];
+    if (key) {
+      key.heldNanoUsd -= hold.holdNanoUsd;
+      if (hold.keyLimited && key.leftNanoUsd !== undefined) key.leftNanoUsd += hold.holdNanoUsd - charge.costNanoUsd;
+      if (hold.keySlot && key.inflight !== undefined) key.inflight -= 1;
+    }
+  });
+}
+
 function inlineOf(account: Record<string, unknown> | undefined, requestId: string): unknown {
   return (account?.[HOLDS_MAP] as Record<string, unknown> | undefined)?.[requestId];
 }
@@ -190,7 +195,8 @@ async function releaseDuplicate(hold: HoldRecord): Promise<void> {
   await settleHold(hold, { kind: 'cancel' });
 }
 
-function settledBefore(old: Record<string, unknown> | undefined): SettleResult {
+/** What an earlier settle of the request charged (its ledger entry's figures): `alreadySettled`. */
+export function settledBefore(old: Record<string, unknown> | undefined): SettleResult {
   return { alreadySettled: true, freeTokensUsed: Number(old?.freeTokensUsed ?? 0), costNanoUsd: Number(old?.costNanoUsd ?? 0) };
 }
 
@@ -209,8 +215,16 @@ async function cancelUpdate(hold: HoldRecord, withKey: boolean): Promise<void> {
 /** The bill: [Put the ledger entry, Update the account]. */
 function settleTransaction(hold: HoldRecord, entry: UsageEntry, charge: HeldCharge, withKey: boolean): TransactItems {
   const tables = tableNames();
+  return [
+    { Put: { TableName: tables.ledger, Item: ledgerEntryItem(hold, entry, charge), ConditionExpression: LEDGER_ENTRY_IS_NEW, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' } },
+    { Update: { TableName: tables.accounts, Key: { accountId: hold.accountId }, ...accountSettleUpdate(hold, charge, withKey).build(), ReturnValuesOnConditionCheckFailure: 'ALL_OLD' } },
+  ];
+}
+
+/** The ledger entry of a billed request: its hold's record (a leased request's names its lease), the usage and the charge. */
+export function ledgerEntryItem(hold: HoldRecord, entry: UsageEntry, charge: HeldCharge): Record<string, unknown> {
   const { holdExpiresAt: _expiry, ...held } = hold;
-  const item = {
+  return {
     ...held,
     ...entry,
     status: entry.status,
@@ -221,13 +235,14 @@ function settleTransaction(hold: HoldRecord, entry: UsageEntry, charge: HeldChar
     ...(charge.lossNanoUsd > 0 ? { lossNanoUsd: charge.lossNanoUsd } : {}),
     settledAt: new Date().toISOString(),
   };
-  return [
-    { Put: { TableName: tables.ledger, Item: item, ConditionExpression: LEDGER_ENTRY_IS_NEW, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' } },
-    { Update: { TableName: tables.accounts, Key: { accountId: hold.accountId }, ...accountSettleUpdate(hold, charge, withKey).build(), ReturnValuesOnConditionCheckFailure: 'ALL_OLD' } },
-  ];
 }
 
-function accountSettleUpdate(hold: HoldRecord, charge: Charge, withKey: boolean, inlineHold = true): UpdateBuilder {
+/**
+ * The account item's side of a settle: the hold replaced by the charge (the remainder, the slots and
+ * the key's allowance released), and the inline hold removed under HOLD_IS_PENDING. A lease's return
+ * (lease-settle.ts) is this update alone, with the lease's requests' charges summed.
+ */
+export function accountSettleUpdate(hold: HoldRecord, charge: Charge, withKey: boolean, inlineHold = true): UpdateBuilder {
   const b = new UpdateBuilder();
   b.add('freeTokens', hold.holdFreeTokens - charge.freeTokensUsed);
   b.add('heldFreeTokens', -hold.holdFreeTokens);

@@ -23,6 +23,7 @@ import { queryAccountKeys } from '../accounts/key-list';
 import { recordOfInline, type HoldRecord, type InlineHold } from './hold-record';
 import { findPendingHolds } from './pending-holds';
 import { settleHold, type SettleOutcome } from './settle';
+import { isLeaseId, reconcileLease } from './lease-settle';
 import { deadLetterMessages, pendingSettleMessages } from './settle-queue';
 
 /** How long past its expiry a hold marked `queued` is left to the settle queue (ms): its 24 h of retries, plus 1 h. */
@@ -118,10 +119,11 @@ export async function sweepOrphanedHolds(nowMs = Date.now()): Promise<SweepResul
   let failed = 0;
   for (const hold of holds) {
     try {
-      const r = await settleHold(hold, orphanOutcome(hold));
+      // A lease whose container died: charged what the ledger entries that name it were (lease-settle.ts).
+      const r = isLeaseId(hold.requestId) ? await reconcileLease(hold) : await settleHold(hold, orphanOutcome(hold));
       if (!r.alreadySettled) {
         settled++;
-        logger.warn('orphaned hold settled', { requestId: hold.requestId, accountId: hold.accountId, costNanoUsd: r.costNanoUsd, freeTokensUsed: r.freeTokensUsed });
+        logger.warn(isLeaseId(hold.requestId) ? 'orphaned lease reconciled' : 'orphaned hold settled', { requestId: hold.requestId, accountId: hold.accountId, costNanoUsd: r.costNanoUsd, freeTokensUsed: r.freeTokensUsed });
       }
     } catch (err) {
       failed++;

@@ -185,7 +185,7 @@ export function requestFallbacks(names: readonly string[] | null | undefined, ca
       throw new InvalidRequestError(`The model \`${name}\` in \`models\` does not exist or you do not have access to it.`, { param: `models[${i}]`, code: 'model_not_found' });
     }
     if (e.kind !== 'chat') {
-      throw new InvalidRequestError(`The model \`${name}\` in \`models\` is an embedding model; a chat request can only fall back to chat models.`, { param: `models[${i}]`, code: 'invalid_value' });
+      throw new InvalidRequestError(`The model \`${name}\` in \`models\` is ${e.kind === 'image' ? 'an image' : 'an embedding'} model; a chat request can only fall back to chat models.`, { param: `models[${i}]`, code: 'invalid_value' });
     }
     if (!out.includes(e)) out.push(e);
   });

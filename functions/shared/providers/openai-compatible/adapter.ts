@@ -10,6 +10,7 @@ import { dropKey, toUpstreamMessages, type ReasoningReplay } from './history';
 import { toCompletionChoice } from './response';
 import { createOpenAIStreamTransform } from './stream';
 import { chatCompletionBody, embeddingsBody, mapUsage } from './wire';
+import { addOpenAIImages } from './images';
 
 /**
  * One adapter for every upstream that speaks OpenAI Chat Completions (providers.md §1, §4, §5, §6).
@@ -25,6 +26,8 @@ export interface OpenAICompatibleOptions {
   chatPath?: string;
   /** Path for embeddings; omit when the provider has none. */
   embeddingsPath?: string;
+  /** Path for image generation (OpenAI's Image API); omit when the provider has none. */
+  imagesPath?: string;
   /** Auth headers (default `Authorization: Bearer <key>`). */
   authHeaders?: (apiKey: string) => Record<string, string>;
   /** Last edit of the body before it is sent (drop or rename fields the provider rejects). */
@@ -138,6 +141,7 @@ export function createOpenAICompatibleAdapter(options: OpenAICompatibleOptions =
       return { vectors, promptTokens: parsed.data.usage?.prompt_tokens ?? undefined };
     };
   }
+  if (options.imagesPath !== undefined) addOpenAIImages(adapter, options.imagesPath, headers);
   return adapter;
 }
 

@@ -1,0 +1,141 @@
+/**
+ * The store side of credit leases (lease.ts, docs/credit-leases.md):
+ *
+ * - a request admitted against a lease is settled by its ledger entry ALONE: one PutItem under
+ *   LEDGER_ENTRY_IS_NEW (idempotent on the request id), whose size never depends on other requests
+ *   in flight (RFC 4006 §5.1: the client reports Used-Service-Unit; here, per request, after the answer);
+ * - a lease is returned by ONE UpdateItem of the account item: the lease's hold replaced by the sum of
+ *   its requests' charges (the rest released), its inline record removed under HOLD_IS_PENDING, so a
+ *   return and the sweep's reconciliation never both land;
+ * - the orphan sweep reconciles the lease of a container that died (past its expiry, RFC 4006
+ *   Validity-Time) from the ledger: the charges of the entries that name the lease, summed.
+ */
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { LEDGER_ENTRY_IS_NEW } from '../store/conditions';
+import { documentClient } from '../store/dynamo';
+import { storeCall } from '../store/store-errors';
+import { tableNames } from '../store/tables';
+import { backoffDelayMs, isTransactionConflict } from '../store/transaction-retry';
+import { logger } from '../observability/logger';
+import { recordOverHoldLoss } from '../observability/metrics';
+import { sleep } from '../retry/sleep';
+import { unmarshallItem } from './account-state';
+import { HOLDS_MAP, type HoldRecord } from './hold-record';
+import { requestIdFloor } from './request-id';
+import { accountSettleUpdate, applySettleToView, chargeFor, ledgerEntryItem, settleHold, settledBefore, type SettleOutcome, type SettleResult } from './settle';
+
+/** Lease ids: `lease_` + the same time-first form as request ids (request-id.ts). */
+export const LEASE_ID_PREFIX = 'lease_';
+
+/** True for the id of a lease's inline record (`holds.<leaseId>`), false for a request's hold. */
+export function isLeaseId(id: string): boolean {
+  return id.startsWith(LEASE_ID_PREFIX);
+}
+
+/** When a lease was taken (epoch ms), from its id; NaN for a malformed id. */
+function leaseTakenAt(leaseId: string): number {
+  return Number(/^lease_(\d{13})_/.exec(leaseId)?.[1] ?? Number.NaN);
+}
+
+/**
+ * How much earlier than its lease a request admitted against it may have arrived (ms): lease.ts admits
+ * no request whose id is older, so the sweep reads the ledger from the lease's time less this.
+ */
+export const LEASE_ADMIT_SKEW_MS = 60_000;
+
+/**
+ * Settles any hold record: a leased request's by its ledger entry alone (a cancel writes nothing: its
+ * reservation lived in the container's memory), every other by {@link settleHold}. What the settle
+ * queue's consumer and the durable settle call.
+ * @throws StoreUnavailableError (503) when DynamoDB is unavailable.
+ */
+export async function settleRecord(hold: HoldRecord, outcome: SettleOutcome): Promise<SettleResult> {
+  if (hold.leaseId === undefined) return settleHold(hold, outcome);
+  if (outcome.kind === 'cancel') return { alreadySettled: false, freeTokensUsed: 0, costNanoUsd: 0 };
+  const charge = chargeFor(hold, outcome.entry);
+  try {
+    const Item = ledgerEntryItem(hold, outcome.entry, charge);
+    await storeCall(() => documentClient().send(new PutCommand({ TableName: tableNames().ledger, Item, ConditionExpression: LEDGER_ENTRY_IS_NEW, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' })));
+  } catch (err) {
+    if (err instanceof ConditionalCheckFailedException) return settledBefore(unmarshallItem(err.Item));
+    throw err;
+  }
+  if (charge.lossNanoUsd > 0) {
+    recordOverHoldLoss(charge.lossNanoUsd);
+    logger.warn('usage over the hold', { requestId: hold.requestId, leaseId: hold.leaseId, heldNanoUsd: hold.holdNanoUsd, costNanoUsd: charge.costNanoUsd, lossNanoUsd: charge.lossNanoUsd });
+  }
+  return { alreadySettled: false, freeTokensUsed: charge.freeTokensUsed, costNanoUsd: charge.costNanoUsd };
+}
+
+/**
+ * Returns a lease: charges `spentNanoUsd` (capped at the lease: no bill exceeds its hold) and releases
+ * the rest, in one conditional UpdateItem. A lease already returned or reconciled is a no-op
+ * (`alreadySettled`). A key deleted meanwhile: the account alone is settled.
+ * @throws StoreUnavailableError (503) when DynamoDB is unavailable.
+ */
+export async function returnLease(lease: HoldRecord, spentNanoUsd: number, maxAttempts = 30): Promise<SettleResult> {
+  const costNanoUsd = Math.min(Math.max(0, spentNanoUsd), lease.holdNanoUsd);
+  const charge = { freeTokensUsed: 0, costNanoUsd, freePromptTokens: 0, freeCompletionTokens: 0 };
+  let withKey = true;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const input = { TableName: tableNames().accounts, Key: { accountId: lease.accountId }, ...accountSettleUpdate(lease, charge, withKey).build(), ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const };
+      await storeCall(() => documentClient().send(new UpdateCommand(input)));
+      applySettleToView(lease, charge);
+      return { alreadySettled: false, freeTokensUsed: 0, costNanoUsd };
+    } catch (err) {
+      if (err instanceof ConditionalCheckFailedException) {
+        const holds = unmarshallItem(err.Item)?.[HOLDS_MAP] as Record<string, unknown> | undefined;
+        if (holds?.[lease.requestId] !== undefined && withKey) {
+          withKey = false; // the key was deleted while the lease was out
+          continue;
+        }
+        return { alreadySettled: true, freeTokensUsed: 0, costNanoUsd: 0 };
+      }
+      if (!isTransactionConflict(err) || attempt >= maxAttempts) throw err;
+      await sleep(backoffDelayMs(attempt, { maxDelayMs: 250 }));
+    }
+  }
+}
+
+/**
+ * What a lease's requests were charged (nano-USD): the ledger entries of its item's partition that name
+ * it, read over the ids it could have admitted (from its time less {@link LEASE_ADMIT_SKEW_MS} to its
+ * expiry; strongly consistent, paginated).
+ * @throws StoreUnavailableError (503).
+ */
+async function leaseSpend(lease: HoldRecord): Promise<number> {
+  const taken = leaseTakenAt(lease.requestId);
+  const from = requestIdFloor((Number.isFinite(taken) ? taken : lease.holdExpiresAt - 24 * 3_600_000) - LEASE_ADMIT_SKEW_MS);
+  const to = requestIdFloor(lease.holdExpiresAt + 1);
+  let spent = 0;
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await storeCall(() =>
+      documentClient().send(
+        new QueryCommand({
+          TableName: tableNames().ledger,
+          KeyConditionExpression: 'accountId = :pk AND requestId BETWEEN :from AND :to',
+          FilterExpression: 'leaseId = :lease',
+          ProjectionExpression: 'costNanoUsd',
+          ExpressionAttributeValues: { ':pk': lease.accountId, ':from': from, ':to': to, ':lease': lease.requestId },
+          ConsistentRead: true,
+          ExclusiveStartKey: startKey,
+        }),
+      ),
+    );
+    for (const item of page.Items ?? []) spent += Number(item.costNanoUsd ?? 0);
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return spent;
+}
+
+/**
+ * The sweep's settle of a lease whose container died: its requests' ledger entries, summed, charged
+ * by {@link returnLease}.
+ * @throws StoreUnavailableError (503).
+ */
+export async function reconcileLease(lease: HoldRecord): Promise<SettleResult> {
+  return returnLease(lease, await leaseSpend(lease));
+}
