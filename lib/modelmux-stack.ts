@@ -93,9 +93,7 @@ export class ModelmuxStack extends Stack {
     });
     // Payments (issue 22): the Stripe keys, created empty (payments off until the operator stores them).
     const stripeSecret = new StripeSecret(this, 'Stripe');
-    // Auto top-up charges run in the settle function (functions/shared/payments/auto-top-up.ts).
-    for (const [name, value] of Object.entries(stripeSecret.environment)) settle.settleFunction.function.addEnvironment(name, value);
-    stripeSecret.grantGetSecretValue(settle.settleFunction.function);
+    stripeSecret.attachTo(settle.settleFunction.function); // auto top-up charges run in the settle function
     new CfnOutput(this, 'StripeSecretPutCommand', { description: 'Store the Stripe keys (stripe.json: {"STRIPE_SECRET_KEY":"sk_...","STRIPE_WEBHOOK_SECRET":"whsec_..."}) to enable payments; the webhook endpoint is <base URL>/v1/billing/stripe/webhook', value: stripeSecret.putValueCommand });
     const account = new AccountEndpoint(this, 'Account', {
       tables,

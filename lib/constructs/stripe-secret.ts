@@ -40,6 +40,12 @@ export class StripeSecret extends Construct {
     grantee.grantPrincipal.addToPrincipalPolicy(new PolicyStatement({ sid: 'StripeSecret', effect: Effect.ALLOW, actions: ['secretsmanager:GetSecretValue'], resources: [this.secret.secretArn] }));
   }
 
+  /** Gives `fn` the secret: `STRIPE_SECRET_ARN` in its environment and read access. */
+  attachTo(fn: IGrantable & { addEnvironment(key: string, value: string): unknown }): void {
+    for (const [name, value] of Object.entries(this.environment)) fn.addEnvironment(name, value);
+    this.grantGetSecretValue(fn);
+  }
+
   /** The AWS CLI command that stores the keys (`file://` keeps them out of shell history). */
   get putValueCommand(): string {
     return `aws secretsmanager put-secret-value --region ${Aws.REGION} --secret-id ${this.secret.secretName} --secret-string file://stripe.json`;
