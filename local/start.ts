@@ -10,14 +10,24 @@ import { rateLimitsFor } from '../functions/shared/accounts/rate-limit-settings'
 import { formatNanoUsd, usdToNanoUsd } from '../functions/shared/billing/money';
 import { STRIPE_WEBHOOK_PATH } from '../functions/shared/account-api/paths';
 import { LOCAL_STATE_DIR, startGateway } from './gateway';
+import { AlreadyRunningError, acquireStartLock } from './start-lock';
 import { buildWebSync } from '../web/build';
 
 /**
  * `npm start`: the gateway on http://127.0.0.1:$PORT (default 8080) with DynamoDB Local keeping its
  * data in .local/dynamodb (git-ignored), the dev key in .local/dev-api-key, the Cognito emulator's
  * users in .local/cognito and the BYOK key-encryption key in .local/byok-kek, so all survive restarts.
- * Ctrl-C stops everything.
+ * Ctrl-C stops everything. .local/npm-start.pid holds the running start's pid (local/start-lock.ts).
  */
+// One start per checkout: a second would empty the first's Cognito code file and fight over DynamoDB
+// Local's data, so it refuses before touching .local (or web/dist).
+try {
+  acquireStartLock(LOCAL_STATE_DIR);
+} catch (err) {
+  if (!(err instanceof AlreadyRunningError)) throw err;
+  process.stderr.write(`${err.message}\n`);
+  process.exit(1);
+}
 const port = Number(process.env.PORT ?? 8080);
 // The dashboard is served from web/dist at `/`: build it first so it matches the sources.
 const web = buildWebSync();
