@@ -1,6 +1,6 @@
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { resetBillingConfig } from '../../functions/shared/billing/billing-config';
+import { reloadConfig } from '../../functions/shared/config/env';
 import { now, setClock } from '../../functions/shared/billing/clock';
 import { startGateway, type RunningGateway } from '../../local/gateway';
 
@@ -18,7 +18,7 @@ beforeAll(async () => {
   process.env.RATE_LIMIT_CONCURRENT = '0';
   delete process.env.RATE_LIMIT_FREE_RPM;
   delete process.env.RATE_LIMIT_FREE_CONCURRENT;
-  resetBillingConfig();
+  reloadConfig();
   gw = await startGateway({ tablePrefix: `ratelimit-${process.pid}`, simulator: { chunkDelayMs: 0 } });
 });
 
