@@ -14,7 +14,8 @@ import { planAttempts, requestFallbacks, requiredCapabilities } from '../routing
 import { effectivePreferences, honouringParameters } from '../routing/provider-preferences';
 import { splitModelSuffix } from '../openai/provider-preferences';
 import { assertWithinOutputLimit } from './request-limits';
-import { overheadMs, routeBuffered, routeStream } from '../routing/fallback-router';
+import { overheadMs } from '../routing/attempt-loop';
+import { routeBuffered, routeStream } from '../routing/fallback-router';
 import { warmTokenizer } from '../usage/estimate';
 import { dashboardUrl } from '../http/public-url';
 import { recordOverhead } from '../observability/metrics';
