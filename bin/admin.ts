@@ -11,6 +11,7 @@
  *   npm run admin -- accounts shards --account ID --count S
  *   npm run admin -- holds list [--expired] [--legacy]
  *   npm run admin -- holds settle --request REQUEST-ID | --expired [--legacy]
+ *   npm run admin -- grants backfill (free-grant markers of accounts from before the email normal form; once)
  *   npm run admin -- health          (tables, secrets, pending holds; exit 1 when a check fails)
  *   --account takes an account id or a sign-in email (self-serve accounts, via the `byEmail` index).
  *   add --json for machine-readable output.
@@ -26,6 +27,7 @@ import { parseArgs } from 'node:util';
 
 import { addCredit, createAccount, getAccount } from '../functions/shared/accounts/account-store';
 import { findAccountIdsByEmail } from '../functions/shared/accounts/self-serve-account';
+import { backfillGrantMarkers } from '../functions/shared/accounts/grant-backfill';
 import { authenticate, createKey, listKeys, revokeKey } from '../functions/shared/accounts/key-store';
 import { accountTotals } from '../functions/shared/billing/account-totals';
 import { usageSummary, type UsageTotals } from '../functions/shared/billing/ledger';
@@ -75,6 +77,7 @@ const USAGE = `usage: npm run admin -- <command> [options] [--json]
   accounts shards --account ID|EMAIL --count S  (fund shards for a hot account; only upward)
   holds list      [--expired] [--legacy]        (holds not settled yet; --legacy: held ledger items from before the upgrade)
   holds settle    --request REQUEST-ID | --expired   (as orphaned: the hold's prompt estimate, no completion)
+  grants backfill (once after upgrading: free-grant markers on the email normal form for older accounts)
   health`;
 
 /** A command-line mistake: printed with the usage, exit code 2. */
@@ -210,6 +213,10 @@ async function run(command: string, values: Values): Promise<[unknown, string, n
       const results = [];
       for (const h of chosen) results.push({ requestId: h.requestId, ...(await settleHold(h, orphanOutcome(h))) });
       return [results, results.map((r) => `${r.requestId}  ${r.alreadySettled ? 'already settled' : `settled as orphaned: ${formatNanoUsd(r.costNanoUsd)}, ${count(r.freeTokensUsed)} free tokens`}`).join('\n') || 'Nothing to settle.'];
+    }
+    case 'grants backfill': {
+      const r = await backfillGrantMarkers();
+      return [r, `${count(r.accounts)} accounts with an email; ${count(r.written)} grant markers written`];
     }
     default:
       throw new UsageError(command ? `Unknown command "${command}".` : 'No command given.');

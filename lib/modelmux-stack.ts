@@ -27,9 +27,7 @@ import { OriginSecret } from './constructs/origin-secret';
 import { Site } from './constructs/site';
 import { UpstreamSecret } from './constructs/upstream-secret';
 import { ApiWebAcl } from './constructs/web-acl';
-
-
-
+import { MailSender } from './constructs/mail-sender';
 
 /**
  * modelmux in one stack: four on-demand tables, the upstream-keys secret, the chat function (streaming
@@ -57,9 +55,12 @@ export class ModelmuxStack extends Stack {
     const publicBaseUrl: Record<string, string> = publicUrl ? { PUBLIC_BASE_URL: publicUrl } : {};
     // Settings from `-c functionSettings=…` come last: every function gets them (each reads its own).
     const settings = props.functionSettings ?? {};
+    // Mail (issue 22): one verified SES identity for the settle and account functions' mail (EMAIL_FROM) and Cognito's.
+    const mail = props.email === undefined ? undefined : new MailSender(this, 'Mail', props.email);
+    const mailEnv = mail?.environment ?? {};
     const environment = { ...baseUrlEnvironment(props.upstreamBaseUrls ?? {}), ...publicBaseUrl, ...settings };
     // Accounts (issue 11): the dashboard's users, and the key their own provider keys are sealed with.
-    const identity = new Identity(this, 'Identity', { hostedSignIn: props.hostedSignIn });
+    const identity = new Identity(this, 'Identity', { hostedSignIn: props.hostedSignIn, email: mail?.userPoolEmail });
     const byokKey = new ByokKey(this, 'Byok');
     const common = { tables, upstreamSecret, originSecret, byokKey, environment, tracing: props.tracing === true, liveAlias: true };
     const logDays = props.logRetentionDays ?? DEFAULT_LOG_RETENTION_DAYS;
@@ -69,7 +70,7 @@ export class ModelmuxStack extends Stack {
       logRetentionDays: logDays,
       tracing: props.tracing === true,
       reservedConcurrency: reserved.settle,
-      environment: settings,
+      environment: { ...settings, ...mailEnv },
       legacyHoldsDrained: props.legacyHoldsDrained === true,
     });
 
@@ -99,13 +100,13 @@ export class ModelmuxStack extends Stack {
       byokKey,
       originSecret,
       stripeSecret,
-      environment: { ...publicBaseUrl, ...settings },
+      environment: { ...publicBaseUrl, ...settings, ...mailEnv },
       logRetentionDays: logDays,
       tracing: props.tracing === true,
       reservedConcurrentExecutions: reserved.account,
       liveAlias: true,
     });
-    const rollout = this.addOperations(props, { tables, chat, embeddings, account, byokKey });
+    const rollout = this.addOperations(props, { tables, settle, chat, embeddings, account, byokKey }, mail);
 
     // Function URLs end with '/', so `${url}v1` is a base URL an OpenAI SDK accepts.
     let baseUrl = Fn.join('', [chat.url.url, 'v1']);
@@ -148,10 +149,10 @@ export class ModelmuxStack extends Stack {
 
   /**
    * Rollouts (versions and the `live` alias the URLs serve, shifted by CodeDeploy; rollback alarms in
-   * addMonitoring), backups, cost guards, and the BYOK key policy naming its users' roles.
+   * addMonitoring), backups, cost guards, the BYOK key policy naming its users' roles, and who may send mail.
    */
-  private addOperations(props: ModelmuxStackProps, parts: Pick<StackParts, 'tables' | 'chat' | 'embeddings' | 'account' | 'byokKey'>): Rollout {
-    const { tables, chat, embeddings, account, byokKey } = parts;
+  private addOperations(props: ModelmuxStackProps, parts: Pick<StackParts, 'tables' | 'settle' | 'chat' | 'embeddings' | 'account' | 'byokKey'>, mail: MailSender | undefined): Rollout {
+    const { tables, settle, chat, embeddings, account, byokKey } = parts;
     const rollout = new Rollout(this, 'Rollout', { deploymentConfig: props.deploymentConfig });
     for (const [name, part] of [['Chat', chat], ['Embeddings', embeddings], ['Account', account]] as const) {
       if (part.gateway.alias !== undefined) rollout.addAlias(name, part.gateway.alias);
@@ -163,6 +164,8 @@ export class ModelmuxStack extends Stack {
       new CostGuards(this, 'CostGuards', { budget: props.budget, anomalyDetection: props.costAnomalyDetection });
     }
     byokKey.restrictTo({ generateDataKey: [account.gateway.role], decrypt: [chat.gateway.role, embeddings.gateway.role] });
+    // Mail is sent by the settle function (the request functions hand it a crossed threshold) and the account function (Stripe's webhook).
+    for (const fn of [account.gateway, settle.settleFunction]) mail?.grantSend(fn.function);
     return rollout;
   }
 

@@ -27,7 +27,7 @@ export type DeploymentConfigName = (typeof DEPLOYMENT_CONFIGS)[number];
 export const STACK_OWNED_SETTINGS: ReadonlySet<string> = new Set([
   ...['KEYS_TABLE', 'ACCOUNTS_TABLE', 'LEDGER_TABLE', 'RESPONSES_TABLE', 'DYNAMODB_ENDPOINT'],
   ...['SETTLE_QUEUE_URL', 'SETTLE_DEAD_LETTER_QUEUE_URL', 'SQS_ENDPOINT'],
-  ...['UPSTREAM_SECRET_ARN', 'ORIGIN_SECRET_ARN', 'BYOK_KMS_KEY_ID', 'BYOK_LOCAL_KEK_FILE', 'PUBLIC_BASE_URL'],
+  ...['UPSTREAM_SECRET_ARN', 'ORIGIN_SECRET_ARN', 'BYOK_KMS_KEY_ID', 'BYOK_LOCAL_KEK_FILE', 'PUBLIC_BASE_URL', 'EMAIL_FROM'],
   ...['COGNITO_USER_POOL_ID', 'COGNITO_CLIENT_ID', 'COGNITO_ISSUER', 'COGNITO_JWKS_URI', 'COGNITO_ENDPOINT'],
   ...['POWERTOOLS_SERVICE_NAME', 'POWERTOOLS_TRACE_ENABLED'],
 ]);
@@ -73,6 +73,8 @@ export const DEPLOYABLE_SETTINGS: readonly string[] = CONFIG_VARIABLES.filter((n
  *   `{"RATE_LIMIT_RPM":"1200"}`), validated by that schema and passed to every function;
  * - `restoredTables`: object, or JSON string, `{"keys":…,"accounts":…,"ledger":…}` of tables restored
  *   by `npm run restore` (it writes this key into cdk.context.json) to use instead of the stack's own;
+ * - `emailFrom` (a verified SES identity's address), `emailFromName`, `emailIdentity` (the address or
+ *   its domain, as verified; default the address): mail from the functions and Cognito (MailSender);
  * - `legacyHoldsDrained`: `true` once `npm run admin -- health` reports no legacy holds: drops the
  *   settle role's ledger UpdateItem/DeleteItem.
  *
@@ -110,6 +112,7 @@ export function stackPropsFromContext(node: Node): Pick<
   | 'functionSettings'
   | 'legacyHoldsDrained'
   | 'restoredTables'
+  | 'email'
 > {
   const c = parseContext(node);
   const { domainName, certificateArn, hostedZoneId, hostedZoneName, wafWebAclArn } = c;
@@ -153,6 +156,7 @@ export function stackPropsFromContext(node: Node): Pick<
     functionSettings: c.functionSettings,
     legacyHoldsDrained: c.legacyHoldsDrained ?? false,
     restoredTables: c.restoredTables,
+    email: c.emailFrom === undefined ? undefined : { from: c.emailFrom, fromName: c.emailFromName, identity: c.emailIdentity },
   };
 }
 
@@ -163,6 +167,7 @@ export function stackPropsFromContext(node: Node): Pick<
 function checkOperations(c: StackContext): string | undefined {
   if (c.backupCopyVaultName !== undefined && c.backupCopyRegion === undefined) throw new Error('context backupCopyVaultName needs backupCopyRegion');
   if ((c.cognitoDomainPrefix === undefined) !== (c.oauthCallbackUrls === undefined)) throw new Error('context cognitoDomainPrefix and oauthCallbackUrls go together');
+  if (c.emailFrom === undefined && (c.emailFromName ?? c.emailIdentity) !== undefined) throw new Error('context emailFromName and emailIdentity need emailFrom');
   const budgetEmail = c.budgetEmail ?? c.alarmEmail;
   if ((c.budgetMonthlyUsd !== undefined || c.costAnomalyDetection === true) && budgetEmail === undefined) {
     throw new Error('context budgetMonthlyUsd and costAnomalyDetection need budgetEmail (or alarmEmail)');
@@ -265,6 +270,9 @@ const contextSchema = z.object({
   oauthCallbackUrls: opt(urlListValue),
   functionSettings: opt(settingsValue),
   legacyHoldsDrained: opt(booleanValue),
+  emailFrom: opt(emailValue),
+  emailFromName: opt(stringValue.regex(/^[\x20-\x7E]{1,64}$/, { error: 'must be 1 to 64 printable ASCII characters' }).refine((v) => !/["\\<>]/.test(v), { error: 'must not contain ", \\, < or >' })),
+  emailIdentity: opt(stringValue.regex(/^[^\s@]+@[^\s@]+\.[^\s@]+$|^[a-z0-9.-]+\.[a-z]{2,}$/i, { error: 'must be the emailFrom address or its domain' })),
   restoredTables: opt(
     objectValue.superRefine((tables, ctx) => {
       for (const name of Object.keys(tables)) if (!['keys', 'accounts', 'ledger'].includes(name)) ctx.addIssue({ code: 'custom', message: `names ${name}; only keys, accounts and ledger are restored` });

@@ -2,6 +2,7 @@ import type { RemovalPolicy, StackProps } from 'aws-cdk-lib';
 import type { UpstreamBaseUrlVar } from '../functions/shared/providers/manifest';
 import type { CustomDomainProps } from './constructs/custom-domain';
 import type { HostedSignIn } from './constructs/identity';
+import type { MailSenderProps } from './constructs/mail-sender';
 import type { DeploymentConfigName } from './stack-context';
 
 /** Props of {@link ModelmuxStack}; `bin/app.ts` fills them from CDK context (see `stack-context.ts`). */
@@ -28,6 +29,8 @@ export interface ModelmuxStackProps extends StackProps {
   readonly budget?: { readonly monthlyUsd: number; readonly email: string };
   /** Cost Anomaly Detection mailing `email`; default none. */
   readonly costAnomalyDetection?: { readonly email: string };
+  /** The verified SES identity every mail is sent from (the functions' and Cognito's); default none: no mail from the functions, Cognito's own sender. */
+  readonly email?: MailSenderProps;
   /** A Cognito hosted domain with the OAuth code flow for the dashboard client; default none. */
   readonly hostedSignIn?: HostedSignIn;
   /** Function settings (config/env.ts names, validated by stack-context.ts), given to every function. */

@@ -1,5 +1,5 @@
 import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
-import { AccountRecovery, Mfa, OAuthScope, UserPool, UserPoolClient } from 'aws-cdk-lib/aws-cognito';
+import { AccountRecovery, Mfa, OAuthScope, UserPool, UserPoolClient, type UserPoolEmail } from 'aws-cdk-lib/aws-cognito';
 import { Construct } from 'constructs';
 import { DASHBOARD_CLIENT_SETTINGS, USER_POOL_SETTINGS } from './identity-settings';
 
@@ -24,6 +24,8 @@ export interface HostedSignIn {
 export interface IdentityProps {
   /** With a hosted domain, the dashboard client also allows the OAuth authorization-code flow; default none. */
   readonly hostedSignIn?: HostedSignIn | undefined;
+  /** How the pool sends its mail (MailSender.userPoolEmail: a verified SES identity); default Cognito's own sender and daily quota. */
+  readonly email?: UserPoolEmail | undefined;
 }
 
 export class Identity extends Construct {
@@ -49,6 +51,7 @@ export class Identity extends Construct {
         tempPasswordValidity: Duration.days(password.TemporaryPasswordValidityDays),
       },
       accountRecovery: AccountRecovery.EMAIL_ONLY,
+      ...(props.email === undefined ? {} : { email: props.email }),
       mfa: Mfa.OPTIONAL,
       mfaSecondFactor: { sms: false, otp: true },
       deletionProtection: true,

@@ -45,7 +45,7 @@ describe('cdk-nag AwsSolutions', () => {
     expect(summary(nagViolations({}))).toEqual([]);
   }, 120_000);
 
-  it('finds none with backups copied to another region, cost guards, a hosted sign-in domain, restored tables and function settings', () => {
+  it('finds none with backups copied to another region, cost guards, a hosted sign-in domain, restored tables, function settings and mail from SES', () => {
     const context = {
       backupCopyRegion: 'eu-west-1',
       budgetMonthlyUsd: '300',
@@ -56,6 +56,8 @@ describe('cdk-nag AwsSolutions', () => {
       restoredTables: '{"accounts":"accounts-restored"}',
       functionSettings: '{"RATE_LIMIT_RPM":"1200"}',
       legacyHoldsDrained: 'true',
+      emailFrom: 'billing@example.com',
+      emailFromName: 'modelmux',
     };
     expect(summary(nagViolations(context))).toEqual([]);
   }, 120_000);

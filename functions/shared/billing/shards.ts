@@ -26,20 +26,31 @@ export function shardPk(accountId: string, k: number): string {
   return k === 0 ? accountId : `${accountId}#${k}`;
 }
 
-/** The shard a request holds on: random among S, shard 0 when S = 1 or the key has a spend limit. */
+/**
+ * The shard a request holds on: random among S; shard 0 when S = 1, the key has a spend limit, or the
+ * bank is below zero (a refund or dispute took back credit already spent: the bank gathers every
+ * shard's funds against the debt, then serves the request or refuses it with the debt's 402, hold-plan.ts).
+ */
 export function pickShard(root: ShardState, h16?: string): number {
-  if (root.shards <= 1) return 0;
+  if (root.shards <= 1 || root.creditNanoUsd < 0) return 0;
   if (h16 !== undefined && root.keys?.[h16]?.limitNanoUsd !== undefined) return 0;
   return Math.floor(Math.random() * root.shards);
 }
 
 /**
  * Moves funds to shard `k` so it can hold `demand`: from the bank first (a share of what it has, at
- * least what is missing), else everything every other shard has. Returns shard k's state after.
+ * least what is missing), else everything every other shard has. A bank below zero lends nothing: every
+ * shard's funds go to the bank instead (its debt is never moved to, nor hidden by, a shard). Returns
+ * shard k's state after.
  * @throws StoreUnavailableError (503) when DynamoDB is unavailable.
  */
 export async function refillShard(accountId: string, k: number, demand: HoldDemand): Promise<ShardState> {
   const root = await readState(accountId, { consistent: true });
+  if (root.creditNanoUsd < 0) {
+    // A bank in debt: every shard's funds go to the bank against it, none to this shard (the hold moves to the bank).
+    await gatherInto(accountId, root.shards, 0);
+    return readState(shardPk(accountId, k), { consistent: true });
+  }
   const target = await readState(shardPk(accountId, k), { consistent: true });
   const need = computeCharge({ promptTokens: demand.promptTokens, completionTokens: demand.outputTokens, freeTokensAvailable: 0, inputPrice: demand.inputPrice, outputPrice: demand.outputPrice });
   const tokensNeeded = demand.promptTokens + demand.outputTokens;

@@ -166,6 +166,14 @@ const FIELDS = {
   /** Base URL of the Stripe API, only for the local stand-in (`npm start`: `http://127.0.0.1:<port>`); unset = api.stripe.com. */
   STRIPE_API_BASE: { schema: optionalSetting(z.url({ protocol: /^https?$/ })), expected: 'an http(s) URL' },
 
+  // --- email (notify/) ---
+  /**
+   * Sender of the account emails (low balance, key spend limit reached, auto top-up failed), sent with
+   * Amazon SES (SESv2 SendEmail): an address of a verified SES identity, e.g. `modelmux <billing@example.com>`.
+   * Unset = no email is sent (logged once); nothing else changes.
+   */
+  EMAIL_FROM: { schema: optionalString, expected: 'an email address' },
+
   // --- observability ---
   /** `service` in log lines and metrics (the stack sets the stack name). Default `modelmux`. */
   POWERTOOLS_SERVICE_NAME: { schema: withDefault(z.string(), 'modelmux'), expected: 'a service name' },

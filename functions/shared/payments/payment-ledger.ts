@@ -14,7 +14,9 @@
  */
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from '../validation/zod';
+import { readState } from '../billing/account-state';
 import { NANO_USD_PER_USD } from '../billing/money';
+import { gatherInto } from '../billing/shards';
 import { ACCOUNT_EXISTS, ACCOUNT_EXISTS_AND_CREDIT_FITS, PAYMENT_ENTRY_IS_NEW, REFUND_ENTRY_UNCHANGED } from '../store/conditions';
 import { documentClient } from '../store/dynamo';
 import { storeCall } from '../store/store-errors';
@@ -134,10 +136,11 @@ export async function debitDispute(input: { accountId: string; stripeId: string;
     createdAt: new Date(input.createdSec * 1000).toISOString(),
     ...(input.paymentIntentId === undefined ? {} : { paymentIntentId: input.paymentIntentId }),
   };
-  return writeOnce([
+  const outcome = await writeOnce([
     { Put: { TableName: tableNames().ledger, Item: entry, ConditionExpression: PAYMENT_ENTRY_IS_NEW } },
     debitAccount(input.accountId, nanoUsd),
   ]);
+  return afterDebit(input.accountId, outcome);
 }
 
 /**
@@ -153,7 +156,7 @@ export async function debitRefund(input: { accountId: string; chargeId: string; 
     const out = await storeCall(() => documentClient().send(new GetCommand({ TableName: tableNames().ledger, Key: key, ConsistentRead: true })));
     const old = typeof out.Item?.amountCents === 'number' ? out.Item.amountCents : 0;
     const delta = input.amountRefundedCents - old;
-    if (delta <= 0) return 'duplicate';
+    if (delta <= 0) return afterDebit(input.accountId, 'duplicate');
     const entry: PaymentEntry = {
       ...key,
       kind: 'refund',
@@ -167,10 +170,26 @@ export async function debitRefund(input: { accountId: string; chargeId: string; 
       ? { Put: { TableName: tableNames().ledger, Item: entry, ConditionExpression: PAYMENT_ENTRY_IS_NEW } }
       : { Put: { TableName: tableNames().ledger, Item: entry, ConditionExpression: REFUND_ENTRY_UNCHANGED, ExpressionAttributeValues: { ':old': old } } };
     const outcome = await writeOnce([put, debitAccount(input.accountId, delta * NANO_USD_PER_CENT)]);
-    if (outcome !== 'duplicate') return outcome;
+    if (outcome !== 'duplicate') return afterDebit(input.accountId, outcome);
     // Another delivery moved the entry since it was read: read it again.
   }
   return 'duplicate';
+}
+
+/**
+ * After a refund or dispute (also a repeated delivery, in case the first stopped half-way): when the
+ * debit left a sharded account's bank below zero, every shard's funds are gathered into the bank
+ * (billing/shards.ts), so they pay the debt at once and what remains below zero is what the account
+ * owes; its requests are then refused with the debt's 402 on whichever shard they land (shards.ts
+ * `pickShard`, `refillShard`). An account of one item needs nothing: its only item is the bank.
+ * @returns `outcome`, unchanged.
+ * @throws StoreUnavailableError (503): Stripe delivers the event again and the gather runs again.
+ */
+async function afterDebit(accountId: string, outcome: PaymentOutcome): Promise<PaymentOutcome> {
+  if (outcome === 'no_account') return outcome;
+  const bank = await readState(accountId, { consistent: true });
+  if (bank.shards > 1 && bank.creditNanoUsd < 0) await gatherInto(accountId, bank.shards, 0);
+  return outcome;
 }
 
 function debitAccount(accountId: string, nanoUsd: number): TransactItems[number] {
