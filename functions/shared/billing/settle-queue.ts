@@ -9,7 +9,6 @@ import * as z from '../validation/zod';
 import { holdRecordSchema, type HoldRecord } from './hold-record';
 import type { SettleOutcome } from './settle';
 
-export { SETTLE_QUEUE_URL_ENV } from '../config/stack-contract';
 import { SETTLE_QUEUE_URL_ENV } from '../config/stack-contract';
 import { config } from '../config/env';
 import { logger } from '../observability/logger';
