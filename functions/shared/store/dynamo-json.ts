@@ -98,8 +98,11 @@ export class DynamoJsonClient {
         res.on('error', reject);
       });
       const fail = (err: Error) => req.destroy(err);
-      const whole = setTimeout(() => fail(timeoutError(`DynamoDB ${operation}: no answer within ${this.opts.requestTimeoutMs} ms`)), this.opts.requestTimeoutMs);
+      // Timed from the moment a socket is assigned, as the SDK's handler does: a call queued behind
+      // `maxSockets` others has not been sent yet.
+      let whole: NodeJS.Timeout | undefined;
       req.on('socket', (socket) => {
+        whole = setTimeout(() => fail(timeoutError(`DynamoDB ${operation}: no answer within ${this.opts.requestTimeoutMs} ms`)), this.opts.requestTimeoutMs);
         if (!socket.connecting) return;
         const connect = setTimeout(() => fail(timeoutError(`DynamoDB: no connection within ${this.opts.connectionTimeoutMs} ms`)), this.opts.connectionTimeoutMs);
         socket.once('connect', () => clearTimeout(connect));

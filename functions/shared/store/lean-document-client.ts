@@ -14,9 +14,13 @@ import type { DynamoJsonClient } from './dynamo-json';
 type Plain = Record<string, NativeAttributeValue>;
 type Marshalled = Record<string, unknown>;
 
-/** lib-dynamodb's marshalling of this client (store/dynamo.ts): optional fields may be `undefined`. */
-const MARSHALL = { removeUndefinedValues: true } as const;
-const toWire = (x: unknown): Marshalled | undefined => (x === undefined ? undefined : (marshall(x as Plain, MARSHALL) as Marshalled));
+/**
+ * lib-dynamodb's marshalling of this client (store/dynamo.ts): optional fields may be `undefined`. A new
+ * object for each use: lib-dynamodb writes its own defaults into the options it is given.
+ */
+const marshallOptions = () => ({ removeUndefinedValues: true });
+const LEAN_MARSHALL = { ...marshallOptions(), convertTopLevelContainer: false };
+const toWire = (x: unknown): Marshalled | undefined => (x === undefined ? undefined : (marshall(x as Plain, LEAN_MARSHALL) as Marshalled));
 const fromWire = (x: unknown): Plain | undefined => (x === undefined ? undefined : unmarshall(x as Parameters<typeof unmarshall>[0]));
 
 /** One item operation's members that carry items: marshalled on the way out. */
@@ -83,7 +87,7 @@ export class LeanPath {
  */
 export class StoreDocumentClient extends DynamoDBDocumentClient {
   constructor(private readonly inner: DynamoDBClient, private readonly lean?: LeanPath) {
-    super(inner, { marshallOptions: MARSHALL });
+    super(inner, { marshallOptions: marshallOptions() });
   }
 
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- lib-dynamodb's overloads, one implementation
