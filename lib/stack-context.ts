@@ -74,7 +74,8 @@ export const DEPLOYABLE_SETTINGS: readonly string[] = CONFIG_VARIABLES.filter((n
  * - `restoredTables`: object, or JSON string, `{"keys":…,"accounts":…,"ledger":…}` of tables restored
  *   by `npm run restore` (it writes this key into cdk.context.json) to use instead of the stack's own;
  * - `legacyHoldsDrained`: `true` once `npm run admin -- health` reports no legacy holds: drops the
- *   settle role's ledger UpdateItem/DeleteItem.
+ *   settle role's ledger UpdateItem/DeleteItem; `legacyEmailIndex`: `true` keeps the old `byEmail`
+ *   index (step 1 of the upgrade to `byEmailKeys`, README).
  *
  * Parsed through one zod schema (`contextSchema` below, one field per key).
  * @throws Error on a value of the wrong shape, naming the context key.
@@ -109,6 +110,7 @@ export function stackPropsFromContext(node: Node): Pick<
   | 'hostedSignIn'
   | 'functionSettings'
   | 'legacyHoldsDrained'
+  | 'legacyEmailIndex'
   | 'restoredTables'
 > {
   const c = parseContext(node);
@@ -152,6 +154,7 @@ export function stackPropsFromContext(node: Node): Pick<
     hostedSignIn: c.cognitoDomainPrefix === undefined || c.oauthCallbackUrls === undefined ? undefined : { domainPrefix: c.cognitoDomainPrefix, callbackUrls: c.oauthCallbackUrls },
     functionSettings: c.functionSettings,
     legacyHoldsDrained: c.legacyHoldsDrained ?? false,
+    legacyEmailIndex: c.legacyEmailIndex ?? false,
     restoredTables: c.restoredTables,
   };
 }
@@ -265,6 +268,7 @@ const contextSchema = z.object({
   oauthCallbackUrls: opt(urlListValue),
   functionSettings: opt(settingsValue),
   legacyHoldsDrained: opt(booleanValue),
+  legacyEmailIndex: opt(booleanValue),
   restoredTables: opt(
     objectValue.superRefine((tables, ctx) => {
       for (const name of Object.keys(tables)) if (!['keys', 'accounts', 'ledger'].includes(name)) ctx.addIssue({ code: 'custom', message: `names ${name}; only keys, accounts and ledger are restored` });
