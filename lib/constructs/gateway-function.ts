@@ -130,8 +130,7 @@ export interface GatewayFunctionProps {
 /** The alias the Function URLs of the request functions serve (CodeDeploy moves it between versions). */
 export const LIVE_ALIAS = 'live';
 
-/** The functions' log level: Powertools' (`POWERTOOLS_LOG_LEVEL`) and Lambda's application log filter alike. */
-const APPLICATION_LOG_LEVEL = 'INFO' satisfies keyof typeof ApplicationLogLevel;
+const APPLICATION_LOG_LEVEL = 'INFO' satisfies keyof typeof ApplicationLogLevel; // Powertools' level and Lambda's application filter
 /**
  * A gateway Lambda function with the house defaults: Node.js 24 on ARM64 (Graviton: about 20% cheaper
  * per GB-second than x86; Lambda pricing page), 1024 MB, its own log group (one month unless set;
