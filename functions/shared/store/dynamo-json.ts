@@ -2,10 +2,10 @@
  * DynamoDB's JSON protocol spoken directly: one signed `POST /` per call over the store's keep-alive
  * pool, for the calls on the request path (store/lean-document-client.ts routes them here).
  *
- * Why: measured on Node 24 against DynamoDB Local (BENCHMARKS.md, "DynamoDB client CPU"), the SDK's
- * client spends ~1–1.5 ms of CPU per call in its middleware, serde and retry machinery; the same call
- * signed by the SDK's own SigV4 signer (`@smithy/signature-v4`, already in every bundle for Secrets
- * Manager) and sent with `node:http` costs ~0.5–0.9 ms. `aws4fetch` was measured too and lost: its
+ * Why: measured on Node 24 against DynamoDB Local (docs/dynamodb-client.md), lib-dynamodb over the
+ * SDK spends about twice the CPU per call of the same call signed by the SDK's own SigV4 signer
+ * (`@smithy/signature-v4`, already in every bundle for Secrets Manager) and sent with `node:http`
+ * (e.g. UpdateItem 2.0 against 1.2 ms on a loaded machine; the unsigned floor 0.5). `aws4fetch` was measured too and lost: its
  * WebCrypto HMACs cost more CPU in Node than the SDK's whole stack.
  *
  * Wire format (DynamoDB Developer Guide, "DynamoDB low-level API"): `Content-Type:

@@ -1,8 +1,8 @@
 /**
  * The store's document client: lib-dynamodb's, except that the single-item and transaction writes of
  * the request path (GetItem, PutItem, UpdateItem, DeleteItem, TransactWriteItems) go over DynamoDB's
- * JSON protocol directly (store/dynamo-json.ts), ~0.6 ms of CPU cheaper per call on Node 24
- * (BENCHMARKS.md, "DynamoDB client CPU"). Callers keep sending lib-dynamodb commands
+ * JSON protocol directly (store/dynamo-json.ts), about half the CPU per call on Node 24
+ * (docs/dynamodb-client.md). Callers keep sending lib-dynamodb commands
  * (`send(new UpdateCommand(...))`) and get the same outputs and errors; every other command (Query,
  * Scan, BatchGet, table operations) goes through the SDK as before.
  */
