@@ -239,7 +239,7 @@ async function serveFunctions(opts: GatewayOptions, cognito: RunningCognitoLocal
   const account = await import('../functions/account/handler');
   const { ACCOUNT_PATH_PATTERNS } = await import('../functions/shared/account-api/paths');
   const server = createFunctionUrlServer([
-    { match: (p) => p.startsWith('/v1/embeddings'), handler: emb.handler, invokeMode: 'BUFFERED', functionName: 'modelmux-embeddings', timeoutMs: 30_000 },
+    { match: (p) => p.startsWith('/v1/embeddings') || p.startsWith('/v1/images/'), handler: emb.handler, invokeMode: 'BUFFERED', functionName: 'modelmux-embeddings', timeoutMs: 60_000 },
     { match: (p) => isAccountPath(ACCOUNT_PATH_PATTERNS, p), handler: account.handler, invokeMode: 'BUFFERED', functionName: 'modelmux-account', timeoutMs: 30_000 },
     { match: () => true, handler: chat.handler, invokeMode: 'RESPONSE_STREAM', functionName: 'modelmux-chat', timeoutMs: opts.chatTimeoutMs ?? 300_000 },
   ], {

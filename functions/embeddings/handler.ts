@@ -1,5 +1,6 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { dispatch } from '../shared/app/dispatch';
+import { MAX_BUFFERED_ANSWER_BYTES } from '../shared/app/embeddings-size';
 import { config } from '../shared/config/env';
 import type { GatewayRequest, GatewayResult } from '../shared/http/types';
 import { finishInvocation, fromFunctionUrlEvent, initGateway, logRequest, responseHeaders, runCore } from '../shared/edge/function-url';
@@ -16,14 +17,16 @@ await initGateway();
  * Lambda's buffered response limit (6 MB, Lambda quotas) less room for headers and the invocation's own
  * JSON wrapper: past it Lambda answers its own `502 {"Message":…}`, which modelmux never lets happen.
  */
-const MAX_BUFFERED_BODY_BYTES = 6_291_456 - 32_768;
+const MAX_BUFFERED_BODY_BYTES = MAX_BUFFERED_ANSWER_BYTES;
 
 /**
- * The embeddings Lambda behind a BUFFERED Function URL (6 MB response limit). A buffered invocation
+ * The embeddings Lambda behind a BUFFERED Function URL (6 MB response limit): `/v1/embeddings` and
+ * `/v1/images/generations`, whose answers are one JSON body each. A buffered invocation
  * returns its response only when the handler returns, so the ledger is settled before returning:
  * a frozen container must not hold an unbilled request. Every response is OpenAI-shaped: an answer
- * too large for the buffered limit (only a chat answer sent to this URL can be: embeddings are sized
- * before the call, app/embeddings-size.ts) or any failure of this handler becomes an OpenAI error body.
+ * too large for the buffered limit (embeddings and images are sized before the call,
+ * app/embeddings-size.ts and app/images-size.ts, so only a chat answer sent to this URL or an upstream's
+ * image far past every bound can be) or any failure of this handler becomes an OpenAI error body.
  */
 export const handler = async (event: APIGatewayProxyEventV2, context?: Context): Promise<APIGatewayProxyStructuredResultV2> => {
   const req = fromFunctionUrlEvent(event, new AbortController().signal, context);
@@ -40,7 +43,7 @@ export const handler = async (event: APIGatewayProxyEventV2, context?: Context):
     // Produced answers are billed (as if the client had left) even when they cannot be sent.
     await settleOrLog(req, result);
     if (Buffer.byteLength(body, 'utf8') > MAX_BUFFERED_BODY_BYTES) {
-      const err = new GatewayError(500, 'server_error', 'The answer is larger than the 6 MB a buffered response can carry; stream it (`stream: true`) through the chat endpoint instead.', { code: 'response_too_large' });
+      const err = new GatewayError(500, 'server_error', 'The answer is larger than the 6 MB a buffered response can carry: ask for fewer items per request (or stream a chat answer, `stream: true`, through the chat endpoint).', { code: 'response_too_large' });
       return { statusCode: 500, headers: responseHeaders({ kind: 'json', status: 500, headers: {}, body: null }, req.requestId), body: JSON.stringify(toErrorBody(err)) };
     }
     return { statusCode: result.status, ...bufferedBody(body, acceptsGzip(req.headers), responseHeaders(result, req.requestId)) };

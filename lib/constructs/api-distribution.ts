@@ -20,6 +20,9 @@ import type { CustomDomain } from './custom-domain';
 /** Path pattern routed to the embeddings function; everything else goes to the chat function. */
 export const EMBEDDINGS_PATH_PATTERN = '/v1/embeddings*';
 
+/** Image generation (`/v1/images/generations`): also answered whole, by the same buffered function. */
+export const IMAGES_PATH_PATTERN = '/v1/images/*';
+
 /**
  * With the dashboard as default behaviour, the API paths the chat function keeps. CloudFront takes the
  * first matching pattern, so this one is added LAST ({@link ApiDistribution.addFunctionBehaviour}),
@@ -34,7 +37,7 @@ export const DEFAULT_ORIGIN_READ_TIMEOUT_SECONDS = 60;
 export interface ApiDistributionProps {
   /** Default origin: chat completions, models, and every other path (streaming Function URL). */
   readonly chatUrl: IFunctionUrl;
-  /** Origin for {@link EMBEDDINGS_PATH_PATTERN} (buffered Function URL). */
+  /** Origin for {@link EMBEDDINGS_PATH_PATTERN} and {@link IMAGES_PATH_PATTERN} (buffered Function URL). */
   readonly embeddingsUrl: IFunctionUrl;
   /**
    * Seconds CloudFront waits for the first byte, and then between bytes, from the origin. Default 60,
@@ -65,7 +68,7 @@ export interface ApiDistributionProps {
 /**
  * One base URL for the whole API. An OpenAI SDK has ONE `baseURL`, but chat (streaming) and embeddings
  * (buffered) are two functions with two Function URLs; a CloudFront distribution routes by path:
- * `/v1/embeddings*` to the embeddings URL, everything else to the chat URL. CloudFront passes Function
+ * `/v1/embeddings*` and `/v1/images/*` to the embeddings (buffered) URL, everything else to the chat URL. CloudFront passes Function
  * URL response streams through as they arrive (it does not buffer non-cached responses).
  *
  * Every behaviour: all methods allowed (POST, and OPTIONS for CORS preflight, answered by the Function
@@ -99,11 +102,13 @@ export class ApiDistribution extends Construct {
       viewerProtocolPolicy: ViewerProtocolPolicy.HTTPS_ONLY,
       compress: false,
     });
+    // One origin for the buffered function, shared by its two paths.
+    const buffered = this.functionBehaviour(props.embeddingsUrl);
     this.distribution = new Distribution(this, 'Distribution', {
       comment: 'modelmux: one base URL for chat (streaming) and embeddings (buffered)',
       defaultBehavior: props.site ?? this.functionBehaviour(props.chatUrl),
       ...(props.site ? { defaultRootObject: 'index.html' } : {}),
-      additionalBehaviors: { [EMBEDDINGS_PATH_PATTERN]: this.functionBehaviour(props.embeddingsUrl) },
+      additionalBehaviors: { [EMBEDDINGS_PATH_PATTERN]: buffered, [IMAGES_PATH_PATTERN]: buffered },
       httpVersion: HttpVersion.HTTP2_AND_3,
       // No fixed cost whatever the class; ALL gives every client its nearest edge.
       priceClass: PriceClass.PRICE_CLASS_ALL,

@@ -14,15 +14,18 @@ export const EMBEDDINGS_DEFAULT_MEMORY_MB = 640;
 /** Props of {@link EmbeddingsEndpoint}. */
 export interface EmbeddingsEndpointProps extends GatewayEndpointProps {
   /**
-   * Invocation timeout in seconds. Default 30: one upstream embeddings call (with fallback) answers in
-   * well under that; a longer wait is a stuck upstream, better failed than billed.
+   * Invocation timeout in seconds. Default 60, CloudFront's default origin read timeout: one upstream
+   * embeddings call (with fallback) answers in well under 30, but an image can take most of a minute
+   * at high quality (its attempt waits up to 50 s: catalogue `IMAGE_TIMEOUTS`); a longer wait is a
+   * stuck upstream, better failed than billed.
    */
   readonly timeoutSeconds?: number;
 }
 
 /**
  * The buffered endpoint: `functions/embeddings/handler.ts` behind a Function URL in BUFFERED mode
- * (response up to 6 MB; Lambda docs, config-rs-invoke-furls). Embeddings are one JSON body, so
+ * (response up to 6 MB; Lambda docs, config-rs-invoke-furls), serving embeddings and image generation.
+ * Both answer one JSON body, so
  * streaming would buy nothing; a separate function keeps its memory and timeout independent of chat's.
  */
 export class EmbeddingsEndpoint extends Construct {
@@ -35,8 +38,8 @@ export class EmbeddingsEndpoint extends Construct {
     super(scope, id);
     this.gateway = new GatewayFunction(this, 'Gateway', {
       entry: 'functions/embeddings/handler.ts',
-      description: 'modelmux: /v1/embeddings (buffered)',
-      timeoutSeconds: props.timeoutSeconds ?? 30,
+      description: 'modelmux: /v1/embeddings and /v1/images/generations (buffered)',
+      timeoutSeconds: props.timeoutSeconds ?? 60,
       memorySize: props.memorySize ?? EMBEDDINGS_DEFAULT_MEMORY_MB,
       reservedConcurrentExecutions: props.reservedConcurrentExecutions,
       logRetentionDays: props.logRetentionDays,

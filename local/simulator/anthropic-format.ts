@@ -37,8 +37,10 @@ function toolUseId(call: SimCall, i: number): string {
   return `toolu_sim${call.seq.toString().padStart(4, '0')}x${i}`;
 }
 
+/** Anthropic's usage is additive: `input_tokens` excludes the cache read (a `[cached]` request's, reply.ts). */
 function usage(plan: ReplyPlan, outputTokens: number): JsonObject {
-  return { input_tokens: plan.promptTokens, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: outputTokens };
+  const read = plan.cachedTokens ?? 0;
+  return { input_tokens: plan.promptTokens - read, cache_creation_input_tokens: 0, cache_read_input_tokens: read, output_tokens: outputTokens };
 }
 
 /** Content blocks of the finished message, in order: thinking, text (when not calling tools), tool_use. */

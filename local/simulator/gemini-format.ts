@@ -42,6 +42,9 @@ function usageMetadata(plans: readonly ReplyPlan[], candidates: number, thoughts
     promptTokensDetails: [{ modality: 'TEXT', tokenCount: prompt }],
   };
   if (plans.some((p) => p.reasoning)) out['thoughtsTokenCount'] = thoughts;
+  // A `[cached]` request's cache read (reply.ts), a subset of the prompt as Gemini reports it.
+  const cached = plans[0]?.cachedTokens ?? 0;
+  if (cached > 0) out['cachedContentTokenCount'] = cached;
   return out;
 }
 

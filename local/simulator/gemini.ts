@@ -1,11 +1,12 @@
 /**
  * Handler of the native Gemini endpoints the gateway calls: generateContent, streamGenerateContent
- * (SSE only with `alt=sse`) and batchEmbedContents (no usage). The model comes from the URL
+ * (SSE only with `alt=sse`; with image output: images.ts) and batchEmbedContents (no usage). The model comes from the URL
  * (`models/{model}:method`).
  */
 import type { SimCall } from './call.js';
 import type { Reply } from './deliver.js';
 import { embed, nativeDimensions } from './embeddings.js';
+import { geminiImage, wantsGeminiImage } from './images.js';
 import { geminiBlocked, geminiBlockedStream, geminiResponse, geminiStream } from './gemini-format.js';
 import { readGeminiGenerate } from './gemini-input.js';
 import { asArray, asNumber, asString, field, isObject } from './json-narrowing.js';
@@ -19,6 +20,7 @@ function generate(call: SimCall, model: string, stream: boolean): Reply | Proble
     // Without alt=sse Gemini streams one growing JSON array; the simulator only speaks SSE (§3.1).
     return { kind: 'bad-request', message: 'The simulator only supports streamGenerateContent with alt=sse.' };
   }
+  if (!stream && wantsGeminiImage(call.body)) return geminiImage(call, model);
   const req = readGeminiGenerate(call.body, model);
   if ('kind' in req) return req;
   if (req.blocked) {

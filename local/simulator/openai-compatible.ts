@@ -1,10 +1,11 @@
 /**
- * Handlers of the OpenAI-shaped endpoints (chat, embeddings) for every host that speaks them:
+ * Handlers of the OpenAI-shaped endpoints (chat, embeddings; images on OpenAI) for every host that speaks them:
  * OpenAI, DeepSeek, MiniMax, Together, DeepInfra, Groq.
  */
 import type { SimCall } from './call.js';
 import type { Reply } from './deliver.js';
 import { embed, nativeDimensions, toBase64 } from './embeddings.js';
+import { openAIImages } from './images.js';
 import { asArray, asNumber, asString, isObject } from './json-narrowing.js';
 import { openAICompletion } from './openai-format.js';
 import { openAIStream } from './openai-stream.js';
@@ -81,6 +82,8 @@ export function handleOpenAIStyle(call: SimCall): Reply | Problem {
       return chat(call);
     case 'embeddings':
       return embeddings(call);
+    case 'images':
+      return openAIImages(call);
     default:
       return { kind: 'no-route', method: call.method, path: call.url.pathname };
   }

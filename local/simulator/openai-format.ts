@@ -38,9 +38,10 @@ function responseModel(call: SimCall, model: string): string {
 }
 
 /** The plans' totals: the prompt once, completion and reasoning tokens of every choice. */
-function totals(plans: readonly ReplyPlan[]): Pick<ReplyPlan, 'promptTokens' | 'completionTokens' | 'reasoningTokens'> {
+function totals(plans: readonly ReplyPlan[]): Required<Pick<ReplyPlan, 'promptTokens' | 'completionTokens' | 'reasoningTokens' | 'cachedTokens'>> {
   return {
     promptTokens: plans[0]?.promptTokens ?? 0,
+    cachedTokens: plans[0]?.cachedTokens ?? 0,
     completionTokens: plans.reduce((sum, p) => sum + p.completionTokens, 0),
     reasoningTokens: plans.reduce((sum, p) => sum + p.reasoningTokens, 0),
   };
@@ -54,20 +55,20 @@ export function usageOf(call: SimCall, plans: readonly ReplyPlan[]): JsonObject 
     case 'openai':
       return {
         ...base,
-        prompt_tokens_details: { cached_tokens: 0, audio_tokens: 0 },
+        prompt_tokens_details: { cached_tokens: plan.cachedTokens, audio_tokens: 0 },
         completion_tokens_details: { reasoning_tokens: plan.reasoningTokens, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
       };
     case 'deepseek':
-      // No prompt cache is simulated: every prompt token is a cache miss.
+      // Every prompt token is a cache miss, but for a `[cached]` request's cache read (reply.ts).
       return {
         ...base,
-        prompt_tokens_details: { cached_tokens: 0 },
-        prompt_cache_hit_tokens: 0,
-        prompt_cache_miss_tokens: plan.promptTokens,
+        prompt_tokens_details: { cached_tokens: plan.cachedTokens },
+        prompt_cache_hit_tokens: plan.cachedTokens,
+        prompt_cache_miss_tokens: plan.promptTokens - plan.cachedTokens,
         completion_tokens_details: { reasoning_tokens: plan.reasoningTokens },
       };
     case 'minimax':
-      return { ...base, completion_tokens_details: { reasoning_tokens: plan.reasoningTokens } };
+      return { ...base, ...(plan.cachedTokens > 0 ? { prompt_tokens_details: { cached_tokens: plan.cachedTokens } } : {}), completion_tokens_details: { reasoning_tokens: plan.reasoningTokens } };
     default:
       return base;
   }

@@ -19,6 +19,9 @@
  *   {@link RUNAWAY_WORDS} words whatever `max_tokens` says (tool-call arguments already ignore it: they
  *   follow the schema, e.g. `minItems`);
  * - `[overreport]`: the reported usage is {@link OVERREPORT_FACTOR} × the true prompt and completion counts.
+ *
+ * And a provider prompt cache on demand: `[cached]` reports {@link CACHED_SHARE} of the prompt (rounded
+ * down) as read from the provider's cache, in each provider's own usage fields.
  */
 import { argsFromSchema } from './tool-args.js';
 import { structuredAnswer } from './structured-output.js';
@@ -82,6 +85,8 @@ export interface ReplyPlan {
   stopSequence?: string;
   /** Visible words + reasoning words (+ tool-call words). */
   completionTokens: number;
+  /** Of `promptTokens`, reported as read from the provider's prompt cache (`[cached]`; 0 otherwise). */
+  cachedTokens?: number;
 }
 
 export const FILLER_WORDS = [
@@ -103,9 +108,13 @@ function padTo(text: string, words: number): string {
   return out.join(' ');
 }
 
-/** The plan as reported: `[overreport]` multiplies its token counts. */
+/** Share of the prompt a `[cached]` request reports as a cache read. */
+export const CACHED_SHARE = 0.75;
+
+/** The plan as reported: `[overreport]` multiplies its token counts; `[cached]` reports a cache read. */
 function reported(plan: ReplyPlan, conv: Conversation): ReplyPlan {
-  if (!conv.lastUserText.includes('[overreport]')) return plan;
+  const cached = conv.lastUserText.includes('[cached]') ? { cachedTokens: Math.floor(plan.promptTokens * CACHED_SHARE) } : {};
+  if (!conv.lastUserText.includes('[overreport]')) return { ...plan, ...cached };
   return { ...plan, promptTokens: plan.promptTokens * OVERREPORT_FACTOR, completionTokens: plan.completionTokens * OVERREPORT_FACTOR };
 }
 const MAX_PARALLEL_CALLS = 3;

@@ -29,6 +29,9 @@ export const RETIRED_UPSTREAM_MODELS = {
   /** §3.8: Gemini 1.5 Pro / Flash retired; 2.0 Flash (and its -001 and -lite rows) shut down;
    * §3.6: text-embedding-004 deprecated (Jan 14, 2026), embedding-001 deprecated Aug 2025. */
   gemini: ['gemini-1.5-pro', 'gemini-1.5-pro-002', 'gemini-1.5-flash', 'gemini-2.0-flash', 'gemini-2.0-flash-001', 'gemini-2.0-flash-lite', 'text-embedding-004', 'embedding-001'],
+  /** providers.md §1.10 (docs/prices.md "Image generation"): gpt-image-1 shut down 2026-10-23;
+   * dall-e-2 and dall-e-3 retired 2026-05-12. */
+  openai: ['gpt-image-1', 'dall-e-2', 'dall-e-3'],
   /** §4.2: deepseek-chat / deepseek-reasoner retired after 2026-07-24 15:59 UTC (V4 replaced them). */
   deepseek: ['deepseek-chat', 'deepseek-reasoner'],
   /** §6: Groq's llama3-*-8192 decommissioned 2025; llama-3.3-70b-versatile and llama-3.1-8b-instant

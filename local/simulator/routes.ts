@@ -1,13 +1,14 @@
 /**
  * URL layout: one server, provider chosen by path prefix. Only what the gateway's adapters call
  * (functions/shared/providers/): chat completions everywhere, embeddings on the OpenAI-shaped hosts,
+ * OpenAI's image generation,
  * Anthropic `POST /v1/messages`, Gemini `generateContent`, `streamGenerateContent` and
  * `batchEmbedContents`. The simulator's prefix stands in for each real host's base URL.
  */
 import type { SimProvider } from './types.js';
 
 /** What a request asks for, independent of the provider's URL spelling. */
-export type Operation = 'chat' | 'embeddings' | 'anthropic-messages' | 'anthropic-count-tokens' | 'gemini-generate' | 'gemini-stream' | 'gemini-batch-embed' | 'no-route';
+export type Operation = 'chat' | 'embeddings' | 'images' | 'anthropic-messages' | 'anthropic-count-tokens' | 'gemini-generate' | 'gemini-stream' | 'gemini-batch-embed' | 'no-route';
 
 export interface Route {
   provider: SimProvider;
@@ -43,6 +44,7 @@ function operation(provider: SimProvider, method: string, rest: string): Route {
     return op ? { provider, op, pathModel: decodeURIComponent(m![1]!) } : { provider, op: 'no-route' };
   }
   if (rest === '/chat/completions') return { provider, op: 'chat' };
+  if (provider === 'openai' && rest === '/images/generations') return { provider, op: 'images' };
   return { provider, op: rest === '/embeddings' ? 'embeddings' : 'no-route' };
 }
 

@@ -39,8 +39,10 @@ beforeAll(async () => {
   for await (const chunk of stream) void chunk;
   await b.embeddings.create({ model: 'text-embedding-3-small', input: ['alpha', 'beta'] });
   await a.chat.completions.create({ model: 'deepseek-v3', messages: [{ role: 'user', content: 'and four' }] });
-  // Each request's ledger item exists from its hold on; wait until all four are settled.
-  for (let i = 0; i < 100 && (await ledger(user.sub)).filter((e) => e.status !== 'held').length < 4; i++) await new Promise((r) => setTimeout(r, 30));
+  // A prompt the (simulated) provider reads mostly from its cache: 3/4 of it at the cached price.
+  await a.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: `[cached] ${'words '.repeat(400)}` }] });
+  // Each request's ledger item exists from its hold on; wait until all five are settled.
+  for (let i = 0; i < 100 && (await ledger(user.sub)).filter((e) => e.status !== 'held').length < 5; i++) await new Promise((r) => setTimeout(r, 30));
 });
 
 afterAll(async () => {
@@ -50,7 +52,7 @@ afterAll(async () => {
 describe('usage agrees with the ledger', () => {
   it('GET /v1/key gives each key its own ledger total', async () => {
     const entries = await ledger(user.sub);
-    expect(entries).toHaveLength(4);
+    expect(entries).toHaveLength(5);
     for (const { key, hash } of keys) {
       const mine = entries.filter((e) => e.keyHash === hash).reduce((s, e) => s + e.costNanoUsd, 0);
       expect(mine).toBeGreaterThan(0);
@@ -76,12 +78,23 @@ describe('usage agrees with the ledger', () => {
     expect(res.status).toBe(200);
     const rows = res.body.data as Array<Record<string, any>>;
     expect(rows.reduce((s, r) => s + r.usage_nano_usd, 0)).toBe(entries.reduce((s, e) => s + e.costNanoUsd, 0));
-    expect(rows.reduce((s, r) => s + r.requests, 0)).toBe(4);
+    expect(rows.reduce((s, r) => s + r.requests, 0)).toBe(5);
     expect(rows.reduce((s, r) => s + r.prompt_tokens, 0)).toBe(entries.reduce((s, e) => s + e.promptTokens, 0));
     for (const e of entries) {
       const row = rows.find((r) => r.model === e.servedModel && r.key_hash === e.keyHash);
       expect(row).toMatchObject({ date: String(e.createdAt).slice(0, 10), provider_name: e.provider, key_name: e.keyHash === keys[0]!.hash ? 'one' : 'two', byok_requests: 0 });
     }
+    // Prompt caching, from the entries' stored buckets: cached tokens, writes, and what the reads saved.
+    const cached = entries.filter((e) => (e.cachedTokens ?? 0) > 0);
+    expect(cached).toHaveLength(1);
+    const e = cached[0]!;
+    const row = rows.find((r) => r.model === e.servedModel && r.key_hash === e.keyHash)!;
+    const saved = Math.floor((e.cachedTokens * (e.inputPrice - e.cachedInputPrice)) / 1000);
+    expect(saved).toBeGreaterThan(0);
+    expect(row).toMatchObject({ cached_tokens: e.cachedTokens, cache_write_tokens: 0, cache_discount_nano_usd: saved, cache_discount: saved / 1e9 });
+    expect(e.cachedTokens).toBe(Math.floor(e.promptTokens * 0.75));
+    expect(rows.reduce((s, r) => s + r.cached_tokens, 0)).toBe(e.cachedTokens);
+    for (const r of rows.filter((x) => x !== row)) expect(r).toMatchObject({ cached_tokens: 0, cache_write_tokens: 0, cache_discount_nano_usd: 0 });
     expect((await call(gw, 'GET', '/v1/activity?days=0', user.accessToken)).status).toBe(400);
     expect((await call(gw, 'GET', '/v1/activity?days=abc', user.accessToken)).status).toBe(400);
   });

@@ -53,6 +53,18 @@ describe('catalogue', () => {
     expect(() => loadCatalogue([{ ...embedding, equivalents: [other.id] }, other])).toThrow(/never fall back/);
   });
 
+  it('has the spec’s image model and another provider’s, each other’s equivalents, with image data on image targets only', () => {
+    expect(getModel('gpt-image-1', 'image').equivalents).toEqual(['gemini-2.5-flash-image']);
+    expect(getModel('gemini-2.5-flash-image', 'image').equivalents).toEqual(['gpt-image-1']);
+    expect(new Set(['gpt-image-1', 'gemini-2.5-flash-image'].flatMap((id) => CATALOGUE.get(id)?.targets.map((t) => t.provider) ?? []))).toEqual(new Set(['openai', 'gemini']));
+    for (const e of CATALOGUE.values()) for (const t of e.targets) expect(t.image !== undefined, t.key).toBe(e.kind === 'image');
+    expect(() => getModel('gpt-image-1', 'chat')).toThrow(/image generation model; use \/v1\/images\/generations/);
+    const image = CATALOGUE_DATA.find((e) => e.kind === 'image');
+    const chat = CATALOGUE_DATA.find((e) => e.kind === 'chat');
+    if (!image || !chat) throw new Error('an image and a chat model expected');
+    expect(() => loadCatalogue([{ ...chat, equivalents: [], targets: [{ ...chat.targets[0]!, image: image.targets[0]!.image! }] }])).toThrow(/kind image/);
+  });
+
   it('keeps every price to three dollar decimals, so the fee is exact and each request rounds once', () => {
     for (const e of CATALOGUE.values()) {
       for (const t of e.targets) {

@@ -116,11 +116,17 @@ describe('chat completions', () => {
   });
 });
 
-describe('embeddings and models', () => {
+describe('embeddings, images and models', () => {
   it.each(['deepseek-embed', 'text-embedding-3-small', 'gemini-embedding-001'])('%s: an embeddings response', async (model) => {
     const r = await call('POST', '/embeddings', { model, input: ['one', 'two'] });
     expect(r.status).toBe(200);
     valid('CreateEmbeddingResponse', JSON.parse(r.text), model);
+  });
+
+  it.each(['gpt-image-1', 'gemini-2.5-flash-image'])('%s: an image generation response', async (model) => {
+    const r = await call('POST', '/images/generations', { model, prompt: 'a small boat', size: '1024x1024' });
+    expect(r.status).toBe(200);
+    valid('ImagesResponse', JSON.parse(r.text), model);
   });
 
   it('the model list and every model in it', async () => {

@@ -51,7 +51,7 @@ beforeAll(async () => {
   });
   await new Promise<void>((r) => replay.listen(0, '127.0.0.1', r));
   const base = `http://127.0.0.1:${(replay.address() as AddressInfo).port}`;
-  for (const name of ['ANTHROPIC', 'GEMINI', 'DEEPSEEK', 'OPENAI']) {
+  for (const name of ['ANTHROPIC', 'GEMINI', 'DEEPSEEK', 'OPENAI', 'MINIMAX']) {
     for (const v of [`${name}_API_KEY`, `${name}_BASE_URL`]) saved[v] = process.env[v];
     process.env[`${name}_API_KEY`] = 'replay-key';
     process.env[`${name}_BASE_URL`] = base;
@@ -159,6 +159,77 @@ describe('prompt caching, priced per bucket (issue 23)', () => {
     const o = await streamed('gpt-4o-mini', answer('openai-cached', false), 2_100);
     expect(o.entry).toMatchObject({ promptTokens: 2_048, cachedTokens: 1_920, costNanoUsd: expectedNano([[128, mini.input], [1_920, mini.cachedInput], [1, mini.output]]) });
     expect(o.usage.cost).toBe(Number(o.entry?.costNanoUsd) / 1e9);
+  });
+
+  it('MiniMax automatic caching (5,632 of 6,213 prompt tokens cached, reasoning apart): the cached share at the cached price, buffered and streamed', async () => {
+    // MiniMax's OpenAI-compatible usage (docs/prices.md): `prompt_tokens_details.cached_tokens`, a subset
+    // of `prompt_tokens`; its passive cache bills no write premium (new input at the input price).
+    const m27 = prices('minimax');
+    expect(m27.cachedInput).toBeLessThan(m27.input);
+    expect(m27.cacheWrite5m).toBe(m27.input);
+    const want = expectedNano([[6_213 - 5_632, m27.input], [5_632, m27.cachedInput], [41, m27.output]]);
+    for (const run of [() => buffered('minimax', answer('minimax-cache-read'), 6_300), () => streamed('minimax', answer('minimax-cache-read'), 6_300)]) {
+      const { usage, entry } = await run();
+      expect(usage).toMatchObject({ prompt_tokens: 6_213, completion_tokens: 41, prompt_tokens_details: { cached_tokens: 5_632, cache_write_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 17 } });
+      expect(entry).toMatchObject({ provider: 'minimax', promptTokens: 6_213, completionTokens: 41, cachedTokens: 5_632, cachedInputPrice: m27.cachedInput, reasoningTokens: 17, costNanoUsd: want, usageEstimated: false });
+      expect(entry?.cacheWrite5mTokens).toBeUndefined();
+      expect(usage.cost).toBe(want / 1e9);
+    }
+    // MiniMax's OpenAI-compatible API takes no cache_control: a breakpoint never reaches it.
+    await buffered('minimax', answer('minimax-cache-read'), 0, { messages: [{ role: 'user', content: [{ type: 'text', text: 'hello '.repeat(6_300), cache_control: { type: 'ephemeral' } }] }] });
+    expect(JSON.stringify(lastUpstreamBody)).not.toContain('cache_control');
+  });
+
+  it('a Gemini prompt blocked for safety (promptFeedback.blockReason, no candidates) bills the same streamed and buffered for the same upstream bytes', async () => {
+    const lite = prices('gemini-2.5-flash-lite');
+    const blocked = answer('gemini-safety-block');
+    const runs = [await buffered('gemini-2.5-flash-lite', blocked, 40), await streamed('gemini-2.5-flash-lite', blocked, 40)];
+    for (const { usage, entry } of runs) {
+      // The upstream's own count: 23 prompt tokens, nothing generated (the issue saw 23+0 and 23+1).
+      expect(usage).toMatchObject({ prompt_tokens: 23, completion_tokens: 0, total_tokens: 23 });
+      expect(entry).toMatchObject({ promptTokens: 23, completionTokens: 0, usageEstimated: false, finishReason: 'content_filter', costNanoUsd: expectedNano([[23, lite.input]]) });
+    }
+    // Without usageMetadata both are estimated, by the same rules, to the same bill.
+    const { usageMetadata: _dropped, ...rest } = JSON.parse(blocked.json!) as Record<string, unknown>;
+    const bare = JSON.stringify(rest);
+    const estimated = [await buffered('gemini-2.5-flash-lite', { json: bare, sse: `data: ${bare}\n\n` }, 40), await streamed('gemini-2.5-flash-lite', { json: bare, sse: `data: ${bare}\n\n` }, 40)];
+    const [b, st] = estimated.map(({ entry }) => entry!);
+    expect(b).toMatchObject({ usageEstimated: true, completionTokens: 0 });
+    expect([st!.promptTokens, st!.completionTokens, st!.costNanoUsd, st!.usageEstimated]).toEqual([b!.promptTokens, b!.completionTokens, b!.costNanoUsd, b!.usageEstimated]);
+  });
+
+  it('Gemini context caches: google.cached_content (or Google\'s extra_body.google shape) reaches Gemini as cachedContent, holds the context window, bills the cached share', async () => {
+    const lite = prices('gemini-2.5-flash-lite');
+    const name = 'cachedContents/a1b2c3d4e5';
+    const want = expectedNano([[12_013 - 11_243, lite.input], [11_243, lite.cachedInput], [9, lite.output]]);
+    // The OpenAI SDK sends an unknown parameter as a body field: `extra_body` literally (Google's wire
+    // shape, providers.md §3.9), or `google` (Python's extra_body={"google": …}).
+    for (const [run, extra] of [[buffered, { extra_body: { google: { cached_content: name } } }], [streamed, { google: { cached_content: name } }]] as const) {
+      const { usage, entry } = await run('gemini-2.5-flash-lite', answer('gemini-implicit-cache'), 100, extra);
+      expect(lastUpstreamBody).toMatchObject({ cachedContent: name });
+      expect(lastUpstreamBody).not.toHaveProperty('google');
+      expect(lastUpstreamBody).not.toHaveProperty('extra_body');
+      expect(usage.prompt_tokens_details.cached_tokens).toBe(11_243);
+      expect(entry).toMatchObject({ cachedTokens: 11_243, costNanoUsd: want });
+      // The cache's size is unknown before the call: the whole context window was held as prompt.
+      expect(Number(entry?.holdNanoUsd)).toBeGreaterThanOrEqual(expectedNano([[1_048_576, lite.input]]));
+    }
+  });
+
+  it('a named context cache never reaches a provider that cannot read it: a clear 400 before any call', async () => {
+    lastUpstreamBody = undefined;
+    const refusal = (model: string, extra: Record<string, unknown>) =>
+      client.chat.completions.create({ model, messages: prompt(10), max_tokens: 16, ...extra } as never).then(
+        () => undefined,
+        (e: InstanceType<typeof OpenAI.APIError>) => ({ status: e.status, param: e.param, code: e.code, message: e.message }),
+      );
+    // Served by OpenAI (and its equivalents): no target can read a Gemini cache.
+    expect(await refusal('gpt-4o-mini', { google: { cached_content: 'cachedContents/abc' } })).toMatchObject({ status: 400, param: 'google', code: 'unsupported_capability' });
+    // Not a cache name; another Gemini option; two different caches.
+    expect(await refusal('gemini-2.5-flash-lite', { google: { cached_content: 'projects/x/cachedContents/abc' } })).toMatchObject({ status: 400 });
+    expect(await refusal('gemini-2.5-flash-lite', { google: { thinking_config: { thinking_budget: 0 } } })).toMatchObject({ status: 400 });
+    expect(await refusal('gemini-2.5-flash-lite', { google: { cached_content: 'cachedContents/a' }, extra_body: { google: { cached_content: 'cachedContents/b' } } })).toMatchObject({ status: 400 });
+    expect(lastUpstreamBody).toBeUndefined();
   });
 
   it('shows every bucket price on GET /v1/models in OpenRouter\'s pricing names (USD per token)', async () => {

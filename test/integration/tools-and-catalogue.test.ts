@@ -242,12 +242,21 @@ describe('a tool call cut mid-stream', () => {
     expect(produced).toMatch(/^get_weather/);
     const entry = await pollLedgerEntry(gw.accountId, response.headers.get('x-request-id'));
     expect(entry).toMatchObject({ status: 'partial', usageEstimated: true, completionTokens: await estimateTextTokens(produced) });
+    // Cut before its usage chunk: the prompt is billed by the same counting rule as its hold (usage/
+    // prompt-tokens.ts: the text AND the tool definitions), not the message text alone (issue 23).
+    const { estimateChatPromptTokens } = await import('../../functions/shared/usage/prompt-tokens');
+    const body = chatCompletionRequest.parse({ model: 'gpt-4o', messages: [{ role: 'user', content: 'Weather in Paris?' }], tools: [tools[0]!], stream: true });
+    const counted = await estimateChatPromptTokens(body, CATALOGUE.get('gpt-4o')!.targets[0]!);
+    expect(entry?.promptTokens).toBe(counted);
+    expect(entry?.promptTokensEstimate).toBe(counted);
+    expect(counted).toBeGreaterThan(await estimateChatPromptTokens({ ...body, tools: undefined } as typeof body, CATALOGUE.get('gpt-4o')!.targets[0]!));
   });
 });
 
 describe('every catalogue model answers through the local server', () => {
   const chatModels = [...CATALOGUE.values()].filter((e) => e.kind === 'chat').map((e) => e.id);
   const embeddingModels = [...CATALOGUE.values()].filter((e) => e.kind === 'embedding').map((e) => e.id);
+  const imageModels = [...CATALOGUE.values()].filter((e) => e.kind === 'image').map((e) => e.id);
 
   it.each(chatModels)('%s answers a short chat request from its own first target', async (model) => {
     const { data, response } = await client.chat.completions.create({ model, messages: [{ role: 'user', content: `ping ${model}` }], max_tokens: 20 }).withResponse();
@@ -260,6 +269,14 @@ describe('every catalogue model answers through the local server', () => {
     const res = await client.embeddings.create({ model, input: ['ping', 'pong'] });
     expect(res.data).toHaveLength(2);
     expect(res.usage.prompt_tokens).toBeGreaterThan(0);
+  });
+
+  it.each(imageModels)('%s generates an image from its own first target', async (model) => {
+    const { data, response } = await client.images.generate({ model, prompt: `ping ${model}`, size: '1024x1024' }).withResponse();
+    expect(Buffer.from(data.data?.[0]?.b64_json ?? '', 'base64').subarray(1, 4).toString('ascii')).toBe('PNG');
+    expect(data.usage?.output_tokens).toBeGreaterThan(0);
+    expect(response.headers.get('x-modelmux-model')).toBe(model);
+    expect(response.headers.get('x-modelmux-attempts')).toBe('1');
   });
 });
 
@@ -294,10 +311,11 @@ describe('capability planning (synthetic catalogue entries, no server)', () => {
   };
 
   it('reads what a request needs from its content', () => {
-    expect(need({})).toEqual({ vision: false, tools: false, files: false, audio: false });
+    expect(need({})).toEqual({ vision: false, tools: false, files: false, audio: false, contextCache: false });
     expect(need({ tools, messages: [{ role: 'user', content: [{ type: 'text', text: 'x' }, { type: 'image_url', image_url: { url: 'data:image/png;base64,AA' } }, { type: 'file', file: { file_data: 'JVBE' } }, { type: 'input_audio', input_audio: { data: 'UklG', format: 'wav' } }] }] })).toEqual({
-      vision: true, tools: true, files: true, audio: true,
+      vision: true, tools: true, files: true, audio: true, contextCache: false,
     });
+    expect(need({ extra_body: { google: { cached_content: 'cachedContents/x1' } } }).contextCache).toBe(true);
   });
 
   it('refuses tools to a model without tool calling with a 400 naming it, param tools', () => {

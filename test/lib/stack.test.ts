@@ -4,7 +4,7 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { TABLE_ENV, TABLE_SCHEMAS, type TableSchema } from '../../functions/shared/store/table-schemas';
 import { ACCOUNT_PATH_PATTERNS } from '../../functions/shared/account-api/paths';
-import { API_PATH_PATTERN, EMBEDDINGS_PATH_PATTERN } from '../../lib/constructs/api-distribution';
+import { API_PATH_PATTERN, EMBEDDINGS_PATH_PATTERN, IMAGES_PATH_PATTERN } from '../../lib/constructs/api-distribution';
 import { BYOK_CONTEXT_PURPOSE } from '../../lib/constructs/byok-key';
 import { ACCOUNT_TABLE_ACTIONS, GATEWAY_TABLE_ACTIONS, RESPONSES_TABLE_ACTIONS } from '../../lib/constructs/data-tables';
 import { DASHBOARD_CLIENT_SETTINGS, USER_POOL_SETTINGS } from '../../lib/constructs/identity-settings';
@@ -342,8 +342,8 @@ describe('IAM least privilege', () => {
 });
 
 describe('functions', () => {
-  it('run Node.js 22 or newer on arm64 with their right-sized default memory, 300 s for chat and 30 s for embeddings', () => {
-    for (const [fn, timeout, memory] of [[ids.chatFn, 300, CHAT_DEFAULT_MEMORY_MB], [ids.embeddingsFn, 30, EMBEDDINGS_DEFAULT_MEMORY_MB]] as const) {
+  it('run Node.js 22 or newer on arm64 with their right-sized default memory, 300 s for chat and 60 s for the buffered function (embeddings, images)', () => {
+    for (const [fn, timeout, memory] of [[ids.chatFn, 300, CHAT_DEFAULT_MEMORY_MB], [ids.embeddingsFn, 60, EMBEDDINGS_DEFAULT_MEMORY_MB]] as const) {
       const props = fnProps(fn);
       const runtime = String(props.Runtime);
       expect(runtime).toMatch(/^nodejs\d+\.x$/);
@@ -442,7 +442,7 @@ describe('origin secret (one door)', () => {
 });
 
 describe('CloudFront (one base URL)', () => {
-  it('routes /v1/embeddings* to the embeddings URL, the account paths to the account URL and /v1/* to the chat URL, uncached, all headers but Host; the rest to the dashboard', () => {
+  it('routes /v1/embeddings* and /v1/images/* to the buffered (embeddings) URL, the account paths to the account URL and /v1/* to the chat URL, uncached, all headers but Host; the rest to the dashboard', () => {
     template.resourceCountIs('AWS::CloudFront::Distribution', 1);
     const config = Object.values(resourcesOfType(template, 'AWS::CloudFront::Distribution'))[0]?.Properties?.DistributionConfig as {
       DefaultCacheBehavior: Record<string, unknown>;
@@ -452,12 +452,12 @@ describe('CloudFront (one base URL)', () => {
     const originFor = (originId: unknown): string => JSON.stringify(config.Origins.find((o) => o.Id === originId)?.DomainName);
     // The default behaviour is the dashboard's bucket (test/lib/site.test.ts checks it).
     expect(originFor(config.DefaultCacheBehavior.TargetOriginId)).toContain('SiteBucket');
-    expect(config.CacheBehaviors).toHaveLength(2 + ACCOUNT_PATH_PATTERNS.length);
-    expect(config.CacheBehaviors[0]?.PathPattern).toBe(EMBEDDINGS_PATH_PATTERN);
-    expect(originFor(config.CacheBehaviors[0]?.TargetOriginId)).toContain(ids.embeddingsUrl);
+    expect(config.CacheBehaviors).toHaveLength(3 + ACCOUNT_PATH_PATTERNS.length);
+    expect(config.CacheBehaviors.slice(0, 2).map((b) => b.PathPattern)).toEqual([EMBEDDINGS_PATH_PATTERN, IMAGES_PATH_PATTERN]);
+    for (const b of config.CacheBehaviors.slice(0, 2)) expect(originFor(b.TargetOriginId)).toContain(ids.embeddingsUrl);
     // The account API's paths (DATA-MODEL §7) go to the account function; /v1/* (chat) comes last.
-    expect(config.CacheBehaviors.slice(1, -1).map((b) => b.PathPattern)).toEqual([...ACCOUNT_PATH_PATTERNS]);
-    for (const b of config.CacheBehaviors.slice(1, -1)) expect(originFor(b.TargetOriginId)).toContain(ids.accountUrl);
+    expect(config.CacheBehaviors.slice(2, -1).map((b) => b.PathPattern)).toEqual([...ACCOUNT_PATH_PATTERNS]);
+    for (const b of config.CacheBehaviors.slice(2, -1)) expect(originFor(b.TargetOriginId)).toContain(ids.accountUrl);
     expect(config.CacheBehaviors.at(-1)?.PathPattern).toBe(API_PATH_PATTERN);
     expect(originFor(config.CacheBehaviors.at(-1)?.TargetOriginId)).toContain(ids.chatUrl);
     for (const behaviour of config.CacheBehaviors) {

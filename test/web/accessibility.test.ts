@@ -143,10 +143,12 @@ describe('dashboard accessibility (axe-core)', () => {
     await page.keyboard.press('Escape');
     await page.getByRole('dialog').waitFor({ state: 'detached' });
 
-    // One request, so the usage page has a chart (tokens: the free grant pays it, so it costs $0).
-    await new OpenAI({ baseURL: gw.baseUrl, apiKey: key, maxRetries: 0 }).chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] });
+    // One request, so the usage page has a chart (tokens: the free grant pays it, so it costs $0), and
+    // its prompt mostly read from the (simulated) provider's cache, so it has the prompt-caching table.
+    await new OpenAI({ baseURL: gw.baseUrl, apiKey: key, maxRetries: 0 }).chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: '[cached] hi' }] });
     await openPage(page, gw, 'usage', 'Usage');
-    await page.getByRole('rowheader', { name: /gpt-4o-mini/ }).waitFor();
+    await page.getByRole('rowheader', { name: /gpt-4o-mini/ }).first().waitFor();
+    await page.getByRole('table', { name: /Prompt caching by day and model/ }).waitFor();
     await page.getByText('Your requests so far were paid with free tokens.').waitFor();
     await page.getByRole('radio', { name: 'Tokens' }).check();
     await page.getByRole('img', { name: /Tokens per day by model/ }).waitFor();

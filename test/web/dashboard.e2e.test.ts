@@ -10,7 +10,7 @@ import { documentClient } from '../../functions/shared/store/dynamo';
 import { tableNames } from '../../functions/shared/store/tables';
 import { startGateway, type RunningGateway } from '../../local/gateway';
 import { buildWebSync } from '../../web/build';
-import { formatUsd } from '../../web/src/format/money';
+import { formatCount, formatUsd } from '../../web/src/format/money';
 import { pollLedgerEntry } from '../support/ledger';
 import { launchChromium, type Chromium } from './support/chromium';
 import { expectHeading, failureDir, openPage, screenshotEveryPage, signUpThroughPage, stat, testEmail } from './support/dashboard';
@@ -132,7 +132,7 @@ describe('the account dashboard in Chromium', () => {
     const csvPath = await (await download).path();
     const csv = readFileSync(csvPath, 'utf8');
     expect(csv).toContain(`,gpt-4o-mini,openai,e2e laptop,`);
-    expect(csv).toContain(`,${cost},0\r\n`);
+    expect(csv).toContain(`,${cost},0,0,0,0.000000000,0\r\n`);
 
     // The overview counts it in this month's spend and takes it off the credit.
     await page.getByRole('link', { name: 'Overview' }).click();
@@ -215,6 +215,67 @@ describe('the account dashboard in Chromium', () => {
     expect(seen.errors).toEqual([]);
     await page.close();
   }, 180_000);
+
+  it('prompt caching on the usage page: cached tokens, cache writes and what caching saved, per model and day, equal to the ledger', async ({ onTestFailed }) => {
+    const page = await browser.context.newPage();
+    onTestFailed(async () => {
+      const files = await screenshotEveryPage(page, gw.origin, failureDir('dashboard-e2e-caching'));
+      console.error(`dashboard e2e (caching) failed; screenshots:\n${files.join('\n')}`);
+    });
+    const seen = watch(page);
+    const accountId = await signUpThroughPage(page, gw, testEmail('cache'));
+    await openPage(page, gw, 'keys', 'API keys');
+    const key = await createKey(page, 'agent');
+    await documentClient().send(new UpdateCommand({ TableName: tableNames().accounts, Key: { accountId }, UpdateExpression: 'SET freeTokens = :zero', ExpressionAttributeValues: { ':zero': 0 } }));
+    await addCredit(accountId, 5_000_000_000);
+
+    // Two models whose (simulated) providers read 3/4 of the prompt from their cache ([cached]): OpenAI
+    // buffered (`cached_tokens`), Anthropic streamed (`cache_read_input_tokens`, additive), and one
+    // request without caching.
+    const client = new OpenAI({ baseURL: gw.baseUrl, apiKey: key, maxRetries: 0 });
+    const long = `[cached] ${'context '.repeat(1_200)}`;
+    const entries: Array<Record<string, any>> = [];
+    const { response: r1 } = await client.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: long }] }).withResponse();
+    entries.push((await pollLedgerEntry(accountId, r1.headers.get('x-request-id')))!);
+    const { data: stream, response: r2 } = await client.chat.completions.create({ model: 'claude-sonnet-4-6', messages: [{ role: 'user', content: long }], stream: true }).withResponse();
+    for await (const chunk of stream) void chunk;
+    entries.push((await pollLedgerEntry(accountId, r2.headers.get('x-request-id')))!);
+    const { response: r3 } = await client.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'no cache here' }] }).withResponse();
+    const plain = (await pollLedgerEntry(accountId, r3.headers.get('x-request-id')))!;
+    expect(plain.cachedTokens).toBeUndefined();
+
+    // What each model's cache reads saved, from the ledger: cached tokens × (input − cached-input price).
+    const saved = (e: Record<string, any>) => Math.floor((e.cachedTokens * (e.inputPrice - e.cachedInputPrice)) / 1000);
+    for (const e of entries) {
+      expect(e.cachedTokens).toBe(Math.floor(e.promptTokens * 0.75));
+      expect(saved(e)).toBeGreaterThan(0);
+    }
+
+    await openPage(page, gw, 'usage', 'Usage');
+    await expect.poll(() => stat(page, 'Saved by caching').textContent()).toBe(formatUsd(saved(entries[0]!) + saved(entries[1]!)));
+    const table = page.getByRole('table', { name: /Prompt caching by day and model/ });
+    await table.waitFor();
+    const day = String(entries[0]!.createdAt).slice(0, 10);
+    const gpt = [entries[0]!, plain];
+    const groups: Array<[string, Array<Record<string, any>>]> = [['gpt-4o', gpt], ['claude-sonnet-4-6', [entries[1]!]]];
+    for (const [model, group] of groups) {
+      const line = table.getByRole('row').filter({ has: page.getByRole('rowheader', { name: model, exact: true }) });
+      const prompt = group.reduce((n: number, e) => n + Number(e.promptTokens), 0);
+      const cached = group.reduce((n: number, e) => n + Number(e.cachedTokens ?? 0), 0);
+      const discount = group.reduce((n: number, e) => n + (e.cachedTokens ? saved(e) : 0), 0);
+      expect(await line.getByRole('cell').allTextContents()).toEqual([day, formatCount(prompt), formatCount(cached), '0', formatUsd(discount)]);
+    }
+    expect(await table.getByRole('row').count()).toBe(3); // the header and one row per model
+
+    // The CSV carries the same numbers, exact.
+    const download = page.waitForEvent('download');
+    await page.getByRole('button', { name: 'Download CSV' }).click();
+    const csv = readFileSync(await (await download).path(), 'utf8');
+    const d0 = saved(entries[0]!);
+    expect(csv).toContain(`,${entries[0]!.cachedTokens},0,0.${String(d0).padStart(9, '0')},${d0}\r\n`);
+    expect(seen.errors).toEqual([]);
+    await page.close();
+  }, 120_000);
 
   it('a forgotten password is reset with the emailed code; tokens are refreshed when expired or refused', async ({ onTestFailed }) => {
     const page = await browser.context.newPage();

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ActivityRow } from '../../web/src/api/types';
 import { lastUtcDays } from '../../web/src/format/dates';
-import { byModelAndKey, dailyByModel, MAX_CHART_SERIES, OTHER_MODELS, totalsOf } from '../../web/src/usage/aggregate';
+import { byModelAndKey, cachingByDayAndModel, dailyByModel, MAX_CHART_SERIES, OTHER_MODELS, totalsOf } from '../../web/src/usage/aggregate';
 import { activityCsv, CSV_COLUMNS, text } from '../../web/src/usage/csv';
 
 function row(over: Partial<ActivityRow>): ActivityRow {
@@ -17,6 +17,10 @@ function row(over: Partial<ActivityRow>): ActivityRow {
     usage: 0.000001,
     usage_nano_usd: 1_000,
     byok_requests: 0,
+    cached_tokens: 0,
+    cache_write_tokens: 0,
+    cache_discount: 0,
+    cache_discount_nano_usd: 0,
     ...over,
   };
 }
@@ -82,7 +86,25 @@ describe('byModelAndKey and totalsOf', () => {
       ['gpt-4o-mini', 'laptop', 5, 25, 1],
       ['gpt-4o-mini', 'server', 1, 5, 0],
     ]);
-    expect(totalsOf(rows)).toEqual({ requests: 7, tokens: 60, costNanoUsd: 130 });
+    expect(totalsOf(rows)).toEqual({ requests: 7, tokens: 60, costNanoUsd: 130, cacheDiscountNanoUsd: 0 });
+  });
+});
+
+describe('cachingByDayAndModel', () => {
+  it('sums the cache buckets and savings per day × model over keys, newest day first, leaving out rows without caching', () => {
+    const rows = [
+      row({ date: '2026-11-23', cached_tokens: 1_000, cache_discount_nano_usd: 90 }),
+      row({ date: '2026-11-24', cached_tokens: 2_000, cache_discount_nano_usd: 180 }),
+      row({ date: '2026-11-24', key_hash: 'b'.repeat(64), cached_tokens: 500, cache_write_tokens: 7, cache_discount_nano_usd: 45 }),
+      row({ date: '2026-11-24', model: 'claude-sonnet-4-6', cache_write_tokens: 3_000 }),
+      row({ date: '2026-11-24', model: 'deepseek-v3' }),
+    ];
+    expect(cachingByDayAndModel(rows)).toEqual([
+      { date: '2026-11-24', model: 'claude-sonnet-4-6', promptTokens: 10, cachedTokens: 0, cacheWriteTokens: 3_000, cacheDiscountNanoUsd: 0 },
+      { date: '2026-11-24', model: 'gpt-4o-mini', promptTokens: 20, cachedTokens: 2_500, cacheWriteTokens: 7, cacheDiscountNanoUsd: 225 },
+      { date: '2026-11-23', model: 'gpt-4o-mini', promptTokens: 10, cachedTokens: 1_000, cacheWriteTokens: 0, cacheDiscountNanoUsd: 90 },
+    ]);
+    expect(totalsOf(rows).cacheDiscountNanoUsd).toBe(315);
   });
 });
 
@@ -91,7 +113,7 @@ describe('activityCsv', () => {
     const csv = activityCsv([row({ date: '2026-11-24', usage_nano_usd: 1_234_567_891 }), row({ date: '2026-11-23', usage_nano_usd: 7 })]);
     const lines = csv.split('\r\n');
     expect(lines[0]).toBe(CSV_COLUMNS.join(','));
-    expect(lines[1]).toBe(`2026-11-23,gpt-4o-mini,openai,laptop,${'a'.repeat(64)},1,10,5,0.000000007,7,0`);
+    expect(lines[1]).toBe(`2026-11-23,gpt-4o-mini,openai,laptop,${'a'.repeat(64)},1,10,5,0.000000007,7,0,0,0,0.000000000,0`);
     expect(lines[2]).toContain(',1.234567891,1234567891,');
     expect(lines[3]).toBe('');
   });

@@ -12,8 +12,12 @@ export const MAX_ACTIVITY_DAYS = 365;
 
 /**
  * `{data:[{date, model, provider_name, key_hash, key_name, requests, prompt_tokens, completion_tokens,
- * usage, usage_nano_usd, byok_requests}]}`, oldest day first. `key_name` is the key's current name
- * (deleted keys included); null for entries recorded without a key.
+ * usage, usage_nano_usd, byok_requests, cached_tokens, cache_write_tokens, cache_discount,
+ * cache_discount_nano_usd}]}`, oldest day first. `key_name` is the key's current name (deleted keys
+ * included); null for entries recorded without a key. `cached_tokens` / `cache_write_tokens` (OpenRouter's
+ * `prompt_tokens_details` names) are the prompt tokens read from / written to the provider's cache, of
+ * `prompt_tokens`; `cache_discount` (OpenRouter's name) is what the cache reads saved, in USD, with the
+ * exact nano-USD beside it (billing/activity.ts `cacheReadSavingMilliNano`).
  * @throws InvalidRequestError (400, param `days`) for a `days` outside 1..365.
  */
 export async function activityRoute(caller: AccountCaller, req: GatewayRequest): Promise<JsonResult> {
@@ -37,6 +41,10 @@ export async function activityRoute(caller: AccountCaller, req: GatewayRequest):
       usage: usd(g.costNanoUsd),
       usage_nano_usd: g.costNanoUsd,
       byok_requests: g.byokRequests,
+      cached_tokens: g.cachedTokens,
+      cache_write_tokens: g.cacheWriteTokens,
+      cache_discount: usd(g.cacheDiscountNanoUsd),
+      cache_discount_nano_usd: g.cacheDiscountNanoUsd,
     })),
   });
 }

@@ -2,6 +2,7 @@ import type { GatewayHandler, GatewayRequest, GatewayResult } from '../http/type
 import { MethodNotAllowedError, NotFoundError } from '../openai/errors';
 import { chatCompletions } from './chat-completions';
 import { embeddings } from './embeddings';
+import { imageGenerations } from './images';
 import { generation } from './generation';
 import { keyInfo } from './key-info';
 import { listModels, retrieveModel } from './models';
@@ -12,7 +13,8 @@ import { storedResponses } from './stored-responses';
 
 /**
  * The public routes under `/v1`. Both functions serve every route, so a single Function URL works
- * as an OpenAI base URL; the embeddings function exists so embedding traffic can run in BUFFERED mode.
+ * as an OpenAI base URL; the embeddings function exists so embedding and image traffic can run in
+ * BUFFERED mode.
  * Unknown paths are 404, known paths with another method 405 (with `allow`).
  */
 export const dispatch: GatewayHandler = async (req: GatewayRequest): Promise<GatewayResult> => {
@@ -24,6 +26,7 @@ export const dispatch: GatewayHandler = async (req: GatewayRequest): Promise<Gat
   if (path === '/' && (req.method === 'HEAD' || req.method === 'GET')) return probe();
   if (path.startsWith('/v1/responses/')) return storedResponses(req, path.slice('/v1/responses/'.length));
   if (path === '/v1/embeddings') return only(req, 'POST', embeddings);
+  if (path === '/v1/images/generations') return only(req, 'POST', imageGenerations);
   if (path === '/v1/models') return only(req, 'GET', listModels);
   if (path === '/v1/key') return only(req, 'GET', keyInfo);
   if (path === '/v1/generation') return only(req, 'GET', generation);
@@ -31,7 +34,7 @@ export const dispatch: GatewayHandler = async (req: GatewayRequest): Promise<Gat
     const id = decodePathSegment(path.slice('/v1/models/'.length));
     return only(req, 'GET', (r) => retrieveModel(r, id));
   }
-  throw new NotFoundError(`Unknown request URL: ${req.method} ${req.path}. modelmux serves /v1/chat/completions, /v1/responses, /v1/messages, /v1/embeddings, /v1/models, /v1/key and /v1/generation.`, {
+  throw new NotFoundError(`Unknown request URL: ${req.method} ${req.path}. modelmux serves /v1/chat/completions, /v1/responses, /v1/messages, /v1/embeddings, /v1/images/generations, /v1/models, /v1/key and /v1/generation.`, {
     code: 'unknown_url',
   });
 };
@@ -55,5 +58,5 @@ function decodePathSegment(segment: string): string {
  * `ANTHROPIC_BASE_URL` with a HEAD before its first request; docs/anthropic-messages.md).
  */
 function probe(): Promise<GatewayResult> {
-  return Promise.resolve({ kind: 'json', status: 200, headers: {}, body: { object: 'modelmux', endpoints: ['/v1/chat/completions', '/v1/responses', '/v1/messages', '/v1/embeddings', '/v1/models'] } });
+  return Promise.resolve({ kind: 'json', status: 200, headers: {}, body: { object: 'modelmux', endpoints: ['/v1/chat/completions', '/v1/responses', '/v1/messages', '/v1/embeddings', '/v1/images/generations', '/v1/models'] } });
 }

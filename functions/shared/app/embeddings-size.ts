@@ -9,8 +9,11 @@
  */
 import { InvalidRequestError } from '../openai/errors';
 
-/** Lambda's buffered response limit (bytes), less room for headers and the invocation's JSON wrapper. */
-export const MAX_EMBEDDINGS_ANSWER_BYTES = 6_291_456 - 32_768;
+/**
+ * Lambda's buffered response limit (bytes), less room for headers and the invocation's JSON wrapper:
+ * the most an answer of the buffered function may be (embeddings here, images in images-size.ts).
+ */
+export const MAX_BUFFERED_ANSWER_BYTES = 6_291_456 - 32_768;
 
 const FLOAT_JSON_BYTES = 26;
 const ITEM_ENVELOPE_BYTES = 64;
@@ -24,7 +27,7 @@ function itemBytes(dimensions: number, encoding: 'float' | 'base64'): number {
 
 /** How many vectors of `dimensions` fit one answer in this encoding. */
 export function inputsThatFit(dimensions: number, encoding: 'float' | 'base64'): number {
-  return Math.max(0, Math.floor((MAX_EMBEDDINGS_ANSWER_BYTES - LIST_ENVELOPE_BYTES) / itemBytes(dimensions, encoding)));
+  return Math.max(0, Math.floor((MAX_BUFFERED_ANSWER_BYTES - LIST_ENVELOPE_BYTES) / itemBytes(dimensions, encoding)));
 }
 
 /**

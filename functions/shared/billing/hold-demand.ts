@@ -6,12 +6,13 @@
  * Prompt caching (docs/prices.md): the whole prompt is held at the highest price a prompt token can cost
  * on the attempt — a cache write when the request asks for caching (`cache_control` anywhere: 5-minute
  * writes at 1.25× input on Claude; a `ttl: "1h"` breakpoint: 1-hour writes at 2×), else the input
- * price (a cache read is never dearer than input). An upstream that still counts more than we held is
+ * price (a cache read is never dearer than input). A request naming a Gemini context cache holds the
+ * model's whole context window as prompt. An upstream that still counts more than we held is
  * billed the hold at most (billing/settle.ts): the rest is the platform's loss, recorded.
  */
-import type { CatalogueEntry } from '../catalogue/catalogue';
+import type { CatalogueEntry, CatalogueTarget } from '../catalogue/catalogue';
 import { attemptPrices } from './attempt-price';
-import type { ChatCompletionRequest } from '../openai/chat-request';
+import { geminiCachedContent, type ChatCompletionRequest } from '../openai/chat-request';
 import type { Attempt } from '../routing/attempt-plan';
 import { utf8TokenBound } from '../usage/estimate';
 import { chatPromptTokens, textsPromptTokens } from '../usage/prompt-tokens';
@@ -55,9 +56,12 @@ export function chatDemand(body: ChatCompletionRequest, entry: CatalogueEntry, p
   const asked = body.max_completion_tokens ?? body.max_tokens ?? entry.targets[0]?.maxOutputTokens ?? 4_096;
   const perChoice = Math.max(...targets.map((t) => Math.min(asked, t.maxOutputTokens)));
   const choices = body.n ?? 1;
-  const prices = highestPrices(plan, prompt.bound, cacheWriteIntent(body));
+  // A named context cache (`google.cached_content`) is read as prompt, of a size we cannot see (it
+  // counts in Gemini's promptTokenCount): the whole context window is held.
+  const promptBound = geminiCachedContent(body) === undefined ? prompt.bound : Math.max(prompt.bound, ...targets.map((t) => t.contextWindow));
+  const prices = highestPrices(plan, promptBound, cacheWriteIntent(body));
   return {
-    demand: { promptTokens: prompt.bound, outputTokens: choices * perChoice + prediction, outputLimitPerChoice: perChoice, choices, inputPrice: prices.input, outputPrice: prices.output },
+    demand: { promptTokens: promptBound, outputTokens: choices * perChoice + prediction, outputLimitPerChoice: perChoice, choices, inputPrice: prices.input, outputPrice: prices.output },
     promptTokensEstimate: prompt.estimate,
     outputLimit: asked,
   };
@@ -72,4 +76,32 @@ export function embeddingsDemand(inputs: readonly string[], plan: readonly Attem
     promptTokensEstimate: prompt.estimate,
     outputLimit: 0,
   };
+}
+
+/**
+ * The demand of an image generation request: its prompt, plus `n` images at the most output tokens one
+ * image can cost on any attempt of the plan (catalogue `image.outputTokens`: the requested size and
+ * quality; the largest size or the highest quality when the request leaves them to the model), at the
+ * highest prices of the plan. The images are output tokens like any other (docs/prices.md).
+ */
+export function imagesDemand(prompt: string, n: number, size: string | undefined, quality: string | undefined, plan: readonly Attempt[]): Demand {
+  const count = textsPromptTokens([prompt], 0);
+  const perImage = Math.max(...plan.map((a) => imageOutputTokens(a.target, size, quality)));
+  const prices = highestPrices(plan, count.bound);
+  return {
+    demand: { promptTokens: count.bound, outputTokens: n * perImage, outputLimitPerChoice: perImage, choices: n, inputPrice: prices.input, outputPrice: prices.output },
+    promptTokensEstimate: count.estimate,
+    outputLimit: perImage,
+  };
+}
+
+/**
+ * Output tokens one image of `size` and `quality` costs on `target` (catalogue `image.outputTokens`);
+ * the most over the sizes when `size` is `auto`/unknown/absent, over the qualities when `quality` is
+ * `auto`/absent. 0 for a target without image data.
+ */
+export function imageOutputTokens(target: CatalogueTarget, size: string | undefined, quality: string | undefined): number {
+  const table = target.image?.outputTokens ?? {};
+  const rows = size !== undefined && table[size] !== undefined ? [table[size]] : Object.values(table);
+  return Math.max(0, ...rows.map((r) => (quality === 'low' || quality === 'medium' || quality === 'high' ? r[quality] : Math.max(r.low, r.medium, r.high))));
 }

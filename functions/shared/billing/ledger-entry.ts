@@ -42,6 +42,15 @@ export const ledgerItemSchema = z.object({
   endedAt: z.optional(z.number()),
   /** The first choice's finish reason. */
   finishReason: z.optional(z.string()),
+  // The prompt-cache buckets (billing/cache-entry.ts `CacheEntryFields`): tokens, and prices in µUSD
+  // per 1M tokens; written only when not empty.
+  cachedTokens: z.optional(count),
+  cachedInputPrice: z.optional(count),
+  cacheWrite5mTokens: z.optional(count),
+  cacheWrite5mPrice: z.optional(count),
+  cacheWrite1hTokens: z.optional(count),
+  cacheWrite1hPrice: z.optional(count),
+  reasoningTokens: z.optional(count),
 });
 
 /** A stored, settled ledger entry. */

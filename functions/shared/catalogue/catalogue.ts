@@ -4,7 +4,7 @@ import type { ProviderName } from '../providers/manifest';
 import { CATALOGUE_ALIASES } from './aliases';
 import { PROVIDER_DATA_POLICY } from './data-policies';
 import { CATALOGUE_DATA } from './models';
-import type { Capabilities, CatalogueAliasData, CatalogueEntryData, CatalogueTargetData, DataPolicyData, LatencyProfile } from './schema';
+import type { Capabilities, CatalogueAliasData, CatalogueEntryData, CatalogueTargetData, DataPolicyData, ImageTargetData, LatencyProfile } from './schema';
 
 /**
  * The loaded catalogue: the data of `models.ts` with displayed prices computed once, built at module
@@ -28,6 +28,8 @@ export interface CatalogueTarget {
   dimensions: number | undefined;
   /** Embeddings: the upstream refuses a `dimensions` parameter. */
   fixedDimensions: boolean;
+  /** Image models: sizes, output tokens per image by quality, formats (schema.ts `imageSchema`). */
+  image: ImageTargetData | undefined;
   /** What the provider does with prompts (training, retention), with its source (data-policies.ts). */
   dataPolicy: DataPolicyData;
   /** Per-target time-limit overrides (ms). */
@@ -65,7 +67,7 @@ export const PROMPT_BUCKETS = ['input', 'cachedInput', 'cacheWrite5m', 'cacheWri
 /** One public model. */
 export interface CatalogueEntry {
   id: string;
-  kind: 'chat' | 'embedding';
+  kind: CatalogueEntryData['kind'];
   description: string;
   ownedBy: string;
   created: number;
@@ -116,7 +118,9 @@ export function buildCatalogue(entries: readonly CatalogueEntryData[], aliases: 
       // Vectors of different models live in different spaces: an embedding never falls back to another model.
       if (e.kind === 'embedding') throw new Error(`catalogue: embedding model ${e.id} names an equivalent (${eq}); embeddings never fall back to another model`);
     }
-    if (e.kind === 'embedding' && e.hedge !== undefined) throw new Error(`catalogue: embedding model ${e.id} cannot hedge: it has no other target to race`);
+    if (e.kind !== 'chat' && e.hedge !== undefined) throw new Error(`catalogue: ${e.kind} model ${e.id} cannot hedge: only chat races first tokens`);
+    // An image model's targets say what they can make; no other kind has that.
+    if (e.targets.some((t) => (t.image !== undefined) !== (e.kind === 'image'))) throw new Error(`catalogue: ${e.id}: a target has \`image\` data if and only if the model is of kind image`);
   }
   return byId;
 }
@@ -149,6 +153,7 @@ function toTarget(t: CatalogueTargetData): CatalogueTarget {
     upstreamParams: t.upstreamParams,
     dimensions: t.dimensions,
     fixedDimensions: t.fixedDimensions === true,
+    image: t.image,
     dataPolicy: t.dataPolicy ?? PROVIDER_DATA_POLICY[t.provider],
     timeouts: t.timeouts,
     latency: t.latency,
@@ -216,6 +221,13 @@ export function findModel(name: string, catalogue: Catalogue = CATALOGUE): Catal
   return catalogue.get(name) ?? aliasIndex.get(catalogue)?.get(name);
 }
 
+/** Where each kind of model is served, for the 404 of a model asked on another kind's route. */
+const KIND_ROUTE: Readonly<Record<CatalogueEntry['kind'], { what: string; route: string }>> = {
+  chat: { what: 'a chat model', route: '/v1/chat/completions' },
+  embedding: { what: 'an embedding model', route: '/v1/embeddings' },
+  image: { what: 'an image generation model', route: '/v1/images/generations' },
+};
+
 /**
  * Looks up a public model of the given kind.
  * @throws NotFoundError (404, code `model_not_found`, param `model`) for an unknown id or one of the
@@ -224,7 +236,7 @@ export function findModel(name: string, catalogue: Catalogue = CATALOGUE): Catal
 export function getModel(id: string, kind: CatalogueEntry['kind'], catalogue: Catalogue = CATALOGUE): CatalogueEntry {
   const entry = findModel(id, catalogue);
   if (entry === undefined || entry.kind !== kind) {
-    const hint = entry === undefined ? '' : ` It is ${kind === 'chat' ? 'an embedding' : 'a chat'} model; use /v1/${kind === 'chat' ? 'embeddings' : 'chat/completions'}.`;
+    const hint = entry === undefined ? '' : ` It is ${KIND_ROUTE[entry.kind].what}; use ${KIND_ROUTE[entry.kind].route}.`;
     throw new NotFoundError(`The model \`${id}\` does not exist or you do not have access to it.${hint}`, {
       param: 'model',
       code: 'model_not_found',

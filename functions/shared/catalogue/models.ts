@@ -47,7 +47,7 @@ type PriceTuple = [input: number, output: number, readOn: string, source: string
 const CACHE_READ_ON = '2026-11-26';
 
 /** One catalogue target, named field by field (prices as a {@link PriceTuple}: USD per 1M tokens). */
-interface TargetOptions extends Pick<CatalogueTargetData, 'provider' | 'upstreamModel' | 'contextWindow' | 'maxOutputTokens' | 'capabilities' | 'upstreamParams' | 'dimensions' | 'fixedDimensions' | 'timeouts' | 'latency'> {
+interface TargetOptions extends Pick<CatalogueTargetData, 'provider' | 'upstreamModel' | 'contextWindow' | 'maxOutputTokens' | 'capabilities' | 'upstreamParams' | 'dimensions' | 'fixedDimensions' | 'timeouts' | 'latency' | 'image'> {
   price: PriceTuple;
 }
 
@@ -91,15 +91,33 @@ const V4_FLASH_PRICE: PriceTuple = [0.15, 0.6, READ_ON, 'off-peak figure of a 20
 const deepseekV4Flash = target({ provider: 'deepseek', upstreamModel: 'deepseek-v4-flash', price: V4_FLASH_PRICE, contextWindow: 128_000, maxOutputTokens: 8_192, capabilities: TEXT, upstreamParams: { thinking: { type: 'disabled' } }, });
 const deepseekV4FlashThinking = target({ provider: 'deepseek', upstreamModel: 'deepseek-v4-flash', price: V4_FLASH_PRICE, contextWindow: 128_000, maxOutputTokens: 32_768, capabilities: { ...TEXT, reasoning: 'exposed' }, upstreamParams: { thinking: { type: 'enabled' } },
   latency: 'thinking', });
-// MiniMax's OpenAI-compatible usage reports cache reads only (`cached_tokens`), no writes: the read
-// price is billed, the write price ($0.375) has no count to apply to (docs/prices.md).
+// MiniMax's passive cache on its OpenAI-compatible API bills hits at the read price and writes at the
+// input price (no write bucket); the $0.375 write price is its explicit (Anthropic-API) cache's, an
+// endpoint modelmux does not call (docs/prices.md).
 const minimax = (id: string, price: [number, number, number]) =>
   // M2.x always reasons (thinking cannot be disabled, providers.md §5.2): `thinking` time limits.
   target({ provider: 'minimax', upstreamModel: id, price: [price[0], price[1], READ_ON, MINIMAX_PRICING, { read: price[2] }], contextWindow: 204_800, maxOutputTokens: 131_072, capabilities: { ...TEXT, reasoning: 'exposed' }, latency: 'thinking' });
 const openaiEmbedding = (id: string, price: number, dimensions: number, fixed?: { fixedDimensions: true }) =>
   target({ provider: 'openai', upstreamModel: id, price: [price, 0, READ_ON, OPENAI_PRICING], contextWindow: 8_192, maxOutputTokens: 1, capabilities: EMBEDDING, dimensions, ...fixed });
 
-/** The catalogue (32 models: 27 chat, 5 embedding). */
+// Image models (docs/prices.md "Image generation", read 2026-11-27). Prompts are text; the images
+// come back as output tokens, billed like any output: tokens × the output price.
+const IMAGE: Capabilities = { tools: false, vision: false, reasoning: 'none', jsonMode: false, files: false, audio: false };
+const IMAGES_READ_ON = '2026-11-27';
+// One image can take a minute at high quality: a buffered image call waits up to 50 s for its answer.
+const IMAGE_TIMEOUTS: CatalogueTargetData['timeouts'] = { buffered: { headersMs: 50_000, firstTokenMs: 50_000 } };
+// GPT Image output tokens per image, by size and quality (the same table for gpt-image-1 and 1.5;
+// docs/prices.md): the per-image prices OpenAI lists are these counts × the image output price.
+const GPT_IMAGE_TOKENS = {
+  '1024x1024': { low: 272, medium: 1056, high: 4160 },
+  '1024x1536': { low: 408, medium: 1584, high: 6240 },
+  '1536x1024': { low: 400, medium: 1568, high: 6208 },
+};
+// Gemini 2.5 Flash Image: 1,290 output tokens per image up to 1024×1024 px, at any aspect ratio
+// (docs/prices.md); OpenAI's sizes map to its 1:1, 2:3 and 3:2 ratios (providers/gemini/images.ts).
+const GEMINI_IMAGE_TOKENS = { low: 1290, medium: 1290, high: 1290 };
+
+/** The catalogue (34 models: 27 chat, 5 embedding, 2 image). */
 export const CATALOGUE_DATA: CatalogueEntryData[] = [
   // ── OpenAI ──────────────────────────────────────────────────────────────────────────────────────
   {
@@ -334,5 +352,22 @@ export const CATALOGUE_DATA: CatalogueEntryData[] = [
     description: 'Google gemini-embedding-001 (3072 dims by default).',
     targets: [target({ provider: 'gemini', upstreamModel: 'gemini-embedding-001', price: [0.15, 0, READ_ON, 'Google blog (providers.md §8)'], contextWindow: 2_048, maxOutputTokens: 1, capabilities: EMBEDDING, dimensions: 3072 })],
     equivalents: [],
+  },
+  // ── Image generation ────────────────────────────────────────────────────────────────────────
+  {
+    // gpt-image-1 was shut down upstream on 2026-10-23 (docs/prices.md "Image generation"): the public
+    // name is served by gpt-image-1.5, its successor on the same endpoint, same sizes and token table.
+    id: 'gpt-image-1', kind: 'image', ownedBy: 'openai', created: 1745366400,
+    description: 'GPT Image 1 class (served by GPT Image 1.5; GPT Image 1 is shut down upstream). Images as b64_json.',
+    targets: [target({ provider: 'openai', upstreamModel: 'gpt-image-1.5', price: [5, 32, IMAGES_READ_ON, 'developers.openai.com gpt-image-1.5 pricing (docs/prices.md "Image generation")'], contextWindow: 32_000, maxOutputTokens: 6_240, capabilities: IMAGE, timeouts: IMAGE_TIMEOUTS,
+      image: { outputTokens: GPT_IMAGE_TOKENS, maxImages: 10, outputFormats: ['png', 'jpeg', 'webp'], transparentBackground: true } })],
+    equivalents: ['gemini-2.5-flash-image'],
+  },
+  {
+    id: 'gemini-2.5-flash-image', kind: 'image', ownedBy: 'google', created: 1756166400,
+    description: 'Gemini 2.5 Flash Image ("Nano Banana"): one PNG per request.',
+    targets: [target({ provider: 'gemini', upstreamModel: 'gemini-2.5-flash-image', price: [0.3, 30, IMAGES_READ_ON, 'ai.google.dev/gemini-api/docs/pricing (docs/prices.md "Image generation")'], contextWindow: 32_768, maxOutputTokens: 32_768, capabilities: IMAGE, timeouts: IMAGE_TIMEOUTS,
+      image: { outputTokens: { '1024x1024': GEMINI_IMAGE_TOKENS, '1024x1536': GEMINI_IMAGE_TOKENS, '1536x1024': GEMINI_IMAGE_TOKENS }, maxImages: 1, outputFormats: ['png'], transparentBackground: false } })],
+    equivalents: ['gpt-image-1'],
   },
 ];

@@ -61,6 +61,29 @@ export const dataPolicySchema = z.strictObject({
 });
 export type DataPolicyData = z.infer<typeof dataPolicySchema>;
 
+/** Output tokens one image costs at each quality (OpenAI's GPT Image table; a flat count for Gemini). */
+const tokensByQuality = z.strictObject({
+  low: z.number().check(z.int(), z.positive()),
+  medium: z.number().check(z.int(), z.positive()),
+  high: z.number().check(z.int(), z.positive()),
+});
+
+/**
+ * Image generation targets (`POST /v1/images/generations`): what the upstream bills per image and what
+ * it can make. `outputTokens` maps each size the target serves (`WIDTHxHEIGHT`, OpenAI's names; `auto`
+ * is always accepted) to the output tokens one image costs by quality; the hold counts the highest
+ * when the request leaves size or quality to the model. `maxImages`: images one upstream call can
+ * return (`n`). `outputFormats`: the encodings it returns. `transparentBackground`: it honours
+ * `background: "transparent"`.
+ */
+export const imageSchema = z.strictObject({
+  outputTokens: z.record(z.string().check(z.regex(/^\d{2,5}x\d{2,5}$/)), tokensByQuality),
+  maxImages: z.number().check(z.int(), z.positive()),
+  outputFormats: z.array(z.enum(['png', 'jpeg', 'webp'])).check(z.minLength(1)),
+  transparentBackground: z.boolean(),
+});
+export type ImageTargetData = z.infer<typeof imageSchema>;
+
 export const targetSchema = z.strictObject({
   provider: z.enum(PROVIDER_NAMES),
   /** The live upstream model id sent in the upstream request. */
@@ -105,6 +128,8 @@ export const targetSchema = z.strictObject({
    * support specifying dimensions."); such a request is our 400.
    */
   fixedDimensions: z.optional(z.boolean()),
+  /** Image models: sizes, tokens per image, formats (kind `image` only). */
+  image: z.optional(imageSchema),
   /** How this target starts answering (default derived from `capabilities.reasoning`). */
   latency: z.optional(latencyProfile),
   /** Per-target attempt time limits (ms), over the provider's and the defaults (routing/timeouts.ts). */
@@ -117,7 +142,7 @@ export type CatalogueTargetData = z.infer<typeof targetSchema>;
 export const entrySchema = z.strictObject({
   /** The public `model` value clients send. */
   id: z.string().check(z.regex(/^[a-z0-9][a-z0-9.-]*$/)),
-  kind: z.enum(['chat', 'embedding']),
+  kind: z.enum(['chat', 'embedding', 'image']),
   description: z.string(),
   ownedBy: z.string(),
   /** Unix seconds, for OpenAI's model object `created`. */

@@ -80,6 +80,18 @@ const prediction = z.object({ type: z.literal('content'), content: z.union([z.st
 const legacyFunction = z.object({ name: z.string(), description: z.optional(z.string()), parameters: z.optional(functionParameters) });
 const legacyFunctionCall = z.union([z.enum(['none', 'auto']), z.object({ name: z.string() })]);
 
+/**
+ * A Gemini context cache by name, `cachedContents/{id}` (the `name` of a `CachedContent`, created with
+ * the Gemini API's `POST /v1beta/cachedContents`; docs/prices.md "Gemini explicit caches").
+ */
+const cachedContentName = z.string().check(z.regex(/^cachedContents\/[A-Za-z0-9_-]{1,128}$/, 'expected a Gemini context cache name, "cachedContents/<id>"'));
+
+/**
+ * Gemini's own options on the OpenAI format, as Google's OpenAI-compatible endpoint takes them
+ * (providers.md §3.9): only `cached_content` here; any other key is refused (strict).
+ */
+const googleOptions = z.strictObject({ cached_content: cachedContentName });
+
 /** The validated chat-completion request (defaults applied). */
 export const chatCompletionRequest = z
   .strictObject({
@@ -135,6 +147,15 @@ export const chatCompletionRequest = z
     verbosity: z.nullish(z.enum(['low', 'medium', 'high'])),
     web_search_options: z.optional(webSearchOptions),
     /**
+     * Gemini options (`google.cached_content`): the body field the OpenAI Python SDK's
+     * `extra_body={"google": …}` sends, and Google's documented wire shape `extra_body.google` (what
+     * `extra_body={"extra_body": {"google": …}}` sends, and openai-node's `extra_body: {google: …}`).
+     * Sent to Gemini targets only, as `cachedContent` (providers/gemini/request.ts); a request naming a
+     * cache is served by Gemini targets only (routing/attempt-plan.ts).
+     */
+    google: z.optional(googleOptions),
+    extra_body: z.optional(z.strictObject({ google: googleOptions })),
+    /**
      * OpenRouter's per-request fallback list: catalogue chat models tried, in order, after the
      * model's own targets (routing/attempt-plan.ts requestFallbacks). Routing fields: never sent upstream.
      */
@@ -158,8 +179,16 @@ export const chatCompletionRequest = z
         // OpenAI answers 400 here too: stream_options is only valid for streamed requests (providers.md §1.1).
         ctx.addIssue({ code: 'custom', path: ['stream_options'], message: 'stream_options is only allowed when stream is true' });
       }
+      if (req.google !== undefined && req.extra_body !== undefined && req.google.cached_content !== req.extra_body.google.cached_content) {
+        ctx.addIssue({ code: 'custom', path: ['google', 'cached_content'], message: 'google.cached_content and extra_body.google.cached_content name different caches: give one' });
+      }
     }),
   );
 
 /** A validated chat-completion request; `temperature` is always set (0.7 when absent or null). */
 export type ChatCompletionRequest = z.infer<typeof chatCompletionRequest>;
+
+/** The Gemini context cache the request names (`google.cached_content` or `extra_body.google.cached_content`), if any. */
+export function geminiCachedContent(req: Pick<ChatCompletionRequest, 'google' | 'extra_body'>): string | undefined {
+  return req.google?.cached_content ?? req.extra_body?.google.cached_content;
+}

@@ -19,7 +19,7 @@ export interface ProviderSpec extends ProviderManifestEntry<ProviderName> {
 
 const ADAPTERS: Readonly<Record<ProviderName, ProviderAdapter>> = {
   // OpenAI alone takes custom tools and allowed_tools (openai-node 6.x ChatCompletionCustomTool).
-  openai: createOpenAICompatibleAdapter({ embeddingsPath: '/embeddings', adjustBody: openAIAdjust, customTools: true }),
+  openai: createOpenAICompatibleAdapter({ embeddingsPath: '/embeddings', imagesPath: '/images/generations', adjustBody: openAIAdjust, customTools: true }),
   // Native Messages API: Anthropic's OpenAI-compatible endpoint is beta, drops fields and shapes
   // errors its own way (providers.md §2.9).
   anthropic: anthropicAdapter,

@@ -6,6 +6,7 @@ import type { CatalogueTarget } from '../catalogue/catalogue';
 import type { ChatCompletionRequest } from '../openai/chat-request';
 import type { ChunkParts, CompletionParts } from '../openai/chat-response';
 import type { EmbeddingParts, EmbeddingsRequest } from '../openai/embeddings';
+import type { ImageParts, ImagesRequest } from '../openai/images';
 import type { AssemblyRules } from '../openai/completion-assembler';
 import type { GatewayError } from '../openai/errors';
 import type { ProviderName } from './manifest';
@@ -131,7 +132,19 @@ export interface ProviderAdapter {
   buildCountTokensRequest?(native: NativeRequest, ctx: AdapterContext): UpstreamHttpRequest | undefined;
   /** @returns the prompt's tokens. @throws UpstreamAttemptError for a malformed body. */
   parseCountTokensResponse?(bodyText: string): number;
+  /**
+   * The upstream takes a named context cache (`google.cached_content`, openai/chat-request.ts): Gemini
+   * only. A request naming one is planned on such targets only (routing/attempt-plan.ts).
+   */
+  namedContextCache?: true;
   /** Embeddings, for providers that have them. */
   buildEmbeddingsRequest?(req: EmbeddingsRequest, inputs: readonly string[], ctx: AdapterContext): UpstreamHttpRequest;
   parseEmbeddingsResponse?(bodyText: string, ctx: AdapterContext): EmbeddingParts;
+  /**
+   * Image generation, for providers that have it: one upstream call for `n` images (`n` within the
+   * target's `image.maxImages`; the route checks).
+   */
+  buildImagesRequest?(req: ImagesRequest, n: number, ctx: AdapterContext): UpstreamHttpRequest;
+  /** @throws UpstreamAttemptError for a malformed body, an error inside a 200, or an answer without images. */
+  parseImagesResponse?(bodyText: string, ctx: AdapterContext): ImageParts;
 }

@@ -1,5 +1,5 @@
 import { findModel, type Catalogue, type CatalogueEntry, type CatalogueTarget } from '../catalogue/catalogue';
-import type { ChatCompletionRequest } from '../openai/chat-request';
+import { geminiCachedContent, type ChatCompletionRequest } from '../openai/chat-request';
 import { InvalidRequestError, UpstreamUnavailableError } from '../openai/errors';
 import type { AccountByok } from '../accounts/byok/byok-credentials';
 import { providerSpec, resolveByokEndpoint, resolveEndpoint } from '../providers/registry';
@@ -51,6 +51,8 @@ export interface RequiredCapabilities {
   files: boolean;
   /** An `input_audio` content part. */
   audio: boolean;
+  /** A named context cache (`google.cached_content`): only an upstream holding it can read it. */
+  contextCache?: boolean;
 }
 
 type Need = keyof RequiredCapabilities;
@@ -64,6 +66,8 @@ const NEEDS: ReadonlyArray<{ need: Need; label: string; param: string; has: (t: 
   { need: 'files', label: 'file input', param: 'messages', has: (t) => t.capabilities.files },
   { need: 'audio', label: 'audio input', param: 'messages', has: (t) => t.capabilities.audio },
   { need: 'tools', label: 'tool calling', param: 'tools', has: (t) => t.capabilities.tools },
+  // The cache lives at the upstream that made it: another provider would answer without its contents.
+  { need: 'contextCache', label: 'a named context cache (google.cached_content)', param: 'google', has: (t) => providerSpec(t.provider).adapter.namedContextCache === true },
 ];
 
 /** What the request uses that not every model has. */
@@ -74,6 +78,7 @@ export function requiredCapabilities(req: ChatCompletionRequest): RequiredCapabi
     tools: (req.tools?.length ?? 0) > 0,
     files: parts.some((p) => p.type === 'file'),
     audio: parts.some((p) => p.type === 'input_audio'),
+    contextCache: geminiCachedContent(req) !== undefined,
   };
 }
 
@@ -180,7 +185,7 @@ export function requestFallbacks(names: readonly string[] | null | undefined, ca
       throw new InvalidRequestError(`The model \`${name}\` in \`models\` does not exist or you do not have access to it.`, { param: `models[${i}]`, code: 'model_not_found' });
     }
     if (e.kind !== 'chat') {
-      throw new InvalidRequestError(`The model \`${name}\` in \`models\` is an embedding model; a chat request can only fall back to chat models.`, { param: `models[${i}]`, code: 'invalid_value' });
+      throw new InvalidRequestError(`The model \`${name}\` in \`models\` is ${e.kind === 'image' ? 'an image' : 'an embedding'} model; a chat request can only fall back to chat models.`, { param: `models[${i}]`, code: 'invalid_value' });
     }
     if (!out.includes(e)) out.push(e);
   });

@@ -35,6 +35,12 @@ describe('retired upstream ids', () => {
     expect(res.status).toBe(404);
   });
 
+  it.each(RETIRED_UPSTREAM_MODELS.openai)('openai answers the retired image model %s with 404 model_not_found', async (model) => {
+    const res = await post(`${sim.urls.openai}/images/generations`, { model, prompt: 'a fox' }, { authorization: 'Bearer k' });
+    expect(res.status).toBe(404);
+    expect(await res.json()).toMatchObject({ error: { code: 'model_not_found' } });
+  });
+
   it.each(RETIRED_UPSTREAM_MODELS.deepseek)('deepseek answers %s with its 400 Model Not Exist', async (model) => {
     const res = await post(`${sim.urls.deepseek}/chat/completions`, { model, messages }, { authorization: 'Bearer k' });
     expect(res.status).toBe(400);

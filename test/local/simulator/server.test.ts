@@ -94,6 +94,27 @@ describe('wire quirks', () => {
   });
 });
 
+describe('a provider prompt cache on demand ([cached])', () => {
+  it('reports 3/4 of the prompt as a cache read in each provider\'s own usage fields', async () => {
+    const text = '[cached] one two three four five six seven';
+    const openai = (await (await post(`${sim.urls.openai}/chat/completions`, { model: 'm', messages: [{ role: 'user', content: text }] })).json()) as { usage: Record<string, any> };
+    const p = openai.usage.prompt_tokens as number;
+    expect(openai.usage.prompt_tokens_details.cached_tokens).toBe(Math.floor(p * 0.75));
+    const ds = (await (await post(`${sim.urls.deepseek}/chat/completions`, { model: 'm', messages: [{ role: 'user', content: text }] })).text()).trim();
+    expect(JSON.parse(ds).usage).toMatchObject({ prompt_cache_hit_tokens: Math.floor(p * 0.75), prompt_cache_miss_tokens: p - Math.floor(p * 0.75) });
+    const mm = (await (await post(`${sim.urls.minimax}/chat/completions`, { model: 'm', messages: [{ role: 'user', content: text }] })).json()) as { usage: Record<string, any> };
+    expect(mm.usage.prompt_tokens_details).toEqual({ cached_tokens: Math.floor(p * 0.75) });
+    const anthropic = (await (await post(`${sim.urls.anthropic}/v1/messages`, { model: 'm', max_tokens: 50, messages: [{ role: 'user', content: text }] }, { 'x-api-key': 'k', 'anthropic-version': '2023-06-01' })).json()) as { usage: Record<string, number> };
+    // Additive: input_tokens excludes the read.
+    expect(anthropic.usage.cache_read_input_tokens! + anthropic.usage.input_tokens!).toBe(p);
+    expect(anthropic.usage.cache_read_input_tokens).toBe(Math.floor(p * 0.75));
+    const gemini = (await (await post(`${sim.urls.gemini}/models/gemini-2.5-flash-lite:generateContent`, { contents: [{ role: 'user', parts: [{ text }] }] }, { 'x-goog-api-key': 'k' })).json()) as { usageMetadata: Record<string, number> };
+    expect(gemini.usageMetadata.cachedContentTokenCount).toBe(Math.floor(gemini.usageMetadata.promptTokenCount! * 0.75));
+    const plain = (await (await post(`${sim.urls.openai}/chat/completions`, chat)).json()) as { usage: Record<string, any> };
+    expect(plain.usage.prompt_tokens_details.cached_tokens).toBe(0);
+  });
+});
+
 describe('control API (what the bench uses from another process)', () => {
   it('sets the chunk delay and resets over HTTP; anything else is 404', async () => {
     expect((await post(`${sim.baseUrl}/__sim/chunk-delay`, { ms: 40 }, {})).status).toBe(204);

@@ -20,6 +20,7 @@ const OPERATIONS: Record<string, string[]> = {
   '/responses/{response_id}': ['get', 'delete'],
   '/responses/{response_id}/input_items': ['get'],
   '/embeddings': ['post'],
+  '/images/generations': ['post'],
   '/models': ['get'],
   '/models/{model}': ['get'],
 };

@@ -124,6 +124,13 @@ export interface ActivityRow {
   usage: number;
   usage_nano_usd: number;
   byok_requests: number;
+  /** Of `prompt_tokens`, read from the provider's prompt cache. */
+  cached_tokens: number;
+  /** Of `prompt_tokens`, written to the provider's prompt cache. */
+  cache_write_tokens: number;
+  /** What the cache reads saved (USD; the exact nano-USD beside it). */
+  cache_discount: number;
+  cache_discount_nano_usd: number;
 }
 
 /** A provider key attached by the user (`GET /v1/byok` rows; PUT/PATCH answers). Never the key itself. */

@@ -1,5 +1,6 @@
 import { useMemo, useState } from 'preact/hooks';
 import type { ActivityRow } from '../api/types';
+import { CachingTable } from '../components/caching-table';
 import { Page } from '../components/page';
 import { Empty, ErrorNotice, Loading } from '../components/status';
 import { UsageChart } from '../components/usage-chart';
@@ -8,7 +9,7 @@ import { lastUtcDays } from '../format/dates';
 import { formatCount, formatUsd } from '../format/money';
 import { useResource } from '../hooks';
 import { href } from '../router';
-import { byModelAndKey, dailyByModel, totalsOf, type UsageMetric } from '../usage/aggregate';
+import { byModelAndKey, cachingByDayAndModel, dailyByModel, totalsOf, type UsageMetric } from '../usage/aggregate';
 import { activityCsv } from '../usage/csv';
 
 /** The period the page shows, days (UTC, today included). */
@@ -48,6 +49,7 @@ function UsageReport({ rows }: { rows: ActivityRow[] }) {
   const chart = useMemo(() => dailyByModel(rows, dates, metric), [rows, dates, metric]);
   const table = useMemo(() => byModelAndKey(rows), [rows]);
   const totals = useMemo(() => totalsOf(rows), [rows]);
+  const caching = useMemo(() => cachingByDayAndModel(rows), [rows]);
   if (rows.length === 0) {
     return (
       <section class="card">
@@ -75,6 +77,10 @@ function UsageReport({ rows }: { rows: ActivityRow[] }) {
         <div class="stat">
           <dt>Cost</dt>
           <dd class="stat-value">{formatUsd(totals.costNanoUsd)}</dd>
+        </div>
+        <div class="stat">
+          <dt>Saved by caching</dt>
+          <dd class="stat-value">{formatUsd(totals.cacheDiscountNanoUsd)}</dd>
         </div>
       </dl>
       <section class="card" aria-labelledby="chart-heading">
@@ -146,6 +152,7 @@ function UsageReport({ rows }: { rows: ActivityRow[] }) {
           </table>
         </div>
       </section>
+      <CachingTable rows={caching} days={USAGE_DAYS} />
     </>
   );
 }

@@ -106,17 +106,49 @@ export function byModelAndKey(rows: readonly ActivityRow[]): ModelKeyUsage[] {
   return [...groups.values()].sort((a, b) => b.costNanoUsd - a.costNanoUsd || b.requests - a.requests || a.model.localeCompare(b.model) || a.keyName.localeCompare(b.keyName));
 }
 
-/** Totals of the period. */
-export function totalsOf(rows: readonly ActivityRow[]): { requests: number; tokens: number; costNanoUsd: number } {
+/** Totals of the period; `cacheDiscountNanoUsd` is what prompt caching saved. */
+export function totalsOf(rows: readonly ActivityRow[]): { requests: number; tokens: number; costNanoUsd: number; cacheDiscountNanoUsd: number } {
   let requests = 0;
   let tokens = 0;
   let costNanoUsd = 0;
+  let cacheDiscountNanoUsd = 0;
   for (const row of rows) {
     requests += row.requests;
     tokens += row.prompt_tokens + row.completion_tokens;
     costNanoUsd += row.usage_nano_usd;
+    cacheDiscountNanoUsd += row.cache_discount_nano_usd;
   }
-  return { requests, tokens, costNanoUsd };
+  return { requests, tokens, costNanoUsd, cacheDiscountNanoUsd };
+}
+
+/** One line of the prompt-caching table: a model on one UTC day, summed over keys. */
+export interface DailyCaching {
+  date: string;
+  model: string;
+  promptTokens: number;
+  cachedTokens: number;
+  cacheWriteTokens: number;
+  /** What the cache reads saved, nano-USD (the API's `cache_discount_nano_usd`, summed). */
+  cacheDiscountNanoUsd: number;
+}
+
+/**
+ * Prompt caching per UTC day × model, newest day first (then by model): only the days and models
+ * where something was read from or written to a provider's cache.
+ */
+export function cachingByDayAndModel(rows: readonly ActivityRow[]): DailyCaching[] {
+  const groups = new Map<string, DailyCaching>();
+  for (const row of rows) {
+    if (row.cached_tokens === 0 && row.cache_write_tokens === 0) continue;
+    const id = `${row.date}\u0000${row.model}`;
+    let g = groups.get(id);
+    if (g === undefined) groups.set(id, (g = { date: row.date, model: row.model, promptTokens: 0, cachedTokens: 0, cacheWriteTokens: 0, cacheDiscountNanoUsd: 0 }));
+    g.promptTokens += row.prompt_tokens;
+    g.cachedTokens += row.cached_tokens;
+    g.cacheWriteTokens += row.cache_write_tokens;
+    g.cacheDiscountNanoUsd += row.cache_discount_nano_usd;
+  }
+  return [...groups.values()].sort((a, b) => b.date.localeCompare(a.date) || a.model.localeCompare(b.model));
 }
 
 function sum(values: readonly number[]): number {

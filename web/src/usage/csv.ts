@@ -21,6 +21,10 @@ export const CSV_COLUMNS = [
   'cost_usd',
   'cost_nano_usd',
   'byok_requests',
+  'cached_tokens',
+  'cache_write_tokens',
+  'cache_discount_usd',
+  'cache_discount_nano_usd',
 ] as const;
 
 /** The CSV text: a header line, then one line per row, oldest day first. */
@@ -41,6 +45,10 @@ export function activityCsv(rows: readonly ActivityRow[]): string {
         exactUsd(r.usage_nano_usd),
         String(r.usage_nano_usd),
         String(r.byok_requests),
+        String(r.cached_tokens),
+        String(r.cache_write_tokens),
+        exactUsd(r.cache_discount_nano_usd),
+        String(r.cache_discount_nano_usd),
       ].join(','),
     );
   }

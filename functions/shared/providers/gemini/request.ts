@@ -1,4 +1,4 @@
-import type { ChatCompletionRequest } from '../../openai/chat-request';
+import { geminiCachedContent, type ChatCompletionRequest } from '../../openai/chat-request';
 import type { AdapterContext, UpstreamHttpRequest } from '../types';
 import { refuseLogprobs, refuseOpenAIOnlyFeatures } from '../unsupported-parameters';
 import { toGeminiConversation } from './contents';
@@ -11,7 +11,9 @@ import type { GeminiGenerateContentBody } from './wire-request';
  * `POST {baseUrl}/models/{upstreamModel}:generateContent`, or `:streamGenerateContent?alt=sse` when
  * streaming (without `alt=sse` Gemini streams one growing JSON array), key in `x-goog-api-key`.
  * The target's `upstreamParams`, if any, are merged into the body top level (Gemini-native fields).
- * `n` becomes `candidateCount` (generation-config.ts): each candidate is a choice.
+ * `n` becomes `candidateCount` (generation-config.ts): each candidate is a choice. A named context cache
+ * (`google.cached_content`) becomes `cachedContent` (providers.md §3.2): Gemini reads the cached
+ * contents, system instruction and tools before the request's own and bills them at the cached price.
  * @throws InvalidRequestError for messages Gemini cannot take (see {@link toGeminiConversation}), for
  *   `logprobs: true` / `top_logprobs > 0` (the Gemini API refuses logprobs on every 2.5 model,
  *   unsupported-parameters.ts), for OpenAI's audio output, web search and moderation
@@ -24,6 +26,8 @@ export function buildGeminiChatRequest(req: ChatCompletionRequest, ctx: AdapterC
   const body: GeminiGenerateContentBody = { contents, generationConfig: toGenerationConfig(req, ctx.target) };
   if (systemInstruction !== undefined) body.systemInstruction = systemInstruction;
   Object.assign(body, toGeminiTools(req));
+  const cachedContent = geminiCachedContent(req);
+  if (cachedContent !== undefined) body.cachedContent = cachedContent;
   const method = stream ? 'streamGenerateContent?alt=sse' : 'generateContent';
   return {
     url: geminiModelUrl(ctx, method),

@@ -63,4 +63,6 @@ export interface GeminiGenerateContentBody {
   generationConfig: GeminiGenerationConfig;
   tools?: Array<{ functionDeclarations: GeminiFunctionDeclaration[] }>;
   toolConfig?: { functionCallingConfig: { mode: GeminiFunctionCallingMode; allowedFunctionNames?: string[] } };
+  /** A context cache to read before `contents`: `cachedContents/{id}` (providers.md §3.2). */
+  cachedContent?: string;
 }

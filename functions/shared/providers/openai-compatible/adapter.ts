@@ -10,6 +10,7 @@ import { dropKey, toUpstreamMessages, type ReasoningReplay } from './history';
 import { toCompletionChoice } from './response';
 import { createOpenAIStreamTransform } from './stream';
 import { chatCompletionBody, embeddingsBody, mapUsage } from './wire';
+import { addOpenAIImages } from './images';
 
 /**
  * One adapter for every upstream that speaks OpenAI Chat Completions (providers.md §1, §4, §5, §6).
@@ -25,6 +26,8 @@ export interface OpenAICompatibleOptions {
   chatPath?: string;
   /** Path for embeddings; omit when the provider has none. */
   embeddingsPath?: string;
+  /** Path for image generation (OpenAI's Image API); omit when the provider has none. */
+  imagesPath?: string;
   /** Auth headers (default `Authorization: Bearer <key>`). */
   authHeaders?: (apiKey: string) => Record<string, string>;
   /** Last edit of the body before it is sent (drop or rename fields the provider rejects). */
@@ -46,11 +49,14 @@ const bearer = (apiKey: string): Record<string, string> => ({ authorization: `Be
 
 /**
  * Prompt caching: Anthropic's breakpoints (top-level and on tools; parts: history.ts) mean nothing here —
- * these upstreams cache automatically — and OpenAI's cache key and retention go to OpenAI only
- * (docs/prices.md), so no upstream is sent a field it may refuse.
+ * these upstreams cache automatically — OpenAI's cache key and retention go to OpenAI only, and
+ * Gemini's named cache (`google`, `extra_body`) to Gemini only (docs/prices.md), so no upstream is sent
+ * a field it may refuse.
  */
 function cacheFieldsFor(body: UpstreamBody, req: ChatCompletionRequest, ctx: AdapterContext): void {
   delete body.cache_control;
+  delete body.google;
+  delete body.extra_body;
   if (req.tools !== undefined) body.tools = req.tools.map((t) => dropKey(t, 'cache_control'));
   if (ctx.target.provider !== 'openai') {
     delete body.prompt_cache_key;
@@ -135,6 +141,7 @@ export function createOpenAICompatibleAdapter(options: OpenAICompatibleOptions =
       return { vectors, promptTokens: parsed.data.usage?.prompt_tokens ?? undefined };
     };
   }
+  if (options.imagesPath !== undefined) addOpenAIImages(adapter, options.imagesPath, headers);
   return adapter;
 }
 

@@ -128,7 +128,8 @@ export function mapFinishReason(reason: string | null | undefined): FinishReason
 
 /**
  * Normalises an upstream usage object (usage/token-usage.ts); undefined when it has no token counts.
- * The cached count is a SUBSET of `prompt_tokens`: OpenAI's and MiniMax's `cached_tokens`, DeepSeek's
+ * The cached count is a SUBSET of `prompt_tokens`: OpenAI's and MiniMax's `cached_tokens` (MiniMax's
+ * passive cache reports no write count and bills none: docs/prices.md), DeepSeek's
  * `prompt_cache_hit_tokens` (hit + miss = prompt). A `cache_write_tokens` (OpenRouter-style upstreams)
  * is a 5-minute write.
  */
