@@ -89,7 +89,7 @@ export interface DataTablesProps {
   readonly restoredTables?: Readonly<Partial<Record<'keys' | 'accounts' | 'ledger', string>>>;
   /**
    * Keep the accounts table's old `byEmail` index (projection ALL) beside `byEmailKeys`: step 1 of the
-   * upgrade (CloudFormation creates or deletes one index per update; README, "Upgrading to byEmailKeys").
+   * upgrade (CloudFormation creates or deletes one index per update; README, "Runbook": upgrading to byEmailKeys).
    */
   readonly legacyEmailIndex?: boolean;
 }

@@ -184,8 +184,7 @@ export class GatewayFunction extends Construct {
       reservedConcurrentExecutions: props.reservedConcurrentExecutions,
       logGroup: this.logGroup,
       // No START/END/REPORT lines (no alarm reads log text); Powertools' own Console passes EMF as is.
-      loggingFormat: LoggingFormat.JSON,
-      systemLogLevelV2: SystemLogLevel.WARN,
+      loggingFormat: LoggingFormat.JSON, systemLogLevelV2: SystemLogLevel.WARN,
       applicationLogLevelV2: ApplicationLogLevel[APPLICATION_LOG_LEVEL],
       role: this.role,
       tracing: tracing ? Tracing.ACTIVE : Tracing.DISABLED,

@@ -77,7 +77,7 @@ export const ACCOUNTS_TABLE: TableSchema = {
     // Keys only: its readers want the account id alone (accounts/self-serve-account.ts), and an ALL
     // projection made every hold and settle of a dashboard account write the index too. A new name,
     // because CloudFormation cannot change a deployed index's projection; the old `byEmail` (ALL) is
-    // kept during the upgrade with `-c legacyEmailIndex=true` (README, "Upgrading to byEmailKeys").
+    // kept during the upgrade with `-c legacyEmailIndex=true` (README, "Runbook": upgrading to byEmailKeys).
     { indexName: BY_EMAIL_INDEX, partitionKey: { name: 'email', type: 'S' }, projection: 'KEYS_ONLY' },
     { indexName: PENDING_HOLDS_INDEX, partitionKey: { name: SWEEP_SHARD_ATTRIBUTE, type: 'S' }, projection: 'KEYS_ONLY' },
   ],
