@@ -84,7 +84,7 @@ describe('4. alarms that cannot go quiet', () => {
 
   it('alarms on every index throttle and on transaction conflicts per table', () => {
     const alarms = alarmsByName();
-    for (const name of ['KeysByAccountIndexThrottles', 'AccountsByEmailIndexThrottles', 'AccountsPendingHoldsIndexThrottles']) {
+    for (const name of ['KeysByAccountIndexThrottles', 'AccountsByEmailKeysIndexThrottles', 'AccountsPendingHoldsIndexThrottles']) {
       const metrics = (alarms[name]!.Metrics as Array<{ MetricStat?: { Metric: { Dimensions: Array<{ Name: string }> } } }>).flatMap((m) => (m.MetricStat ? [m.MetricStat.Metric] : []));
       expect(metrics.every((m) => m.Dimensions.some((d) => d.Name === 'GlobalSecondaryIndexName'))).toBe(true);
     }

@@ -53,7 +53,7 @@ describe('alarms', () => {
         'AccountConcurrencyNearLimit',
         'AccountErrors',
         'AccountThrottles',
-        'AccountsByEmailIndexThrottles',
+        'AccountsByEmailKeysIndexThrottles',
         'AccountsPendingHoldsIndexThrottles',
         'AccountsTableThrottles',
         'AccountsTransactionConflicts',
