@@ -46,7 +46,7 @@ describe('alarms', () => {
         'AccountConcurrencyNearLimit',
         'AccountErrors',
         'AccountThrottles',
-        'AccountsByEmailIndexThrottles',
+        'AccountsByEmailKeysIndexThrottles',
         'AccountsPendingHoldsIndexThrottles',
         'AccountsTableThrottles',
         'AccountsTransactionConflicts',
