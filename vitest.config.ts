@@ -1,17 +1,60 @@
-import { defineConfig } from 'vitest/config';
+import { defineConfig, type TestProjectInlineConfiguration } from 'vitest/config';
 
 /**
- * One DynamoDB Local for the whole run (test/support/global-setup.ts); every test file makes its own
- * tables with unique names, so files run in parallel without sharing state.
+ * The test suite in tiers (vitest projects), chosen by measured file times on a 2-core machine:
+ *
+ * - `unit`: no DynamoDB, no server, no child process; pure functions and static checks of the source.
+ * - `integration`: real handlers against one DynamoDB Local (test/support/global-setup.ts; every file
+ *   makes its own tables, so files run in parallel), the simulator and loopback HTTP.
+ * - `stack`: the CDK app's template, in ONE worker without isolation so aws-cdk-lib loads once and
+ *   each context's stack is synthesised once for every file (test/lib/support/synth.ts).
+ * - `slow`: files that take 15 s or more alone, or need Chromium or the Node 24 Lambda runtime.
+ *
+ * `npm test` runs unit, integration and stack; `npm run test:all` (CI, `.ci/run`) runs every tier;
+ * `npx vitest run --project slow` one tier. A new test file is an integration test until listed here.
  */
-export default defineConfig({
-  test: {
-    include: ['test/**/*.test.ts'],
-    globalSetup: ['test/support/global-setup.ts'],
-    setupFiles: ['test/support/worker-env.ts'],
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
-    pool: 'forks',
-    reporters: ['default'],
-  },
-});
+
+/** Pure tests: they never touch DynamoDB (the unit tier points the store at a closed port). */
+const UNIT = [
+  'test/accounts/{api-key,byok-envelope,key-state}.test.ts',
+  'test/app/held-json.test.ts',
+  'test/bench/cost.test.ts',
+  'test/billing/{cache-charge,hold-demand,price}.test.ts',
+  'test/catalogue/*.test.ts',
+  'test/config/env.test.ts',
+  'test/edge/response-encoding.test.ts',
+  'test/lib/{doc-citations,import-graph,source-limits}.test.ts',
+  'test/local/function-url/http-integration-prelude.test.ts',
+  'test/local/simulator/reply.test.ts',
+  'test/messages/errors-and-names.test.ts',
+  'test/openai/{chat-request,completion-assembler,openapi-requests,request-bounds}.test.ts',
+  'test/providers/**/*.test.ts',
+  'test/responses/{stream-events,to-chat}.test.ts',
+  'test/routing/{circuit-breaker,exhausted,provider-preferences,request-fallbacks,retry-policy,timeouts}.test.ts',
+  'test/sse/*.test.ts',
+  'test/usage/*.test.ts',
+  'test/web/{byok-providers,money,security-headers,usage}.test.ts',
+];
+
+/** The CDK app's template (synthesis only; the bundles under Lambda's runtime are `slow`). */
+const STACK = ['test/lib/{cdk-nag,deploy-readiness,mail-sender,monitoring,site,stack-options,stack}.test.ts'];
+
+/** 15 s or more alone on a 2-core machine, or a browser / the Node 24 runtime. */
+const SLOW = [
+  'test/integration/{default-timeouts,settle-durability,fallback,claude-code}.test.ts',
+  'test/bin/admin.test.ts',
+  'test/lib/lambda-runtime.test.ts',
+  'test/web/{accessibility,chromium,dashboard.e2e,payments.e2e}.test.ts',
+];
+
+const common = { setupFiles: ['test/support/worker-env.ts'], testTimeout: 30_000, hookTimeout: 60_000, pool: 'forks' as const };
+const withDynamoDb = { ...common, globalSetup: ['test/support/global-setup.ts'] };
+
+const projects: TestProjectInlineConfiguration[] = [
+  { test: { ...common, name: 'unit', include: UNIT } },
+  { test: { ...withDynamoDb, name: 'integration', include: ['test/**/*.test.ts'], exclude: [...UNIT, ...STACK, ...SLOW] } },
+  { test: { ...common, name: 'stack', include: STACK, isolate: false, fileParallelism: false, hookTimeout: 180_000 } },
+  { test: { ...withDynamoDb, name: 'slow', include: SLOW } },
+];
+
+export default defineConfig({ test: { projects, reporters: ['default'] } });

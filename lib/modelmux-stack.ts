@@ -48,7 +48,7 @@ export class ModelmuxStack extends Stack {
     if (!cloudfront && (props.domain !== undefined || props.waf !== undefined)) {
       throw new Error('domainName and waf need the CloudFront distribution (cloudfront=true)');
     }
-    const tables = new DataTables(this, 'Data', { removalPolicy: props.tableRemovalPolicy, restoredTables: props.restoredTables });
+    const tables = new DataTables(this, 'Data', { removalPolicy: props.tableRemovalPolicy, restoredTables: props.restoredTables, legacyEmailIndex: props.legacyEmailIndex });
     const upstreamSecret = new UpstreamSecret(this, 'UpstreamKeys', { importSecret: props.upstreamSecretName });
     const originSecret = cloudfront ? new OriginSecret(this, 'OriginSecret', { versionId: props.originSecretVersion }) : undefined;
     const publicUrl = props.publicBaseUrl ?? (props.domain ? `https://${props.domain.domainName}` : undefined);

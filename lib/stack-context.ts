@@ -5,14 +5,10 @@ import type { ModelmuxStackProps } from './modelmux-stack';
 
 /** CodeDeploy's predefined Lambda deployment configurations (CodeDeploy docs, "Deployment configurations on an AWS Lambda compute platform"). */
 export const DEPLOYMENT_CONFIGS = [
-  'LambdaCanary10Percent5Minutes',
-  'LambdaCanary10Percent10Minutes',
-  'LambdaCanary10Percent15Minutes',
-  'LambdaCanary10Percent30Minutes',
-  'LambdaLinear10PercentEvery1Minute',
-  'LambdaLinear10PercentEvery2Minutes',
-  'LambdaLinear10PercentEvery3Minutes',
-  'LambdaLinear10PercentEvery10Minutes',
+  'LambdaCanary10Percent5Minutes', 'LambdaCanary10Percent10Minutes',
+  'LambdaCanary10Percent15Minutes', 'LambdaCanary10Percent30Minutes',
+  'LambdaLinear10PercentEvery1Minute', 'LambdaLinear10PercentEvery2Minutes',
+  'LambdaLinear10PercentEvery3Minutes', 'LambdaLinear10PercentEvery10Minutes',
   'LambdaAllAtOnce',
 ] as const;
 
@@ -76,7 +72,8 @@ export const DEPLOYABLE_SETTINGS: readonly string[] = CONFIG_VARIABLES.filter((n
  * - `emailFrom` (a verified SES identity's address), `emailFromName`, `emailIdentity` (the address or
  *   its domain, as verified; default the address): mail from the functions and Cognito (MailSender);
  * - `legacyHoldsDrained`: `true` once `npm run admin -- health` reports no legacy holds: drops the
- *   settle role's ledger UpdateItem/DeleteItem.
+ *   settle role's ledger UpdateItem/DeleteItem; `legacyEmailIndex`: `true` keeps the old `byEmail`
+ *   index (step 1 of the upgrade to `byEmailKeys`, README).
  *
  * Parsed through one zod schema (`contextSchema` below, one field per key).
  * @throws Error on a value of the wrong shape, naming the context key.
@@ -111,6 +108,7 @@ export function stackPropsFromContext(node: Node): Pick<
   | 'hostedSignIn'
   | 'functionSettings'
   | 'legacyHoldsDrained'
+  | 'legacyEmailIndex'
   | 'restoredTables'
   | 'email'
 > {
@@ -155,6 +153,7 @@ export function stackPropsFromContext(node: Node): Pick<
     hostedSignIn: c.cognitoDomainPrefix === undefined || c.oauthCallbackUrls === undefined ? undefined : { domainPrefix: c.cognitoDomainPrefix, callbackUrls: c.oauthCallbackUrls },
     functionSettings: c.functionSettings,
     legacyHoldsDrained: c.legacyHoldsDrained ?? false,
+    legacyEmailIndex: c.legacyEmailIndex ?? false,
     restoredTables: c.restoredTables,
     email: c.emailFrom === undefined ? undefined : { from: c.emailFrom, fromName: c.emailFromName, identity: c.emailIdentity },
   };
@@ -273,6 +272,7 @@ const contextSchema = z.object({
   emailFrom: opt(emailValue),
   emailFromName: opt(stringValue.regex(/^[\x20-\x7E]{1,64}$/, { error: 'must be 1 to 64 printable ASCII characters' }).refine((v) => !/["\\<>]/.test(v), { error: 'must not contain ", \\, < or >' })),
   emailIdentity: opt(stringValue.regex(/^[^\s@]+@[^\s@]+\.[^\s@]+$|^[a-z0-9.-]+\.[a-z]{2,}$/i, { error: 'must be the emailFrom address or its domain' })),
+  legacyEmailIndex: opt(booleanValue),
   restoredTables: opt(
     objectValue.superRefine((tables, ctx) => {
       for (const name of Object.keys(tables)) if (!['keys', 'accounts', 'ledger'].includes(name)) ctx.addIssue({ code: 'custom', message: `names ${name}; only keys, accounts and ledger are restored` });

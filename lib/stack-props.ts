@@ -37,6 +37,8 @@ export interface ModelmuxStackProps extends StackProps {
   readonly functionSettings?: Readonly<Record<string, string>>;
   /** Legacy (pre-issue-14) held ledger items are gone: the settle role loses ledger UpdateItem/DeleteItem. */
   readonly legacyHoldsDrained?: boolean;
+  /** Keep the old `byEmail` index during the upgrade to `byEmailKeys` (lib/constructs/data-tables.ts). */
+  readonly legacyEmailIndex?: boolean;
   /** Tables restored by `npm run restore`, used instead of the stack's own (see DataTables). */
   readonly restoredTables?: Readonly<Partial<Record<'keys' | 'accounts' | 'ledger', string>>>;
   /** Memory of the chat function, MB; default the ChatEndpoint's (see `npm run bench`'s cost table). */

@@ -11,7 +11,7 @@ import { startSettleRunner, type SettleRunner, type SettleRunnerOptions } from '
 import { createStaticSite } from './site/static-site';
 import { WEB_DIST_DIR } from '../web/build';
 import { PROVIDER_MANIFEST } from '../functions/shared/providers/manifest';
-import { resetConfigForTests } from '../functions/shared/config/env';
+import { reloadConfig } from '../functions/shared/config/env';
 import { STRIPE_WEBHOOK_PATH } from '../functions/shared/account-api/paths';
 
 /**
@@ -134,7 +134,7 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<RunningGa
     process.env.ACCOUNTS_TABLE = `${prefix}-accounts`;
     process.env.LEDGER_TABLE = `${prefix}-ledger`;
     process.env.RESPONSES_TABLE = `${prefix}-responses`;
-    resetConfigForTests(); // read the endpoint and table names just set
+    reloadConfig(); // read the endpoint and table names just set
 
     const { documentClient } = await import('../functions/shared/store/dynamo');
     await ensureTables(documentClient(), { keys: process.env.KEYS_TABLE, accounts: process.env.ACCOUNTS_TABLE, ledger: process.env.LEDGER_TABLE, responses: process.env.RESPONSES_TABLE });
@@ -160,7 +160,7 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<RunningGa
     ensureByokKek(opts.byokKekFile, closers);
     const stripe = await startLocalStripe(opts.stripe, closers);
     const mail = await startLocalMail(opts.mail, closers);
-    resetConfigForTests(); // the settings above (tables, queue, Cognito, BYOK, Stripe) are read by the handlers' INIT
+    reloadConfig(); // the settings above (tables, queue, Cognito, BYOK, Stripe, email) are read by the handlers' INIT
     const listening = await serveFunctions(opts, cognito);
     closers.push(listening.close);
     if (stripe?.standIn) stripe.standIn.webhooks.url = `${listening.url.replace(/\/$/, '')}${STRIPE_WEBHOOK_PATH}`;

@@ -6,18 +6,28 @@ process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
 import { join } from 'node:path';
 import { CATALOGUE } from '../functions/shared/catalogue/catalogue';
 import { HOLD_SWEEP_INTERVAL_MINUTES } from '../functions/shared/config/stack-contract';
-import { rateLimitsFor } from '../functions/shared/accounts/rate-limit-settings';
+import { rateLimitsFor } from '../functions/shared/config/env';
 import { formatNanoUsd, usdToNanoUsd } from '../functions/shared/billing/money';
 import { STRIPE_WEBHOOK_PATH } from '../functions/shared/account-api/paths';
 import { LOCAL_STATE_DIR, startGateway } from './gateway';
+import { AlreadyRunningError, acquireStartLock } from './start-lock';
 import { buildWebSync } from '../web/build';
 
 /**
  * `npm start`: the gateway on http://127.0.0.1:$PORT (default 8080) with DynamoDB Local keeping its
  * data in .local/dynamodb (git-ignored), the dev key in .local/dev-api-key, the Cognito emulator's
  * users in .local/cognito and the BYOK key-encryption key in .local/byok-kek, so all survive restarts.
- * Ctrl-C stops everything.
+ * Ctrl-C stops everything. .local/npm-start.pid holds the running start's pid (local/start-lock.ts).
  */
+// One start per checkout: a second would empty the first's Cognito code file and fight over DynamoDB
+// Local's data, so it refuses before touching .local (or web/dist).
+try {
+  acquireStartLock(LOCAL_STATE_DIR);
+} catch (err) {
+  if (!(err instanceof AlreadyRunningError)) throw err;
+  process.stderr.write(`${err.message}\n`);
+  process.exit(1);
+}
 const port = Number(process.env.PORT ?? 8080);
 // The dashboard is served from web/dist at `/`: build it first so it matches the sources.
 const web = buildWebSync();
@@ -56,8 +66,8 @@ const gateway = await startGateway({
 
 /** How many catalogue models a provider serves (a registered provider may serve none, e.g. Groq, whose Llama-3 ids are decommissioned). */
 const modelsServedBy = (provider: string): number => [...CATALOGUE.values()].filter((e) => e.targets.some((t) => t.provider === provider)).length;
-const paidLimits = rateLimitsFor(false);
-const limitText = (n: number | null, unit: string) => (n === null ? `no ${unit} limit` : `${n} ${unit}`);
+const paidLimits = rateLimitsFor(devCreditNanoUsd);
+const limitText = (n: number, unit: string) => (n === 0 ? `no ${unit} limit` : `${n} ${unit}`);
 const rows = Object.entries(gateway.providers).map(([name, how]) => {
   const served = modelsServedBy(name.toLowerCase());
   return `  ${name.toLowerCase().padEnd(10)} ${how.padEnd(10)} ${served === 0 ? 'no catalogue model uses it' : `serves ${served} model${served === 1 ? '' : 's'}`}`;
@@ -69,7 +79,7 @@ process.stdout.write(
     `  base URL   ${gateway.baseUrl}`,
     `  API key    ${gateway.apiKey}`,
     `  account    ${gateway.accountId}   (the dev account: npm run admin -- accounts show --account ${gateway.accountId})`,
-    `  tier       paid (simulated credit: ${formatNanoUsd(devCreditNanoUsd)} at creation); ${limitText(paidLimits.requestsPerMinute, 'requests a minute')}, ${limitText(paidLimits.concurrentRequests, 'at a time')}`,
+    `  tier       paid (simulated credit: ${formatNanoUsd(devCreditNanoUsd)} at creation); ${limitText(paidLimits.rpm, 'requests a minute')}, ${limitText(paidLimits.concurrent, 'at a time')}`,
     `  dashboard  ${gateway.origin}/  (sign up there; ${(web.jsBytes / 1024).toFixed(1)} KB of JavaScript, built from web/)`,
     `  Cognito    ${gateway.cognito?.endpoint ?? '-'}  (emulator: pool ${gateway.cognito?.userPoolId ?? '-'}, client ${gateway.cognito?.userPoolClientId ?? '-'}; sign-up codes are printed below)`,
     `  DynamoDB   ${gateway.dynamodbEndpoint}   (the admin CLI finds it through .local/state.json)`,

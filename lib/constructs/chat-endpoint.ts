@@ -28,7 +28,7 @@ export interface ChatEndpointProps extends GatewayEndpointProps {
   readonly timeoutSeconds?: number;
   /**
    * How long a buffered (non-streamed) chat request may spend on upstream attempts, ms
-   * (`BUFFERED_CHAT_BUDGET_MS`, functions/shared/routing/request-budget.ts). It must end before any proxy
+   * (`BUFFERED_CHAT_BUDGET_MS`, functions/shared/config/env.ts). It must end before any proxy
    * in front gives up on a silent origin: behind CloudFront, its origin read timeout less a margin.
    * Default: the function timeout less the settle reserve (no proxy in front).
    */

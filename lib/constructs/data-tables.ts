@@ -2,7 +2,7 @@ import { RemovalPolicy, Validations } from 'aws-cdk-lib';
 import { AttributeType, BillingMode, type Attribute, type ITable, ProjectionType, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
 import { Effect, type IGrantable, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
-import { PENDING_HOLDS_INDEX, TABLE_ENV, TABLE_SCHEMAS, type KeyAttribute, type TableSchema } from '../../functions/shared/store/table-schemas';
+import { ACCOUNTS_TABLE, LEGACY_BY_EMAIL_INDEX, PENDING_HOLDS_INDEX, TABLE_ENV, TABLE_SCHEMAS, type KeyAttribute, type TableSchema } from '../../functions/shared/store/table-schemas';
 
 type LogicalName = TableSchema['logicalName'];
 
@@ -87,6 +87,11 @@ export interface DataTablesProps {
    * protection); the restored ones are referenced by name, with the same grants, alarms and backups.
    */
   readonly restoredTables?: Readonly<Partial<Record<'keys' | 'accounts' | 'ledger', string>>>;
+  /**
+   * Keep the accounts table's old `byEmail` index (projection ALL) beside `byEmailKeys`: step 1 of the
+   * upgrade (CloudFormation creates or deletes one index per update; README, "Runbook": upgrading to byEmailKeys).
+   */
+  readonly legacyEmailIndex?: boolean;
 }
 
 /**
@@ -107,7 +112,10 @@ export class DataTables extends Construct {
     const built: Partial<Record<LogicalName, ITable>> = {};
     for (const schema of TABLE_SCHEMAS) {
       const restored = (props.restoredTables as Partial<Record<LogicalName, string>> | undefined)?.[schema.logicalName];
-      built[schema.logicalName] = restored === undefined ? buildTable(this, schema, removalPolicy) : Table.fromTableName(this, `${capitalise(schema.logicalName)}Restored`, restored);
+      const withLegacy = props.legacyEmailIndex === true && schema === ACCOUNTS_TABLE
+        ? { ...schema, globalSecondaryIndexes: [{ indexName: LEGACY_BY_EMAIL_INDEX, partitionKey: { name: 'email', type: 'S' as const } }, ...(schema.globalSecondaryIndexes ?? [])] }
+        : schema;
+      built[schema.logicalName] = restored === undefined ? buildTable(this, withLegacy, removalPolicy) : Table.fromTableName(this, `${capitalise(schema.logicalName)}Restored`, restored);
     }
     this.tables = built as Record<LogicalName, ITable>;
   }

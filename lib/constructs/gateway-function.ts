@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { Alias, Architecture, FunctionUrl, FunctionUrlAuthType, HttpMethod, InvokeMode, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
+import { Alias, ApplicationLogLevel, Architecture, FunctionUrl, FunctionUrlAuthType, HttpMethod, InvokeMode, LoggingFormat, Runtime, SystemLogLevel, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat, SourceMapMode } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
@@ -130,6 +130,7 @@ export interface GatewayFunctionProps {
 /** The alias the Function URLs of the request functions serve (CodeDeploy moves it between versions). */
 export const LIVE_ALIAS = 'live';
 
+const APPLICATION_LOG_LEVEL = 'INFO' satisfies keyof typeof ApplicationLogLevel; // Powertools' level and Lambda's application filter
 /**
  * A gateway Lambda function with the house defaults: Node.js 24 on ARM64 (Graviton: about 20% cheaper
  * per GB-second than x86; Lambda pricing page), 1024 MB, its own log group (one month unless set;
@@ -142,8 +143,8 @@ export const LIVE_ALIAS = 'live';
  * main-field first so the AWS SDK's ES build is tree-shaken. Minified without `keepNames`: it
  * would add a `__name()` call per function and class (~36 KB, ~12 ms of INIT); the error family names
  * each class explicitly, and stack traces are read through the source map. One cost: the SDK tells its
- * default `NoOpLogger` apart by class name, so it now hands that no-op logger to its HTTP handler and
- * the handler's rare "socket usage at capacity" warning is dropped instead of going to the console. The source
+ * default `NoOpLogger` apart by class name, so its HTTP handler's rare "socket usage at capacity"
+ * warning is dropped instead of going to the console. The source
  * map (without `sourcesContent`) is shipped beside the bundle for offline symbolication, but NOT
  * enabled at runtime: `--enable-source-maps` makes Node read and parse the ~0.9 MB map at every cold
  * start (`npm run bench` times the bundle both ways: "with source maps" row). `metafile`
@@ -182,6 +183,9 @@ export class GatewayFunction extends Construct {
       timeout: Duration.seconds(props.timeoutSeconds),
       reservedConcurrentExecutions: props.reservedConcurrentExecutions,
       logGroup: this.logGroup,
+      // No START/END/REPORT lines (no alarm reads log text); Powertools' own Console passes EMF as is.
+      loggingFormat: LoggingFormat.JSON, systemLogLevelV2: SystemLogLevel.WARN,
+      applicationLogLevelV2: ApplicationLogLevel[APPLICATION_LOG_LEVEL],
       role: this.role,
       tracing: tracing ? Tracing.ACTIVE : Tracing.DISABLED,
       projectRoot: REPO_ROOT,
@@ -189,7 +193,7 @@ export class GatewayFunction extends Construct {
       environment: {
         // The stack's name: log lines and metrics (the `service` dimension) of two stacks never mix.
         POWERTOOLS_SERVICE_NAME: Stack.of(this).stackName,
-        POWERTOOLS_LOG_LEVEL: 'INFO',
+        POWERTOOLS_LOG_LEVEL: APPLICATION_LOG_LEVEL,
         ...(tracing ? { POWERTOOLS_TRACE_ENABLED: 'true' } : {}),
         ...props.environment,
       },

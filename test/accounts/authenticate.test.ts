@@ -2,7 +2,7 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createAccount } from '../../functions/shared/accounts/account-store';
 import { generateApiKey } from '../../functions/shared/accounts/api-key';
-import { resetConfigForTests } from '../../functions/shared/config/env';
+import { reloadConfig } from '../../functions/shared/config/env';
 import { clearKeyCache } from '../../functions/shared/accounts/authenticate';
 import { authenticate, createKey, revokeKey } from '../../functions/shared/accounts/key-store';
 import { AuthenticationError } from '../../functions/shared/openai/errors';
@@ -18,11 +18,11 @@ beforeAll(async () => {
 beforeEach(() => {
   clearKeyCache();
   delete process.env.KEY_CACHE_TTL_MS;
-  resetConfigForTests();
+  reloadConfig();
 });
 afterEach(() => {
   delete process.env.KEY_CACHE_TTL_MS;
-  resetConfigForTests();
+  reloadConfig();
 });
 
 async function newKey() {
@@ -54,7 +54,7 @@ describe('authenticate', () => {
 
   it('rejects a revoked key once the cache TTL has passed in another container', async () => {
     process.env.KEY_CACHE_TTL_MS = '150';
-    resetConfigForTests();
+    reloadConfig();
     const k = await newKey();
     await authenticate(k.key); // cached here
     await revokeKeyElsewhere(k.keyHash);

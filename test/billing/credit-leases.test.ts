@@ -3,7 +3,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vites
 import { createAccount } from '../../functions/shared/accounts/account-store';
 import { createKey } from '../../functions/shared/accounts/key-store';
 import { clearViews, shardStateOf } from '../../functions/shared/billing/account-state';
-import { billingConfig } from '../../functions/shared/billing/billing-config';
+import { config, loadConfig } from '../../functions/shared/config/env';
 import { decodeInlineHold, recordOfInline } from '../../functions/shared/billing/hold-record';
 import { abandonLeasesForTests, leaseSlice, requestCost, returnAllLeases } from '../../functions/shared/billing/lease';
 import { settleRecord } from '../../functions/shared/billing/lease-settle';
@@ -167,16 +167,16 @@ describe('credit leases', { timeout: 180_000 }, () => {
     expect(raw.heldNanoUsd).toBe(lease.holdNanoUsd);
 
     // The sweep settles every overdue hold of the table; this account's lease only once it is overdue.
-    await sweepOrphanedHolds(lease.holdExpiresAt + billingConfig().sweepGraceMs - 1);
+    await sweepOrphanedHolds(lease.holdExpiresAt + config().HOLD_SWEEP_GRACE_MS - 1);
     expect(Object.keys((await rawAccount(accountId)).holds as object)).toEqual([leaseId]);
-    expect((await sweepOrphanedHolds(lease.holdExpiresAt + billingConfig().sweepGraceMs + 1)).settled).toBeGreaterThanOrEqual(1);
+    expect((await sweepOrphanedHolds(lease.holdExpiresAt + config().HOLD_SWEEP_GRACE_MS + 1)).settled).toBeGreaterThanOrEqual(1);
     const { raw: after, ledger } = await expectConserved(accountId, 5 * USD);
     expect(ledger).toHaveLength(10);
     expect(after.heldNanoUsd).toBe(0);
     expect(after.holds).toEqual({});
     expect(5 * USD - after.creditNanoUsd).toBe(sum(ledger));
     // Idempotent: a second sweep, or a late return by a container that was only slow, changes nothing.
-    await sweepOrphanedHolds(lease.holdExpiresAt + billingConfig().sweepGraceMs + 60_000);
+    await sweepOrphanedHolds(lease.holdExpiresAt + config().HOLD_SWEEP_GRACE_MS + 60_000);
     expect(await ledgerOf(accountId)).toHaveLength(10);
     const { returnLease } = await import('../../functions/shared/billing/lease-settle');
     expect(await returnLease(recordOfInline(lease, keyHash), 0)).toMatchObject({ alreadySettled: true });
@@ -234,7 +234,7 @@ describe('credit leases', { timeout: 180_000 }, () => {
 });
 
 describe('leaseSlice (who leases)', () => {
-  const cfg = { ...billingConfig({ CREDIT_LEASE_VALIDITY_MS: '30000', RATE_LIMIT_RPM: '0', RATE_LIMIT_CONCURRENT: '0', RATE_LIMIT_FREE_RPM: '0', RATE_LIMIT_FREE_CONCURRENT: '0' }) };
+  const cfg = { ...loadConfig({ CREDIT_LEASE_VALIDITY_MS: '30000', RATE_LIMIT_RPM: '0', RATE_LIMIT_CONCURRENT: '0', RATE_LIMIT_FREE_RPM: '0', RATE_LIMIT_FREE_CONCURRENT: '0' }) };
   const state = (over: Record<string, unknown> = {}) => shardStateOf({ accountId: 'a', freeTokens: 0, creditNanoUsd: USD, purchasedNanoUsd: USD, keys: { h: { status: 'active' } }, ...over });
 
   it('10% of what the account (or the key) has, when that covers 8 requests', () => {
@@ -244,9 +244,9 @@ describe('leaseSlice (who leases)', () => {
   });
 
   it('none with leases off, free tokens, rate limits, fund shards or an inactive key', () => {
-    expect(leaseSlice(state(), 'h', 1_000, { ...cfg, leaseValidityMs: 0 }, Date.now())).toBeUndefined();
+    expect(leaseSlice(state(), 'h', 1_000, { ...cfg, CREDIT_LEASE_VALIDITY_MS: 0 }, Date.now())).toBeUndefined();
     expect(leaseSlice(state({ freeTokens: 5 }), 'h', 1_000, cfg, Date.now())).toBeUndefined();
-    expect(leaseSlice(state(), 'h', 1_000, { ...cfg, rpm: 600 }, Date.now())).toBeUndefined();
+    expect(leaseSlice(state(), 'h', 1_000, { ...cfg, RATE_LIMIT_RPM: 600 }, Date.now())).toBeUndefined();
     expect(leaseSlice(state({ shards: 2 }), 'h', 1_000, cfg, Date.now())).toBeUndefined();
     expect(leaseSlice(state({ keys: { h: { status: 'disabled' } } }), 'h', 1_000, cfg, Date.now())).toBeUndefined();
   });

@@ -4,7 +4,7 @@ import { dynamoItemBytes } from '../../bench/hold-phase';
 import { createAccount, getAccount } from '../../functions/shared/accounts/account-store';
 import { createKey } from '../../functions/shared/accounts/key-store';
 import { clearViews } from '../../functions/shared/billing/account-state';
-import { billingConfig } from '../../functions/shared/billing/billing-config';
+import { config } from '../../functions/shared/config/env';
 import type { HoldRecord } from '../../functions/shared/billing/hold-record';
 import { listLegacyHolds } from '../../functions/shared/billing/legacy-settle';
 import { ledgerItemSchema } from '../../functions/shared/billing/ledger-entry';
@@ -48,11 +48,11 @@ describe('orphaned holds (inline on the account item)', () => {
     expect((await listPendingHolds()).map((x) => x.requestId)).toContain(h.requestId);
 
     // Not yet past expiry + grace: nothing happens.
-    const early = await sweepOrphanedHolds(h.holdExpiresAt + billingConfig().sweepGraceMs - 1);
+    const early = await sweepOrphanedHolds(h.holdExpiresAt + config().HOLD_SWEEP_GRACE_MS - 1);
     expect(early).toEqual({ settled: 0, failed: 0 });
     expect(Object.keys((await rawAccount(accountId)).holds)).toEqual([h.requestId]);
 
-    const late = h.holdExpiresAt + billingConfig().sweepGraceMs + 1;
+    const late = h.holdExpiresAt + config().HOLD_SWEEP_GRACE_MS + 1;
     expect(await sweepOrphanedHolds(late)).toEqual({ settled: 1, failed: 0 });
     const ledger = await ledgerOf(accountId);
     expect(ledger).toHaveLength(1);
@@ -87,7 +87,7 @@ describe('orphaned holds (inline on the account item)', () => {
     const { accountId } = await createAccount({ freeTokens: 0, creditNanoUsd: USD });
     const { keyHash } = await createKey(accountId, 'race');
     const holds = await Promise.all(Array.from({ length: 6 }, () => hold(accountId, keyHash, demandOf(50, 100))));
-    const late = Math.max(...holds.map((h) => h.holdExpiresAt)) + billingConfig().sweepGraceMs + 1;
+    const late = Math.max(...holds.map((h) => h.holdExpiresAt)) + config().HOLD_SWEEP_GRACE_MS + 1;
     const [swept, ...settled] = await Promise.all([sweepOrphanedHolds(late), ...holds.map((h) => settleHold(h, { kind: 'bill', entry: entryOf(50, 80) }))]);
     const ledger = (await ledgerOf(accountId)).map((e) => ledgerItemSchema.parse(e));
     expect(ledger).toHaveLength(6);
@@ -110,7 +110,7 @@ describe('orphaned holds (inline on the account item)', () => {
     expect((await getAccount(accountId, { consistent: true }))!.heldNanoUsd).toBe(h.holdNanoUsd);
     // The sweep (or any settle of the request) meets the entry and the hold together: the hold is released.
     // (The helper gave the duplicate a fresh expiry, a few ms after the original's.)
-    expect(await sweepOrphanedHolds(h.holdExpiresAt + billingConfig().sweepGraceMs + 60_000)).toEqual({ settled: 0, failed: 0 });
+    expect(await sweepOrphanedHolds(h.holdExpiresAt + config().HOLD_SWEEP_GRACE_MS + 60_000)).toEqual({ settled: 0, failed: 0 });
     expect(await getAccount(accountId, { consistent: true })).toEqual(settled);
     expect((await rawAccount(accountId)).holds).toEqual({});
     const ledger = (await ledgerOf(accountId)).map((e) => ledgerItemSchema.parse(e));

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createAccount } from '../../functions/shared/accounts/account-store';
 import { createKey } from '../../functions/shared/accounts/key-store';
 import { clearViews } from '../../functions/shared/billing/account-state';
-import { billingConfig } from '../../functions/shared/billing/billing-config';
+import { config } from '../../functions/shared/config/env';
 import { queue } from '../../functions/shared/billing/settle-durable';
 import { resetSqsClient } from '../../functions/shared/billing/settle-queue';
 import { listInlineHolds, QUEUED_HOLD_WAIT_MS, sweepOrphanedHolds, UNMARKED_HOLD_QUEUE_WAIT_MS } from '../../functions/shared/billing/sweep';
@@ -122,7 +122,7 @@ describe('a poison message on the settle queue', () => {
 
     const expiry = Math.max(orphan.holdExpiresAt, queued.holdExpiresAt);
     // Past the grace, the queue not empty: both wait (the unmarked one might be a settle whose mark failed).
-    expect(await sweepOrphanedHolds(expiry + billingConfig().sweepGraceMs + 1)).toEqual({ settled: 0, failed: 0, deferred: 2 });
+    expect(await sweepOrphanedHolds(expiry + config().HOLD_SWEEP_GRACE_MS + 1)).toEqual({ settled: 0, failed: 0, deferred: 2 });
     // Past the bounded wait: the orphan is settled although the poison message is still there; the queued hold is not.
     expect(await sweepOrphanedHolds(expiry + UNMARKED_HOLD_QUEUE_WAIT_MS + 1)).toEqual({ settled: 1, failed: 0, deferred: 1 });
     expect((await listInlineHolds()).map((h) => h.requestId)).toEqual([queued.requestId]);

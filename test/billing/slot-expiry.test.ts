@@ -3,7 +3,7 @@ import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createAccount } from '../../functions/shared/accounts/account-store';
 import { createKey } from '../../functions/shared/accounts/key-store';
 import { clearViews } from '../../functions/shared/billing/account-state';
-import { billingConfig } from '../../functions/shared/billing/billing-config';
+import { config } from '../../functions/shared/config/env';
 import { setClock } from '../../functions/shared/billing/clock';
 import { settleHold } from '../../functions/shared/billing/settle';
 import { sweepOrphanedHolds } from '../../functions/shared/billing/sweep';
@@ -34,7 +34,7 @@ const statusOf = (p: Promise<unknown>) => p.then(() => 200, (e: { status?: numbe
 
 describe('concurrency slots of a crashed process', () => {
   it('free a slot once the dead hold passes its expiry, not at the sweep; the sweep then settles it and inflight is exact', async () => {
-    const limit = billingConfig().freeConcurrent; // a free-tier account: 5
+    const limit = config().RATE_LIMIT_FREE_CONCURRENT; // a free-tier account: 5
     const { accountId } = await createAccount({ freeTokens: 1_000_000, creditNanoUsd: 0 });
     const { keyHash } = await createKey(accountId, 'crash');
     // A process takes every slot, then is killed: no settle, no queued message.
@@ -56,7 +56,7 @@ describe('concurrency slots of a crashed process', () => {
     expect((await raw(accountId)).inflight).toBe(2 * limit); // the dead ones are still on the item, unsettled
 
     // The sweep settles the dead ones (orphaned); the live ones settle; every counter is back to 0.
-    expect(await sweepOrphanedHolds(expiry + billingConfig().sweepGraceMs + 1)).toEqual({ settled: limit, failed: 0 });
+    expect(await sweepOrphanedHolds(expiry + config().HOLD_SWEEP_GRACE_MS + 1)).toEqual({ settled: limit, failed: 0 });
     for (const h of fresh) await settleHold(h, { kind: 'bill', entry: entryOf(10, 10) });
     const item = await raw(accountId);
     expect(item.inflight).toBe(0);
@@ -65,7 +65,7 @@ describe('concurrency slots of a crashed process', () => {
   });
 
   it('a dead hold settled meanwhile gives its slot back once only: a stale view cannot count it free twice', async () => {
-    const limit = billingConfig().freeConcurrent;
+    const limit = config().RATE_LIMIT_FREE_CONCURRENT;
     const { accountId } = await createAccount({ freeTokens: 1_000_000, creditNanoUsd: 0 });
     const { keyHash } = await createKey(accountId, 'stale');
     const dead = await Promise.all(Array.from({ length: limit }, () => hold(accountId, keyHash, demandOf(10, 10))));

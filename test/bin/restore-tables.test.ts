@@ -67,7 +67,7 @@ describe('npm run restore -- --mode copy (DynamoDB Local)', () => {
     }
     const accounts = (await documentClient().send(new DescribeTableCommand({ TableName: restored.accounts }))).Table;
     expect((accounts?.GlobalSecondaryIndexes ?? []).map((g) => [g.IndexName, g.Projection?.ProjectionType]).sort()).toEqual([
-      ['byEmail', 'ALL'],
+      ['byEmailKeys', 'KEYS_ONLY'],
       ['pendingHolds', 'KEYS_ONLY'],
     ]);
     // The stack's context now names the restored tables; other context is kept.

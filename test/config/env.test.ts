@@ -33,7 +33,14 @@ function readmeVariables(): Set<string> {
   return names;
 }
 
-afterEach(() => reloadConfig());
+/** process.env as this file found it: every test's changes are undone after it, then the config reloaded. */
+const envBefore = { ...process.env };
+
+afterEach(() => {
+  for (const name of Object.keys(process.env)) if (!(name in envBefore)) delete process.env[name];
+  Object.assign(process.env, envBefore);
+  reloadConfig();
+});
 
 describe('loadConfig', () => {
   it('gives every default when nothing is set', () => {
@@ -103,17 +110,17 @@ describe('config', () => {
     expect(config()).toBe(first);
     reloadConfig();
     expect(config().STREAM_COMMIT_AFTER_MS).toBe(99);
-    delete process.env.STREAM_COMMIT_AFTER_MS;
   });
 
   it('fails naming the variable when process.env holds a bad value', () => {
     process.env.RATE_LIMIT_FREE_RPM = 'lots';
     reloadConfig();
-    try {
-      expect(() => config()).toThrow("RATE_LIMIT_FREE_RPM must be a non-negative integer, got 'lots'.");
-    } finally {
-      process.env.RATE_LIMIT_FREE_RPM = '0';
-    }
+    expect(() => config()).toThrow("RATE_LIMIT_FREE_RPM must be a non-negative integer, got 'lots'.");
+  });
+
+  it('leaves process.env as the file found it after each test (no setting leaks into the next)', () => {
+    expect(process.env.RATE_LIMIT_FREE_RPM).toBe(envBefore.RATE_LIMIT_FREE_RPM);
+    expect(process.env.STREAM_COMMIT_AFTER_MS).toBe(envBefore.STREAM_COMMIT_AFTER_MS);
   });
 });
 

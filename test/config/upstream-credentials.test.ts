@@ -1,6 +1,7 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { SECRET_MAX_AGE_MS } from '../../functions/shared/config/secret-json';
 
 /**
  * The loader against a real HTTP stand-in for Secrets Manager's GetSecretValue (JSON 1.1 protocol:
@@ -83,8 +84,7 @@ async function importLoader(): Promise<typeof import('../../functions/shared/con
 
 describe('UPSTREAM_ENV_VARS', () => {
   it('lists an API key and a base URL for each provider of the manifest', async () => {
-    const { UPSTREAM_ENV_VARS } = await importLoader();
-    const { PROVIDER_MANIFEST } = await import('../../functions/shared/providers/manifest');
+    const { PROVIDER_MANIFEST, UPSTREAM_ENV_VARS } = await import('../../functions/shared/providers/manifest');
     for (const provider of PROVIDER_MANIFEST.map((p) => p.name.toUpperCase())) {
       expect(UPSTREAM_ENV_VARS).toContain(`${provider}_API_KEY`);
       expect(UPSTREAM_ENV_VARS).toContain(`${provider}_BASE_URL`);
@@ -169,11 +169,11 @@ describe('loadUpstreamCredentials', () => {
     process.env.UPSTREAM_SECRET_ARN = SECRET_ARN;
     let version = 1;
     reply = () => secretJson({ OPENAI_API_KEY: `sk-v${version}` });
-    const { loadUpstreamCredentials, UPSTREAM_SECRET_MAX_AGE_MS } = await importLoader();
+    const { loadUpstreamCredentials } = await importLoader();
 
     expect((await loadUpstreamCredentials()).OPENAI_API_KEY).toBe('sk-v1');
     version = 2;
-    vi.setSystemTime(Date.now() + UPSTREAM_SECRET_MAX_AGE_MS - 1_000);
+    vi.setSystemTime(Date.now() + SECRET_MAX_AGE_MS - 1_000);
     expect((await loadUpstreamCredentials()).OPENAI_API_KEY).toBe('sk-v1');
     expect(seen).toHaveLength(1);
 
@@ -187,11 +187,11 @@ describe('loadUpstreamCredentials', () => {
     vi.setSystemTime(new Date('2026-01-01T00:00:00Z'));
     process.env.UPSTREAM_SECRET_ARN = SECRET_ARN;
     reply = () => secretJson({ OPENAI_API_KEY: 'sk-good' });
-    const { loadUpstreamCredentials, UPSTREAM_SECRET_MAX_AGE_MS } = await importLoader();
+    const { loadUpstreamCredentials } = await importLoader();
     await loadUpstreamCredentials();
 
     reply = () => ({ status: 500, body: { __type: 'InternalServiceError', message: 'boom' } });
-    vi.setSystemTime(Date.now() + UPSTREAM_SECRET_MAX_AGE_MS + 1);
+    vi.setSystemTime(Date.now() + SECRET_MAX_AGE_MS + 1);
     expect((await loadUpstreamCredentials()).OPENAI_API_KEY).toBe('sk-good');
     const failedAttempts = seen.length - 1;
     expect(failedAttempts).toBeGreaterThanOrEqual(1);

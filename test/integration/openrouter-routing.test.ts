@@ -1,6 +1,6 @@
 import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { resetBillingConfig } from '../../functions/shared/billing/billing-config';
+import { reloadConfig } from '../../functions/shared/config/env';
 import { startGateway, type RunningGateway } from '../../local/gateway';
 import { pollLedgerEntry } from '../support/ledger';
 
@@ -20,7 +20,7 @@ let apiKey: string;
 beforeAll(async () => {
   // The default paid limit (the test workers turn rate limits off unless a file sets them).
   process.env.RATE_LIMIT_RPM = '600';
-  resetBillingConfig();
+  reloadConfig();
   gw = await startGateway({ tablePrefix: `openrouter-${process.pid}` });
   const { createAccount } = await import('../../functions/shared/accounts/account-store');
   const { createKey } = await import('../../functions/shared/accounts/key-store');

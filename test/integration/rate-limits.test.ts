@@ -1,6 +1,7 @@
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { resetBillingConfig } from '../../functions/shared/billing/billing-config';
+import { reloadConfig } from '../../functions/shared/config/env';
+import { now, setClock } from '../../functions/shared/billing/clock';
 import { startGateway, type RunningGateway } from '../../local/gateway';
 
 /**
@@ -17,13 +18,25 @@ beforeAll(async () => {
   process.env.RATE_LIMIT_CONCURRENT = '0';
   delete process.env.RATE_LIMIT_FREE_RPM;
   delete process.env.RATE_LIMIT_FREE_CONCURRENT;
-  resetBillingConfig();
+  reloadConfig();
   gw = await startGateway({ tablePrefix: `ratelimit-${process.pid}`, simulator: { chunkDelayMs: 0 } });
 });
 
 afterAll(async () => {
+  setClock(undefined);
   await gw?.close();
 });
+
+/**
+ * Runs the billing clock from the first millisecond of its next minute, at wall-clock speed, so every
+ * request after this falls into one rate-limit window (unless a test takes a whole minute) without
+ * waiting for a fresh minute.
+ */
+function startOfAMinute(): void {
+  const minute = (Math.floor(now() / 60_000) + 1) * 60_000;
+  const started = Date.now();
+  setClock(() => minute + (Date.now() - started));
+}
 
 async function newClient(opts: { freeTokens: number; creditNanoUsd: number }, maxRetries = 0) {
   const { createAccount } = await import('../../functions/shared/accounts/account-store');
@@ -38,9 +51,7 @@ const ask = (c: OpenAI, i: number) => c.chat.completions.create({ model: 'gpt-4o
 describe('rate limits', () => {
   it('with RATE_LIMIT_RPM=20 the 21st request in a minute is a 429 with OpenAI\'s body and headers', async () => {
     const client = await newClient({ freeTokens: 0, creditNanoUsd: 1_000_000_000 });
-    // Start at the beginning of a minute so all 21 fall into one window.
-    const intoMinute = Date.now() % 60_000;
-    if (intoMinute > 40_000) await new Promise((r) => setTimeout(r, 60_000 - intoMinute + 50));
+    startOfAMinute(); // all 21 in one window
     for (let i = 0; i < 20; i++) await ask(client, i);
     const err = (await ask(client, 20).catch((e: unknown) => e)) as InstanceType<typeof OpenAI.APIError>;
     expect(err).toBeInstanceOf(OpenAI.RateLimitError);
@@ -88,8 +99,7 @@ describe('rate limits', () => {
 
   it('gives free-tier accounts the stricter defaults: 20 requests per minute', async () => {
     const free = await newClient({ freeTokens: 200_000, creditNanoUsd: 0 });
-    const intoMinute = Date.now() % 60_000;
-    if (intoMinute > 40_000) await new Promise((r) => setTimeout(r, 60_000 - intoMinute + 50));
+    startOfAMinute();
     for (let i = 0; i < 20; i++) await ask(free, i);
     const err = (await ask(free, 20).catch((e: unknown) => e)) as InstanceType<typeof OpenAI.APIError>;
     expect(err.status).toBe(429);

@@ -1,7 +1,7 @@
 import OpenAI from 'openai';
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { resetConfigForTests } from '../../functions/shared/config/env';
+import { reloadConfig } from '../../functions/shared/config/env';
 import { startGateway, type RunningGateway } from '../../local/gateway';
 import { pollLedgerEntry } from '../support/ledger';
 
@@ -164,7 +164,7 @@ describe('a responses table that refuses the write', () => {
     const table = process.env.RESPONSES_TABLE;
     // Every write and read of stored responses now fails (ResourceNotFoundException); billing is untouched.
     process.env.RESPONSES_TABLE = `missing-${process.pid}`;
-    resetConfigForTests();
+    reloadConfig();
     let buffered: { data: OpenAI.Responses.Response; requestId: string | null };
     let streamed: { response: OpenAI.Responses.Response | undefined; requestId: string | null };
     try {
@@ -181,7 +181,7 @@ describe('a responses table that refuses the write', () => {
       streamed = { response: last, requestId: s.response.headers.get('x-request-id') };
     } finally {
       process.env.RESPONSES_TABLE = table;
-      resetConfigForTests();
+      reloadConfig();
     }
     expect(buffered.data.output_text).toMatch(/^Echo: Store me if you can/);
     expect(textOf(streamed.response)).toMatch(/^Echo: Stream me/);

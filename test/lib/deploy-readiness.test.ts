@@ -61,12 +61,12 @@ describe('2. direct access', () => {
 });
 
 describe('3. the sweep finds holds through an index', () => {
-  it('gives the accounts table a keys-only sparse pendingHolds index (byEmail unchanged: CloudFormation adds one index per update), and the settle role Query on it, no Scan', () => {
+  it('gives the accounts table a keys-only sparse pendingHolds index and a keys-only byEmailKeys, and the settle role Query on it, no Scan', () => {
     const t = synthTemplate({});
     const accounts = resourcesOfType(t, 'AWS::DynamoDB::Table')[logicalIdByPath(t, 'AWS::DynamoDB::Table', '/Data/Accounts')]!;
     const gsis = (accounts.Properties?.GlobalSecondaryIndexes as Array<{ IndexName: string; Projection: { ProjectionType: string }; KeySchema: unknown }>).map((g) => [g.IndexName, g.Projection.ProjectionType]);
     expect(gsis.sort()).toEqual([
-      ['byEmail', 'ALL'],
+      ['byEmailKeys', 'KEYS_ONLY'],
       ['pendingHolds', 'KEYS_ONLY'],
     ]);
     const settle = allIamStatements(t).filter(({ statement }) => String(statement.Sid ?? '').startsWith('Settle'));
@@ -84,7 +84,7 @@ describe('4. alarms that cannot go quiet', () => {
 
   it('alarms on every index throttle and on transaction conflicts per table', () => {
     const alarms = alarmsByName();
-    for (const name of ['KeysByAccountIndexThrottles', 'AccountsByEmailIndexThrottles', 'AccountsPendingHoldsIndexThrottles']) {
+    for (const name of ['KeysByAccountIndexThrottles', 'AccountsByEmailKeysIndexThrottles', 'AccountsPendingHoldsIndexThrottles']) {
       const metrics = (alarms[name]!.Metrics as Array<{ MetricStat?: { Metric: { Dimensions: Array<{ Name: string }> } } }>).flatMap((m) => (m.MetricStat ? [m.MetricStat.Metric] : []));
       expect(metrics.every((m) => m.Dimensions.some((d) => d.Name === 'GlobalSecondaryIndexName'))).toBe(true);
     }

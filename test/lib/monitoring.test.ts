@@ -1,23 +1,16 @@
-import { Template } from 'aws-cdk-lib/assertions';
+import type { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { METRICS_NAMESPACE, MetricName } from '../../functions/shared/observability/metrics';
-import { ModelmuxStack } from '../../lib/modelmux-stack';
-import { stackPropsFromContext } from '../../lib/stack-context';
-import { type CfnResource, logicalIdByPath, resourcesOfType, testApp } from './template-helpers';
+import { type CfnResource, logicalIdByPath, resourcesOfType } from './template-helpers';
+import { synthTemplate as synth } from './support/synth';
 
 /**
- * Alarms, the alarm topic and the dashboard of the default stack (synthesised once, without bundling:
- * this is about the template), plus the variants that change them.
+ * Alarms, the alarm topic and the dashboard of the default stack (synthesised once for the whole stack
+ * tier, without bundling: this is about the template; test/lib/support/synth.ts), plus the variants that change them.
  */
 
 // Each variant synthesises the whole stack (seconds each on a loaded machine).
 vi.setConfig({ testTimeout: 120_000 });
-
-function synth(context: Record<string, unknown> = {}): Template {
-  const app = testApp(context, { bundle: false });
-  const stack = new ModelmuxStack(app, 'Modelmux', stackPropsFromContext(app.node));
-  return Template.fromStack(stack);
-}
 
 let template: Template;
 let alarms: Record<string, Record<string, unknown>>;
@@ -53,7 +46,7 @@ describe('alarms', () => {
         'AccountConcurrencyNearLimit',
         'AccountErrors',
         'AccountThrottles',
-        'AccountsByEmailIndexThrottles',
+        'AccountsByEmailKeysIndexThrottles',
         'AccountsPendingHoldsIndexThrottles',
         'AccountsTableThrottles',
         'AccountsTransactionConflicts',

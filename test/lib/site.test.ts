@@ -1,12 +1,11 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Template } from 'aws-cdk-lib/assertions';
+import type { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { API_PATH_PATTERN, EMBEDDINGS_PATH_PATTERN } from '../../lib/constructs/api-distribution';
-import { ModelmuxStack } from '../../lib/modelmux-stack';
-import { stackPropsFromContext } from '../../lib/stack-context';
 import { contentSecurityPolicy, siteSecurityHeaders } from '../../web/security-headers';
-import { actionsOf, allIamStatements, type CfnResource, logicalIdByPath, resourcesOfStatement, resourcesOfType, testApp } from './template-helpers';
+import { actionsOf, allIamStatements, type CfnResource, logicalIdByPath, resourcesOfStatement, resourcesOfType } from './template-helpers';
+import { synthStack } from './support/synth';
 
 /**
  * The dashboard in the default stack: a private bucket read only by this distribution (OAC), the
@@ -29,11 +28,7 @@ let config: {
 };
 
 beforeAll(() => {
-  const app = testApp();
-  const stack = new ModelmuxStack(app, 'Modelmux', stackPropsFromContext(app.node));
-  const assembly = app.synth();
-  assemblyDir = assembly.directory;
-  template = Template.fromJSON(assembly.getStackArtifact(stack.artifactId).template as Record<string, unknown>);
+  ({ template, assemblyDir } = synthStack());
   bucketId = logicalIdByPath(template, 'AWS::S3::Bucket', '/Site/Bucket/');
   distributionId = logicalIdByPath(template, 'AWS::CloudFront::Distribution', '/Api/Distribution/');
   config = resourcesOfType(template, 'AWS::CloudFront::Distribution')[distributionId]?.Properties?.DistributionConfig as typeof config;

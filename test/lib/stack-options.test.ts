@@ -1,24 +1,19 @@
 import { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { ModelmuxStack } from '../../lib/modelmux-stack';
+import { stackPropsFromContext } from '../../lib/stack-context';
 import { CHAT_DEFAULT_MEMORY_MB } from '../../lib/constructs/chat-endpoint';
 import { EMBEDDINGS_DEFAULT_MEMORY_MB } from '../../lib/constructs/embeddings-endpoint';
-import { stackPropsFromContext } from '../../lib/stack-context';
 import { allIamStatements, type CfnResource, resourcesOfType, testApp } from './template-helpers';
+import { synthTemplate as synth } from './support/synth';
 
 /**
- * Stack options read from context. Bundling is skipped here (stack.test.ts covers the real bundle), so
- * each variant synthesises in milliseconds.
+ * Stack options read from context. Each variant is synthesised once for the whole stack tier, without
+ * bundling (stack.test.ts covers the real bundle): test/lib/support/synth.ts.
  */
 
 // Each variant synthesises the whole stack (seconds each on a loaded machine).
 vi.setConfig({ testTimeout: 120_000 });
-
-function synth(context: Record<string, unknown>): Template {
-  const app = testApp(context, { bundle: false });
-  const stack = new ModelmuxStack(app, 'Modelmux', stackPropsFromContext(app.node));
-  return Template.fromStack(stack);
-}
 
 /** The functions that call upstreams (chat, embeddings): not the account API's, the settle function, nor CDK's own helpers (the dashboard's upload). */
 function upstreamFunctions(template: Template): CfnResource[] {

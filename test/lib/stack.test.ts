@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Template } from 'aws-cdk-lib/assertions';
+import type { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { TABLE_ENV, TABLE_SCHEMAS, type TableSchema } from '../../functions/shared/store/table-schemas';
 import { ACCOUNT_PATH_PATTERNS } from '../../functions/shared/account-api/paths';
@@ -8,8 +8,6 @@ import { API_PATH_PATTERN, EMBEDDINGS_PATH_PATTERN, IMAGES_PATH_PATTERN } from '
 import { BYOK_CONTEXT_PURPOSE } from '../../lib/constructs/byok-key';
 import { ACCOUNT_TABLE_ACTIONS, GATEWAY_TABLE_ACTIONS, RESPONSES_TABLE_ACTIONS } from '../../lib/constructs/data-tables';
 import { DASHBOARD_CLIENT_SETTINGS, USER_POOL_SETTINGS } from '../../lib/constructs/identity-settings';
-import { ModelmuxStack } from '../../lib/modelmux-stack';
-import { stackPropsFromContext } from '../../lib/stack-context';
 import { CHAT_DEFAULT_MEMORY_MB } from '../../lib/constructs/chat-endpoint';
 import { LIVE_ALIAS } from '../../lib/constructs/gateway-function';
 import { EMBEDDINGS_DEFAULT_MEMORY_MB } from '../../lib/constructs/embeddings-endpoint';
@@ -22,8 +20,8 @@ import {
   logicalIdByPath,
   resourcesOfStatement,
   resourcesOfType,
-  testApp,
 } from './template-helpers';
+import { synthStack } from './support/synth';
 
 /**
  * The default stack (cdk.json context: CloudFront on, secret created), synthesised ONCE with real local
@@ -53,11 +51,7 @@ let ids: {
 };
 
 beforeAll(() => {
-  const app = testApp();
-  const stack = new ModelmuxStack(app, 'Modelmux', stackPropsFromContext(app.node));
-  const assembly = app.synth();
-  assemblyDir = assembly.directory;
-  template = Template.fromJSON(assembly.getStackArtifact(stack.artifactId).template as Record<string, unknown>);
+  ({ template, assemblyDir } = synthStack());
   ids = {
     chatFn: logicalIdByPath(template, 'AWS::Lambda::Function', '/Chat/'),
     embeddingsFn: logicalIdByPath(template, 'AWS::Lambda::Function', '/Embeddings/'),
@@ -257,13 +251,12 @@ describe('the durable settle path', () => {
     const actions = roleStatementsOf(settleFn).flatMap((st) => actionsOf(st));
     expect(actions).toEqual(expect.arrayContaining(['dynamodb:UpdateItem', 'dynamodb:PutItem', 'dynamodb:BatchGetItem', 'dynamodb:Query', 'sqs:GetQueueAttributes', 'sqs:ReceiveMessage', 'sqs:DeleteMessage']));
     expect(actions).not.toContain('dynamodb:Scan');
-    for (const st of roleStatementsOf(settleFn)) {
-      if (actionsOf(st).includes('dynamodb:DeleteItem')) expect(resourcesOfStatement(st)).toEqual([getAttArn(ids.tables.ledger)]);
-    }
-    for (const st of roleStatementsOf(settleFn)) {
-      if (actionsOf(st).includes('dynamodb:BatchGetItem')) expect(resourcesOfStatement(st)).toEqual([getAttArn(ids.tables.accounts)]);
-      if (actionsOf(st).includes('dynamodb:PutItem')) expect(resourcesOfStatement(st)).toEqual([getAttArn(ids.tables.ledger)]);
-    }
+    // Every resource an action is granted on, over all of the role's statements (empty when none grants
+    // it, so each line below fails when the grant is missing as well as when it is too wide).
+    const grantedOn = (action: string) => [...new Set(roleStatementsOf(settleFn).filter((st) => actionsOf(st).includes(action)).flatMap((st) => resourcesOfStatement(st).map((r) => JSON.stringify(r))))].map((r) => JSON.parse(r) as unknown);
+    expect(grantedOn('dynamodb:DeleteItem')).toEqual([getAttArn(ids.tables.ledger)]);
+    expect(grantedOn('dynamodb:BatchGetItem')).toEqual([getAttArn(ids.tables.accounts)]);
+    expect(grantedOn('dynamodb:PutItem')).toEqual([getAttArn(ids.tables.ledger)]);
   });
 });
 

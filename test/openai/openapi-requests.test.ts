@@ -137,7 +137,11 @@ const CLIENT_CASES: Case[] = [
   },
 ];
 
-const UNKNOWN_TOP_LEVEL = ['temprature', 'top_k', 'thinking', 'extra_body', 'num_ctx'];
+/**
+ * `extra_body` is not here: modelmux accepts it in Google's documented shape only (`extra_body.google`,
+ * docs/prices.md), so anything else in it is a 400 naming the field (the test below).
+ */
+const UNKNOWN_TOP_LEVEL = ['temprature', 'top_k', 'thinking', 'num_ctx'];
 
 describe("chat requests are accepted and refused as OpenAI's description says", () => {
   const all = [...exampleCases(), ...parameterCases(), ...messageCases(), ...CLIENT_CASES];
@@ -172,6 +176,13 @@ describe("chat requests are accepted and refused as OpenAI's description says", 
     expect(openaiAccepts(body).ok).toBe(false);
     const { error } = modelmuxAccepts(body);
     expect(error).toMatchObject({ status: 400, type: 'invalid_request_error', message: `Unrecognized request argument supplied: ${name}` });
+  });
+
+  it.each([1, { foo: 1 }, { google: { cached_content: 'x' } }])('refuses extra_body %j that is not Google\'s named-cache shape, naming the field', (extra) => {
+    expect(openaiAccepts({ ...base, extra_body: extra }).ok).toBe(false);
+    const { error } = modelmuxAccepts({ ...base, extra_body: extra });
+    expect(error?.status).toBe(400);
+    expect(error?.param).toMatch(/^extra_body/);
   });
 
   it('names the offending field of a refused message in OpenAI\'s dotted form', () => {

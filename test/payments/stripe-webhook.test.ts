@@ -2,7 +2,7 @@ import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import OpenAI from 'openai';
 import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rateLimitsFor } from '../../functions/shared/accounts/rate-limit-settings';
+import { rateLimitsFor } from '../../functions/shared/config/env';
 import { newStripeClient } from '../../functions/shared/payments/stripe-client';
 import { documentClient } from '../../functions/shared/store/dynamo';
 import { tableNames } from '../../functions/shared/store/tables';
@@ -67,7 +67,7 @@ async function deliver(payload: string, opts: { secret?: string; timestamp?: num
 describe('Stripe top-ups', () => {
   it('checkout → pay on the hosted page → the webhook credits $10, once, and the account leaves the free tier', async () => {
     const user = await signUpAndSignIn(gw);
-    const tier = (free: boolean) => ({ requests_per_minute: rateLimitsFor(free).requestsPerMinute, concurrent_requests: rateLimitsFor(free).concurrentRequests });
+    const tier = (free: boolean) => ({ requests_per_minute: rateLimitsFor(free ? 0 : 1).rpm || null, concurrent_requests: rateLimitsFor(free ? 0 : 1).concurrent || null });
     expect(await account(user)).toMatchObject({ is_free_tier: true, credit_nano_usd: 0, rate_limit: tier(true) });
     const checkout = await topUp(user, 10);
     const session = await stripeApi().checkout.sessions.retrieve(checkout.id);

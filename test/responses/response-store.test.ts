@@ -7,7 +7,7 @@ import type { InputItem } from '../../functions/shared/responses/request';
 import { inputItemId, outputItemId, requestIdOfResponse, responseIdOf, responseIdOfItem } from '../../functions/shared/responses/response-ids';
 import type { ResponseObject } from '../../functions/shared/responses/response-object';
 import { deleteStoredResponse, getStoredResponses, putStoredResponse, StoredReadTooLargeError } from '../../functions/shared/responses/response-store';
-import { responseRetentionDays } from '../../functions/shared/responses/store-settings';
+import { loadConfig } from '../../functions/shared/config/env';
 import { joinBytes, MAX_STORED_BYTES, splitBytes } from '../../functions/shared/responses/stored-codec';
 import { responseSaver } from '../../functions/shared/responses/stored-response-writer';
 import { documentClient } from '../../functions/shared/store/dynamo';
@@ -159,6 +159,7 @@ describe('conversation state', () => {
 
 describe('settings and the writer', () => {
   it('reads RESPONSE_RETENTION_DAYS: 30 by default, 0 turns storing off, anything else a clear error', () => {
+    const responseRetentionDays = (raw: string | undefined) => loadConfig({ RESPONSE_RETENTION_DAYS: raw }).RESPONSE_RETENTION_DAYS;
     expect(responseRetentionDays(undefined)).toBe(30);
     expect(responseRetentionDays('7')).toBe(7);
     expect(responseRetentionDays('0')).toBe(0);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidRequestError, UpstreamUnavailableError } from '../../functions/shared/openai/errors';
-import { exhausted, type AttemptRecord } from '../../functions/shared/routing/fallback-router';
+import type { AttemptRecord } from '../../functions/shared/routing/attempt-contract';
+import { exhausted } from '../../functions/shared/routing/fallback-router';
 
 /** The client's answer when every attempt failed. */
 

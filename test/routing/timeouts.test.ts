@@ -9,9 +9,12 @@ import {
   chatTimeouts,
   defaultTimeouts,
   latencyProfile,
-  operatorTimeouts,
   promptAllowanceMs,
 } from '../../functions/shared/routing/timeouts';
+import { loadConfig } from '../../functions/shared/config/env';
+
+/** `UPSTREAM_TIMEOUTS_MS` as the config parses it. */
+const operatorTimeouts = (raw: string | undefined) => loadConfig({ UPSTREAM_TIMEOUTS_MS: raw }).UPSTREAM_TIMEOUTS_MS;
 
 /**
  * Which time limit wins: the latency table (by how the target starts answering) < UPSTREAM_TIMEOUTS_MS
@@ -53,14 +56,14 @@ describe('the latency table', () => {
     const custom = { ...target('gpt-4o'), timeouts: { stream: { idleMs: 1_234 } } };
     expect(chatTimeouts(custom, provider, req(), 0, operator).idleMs).toBe(1_234);
     expect(bufferedTimeouts(target('gpt-4o'), undefined, operator)).toEqual({ ...BUILT_IN_TIMEOUTS.buffered, headersMs: 900 });
-    expect(defaultTimeouts('{"stream":{"idleMs":20000}}').stream).toEqual({ ...BUILT_IN_TIMEOUTS.stream, idleMs: 20_000 });
-    expect(defaultTimeouts(undefined)).toBe(BUILT_IN_TIMEOUTS);
+    expect(defaultTimeouts(operatorTimeouts('{"stream":{"idleMs":20000}}')).stream).toEqual({ ...BUILT_IN_TIMEOUTS.stream, idleMs: 20_000 });
+    expect(defaultTimeouts(operatorTimeouts(undefined))).toBe(BUILT_IN_TIMEOUTS);
   });
 
-  it('refuses a malformed UPSTREAM_TIMEOUTS_MS at load', () => {
+  it('refuses a malformed UPSTREAM_TIMEOUTS_MS, naming it (config/env.ts)', () => {
     expect(() => operatorTimeouts('{"stream":{"idleMs":-1}}')).toThrow();
     expect(() => operatorTimeouts('{"stream":{"idle":5}}')).toThrow();
-    expect(() => operatorTimeouts('not json')).toThrow(/^UPSTREAM_TIMEOUTS_MS is not valid/);
+    expect(() => operatorTimeouts('not json')).toThrow(/^UPSTREAM_TIMEOUTS_MS must be JSON like/);
   });
 
   it('gives a long prompt more time to its first token: 1 ms per 10 tokens, counted by the one prompt rule', () => {

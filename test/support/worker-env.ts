@@ -1,10 +1,12 @@
 /**
  * vitest setupFiles: runs in each test worker before the test file's imports, so every store module
  * sees DynamoDB Local. Credentials are forced to dummies so no test can ever reach a real AWS account.
+ * The unit and stack tiers start no DynamoDB Local (vitest.config.ts): there the store points at a
+ * closed loopback port, so a test that reaches the store fails at once instead of finding a database.
  */
 import { inject } from 'vitest';
 
-process.env.DYNAMODB_ENDPOINT = inject('dynamodbEndpoint');
+process.env.DYNAMODB_ENDPOINT = inject('dynamodbEndpoint') ?? 'http://127.0.0.1:9';
 process.env.AWS_REGION = 'us-east-1';
 process.env.AWS_ACCESS_KEY_ID = 'local';
 process.env.AWS_SECRET_ACCESS_KEY = 'local';

@@ -4,7 +4,7 @@
  * whole ledger: the dashboard's first render waits on `GET /v1/account`.
  */
 import { MAX_KEYS_PER_ACCOUNT } from '../accounts/limits';
-import { rateLimitsFor } from '../accounts/rate-limit-settings';
+import { rateLimitsFor } from '../config/env';
 import { accountTotals } from '../billing/account-totals';
 import { chargedSince, monthStartMs } from '../billing/ledger-read';
 import { paymentsEnabled } from '../payments/stripe-client';
@@ -24,7 +24,7 @@ export async function getAccountInfo(caller: AccountCaller): Promise<JsonResult>
   const a = caller.account;
   const [totals, monthNanoUsd, payments] = await Promise.all([accountTotals(a), chargedSince(a.accountId, monthStartMs(), a.shards), paymentsEnabled()]);
   const freeTier = a.purchasedNanoUsd === 0;
-  const limits = rateLimitsFor(freeTier);
+  const limits = rateLimitsFor(a.purchasedNanoUsd);
   return json({
     data: {
       id: a.accountId,
@@ -43,7 +43,7 @@ export async function getAccountInfo(caller: AccountCaller): Promise<JsonResult>
       is_free_tier: freeTier,
       key_count: a.keyCount,
       key_limit: MAX_KEYS_PER_ACCOUNT,
-      rate_limit: { requests_per_minute: limits.requestsPerMinute, concurrent_requests: limits.concurrentRequests },
+      rate_limit: { requests_per_minute: limits.rpm || null, concurrent_requests: limits.concurrent || null },
       payments_enabled: payments,
     },
   });

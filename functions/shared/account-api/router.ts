@@ -19,7 +19,6 @@ import { createKeyRoute, deleteKeyRoute, getKeyRoute, listKeysRoute, patchKeyRou
 type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 type Authed = (caller: AccountCaller, req: GatewayRequest) => Promise<GatewayResult>;
 
-export { ACCOUNT_PATH_PATTERNS } from './paths';
 import { STRIPE_WEBHOOK_PATH } from './paths';
 
 /** The authenticated handlers of a path, by method; undefined for a path we do not serve. */

@@ -22,15 +22,14 @@ export interface AuthenticatedKey {
   keyHash: string;
 }
 
-/** Environment variable: positive key cache lifetime, ms (default {@link DEFAULT_KEY_CACHE_TTL_MS}). 0 disables. */
-export const KEY_CACHE_TTL_ENV = 'KEY_CACHE_TTL_MS';
-/** Default lifetime of a cached valid key, ms. */
-export const DEFAULT_KEY_CACHE_TTL_MS = 30_000;
-/** Longest lifetime of a cached unknown/revoked key, ms (never longer than the positive TTL). */
-export const NEGATIVE_KEY_CACHE_TTL_MS = 5_000;
+/** Longest lifetime of a cached unknown/revoked key, ms (never longer than KEY_CACHE_TTL_MS). */
+const NEGATIVE_KEY_CACHE_TTL_MS = 5_000;
 
-/** Bounded so a container serving many keys keeps memory flat (~200 bytes an entry). */
-const validKeys = new TtlCache<string, AuthenticatedKey>({ ttlMs: DEFAULT_KEY_CACHE_TTL_MS, maxEntries: 1_000 });
+/**
+ * Bounded so a container serving many keys keeps memory flat (~200 bytes an entry). Each entry lives
+ * for `KEY_CACHE_TTL_MS` (config/env.ts), read when it is stored; the cache's own default stores nothing.
+ */
+const validKeys = new TtlCache<string, AuthenticatedKey>({ ttlMs: 0, maxEntries: 1_000 });
 const invalidKeys = new TtlCache<string, true>({ ttlMs: NEGATIVE_KEY_CACHE_TTL_MS, maxEntries: 100 });
 
 /**

@@ -19,6 +19,7 @@ import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { ACCOUNT_IS_NEW, FREE_GRANT_IS_NEW } from '../store/conditions';
 import { documentClient } from '../store/dynamo';
 import { storeCall } from '../store/store-errors';
+import { BY_EMAIL_INDEX } from '../store/table-schemas';
 import { tableNames } from '../store/tables';
 import { transactWrite } from '../store/transact-write';
 import { cancellationCodes } from '../store/transaction-retry';
@@ -30,7 +31,6 @@ import { NEW_ACCOUNT_FREE_TOKENS } from './limits';
 const CREATE_ITEM = { account: 0, freeGrantMarker: 1 } as const;
 
 /** Index on the accounts table by (normalised) email (table-schemas.ts). */
-const BY_EMAIL_INDEX = 'byEmail';
 
 /** The pk of the marker item saying the person behind `email` has had their free tokens (grant-email.ts). */
 export function freeGrantMarkerId(email: string): string {
@@ -79,7 +79,7 @@ async function readAccount(accountId: string): Promise<Account | undefined> {
 }
 
 /**
- * The ids of the accounts whose email is `email` (case-insensitive), via the `byEmail` index
+ * The ids of the accounts whose email is `email` (case-insensitive), via the `byEmailKeys` index
  * (eventually consistent: an account created a moment ago may be missing for a moment).
  * @throws StoreUnavailableError (503).
  */

@@ -14,8 +14,8 @@ import { planAttempts, requestFallbacks, requiredCapabilities } from '../routing
 import { effectivePreferences, honouringParameters } from '../routing/provider-preferences';
 import { splitModelSuffix } from '../openai/provider-preferences';
 import { assertWithinOutputLimit } from './request-limits';
-import { overheadMs, routeBuffered, routeStream } from '../routing/fallback-router';
-import { BUFFERED_CHAT_BUDGET_MS } from '../routing/request-budget';
+import { overheadMs } from '../routing/attempt-loop';
+import { routeBuffered, routeStream } from '../routing/fallback-router';
 import { warmTokenizer } from '../usage/estimate';
 import { dashboardUrl } from '../http/public-url';
 import { recordOverhead } from '../observability/metrics';
@@ -90,7 +90,7 @@ export async function runChatExchange(
     routing.then((o) => rememberSticky(conversation, o.attempt), () => undefined); // may fail (a client error) while the hold is still being written
     await holdBeforeAnswer(bill, routing, upstream);
     const answered = routing.catch(cancelling(bill));
-    if (await settledWithin(answered, req.receivedAt + BUFFERED_CHAT_BUDGET_MS - Date.now())) return withRateHeaders(bill, await buffered(ctx, await answered));
+    if (await settledWithin(answered, req.receivedAt + config().BUFFERED_CHAT_BUDGET_MS - Date.now())) return withRateHeaders(bill, await buffered(ctx, await answered));
     return withRateHeaders(bill, heldJson(answered.then((outcome) => buffered(ctx, outcome)), req.signal, req.requestId, surface.errorBody));
   }
   const routing = routeStream(sent, plan, opts);

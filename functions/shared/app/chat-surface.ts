@@ -1,7 +1,7 @@
 import type { ChatCompletion, ChunkParts, CompletionParts, Usage } from '../openai/chat-response';
 import { toErrorBody, type GatewayError } from '../openai/errors';
 import type { SseFrame } from '../http/types';
-import type { RoutedBase } from '../routing/fallback-router';
+import type { RoutedBase } from '../routing/attempt-contract';
 import { DONE_FRAME, dataFrame, errorFrame } from '../sse/encode';
 
 /**

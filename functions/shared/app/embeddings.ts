@@ -8,7 +8,8 @@ import { embeddingsRequest, toBase64Float32, type EmbeddingsResponse } from '../
 import { parseJsonBody } from '../openai/parse-body';
 import { loadUpstreamCredentials } from '../config/upstream-credentials';
 import { planAttempts } from '../routing/attempt-plan';
-import { overheadMs, routeBufferedCall } from '../routing/fallback-router';
+import { overheadMs } from '../routing/attempt-loop';
+import { routeBufferedCall } from '../routing/fallback-router';
 import { recordOverhead } from '../observability/metrics';
 import { estimateTextTokens } from '../usage/estimate';
 import { tokenUsage } from '../usage/token-usage';

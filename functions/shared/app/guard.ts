@@ -4,7 +4,7 @@ import { parseBearer } from '../accounts/api-key';
 import { PayloadTooLargeError } from '../openai/errors';
 import { dashboardUrl } from '../http/public-url';
 import type { GatewayRequest } from '../http/types';
-import type { RouteOptions } from '../routing/fallback-router';
+import type { RouteOptions } from '../routing/attempt-contract';
 
 /**
  * The largest request body accepted (bytes): Lambda's own 6 MB invocation payload limit

@@ -10,7 +10,8 @@ import { DEFAULT_IMAGE_MODEL, IMAGE_QUALITIES, formatOfMime, imagesRequest, size
 import { parseJsonBody } from '../openai/parse-body';
 import { recordOverhead } from '../observability/metrics';
 import { planAttempts } from '../routing/attempt-plan';
-import { overheadMs, routeBufferedCall } from '../routing/fallback-router';
+import { overheadMs } from '../routing/attempt-loop';
+import { routeBufferedCall } from '../routing/fallback-router';
 import { estimateTextTokens } from '../usage/estimate';
 import { tokenUsage } from '../usage/token-usage';
 import { authenticateRequest, routeOptions } from './guard';

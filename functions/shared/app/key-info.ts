@@ -8,7 +8,7 @@
 import { getAccount } from '../accounts/account-store';
 import { getOwnedKey, readKeyStates } from '../accounts/key-read';
 import { limitRemainingNanoUsd } from '../accounts/key-state';
-import { rateLimitsFor } from '../accounts/rate-limit-settings';
+import { rateLimitsFor } from '../config/env';
 import { NANO_USD_PER_USD } from '../billing/money';
 import type { GatewayRequest, JsonResult } from '../http/types';
 import { AuthenticationError } from '../openai/errors';
@@ -30,7 +30,7 @@ export async function keyInfo(req: GatewayRequest): Promise<JsonResult> {
   const remaining = limitRemainingNanoUsd(state, limit);
   const used = state?.usedNanoUsd ?? 0;
   const freeTier = (account.purchasedNanoUsd ?? 0) === 0;
-  const limits = rateLimitsFor(freeTier);
+  const limits = rateLimitsFor(account.purchasedNanoUsd ?? 0);
   return {
     kind: 'json',
     status: 200,
@@ -47,7 +47,7 @@ export async function keyInfo(req: GatewayRequest): Promise<JsonResult> {
         limit_remaining_nano_usd: remaining ?? null,
         limit_reset: limit === undefined ? null : item.limitReset ?? null,
         is_free_tier: freeTier,
-        rate_limit: { requests: limits.requestsPerMinute, interval: '1m', concurrent: limits.concurrentRequests },
+        rate_limit: { requests: limits.rpm || null, interval: '1m', concurrent: limits.concurrent || null },
       },
     },
   };

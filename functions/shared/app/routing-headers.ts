@@ -1,4 +1,4 @@
-import type { RoutedBase } from '../routing/fallback-router';
+import type { RoutedBase } from '../routing/attempt-contract';
 
 /** Tells the client who answered, without changing the body's `model` (the name it asked for). */
 export function routingHeaders(outcome: RoutedBase): Record<string, string> {

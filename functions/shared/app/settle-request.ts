@@ -5,12 +5,10 @@ import { logger } from '../observability/logger';
 import { recordSettled, recordSettleFailure } from '../observability/metrics';
 import { traced } from '../observability/tracer';
 import type { Attempt } from '../routing/attempt-plan';
-import type { AttemptRecord } from '../routing/fallback-router';
+import type { AttemptRecord } from '../routing/attempt-contract';
 import { recordSpeed } from '../routing/target-speed';
 import { cacheEntryFields } from '../billing/cache-entry';
 import type { TokenUsage } from '../usage/token-usage';
-
-export { SETTLE_TIMEOUT_MS } from '../billing/settle-durable';
 
 /** What one answered request used, for the ledger (tokens, by bucket: usage/token-usage.ts). */
 export interface BillableUsage {

@@ -13,7 +13,8 @@ import type { KeyState, ShardState } from './account-state';
 import { windowEnd, windowId } from './key-window';
 import { formatNanoUsd } from './money';
 import { computeCharge } from './price';
-import { epochMinute, MINUTE_MS, RateLimitError, type RateLimits } from './rate-limit';
+import type { RateLimits } from '../config/env';
+import { epochMinute, MINUTE_MS, RateLimitError } from './rate-limit';
 
 /** The most one request can cost, in tokens and prices (µUSD per 1M tokens). */
 export interface HoldDemand {

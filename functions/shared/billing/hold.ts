@@ -17,13 +17,12 @@ import { documentClient } from '../store/dynamo';
 import { storeCall } from '../store/store-errors';
 import { backoffDelayMs, isTransactionConflict } from '../store/transaction-retry';
 import { readState, rememberState, shardStateOf, unmarshallItem, updateView, viewOf, type ShardState } from './account-state';
-import { billingConfig } from './billing-config';
+import { config, rateLimitsFor } from '../config/env';
 import { now } from './clock';
 import { planHold, type HoldDemand, type HoldSpec } from './hold-plan';
 import { decodeInlineHold, HOLDS_MAP, keyEntryId, type HoldRecord } from './hold-record';
 import { holdUpdate } from './hold-write';
 import { moveToRoot, replanAfterRefusal, type HoldCursor } from './hold-replan';
-import { rateLimitsFor } from './rate-limit';
 import { rateHeadersOf, type RateHeaders } from './rate-headers';
 import { pickShard, shardPk } from './shards';
 import { sleep } from '../retry/sleep';
@@ -89,12 +88,12 @@ function addPending(pk: string, spec: HoldSpec, sign: 1 | -1): void {
  */
 export function holdPredicted(req: HoldRequest): boolean {
   const view = viewOf(req.accountId);
-  const ttl = billingConfig().viewTtlMs;
+  const ttl = config().ACCOUNT_CACHE_TTL_MS;
   if (view === undefined || view.state.shards > 1 || storeRecentlyFailed() || Date.now() - view.readAt > ttl) return false;
   if (Date.now() - (contendedAt.get(req.accountId) ?? 0) < ttl) return false;
   const p = pending.get(req.accountId);
   const state = p === undefined ? view.state : { ...view.state, creditNanoUsd: view.state.creditNanoUsd - p.nanoUsd, freeTokens: view.state.freeTokens - p.freeTokens, inflight: (view.state.inflight ?? 0) + p.requests };
-  return planHold({ state, h16: keyEntryId(req.keyHash), demand: req.demand, limits: rateLimitsFor(view.state.purchasedNanoUsd, billingConfig()), now: now() }).ok;
+  return planHold({ state, h16: keyEntryId(req.keyHash), demand: req.demand, limits: rateLimitsFor(view.state.purchasedNanoUsd), now: now() }).ok;
 }
 
 /**
@@ -107,7 +106,7 @@ export function holdPredicted(req: HoldRequest): boolean {
 export async function placeHold(req: HoldRequest, onUnknown: (record: HoldRecord) => void): Promise<HoldRecord> {
   // The root's shard count and rate-limit tier are read again once the view is older than its TTL.
   const rootEntry = viewOf(req.accountId);
-  const rootView = rootEntry !== undefined && Date.now() - rootEntry.readAt <= billingConfig().viewTtlMs ? rootEntry.state : undefined;
+  const rootView = rootEntry !== undefined && Date.now() - rootEntry.readAt <= config().ACCOUNT_CACHE_TTL_MS ? rootEntry.state : undefined;
   const root = rootView ?? (await readState(req.accountId));
   const shard = pickShard(root, keyEntryId(req.keyHash));
   const pk = shardPk(req.accountId, shard);
@@ -126,7 +125,7 @@ export async function placeHold(req: HoldRequest, onUnknown: (record: HoldRecord
   };
   while (c.plans < MAX_PLANS && c.conflicts <= MAX_CONFLICTS) {
     c.plans++;
-    const limits = rateLimitsFor(root.purchasedNanoUsd, billingConfig());
+    const limits = rateLimitsFor(root.purchasedNanoUsd);
     const shardLimits = root.shards > 1 ? { rpm: Math.ceil(limits.rpm / root.shards), concurrent: Math.ceil(limits.concurrent / root.shards) } : limits;
     if (c.shard > 0 && c.state.keys?.[keyEntryId(req.keyHash)]?.limitNanoUsd !== undefined) {
       // A key with a spend limit is served by the root, which alone keeps its allowance (shards.ts);

@@ -9,7 +9,7 @@ import { admitAfterLease, admitNow, releaseAdmission, requestCost, worthLeasing,
 import type { BillStart, RequestBill } from './request-bill';
 import { chargeFor } from './settle';
 import { settleDurably } from './settle-durable';
-import { billingConfig } from './billing-config';
+import { config } from '../config/env';
 
 /**
  * The request's bill on a lease: admitted now (`predicted`, confirmed at once), or after this
@@ -17,7 +17,7 @@ import { billingConfig } from './billing-config';
  * off, or this instance's fresh view says the account does not qualify): the caller holds per request.
  */
 export function leasedBill(start: BillStart & { endsAt: number }, perRequest: () => RequestBill): RequestBill | undefined {
-  if (billingConfig().leaseValidityMs <= 0) return undefined;
+  if (config().CREDIT_LEASE_VALIDITY_MS <= 0) return undefined;
   const ask: LeaseAsk = { ...start, costNanoUsd: requestCost(start.demand) };
   const admitted = admitNow(ask);
   if (admitted !== undefined) return { predicted: true, confirmed: Promise.resolve(admitted.record), ...admittedBill(() => admitted) };

@@ -21,14 +21,13 @@
  */
 import { logger } from '../observability/logger';
 import { readState, viewOf, type ShardState } from './account-state';
-import { billingConfig, type BillingConfig } from './billing-config';
+import { config, rateLimitsFor, type Config } from '../config/env';
 import { now as billingNow } from './clock';
 import { placeHold } from './hold';
 import { keyAllowance, type HoldDemand } from './hold-plan';
 import { keyEntryId, type HoldRecord } from './hold-record';
 import { LEASE_ADMIT_SKEW_MS, LEASE_ID_PREFIX, returnLease } from './lease-settle';
 import { computeCharge } from './price';
-import { rateLimitsFor } from './rate-limit';
 import { newRequestId, REQUEST_ID_PREFIX } from './request-id';
 import { cancelUnknownHold } from './settle-durable';
 
@@ -93,14 +92,14 @@ export function requestCost(demand: HoldDemand): number {
  * leases per request: leases off, free tokens, rate limits, fund shards, an inactive key, or a slice
  * smaller than {@link MIN_REQUESTS_PER_LEASE} of the request's most.
  */
-export function leaseSlice(state: ShardState, h16: string, costNanoUsd: number, cfg: BillingConfig, now: number): number | undefined {
-  if (cfg.leaseValidityMs <= 0 || !state.exists || state.shards > 1 || state.freeTokens > 0) return undefined;
+export function leaseSlice(state: ShardState, h16: string, costNanoUsd: number, cfg: Config, now: number): number | undefined {
+  if (cfg.CREDIT_LEASE_VALIDITY_MS <= 0 || !state.exists || state.shards > 1 || state.freeTokens > 0) return undefined;
   const limits = rateLimitsFor(state.purchasedNanoUsd, cfg);
   if (limits.rpm > 0 || limits.concurrent > 0) return undefined;
   const key = state.keys?.[h16];
   if (key === undefined || key.status !== 'active') return undefined;
   const available = Math.min(state.creditNanoUsd, keyAllowance(key, now));
-  const slice = Math.floor((available * cfg.leaseSharePercent) / 100);
+  const slice = Math.floor((available * cfg.CREDIT_LEASE_SHARE_PERCENT) / 100);
   return slice >= MIN_REQUESTS_PER_LEASE * Math.max(1, costNanoUsd) ? slice : undefined;
 }
 
@@ -125,10 +124,10 @@ function admits(lease: Lease, ask: LeaseAsk): boolean {
  * instance's fresh view of the account when it has one, else worth a try.
  */
 export function worthLeasing(ask: LeaseAsk): boolean {
-  const cfg = billingConfig();
-  if (cfg.leaseValidityMs <= 0 || (declined.get(slotOf(ask.accountId, ask.keyHash)) ?? 0) > Date.now()) return false;
+  const cfg = config();
+  if (cfg.CREDIT_LEASE_VALIDITY_MS <= 0 || (declined.get(slotOf(ask.accountId, ask.keyHash)) ?? 0) > Date.now()) return false;
   const view = viewOf(ask.accountId);
-  if (view === undefined || Date.now() - view.readAt > cfg.viewTtlMs) return true;
+  if (view === undefined || Date.now() - view.readAt > cfg.ACCOUNT_CACHE_TTL_MS) return true;
   return leaseSlice(view.state, keyEntryId(ask.keyHash), ask.costNanoUsd, cfg, billingNow()) !== undefined;
 }
 
@@ -159,9 +158,9 @@ function acquire(ask: LeaseAsk): Promise<Lease | undefined> {
 
 /** One lease write: the slice as a hold named `lease_…`, expiring a validity after the asking request's end. */
 async function take(slot: string, ask: LeaseAsk): Promise<Lease | undefined> {
-  const cfg = billingConfig();
+  const cfg = config();
   const view = viewOf(ask.accountId);
-  const state = view !== undefined && Date.now() - view.readAt <= cfg.viewTtlMs ? view.state : await readState(ask.accountId).catch(() => undefined);
+  const state = view !== undefined && Date.now() - view.readAt <= cfg.ACCOUNT_CACHE_TTL_MS ? view.state : await readState(ask.accountId).catch(() => undefined);
   const slice = state === undefined ? undefined : leaseSlice(state, keyEntryId(ask.keyHash), ask.costNanoUsd, cfg, billingNow());
   if (slice === undefined) return decline(slot, cfg);
   const takenAt = Date.now();
@@ -169,7 +168,7 @@ async function take(slot: string, ask: LeaseAsk): Promise<Lease | undefined> {
   const demand: HoldDemand = { promptTokens: 0, outputTokens: slice, outputLimitPerChoice: slice, choices: 1, inputPrice: 0, outputPrice: 1_000 }; // 1,000 µUSD/MTok = 1 nano-USD a token
   let record: HoldRecord;
   try {
-    record = await placeHold({ accountId: ask.accountId, keyHash: ask.keyHash, requestId: leaseId, publicModel: LEASE_MODEL, demand, promptTokensEstimate: 0, expiresAt: ask.endsAt + cfg.leaseValidityMs }, cancelUnknownHold);
+    record = await placeHold({ accountId: ask.accountId, keyHash: ask.keyHash, requestId: leaseId, publicModel: LEASE_MODEL, demand, promptTokensEstimate: 0, expiresAt: ask.endsAt + cfg.CREDIT_LEASE_VALIDITY_MS }, cancelUnknownHold);
   } catch (err) {
     logger.debug('no lease; holding per request', { accountId: ask.accountId, error: err as Error });
     return decline(slot, cfg);
@@ -179,7 +178,7 @@ async function take(slot: string, ask: LeaseAsk): Promise<Lease | undefined> {
     await returnLease(record, 0).catch(() => undefined);
     return decline(slot, cfg);
   }
-  const lease: Lease = { record, slot, takenAt, validUntil: takenAt + cfg.leaseValidityMs, available: record.holdNanoUsd, spent: 0, inflight: 0, lastUsed: takenAt, state: 'open' };
+  const lease: Lease = { record, slot, takenAt, validUntil: takenAt + cfg.CREDIT_LEASE_VALIDITY_MS, available: record.holdNanoUsd, spent: 0, inflight: 0, lastUsed: takenAt, state: 'open' };
   outstanding.add(lease);
   const old = current.get(slot);
   current.set(slot, lease);
@@ -191,9 +190,9 @@ async function take(slot: string, ask: LeaseAsk): Promise<Lease | undefined> {
   return lease;
 }
 
-function decline(slot: string, cfg: BillingConfig): undefined {
+function decline(slot: string, cfg: Config): undefined {
   if (declined.size > 10_000) declined.clear();
-  declined.set(slot, Date.now() + cfg.viewTtlMs);
+  declined.set(slot, Date.now() + cfg.ACCOUNT_CACHE_TTL_MS);
   return undefined;
 }
 
@@ -255,13 +254,13 @@ async function maybeReturn(lease: Lease, idle = false): Promise<void> {
 }
 
 /** Returns the lease when it expires or sits unused (timers never keep the process alive). */
-function schedule(lease: Lease, cfg: BillingConfig): void {
+function schedule(lease: Lease, cfg: Config): void {
   clearTimeout(lease.timer);
   if (lease.state !== 'open') return;
   // With requests in flight, the last one's settle returns an expired lease: look again an idle time later.
-  const at = lease.inflight > 0 ? Date.now() + cfg.leaseIdleMs : Math.min(lease.validUntil, lease.lastUsed + cfg.leaseIdleMs);
+  const at = lease.inflight > 0 ? Date.now() + cfg.CREDIT_LEASE_IDLE_MS : Math.min(lease.validUntil, lease.lastUsed + cfg.CREDIT_LEASE_IDLE_MS);
   lease.timer = setTimeout(() => {
-    const idle = Date.now() - lease.lastUsed >= cfg.leaseIdleMs;
+    const idle = Date.now() - lease.lastUsed >= cfg.CREDIT_LEASE_IDLE_MS;
     if (lease.inflight === 0 && (idle || Date.now() >= lease.validUntil)) void maybeReturn(lease, true);
     else schedule(lease, cfg);
   }, Math.max(50, at - Date.now()));

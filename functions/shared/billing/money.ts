@@ -10,9 +10,6 @@
 /** nano-USD in one US dollar. */
 export const NANO_USD_PER_USD = 1_000_000_000;
 
-/** micro-USD in one US dollar. */
-export const MICRO_USD_PER_USD = 1_000_000;
-
 /**
  * Parses a non-negative decimal (`"2.5"`, `"0.000125"`, or a number whose shortest string form is
  * such a decimal) into an integer count of 10^-`scaleDigits` units, exactly: `("2.5", 6)` → 2,500,000.

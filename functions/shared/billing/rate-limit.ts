@@ -6,7 +6,6 @@
  * (openai-node `retryRequest`: `retry-after-ms`, then `retry-after`, if under 60 s).
  */
 import { GatewayError } from '../openai/errors';
-import type { BillingConfig } from './billing-config';
 
 /** One minute, ms: the request-rate window. */
 export const MINUTE_MS = 60_000;
@@ -14,17 +13,6 @@ export const MINUTE_MS = 60_000;
 /** The rate-limit window containing `ms` (epoch minutes). */
 export function epochMinute(ms: number): number {
   return Math.floor(ms / MINUTE_MS);
-}
-
-/** The limits that apply to an account (and each of its keys). 0 = off. */
-export interface RateLimits {
-  rpm: number;
-  concurrent: number;
-}
-
-/** Free tier (never purchased credit) or paid. */
-export function rateLimitsFor(purchasedNanoUsd: number, config: BillingConfig): RateLimits {
-  return purchasedNanoUsd > 0 ? { rpm: config.rpm, concurrent: config.concurrent } : { rpm: config.freeRpm, concurrent: config.freeConcurrent };
 }
 
 /**

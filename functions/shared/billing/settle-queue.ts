@@ -10,7 +10,6 @@ import { holdRecordSchema, type HoldRecord } from './hold-record';
 import type { SettleOutcome } from './settle';
 import { balanceActionSchema, type BalanceAction } from './balance-watch';
 
-export { SETTLE_QUEUE_URL_ENV } from '../config/stack-contract';
 import { SETTLE_QUEUE_URL_ENV } from '../config/stack-contract';
 import { config } from '../config/env';
 import { logger } from '../observability/logger';

@@ -18,7 +18,7 @@
  */
 import { logger } from '../observability/logger';
 import { recordPendingHolds } from '../observability/metrics';
-import { billingConfig } from './billing-config';
+import { config } from '../config/env';
 import { queryAccountKeys } from '../accounts/key-list';
 import { recordOfInline, type HoldRecord, type InlineHold } from './hold-record';
 import { findPendingHolds } from './pending-holds';
@@ -105,7 +105,7 @@ export interface SweepResult {
  */
 export async function sweepOrphanedHolds(nowMs = Date.now()): Promise<SweepResult> {
   const found = await findPendingHolds();
-  const overdue = found.holds.filter((h) => h.holdExpiresAt < nowMs - billingConfig().sweepGraceMs);
+  const overdue = found.holds.filter((h) => h.holdExpiresAt < nowMs - config().HOLD_SWEEP_GRACE_MS);
   recordPendingHolds({ pending: found.holds.length, overdue: overdue.length });
   const [queued, deadLetters] = await Promise.all([
     overdue.some((h) => !h.queued && h.holdExpiresAt >= nowMs - UNMARKED_HOLD_QUEUE_WAIT_MS) ? pendingSettleMessages() : 0,

@@ -61,9 +61,6 @@ export interface TokenPrices {
   output: number;
 }
 
-/** The prompt buckets of {@link TokenPrices}, for code that walks them. */
-export const PROMPT_BUCKETS = ['input', 'cachedInput', 'cacheWrite5m', 'cacheWrite1h'] as const;
-
 /** One public model. */
 export interface CatalogueEntry {
   id: string;

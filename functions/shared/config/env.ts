@@ -44,6 +44,18 @@ const withDefault = <T extends z.ZodMiniType>(schema: T, fallback: z.output<T>) 
 const optionalString = optionalSetting(z.string());
 const optionalUrl = optionalSetting(z.url());
 
+/** A JSON string parsed (left as it is when it is not JSON, so the schema after it refuses it). */
+const parseJson = (v: unknown): unknown => {
+  try {
+    return typeof v === 'string' ? JSON.parse(v) : v;
+  } catch {
+    return v;
+  }
+};
+const positiveMs = z.number().check(z.int(), z.positive());
+const partialTimeouts = z.partial(z.strictObject({ connectMs: positiveMs, headersMs: positiveMs, firstTokenMs: positiveMs, idleMs: positiveMs }));
+const timeoutOverrides = z.strictObject({ stream: z.optional(partialTimeouts), buffered: z.optional(partialTimeouts) });
+
 const MS = 'a non-negative integer of milliseconds';
 const COUNT = 'a non-negative integer';
 
@@ -70,7 +82,7 @@ const FIELDS = {
   /** SQS request timeout, ms; 0 (default) = 1,000. */
   SQS_REQUEST_TIMEOUT_MS: { schema: withDefault(int(0), 0), expected: MS },
 
-  // --- rate limits and holds (billing/billing-config.ts) ---
+  // --- rate limits (rateLimitsFor below) and holds (billing/hold.ts, billing/sweep.ts) ---
   /** Paid accounts: requests per minute per account and per key; 0 = off. Default 600. */
   RATE_LIMIT_RPM: { schema: withDefault(int(0), 600), expected: COUNT },
   /** Paid accounts: requests in flight per account and per key; 0 = off. Default 50. */
@@ -101,18 +113,36 @@ const FIELDS = {
   BYOK_CACHE_TTL_MS: { schema: withDefault(int(0), 5_000), expected: MS },
 
   // --- time limits (routing/, app/) ---
-  /** How long a buffered chat request keeps its HTTP status open, ms (routing/request-budget.ts). Default 55,000. */
+  /**
+   * How long a buffered chat request may keep its HTTP status open, counted from its arrival, ms.
+   * Default 55,000. Until then a failure is answered with its own status; an answer still being
+   * produced then gets its 200 committed and JSON-whitespace beats until it is written
+   * (app/held-json.ts), while routing goes on to the function's deadline. A buffered answer sends no
+   * byte until it is whole, and CloudFront answers its own 504 to an origin silent for its read
+   * timeout (60 s by default; CloudFront Developer Guide, "Response timeout"), while the gateway would
+   * go on and bill the answer to nobody: the budget stays under that timeout, and the stack sets it
+   * from the distribution's read timeout (lib/modelmux-stack.ts).
+   */
   BUFFERED_CHAT_BUDGET_MS: { schema: withDefault(int(1), 55_000), expected: 'a positive integer of milliseconds' },
   /** How long a stream may wait for its first token before its 200 is committed, ms. Default 10,000. */
   STREAM_COMMIT_AFTER_MS: { schema: withDefault(int(0), 10_000), expected: MS },
   /**
-   * JSON overriding the attempt time limits (`{"stream":{…},"buffered":{…}}`, ms); unset = the
-   * defaults. Kept raw here: routing/timeouts.ts owns its schema and parses it at load.
+   * JSON overriding the attempt time limits, ms, e.g. `{"stream":{"idleMs":20000}}`: `stream` fields
+   * (`connectMs`, `headersMs`, `firstTokenMs`, `idleMs`) replace routing/timeouts.ts's latency table for
+   * every chat model, `buffered` fields the embeddings defaults. Unset = `{}` (the built-in limits).
    */
-  UPSTREAM_TIMEOUTS_MS: { schema: optionalString, expected: 'a JSON object of time limits' },
+  UPSTREAM_TIMEOUTS_MS: {
+    schema: withDefault(z.preprocess(parseJson, timeoutOverrides), {}),
+    expected: 'JSON like {"stream":{"idleMs":20000}} (stream/buffered: connectMs, headersMs, firstTokenMs, idleMs; positive integer ms)',
+  },
 
   // --- stored responses ---
-  /** Days a stored Responses API response is kept (DynamoDB TTL); 0 stores none. Default 30 (OpenAI's). */
+  /**
+   * Days a stored Responses API response is kept; 0 stores none (`store: true` then behaves as
+   * `store: false`). Default 30, OpenAI's retention of responses created with `store: true` (OpenAI API
+   * reference, "Create a model response", `store`). Each stored item carries the DynamoDB TTL attribute
+   * `expiresAt` = creation + this; readers treat it as gone from then on.
+   */
   RESPONSE_RETENTION_DAYS: {
     schema: withDefault(int(0, 365), 30),
     expected: 'an integer from 0 to 365 (days; 0 = store no responses)',
@@ -129,8 +159,8 @@ const FIELDS = {
   BYOK_LOCAL_KEK_FILE: { schema: optionalString, expected: 'a file path' },
   /** Public base URL of the deployment (http/public-url.ts); unset = derived from the request. */
   PUBLIC_BASE_URL: { schema: optionalSetting(z.url({ protocol: /^https?$/ })), expected: 'an http(s) URL' },
-  /** Cognito user pool (identity/identity-config.ts validates the set as a whole); unset = the account API answers 503. */
-  COGNITO_USER_POOL_ID: { schema: optionalString, expected: 'a user pool id' },
+  /** Cognito user pool and its dashboard app client (identity/identity-config.ts derives the rest); unset = the account API answers 503. */
+  COGNITO_USER_POOL_ID: { schema: optionalSetting(z.string().check(z.regex(/^[a-z0-9-]+_[0-9A-Za-z]+$/))), expected: 'a user pool id (<region>_<id>)' },
   COGNITO_CLIENT_ID: { schema: optionalString, expected: 'an app client id' },
   COGNITO_ISSUER: { schema: optionalUrl, expected: 'a URL' },
   COGNITO_JWKS_URI: { schema: optionalUrl, expected: 'a URL' },
@@ -203,5 +233,26 @@ export function reloadConfig(): void {
   current = undefined;
 }
 
-/** {@link reloadConfig}, under the name tests read best. */
-export const resetConfigForTests = reloadConfig;
+/**
+ * The rate limits of one tier, per account AND per key, enforced inside the hold's conditional write
+ * (billing/hold.ts): requests per minute (a fixed window, the epoch minute) and requests in flight
+ * (released by settle). 0 = off (the account API and `GET /v1/key` show it as null).
+ */
+export interface RateLimits {
+  /** Requests per minute. */
+  rpm: number;
+  /** Requests in flight at once. */
+  concurrent: number;
+}
+
+/**
+ * The limits in force for an account, read from the config at call time: the free tier's
+ * `RATE_LIMIT_FREE_*` (default 20 a minute, OpenRouter's limit for free usage, docs/peers.md; 5 at once)
+ * while the account never bought credit (`purchasedNanoUsd` 0), else `RATE_LIMIT_RPM` /
+ * `RATE_LIMIT_CONCURRENT` (default 600 a minute and 50 at once: one tenant takes a small share of the
+ * account's 1,000 concurrent Lambda executions).
+ * @throws ConfigError naming the variable when one is unusable.
+ */
+export function rateLimitsFor(purchasedNanoUsd: number, c: Config = config()): RateLimits {
+  return purchasedNanoUsd > 0 ? { rpm: c.RATE_LIMIT_RPM, concurrent: c.RATE_LIMIT_CONCURRENT } : { rpm: c.RATE_LIMIT_FREE_RPM, concurrent: c.RATE_LIMIT_FREE_CONCURRENT };
+}

@@ -11,18 +11,11 @@
  * The secret wins over env for a name present in both; loading and caching are config/secret-json.ts's.
  */
 import { UPSTREAM_ENV_VARS } from '../providers/manifest';
-import { createSecretJsonLoader, SECRET_MAX_AGE_MS, type SecretValues } from './secret-json';
+import { createSecretJsonLoader, type SecretValues } from './secret-json';
 
-export { UPSTREAM_API_KEY_VARS, UPSTREAM_BASE_URL_VARS, UPSTREAM_ENV_VARS, type UpstreamBaseUrlVar, type UpstreamEnvVar } from '../providers/manifest';
 
-export { UPSTREAM_SECRET_ARN_ENV } from './stack-contract';
 import { UPSTREAM_SECRET_ARN_ENV } from './stack-contract';
 
-/** How long a fetched secret is served before the next fetch (ms): config/secret-json.ts's 5 minutes. */
-export const UPSTREAM_SECRET_MAX_AGE_MS = SECRET_MAX_AGE_MS;
-
-/** Upstream variable name -> value; `undefined` when set nowhere (or set to an empty string). */
-export type UpstreamCredentials = SecretValues;
 
 /**
  * What the client reads when the upstream keys cannot be loaded: it names neither the secret nor any
@@ -36,7 +29,7 @@ export const CREDENTIALS_UNAVAILABLE_MESSAGE =
  * the secret named by `UPSTREAM_SECRET_ARN` when that is set (secret wins; it may also add names).
  *
  * Call it at module load (cold start, so the fetch is part of INIT) and await it again per request: the
- * promise is shared, so a container makes one GetSecretValue per {@link UPSTREAM_SECRET_MAX_AGE_MS},
+ * promise is shared, so a container makes one GetSecretValue per SECRET_MAX_AGE_MS (config/secret-json.ts, 5 minutes),
  * however many callers. A failed refresh keeps serving the last good value.
  *
  * @throws ConfigUnavailableError (503, the returned promise rejects) when the secret cannot be read
@@ -47,7 +40,7 @@ export const CREDENTIALS_UNAVAILABLE_MESSAGE =
  *   which the edge logs at error level with the 503. A failed first load is not cached: the next call
  *   tries again.
  */
-export const loadUpstreamCredentials: () => Promise<UpstreamCredentials> = createSecretJsonLoader({
+export const loadUpstreamCredentials: () => Promise<SecretValues> = createSecretJsonLoader({
   secretIdEnv: UPSTREAM_SECRET_ARN_ENV,
   envNames: UPSTREAM_ENV_VARS,
   label: 'upstream credentials',

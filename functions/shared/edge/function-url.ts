@@ -13,7 +13,6 @@ import { DirectAccessForbiddenError, prefetchOriginSecret, verifyOrigin } from '
  * and any thrown error → OpenAI's error body with its status. Only the handlers import this.
  */
 
-export { SETTLE_RESERVE_MS } from '../config/stack-contract';
 import { SETTLE_RESERVE_MS } from '../config/stack-contract';
 
 /**

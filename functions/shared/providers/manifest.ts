@@ -74,11 +74,6 @@ export type UpstreamEnvVar = UpstreamBaseUrlVar | (typeof PROVIDER_MANIFEST)[num
 /** Every upstream variable the credentials loader reads from `process.env`. */
 export const UPSTREAM_ENV_VARS: readonly UpstreamEnvVar[] = [...UPSTREAM_API_KEY_VARS, ...UPSTREAM_BASE_URL_VARS];
 
-/** The manifest entry of `name`. */
-export function providerManifest(name: ProviderName): ProviderManifestEntry<ProviderName> {
-  return PROVIDER_MANIFEST.find((p) => p.name === name) as ProviderManifestEntry<ProviderName>;
-}
-
 /** The providers users may attach their own key for (manifest order). */
 export function byokProviderNames(): readonly ProviderName[] {
   return PROVIDER_MANIFEST.filter((p) => 'byok' in p && p.byok === true).map((p) => p.name);

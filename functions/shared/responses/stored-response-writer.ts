@@ -2,7 +2,7 @@ import { logger } from '../observability/logger';
 import type { CreateResponseRequest, InputItem } from './request';
 import type { ResponseObject } from './response-object';
 import { putStoredResponse } from './response-store';
-import { RESPONSE_RETENTION_DAYS } from './store-settings';
+import { config } from '../config/env';
 
 /** Writes one finished response to the store (see {@link responseSaver}). */
 export type SaveResponse = (response: ResponseObject) => Promise<void>;
@@ -33,7 +33,7 @@ export interface SaverOptions {
  * @param input what to store as the response's input (conversation-state.ts `stored`).
  */
 export function responseSaver(accountId: string, body: Pick<CreateResponseRequest, 'store'>, input: readonly InputItem[], requestId: string, opts: SaverOptions = {}): SaveResponse | undefined {
-  const retentionDays = opts.retentionDays ?? RESPONSE_RETENTION_DAYS;
+  const retentionDays = opts.retentionDays ?? config().RESPONSE_RETENTION_DAYS;
   if (body.store === false || retentionDays === 0) return undefined;
   return async (response) => {
     const left = opts.deadline === undefined ? Number.POSITIVE_INFINITY : opts.deadline - Date.now();

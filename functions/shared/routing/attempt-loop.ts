@@ -31,8 +31,6 @@ import { OwnFailure, SkipTarget, type AttemptLimits, type AttemptRecord, type At
  * reports success, failure or release exactly once, so a half-open probe is never left hanging.
  */
 
-export type { AttemptLimits, AttemptRecord, AttemptRun, AttemptRunner, PlanHooks, RoutedBase, RouteOptions } from './attempt-contract';
-export { OwnFailure, ours, SkipTarget } from './attempt-contract';
 
 interface Flight<T> {
   attempt: Attempt;

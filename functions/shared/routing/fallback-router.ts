@@ -13,14 +13,13 @@ import { outputMeter, type OutputMeter } from '../usage/output-meter';
 import { NATIVE_REQUEST, UpstreamAttemptError, type AdapterContext, type RoutedChatRequest, type UpstreamFailure, type UpstreamHttpRequest } from '../providers/types';
 import { makeFailure, transportFailure } from '../providers/upstream-failure';
 import type { Attempt } from './attempt-plan';
-import { ours, runPlan, SkipTarget, type AttemptRecord, type AttemptRun, type PlanHooks, type RoutedBase, type RouteOptions } from './attempt-loop';
+import { ours, SkipTarget, type AttemptRecord, type AttemptRun, type PlanHooks, type RoutedBase, type RouteOptions } from './attempt-contract';
+import { runPlan } from './attempt-loop';
 import { hedgeAfterMs, logHedgeLoss } from './hedge';
 import { reportingHealth } from './target-health';
 import { bufferedTimeouts, chatTimeouts, promptAllowanceMs, roughChatPromptTokens } from './timeouts';
 import { AttemptAbortedError, readText, startAttempt, type LiveAttempt } from './upstream-call';
 
-export type { AttemptRecord, RoutedBase, RouteOptions } from './attempt-loop';
-export { overheadMs } from './attempt-loop';
 
 /**
  * The router's two chat entry points and the buffered call for embeddings (DESIGN.md: the router never

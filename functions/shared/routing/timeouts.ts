@@ -1,4 +1,3 @@
-import * as z from '../validation/zod';
 import type { CatalogueTarget } from '../catalogue/catalogue';
 import type { LatencyProfile } from '../catalogue/schema';
 import { roughChatPromptTokens } from '../usage/prompt-tokens';
@@ -107,40 +106,12 @@ export const BUILT_IN_TIMEOUTS: Record<'stream' | 'buffered', Timeouts> = {
   buffered: { connectMs: CONNECT_MS, headersMs: 30_000, firstTokenMs: 30_000, idleMs: 10_000 },
 };
 
-const ms = z.number().check(z.int(), z.positive());
-const partialTimeouts = z.partial(z.strictObject({ connectMs: ms, headersMs: ms, firstTokenMs: ms, idleMs: ms }));
-const overridesSchema = z.strictObject({ stream: z.optional(partialTimeouts), buffered: z.optional(partialTimeouts) });
-
 /**
- * The operator's overrides: `UPSTREAM_TIMEOUTS_MS`, JSON like `{"stream":{"idleMs":20000}}`. `stream`
- * fields replace the table's values for every chat model (whatever its profile); `buffered` fields
- * replace the embeddings defaults.
- * @throws Error at load when the variable is not valid JSON of that shape.
+ * The built-in limits with the operator's overrides (`UPSTREAM_TIMEOUTS_MS`, config/env.ts, read at
+ * call time) applied, field by field, per mode (for `stream`, over the `standard` row).
+ * @throws ConfigError when the variable is malformed.
  */
-export function operatorTimeouts(env: string | undefined = config().UPSTREAM_TIMEOUTS_MS): TimeoutOverrides {
-  if (env === undefined || env === '') return {};
-  const invalid = (detail: string) => new Error(`UPSTREAM_TIMEOUTS_MS is not valid (expected JSON like {"stream":{"idleMs":20000}}, positive integer ms): ${detail}`);
-  let json: unknown;
-  try {
-    json = JSON.parse(env);
-  } catch (err) {
-    throw invalid((err as Error).message);
-  }
-  const parsed = overridesSchema.safeParse(json);
-  if (!parsed.success) throw invalid(z.prettifyError(parsed.error));
-  return parsed.data;
-}
-
-/** This container's operator overrides (read once at load). */
-export const OPERATOR_TIMEOUTS = operatorTimeouts();
-
-/**
- * The built-in limits with `UPSTREAM_TIMEOUTS_MS` applied, field by field, per mode (for `stream`,
- * over the `standard` row).
- * @throws Error when the variable is malformed.
- */
-export function defaultTimeouts(env: string | undefined = config().UPSTREAM_TIMEOUTS_MS): Record<'stream' | 'buffered', Timeouts> {
-  const o = operatorTimeouts(env);
+export function defaultTimeouts(o: TimeoutOverrides = config().UPSTREAM_TIMEOUTS_MS): Record<'stream' | 'buffered', Timeouts> {
   if (o.stream === undefined && o.buffered === undefined) return BUILT_IN_TIMEOUTS;
   return { stream: { ...BUILT_IN_TIMEOUTS.stream, ...o.stream }, buffered: { ...BUILT_IN_TIMEOUTS.buffered, ...o.buffered } };
 }
@@ -176,7 +147,7 @@ export function chatTimeouts(
   provider: TimeoutOverrides | undefined,
   req: ChatCompletionRequest,
   allowance: number = promptAllowanceMs(req),
-  operator: TimeoutOverrides = OPERATOR_TIMEOUTS,
+  operator: TimeoutOverrides = config().UPSTREAM_TIMEOUTS_MS,
 ): ChatTimeouts {
   const row = LATENCY_TABLE[latencyProfile(target, req)];
   const base: Timeouts = { connectMs: CONNECT_MS, headersMs: row.firstTokenMs, firstTokenMs: row.firstTokenMs, idleMs: row.idleMs };
@@ -186,6 +157,6 @@ export function chatTimeouts(
 }
 
 /** The limits of one embeddings attempt (buffered): built-in, then operator, provider and target `buffered` overrides. */
-export function bufferedTimeouts(target: CatalogueTarget, provider: TimeoutOverrides | undefined, operator: TimeoutOverrides = OPERATOR_TIMEOUTS): Timeouts {
+export function bufferedTimeouts(target: CatalogueTarget, provider: TimeoutOverrides | undefined, operator: TimeoutOverrides = config().UPSTREAM_TIMEOUTS_MS): Timeouts {
   return { ...BUILT_IN_TIMEOUTS.buffered, ...operator.buffered, ...provider?.buffered, ...target.timeouts?.buffered };
 }

@@ -6,8 +6,10 @@ import { Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent, type AgentOptions } from 'node:https';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { fromEnv } from '@aws-sdk/credential-provider-env';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config/env';
+import { DynamoJsonClient } from './dynamo-json';
+import { LeanPath, StoreDocumentClient } from './lean-document-client';
 
 /** Options for {@link createDocumentClient}; every field defaults from the environment. */
 export interface DocumentClientOptions {
@@ -21,6 +23,12 @@ export interface DocumentClientOptions {
   connectionTimeoutMs?: number;
   /** Whole request/response timeout, ms. Default 3000. */
   requestTimeoutMs?: number;
+  /**
+   * Item reads/writes and transactions over DynamoDB's JSON protocol (store/lean-document-client.ts).
+   * Default true; it applies only when the credentials come from the environment (Lambda) or the
+   * endpoint is DynamoDB Local, and the region is known: otherwise everything goes through the SDK.
+   */
+  lean?: boolean;
 }
 
 /**
@@ -47,7 +55,8 @@ const LOCAL_DUMMY_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local'
 
 /**
  * Instrumentation seam: when `globalThis[SDK_CLIENT_HOOK]` is a function, every DynamoDB client made
- * here is passed to it once, before its first call, e.g. to add an SDK middleware. Only `npm run bench`
+ * here (the SDK client and its JSON-protocol path) is passed to it once, before its first call, e.g. to
+ * add an SDK `initialize` middleware. Only `npm run bench`
  * sets it (bench/aws-calls.ts counts calls and consumed capacity units there); `Symbol.for` makes it the
  * same key in a bundle and in the bench. Unset in Lambda: one property read per client, per container.
  */
@@ -62,6 +71,19 @@ export const SDK_CLIENT_HOOK = Symbol.for('modelmux.sdkClientCreated');
  * For a custom endpoint (DynamoDB Local) without them, dummy static credentials, so the default chain
  * does not probe IMDS. Otherwise `undefined`: the SDK's default chain (profiles, SSO: the admin CLI).
  */
+/**
+ * `credentials` read at first use and again only within 5 min of their `expiration` (when the
+ * environment states one: `AWS_CREDENTIAL_EXPIRATION`), as the SDK's memoized provider does.
+ */
+function once(credentials: NonNullable<ReturnType<typeof credentialsFor>>): typeof credentials {
+  if (typeof credentials !== 'function') return credentials;
+  let current: Awaited<ReturnType<typeof credentials>> | undefined;
+  return async () => {
+    if (current === undefined || (current.expiration !== undefined && current.expiration.getTime() - Date.now() < 300_000)) current = await credentials();
+    return current;
+  };
+}
+
 function credentialsFor(endpoint: string | undefined) {
   if (process.env.AWS_ACCESS_KEY_ID && process.env.AWS_SECRET_ACCESS_KEY) return fromEnv();
   return endpoint ? LOCAL_DUMMY_CREDENTIALS : undefined;
@@ -70,25 +92,33 @@ function credentialsFor(endpoint: string | undefined) {
 /**
  * Makes a new document client, with its own keep-alive connection pool ({@link DYNAMODB_AGENT_OPTIONS};
  * `destroy()` closes it, see StoreDocumentClient). Numbers come back as JS numbers; `removeUndefinedValues` lets item objects
- * carry optional fields. Credentials: see {@link credentialsFor}.
+ * carry optional fields. Credentials: see {@link credentialsFor}. Item calls and transactions take the
+ * JSON-protocol path (see {@link DocumentClientOptions.lean}); the hook, when set, is given the SDK
+ * client and that path (both take `middlewareStack.add`).
  */
 export function createDocumentClient(opts: DocumentClientOptions = {}): DynamoDBDocumentClient {
   const endpoint = opts.endpoint;
   const credentials = credentialsFor(endpoint);
+  // Without an explicit region, let the SDK's chain find it (AWS_REGION, then the profile in
+  // ~/.aws/config, for the admin CLI); a made-up default would send it to the wrong region's tables.
+  // DynamoDB Local ignores the region, but the SDK needs one to sign.
+  const region = opts.region ?? process.env.AWS_REGION ?? (endpoint ? 'us-east-1' : undefined);
+  const maxAttempts = opts.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
+  const connectionTimeoutMs = opts.connectionTimeoutMs ?? DEFAULT_CONNECTION_TIMEOUT_MS;
+  const requestTimeoutMs = opts.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+  // One pool for both paths. Ours rather than the SDK's default (also keep-alive, 50 sockets): stated,
+  // and tested (test/store/connection-reuse.test.ts). Only the one the endpoint's scheme needs is made.
+  const plain = endpoint?.startsWith('http:') === true;
+  const agent = plain ? new HttpAgent(DYNAMODB_AGENT_OPTIONS) : new HttpsAgent(DYNAMODB_AGENT_OPTIONS);
   const client = new DynamoDBClient({
-    // Without an explicit region, let the SDK's chain find it (AWS_REGION, then the profile in
-    // ~/.aws/config, for the admin CLI); a made-up default would send it to the wrong region's tables.
-    // DynamoDB Local ignores the region, but the SDK needs one to sign.
-    region: opts.region ?? process.env.AWS_REGION ?? (endpoint ? 'us-east-1' : undefined),
+    ...(region ? { region } : {}),
     ...(endpoint ? { endpoint } : {}),
     ...(credentials ? { credentials } : {}),
-    maxAttempts: opts.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
+    maxAttempts,
     requestHandler: {
-      // Ours rather than the SDK's default (also keep-alive, 50 sockets): stated, and tested
-      // (test/store/connection-reuse.test.ts). Only the one the endpoint's scheme needs is made.
-      ...(endpoint?.startsWith('http:') ? { httpAgent: new HttpAgent(DYNAMODB_AGENT_OPTIONS) } : { httpsAgent: new HttpsAgent(DYNAMODB_AGENT_OPTIONS) }),
-      connectionTimeout: opts.connectionTimeoutMs ?? DEFAULT_CONNECTION_TIMEOUT_MS,
-      requestTimeout: opts.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
+      ...(plain ? { httpAgent: agent } : { httpsAgent: agent }),
+      connectionTimeout: connectionTimeoutMs,
+      requestTimeout: requestTimeoutMs,
       // Without this the SDK only logs a warning when requestTimeout passes (smithy NodeHttpHandlerOptions).
       throwOnRequestTimeout: true,
     },
@@ -98,24 +128,15 @@ export function createDocumentClient(opts: DocumentClientOptions = {}): DynamoDB
   // `npm run bench`. Store failures reach our logs as the errors they become (edge/function-url.ts,
   // app/settle-request.ts); we never pass the SDK a logger.
   client.middlewareStack.remove('loggerMiddleware');
+  const lean = opts.lean !== false && credentials !== undefined && region !== undefined
+    ? new LeanPath(new DynamoJsonClient({ endpoint: endpoint ?? `https://dynamodb.${region}.amazonaws.com`, region, credentials: once(credentials), agent, maxAttempts, connectionTimeoutMs, requestTimeoutMs }))
+    : undefined;
   const hook: unknown = (globalThis as Record<symbol, unknown>)[SDK_CLIENT_HOOK];
-  if (typeof hook === 'function') hook(client);
-  return new StoreDocumentClient(client);
-}
-
-/**
- * lib-dynamodb's document client, whose `destroy()` also destroys the client it wraps (lib-dynamodb's
- * own is a no-op: "destroy the client you passed to from()"), so a test or tool that destroys its
- * client closes its connections.
- */
-class StoreDocumentClient extends DynamoDBDocumentClient {
-  constructor(private readonly inner: DynamoDBClient) {
-    super(inner, { marshallOptions: { removeUndefinedValues: true } });
+  if (typeof hook === 'function') {
+    hook(client);
+    if (lean !== undefined) hook(lean);
   }
-
-  override destroy(): void {
-    this.inner.destroy();
-  }
+  return new StoreDocumentClient(client, lean);
 }
 
 let shared: DynamoDBDocumentClient | undefined;

@@ -10,8 +10,8 @@
  *             credit (nano-USD), held amounts, rate-limit state, createdAt, the per-key map `keys`, the
  *             BYOK map `byok`, and the map `holds` (request id → compact inline record of each hold in
  *             flight, billing/hold-record.ts) (DATA-MODEL §2), and `sweepShard` while it has (or just
- *             had) holds in flight. GSI `byEmail` (email; sparse: self-serve accounts) so
- *             the admin CLI finds an account by email. GSI `pendingHolds` (sweepShard; sparse: only
+ *             had) holds in flight. GSI `byEmailKeys` (email; sparse: self-serve accounts; keys only)
+ *             so the admin CLI finds an account by email. GSI `pendingHolds` (sweepShard; sparse: only
  *             items with holds in flight; keys only) so the orphan sweep finds them without a Scan
  *             (billing/pending-holds.ts).
  * - ledger:   pk `accountId` (or a fund shard's `accountId#k`), sk `requestId` (time-ordered, so a Query
@@ -64,14 +64,21 @@ export const KEYS_TABLE: TableSchema = {
   ],
 };
 
+/** The accounts table's index by sign-in email (keys only). */
+export const BY_EMAIL_INDEX = 'byEmailKeys';
+
+/** The index it replaces (projection ALL), kept only during the two-step upgrade (lib/constructs/data-tables.ts). */
+export const LEGACY_BY_EMAIL_INDEX = 'byEmail';
+
 export const ACCOUNTS_TABLE: TableSchema = {
   logicalName: 'accounts',
   partitionKey: { name: 'accountId', type: 'S' },
   globalSecondaryIndexes: [
-    // Its readers want the account id only (accounts/self-serve-account.ts), so keys-only would do; but
-    // CloudFormation cannot change a deployed index's projection (only a new index name), nor create or
-    // delete more than one index per update, and this update adds pendingHolds: it stays ALL for now.
-    { indexName: 'byEmail', partitionKey: { name: 'email', type: 'S' } },
+    // Keys only: its readers want the account id alone (accounts/self-serve-account.ts), and an ALL
+    // projection made every hold and settle of a dashboard account write the index too. A new name,
+    // because CloudFormation cannot change a deployed index's projection; the old `byEmail` (ALL) is
+    // kept during the upgrade with `-c legacyEmailIndex=true` (README, "Runbook": upgrading to byEmailKeys).
+    { indexName: BY_EMAIL_INDEX, partitionKey: { name: 'email', type: 'S' }, projection: 'KEYS_ONLY' },
     { indexName: PENDING_HOLDS_INDEX, partitionKey: { name: SWEEP_SHARD_ATTRIBUTE, type: 'S' }, projection: 'KEYS_ONLY' },
   ],
 };

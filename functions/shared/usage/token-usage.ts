@@ -47,11 +47,6 @@ export function tokenUsage(counts: { prompt: number; completion: number } & Part
   return { prompt, cachedRead, cacheWrite5m, cacheWrite1h, completion, reasoning: Math.min(completion, whole(counts.reasoning)) };
 }
 
-/** Prompt tokens billed at the full input price: the prompt less its cache reads and writes (tokens). */
-export function uncachedPrompt(u: TokenUsage): number {
-  return u.prompt - u.cachedRead - u.cacheWrite5m - u.cacheWrite1h;
-}
-
 /** Prompt tokens written to the cache, both lifetimes (OpenRouter's `cache_write_tokens`). */
 export function cacheWriteTokens(u: TokenUsage): number {
   return u.cacheWrite5m + u.cacheWrite1h;

@@ -1,5 +1,5 @@
 /**
- * `npm run lambda-runtime` (and npm test's pretest): installs the Lambda runtime the runtime-client
+ * `npm run lambda-runtime` (and `npm run test:slow`'s pretest:slow): installs the Lambda runtime the runtime-client
  * test uses — Node LAMBDA_NODE_VERSION for this CPU and aws-lambda-ric RIC_VERSION (versions.ts) — into
  * .cache/lambda-runtime (git-ignored), from the npm registry. Does nothing when the pinned versions are
  * already there. aws-lambda-ric compiles its native Runtime API client at install (curl and

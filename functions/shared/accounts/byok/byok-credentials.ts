@@ -30,12 +30,8 @@ export interface AccountByok {
   keys: ReadonlyMap<ProviderName, ByokKey>;
 }
 
-/** Environment variable: lifetime of a cached BYOK map, ms (default {@link DEFAULT_BYOK_CACHE_TTL_MS}; 0 disables). */
-export const BYOK_CACHE_TTL_ENV = 'BYOK_CACHE_TTL_MS';
-/** Default lifetime of a cached BYOK map, ms. */
-export const DEFAULT_BYOK_CACHE_TTL_MS = 5_000;
-
-const entries = new TtlCache<string, Record<string, ByokEntry>>({ ttlMs: DEFAULT_BYOK_CACHE_TTL_MS, maxEntries: 1_000 });
+/** Each account's entries live for `BYOK_CACHE_TTL_MS` (config/env.ts), read when they are stored. */
+const entries = new TtlCache<string, Record<string, ByokEntry>>({ ttlMs: 0, maxEntries: 1_000 });
 
 /**
  * The account's own keys for the providers that allow them, decrypted; undefined when it has none.
