@@ -48,10 +48,3 @@ export async function sendEmail(email: Email): Promise<EmailOutcome> {
     return { sent: false, reason: 'failed' };
   }
 }
-
-/** Forgets the client and the "off" notice (tests that change the endpoint or `EMAIL_FROM`). */
-export function resetEmailClient(): void {
-  client?.destroy();
-  client = undefined;
-  disabledLogged = false;
-}
