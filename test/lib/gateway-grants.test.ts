@@ -7,7 +7,7 @@ import { settleHold } from '../../functions/shared/billing/settle';
 import { createAccount } from '../../functions/shared/accounts/account-store';
 import { createKey } from '../../functions/shared/accounts/key-store';
 import { hashApiKey } from '../../functions/shared/accounts/api-key';
-import { documentClient } from '../../functions/shared/store/dynamo';
+import { documentClient, SDK_CLIENT_HOOK } from '../../functions/shared/store/dynamo';
 import { demandOf, entryOf, hold } from '../support/billing';
 import { tableNames } from '../../functions/shared/store/tables';
 import { GATEWAY_TABLE_ACTIONS, RESPONSES_TABLE_ACTIONS } from '../../lib/constructs/data-tables';
@@ -47,7 +47,33 @@ let client: OpenAI;
 let legacyKey: { key: string };
 const used = new Set<string>();
 
+let recording = false;
+
+/** The recorder, an SDK `initialize` middleware given to every store client (both paths) as it is made. */
+type Recorder = (next: (args: { input: object }) => Promise<unknown>, context: { commandName?: unknown }) => (args: { input: object }) => Promise<unknown>;
+const record: Recorder = (next, context) => async (args) => {
+  if (recording) {
+    const input = args.input as { TableName?: string; RequestItems?: Record<string, unknown>; TransactItems?: Array<Record<string, { TableName?: string }>> };
+    const command = String(context.commandName);
+    if (command === 'TransactWriteItemsCommand') {
+      for (const item of input.TransactItems ?? []) {
+        for (const [kind, op] of Object.entries(item)) used.add(`${logicalName(op.TableName)} ${ACTION_OF_TRANSACT_ITEM[kind] ?? `unknown:${kind}`}`);
+      }
+    } else if (input.RequestItems !== undefined) {
+      // Batch operations name their tables as keys; each needs the batch action on each table.
+      for (const table of Object.keys(input.RequestItems)) used.add(`${logicalName(table)} ${ACTION_OF_COMMAND[command] ?? `unknown:${command}`}`);
+    } else {
+      used.add(`${logicalName(input.TableName)} ${ACTION_OF_COMMAND[command] ?? `unknown:${command}`}`);
+    }
+  }
+  return next(args);
+};
+
 beforeAll(async () => {
+  // Before any client is made, so the gateway's own client (its SDK side and its JSON-protocol side,
+  // store/lean-document-client.ts) records too.
+  (globalThis as Record<symbol, unknown>)[SDK_CLIENT_HOOK] = (c: { middlewareStack: { add: (mw: Recorder, o: object) => void } }) =>
+    c.middlewareStack.add(record, { step: 'initialize', name: `recordGrantUse${randomBytes(4).toString('hex')}` });
   gw = await startGateway({ tablePrefix: `grants-${process.pid}` });
   client = new OpenAI({ baseURL: gw.baseUrl, apiKey: gw.apiKey, maxRetries: 0 });
   // Set up before recording (operator actions, not the request path): an account as written before
@@ -55,28 +81,12 @@ beforeAll(async () => {
   const legacy = await createAccount();
   legacyKey = await createKey(legacy.accountId, 'legacy');
   await documentClient().send(new UpdateCommand({ TableName: tableNames().accounts, Key: { accountId: legacy.accountId }, UpdateExpression: 'REMOVE #k, #h', ExpressionAttributeNames: { '#k': 'keys', '#h': 'holds' } }));
-  documentClient().middlewareStack.add(
-    (next, context) => async (args) => {
-      const input = args.input as { TableName?: string; RequestItems?: Record<string, unknown>; TransactItems?: Array<Record<string, { TableName?: string }>> };
-      const command = String(context.commandName);
-      if (command === 'TransactWriteItemsCommand') {
-        for (const item of input.TransactItems ?? []) {
-          for (const [kind, op] of Object.entries(item)) used.add(`${logicalName(op.TableName)} ${ACTION_OF_TRANSACT_ITEM[kind] ?? `unknown:${kind}`}`);
-        }
-      } else if (input.RequestItems !== undefined) {
-        // Batch operations name their tables as keys; each needs the batch action on each table.
-        for (const table of Object.keys(input.RequestItems)) used.add(`${logicalName(table)} ${ACTION_OF_COMMAND[command] ?? `unknown:${command}`}`);
-      } else {
-        used.add(`${logicalName(input.TableName)} ${ACTION_OF_COMMAND[command] ?? `unknown:${command}`}`);
-      }
-      return next(args);
-    },
-    { step: 'initialize', name: `recordGrantUse${randomBytes(4).toString('hex')}` },
-  );
+  recording = true;
 });
 
 afterAll(async () => {
   await gw?.close();
+  delete (globalThis as Record<symbol, unknown>)[SDK_CLIENT_HOOK];
 });
 
 function logicalName(table: string | undefined): string {

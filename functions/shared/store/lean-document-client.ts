@@ -20,8 +20,40 @@ type Marshalled = Record<string, unknown>;
  */
 const marshallOptions = () => ({ removeUndefinedValues: true });
 const LEAN_MARSHALL = { ...marshallOptions(), convertTopLevelContainer: false };
-const toWire = (x: unknown): Marshalled | undefined => (x === undefined ? undefined : (marshall(x as Plain, LEAN_MARSHALL) as Marshalled));
-const fromWire = (x: unknown): Plain | undefined => (x === undefined ? undefined : unmarshall(x as Parameters<typeof unmarshall>[0]));
+const toWire = (x: unknown): Marshalled | undefined => (x === undefined ? undefined : (binaryOut(marshall(x as Plain, LEAN_MARSHALL)) as Marshalled));
+const fromWire = (x: unknown): Plain | undefined => (x === undefined ? undefined : unmarshall(binaryMapIn(x as Record<string, Wire>) as Parameters<typeof unmarshall>[0]));
+
+/**
+ * Binary values (`B`, `BS`) travel as base64 strings in DynamoDB's JSON protocol (DynamoDB API Reference,
+ * "AttributeValue"), where the SDK's marshalled form holds Uint8Arrays: every Uint8Array of a marshalled
+ * value becomes base64 on the way out (only B and BS hold them), and B/BS come back as Uint8Arrays.
+ */
+function binaryOut(v: unknown): unknown {
+  if (v instanceof Uint8Array) return Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('base64');
+  if (Array.isArray(v)) return v.map(binaryOut);
+  if (v !== null && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, binaryOut(x)]));
+  return v;
+}
+
+/** One wire attribute value (the members binaryIn looks into). */
+type Wire = { B?: unknown; BS?: unknown; M?: Record<string, Wire>; L?: Wire[] } & Record<string, unknown>;
+
+const bytes = (b64: string): Uint8Array => {
+  const buf = Buffer.from(b64, 'base64');
+  return new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength);
+};
+
+function binaryIn(av: Wire): Wire {
+  if (typeof av.B === 'string') return { B: bytes(av.B) };
+  if (Array.isArray(av.BS)) return { BS: (av.BS as string[]).map(bytes) };
+  if (av.M !== undefined) return { M: binaryMapIn(av.M) };
+  if (Array.isArray(av.L)) return { L: av.L.map(binaryIn) };
+  return av;
+}
+
+function binaryMapIn(m: Record<string, Wire>): Record<string, Wire> {
+  return Object.fromEntries(Object.entries(m).map(([k, v]) => [k, binaryIn(v)]));
+}
 
 /** One item operation's members that carry items: marshalled on the way out. */
 function marshalled(op: Record<string, unknown>): Record<string, unknown> {
