@@ -9,12 +9,11 @@ import { parseJsonBody } from '../openai/parse-body';
 import { loadUpstreamCredentials } from '../config/upstream-credentials';
 import { planAttempts } from '../routing/attempt-plan';
 import { overheadMs } from '../routing/attempt-loop';
-import { routeBufferedCall } from '../routing/fallback-router';
 import { recordOverhead } from '../observability/metrics';
 import { estimateTextTokens } from '../usage/estimate';
 import { tokenUsage } from '../usage/token-usage';
 import { assertEmbeddingsAnswerFits } from './embeddings-size';
-import { authenticateRequest, routeOptions } from './guard';
+import { authenticateRequest, callAfterHold } from './guard';
 import { holdEndsAt } from './hold-timing';
 import { assertDimensions } from './request-limits';
 import { settleRequest, usageEntry } from './settle-request';
@@ -44,19 +43,17 @@ export async function embeddings(req: GatewayRequest): Promise<JsonResult> {
   const { demand, promptTokensEstimate } = embeddingsDemand(inputs, plan);
   const bill = startBill({ accountId: caller.accountId, keyHash: caller.keyHash, requestId: req.requestId, publicModel: body.model, demand, promptTokensEstimate, endsAt: holdEndsAt(req) });
   // Embeddings are short and cheap to refuse: the hold comes first, then the call.
-  await bill.confirmed;
-  const outcome = await routeBufferedCall(
+  const outcome = await callAfterHold(
+    bill,
     plan,
-    routeOptions(req, caller),
+    req,
+    caller,
     (a, ctx) => a.adapter.buildEmbeddingsRequest?.(body, inputs, ctx),
     (text, a, ctx) => {
       if (a.adapter.parseEmbeddingsResponse === undefined) throw new Error('adapter has no embeddings');
       return a.adapter.parseEmbeddingsResponse(text, ctx);
     },
-  ).catch(async (err: unknown) => {
-    await bill.cancel();
-    throw err;
-  });
+  );
   const { vectors } = outcome.result;
   // Gemini returns no token counts for embeddings (providers.md §3.6): count them ourselves.
   const estimated = outcome.result.promptTokens === undefined;

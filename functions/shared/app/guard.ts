@@ -4,7 +4,10 @@ import { parseBearer } from '../accounts/api-key';
 import { PayloadTooLargeError } from '../openai/errors';
 import { dashboardUrl } from '../http/public-url';
 import type { GatewayRequest } from '../http/types';
+import type { RequestBill } from '../billing/request-bill';
 import type { RouteOptions } from '../routing/attempt-contract';
+import type { Attempt } from '../routing/attempt-plan';
+import { routeBufferedCall } from '../routing/fallback-router';
 
 /**
  * The largest request body accepted (bytes): Lambda's own 6 MB invocation payload limit
@@ -42,4 +45,25 @@ export function routeOptions(req: GatewayRequest, caller: AuthenticatedKey): Rou
   const opts: RouteOptions = { signal: req.signal, requestId: req.requestId, origin: { accountId: caller.accountId, body: req.body } };
   if (req.deadline !== undefined) opts.deadline = req.deadline;
   return opts;
+}
+
+/**
+ * A buffered request's call after its hold (embeddings, images: short answers, cheap to refuse, so the
+ * hold is written before the call): waits for `bill.confirmed`, then routes `plan` with
+ * {@link routeBufferedCall}; when no upstream answers, the hold is cancelled and the error rethrown.
+ * @throws the hold's refusal (402 InsufficientCreditError, 429 RateLimitError) or the router's error.
+ */
+export async function callAfterHold<T>(
+  bill: RequestBill,
+  plan: readonly Attempt[],
+  req: GatewayRequest,
+  caller: AuthenticatedKey,
+  build: Parameters<typeof routeBufferedCall<T>>[2],
+  parse: Parameters<typeof routeBufferedCall<T>>[3],
+): ReturnType<typeof routeBufferedCall<T>> {
+  await bill.confirmed;
+  return routeBufferedCall(plan, routeOptions(req, caller), build, parse).catch(async (err: unknown) => {
+    await bill.cancel();
+    throw err;
+  });
 }

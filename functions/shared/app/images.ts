@@ -11,10 +11,9 @@ import { parseJsonBody } from '../openai/parse-body';
 import { recordOverhead } from '../observability/metrics';
 import { planAttempts } from '../routing/attempt-plan';
 import { overheadMs } from '../routing/attempt-loop';
-import { routeBufferedCall } from '../routing/fallback-router';
 import { estimateTextTokens } from '../usage/estimate';
 import { tokenUsage } from '../usage/token-usage';
-import { authenticateRequest, routeOptions } from './guard';
+import { authenticateRequest, callAfterHold } from './guard';
 import { holdEndsAt } from './hold-timing';
 import { assertImagesAnswerFits } from './images-size';
 import { routingHeaders } from './routing-headers';
@@ -51,19 +50,17 @@ export async function imageGenerations(req: GatewayRequest): Promise<JsonResult>
   const publicModel = body.model ?? DEFAULT_IMAGE_MODEL;
   const bill = startBill({ accountId: caller.accountId, keyHash: caller.keyHash, requestId: req.requestId, publicModel, demand, promptTokensEstimate, endsAt: holdEndsAt(req) });
   // An image costs cents: the hold is written before the call.
-  await bill.confirmed;
-  const outcome = await routeBufferedCall(
+  const outcome = await callAfterHold(
+    bill,
     plan,
-    routeOptions(req, caller),
+    req,
+    caller,
     (a, ctx) => a.adapter.buildImagesRequest?.(body, n, ctx),
     (text, a, ctx) => {
       if (a.adapter.parseImagesResponse === undefined) throw new Error('adapter has no image generation');
       return a.adapter.parseImagesResponse(text, ctx);
     },
-  ).catch(async (err: unknown) => {
-    await bill.cancel();
-    throw err;
-  });
+  );
   const result = outcome.result;
   // An upstream that returns more images than asked gets the extra ones dropped (and not billed).
   const images = result.images.slice(0, n);
