@@ -23,7 +23,7 @@ import { logger } from '../observability/logger';
 import { readState, viewOf, type ShardState } from './account-state';
 import { config, rateLimitsFor, type Config } from '../config/env';
 import { now as billingNow } from './clock';
-import { placeHold } from './hold';
+import { placeHold, type HoldRequest } from './hold';
 import { keyAllowance, type HoldDemand } from './hold-plan';
 import { keyEntryId, type HoldRecord } from './hold-record';
 import { LEASE_ADMIT_SKEW_MS, LEASE_ID_PREFIX, returnLease } from './lease-settle';
@@ -37,14 +37,8 @@ const MIN_REQUESTS_PER_LEASE = 8;
 /** The public model a lease's record names (an account's activity never shows it: a lease has no ledger entry). */
 const LEASE_MODEL = 'credit-lease';
 
-/** What a request asks of a lease. Tokens, nano-USD, epoch ms. */
-export interface LeaseAsk {
-  accountId: string;
-  keyHash: string;
-  requestId: string;
-  publicModel: string;
-  demand: HoldDemand;
-  promptTokensEstimate: number;
+/** What a request asks of a lease: what it would hold (hold.ts), with its end instead of an expiry. Tokens, nano-USD, epoch ms. */
+export interface LeaseAsk extends Omit<HoldRequest, 'expiresAt'> {
   /** When the request's function ends (its hold's expiry). */
   endsAt: number;
   /** The request's most (nano-USD): its reservation inside the lease. */
