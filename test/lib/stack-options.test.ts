@@ -30,7 +30,7 @@ function functionEnvs(template: Template): Array<Record<string, unknown>> {
 
 /**
  * Secrets Manager statements other than those about the stack's own secrets: the origin secret (every
- * CloudFront stack has it) and the Stripe secret (the account function's, see {@link expectStripeStatementOnAccountRoleOnly}).
+ * CloudFront stack has it) and the Stripe secret (the account function's, see {@link expectStripeStatementOnAccountAndSettleRoles}).
  * What is left must be about the upstream secret.
  */
 const OTHER_SECRET_SIDS = ['OriginSecret', 'StripeSecret'];
@@ -40,14 +40,17 @@ function secretStatements(template: Template): unknown[] {
     .map(({ statement }) => statement);
 }
 
-/** The Stripe secret statements: one, on the account function's role, on the created `<stack>/stripe` secret, whatever the upstream secret. */
-function expectStripeStatementOnAccountRoleOnly(template: Template): void {
+/**
+ * The Stripe secret statements: two, on the created `<stack>/stripe` secret, whatever the upstream
+ * secret: the account function's role (checkout, the webhook) and the settle function's (auto top-up's
+ * off-session charges), and no other role.
+ */
+function expectStripeStatementOnAccountAndSettleRoles(template: Template): void {
   const stripeSecret = Object.keys(resourcesOfType(template, 'AWS::SecretsManager::Secret')).filter((id) => id.startsWith('StripeSecret'));
   expect(stripeSecret).toHaveLength(1);
   const stripe = allIamStatements(template).filter(({ statement }) => statement.Sid === 'StripeSecret');
-  expect(stripe).toHaveLength(1);
-  expect(stripe[0]!.owner).toMatch(/^AccountGatewayRole/);
-  expect(stripe[0]!.statement).toMatchObject({ Effect: 'Allow', Action: 'secretsmanager:GetSecretValue', Resource: { Ref: stripeSecret[0] } });
+  expect(stripe.map((s) => s.owner.replace(/[0-9A-F]{8}$/, '')).sort()).toEqual(['AccountGatewayRoleDefaultPolicy', 'SettlePathSettleRoleDefaultPolicy']);
+  for (const s of stripe) expect(s.statement).toMatchObject({ Effect: 'Allow', Action: 'secretsmanager:GetSecretValue', Resource: { Ref: stripeSecret[0] } });
 }
 
 /** Secrets the stack creates for upstream keys. */
@@ -77,7 +80,7 @@ describe('stack options from context', () => {
       expect(JSON.stringify(statement)).toContain(':secret:modelmux/upstream-keys-??????');
     }
     for (const env of functionEnvs(template)) expect(JSON.stringify(env.UPSTREAM_SECRET_ARN)).toContain(':secret:modelmux/upstream-keys');
-    expectStripeStatementOnAccountRoleOnly(template);
+    expectStripeStatementOnAccountAndSettleRoles(template);
   });
 
   it('imports the upstream secret by full ARN and grants exactly that ARN', () => {
@@ -87,7 +90,7 @@ describe('stack options from context', () => {
     const statements = secretStatements(template);
     expect(statements.length).toBe(2);
     for (const statement of statements) expect(statement).toMatchObject({ Action: 'secretsmanager:GetSecretValue', Resource: arn });
-    expectStripeStatementOnAccountRoleOnly(template);
+    expectStripeStatementOnAccountAndSettleRoles(template);
     for (const env of functionEnvs(template)) expect(env.UPSTREAM_SECRET_ARN).toBe(arn);
     template.hasOutput('PutUpstreamKeysCommand', {
       Value: `aws secretsmanager put-secret-value --region eu-west-1 --secret-id ${arn} --secret-string file://upstream-keys.json`,

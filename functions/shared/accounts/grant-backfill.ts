@@ -11,6 +11,7 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { FREE_GRANT_IS_NEW } from '../store/conditions';
 import { documentClient } from '../store/dynamo';
 import { storeCall } from '../store/store-errors';
+import { BY_EMAIL_INDEX } from '../store/table-schemas';
 import { tableNames } from '../store/tables';
 import { freeGrantMarkerId } from './self-serve-account';
 
@@ -22,7 +23,7 @@ export interface GrantBackfillResult {
 
 /**
  * Puts the normal-form grant marker of every account that has a sign-in email (a Scan of the accounts
- * table's sparse `byEmail` index, page by page; one conditional Put per account whose marker is
+ * table's sparse `byEmailKeys` index (keys only: the email and the account id are all it needs), page by page; one conditional Put per account whose marker is
  * missing, `grantedTo` the account and `backfilled: true`).
  * @throws StoreUnavailableError (503): run it again, it resumes where markers are still missing.
  */
@@ -31,7 +32,7 @@ export async function backfillGrantMarkers(): Promise<GrantBackfillResult> {
   const result: GrantBackfillResult = { accounts: 0, written: 0 };
   let start: Record<string, unknown> | undefined;
   do {
-    const page = await storeCall(() => documentClient().send(new ScanCommand({ TableName: table, IndexName: 'byEmail', ExclusiveStartKey: start })));
+    const page = await storeCall(() => documentClient().send(new ScanCommand({ TableName: table, IndexName: BY_EMAIL_INDEX, ExclusiveStartKey: start })));
     for (const item of page.Items ?? []) {
       if (typeof item.email !== 'string' || typeof item.accountId !== 'string') continue;
       result.accounts++;

@@ -84,9 +84,19 @@ type Middleware = (next: (args: { input: object }) => Promise<{ output: object }
 
 /** The JSON-protocol side of a {@link StoreDocumentClient}, with its instrumentation (store/dynamo.ts SDK_CLIENT_HOOK). */
 export class LeanPath {
-  private readonly middlewares: Middleware[] = [];
-  /** What SDK_CLIENT_HOOK is given for this path: the part of an SDK client's shape it uses. */
-  readonly middlewareStack = { add: (mw: Middleware): void => void this.middlewares.push(mw) };
+  private readonly middlewares: Array<{ mw: Middleware; name?: string }> = [];
+  /**
+   * What SDK_CLIENT_HOOK is given for this path: the part of an SDK client's middleware stack it uses
+   * (every middleware runs as an `initialize` step: it sees the command's name and marshalled input).
+   */
+  readonly middlewareStack = {
+    add: (mw: Middleware, opts?: { name?: string }): void => void this.middlewares.push({ mw, name: opts?.name }),
+    remove: (name: string): boolean => {
+      const at = this.middlewares.findIndex((m) => m.name === name);
+      if (at >= 0) this.middlewares.splice(at, 1);
+      return at >= 0;
+    },
+  };
 
   constructor(private readonly client: DynamoJsonClient) {}
 
@@ -107,7 +117,7 @@ export class LeanPath {
       return { output };
     };
     const context = { clientName: 'DynamoDBClient', commandName: `${routed.operation}Command` };
-    const handler = this.middlewares.reduceRight((next, mw) => mw(next, context), base);
+    const handler = this.middlewares.reduceRight((next, { mw }) => mw(next, context), base);
     return handler({ input: routed.input }).then((r) => r.output);
   }
 }
@@ -120,6 +130,20 @@ export class LeanPath {
 export class StoreDocumentClient extends DynamoDBDocumentClient {
   constructor(private readonly inner: DynamoDBClient, private readonly lean?: LeanPath) {
     super(inner, { marshallOptions: marshallOptions() });
+    if (lean === undefined) return;
+    // An `initialize` middleware added to this client once it is made (a test's call counter or fault,
+    // a tool's instrumentation) sees the calls of both paths, and `remove(name)` takes it off both.
+    const stack = this.middlewareStack;
+    const add = stack.add.bind(stack);
+    const remove = stack.remove.bind(stack);
+    stack.add = ((mw: Middleware, opts?: { step?: string; name?: string }) => {
+      add(mw as never, opts as never);
+      if ((opts?.step ?? 'initialize') === 'initialize') lean.middlewareStack.add(mw, opts);
+    }) as unknown as typeof stack.add;
+    stack.remove = ((toRemove: unknown) => {
+      const removed = remove(toRemove as never);
+      return (typeof toRemove === 'string' && lean.middlewareStack.remove(toRemove)) || removed;
+    }) as typeof stack.remove;
   }
 
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- lib-dynamodb's overloads, one implementation
