@@ -26,7 +26,7 @@ function keyProblem(key: string | undefined, accepted: ReadonlySet<string> | und
  * @param accepted strict keys: when set, only these keys are valid.
  */
 export function checkAuth(call: SimCall, accepted?: ReadonlySet<string>): Problem | undefined {
-  switch (call.provider) {
+  switch (call.route.wire) {
     case 'anthropic': {
       // The installed official SDK (@anthropic-ai/sdk 1.12) sends the key as `Authorization: Bearer`,
       // not `x-api-key` as providers.md §2.1 says; the API accepts both, so the simulator does too.

@@ -3,30 +3,25 @@
  * The renderers (`openai-errors.ts`, `anthropic-errors.ts`, `gemini-errors.ts`) put these messages in
  * their usual error shapes, all with HTTP 400.
  */
+import { CATALOGUE } from '../../functions/shared/catalogue/catalogue.js';
 import type { Problem } from './problem.js';
 import type { Fault, SimProvider } from './types.js';
 
 type ContextLength = Extract<Problem, { kind: 'context-length' }>;
 
 /**
- * The window (tokens) the error names when the fault does not say: the provider's usual one
- * (gpt-4o 128K; Claude 200K; Gemini 2.5 1,048,576, the figure its error quotes; DeepSeek V3.1+ 128K =
- * 131,072 as its error quotes; MiniMax M2 204,800; Llama 3.1/3.3 128K; providers.md §2, §3, §4.2, §5.1, §6).
+ * The window (tokens) the error names when the fault does not say: the smallest context window of the
+ * provider's chat models in the catalogue (gpt-4o 128K; Claude 200K; Gemini 2.5 1,048,576; …), or
+ * 128K for a provider the catalogue does not name yet.
  */
-const USUAL_WINDOW: Record<SimProvider, number> = {
-  openai: 128_000,
-  anthropic: 200_000,
-  gemini: 1_048_576,
-  deepseek: 131_072,
-  minimax: 204_800,
-  together: 131_072,
-  deepinfra: 131_072,
-  groq: 131_072,
-};
+function usualWindow(provider: SimProvider): number {
+  const windows = [...CATALOGUE.values()].filter((e) => e.kind === 'chat').flatMap((e) => e.targets).filter((t) => t.provider === provider).map((t) => t.contextWindow);
+  return windows.length === 0 ? 128_000 : Math.min(...windows);
+}
 
 /** The problem a `context-length` fault answers with on `provider`. */
 export function contextLengthProblem(fault: Extract<Fault, { kind: 'context-length' }>, provider: SimProvider): ContextLength {
-  const limit = fault.limit ?? USUAL_WINDOW[provider];
+  const limit = fault.limit ?? usualWindow(provider);
   return { kind: 'context-length', limit, tokens: fault.tokens ?? limit + 1 };
 }
 

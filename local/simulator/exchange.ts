@@ -46,7 +46,7 @@ function isReply(result: Reply | Problem): result is Reply {
 }
 
 function dispatch(call: SimCall): Reply | Problem {
-  switch (call.provider) {
+  switch (call.route.wire) {
     case 'anthropic':
       return handleAnthropic(call);
     case 'gemini':
@@ -62,7 +62,7 @@ function faultProblem(fault: Fault | undefined, call: SimCall, stream: boolean):
   if (fault?.kind === 'api-key-invalid') return { kind: 'auth', reason: 'invalid' };
   if (fault?.kind === 'context-length') return contextLengthProblem(fault, call.provider);
   // A buffered reply cannot carry a mid-stream error event: it fails up front as an overload.
-  if (fault?.kind === 'error-event-after-chunks' && !stream) return { kind: 'status', status: overloadStatus(call.provider) };
+  if (fault?.kind === 'error-event-after-chunks' && !stream) return { kind: 'status', status: overloadStatus(call.route) };
   return undefined;
 }
 
@@ -129,7 +129,7 @@ export async function runExchange(ctx: ExchangeContext, route: Route, req: Incom
     (body.invalid ? { kind: 'bad-request', message: 'We could not parse the JSON body of your request.' } : undefined);
   const result = problem ?? dispatch(call);
   if (isReply(result)) await deliver(res, result, fault, ctl);
-  else await deliver(res, renderProblem(route.provider, result, call.requestId), undefined, ctl);
+  else await deliver(res, renderProblem(route, result, call.requestId), undefined, ctl);
 }
 
 /** What the simulator records of a request (`sim.requests`), before its outcome is known. */

@@ -57,9 +57,6 @@ function describe(provider: SimProvider, p: Problem): { status: number; error: O
       return { status: 401, error: { message, type, param: null, code: 'invalid_api_key' } };
     }
     case 'model-not-found':
-      if (provider === 'groq') {
-        return { status: 400, error: { message: `The model \`${p.model}\` has been decommissioned and is no longer supported.`, type: 'invalid_request_error', param: null, code: 'model_decommissioned' } };
-      }
       if (provider === 'deepseek' || provider === 'minimax') {
         return { status: 400, error: { message: 'Model Not Exist', type: 'invalid_request_error', param: 'model', code: 'invalid_request_error' } };
       }

@@ -4,7 +4,8 @@
  * - DeepSeek: `reasoning_content` (message, and deltas before content), cache hit/miss usage, blank
  *   lines before buffered bodies and `: keep-alive` comments in streams (§4.3-4.5);
  * - MiniMax: `<think>` inline or `reasoning_details` with `reasoning_split`, `base_resp` (§5.2, §5.4);
- * - Groq: `x_groq` (§6); OpenAI itself: snapshot-like model id (`<model>-sim`), system fingerprint.
+ * - OpenAI itself: snapshot-like model id (`<model>-sim`), system fingerprint; any other host (a new
+ *   manifest entry) answers plain Chat Completions.
  *
  * Several choices (`n`, one {@link ReplyPlan} each): `choices[i].index` = i; usage counts the prompt
  * once and the completion tokens of every choice, as OpenAI bills all of them (§1.1). With
@@ -120,7 +121,6 @@ export function openAICompletion(call: SimCall, req: OpenAIChatRequest, plans: r
     return { index, message, logprobs, finish_reason: openAIFinishReason(plan.finish) };
   });
   const body: JsonObject = { ...envelope(call, req, 'chat.completion'), choices, usage: usageOf(call, plans) };
-  if (call.provider === 'groq') body['x_groq'] = { id: `req_sim${call.seq}` };
   if (call.provider === 'minimax') Object.assign(body, minimaxExtras());
   return { kind: 'json', status: 200, body, headers: { 'x-request-id': call.requestId }, ...(call.provider === 'deepseek' ? { preamble: '\n\n' } : {}) };
 }

@@ -102,10 +102,10 @@ function wantsReasoning(provider: SimProvider, model: string, body: JsonObject):
 }
 
 /**
- * Hosts that return logprobs when asked: OpenAI, DeepSeek's chat models (§4.3; its reasoner refuses
- * them, openai-params.ts), the Llama hosts; MiniMax documents none (§5.1).
+ * Every OpenAI-shaped host returns logprobs when asked (OpenAI, DeepSeek's chat models: §4.3, its
+ * reasoner refuses them, openai-params.ts; the Llama hosts) but MiniMax, which documents none (§5.1).
  */
-const LOGPROB_HOSTS: ReadonlySet<SimProvider> = new Set(['openai', 'deepseek', 'together', 'deepinfra', 'groq']);
+const returnsLogprobs = (provider: SimProvider): boolean => provider !== 'minimax';
 
 /** Validate and read the request; a {@link Problem} means answer 400. */
 export function readOpenAIChat(provider: SimProvider, body: unknown): OpenAIChatRequest | Problem {
@@ -142,7 +142,7 @@ export function readOpenAIChat(provider: SimProvider, body: unknown): OpenAIChat
     includeUsage: stream && isObject(streamOptions) && streamOptions['include_usage'] === true,
     reasoningSplit: body['reasoning_split'] === true,
     n,
-    logprobs: body['logprobs'] === true && LOGPROB_HOSTS.has(provider) ? top : undefined,
+    logprobs: body['logprobs'] === true && returnsLogprobs(provider) ? top : undefined,
     conversation: {
       messageTexts: messages.map(messageText),
       lastTurn: lastTurnOf(messages),

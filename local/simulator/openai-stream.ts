@@ -2,7 +2,7 @@
  * Renders planned replies as an OpenAI `chat.completion.chunk` stream (providers.md §1.4): `data:`
  * events, `[DONE]` last, the usage chunk only with `stream_options.include_usage`, with the hosts'
  * differences of openai-format.ts (DeepSeek reasoning deltas and `: keep-alive` comments, MiniMax
- * `reasoning_details` and `base_resp`, Groq `x_groq` usage).
+ * `reasoning_details` and `base_resp`).
  *
  * Several choices (`n`) interleave as OpenAI's do: every choice's role chunk, then one piece of each
  * choice in turn, then their finish chunks; each chunk carries one choice, by its `index`. With
@@ -51,7 +51,7 @@ export function openAIStream(call: SimCall, req: OpenAIChatRequest, plans: reado
   plans.forEach((plan, index) => {
     const deepseekThinks = call.provider === 'deepseek' && plan.reasoning !== undefined;
     const role = deepseekThinks ? { role: 'assistant', content: null, reasoning_content: '' } : { role: 'assistant', content: '' };
-    events.push(jsonEvent(chunk(index, role, null, call.provider === 'groq' && index === 0 ? { x_groq: { id: `req_sim${call.seq}` } } : {})));
+    events.push(jsonEvent(chunk(index, role)));
   });
   const deltas = plans.map((plan, index) => choiceDeltas(call, req, plan, index));
   for (let step = 0; step < Math.max(...deltas.map((d) => d.length)); step++) {
@@ -64,8 +64,6 @@ export function openAIStream(call: SimCall, req: OpenAIChatRequest, plans: reado
   plans.forEach((plan, index) => {
     const finalExtra: JsonObject = {};
     const last = index === plans.length - 1;
-    // Groq historically reports stream usage on the final chunk's x_groq (providers.md §6).
-    if (call.provider === 'groq' && last) finalExtra['x_groq'] = { id: `req_sim${call.seq}`, usage };
     if (call.provider === 'minimax' && last) Object.assign(finalExtra, minimaxExtras());
     events.push(jsonEvent(chunk(index, {}, openAIFinishReason(plan.finish), finalExtra)));
   });

@@ -7,11 +7,11 @@ import type { JsonReply } from './deliver.js';
 import { renderGeminiError } from './gemini-errors.js';
 import { renderOpenAIStyleError } from './openai-errors.js';
 import type { Problem } from './problem.js';
-import type { SimProvider } from './types.js';
+import type { Route } from './routes.js';
 
 /** `p` as `provider` would send it. `requestId` goes into the request-id header/body where the provider has one. */
-export function renderProblem(provider: SimProvider, p: Problem, requestId: string): JsonReply {
-  switch (provider) {
+export function renderProblem({ provider, wire }: Route, p: Problem, requestId: string): JsonReply {
+  switch (wire) {
     case 'anthropic':
       return renderAnthropicError(p, requestId);
     case 'gemini':
@@ -23,13 +23,6 @@ export function renderProblem(provider: SimProvider, p: Problem, requestId: stri
 
 /** The status a provider uses when overloaded (providers.md §7 "Overload"): used when a mid-stream
  * error fault hits a buffered request, which can only fail before its headers. */
-export function overloadStatus(provider: SimProvider): number {
-  switch (provider) {
-    case 'anthropic':
-      return 529;
-    case 'openai':
-      return 500;
-    default:
-      return 503;
-  }
+export function overloadStatus({ provider, wire }: Route): number {
+  return wire === 'anthropic' ? 529 : provider === 'openai' ? 500 : 503;
 }

@@ -4,11 +4,13 @@
  * offline, with faults injected on demand.
  */
 
+import type { ProviderName } from '../../functions/shared/providers/manifest.js';
+
 /**
- * Every upstream the simulator impersonates, by the gateway's own provider names; each has its own URL
- * prefix (see `routes.ts`). Only the endpoints the gateway's adapters call are served.
+ * Every upstream the simulator impersonates: each provider of the manifest, by the gateway's own name,
+ * under its own URL prefix (see `routes.ts`). Only the endpoints the gateway's adapters call are served.
  */
-export type SimProvider = 'openai' | 'anthropic' | 'gemini' | 'deepseek' | 'minimax' | 'together' | 'deepinfra' | 'groq';
+export type SimProvider = ProviderName;
 
 /** Options of {@link startSimulator}. */
 export interface SimulatorOptions {
