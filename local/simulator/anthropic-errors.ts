@@ -4,7 +4,7 @@
  */
 import { anthropicContextMessage } from './context-length.js';
 import type { JsonReply } from './deliver.js';
-import { retryHeaders, type Problem } from './problem.js';
+import { type Problem, retryHeaders } from './types.js';
 
 const TYPES: Record<number, string> = {
   400: 'invalid_request_error', 401: 'authentication_error', 402: 'billing_error', 403: 'permission_error',

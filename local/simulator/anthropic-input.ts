@@ -6,9 +6,9 @@
  */
 import { checkAnthropicTurns, checkSampling } from './anthropic-turns.js';
 import { asArray, asNumber, asString, isObject, type JsonObject } from './json-narrowing.js';
-import type { Problem } from './problem.js';
 import { compactResult, type Conversation, type LastTurn, type ToolDecl } from './reply.js';
 import { anthropicStructured, optionalJson } from './structured-output.js';
+import type { Problem } from './types.js';
 
 export interface AnthropicRequest {
   model: string;

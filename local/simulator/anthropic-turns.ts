@@ -13,7 +13,7 @@
  * error: a tool result checks against the merged assistant turn before it.
  */
 import { asArray, asNumber, asString, isObject, type JsonObject } from './json-narrowing.js';
-import type { Problem } from './problem.js';
+import type { Problem } from './types.js';
 
 /**
  * Models read as refusing `temperature` with `top_p` (§2.2 says "some newer models" ⚠; this is the

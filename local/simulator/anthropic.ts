@@ -3,13 +3,11 @@
  */
 import { anthropicMessage, anthropicStream } from './anthropic-format.js';
 import { readAnthropicMessages } from './anthropic-input.js';
-import type { SimCall } from './call.js';
 import type { Reply } from './deliver.js';
-import type { Problem } from './problem.js';
+import { isObject, promptTokens } from './json-narrowing.js';
 import { planReply } from './reply.js';
 import { isRetiredModel } from './retired-models.js';
-import { isObject } from './json-narrowing.js';
-import { promptTokens } from './token-count.js';
+import type { Problem, SimCall } from './types.js';
 
 /**
  * Answer a native Anthropic call (`/v1/messages`, or `/v1/messages/count_tokens`: `{input_tokens}`

@@ -4,8 +4,7 @@
  * listed keys are accepted and every other one gets that answer, as a real provider refuses a key it
  * never issued. Where each provider reads its key: providers.md §0.
  */
-import type { SimCall } from './call.js';
-import type { Problem } from './problem.js';
+import type { Problem, SimCall } from './types.js';
 
 /** The key sentinel that every simulated provider rejects. */
 export const BAD_KEY = 'bad-key';

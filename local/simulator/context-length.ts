@@ -4,8 +4,7 @@
  * their usual error shapes, all with HTTP 400.
  */
 import { CATALOGUE } from '../../functions/shared/catalogue/catalogue.js';
-import type { Problem } from './problem.js';
-import type { Fault, SimProvider } from './types.js';
+import type { Fault, Problem, SimProvider } from './types.js';
 
 type ContextLength = Extract<Problem, { kind: 'context-length' }>;
 

@@ -4,7 +4,7 @@
  */
 import { geminiContextMessage } from './context-length.js';
 import type { JsonReply } from './deliver.js';
-import { retryHeaders, type Problem } from './problem.js';
+import { type Problem, retryHeaders } from './types.js';
 
 const STATUSES: Record<number, string> = {
   400: 'INVALID_ARGUMENT', 401: 'UNAUTHENTICATED', 403: 'PERMISSION_DENIED', 404: 'NOT_FOUND', 409: 'ABORTED',

@@ -9,15 +9,12 @@
  * 0..n-1; `candidatesTokenCount` and `thoughtsTokenCount` add up every candidate (the prompt counts
  * once). Streamed, each event holds the next piece of every candidate that still has one.
  */
-import { splitText } from './chunking.js';
-import type { JsonReply, SseReply } from './deliver.js';
+import { jsonEvent, type JsonReply, splitText, type SseEvent, type SseReply } from './deliver.js';
 import { geminiStreamError } from './gemini-errors.js';
 import { signFirstCall } from './gemini-signatures.js';
-import type { JsonObject } from './json-narrowing.js';
+import { countWords, type JsonObject } from './json-narrowing.js';
 import type { Finish, ReplyPlan } from './reply.js';
-import { jsonEvent, type SseEvent } from './sse.js';
-import { countWords } from './token-count.js';
-import type { SimCall } from './call.js';
+import type { SimCall } from './types.js';
 
 /** Gemini finishReason for a neutral finish: stop sequences and tool calls are both STOP (§3.3). */
 export function geminiFinishReason(finish: Finish): string {

@@ -4,9 +4,9 @@
  */
 import { checkSignatures } from './gemini-signatures.js';
 import { asArray, asNumber, asString, field, isObject, type JsonObject } from './json-narrowing.js';
-import type { Problem } from './problem.js';
 import { compactResult, type Conversation, type LastTurn, type ToolDecl } from './reply.js';
 import { geminiStructured, optionalJson } from './structured-output.js';
+import type { Problem } from './types.js';
 
 export interface GeminiRequest {
   /** A prompt containing `BLOCKME` is refused with `promptFeedback.blockReason: "SAFETY"`. */

@@ -8,7 +8,7 @@
  * lose quality, so the simulator accepts them there and tests check the replay instead].
  */
 import { asArray, asString, field, isObject, type JsonObject } from './json-narrowing.js';
-import type { Problem } from './problem.js';
+import type { Problem } from './types.js';
 
 /** Models whose answers carry signatures on function calls. */
 export function signsFunctionCalls(model: string): boolean {

@@ -4,19 +4,16 @@
  * without them (DeepSeek, §4.1; MiniMax's compatible API) answers its 404.
  */
 import { providerSpec } from '../../functions/shared/providers/registry.js';
-import type { SimCall } from './call.js';
 import type { Reply } from './deliver.js';
 import { embed, nativeDimensions, toBase64 } from './embeddings.js';
 import { openAIImages } from './images.js';
-import { asArray, asNumber, asString, isObject } from './json-narrowing.js';
+import { asArray, asNumber, asString, countWords, isObject } from './json-narrowing.js';
 import { openAICompletion } from './openai-format.js';
-import { openAIStream } from './openai-stream.js';
 import { readOpenAIChat } from './openai-input.js';
-import type { Problem } from './problem.js';
+import { openAIStream } from './openai-stream.js';
 import { OVERREPORT_FACTOR, planChoices } from './reply.js';
 import { isRetiredModel } from './retired-models.js';
-import { countWords } from './token-count.js';
-import type { SimProvider } from './types.js';
+import type { Problem, SimCall, SimProvider } from './types.js';
 
 /** The provider's adapter calls this operation (it has embeddings / image generation). */
 function served(provider: SimProvider, op: 'embeddings' | 'images'): boolean {

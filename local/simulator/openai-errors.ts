@@ -5,8 +5,7 @@
  */
 import { deepSeekContextMessage, openAIContextMessage } from './context-length.js';
 import type { JsonReply } from './deliver.js';
-import { maskKey, retryHeaders, type Problem } from './problem.js';
-import type { SimProvider } from './types.js';
+import { maskKey, type Problem, retryHeaders, type SimProvider } from './types.js';
 
 interface OpenAIError {
   message: string;

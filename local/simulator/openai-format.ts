@@ -17,7 +17,7 @@ import type { JsonObject } from './json-narrowing.js';
 import type { OpenAIChatRequest } from './openai-input.js';
 import { contentLogprobs } from './openai-logprobs.js';
 import type { Finish, ReplyPlan } from './reply.js';
-import type { SimCall } from './call.js';
+import type { SimCall } from './types.js';
 
 /** OpenAI finish_reason for a neutral finish. */
 export function openAIFinishReason(finish: Finish): string {

@@ -7,10 +7,9 @@
  */
 import { asArray, asNumber, asString, isObject, type JsonObject } from './json-narrowing.js';
 import { checkOpenAIParams } from './openai-params.js';
-import type { Problem } from './problem.js';
 import { compactResult, type Conversation, type LastTurn, type ToolDecl } from './reply.js';
 import { openAIStructured, optionalJson } from './structured-output.js';
-import type { SimProvider } from './types.js';
+import type { Problem, SimProvider } from './types.js';
 
 /** A validated chat request: the conversation plus the request fields the formatter needs. */
 export interface OpenAIChatRequest {

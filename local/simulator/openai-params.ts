@@ -10,8 +10,7 @@
  * Other compatible hosts document their own, looser rules.
  */
 import { isObject, type JsonObject } from './json-narrowing.js';
-import type { Problem } from './problem.js';
-import type { SimProvider } from './types.js';
+import type { Problem, SimProvider } from './types.js';
 
 const O_SERIES_REJECTED = ['temperature', 'top_p', 'presence_penalty', 'frequency_penalty', 'logprobs', 'top_logprobs', 'logit_bias'] as const;
 

@@ -8,16 +8,14 @@
  * choice in turn, then their finish chunks; each chunk carries one choice, by its `index`. With
  * `logprobs: true` a content chunk carries the logprobs of its own tokens (openai-logprobs.ts).
  */
-import type { SimCall } from './call.js';
-import { splitArguments, splitText } from './chunking.js';
-import type { SseReply } from './deliver.js';
+import { jsonEvent, splitArguments, splitText, type SseEvent, type SseReply } from './deliver.js';
 import type { JsonObject } from './json-narrowing.js';
 import { openAIStreamError } from './openai-errors.js';
 import { envelope, minimaxExtras, openAIFinishReason, reasoningDetail, toolCallId, usageOf, visibleContent } from './openai-format.js';
 import type { OpenAIChatRequest } from './openai-input.js';
 import { contentLogprobs } from './openai-logprobs.js';
 import type { ReplyPlan } from './reply.js';
-import { jsonEvent, type SseEvent } from './sse.js';
+import type { SimCall } from './types.js';
 
 /** One choice's stream deltas after its role chunk: reasoning, content (with its logprobs), tool calls. */
 function choiceDeltas(call: SimCall, req: OpenAIChatRequest, plan: ReplyPlan, index: number): Array<{ delta: JsonObject; logprobs: JsonObject | null }> {

@@ -6,8 +6,8 @@ import { renderAnthropicError } from './anthropic-errors.js';
 import type { JsonReply } from './deliver.js';
 import { renderGeminiError } from './gemini-errors.js';
 import { renderOpenAIStyleError } from './openai-errors.js';
-import type { Problem } from './problem.js';
 import type { Route } from './routes.js';
+import type { Problem } from './types.js';
 
 /** `p` as `provider` would send it. `requestId` goes into the request-id header/body where the provider has one. */
 export function renderProblem({ provider, wire }: Route, p: Problem, requestId: string): JsonReply {

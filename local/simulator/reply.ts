@@ -23,10 +23,9 @@
  * And a provider prompt cache on demand: `[cached]` reports {@link CACHED_SHARE} of the prompt (rounded
  * down) as read from the provider's cache, in each provider's own usage fields.
  */
-import { argsFromSchema } from './tool-args.js';
+import { countWords, type JsonObject, promptTokens } from './json-narrowing.js';
+import { argsFromSchema } from './schema-value.js';
 import { structuredAnswer } from './structured-output.js';
-import { countWords, promptTokens } from './token-count.js';
-import type { JsonObject } from './json-narrowing.js';
 
 /** A function the model may call: name and JSON Schema of its parameters. */
 export interface ToolDecl {
