@@ -2,8 +2,8 @@
  * Native Anthropic error bodies: `{"type":"error","error":{"type","message"},"request_id"}` with the
  * `request-id` header (providers.md §2.7).
  */
-import { anthropicContextMessage } from './context-length.js';
 import type { JsonReply } from './deliver.js';
+import { anthropicContextMessage } from './provider-errors.js';
 import { type Problem, retryHeaders } from './types.js';
 
 const TYPES: Record<number, string> = {

@@ -4,12 +4,11 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { handleAnthropic } from './anthropic.js';
 import { checkAuth } from './auth.js';
-import { contextLengthProblem } from './context-length.js';
 import { deliver, type ExchangeControl, keepAliveForever, type Reply, sleep, untilAborted } from './deliver.js';
 import { handleGemini } from './gemini.js';
 import { isObject } from './json-narrowing.js';
 import { handleOpenAIStyle } from './openai-compatible.js';
-import { overloadStatus, renderProblem } from './provider-errors.js';
+import { contextLengthProblem, overloadStatus, renderProblem } from './provider-errors.js';
 import type { Route } from './routes.js';
 import type { Fault, FaultMatch, Problem, RecordedRequest, SimCall, SimProvider } from './types.js';
 

@@ -2,8 +2,8 @@
  * Gemini errors in the Google RPC shape `{"error":{"code","message","status","details"}}`
  * (providers.md §3.5); a bad key is 400 INVALID_ARGUMENT with reason API_KEY_INVALID.
  */
-import { geminiContextMessage } from './context-length.js';
 import type { JsonReply } from './deliver.js';
+import { geminiContextMessage } from './provider-errors.js';
 import { type Problem, retryHeaders } from './types.js';
 
 const STATUSES: Record<number, string> = {

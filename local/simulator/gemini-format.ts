@@ -11,7 +11,7 @@
  */
 import { jsonEvent, type JsonReply, splitText, type SseEvent, type SseReply } from './deliver.js';
 import { geminiStreamError } from './gemini-errors.js';
-import { signFirstCall } from './gemini-signatures.js';
+import { signFirstCall } from './gemini-input.js';
 import { countWords, type JsonObject } from './json-narrowing.js';
 import type { Finish, ReplyPlan } from './reply.js';
 import type { SimCall } from './types.js';

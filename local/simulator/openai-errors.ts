@@ -3,8 +3,8 @@
  * (providers.md §1.5), with each host's own wording: DeepSeek §4.5, Groq §6 (`model_decommissioned`),
  * MiniMax §5.4 (`base_resp`, and HTTP 200 errors). Context-window errors: `context-length.ts`.
  */
-import { deepSeekContextMessage, openAIContextMessage } from './context-length.js';
 import type { JsonReply } from './deliver.js';
+import { deepSeekContextMessage, openAIContextMessage } from './provider-errors.js';
 import { maskKey, type Problem, retryHeaders, type SimProvider } from './types.js';
 
 interface OpenAIError {
