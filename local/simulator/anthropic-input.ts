@@ -7,7 +7,7 @@ import type { Problem } from './types.js';
 // Reads a native Anthropic Messages request (providers.md §2.2-2.4) into the neutral
 // {@link Conversation}, enforcing what the real API rejects with 400 invalid_request_error:
 // missing `max_tokens`/`messages`, temperature outside 0..1, thinking budget < 1024 or >= max_tokens,
-// and the conversation rules of anthropic-turns.ts (roles, tool_result pairing, temperature with top_p).
+// and the conversation rules of checkAnthropicTurns (roles, tool_result pairing, temperature with top_p).
 export interface AnthropicRequest {
   model: string;
   stream: boolean;

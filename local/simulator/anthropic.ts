@@ -11,7 +11,7 @@ import type { Problem, SimCall } from './types.js';
 
 /**
  * Answer a native Anthropic call (`/v1/messages`, or `/v1/messages/count_tokens`: `{input_tokens}`
- * by the simulator's counting rule, token-count.ts); a {@link Problem} is rendered by the caller.
+ * by the simulator's counting rule, countWords); a {@link Problem} is rendered by the caller.
  */
 export function handleAnthropic(call: SimCall): Reply | Problem {
   if (call.route.op === 'anthropic-count-tokens') return countTokens(call);

@@ -2,7 +2,7 @@
  * Renders a planned reply as a Gemini `GenerateContentResponse` or its SSE stream
  * (providers.md §3.3-3.4): camelCase, `usageMetadata` on every chunk (running totals), finishReason on
  * the last chunk, events separated by `\r\n\r\n`, no `[DONE]`. A function call arrives whole in one
- * chunk with finishReason STOP (signed on 2.5/3 models, gemini-signatures.ts). Thought parts carry
+ * chunk with finishReason STOP (signed on 2.5/3 models, its thought signatures below). Thought parts carry
  * `thought: true` and are counted in `thoughtsTokenCount`, outside `candidatesTokenCount`.
  *
  * Several candidates (`generationConfig.candidateCount`, one {@link ReplyPlan} each) carry `index`

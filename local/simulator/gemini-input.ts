@@ -81,7 +81,7 @@ function toolsOf(body: JsonObject): ToolDecl[] {
 /**
  * Validate and read the request for `model` (from the URL); a {@link Problem} means answer 400
  * INVALID_ARGUMENT. Gemini 3 also refuses unsigned function calls in the current turn
- * (gemini-signatures.ts).
+ * (its thought signatures below).
  */
 export function readGeminiGenerate(body: unknown, model: string): GeminiRequest | Problem {
   if (!isObject(body)) return { kind: 'bad-request', message: 'Invalid JSON payload received.' };

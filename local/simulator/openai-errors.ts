@@ -1,7 +1,7 @@
 /**
  * Error bodies of the OpenAI-shaped providers: `{"error":{"message","type","param","code"}}`
  * (providers.md §1.5), with each host's own wording: DeepSeek §4.5, Groq §6 (`model_decommissioned`),
- * MiniMax §5.4 (`base_resp`, and HTTP 200 errors). Context-window errors: `context-length.ts`.
+ * MiniMax §5.4 (`base_resp`, and HTTP 200 errors). Context-window errors: `provider-errors.ts`.
  */
 import type { JsonReply } from './deliver.js';
 import { deepSeekContextMessage, openAIContextMessage } from './provider-errors.js';

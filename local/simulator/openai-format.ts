@@ -7,7 +7,7 @@ import { FILLER_WORDS, type Finish, type ReplyPlan } from './reply.js';
 import type { SimCall } from './types.js';
 
 // Renders planned replies as an OpenAI `chat.completion` body (providers.md §1.3; the stream is
-// openai-stream.ts, §1.4), with each OpenAI-compatible host's differences:
+// openAIStream below, §1.4), with each OpenAI-compatible host's differences:
 // - DeepSeek: `reasoning_content` (message, and deltas before content), cache hit/miss usage, blank
 //   lines before buffered bodies and `: keep-alive` comments in streams (§4.3-4.5);
 // - MiniMax: `<think>` inline or `reasoning_details` with `reasoning_split`, `base_resp` (§5.2, §5.4);
@@ -17,7 +17,7 @@ import type { SimCall } from './types.js';
 // Several choices (`n`, one {@link ReplyPlan} each): `choices[i].index` = i; usage counts the prompt
 // once and the completion tokens of every choice, as OpenAI bills all of them (§1.1). With
 // `logprobs: true` each choice carries `{content: [...], refusal: null}` for its content tokens
-// (openai-logprobs.ts); otherwise `logprobs: null`. The stream: openai-stream.ts.
+// (contentLogprobs below); otherwise `logprobs: null`. The stream: openAIStream below.
 /** OpenAI finish_reason for a neutral finish. */
 export function openAIFinishReason(finish: Finish): string {
   switch (finish) {
@@ -131,7 +131,7 @@ export function openAICompletion(call: SimCall, req: OpenAIChatRequest, plans: r
 //
 // Several choices (`n`) interleave as OpenAI's do: every choice's role chunk, then one piece of each
 // choice in turn, then their finish chunks; each chunk carries one choice, by its `index`. With
-// `logprobs: true` a content chunk carries the logprobs of its own tokens (openai-logprobs.ts).
+// `logprobs: true` a content chunk carries the logprobs of its own tokens (contentLogprobs below).
 /** One choice's stream deltas after its role chunk: reasoning, content (with its logprobs), tool calls. */
 function choiceDeltas(call: SimCall, req: OpenAIChatRequest, plan: ReplyPlan, index: number): Array<{ delta: JsonObject; logprobs: JsonObject | null }> {
   const out: Array<{ delta: JsonObject; logprobs: JsonObject | null }> = [];
@@ -206,8 +206,8 @@ function withKeepAlives(events: readonly SseEvent[]): SseEvent[] {
 // token `{token, logprob, bytes, top_logprobs}`, where `bytes` are the token's UTF-8 bytes and
 // `top_logprobs` the `top` most likely tokens at that position, most likely first (at most 20).
 //
-// The simulator's tokens are its words (token-count.ts), each carrying the whitespace after it (the
-// first also any before it), as its stream pieces do (chunking.ts): the tokens of a text, or of each
+// The simulator's tokens are its words (countWords), each carrying the whitespace after it (the
+// first also any before it), as its stream pieces do (deliver.ts): the tokens of a text, or of each
 // streamed piece of it, concatenate to that text, and their number is its completion tokens. Values are deterministic: the chosen token's
 // logprob comes from its characters, alternatives (filler words) are each less likely.
 /** The tokens of `text`: words with their trailing whitespace (the first keeps any leading space too). */

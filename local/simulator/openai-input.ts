@@ -8,7 +8,7 @@ import type { Problem, SimProvider } from './types.js';
 // {@link Conversation}, with the per-host validation the simulator enforces: MiniMax's temperature
 // range (0, 1] (§5.1), MiniMax `n` must be 1 (§5.1), `stream_options`
 // only with `stream`, `n` 1–128 and `top_logprobs` 0–20 (§1.1), and the per-model field refusals
-// (openai-params.ts: OpenAI §1.9, DeepSeek reasoner's logprobs §4.3).
+// (checkOpenAIParams: OpenAI §1.9, DeepSeek reasoner's logprobs §4.3).
 /** A validated chat request: the conversation plus the request fields the formatter needs. */
 export interface OpenAIChatRequest {
   model: string;
@@ -100,7 +100,7 @@ function wantsReasoning(provider: SimProvider, model: string, body: JsonObject):
 
 /**
  * Every OpenAI-shaped host returns logprobs when asked (OpenAI, DeepSeek's chat models: §4.3, its
- * reasoner refuses them, openai-params.ts; the Llama hosts) but MiniMax, which documents none (§5.1).
+ * reasoner refuses them, checkOpenAIParams; the Llama hosts) but MiniMax, which documents none (§5.1).
  */
 const returnsLogprobs = (provider: SimProvider): boolean => provider !== 'minimax';
 

@@ -11,7 +11,7 @@
  *   mode; structured-output.ts): one JSON value, conforming to the schema when one was given;
  * - reasoning (when the provider/model/request asks for it) is a separate short text;
  * - a stop sequence cuts the text just before it; a max-token limit smaller than the reply keeps that
- *   many words. Token counts follow `token-count.ts`.
+ *   many words. Token counts follow `countWords`.
  *
  * Misbehaviour on demand, by a marker in the last user text (as `[parallel]`), for the gateway's
  * billing tests (a bill never exceeds its hold):

@@ -2,7 +2,7 @@
 import { asArray, isObject, type JsonObject } from './json-narrowing.js';
 
 // A deterministic JSON value that conforms to a JSON Schema: what the simulated model "writes" as a
-// tool call's arguments (tool-args.ts) and as a structured answer (`response_format` json_schema,
+// tool call's arguments (argsFromSchema) and as a structured answer (`response_format` json_schema,
 // Gemini `responseJsonSchema` / `responseSchema`, modelmux's Anthropic JSON mode; structured-output.ts).
 //
 // Covered: `$ref` into `$defs` / `definitions` of the same schema, `allOf` (merged), `anyOf` /

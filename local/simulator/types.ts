@@ -84,7 +84,7 @@ export type Fault =
   | { kind: 'malformed'; chunks?: number }
   /** The provider's own 400 for a prompt over the model's context window (OpenAI
    * `context_length_exceeded`, DeepSeek's "maximum context length", Anthropic "prompt is too long",
-   * Gemini INVALID_ARGUMENT "The input token count … exceeds …"; see `context-length.ts`). `limit` is
+   * Gemini INVALID_ARGUMENT "The input token count … exceeds …"; see `provider-errors.ts`). `limit` is
    * the window it names (default: the provider's usual window), `tokens` the prompt size it reports
    * (default `limit + 1`). */
   | { kind: 'context-length'; limit?: number; tokens?: number }
