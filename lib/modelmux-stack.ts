@@ -14,6 +14,7 @@ import { CustomDomain } from './constructs/custom-domain';
 import { DataTables } from './constructs/data-tables';
 import { EmbeddingsEndpoint } from './constructs/embeddings-endpoint';
 import { Identity } from './constructs/identity';
+import { ManagedInstances, MI_MIN_MEMORY_MB } from './constructs/managed-instances';
 import { Backups } from './constructs/backups';
 import { CostGuards } from './constructs/cost-guards';
 import { Rollout } from './constructs/rollout';
@@ -74,12 +75,13 @@ export class ModelmuxStack extends Stack {
       legacyHoldsDrained: props.legacyHoldsDrained === true,
     });
 
+    const miMemoryMb = props.managedInstances === undefined ? undefined : MI_MIN_MEMORY_MB;
     const chat = new ChatEndpoint(this, 'Chat', {
       ...common,
       settle,
       reservedConcurrentExecutions: reserved.chat,
       logRetentionDays: props.chatLogRetentionDays ?? logDays,
-      memorySize: props.chatMemoryMb,
+      memorySize: props.chatMemoryMb ?? miMemoryMb,
       // Behind CloudFront a buffered answer must be out before the origin read timeout, or the client
       // gets CloudFront's 504 while the answer is still produced and billed.
       ...(cloudfront && settings.BUFFERED_CHAT_BUDGET_MS === undefined ? { bufferedChatBudgetMs: DEFAULT_ORIGIN_READ_TIMEOUT_SECONDS * 1000 - SETTLE_RESERVE_MS } : {}),
@@ -89,8 +91,10 @@ export class ModelmuxStack extends Stack {
       settle,
       reservedConcurrentExecutions: reserved.embeddings,
       logRetentionDays: props.embeddingsLogRetentionDays ?? logDays,
-      memorySize: props.embeddingsMemoryMb,
+      memorySize: props.embeddingsMemoryMb ?? miMemoryMb,
     });
+    // High-volume mode (issue 24): both request functions on Lambda Managed Instances (docs/managed-instances.md).
+    if (props.managedInstances !== undefined) new ManagedInstances(this, 'ManagedInstances', { ...props.managedInstances, functions: [chat.gateway, embeddings.gateway], logRetentionDays: logDays });
     // Payments (issue 22): the Stripe keys, created empty (payments off until the operator stores them).
     const stripeSecret = new StripeSecret(this, 'Stripe');
     stripeSecret.attachTo(settle.settleFunction.function); // auto top-up charges run in the settle function
