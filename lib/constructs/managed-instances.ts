@@ -1,4 +1,4 @@
-import { Fn, RemovalPolicy, Stack, Token, Validations } from 'aws-cdk-lib';
+import { Annotations, Fn, RemovalPolicy, Stack, Token, Validations } from 'aws-cdk-lib';
 import { FlowLogDestination, FlowLogTrafficType, GatewayVpcEndpointAwsService, type ISubnet, type IVpc, Peer, Port, SecurityGroup, Subnet, SubnetType, Vpc } from 'aws-cdk-lib/aws-ec2';
 import { ManagedPolicy, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, CapacityProvider, type CfnVersion } from 'aws-cdk-lib/aws-lambda';
@@ -137,7 +137,10 @@ export class ManagedInstances extends Construct {
 
   /** The given VPC and subnets (no lookup: synth stays offline). */
   private existingVpc(existing: ExistingVpc): { vpc: IVpc; subnets: ISubnet[] } {
-    const vpc = Vpc.fromVpcAttributes(this, 'Vpc', { vpcId: existing.vpcId, availabilityZones: [] });
-    return { vpc, subnets: existing.subnetIds.map((subnetId, i) => Subnet.fromSubnetId(this, `Subnet${i}`, subnetId)) };
+    // Only the security group uses it (its VpcId); the subnets are given, so the zones are never read.
+    const vpc = Vpc.fromVpcAttributes(this, 'Vpc', { vpcId: existing.vpcId, availabilityZones: Stack.of(this).availabilityZones });
+    const subnets = existing.subnetIds.map((subnetId, i) => Subnet.fromSubnetId(this, `Subnet${i}`, subnetId));
+    for (const subnet of subnets) Annotations.of(subnet).acknowledgeWarning('@aws-cdk/aws-ec2:noSubnetRouteTableId', 'Only the capacity provider reads these subnets (their ids); their routes are the operator\'s');
+    return { vpc, subnets };
   }
 }
