@@ -75,13 +75,12 @@ export class ModelmuxStack extends Stack {
       legacyHoldsDrained: props.legacyHoldsDrained === true,
     });
 
-    const miMemoryMb = props.managedInstances === undefined ? undefined : MI_MIN_MEMORY_MB;
     const chat = new ChatEndpoint(this, 'Chat', {
       ...common,
       settle,
       reservedConcurrentExecutions: reserved.chat,
       logRetentionDays: props.chatLogRetentionDays ?? logDays,
-      memorySize: props.chatMemoryMb ?? miMemoryMb,
+      memorySize: props.chatMemoryMb ?? (props.managedInstances && MI_MIN_MEMORY_MB),
       // Behind CloudFront a buffered answer must be out before the origin read timeout, or the client
       // gets CloudFront's 504 while the answer is still produced and billed.
       ...(cloudfront && settings.BUFFERED_CHAT_BUDGET_MS === undefined ? { bufferedChatBudgetMs: DEFAULT_ORIGIN_READ_TIMEOUT_SECONDS * 1000 - SETTLE_RESERVE_MS } : {}),
@@ -91,10 +90,8 @@ export class ModelmuxStack extends Stack {
       settle,
       reservedConcurrentExecutions: reserved.embeddings,
       logRetentionDays: props.embeddingsLogRetentionDays ?? logDays,
-      memorySize: props.embeddingsMemoryMb ?? miMemoryMb,
+      memorySize: props.embeddingsMemoryMb ?? (props.managedInstances && MI_MIN_MEMORY_MB),
     });
-    // High-volume mode (issue 24): both request functions on Lambda Managed Instances (docs/managed-instances.md).
-    if (props.managedInstances !== undefined) new ManagedInstances(this, 'ManagedInstances', { ...props.managedInstances, functions: [chat.gateway, embeddings.gateway], logRetentionDays: logDays });
     // Payments (issue 22): the Stripe keys, created empty (payments off until the operator stores them).
     const stripeSecret = new StripeSecret(this, 'Stripe');
     stripeSecret.attachTo(settle.settleFunction.function); // auto top-up charges run in the settle function
@@ -153,11 +150,13 @@ export class ModelmuxStack extends Stack {
   }
 
   /**
-   * Rollouts (versions and the `live` alias the URLs serve, shifted by CodeDeploy; rollback alarms in
+   * Lambda Managed Instances when asked, rollouts (versions and the `live` alias the URLs serve, shifted by CodeDeploy; rollback alarms in
    * addMonitoring), backups, cost guards, the BYOK key policy naming its users' roles, and who may send mail.
    */
   private addOperations(props: ModelmuxStackProps, parts: Pick<StackParts, 'tables' | 'settle' | 'chat' | 'embeddings' | 'account' | 'byokKey'>, mail: MailSender | undefined): Rollout {
     const { tables, settle, chat, embeddings, account, byokKey } = parts;
+    // High-volume mode (issue 24): both request functions on Lambda Managed Instances (docs/managed-instances.md).
+    if (props.managedInstances !== undefined) new ManagedInstances(this, 'ManagedInstances', { ...props.managedInstances, functions: [chat.gateway, embeddings.gateway], logRetentionDays: props.logRetentionDays ?? DEFAULT_LOG_RETENTION_DAYS });
     const rollout = new Rollout(this, 'Rollout', { deploymentConfig: props.deploymentConfig });
     for (const [name, part] of [['Chat', chat], ['Embeddings', embeddings], ['Account', account]] as const) {
       if (part.gateway.alias !== undefined) rollout.addAlias(name, part.gateway.alias);
