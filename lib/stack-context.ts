@@ -148,9 +148,9 @@ function managedInstancesOf(c: StackContext): ManagedInstancesOptions | undefine
   if ((c.chatMemoryMb ?? MI_MIN_MEMORY_MB) < MI_MIN_MEMORY_MB || (c.embeddingsMemoryMb ?? MI_MIN_MEMORY_MB) < MI_MIN_MEMORY_MB) {
     throw new Error(`context chatMemoryMb and embeddingsMemoryMb must be at least ${MI_MIN_MEMORY_MB} with compute=managed-instances`);
   }
-  if (c.chatReservedConcurrency !== undefined || c.embeddingsReservedConcurrency !== undefined) {
-    throw new Error('context chatReservedConcurrency and embeddingsReservedConcurrency do not apply with compute=managed-instances (use managedInstancesMaxEnvironments)');
-  }
+  if (c.chatReservedConcurrency !== undefined || c.embeddingsReservedConcurrency !== undefined) throw new Error('context chatReservedConcurrency and embeddingsReservedConcurrency do not apply with compute=managed-instances (use managedInstancesMaxEnvironments)');
+  // X-Ray's SDK finds the invocation's segment per process, not per concurrent invocation: not proven safe there.
+  if (c.tracing === true) throw new Error('context tracing is not supported with compute=managed-instances (docs/managed-instances.md §3)');
   if ((options.maxEnvironments ?? Infinity) < (options.minEnvironments ?? 0)) throw new Error('context managedInstancesMaxEnvironments must be at least managedInstancesMinEnvironments');
   return { ...options, vpc: vpcId === undefined || vpcSubnetIds === undefined ? undefined : { vpcId, subnetIds: vpcSubnetIds } };
 }

@@ -117,6 +117,7 @@ describe('compute=managed-instances', () => {
     expect(() => synth({ ...MI, vpcId: 'my-vpc', vpcSubnetIds: 'subnet-0aaaaaaaaaaaaaaa1' })).toThrow(/context vpcId must be a VPC id/);
     expect(() => synth({ ...MI, chatMemoryMb: '1024' })).toThrow(/at least 2048 with compute=managed-instances/);
     expect(() => synth({ ...MI, chatReservedConcurrency: '10' })).toThrow(/do not apply with compute=managed-instances/);
+    expect(() => synth({ ...MI, tracing: 'true' })).toThrow(/context tracing is not supported with compute=managed-instances/);
     expect(() => synth({ ...MI, managedInstancesMaxConcurrency: '2000' })).toThrow(/managedInstancesMaxConcurrency must be from 1 to 1600/);
     expect(() => synth({ ...MI, managedInstancesMinEnvironments: '6', managedInstancesMaxEnvironments: '4' })).toThrow(/MaxEnvironments must be at least managedInstancesMinEnvironments/);
   });
