@@ -1,5 +1,6 @@
 import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { PROVIDER_NAMES } from '../../functions/shared/providers/manifest';
 import { tokenUsage } from '../../functions/shared/usage/token-usage';
 import type { RunningGateway } from '../../local/gateway';
 import { captureEmf, type EmfMetric } from '../support/emf';
@@ -96,7 +97,7 @@ describe('request metrics (edge)', () => {
   });
 
   it('counts an answer that no upstream could give in ServerErrors and Errors{statusCode=503}', async () => {
-    for (const provider of ['openai', 'gemini', 'anthropic', 'deepseek', 'together', 'deepinfra', 'minimax', 'groq'] as const) {
+    for (const provider of PROVIDER_NAMES) {
       sim().setFault({ provider }, { kind: 'status', status: 503 });
     }
     await expect(client.chat.completions.create({ model: 'gpt-4o-mini', messages: ask('all down') })).rejects.toMatchObject({ status: 503 });
