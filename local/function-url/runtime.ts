@@ -45,11 +45,13 @@ export function isStreamingHandler(handler: unknown): boolean {
 }
 
 /**
- * Defines `globalThis.awslambda` unless it exists, so a handler module that calls
+ * Defines `globalThis.awslambda` unless a runtime's is there, so a handler module that calls
  * `awslambda.streamifyResponse` at load time can be imported. Call it BEFORE importing handlers.
  */
 export function installAwslambdaGlobals(): void {
-  if (Reflect.get(globalThis, 'awslambda') === undefined) Reflect.set(globalThis, 'awslambda', { streamifyResponse, HttpResponseStream });
+  const existing: unknown = Reflect.get(globalThis, 'awslambda');
+  if (typeof existing === 'object' && existing !== null && typeof Reflect.get(existing, 'streamifyResponse') === 'function') return;
+  Reflect.set(globalThis, 'awslambda', { streamifyResponse, HttpResponseStream });
 }
 
 /** Where the response stream's bytes go (the Function URL side). */
