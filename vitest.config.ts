@@ -24,7 +24,6 @@ const UNIT = [
   'test/config/env.test.ts',
   'test/edge/response-encoding.test.ts',
   'test/lib/{doc-citations,import-graph,source-limits}.test.ts',
-  'test/local/function-url/http-integration-prelude.test.ts',
   'test/local/simulator/reply.test.ts',
   'test/messages/errors-and-names.test.ts',
   'test/openai/{chat-request,completion-assembler,openapi-requests,request-bounds}.test.ts',
@@ -51,7 +50,8 @@ const common = { setupFiles: ['test/support/worker-env.ts'], testTimeout: 30_000
 const withDynamoDb = { ...common, globalSetup: ['test/support/global-setup.ts'] };
 
 const projects: TestProjectInlineConfiguration[] = [
-  { test: { ...common, name: 'unit', include: UNIT } },
+  // Pure tests need no process of their own: worker threads start faster than forks (each has its own process.env copy).
+  { test: { ...common, name: 'unit', include: UNIT, pool: 'threads' } },
   { test: { ...withDynamoDb, name: 'integration', include: ['test/**/*.test.ts'], exclude: [...UNIT, ...STACK, ...SLOW] } },
   { test: { ...common, name: 'stack', include: STACK, isolate: false, fileParallelism: false, hookTimeout: 180_000 } },
   { test: { ...withDynamoDb, name: 'slow', include: SLOW } },
