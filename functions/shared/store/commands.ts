@@ -19,12 +19,29 @@ const MARSHALL = { removeUndefinedValues: true, convertTopLevelContainer: false 
 /**
  * Binary values (`B`, `BS`) travel as base64 strings in DynamoDB's JSON protocol (DynamoDB API Reference,
  * "AttributeValue"), where marshalled values hold Uint8Arrays: every Uint8Array of a marshalled value
- * becomes base64 on the way out (only B and BS hold them), and B/BS come back as Uint8Arrays.
+ * becomes base64 on the way out (only B and BS hold them), and B/BS come back as Uint8Arrays. Both
+ * walks copy only the maps and lists on the way to a binary value and return the rest as given: most
+ * items hold none, and copying every map of an account item (its keys and holds) at every call cost
+ * more CPU than the call's signing.
  */
 function binaryOut(v: unknown): unknown {
   if (v instanceof Uint8Array) return Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('base64');
-  if (Array.isArray(v)) return v.map(binaryOut);
-  if (v !== null && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, binaryOut(x)]));
+  if (Array.isArray(v)) {
+    let out: unknown[] | undefined;
+    for (let i = 0; i < v.length; i++) {
+      const x = binaryOut(v[i]);
+      if (x !== v[i]) (out ??= [...v])[i] = x;
+    }
+    return out ?? v;
+  }
+  if (v !== null && typeof v === 'object') {
+    let out: Json | undefined;
+    for (const [k, x] of Object.entries(v)) {
+      const y = binaryOut(x);
+      if (y !== x) (out ??= { ...v })[k] = y;
+    }
+    return out ?? v;
+  }
   return v;
 }
 
@@ -39,13 +56,28 @@ const bytes = (b64: string): Uint8Array => {
 function binaryIn(av: Wire): Wire {
   if (typeof av.B === 'string') return { B: bytes(av.B) };
   if (Array.isArray(av.BS)) return { BS: (av.BS as string[]).map(bytes) };
-  if (av.M !== undefined) return { M: binaryMapIn(av.M) };
-  if (Array.isArray(av.L)) return { L: av.L.map(binaryIn) };
+  if (av.M !== undefined) {
+    const M = binaryMapIn(av.M);
+    return M === av.M ? av : { M };
+  }
+  if (Array.isArray(av.L)) {
+    let L: Wire[] | undefined;
+    for (let i = 0; i < av.L.length; i++) {
+      const x = binaryIn(av.L[i] as Wire);
+      if (x !== av.L[i]) (L ??= [...av.L])[i] = x;
+    }
+    return L === undefined ? av : { L };
+  }
   return av;
 }
 
 function binaryMapIn(m: Record<string, Wire>): Record<string, Wire> {
-  return Object.fromEntries(Object.entries(m).map(([k, v]) => [k, binaryIn(v)]));
+  let out: Record<string, Wire> | undefined;
+  for (const [k, v] of Object.entries(m)) {
+    const x = binaryIn(v);
+    if (x !== v) (out ??= { ...m })[k] = x;
+  }
+  return out ?? m;
 }
 
 /** A plain item (or key, or value map) → the wire's attribute-value map. */
