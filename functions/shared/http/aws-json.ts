@@ -97,7 +97,7 @@ export interface AwsJsonMetadata {
 }
 
 /** The answer of one call: the parsed JSON body and the SDK-shaped metadata. */
-export interface AwsJsonOutput {
+interface AwsJsonOutput {
   body: Record<string, unknown>;
   $metadata: AwsJsonMetadata;
 }
@@ -117,13 +117,13 @@ export function errorName(status: number, body: Record<string, unknown>): string
  * An SDK-shaped error of a non-200 answer: named after `__type`, with `message`, `$fault`, `$metadata`
  * and the body's other members (what the SDK's `ServiceException` carries).
  */
-export function awsJsonError(status: number, body: Record<string, unknown>, $metadata: AwsJsonMetadata): Error {
+function awsJsonError(status: number, body: Record<string, unknown>, $metadata: AwsJsonMetadata): Error {
   const { __type: _type, message, Message, ...members } = body;
   return Object.assign(new Error(String(message ?? Message ?? `AWS answered ${status}`)), { ...members, name: errorName(status, body), $fault: status >= 500 ? 'server' : 'client', $metadata });
 }
 
 /** True when the SDK's standard strategy would retry `err`: throttling, 5xx, timeouts, dropped connections. */
-export function isRetryable(err: unknown): boolean {
+function isRetryable(err: unknown): boolean {
   if (typeof err !== 'object' || err === null) return false;
   const e = err as Parameters<typeof isTransientError>[0];
   return isThrottlingError(e) || isTransientError(e) || isServerError(e);
@@ -133,7 +133,7 @@ export function isRetryable(err: unknown): boolean {
  * The wait before retry number `attempt` (1-based), ms: full jitter over `base · 2^(attempt-1)`,
  * base 500 ms for throttling and 100 ms otherwise, capped at 20 s (the SDK's standard strategy).
  */
-export function retryDelayMs(err: unknown, attempt: number): number {
+function retryDelayMs(err: unknown, attempt: number): number {
   const throttled = isThrottlingError(err as Parameters<typeof isThrottlingError>[0]);
   return backoffMs(attempt - 1, { baseMs: throttled ? THROTTLING_RETRY_DELAY_BASE : DEFAULT_RETRY_DELAY_BASE, capMs: MAXIMUM_RETRY_DELAY, jitter: 'full' });
 }

@@ -81,9 +81,9 @@ function binaryMapIn(m: Record<string, Wire>): Record<string, Wire> {
 }
 
 /** A plain item (or key, or value map) → the wire's attribute-value map. */
-export const toWire = (x: unknown): Json | undefined => (x === undefined ? undefined : (binaryOut(marshall(x as Plain, MARSHALL)) as Json));
+const toWire = (x: unknown): Json | undefined => (x === undefined ? undefined : (binaryOut(marshall(x as Plain, MARSHALL)) as Json));
 /** The wire's attribute-value map → a plain item. */
-export const fromWire = (x: unknown): Plain | undefined => (x === undefined ? undefined : unmarshall(binaryMapIn(x as Record<string, Wire>) as Parameters<typeof unmarshall>[0]));
+const fromWire = (x: unknown): Plain | undefined => (x === undefined ? undefined : unmarshall(binaryMapIn(x as Record<string, Wire>) as Parameters<typeof unmarshall>[0]));
 
 /** One operation's members that carry items or keys, marshalled on the way out. */
 function itemsOut(op: Json): Json {
