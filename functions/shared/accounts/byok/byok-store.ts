@@ -4,7 +4,7 @@
  * (envelope.ts) before it reaches DynamoDB; only its last 4 characters are kept in clear, for display.
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand } from '../../store/commands';
 import * as z from '../../validation/zod';
 import { InvalidRequestError, NotFoundError } from '../../openai/errors';
 import { byokProviderNames, PROVIDER_NAMES, type ProviderName } from '../../providers/manifest';
