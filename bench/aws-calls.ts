@@ -5,6 +5,7 @@
  * ones DynamoDB (Local) itself charged: item sizes rounded up to 1 KB (writes) / 4 KB (reads), ×2 for
  * transactions, ½ for eventually consistent reads, index writes included.
  */
+import { marshall } from '@aws-sdk/util-dynamodb';
 import { SDK_CLIENT_HOOK } from '../functions/shared/store/dynamo';
 
 /** Calls of one operation since the last take. */
@@ -16,6 +17,8 @@ export interface OperationCount {
   totalMs: number;
   /** Capacity units DynamoDB reported. */
   capacityUnits: number;
+  /** The same by table (`accounts`, `ledger`, …; an index as `accounts (byEmail)`), bench prefixes cut off. */
+  byTable?: Record<string, number>;
 }
 
 /** `DynamoDB.TransactWriteItems` → counts. */
@@ -31,15 +34,32 @@ interface MiddlewareStackLike {
   add(middleware: (next: (args: { input: object }) => Promise<{ output: object }>, context: { clientName?: string; commandName?: string }) => (args: { input: object }) => Promise<{ output: object }>, options: object): void;
 }
 
-function capacityOf(output: object): number {
-  const consumed = (output as { ConsumedCapacity?: unknown }).ConsumedCapacity;
-  const list = Array.isArray(consumed) ? consumed : consumed === undefined ? [] : [consumed];
-  return list.reduce((sum: number, c: { CapacityUnits?: number }) => sum + (c.CapacityUnits ?? 0), 0);
+type Consumed = { TableName?: string; CapacityUnits?: number; Table?: { CapacityUnits?: number }; GlobalSecondaryIndexes?: Record<string, { CapacityUnits?: number }> };
+
+/** Adds the units of `output` to `entry`, in all and by table and index. */
+function addCapacity(entry: OperationCount, output: object): void {
+  const consumed = (output as { ConsumedCapacity?: Consumed | Consumed[] }).ConsumedCapacity;
+  for (const c of ([] as Consumed[]).concat(consumed ?? [])) {
+    entry.capacityUnits += c.CapacityUnits ?? 0;
+    const table = (c.TableName ?? '?').replace(/^.*-(?=keys$|accounts$|ledger$|responses$)/, '');
+    const by = (entry.byTable ??= {});
+    by[table] = (by[table] ?? 0) + (c.Table?.CapacityUnits ?? c.CapacityUnits ?? 0);
+    for (const [index, i] of Object.entries(c.GlobalSecondaryIndexes ?? {})) by[`${table} (${index})`] = (by[`${table} (${index})`] ?? 0) + (i.CapacityUnits ?? 0);
+  }
 }
 
-/** True for operations billed in read units. */
-export function isRead(operation: string): boolean {
-  return /\.(GetItem|BatchGetItem|Query|Scan|TransactGetItems)$/.test(operation);
+/** An item's size as DynamoDB bills it (Developer Guide, "Item sizes"): names + values; numbers ~ digits/2 + 1; lists and maps 3 B + 1 B per element. */
+export function dynamoItemBytes(item: Record<string, unknown>): number {
+  const size = (v: Record<string, unknown>): number => {
+    const [type, value] = Object.entries(v)[0] ?? ['NULL', true];
+    if (type === 'S') return Buffer.byteLength(String(value));
+    if (type === 'N') return Math.ceil(String(value).replace(/^-|\./g, '').replace(/^0+/, '').length / 2) + 1;
+    if (type === 'BOOL' || type === 'NULL') return 1;
+    if (type === 'L') return 3 + (value as Record<string, unknown>[]).reduce((n: number, e) => n + 1 + size(e), 0);
+    if (type === 'M') return 3 + Object.entries(value as Record<string, Record<string, unknown>>).reduce((n, [k, e]) => n + 1 + Buffer.byteLength(k) + size(e), 0);
+    return Buffer.byteLength(JSON.stringify(value));
+  };
+  return Object.entries(marshall(item, { removeUndefinedValues: true })).reduce((n, [k, v]) => n + Buffer.byteLength(k) + size(v as unknown as Record<string, unknown>), 0);
 }
 
 /** True for operations billed in write units. */
@@ -65,7 +85,7 @@ export function countAwsCalls(): { take(): AwsCalls } {
         const started = performance.now();
         try {
           const result = await next(args);
-          entry.capacityUnits += capacityOf(result.output);
+          addCapacity(entry, result.output);
           return result;
         } catch (err) {
           entry.errors++;

@@ -1,13 +1,10 @@
 /**
- * Child process of `npm run bench`: the DEPLOYED bundles (the chat and embeddings `index.mjs` of
- * cdk.out) behind the local Function URL stand-in, with their template env, memory and timeout. Its
- * CPU is the gateway's. The parent sets the env (tables, DynamoDB Local, simulator base URLs) and
- * `BENCH_GATEWAY` = {@link GatewaySetup}, and made the tables and the account beforehand.
- *
- * Besides the gateway it serves two replay routes: they answer with bytes the parent recorded from a
- * real modelmux response, without any work of the gateway, so their CPU is the stand-in's own cost.
- * It counts AWS calls (bench/aws-calls.ts) and the bytes the handlers log, and answers `idle` (once
- * no invocation runs), `take` (counts since the last take), `replay` and `exit`.
+ * Child process of `npm run bench`: the DEPLOYED bundles (chat and embeddings `index.mjs` of cdk.out)
+ * behind the local Function URL stand-in, with their template env, memory and timeout (`BENCH_GATEWAY` =
+ * {@link GatewaySetup}); its CPU is the gateway's. Two replay routes answer with bytes the parent recorded
+ * from a real modelmux answer, without the gateway's work: their CPU is the stand-in's own. It counts AWS
+ * calls (bench/aws-calls.ts) and the bytes the handlers log, and answers `idle` (once no invocation
+ * runs), `take` (counts since the last take), `replay` and `exit`.
  */
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -21,13 +18,11 @@ export interface GatewaySetup {
   embeddings: { dir: string; memoryMb: number; timeoutSeconds: number };
 }
 
-/** A recorded response to replay: status, headers, and the body as the handler wrote it. */
+/** A recorded answer to replay: headers, the body's frames (base64 of the wire bytes of a gzip answer), the pause between frames (ms). */
 export interface Replay {
   headers: Record<string, string>;
   frames: string[];
-  /** The frames are base64 of the bytes read off the wire (a gzip answer, replayed byte for byte). */
   base64?: boolean;
-  /** Pause between frames, ms (a paced stream). */
   gapMs: number;
 }
 
