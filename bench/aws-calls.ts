@@ -8,31 +8,21 @@
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { SDK_CLIENT_HOOK } from '../functions/shared/store/dynamo';
 
-/** Calls of one operation since the last take. */
-export interface OperationCount {
-  calls: number;
-  /** Calls that ended in an error (their capacity is unknown: DynamoDB returns none with an error). */
-  errors: number;
-  /** Wall time from send to answer, SDK retries included, ms. */
-  totalMs: number;
-  /** Capacity units DynamoDB reported. */
-  capacityUnits: number;
-  /** The same by table (`accounts`, `ledger`, …; an index as `accounts (byEmail)`), bench prefixes cut off. */
-  byTable?: Record<string, number>;
-}
+/**
+ * Calls of one operation since the last take: calls, those that failed (no capacity is reported for them),
+ * wall time from send to answer (SDK retries included, ms), the capacity units DynamoDB reported, and the
+ * same by table (`accounts`, `ledger`, …; an index as `accounts (byEmail)`; the bench's prefixes cut off).
+ */
+export interface OperationCount { calls: number; errors: number; totalMs: number; capacityUnits: number; byTable?: Record<string, number> }
 
 /** `DynamoDB.TransactWriteItems` → counts. */
 export type AwsCalls = Record<string, OperationCount>;
 
-/** lib-dynamodb command names → the API's operation names. */
-const DOCUMENT_COMMANDS: Record<string, string> = {
-  Get: 'GetItem', Put: 'PutItem', Update: 'UpdateItem', Delete: 'DeleteItem', TransactWrite: 'TransactWriteItems',
-  TransactGet: 'TransactGetItems', BatchGet: 'BatchGetItem', BatchWrite: 'BatchWriteItem',
-};
+/** lib-dynamodb command names → the API's operation names (`Get` → `GetItem`, `TransactWrite` → `TransactWriteItems`). */
+const operation = (command: string): string => (/^(Get|Put|Update|Delete)$/.test(command) ? `${command}Item` : /^(Transact|Batch)(Get|Write)$/.test(command) ? `${command}Items` : command);
 
-interface MiddlewareStackLike {
-  add(middleware: (next: (args: { input: object }) => Promise<{ output: object }>, context: { clientName?: string; commandName?: string }) => (args: { input: object }) => Promise<{ output: object }>, options: object): void;
-}
+type Next = (args: { input: object }) => Promise<{ output: object }>;
+type MiddlewareStackLike = { add(middleware: (next: Next, context: { clientName?: string; commandName?: string }) => Next, options: object): void };
 
 type Consumed = { TableName?: string; CapacityUnits?: number; Table?: { CapacityUnits?: number }; GlobalSecondaryIndexes?: Record<string, { CapacityUnits?: number }> };
 
@@ -67,10 +57,7 @@ export function isWrite(operation: string): boolean {
   return /^DynamoDB\.(PutItem|UpdateItem|DeleteItem|BatchWriteItem|TransactWriteItems)$/.test(operation);
 }
 
-/**
- * Installs the counter for every client made from now on. `take()` returns the counts since the last
- * take and starts again.
- */
+/** Installs the counter for every client made from now on; `take()` returns the counts since the last take. */
 export function countAwsCalls(): { take(): AwsCalls } {
   let counts: AwsCalls = {};
   (globalThis as Record<symbol, unknown>)[SDK_CLIENT_HOOK] = (client: { middlewareStack: MiddlewareStackLike }) => {
@@ -78,7 +65,7 @@ export function countAwsCalls(): { take(): AwsCalls } {
       (next, context) => async (args) => {
         const service = (context.clientName ?? 'Unknown').replace(/Client$/, '');
         const command = (context.commandName ?? 'Unknown').replace(/Command$/, '');
-        const name = `${service}.${DOCUMENT_COMMANDS[command] ?? command}`;
+        const name = `${service}.${operation(command)}`;
         if (service === 'DynamoDB') (args.input as { ReturnConsumedCapacity?: string }).ReturnConsumedCapacity ??= 'INDEXES';
         const entry = (counts[name] ??= { calls: 0, errors: 0, totalMs: 0, capacityUnits: 0 });
         entry.calls++;
@@ -97,11 +84,5 @@ export function countAwsCalls(): { take(): AwsCalls } {
       { step: 'initialize', name: 'benchAwsCallCounter', priority: 'high' },
     );
   };
-  return {
-    take: () => {
-      const taken = counts;
-      counts = {};
-      return taken;
-    },
-  };
+  return { take: () => [counts, (counts = {})][0] as AwsCalls };
 }

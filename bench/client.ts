@@ -13,12 +13,7 @@ import { Pool } from 'undici';
 export const SDK_ACCEPT_ENCODING = 'br, gzip, deflate';
 
 /** One HTTP request as sent. */
-export interface RequestSpec {
-  origin: string;
-  path: string;
-  headers: Record<string, string>;
-  body: string;
-}
+export interface RequestSpec { origin: string; path: string; headers: Record<string, string>; body: string }
 
 /** An answer timed at the client. */
 export interface Answer {

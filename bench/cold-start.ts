@@ -12,32 +12,19 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { ORIGIN_SECRET_ARN_ENV, UPSTREAM_SECRET_ARN_ENV } from '../functions/shared/config/stack-contract';
+import { percentile } from './measure';
 
 const run = promisify(execFile);
 
-/** One module to load. */
-export interface ImportVariant {
-  label: string;
-  /** Absolute path of the module (an `index.mjs`). */
-  file: string;
-  env: Record<string, string>;
-}
+/** One module to load (an `index.mjs`, absolute) with its env. */
+export interface ImportVariant { label: string; file: string; env: Record<string, string> }
 
-/** Medians over the runs of one variant, ms. */
-export interface ImportTiming {
-  label: string;
-  /** `await import()` of the module until `handler` is in hand (the secret reads included). */
-  importMs: number;
-  /** Process start → handler in hand, wall. */
-  readyMs: number;
-  /**
-   * CPU time of the process from its start until the handler is in hand (user + system): steadier than the
-   * wall time on a shared machine, and what Lambda's CPU share slows down (the INIT estimates use it).
-   */
-  readyCpuMs: number;
-  /** GetSecretValue calls per load. */
-  secretReads: number;
-}
+/**
+ * Medians over the runs of one variant, ms: `import()` until `handler` is in hand (the secret reads
+ * included), process start → handler (wall), and the process's CPU time until then (user + system: steadier
+ * than the wall time on a shared machine, and what Lambda's CPU share slows down); GetSecretValue calls per load.
+ */
+export interface ImportTiming { label: string; importMs: number; readyMs: number; readyCpuMs: number; secretReads: number }
 
 /** `node -e` source: the `awslambda` global the chat bundle needs at load, a timed import, one JSON line. */
 const runner = (file: string): string =>
@@ -68,18 +55,14 @@ async function secretsStandIn(): Promise<{ endpoint: string; reads: () => number
 type Sample = { importMs: number; readyMs: number; readyCpuMs: number };
 
 async function loadOnce(node: string, v: ImportVariant, secrets: string): Promise<Sample> {
+  // The function's env (NODE_OPTIONS as the template sets it, or none), dummy credentials, nothing of ours.
   const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, AWS_REGION: 'us-east-1', AWS_ACCESS_KEY_ID: 'bench', AWS_SECRET_ACCESS_KEY: 'bench', ...v.env, AWS_ENDPOINT_URL_SECRETS_MANAGER: secrets };
-  delete env.NODE_OPTIONS; // the template's source-map setting is in the bundle's env already when it has one
-  if (v.env.NODE_OPTIONS !== undefined) env.NODE_OPTIONS = v.env.NODE_OPTIONS;
   for (const name of [UPSTREAM_SECRET_ARN_ENV, ORIGIN_SECRET_ARN_ENV]) env[name] = `arn:aws:secretsmanager:us-east-1:000000000000:secret:${name.toLowerCase()}`;
   const { stdout } = await run(node, ['--input-type=module', '-e', runner(v.file)], { env, timeout: 60_000 });
   return JSON.parse(stdout) as Sample;
 }
 
-const median = (xs: number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length === 0 ? Number.NaN : s.length % 2 ? (s[(s.length - 1) / 2] as number) : ((s[s.length / 2 - 1] as number) + (s[s.length / 2] as number)) / 2;
-};
+const median = (xs: number[]): number => percentile(xs, 50);
 
 /** Loads every variant `runs` times on `node`, round-robin, after one unmeasured load each (the page cache warm, as on a Lambda host). */
 export async function timeImports(node: string, variants: ImportVariant[], runs: number): Promise<ImportTiming[]> {

@@ -7,12 +7,7 @@
 import type { Kind } from './measure';
 
 /** A list price: USD per unit, where it is published, since when it applies. */
-export interface Price {
-  usd: number;
-  unit: string;
-  source: string;
-  since: string;
-}
+export interface Price { usd: number; unit: string; source: string; since: string }
 
 /** us-east-1 list prices, pay-as-you-go, no free tier (the free tiers are per account, not per request). */
 export const PRICES = {
@@ -68,26 +63,12 @@ export const MANAGED = { instance: 'm7g.large', vcpus: 2, minInstances: 3, concu
  * asks, as the SDK does: CloudFront's bytes out), decoded, and the request's bytes.
  */
 export interface RequestFigures {
-  cpuMs: number;
-  dynamoCalls: number;
-  writeUnits: number;
-  readUnits: number;
-  sqsCalls: number;
-  logBytes: number;
-  logLines: number;
-  responseBytes: number;
-  decodedResponseBytes: number;
-  requestBytes: number;
+  cpuMs: number; dynamoCalls: number; writeUnits: number; readUnits: number; sqsCalls: number;
+  logBytes: number; logLines: number; responseBytes: number; decodedResponseBytes: number; requestBytes: number
 }
 
 /** One part of the mix; `upstreamMs` is the time the upstream takes to answer (the gateway waits, and Lambda bills, all of it). */
-export interface MixPart {
-  label: string;
-  share: number;
-  upstreamMs: number;
-  fn: 'Chat' | 'Embeddings';
-  figures: RequestFigures;
-}
+export interface MixPart { label: string; share: number; upstreamMs: number; fn: 'Chat' | 'Embeddings'; figures: RequestFigures }
 
 /** The mix of issue 14: 70% streamed chat of 2 s and 500 tokens, 20% buffered chat, 10% embeddings. */
 export const MIX: Array<Omit<MixPart, 'figures'> & { kind: Kind }> = [
@@ -100,17 +81,7 @@ export const MIX: Array<Omit<MixPart, 'figures'> & { kind: Kind }> = [
 export const withUpstream = (mix: MixPart[], ms: number): MixPart[] => mix.map((p) => (p.fn === 'Chat' ? { ...p, upstreamMs: ms } : p));
 
 /** 1M requests of the mix, by line ("compute": Lambda GB-s + requests, or Managed Instances' hours + requests); INIT of chat at its memory, ms. */
-export interface CostRow {
-  label: string;
-  lambdaGbS: number;
-  lambdaUsd: number;
-  dynamoUsd: number;
-  cloudfrontUsd: number;
-  logsUsd: number;
-  otherUsd: number;
-  totalUsd: number;
-  initMs: number;
-}
+export interface CostRow { label: string; lambdaGbS: number; lambdaUsd: number; dynamoUsd: number; cloudfrontUsd: number; logsUsd: number; otherUsd: number; totalUsd: number; initMs: number }
 
 /** How much slower our CPU-bound work runs at `memoryMb` than on one full vCPU. */
 export const cpuSlowdown = (memoryMb: number): number => Math.max(1, ASSUMPTIONS.fullVcpuMb / memoryMb);
@@ -136,13 +107,7 @@ export function rightSizedMb(readyCpuMs: number): number {
 }
 
 /** Options of {@link costRow}: the mix, the architecture, chat's CPU ms from process start to ready (secret reads included), WAF, platform log lines. */
-export interface CostInputs {
-  mix: MixPart[];
-  architecture: 'arm64' | 'x86_64';
-  readyMs: number;
-  waf: boolean;
-  platformLogs?: boolean;
-}
+export interface CostInputs { mix: MixPart[]; architecture: 'arm64' | 'x86_64'; readyMs: number; waf: boolean; platformLogs?: boolean }
 
 /** The lines every compute mode shares: DynamoDB, CloudFront, logs, SQS and WAF, per 1M of the mix. */
 function sharedLines(inputs: CostInputs): Pick<CostRow, 'dynamoUsd' | 'cloudfrontUsd' | 'logsUsd' | 'otherUsd'> {

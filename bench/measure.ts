@@ -69,15 +69,8 @@ export function requestSpec(system: System, gateway: Gateway, kind: Kind, target
  * average bytes of one answer (wire and decoded) and of its request.
  */
 export interface KindResult {
-  latencyMs: Partial<Record<Target, number[]>>;
-  cpuPerRequest: Record<'modelmux' | 'replay', number>;
-  calls: AwsCalls;
-  logBytes: number;
-  logLines: number;
-  requests: number;
-  responseBytes: number;
-  decodedResponseBytes: number;
-  requestBytes: number;
+  latencyMs: Partial<Record<Target, number[]>>; cpuPerRequest: Record<'modelmux' | 'replay', number>; calls: AwsCalls; logBytes: number; logLines: number;
+  requests: number; responseBytes: number; decodedResponseBytes: number; requestBytes: number
 }
 
 export function addCalls(into: AwsCalls, from: AwsCalls): void {
@@ -148,14 +141,7 @@ export async function measureKind(system: System, gateway: Gateway, cfg: BenchCo
 }
 
 /** One autocannon run of buffered chat at c=16; `gatewayCpuMs` is the CPU ms per answer of the gateway under test (0 direct). */
-export interface LoadResult {
-  target: string;
-  reqPerSec: number;
-  latencies: number[];
-  failures: number;
-  gatewayCpuMs: number;
-  error?: string;
-}
+export interface LoadResult { target: string; reqPerSec: number; latencies: number[]; failures: number; gatewayCpuMs: number; error?: string }
 
 /** Buffered chat at c=16 for `seconds`: the simulator directly, modelmux, and Portkey in front of the same simulator. */
 export async function measureLoad(system: System, gateway: Gateway, portkey: Peer, key: string, seconds: number): Promise<LoadResult[]> {
@@ -187,15 +173,7 @@ export async function measureLoad(system: System, gateway: Gateway, portkey: Pee
 }
 
 /** Write units per request at one in-flight level, amortized, in all and by table / index; DynamoDB calls per request; TTFT p50 ms. */
-export interface WruRow {
-  mode: 'holds' | 'leases';
-  inFlight: number;
-  requests: number;
-  wru: number;
-  byTable: Record<string, number>;
-  callsPerRequest: number;
-  ttftP50: number;
-}
+export interface WruRow { mode: 'holds' | 'leases'; inFlight: number; requests: number; wru: number; byTable: Record<string, number>; callsPerRequest: number; ttftP50: number }
 
 /**
  * Write units on a dashboard account (an email, 5 keys; a fresh one per level) at 1, 10 and 50 requests in

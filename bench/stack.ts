@@ -16,24 +16,12 @@ import { gzipSync } from 'node:zlib';
  * per package (own code as `functions/**`), largest first.
  */
 export interface StackFunction {
-  name: string;
-  dir: string;
-  memoryMb: number;
-  architecture: 'arm64' | 'x86_64';
-  timeoutSeconds: number;
-  env: Record<string, string>;
-  platformLogs: boolean;
-  indexBytes: number;
-  indexGzipBytes: number;
-  lazyBytes: number;
-  packages: Array<{ name: string; bytes: number }>;
+  name: string; dir: string; memoryMb: number; architecture: 'arm64' | 'x86_64'; timeoutSeconds: number; env: Record<string, string>;
+  platformLogs: boolean; indexBytes: number; indexGzipBytes: number; lazyBytes: number; packages: Array<{ name: string; bytes: number }>
 }
 
 /** The functions, and CloudFormation resource type → count (e.g. whether a WAF is deployed). */
-export interface StackInfo {
-  functions: StackFunction[];
-  resourceTypes: Record<string, number>;
-}
+export interface StackInfo { functions: StackFunction[]; resourceTypes: Record<string, number> }
 
 type Json = Record<string, unknown>;
 const obj = (v: unknown): Json => (typeof v === 'object' && v !== null ? (v as Json) : {});

@@ -66,12 +66,8 @@ async function startChild(file: string, env: NodeJS.ProcessEnv, logFile: string,
  * `/bench/replay[-buffered]/<kind>` answer a recording; `exit` ends it cleanly (a `--cpu-prof` is written).
  */
 export interface Gateway {
-  pid: number;
-  origin: string;
-  idle(): Promise<void>;
-  take(): Promise<{ calls: AwsCalls; logBytes: number; logLines: number }>;
-  replay(kind: string, replay: Replay): Promise<void>;
-  exit(): Promise<void>;
+  pid: number; origin: string; idle(): Promise<void>;
+  take(): Promise<{ calls: AwsCalls; logBytes: number; logLines: number }>; replay(kind: string, replay: Replay): Promise<void>; exit(): Promise<void>
 }
 
 /** Another gateway measured beside modelmux (Portkey), or why it could not run. */
@@ -83,13 +79,8 @@ export type Peer = { origin: string; pid: number; version: string } | { error: s
  * `startGateway` runs the deployed bundles on Node 24 with `env` over the template's (e.g. the lease mode).
  */
 export interface System {
-  dynamodb: { endpoint: string; pid: number };
-  simulator: { pid: number; openaiBaseUrl: string };
-  pace(gapMs: number): Promise<void>;
-  account(keys: number, email?: string): Promise<string[]>;
-  startGateway(env: Record<string, string>, nodeFlags?: string[]): Promise<Gateway>;
-  startPortkey(): Promise<Peer>;
-  stop(): Promise<void>;
+  dynamodb: { endpoint: string; pid: number }; simulator: { pid: number; openaiBaseUrl: string }; pace(gapMs: number): Promise<void>; account(keys: number, email?: string): Promise<string[]>;
+  startGateway(env: Record<string, string>, nodeFlags?: string[]): Promise<Gateway>; startPortkey(): Promise<Peer>; stop(): Promise<void>
 }
 
 const freePort = (): Promise<number> =>
