@@ -6,7 +6,7 @@ import type { ImportTiming } from './cold-start';
 import { ASSUMPTIONS, billedMs, breakEvenPerMonth, CLOUDFRONT_FLAT_RATE_PER_1M, costRow, INIT_GOAL_MS, initMs, MANAGED, managedRow, MIX, PRICES, rightSizedMb, withUpstream, type CostInputs, type CostRow, type RequestFigures } from './cost';
 import { KINDS, percentile, type BenchConfig, type Kind, type KindResult, type LoadResult, type PhaseProfile, type WruRow } from './measure';
 import { BENCH_COUNTER_PHASE } from './profile';
-import type { StackInfo } from './stack';
+import { stackFunction, type StackInfo } from './stack';
 
 /** Everything one run measured. */
 export interface Results {
@@ -57,17 +57,16 @@ function topPhases(phases: Map<string, number>, total: number, n = 3): string {
 
 /** The whole report. */
 export function renderReport(r: Results): string {
-  const chatFn = r.stack.functions.find((f) => f.name === 'Chat');
-  const embFn = r.stack.functions.find((f) => f.name === 'Embeddings');
-  if (chatFn === undefined || embFn === undefined) throw new Error('the stack has no Chat or Embeddings function');
-  const configured = { Chat: chatFn.memoryMb, Embeddings: embFn.memoryMb };
+  const chatFn = stackFunction(r.stack, 'Chat');
+  const configured = { Chat: chatFn.memoryMb, Embeddings: stackFunction(r.stack, 'Embeddings').memoryMb };
   const chatImport = r.imports.find((i) => i.label === 'Chat');
   const ready = chatImport?.readyCpuMs ?? Number.NaN;
   const empty = r.imports.find((i) => i.label === 'empty');
   const rightSized = rightSizedMb(ready);
   const inputs: CostInputs = { mix: MIX.map((p) => ({ ...p, figures: figures(r, p.kind) })), architecture: chatFn.architecture, readyMs: ready, waf: (r.stack.resourceTypes['AWS::WAFv2::WebACL'] ?? 0) > 0, platformLogs: chatFn.platformLogs };
   const at = (ms: number): CostInputs => ({ ...inputs, mix: withUpstream(inputs.mix, ms) });
-  const lambda = { 2: costRow('per-invocation Lambda, 2-s upstream', configured, at(2000)), 5: costRow('per-invocation Lambda, 5-s upstream', configured, at(5000)) };
+  const asConfigured = `per-invocation Lambda as configured (chat ${configured.Chat} MB, embeddings ${configured.Embeddings} MB)`;
+  const lambda = { 2: costRow(`${asConfigured}, 2-s upstream`, configured, at(2000)), 5: costRow(`${asConfigured}, 5-s upstream`, configured, at(5000)) };
   const managed = { 2: managedRow(`Managed Instances, 2-s upstream, ${pct(MANAGED.utilisation)} used`, at(2000)), 5: managedRow(`Managed Instances, 5-s upstream, ${pct(MANAGED.utilisation)} used`, at(5000)) };
   const breakEven = breakEvenPerMonth(lambda[2], managed[2]);
 

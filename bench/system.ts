@@ -129,7 +129,7 @@ export async function startSystem(chat: StackFunction, embeddings: StackFunction
   for (const log of ['simulator.log', 'gateway.log']) writeFileSync(join(logDir, log), '');
   try {
     const node24 = lambdaNode();
-    const ddb = await startDynamoDbLocal();
+    const ddb = await startDynamoDbLocal({ startTimeoutMs: 120_000 }); // a busy machine starts the JVM slowly
     stops.push(ddb.stop);
     const sim = await startChild('simulator-child.ts', { ...process.env, BENCH_REPLY_WORDS: String(replyWords) }, join(logDir, 'simulator.log'));
     stops.push(async () => void (sim.process.kill('SIGTERM'), await sim.exited));
