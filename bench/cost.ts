@@ -23,7 +23,9 @@ export const PRICES = {
   logsIngest: { usd: 0.5, unit: 'GB of Lambda logs ingested (Standard class, first tier)', source: 'https://aws.amazon.com/cloudwatch/pricing/ (Lambda logs tiers)', since: '2025-05-01' },
   wafRequest: { usd: 0.6 / 1e6, unit: 'request inspected by a web ACL', source: 'https://aws.amazon.com/waf/pricing/', since: 'as listed 2025-11' },
   sqsRequest: { usd: 0.4 / 1e6, unit: 'request (standard queue, 64 KB chunks)', source: 'https://aws.amazon.com/sqs/pricing/', since: 'as listed 2025-11' },
-  ec2M7gLarge: { usd: 0.0816, unit: 'm7g.large instance-hour (2 vCPU, 8 GiB; Linux on-demand)', source: 'https://aws.amazon.com/ec2/pricing/on-demand/', since: 'as listed 2026-06' },
+  ec2C7gLarge: { usd: 0.0725, unit: 'c7g.large instance-hour (2 vCPU, 4 GiB; Linux on-demand)', source: 'https://aws.amazon.com/ec2/pricing/on-demand/', since: 'as listed 2026' },
+  natHour: { usd: 0.045, unit: 'NAT gateway hour', source: 'https://aws.amazon.com/vpc/pricing/ (NAT Gateway)', since: 'as listed 2026' },
+  natGb: { usd: 0.045, unit: 'GB through a NAT gateway', source: 'https://aws.amazon.com/vpc/pricing/ (NAT Gateway)', since: 'as listed 2026' },
   managedInstancesFee: { usd: 0.15, unit: 'Lambda Managed Instances management fee, share of the EC2 on-demand price', source: 'https://aws.amazon.com/lambda/pricing/ (Lambda Managed Instances)', since: '2025-11-30 (launch)' },
   managedInstancesRequest: { usd: 0.2 / 1e6, unit: 'request (Lambda Managed Instances)', source: 'https://aws.amazon.com/lambda/pricing/ (Lambda Managed Instances)', since: '2025-11-30 (launch)' },
 } satisfies Record<string, Price>;
@@ -45,17 +47,16 @@ export const CLOUDFRONT_FLAT_RATE_PER_1M = { usd: 1.6, plan: 'Business: $200 / 1
 export const ASSUMPTIONS = { fullVcpuMb: 1769, dynamoCallMs: 5, coldStartShare: 0.01, logEventOverheadBytes: 26, platformLogBytes: 270, platformLogEvents: 3 };
 
 /**
- * Lambda Managed Instances (the stack's `-c compute=managed-instances`), as documented: instances of
- * .large or larger from the C/M/R families (m7g.large assumed: the smallest general-purpose Graviton),
- * 3 instances at least, one per Availability Zone ("Scaling Lambda Managed Instances",
- * https://docs.aws.amazon.com/lambda/latest/dg/lambda-managed-instances-scaling.html); a Node.js execution
- * environment takes up to 64 concurrent requests per vCPU by default ("Node.js runtime for Lambda Managed
- * Instances", https://docs.aws.amazon.com/lambda/latest/dg/lambda-managed-instances-nodejs-runtime.html);
- * billed per instance-hour (EC2 price + 15% fee) plus $0.20 per 1M requests, no duration charge. Chat and
- * embeddings share one capacity provider. A NAT gateway for the VPC's way out is not counted
- * (https://aws.amazon.com/vpc/pricing/: $0.045 an hour per gateway, $0.045 per GB).
+ * Lambda Managed Instances as the stack deploys them (`-c compute=managed-instances`, docs/managed-instances.md):
+ * execution environments of 1 vCPU and 2 GiB, each about one c7g.large-equivalent (Lambda keeps ~1 vCPU of an
+ * instance for itself), 3 per function at least (one per Availability Zone, "Scaling Lambda Managed Instances",
+ * https://docs.aws.amazon.com/lambda/latest/dg/lambda-managed-instances-scaling.html), chat and embeddings: 6;
+ * up to 64 concurrent requests per vCPU, Node.js's default ("Node.js runtime for Lambda Managed Instances",
+ * https://docs.aws.amazon.com/lambda/latest/dg/lambda-managed-instances-nodejs-runtime.html); billed per
+ * instance-hour (EC2 price + 15% fee) plus $0.20 per 1M requests, no duration charge; one NAT gateway, whose
+ * hours are in the floor and whose GB (each request and answer, as sent) are per request.
  */
-export const MANAGED = { instance: 'm7g.large', vcpus: 2, minInstances: 3, concurrencyPerVcpu: 64, utilisation: 0.5, hoursPerMonth: 730 };
+export const MANAGED = { instance: 'c7g.large-equivalent (1 vCPU)', vcpus: 1, minInstances: 6, concurrencyPerVcpu: 64, utilisation: 0.5, hoursPerMonth: 730 };
 
 /**
  * What one request of a kind costs the platform, measured: handler-path CPU (ms), DynamoDB calls, write
@@ -137,11 +138,12 @@ export function managedRow(label: string, inputs: CostInputs): CostRow & { perIn
   const byCpu = (MANAGED.vcpus * 1000) / avg((p) => p.figures.cpuMs);
   const byConcurrency = (MANAGED.vcpus * MANAGED.concurrencyPerVcpu * 1000) / avg((p) => billedMs(p, ASSUMPTIONS.fullVcpuMb));
   const perInstanceRps = Math.min(byCpu, byConcurrency);
-  const hourUsd = PRICES.ec2M7gLarge.usd * (1 + PRICES.managedInstancesFee.usd);
+  const hourUsd = PRICES.ec2C7gLarge.usd * (1 + PRICES.managedInstancesFee.usd);
   const computeUsd = (hourUsd / (perInstanceRps * MANAGED.utilisation * 3600)) * 1e6;
-  const limit = byCpu < byConcurrency ? `CPU (${Math.round(byCpu)}/s per instance)` : `${MANAGED.concurrencyPerVcpu} requests per vCPU (${Math.round(byConcurrency)}/s per instance; CPU would allow ${Math.round(byCpu)}/s)`;
-  const floorUsd = MANAGED.minInstances * hourUsd * MANAGED.hoursPerMonth;
-  return { ...total({ label, lambdaGbS: 0, lambdaUsd: computeUsd + 1e6 * PRICES.managedInstancesRequest.usd, ...sharedLines(inputs), initMs: Number.NaN }), perInstanceRps, limit, floorUsd };
+  const limit = byCpu < byConcurrency ? `CPU (${Math.round(byCpu)}/s per environment)` : `${MANAGED.concurrencyPerVcpu} requests per vCPU (${Math.round(byConcurrency)}/s per environment; CPU would allow ${Math.round(byCpu)}/s)`;
+  const floorUsd = (MANAGED.minInstances * hourUsd + PRICES.natHour.usd) * MANAGED.hoursPerMonth;
+  const natUsd = inputs.mix.reduce((t, p) => t + 1e6 * p.share * ((p.figures.responseBytes + p.figures.requestBytes) / 1e9) * PRICES.natGb.usd, 0);
+  return { ...total({ label, lambdaGbS: 0, lambdaUsd: computeUsd + 1e6 * PRICES.managedInstancesRequest.usd + natUsd, ...sharedLines(inputs), initMs: Number.NaN }), perInstanceRps, limit, floorUsd };
 }
 
 /** Requests a month above which Managed Instances' floor costs less than per-invocation Lambda's compute (other lines are alike). */

@@ -57,13 +57,13 @@ describe('bench cost model', () => {
   });
 
   it('prices Managed Instances per instance-hour at the stated utilisation, with a floor of 3 instances, and finds the break-even', () => {
-    // 10 ms of CPU per request and 2-s answers: CPU allows 2 × 1000 / 10 = 200/s per instance, 128 concurrent
-    // requests 128 / 2 = 64/s: concurrency limits it. At 50%: 32/s, $0.0816 × 1.15 an hour.
+    // 10 ms of CPU per request and 2-s answers: CPU allows 1000 / 10 = 100/s per 1-vCPU environment, 64 concurrent
+    // requests 64 / 2 = 32/s: concurrency limits it. At 50%: 16/s, $0.0725 × 1.15 an hour.
     const inputs = { mix: [part({ cpuMs: 10 })].map((p) => ({ ...p, upstreamMs: 2000 - 10 })), architecture: 'arm64' as const, readyMs: 0, waf: false };
     const managed = managedRow('mi', inputs);
-    expect(managed.perInstanceRps).toBeCloseTo(64, 6);
-    expect(managed.lambdaUsd).toBeCloseTo(((0.0816 * 1.15) / (32 * 3600)) * 1e6 + 0.2, 6);
-    expect(managed.floorUsd).toBeCloseTo(3 * 0.0816 * 1.15 * 730, 6);
+    expect(managed.perInstanceRps).toBeCloseTo(32, 6);
+    expect(managed.lambdaUsd).toBeCloseTo(((0.0725 * 1.15) / (16 * 3600)) * 1e6 + 0.2, 6); // no bytes: no NAT GB
+    expect(managed.floorUsd).toBeCloseTo((6 * 0.0725 * 1.15 + 0.045) * 730, 6); // $398.03, as docs/managed-instances.md
     const lambda = costRow('l', { Chat: 1024, Embeddings: 1024 }, inputs);
     // Break-even: the floor over what per-invocation Lambda's compute costs per request beyond the request fee.
     expect(breakEvenPerMonth(lambda, managed)).toBeCloseTo(managed.floorUsd / ((lambda.lambdaUsd - 0.2) / 1e6), 0);
