@@ -1,48 +1,34 @@
 /**
- * Cold start of a bundle: a fresh `node` imports it and reaches its `handler`, as Lambda's INIT does
- * (minus the runtime's own bootstrap), with `--enable-source-maps` as deployed and without. The
- * handlers read their env at load, so the process gets the function's literal env from the template.
+ * Cold start of a bundle: a fresh Node 24 (Lambda's nodejs24.x) imports it and reaches its `handler`, as
+ * Lambda's INIT does (minus the runtime's own bootstrap), with the function's literal env from the
+ * template. INIT reads the upstream keys and the origin secret from Secrets Manager (the handlers await
+ * both at module load): here a local stand-in answers them (`AWS_ENDPOINT_URL_SECRETS_MANAGER`, the SDK's
+ * own endpoint setting), so their SDK work and round trips are in the figures, and the reads are counted.
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
-import { loadCategory, loadProfile, timeByCategory } from './profile';
+import { ORIGIN_SECRET_ARN_ENV, UPSTREAM_SECRET_ARN_ENV } from '../functions/shared/config/stack-contract';
+import { percentile } from './measure';
 
 const run = promisify(execFile);
 
-/** One module to load. */
-export interface ImportVariant {
-  label: string;
-  /** Absolute path of the module (an `index.mjs`). */
-  file: string;
-  sourceMaps: boolean;
-  env: Record<string, string>;
-}
+/** One module to load (an `index.mjs`, absolute) with its env. */
+export interface ImportVariant { label: string; file: string; env: Record<string, string> }
 
-/** Medians over the runs of one variant, ms. */
-export interface ImportTiming {
-  label: string;
-  runs: number;
-  /** `await import()` of the module until `handler` is in hand. */
-  importMs: number;
-  /** The fastest import: the run least disturbed by anything else on the machine. */
-  importMinMs: number;
-  /** Process start (Node bootstrap) → handler in hand. */
-  readyMs: number;
-  /**
-   * CPU time of the process from its start until the handler is in hand (user + system). On a shared
-   * machine it is far steadier than the wall time (waiting for a core is not counted), and it is what
-   * Lambda's CPU share slows down: the INIT estimates and the right-sizing use it.
-   */
-  readyCpuMs: number;
-}
+/**
+ * Medians over the runs of one variant, ms: `import()` until `handler` is in hand (the secret reads
+ * included), process start → handler (wall), and the process's CPU time until then (user + system: steadier
+ * than the wall time on a shared machine, and what Lambda's CPU share slows down); GetSecretValue calls per load.
+ */
+export interface ImportTiming { label: string; importMs: number; readyMs: number; readyCpuMs: number; secretReads: number }
 
 /** `node -e` source: the `awslambda` global the chat bundle needs at load, a timed import, one JSON line. */
-function runner(file: string): string {
-  return [
+const runner = (file: string): string =>
+  [
     'globalThis.awslambda = { streamifyResponse: (h) => h, HttpResponseStream: { from: (s) => s } };',
     'const t0 = performance.now();',
     `const mod = await import(${JSON.stringify(pathToFileURL(file).href)});`,
@@ -50,43 +36,55 @@ function runner(file: string): string {
     'const cpu = process.cpuUsage();',
     'process.stdout.write(JSON.stringify({ importMs: performance.now() - t0, readyMs: performance.now(), readyCpuMs: (cpu.user + cpu.system) / 1000 }));',
   ].join('\n');
-}
 
-/** The process env of a load: the function's env, dummy credentials, and nothing of ours. */
-function loadEnv(v: ImportVariant): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, AWS_REGION: 'us-east-1', AWS_ACCESS_KEY_ID: 'bench', AWS_SECRET_ACCESS_KEY: 'bench', ...v.env };
-  // The stack leaves NODE_OPTIONS unset (no runtime source maps); the other variant adds --enable-source-maps.
-  if (v.sourceMaps) env.NODE_OPTIONS = '--enable-source-maps';
-  else delete env.NODE_OPTIONS;
-  // No secret to read at INIT (the handlers then skip the prefetch, as locally).
-  delete env.UPSTREAM_SECRET_ARN;
-  return env;
+/** A Secrets Manager stand-in: every GetSecretValue gets a JSON secret; counts the calls. */
+async function secretsStandIn(): Promise<{ endpoint: string; reads: () => number; close: () => void }> {
+  let reads = 0;
+  const server = createServer((req, res) => {
+    req.resume().on('end', () => {
+      reads++;
+      res.writeHead(200, { 'content-type': 'application/x-amz-json-1.1' });
+      res.end(JSON.stringify({ ARN: 'arn:aws:secretsmanager:us-east-1:000000000000:secret:bench', Name: 'bench', SecretString: JSON.stringify({ OPENAI_API_KEY: 'sk-bench', current: 'bench-origin' }), VersionId: 'v1' }));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  return { endpoint: `http://127.0.0.1:${port}`, reads: () => reads, close: () => server.close() };
 }
 
 type Sample = { importMs: number; readyMs: number; readyCpuMs: number };
 
-async function loadOnce(v: ImportVariant, extraArgs: string[] = []): Promise<Sample> {
-  const { stdout } = await run(process.execPath, [...extraArgs, '--input-type=module', '-e', runner(v.file)], { env: loadEnv(v), timeout: 60_000 });
+async function loadOnce(node: string, v: ImportVariant, secrets: string): Promise<Sample> {
+  // The function's env (NODE_OPTIONS as the template sets it, or none), dummy credentials, nothing of ours.
+  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, AWS_REGION: 'us-east-1', AWS_ACCESS_KEY_ID: 'bench', AWS_SECRET_ACCESS_KEY: 'bench', ...v.env, AWS_ENDPOINT_URL_SECRETS_MANAGER: secrets };
+  for (const name of [UPSTREAM_SECRET_ARN_ENV, ORIGIN_SECRET_ARN_ENV]) env[name] = `arn:aws:secretsmanager:us-east-1:000000000000:secret:${name.toLowerCase()}`;
+  const { stdout } = await run(node, ['--input-type=module', '-e', runner(v.file)], { env, timeout: 60_000 });
   return JSON.parse(stdout) as Sample;
 }
 
-const median = (xs: number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length === 0 ? Number.NaN : s.length % 2 ? (s[(s.length - 1) / 2] as number) : ((s[s.length / 2 - 1] as number) + (s[s.length / 2] as number)) / 2;
-};
+const median = (xs: number[]): number => percentile(xs, 50);
 
-/**
- * Loads every variant `runs` times, round-robin (so drift and other load hit all alike), after one
- * unmeasured load each (the page cache warm, as on a Lambda host).
- */
-export async function timeImports(variants: ImportVariant[], runs: number): Promise<ImportTiming[]> {
-  const samples = variants.map(() => [] as Sample[]);
-  for (const v of variants) await loadOnce(v);
-  for (let r = 0; r < runs; r++) for (const [i, v] of variants.entries()) samples[i]?.push(await loadOnce(v));
-  return variants.map((v, i) => {
-    const list = samples[i] ?? [];
-    return { label: v.label, runs: list.length, importMs: median(list.map((s) => s.importMs)), importMinMs: Math.min(...list.map((s) => s.importMs)), readyMs: median(list.map((s) => s.readyMs)), readyCpuMs: median(list.map((s) => s.readyCpuMs)) };
-  });
+/** Loads every variant `runs` times on `node`, round-robin, after one unmeasured load each (the page cache warm, as on a Lambda host). */
+export async function timeImports(node: string, variants: ImportVariant[], runs: number): Promise<ImportTiming[]> {
+  const stand = await secretsStandIn();
+  try {
+    const samples = variants.map(() => [] as Sample[]);
+    const reads = variants.map(() => 0);
+    for (const v of variants) await loadOnce(node, v, stand.endpoint);
+    for (let r = 0; r < runs; r++) {
+      for (const [i, v] of variants.entries()) {
+        const before = stand.reads();
+        samples[i]?.push(await loadOnce(node, v, stand.endpoint));
+        reads[i] = (reads[i] ?? 0) + stand.reads() - before;
+      }
+    }
+    return variants.map((v, i) => {
+      const list = samples[i] ?? [];
+      return { label: v.label, importMs: median(list.map((s) => s.importMs)), readyMs: median(list.map((s) => s.readyMs)), readyCpuMs: median(list.map((s) => s.readyCpuMs)), secretReads: (reads[i] ?? 0) / runs };
+    });
+  } finally {
+    stand.close();
+  }
 }
 
 /** A module with only a handler: the floor of a Node process start. */
@@ -94,20 +92,4 @@ export function emptyModule(dir: string): string {
   const file = join(dir, 'empty-handler.mjs');
   writeFileSync(file, 'export const handler = async () => ({ statusCode: 200 });\n');
   return file;
-}
-
-/**
- * Where one load's CPU goes (`node --cpu-prof`, sampling every 100 µs, frames mapped to sources with the
- * bundle's map), ms by category. Sampling slows the load: read the shares.
- */
-export async function profileImport(v: ImportVariant): Promise<Map<string, number>> {
-  const dir = mkdtempSync(join(tmpdir(), 'modelmux-load-profile-'));
-  try {
-    await loadOnce({ ...v, sourceMaps: false }, ['--cpu-prof', `--cpu-prof-dir=${dir}`, '--cpu-prof-interval=100']);
-    const file = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
-    if (file === undefined) throw new Error('node --cpu-prof wrote no profile');
-    return timeByCategory(loadProfile(join(dir, file), [v.file]), loadCategory);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
 }

@@ -4,15 +4,10 @@
  * us-east-1, each with its source and the date it has applied since.
  */
 
-import type { Kind } from './config';
+import type { Kind } from './measure';
 
 /** A list price: USD per unit, where it is published, since when it applies. */
-export interface Price {
-  usd: number;
-  unit: string;
-  source: string;
-  since: string;
-}
+export interface Price { usd: number; unit: string; source: string; since: string }
 
 /** us-east-1 list prices, pay-as-you-go, no free tier (the free tiers are per account, not per request). */
 export const PRICES = {
@@ -28,6 +23,11 @@ export const PRICES = {
   logsIngest: { usd: 0.5, unit: 'GB of Lambda logs ingested (Standard class, first tier)', source: 'https://aws.amazon.com/cloudwatch/pricing/ (Lambda logs tiers)', since: '2025-05-01' },
   wafRequest: { usd: 0.6 / 1e6, unit: 'request inspected by a web ACL', source: 'https://aws.amazon.com/waf/pricing/', since: 'as listed 2025-11' },
   sqsRequest: { usd: 0.4 / 1e6, unit: 'request (standard queue, 64 KB chunks)', source: 'https://aws.amazon.com/sqs/pricing/', since: 'as listed 2025-11' },
+  ec2C7gLarge: { usd: 0.0725, unit: 'c7g.large instance-hour (2 vCPU, 4 GiB; Linux on-demand)', source: 'https://aws.amazon.com/ec2/pricing/on-demand/', since: 'as listed 2026' },
+  natHour: { usd: 0.045, unit: 'NAT gateway hour', source: 'https://aws.amazon.com/vpc/pricing/ (NAT Gateway)', since: 'as listed 2026' },
+  natGb: { usd: 0.045, unit: 'GB through a NAT gateway', source: 'https://aws.amazon.com/vpc/pricing/ (NAT Gateway)', since: 'as listed 2026' },
+  managedInstancesFee: { usd: 0.15, unit: 'Lambda Managed Instances management fee, share of the EC2 on-demand price', source: 'https://aws.amazon.com/lambda/pricing/ (Lambda Managed Instances)', since: '2025-11-30 (launch)' },
+  managedInstancesRequest: { usd: 0.2 / 1e6, unit: 'request (Lambda Managed Instances)', source: 'https://aws.amazon.com/lambda/pricing/ (Lambda Managed Instances)', since: '2025-11-30 (launch)' },
 } satisfies Record<string, Price>;
 
 /**
@@ -37,76 +37,52 @@ export const PRICES = {
  */
 export const CLOUDFRONT_FLAT_RATE_PER_1M = { usd: 1.6, plan: 'Business: $200 / 125M requests / 50 TB a month' };
 
-/** Stated assumptions, with where they come from. */
-export const ASSUMPTIONS = {
-  /** Lambda gives one full vCPU at 1,769 MB and a proportional share below (Lambda Developer Guide, "Configure Lambda function memory"). */
-  fullVcpuMb: 1769,
-  /** Wall time of one DynamoDB call in the same region, ms, added to the billed duration (DynamoDB Local's own times are not representative). */
-  dynamoCallMs: 5,
-  /** Share of invocations that are cold starts (AWS, "Lambda standardizes billing for INIT phase", 2025: "typically under 1%"); INIT is billed since 2025-08-01. */
-  coldStartShare: 0.01,
-  /** CloudWatch Logs counts each event's message plus 26 bytes (CloudWatch Logs API Reference, PutLogEvents). */
-  logEventOverheadBytes: 26,
-  /** Lambda's own START, END and REPORT lines per invocation (text log format, as the stack uses), bytes. */
-  platformLogBytes:
-    'START RequestId: 00000000-0000-0000-0000-000000000000 Version: $LATEST\n'.length +
-    'END RequestId: 00000000-0000-0000-0000-000000000000\n'.length +
-    'REPORT RequestId: 00000000-0000-0000-0000-000000000000\tDuration: 2000.00 ms\tBilled Duration: 2000 ms\tMemory Size: 1024 MB\tMax Memory Used: 100 MB\t\n'.length,
-  platformLogEvents: 3,
-};
-
-/** What one request of a kind costs the platform, measured. */
-export interface RequestFigures {
-  /** Gateway CPU of the handler path (the stand-in's own cost taken out), ms. */
-  cpuMs: number;
-  dynamoCalls: number;
-  writeUnits: number;
-  readUnits: number;
-  sqsCalls: number;
-  logBytes: number;
-  logLines: number;
-  /** Answer bytes on the wire (gzip when the client asked for it, as the SDK does): CloudFront's bytes out. */
-  responseBytes: number;
-  /** The same answer decoded (shown beside it, not billed). */
-  decodedResponseBytes: number;
-  requestBytes: number;
-}
-
-/** One part of the mix. */
-export interface MixPart {
-  label: string;
-  share: number;
-  /** Time the upstream takes to answer, ms (the gateway waits, and Lambda bills, all of it). */
-  upstreamMs: number;
-  /** The function that serves it (its memory applies). */
-  fn: 'Chat' | 'Embeddings';
-  figures: RequestFigures;
-}
+/**
+ * Stated assumptions: one full vCPU at 1,769 MB and a proportional share below (Lambda Developer Guide,
+ * "Configure Lambda function memory"); 5 ms per DynamoDB call on the path, in the same region; 1% of
+ * invocations cold ("Lambda standardizes billing for INIT phase", 2025: "typically under 1%"); 26 bytes
+ * per log event (CloudWatch Logs API Reference, PutLogEvents); Lambda's START/END/REPORT lines, when the
+ * system log level lets them through: 270 bytes in 3 events.
+ */
+export const ASSUMPTIONS = { fullVcpuMb: 1769, dynamoCallMs: 5, coldStartShare: 0.01, logEventOverheadBytes: 26, platformLogBytes: 270, platformLogEvents: 3 };
 
 /**
- * The mix of issue 14 ("70% streamed chat of 2 s and 500 tokens, 20% buffered chat, 10% embeddings"), each
- * part measured as the request kind named. Buffered chat takes the same 2 s and 500 tokens; embeddings 0.1 s.
+ * Lambda Managed Instances as the stack deploys them (`-c compute=managed-instances`, docs/managed-instances.md):
+ * execution environments of 1 vCPU and 2 GiB, each about one c7g.large-equivalent (Lambda keeps ~1 vCPU of an
+ * instance for itself), 3 per function at least (one per Availability Zone, "Scaling Lambda Managed Instances",
+ * https://docs.aws.amazon.com/lambda/latest/dg/lambda-managed-instances-scaling.html), chat and embeddings: 6;
+ * up to 64 concurrent requests per vCPU, Node.js's default ("Node.js runtime for Lambda Managed Instances",
+ * https://docs.aws.amazon.com/lambda/latest/dg/lambda-managed-instances-nodejs-runtime.html); billed per
+ * instance-hour (EC2 price + 15% fee) plus $0.20 per 1M requests, no duration charge; one NAT gateway, whose
+ * hours are in the floor and whose GB (each request and answer, as sent) are per request.
  */
+export const MANAGED = { instance: 'c7g.large-equivalent (1 vCPU)', vcpus: 1, minInstances: 6, concurrencyPerVcpu: 64, utilisation: 0.5, hoursPerMonth: 730 };
+
+/**
+ * What one request of a kind costs the platform, measured: handler-path CPU (ms), DynamoDB calls, write
+ * and read units, SQS calls, log bytes and lines, and the answer's bytes on the wire (gzip when the client
+ * asks, as the SDK does: CloudFront's bytes out), decoded, and the request's bytes.
+ */
+export interface RequestFigures {
+  cpuMs: number; dynamoCalls: number; writeUnits: number; readUnits: number; sqsCalls: number;
+  logBytes: number; logLines: number; responseBytes: number; decodedResponseBytes: number; requestBytes: number
+}
+
+/** One part of the mix; `upstreamMs` is the time the upstream takes to answer (the gateway waits, and Lambda bills, all of it). */
+export interface MixPart { label: string; share: number; upstreamMs: number; fn: 'Chat' | 'Embeddings'; figures: RequestFigures }
+
+/** The mix of issue 14: 70% streamed chat of 2 s and 500 tokens, 20% buffered chat, 10% embeddings. */
 export const MIX: Array<Omit<MixPart, 'figures'> & { kind: Kind }> = [
-  { kind: 'stream500', label: 'streamed chat: 2 s upstream, 500 tokens in 500 chunks', share: 0.7, upstreamMs: 2000, fn: 'Chat' },
-  { kind: 'chat500', label: 'buffered chat: 2 s upstream, 500 tokens', share: 0.2, upstreamMs: 2000, fn: 'Chat' },
+  { kind: 'stream500', label: 'streamed chat: 500 tokens in 500 chunks', share: 0.7, upstreamMs: 2000, fn: 'Chat' },
+  { kind: 'chat500', label: 'buffered chat: 500 tokens', share: 0.2, upstreamMs: 2000, fn: 'Chat' },
   { kind: 'embeddings', label: 'embeddings: 0.1 s upstream, one input', share: 0.1, upstreamMs: 100, fn: 'Embeddings' },
 ];
 
-/** One row of the cost table: 1M requests of the mix with both functions at `memoryMb` each (or as configured). */
-export interface CostRow {
-  label: string;
-  memoryMb: Record<'Chat' | 'Embeddings', number>;
-  lambdaGbS: number;
-  lambdaUsd: number;
-  dynamoUsd: number;
-  cloudfrontUsd: number;
-  logsUsd: number;
-  otherUsd: number;
-  totalUsd: number;
-  /** Cold start of the chat function at its memory, ms (estimate, see {@link initMs}). */
-  initMs: number;
-}
+/** The mix with every chat part's upstream time set to `ms`. */
+export const withUpstream = (mix: MixPart[], ms: number): MixPart[] => mix.map((p) => (p.fn === 'Chat' ? { ...p, upstreamMs: ms } : p));
+
+/** 1M requests of the mix, by line ("compute": Lambda GB-s + requests, or Managed Instances' hours + requests); INIT of chat at its memory, ms. */
+export interface CostRow { label: string; lambdaGbS: number; lambdaUsd: number; dynamoUsd: number; cloudfrontUsd: number; logsUsd: number; otherUsd: number; totalUsd: number; initMs: number }
 
 /** How much slower our CPU-bound work runs at `memoryMb` than on one full vCPU. */
 export const cpuSlowdown = (memoryMb: number): number => Math.max(1, ASSUMPTIONS.fullVcpuMb / memoryMb);
@@ -116,63 +92,64 @@ export function billedMs(part: MixPart, memoryMb: number): number {
   return Math.ceil(part.upstreamMs + part.figures.cpuMs * cpuSlowdown(memoryMb) + part.figures.dynamoCalls * ASSUMPTIONS.dynamoCallMs);
 }
 
-/** INIT estimate at `memoryMb`: the CPU time from process start to handler ready measured here (one core), slowed to the CPU share. */
+/** INIT estimate at `memoryMb`: CPU ms from process start to handler ready measured here (one core), slowed to the CPU share. */
 export const initMs = (readyMs: number, memoryMb: number): number => readyMs * cpuSlowdown(memoryMb);
 
-/** Cold-start goal of issue 14: INIT at the chosen memory, ms. */
-export const INIT_GOAL_MS = 400;
-
-/** Lambda memory is set in 1 MB steps; we right-size in 64 MB steps, so a noisy run does not move it by a few MB. */
-const MEMORY_STEP_MB = 64;
+/** Cold-start goal of issue 24: INIT at the chosen memory, ms. */
+export const INIT_GOAL_MS = 800;
 
 /**
- * The right size of a function: the least memory (a multiple of 64 MB, 128 at least) whose INIT estimate
- * is within {@link INIT_GOAL_MS}, plus one 64 MB step of margin (the CPU-time median moves by ~15% from
- * run to run on a shared machine, and a Graviton core is not this machine's core). Below it cost falls
- * further (billed duration is mostly upstream wait, paid per GB-s), but the first request of every
- * container would wait longer than the goal; above it the cost rises for CPU the request path barely
- * uses (the gateway's CPU is well under 1% of a 2 s chat request).
+ * The right size of a function: the least memory (a multiple of 64 MB, 128 at least) whose INIT estimate is
+ * within {@link INIT_GOAL_MS}, plus one 64 MB step of margin (the estimate moves ~15% between runs here, and
+ * a Graviton core is not this one). Below it cost falls further but a cold start waits longer than the goal.
  */
 export function rightSizedMb(readyCpuMs: number): number {
-  const least = (ASSUMPTIONS.fullVcpuMb * readyCpuMs) / INIT_GOAL_MS;
-  return Math.max(128, Math.ceil(least / MEMORY_STEP_MB) * MEMORY_STEP_MB + MEMORY_STEP_MB);
+  return Math.max(128, Math.ceil((ASSUMPTIONS.fullVcpuMb * readyCpuMs) / INIT_GOAL_MS / 64) * 64 + 64);
 }
 
-/** Options of {@link costRow}. */
-export interface CostInputs {
-  mix: MixPart[];
-  architecture: 'arm64' | 'x86_64';
-  /** Chat bundle: CPU time from process start to handler ready, ms (source maps as deployed). */
-  readyMs: number;
-  /** A WAF web ACL is in front (every request inspected). */
-  waf: boolean;
+/** Options of {@link costRow}: the mix, the architecture, chat's CPU ms from process start to ready (secret reads included), WAF, platform log lines. */
+export interface CostInputs { mix: MixPart[]; architecture: 'arm64' | 'x86_64'; readyMs: number; waf: boolean; platformLogs?: boolean }
+
+/** The lines every compute mode shares: DynamoDB, CloudFront, logs, SQS and WAF, per 1M of the mix. */
+function sharedLines(inputs: CostInputs): Pick<CostRow, 'dynamoUsd' | 'cloudfrontUsd' | 'logsUsd' | 'otherUsd'> {
+  const sum = (f: (part: MixPart) => number): number => inputs.mix.reduce((total, p) => total + 1e6 * p.share * f(p), 0);
+  const platform = inputs.platformLogs !== false ? ASSUMPTIONS.platformLogBytes + ASSUMPTIONS.platformLogEvents * ASSUMPTIONS.logEventOverheadBytes : 0;
+  return {
+    dynamoUsd: sum((p) => p.figures.writeUnits * PRICES.dynamoWrite.usd + p.figures.readUnits * PRICES.dynamoRead.usd),
+    cloudfrontUsd: sum((p) => PRICES.cloudfrontRequest.usd + (p.figures.responseBytes / 1e9) * PRICES.cloudfrontOut.usd + (p.figures.requestBytes / 1e9) * PRICES.cloudfrontToOrigin.usd),
+    logsUsd: sum((p) => ((p.figures.logBytes + p.figures.logLines * ASSUMPTIONS.logEventOverheadBytes + platform) / 1e9) * PRICES.logsIngest.usd),
+    otherUsd: sum((p) => p.figures.sqsCalls * PRICES.sqsRequest.usd + (inputs.waf ? PRICES.wafRequest.usd : 0)),
+  };
 }
 
-/** 1M requests of the mix, with each function at the given memory. */
+const total = (r: Omit<CostRow, 'totalUsd'>): CostRow => ({ ...r, totalUsd: r.lambdaUsd + r.dynamoUsd + r.cloudfrontUsd + r.logsUsd + r.otherUsd });
+
+/** 1M requests of the mix on per-invocation Lambda, each function at the given memory. */
 export function costRow(label: string, memoryMb: Record<'Chat' | 'Embeddings', number>, inputs: CostInputs): CostRow {
   const gbSecondUsd = inputs.architecture === 'arm64' ? PRICES.lambdaGbSecondArm.usd : PRICES.lambdaGbSecondX86.usd;
-  const n = (part: MixPart): number => 1e6 * part.share;
-  const sum = (f: (part: MixPart) => number): number => inputs.mix.reduce((total, part) => total + n(part) * f(part), 0);
-  const gbS = (part: MixPart): number => (billedMs(part, memoryMb[part.fn]) / 1000) * (memoryMb[part.fn] / 1024);
-  const initGbS = (part: MixPart): number => ASSUMPTIONS.coldStartShare * (initMs(inputs.readyMs, memoryMb[part.fn]) / 1000) * (memoryMb[part.fn] / 1024);
-  const lambdaGbS = sum((p) => gbS(p) + initGbS(p));
-  const lambdaUsd = lambdaGbS * gbSecondUsd + 1e6 * PRICES.lambdaRequest.usd;
-  const dynamoUsd = sum((p) => p.figures.writeUnits * PRICES.dynamoWrite.usd + p.figures.readUnits * PRICES.dynamoRead.usd);
-  const cloudfrontUsd = sum((p) => PRICES.cloudfrontRequest.usd + (p.figures.responseBytes / 1e9) * PRICES.cloudfrontOut.usd + (p.figures.requestBytes / 1e9) * PRICES.cloudfrontToOrigin.usd);
-  const logBytes = (p: MixPart): number =>
-    p.figures.logBytes + p.figures.logLines * ASSUMPTIONS.logEventOverheadBytes + ASSUMPTIONS.platformLogBytes + ASSUMPTIONS.platformLogEvents * ASSUMPTIONS.logEventOverheadBytes;
-  const logsUsd = sum((p) => (logBytes(p) / 1e9) * PRICES.logsIngest.usd);
-  const otherUsd = sum((p) => p.figures.sqsCalls * PRICES.sqsRequest.usd + (inputs.waf ? PRICES.wafRequest.usd : 0));
-  return {
-    label,
-    memoryMb,
-    lambdaGbS,
-    lambdaUsd,
-    dynamoUsd,
-    cloudfrontUsd,
-    logsUsd,
-    otherUsd,
-    totalUsd: lambdaUsd + dynamoUsd + cloudfrontUsd + logsUsd + otherUsd,
-    initMs: initMs(inputs.readyMs, memoryMb.Chat),
-  };
+  const gbS = (p: MixPart): number => ((billedMs(p, memoryMb[p.fn]) + ASSUMPTIONS.coldStartShare * initMs(inputs.readyMs, memoryMb[p.fn])) / 1000) * (memoryMb[p.fn] / 1024);
+  const lambdaGbS = inputs.mix.reduce((s, p) => s + 1e6 * p.share * gbS(p), 0);
+  return total({ label, lambdaGbS, lambdaUsd: lambdaGbS * gbSecondUsd + 1e6 * PRICES.lambdaRequest.usd, ...sharedLines(inputs), initMs: initMs(inputs.readyMs, memoryMb.Chat) });
+}
+
+/** Managed Instances for the mix: what one instance serves, and 1M requests at {@link MANAGED}.utilisation. */
+export function managedRow(label: string, inputs: CostInputs): CostRow & { perInstanceRps: number; limit: string; floorUsd: number } {
+  const avg = (f: (p: MixPart) => number): number => inputs.mix.reduce((s, p) => s + p.share * f(p), 0);
+  const byCpu = (MANAGED.vcpus * 1000) / avg((p) => p.figures.cpuMs);
+  const byConcurrency = (MANAGED.vcpus * MANAGED.concurrencyPerVcpu * 1000) / avg((p) => billedMs(p, ASSUMPTIONS.fullVcpuMb));
+  const perInstanceRps = Math.min(byCpu, byConcurrency);
+  const hourUsd = PRICES.ec2C7gLarge.usd * (1 + PRICES.managedInstancesFee.usd);
+  const computeUsd = (hourUsd / (perInstanceRps * MANAGED.utilisation * 3600)) * 1e6;
+  const limit = byCpu < byConcurrency ? `CPU (${Math.round(byCpu)}/s per environment)` : `${MANAGED.concurrencyPerVcpu} requests per vCPU (${Math.round(byConcurrency)}/s per environment; CPU would allow ${Math.round(byCpu)}/s)`;
+  const floorUsd = (MANAGED.minInstances * hourUsd + PRICES.natHour.usd) * MANAGED.hoursPerMonth;
+  const natUsd = inputs.mix.reduce((t, p) => t + 1e6 * p.share * ((p.figures.responseBytes + p.figures.requestBytes) / 1e9) * PRICES.natGb.usd, 0);
+  return { ...total({ label, lambdaGbS: 0, lambdaUsd: computeUsd + 1e6 * PRICES.managedInstancesRequest.usd + natUsd, ...sharedLines(inputs), initMs: Number.NaN }), perInstanceRps, limit, floorUsd };
+}
+
+/** Requests a month above which Managed Instances' floor costs less than per-invocation Lambda's compute (other lines are alike). */
+export function breakEvenPerMonth(lambda: CostRow, managed: ReturnType<typeof managedRow>): number {
+  const perRequest = (lambda.lambdaUsd - 1e6 * PRICES.managedInstancesRequest.usd) / 1e6;
+  const atFloor = managed.floorUsd / perRequest;
+  // Past the floor's capacity Managed Instances pays per request too; break-even only exists while it is cheaper per request.
+  return managed.lambdaUsd < lambda.lambdaUsd ? atFloor : Number.POSITIVE_INFINITY;
 }

@@ -1,13 +1,10 @@
 /**
- * Child process of `npm run bench`: the DEPLOYED bundles (the chat and embeddings `index.mjs` of
- * cdk.out) behind the local Function URL stand-in, with their template env, memory and timeout. Its
- * CPU is the gateway's. The parent sets the env (tables, DynamoDB Local, simulator base URLs) and
- * `BENCH_GATEWAY` = {@link GatewaySetup}, and made the tables and the account beforehand.
- *
- * Besides the gateway it serves two replay routes: they answer with bytes the parent recorded from a
- * real modelmux response, without any work of the gateway, so their CPU is the stand-in's own cost.
- * It counts AWS calls (bench/aws-calls.ts) and the bytes the handlers log, and answers `idle` (once
- * no invocation runs), `take` (counts since the last take), `replay` and `exit`.
+ * Child process of `npm run bench`: the DEPLOYED bundles (chat and embeddings `index.mjs` of cdk.out)
+ * behind the local Function URL stand-in, with their template env, memory and timeout (`BENCH_GATEWAY` =
+ * {@link GatewaySetup}); its CPU is the gateway's. Two replay routes answer with bytes the parent recorded
+ * from a real modelmux answer, without the gateway's work: their CPU is the stand-in's own. It counts AWS
+ * calls (bench/aws-calls.ts) and the bytes the handlers log, and answers `idle` (once no invocation
+ * runs), `take` (counts since the last take), `replay` and `exit`.
  */
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -15,21 +12,11 @@ import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { createFunctionUrlServer, installAwslambdaGlobals, listen } from '../local/function-url';
 import { countAwsCalls } from './aws-calls';
 
-/** What the parent tells the child. */
-export interface GatewaySetup {
-  chat: { dir: string; memoryMb: number; timeoutSeconds: number };
-  embeddings: { dir: string; memoryMb: number; timeoutSeconds: number };
-}
+/** What the parent tells the child: each function's asset folder, memory and timeout. */
+export type GatewaySetup = Record<'chat' | 'embeddings', { dir: string; memoryMb: number; timeoutSeconds: number }>;
 
-/** A recorded response to replay: status, headers, and the body as the handler wrote it. */
-export interface Replay {
-  headers: Record<string, string>;
-  frames: string[];
-  /** The frames are base64 of the bytes read off the wire (a gzip answer, replayed byte for byte). */
-  base64?: boolean;
-  /** Pause between frames, ms (a paced stream). */
-  gapMs: number;
-}
+/** A recorded answer to replay: headers, the body's frames (base64 of the wire bytes of a gzip answer), the pause between frames (ms). */
+export interface Replay { headers: Record<string, string>; frames: string[]; base64?: boolean; gapMs: number }
 
 const setup = JSON.parse(process.env.BENCH_GATEWAY ?? '') as GatewaySetup;
 const send = (message: object): void => void process.send?.(message);
@@ -69,9 +56,8 @@ const replayStream = awslambda.streamifyResponse(async (event: APIGatewayProxyEv
   out.end();
 });
 const replayBuffered = async (event: APIGatewayProxyEventV2) => {
-  const replay = replayOf(event);
-  if (replay.base64 === true) return { statusCode: 200, headers: replay.headers, body: Buffer.concat(replay.frames.map((f) => Buffer.from(f, 'base64'))).toString('base64'), isBase64Encoded: true };
-  return { statusCode: 200, headers: replay.headers, body: replay.frames.join('') };
+  const { headers, frames, base64 } = replayOf(event);
+  return { statusCode: 200, headers, body: base64 === true ? Buffer.concat(frames.map((f) => Buffer.from(f, 'base64'))).toString('base64') : frames.join(''), isBase64Encoded: base64 === true };
 };
 
 // Invocations running (a streamed chat settles after its response has ended): `idle` waits for none.
@@ -95,19 +81,10 @@ const { url } = await listen(server, 0, '127.0.0.1');
 
 process.on('message', async (raw: { id: number; command: string; arg?: unknown }) => {
   let result: unknown = true;
-  if (raw.command === 'idle') {
-    if (inflight > 0) await new Promise<void>((wake) => idleWaiters.push(wake));
-  } else if (raw.command === 'take') {
-    result = { calls: calls.take(), logBytes, logLines };
-    logBytes = 0;
-    logLines = 0;
-  } else if (raw.command === 'replay') {
-    const { kind, replay } = raw.arg as { kind: string; replay: Replay };
-    replays.set(kind, replay);
-  } else if (raw.command === 'exit') {
-    // process.exit (not a signal), so `--cpu-prof` writes its profile.
-    setImmediate(() => process.exit(0));
-  }
+  if (raw.command === 'idle' && inflight > 0) await new Promise<void>((wake) => idleWaiters.push(wake));
+  if (raw.command === 'take') [result, logBytes, logLines] = [{ calls: calls.take(), logBytes, logLines }, 0, 0];
+  if (raw.command === 'replay') replays.set((raw.arg as { kind: string }).kind, (raw.arg as { replay: Replay }).replay);
+  if (raw.command === 'exit') setImmediate(() => process.exit(0)); // process.exit, not a signal: `--cpu-prof` writes its profile
   send({ type: 'reply', id: raw.id, result });
 });
 process.once('disconnect', () => process.exit(0));

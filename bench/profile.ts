@@ -7,13 +7,8 @@ import { SourceMap, type SourceMapPayload } from 'node:module';
 import type { Profiler, Runtime } from 'node:inspector';
 import { pathToFileURL } from 'node:url';
 
-/** A profile whose frames carry source paths (`functions/…`, `node_modules/zod/…`, `node:…`). */
-export interface SourceProfile {
-  profile: Profiler.Profile;
-  /** Node id → parent id. */
-  parent: Map<number, number>;
-  byId: Map<number, Profiler.ProfileNode>;
-}
+/** A profile whose frames carry source paths (`functions/…`, `node_modules/zod/…`, `node:…`), with each node's parent. */
+export interface SourceProfile { profile: Profiler.Profile; parent: Map<number, number>; byId: Map<number, Profiler.ProfileNode> }
 
 /** `../../node_modules/zod/x.js` → `node_modules/zod/x.js`; `…/functions/a.ts` → `functions/a.ts`. */
 function sourcePath(original: string): string {
@@ -51,14 +46,11 @@ export function loadProfile(file: string, bundles: string[]): SourceProfile {
   return { profile, parent, byId: new Map(profile.nodes.map((n) => [n.id, n])) };
 }
 
-/** Picks a category for a sample from its stack, leaf first. */
-export type Classifier = (stack: Runtime.CallFrame[]) => string;
-
 /**
  * CPU time (ms) per category of the samples taken in `[fromUs, toUs]` (the profile's clock, which is
  * `process.hrtime` in µs on Linux); idle time left out. Each sample is charged the time until the next.
  */
-export function timeByCategory(p: SourceProfile, classify: Classifier, fromUs = -Infinity, toUs = Infinity): Map<string, number> {
+export function timeByPhase(p: SourceProfile, fromUs: number, toUs: number): Map<string, number> {
   const samples = p.profile.samples ?? [];
   const deltas = p.profile.timeDeltas ?? [];
   const memo = new Map<number, string>();
@@ -75,7 +67,7 @@ export function timeByCategory(p: SourceProfile, classify: Classifier, fromUs = 
         const node = p.byId.get(n);
         if (node) stack.push(node.callFrame);
       }
-      category = classify(stack);
+      category = hotPathPhase(stack);
       memo.set(id, category);
     }
     out.set(category, (out.get(category) ?? 0) + Math.max(0, deltas[i + 1] ?? 0) / 1000);
@@ -109,25 +101,10 @@ const PHASES: Array<[string, RegExp]> = [
 ];
 
 /** Phase of a hot-path sample ({@link PHASES}; else GC, V8, or the Node runtime no frame of ours claims). */
-export const hotPathPhase: Classifier = (stack) => {
+const hotPathPhase = (stack: Runtime.CallFrame[]): string => {
   for (const frame of stack) for (const [phase, pattern] of PHASES) if (pattern.test(frame.url)) return phase;
   const leaf = stack[0]?.functionName ?? '';
   if (leaf === '(garbage collector)') return 'GC';
   if (leaf === '(program)') return 'V8 (program)';
   return 'Node runtime, unattributed (sockets, HTTP parsing, timers, microtasks)';
-};
-
-/** Category of a module-load sample: V8 compile, Node's own loading, or the package of the leaf frame. */
-export const loadCategory: Classifier = (stack) => {
-  const leaf = stack[0];
-  const name = leaf?.functionName ?? '';
-  if (name === 'compileSourceTextModule' || name === 'compileFunction' || name === 'wrapSafe') return 'V8 parse + compile of the bundle';
-  if (name === '(garbage collector)') return 'GC';
-  const url = leaf?.url ?? '';
-  if (url === 'bundle:top-level') return 'bundle top level (module bodies, esbuild glue)';
-  if (url.startsWith('node:')) return 'Node internals (module loader, built-ins)';
-  if (url.startsWith('functions/')) return 'functions/** (our code)';
-  const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url)?.[1];
-  if (pkg !== undefined) return pkg.startsWith('@smithy') || pkg.startsWith('@aws-sdk') ? 'AWS SDK (@aws-sdk, @smithy)' : pkg;
-  return url === '' ? 'native / V8 builtins' : 'other';
 };

@@ -1,197 +1,175 @@
 /**
- * BENCHMARKS.md from one run: the goals first (each figure against its goal, and what limits the ones
- * not met), then the cost of the mix; the rest comes from report-details.ts.
+ * BENCHMARKS.md from one run: issue 24's goals first (each figure against its goal, met or not, and what
+ * limits it), then the cost of the mix, write units, CPU by phase, latency and load, cold start.
  */
-import { KINDS, type Kind } from './config';
-import { ASSUMPTIONS, CLOUDFRONT_FLAT_RATE_PER_1M, INIT_GOAL_MS, MIX, PRICES, billedMs, costRow, rightSizedMb, type CostInputs, type CostRow } from './cost';
 import type { ImportTiming } from './cold-start';
-import type { KindResult } from './measure';
-import {
-  added, callsSection, coldStartSection, figures, handlerCpu, kb, latencySection, loadSection, met, ms, num, pct, per, phaseSection, signed, table, usd, type Results,
-} from './report-details';
-import { stackFunction } from './stack';
-import { storedResponsesSection } from './stored-responses';
+import { ASSUMPTIONS, billedMs, breakEvenPerMonth, CLOUDFRONT_FLAT_RATE_PER_1M, costRow, INIT_GOAL_MS, initMs, MANAGED, managedRow, MIX, PRICES, rightSizedMb, withUpstream, type CostInputs, type CostRow, type RequestFigures } from './cost';
+import { KINDS, percentile, type BenchConfig, type Kind, type KindResult, type LoadResult, type PhaseProfile, type WruRow } from './measure';
+import { BENCH_COUNTER_PHASE } from './profile';
+import { stackFunction, type StackInfo } from './stack';
 
-export type { Results } from './report-details';
-
-interface Derived {
-  chatFn: ReturnType<typeof stackFunction>;
-  configured: Record<'Chat' | 'Embeddings', number>;
-  inputs: CostInputs;
-  rows: CostRow[];
-  configuredRow: CostRow;
-  chatImport: ImportTiming | undefined;
-  /** Least memory per function with INIT within the goal (rightSizedMb), and its cost row. */
-  rightSized: Record<'Chat' | 'Embeddings', number>;
-  rightSizedRow: CostRow;
+/** Everything one run measured. */
+export interface Results {
+  cfg: BenchConfig; header: string; stack: StackInfo; imports: ImportTiming[]; kinds: Record<Kind, KindResult>;
+  load: LoadResult[]; wru: WruRow[]; phases: PhaseProfile; leaseEnv: Record<string, string>
 }
 
-function derive(r: Results): Derived {
-  const chatFn = stackFunction(r.stack, 'Chat');
-  const configured = { Chat: chatFn.memoryMb, Embeddings: stackFunction(r.stack, 'Embeddings').memoryMb };
-  const chatImport = r.imports.find((i) => i.label === 'Chat');
-  const inputs: CostInputs = { mix: MIX.map((part) => ({ ...part, figures: figures(r, part.kind) })), architecture: chatFn.architecture, readyMs: chatImport?.readyCpuMs ?? Number.NaN, waf: (r.stack.resourceTypes['AWS::WAFv2::WebACL'] ?? 0) > 0 };
-  const rows = [128, 256, 512, 1024].map((m) => costRow(`${m} MB`, { Chat: m, Embeddings: m }, inputs));
-  const configuredRow = costRow(`configured (chat ${configured.Chat} MB, embeddings ${configured.Embeddings} MB)`, configured, inputs);
-  const ready = (label: string): number => r.imports.find((i) => i.label === label)?.readyCpuMs ?? Number.NaN;
-  const rightSized = { Chat: rightSizedMb(ready('Chat')), Embeddings: rightSizedMb(ready('Embeddings')) };
-  const rightSizedRow = costRow(`right-sized (chat ${rightSized.Chat} MB, embeddings ${rightSized.Embeddings} MB)`, rightSized, inputs);
-  return { chatFn, configured, inputs, rows, configuredRow, chatImport, rightSized, rightSizedRow };
+const round = (x: number, digits = 3): string => (Number.isFinite(x) ? Number(x.toPrecision(digits)).toLocaleString('en-US', { maximumFractionDigits: 2 }) : '–');
+const usd = (x: number): string => (Number.isFinite(x) ? `$${x.toFixed(2)}` : '–');
+const kb = (bytes: number): string => `${(bytes / 1024).toFixed(1)} KB`;
+const pct = (x: number): string => `${round(100 * x)}%`;
+const table = (head: string[], rows: string[][]): string => [head, head.map(() => '---'), ...rows].map((r) => `| ${r.join(' | ')} |`).join('\n');
+const met = (ok: boolean): string => (ok ? 'met' : '**not met**');
+const sum = (xs: number[]): number => xs.reduce((a, b) => a + b, 0);
+const units = (w: WruRow | undefined): string => Object.entries(w?.byTable ?? {}).filter(([, u]) => u >= 0.005).map(([t, u]) => `${t} ${round(u)}`).join(', ');
+
+/** Gateway CPU of the handler path: the process's CPU minus the stand-in's replay of the same answer, minus the bench's call counter. */
+function handlerCpu(r: Results, k: Kind): number {
+  const kr = r.kinds[k];
+  const counter = (r.phases[k].get(BENCH_COUNTER_PHASE) ?? 0) / Math.max(1e-9, sum([...r.phases[k].values()]));
+  return Math.max(0, kr.cpuPerRequest.modelmux * (1 - counter) - kr.cpuPerRequest.replay);
 }
 
-/** The top `n` entries of a phase map, as "name x ms (y%)". */
-function topPhases(phases: Map<string, number>, total: number, n: number): string {
-  const busy = [...phases.values()].reduce((a, b) => a + b, 0);
-  return [...phases].sort((a, b) => b[1] - a[1]).slice(0, n).map(([name, t]) => `${name} ${ms((t / busy) * total)} ms (${pct(t / busy)})`).join('; ');
-}
+const added = (kr: KindResult, p: number): number => percentile(kr.latencyMs.modelmux ?? [], p) - percentile(kr.latencyMs.direct ?? [], p);
 
-function goals(r: Results, d: Derived): string {
-  const chat = r.kinds.chat;
-  const stream = r.kinds.stream;
-  const chatKb = d.chatFn.indexBytes / 1024;
-  const cost = d.configuredRow;
-  const rows: string[][] = [
-    ['gateway CPU per buffered chat request (handler path, billing on)', '≤ 1.0 ms', `${ms(handlerCpu(r, 'chat'))} ms`, met(handlerCpu(r, 'chat') <= 1)],
-    ['gateway CPU per 12-chunk stream (handler path, billing on)', '≤ 1.5 ms', `${ms(handlerCpu(r, 'stream'))} ms (${stream.chunks} chunks)`, met(handlerCpu(r, 'stream') <= 1.5)],
-    ['buffered chat c=1, added p50 / p99 (one invocation at a time)', '≤ 0.5 / 2 ms', `${signed(added(chat, 50))} / ${signed(added(chat, 99))} ms`, met(added(chat, 50) <= 0.5 && added(chat, 99) <= 2)],
-    ['streaming, added time to first token p50 (one at a time)', '≤ 1 ms', `${signed(added(stream, 50))} ms`, met(added(stream, 50) <= 1)],
-    ['chat bundle (index.mjs, minified)', '≤ 300 KB', kb(d.chatFn.indexBytes), met(chatKb <= 300)],
-    ['import → handler ready (chat, source maps as deployed, median)', '≤ 60 ms', `${ms(d.chatImport?.importMs ?? Number.NaN)} ms (fastest ${ms(d.chatImport?.importMinMs ?? Number.NaN)})`, met((d.chatImport?.importMs ?? Infinity) <= 60)],
-    [`cold start INIT at the configured ${d.configured.Chat} MB (estimate)`, '≤ 400 ms', `${ms(cost.initMs)} ms`, met(cost.initMs <= 400)],
-    [`AWS cost per 1M requests of the mix at the configured memory`, '≤ $5', usd(cost.totalUsd), met(cost.totalUsd <= 5)],
-  ];
-  const limits: string[] = [];
-  const phaseLimit = (k: Kind, goal: number): void => {
-    const kr = r.kinds[k];
-    if (handlerCpu(r, k) > goal) limits.push(`- **CPU, ${KINDS[k].label}**: ${ms(handlerCpu(r, k))} ms; the largest phases (profile shares × ${ms(kr.cpuPerRequest.modelmux)} ms measured in the gateway process): ${topPhases(r.phases[k].phases, kr.cpuPerRequest.modelmux, 4)}.`);
+function figures(r: Results, k: Kind): RequestFigures {
+  const kr = r.kinds[k];
+  const calls = Object.entries(kr.calls);
+  const per = (f: (op: string, c: { calls: number; capacityUnits: number }) => number): number => sum(calls.map(([op, c]) => f(op, c))) / Math.max(1, kr.requests);
+  return {
+    cpuMs: handlerCpu(r, k),
+    dynamoCalls: per((op, c) => (op.startsWith('DynamoDB.') ? c.calls : 0)),
+    writeUnits: per((op, c) => (/Put|Update|Delete|Write/.test(op) ? c.capacityUnits : 0)),
+    readUnits: per((op, c) => (/Get|Query|Scan/.test(op) ? c.capacityUnits : 0)),
+    sqsCalls: per((op, c) => (op.startsWith('SQS.') ? c.calls : 0)),
+    logBytes: kr.logBytes / Math.max(1, kr.requests),
+    logLines: kr.logLines / Math.max(1, kr.requests),
+    responseBytes: kr.responseBytes,
+    decodedResponseBytes: kr.decodedResponseBytes,
+    requestBytes: kr.requestBytes,
   };
-  phaseLimit('chat', 1);
-  phaseLimit('stream', 1.5);
-  const onPath = (k: KindResult): string =>
-    Object.entries(k.calls).map(([op, c]) => `${op} ×${num(per(k, c.calls))} (${ms(c.totalMs / Math.max(1, c.calls))} ms each here)`).join(', ') || 'none';
-  const path = (k: KindResult): string =>
-    `the gateway's CPU (${ms(k.cpuPerRequest.modelmux)} ms per request in its process here) and the AWS calls made before the answer (per request: ${onPath(k)}; a settle after the last byte is off the path)`;
-  if (added(chat, 50) > 0.5 || added(chat, 99) > 2) limits.push(`- **Buffered latency**: ${path(chat)}.`);
-  if (added(stream, 50) > 1) limits.push(`- **Streaming TTFT**: ${path(stream)}.`);
-  if (chatKb > 300) limits.push(`- **Bundle**: ${d.chatFn.packages.slice(0, 4).map((p) => `${p.name} ${kb(p.bytes)}`).join(', ')}.`);
-  if ((d.chatImport?.importMs ?? Infinity) > 60) limits.push(`- **Import**: ${topPhases(r.loadProfile, d.chatImport?.importMs ?? Number.NaN, 4)} (one profiled load, shares applied to the median).`);
-  if (cost.totalUsd > 5) {
-    const parts: Array<[string, number]> = [['Lambda', cost.lambdaUsd], ['DynamoDB', cost.dynamoUsd], ['CloudFront', cost.cloudfrontUsd], ['logs', cost.logsUsd], ['other', cost.otherUsd]];
-    limits.push(`- **Cost**: ${parts.sort((a, b) => b[1] - a[1]).map(([n, v]) => `${n} ${usd(v)}`).join(', ')} (see the cost table for the other memory sizes). ${costFloor(r, d)}`);
-  }
-  return [table(['figure', 'goal', 'measured', ''], rows), '', limits.length ? `What limits the goals not met:\n\n${limits.join('\n')}` : 'Every goal is met.'].join('\n');
 }
 
-/**
- * The floor of the cost goal under its own rules: a Node handler that does nothing still needs the
- * memory whose INIT estimate (this run's empty module, process start → handler, CPU) fits 400 ms, and
- * at that memory the mix's billed upstream wait alone, plus CloudFront's per-request price, is what
- * no gateway code can remove.
- */
-function costFloor(r: Results, d: Derived): string {
-  const empty = r.imports.find((i) => i.label === 'empty')?.readyCpuMs ?? Number.NaN;
-  const floorMb = Math.max(128, Math.ceil((ASSUMPTIONS.fullVcpuMb * empty) / INIT_GOAL_MS));
-  const idle = { ...d.inputs, readyMs: empty, mix: d.inputs.mix.map((p) => ({ ...p, figures: { ...p.figures, cpuMs: 0, dynamoCalls: 0, writeUnits: 0, readUnits: 0, sqsCalls: 0, logBytes: 0, logLines: 0, responseBytes: 0 } })) };
-  const floor = costRow('floor', { Chat: floorMb, Embeddings: floorMb }, idle);
-  return (
-    `The floor under the goal's own rules: an empty Node handler takes ${ms(empty)} ms of CPU from process start to handler here, so INIT ≤ ${INIT_GOAL_MS} ms needs ≥ ${floorMb} MB; ` +
-    `at ${floorMb} MB the mix's upstream wait and Lambda requests alone bill ${usd(floor.lambdaUsd)}, and CloudFront's requests ${usd(floor.cloudfrontUsd)}: ${usd(floor.totalUsd)} with Lambda's own log lines, before any gateway work, DynamoDB write or byte.`
-  );
-}
-
-/**
- * Why each function has the memory it has (the CDK defaults CHAT_DEFAULT_MEMORY_MB and
- * EMBEDDINGS_DEFAULT_MEMORY_MB, context `chatMemoryMb` / `embeddingsMemoryMb`).
- */
-function rightSizeText(d: Derived): string {
-  // Within one 64 MB step of this run's sizes: the run-to-run spread of the estimate, not a reason to move.
-  const same = Math.abs(d.rightSized.Chat - d.configured.Chat) <= 64 && Math.abs(d.rightSized.Embeddings - d.configured.Embeddings) <= 64 && d.configuredRow.initMs <= INIT_GOAL_MS;
-  return [
-    `**Right-sizing.** A request's billed duration is almost all upstream wait, so cost falls with memory all the way down to`,
-    `128 MB; what stops it is the cold start. Each function gets the least memory (64 MB steps) whose INIT estimate (CPU ms from`,
-    `process start to handler ready here × ${ASSUMPTIONS.fullVcpuMb} / memory) is within ${INIT_GOAL_MS} ms, plus one step of margin (the median moves`,
-    `~15% between runs here, and a Graviton core is not this one): chat ${d.rightSized.Chat} MB, embeddings ${d.rightSized.Embeddings} MB, ${usd(d.rightSizedRow.totalUsd)} per 1M of the mix.`,
-    same
-      ? `The stack's defaults (CHAT_DEFAULT_MEMORY_MB, EMBEDDINGS_DEFAULT_MEMORY_MB: chat ${d.configured.Chat} MB, embeddings ${d.configured.Embeddings} MB) are these sizes within one step (the spread between runs); INIT estimate at the configured memory ${ms(d.configuredRow.initMs)} ms.`
-      : `The stack is configured with chat ${d.configured.Chat} MB, embeddings ${d.configured.Embeddings} MB (INIT estimate ${ms(d.configuredRow.initMs)} ms): this run suggests other sizes; set CHAT_DEFAULT_MEMORY_MB / EMBEDDINGS_DEFAULT_MEMORY_MB (lib/constructs) from a run on a quiet machine, or the context values \`chatMemoryMb\` / \`embeddingsMemoryMb\` per deployment.`,
-  ].join('\n');
-}
-
-function costSection(r: Results, d: Derived): string {
-  const rowCells = (c: CostRow): string[] => [c.label, num(c.lambdaGbS, 0), usd(c.lambdaUsd), usd(c.dynamoUsd), usd(c.cloudfrontUsd), usd(c.logsUsd), usd(c.otherUsd), `**${usd(c.totalUsd)}**`, `${usd(c.totalUsd - c.cloudfrontUsd + CLOUDFRONT_FLAT_RATE_PER_1M.usd)}`, ms(c.initMs)];
-  const mix = d.inputs.mix;
-  const perKind = mix.map((p) => {
-    const f = p.figures;
-    return [`${pct(p.share)} ${p.label}`, ms(f.cpuMs), `${billedMs(p, d.configured[p.fn])} ms`, num(f.dynamoCalls), num(f.writeUnits), num(f.readUnits), num(f.sqsCalls), `${num(f.logLines)} / ${num(f.logBytes, 0)} B`, `${kb(f.responseBytes)} / ${kb(f.decodedResponseBytes)}`];
-  });
-  const prices = Object.values(PRICES).map((p) => [p.unit, `$${p.usd < 0.001 ? p.usd.toExponential(4) : p.usd}`, p.source, p.since]);
-  return [
-    `The mix: ${mix.map((p) => `${pct(p.share)} ${p.label}`).join('; ')}. Each request's figures are measured (below); the billed duration is`,
-    `the upstream time + the gateway's CPU (handler path) × ${ASSUMPTIONS.fullVcpuMb} / memory (Lambda gives one full vCPU at ${ASSUMPTIONS.fullVcpuMb} MB) + ${ASSUMPTIONS.dynamoCallMs} ms per DynamoDB call,`,
-    `rounded up to 1 ms. ${d.chatFn.architecture}, as synthesized. INIT is billed (since 2025-08-01) for ${pct(ASSUMPTIONS.coldStartShare)} of the invocations at the estimate in the last column.`,
-    `No free tier is counted. CloudFront (pay-as-you-go) is requests + bytes out (as sent on the wire: the bench asks for gzip as the openai SDK does, and the gateway sends gzip) + request bodies to the origin; "flat-rate" puts ${usd(CLOUDFRONT_FLAT_RATE_PER_1M.usd)} in its place (${CLOUDFRONT_FLAT_RATE_PER_1M.plan}, at full use). "other": ${d.inputs.waf ? 'WAF requests, ' : ''}SQS calls counted.`,
-    '',
-    table(['memory (both functions)', 'Lambda GB-s', 'Lambda', 'DynamoDB', 'CloudFront', 'logs', 'other', 'total / 1M', 'total, CloudFront flat-rate', 'INIT estimate, ms'], [...d.rows, d.rightSizedRow, d.configuredRow].map(rowCells)),
-    '',
-    rightSizeText(d),
-    '',
-    `Per request, as measured (billed duration at the configured memory):`,
-    '',
-    table(['part of the mix', 'CPU ms (handler path)', 'billed duration', 'DynamoDB calls', 'write units', 'read units', 'SQS calls', 'log lines / bytes', 'response (headers + body): on the wire / decoded'], perKind),
-    '',
-    `A ledger item takes ${num(r.ledgerBytesPerItem, 0)} bytes: 1M requests add ${num(r.ledgerBytesPerItem / 1e3, 2)} GB to the ledger, ${usd((r.ledgerBytesPerItem / 1e3) * PRICES.dynamoStorage.usd)} a month for as long as they are kept (not in the totals).`,
-    `Lambda's own log lines add ${ASSUMPTIONS.platformLogBytes} bytes in ${ASSUMPTIONS.platformLogEvents} events per invocation; CloudWatch counts ${ASSUMPTIONS.logEventOverheadBytes} bytes more per event.`,
-    '',
-    'List prices (us-east-1):',
-    '',
-    table(['unit', 'USD', 'source', 'since'], prices),
-  ].join('\n');
+/** The largest phases of a profile scaled to `total` ms, as "name x ms (y%)". */
+function topPhases(phases: Map<string, number>, total: number, n = 3): string {
+  const busy = sum([...phases.values()]);
+  return [...phases].sort((a, b) => b[1] - a[1]).slice(0, n).map(([name, t]) => `${name} ${round((t / busy) * total)} ms (${pct(t / busy)})`).join('; ');
 }
 
 /** The whole report. */
 export function renderReport(r: Results): string {
-  const d = derive(r);
+  const chatFn = stackFunction(r.stack, 'Chat');
+  const configured = { Chat: chatFn.memoryMb, Embeddings: stackFunction(r.stack, 'Embeddings').memoryMb };
+  const chatImport = r.imports.find((i) => i.label === 'Chat');
+  const ready = chatImport?.readyCpuMs ?? Number.NaN;
+  const empty = r.imports.find((i) => i.label === 'empty');
+  const rightSized = rightSizedMb(ready);
+  const inputs: CostInputs = { mix: MIX.map((p) => ({ ...p, figures: figures(r, p.kind) })), architecture: chatFn.architecture, readyMs: ready, waf: (r.stack.resourceTypes['AWS::WAFv2::WebACL'] ?? 0) > 0, platformLogs: chatFn.platformLogs };
+  const at = (ms: number): CostInputs => ({ ...inputs, mix: withUpstream(inputs.mix, ms) });
+  const asConfigured = `per-invocation Lambda as configured (chat ${configured.Chat} MB, embeddings ${configured.Embeddings} MB)`;
+  const lambda = { 2: costRow(`${asConfigured}, 2-s upstream`, configured, at(2000)), 5: costRow(`${asConfigured}, 5-s upstream`, configured, at(5000)) };
+  const managed = { 2: managedRow(`Managed Instances, 2-s upstream, ${pct(MANAGED.utilisation)} used`, at(2000)), 5: managedRow(`Managed Instances, 5-s upstream, ${pct(MANAGED.utilisation)} used`, at(5000)) };
+  const breakEven = breakEvenPerMonth(lambda[2], managed[2]);
+
+  // Goal rows: figure, goal, measured, met, what limits it.
+  const chat = r.kinds.chat;
+  const load = (t: string): LoadResult | undefined => r.load.find((l) => l.target.startsWith(t));
+  const mm = load('modelmux');
+  const pk = load('Portkey');
+  const ratio = (mm?.reqPerSec ?? 0) / (pk?.reqPerSec ?? Number.NaN);
+  const wru = (mode: string): WruRow[] => r.wru.filter((w) => w.mode === mode);
+  const worstWru = (mode: string): number => Math.max(...wru(mode).map((w) => w.wru));
+  const cpu = { chat: handlerCpu(r, 'chat'), stream: handlerCpu(r, 'stream') };
+  const chatCost = lambda[2];
+  const topCost = (c: CostRow): string => ([['compute', c.lambdaUsd], ['DynamoDB', c.dynamoUsd], ['CloudFront', c.cloudfrontUsd], ['logs', c.logsUsd]] as Array<[string, number]>).sort((a, b) => b[1] - a[1]).map(([n, v]) => `${n} ${usd(v)}`).join(', ');
+  const leases = wru('leases');
+  const perRequest = (row: WruRow | undefined, table: string): number => sum(Object.entries(row?.byTable ?? {}).filter(([t]) => t.startsWith(table)).map(([, u]) => u));
+  const one = leases.find((w) => w.inFlight === 1);
+  const ledgerPerReq = perRequest(one, 'ledger');
+  const accountPerReq = perRequest(one, 'accounts');
+  const keysPerReq = perRequest(one, 'keys');
+  const accountCeiling = Math.min(1000 / Math.max(1e-9, ledgerPerReq), 1000 / Math.max(1e-9, accountPerReq + keysPerReq));
+  const goals: string[][] = [
+    ['added p50 at concurrency 1, buffered chat, account with credit (one invocation at a time)', '≤ 2 ms', `+${round(added(chat, 50))} ms (p99 +${round(added(chat, 99))})`, met(added(chat, 50) <= 2), added(chat, 50) <= 2 ? '' : `the gateway's CPU per request (${round(chat.cpuPerRequest.modelmux)} ms in its process, ${round(cpu.chat)} on the handler path: see "CPU per request by phase"); AWS calls per request, the ledger write after the answer included: ${Object.entries(chat.calls).map(([op, c]) => `${op} ×${round(c.calls / chat.requests)} (${round(c.totalMs / Math.max(1, c.calls))} ms)`).join(', ') || 'none'}`],
+    ['req/s at concurrency 16, billing on, beside Portkey in the same run', '≥ 1× Portkey', `${round(mm?.reqPerSec ?? Number.NaN)} vs ${pk?.error === undefined ? `${round(pk?.reqPerSec ?? Number.NaN)} (${round(ratio)}×)` : `Portkey not run: ${pk.error}`}`, met(ratio >= 1), ratio >= 1 ? '' : `gateway CPU per request: modelmux ${round(mm?.gatewayCpuMs ?? Number.NaN)} ms, Portkey ${round(pk?.gatewayCpuMs ?? Number.NaN)} ms (it bills nothing and writes nothing); each modelmux request also waits for DynamoDB Local, whose calls took ${round(sum(Object.values(chat.calls).map((c) => c.totalMs)) / Math.max(1, sum(Object.values(chat.calls).map((c) => c.calls))))} ms here (its JVM shares the same 2 cores)`],
+    ...(['holds', 'leases'] as const).map((mode) => [`WRU per request, dashboard account (email, 5 keys), 1 / 10 / 50 in flight, ${mode === 'holds' ? 'holds (CREDIT_LEASE_VALIDITY_MS=0)' : `leases (CREDIT_LEASE_VALIDITY_MS=${r.leaseEnv.CREDIT_LEASE_VALIDITY_MS})`}`, '≤ 1.5 each', wru(mode).map((w) => round(w.wru)).join(' / '), met(worstWru(mode) <= 1.5), worstWru(mode) <= 1.5 ? '' : `by table at 50 in flight: ${units(wru(mode).at(-1))}`]),
+    ['CPU per buffered chat / 12-chunk stream (handler path, c=1, Node 24)', '≤ 2 / ≤ 3 ms', `${round(cpu.chat)} / ${round(cpu.stream)} ms`, met(cpu.chat <= 2 && cpu.stream <= 3), cpu.chat <= 2 && cpu.stream <= 3 ? '' : `buffered: ${topPhases(r.phases.chat, chat.cpuPerRequest.modelmux)}; stream: ${topPhases(r.phases.stream, r.kinds.stream.cpuPerRequest.modelmux)}`],
+    [`AWS $ per 1M of the mix, default stack (chat ${configured.Chat} MB), per-invocation Lambda`, '≤ $8.00', `${usd(lambda[2].totalUsd)} (5-s upstream: ${usd(lambda[5].totalUsd)})`, met(chatCost.totalUsd <= 8), chatCost.totalUsd <= 8 ? '' : `${topCost(chatCost)}: Lambda bills the upstream wait (${pct(sum(inputs.mix.map((p) => p.share * p.upstreamMs)) / sum(inputs.mix.map((p) => p.share * billedMs(p, configured[p.fn]))))} of the billed time); each further second of upstream time adds ${usd((lambda[5].lambdaUsd - lambda[2].lambdaUsd) / 3 / 0.9)} per 1M chat requests`],
+    [`INIT at the configured ${configured.Chat} MB, Node 24, deployed bundle, ${round(chatImport?.secretReads ?? Number.NaN)} Secrets Manager reads counted`, `≤ ${INIT_GOAL_MS} ms`, `${round(initMs(ready, configured.Chat))} ms (estimate)`, met(initMs(ready, configured.Chat) <= INIT_GOAL_MS), initMs(ready, configured.Chat) <= INIT_GOAL_MS ? '' : `the bundle's load: ${round(ready - (empty?.readyCpuMs ?? 0))} ms of CPU over an empty module; the least memory that fits is ${rightSized} MB`],
+    ['chat bundle (index.mjs, minified)', '≤ 300 KB', kb(chatFn.indexBytes), met(chatFn.indexBytes <= 300 * 1024), chatFn.indexBytes <= 300 * 1024 ? '' : chatFn.packages.slice(0, 3).map((p) => `${p.name} ${kb(p.bytes)}`).join(', ')],
+    [`high-volume mode (Managed Instances, ${MANAGED.instance}), $ per 1M of the mix at ${pct(MANAGED.utilisation)} utilisation`, '≤ $3.00', `${usd(managed[2].totalUsd)} (5-s upstream: ${usd(managed[5].totalUsd)}); floor ${usd(managed[2].floorUsd)} a month; break-even ${round(breakEven / 1e6)}M requests a month (${round(breakEven / (MANAGED.hoursPerMonth * 3600))}/s on average)`, met(managed[2].totalUsd <= 3), managed[2].totalUsd <= 3 ? '' : `${topCost(managed[2])}; an environment is limited by ${managed[2].limit}`],
+    ["one account's sustained req/s without an operator step (leases; DynamoDB math below)", '≥ 1,000', `~${round(accountCeiling)}/s`, met(accountCeiling >= 1000), accountCeiling >= 1000 ? '' : 'the busiest partition of the account (see "One account\'s ceiling")'],
+  ];
+
+  const costRows: CostRow[] = [...[128, 256, 512, 1024].map((m) => costRow(`${m} MB, 2-s upstream`, { Chat: m, Embeddings: m }, at(2000))), lambda[2], lambda[5], managed[2], managed[5]];
+  const wruRows = r.wru.map((w) => [w.mode, String(w.inFlight), String(w.requests), `**${round(w.wru)}**`, units(w), round(w.callsPerRequest), round(w.ttftP50)]);
+  const phaseNames = [...new Set((Object.keys(KINDS) as Kind[]).flatMap((k) => [...r.phases[k].keys()]))];
+  const phaseRows = phaseNames.map((name) => [name, ...(Object.keys(KINDS) as Kind[]).map((k) => round(((r.phases[k].get(name) ?? 0) / Math.max(1e-9, sum([...r.phases[k].values()]))) * r.kinds[k].cpuPerRequest.modelmux))]);
   return [
     '# modelmux benchmarks',
     '',
-    `_Generated by \`npm run bench\`${r.cfg.quick ? ' --quick' : ''} on ${r.startedAt.toISOString().slice(0, 16)}Z in ${Math.round(r.seconds)} s; ${r.machine}. While the gateway was measured, other processes kept ${num(r.otherCores)} of the cores busy${r.otherCores > 0.2 ? ' (a busy machine: the figures are inflated, rerun on a quiet one)' : ''}. Rerun to refresh._`,
+    r.header,
     '',
-    '## Goals (issue 14)',
+    '## Goals (issue 24)',
     '',
-    goals(r, d),
+    table(['figure', 'goal', 'measured', '', 'what limits it'], goals),
     '',
     '## Cost of 1M requests',
     '',
-    costSection(r, d),
+    `The mix: ${MIX.map((p) => `${pct(p.share)} ${p.label}`).join('; ')}; chat upstream 2 s (and 5 s). Billed duration = upstream time + the gateway's CPU (handler path) × ${ASSUMPTIONS.fullVcpuMb} / memory + ${ASSUMPTIONS.dynamoCallMs} ms per DynamoDB call, rounded up to 1 ms; ${chatFn.architecture}, as synthesized; INIT billed for ${pct(ASSUMPTIONS.coldStartShare)} of invocations. No free tier. CloudFront pay-as-you-go (flat-rate: ${usd(CLOUDFRONT_FLAT_RATE_PER_1M.usd)} per 1M, ${CLOUDFRONT_FLAT_RATE_PER_1M.plan}). Lambda's START/END/REPORT lines ${chatFn.platformLogs ? 'are' : 'are not'} logged (system log level of the template).`,
+    '',
+    table(['compute', 'Lambda GB-s', 'compute $', 'DynamoDB', 'CloudFront', 'logs', 'other', 'total / 1M'], costRows.map((c) => [c.label, round(c.lambdaGbS), usd(c.lambdaUsd), usd(c.dynamoUsd), usd(c.cloudfrontUsd), usd(c.logsUsd), usd(c.otherUsd), `**${usd(c.totalUsd)}**`])),
+    '',
+    `**Managed Instances** (\`-c compute=managed-instances\`): ${MANAGED.minInstances} × ${MANAGED.instance} at least (3 per function, one per AZ; docs/managed-instances.md), ${MANAGED.concurrencyPerVcpu} requests per vCPU, ${pct(MANAGED.utilisation)} of an instance's capacity used; one environment serves ~${round(managed[2].perInstanceRps)} requests/s of the mix with 2-s answers (limited by ${managed[2].limit}) and ~${round(managed[5].perInstanceRps)}/s with 5-s answers. Floor ${usd(managed[2].floorUsd)} a month (${MANAGED.minInstances} environments × $${PRICES.ec2C7gLarge.usd} an hour + ${pct(PRICES.managedInstancesFee.usd)} fee, and a NAT gateway at $${PRICES.natHour.usd}, × ${MANAGED.hoursPerMonth} h), whatever the traffic; per-invocation Lambda's compute costs ${usd(lambda[2].lambdaUsd)} per 1M, so Managed Instances cost less above ~${round(breakEven / 1e6)}M requests a month (${round(breakEven / (MANAGED.hoursPerMonth * 3600))}/s on average, steady). Below that, and for traffic that is bursty or goes to zero, per-invocation Lambda (the default).`,
+    '',
+    `**Right-sizing**: the least memory (64 MB steps, + one step of margin) whose INIT estimate fits ${INIT_GOAL_MS} ms is ${rightSized} MB (configured: ${configured.Chat} MB).`,
+    '',
+    table(['part of the mix (measured, one at a time)', 'CPU ms (handler path)', 'DynamoDB calls', 'write units', 'read units', 'log lines / bytes', 'response on the wire / decoded'], inputs.mix.map((p) => [p.label, round(p.figures.cpuMs), round(p.figures.dynamoCalls), round(p.figures.writeUnits), round(p.figures.readUnits), `${round(p.figures.logLines)} / ${round(p.figures.logBytes)} B`, `${kb(p.figures.responseBytes)} / ${kb(p.figures.decodedResponseBytes)}`])),
+    '',
+    'List prices (us-east-1):',
+    '',
+    table(['unit', 'USD', 'source', 'since'], Object.values(PRICES).map((p) => [p.unit, `$${p.usd < 0.001 ? p.usd.toExponential(4) : p.usd}`, p.source, p.since])),
+    '',
+    '## Write units per request (dashboard account)',
+    '',
+    `A fresh account with an email and 5 keys per row; 12-chunk streams 10 ms apart, the given number in flight, keys used in turn, through one gateway process per mode; write units as DynamoDB Local reports them (\`ReturnConsumedCapacity: INDEXES\`, every table and index), the lease takes and returns included (each row waits out CREDIT_LEASE_IDLE_MS). On per-invocation Lambda one container has one request in flight, so a lease amortizes over that container's requests in a row; N in flight in one process is Managed Instances' case.`,
+    '',
+    table(['mode', 'in flight', 'requests', 'WRU / request', 'by table / index', 'DynamoDB calls / request', 'TTFT p50 ms'], wruRows),
+    '',
+    "## One account's ceiling",
+    '',
+    `DynamoDB serves at most 1,000 write units a second per partition (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/bp-partition-key-design.html); split-for-heat can give a hot key range its own partitions by sort key, but never splits one item (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/burst-adaptive-capacity.html). With leases, one request of an account writes (measured above, 1 in flight): ledger ${round(ledgerPerReq)} WRU (pk accountId, sk a time-ordered requestId: new items always land at the end of the key range, so a split does not spread them — count the ledger as one partition), the account item ${round(accountPerReq)} WRU (lease takes and returns, amortized), keys ${round(keysPerReq)} WRU. The busiest of these caps one account at ~${round(accountCeiling)} requests/s without fund shards. On per-invocation Lambda each busy container holds a lease of its own: at 1,000 requests/s of 2-s answers ~2,000 containers, each taking and returning a lease once per CREDIT_LEASE_VALIDITY_MS (${round(Number(r.leaseEnv.CREDIT_LEASE_VALIDITY_MS) / 1000)} s), ~${round((2000 * 2) / (Number(r.leaseEnv.CREDIT_LEASE_VALIDITY_MS) / 1000))} writes/s on the account item, each of ⌈item KB⌉ units: within 1,000 WCU/s while the item stays small, and only while the balance can give every container its slice (CREDIT_LEASE_SHARE_PERCENT); past that, requests hold per request and the holds' ceiling applies. With holds (${round(wru('holds')[0]?.wru ?? Number.NaN)} WRU at 1 in flight, on the account item every request) the account item caps it near ${round(1000 / Math.max(1e-9, perRequest(wru('holds')[0], 'accounts')))}/s, less as holds in flight grow the item.`,
     '',
     '## CPU per request by phase',
     '',
-    phaseSection(r),
+    `CPU ms per request, profile shares (\`node --cpu-prof\`, 250 µs, frames mapped through the bundles' source maps; a sample goes to the first frame of its stack a phase names, leaf first) × the gateway process's CPU per request. The goal figure subtracts the Function URL stand-in measured alone (the same answer replayed) and the bench's call counter.`,
     '',
-    '## Latency and streams',
+    table(['phase', ...(Object.keys(KINDS) as Kind[]).map((k) => KINDS[k].label)], [
+      ...phaseRows,
+      ['the stand-in alone (replay)', ...(Object.keys(KINDS) as Kind[]).map((k) => round(r.kinds[k].cpuPerRequest.replay))],
+      ['**handler path** (goal figure)', ...(Object.keys(KINDS) as Kind[]).map((k) => `**${round(handlerCpu(r, k))}**`)],
+    ]),
     '',
-    latencySection(r),
+    '## Latency (one invocation at a time) and load',
     '',
-    '## Load on one gateway process',
+    table(['request', 'n', 'direct p50 / p99 ms', 'modelmux p50 / p99 ms', 'added p50 / p99'], (Object.keys(KINDS) as Kind[]).filter((k) => KINDS[k].direct).map((k) => {
+      const kr = r.kinds[k];
+      const p = (t: 'direct' | 'modelmux', q: number): string => round(percentile(kr.latencyMs[t] ?? [], q));
+      return [KINDS[k].label + (KINDS[k].stream ? ' (TTFT)' : ''), String(kr.requests), `${p('direct', 50)} / ${p('direct', 99)}`, `${p('modelmux', 50)} / ${p('modelmux', 99)}`, `+${round(added(kr, 50))} / +${round(added(kr, 99))}`];
+    })),
     '',
-    loadSection(r),
+    `Buffered chat, 16 connections, closed loop, ${r.cfg.loadSeconds} s each (autocannon), all processes on the same 2 cores; Portkey (Node 24, \`--headless\`) forwards to the same simulator as its OpenAI provider at a custom host:`,
     '',
-    '## AWS calls, capacity units and logs per request',
+    table(['target', 'req/s', 'p50 / p99 ms', 'CPU ms / request (gateway)', 'failures'], r.load.map((l) => [l.target, round(l.reqPerSec), `${round(percentile(l.latencies, 50))} / ${round(percentile(l.latencies, 99))}`, round(l.gatewayCpuMs), l.error ?? String(l.failures)])),
     '',
-    callsSection(r),
-    '',
-    ...(r.storedResponses === undefined ? [] : ['## Stored responses (Responses API)', '', storedResponsesSection(r.storedResponses), '']),
     '## Bundles and cold start',
     '',
-    coldStartSection(r, d.chatFn, d.chatImport),
+    table(['function', 'configured', 'index.mjs', 'gzip -9', 'lazily imported files'], r.stack.functions.map((f) => [f.name, `${f.memoryMb} MB ${f.architecture}`, kb(f.indexBytes), kb(f.indexGzipBytes), kb(f.lazyBytes)])),
     '',
-    '## Method',
+    `A fresh Node 24 imports the bundle with the function's env and reaches \`handler\`, Secrets Manager answered by a local stand-in; median of ${r.cfg.coldStartRuns} runs. INIT at a memory = the CPU ms from process start to ready × ${ASSUMPTIONS.fullVcpuMb} / memory (CPU, not wall: on a shared machine the wall time measures the wait for a core; the network time of the secret reads in AWS is not in it).`,
     '',
-    '- The gateway is the deployed code: the `index.mjs` bundles `cdk synth` builds, with the template\'s env (source maps on), memory and',
-    '  timeout, behind the local Function URL stand-in (local/function-url), in its own process. Billing is on: a real account and key,',
-    '  DynamoDB Local (in memory, its own process), every ledger write. The upstream simulator is a third process; the bench the fourth.',
-    '- CPU per process from /proc (pidusage). Every figure shares the machine\'s 2 cores with the others: on Lambda, DynamoDB and the',
-    '  upstream run elsewhere. This machine\'s core stands in for one Lambda vCPU (arm64 Graviton); the ratio is not measured.',
-    `- Rounds: ${r.cfg.rounds}, the target order rotating each round. Counts per round: ${(Object.keys(KINDS) as Kind[]).map((k) => `${k} ${Math.max(2, Math.round(KINDS[k].perRound * r.cfg.perRoundScale))}`).join(', ')}.`,
+    table(['module', 'import() ms', 'process start → handler, CPU ms', 'secret reads', ...[128, 256, 512, 1024].map((m) => `INIT at ${m} MB`)], r.imports.map((i) => [i.label, round(i.importMs), round(i.readyCpuMs), round(i.secretReads), ...[128, 256, 512, 1024].map((m) => round(initMs(i.readyCpuMs, m)))])),
+    '',
+    `Largest packages in the chat index.mjs: ${chatFn.packages.slice(0, 8).map((p) => `${p.name} ${kb(p.bytes)}`).join(', ')}.`,
   ].join('\n');
 }

@@ -9,33 +9,19 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { gzipSync } from 'node:zlib';
 
-/** One Lambda function of the synthesized stack. */
+/**
+ * One Lambda function of the synthesized stack: construct id (`Chat`, …), asset folder, settings, the env
+ * vars with literal values, whether Lambda's START/END/REPORT lines reach the logs (system log level), the
+ * bytes of index.mjs (minified, gzip -9) and of the lazily imported .mjs beside it, and index.mjs's bytes
+ * per package (own code as `functions/**`), largest first.
+ */
 export interface StackFunction {
-  /** Construct id under the stack: `Chat`, `Embeddings`, … */
-  name: string;
-  /** Asset folder (index.mjs, index.mjs.map, lazily imported files). */
-  dir: string;
-  memoryMb: number;
-  architecture: 'arm64' | 'x86_64';
-  timeoutSeconds: number;
-  /** Environment variables with literal values (references to other resources left out). */
-  env: Record<string, string>;
-  /** index.mjs, bytes (minified). */
-  indexBytes: number;
-  indexGzipBytes: number;
-  mapBytes: number;
-  /** Other .mjs files beside index.mjs (loaded with `import()` only when needed), bytes. */
-  lazyBytes: number;
-  /** Bytes in index.mjs per package (own code as `functions/**`), largest first. */
-  packages: Array<{ name: string; bytes: number }>;
+  name: string; dir: string; memoryMb: number; architecture: 'arm64' | 'x86_64'; timeoutSeconds: number; env: Record<string, string>;
+  platformLogs: boolean; indexBytes: number; indexGzipBytes: number; lazyBytes: number; packages: Array<{ name: string; bytes: number }>
 }
 
-/** What the bench needs from the stack. */
-export interface StackInfo {
-  functions: StackFunction[];
-  /** CloudFormation resource type → count (e.g. to see whether a WAF or a queue is deployed). */
-  resourceTypes: Record<string, number>;
-}
+/** The functions, and CloudFormation resource type → count (e.g. whether a WAF is deployed). */
+export interface StackInfo { functions: StackFunction[]; resourceTypes: Record<string, number> }
 
 type Json = Record<string, unknown>;
 const obj = (v: unknown): Json => (typeof v === 'object' && v !== null ? (v as Json) : {});
@@ -76,9 +62,9 @@ function readFunction(outDir: string, resource: Json): StackFunction | undefined
     architecture: arch === 'arm64' ? 'arm64' : 'x86_64',
     timeoutSeconds: Number(props.Timeout ?? 3),
     env,
+    platformLogs: !['WARN', 'ERROR'].includes(String(obj(props.LoggingConfig).SystemLogLevel)),
     indexBytes: size(index),
     indexGzipBytes: gzipSync(readFileSync(index), { level: 9 }).length,
-    mapBytes: size(`${index}.map`),
     lazyBytes: readdirSync(dir).filter((f) => f.endsWith('.mjs') && f !== 'index.mjs').reduce((sum, f) => sum + size(join(dir, f)), 0),
     packages: existsSync(join(dir, 'index.meta.json')) ? packagesOf(join(dir, 'index.meta.json')) : [],
   };

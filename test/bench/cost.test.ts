@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { billedMs, costRow, initMs, rightSizedMb, type MixPart } from '../../bench/cost';
+import { billedMs, breakEvenPerMonth, costRow, initMs, managedRow, rightSizedMb, type MixPart } from '../../bench/cost';
 
 /** The cost model of `npm run bench`, checked against sums done by hand from the list prices. */
 const part = (over: Partial<MixPart['figures']> = {}): MixPart => ({
@@ -47,12 +47,25 @@ describe('bench cost model', () => {
     expect(row.otherUsd).toBeCloseTo(0.6, 6);
   });
 
-  it('right-sizes to the least memory, in 64 MB steps, whose INIT estimate is within 400 ms, plus one step of margin', () => {
-    // 200 ms on one vCPU: 1769 × 200 / 400 = 884.5 MB → 896 MB (estimate 394.9 ms), + 64 MB.
-    expect(rightSizedMb(200)).toBe(960);
-    expect(initMs(200, 896)).toBeLessThanOrEqual(400);
-    expect(initMs(200, 896 - 64)).toBeGreaterThan(400);
+  it('right-sizes to the least memory, in 64 MB steps, whose INIT estimate is within 800 ms, plus one step of margin', () => {
+    // 200 ms on one vCPU: 1769 × 200 / 800 = 442.25 MB → 448 MB (estimate 789.7 ms), + 64 MB.
+    expect(rightSizedMb(200)).toBe(512);
+    expect(initMs(200, 448)).toBeLessThanOrEqual(800);
+    expect(initMs(200, 448 - 64)).toBeGreaterThan(800);
     expect(rightSizedMb(10)).toBe(128);
-    expect(rightSizedMb(400)).toBe(1856);
+    expect(rightSizedMb(400)).toBe(960);
+  });
+
+  it('prices Managed Instances per instance-hour at the stated utilisation, with a floor of 3 instances, and finds the break-even', () => {
+    // 10 ms of CPU per request and 2-s answers: CPU allows 1000 / 10 = 100/s per 1-vCPU environment, 64 concurrent
+    // requests 64 / 2 = 32/s: concurrency limits it. At 50%: 16/s, $0.0725 × 1.15 an hour.
+    const inputs = { mix: [part({ cpuMs: 10 })].map((p) => ({ ...p, upstreamMs: 2000 - 10 })), architecture: 'arm64' as const, readyMs: 0, waf: false };
+    const managed = managedRow('mi', inputs);
+    expect(managed.perInstanceRps).toBeCloseTo(32, 6);
+    expect(managed.lambdaUsd).toBeCloseTo(((0.0725 * 1.15) / (16 * 3600)) * 1e6 + 0.2, 6); // no bytes: no NAT GB
+    expect(managed.floorUsd).toBeCloseTo((6 * 0.0725 * 1.15 + 0.045) * 730, 6); // $398.03, as docs/managed-instances.md
+    const lambda = costRow('l', { Chat: 1024, Embeddings: 1024 }, inputs);
+    // Break-even: the floor over what per-invocation Lambda's compute costs per request beyond the request fee.
+    expect(breakEvenPerMonth(lambda, managed)).toBeCloseTo(managed.floorUsd / ((lambda.lambdaUsd - 0.2) / 1e6), 0);
   });
 });

@@ -1,6 +1,6 @@
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { dynamoItemBytes } from '../../bench/hold-phase';
+import { dynamoItemBytes } from '../../bench/aws-calls';
 import { createAccount, getAccount } from '../../functions/shared/accounts/account-store';
 import { createKey } from '../../functions/shared/accounts/key-store';
 import { clearViews } from '../../functions/shared/billing/account-state';

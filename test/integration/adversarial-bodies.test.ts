@@ -1,13 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BODY_ROUTES, SHAPES, adversarialBody, type BodyRoute, type Shape } from '../../bench/adversarial-bodies';
+import { BODY_ROUTES, SHAPES, adversarialBody, type BodyRoute, type Shape } from '../support/adversarial-bodies';
 import { startGateway, type RunningGateway } from '../../local/gateway';
 import { signUpAndSignIn, type SignedInUser } from '../support/cognito-user';
 
 /**
  * Issue 21 item 2: a 1 MB adversarial body of each shape, through the real handlers behind the Function
  * URL stand-in, is answered (an OpenAI-shaped 400, or accepted) by one linear scan; while one tenant's
- * request is in flight, another tenant's is answered. CPU per shape is in the bench
- * (bench/validation-cpu.ts), not asserted here.
+ * request is in flight, another tenant's is answered (CPU per shape is a speed figure: never asserted).
  */
 let gw: RunningGateway;
 let user: SignedInUser;
