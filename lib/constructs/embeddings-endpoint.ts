@@ -5,11 +5,10 @@ import { GatewayFunction } from './gateway-function';
 
 /**
  * Memory of the embeddings function when the `embeddingsMemoryMb` context value is not given, MB, chosen
- * as CHAT_DEFAULT_MEMORY_MB is (`npm run bench`, "Right-sizing"). Its bundle is the chat bundle with
- * another entry (same size, same cold start), so the same size: 640 MB, within 400 ms in every quiet
- * run here.
+ * as CHAT_DEFAULT_MEMORY_MB is. Its bundle is the chat bundle with another entry (same size, INIT 211 ms
+ * median beside the chat's 210: docs/dynamodb-client.md, "Cold start and memory"), so the same size.
  */
-export const EMBEDDINGS_DEFAULT_MEMORY_MB = 640;
+export const EMBEDDINGS_DEFAULT_MEMORY_MB = 576;
 
 /** Props of {@link EmbeddingsEndpoint}. */
 export interface EmbeddingsEndpointProps extends GatewayEndpointProps {

@@ -1,7 +1,7 @@
-import { GetCommand, PutCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { countAwsCalls } from '../../bench/aws-calls';
-import { createDocumentClient, SDK_CLIENT_HOOK } from '../../functions/shared/store/dynamo';
+import { GetCommand, PutCommand, TransactWriteCommand } from '../../functions/shared/store/commands';
+import { createDocumentClient, SDK_CLIENT_HOOK, type StoreClient } from '../../functions/shared/store/dynamo';
 import type { TableNames } from '../../functions/shared/store/tables';
 import { createTestTables } from '../support/tables';
 
@@ -11,7 +11,7 @@ import { createTestTables } from '../support/tables';
  */
 describe('bench AWS call counter (store client hook)', () => {
   let tables: TableNames;
-  let client: DynamoDBDocumentClient;
+  let client: StoreClient;
   let counter: ReturnType<typeof countAwsCalls>;
 
   beforeAll(async () => {

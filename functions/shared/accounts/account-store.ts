@@ -7,7 +7,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, UpdateCommand } from '../store/commands';
 import * as z from '../validation/zod';
 import { InvalidRequestError } from '../openai/errors';
 import { ACCOUNT_EXISTS_AND_CREDIT_FITS, ACCOUNT_IS_NEW } from '../store/conditions';

@@ -6,7 +6,7 @@
  * forgets it at once. Unknown or revoked keys are cached for at most 5 s, in a separate, smaller cache
  * so a flood of bad keys cannot evict good ones.
  */
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '../store/commands';
 import { documentClient } from '../store/dynamo';
 import { storeCall } from '../store/store-errors';
 import { tableNames } from '../store/tables';

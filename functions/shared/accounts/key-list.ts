@@ -1,5 +1,5 @@
 /** Listing an account's keys through the keys table's `byAccount` index. */
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand } from '../store/commands';
 import { documentClient } from '../store/dynamo';
 import { storeCall } from '../store/store-errors';
 import { tableNames } from '../store/tables';

@@ -1,5 +1,5 @@
 /** Reading one key: its row (by full hash) and its `keys.<h16>` entry on the account's items. */
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '../store/commands';
 import { documentClient } from '../store/dynamo';
 import { storeCall } from '../store/store-errors';
 import { tableNames } from '../store/tables';

@@ -5,7 +5,7 @@
  * The root's part is guarded by {@link ACCOUNT_SHARDS_UNCHANGED}, so a write planned for S shards never
  * misses one added meanwhile.
  */
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '../store/commands';
 import { ACCOUNT_SHARDS_UNCHANGED, KEY_STATE_EXISTS, SHARD_EXISTS } from '../store/conditions';
 import { documentClient } from '../store/dynamo';
 import { storeCall } from '../store/store-errors';

@@ -5,7 +5,7 @@
  * (conditional: never overwrites one) and retries.
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand } from '../store/commands';
 import { ACCOUNT_EXISTS_WITHOUT_MAP } from '../store/conditions';
 import { documentClient } from '../store/dynamo';
 import { storeCall } from '../store/store-errors';

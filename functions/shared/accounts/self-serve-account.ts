@@ -15,7 +15,7 @@
  * the same with the local emulator.
  */
 import { createHash } from 'node:crypto';
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand } from '../store/commands';
 import { ACCOUNT_IS_NEW, FREE_GRANT_IS_NEW } from '../store/conditions';
 import { documentClient } from '../store/dynamo';
 import { storeCall } from '../store/store-errors';

@@ -3,7 +3,7 @@
  * plus, for an account with fund shards (DATA-MODEL §5), every other shard item, summed. Money moves
  * only between an account's items, so the sums are exact at any instant each item was read.
  */
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '../store/commands';
 import { documentClient } from '../store/dynamo';
 import { storeCall } from '../store/store-errors';
 import { tableNames } from '../store/tables';

@@ -8,7 +8,7 @@
  * It asks for ALL_OLD on a failed condition, so a refusal or a stale prediction is answered from the
  * store's own numbers with no extra read.
  */
-import type { UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
+import type { UpdateCommandInput } from '../store/commands';
 import { tableNames } from '../store/tables';
 import { HOLD_IS_NEW } from '../store/conditions';
 import type { HoldSpec, RpmBranch, StaleSlots } from './hold-plan';

@@ -11,7 +11,7 @@ import { StoreUnavailableError, type GatewayError } from '../openai/errors';
 import { logger } from '../observability/logger';
 import { storeRecentlyFailed } from '../store/store-errors';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand } from '../store/commands';
 import { withAccountMap } from '../accounts/keys-map';
 import { documentClient } from '../store/dynamo';
 import { storeCall } from '../store/store-errors';

@@ -4,7 +4,7 @@
  * key row (status, limit) in one transaction that checks the row is still so, so a key deleted or
  * changed meanwhile is never brought back or mis-stated.
  */
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '../store/commands';
 import { keyItemSchema } from '../accounts/key-item';
 import { freshKeyState, keyStateId, shardKeyState, type KeyState } from '../accounts/key-state';
 import { ACCOUNT_EXISTS_WITHOUT_MAP } from '../store/conditions';

@@ -11,7 +11,7 @@
  *   Validity-Time) from the ledger: the charges of the entries that name the lease, summed.
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, QueryCommand, UpdateCommand } from '../store/commands';
 import { LEDGER_ENTRY_IS_NEW } from '../store/conditions';
 import { documentClient } from '../store/dynamo';
 import { storeCall } from '../store/store-errors';

@@ -5,7 +5,7 @@
  * request-id.ts). Items still `held` (holds in flight, not yet settled) are skipped: they are
  * reservations, not charges.
  */
-import { GetCommand, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, type QueryCommandInput } from '../store/commands';
 import { documentClient } from '../store/dynamo';
 import { storeCall } from '../store/store-errors';
 import { tableNames } from '../store/tables';

@@ -8,7 +8,7 @@
  * the admin CLI's `holds list|settle --legacy` finds them ({@link listLegacyHolds}, a ledger Scan) and
  * settles them the same way; run it once after the upgrade.
  */
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { ScanCommand } from '../store/commands';
 import { HOLD_WAS_LEDGER_ITEM } from '../store/conditions';
 import { documentClient } from '../store/dynamo';
 import { storeCall } from '../store/store-errors';

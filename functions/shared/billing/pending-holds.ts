@@ -16,7 +16,7 @@
  *   retry window, and settles every other overdue hold, so one poison message never holds back the
  *   rest (the old sweep skipped everything while any message sat in the queue).
  */
-import { BatchGetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, QueryCommand, UpdateCommand } from '../store/commands';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { logger } from '../observability/logger';
 import { documentClient } from '../store/dynamo';

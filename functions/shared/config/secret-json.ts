@@ -4,15 +4,16 @@
  * (upstream-credentials.ts) and the Stripe keys (payments/stripe-credentials.ts).
  *
  * The secret wins over env for a name present in both. An empty string counts as "not set" on either
- * side, so a placeholder like `"GROQ_API_KEY": ""` left in the secret does not hide an env value.
+ * side, so a placeholder like `"MINIMAX_API_KEY": ""` left in the secret does not hide an env value.
  *
  * Why not Powertools `getSecret`: its default provider keeps its own module-level cache keyed by name.
  * Layered under our promise cache, the two TTLs add up (a rotated key could take up to 2 × maxAge to
  * show), and the provider cannot be reset between tests. We need a single-flight promise cache anyway
- * (the handler calls the loader at INIT and again per request), so the SDK client is used directly.
+ * (the handler calls the loader at INIT and again per request), so GetSecretValue is called directly
+ * (config/secrets-manager.ts).
  */
-import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { ConfigUnavailableError } from '../openai/errors';
+import { getSecretString } from './secrets-manager';
 
 /**
  * How long a fetched secret is served before the next call fetches it again: 5 minutes (ms), so a key
@@ -49,9 +50,6 @@ interface CacheEntry {
   /** `Date.now()` ms after which the next call fetches again. */
   expiresAt: number;
 }
-
-/** One Secrets Manager client per region per container. */
-const clients = new Map<string, SecretsManagerClient>();
 
 /**
  * A loader of `source`: env values for its names, overlaid with the JSON object in the secret named by
@@ -105,8 +103,7 @@ export function createSecretJsonLoader(source: SecretJsonSource): () => Promise<
 async function fetchSecretValues(secretId: string, source: SecretJsonSource): Promise<Record<string, string>> {
   let secretString: string | undefined;
   try {
-    const response = await secretsClient(secretId).send(new GetSecretValueCommand({ SecretId: secretId }));
-    secretString = response.SecretString;
+    secretString = await getSecretString(secretId);
   } catch (error) {
     throw new Error(`Cannot read the ${source.label} secret ${secretId}: ${errorSummary(error)}`, { cause: error });
   }
@@ -136,31 +133,6 @@ function parseSecretObject(secretId: string, secretString: string, source: Secre
     if (trimmed !== undefined) values[name] = trimmed;
   }
   return values;
-}
-
-/**
- * One client per region per container. Region: the one in the ARN when given an ARN (an imported secret may live in
- * another region than the function, and a regional endpoint only serves its own secrets), else the
- * runtime's.
- */
-function secretsClient(secretId: string): SecretsManagerClient {
-  const region = regionOfArn(secretId) ?? process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION ?? '';
-  let client = clients.get(region);
-  if (client === undefined) {
-    client = new SecretsManagerClient({
-      ...(region === '' ? {} : { region }),
-      // Bounded so a network problem fails INIT or the request quickly instead of hanging until the
-      // function timeout; the SDK still retries (3 attempts by default).
-      requestHandler: { connectionTimeout: 2_000, requestTimeout: 5_000 },
-    });
-    clients.set(region, client);
-  }
-  return client;
-}
-
-function regionOfArn(secretId: string): string | undefined {
-  // arn:partition:secretsmanager:region:account:secret:name
-  return secretId.startsWith('arn:') ? secretId.split(':')[3] || undefined : undefined;
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

@@ -1,5 +1,4 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { GatewayError, ConfigUnavailableError } from '../openai/errors';
 
 /**
@@ -19,6 +18,7 @@ import { GatewayError, ConfigUnavailableError } from '../openai/errors';
 export { ORIGIN_SECRET_ARN_ENV, ORIGIN_SECRET_HEADER } from '../config/stack-contract';
 import { ORIGIN_SECRET_HEADER } from '../config/stack-contract';
 import { config } from '../config/env';
+import { getSecretString } from '../config/secrets-manager';
 
 /** How long a read secret is trusted before the next request refreshes it (ms): 5 minutes. */
 export const ORIGIN_SECRET_MAX_AGE_MS = 5 * 60_000;
@@ -29,7 +29,6 @@ const RETRY_AFTER_FAILED_REFRESH_MS = 30_000;
 /** SHA-256 digests of the accepted values (compared in constant time). */
 type Accepted = readonly Buffer[];
 
-let client: SecretsManagerClient | undefined;
 let cache: { promise: Promise<Accepted>; expiresAt: number } | undefined;
 let lastGood: Accepted | undefined;
 
@@ -97,14 +96,10 @@ function acceptedValues(secretId: string): Promise<Accepted> {
 }
 
 async function readSecret(secretId: string): Promise<Accepted> {
-  client ??= new SecretsManagerClient({
-    region: process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION,
-    requestHandler: { connectionTimeout: 2_000, requestTimeout: 5_000 },
-  });
-  const response = await client.send(new GetSecretValueCommand({ SecretId: secretId }));
+  const secretString = await getSecretString(secretId);
   let parsed: unknown;
   try {
-    parsed = JSON.parse(response.SecretString ?? '');
+    parsed = JSON.parse(secretString ?? '');
   } catch {
     // JSON.parse's message would quote the secret: never pass it on.
     throw new Error(`The origin secret ${secretId} is not JSON; expected {"current":"…","previous":"…"}`);

@@ -1,4 +1,4 @@
-import { BatchGetCommand, DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, DeleteCommand, PutCommand } from '../store/commands';
 import { documentClient } from '../store/dynamo';
 import { toStoreError } from '../store/store-errors';
 import { tableNames } from '../store/tables';

@@ -1,161 +1,110 @@
 /**
- * The store's document client: lib-dynamodb's, except that the single-item and transaction writes of
- * the request path (GetItem, PutItem, UpdateItem, DeleteItem, TransactWriteItems) go over DynamoDB's
- * JSON protocol directly (store/dynamo-json.ts), about half the CPU per call on Node 24
- * (docs/dynamodb-client.md). Callers keep sending lib-dynamodb commands
- * (`send(new UpdateCommand(...))`) and get the same outputs and errors; every other command (Query,
- * Scan, BatchGet, table operations) goes through the SDK as before.
+ * The store's document client: every store command (store/commands.ts: Get, Put, Update, Delete,
+ * Query, Scan, BatchGet, TransactWrite) goes over DynamoDB's JSON protocol (http/aws-json.ts), about
+ * half the CPU per call of lib-dynamodb over the SDK on Node 24, and with no SDK client in the Lambda
+ * bundles (docs/dynamodb-client.md). Anything else (an SDK command: table operations of the local
+ * tools and the admin CLI, a test's lib-dynamodb command), and every call when there is no JSON path
+ * (no environment credentials: the admin CLI on a profile), goes through lib-dynamodb's client, loaded
+ * with `import()` on first such use (store/sdk-document-client.ts): a Lambda function never loads it.
  */
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, DynamoDBDocumentClient, GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { marshall, unmarshall, type NativeAttributeValue } from '@aws-sdk/util-dynamodb';
-import type { DynamoJsonClient } from './dynamo-json';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { Command as SdkCommand, MetadataBearer } from '@smithy/types';
+import type { AwsJsonClient } from '../http/aws-json';
+import { StoreCommand } from './commands';
+import type { SdkDocumentClientOptions } from './sdk-document-client';
 
-type Plain = Record<string, NativeAttributeValue>;
-type Marshalled = Record<string, unknown>;
-
-/**
- * lib-dynamodb's marshalling of this client (store/dynamo.ts): optional fields may be `undefined`. A new
- * object for each use: lib-dynamodb writes its own defaults into the options it is given.
- */
-const marshallOptions = () => ({ removeUndefinedValues: true });
-const LEAN_MARSHALL = { ...marshallOptions(), convertTopLevelContainer: false };
-const toWire = (x: unknown): Marshalled | undefined => (x === undefined ? undefined : (binaryOut(marshall(x as Plain, LEAN_MARSHALL)) as Marshalled));
-const fromWire = (x: unknown): Plain | undefined => (x === undefined ? undefined : unmarshall(binaryMapIn(x as Record<string, Wire>) as Parameters<typeof unmarshall>[0]));
-
-/**
- * Binary values (`B`, `BS`) travel as base64 strings in DynamoDB's JSON protocol (DynamoDB API Reference,
- * "AttributeValue"), where the SDK's marshalled form holds Uint8Arrays: every Uint8Array of a marshalled
- * value becomes base64 on the way out (only B and BS hold them), and B/BS come back as Uint8Arrays.
- */
-function binaryOut(v: unknown): unknown {
-  if (v instanceof Uint8Array) return Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('base64');
-  if (Array.isArray(v)) return v.map(binaryOut);
-  if (v !== null && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, binaryOut(x)]));
-  return v;
-}
-
-/** One wire attribute value (the members binaryIn looks into). */
-type Wire = { B?: unknown; BS?: unknown; M?: Record<string, Wire>; L?: Wire[] } & Record<string, unknown>;
-
-const bytes = (b64: string): Uint8Array => {
-  const buf = Buffer.from(b64, 'base64');
-  return new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength);
-};
-
-function binaryIn(av: Wire): Wire {
-  if (typeof av.B === 'string') return { B: bytes(av.B) };
-  if (Array.isArray(av.BS)) return { BS: (av.BS as string[]).map(bytes) };
-  if (av.M !== undefined) return { M: binaryMapIn(av.M) };
-  if (Array.isArray(av.L)) return { L: av.L.map(binaryIn) };
-  return av;
-}
-
-function binaryMapIn(m: Record<string, Wire>): Record<string, Wire> {
-  return Object.fromEntries(Object.entries(m).map(([k, v]) => [k, binaryIn(v)]));
-}
-
-/** One item operation's members that carry items: marshalled on the way out. */
-function marshalled(op: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = { ...op };
-  for (const field of ['Key', 'Item', 'ExpressionAttributeValues'] as const) if (op[field] !== undefined) out[field] = toWire(op[field]);
-  return out;
-}
-
-/** The JSON-protocol operation and marshalled input of `command`, or undefined when the SDK should send it. */
-function route(command: unknown): { operation: string; input: Record<string, unknown> } | undefined {
-  const input = (command as { input?: Record<string, unknown> }).input;
-  // The legacy parameters (Expected, AttributeUpdates) nest item values differently: the SDK handles them.
-  if (input === undefined || 'Expected' in input || 'AttributeUpdates' in input) return undefined;
-  if (command instanceof UpdateCommand) return { operation: 'UpdateItem', input: marshalled(input) };
-  if (command instanceof GetCommand) return { operation: 'GetItem', input: marshalled(input) };
-  if (command instanceof PutCommand) return { operation: 'PutItem', input: marshalled(input) };
-  if (command instanceof DeleteCommand) return { operation: 'DeleteItem', input: marshalled(input) };
-  if (command instanceof TransactWriteCommand) {
-    const items = (input.TransactItems ?? []) as Array<Record<string, Record<string, unknown> | undefined>>;
-    const TransactItems = items.map((item) => Object.fromEntries(Object.entries(item).map(([kind, op]) => [kind, op === undefined ? op : marshalled(op)])));
-    return { operation: 'TransactWriteItems', input: { ...input, TransactItems } };
-  }
-  return undefined;
-}
-
-/** A middleware as the SDK's `initialize` step sees it (what SDK_CLIENT_HOOK's callers add). */
+/** A middleware as the SDK's `initialize` step sees it (what tests and SDK_CLIENT_HOOK's callers add). */
 type Middleware = (next: (args: { input: object }) => Promise<{ output: object }>, context: { clientName: string; commandName: string }) => (args: { input: object }) => Promise<{ output: object }>;
+type MiddlewareOptions = { step?: string; name?: string } & Record<string, unknown>;
 
-/** The JSON-protocol side of a {@link StoreDocumentClient}, with its instrumentation (store/dynamo.ts SDK_CLIENT_HOOK). */
-export class LeanPath {
-  private readonly middlewares: Array<{ mw: Middleware; name?: string }> = [];
+/** Options of a command's send (the SDK's `HttpHandlerOptions` subset the store uses). */
+export interface SendOptions {
+  abortSignal?: AbortSignal;
+}
+
+type SdkSend = DynamoDBDocumentClient['send'];
+
+/**
+ * The SDK path's module. Its specifier is not a literal, so esbuild leaves it out of the Lambda bundles
+ * (and it is never reached there: the functions send store commands only, with environment credentials).
+ */
+const SDK_DOCUMENT_CLIENT_MODULE: string = './sdk-document-client';
+
+/** The store's client (store/dynamo.ts makes it); `middlewareStack` reaches both of its paths. */
+export class StoreClient {
+  private readonly middlewares: Array<{ mw: Middleware; opts?: MiddlewareOptions }> = [];
+  private sdk: Promise<DynamoDBDocumentClient> | undefined;
+  private sdkMade: DynamoDBDocumentClient | undefined;
+
   /**
-   * What SDK_CLIENT_HOOK is given for this path: the part of an SDK client's middleware stack it uses
-   * (every middleware runs as an `initialize` step: it sees the command's name and marshalled input).
+   * The part of an SDK client's middleware stack tests and tools use: an `initialize` middleware added
+   * here sees every call of either path (the JSON path names the command `<Operation>Command`, e.g.
+   * `PutItemCommand`, with the marshalled input, as the SDK's low-level client does).
    */
   readonly middlewareStack = {
-    add: (mw: Middleware, opts?: { name?: string }): void => void this.middlewares.push({ mw, name: opts?.name }),
+    add: (mw: Middleware, opts?: MiddlewareOptions): void => {
+      this.middlewares.push({ mw, opts });
+      this.sdkMade?.middlewareStack.add(mw as never, opts as never);
+    },
     remove: (name: string): boolean => {
-      const at = this.middlewares.findIndex((m) => m.name === name);
+      const at = this.middlewares.findIndex((m) => m.opts?.name === name);
       if (at >= 0) this.middlewares.splice(at, 1);
-      return at >= 0;
+      const removed = this.sdkMade?.middlewareStack.remove(name) ?? false;
+      return at >= 0 || removed;
     },
   };
 
-  constructor(private readonly client: DynamoJsonClient) {}
+  /**
+   * @param json the JSON-protocol client, or undefined when every call must go through the SDK.
+   * @param sdkOptions how to make the SDK client when it is first needed.
+   */
+  constructor(private readonly json: AwsJsonClient | undefined, private readonly sdkOptions: SdkDocumentClientOptions) {}
 
-  /** Closes its connections. */
+  /**
+   * Sends a store command (its lib-dynamodb-shaped output), or an SDK command through the SDK path.
+   * @throws the SDK's exception classes (`ConditionalCheckFailedException`, …), `TimeoutError`, socket errors.
+   */
+  send<O extends object>(command: StoreCommand<object, O>, options?: SendOptions): Promise<O>;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- an SDK command of any client configuration
+  send<I extends object, O extends MetadataBearer>(command: SdkCommand<any, I, any, O, any>, options?: SendOptions): Promise<O>;
+  send(command: unknown, options?: SendOptions): Promise<unknown> {
+    if (command instanceof StoreCommand && this.json !== undefined) return this.sendJson(command, this.json, options?.abortSignal);
+    return this.sdkClient().then(async (sdk) => {
+      if (!(command instanceof StoreCommand)) return sdk.send(command as Parameters<SdkSend>[0], options);
+      const { toSdkCommand } = (await import(SDK_DOCUMENT_CLIENT_MODULE)) as typeof import('./sdk-document-client');
+      return sdk.send(toSdkCommand(command), options);
+    });
+  }
+
+  /** Closes its connections (both paths). */
   destroy(): void {
-    this.client.destroy();
+    this.json?.destroy();
+    this.sdkMade?.destroy();
   }
 
-  /** Sends `command` over the JSON protocol, or returns undefined when it is not one of ours. */
-  trySend(command: unknown, abortSignal?: AbortSignal): Promise<unknown> | undefined {
-    const routed = route(command);
-    if (routed === undefined) return undefined;
+  private sendJson(command: StoreCommand<object, object>, json: AwsJsonClient, abortSignal?: AbortSignal): Promise<unknown> {
     const base = async (args: { input: object }): Promise<{ output: object }> => {
-      const { body, $metadata } = await this.client.call(routed.operation, args.input, abortSignal);
-      const output: Record<string, unknown> = { ...body, $metadata };
-      if (body.Item !== undefined) output.Item = fromWire(body.Item);
-      if (body.Attributes !== undefined) output.Attributes = fromWire(body.Attributes);
-      return { output };
+      const { body, $metadata } = await json.call(command.operation, args.input, abortSignal);
+      return { output: { ...command.output(body), $metadata } };
     };
-    const context = { clientName: 'DynamoDBClient', commandName: `${routed.operation}Command` };
-    const handler = this.middlewares.reduceRight((next, { mw }) => mw(next, context), base);
-    return handler({ input: routed.input }).then((r) => r.output);
-  }
-}
-
-/**
- * lib-dynamodb's document client with the request path's calls on a {@link LeanPath} (when given), and
- * whose `destroy()` also destroys the client it wraps (lib-dynamodb's own is a no-op: "destroy the
- * client you passed to from()"), so a test or tool that destroys its client closes its connections.
- */
-export class StoreDocumentClient extends DynamoDBDocumentClient {
-  constructor(private readonly inner: DynamoDBClient, private readonly lean?: LeanPath) {
-    super(inner, { marshallOptions: marshallOptions() });
-    if (lean === undefined) return;
-    // An `initialize` middleware added to this client once it is made (a test's call counter or fault,
-    // a tool's instrumentation) sees the calls of both paths, and `remove(name)` takes it off both.
-    const stack = this.middlewareStack;
-    const add = stack.add.bind(stack);
-    const remove = stack.remove.bind(stack);
-    stack.add = ((mw: Middleware, opts?: { step?: string; name?: string }) => {
-      add(mw as never, opts as never);
-      if ((opts?.step ?? 'initialize') === 'initialize') lean.middlewareStack.add(mw, opts);
-    }) as unknown as typeof stack.add;
-    stack.remove = ((toRemove: unknown) => {
-      const removed = remove(toRemove as never);
-      return (typeof toRemove === 'string' && lean.middlewareStack.remove(toRemove)) || removed;
-    }) as typeof stack.remove;
+    const context = { clientName: 'DynamoDBClient', commandName: `${command.operation}Command` };
+    const handler = this.middlewares.reduceRight((next, { mw, opts }) => ((opts?.step ?? 'initialize') === 'initialize' ? mw(next, context) : next), base);
+    return handler({ input: command.wireInput() }).then((r) => r.output);
   }
 
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- lib-dynamodb's overloads, one implementation
-  override send(command: any, options?: any, cb?: any): any {
-    const leanSend = this.lean !== undefined && cb === undefined && typeof options !== 'function';
-    const sent = leanSend ? this.lean?.trySend(command, (options as { abortSignal?: AbortSignal } | undefined)?.abortSignal) : undefined;
-    // eslint-disable-next-line @typescript-eslint/no-unsafe-argument -- passed through unchanged
-    return sent ?? super.send(command, options, cb);
-  }
-
-  override destroy(): void {
-    this.inner.destroy();
-    this.lean?.destroy();
+  private sdkClient(): Promise<DynamoDBDocumentClient> {
+    this.sdk ??= (import(SDK_DOCUMENT_CLIENT_MODULE) as Promise<typeof import('./sdk-document-client')>).then(
+      ({ createSdkDocumentClient }) => {
+        const client = createSdkDocumentClient(this.sdkOptions);
+        for (const { mw, opts } of this.middlewares) client.middlewareStack.add(mw as never, opts as never);
+        this.sdkMade = client;
+        return client;
+      },
+      (err: unknown) => {
+        this.sdk = undefined;
+        throw new Error('This DynamoDB call needs the AWS SDK client, which the Lambda bundles leave out: send a store command (store/commands.ts)', { cause: err });
+      },
+    );
+    return this.sdk;
   }
 }
