@@ -1,17 +1,19 @@
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createAccount } from '../../functions/shared/accounts/account-store';
 import { createKey } from '../../functions/shared/accounts/key-store';
 import { clearViews, shardStateOf } from '../../functions/shared/billing/account-state';
 import { config, loadConfig } from '../../functions/shared/config/env';
 import { decodeInlineHold, recordOfInline } from '../../functions/shared/billing/hold-record';
-import { abandonLeasesForTests, leaseSlice, requestCost, returnAllLeases } from '../../functions/shared/billing/lease';
+import { abandonLeasesForTests, returnAllLeases } from '../../functions/shared/billing/lease';
+import { leaseTerms, requestCost } from '../../functions/shared/billing/lease-terms';
 import { settleRecord } from '../../functions/shared/billing/lease-settle';
 import { chargeFor } from '../../functions/shared/billing/settle';
 import { newRequestId } from '../../functions/shared/billing/request-id';
 import { startBill, type RequestBill } from '../../functions/shared/billing/request-bill';
 import { sweepOrphanedHolds } from '../../functions/shared/billing/sweep';
 import { reloadConfig } from '../../functions/shared/config/env';
+import { setClock } from '../../functions/shared/billing/clock';
 import { documentClient } from '../../functions/shared/store/dynamo';
 import { tableNames } from '../../functions/shared/store/tables';
 import { demandOf, entryOf } from '../support/billing';
@@ -217,6 +219,62 @@ describe('credit leases', { timeout: 180_000 }, () => {
     await expect(huge.confirmed).rejects.toMatchObject({ status: 402 });
   });
 
+  it('a ledger entry that neither DynamoDB nor the settle queue took goes with the lease\'s return, in its transaction (retried while DynamoDB refuses): Σ ledger = the balance change', async () => {
+    expect(config().SETTLE_QUEUE_URL).toBeUndefined(); // no queue here: handing a settle to it fails
+    const { accountId, keyHash } = await funded(3 * USD);
+    const first = bill(startBill, accountId, keyHash);
+    await first.confirmed;
+    const billedFirst = (await first.settle(entryOf(100, 80)))!.costNanoUsd;
+    // DynamoDB refuses every write from here (its throttling error, at the SDK's middleware stack).
+    const refused = new Set(['PutItemCommand', 'TransactWriteItemsCommand', 'UpdateItemCommand']);
+    const name = `refuseWrites${Math.random().toString(16).slice(2)}`;
+    documentClient().middlewareStack.add(
+      (next, context) => async (args) => {
+        if (refused.has(String(context.commandName))) throw Object.assign(new Error('throttled'), { name: 'ThrottlingException' });
+        return next(args);
+      },
+      { step: 'initialize', name },
+    );
+    let lost: RequestBill;
+    try {
+      lost = bill(startBill, accountId, keyHash);
+      const record = await lost.confirmed; // admitted in memory: no store call before the answer
+      expect(record.leaseId).toBeDefined();
+      expect(await lost.settle(entryOf(100, 150))).toBeUndefined(); // neither in-process nor queued
+      await returnAllLeases(); // the return is refused too: the lease stays out, its entry with it
+      expect(Object.keys((await rawAccount(accountId)).holds as object)).toEqual([record.leaseId]);
+      expect(await ledgerOf(accountId)).toHaveLength(1);
+    } finally {
+      documentClient().middlewareStack.remove(name);
+    }
+    await returnAllLeases(); // DynamoDB is back: the return and the entry land together
+    const { raw, ledger } = await expectConserved(accountId, 3 * USD);
+    expect(ledger).toHaveLength(2);
+    expect(ledger.find((e) => e.costNanoUsd === billedFirst && e.completionTokens === 80)).toBeDefined();
+    expect(ledger.find((e) => e.completionTokens === 150)).toMatchObject({ completionTokens: 150, status: 'complete', leaseId: expect.stringMatching(/^lease_/) });
+    expect(raw.holds).toEqual({});
+    expect(raw.heldNanoUsd).toBe(0);
+    expect(3 * USD - raw.creditNanoUsd).toBe(sum(ledger));
+  });
+
+  it('a balance line (low-balance alert, auto top-up) is judged on credit not yet spent: taking a lease crosses nothing, its return with the spending does', async () => {
+    const { accountId, keyHash } = await funded(10 * USD);
+    // A line 1 nano-USD under the balance: any spending crosses it; the lease's $1 slice alone must not.
+    await documentClient().send(new UpdateCommand({ TableName: tableNames().accounts, Key: { accountId }, UpdateExpression: 'SET lowBalanceNanoUsd = :t', ExpressionAttributeValues: { ':t': 10 * USD - 1 } }));
+    clearViews();
+    const b = bill(startBill, accountId, keyHash);
+    expect((await b.confirmed).leaseId).toBeDefined();
+    await b.settle(entryOf(100, 50));
+    const out = await rawAccount(accountId);
+    expect(out.creditNanoUsd).toBeLessThan(10 * USD - 1); // the visible credit is under the line while the lease is out…
+    expect(out.leasedNanoUsd).toBe(out.heldNanoUsd);
+    expect(out.lowBalanceAlertAt).toBeUndefined(); // …but nothing is spent as far as the store knows: no alert
+    await returnAllLeases();
+    const after = await rawAccount(accountId);
+    expect(after.leasedNanoUsd).toBe(0);
+    expect(after.lowBalanceAlertAt).toEqual(expect.any(Number)); // the return made the spending visible: crossed
+  });
+
   it('a leased request settled again (the settle queue redelivering it) writes no second ledger entry', async () => {
     const { accountId, keyHash } = await funded(3 * USD);
     const b = bill(startBill, accountId, keyHash);
@@ -233,21 +291,132 @@ describe('credit leases', { timeout: 180_000 }, () => {
   });
 });
 
-describe('leaseSlice (who leases)', () => {
-  const cfg = { ...loadConfig({ CREDIT_LEASE_VALIDITY_MS: '30000', RATE_LIMIT_RPM: '0', RATE_LIMIT_CONCURRENT: '0', RATE_LIMIT_FREE_RPM: '0', RATE_LIMIT_FREE_CONCURRENT: '0' }) };
-  const state = (over: Record<string, unknown> = {}) => shardStateOf({ accountId: 'a', freeTokens: 0, creditNanoUsd: USD, purchasedNanoUsd: USD, keys: { h: { status: 'active' } }, ...over });
+/** Runs `f` with rate limits set (restored after). */
+async function withRateLimits<T>(limits: { rpm?: number; concurrent?: number }, f: () => Promise<T>): Promise<T> {
+  Object.assign(process.env, { RATE_LIMIT_RPM: String(limits.rpm ?? 0), RATE_LIMIT_CONCURRENT: String(limits.concurrent ?? 0) });
+  reloadConfig();
+  try {
+    return await f();
+  } finally {
+    Object.assign(process.env, { RATE_LIMIT_RPM: '0', RATE_LIMIT_CONCURRENT: '0' });
+    reloadConfig();
+    setClock(undefined);
+  }
+}
 
-  it('10% of what the account (or the key) has, when that covers 8 requests', () => {
-    expect(leaseSlice(state(), 'h', 1_000, cfg, Date.now())).toBe(USD / 10);
-    expect(leaseSlice(state({ keys: { h: { status: 'active', limitNanoUsd: 50_000, leftNanoUsd: 50_000, window: 'all' } } }), 'h', 100, cfg, Date.now())).toBe(5_000);
-    expect(leaseSlice(state(), 'h', USD / 10 / 8 + 1, cfg, Date.now())).toBeUndefined();
+describe('credit leases with rate limits (request units and concurrency slots leased with the credit)', { timeout: 180_000 }, () => {
+  it('RATE_LIMIT_RPM=30: 40 requests in one minute, exactly 30 admitted (on leases), the rest 429 with OpenAI\'s headers; x-ratelimit-remaining-requests counts down; the returns give unused units back', async () => {
+    const minute = Math.floor(Date.now() / 60_000) * 60_000 + 30_000; // the middle of a minute, held still
+    setClock(() => minute);
+    await withRateLimits({ rpm: 30 }, async () => {
+      const { accountId, keyHash } = await funded(10 * USD);
+      let admitted = 0;
+      let leased = 0;
+      const refusals: unknown[] = [];
+      for (let i = 0; i < 40; i++) {
+        const b = bill(startBill, accountId, keyHash);
+        try {
+          const record = await b.confirmed;
+          admitted++;
+          if (record.leaseId !== undefined) leased++;
+          expect(b.rateHeaders()).toMatchObject({ 'x-ratelimit-limit-requests': '30', 'x-ratelimit-remaining-requests': String(30 - admitted), 'x-ratelimit-reset-requests': '30s' });
+          await b.settle(entryOf(100, 50));
+        } catch (err) {
+          refusals.push(err);
+        }
+      }
+      expect(admitted).toBe(30);
+      expect(leased).toBeGreaterThanOrEqual(25);
+      expect(refusals).toHaveLength(10);
+      for (const r of refusals) expect(r).toMatchObject({ status: 429, type: 'requests', code: 'rate_limit_exceeded', headers: { 'x-ratelimit-limit-requests': '30', 'x-ratelimit-remaining-requests': '0', 'retry-after': '30' } });
+      await returnAllLeases();
+      const { raw, ledger } = await expectConserved(accountId, 10 * USD);
+      expect(ledger).toHaveLength(30);
+      expect(raw.rpmCount).toBe(30);
+      expect(raw.holds).toEqual({});
+    });
   });
 
-  it('none with leases off, free tokens, rate limits, fund shards or an inactive key', () => {
-    expect(leaseSlice(state(), 'h', 1_000, { ...cfg, CREDIT_LEASE_VALIDITY_MS: 0 }, Date.now())).toBeUndefined();
-    expect(leaseSlice(state({ freeTokens: 5 }), 'h', 1_000, cfg, Date.now())).toBeUndefined();
-    expect(leaseSlice(state(), 'h', 1_000, { ...cfg, RATE_LIMIT_RPM: 600 }, Date.now())).toBeUndefined();
-    expect(leaseSlice(state({ shards: 2 }), 'h', 1_000, cfg, Date.now())).toBeUndefined();
-    expect(leaseSlice(state({ keys: { h: { status: 'disabled' } } }), 'h', 1_000, cfg, Date.now())).toBeUndefined();
+  it('an unused request unit goes back with the lease while its minute lasts: the counter is exactly the requests made', async () => {
+    const minute = Math.floor(Date.now() / 60_000) * 60_000 + 10_000;
+    setClock(() => minute);
+    await withRateLimits({ rpm: 100 }, async () => {
+      const { accountId, keyHash } = await funded(10 * USD);
+      const b = bill(startBill, accountId, keyHash);
+      expect((await b.confirmed).leaseId).toBeDefined();
+      expect((await rawAccount(accountId)).rpmCount).toBe(10); // the lease's grant: 10% of the 100 left
+      await b.settle(entryOf(100, 50));
+      await returnAllLeases();
+      expect((await rawAccount(accountId)).rpmCount).toBe(1);
+    });
+  });
+
+  it('RATE_LIMIT_CONCURRENT=4: 12 requests at once in one instance, 4 admitted on one lease\'s 4 slots, 8 refused 429; slots come back with the return, and with the sweep when the container died', async () => {
+    await withRateLimits({ concurrent: 4 }, async () => {
+      const { accountId, keyHash } = await funded(10 * USD);
+      const bills = Array.from({ length: 12 }, () => bill(startBill, accountId, keyHash));
+      const results = await Promise.allSettled(bills.map((b) => b.confirmed));
+      const ok = results.flatMap((r, i) => (r.status === 'fulfilled' ? [{ b: bills[i]!, record: r.value }] : []));
+      expect(ok).toHaveLength(4);
+      expect(ok.every((o) => o.record.leaseId !== undefined)).toBe(true);
+      for (const r of results) if (r.status === 'rejected') expect(r.reason).toMatchObject({ status: 429, code: 'rate_limit_exceeded', message: expect.stringContaining('concurrent requests: Limit 4') });
+      const raw = await rawAccount(accountId);
+      expect(raw.inflight).toBe(4);
+      for (const o of ok) await o.b.settle(entryOf(100, 50));
+      // The lease keeps its slots while it is out: the next requests ride it.
+      const again = bill(startBill, accountId, keyHash);
+      expect(again.predicted).toBe(true);
+      await again.confirmed;
+      await again.settle(entryOf(100, 50));
+      await returnAllLeases();
+      expect((await rawAccount(accountId)).inflight).toBe(0);
+      abandonLeasesForTests(); // forgets the refusals' "hold per request for a while"
+
+      // A container that dies with a lease holding slots: the sweep gives them back after its expiry.
+      const dying = Array.from({ length: 3 }, () => bill(startBill, accountId, keyHash));
+      await Promise.all(dying.map((b) => b.confirmed));
+      abandonLeasesForTests();
+      const held = await rawAccount(accountId);
+      expect(held.inflight).toBeGreaterThanOrEqual(3);
+      const holds = Object.entries(held.holds as Record<string, unknown>).map(([id, v]) => decodeInlineHold(accountId, id, v)!);
+      expect(holds.some((h) => h.requestId.startsWith('lease_') && h.accountSlot)).toBe(true);
+      expect(holds.reduce((n, h) => n + (h.accountSlot ? (h.slots ?? 1) : 0), 0)).toBe(held.inflight); // the item counts each lease's grant
+      await sweepOrphanedHolds(Math.max(...holds.map((h) => h.holdExpiresAt)) + config().HOLD_SWEEP_GRACE_MS + 1);
+      const { raw: after } = await expectConserved(accountId, 10 * USD);
+      expect(after.inflight).toBe(0);
+      expect(after.holds).toEqual({});
+    });
+  });
+});
+
+describe('leaseTerms (who leases, and what a lease takes)', () => {
+  const cfg = { ...loadConfig({ CREDIT_LEASE_VALIDITY_MS: '30000', RATE_LIMIT_RPM: '0', RATE_LIMIT_CONCURRENT: '0', RATE_LIMIT_FREE_RPM: '0', RATE_LIMIT_FREE_CONCURRENT: '0' }) };
+  const state = (over: Record<string, unknown> = {}) => shardStateOf({ accountId: 'a', freeTokens: 0, creditNanoUsd: USD, purchasedNanoUsd: USD, keys: { h: { status: 'active' } }, ...over });
+  const nanoUsd = (t: ReturnType<typeof leaseTerms>) => t?.nanoUsd;
+
+  it('10% of what the account (or the key) has, when that covers 8 requests', () => {
+    expect(leaseTerms(state(), 'h', 1_000, cfg, Date.now())).toEqual({ nanoUsd: USD / 10, rpm: 0, slots: 0 });
+    expect(nanoUsd(leaseTerms(state({ keys: { h: { status: 'active', limitNanoUsd: 50_000, leftNanoUsd: 50_000, window: 'all' } } }), 'h', 100, cfg, Date.now()))).toBe(5_000);
+    expect(leaseTerms(state(), 'h', USD / 10 / 8 + 1, cfg, Date.now())).toBeUndefined();
+  });
+
+  it('none with leases off, free tokens, fund shards or an inactive key', () => {
+    expect(leaseTerms(state(), 'h', 1_000, { ...cfg, CREDIT_LEASE_VALIDITY_MS: 0 }, Date.now())).toBeUndefined();
+    expect(leaseTerms(state({ freeTokens: 5 }), 'h', 1_000, cfg, Date.now())).toBeUndefined();
+    expect(leaseTerms(state({ shards: 2 }), 'h', 1_000, cfg, Date.now())).toBeUndefined();
+    expect(leaseTerms(state({ keys: { h: { status: 'disabled' } } }), 'h', 1_000, cfg, Date.now())).toBeUndefined();
+  });
+
+  it('with rate limits: 10% of the minute\'s units left and the slots this instance needs (never more than are left); none at a limit', () => {
+    const limited = { ...cfg, RATE_LIMIT_RPM: 600, RATE_LIMIT_CONCURRENT: 50 };
+    const now = Date.now();
+    const minute = Math.floor(now / 60_000);
+    expect(leaseTerms(state(), 'h', 1_000, limited, now)).toEqual({ nanoUsd: USD / 10, rpm: 60, slots: 1 });
+    expect(leaseTerms(state({ rpmWindow: minute, rpmCount: 590 }), 'h', 1_000, limited, now)).toMatchObject({ rpm: 1 });
+    expect(leaseTerms(state({ rpmWindow: minute - 1, rpmCount: 600 }), 'h', 1_000, limited, now)).toMatchObject({ rpm: 60 });
+    expect(leaseTerms(state(), 'h', 1_000, limited, now, 20)).toMatchObject({ slots: 30 });
+    expect(leaseTerms(state({ inflight: 45 }), 'h', 1_000, limited, now, 20)).toMatchObject({ slots: 5 });
+    expect(leaseTerms(state({ keys: { h: { status: 'active', rpmWindow: minute, rpmCount: 600 } } }), 'h', 1_000, limited, now)).toBeUndefined();
+    expect(leaseTerms(state({ inflight: 50 }), 'h', 1_000, limited, now)).toBeUndefined();
   });
 });

@@ -83,6 +83,9 @@ describe('POST /v1/images/generations through the openai SDK', () => {
     const expected = cost(6, 272, GPT_IMAGE.input, GPT_IMAGE.output);
     expect(expected).toBe(9_214_370); // $0.00921437
     expect(entry).toMatchObject({ promptTokens: 6, completionTokens: 272, costNanoUsd: expected, provider: 'openai', upstreamModel: 'gpt-image-1.5', status: 'complete' });
+    // The request rode this gateway's credit lease: the account's debit is known once the lease is returned.
+    const { returnAllLeases } = await import('../../functions/shared/billing/lease');
+    await returnAllLeases();
     const after = await getAccount(accountId, { consistent: true });
     expect((before?.creditNanoUsd ?? 0) - (after?.creditNanoUsd ?? 0)).toBe(expected);
     expect(after?.heldNanoUsd).toBe(0);

@@ -10,8 +10,9 @@ import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy';
  * with DynamoDB slow (a delaying TCP proxy in front of DynamoDB Local) and unreachable for 10 s in
  * the middle of the run. Requests that arrive while it is down get 503 before any upstream call;
  * answers whose settle cannot land go to the settle queue (the SQS emulator), whose consumer applies
- * them once DynamoDB is back. After recovery every request that got content has exactly one ledger
- * entry, no hold is left, and the money adds up to the nano-dollar.
+ * them once DynamoDB is back. After recovery (and the return of the gateway's credit lease, if its
+ * requests rode one) every request that got content has exactly one ledger entry, no hold is left, and
+ * the money adds up to the nano-dollar.
  */
 
 const REQUESTS = Number(process.env.DURABLE_REQUESTS ?? 2_000);
@@ -126,10 +127,15 @@ describe('durable settle under a slow and then stopped DynamoDB', () => {
     const deadline = Date.now() + RECOVERY_MS;
     // Holds first, then the ledger: a settle removes the hold and puts the entry atomically, so once no
     // hold is in flight every entry is there for the read that follows.
+    // Requests that rode this gateway's credit lease are settled by their ledger entries; the lease itself
+    // is returned when idle — or now, by the flush a shutdown uses (once its requests' entries are known).
+    const { returnAllLeases } = await import('../../functions/shared/billing/lease');
+    await returnAllLeases();
     let inFlight = await holdsInFlight();
     let items = await ledger();
     while (Date.now() < deadline && (Object.keys(inFlight).length > 0 || (await getAccount(accountId, { consistent: true }))?.heldNanoUsd !== 0)) {
       await new Promise((r) => setTimeout(r, 500));
+      await returnAllLeases();
       inFlight = await holdsInFlight();
       items = await ledger();
     }

@@ -6,9 +6,12 @@ import { startGateway, type RunningGateway } from '../../local/gateway';
 
 /**
  * What a request costs in DynamoDB write units, as DynamoDB Local itself reports them
- * (ReturnConsumedCapacity on every call, bench/aws-calls.ts): the hold is one UpdateItem of the
- * account item (1 WRU while it is ≤ 1 KB), the settle one TransactWriteItems of the ledger entry and
- * the account item (2 + 2 WRU). 5 in all, where the old layout (a held ledger item in a GSI) took 12.
+ * (ReturnConsumedCapacity on every call, bench/aws-calls.ts). Held per request: the hold is one
+ * UpdateItem of the account item (1 WRU while it is ≤ 1 KB), the settle one TransactWriteItems of the
+ * ledger entry and the account item (2 + 2 WRU): 5 in all, where the old layout (a held ledger item in
+ * a GSI) took 12. On a credit lease (the default for an account with credit, docs/credit-leases.md):
+ * the request's ledger entry alone, one PutItem (1 WRU); the lease's take and return are shared by
+ * the requests it admits.
  */
 let gw: RunningGateway;
 let counter: ReturnType<typeof countAwsCalls>;
@@ -23,29 +26,45 @@ afterAll(async () => {
   delete (globalThis as Record<symbol, unknown>)[SDK_CLIENT_HOOK];
 });
 
+/** Two requests of one account; the writes of the second (the first warms the container: key lookup, account view, lease). */
+async function measuredWrites(account: { accountId: string }, key: string) {
+  const { usageSummary } = await import('../../functions/shared/billing/ledger');
+  const client = new OpenAI({ baseURL: gw.baseUrl, apiKey: key, maxRetries: 0 });
+  for (let round = 0; round < 2; round++) {
+    counter.take();
+    const r = await client.chat.completions.create({ model: 'gpt-4o-mini', max_tokens: 50, messages: [{ role: 'user', content: `hello ${round}` }] });
+    expect(r.choices[0]?.message.content).toBeTruthy();
+    for (let i = 0; i < 200 && (await usageSummary(account.accountId)).requests < round + 1; i++) await new Promise((res) => setTimeout(res, 25));
+    expect((await usageSummary(account.accountId)).requests).toBe(round + 1);
+  }
+  // The calls of the measured request (the poll above reads only: Query).
+  const calls = counter.take();
+  return Object.fromEntries(Object.entries(calls).filter(([op]) => isWrite(op)).map(([op, c]) => [op, { calls: c.calls, units: c.capacityUnits, errors: c.errors }]));
+}
+
+async function accountWithKeys(opts: { freeTokens: number; creditNanoUsd: number }) {
+  const { createAccount } = await import('../../functions/shared/accounts/account-store');
+  const { createKey } = await import('../../functions/shared/accounts/key-store');
+  const account = await createAccount(opts);
+  const key = await createKey(account.accountId, 'wru');
+  for (let k = 1; k < 4; k++) await createKey(account.accountId, `other ${k}`);
+  return { account, key: key.key };
+}
+
 describe('write units per request', () => {
-  it('a buffered chat request costs 5 write units end to end (hold 1 + settle 4) on an account with a handful of keys', async () => {
-    const { createAccount } = await import('../../functions/shared/accounts/account-store');
-    const { createKey } = await import('../../functions/shared/accounts/key-store');
-    const { usageSummary } = await import('../../functions/shared/billing/ledger');
-    const account = await createAccount({ freeTokens: 0, creditNanoUsd: 1_000_000_000 });
-    const key = await createKey(account.accountId, 'wru');
-    for (let k = 1; k < 4; k++) await createKey(account.accountId, `other ${k}`);
-    const client = new OpenAI({ baseURL: gw.baseUrl, apiKey: key.key, maxRetries: 0 });
-    // A first request warms the container (key lookup, account view); the second is measured.
-    for (let round = 0; round < 2; round++) {
-      counter.take();
-      const r = await client.chat.completions.create({ model: 'gpt-4o-mini', max_tokens: 50, messages: [{ role: 'user', content: `hello ${round}` }] });
-      expect(r.choices[0]?.message.content).toBeTruthy();
-      for (let i = 0; i < 200 && (await usageSummary(account.accountId)).requests < round + 1; i++) await new Promise((res) => setTimeout(res, 25));
-      expect((await usageSummary(account.accountId)).requests).toBe(round + 1);
-    }
-    // The calls of the measured request (the poll above reads only: Query).
-    const calls = counter.take();
-    const writes = Object.fromEntries(Object.entries(calls).filter(([op]) => isWrite(op)).map(([op, c]) => [op, { calls: c.calls, units: c.capacityUnits, errors: c.errors }]));
-    expect(writes).toEqual({
+  it('a buffered chat request held per request costs 5 write units end to end (hold 1 + settle 4) on an account with a handful of keys', async () => {
+    // Free tokens pay first, so this account holds per request (a lease is credit only).
+    const { account, key } = await accountWithKeys({ freeTokens: 1_000_000, creditNanoUsd: 1_000_000_000 });
+    expect(await measuredWrites(account, key)).toEqual({
       'DynamoDB.UpdateItem': { calls: 1, units: 1, errors: 0 }, // the hold
       'DynamoDB.TransactWriteItems': { calls: 1, units: 4, errors: 0 }, // the settle: ledger Put + account Update
+    });
+  });
+
+  it('a buffered chat request on a credit lease costs 1 write unit: its ledger entry, nothing before the answer', async () => {
+    const { account, key } = await accountWithKeys({ freeTokens: 0, creditNanoUsd: 1_000_000_000 });
+    expect(await measuredWrites(account, key)).toEqual({
+      'DynamoDB.PutItem': { calls: 1, units: 1, errors: 0 }, // the ledger entry
     });
   });
 });

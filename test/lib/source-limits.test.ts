@@ -4,15 +4,15 @@ import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 
 /**
- * The house rule from DESIGN.md and issue 16: no source file over 300 lines and no function over 80,
+ * The house rule from DESIGN.md and issue 16, relaxed by issue 27: no source file over 400 lines and no function over 100,
  * data files aside. Measured with the TypeScript compiler over the product and its tools (functions/,
  * lib/, bin/, local/); test/ and web/ are not covered. A function's length is the span of its node,
  * first line to last, nested functions included (so a long inner callback counts against its parent too).
  */
 const ROOT = resolve(__dirname, '../..');
 const FOLDERS = ['functions', 'lib', 'bin', 'local'];
-const MAX_FILE_LINES = 300;
-const MAX_FUNCTION_LINES = 80;
+const MAX_FILE_LINES = 400;
+const MAX_FUNCTION_LINES = 100;
 
 /**
  * Data files: tables of facts, not logic. Each is exempt from the file limit only, with its reason.

@@ -12,7 +12,7 @@ import { storeCall } from '../store/store-errors';
 import { tableNames } from '../store/tables';
 import { TtlCache } from '../store/ttl-cache';
 import { keyStateOf, type KeyState as KeyEntry } from '../accounts/key-state';
-import { decodeInlineHold, HOLDS_MAP } from './hold-record';
+import { decodeInlineHold, HOLDS_MAP, slotsOf } from './hold-record';
 import { balanceWatchOf, type BalanceWatch } from './balance-settings';
 
 /** Per-key state on the account item (`keys.<h16>`, accounts/key-state.ts), as billing reads it. Money in nano-USD. */
@@ -25,6 +25,8 @@ export interface ShardState {
   freeTokens: number;
   creditNanoUsd: number;
   heldNanoUsd: number;
+  /** Of `heldNanoUsd`, what credit leases hold (lease.ts): leased, not yet known to be spent. */
+  leasedNanoUsd?: number;
   purchasedNanoUsd: number;
   /** Fund shards of the account (root item only; absent = 1). */
   shards: number;
@@ -48,6 +50,8 @@ export interface SlotHold {
   accountSlot: boolean;
   /** The key entry (`h16`) whose slot it took, if it took one. */
   keySlot: string | undefined;
+  /** Slots it took on each (a lease's grant; else 1). */
+  slots: number;
 }
 
 const num = (v: unknown, fallback = 0): number => (typeof v === 'number' && Number.isFinite(v) ? v : fallback);
@@ -70,6 +74,7 @@ export function shardStateOf(item: Record<string, unknown> | undefined): ShardSt
     freeTokens: num(item.freeTokens),
     creditNanoUsd: num(item.creditNanoUsd),
     heldNanoUsd: num(item.heldNanoUsd),
+    leasedNanoUsd: opt(item.leasedNanoUsd),
     purchasedNanoUsd: num(item.purchasedNanoUsd),
     shards: Math.max(1, Math.floor(num(item.shards, 1))),
     keyCount: opt(item.keyCount),
@@ -87,7 +92,7 @@ function slotHoldsOf(holds: unknown): SlotHold[] {
   const out: SlotHold[] = [];
   for (const [requestId, value] of Object.entries(holds as Record<string, unknown>)) {
     const h = decodeInlineHold('', requestId, value);
-    if (h !== undefined && (h.accountSlot || h.keySlot)) out.push({ requestId, expiresAt: h.holdExpiresAt, accountSlot: h.accountSlot, keySlot: h.keySlot ? h.h16 : undefined });
+    if (h !== undefined && (h.accountSlot || h.keySlot)) out.push({ requestId, expiresAt: h.holdExpiresAt, accountSlot: h.accountSlot, keySlot: h.keySlot ? h.h16 : undefined, slots: slotsOf(h) });
   }
   return out;
 }

@@ -10,6 +10,11 @@
  * (payments/balance-actions.ts). The view only predicts: a stale view costs a failed condition (its
  * ALL_OLD refreshes the view) or a crossing noticed at the next settle after the view's refresh.
  *
+ * The balance judged is the credit not yet spent: `creditNanoUsd` plus what credit leases hold
+ * (`leasedNanoUsd`, lease.ts): a lease moves a slice out of `creditNanoUsd` before any of it is spent,
+ * so judging `creditNanoUsd` alone would cross a line early. A lease's spending becomes visible when it
+ * is returned (its return runs this watch), so a crossing is seen at most a lease's life late.
+ *
  * Only the root item (shard 0, the bank) is watched: top-ups land there, shards refill from it, and
  * keys with a spend limit are served by it (shards.ts).
  */
@@ -80,7 +85,7 @@ function autoTopUpWrite(pk: string, s: ShardState, now: number): Planned<(item: 
   const w = s.watch;
   const a = w?.autoTopUp;
   if (w === undefined || a === undefined || !a.enabled || a.pausedAt !== undefined || w.customerId === undefined || w.paymentMethodId === undefined) return undefined;
-  if (s.creditNanoUsd >= a.thresholdNanoUsd) return undefined;
+  if (unspent(s) >= a.thresholdNanoUsd) return undefined;
   const stale = w.pendingAt !== undefined && now - w.pendingAt > AUTO_TOP_UP_STALE_MS;
   if (w.pendingAt !== undefined && !stale) return undefined;
   if (!stale && w.monthCents + a.amountCents > a.monthlyCapCents) return undefined;
@@ -90,7 +95,7 @@ function autoTopUpWrite(pk: string, s: ShardState, now: number): Planned<(item: 
   b.set(`${b.name('autoTopUpPendingAt')} = ${b.value(now)}`);
   b.when(`${settings('enabled')} = ${b.value(true)} AND attribute_not_exists(${settings('pausedAt')})`);
   b.when(`${settings('thresholdNanoUsd')} = ${b.value(a.thresholdNanoUsd)} AND ${settings('amountCents')} = ${b.value(a.amountCents)} AND ${settings('monthlyCapCents')} = ${b.value(a.monthlyCapCents)}`);
-  b.when(`${b.name('creditNanoUsd')} < ${b.value(a.thresholdNanoUsd)} AND ${b.name('stripePaymentMethodId')} = ${b.value(w.paymentMethodId)}`);
+  b.when(`${unspentBelow(b, s, a.thresholdNanoUsd)} AND ${b.name('stripePaymentMethodId')} = ${b.value(w.paymentMethodId)}`);
   if (stale) {
     // The same crossing again (its charge was never confirmed): same number, same idempotency key, cap already counted.
     b.when(`${b.name('autoTopUpPendingAt')} = ${b.value(w.pendingAt)}`);
@@ -113,15 +118,31 @@ function lowBalanceWrite(pk: string, s: ShardState, now: number): Planned<Balanc
   if (w === undefined) return undefined;
   const b = new UpdateBuilder();
   const threshold = w.lowBalanceNanoUsd;
-  if (w.lowBalanceAlertAt !== undefined && (threshold === undefined || s.creditNanoUsd >= threshold)) {
+  if (w.lowBalanceAlertAt !== undefined && (threshold === undefined || unspent(s) >= threshold)) {
     b.remove(b.name('lowBalanceAlertAt'));
-    b.when(`attribute_not_exists(${b.name('lowBalanceNanoUsd')}) OR ${b.name('creditNanoUsd')} >= ${b.name('lowBalanceNanoUsd')}`);
+    b.when(threshold === undefined ? `attribute_not_exists(${b.name('lowBalanceNanoUsd')})` : `${b.name('lowBalanceNanoUsd')} = ${b.value(threshold)} AND NOT (${unspentBelow(b, s, threshold)})`);
     return { builder: b, action: undefined };
   }
-  if (threshold === undefined || w.lowBalanceAlertAt !== undefined || s.creditNanoUsd >= threshold) return undefined;
+  if (threshold === undefined || w.lowBalanceAlertAt !== undefined || unspent(s) >= threshold) return undefined;
   b.set(`${b.name('lowBalanceAlertAt')} = ${b.value(now)}`);
-  b.when(`attribute_not_exists(${b.name('lowBalanceAlertAt')}) AND ${b.name('lowBalanceNanoUsd')} = ${b.value(threshold)} AND ${b.name('creditNanoUsd')} < ${b.value(threshold)}`);
-  return { builder: b, action: { kind: 'low_balance', accountId: pk, creditNanoUsd: s.creditNanoUsd, thresholdNanoUsd: threshold } };
+  b.when(`attribute_not_exists(${b.name('lowBalanceAlertAt')}) AND ${b.name('lowBalanceNanoUsd')} = ${b.value(threshold)} AND ${unspentBelow(b, s, threshold)}`);
+  return { builder: b, action: { kind: 'low_balance', accountId: pk, creditNanoUsd: unspent(s), thresholdNanoUsd: threshold } };
+}
+
+/** Credit not yet spent, as the view knows it: available + leased (nano-USD). */
+function unspent(s: ShardState): number {
+  return s.creditNanoUsd + (s.leasedNanoUsd ?? 0);
+}
+
+/**
+ * The store's test of `credit + leased < threshold` (a condition cannot add two attributes): the
+ * leased amount must still be the view's, and the credit under the threshold less it. A lease taken
+ * or returned meanwhile fails it; the ALL_OLD refreshes the view and the next settle looks again.
+ */
+function unspentBelow(b: UpdateBuilder, s: ShardState, threshold: number): string {
+  const leased = s.leasedNanoUsd ?? 0;
+  const same = leased === 0 ? `(attribute_not_exists(${b.name('leasedNanoUsd')}) OR ${b.name('leasedNanoUsd')} = ${b.value(0)})` : `${b.name('leasedNanoUsd')} = ${b.value(leased)}`;
+  return `(${b.name('creditNanoUsd')} < ${b.value(threshold - leased)} AND ${same})`;
 }
 
 /** The "limit reached" marker of the settled request's key, once per spend-limit window. */

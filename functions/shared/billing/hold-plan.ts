@@ -9,7 +9,7 @@
  * per account item and per key.
  */
 import { AuthenticationError, InsufficientCreditError, type GatewayError } from '../openai/errors';
-import type { KeyState, ShardState } from './account-state';
+import type { KeyState, ShardState, SlotHold } from './account-state';
 import { windowEnd, windowId } from './key-window';
 import { formatNanoUsd } from './money';
 import { computeCharge } from './price';
@@ -30,8 +30,11 @@ export interface HoldDemand {
   outputPrice: number;
 }
 
-/** How a per-minute counter is written: same window (+1), a new window (reset to 1), or not at all. */
-export type RpmBranch = { kind: 'off' } | { kind: 'same'; window: number; limit: number } | { kind: 'new'; window: number };
+/**
+ * How a per-minute counter is written: same window (+units), a new window (reset to units), or not at
+ * all. `units` is 1 for a request, a lease's grant for a lease (lease.ts).
+ */
+export type RpmBranch = { kind: 'off' } | { kind: 'same'; window: number; limit: number; units: number } | { kind: 'new'; window: number; units: number };
 
 /** How the key's spend limit is written. */
 export type KeyLimitPart =
@@ -50,12 +53,26 @@ export interface HoldSpec {
   accountSlot: number | undefined;
   keyRpm: RpmBranch;
   keySlot: number | undefined;
+  /** Concurrency slots taken on each counter (1; a lease's grant). */
+  slots: number;
   /**
    * Holds past their expiry whose slots this hold may reuse (crashed functions, not yet swept): the
-   * write requires each to still be there, and allows `inflight` as many above the limit.
+   * write requires each to still be there, and allows `inflight` as many above the limit as they hold.
    */
-  accountStale?: string[];
-  keyStale?: string[];
+  accountStale?: StaleSlots;
+  keyStale?: StaleSlots;
+}
+
+/** Expired holds whose slots a hold reuses: their ids and the slots they hold in all. */
+export interface StaleSlots {
+  ids: string[];
+  slots: number;
+}
+
+/** What a credit lease asks of the rate limits (lease.ts): up to this many request-rate units and slots. */
+export interface RateGrant {
+  rpm: number;
+  slots: number;
 }
 
 /** Most expired holds' slots one hold write reuses (each adds a condition to the write). */
@@ -74,6 +91,8 @@ export interface PlanInput {
   now: number;
   /** Accept fewer free tokens than the item has (`>=` condition): the last attempt under contention. */
   relaxFree?: boolean;
+  /** A lease's ask: up to this many request-rate units and concurrency slots (default 1 and 1); as many as are left, at least 1. */
+  grant?: RateGrant;
 }
 
 /** Plans a hold on one account item. */
@@ -85,17 +104,22 @@ export function planHold(input: PlanInput): HoldPlan {
   if (key.status !== 'active') return { ok: false, error: new AuthenticationError('This API key is disabled. Enable it or use another key.', 'invalid_api_key') };
 
   const minute = epochMinute(now);
-  const accountRpm = rpmBranch(state.rpmWindow, state.rpmCount, limits.rpm, minute);
+  const wantRpm = Math.max(1, input.grant?.rpm ?? 1);
+  const accountRpm = rpmBranch(state.rpmWindow, state.rpmCount, limits.rpm, minute, wantRpm);
   if (accountRpm === 'full') return { ok: false, error: rpmRefusal('account', limits.rpm, state.rpmWindow ?? minute, now) };
-  const keyRpm = rpmBranch(key.rpmWindow, key.rpmCount, limits.rpm, minute);
+  const keyRpm = rpmBranch(key.rpmWindow, key.rpmCount, limits.rpm, minute, rpmUnitsOf(accountRpm, wantRpm));
   if (keyRpm === 'full') return { ok: false, error: rpmRefusal('key', limits.rpm, key.rpmWindow ?? minute, now) };
+  const rpmUnits = rpmUnitsOf(keyRpm, rpmUnitsOf(accountRpm, wantRpm));
   // [issue 21] A slot whose hold is past its expiry (the function's own deadline: it can no longer run)
   // is free now, not when the sweep settles the orphan.
   const expired = (state.slotHolds ?? []).filter((h) => h.expiresAt <= now);
-  const accountStale = expired.filter((h) => h.accountSlot).slice(0, MAX_STALE_SLOTS).map((h) => h.requestId);
-  const keyStale = expired.filter((h) => h.keySlot === input.h16).slice(0, MAX_STALE_SLOTS).map((h) => h.requestId);
-  if (limits.concurrent > 0 && (state.inflight ?? 0) - accountStale.length >= limits.concurrent) return { ok: false, error: concurrencyRefusal('account', limits.concurrent) };
-  if (limits.concurrent > 0 && (key.inflight ?? 0) - keyStale.length >= limits.concurrent) return { ok: false, error: concurrencyRefusal('key', limits.concurrent) };
+  const accountStale = staleOf(expired.filter((h) => h.accountSlot));
+  const keyStale = staleOf(expired.filter((h) => h.keySlot === input.h16));
+  const accountFree = limits.concurrent - ((state.inflight ?? 0) - accountStale.slots);
+  const keyFree = limits.concurrent - ((key.inflight ?? 0) - keyStale.slots);
+  if (limits.concurrent > 0 && accountFree <= 0) return { ok: false, error: concurrencyRefusal('account', limits.concurrent) };
+  if (limits.concurrent > 0 && keyFree <= 0) return { ok: false, error: concurrencyRefusal('key', limits.concurrent) };
+  const slots = limits.concurrent > 0 ? Math.max(1, Math.min(input.grant?.slots ?? 1, accountFree, keyFree)) : 1;
 
   const keyLimit = keyLimitPart(key, now);
   const keyLeft = keyAllowance(key, now);
@@ -111,20 +135,36 @@ export function planHold(input: PlanInput): HoldPlan {
       nanoUsd: charge.costNanoUsd,
       takeAllFree,
       keyLimit,
-      accountRpm,
+      accountRpm: withUnits(accountRpm, rpmUnits),
       accountSlot: limits.concurrent > 0 ? limits.concurrent : undefined,
-      keyRpm,
+      keyRpm: withUnits(keyRpm, rpmUnits),
       keySlot: limits.concurrent > 0 ? limits.concurrent : undefined,
-      ...(limits.concurrent > 0 && accountStale.length > 0 ? { accountStale } : {}),
-      ...(limits.concurrent > 0 && keyStale.length > 0 ? { keyStale } : {}),
+      slots,
+      ...(limits.concurrent > 0 && accountStale.ids.length > 0 ? { accountStale } : {}),
+      ...(limits.concurrent > 0 && keyStale.ids.length > 0 ? { keyStale } : {}),
     },
   };
 }
 
-function rpmBranch(window: number | undefined, count: number | undefined, limit: number, minute: number): RpmBranch | 'full' {
+/** A counter's branch taking up to `want` units (at least 1; fewer when fewer are left in the minute). */
+function rpmBranch(window: number | undefined, count: number | undefined, limit: number, minute: number, want: number): RpmBranch | 'full' {
   if (limit <= 0) return { kind: 'off' };
-  if (window !== undefined && window >= minute) return (count ?? 0) >= limit ? 'full' : { kind: 'same', window, limit };
-  return { kind: 'new', window: minute };
+  if (window !== undefined && window >= minute) return (count ?? 0) >= limit ? 'full' : { kind: 'same', window, limit, units: Math.min(want, limit - (count ?? 0)) };
+  return { kind: 'new', window: minute, units: Math.min(want, limit) };
+}
+
+function rpmUnitsOf(branch: RpmBranch, fallback: number): number {
+  return branch.kind === 'off' ? fallback : branch.units;
+}
+
+/** The branch taking exactly `units` (the fewer the account's and the key's counters allow). */
+function withUnits(branch: RpmBranch, units: number): RpmBranch {
+  return branch.kind === 'off' ? branch : { ...branch, units };
+}
+
+function staleOf(holds: readonly SlotHold[]): StaleSlots {
+  const some = holds.slice(0, MAX_STALE_SLOTS);
+  return { ids: some.map((h) => h.requestId), slots: some.reduce((n, h) => n + h.slots, 0) };
 }
 
 /** What a key's spend limit still allows (nano-USD) at `now`: +Infinity for a key without a limit. */

@@ -25,6 +25,11 @@ export const holdRecordSchema = z.object({
   /** The hold took a concurrency slot on the account item / on the key. */
   accountSlot: z.boolean(),
   keySlot: z.boolean(),
+  /** Concurrency slots the hold took on each flagged counter (a credit lease's grant; absent = 1). */
+  slots: z.optional(count),
+  /** Request-rate units a lease took in minute `rpmWindow` (epoch minutes): its grant, returned unused (lease.ts). */
+  rpmUnits: z.optional(count),
+  rpmWindow: z.optional(count),
   /** Our best prompt estimate (tokens), billed if the request is orphaned. */
   promptTokensEstimate: count,
   /** Prompt tokens reserved (the bound, margin and media included). */
@@ -53,6 +58,11 @@ export function keyEntryId(keyHash: string): string {
   return keyHash.slice(0, 16);
 }
 
+/** Concurrency slots a hold took on each counter it flagged (`accountSlot`, `keySlot`): 1 but for a lease's grant. */
+export function slotsOf(r: Pick<HoldRecord, 'slots'>): number {
+  return r.slots ?? 1;
+}
+
 /** The account item's map of holds in flight (DATA-MODEL §2): request id → {@link encodeInlineHold}. */
 export const HOLDS_MAP = 'holds';
 
@@ -63,13 +73,13 @@ export const HOLDS_MAP = 'holds';
  * settle of the account while the hold is in flight). One string, `|`-separated, integers in base 36:
  * `expiresAt|freeTokens|nanoUsd|flags|h16|promptTokensEstimate|inputPrice|outputPrice|publicModel`,
  * flags = 1 keyLimited + 2 accountSlot + 4 keySlot + 8 queued (its settle was handed to the settle
- * queue: the sweep leaves it to the queue, pending-holds.ts). E.g. 50 bytes for a gpt-4o-mini hold.
+ * queue: the sweep leaves it to the queue, pending-holds.ts) + 16 × (slots − 1) (a lease's concurrency grant). E.g. 50 bytes for a gpt-4o-mini hold.
  * The request's own settle does not read it: the full {@link HoldRecord} travels with the request
  * (and in the settle message).
  */
 export function encodeInlineHold(r: HoldRecord, opts: { queued?: boolean } = {}): string {
   const b36 = (n: number) => n.toString(36);
-  const flags = (r.keyLimited ? 1 : 0) | (r.accountSlot ? 2 : 0) | (r.keySlot ? 4 : 0) | (opts.queued === true ? 8 : 0);
+  const flags = (r.keyLimited ? 1 : 0) | (r.accountSlot ? 2 : 0) | (r.keySlot ? 4 : 0) | (opts.queued === true ? 8 : 0) | ((slotsOf(r) - 1) << 4);
   return [b36(r.holdExpiresAt), b36(r.holdFreeTokens), b36(r.holdNanoUsd), String(flags), keyEntryId(r.keyHash), b36(r.promptTokensEstimate), b36(r.holdInputPrice), b36(r.holdOutputPrice), r.publicModel].join('|');
 }
 
@@ -100,6 +110,7 @@ export function decodeInlineHold(accountId: string, requestId: string, value: un
     keyLimited: (flags & 1) !== 0,
     accountSlot: (flags & 2) !== 0,
     keySlot: (flags & 4) !== 0,
+    ...(flags >> 4 > 0 ? { slots: (flags >> 4) + 1 } : {}),
     queued: (flags & 8) !== 0,
     promptTokensEstimate: est,
     holdInputPrice: inP,

@@ -11,9 +11,10 @@
 import type { UpdateCommandInput } from '../store/commands';
 import { tableNames } from '../store/tables';
 import { HOLD_IS_NEW } from '../store/conditions';
-import type { HoldSpec, RpmBranch } from './hold-plan';
+import type { HoldSpec, RpmBranch, StaleSlots } from './hold-plan';
 import { encodeInlineHold, HOLDS_MAP, keyEntryId, type HoldRecord } from './hold-record';
 import { markPendingHolds } from './pending-holds';
+import { isLeaseId } from './request-id';
 import { UpdateBuilder } from './update-builder';
 
 /** The hold's UpdateItem input (the account item's pk is `record.accountId`). */
@@ -41,6 +42,7 @@ function accountHoldUpdate(record: HoldRecord, spec: HoldSpec): UpdateBuilder {
   b.add('heldFreeTokens', spec.freeTokens);
   b.add('heldNanoUsd', spec.nanoUsd);
   b.add(key('heldNanoUsd'), spec.nanoUsd);
+  if (isLeaseId(record.requestId)) b.add('leasedNanoUsd', spec.nanoUsd); // credit leased, not yet spent (balance-watch.ts)
 
   const limit = spec.keyLimit;
   if (limit.kind === 'none') {
@@ -58,8 +60,8 @@ function accountHoldUpdate(record: HoldRecord, spec: HoldSpec): UpdateBuilder {
   }
   rpm(b, spec.accountRpm, () => [b.name('rpmWindow'), b.name('rpmCount')]);
   rpm(b, spec.keyRpm, () => [key('rpmWindow'), key('rpmCount')]);
-  slot(b, spec.accountSlot, () => b.name('inflight'), spec.accountStale);
-  slot(b, spec.keySlot, () => key('inflight'), spec.keyStale);
+  slot(b, spec.accountSlot, spec.slots, () => b.name('inflight'), spec.accountStale);
+  slot(b, spec.keySlot, spec.slots, () => key('inflight'), spec.keyStale);
   return b;
 }
 
@@ -67,25 +69,26 @@ function rpm(b: UpdateBuilder, branch: RpmBranch, paths: () => [window: string, 
   if (branch.kind === 'off') return;
   const [window, count] = paths();
   if (branch.kind === 'same') {
-    b.when(`${window} = ${b.value(branch.window)} AND ${count} < ${b.value(branch.limit)}`);
-    b.set(`${count} = ${count} + ${b.value(1)}`);
+    // count + units <= limit
+    b.when(`${window} = ${b.value(branch.window)} AND ${count} <= ${b.value(branch.limit - branch.units)}`);
+    b.set(`${count} = ${count} + ${b.value(branch.units)}`);
   } else if (branch.kind === 'new') {
     const w = b.value(branch.window);
     b.when(`attribute_not_exists(${window}) OR ${window} < ${w}`);
     b.set(`${window} = ${w}`);
-    b.set(`${count} = ${b.value(1)}`);
+    b.set(`${count} = ${b.value(branch.units)}`);
   }
 }
 
 /**
- * Takes a concurrency slot: `inflight < limit`, or `limit + n` when n expired holds (`stale`) still hold
- * slots; each must still be on the item, so a slot is never counted free twice (a settled one has
- * already given its slot back).
+ * Takes `slots` concurrency slots: `inflight + slots <= limit`, or `limit + n` when expired holds
+ * (`stale`) still hold n slots; each must still be on the item, so a slot is never counted free twice
+ * (a settled one has already given its slots back).
  */
-function slot(b: UpdateBuilder, limit: number | undefined, path: () => string, stale: readonly string[] = []): void {
+function slot(b: UpdateBuilder, limit: number | undefined, slots: number, path: () => string, stale: StaleSlots = { ids: [], slots: 0 }): void {
   if (limit === undefined) return;
   const inflight = path();
-  b.when(`attribute_not_exists(${inflight}) OR ${inflight} < ${b.value(limit + stale.length)}`);
-  for (const requestId of stale) b.when(`attribute_exists(${b.path(HOLDS_MAP, requestId)})`);
-  b.add(inflight, 1);
+  b.when(`attribute_not_exists(${inflight}) OR ${inflight} <= ${b.value(limit + stale.slots - slots)}`);
+  for (const requestId of stale.ids) b.when(`attribute_exists(${b.path(HOLDS_MAP, requestId)})`);
+  b.add(inflight, slots);
 }

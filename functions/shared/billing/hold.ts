@@ -19,12 +19,13 @@ import { backoffDelayMs, isTransactionConflict } from '../store/transaction-retr
 import { readState, rememberState, shardStateOf, unmarshallItem, updateView, viewOf, type ShardState } from './account-state';
 import { config, rateLimitsFor } from '../config/env';
 import { now } from './clock';
-import { planHold, type HoldDemand, type HoldSpec } from './hold-plan';
+import { planHold, type HoldDemand, type HoldSpec, type RateGrant, type RpmBranch } from './hold-plan';
 import { decodeInlineHold, HOLDS_MAP, keyEntryId, type HoldRecord } from './hold-record';
 import { holdUpdate } from './hold-write';
 import { moveToRoot, replanAfterRefusal, type HoldCursor } from './hold-replan';
 import { rateHeadersOf, type RateHeaders } from './rate-headers';
 import { pickShard, shardPk } from './shards';
+import { isLeaseId } from './request-id';
 import { sleep } from '../retry/sleep';
 
 /** What to hold, for whom. */
@@ -38,6 +39,8 @@ export interface HoldRequest {
   promptTokensEstimate: number;
   /** Epoch ms after which the request's own function cannot settle it any more. */
   expiresAt: number;
+  /** A credit lease's ask of the rate limits (lease.ts); a request takes 1 and 1. */
+  grant?: RateGrant;
 }
 
 /** Plans of one hold: each failed condition brings the store's numbers for one more plan. */
@@ -134,7 +137,7 @@ export async function placeHold(req: HoldRequest, onUnknown: (record: HoldRecord
       await moveToRoot(c, req.accountId);
       continue;
     }
-    const plan = planHold({ state: c.state, h16: keyEntryId(req.keyHash), demand: req.demand, limits: shardLimits, now: now(), relaxFree: c.plans >= RELAX_FREE_FROM_PLAN });
+    const plan = planHold({ state: c.state, h16: keyEntryId(req.keyHash), demand: req.demand, limits: shardLimits, now: now(), relaxFree: c.plans >= RELAX_FREE_FROM_PLAN, ...(req.grant !== undefined ? { grant: req.grant } : {}) });
     if (!plan.ok) {
       if (await replanAfterRefusal(c, req, root.shards, plan)) continue;
       contendedAt.set(c.pk, Date.now()); // a refusal: the account is at a limit, predict nothing for a while
@@ -216,6 +219,8 @@ function recordOf(req: HoldRequest, pk: string, shard: number, spec: HoldSpec): 
     ...(spec.keyLimit.kind !== 'none' ? { keyWindow: spec.keyLimit.window } : {}),
     accountSlot: spec.accountSlot !== undefined,
     keySlot: spec.keySlot !== undefined,
+    ...(spec.slots > 1 ? { slots: spec.slots } : {}),
+    ...(req.grant !== undefined ? rpmGrantOf(spec.accountRpm.kind !== 'off' ? spec.accountRpm : spec.keyRpm) : {}),
     promptTokensEstimate: req.promptTokensEstimate,
     promptTokensHeld: req.demand.promptTokens,
     maxCompletionTokens: req.demand.outputTokens,
@@ -227,17 +232,23 @@ function recordOf(req: HoldRequest, pk: string, shard: number, spec: HoldSpec): 
   };
 }
 
+/** A lease's request-rate grant on its record. */
+function rpmGrantOf(branch: RpmBranch): Pick<HoldRecord, 'rpmUnits' | 'rpmWindow'> {
+  return branch.kind === 'off' ? {} : { rpmUnits: branch.units, rpmWindow: branch.window };
+}
+
 /** This container's own hold, applied to its view (what the write did, as far as it is known). */
 function applyHold(s: ShardState, record: HoldRecord, spec: HoldSpec): void {
   s.freeTokens -= spec.freeTokens;
   s.creditNanoUsd -= spec.nanoUsd;
   s.heldNanoUsd += spec.nanoUsd;
+  if (isLeaseId(record.requestId)) s.leasedNanoUsd = (s.leasedNanoUsd ?? 0) + spec.nanoUsd;
   const key = s.keys?.[keyEntryId(record.keyHash)];
   if (spec.accountRpm.kind !== 'off') {
-    s.rpmCount = spec.accountRpm.kind === 'new' ? 1 : (s.rpmCount ?? 0) + 1;
+    s.rpmCount = spec.accountRpm.kind === 'new' ? spec.accountRpm.units : (s.rpmCount ?? 0) + spec.accountRpm.units;
     s.rpmWindow = spec.accountRpm.window;
   }
-  if (spec.accountSlot !== undefined) s.inflight = (s.inflight ?? 0) + 1;
+  if (spec.accountSlot !== undefined) s.inflight = (s.inflight ?? 0) + spec.slots;
   if (key === undefined) return;
   key.heldNanoUsd += spec.nanoUsd;
   if (spec.keyLimit.kind === 'same') key.leftNanoUsd = (key.leftNanoUsd ?? 0) - spec.nanoUsd;
@@ -246,8 +257,8 @@ function applyHold(s: ShardState, record: HoldRecord, spec: HoldSpec): void {
     key.leftNanoUsd = spec.keyLimit.limit - key.heldNanoUsd;
   }
   if (spec.keyRpm.kind !== 'off') {
-    key.rpmCount = spec.keyRpm.kind === 'new' ? 1 : (key.rpmCount ?? 0) + 1;
+    key.rpmCount = spec.keyRpm.kind === 'new' ? spec.keyRpm.units : (key.rpmCount ?? 0) + spec.keyRpm.units;
     key.rpmWindow = spec.keyRpm.window;
   }
-  if (spec.keySlot !== undefined) key.inflight = (key.inflight ?? 0) + 1;
+  if (spec.keySlot !== undefined) key.inflight = (key.inflight ?? 0) + spec.slots;
 }

@@ -5,7 +5,8 @@
  * queue). A request that no lease can admit is billed per request (`perRequest`), exactly as without
  * leases.
  */
-import { admitAfterLease, admitNow, releaseAdmission, requestCost, worthLeasing, type Admission, type LeaseAsk } from './lease';
+import { admitAfterLease, admitNow, billAdmission, endAdmission, worthLeasing, type Admission, type LeaseAsk } from './lease';
+import { requestCost } from './lease-terms';
 import type { BillStart, RequestBill } from './request-bill';
 import { chargeFor } from './settle';
 import { settleDurably } from './settle-durable';
@@ -52,22 +53,24 @@ function admittedBill(admission: () => Admission | undefined): Omit<RequestBill,
   };
   return {
     charge: (entry) => chargeFor(must().record, entry),
-    rateHeaders: () => ({}),
+    rateHeaders: () => admission()?.rateHeaders ?? {},
     async settle(entry) {
       const a = admission();
       if (a === undefined || done) return undefined;
       done = true;
-      // The slice learns the bill at once (a return in flight charges it), then the ledger entry is written.
-      const returned = releaseAdmission(a, chargeFor(a.record, entry).costNanoUsd);
-      const r = await settleDurably(a.record, { kind: 'bill', entry });
-      await returned;
+      // The slice learns the bill at once; the lease is not returned before the entry's fate is known.
+      billAdmission(a, chargeFor(a.record, entry).costNanoUsd);
+      let unqueued = false;
+      const r = await settleDurably(a.record, { kind: 'bill', entry }, undefined, () => (unqueued = true));
+      await endAdmission(a, unqueued ? { record: a.record, entry } : undefined);
       return r;
     },
     async cancel() {
       const a = admission();
       if (a === undefined || done) return;
       done = true;
-      await releaseAdmission(a, 0);
+      billAdmission(a, 0);
+      await endAdmission(a);
     },
   };
 }

@@ -21,17 +21,14 @@ import { logger } from '../observability/logger';
 import { recordOverHoldLoss } from '../observability/metrics';
 import { sleep } from '../retry/sleep';
 import { unmarshallItem } from './account-state';
-import { HOLDS_MAP, type HoldRecord } from './hold-record';
+import { cancellationReasons } from './cancellation';
+import { now as billingNow } from './clock';
+import { epochMinute } from './rate-limit';
+import type { UpdateBuilder } from './update-builder';
+import { transactWrite } from '../store/transact-write';
+import { HOLDS_MAP, keyEntryId, type HoldRecord } from './hold-record';
 import { requestIdFloor } from './request-id';
-import { accountSettleUpdate, applySettleToView, chargeFor, ledgerEntryItem, settleHold, settledBefore, type SettleOutcome, type SettleResult } from './settle';
-
-/** Lease ids: `lease_` + the same time-first form as request ids (request-id.ts). */
-export const LEASE_ID_PREFIX = 'lease_';
-
-/** True for the id of a lease's inline record (`holds.<leaseId>`), false for a request's hold. */
-export function isLeaseId(id: string): boolean {
-  return id.startsWith(LEASE_ID_PREFIX);
-}
+import { accountSettleUpdate, applySettleToView, chargeFor, ledgerEntryItem, settleHold, settledBefore, type SettleOutcome, type SettleResult, type UsageEntry } from './settle';
 
 /** When a lease was taken (epoch ms), from its id; NaN for a malformed id. */
 function leaseTakenAt(leaseId: string): number {
@@ -68,27 +65,55 @@ export async function settleRecord(hold: HoldRecord, outcome: SettleOutcome): Pr
   return { alreadySettled: false, freeTokensUsed: charge.freeTokensUsed, costNanoUsd: charge.costNanoUsd };
 }
 
+/** A leased request's ledger entry that neither DynamoDB nor the settle queue took: written with its lease's return. */
+export interface UnwrittenEntry {
+  record: HoldRecord;
+  entry: UsageEntry;
+}
+
+/** What a return gives back besides the credit: request-rate units unused in the grant's minute, and ledger entries to write. */
+export interface ReturnExtras {
+  unusedRpm?: number;
+  entries?: readonly UnwrittenEntry[];
+}
+
 /**
  * Returns a lease: charges `spentNanoUsd` (capped at the lease: no bill exceeds its hold) and releases
- * the rest, in one conditional UpdateItem. A lease already returned or reconciled is a no-op
- * (`alreadySettled`). A key deleted meanwhile: the account alone is settled.
+ * the rest, its concurrency slots and — still in the grant's minute — its unused request-rate units,
+ * in one conditional UpdateItem; with `entries`, one TransactWriteItems that also Puts them (each under
+ * LEDGER_ENTRY_IS_NEW; one that exists already is dropped), so their charges never land without them.
+ * A lease already returned or reconciled is a no-op (`alreadySettled`). A key deleted meanwhile: the
+ * account alone is settled.
  * @throws StoreUnavailableError (503) when DynamoDB is unavailable.
  */
-export async function returnLease(lease: HoldRecord, spentNanoUsd: number, maxAttempts = 30): Promise<SettleResult> {
+export async function returnLease(lease: HoldRecord, spentNanoUsd: number, extras: ReturnExtras = {}, maxAttempts = 30): Promise<SettleResult> {
   const costNanoUsd = Math.min(Math.max(0, spentNanoUsd), lease.holdNanoUsd);
   const charge = { freeTokensUsed: 0, costNanoUsd, freePromptTokens: 0, freeCompletionTokens: 0 };
+  let entries = [...(extras.entries ?? [])];
+  let withRpm = (extras.unusedRpm ?? 0) > 0 && lease.rpmWindow !== undefined && epochMinute(billingNow()) === lease.rpmWindow;
   let withKey = true;
   for (let attempt = 1; ; attempt++) {
     try {
-      const input = { TableName: tableNames().accounts, Key: { accountId: lease.accountId }, ...accountSettleUpdate(lease, charge, withKey).build(), ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const };
-      await storeCall(() => documentClient().send(new UpdateCommand(input)));
+      const update = accountSettleUpdate(lease, charge, withKey);
+      if (withRpm) giveBackRpm(update, lease, extras.unusedRpm ?? 0, withKey);
+      const input = { TableName: tableNames().accounts, Key: { accountId: lease.accountId }, ...update.build(), ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const };
+      if (entries.length === 0) await storeCall(() => documentClient().send(new UpdateCommand(input)));
+      else await transactWrite([{ Update: input }, ...entries.map((e) => ({ Put: ledgerPut(e) }))], { retryConflicts: false });
       applySettleToView(lease, charge);
       return { alreadySettled: false, freeTokensUsed: 0, costNanoUsd };
     } catch (err) {
-      if (err instanceof ConditionalCheckFailedException) {
-        const holds = unmarshallItem(err.Item)?.[HOLDS_MAP] as Record<string, unknown> | undefined;
-        if (holds?.[lease.requestId] !== undefined && withKey) {
-          withKey = false; // the key was deleted while the lease was out
+      const reasons = cancellationReasons(err);
+      const written = new Set((reasons ?? []).flatMap((r, i) => (i > 0 && r.code === 'ConditionalCheckFailed' ? [i - 1] : [])));
+      if (written.size > 0) {
+        entries = entries.filter((_, i) => !written.has(i)); // already in the ledger (a write whose answer was lost)
+        continue;
+      }
+      const accountOld = err instanceof ConditionalCheckFailedException ? err.Item : reasons?.[0]?.code === 'ConditionalCheckFailed' ? reasons[0].item : undefined;
+      if (accountOld !== undefined || err instanceof ConditionalCheckFailedException) {
+        const holds = unmarshallItem(accountOld)?.[HOLDS_MAP] as Record<string, unknown> | undefined;
+        if (holds?.[lease.requestId] !== undefined && (withRpm || withKey)) {
+          if (withRpm) withRpm = false; // the minute turned meanwhile: its units count no more
+          else withKey = false; // the key was deleted while the lease was out
           continue;
         }
         return { alreadySettled: true, freeTokensUsed: 0, costNanoUsd: 0 };
@@ -97,6 +122,22 @@ export async function returnLease(lease: HoldRecord, spentNanoUsd: number, maxAt
       await sleep(backoffDelayMs(attempt, { maxDelayMs: 250 }));
     }
   }
+}
+
+/** Gives back unused request-rate units, only while the counters are still in the grant's minute. */
+function giveBackRpm(b: UpdateBuilder, lease: HoldRecord, unused: number, withKey: boolean): void {
+  const w = b.value(lease.rpmWindow ?? 0);
+  b.when(`rpmWindow = ${w}`);
+  b.add('rpmCount', -unused);
+  if (!withKey) return;
+  const key = (attr: string) => b.path('keys', keyEntryId(lease.keyHash), attr);
+  b.when(`${key('rpmWindow')} = ${w}`);
+  b.add(key('rpmCount'), -unused);
+}
+
+/** The Put of an unwritten ledger entry (idempotent on its request id). */
+function ledgerPut(e: UnwrittenEntry) {
+  return { TableName: tableNames().ledger, Item: ledgerEntryItem(e.record, e.entry, chargeFor(e.record, e.entry)), ConditionExpression: LEDGER_ENTRY_IS_NEW, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const };
 }
 
 /**

@@ -15,27 +15,34 @@
  * balance (and the key's allowance) before any of it is spent, and each request's bill is capped at
  * its own reservation (settle.ts `chargeFor`).
  *
- * Per request, exactly as without leases: accounts with free tokens, rate limits or fund shards, small
- * or nearly empty accounts (a slice must cover {@link MIN_REQUESTS_PER_LEASE} of the request's most),
- * and any request a lease cannot admit.
+ * Rate limits are leased with the credit (lease-terms.ts): the lease's write counts n request-rate
+ * units of the current minute and m concurrency slots; admission spends them in the same synchronous
+ * step, so this instance never admits more than it was granted; unused units and the slots go back
+ * with the return.
+ *
+ * Per request, exactly as without leases: accounts with free tokens or fund shards, small or nearly
+ * empty accounts, an account at a rate limit, and any request a lease cannot admit.
  */
 import { logger } from '../observability/logger';
-import { readState, viewOf, type ShardState } from './account-state';
-import { config, rateLimitsFor, type Config } from '../config/env';
+import { readState, viewOf } from './account-state';
+import { config, type Config } from '../config/env';
 import { now as billingNow } from './clock';
-import { placeHold, type HoldRequest } from './hold';
-import { keyAllowance, type HoldDemand } from './hold-plan';
+import { placeHold, rateHeadersOfHold, type HoldRequest } from './hold';
+import type { HoldDemand } from './hold-plan';
 import { keyEntryId, type HoldRecord } from './hold-record';
-import { LEASE_ADMIT_SKEW_MS, LEASE_ID_PREFIX, returnLease } from './lease-settle';
-import { computeCharge } from './price';
-import { newRequestId, REQUEST_ID_PREFIX } from './request-id';
+import { leasedRateHeaders, leaseTerms, type LeaseTerms } from './lease-terms';
+import { LEASE_ADMIT_SKEW_MS, returnLease, type UnwrittenEntry } from './lease-settle';
+import { epochMinute } from './rate-limit';
+import { LEASE_ID_PREFIX, newRequestId, REQUEST_ID_PREFIX } from './request-id';
 import { cancelUnknownHold } from './settle-durable';
-
-/** A slice must cover at least this many of the request's most (else the account leases per request). */
-const MIN_REQUESTS_PER_LEASE = 8;
+import { queueBalanceAction } from './settle-queue';
+import { watchBalance } from './balance-watch';
 
 /** The public model a lease's record names (an account's activity never shows it: a lease has no ledger entry). */
 const LEASE_MODEL = 'credit-lease';
+
+/** Most ledger entries a lease carries to its return (one TransactWriteItems holds 100 items): past this it admits no more. */
+const MAX_UNWRITTEN = 99;
 
 /** What a request asks of a lease: what it would hold (hold.ts), with its end instead of an expiry. Tokens, nano-USD, epoch ms. */
 export interface LeaseAsk extends Omit<HoldRequest, 'expiresAt'> {
@@ -55,7 +62,17 @@ interface Lease {
   available: number;
   /** nano-USD billed to its settled requests. */
   spent: number;
+  /** Requests admitted whose ledger entry's fate is not known yet (each holds one of `slots`). */
   inflight: number;
+  /** Concurrency slots granted (undefined: the limit is off). */
+  slots?: number;
+  /** Request-rate units of minute `record.rpmWindow` left (undefined: the limit is off), and the limit. */
+  rpmLeft?: number;
+  rpmLimit: number;
+  /** `x-ratelimit-remaining-requests` right after the grant. */
+  rpmAfterGrant: number;
+  /** Ledger entries neither DynamoDB nor the settle queue took: written by the return, in its transaction. */
+  unwritten: UnwrittenEntry[];
   lastUsed: number;
   state: 'open' | 'retired' | 'returned';
   timer?: NodeJS.Timeout;
@@ -65,10 +82,14 @@ interface Lease {
 export interface Admission {
   record: HoldRecord;
   lease: Lease;
+  /** Its x-ratelimit-* headers (empty with the request-rate limit off). */
+  rateHeaders: Record<string, string>;
 }
 
 const current = new Map<string, Lease>();
 const acquiring = new Map<string, Promise<Lease | undefined>>();
+/** Requests waiting for a lease, per slot (a lease's concurrency ask counts them). */
+const waiting = new Map<string, number>();
 /** Slots (account + key) that lease per request until the epoch ms stored here. */
 const declined = new Map<string, number>();
 /** Every lease not yet returned (tests drain them). */
@@ -76,41 +97,25 @@ const outstanding = new Set<Lease>();
 
 const slotOf = (accountId: string, keyHash: string) => `${accountId}|${keyHash}`;
 
-/** The request's most, nano-USD, with no free tokens (a lease is credit only). */
-export function requestCost(demand: HoldDemand): number {
-  return computeCharge({ promptTokens: demand.promptTokens, completionTokens: demand.outputTokens, freeTokensAvailable: 0, inputPrice: demand.inputPrice, outputPrice: demand.outputPrice }).costNanoUsd;
-}
-
-/**
- * The slice one lease would take from an account item (nano-USD), or undefined when the account
- * leases per request: leases off, free tokens, rate limits, fund shards, an inactive key, or a slice
- * smaller than {@link MIN_REQUESTS_PER_LEASE} of the request's most.
- */
-export function leaseSlice(state: ShardState, h16: string, costNanoUsd: number, cfg: Config, now: number): number | undefined {
-  if (cfg.CREDIT_LEASE_VALIDITY_MS <= 0 || !state.exists || state.shards > 1 || state.freeTokens > 0) return undefined;
-  const limits = rateLimitsFor(state.purchasedNanoUsd, cfg);
-  if (limits.rpm > 0 || limits.concurrent > 0) return undefined;
-  const key = state.keys?.[h16];
-  if (key === undefined || key.status !== 'active') return undefined;
-  const available = Math.min(state.creditNanoUsd, keyAllowance(key, now));
-  const slice = Math.floor((available * cfg.CREDIT_LEASE_SHARE_PERCENT) / 100);
-  return slice >= MIN_REQUESTS_PER_LEASE * Math.max(1, costNanoUsd) ? slice : undefined;
-}
-
 /** Admits the request against this instance's lease of its account and key, if one can take it now. */
 export function admitNow(ask: LeaseAsk): Admission | undefined {
   const lease = current.get(slotOf(ask.accountId, ask.keyHash));
   if (lease === undefined || !admits(lease, ask)) return undefined;
   lease.available -= ask.costNanoUsd;
   lease.inflight++;
+  if (lease.rpmLeft !== undefined) lease.rpmLeft--;
   lease.lastUsed = Date.now();
-  if (lease.available < lease.record.holdNanoUsd / 4) void acquire(ask); // top up before it runs out
-  return { lease, record: admittedRecord(lease, ask) };
+  const low = lease.available < lease.record.holdNanoUsd / 4 || (lease.rpmLeft !== undefined && lease.rpmLeft < (lease.record.rpmUnits ?? 0) / 4);
+  if (low) void acquire(ask); // top up before it runs out
+  const rateHeaders = lease.rpmLeft === undefined ? {} : leasedRateHeaders(lease.rpmLimit, lease.rpmAfterGrant, lease.rpmLeft, lease.record.rpmWindow ?? 0, billingNow());
+  return { lease, record: admittedRecord(lease, ask), rateHeaders };
 }
 
 function admits(lease: Lease, ask: LeaseAsk): boolean {
   const arrived = Number(/^req_(\d{13})_/.exec(ask.requestId)?.[1] ?? Number.NaN);
-  return lease.state === 'open' && Date.now() < lease.validUntil && ask.endsAt <= lease.record.holdExpiresAt && arrived >= lease.takenAt - LEASE_ADMIT_SKEW_MS && ask.costNanoUsd <= lease.available;
+  if (lease.state !== 'open' || Date.now() >= lease.validUntil || ask.endsAt > lease.record.holdExpiresAt || arrived < lease.takenAt - LEASE_ADMIT_SKEW_MS) return false;
+  if (ask.costNanoUsd > lease.available || (lease.slots !== undefined && lease.inflight >= lease.slots)) return false;
+  return lease.rpmLeft === undefined || (lease.rpmLeft > 0 && epochMinute(billingNow()) === lease.record.rpmWindow);
 }
 
 /**
@@ -122,17 +127,25 @@ export function worthLeasing(ask: LeaseAsk): boolean {
   if (cfg.CREDIT_LEASE_VALIDITY_MS <= 0 || (declined.get(slotOf(ask.accountId, ask.keyHash)) ?? 0) > Date.now()) return false;
   const view = viewOf(ask.accountId);
   if (view === undefined || Date.now() - view.readAt > cfg.ACCOUNT_CACHE_TTL_MS) return true;
-  return leaseSlice(view.state, keyEntryId(ask.keyHash), ask.costNanoUsd, cfg, billingNow()) !== undefined;
+  return leaseTerms(view.state, keyEntryId(ask.keyHash), ask.costNanoUsd, cfg, billingNow()) !== undefined;
 }
 
 /** Takes a lease (one in flight per account and key) and admits the request; undefined: hold per request. */
 export async function admitAfterLease(ask: LeaseAsk): Promise<Admission | undefined> {
-  for (let round = 0; round < 2; round++) {
-    const admitted = admitNow(ask);
-    if (admitted !== undefined) return admitted;
-    if ((await acquire(ask)) === undefined) return undefined;
+  const slot = slotOf(ask.accountId, ask.keyHash);
+  waiting.set(slot, (waiting.get(slot) ?? 0) + 1);
+  try {
+    for (let round = 0; round < 2; round++) {
+      const admitted = admitNow(ask);
+      if (admitted !== undefined) return admitted;
+      if ((await acquire(ask)) === undefined) return undefined;
+    }
+    return admitNow(ask);
+  } finally {
+    const n = (waiting.get(slot) ?? 1) - 1;
+    if (n > 0) waiting.set(slot, n);
+    else waiting.delete(slot);
   }
-  return admitNow(ask);
 }
 
 function acquire(ask: LeaseAsk): Promise<Lease | undefined> {
@@ -150,30 +163,47 @@ function acquire(ask: LeaseAsk): Promise<Lease | undefined> {
   return taking;
 }
 
-/** One lease write: the slice as a hold named `lease_…`, expiring a validity after the asking request's end. */
+/** This instance's requests of a slot in flight or waiting: what a lease's concurrency ask covers. */
+function demandOf(slot: string): number {
+  let n = waiting.get(slot) ?? 0;
+  for (const l of outstanding) if (l.slot === slot) n += l.inflight;
+  return Math.max(1, n);
+}
+
+/** One lease write: the slice (and the rate grant) as a hold named `lease_…`, expiring a validity after the asking request's end. */
 async function take(slot: string, ask: LeaseAsk): Promise<Lease | undefined> {
   const cfg = config();
   const view = viewOf(ask.accountId);
   const state = view !== undefined && Date.now() - view.readAt <= cfg.ACCOUNT_CACHE_TTL_MS ? view.state : await readState(ask.accountId).catch(() => undefined);
-  const slice = state === undefined ? undefined : leaseSlice(state, keyEntryId(ask.keyHash), ask.costNanoUsd, cfg, billingNow());
-  if (slice === undefined) return decline(slot, cfg);
+  const terms = state === undefined ? undefined : leaseTerms(state, keyEntryId(ask.keyHash), ask.costNanoUsd, cfg, billingNow(), demandOf(slot));
+  if (terms === undefined) return decline(slot, cfg);
   const takenAt = Date.now();
-  const leaseId = LEASE_ID_PREFIX + newRequestId(takenAt).slice(REQUEST_ID_PREFIX.length);
-  const demand: HoldDemand = { promptTokens: 0, outputTokens: slice, outputLimitPerChoice: slice, choices: 1, inputPrice: 0, outputPrice: 1_000 }; // 1,000 µUSD/MTok = 1 nano-USD a token
-  let record: HoldRecord;
-  try {
-    record = await placeHold({ accountId: ask.accountId, keyHash: ask.keyHash, requestId: leaseId, publicModel: LEASE_MODEL, demand, promptTokensEstimate: 0, expiresAt: ask.endsAt + cfg.CREDIT_LEASE_VALIDITY_MS }, cancelUnknownHold);
-  } catch (err) {
-    logger.debug('no lease; holding per request', { accountId: ask.accountId, error: err as Error });
+  const record = await placeLease(ask, terms, takenAt, cfg);
+  if (record === undefined) return decline(slot, cfg);
+  if (record.holdFreeTokens > 0 || record.shard > 0) {
+    // The store's numbers differed from the view (free tokens, shards): give it back at once.
+    await returnLease(record, 0, { unusedRpm: record.rpmUnits ?? 0 }).catch(() => undefined);
     return decline(slot, cfg);
   }
-  if (record.holdFreeTokens > 0 || record.accountSlot || record.keySlot || record.shard > 0) {
-    // The store's numbers differed from the view (free tokens, limits, shards): give it back at once.
-    await returnLease(record, 0).catch(() => undefined);
-    return decline(slot, cfg);
-  }
-  const lease: Lease = { record, slot, takenAt, validUntil: takenAt + cfg.CREDIT_LEASE_VALIDITY_MS, available: record.holdNanoUsd, spent: 0, inflight: 0, lastUsed: takenAt, state: 'open' };
+  const headers = rateHeadersOfHold(record);
+  const lease: Lease = {
+    record,
+    slot,
+    takenAt,
+    validUntil: takenAt + cfg.CREDIT_LEASE_VALIDITY_MS,
+    available: record.holdNanoUsd,
+    spent: 0,
+    inflight: 0,
+    ...(record.accountSlot ? { slots: record.slots ?? 1 } : {}),
+    ...(record.rpmUnits !== undefined ? { rpmLeft: record.rpmUnits } : {}),
+    rpmLimit: Number(headers?.['x-ratelimit-limit-requests'] ?? 0),
+    rpmAfterGrant: Number(headers?.['x-ratelimit-remaining-requests'] ?? 0),
+    unwritten: [],
+    lastUsed: takenAt,
+    state: 'open',
+  };
   outstanding.add(lease);
+  returnLeasesOnShutdown();
   const old = current.get(slot);
   current.set(slot, lease);
   if (old !== undefined) {
@@ -182,6 +212,17 @@ async function take(slot: string, ask: LeaseAsk): Promise<Lease | undefined> {
   }
   schedule(lease, cfg);
   return lease;
+}
+
+async function placeLease(ask: LeaseAsk, terms: LeaseTerms, takenAt: number, cfg: Config): Promise<HoldRecord | undefined> {
+  const leaseId = LEASE_ID_PREFIX + newRequestId(takenAt).slice(REQUEST_ID_PREFIX.length);
+  const demand: HoldDemand = { promptTokens: 0, outputTokens: terms.nanoUsd, outputLimitPerChoice: terms.nanoUsd, choices: 1, inputPrice: 0, outputPrice: 1_000 }; // 1,000 µUSD/MTok = 1 nano-USD a token
+  try {
+    return await placeHold({ accountId: ask.accountId, keyHash: ask.keyHash, requestId: leaseId, publicModel: LEASE_MODEL, demand, promptTokensEstimate: 0, expiresAt: ask.endsAt + cfg.CREDIT_LEASE_VALIDITY_MS, grant: { rpm: terms.rpm, slots: terms.slots } }, cancelUnknownHold);
+  } catch (err) {
+    logger.debug('no lease; holding per request', { accountId: ask.accountId, error: err as Error });
+    return undefined;
+  }
 }
 
 function decline(slot: string, cfg: Config): undefined {
@@ -218,16 +259,30 @@ function admittedRecord(lease: Lease, ask: LeaseAsk): HoldRecord {
 }
 
 /**
- * An admitted request ended: `costNanoUsd` billed (0 for a cancel), the rest of its reservation back in
- * the slice. Resolves once the lease is returned when this was its last request and it is spent,
+ * An admitted request's bill is known: `costNanoUsd` (0 for a cancel) is added to what the lease
+ * spent, the rest of its reservation goes back to the slice. Its slot stays taken until
+ * {@link endAdmission}.
+ */
+export function billAdmission(a: Admission, costNanoUsd: number): void {
+  const cost = Math.min(costNanoUsd, a.record.holdNanoUsd);
+  a.lease.spent += cost;
+  a.lease.available += a.record.holdNanoUsd - cost;
+  a.lease.lastUsed = Date.now();
+}
+
+/**
+ * An admitted request's ledger entry is written or queued — or neither took it (`unwritten`): then
+ * the lease keeps it and writes it with its return, in the same transaction, so its charge never lands
+ * without it. Resolves once the lease is returned when this was its last request and it is spent,
  * expired or replaced. Never throws.
  */
-export function releaseAdmission(a: Admission, costNanoUsd: number): Promise<void> {
+export function endAdmission(a: Admission, unwritten?: UnwrittenEntry): Promise<void> {
   const lease = a.lease;
-  const cost = Math.min(costNanoUsd, a.record.holdNanoUsd);
+  if (unwritten !== undefined) {
+    lease.unwritten.push(unwritten);
+    if (lease.unwritten.length >= MAX_UNWRITTEN - lease.inflight) lease.state = lease.state === 'open' ? 'retired' : lease.state;
+  }
   lease.inflight--;
-  lease.spent += cost;
-  lease.available += a.record.holdNanoUsd - cost;
   lease.lastUsed = Date.now();
   return maybeReturn(lease);
 }
@@ -240,10 +295,25 @@ async function maybeReturn(lease: Lease, idle = false): Promise<void> {
   if (current.get(lease.slot) === lease) current.delete(lease.slot);
   outstanding.delete(lease);
   try {
-    await returnLease(lease.record, lease.spent);
+    const r = await returnLease(lease.record, lease.spent, { unusedRpm: lease.rpmLeft ?? 0, entries: lease.unwritten });
+    // The lease's spending is visible now: a line the user drew may be crossed (balance-watch.ts), judged
+    // on settings no older than a view's TTL (a lease's requests read nothing: one read per lease).
+    if (!r.alreadySettled) {
+      const view = viewOf(lease.record.accountId);
+      if (view === undefined || Date.now() - view.readAt > config().ACCOUNT_CACHE_TTL_MS) await readState(lease.record.accountId).catch(() => undefined);
+      await watchBalance(lease.record.accountId, { keyHash: lease.record.keyHash }, queueBalanceAction);
+    }
   } catch (err) {
+    if (Date.now() < lease.record.holdExpiresAt) {
+      // DynamoDB refused: try again later, while the lease is still this instance's to return.
+      lease.state = 'retired';
+      outstanding.add(lease);
+      lease.timer = setTimeout(() => void maybeReturn(lease, true), config().CREDIT_LEASE_IDLE_MS + 1_000);
+      lease.timer.unref();
+      return;
+    }
     // Left on the account item: the orphan sweep reconciles it from the ledger after its expiry.
-    logger.warn('lease not returned; the sweep will reconcile it', { leaseId: lease.record.requestId, accountId: lease.record.accountId, error: err as Error });
+    logger.error('lease not returned; the sweep will reconcile it', { leaseId: lease.record.requestId, accountId: lease.record.accountId, unwrittenEntries: lease.unwritten.length, error: err as Error });
   }
 }
 
@@ -261,10 +331,35 @@ function schedule(lease: Lease, cfg: Config): void {
   lease.timer.unref();
 }
 
-/** Returns every lease of this instance now, waiting for none in flight (tests, and a graceful shutdown). */
+/**
+ * Returns every lease of this instance with no request in flight now (a graceful shutdown: SIGTERM,
+ * tests). Never throws.
+ */
 export async function returnAllLeases(): Promise<void> {
   await Promise.all([...acquiring.values()]);
   await Promise.all([...outstanding].filter((l) => l.inflight === 0).map((l) => maybeReturn(l, true)));
+}
+
+/** Within Lambda's graceful-shutdown reserve for the runtime: up to 300 ms (500 ms with an internal extension). */
+const SHUTDOWN_BUDGET_MS = 250;
+let shutdownHook = false;
+
+/**
+ * On Lambda, returns this environment's leases when it is shut down. Lambda sends the runtime SIGTERM
+ * before it ends an environment only when an extension is registered, and reserves up to 300 ms
+ * (500 ms with an internal extension) for it before SIGKILL
+ * (https://github.com/aws-samples/graceful-shutdown-with-aws-lambda). Without one (this stack registers
+ * none), or when the return does not finish in time, the sweep reconciles the lease after its expiry
+ * (docs/credit-leases.md). Outside Lambda (local server, tests) nothing is installed.
+ */
+function returnLeasesOnShutdown(): void {
+  if (shutdownHook || process.env.AWS_LAMBDA_FUNCTION_NAME === undefined) return;
+  shutdownHook = true;
+  process.once('SIGTERM', () => {
+    const exit = () => process.exit(0);
+    setTimeout(exit, SHUTDOWN_BUDGET_MS).unref();
+    void returnAllLeases().finally(exit);
+  });
 }
 
 /** Forgets this instance's leases without returning them, as a container that died would (tests). */
@@ -273,6 +368,6 @@ export function abandonLeasesForTests(): void {
   outstanding.clear();
   current.clear();
   acquiring.clear();
+  waiting.clear();
   declined.clear();
 }
-

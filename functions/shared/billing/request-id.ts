@@ -8,6 +8,14 @@ import { randomBytes } from 'node:crypto';
 /** Every request id starts with this. */
 export const REQUEST_ID_PREFIX = 'req_';
 
+/** Credit lease ids (lease.ts): `lease_` + the same time-first form as request ids. */
+export const LEASE_ID_PREFIX = 'lease_';
+
+/** True for the id of a credit lease's hold (`holds.<leaseId>`), false for a request's. */
+export function isLeaseId(id: string): boolean {
+  return id.startsWith(LEASE_ID_PREFIX);
+}
+
 /** Digits of the ms timestamp (Unix ms stays 13 digits until the year 2286). */
 const TIMESTAMP_DIGITS = 13;
 

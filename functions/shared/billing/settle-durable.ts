@@ -27,10 +27,11 @@ export const UNKNOWN_HOLD_CANCEL_DELAY_S = 15;
 
 /**
  * Settles durably. Never throws: it runs after the client has its answer. Returns the result when
- * the settle landed in-process, else undefined (queued, or left to the sweep). A bill that landed is
- * followed by the balance watch (balance-watch.ts: in memory unless a threshold was crossed).
+ * the settle landed in-process, else undefined (queued, or left to the sweep — or, when `onUnqueued`
+ * is given, to the caller: a leased request's entry then travels with its lease's return). A bill that
+ * landed is followed by the balance watch (balance-watch.ts: in memory unless a threshold was crossed).
  */
-export async function settleDurably(hold: HoldRecord, outcome: SettleOutcome, budgetMs = IN_PROCESS_SETTLE_MS): Promise<SettleResult | undefined> {
+export async function settleDurably(hold: HoldRecord, outcome: SettleOutcome, budgetMs = IN_PROCESS_SETTLE_MS, onUnqueued?: () => void): Promise<SettleResult | undefined> {
   const deadline = Date.now() + budgetMs;
   let lastError: unknown;
   for (let attempt = 1; Date.now() < deadline; attempt++) {
@@ -45,21 +46,24 @@ export async function settleDurably(hold: HoldRecord, outcome: SettleOutcome, bu
       await sleep(Math.min(50 * 2 ** attempt, Math.max(0, deadline - Date.now())));
     }
   }
-  await queue(hold, outcome, 0, lastError);
+  if (!(await queue(hold, outcome, 0, lastError))) onUnqueued?.();
   return undefined;
 }
 
-/** Hands a settle to the queue (a cancel of an unknown hold is delayed). Never throws. */
-export async function queue(hold: HoldRecord, outcome: SettleOutcome, delaySeconds: number, cause?: unknown): Promise<void> {
+/** Hands a settle to the queue (a cancel of an unknown hold is delayed). Never throws; false when SQS refused it. */
+export async function queue(hold: HoldRecord, outcome: SettleOutcome, delaySeconds: number, cause?: unknown): Promise<boolean> {
   try {
     await sendSettleMessage(hold, outcome, delaySeconds);
     // The sweep leaves a hold marked queued to the queue (pending-holds.ts); best effort, never throws.
     // A leased request has no hold of its own on the account (its lease waits while the queue is not empty).
     if (hold.leaseId === undefined) await markHoldQueued(hold);
     logger.warn('settle queued', { requestId: hold.requestId, accountId: hold.accountId, kind: outcome.kind, error: describe(cause) });
+    return true;
   } catch (err) {
-    // The hold stays in the ledger: the sweep settles it from its prompt estimate once it expires.
-    logger.error('settle could not be queued; the orphan sweep will settle the hold', { requestId: hold.requestId, accountId: hold.accountId, outcome, error: describe(err) });
+    // The hold stays on the account: the sweep settles it from its prompt estimate once it expires
+    // (a leased request's entry goes with its lease's return instead).
+    logger.error(hold.leaseId === undefined ? 'settle could not be queued; the orphan sweep will settle the hold' : 'settle could not be queued; the lease\'s return will write it', { requestId: hold.requestId, accountId: hold.accountId, outcome, error: describe(err) });
+    return false;
   }
 }
 

@@ -27,10 +27,11 @@ import { logger } from '../observability/logger';
 import { recordOverHoldLoss } from '../observability/metrics';
 import { updateView, unmarshallItem } from './account-state';
 import { cancellationReasons } from './cancellation';
-import { HOLDS_MAP, keyEntryId, type HoldRecord } from './hold-record';
+import { HOLDS_MAP, keyEntryId, slotsOf, type HoldRecord } from './hold-record';
 import { legacySettleTransaction } from './legacy-settle';
 import { computeCharge, type Charge } from './price';
 import { cacheBucketsOf, type CacheEntryFields, type CacheEntryKey } from './cache-entry';
+import { isLeaseId } from './request-id';
 import { UpdateBuilder } from './update-builder';
 import { sleep } from '../retry/sleep';
 
@@ -170,12 +171,13 @@ export function applySettleToView(hold: HoldRecord, charge: Charge): void {
     s.freeTokens += hold.holdFreeTokens - charge.freeTokensUsed;
     s.creditNanoUsd += hold.holdNanoUsd - charge.costNanoUsd;
     s.heldNanoUsd -= hold.holdNanoUsd;
-    if (hold.accountSlot && s.inflight !== undefined) s.inflight -= 1;
+    if (isLeaseId(hold.requestId)) s.leasedNanoUsd = (s.leasedNanoUsd ?? 0) - hold.holdNanoUsd;
+    if (hold.accountSlot && s.inflight !== undefined) s.inflight -= slotsOf(hold);
     const key = s.keys?.[keyEntryId(hold.keyHash)];
     if (key) {
       key.heldNanoUsd -= hold.holdNanoUsd;
       if (hold.keyLimited && key.leftNanoUsd !== undefined) key.leftNanoUsd += hold.holdNanoUsd - charge.costNanoUsd;
-      if (hold.keySlot && key.inflight !== undefined) key.inflight -= 1;
+      if (hold.keySlot && key.inflight !== undefined) key.inflight -= slotsOf(hold);
     }
   });
 }
@@ -250,7 +252,8 @@ export function accountSettleUpdate(hold: HoldRecord, charge: Charge, withKey: b
   b.add('heldNanoUsd', -hold.holdNanoUsd);
   b.add('usedNanoUsd', charge.costNanoUsd);
   b.add('usedFreeTokens', charge.freeTokensUsed);
-  if (hold.accountSlot) b.add(b.name('inflight'), -1);
+  if (isLeaseId(hold.requestId)) b.add('leasedNanoUsd', -hold.holdNanoUsd);
+  if (hold.accountSlot) b.add(b.name('inflight'), -slotsOf(hold));
   if (inlineHold) {
     const inline = b.path(HOLDS_MAP, hold.requestId);
     b.when(HOLD_IS_PENDING.replace('#holds.#rid', inline));
@@ -263,7 +266,7 @@ export function accountSettleUpdate(hold: HoldRecord, charge: Charge, withKey: b
   b.add(key('heldNanoUsd'), -hold.holdNanoUsd);
   b.add(key('usedNanoUsd'), charge.costNanoUsd);
   if (hold.keyLimited) b.add(key('leftNanoUsd'), hold.holdNanoUsd - charge.costNanoUsd);
-  if (hold.keySlot) b.add(key('inflight'), -1);
+  if (hold.keySlot) b.add(key('inflight'), -slotsOf(hold));
   b.set(`${key('lastUsedAt')} = ${b.value(new Date().toISOString())}`);
   return b;
 }

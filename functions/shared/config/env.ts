@@ -97,14 +97,19 @@ const FIELDS = {
   ACCOUNT_CACHE_TTL_MS: { schema: withDefault(int(0), 5_000), expected: COUNT },
   /**
    * Credit leases (billing/lease.ts, docs/credit-leases.md): how long a container may admit an
-   * account's requests against a leased slice of its credit (RFC 4006 Validity-Time), ms; 0 (default)
-   * = off, every request holds on the account item before its answer.
+   * account's requests against a leased slice of its credit and rate limits (RFC 4006 Validity-Time),
+   * ms; default 30,000 (what a refund or a key's new limit may lag); 0 = off, every request holds on
+   * the account item before its answer.
    */
-  CREDIT_LEASE_VALIDITY_MS: { schema: withDefault(int(0), 0), expected: MS },
+  CREDIT_LEASE_VALIDITY_MS: { schema: withDefault(int(0), 30_000), expected: MS },
   /** Share of what an account (or a key's spend limit) has available that one lease takes, percent. Default 10. */
   CREDIT_LEASE_SHARE_PERCENT: { schema: withDefault(int(1, 100), 10), expected: 'an integer from 1 to 100' },
-  /** How long a lease may sit unused before the container returns it, ms. Default 2,000. */
-  CREDIT_LEASE_IDLE_MS: { schema: withDefault(int(0), 2_000), expected: MS },
+  /**
+   * How long a lease may sit unused before the container returns it (3GPP Quota-Holding-Time), ms.
+   * Default 5,000: a client's next request usually comes sooner, and an idle lease's credit, request
+   * units and slots are not kept from the account's other containers much longer.
+   */
+  CREDIT_LEASE_IDLE_MS: { schema: withDefault(int(0), 5_000), expected: MS },
 
   // --- caches ---
   /** How long a warm container trusts a key lookup, ms. Default 30,000. */
