@@ -130,7 +130,7 @@ async function pairs(runs: number, units: ReturnType<typeof countUnits>): Promis
   const { planHold } = await import('../functions/shared/billing/hold-plan');
   const { viewOf } = await import('../functions/shared/billing/account-state');
   const { settleHold } = await import('../functions/shared/billing/settle');
-  const { newRequestId } = await import('../functions/shared/billing/request-id');
+  const { newRequestId } = await import('../functions/shared/http/request-id');
   const { accountId } = await createAccount({ freeTokens: 0, creditNanoUsd: 1_000_000_000_000 });
   const { keyHash } = await createKey(accountId, 'bench');
   const demand = { promptTokens: 60, outputTokens: 500, outputLimitPerChoice: 500, choices: 1, inputPrice: 2_637_500, outputPrice: 10_550_000 };
@@ -194,7 +194,7 @@ async function pairs(runs: number, units: ReturnType<typeof countUnits>): Promis
 async function sizesInFlight(accountId: string, keyHash: string, demand: HoldDemandLike, read: (key: Record<string, string>) => Promise<Record<string, unknown>>): Promise<Record<number, number>> {
   const { placeHold } = await import('../functions/shared/billing/hold');
   const { settleHold } = await import('../functions/shared/billing/settle');
-  const { newRequestId } = await import('../functions/shared/billing/request-id');
+  const { newRequestId } = await import('../functions/shared/http/request-id');
   const sizes: Record<number, number> = { 0: dynamoItemBytes(await read({ accountId })) };
   const placed = [];
   for (const n of [1, 5, 50]) {

@@ -47,7 +47,7 @@ async function measure(mode: 'holds' | 'leases', inFlight: number, rounds: numbe
   const { createKey } = await import('../functions/shared/accounts/key-store');
   const { startBill } = await import('../functions/shared/billing/request-bill');
   const { returnAllLeases } = await import('../functions/shared/billing/lease');
-  const { newRequestId } = await import('../functions/shared/billing/request-id');
+  const { newRequestId } = await import('../functions/shared/http/request-id');
   const { accountId } = await createAccount({ freeTokens: 0, creditNanoUsd: 1_000 * 1_000_000_000, email: `bench-${mode}-${inFlight}@example.com` });
   const keys = [];
   for (let k = 0; k < 5; k++) keys.push((await createKey(accountId, `bench ${k}`)).keyHash);

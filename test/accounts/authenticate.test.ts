@@ -5,7 +5,7 @@ import { generateApiKey } from '../../functions/shared/accounts/api-key';
 import { reloadConfig } from '../../functions/shared/config/env';
 import { clearKeyCache } from '../../functions/shared/accounts/authenticate';
 import { authenticate, createKey, revokeKey } from '../../functions/shared/accounts/key-store';
-import { AuthenticationError } from '../../functions/shared/openai/errors';
+import { AuthenticationError } from '../../functions/shared/errors/gateway-errors';
 import { documentClient } from '../../functions/shared/store/dynamo';
 import { tableNames } from '../../functions/shared/store/tables';
 import { countStoreCalls, createTestTables } from '../support/tables';

@@ -8,7 +8,7 @@ import { decodeInlineHold, recordOfInline } from '../../functions/shared/billing
 import { abandonLeasesForTests, leaseSlice, requestCost, returnAllLeases } from '../../functions/shared/billing/lease';
 import { settleRecord } from '../../functions/shared/billing/lease-settle';
 import { chargeFor } from '../../functions/shared/billing/settle';
-import { newRequestId } from '../../functions/shared/billing/request-id';
+import { newRequestId } from '../../functions/shared/http/request-id';
 import { startBill, type RequestBill } from '../../functions/shared/billing/request-bill';
 import { sweepOrphanedHolds } from '../../functions/shared/billing/sweep';
 import { reloadConfig } from '../../functions/shared/config/env';

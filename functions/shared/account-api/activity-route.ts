@@ -2,7 +2,7 @@
 import { queryAccountKeys } from '../accounts/key-list';
 import { accountActivity } from '../billing/activity';
 import type { GatewayRequest, JsonResult } from '../http/types';
-import { InvalidRequestError } from '../openai/errors';
+import { InvalidRequestError } from '../errors/gateway-errors';
 import type { AccountCaller } from './caller';
 import { json, usd } from './json';
 

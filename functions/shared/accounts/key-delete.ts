@@ -4,7 +4,7 @@
  * requests everywhere at once. Holds of the key still in flight settle on the account alone
  * (billing/settle.ts tolerates the missing entry).
  */
-import { InvalidRequestError } from '../openai/errors';
+import { InvalidRequestError } from '../errors/gateway-errors';
 import { ACCOUNT_EXISTS_AND_HAS_KEYS, KEY_IS_LIVE_AND_OWNED } from '../store/conditions';
 import { tableNames } from '../store/tables';
 import { transactWrite } from '../store/transact-write';

@@ -3,7 +3,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient } from '../store/dynamo';
 import { storeCall } from '../store/store-errors';
 import { tableNames } from '../store/tables';
-import { shardPks } from '../billing/shards';
+import { shardPks } from './key-shards';
 import { KeyNotFoundError } from './account-errors';
 import { keyItemSchema, type KeyItem } from './key-item';
 import { KEYS_MAP, keyStateId, keyStateOf, type KeyState } from './key-state';

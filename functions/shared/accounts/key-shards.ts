@@ -11,8 +11,17 @@ import { documentClient } from '../store/dynamo';
 import { storeCall } from '../store/store-errors';
 import { tableNames } from '../store/tables';
 import type { TransactItems } from '../store/transact-write';
-import { shardPk } from '../billing/shards';
 import { KEYS_MAP, keyStateId } from './key-state';
+
+/** The account item (and ledger partition) of shard `k`. */
+export function shardPk(accountId: string, k: number): string {
+  return k === 0 ? accountId : `${accountId}#${k}`;
+}
+
+/** Every item of an account (shard 0 first), for readers that sum them. */
+export function shardPks(accountId: string, shards: number): string[] {
+  return Array.from({ length: Math.max(1, shards) }, (_, k) => shardPk(accountId, k));
+}
 
 /** What a key write needs to know of the account: whether it exists, and its fund shard count. */
 export interface AccountShape {

@@ -10,8 +10,8 @@
  * status, their own held/in-flight/rate/usage counters, and `limitNanoUsd` as a marker only (a limited
  * key is served by shard 0: billing/shards.ts `pickShard`, billing/hold.ts).
  */
-import { now as billingNow } from '../billing/clock';
-import { windowId } from '../billing/key-window';
+import { now as billingNow } from '../time/clock';
+import { windowId } from './key-window';
 import type { KeyStatus, LimitReset } from './key-item';
 
 /** The map attribute on the account item. */
@@ -63,7 +63,7 @@ export function keyStateOf(raw: unknown): KeyState {
 /**
  * The id of the limit window `now` falls in, in UTC: `2026-11-24` (daily), `2026-W48` (weekly, ISO 8601
  * week, Monday first), `2026-11` (monthly), `all` (a limit that never resets). Default `now`: the
- * billing clock (billing/clock.ts), so the account API and the holds agree on the window.
+ * billing clock (time/clock.ts), so the account API and the holds agree on the window.
  */
 export function limitWindowId(reset: LimitReset | undefined, now: Date = new Date(billingNow())): string {
   return windowId(reset, now.getTime());

@@ -6,7 +6,7 @@
  * exists exactly for the live keys (DynamoDB Developer Guide, "Amazon DynamoDB Transactions") — on
  * every fund shard item of the account (key-shards.ts).
  */
-import { InvalidRequestError } from '../openai/errors';
+import { InvalidRequestError } from '../errors/gateway-errors';
 import { ACCOUNT_EXISTS_AND_HAS_KEY_ROOM, KEY_IS_NEW } from '../store/conditions';
 import { tableNames } from '../store/tables';
 import { transactWrite } from '../store/transact-write';

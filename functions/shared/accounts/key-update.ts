@@ -12,13 +12,13 @@
  * Fund shards (DATA-MODEL §5): the status and the limit marker are written on every shard's entry in the
  * same transaction (key-shards.ts); the limit's arithmetic lives on the root only.
  */
-import { InvalidRequestError } from '../openai/errors';
+import { InvalidRequestError } from '../errors/gateway-errors';
 import { KEY_IS_LIVE_AND_OWNED, KEY_STATE_LIMIT_UNCHANGED } from '../store/conditions';
 import { tableNames } from '../store/tables';
 import { transactWrite, type TransactItems } from '../store/transact-write';
 import { cancellationCodes } from '../store/transaction-retry';
-import { repairKeyEntry } from '../billing/key-entry';
-import { shardPk } from '../billing/shards';
+import { repairKeyEntry } from './key-entry';
+import { shardPk } from './key-shards';
 import { KeyNotFoundError } from './account-errors';
 import { forgetCachedKey } from './authenticate';
 import type { KeyItem, LimitReset } from './key-item';

@@ -22,7 +22,7 @@ import { recordOverHoldLoss } from '../observability/metrics';
 import { sleep } from '../retry/sleep';
 import { unmarshallItem } from './account-state';
 import { HOLDS_MAP, type HoldRecord } from './hold-record';
-import { requestIdFloor } from './request-id';
+import { requestIdFloor } from '../http/request-id';
 import { accountSettleUpdate, applySettleToView, chargeFor, ledgerEntryItem, settleHold, settledBefore, type SettleOutcome, type SettleResult } from './settle';
 
 /** Lease ids: `lease_` + the same time-first form as request ids (request-id.ts). */

@@ -22,13 +22,13 @@
 import { logger } from '../observability/logger';
 import { readState, viewOf, type ShardState } from './account-state';
 import { config, rateLimitsFor, type Config } from '../config/env';
-import { now as billingNow } from './clock';
+import { now as billingNow } from '../time/clock';
 import { placeHold, type HoldRequest } from './hold';
 import { keyAllowance, type HoldDemand } from './hold-plan';
 import { keyEntryId, type HoldRecord } from './hold-record';
 import { LEASE_ADMIT_SKEW_MS, LEASE_ID_PREFIX, returnLease } from './lease-settle';
-import { computeCharge } from './price';
-import { newRequestId, REQUEST_ID_PREFIX } from './request-id';
+import { computeCharge } from '../money/price';
+import { newRequestId, REQUEST_ID_PREFIX } from '../http/request-id';
 import { cancelUnknownHold } from './settle-durable';
 
 /** A slice must cover at least this many of the request's most (else the account leases per request). */

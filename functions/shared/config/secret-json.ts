@@ -12,7 +12,7 @@
  * (the handler calls the loader at INIT and again per request), so the SDK client is used directly.
  */
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { ConfigUnavailableError } from '../openai/errors';
+import { ConfigUnavailableError } from '../errors/gateway-errors';
 
 /**
  * How long a fetched secret is served before the next call fetches it again: 5 minutes (ms), so a key

@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { GatewayError, ConfigUnavailableError } from '../openai/errors';
+import { GatewayError, ConfigUnavailableError } from '../errors/gateway-errors';
 
 /**
  * "One door": behind CloudFront, a Function URL answers only requests that carry the distribution's

@@ -6,7 +6,7 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from '../../validation/zod';
-import { InvalidRequestError, NotFoundError } from '../../openai/errors';
+import { InvalidRequestError, NotFoundError } from '../../errors/gateway-errors';
 import { PROVIDER_NAMES, type ProviderName } from '../../providers/manifest';
 import { byokProviders } from '../../providers/registry';
 import { documentClient } from '../../store/dynamo';

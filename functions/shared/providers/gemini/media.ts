@@ -1,5 +1,5 @@
 import type { UserContentPart } from '../../openai/chat-request';
-import { InvalidRequestError } from '../../openai/errors';
+import { InvalidRequestError } from '../../errors/gateway-errors';
 import type { GeminiPart } from './wire-request';
 
 /**

@@ -5,8 +5,8 @@
  * changed meanwhile is never brought back or mis-stated.
  */
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { keyItemSchema } from '../accounts/key-item';
-import { freshKeyState, keyStateId, shardKeyState, type KeyState } from '../accounts/key-state';
+import { keyItemSchema } from './key-item';
+import { freshKeyState, keyStateId, shardKeyState, type KeyState } from './key-state';
 import { ACCOUNT_EXISTS_WITHOUT_MAP } from '../store/conditions';
 import { documentClient } from '../store/dynamo';
 import { storeCall } from '../store/store-errors';

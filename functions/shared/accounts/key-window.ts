@@ -5,7 +5,7 @@
  * condition `window < :current` rolls a window forward and never back.
  */
 
-import type { LimitReset } from '../accounts/key-item';
+import type { LimitReset } from './key-item';
 
 /** How often a key's spend limit resets (OpenRouter's `limit_reset` values; accounts/key-item.ts). */
 export type { LimitReset };
