@@ -6,7 +6,7 @@ import { readState, rememberState, type ShardState } from '../../functions/share
 import { formatNanoUsd } from '../../functions/shared/money/money';
 import { creditPayment, debitDispute, debitRefund } from '../../functions/shared/payments/payment-ledger';
 import { usageSummary } from '../../functions/shared/billing/ledger';
-import { shardPks } from '../../functions/shared/accounts/key-shards';
+import { shardPks } from '../../functions/shared/accounts/key-state';
 import { gatherInto, refillShard, setShards } from '../../functions/shared/billing/shards';
 import { settleHold } from '../../functions/shared/billing/settle';
 import { documentClient } from '../../functions/shared/store/dynamo';

@@ -15,9 +15,9 @@ import { forgetCachedKey } from './authenticate';
 import { toKeyInfo, type KeyInfo, type KeyItem } from './key-item';
 import { queryAccountKeys } from './key-list';
 import { getOwnedKey } from './key-read';
-import { otherShardUpdates, readAccountShape, shardsGuard } from './key-shards';
+import { otherShardUpdates, readAccountShape, shardsGuard } from './key-state';
 import { KEYS_MAP, keyStateId } from './key-state';
-import { withKeysMap } from './keys-map';
+import { withKeysMap } from './key-state';
 
 /** Positions of the items in a key delete's transaction (cancellation reasons come in this order). */
 const DELETE_ITEM = { key: 0, accountShard0: 1 } as const;

@@ -3,11 +3,11 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient } from '../store/dynamo';
 import { storeCall } from '../store/store-errors';
 import { tableNames } from '../store/tables';
-import { shardPks } from './key-shards';
+import { shardPks } from './key-state';
 import { KeyNotFoundError } from './account-errors';
 import { keyItemSchema, type KeyItem } from './key-item';
 import { KEYS_MAP, keyStateId, keyStateOf, type KeyState } from './key-state';
-import type { AccountShape } from './key-shards';
+import type { AccountShape } from './key-state';
 
 /**
  * The key row of `keyHash` if it belongs to `accountId` and is not deleted (strongly consistent read).

@@ -4,7 +4,7 @@
  * in ONE TransactWriteItems, so keyCount always equals the number of non-deleted keys, never exceeds
  * {@link MAX_KEYS_PER_ACCOUNT} (also under concurrent creates), and the per-key state a hold checks
  * exists exactly for the live keys (DynamoDB Developer Guide, "Amazon DynamoDB Transactions") — on
- * every fund shard item of the account (key-shards.ts).
+ * every fund shard item of the account (key-state.ts).
  */
 import { InvalidRequestError } from '../errors/gateway-errors';
 import { ACCOUNT_EXISTS_AND_HAS_KEY_ROOM, KEY_IS_NEW } from '../store/conditions';
@@ -14,9 +14,9 @@ import { cancellationCodes } from '../store/transaction-retry';
 import { AccountNotFoundError, KeyLimitExceededError } from './account-errors';
 import { generateApiKey } from './api-key';
 import type { KeyItem, LimitReset } from './key-item';
-import { otherShardUpdates, readAccountShape, shardsGuard } from './key-shards';
+import { otherShardUpdates, readAccountShape, shardsGuard } from './key-state';
 import { freshKeyState, KEYS_MAP, keyStateId, shardKeyState, type KeyState } from './key-state';
-import { withKeysMap } from './keys-map';
+import { withKeysMap } from './key-state';
 import { MAX_KEYS_PER_ACCOUNT } from './limits';
 
 /** Longest key name, characters. */

@@ -10,23 +10,23 @@
  * here: a rename, disable or limit change leaves it as it is.
  *
  * Fund shards (DATA-MODEL §5): the status and the limit marker are written on every shard's entry in the
- * same transaction (key-shards.ts); the limit's arithmetic lives on the root only.
+ * same transaction (key-state.ts); the limit's arithmetic lives on the root only.
  */
 import { InvalidRequestError } from '../errors/gateway-errors';
 import { KEY_IS_LIVE_AND_OWNED, KEY_STATE_LIMIT_UNCHANGED } from '../store/conditions';
 import { tableNames } from '../store/tables';
 import { transactWrite, type TransactItems } from '../store/transact-write';
 import { cancellationCodes } from '../store/transaction-retry';
-import { repairKeyEntry } from './key-entry';
-import { shardPk } from './key-shards';
+import { repairKeyEntry } from './key-state';
+import { shardPk } from './key-state';
 import { KeyNotFoundError } from './account-errors';
 import { forgetCachedKey } from './authenticate';
 import type { KeyItem, LimitReset } from './key-item';
 import { getOwnedKey, readKeyEntries } from './key-read';
-import { otherShardUpdates, shardsGuard, type AccountShape } from './key-shards';
+import { otherShardUpdates, shardsGuard, type AccountShape } from './key-state';
 import { freshKeyState, KEYS_MAP, keyStateId, limitWindowId, type KeyState } from './key-state';
 import { cleanKeyName } from './key-store';
-import { withKeysMap } from './keys-map';
+import { withKeysMap } from './key-state';
 
 /** Positions of the items in a key update's transaction (cancellation reasons come in this order). */
 const UPDATE_ITEM = { key: 0, accountShard0: 1, firstOtherShard: 2 } as const;

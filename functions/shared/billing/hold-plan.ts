@@ -10,7 +10,7 @@
  */
 import { AuthenticationError, InsufficientCreditError, type GatewayError } from '../errors/gateway-errors';
 import type { KeyState, ShardState } from './account-state';
-import { windowEnd, windowId } from '../accounts/key-window';
+import { windowEnd, windowId } from '../accounts/key-state';
 import { formatNanoUsd } from '../money/money';
 import { computeCharge } from '../money/price';
 import type { RateLimits } from '../config/env';

@@ -12,7 +12,7 @@ import { logger } from '../observability/logger';
 import { storeRecentlyFailed } from '../store/store-errors';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { withAccountMap } from '../accounts/keys-map';
+import { withAccountMap } from '../accounts/key-state';
 import { documentClient } from '../store/dynamo';
 import { storeCall } from '../store/store-errors';
 import { backoffDelayMs, isTransactionConflict } from '../store/transaction-retry';
@@ -24,7 +24,7 @@ import { decodeInlineHold, HOLDS_MAP, keyEntryId, type HoldRecord } from './hold
 import { holdUpdate } from './hold-write';
 import { moveToRoot, replanAfterRefusal, type HoldCursor } from './hold-replan';
 import { rateHeadersOf, type RateHeaders } from './rate-headers';
-import { shardPk } from '../accounts/key-shards';
+import { shardPk } from '../accounts/key-state';
 import { pickShard } from './shards';
 import { sleep } from '../retry/sleep';
 

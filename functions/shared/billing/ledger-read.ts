@@ -11,7 +11,7 @@ import { storeCall } from '../store/store-errors';
 import { tableNames } from '../store/tables';
 import { isSettledItem, ledgerItemSchema, type LedgerItem } from './ledger-entry';
 import { requestIdFloor } from '../http/request-id';
-import { shardPks } from '../accounts/key-shards';
+import { shardPks } from '../accounts/key-state';
 
 /** Every page of one partition's Query, settled items only. */
 async function forEachSettled(input: Omit<QueryCommandInput, 'ExclusiveStartKey'>, visit: (raw: Record<string, unknown>) => void): Promise<void> {
