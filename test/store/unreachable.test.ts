@@ -3,7 +3,7 @@ import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { logger } from '../../functions/shared/observability/logger';
 import { storeRecentlyFailed } from '../../functions/shared/store/store-errors';
 import { createAccount } from '../../functions/shared/accounts/account-store';
-import { authenticate } from '../../functions/shared/accounts/key-store';
+import { authenticate } from '../../functions/shared/accounts/authenticate';
 import { generateApiKey } from '../../functions/shared/accounts/api-key';
 import { settleDurably } from '../../functions/shared/billing/settle-durable';
 import type { HoldRecord } from '../../functions/shared/billing/hold-record';

@@ -1,5 +1,5 @@
 /** `GET /v1/activity?days=30`: usage by UTC day × model × key, from the ledger. */
-import { queryAccountKeys } from '../accounts/key-list';
+import { queryAccountKeys } from '../accounts/key-store';
 import { accountActivity } from '../billing/activity';
 import type { GatewayRequest, JsonResult } from '../http/types';
 import { InvalidRequestError } from '../errors/gateway-errors';

@@ -1,4 +1,4 @@
-import { authenticate } from '../accounts/key-store';
+import { authenticate } from '../accounts/authenticate';
 import type { AuthenticatedKey } from '../accounts/authenticate';
 import { parseBearer } from '../accounts/api-key';
 import { PayloadTooLargeError } from '../errors/gateway-errors';

@@ -6,7 +6,7 @@
  * usage includes it.
  */
 import { getAccount } from '../accounts/account-store';
-import { getOwnedKey, readKeyStates } from '../accounts/key-read';
+import { getOwnedKey, readKeyStates } from '../accounts/key-store';
 import { limitRemainingNanoUsd } from '../accounts/key-state';
 import { rateLimitsFor } from '../config/env';
 import { NANO_USD_PER_USD } from '../money/money';

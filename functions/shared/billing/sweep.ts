@@ -19,7 +19,7 @@
 import { logger } from '../observability/logger';
 import { recordPendingHolds } from '../observability/metrics';
 import { config } from '../config/env';
-import { queryAccountKeys } from '../accounts/key-list';
+import { queryAccountKeys } from '../accounts/key-store';
 import { recordOfInline, type HoldRecord, type InlineHold } from './hold-record';
 import { findPendingHolds } from './pending-holds';
 import { settleHold, type SettleOutcome } from './settle';
