@@ -24,7 +24,6 @@ const UNIT = [
   'test/config/env.test.ts',
   'test/edge/response-encoding.test.ts',
   'test/lib/{doc-citations,import-graph,source-limits}.test.ts',
-  'test/local/function-url/http-integration-prelude.test.ts',
   'test/local/simulator/reply.test.ts',
   'test/messages/errors-and-names.test.ts',
   'test/openai/{chat-request,completion-assembler,openapi-requests,request-bounds}.test.ts',
@@ -37,11 +36,11 @@ const UNIT = [
 ];
 
 /** The CDK app's template (synthesis only; the bundles under Lambda's runtime are `slow`). */
-const STACK = ['test/lib/{cdk-nag,deploy-readiness,mail-sender,monitoring,site,stack-options,stack}.test.ts'];
+const STACK = ['test/lib/{cdk-nag,deploy-readiness,mail-sender,managed-instances,monitoring,site,stack-options,stack}.test.ts'];
 
 /** 15 s or more alone on a 2-core machine, or a browser / the Node 24 runtime. */
 const SLOW = [
-  'test/integration/{default-timeouts,settle-durability,fallback,claude-code}.test.ts',
+  'test/integration/{default-timeouts,settle-durability,fallback,claude-code,add-provider}.test.ts',
   'test/bin/admin.test.ts',
   'test/lib/lambda-runtime.test.ts',
   'test/web/{accessibility,chromium,dashboard.e2e,payments.e2e}.test.ts',
@@ -51,7 +50,8 @@ const common = { setupFiles: ['test/support/worker-env.ts'], testTimeout: 30_000
 const withDynamoDb = { ...common, globalSetup: ['test/support/global-setup.ts'] };
 
 const projects: TestProjectInlineConfiguration[] = [
-  { test: { ...common, name: 'unit', include: UNIT } },
+  // Pure tests need no process of their own: worker threads start faster than forks (each has its own process.env copy).
+  { test: { ...common, name: 'unit', include: UNIT, pool: 'threads' } },
   { test: { ...withDynamoDb, name: 'integration', include: ['test/**/*.test.ts'], exclude: [...UNIT, ...STACK, ...SLOW] } },
   { test: { ...common, name: 'stack', include: STACK, isolate: false, fileParallelism: false, hookTimeout: 180_000 } },
   { test: { ...withDynamoDb, name: 'slow', include: SLOW } },

@@ -102,7 +102,7 @@ function gatewayEnv(fns: StackFunction[], endpoint: string, sim: { baseUrl: stri
   const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, ...Object.assign({}, ...fns.map((f) => f.env)) };
   for (const [name, route] of Object.entries(SIMULATED_BASE)) {
     env[`${name}_API_KEY`] = 'sim-key';
-    env[`${name}_BASE_URL`] = typeof route === 'function' ? route(sim) : sim.urls[route];
+    env[`${name}_BASE_URL`] = sim.urls[route];
   }
   // Rate limits off: the bench measures throughput on one free-tier dev account (20 requests per minute by default).
   const noRateLimits = { RATE_LIMIT_RPM: '0', RATE_LIMIT_CONCURRENT: '0', RATE_LIMIT_FREE_RPM: '0', RATE_LIMIT_FREE_CONCURRENT: '0' };

@@ -14,6 +14,7 @@ import { CustomDomain } from './constructs/custom-domain';
 import { DataTables } from './constructs/data-tables';
 import { EmbeddingsEndpoint } from './constructs/embeddings-endpoint';
 import { Identity } from './constructs/identity';
+import { ManagedInstances, MI_MIN_MEMORY_MB } from './constructs/managed-instances';
 import { Backups } from './constructs/backups';
 import { CostGuards } from './constructs/cost-guards';
 import { Rollout } from './constructs/rollout';
@@ -79,7 +80,7 @@ export class ModelmuxStack extends Stack {
       settle,
       reservedConcurrentExecutions: reserved.chat,
       logRetentionDays: props.chatLogRetentionDays ?? logDays,
-      memorySize: props.chatMemoryMb,
+      memorySize: props.chatMemoryMb ?? (props.managedInstances && MI_MIN_MEMORY_MB),
       // Behind CloudFront a buffered answer must be out before the origin read timeout, or the client
       // gets CloudFront's 504 while the answer is still produced and billed.
       ...(cloudfront && settings.BUFFERED_CHAT_BUDGET_MS === undefined ? { bufferedChatBudgetMs: DEFAULT_ORIGIN_READ_TIMEOUT_SECONDS * 1000 - SETTLE_RESERVE_MS } : {}),
@@ -89,7 +90,7 @@ export class ModelmuxStack extends Stack {
       settle,
       reservedConcurrentExecutions: reserved.embeddings,
       logRetentionDays: props.embeddingsLogRetentionDays ?? logDays,
-      memorySize: props.embeddingsMemoryMb,
+      memorySize: props.embeddingsMemoryMb ?? (props.managedInstances && MI_MIN_MEMORY_MB),
     });
     // Payments (issue 22): the Stripe keys, created empty (payments off until the operator stores them).
     const stripeSecret = new StripeSecret(this, 'Stripe');
@@ -149,11 +150,13 @@ export class ModelmuxStack extends Stack {
   }
 
   /**
-   * Rollouts (versions and the `live` alias the URLs serve, shifted by CodeDeploy; rollback alarms in
+   * Lambda Managed Instances when asked, rollouts (versions and the `live` alias the URLs serve, shifted by CodeDeploy; rollback alarms in
    * addMonitoring), backups, cost guards, the BYOK key policy naming its users' roles, and who may send mail.
    */
   private addOperations(props: ModelmuxStackProps, parts: Pick<StackParts, 'tables' | 'settle' | 'chat' | 'embeddings' | 'account' | 'byokKey'>, mail: MailSender | undefined): Rollout {
     const { tables, settle, chat, embeddings, account, byokKey } = parts;
+    // High-volume mode (issue 24): both request functions on Lambda Managed Instances (docs/managed-instances.md).
+    if (props.managedInstances !== undefined) new ManagedInstances(this, 'ManagedInstances', { ...props.managedInstances, functions: [chat.gateway, embeddings.gateway], logRetentionDays: props.logRetentionDays ?? DEFAULT_LOG_RETENTION_DAYS });
     const rollout = new Rollout(this, 'Rollout', { deploymentConfig: props.deploymentConfig });
     for (const [name, part] of [['Chat', chat], ['Embeddings', embeddings], ['Account', account]] as const) {
       if (part.gateway.alias !== undefined) rollout.addAlias(name, part.gateway.alias);

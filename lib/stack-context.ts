@@ -1,7 +1,9 @@
+import type { StackProps } from 'aws-cdk-lib';
 import type { Node } from 'constructs';
 import * as z from 'zod';
 import { CONFIG_VARIABLES, ConfigError, loadConfig } from '../functions/shared/config/env';
 import type { ModelmuxStackProps } from './modelmux-stack';
+import { type ManagedInstancesOptions, MI_MIN_MEMORY_MB } from './constructs/managed-instances';
 
 /** CodeDeploy's predefined Lambda deployment configurations (CodeDeploy docs, "Deployment configurations on an AWS Lambda compute platform"). */
 export const DEPLOYMENT_CONFIGS = [
@@ -73,45 +75,15 @@ export const DEPLOYABLE_SETTINGS: readonly string[] = CONFIG_VARIABLES.filter((n
  *   its domain, as verified; default the address): mail from the functions and Cognito (MailSender);
  * - `legacyHoldsDrained`: `true` once `npm run admin -- health` reports no legacy holds: drops the
  *   settle role's ledger UpdateItem/DeleteItem; `legacyEmailIndex`: `true` keeps the old `byEmail`
- *   index (step 1 of the upgrade to `byEmailKeys`, README).
+ *   index (step 1 of the upgrade to `byEmailKeys`, README);
+ * - `compute`: `managed-instances` runs chat and embeddings on Lambda Managed Instances (default `lambda`:
+ *   per invocation), with `vpcId` + `vpcSubnetIds` (an existing VPC; default a new one) and
+ *   `managedInstancesMinEnvironments`, `…MaxEnvironments`, `…MaxVCpus`, `…MaxConcurrency` (docs/managed-instances.md).
  *
  * Parsed through one zod schema (`contextSchema` below, one field per key).
  * @throws Error on a value of the wrong shape, naming the context key.
  */
-export function stackPropsFromContext(node: Node): Pick<
-  ModelmuxStackProps,
-  | 'cloudfront'
-  | 'upstreamSecretName'
-  | 'upstreamBaseUrls'
-  | 'chatReservedConcurrency'
-  | 'embeddingsReservedConcurrency'
-  | 'logRetentionDays'
-  | 'chatLogRetentionDays'
-  | 'embeddingsLogRetentionDays'
-  | 'monitoring'
-  | 'alarmEmail'
-  | 'accountConcurrencyLimit'
-  | 'tracing'
-  | 'domain'
-  | 'waf'
-  | 'accessLogRetentionDays'
-  | 'originSecretVersion'
-  | 'chatMemoryMb'
-  | 'embeddingsMemoryMb'
-  | 'publicBaseUrl'
-  | 'settleReservedConcurrency'
-  | 'accountReservedConcurrency'
-  | 'deploymentConfig'
-  | 'backup'
-  | 'budget'
-  | 'costAnomalyDetection'
-  | 'hostedSignIn'
-  | 'functionSettings'
-  | 'legacyHoldsDrained'
-  | 'legacyEmailIndex'
-  | 'restoredTables'
-  | 'email'
-> {
+export function stackPropsFromContext(node: Node): Omit<ModelmuxStackProps, keyof StackProps | 'tableRemovalPolicy'> {
   const c = parseContext(node);
   const { domainName, certificateArn, hostedZoneId, hostedZoneName, wafWebAclArn } = c;
   if (domainName === undefined && (certificateArn ?? hostedZoneId ?? hostedZoneName) !== undefined) {
@@ -156,7 +128,31 @@ export function stackPropsFromContext(node: Node): Pick<
     legacyEmailIndex: c.legacyEmailIndex ?? false,
     restoredTables: c.restoredTables,
     email: c.emailFrom === undefined ? undefined : { from: c.emailFrom, fromName: c.emailFromName, identity: c.emailIdentity },
+    managedInstances: managedInstancesOf(c),
   };
+}
+
+/**
+ * `compute=managed-instances` and its options (docs/managed-instances.md), checked against the options
+ * they exclude; undefined for per-invocation Lambda (the default).
+ * @throws Error naming the context keys.
+ */
+function managedInstancesOf(c: StackContext): ManagedInstancesOptions | undefined {
+  const { vpcId, vpcSubnetIds } = c;
+  const options = { minEnvironments: c.managedInstancesMinEnvironments, maxEnvironments: c.managedInstancesMaxEnvironments, maxVCpus: c.managedInstancesMaxVCpus, maxConcurrency: c.managedInstancesMaxConcurrency };
+  if (c.compute !== 'managed-instances') {
+    if ([vpcId, vpcSubnetIds, ...Object.values(options)].some((v) => v !== undefined)) throw new Error('context vpcId, vpcSubnetIds and managedInstances* need compute=managed-instances');
+    return undefined;
+  }
+  if ((vpcId === undefined) !== (vpcSubnetIds === undefined)) throw new Error('context vpcId and vpcSubnetIds go together');
+  if ((c.chatMemoryMb ?? MI_MIN_MEMORY_MB) < MI_MIN_MEMORY_MB || (c.embeddingsMemoryMb ?? MI_MIN_MEMORY_MB) < MI_MIN_MEMORY_MB) {
+    throw new Error(`context chatMemoryMb and embeddingsMemoryMb must be at least ${MI_MIN_MEMORY_MB} with compute=managed-instances`);
+  }
+  if (c.chatReservedConcurrency !== undefined || c.embeddingsReservedConcurrency !== undefined) throw new Error('context chatReservedConcurrency and embeddingsReservedConcurrency do not apply with compute=managed-instances (use managedInstancesMaxEnvironments)');
+  // X-Ray's SDK finds the invocation's segment per process, not per concurrent invocation: not proven safe there.
+  if (c.tracing === true) throw new Error('context tracing is not supported with compute=managed-instances (docs/managed-instances.md §3)');
+  if ((options.maxEnvironments ?? Infinity) < (options.minEnvironments ?? 0)) throw new Error('context managedInstancesMaxEnvironments must be at least managedInstancesMinEnvironments');
+  return { ...options, vpc: vpcId === undefined || vpcSubnetIds === undefined ? undefined : { vpcId, subnetIds: vpcSubnetIds } };
 }
 
 /**
@@ -273,6 +269,13 @@ const contextSchema = z.object({
   emailFromName: opt(stringValue.regex(/^[\x20-\x7E]{1,64}$/, { error: 'must be 1 to 64 printable ASCII characters' }).refine((v) => !/["\\<>]/.test(v), { error: 'must not contain ", \\, < or >' })),
   emailIdentity: opt(stringValue.regex(/^[^\s@]+@[^\s@]+\.[^\s@]+$|^[a-z0-9.-]+\.[a-z]{2,}$/i, { error: 'must be the emailFrom address or its domain' })),
   legacyEmailIndex: opt(booleanValue),
+  compute: opt(z.enum(['lambda', 'managed-instances'], { error: 'must be lambda or managed-instances' })),
+  vpcId: opt(stringValue.regex(/^vpc-[0-9a-f]{8,17}$/, { error: 'must be a VPC id (vpc-…)' })),
+  vpcSubnetIds: opt(csvValue.pipe(z.array(z.string().regex(/^subnet-[0-9a-f]{8,17}$/, { error: 'must be subnet ids (subnet-…)' })).min(1).max(16, { error: 'must list 1 to 16 subnets' }))),
+  managedInstancesMinEnvironments: opt(integerValue.pipe(z.number().max(15_000, { error: 'must be at most 15000' }))),
+  managedInstancesMaxEnvironments: opt(integerValue.pipe(z.number().min(1, { error: 'must be at least 1' }).max(15_000, { error: 'must be at most 15000' }))),
+  managedInstancesMaxVCpus: opt(integerValue.pipe(z.number().min(2, { error: 'must be at least 2' }))),
+  managedInstancesMaxConcurrency: opt(integerValue.pipe(z.number().min(1, { error: 'must be from 1 to 1600' }).max(1600, { error: 'must be from 1 to 1600' }))),
   restoredTables: opt(
     objectValue.superRefine((tables, ctx) => {
       for (const name of Object.keys(tables)) if (!['keys', 'accounts', 'ledger'].includes(name)) ctx.addIssue({ code: 'custom', message: `names ${name}; only keys, accounts and ledger are restored` });

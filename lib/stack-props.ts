@@ -3,6 +3,7 @@ import type { UpstreamBaseUrlVar } from '../functions/shared/providers/manifest'
 import type { CustomDomainProps } from './constructs/custom-domain';
 import type { HostedSignIn } from './constructs/identity';
 import type { MailSenderProps } from './constructs/mail-sender';
+import type { ManagedInstancesOptions } from './constructs/managed-instances';
 import type { DeploymentConfigName } from './stack-context';
 
 /** Props of {@link ModelmuxStack}; `bin/app.ts` fills them from CDK context (see `stack-context.ts`). */
@@ -45,6 +46,8 @@ export interface ModelmuxStackProps extends StackProps {
   readonly chatMemoryMb?: number;
   /** Memory of the embeddings function, MB; default the EmbeddingsEndpoint's. */
   readonly embeddingsMemoryMb?: number;
+  /** Run chat and embeddings on Lambda Managed Instances with these options (docs/managed-instances.md); default none: per-invocation Lambda. */
+  readonly managedInstances?: ManagedInstancesOptions | undefined;
   /** Removal policy of the tables; default RETAIN (see DataTables). */
   readonly tableRemovalPolicy?: RemovalPolicy;
   /** Days every function's logs are kept; default 30. Logs are retained after stack deletion. */

@@ -21,15 +21,13 @@ import { STRIPE_WEBHOOK_PATH } from '../functions/shared/account-api/paths';
  * stand-in.
  */
 
+
 /**
- * Which simulator route stands in for each provider's base URL, keyed by the provider's variable prefix
- * (`OPENAI` for `OPENAI_API_KEY`), derived from the provider manifest; the adapter appends its paths
- * (the bench wires its gateway the same way). Anthropic's adapter appends `/v1/messages` itself, so its
- * base is the simulator's bare `/anthropic` prefix.
+ * Which simulator provider stands in for each provider's base URL (`sim.urls[name]`), keyed by the
+ * provider's variable prefix (`OPENAI` for `OPENAI_API_KEY`): every provider of the manifest (the bench
+ * wires its gateway the same way).
  */
-export const SIMULATED_BASE: Record<string, SimProvider | ((sim: Pick<Simulator, 'baseUrl'>) => string)> = Object.fromEntries(
-  PROVIDER_MANIFEST.map((p) => [p.keyVar.replace(/_API_KEY$/, ''), p.name === 'anthropic' ? (sim: Pick<Simulator, 'baseUrl'>) => `${sim.baseUrl}/anthropic` : p.name]),
-);
+export const SIMULATED_BASE: Readonly<Record<string, SimProvider>> = Object.fromEntries(PROVIDER_MANIFEST.map((p) => [p.name.toUpperCase(), p.name]));
 
 export interface GatewayOptions {
   /** Port of the gateway (0 = any free port). */
@@ -188,22 +186,23 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<RunningGa
 type Closers = Array<() => Promise<void>>;
 
 /**
- * Points each provider of {@link SIMULATED_BASE} at the simulator (started on first need) unless its
- * `<NAME>_API_KEY` is set, in which case the real provider is used.
- * @returns provider variable prefix → 'real' | 'simulated', and the simulator when one started.
+ * Points each provider of {@link SIMULATED_BASE} at the simulator (started on first need; the adapter
+ * appends its paths to `sim.urls[name]`) unless its `<NAME>_API_KEY` is set, in which
+ * case the real provider is used.
+ * @returns provider variable prefix (`OPENAI` for `OPENAI_API_KEY`) → 'real' | 'simulated', and the
+ * simulator when one started.
  */
 async function startSimulatedProviders(options: GatewayOptions['simulator'], closers: Closers): Promise<{ providers: Record<string, 'real' | 'simulated'>; simulator: Simulator | undefined }> {
   const providers: Record<string, 'real' | 'simulated'> = {};
   let simulator: Simulator | undefined;
-  for (const [name, route] of Object.entries(SIMULATED_BASE)) {
+  for (const [name, provider] of Object.entries(SIMULATED_BASE)) {
     if (process.env[`${name}_API_KEY`]) {
       providers[name] = 'real';
       continue;
     }
     simulator ??= await startSimulator(options);
-    const sim: Simulator = simulator;
     process.env[`${name}_API_KEY`] = 'sim-key';
-    process.env[`${name}_BASE_URL`] = typeof route === 'function' ? route(sim) : sim.urls[route];
+    process.env[`${name}_BASE_URL`] = simulator.urls[provider];
     providers[name] = 'simulated';
   }
   if (simulator) closers.push(() => (simulator as Simulator).close());

@@ -64,7 +64,7 @@ const gateway = await startGateway({
   signalClientDisconnect: true,
 });
 
-/** How many catalogue models a provider serves (a registered provider may serve none, e.g. Groq, whose Llama-3 ids are decommissioned). */
+/** How many catalogue models a provider serves (a provider just added may serve none yet). */
 const modelsServedBy = (provider: string): number => [...CATALOGUE.values()].filter((e) => e.targets.some((t) => t.provider === provider)).length;
 const paidLimits = rateLimitsFor(devCreditNanoUsd);
 const limitText = (n: number, unit: string) => (n === 0 ? `no ${unit} limit` : `${n} ${unit}`);

@@ -30,26 +30,29 @@ export const handler = awslambda.streamifyResponse(async (event: APIGatewayProxy
     if (!responseStream.writableFinished) controller.abort();
   });
   const req = fromFunctionUrlEvent(event, controller.signal, context);
-  const result = await runCore(dispatch, req);
+  try {
+    const result = await runCore(dispatch, req);
 
-  // The client left before the first byte: nothing to write to, but an answer that was produced is
-  // still stopped and billed by `after`.
-  if (!responseStream.destroyed) {
-    // gzip when the client accepts it (response-encoding.ts): streams always, buffered bodies from 1 KB.
-    const gzip = acceptsGzip(req.headers);
-    const headers = responseHeaders(result, req.requestId);
-    if (result.kind === 'json') {
-      const encoded = encodeBody(JSON.stringify(result.body), gzip);
-      const out = awslambda.HttpResponseStream.from(responseStream, { statusCode: result.status, headers: { ...headers, ...encoded.headers } });
-      out.write(encoded.body);
-      if (!out.destroyed) out.end();
-    } else {
-      const out = awslambda.HttpResponseStream.from(responseStream, { statusCode: result.status, headers: { ...headers, ...(gzip ? GZIP_HEADERS : IDENTITY_HEADERS) } });
-      await writeFrames(out, result.frames, { gzip, signal: controller.signal, gone });
+    // The client left before the first byte: nothing to write to, but an answer that was produced is
+    // still stopped and billed by `after`.
+    if (!responseStream.destroyed) {
+      // gzip when the client accepts it (response-encoding.ts): streams always, buffered bodies from 1 KB.
+      const gzip = acceptsGzip(req.headers);
+      const headers = responseHeaders(result, req.requestId);
+      if (result.kind === 'json') {
+        const encoded = encodeBody(JSON.stringify(result.body), gzip);
+        const out = awslambda.HttpResponseStream.from(responseStream, { statusCode: result.status, headers: { ...headers, ...encoded.headers } });
+        out.write(encoded.body);
+        if (!out.destroyed) out.end();
+      } else {
+        const out = awslambda.HttpResponseStream.from(responseStream, { statusCode: result.status, headers: { ...headers, ...(gzip ? GZIP_HEADERS : IDENTITY_HEADERS) } });
+        await writeFrames(out, result.frames, { gzip, signal: controller.signal, gone });
+      }
     }
+    // A billed request logs its one line when settled (with tokens and cost); others log here.
+    if (result.after) await result.after();
+    else logRequest(req, result.status);
+  } finally {
+    finishInvocation(req);
   }
-  // A billed request logs its one line when settled (with tokens and cost); others log here.
-  if (result.after) await result.after();
-  else logRequest(req, result.status);
-  finishInvocation(req);
 });

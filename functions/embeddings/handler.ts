@@ -50,6 +50,8 @@ export const handler = async (event: APIGatewayProxyEventV2, context?: Context):
   } catch (err) {
     logger.error('buffered handler failed', { requestId: req.requestId, error: err as Error });
     return { statusCode: 500, headers: responseHeaders({ kind: 'json', status: 500, headers: {}, body: null }, req.requestId), body: JSON.stringify(toErrorBody(err)) };
+  } finally {
+    finishInvocation(req);
   }
 };
 
@@ -71,9 +73,8 @@ function bufferedBody(text: string, gzip: boolean, headers: Record<string, strin
   return { headers: { ...headers, ...encoded.headers }, body: base64, isBase64Encoded: true };
 }
 
-/** A billed request logs its one line when settled (with tokens and cost); others log here. Then the metrics go out. */
+/** A billed request logs its one line when settled (with tokens and cost); others log here. The handler's `finally` then sends the metrics. */
 async function settleOrLog(req: GatewayRequest, result: GatewayResult): Promise<void> {
   if (result.after) await result.after();
   else logRequest(req, result.status);
-  finishInvocation(req);
 }

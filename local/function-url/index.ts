@@ -1,38 +1,15 @@
 /**
- * Local stand-in for AWS Lambda Function URLs: the `awslambda` global, the v2.0 event and context,
- * RESPONSE_STREAM and BUFFERED invocation, and one node:http server routing to several functions.
+ * Local stand-in for AWS Lambda Function URLs, a thin adapter around the real handlers: the `awslambda`
+ * global, the payload-2.0 event, BUFFERED and RESPONSE_STREAM invocation, one node:http server for
+ * several functions. It keeps what the runtime test (test/lib/lambda-runtime.test.ts, the real
+ * `aws-lambda-ric`) cannot see: the 6 MB payload limit, the streaming http-integration prelude, the
+ * origin headers the service adds, buffered vs streaming invoke.
  *
- *   import { installAwslambdaGlobals, createFunctionUrlServer, listen } from './function-url/index.js';
  *   installAwslambdaGlobals();                      // before importing any handler module
  *   const chat = await import('../functions/chat-completions/handler.js');
- *   const server = createFunctionUrlServer([
- *     { match: (p) => p === '/v1/chat/completions', handler: chat.handler,
- *       invokeMode: 'RESPONSE_STREAM', functionName: 'modelmux-chat' },
- *   ]);
+ *   const server = createFunctionUrlServer([{ match: () => true, handler: chat.handler, invokeMode: 'RESPONSE_STREAM', functionName: 'modelmux-chat' }]);
  *   const { url, close } = await listen(server, 8787);
  */
-export {
-  HTTP_INTEGRATION_CONTENT_TYPE,
-  HttpResponseStream,
-  installAwslambdaGlobals,
-  isStreamingHandler,
-  streamifyResponse,
-  streamingHighWaterMark,
-  type AwslambdaGlobal,
-  type StreamifyOptions,
-} from './awslambda-globals.js';
-export { toFunctionUrlResponse, type HttpResponseParts, type ResponseConversion } from './buffered-response.js';
-export { createContext, functionIdentity, type FunctionIdentity } from './context.js';
-export { buildFunctionUrlEvent, functionUrlIdentity, isTextContentType, type FunctionUrlIdentity } from './event.js';
-export { findPreludeDelimiter, parsePrelude, type ParsedPrelude } from './http-integration-prelude.js';
-export type { InvocationOutcome, InvocationResult } from './invocation.js';
-export * from './limits.js';
-export { InvalidStreamingOperation, ResponseStream } from './response-stream.js';
-export { listen, type ListeningServer } from './listen.js';
-export {
-  createFunctionUrlServer,
-  type FunctionUrlRoute,
-  type FunctionUrlServerOptions,
-  type InvocationRecord,
-  type InvokeMode,
-} from './server.js';
+export { buildFunctionUrlEvent, findPreludeDelimiter, functionUrlIdentity, MAX_PRELUDE_BYTES, MAX_REQUEST_PAYLOAD_BYTES, parsePrelude, readRequestBody, toFunctionUrlResponse } from './event';
+export { HTTP_INTEGRATION_CONTENT_TYPE, installAwslambdaGlobals } from './runtime';
+export { createFunctionUrlServer, listen, type FunctionUrlRoute, type InvocationRecord } from './server';

@@ -2,9 +2,9 @@
  * Native Anthropic error bodies: `{"type":"error","error":{"type","message"},"request_id"}` with the
  * `request-id` header (providers.md §2.7).
  */
-import { anthropicContextMessage } from './context-length.js';
 import type { JsonReply } from './deliver.js';
-import { retryHeaders, type Problem } from './problem.js';
+import { anthropicContextMessage } from './provider-errors.js';
+import { type Problem, retryHeaders } from './types.js';
 
 const TYPES: Record<number, string> = {
   400: 'invalid_request_error', 401: 'authentication_error', 402: 'billing_error', 403: 'permission_error',

@@ -4,14 +4,12 @@
  * deltas / content_block_stop (a ping after the first block start), message_delta with cumulative
  * usage and the stop reason, message_stop.
  */
-import { splitArguments, splitText } from './chunking.js';
-import type { JsonReply, SseReply } from './deliver.js';
-import type { JsonObject } from './json-narrowing.js';
 import { anthropicStreamError } from './anthropic-errors.js';
 import type { AnthropicRequest } from './anthropic-input.js';
+import { jsonEvent, type JsonReply, splitArguments, splitText, type SseEvent, type SseReply } from './deliver.js';
+import type { JsonObject } from './json-narrowing.js';
 import type { Finish, ReplyPlan } from './reply.js';
-import { jsonEvent, type SseEvent } from './sse.js';
-import type { SimCall } from './call.js';
+import type { SimCall } from './types.js';
 
 /** Anthropic stop_reason for a neutral finish. */
 export function anthropicStopReason(finish: Finish): string {

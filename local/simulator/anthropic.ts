@@ -3,17 +3,15 @@
  */
 import { anthropicMessage, anthropicStream } from './anthropic-format.js';
 import { readAnthropicMessages } from './anthropic-input.js';
-import type { SimCall } from './call.js';
 import type { Reply } from './deliver.js';
-import type { Problem } from './problem.js';
+import { isObject, promptTokens } from './json-narrowing.js';
 import { planReply } from './reply.js';
 import { isRetiredModel } from './retired-models.js';
-import { isObject } from './json-narrowing.js';
-import { promptTokens } from './token-count.js';
+import type { Problem, SimCall } from './types.js';
 
 /**
  * Answer a native Anthropic call (`/v1/messages`, or `/v1/messages/count_tokens`: `{input_tokens}`
- * by the simulator's counting rule, token-count.ts); a {@link Problem} is rendered by the caller.
+ * by the simulator's counting rule, countWords); a {@link Problem} is rendered by the caller.
  */
 export function handleAnthropic(call: SimCall): Reply | Problem {
   if (call.route.op === 'anthropic-count-tokens') return countTokens(call);

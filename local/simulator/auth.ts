@@ -4,8 +4,7 @@
  * listed keys are accepted and every other one gets that answer, as a real provider refuses a key it
  * never issued. Where each provider reads its key: providers.md §0.
  */
-import type { SimCall } from './call.js';
-import type { Problem } from './problem.js';
+import type { Problem, SimCall } from './types.js';
 
 /** The key sentinel that every simulated provider rejects. */
 export const BAD_KEY = 'bad-key';
@@ -26,7 +25,7 @@ function keyProblem(key: string | undefined, accepted: ReadonlySet<string> | und
  * @param accepted strict keys: when set, only these keys are valid.
  */
 export function checkAuth(call: SimCall, accepted?: ReadonlySet<string>): Problem | undefined {
-  switch (call.provider) {
+  switch (call.route.wire) {
     case 'anthropic': {
       // The installed official SDK (@anthropic-ai/sdk 1.12) sends the key as `Authorization: Bearer`,
       // not `x-api-key` as providers.md §2.1 says; the API accepts both, so the simulator does too.

@@ -1,12 +1,95 @@
 /**
- * Writes a planned reply (buffered JSON or an SSE stream) to the socket, applying the body-level
- * faults: reset / stall / malformed event after K content events, and the mid-stream error event.
+ * Writing replies on the wire: SSE framing, how replies are cut into deltas, abortable waits, the
+ * body-level faults and the endless keep-alive.
  */
 import type { ServerResponse } from 'node:http';
-import { sleep, untilAborted } from './abortable-wait.js';
-import { serializeEvent, type SseEol, type SseEvent } from './sse.js';
 import type { Fault } from './types.js';
 
+// Waits that end early when the exchange is cancelled (client gone, or simulator closing), so no
+// timer outlives `close()`.
+/** Resolve after `ms` milliseconds, or as soon as `signal` aborts. Never rejects. */
+export function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  if (ms <= 0) return new Promise((resolve) => setImmediate(resolve));
+  return new Promise((resolve) => {
+    const done = (): void => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+  });
+}
+
+/** Resolve when `signal` aborts (a hang or a stall lasts until then). */
+export function untilAborted(signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+}
+
+// Server-sent events as the simulator writes them. Providers differ in framing: OpenAI-style hosts
+// send `data:` lines only, Anthropic adds an `event:` line per event (providers.md §2.6), Gemini
+// separates events with `\r\n\r\n` (§3.4), DeepSeek interleaves `: keep-alive` comments (§4.5).
+/** One event. `content` marks events that carry generated output (counted by chunk faults). */
+export interface SseEvent {
+  event?: string;
+  /** The `data:` payload, already serialised (JSON text, or `[DONE]`). */
+  data?: string;
+  /** A comment line (`: <text>`), ignored by SSE parsers. */
+  comment?: string;
+  content?: boolean;
+}
+
+/** Line ending used inside and between events. */
+export type SseEol = '\n' | '\r\n';
+
+/** Wire form of one event, including the blank line that terminates it. */
+export function serializeEvent(e: SseEvent, eol: SseEol): string {
+  let out = '';
+  if (e.comment !== undefined) out += `: ${e.comment}${eol}`;
+  if (e.event !== undefined) out += `event: ${e.event}${eol}`;
+  if (e.data !== undefined) out += `data: ${e.data}${eol}`;
+  return out + eol;
+}
+
+/** A `data:` event carrying `payload` as JSON. */
+export function jsonEvent(payload: unknown, opts: { event?: string; content?: boolean } = {}): SseEvent {
+  return { ...opts, data: JSON.stringify(payload) };
+}
+
+// How replies are cut into stream deltas. The pieces always concatenate back to the input exactly,
+// which is what lets tests assert that joined deltas equal the buffered reply.
+/** Split text into pieces of alternately one and two words (each piece keeps its trailing space). */
+export function splitText(text: string): string[] {
+  if (text === '') return [];
+  const words = text.match(/\S+\s*/g);
+  if (!words) return [text];
+  const lead = text.slice(0, text.length - words.join('').length);
+  const pieces: string[] = [];
+  let i = 0;
+  let take = 1;
+  while (i < words.length) {
+    pieces.push(words.slice(i, i + take).join(''));
+    i += take;
+    take = take === 1 ? 2 : 1;
+  }
+  pieces[0] = lead + pieces[0];
+  return pieces;
+}
+
+/** Split a tool-call arguments string into 2 (short) or 3 fragments, the way providers stream them. */
+export function splitArguments(json: string): string[] {
+  if (json.length < 2) return [json];
+  const parts = json.length < 12 ? 2 : 3;
+  const size = Math.ceil(json.length / parts);
+  const out: string[] = [];
+  for (let i = 0; i < json.length; i += size) out.push(json.slice(i, i + size));
+  return out;
+}
+
+// Writes a planned reply (buffered JSON or an SSE stream) to the socket, applying the body-level
+// faults: reset / stall / malformed event after K content events, and the mid-stream error event.
 /** A buffered response. */
 export interface JsonReply {
   kind: 'json';
@@ -162,4 +245,25 @@ export async function deliver(res: ServerResponse, reply: Reply, fault: Fault | 
   const bodyFault = isBodyFault(fault) ? fault : undefined;
   if (reply.kind === 'json') await deliverJson(res, reply, bodyFault, ctl);
   else await deliverSse(res, reply, bodyFault, ctl);
+}
+
+// The `keep-alive` fault. Under load DeepSeek holds the connection open before inference starts
+// (providers.md §4.5): a non-stream response is preceded by empty lines (a JSON parser must trim
+// them), a stream receives `: keep-alive` SSE comment lines; if inference has not started after
+// 10 minutes the server closes the connection. The fault is that wait with no end: headers at once,
+// then one beat every `everyMs`, never an answer, until the client gives up.
+/** What a stream receives per beat: an SSE comment, which parsers ignore (WHATWG HTML, server-sent events). */
+const SSE_BEAT = ': keep-alive\n\n';
+/** What a buffered response receives per beat: an empty line, legal whitespace before a JSON text. */
+const JSON_BEAT = '\n';
+
+/** Send 200 headers, then a beat every `everyMs` (at least 1 ms) until the exchange is aborted. */
+export async function keepAliveForever(res: ServerResponse, stream: boolean, everyMs: number, ctl: ExchangeControl): Promise<void> {
+  res.writeHead(200, stream ? SSE_HEADERS : { 'content-type': 'application/json' });
+  res.flushHeaders();
+  const beat = stream ? SSE_BEAT : JSON_BEAT;
+  while (!ctl.signal.aborted) {
+    await write(res, beat, ctl.signal);
+    await sleep(Math.max(1, everyMs), ctl.signal);
+  }
 }

@@ -1,26 +1,20 @@
 /**
- * The life of one provider request: record it, apply an injected fault, check the key, plan and
- * write the reply in the provider's format. Order matters: faults come first (an upstream that hangs
- * does so before it looks at the key), then auth, then validation.
+ * The life of one provider request, with the fault registry and the request log it updates.
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import { sleep, untilAborted } from './abortable-wait.js';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { handleAnthropic } from './anthropic.js';
 import { checkAuth } from './auth.js';
-import type { SimCall } from './call.js';
-import { contextLengthProblem } from './context-length.js';
-import { deliver, type ExchangeControl, type Reply } from './deliver.js';
-import { describeFault, type FaultRegistry } from './faults.js';
+import { deliver, type ExchangeControl, keepAliveForever, type Reply, sleep, untilAborted } from './deliver.js';
 import { handleGemini } from './gemini.js';
 import { isObject } from './json-narrowing.js';
-import { keepAliveForever } from './keep-alive.js';
 import { handleOpenAIStyle } from './openai-compatible.js';
-import type { Problem } from './problem.js';
-import { overloadStatus, renderProblem } from './provider-errors.js';
-import { normalizeHeaders, trackLifecycle } from './request-log.js';
+import { contextLengthProblem, overloadStatus, renderProblem } from './provider-errors.js';
 import type { Route } from './routes.js';
-import type { Fault, RecordedRequest } from './types.js';
+import type { Fault, FaultMatch, Problem, RecordedRequest, SimCall, SimProvider } from './types.js';
 
+// The life of one provider request: record it, apply an injected fault, check the key, plan and
+// write the reply in the provider's format. Order matters: faults come first (an upstream that hangs
+// does so before it looks at the key), then auth, then validation.
 /** Simulator state an exchange reads and updates. */
 export interface ExchangeContext {
   requests: RecordedRequest[];
@@ -46,7 +40,7 @@ function isReply(result: Reply | Problem): result is Reply {
 }
 
 function dispatch(call: SimCall): Reply | Problem {
-  switch (call.provider) {
+  switch (call.route.wire) {
     case 'anthropic':
       return handleAnthropic(call);
     case 'gemini':
@@ -62,7 +56,7 @@ function faultProblem(fault: Fault | undefined, call: SimCall, stream: boolean):
   if (fault?.kind === 'api-key-invalid') return { kind: 'auth', reason: 'invalid' };
   if (fault?.kind === 'context-length') return contextLengthProblem(fault, call.provider);
   // A buffered reply cannot carry a mid-stream error event: it fails up front as an overload.
-  if (fault?.kind === 'error-event-after-chunks' && !stream) return { kind: 'status', status: overloadStatus(call.provider) };
+  if (fault?.kind === 'error-event-after-chunks' && !stream) return { kind: 'status', status: overloadStatus(call.route) };
   return undefined;
 }
 
@@ -129,7 +123,7 @@ export async function runExchange(ctx: ExchangeContext, route: Route, req: Incom
     (body.invalid ? { kind: 'bad-request', message: 'We could not parse the JSON body of your request.' } : undefined);
   const result = problem ?? dispatch(call);
   if (isReply(result)) await deliver(res, result, fault, ctl);
-  else await deliver(res, renderProblem(route.provider, result, call.requestId), undefined, ctl);
+  else await deliver(res, renderProblem(route, result, call.requestId), undefined, ctl);
 }
 
 /** What the simulator records of a request (`sim.requests`), before its outcome is known. */
@@ -175,4 +169,102 @@ async function faultBeforeHeaders(fault: Fault | undefined, res: ServerResponse,
       break;
   }
   return false;
+}
+
+// Injected faults: a registry consulted once per provider request.
+interface Entry {
+  match: FaultMatch;
+  fault: Fault;
+  remaining: number;
+}
+
+/** Ordered faults with use counts. The earliest-registered match with uses left applies. */
+export class FaultRegistry {
+  private entries: Entry[] = [];
+
+  /** Register `fault` for requests matching `match`, for `times` requests (default Infinity). */
+  add(match: FaultMatch, fault: Fault, times: number = Infinity): void {
+    if (!(times > 0)) return;
+    this.entries.push({ match: { ...match }, fault: { ...fault }, remaining: times });
+  }
+
+  clear(): void {
+    this.entries = [];
+  }
+
+  /** The fault for this request, consuming one use, or undefined. */
+  take(provider: SimProvider, model: string | undefined): Fault | undefined {
+    const entry = this.entries.find(
+      (e) => (e.match.provider === undefined || e.match.provider === provider) && (e.match.model === undefined || e.match.model === model),
+    );
+    if (!entry) return undefined;
+    entry.remaining--;
+    if (entry.remaining <= 0) this.entries = this.entries.filter((e) => e !== entry);
+    return entry.fault;
+  }
+}
+
+/** Short label recorded on the request, e.g. `status:529`, `reset-after-chunks:2`. */
+export function describeFault(fault: Fault): string {
+  switch (fault.kind) {
+    case 'status':
+      return `status:${fault.status}`;
+    case 'slow-headers':
+      return `slow-headers:${fault.delayMs}`;
+    case 'reset-after-chunks':
+    case 'stall-after-chunks':
+    case 'error-event-after-chunks':
+      return `${fault.kind}:${fault.chunks}`;
+    case 'malformed':
+      return fault.chunks === undefined ? fault.kind : `${fault.kind}:${fault.chunks}`;
+    case 'keep-alive':
+      return `${fault.kind}:${fault.everyMs}`;
+    case 'paced':
+      return `${fault.kind}:${fault.everyMs}${fault.words === undefined ? '' : `x${fault.words}`}`;
+    default:
+      return fault.kind;
+  }
+}
+
+// The request log: one {@link RecordedRequest} per provider request, updated as the exchange ends so
+// tests can assert that an upstream request was aborted by its client (e.g. the gateway giving up
+// on a hung upstream) or completed.
+/** Lower-case header names; repeated headers joined with `, `. */
+export function normalizeHeaders(headers: IncomingHttpHeaders): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined) continue;
+    out[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return out;
+}
+
+/** Exchange-end bookkeeping for one recorded request. */
+export interface Lifecycle {
+  /** The simulator itself is about to cut the connection (reset fault, shutdown): not a client abort. */
+  markServerClosing(): void;
+}
+
+/**
+ * Keep `record.aborted` / `record.completed` in step with the exchange, and call `onEnd` once when
+ * the response closes for any reason (so waits and timers of the exchange can be cancelled).
+ */
+export function trackLifecycle(req: IncomingMessage, res: ServerResponse, record: RecordedRequest, onEnd: () => void): Lifecycle {
+  let serverClosing = false;
+  const clientGone = (): void => {
+    if (!serverClosing && !res.writableFinished) record.aborted = true;
+  };
+  req.on('aborted', clientGone);
+  res.on('finish', () => {
+    record.completed = true;
+  });
+  res.on('close', () => {
+    clientGone();
+    onEnd();
+  });
+  return {
+    markServerClosing: () => {
+      serverClosing = true;
+    },
+  };
 }

@@ -2,9 +2,9 @@
  * Gemini errors in the Google RPC shape `{"error":{"code","message","status","details"}}`
  * (providers.md §3.5); a bad key is 400 INVALID_ARGUMENT with reason API_KEY_INVALID.
  */
-import { geminiContextMessage } from './context-length.js';
 import type { JsonReply } from './deliver.js';
-import { retryHeaders, type Problem } from './problem.js';
+import { geminiContextMessage } from './provider-errors.js';
+import { type Problem, retryHeaders } from './types.js';
 
 const STATUSES: Record<number, string> = {
   400: 'INVALID_ARGUMENT', 401: 'UNAUTHENTICATED', 403: 'PERMISSION_DENIED', 404: 'NOT_FOUND', 409: 'ABORTED',

@@ -2,22 +2,19 @@
  * Renders a planned reply as a Gemini `GenerateContentResponse` or its SSE stream
  * (providers.md §3.3-3.4): camelCase, `usageMetadata` on every chunk (running totals), finishReason on
  * the last chunk, events separated by `\r\n\r\n`, no `[DONE]`. A function call arrives whole in one
- * chunk with finishReason STOP (signed on 2.5/3 models, gemini-signatures.ts). Thought parts carry
+ * chunk with finishReason STOP (signed on 2.5/3 models, its thought signatures below). Thought parts carry
  * `thought: true` and are counted in `thoughtsTokenCount`, outside `candidatesTokenCount`.
  *
  * Several candidates (`generationConfig.candidateCount`, one {@link ReplyPlan} each) carry `index`
  * 0..n-1; `candidatesTokenCount` and `thoughtsTokenCount` add up every candidate (the prompt counts
  * once). Streamed, each event holds the next piece of every candidate that still has one.
  */
-import { splitText } from './chunking.js';
-import type { JsonReply, SseReply } from './deliver.js';
+import { jsonEvent, type JsonReply, splitText, type SseEvent, type SseReply } from './deliver.js';
 import { geminiStreamError } from './gemini-errors.js';
-import { signFirstCall } from './gemini-signatures.js';
-import type { JsonObject } from './json-narrowing.js';
+import { signFirstCall } from './gemini-input.js';
+import { countWords, type JsonObject } from './json-narrowing.js';
 import type { Finish, ReplyPlan } from './reply.js';
-import { jsonEvent, type SseEvent } from './sse.js';
-import { countWords } from './token-count.js';
-import type { SimCall } from './call.js';
+import type { SimCall } from './types.js';
 
 /** Gemini finishReason for a neutral finish: stop sequences and tool calls are both STOP (§3.3). */
 export function geminiFinishReason(finish: Finish): string {

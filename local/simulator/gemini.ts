@@ -3,17 +3,15 @@
  * (SSE only with `alt=sse`; with image output: images.ts) and batchEmbedContents (no usage). The model comes from the URL
  * (`models/{model}:method`).
  */
-import type { SimCall } from './call.js';
 import type { Reply } from './deliver.js';
 import { embed, nativeDimensions } from './embeddings.js';
-import { geminiImage, wantsGeminiImage } from './images.js';
 import { geminiBlocked, geminiBlockedStream, geminiResponse, geminiStream } from './gemini-format.js';
 import { readGeminiGenerate } from './gemini-input.js';
-import { asArray, asNumber, asString, field, isObject } from './json-narrowing.js';
-import type { Problem } from './problem.js';
+import { geminiImage, wantsGeminiImage } from './images.js';
+import { asArray, asNumber, asString, field, isObject, promptTokens } from './json-narrowing.js';
 import { planChoices } from './reply.js';
 import { isRetiredModel } from './retired-models.js';
-import { promptTokens } from './token-count.js';
+import type { Problem, SimCall } from './types.js';
 
 function generate(call: SimCall, model: string, stream: boolean): Reply | Problem {
   if (stream && call.url.searchParams.get('alt') !== 'sse') {

@@ -9,13 +9,11 @@
  */
 import { createHash } from 'node:crypto';
 import { deflateSync } from 'node:zlib';
-import type { SimCall } from './call.js';
 import type { Reply } from './deliver.js';
-import { asNumber, asString, field, isObject } from './json-narrowing.js';
-import type { Problem } from './problem.js';
+import { asNumber, asString, countWords, field, isObject } from './json-narrowing.js';
 import { OVERREPORT_FACTOR } from './reply.js';
 import { isRetiredModel } from './retired-models.js';
-import { countWords } from './token-count.js';
+import type { Problem, SimCall } from './types.js';
 
 /** GPT Image output tokens per image by size and quality (docs/prices.md). */
 const GPT_IMAGE_TOKENS: Readonly<Record<string, Readonly<Record<'low' | 'medium' | 'high', number>>>> = {

@@ -1,7 +1,7 @@
 /**
- * Built-in upstream simulator: a loopback HTTP server speaking the OpenAI, Anthropic, Gemini, DeepSeek,
- * MiniMax, Together, DeepInfra and Groq wire formats on the endpoints the gateway calls, with fault
- * injection (README.md beside this file).
+ * Built-in upstream simulator: a loopback HTTP server standing in for every provider of the manifest, in
+ * its wire format (OpenAI-compatible with DeepSeek's and MiniMax's differences, Anthropic, Gemini) on the
+ * endpoints the gateway calls, with fault injection (README.md beside this file).
  *
  * ```ts
  * const sim = await startSimulator();
@@ -12,6 +12,6 @@
  */
 export { startSimulator } from './server.js';
 export { baseReplyText } from './reply.js';
-export { countWords, promptTokens } from './token-count.js';
+export { countWords, promptTokens } from './json-narrowing.js';
 export { embed } from './embeddings.js';
 export type { Fault, FaultMatch, RecordedRequest, SimProvider, Simulator, SimulatorOptions } from './types.js';

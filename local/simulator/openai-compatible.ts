@@ -1,23 +1,24 @@
 /**
- * Handlers of the OpenAI-shaped endpoints (chat, embeddings; images on OpenAI) for every host that speaks them:
- * OpenAI, DeepSeek, MiniMax, Together, DeepInfra, Groq.
+ * Handlers of the OpenAI-shaped endpoints for every host whose manifest `wire` is `openai`: chat
+ * everywhere; embeddings and images where the provider's adapter calls them (registry.ts), so a host
+ * without them (DeepSeek, §4.1; MiniMax's compatible API) answers its 404.
  */
-import type { SimCall } from './call.js';
+import { providerSpec } from '../../functions/shared/providers/registry.js';
 import type { Reply } from './deliver.js';
 import { embed, nativeDimensions, toBase64 } from './embeddings.js';
 import { openAIImages } from './images.js';
-import { asArray, asNumber, asString, isObject } from './json-narrowing.js';
-import { openAICompletion } from './openai-format.js';
-import { openAIStream } from './openai-stream.js';
+import { asArray, asNumber, asString, countWords, isObject } from './json-narrowing.js';
+import { openAICompletion, openAIStream } from './openai-format.js';
 import { readOpenAIChat } from './openai-input.js';
-import type { Problem } from './problem.js';
 import { OVERREPORT_FACTOR, planChoices } from './reply.js';
 import { isRetiredModel } from './retired-models.js';
-import { countWords } from './token-count.js';
-import type { SimProvider } from './types.js';
+import type { Problem, SimCall, SimProvider } from './types.js';
 
-/** Hosts with an embeddings endpoint (DeepSeek has none, §4.1; nor Groq or MiniMax's compat API). */
-const EMBEDDING_HOSTS: ReadonlySet<SimProvider> = new Set(['openai', 'together', 'deepinfra']);
+/** The provider's adapter calls this operation (it has embeddings / image generation). */
+function served(provider: SimProvider, op: 'embeddings' | 'images'): boolean {
+  const adapter = providerSpec(provider).adapter;
+  return (op === 'embeddings' ? adapter.buildEmbeddingsRequest : adapter.buildImagesRequest) !== undefined;
+}
 
 function chat(call: SimCall): Reply | Problem {
   const req = readOpenAIChat(call.provider, call.body);
@@ -43,7 +44,6 @@ function embeddingInputs(input: unknown): { text: string; tokens: number }[] | u
 }
 
 function embeddings(call: SimCall): Reply | Problem {
-  if (!EMBEDDING_HOSTS.has(call.provider)) return { kind: 'no-route', method: call.method, path: call.url.pathname };
   const body = call.body;
   if (!isObject(body)) return { kind: 'bad-request', message: 'Request body must be a JSON object.' };
   const model = asString(body['model']);
@@ -77,7 +77,9 @@ function embeddings(call: SimCall): Reply | Problem {
 
 /** Answer an OpenAI-shaped call; a {@link Problem} is rendered by the caller in the host's error shape. */
 export function handleOpenAIStyle(call: SimCall): Reply | Problem {
-  switch (call.route.op) {
+  const op = call.route.op;
+  if ((op === 'embeddings' || op === 'images') && !served(call.provider, op)) return { kind: 'no-route', method: call.method, path: call.url.pathname };
+  switch (op) {
     case 'chat':
       return chat(call);
     case 'embeddings':

@@ -1,12 +1,11 @@
 /**
  * Error bodies of the OpenAI-shaped providers: `{"error":{"message","type","param","code"}}`
  * (providers.md §1.5), with each host's own wording: DeepSeek §4.5, Groq §6 (`model_decommissioned`),
- * MiniMax §5.4 (`base_resp`, and HTTP 200 errors). Context-window errors: `context-length.ts`.
+ * MiniMax §5.4 (`base_resp`, and HTTP 200 errors). Context-window errors: `provider-errors.ts`.
  */
-import { deepSeekContextMessage, openAIContextMessage } from './context-length.js';
 import type { JsonReply } from './deliver.js';
-import { maskKey, retryHeaders, type Problem } from './problem.js';
-import type { SimProvider } from './types.js';
+import { deepSeekContextMessage, openAIContextMessage } from './provider-errors.js';
+import { maskKey, type Problem, retryHeaders, type SimProvider } from './types.js';
 
 interface OpenAIError {
   message: string;
@@ -57,9 +56,6 @@ function describe(provider: SimProvider, p: Problem): { status: number; error: O
       return { status: 401, error: { message, type, param: null, code: 'invalid_api_key' } };
     }
     case 'model-not-found':
-      if (provider === 'groq') {
-        return { status: 400, error: { message: `The model \`${p.model}\` has been decommissioned and is no longer supported.`, type: 'invalid_request_error', param: null, code: 'model_decommissioned' } };
-      }
       if (provider === 'deepseek' || provider === 'minimax') {
         return { status: 400, error: { message: 'Model Not Exist', type: 'invalid_request_error', param: 'model', code: 'invalid_request_error' } };
       }

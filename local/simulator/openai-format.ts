@@ -1,23 +1,23 @@
-/**
- * Renders planned replies as an OpenAI `chat.completion` body (providers.md §1.3; the stream is
- * openai-stream.ts, §1.4), with each OpenAI-compatible host's differences:
- * - DeepSeek: `reasoning_content` (message, and deltas before content), cache hit/miss usage, blank
- *   lines before buffered bodies and `: keep-alive` comments in streams (§4.3-4.5);
- * - MiniMax: `<think>` inline or `reasoning_details` with `reasoning_split`, `base_resp` (§5.2, §5.4);
- * - Groq: `x_groq` (§6); OpenAI itself: snapshot-like model id (`<model>-sim`), system fingerprint.
- *
- * Several choices (`n`, one {@link ReplyPlan} each): `choices[i].index` = i; usage counts the prompt
- * once and the completion tokens of every choice, as OpenAI bills all of them (§1.1). With
- * `logprobs: true` each choice carries `{content: [...], refusal: null}` for its content tokens
- * (openai-logprobs.ts); otherwise `logprobs: null`. The stream: openai-stream.ts.
- */
-import type { JsonReply } from './deliver.js';
+/** OpenAI-shaped answers: the buffered body, the chunk stream and their logprobs. */
+import { jsonEvent, type JsonReply, splitArguments, splitText, type SseEvent, type SseReply } from './deliver.js';
 import type { JsonObject } from './json-narrowing.js';
+import { openAIStreamError } from './openai-errors.js';
 import type { OpenAIChatRequest } from './openai-input.js';
-import { contentLogprobs } from './openai-logprobs.js';
-import type { Finish, ReplyPlan } from './reply.js';
-import type { SimCall } from './call.js';
+import { FILLER_WORDS, type Finish, type ReplyPlan } from './reply.js';
+import type { SimCall } from './types.js';
 
+// Renders planned replies as an OpenAI `chat.completion` body (providers.md §1.3; the stream is
+// openAIStream below, §1.4), with each OpenAI-compatible host's differences:
+// - DeepSeek: `reasoning_content` (message, and deltas before content), cache hit/miss usage, blank
+//   lines before buffered bodies and `: keep-alive` comments in streams (§4.3-4.5);
+// - MiniMax: `<think>` inline or `reasoning_details` with `reasoning_split`, `base_resp` (§5.2, §5.4);
+// - OpenAI itself: snapshot-like model id (`<model>-sim`), system fingerprint; any other host (a new
+//   manifest entry) answers plain Chat Completions.
+//
+// Several choices (`n`, one {@link ReplyPlan} each): `choices[i].index` = i; usage counts the prompt
+// once and the completion tokens of every choice, as OpenAI bills all of them (§1.1). With
+// `logprobs: true` each choice carries `{content: [...], refusal: null}` for its content tokens
+// (contentLogprobs below); otherwise `logprobs: null`. The stream: openAIStream below.
 /** OpenAI finish_reason for a neutral finish. */
 export function openAIFinishReason(finish: Finish): string {
   switch (finish) {
@@ -120,7 +120,128 @@ export function openAICompletion(call: SimCall, req: OpenAIChatRequest, plans: r
     return { index, message, logprobs, finish_reason: openAIFinishReason(plan.finish) };
   });
   const body: JsonObject = { ...envelope(call, req, 'chat.completion'), choices, usage: usageOf(call, plans) };
-  if (call.provider === 'groq') body['x_groq'] = { id: `req_sim${call.seq}` };
   if (call.provider === 'minimax') Object.assign(body, minimaxExtras());
   return { kind: 'json', status: 200, body, headers: { 'x-request-id': call.requestId }, ...(call.provider === 'deepseek' ? { preamble: '\n\n' } : {}) };
+}
+
+// Renders planned replies as an OpenAI `chat.completion.chunk` stream (providers.md §1.4): `data:`
+// events, `[DONE]` last, the usage chunk only with `stream_options.include_usage`, with the hosts'
+// differences of openai-format.ts (DeepSeek reasoning deltas and `: keep-alive` comments, MiniMax
+// `reasoning_details` and `base_resp`).
+//
+// Several choices (`n`) interleave as OpenAI's do: every choice's role chunk, then one piece of each
+// choice in turn, then their finish chunks; each chunk carries one choice, by its `index`. With
+// `logprobs: true` a content chunk carries the logprobs of its own tokens (contentLogprobs below).
+/** One choice's stream deltas after its role chunk: reasoning, content (with its logprobs), tool calls. */
+function choiceDeltas(call: SimCall, req: OpenAIChatRequest, plan: ReplyPlan, index: number): Array<{ delta: JsonObject; logprobs: JsonObject | null }> {
+  const out: Array<{ delta: JsonObject; logprobs: JsonObject | null }> = [];
+  const deepseekThinks = call.provider === 'deepseek' && plan.reasoning !== undefined;
+  if (plan.reasoning && (deepseekThinks || (call.provider === 'minimax' && req.reasoningSplit))) {
+    for (const piece of splitText(plan.reasoning)) {
+      out.push({ delta: deepseekThinks ? { content: null, reasoning_content: piece } : { reasoning_details: [reasoningDetail(piece)] }, logprobs: null });
+    }
+  }
+  for (const piece of splitText(visibleContent(call, req, plan))) {
+    out.push({ delta: { content: piece }, logprobs: req.logprobs === undefined ? null : contentLogprobs(piece, req.logprobs) });
+  }
+  plan.toolCalls.forEach((c, i) => {
+    out.push({ delta: { tool_calls: [{ index: i, id: toolCallId(call, index, i), type: 'function', function: { name: c.name, arguments: '' } }] }, logprobs: null });
+    for (const frag of splitArguments(c.argsJson)) out.push({ delta: { tool_calls: [{ index: i, function: { arguments: frag } }] }, logprobs: null });
+  });
+  return out;
+}
+
+/** Streamed chunks, `[DONE]` terminated; the usage chunk only with `stream_options.include_usage`. */
+export function openAIStream(call: SimCall, req: OpenAIChatRequest, plans: readonly ReplyPlan[]): SseReply {
+  const base = envelope(call, req, 'chat.completion.chunk');
+  const chunk = (index: number, delta: JsonObject, finish: string | null = null, extra: JsonObject = {}, logprobs: JsonObject | null = null): JsonObject => ({
+    ...base,
+    choices: [{ index, delta, logprobs, finish_reason: finish }],
+    ...(req.includeUsage ? { usage: null } : {}),
+    ...extra,
+  });
+  const events: SseEvent[] = [];
+  plans.forEach((plan, index) => {
+    const deepseekThinks = call.provider === 'deepseek' && plan.reasoning !== undefined;
+    const role = deepseekThinks ? { role: 'assistant', content: null, reasoning_content: '' } : { role: 'assistant', content: '' };
+    events.push(jsonEvent(chunk(index, role)));
+  });
+  const deltas = plans.map((plan, index) => choiceDeltas(call, req, plan, index));
+  for (let step = 0; step < Math.max(...deltas.map((d) => d.length)); step++) {
+    deltas.forEach((list, index) => {
+      const d = list[step];
+      if (d !== undefined) events.push(jsonEvent(chunk(index, d.delta, null, {}, d.logprobs), { content: true }));
+    });
+  }
+  const usage = usageOf(call, plans);
+  plans.forEach((plan, index) => {
+    const finalExtra: JsonObject = {};
+    const last = index === plans.length - 1;
+    if (call.provider === 'minimax' && last) Object.assign(finalExtra, minimaxExtras());
+    events.push(jsonEvent(chunk(index, {}, openAIFinishReason(plan.finish), finalExtra)));
+  });
+  if (req.includeUsage) events.push(jsonEvent({ ...base, choices: [], usage }));
+  events.push({ data: '[DONE]' });
+  return {
+    kind: 'sse',
+    eol: '\n',
+    headers: { 'x-request-id': call.requestId },
+    events: call.provider === 'deepseek' ? withKeepAlives(events) : events,
+    errorEvent: jsonEvent(openAIStreamError()),
+  };
+}
+
+/** DeepSeek keeps busy connections alive with SSE comments (§4.5): one first, then every few events. */
+function withKeepAlives(events: readonly SseEvent[]): SseEvent[] {
+  const out: SseEvent[] = [{ comment: 'keep-alive' }];
+  events.forEach((e, i) => {
+    out.push(e);
+    if (i % 4 === 3 && i < events.length - 1) out.push({ comment: 'keep-alive' });
+  });
+  return out;
+}
+
+// Token log probabilities in OpenAI's shape (openai-node 6.x `ChatCompletionTokenLogprob`;
+// providers.md §1.3–1.4): a choice's `logprobs` is `{content: [...], refusal: null}`, one entry per
+// token `{token, logprob, bytes, top_logprobs}`, where `bytes` are the token's UTF-8 bytes and
+// `top_logprobs` the `top` most likely tokens at that position, most likely first (at most 20).
+//
+// The simulator's tokens are its words (countWords), each carrying the whitespace after it (the
+// first also any before it), as its stream pieces do (deliver.ts): the tokens of a text, or of each
+// streamed piece of it, concatenate to that text, and their number is its completion tokens. Values are deterministic: the chosen token's
+// logprob comes from its characters, alternatives (filler words) are each less likely.
+/** The tokens of `text`: words with their trailing whitespace (the first keeps any leading space too). */
+export function tokensOf(text: string): string[] {
+  const tokens = text.match(/\S+\s*/g) ?? [];
+  const lead = text.match(/^\s*/)?.[0] ?? '';
+  if (tokens.length > 0 && lead !== '') tokens[0] = lead + tokens[0];
+  return tokens;
+}
+
+function bytesOf(token: string): number[] {
+  return [...Buffer.from(token, 'utf8')];
+}
+
+/** A stable logprob in (-1, 0] for a token: the model's simulated confidence. */
+function chosenLogprob(token: string): number {
+  let h = 0;
+  for (const ch of token) h = (h * 31 + ch.codePointAt(0)!) % 997;
+  return -Math.round((h / 997) * 1000) / 1000;
+}
+
+function entry(token: string, logprob: number): JsonObject {
+  return { token, logprob, bytes: bytesOf(token) };
+}
+
+/** One `ChatCompletionTokenLogprob` with `top` alternatives (the chosen token first). */
+function tokenLogprob(token: string, top: number): JsonObject {
+  const logprob = chosenLogprob(token);
+  const trail = token.match(/\s*$/)?.[0] ?? '';
+  const alternatives = FILLER_WORDS.filter((w) => w + trail !== token).map((w, i) => entry(w + trail, logprob - 1.5 - i));
+  return { ...entry(token, logprob), top_logprobs: [entry(token, logprob), ...alternatives].slice(0, top) };
+}
+
+/** A choice's `logprobs` for the content `text` (`top` alternatives per token, 0–20). */
+export function contentLogprobs(text: string, top: number): JsonObject {
+  return { content: tokensOf(text).map((t) => tokenLogprob(t, top)), refusal: null };
 }

@@ -1,17 +1,14 @@
-/**
- * Reads an OpenAI Chat Completions request (providers.md §1.1-1.2) into the neutral
- * {@link Conversation}, with the per-host validation the simulator enforces: MiniMax's temperature
- * range (0, 1] (§5.1), MiniMax `n` must be 1 (§5.1), `stream_options`
- * only with `stream`, `n` 1–128 and `top_logprobs` 0–20 (§1.1), and the per-model field refusals
- * (openai-params.ts: OpenAI §1.9, DeepSeek reasoner's logprobs §4.3).
- */
+/** Reading an OpenAI Chat Completions request, and the parameters each OpenAI-shaped host refuses. */
 import { asArray, asNumber, asString, isObject, type JsonObject } from './json-narrowing.js';
-import { checkOpenAIParams } from './openai-params.js';
-import type { Problem } from './problem.js';
 import { compactResult, type Conversation, type LastTurn, type ToolDecl } from './reply.js';
 import { openAIStructured, optionalJson } from './structured-output.js';
-import type { SimProvider } from './types.js';
+import type { Problem, SimProvider } from './types.js';
 
+// Reads an OpenAI Chat Completions request (providers.md §1.1-1.2) into the neutral
+// {@link Conversation}, with the per-host validation the simulator enforces: MiniMax's temperature
+// range (0, 1] (§5.1), MiniMax `n` must be 1 (§5.1), `stream_options`
+// only with `stream`, `n` 1–128 and `top_logprobs` 0–20 (§1.1), and the per-model field refusals
+// (checkOpenAIParams: OpenAI §1.9, DeepSeek reasoner's logprobs §4.3).
 /** A validated chat request: the conversation plus the request fields the formatter needs. */
 export interface OpenAIChatRequest {
   model: string;
@@ -102,10 +99,10 @@ function wantsReasoning(provider: SimProvider, model: string, body: JsonObject):
 }
 
 /**
- * Hosts that return logprobs when asked: OpenAI, DeepSeek's chat models (§4.3; its reasoner refuses
- * them, openai-params.ts), the Llama hosts; MiniMax documents none (§5.1).
+ * Every OpenAI-shaped host returns logprobs when asked (OpenAI, DeepSeek's chat models: §4.3, its
+ * reasoner refuses them, checkOpenAIParams; the Llama hosts) but MiniMax, which documents none (§5.1).
  */
-const LOGPROB_HOSTS: ReadonlySet<SimProvider> = new Set(['openai', 'deepseek', 'together', 'deepinfra', 'groq']);
+const returnsLogprobs = (provider: SimProvider): boolean => provider !== 'minimax';
 
 /** Validate and read the request; a {@link Problem} means answer 400. */
 export function readOpenAIChat(provider: SimProvider, body: unknown): OpenAIChatRequest | Problem {
@@ -142,7 +139,7 @@ export function readOpenAIChat(provider: SimProvider, body: unknown): OpenAIChat
     includeUsage: stream && isObject(streamOptions) && streamOptions['include_usage'] === true,
     reasoningSplit: body['reasoning_split'] === true,
     n,
-    logprobs: body['logprobs'] === true && LOGPROB_HOSTS.has(provider) ? top : undefined,
+    logprobs: body['logprobs'] === true && returnsLogprobs(provider) ? top : undefined,
     conversation: {
       messageTexts: messages.map(messageText),
       lastTurn: lastTurnOf(messages),
@@ -156,3 +153,35 @@ export function readOpenAIChat(provider: SimProvider, body: unknown): OpenAIChat
   };
 }
 
+// Request fields OpenAI itself refuses per model family (providers.md §1.1, §1.9), answered with its
+// 400 `invalid_request_error` / `unsupported_parameter`:
+//
+// - o-series reasoning models (`o1`, `o3-mini`, …): `max_tokens` ("use max_completion_tokens") and the
+//   sampling fields temperature, top_p, presence/frequency penalties, logprobs, top_logprobs, logit_bias;
+// - other chat models: `reasoning_effort`, which only reasoning models take.
+//
+// DeepSeek in thinking mode (reasoner / R1 ids, or `thinking: {type: "enabled"}`, §4.2) refuses `logprobs` / `top_logprobs` (§4.3, "→ error"; the wording here is ours).
+// Other compatible hosts document their own, looser rules.
+const O_SERIES_REJECTED = ['temperature', 'top_p', 'presence_penalty', 'frequency_penalty', 'logprobs', 'top_logprobs', 'logit_bias'] as const;
+
+function unsupported(param: string, hint = ''): Problem {
+  return { kind: 'bad-request', message: `Unsupported parameter: '${param}' is not supported with this model.${hint}`, param, code: 'unsupported_parameter' };
+}
+
+/** @returns the 400 OpenAI answers for these fields on `model`, or undefined. */
+export function checkOpenAIParams(provider: SimProvider, model: string, body: JsonObject): Problem | undefined {
+  const present = (f: string): boolean => body[f] !== undefined && body[f] !== null;
+  const thinking = body['thinking'];
+  const deepseekThinks = /reasoner|r1/i.test(model) || (isObject(thinking) && thinking['type'] === 'enabled');
+  if (provider === 'deepseek' && deepseekThinks) {
+    const asked = body['logprobs'] === true ? 'logprobs' : present('top_logprobs') ? 'top_logprobs' : undefined;
+    return asked === undefined ? undefined : unsupported(asked);
+  }
+  if (provider !== 'openai') return undefined;
+  if (/^o\d/.test(model)) {
+    if (present('max_tokens')) return unsupported('max_tokens', " Use 'max_completion_tokens' instead.");
+    const sampling = O_SERIES_REJECTED.find(present);
+    return sampling === undefined ? undefined : unsupported(sampling);
+  }
+  return present('reasoning_effort') ? unsupported('reasoning_effort') : undefined;
+}

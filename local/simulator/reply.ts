@@ -11,7 +11,7 @@
  *   mode; structured-output.ts): one JSON value, conforming to the schema when one was given;
  * - reasoning (when the provider/model/request asks for it) is a separate short text;
  * - a stop sequence cuts the text just before it; a max-token limit smaller than the reply keeps that
- *   many words. Token counts follow `token-count.ts`.
+ *   many words. Token counts follow `countWords`.
  *
  * Misbehaviour on demand, by a marker in the last user text (as `[parallel]`), for the gateway's
  * billing tests (a bill never exceeds its hold):
@@ -23,10 +23,9 @@
  * And a provider prompt cache on demand: `[cached]` reports {@link CACHED_SHARE} of the prompt (rounded
  * down) as read from the provider's cache, in each provider's own usage fields.
  */
-import { argsFromSchema } from './tool-args.js';
+import { countWords, type JsonObject, promptTokens } from './json-narrowing.js';
+import { argsFromSchema } from './schema-value.js';
 import { structuredAnswer } from './structured-output.js';
-import { countWords, promptTokens } from './token-count.js';
-import type { JsonObject } from './json-narrowing.js';
 
 /** A function the model may call: name and JSON Schema of its parameters. */
 export interface ToolDecl {

@@ -5,6 +5,7 @@
  * Anthropic `POST /v1/messages`, Gemini `generateContent`, `streamGenerateContent` and
  * `batchEmbedContents`. The simulator's prefix stands in for each real host's base URL.
  */
+import { PROVIDER_MANIFEST, type ProviderManifestEntry, type WireProtocol } from '../../functions/shared/providers/manifest.js';
 import type { SimProvider } from './types.js';
 
 /** What a request asks for, independent of the provider's URL spelling. */
@@ -12,22 +13,22 @@ export type Operation = 'chat' | 'embeddings' | 'images' | 'anthropic-messages' 
 
 export interface Route {
   provider: SimProvider;
+  /** The provider's wire protocol (manifest `wire`): which dialect answers. */
+  wire: WireProtocol;
   op: Operation;
   /** Gemini: the model from the URL, without `models/`. */
   pathModel?: string;
 }
 
-/** URL prefix of each provider (`Simulator.urls[p]` = base URL + prefix). */
-export const PREFIXES: Record<SimProvider, string> = {
-  openai: '/openai/v1',
-  anthropic: '/anthropic',
-  gemini: '/gemini/v1beta',
-  deepseek: '/deepseek',
-  minimax: '/minimax/v1',
-  together: '/together/v1',
-  deepinfra: '/deepinfra/v1/openai',
-  groq: '/groq/openai/v1',
-};
+/**
+ * URL prefix of each provider (`Simulator.urls[p]` = base URL + prefix): `/<name>` then the path of
+ * its real base URL (manifest `defaultBaseUrl`), e.g. `/openai/v1`, `/anthropic`, `/deepinfra/v1/openai`.
+ */
+export const PREFIXES = Object.fromEntries(
+  PROVIDER_MANIFEST.map((p) => [p.name, `/${p.name}${new URL(p.defaultBaseUrl).pathname.replace(/\/+$/, '')}`]),
+) as Record<SimProvider, string>;
+
+const WIRES = Object.fromEntries(PROVIDER_MANIFEST.map((p: ProviderManifestEntry) => [p.name, p.wire])) as Record<SimProvider, WireProtocol>;
 
 const GEMINI_METHODS: Record<string, Operation> = {
   generateContent: 'gemini-generate',
@@ -36,16 +37,16 @@ const GEMINI_METHODS: Record<string, Operation> = {
 };
 
 function operation(provider: SimProvider, method: string, rest: string): Route {
-  if (method !== 'POST') return { provider, op: 'no-route' };
-  if (provider === 'anthropic') return { provider, op: rest === '/v1/messages' ? 'anthropic-messages' : rest === '/v1/messages/count_tokens' ? 'anthropic-count-tokens' : 'no-route' };
-  if (provider === 'gemini') {
+  const wire = WIRES[provider];
+  if (method !== 'POST') return { provider, wire, op: 'no-route' };
+  if (wire === 'anthropic') return { provider, wire, op: rest === '/v1/messages' ? 'anthropic-messages' : rest === '/v1/messages/count_tokens' ? 'anthropic-count-tokens' : 'no-route' };
+  if (wire === 'gemini') {
     const m = /^\/models\/([^/:]+):([A-Za-z]+)$/.exec(rest);
     const op = m ? GEMINI_METHODS[m[2]!] : undefined;
-    return op ? { provider, op, pathModel: decodeURIComponent(m![1]!) } : { provider, op: 'no-route' };
+    return op ? { provider, wire, op, pathModel: decodeURIComponent(m![1]!) } : { provider, wire, op: 'no-route' };
   }
-  if (rest === '/chat/completions') return { provider, op: 'chat' };
-  if (provider === 'openai' && rest === '/images/generations') return { provider, op: 'images' };
-  return { provider, op: rest === '/embeddings' ? 'embeddings' : 'no-route' };
+  const ops: Record<string, Operation> = { '/chat/completions': 'chat', '/embeddings': 'embeddings', '/images/generations': 'images' };
+  return { provider, wire, op: ops[rest] ?? 'no-route' };
 }
 
 /** Resolve a request path (no query string) to provider and operation; undefined outside every prefix. */

@@ -1,18 +1,17 @@
-/**
- * A deterministic JSON value that conforms to a JSON Schema: what the simulated model "writes" as a
- * tool call's arguments (tool-args.ts) and as a structured answer (`response_format` json_schema,
- * Gemini `responseJsonSchema` / `responseSchema`, modelmux's Anthropic JSON mode; structured-output.ts).
- *
- * Covered: `$ref` into `$defs` / `definitions` of the same schema, `allOf` (merged), `anyOf` /
- * `oneOf` (the first non-null branch), `const`, `enum` (first value), type lists (`["string","null"]`:
- * the first non-null), Gemini's upper-case type names, objects (the required properties, or every
- * property when `all` is set), arrays (`minItems` copies of one item, at least one), strings (`format`
- * email / date-time / date / time / uri / uuid, `minLength`, `maxLength`), numbers and integers within
- * `minimum` / `maximum` / `exclusiveMinimum` / `exclusiveMaximum` (`multipleOf` respected for
- * integers), booleans, null.
- */
+/** Values and tool-call arguments built from a JSON Schema. */
 import { asArray, isObject, type JsonObject } from './json-narrowing.js';
 
+// A deterministic JSON value that conforms to a JSON Schema: what the simulated model "writes" as a
+// tool call's arguments (argsFromSchema) and as a structured answer (`response_format` json_schema,
+// Gemini `responseJsonSchema` / `responseSchema`, modelmux's Anthropic JSON mode; structured-output.ts).
+//
+// Covered: `$ref` into `$defs` / `definitions` of the same schema, `allOf` (merged), `anyOf` /
+// `oneOf` (the first non-null branch), `const`, `enum` (first value), type lists (`["string","null"]`:
+// the first non-null), Gemini's upper-case type names, objects (the required properties, or every
+// property when `all` is set), arrays (`minItems` copies of one item, at least one), strings (`format`
+// email / date-time / date / time / uri / uuid, `minLength`, `maxLength`), numbers and integers within
+// `minimum` / `maximum` / `exclusiveMinimum` / `exclusiveMaximum` (`multipleOf` respected for
+// integers), booleans, null.
 const MAX_DEPTH = 8;
 
 export interface SchemaValueOptions {
@@ -144,4 +143,15 @@ function numberFor(schema: JsonObject, integer: boolean): number {
     if (v > hi) v = Math.floor(hi / step) * step;
   }
   return v;
+}
+
+// Builds deterministic tool-call arguments from a JSON Schema, so a simulated tool call is always
+// valid against the declared parameters: required strings => "Paris" (or the first enum value),
+// numbers/integers => 1 (within the schema's bounds), booleans => true, arrays => one element,
+// objects => recurse. Optional properties are left out. Gemini's upper-case type names ("STRING")
+// are accepted. The value itself comes from schema-value.ts.
+/** Arguments object for a function whose parameters are described by `schema` (any JSON Schema). */
+export function argsFromSchema(schema: unknown): JsonObject {
+  const value = valueFromSchema(schema);
+  return isObject(value) ? value : {};
 }

@@ -1,16 +1,16 @@
 /**
- * The simulator's node:http server: reads each request, hands provider paths to `runExchange` and
- * `/__sim/*` to the control API, and owns everything `close()` must tear down (sockets, in-flight
- * exchanges and their timers).
+ * The simulator's node:http server and its HTTP control API.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import { CONTROL_PREFIX, handleControl } from './control.js';
-import { runExchange, type ExchangeContext, type ReadBody } from './exchange.js';
-import { FaultRegistry } from './faults.js';
+import { type ExchangeContext, FaultRegistry, type ReadBody, runExchange } from './exchange.js';
+import { asNumber, isObject } from './json-narrowing.js';
 import { PREFIXES, resolveRoute } from './routes.js';
 import type { RecordedRequest, SimProvider, Simulator, SimulatorOptions } from './types.js';
 
+// The simulator's node:http server: reads each request, hands provider paths to `runExchange` and
+// `/__sim/*` to the control API, and owns everything `close()` must tear down (sockets, in-flight
+// exchanges and their timers).
 /** Largest request body the simulator reads, bytes (images inline in base64 can be large). */
 const MAX_BODY_BYTES = 64 * 1024 * 1024;
 
@@ -171,4 +171,45 @@ async function listenOn(server: Server, port: number, host: string): Promise<num
   const address = server.address();
   if (address === null || typeof address === 'string') throw new Error('simulator: unexpected server address');
   return address.port;
+}
+
+// The HTTP control API, for a simulator in another process (the bench runs it as a child process):
+// - `POST /__sim/reset` — clear the request log and faults (204);
+// - `POST /__sim/chunk-delay` `{ms}` — set the gap between streamed events (204).
+// Faults are set in process (`Simulator.setFault`), where the tests run.
+/** Path prefix of the control API. */
+export const CONTROL_PREFIX = '/__sim/';
+
+function answer(res: ServerResponse, status: number, message?: string): void {
+  if (message === undefined) {
+    res.writeHead(status);
+    res.end();
+    return;
+  }
+  const text = JSON.stringify({ error: { message } });
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)) });
+  res.end(text);
+}
+
+/** Serve one control request. `body` is the parsed JSON body (undefined if empty or invalid). */
+export function handleControl(sim: Simulator, method: string, pathname: string, body: unknown, res: ServerResponse): void {
+  const route = `${method} ${pathname.replace(/\/+$/, '')}`;
+  switch (route) {
+    case 'POST /__sim/reset':
+      sim.reset();
+      answer(res, 204);
+      return;
+    case 'POST /__sim/chunk-delay': {
+      const ms = isObject(body) ? asNumber(body['ms']) : undefined;
+      if (ms === undefined || ms < 0) {
+        answer(res, 400, 'expected {ms: number >= 0}');
+        return;
+      }
+      sim.setChunkDelay(ms);
+      answer(res, 204);
+      return;
+    }
+    default:
+      answer(res, 404, `no control endpoint ${route}`);
+  }
 }

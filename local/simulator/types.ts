@@ -1,14 +1,18 @@
 /**
- * Public types of the upstream simulator. The simulator is a loopback HTTP server that speaks each
- * upstream provider's own wire format (providers.md §1-6) so the gateway can run and be tested
- * offline, with faults injected on demand.
+ * Public types of the upstream simulator, and the shapes its modules pass each other (a routed call,
+ * a provider-neutral problem).
  */
+import type { ProviderName } from '../../functions/shared/providers/manifest.js';
+import type { Route } from './routes.js';
 
+// Public types of the upstream simulator. The simulator is a loopback HTTP server that speaks each
+// upstream provider's own wire format (providers.md §1-6) so the gateway can run and be tested
+// offline, with faults injected on demand.
 /**
- * Every upstream the simulator impersonates, by the gateway's own provider names; each has its own URL
- * prefix (see `routes.ts`). Only the endpoints the gateway's adapters call are served.
+ * Every upstream the simulator impersonates: each provider of the manifest, by the gateway's own name,
+ * under its own URL prefix (see `routes.ts`). Only the endpoints the gateway's adapters call are served.
  */
-export type SimProvider = 'openai' | 'anthropic' | 'gemini' | 'deepseek' | 'minimax' | 'together' | 'deepinfra' | 'groq';
+export type SimProvider = ProviderName;
 
 /** Options of {@link startSimulator}. */
 export interface SimulatorOptions {
@@ -80,7 +84,7 @@ export type Fault =
   | { kind: 'malformed'; chunks?: number }
   /** The provider's own 400 for a prompt over the model's context window (OpenAI
    * `context_length_exceeded`, DeepSeek's "maximum context length", Anthropic "prompt is too long",
-   * Gemini INVALID_ARGUMENT "The input token count … exceeds …"; see `context-length.ts`). `limit` is
+   * Gemini INVALID_ARGUMENT "The input token count … exceeds …"; see `provider-errors.ts`). `limit` is
    * the window it names (default: the provider's usual window), `tokens` the prompt size it reports
    * (default `limit + 1`). */
   | { kind: 'context-length'; limit?: number; tokens?: number }
@@ -117,4 +121,58 @@ export interface Simulator {
   setChunkDelay(ms: number): void;
   /** Stop listening, destroy open sockets, cancel timers. */
   close(): Promise<void>;
+}
+
+// One incoming provider request, as the per-provider handlers see it: already routed, body read and
+// parsed, with the simulator-wide settings it needs to plan a reply.
+export interface SimCall {
+  provider: SimProvider;
+  route: Route;
+  method: string;
+  url: URL;
+  /** Lower-case names. */
+  headers: Record<string, string>;
+  /** Parsed JSON body; undefined when empty or not JSON (see `bodyInvalid`). */
+  body: unknown;
+  /** The body was present but not valid JSON. */
+  bodyInvalid: boolean;
+  /** 1-based arrival number; seeds ids so they are stable within a run. */
+  seq: number;
+  /** e.g. `req_sim_000001`; echoed in request-id headers and Anthropic bodies. */
+  requestId: string;
+  /** Target length of a plain reply, words. */
+  replyWords: number;
+  /** Response `created` timestamp, seconds. */
+  created: number;
+}
+
+// A provider-neutral description of an error the simulator must answer with. Each provider module
+// renders it in that provider's own error shape and status (providers.md §1.5, §2.7, §3.5, §4.5, §5.4).
+export type Problem =
+  /** Missing or rejected API key (the literal key `bad-key`, or the `api-key-invalid` fault). */
+  | { kind: 'auth'; reason: 'missing' | 'invalid'; key?: string }
+  /** Retired upstream ids (retired-models.ts) and ids containing `decommissioned` or `retired`. */
+  | { kind: 'model-not-found'; model: string }
+  | { kind: 'bad-request'; message: string; param?: string; code?: string }
+  /** No such endpoint at this provider (e.g. DeepSeek embeddings). */
+  | { kind: 'no-route'; method: string; path: string }
+  /** The `context-length` fault: the prompt (`tokens`) is over the model's window (`limit`). */
+  | { kind: 'context-length'; limit: number; tokens: number }
+  /** The `status` fault. */
+  | { kind: 'status'; status: number; retryAfterSeconds?: number; retryAfterMs?: number };
+
+/** `retry-after` / `retry-after-ms` headers for a status problem (both honoured by the OpenAI and
+ * Anthropic SDKs, providers.md §1.6). */
+export function retryHeaders(p: Problem): Record<string, string> {
+  if (p.kind !== 'status') return {};
+  const h: Record<string, string> = {};
+  if (p.retryAfterSeconds !== undefined) h['retry-after'] = String(p.retryAfterSeconds);
+  if (p.retryAfterMs !== undefined) h['retry-after-ms'] = String(p.retryAfterMs);
+  return h;
+}
+
+/** Key as echoed in error messages: masked like the real providers do. */
+export function maskKey(key: string | undefined): string {
+  if (!key) return '***';
+  return key.length <= 8 ? key : `${key.slice(0, 3)}…${key.slice(-4)}`;
 }

@@ -96,7 +96,7 @@ describe('UPSTREAM_ENV_VARS', () => {
 describe('loadUpstreamCredentials', () => {
   it('returns only the known variables from env, blank ones as undefined, without calling Secrets Manager', async () => {
     process.env.OPENAI_API_KEY = 'sk-env-openai';
-    process.env.GROQ_BASE_URL = 'http://127.0.0.1:9/groq';
+    process.env.TOGETHER_BASE_URL = 'http://127.0.0.1:9/together';
     process.env.ANTHROPIC_API_KEY = '  ';
     process.env.UNRELATED_API_TOKEN = 'do-not-return';
     const { loadUpstreamCredentials } = await importLoader();
@@ -104,7 +104,7 @@ describe('loadUpstreamCredentials', () => {
     const creds = await loadUpstreamCredentials();
 
     expect(creds.OPENAI_API_KEY).toBe('sk-env-openai');
-    expect(creds.GROQ_BASE_URL).toBe('http://127.0.0.1:9/groq');
+    expect(creds.TOGETHER_BASE_URL).toBe('http://127.0.0.1:9/together');
     expect(creds.ANTHROPIC_API_KEY).toBeUndefined();
     expect(Object.keys(creds)).not.toContain('UNRELATED_API_TOKEN');
     expect(seen).toHaveLength(0);
@@ -113,10 +113,10 @@ describe('loadUpstreamCredentials', () => {
   it('merges the secret over env: the secret wins, env-only names survive, an empty secret value does not hide env', async () => {
     process.env.OPENAI_API_KEY = 'sk-env-openai';
     process.env.DEEPSEEK_API_KEY = 'sk-env-deepseek';
-    process.env.GROQ_API_KEY = 'gsk-env-groq';
+    process.env.TOGETHER_API_KEY = 'tgp-env-together';
     process.env.OPENAI_BASE_URL = 'https://proxy.example/v1';
     process.env.UPSTREAM_SECRET_ARN = SECRET_ARN;
-    reply = () => secretJson({ OPENAI_API_KEY: 'sk-secret-openai', ANTHROPIC_API_KEY: 'sk-ant-secret\n', GROQ_API_KEY: '' });
+    reply = () => secretJson({ OPENAI_API_KEY: 'sk-secret-openai', ANTHROPIC_API_KEY: 'sk-ant-secret\n', TOGETHER_API_KEY: '' });
     const { loadUpstreamCredentials } = await importLoader();
 
     const creds = await loadUpstreamCredentials();
@@ -125,7 +125,7 @@ describe('loadUpstreamCredentials', () => {
       OPENAI_API_KEY: 'sk-secret-openai',
       ANTHROPIC_API_KEY: 'sk-ant-secret',
       DEEPSEEK_API_KEY: 'sk-env-deepseek',
-      GROQ_API_KEY: 'gsk-env-groq',
+      TOGETHER_API_KEY: 'tgp-env-together',
       OPENAI_BASE_URL: 'https://proxy.example/v1',
     });
     expect(creds.GEMINI_API_KEY).toBeUndefined();

@@ -22,12 +22,12 @@ import { pollLedgerEntry } from '../support/ledger';
 
 const FIXTURES = new URL('../fixtures/cache/', import.meta.url);
 const fixture = (name: string) => readFileSync(new URL(name, FIXTURES), 'utf8');
-/** A recorded answer in both upstream forms (`<name>.sse`, and `<name>.json` when the provider has a buffered form). */
-const answer = (name: string, json = true) => ({ sse: fixture(`${name}.sse`), ...(json ? { json: fixture(`${name}.json`) } : {}) });
+/** A recorded streamed answer (`<name>.sse`): every chat request goes upstream streamed. */
+const answer = (name: string) => ({ sse: fixture(`${name}.sse`) });
 
 let replay: Server;
-/** The next answer: `sse` for a streamed upstream request, `json` for a buffered one (the adapter decides). */
-let next: { json?: string; sse: string } | undefined;
+/** The next answer. */
+let next: { sse: string } | undefined;
 let lastUpstreamBody: Record<string, unknown> | undefined;
 let gw: RunningGateway;
 let client: OpenAI;
@@ -40,13 +40,12 @@ beforeAll(async () => {
     req.on('data', (c: Buffer) => (raw += c.toString('utf8')));
     req.on('end', () => {
       lastUpstreamBody = JSON.parse(raw || '{}') as Record<string, unknown>;
-      const wantsSse = lastUpstreamBody.stream === true || (req.url ?? '').includes('streamGenerateContent');
-      const body = wantsSse ? next?.sse : next?.json;
-      if (body === undefined) {
-        res.writeHead(500, { 'content-type': 'application/json' }).end('{"error":{"message":"no fixture queued"}}');
+      const wantsSse = lastUpstreamBody.stream === true || (req.url ?? '').includes('streamGenerateContent?alt=sse');
+      if (next === undefined || !wantsSse) {
+        res.writeHead(500, { 'content-type': 'application/json' }).end(`{"error":{"message":"${wantsSse ? 'no fixture queued' : 'a buffered upstream request'}"}}`);
         return;
       }
-      res.writeHead(200, { 'content-type': wantsSse ? 'text/event-stream' : 'application/json' }).end(body);
+      res.writeHead(200, { 'content-type': 'text/event-stream' }).end(next.sse);
     });
   });
   await new Promise<void>((r) => replay.listen(0, '127.0.0.1', r));
@@ -127,7 +126,7 @@ describe('prompt caching, priced per bucket (issue 23)', () => {
 
   it('a 1-hour cache write is held in full before the call (cache_control ttl 1h) and billed at 2× input', async () => {
     const body = { messages: [{ role: 'user', content: [{ type: 'text', text: 'hello '.repeat(3_000), cache_control: { type: 'ephemeral', ttl: '1h' } }] }] };
-    const { usage, entry } = await streamed('claude-sonnet-4-6', answer('anthropic-write-1h', false), 0, body);
+    const { usage, entry } = await streamed('claude-sonnet-4-6', answer('anthropic-write-1h'), 0, body);
     const want = expectedNano([[5, sonnet.input], [3_000, sonnet.cacheWrite1h], [1, sonnet.output]]);
     expect(sonnet.cacheWrite1h).toBe(2 * sonnet.input);
     expect(usage.prompt_tokens_details.cache_write_tokens).toBe(3_000);
@@ -152,11 +151,11 @@ describe('prompt caching, priced per bucket (issue 23)', () => {
 
   it('DeepSeek disk-cache hits (320 of 339) at the hit price; OpenAI cached_tokens at the cached price', async () => {
     const ds = prices('deepseek-v3');
-    const d = await buffered('deepseek-v3', answer('deepseek-cache-hit', false), 400);
+    const d = await buffered('deepseek-v3', answer('deepseek-cache-hit'), 400);
     expect(d.entry).toMatchObject({ promptTokens: 339, cachedTokens: 320, cachedInputPrice: ds.cachedInput, costNanoUsd: expectedNano([[19, ds.input], [320, ds.cachedInput], [2, ds.output]]) });
     expect(d.usage.prompt_tokens_details).toEqual({ cached_tokens: 320, cache_write_tokens: 0 });
     const mini = prices('gpt-4o-mini');
-    const o = await streamed('gpt-4o-mini', answer('openai-cached', false), 2_100);
+    const o = await streamed('gpt-4o-mini', answer('openai-cached'), 2_100);
     expect(o.entry).toMatchObject({ promptTokens: 2_048, cachedTokens: 1_920, costNanoUsd: expectedNano([[128, mini.input], [1_920, mini.cachedInput], [1, mini.output]]) });
     expect(o.usage.cost).toBe(Number(o.entry?.costNanoUsd) / 1e9);
   });
@@ -190,9 +189,9 @@ describe('prompt caching, priced per bucket (issue 23)', () => {
       expect(entry).toMatchObject({ promptTokens: 23, completionTokens: 0, usageEstimated: false, finishReason: 'content_filter', costNanoUsd: expectedNano([[23, lite.input]]) });
     }
     // Without usageMetadata both are estimated, by the same rules, to the same bill.
-    const { usageMetadata: _dropped, ...rest } = JSON.parse(blocked.json!) as Record<string, unknown>;
-    const bare = JSON.stringify(rest);
-    const estimated = [await buffered('gemini-2.5-flash-lite', { json: bare, sse: `data: ${bare}\n\n` }, 40), await streamed('gemini-2.5-flash-lite', { json: bare, sse: `data: ${bare}\n\n` }, 40)];
+    const { usageMetadata: _dropped, ...rest } = JSON.parse(blocked.sse.replace(/^data: /, '')) as Record<string, unknown>;
+    const bare = { sse: `data: ${JSON.stringify(rest)}\n\n` };
+    const estimated = [await buffered('gemini-2.5-flash-lite', bare, 40), await streamed('gemini-2.5-flash-lite', bare, 40)];
     const [b, st] = estimated.map(({ entry }) => entry!);
     expect(b).toMatchObject({ usageEstimated: true, completionTokens: 0 });
     expect([st!.promptTokens, st!.completionTokens, st!.costNanoUsd, st!.usageEstimated]).toEqual([b!.promptTokens, b!.completionTokens, b!.costNanoUsd, b!.usageEstimated]);

@@ -75,6 +75,10 @@ describe('cdk-nag AwsSolutions', () => {
     expect(summary(nagViolations(context))).toEqual([]);
   }, 120_000);
 
+  it('finds none with compute=managed-instances (its VPC, NAT, endpoint, security group, operator role and capacity provider)', () => {
+    expect(summary(nagViolations({ compute: 'managed-instances' }))).toEqual([]);
+  }, 120_000);
+
   it('finds none without CloudFront and with an imported secret', () => {
     expect(summary(nagViolations({ cloudfront: 'false', upstreamSecretName: 'team/llm-keys' }))).toEqual([]);
   });

@@ -399,6 +399,11 @@ describe('functions', () => {
       expect(Object.keys(meta.inputs)).toContain(entry);
     }
   });
+
+  it('keep the provider adapters out of the account bundle: BYOK asks the manifest, not the registry', () => {
+    const meta = JSON.parse(readFileSync(join(assetDirOf(template, assemblyDir, ids.accountFn), 'index.meta.json'), 'utf8')) as { inputs: Record<string, unknown> };
+    expect(Object.keys(meta.inputs).filter((f) => f.startsWith('functions/shared/providers/'))).toEqual(['functions/shared/providers/manifest.ts']);
+  });
 });
 
 describe('upstream keys secret', () => {

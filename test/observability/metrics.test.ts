@@ -1,5 +1,6 @@
 import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { PROVIDER_NAMES } from '../../functions/shared/providers/manifest';
 import { tokenUsage } from '../../functions/shared/usage/token-usage';
 import type { RunningGateway } from '../../local/gateway';
 import { captureEmf, type EmfMetric } from '../support/emf';
@@ -96,7 +97,7 @@ describe('request metrics (edge)', () => {
   });
 
   it('counts an answer that no upstream could give in ServerErrors and Errors{statusCode=503}', async () => {
-    for (const provider of ['openai', 'gemini', 'anthropic', 'deepseek', 'together', 'deepinfra', 'minimax', 'groq'] as const) {
+    for (const provider of PROVIDER_NAMES) {
       sim().setFault({ provider }, { kind: 'status', status: 503 });
     }
     await expect(client.chat.completions.create({ model: 'gpt-4o-mini', messages: ask('all down') })).rejects.toMatchObject({ status: 503 });
@@ -253,5 +254,24 @@ describe('billing metrics', () => {
   it('writes nothing when an invocation recorded nothing', () => {
     metricsModule.publishMetrics();
     expect(emf.metrics()).toEqual([]);
+  });
+});
+
+describe('metrics of overlapping invocations (one module instance, as on Lambda Managed Instances)', () => {
+  it('counts each of 8 overlapping requests once, and names a request on a line only when every value on it is that request\'s', async () => {
+    sim().setChunkDelay(40); // the 8 streams overlap: each records Overhead and TimeToFirstToken before the others publish
+    await Promise.all(
+      Array.from({ length: 8 }, async (_, i) => {
+        const stream = await client.chat.completions.create({ model: 'gpt-4o-mini', max_tokens: 20, stream: true, messages: ask(`overlap ${i}`) });
+        for await (const _chunk of stream) void _chunk;
+      }),
+    );
+    await published(1);
+    for (let i = 0; i < 200 && metric(emf.metrics(), 'Requests').flatMap((m) => m.values).length < 8; i++) await new Promise((r) => setTimeout(r, 20));
+    const all = emf.metrics();
+    expect(metric(all, 'Requests').flatMap((m) => m.values)).toEqual(Array(8).fill(1));
+    // Each request records each of these once: a line naming a request carries one value of each.
+    const named = all.filter((m) => m.requestId !== undefined);
+    for (const m of named) expect(m.values, `${m.name} on ${m.requestId}`).toHaveLength(1);
   });
 });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { providerSpec } from '../../functions/shared/providers/registry';
-import type { ProviderName } from '../../functions/shared/providers/manifest';
+import { manifestEntry, PROVIDER_NAMES } from '../../functions/shared/providers/manifest';
 import type { UpstreamFailure } from '../../functions/shared/providers/types';
 import { startSimulator, type SimProvider, type Simulator } from '../../local/simulator';
 
@@ -21,10 +21,11 @@ beforeEach(() => {
   sim.setFault({}, { kind: 'context-length', limit: 128_000, tokens: 150_000 });
 });
 
-/** Where a chat request goes on each simulated provider (faults apply before the body is read). */
+/** Where a chat request goes on each simulated provider, by its wire protocol (faults apply before the body is read). */
 function chatUrl(p: SimProvider, stream: boolean): string {
-  if (p === 'anthropic') return `${sim.urls.anthropic}/v1/messages`;
-  if (p === 'gemini') return `${sim.urls.gemini}/models/gemini-2.5-pro:${stream ? 'streamGenerateContent?alt=sse' : 'generateContent'}`;
+  const wire = manifestEntry(p).wire;
+  if (wire === 'anthropic') return `${sim.urls[p]}/v1/messages`;
+  if (wire === 'gemini') return `${sim.urls[p]}/models/gemini-2.5-pro:${stream ? 'streamGenerateContent?alt=sse' : 'generateContent'}`;
   return `${sim.urls[p]}/chat/completions`;
 }
 
@@ -34,11 +35,8 @@ async function classifyAnswer(p: SimProvider, stream: boolean, classify: (status
   return classify(res.status, await res.text(), res.headers);
 }
 
-/** The simulator impersonates each provider under the gateway's own name. */
-const PROVIDERS: readonly ProviderName[] = ['openai', 'anthropic', 'gemini', 'deepseek', 'minimax', 'together', 'deepinfra', 'groq'];
-
 describe.each([false, true])('stream: %s', (stream) => {
-  it.each(PROVIDERS)('the %s adapter reads it as context-length', async (provider) => {
+  it.each(PROVIDER_NAMES)('the %s adapter reads it as context-length', async (provider) => {
     const f = await classifyAnswer(provider, stream, (s, b, h) => providerSpec(provider).adapter.classifyError(s, b, h));
     expect(f).toMatchObject({ kind: 'context-length', retryable: false, status: 400 });
     expect(f.clientError).toBeUndefined();

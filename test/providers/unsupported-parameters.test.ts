@@ -15,7 +15,7 @@ import { ctxFor, request } from './openai-compatible/support';
 function build(model: string, req: ChatCompletionRequest): { body?: Record<string, unknown>; error?: unknown } {
   const ctx = ctxFor(model);
   try {
-    return { body: JSON.parse(providerSpec(ctx.target.provider).adapter.buildChatRequest(req, ctx, false).body) as Record<string, unknown> };
+    return { body: JSON.parse(providerSpec(ctx.target.provider).adapter.buildChatRequest(req, ctx).body) as Record<string, unknown> };
   } catch (error) {
     return { error };
   }

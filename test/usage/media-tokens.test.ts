@@ -57,6 +57,20 @@ describe('PDF bounds', () => {
   });
 });
 
+describe('the rule comes from the catalogue', () => {
+  it('each vision target names its rule (its own or its provider\'s): none falls back to the largest', () => {
+    for (const t of [...CATALOGUE.values()].flatMap((e) => e.targets)) if (t.capabilities.vision) expect(t.imageTokens, t.key).toBeDefined();
+  });
+
+  it('a target with no rule (a provider added without one) is held by the largest rule, never OpenAI\'s by default', () => {
+    const unknown: CatalogueTarget = { ...gpt4o, provider: 'deepseek', imageTokens: undefined };
+    expect(imageTokenBound(unknown, { detail: 'low' })).toBe(258 * 16); // Gemini's 16 tiles for a size it cannot read
+    expect(imageTokenBound(unknown, { detail: 'high', width: 4_000, height: 4_000 })).toBe(48_169);
+    expect(fileTokenBound(unknown, { pages: 3, bytes: 1 })).toBe(3 * (3_000 + 48_169));
+    expect(fileTokenBound(unknown, { pages: 5_000, bytes: 1 })).toBe(1_000 * (3_000 + 48_169));
+  });
+});
+
 describe('reading sizes from image headers', () => {
   const png = (w: number, h: number): Buffer => {
     const b = Buffer.alloc(24);

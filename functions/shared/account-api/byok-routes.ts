@@ -7,7 +7,7 @@ import { forgetCachedByok } from '../accounts/byok/byok-credentials';
 import { byokProvider, deleteByokKey, putByokKey, readByokEntries, setByokFallback, type ByokEntry } from '../accounts/byok/byok-store';
 import type { GatewayRequest, JsonResult } from '../http/types';
 import { parseJsonBody } from '../openai/parse-body';
-import { byokProviders } from '../providers/registry';
+import { byokProviderNames } from '../providers/manifest';
 import { modelsServedBy } from '../catalogue/catalogue';
 import type { AccountCaller } from './caller';
 import { json } from './json';
@@ -27,7 +27,7 @@ function view(provider: string, e: ByokEntry) {
  */
 export async function listByokRoute(caller: AccountCaller): Promise<JsonResult> {
   const entries = await readByokEntries(caller.accountId);
-  const allowed = byokProviders().map((p) => p.name);
+  const allowed = byokProviderNames();
   const data = allowed.filter((p) => entries[p] !== undefined).map((p) => view(p, entries[p] as ByokEntry));
   return json({ data, providers: allowed, served_models: Object.fromEntries(allowed.map((p) => [p, modelsServedBy(p)])) });
 }

@@ -1,8 +1,8 @@
 import { NotFoundError } from '../errors/gateway-errors';
 import { displayedPrice, usdPerMTokToMicro } from '../money/price';
-import type { ProviderName } from '../providers/manifest';
+import { manifestEntry, type ImageTokenRule, type ProviderName } from '../providers/manifest';
 import { CATALOGUE_ALIASES } from './aliases';
-import { PROVIDER_DATA_POLICY } from './data-policies';
+import { providerDataPolicy } from './data-policies';
 import { CATALOGUE_DATA } from './models';
 import type { Capabilities, CatalogueAliasData, CatalogueEntryData, CatalogueTargetData, DataPolicyData, ImageTargetData, LatencyProfile } from './schema';
 
@@ -32,6 +32,8 @@ export interface CatalogueTarget {
   image: ImageTargetData | undefined;
   /** What the provider does with prompts (training, retention), with its source (data-policies.ts). */
   dataPolicy: DataPolicyData;
+  /** The rule bounding an image's or PDF page's prompt tokens: the target's, else its provider's; undefined = none known (usage/media-tokens.ts holds the largest). */
+  imageTokens: ImageTokenRule | undefined;
   /** Per-target time-limit overrides (ms). */
   timeouts: CatalogueTargetData['timeouts'];
   /** How the target starts answering, when the data says (routing/timeouts.ts derives it otherwise). */
@@ -151,7 +153,8 @@ function toTarget(t: CatalogueTargetData): CatalogueTarget {
     dimensions: t.dimensions,
     fixedDimensions: t.fixedDimensions === true,
     image: t.image,
-    dataPolicy: t.dataPolicy ?? PROVIDER_DATA_POLICY[t.provider],
+    dataPolicy: t.dataPolicy ?? providerDataPolicy(t.provider),
+    imageTokens: t.imageTokens ?? manifestEntry(t.provider).imageTokens,
     timeouts: t.timeouts,
     latency: t.latency,
     upstreamPrice,

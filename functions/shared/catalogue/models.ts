@@ -47,7 +47,7 @@ type PriceTuple = [input: number, output: number, readOn: string, source: string
 const CACHE_READ_ON = '2026-11-26';
 
 /** One catalogue target, named field by field (prices as a {@link PriceTuple}: USD per 1M tokens). */
-interface TargetOptions extends Pick<CatalogueTargetData, 'provider' | 'upstreamModel' | 'contextWindow' | 'maxOutputTokens' | 'capabilities' | 'upstreamParams' | 'dimensions' | 'fixedDimensions' | 'timeouts' | 'latency' | 'image'> {
+interface TargetOptions extends Pick<CatalogueTargetData, 'provider' | 'upstreamModel' | 'contextWindow' | 'maxOutputTokens' | 'capabilities' | 'upstreamParams' | 'dimensions' | 'fixedDimensions' | 'timeouts' | 'latency' | 'image' | 'imageTokens'> {
   price: PriceTuple;
 }
 
@@ -129,7 +129,7 @@ export const CATALOGUE_DATA: CatalogueEntryData[] = [
   {
     id: 'gpt-4o-mini', kind: 'chat', ownedBy: 'openai', created: 1721172741,
     description: 'GPT-4o mini: the small, fast and cheap GPT-4o variant.',
-    targets: [target({ provider: 'openai', upstreamModel: 'gpt-4o-mini', price: [0.15, 0.6, READ_ON, OPENAI_PRICING, { read: 0.075 }], contextWindow: 128_000, maxOutputTokens: 16_384, capabilities: VISION })],
+    targets: [target({ provider: 'openai', upstreamModel: 'gpt-4o-mini', price: [0.15, 0.6, READ_ON, OPENAI_PRICING, { read: 0.075 }], contextWindow: 128_000, maxOutputTokens: 16_384, capabilities: VISION, imageTokens: 'openai-mini-tiles' })],
     equivalents: ['gemini-2.0-flash', 'claude-haiku-4-5'],
     // Hedged: the small fast tier is where latency matters most and a duplicated prompt costs least.
     // p95 first token ≈ 2 s (median ~0.77 s for OpenAI's mini models, routing/timeouts.ts [a]).

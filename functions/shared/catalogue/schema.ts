@@ -1,5 +1,5 @@
 import * as z from '../validation/zod';
-import { PROVIDER_NAMES } from '../providers/manifest';
+import { IMAGE_TOKEN_RULES, PROVIDER_NAMES } from '../providers/manifest';
 
 /**
  * The catalogue's shape. The built-in data (models.ts) is typed by it at compile time and parsed with it
@@ -130,6 +130,11 @@ export const targetSchema = z.strictObject({
   fixedDimensions: z.optional(z.boolean()),
   /** Image models: sizes, tokens per image, formats (kind `image` only). */
   image: z.optional(imageSchema),
+  /**
+   * How many prompt tokens an image or PDF page in the request can cost (usage/media-tokens.ts), when
+   * it differs from the provider's rule (providers/manifest.ts `imageTokens`), e.g. gpt-4o-mini.
+   */
+  imageTokens: z.optional(z.enum(IMAGE_TOKEN_RULES)),
   /** How this target starts answering (default derived from `capabilities.reasoning`). */
   latency: z.optional(latencyProfile),
   /** Per-target attempt time limits (ms), over the provider's and the defaults (routing/timeouts.ts). */

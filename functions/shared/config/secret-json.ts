@@ -4,7 +4,7 @@
  * (upstream-credentials.ts) and the Stripe keys (payments/stripe-credentials.ts).
  *
  * The secret wins over env for a name present in both. An empty string counts as "not set" on either
- * side, so a placeholder like `"GROQ_API_KEY": ""` left in the secret does not hide an env value.
+ * side, so a placeholder like `"MINIMAX_API_KEY": ""` left in the secret does not hide an env value.
  *
  * Why not Powertools `getSecret`: its default provider keeps its own module-level cache keyed by name.
  * Layered under our promise cache, the two TTLs add up (a rotated key could take up to 2 × maxAge to

@@ -3,7 +3,7 @@ import { newRequestId } from '../http/request-id';
 import type { GatewayHandler, GatewayRequest, GatewayResult, JsonResult } from '../http/types';
 import { asGatewayError, toErrorBody } from '../errors/gateway-errors';
 import { logger } from '../observability/logger';
-import { publishMetrics, recordDirectAccessRefused, recordRequest } from '../observability/metrics';
+import { invocationStarted, publishMetrics, recordDirectAccessRefused, recordRequest } from '../observability/metrics';
 import { initTracing } from '../observability/tracer';
 import { loadUpstreamCredentials } from '../config/upstream-credentials';
 import { DirectAccessForbiddenError, prefetchOriginSecret, verifyOrigin } from './origin-secret';
@@ -23,6 +23,7 @@ import { SETTLE_RESERVE_MS } from '../config/stack-contract';
 export function fromFunctionUrlEvent(event: APIGatewayProxyEventV2, signal: AbortSignal, context?: Pick<Context, 'getRemainingTimeInMillis'>): GatewayRequest {
   const raw = event.body ?? '';
   const now = Date.now();
+  invocationStarted(); // ended by finishInvocation, which every handler reaches in a `finally`
   return {
     method: event.requestContext.http.method,
     path: event.rawPath,
@@ -84,7 +85,7 @@ export async function initGateway(): Promise<void> {
   await Promise.all([prefetchUpstreamCredentials(), initTracing()]);
 }
 
-/** The end of every invocation, after the response and the settle: publishes the metrics it recorded (EMF). */
+/** The end of every invocation (in its handler's `finally`), after the response and the settle: publishes the metrics it recorded (EMF). */
 export function finishInvocation(req: GatewayRequest): void {
   publishMetrics(req.requestId);
 }

@@ -158,16 +158,29 @@ export function recordDirectAccessRefused(): void {
   add(MetricName.DirectAccessRefused, MetricUnit.Count, 1);
 }
 
+/** Invocations of this module instance between {@link invocationStarted} and their {@link publishMetrics}. */
+let inFlight = 0;
+
+/** An invocation began (edge/function-url.ts); its {@link publishMetrics} with its request id ends it. */
+export function invocationStarted(): void {
+  inFlight += 1;
+}
+
 /**
  * Writes every buffered metric as EMF lines and empties the buffers. The handlers call it once per
  * invocation, after the response and the settle; nothing is written when nothing was recorded.
  * @param requestId our request id, written on each line as metadata (searchable in the logs, not a
- *   dimension: it costs no metric).
+ *   dimension: it costs no metric) when this invocation was the only one in flight.
  */
 export function publishMetrics(requestId?: string): void {
+  // The buffers belong to the module instance, which Lambda Managed Instances share between the
+  // invocations in flight: a line names the request only when no other invocation could have recorded
+  // into it (docs/managed-instances.md §3).
+  const alone = inFlight <= 1;
+  if (requestId !== undefined) inFlight = Math.max(0, inFlight - 1);
   for (const metrics of buffers.values()) {
     if (!metrics.hasStoredMetrics()) continue;
-    if (requestId !== undefined) metrics.addMetadata('requestId', requestId);
+    if (requestId !== undefined && alone) metrics.addMetadata('requestId', requestId);
     metrics.publishStoredMetrics();
   }
 }

@@ -8,8 +8,8 @@ import { PROVIDER_MANIFEST, type ProviderManifestEntry, type ProviderName } from
 import type { ProviderAdapter, ProviderEndpoint } from './types';
 
 /**
- * The adapter of each provider in the manifest (manifest.ts holds its name, env vars, base URL,
- * timeouts and BYOK flag). The router asks this module; it never names a provider itself.
+ * The adapter of each provider in the manifest (manifest.ts holds its name, env vars, base URL, wire
+ * protocol, timeouts and BYOK label). The router asks this module; it never names a provider itself.
  */
 
 /** How one provider is reached and translated: its manifest entry plus its adapter. */
@@ -32,7 +32,6 @@ const ADAPTERS: Readonly<Record<ProviderName, ProviderAdapter>> = {
   minimax: createOpenAICompatibleAdapter({ adjustBody: miniMaxAdjust, errorInBody: miniMaxErrorInBody, replayReasoning: replayMiniMaxReasoning }),
   together: createOpenAICompatibleAdapter({ embeddingsPath: '/embeddings' }),
   deepinfra: createOpenAICompatibleAdapter({ embeddingsPath: '/embeddings' }),
-  groq: createOpenAICompatibleAdapter(),
 };
 
 const REGISTRY = Object.fromEntries(
@@ -59,11 +58,6 @@ export function resolveEndpoint(name: ProviderName, credentials: Readonly<Record
   if (apiKey === undefined || apiKey === '') return undefined;
   const baseUrl = (credentials[spec.baseUrlVar] || spec.defaultBaseUrl).replace(/\/+$/, '');
   return { provider: name, baseUrl, apiKey };
-}
-
-/** The providers users may attach their own key for (registry order). */
-export function byokProviders(): readonly ProviderSpec[] {
-  return allProviders().filter((p) => p.byok === true);
 }
 
 /**

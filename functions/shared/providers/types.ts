@@ -4,7 +4,7 @@
  */
 import type { CatalogueTarget } from '../catalogue/catalogue';
 import type { ChatCompletionRequest } from '../openai/chat-request';
-import type { ChunkParts, CompletionParts } from '../openai/chat-response';
+import type { ChunkParts } from '../openai/chat-response';
 import type { EmbeddingParts, EmbeddingsRequest } from '../openai/embeddings';
 import type { ImageParts, ImagesRequest } from '../openai/images';
 import type { AssemblyRules } from '../openai/completion-assembler';
@@ -109,20 +109,20 @@ export class UpstreamAttemptError extends Error {
 
 /** One provider's translation functions. */
 export interface ProviderAdapter {
-  /** Builds the upstream chat request. `stream` decides the endpoint/flags. */
-  buildChatRequest(req: RoutedChatRequest, ctx: AdapterContext, stream: boolean): UpstreamHttpRequest;
   /**
-   * Parses a buffered upstream response body (text, as received) into OpenAI parts.
-   * @throws UpstreamAttemptError for a malformed body or an error reported inside a 200.
+   * Builds the upstream chat request, always STREAMED: modelmux asks every upstream for its stream and
+   * assembles a buffered answer from it (openai/completion-assembler.ts).
+   * @throws InvalidRequestError (400) for what the provider cannot honour (unsupported-parameters.ts).
    */
-  parseChatResponse(bodyText: string, ctx: AdapterContext): CompletionParts;
+  buildChatRequest(req: RoutedChatRequest, ctx: AdapterContext): UpstreamHttpRequest;
   /** A fresh transform for one streamed response. */
   createStreamTransform(ctx: AdapterContext): StreamTransform;
   /** Classifies a non-2xx upstream response. */
   classifyError(status: number, bodyText: string, headers: Headers): UpstreamFailure;
   /**
    * Where this upstream's buffered answer differs from the concatenation of its stream, so an answer
-   * assembled from the stream equals the buffered one (openai/completion-assembler.ts). Absent: none.
+   * assembled from the stream equals the one its buffered API gives (openai/completion-assembler.ts;
+   * recorded pairs in test/fixtures/<provider>/pairs). Absent: none.
    */
   assembly?: AssemblyRules;
   /**

@@ -285,7 +285,7 @@ export function honouringParameters(plan: readonly Attempt[], req: ChatCompletio
   let refusal: string | undefined;
   const kept = plan.filter((a) => {
     try {
-      a.adapter.buildChatRequest(req, { target: a.target, endpoint: a.endpoint }, req.stream === true);
+      a.adapter.buildChatRequest(req, { target: a.target, endpoint: a.endpoint });
       return true;
     } catch (err) {
       if (!(err instanceof GatewayError) || err.status !== 400) throw err;

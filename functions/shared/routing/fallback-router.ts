@@ -92,7 +92,7 @@ function chatHooks(req: ChatCompletionRequest, opts: RouteOptions, successOnReso
 async function startChatStream(req: ChatCompletionRequest, attempt: Attempt, ctx: AdapterContext, run: AttemptRun, opts: RouteOptions): Promise<StartedStream> {
   const { limits } = run;
   const meter = opts.outputBudget === undefined ? undefined : outputMeter(opts.outputBudget, req.n ?? 1);
-  const live = await startAttempt(ours(() => attempt.adapter.buildChatRequest(req, ctx, true)), run.signal, {
+  const live = await startAttempt(ours(() => attempt.adapter.buildChatRequest(req, ctx)), run.signal, {
     connectMs: limits.connectMs,
     headersMs: Math.min(limits.headersMs, limits.firstTokenMs),
     idleMs: Math.max(limits.idleMs, limits.firstTokenMs),

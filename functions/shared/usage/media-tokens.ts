@@ -12,10 +12,14 @@
  *   OpenAI extracted text plus a page image (3,000 + the image bound); Gemini 258 per page. Pages are
  *   read from the PDF's `/Count`, else one per 2 KB, at most 100 (OpenAI's and Anthropic's per-file
  *   page limit; 1,000 for Gemini).
- * An upstream that counts more than this reserved is still billed exactly (billing/settle.ts logs it).
+ * The rule is the catalogue target's `imageTokens` (its own, else its provider's in the manifest); a
+ * target with none (a provider added without one) is held by the largest rule, so a hold never falls
+ * short on a guess. An upstream that counts more than this reserved is still billed exactly
+ * (billing/settle.ts logs it).
  */
 import type { CatalogueTarget } from '../catalogue/catalogue';
 import { parseDataUrl } from '../openai/data-url';
+import type { ImageTokenRule } from '../providers/manifest';
 
 /** The media of one request: images (with detail and, when known, pixel size) and files (bytes, pages). */
 export interface MediaParts {
@@ -23,45 +27,47 @@ export interface MediaParts {
   files: Array<{ pages?: number; bytes: number }>;
 }
 
-const OPENAI_TILE = { base: 85, perTile: 170, maxTiles: 8 };
-const OPENAI_MINI_TILE = { base: 2_833, perTile: 5_667, maxTiles: 8 };
-const CLAUDE_IMAGE_MAX = 1_600;
-const GEMINI_TILE = 258;
-const GEMINI_DEFAULT_TILES = 16;
-const CLAUDE_PAGE = 4_800;
+type Image = MediaParts['images'][number];
+type File = MediaParts['files'][number];
+
 const OPENAI_PAGE_TEXT = 3_000;
 const BYTES_PER_PAGE_GUESS = 2_000;
+const GEMINI_TILE = 258;
 
-/** Most tokens one image can cost on `target`. */
-export function imageTokenBound(target: CatalogueTarget, image: MediaParts['images'][number]): number {
-  switch (target.provider) {
-    case 'anthropic':
-      return CLAUDE_IMAGE_MAX;
-    case 'gemini': {
-      const { width, height } = image;
-      if (width === undefined || height === undefined) return GEMINI_TILE * GEMINI_DEFAULT_TILES;
-      if (width <= 384 && height <= 384) return GEMINI_TILE;
-      return GEMINI_TILE * Math.ceil(width / 768) * Math.ceil(height / 768);
-    }
-    default: {
-      const t = target.upstreamModel.includes('mini') ? OPENAI_MINI_TILE : OPENAI_TILE;
-      return image.detail === 'low' ? t.base : t.base + t.perTile * t.maxTiles;
-    }
-  }
+/** OpenAI's tiles: `detail: low` is the base alone, else base + per tile × at most 8 tiles. */
+function tiles(base: number, perTile: number): (image: Image) => number {
+  return (image) => (image.detail === 'low' ? base : base + perTile * 8);
 }
 
-/** Most tokens one PDF file can cost on `target`. */
-export function fileTokenBound(target: CatalogueTarget, file: MediaParts['files'][number]): number {
-  const maxPages = target.provider === 'gemini' ? 1_000 : 100;
-  const pages = Math.min(maxPages, Math.max(1, file.pages ?? Math.ceil(file.bytes / BYTES_PER_PAGE_GUESS)));
-  switch (target.provider) {
-    case 'anthropic':
-      return pages * CLAUDE_PAGE;
-    case 'gemini':
-      return pages * GEMINI_TILE;
-    default:
-      return pages * (OPENAI_PAGE_TEXT + imageTokenBound(target, { detail: 'high' }));
-  }
+/** Gemini: 258 per image up to 384 × 384 px, else per 768 × 768 tile; 16 tiles when the size is unknown. */
+function geminiImage({ width, height }: Image): number {
+  if (width === undefined || height === undefined) return GEMINI_TILE * 16;
+  if (width <= 384 && height <= 384) return GEMINI_TILE;
+  return GEMINI_TILE * Math.ceil(width / 768) * Math.ceil(height / 768);
+}
+
+/** Each rule: most tokens of one image, of one PDF page, and the most pages of one file. */
+const RULES: Readonly<Record<ImageTokenRule, { image: (image: Image) => number; page: number; maxPages: number }>> = {
+  'openai-tiles': { image: tiles(85, 170), page: OPENAI_PAGE_TEXT + 85 + 170 * 8, maxPages: 100 },
+  'openai-mini-tiles': { image: tiles(2_833, 5_667), page: OPENAI_PAGE_TEXT + 2_833 + 5_667 * 8, maxPages: 100 },
+  'claude-pixels': { image: () => 1_600, page: 4_800, maxPages: 100 },
+  'gemini-tiles': { image: geminiImage, page: GEMINI_TILE, maxPages: 1_000 },
+};
+
+const ALL_RULES = Object.values(RULES);
+
+/** Most tokens one image can cost on `target` (no rule: the largest any rule gives). */
+export function imageTokenBound(target: CatalogueTarget, image: Image): number {
+  const rule = target.imageTokens;
+  return rule !== undefined ? RULES[rule].image(image) : Math.max(...ALL_RULES.map((r) => r.image(image)));
+}
+
+/** Most tokens one PDF file can cost on `target` (no rule: the largest page cost and page limit). */
+export function fileTokenBound(target: CatalogueTarget, file: File): number {
+  const rule = target.imageTokens;
+  const page = rule !== undefined ? RULES[rule].page : Math.max(...ALL_RULES.map((r) => r.page));
+  const maxPages = rule !== undefined ? RULES[rule].maxPages : Math.max(...ALL_RULES.map((r) => r.maxPages));
+  return page * Math.min(maxPages, Math.max(1, file.pages ?? Math.ceil(file.bytes / BYTES_PER_PAGE_GUESS)));
 }
 
 /** Most tokens all media of a request can cost on `target`. */

@@ -89,7 +89,7 @@ describe('status faults', () => {
   it('applies only to matching provider/model and only `times` times', async () => {
     sim.setFault({ provider: 'together', model: 'flaky' }, { kind: 'status', status: 500 }, { times: 2 });
     expect((await request('together', { model: 'steady' })).status).toBe(200);
-    expect((await request('groq', { model: 'flaky' })).status).toBe(200);
+    expect((await request('deepinfra', { model: 'flaky' })).status).toBe(200);
     expect((await request('together', { model: 'flaky' })).status).toBe(500);
     expect((await request('together', { model: 'flaky' })).status).toBe(500);
     expect((await request('together', { model: 'flaky' })).status).toBe(200);
@@ -108,9 +108,9 @@ describe('connection faults', () => {
   });
 
   it('slow-headers: delays the headers, then replies normally', async () => {
-    sim.setFault({ provider: 'groq' }, { kind: 'slow-headers', delayMs: 150 });
+    sim.setFault({ provider: 'deepinfra' }, { kind: 'slow-headers', delayMs: 150 });
     const started = Date.now();
-    const res = await request('groq');
+    const res = await request('deepinfra');
     expect(Date.now() - started).toBeGreaterThanOrEqual(140);
     expect(res.status).toBe(200);
     expect(await res.json()).toMatchObject({ object: 'chat.completion' });
@@ -193,8 +193,8 @@ describe('malformed and mid-stream error faults', () => {
   });
 
   it('malformed with chunks: K sends K good content events before the cut one', async () => {
-    sim.setFault({ provider: 'groq' }, { kind: 'malformed', chunks: 3 });
-    const parsed = (await readSse(await request('groq', { stream: true }))).events.map(jsonOf);
+    sim.setFault({ provider: 'deepinfra' }, { kind: 'malformed', chunks: 3 });
+    const parsed = (await readSse(await request('deepinfra', { stream: true }))).events.map(jsonOf);
     expect(parsed.filter(isContent)).toHaveLength(3);
     expect(parsed.at(-1)).toBeUndefined();
   });
@@ -234,7 +234,7 @@ describe('context-length fault: each provider\'s own 400 for a prompt over the w
   it('OpenAI-shaped hosts: context_length_exceeded on messages; DeepSeek and MiniMax in their own shapes', async () => {
     sim.setFault({}, { kind: 'context-length', limit: 128_000, tokens: 150_000 });
     const openAIError = { error: { message: openAIWords, type: 'invalid_request_error', param: 'messages', code: 'context_length_exceeded' } };
-    for (const p of ['openai', 'groq', 'together', 'deepinfra'] as const) {
+    for (const p of ['openai', 'together', 'deepinfra'] as const) {
       const res = await request(p, { stream: true });
       expect(res.status).toBe(400);
       expect(await res.json()).toEqual(openAIError);
@@ -293,7 +293,7 @@ describe('pacing', () => {
   it('spaces streamed events by chunkDelayMs', async () => {
     sim.setChunkDelay(15);
     const started = Date.now();
-    const read = await readSse(await request('groq', { stream: true }));
+    const read = await readSse(await request('deepinfra', { stream: true }));
     expect(read.events.length).toBeGreaterThan(8);
     expect(Date.now() - started).toBeGreaterThanOrEqual(15 * (read.events.length - 1) - 5);
   });

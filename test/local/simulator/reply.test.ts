@@ -3,11 +3,11 @@
  * token-counting rule.
  */
 import { describe, expect, it } from 'vitest';
-import { splitArguments, splitText } from '../../../local/simulator/chunking.js';
+import { splitArguments, splitText } from '../../../local/simulator/deliver.js';
 import { embed, toBase64 } from '../../../local/simulator/embeddings.js';
-import { baseReplyText, compactResult, firstNWords, OVERREPORT_FACTOR, planReply, RUNAWAY_WORDS, type Conversation } from '../../../local/simulator/reply.js';
-import { countWords, promptTokens } from '../../../local/simulator/token-count.js';
-import { argsFromSchema } from '../../../local/simulator/tool-args.js';
+import { countWords, promptTokens } from '../../../local/simulator/json-narrowing.js';
+import { baseReplyText, compactResult, type Conversation, firstNWords, OVERREPORT_FACTOR, planReply, RUNAWAY_WORDS } from '../../../local/simulator/reply.js';
+import { argsFromSchema } from '../../../local/simulator/schema-value.js';
 
 const conv = (over: Partial<Conversation> = {}): Conversation => ({
   messageTexts: ['one two three'],

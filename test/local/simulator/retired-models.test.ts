@@ -46,10 +46,4 @@ describe('retired upstream ids', () => {
     expect(res.status).toBe(400);
     expect(await res.json()).toMatchObject({ error: { message: 'Model Not Exist', param: 'model' } });
   });
-
-  it.each(RETIRED_UPSTREAM_MODELS.groq)('groq answers %s with 400 model_decommissioned', async (model) => {
-    const res = await post(`${sim.urls.groq}/chat/completions`, { model, messages }, { authorization: 'Bearer k' });
-    expect(res.status).toBe(400);
-    expect(await res.json()).toMatchObject({ error: { code: 'model_decommissioned', message: `The model \`${model}\` has been decommissioned and is no longer supported.` } });
-  });
 });

@@ -3,6 +3,7 @@
  * quirks (DeepSeek blank lines and keep-alives, Gemini `\r\n\r\n` framing) and a clean shutdown.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { PROVIDER_MANIFEST, PROVIDER_NAMES } from '../../../functions/shared/providers/manifest.js';
 import { startSimulator, type Simulator } from '../../../local/simulator/index.js';
 import { readSse } from './sse-reader.js';
 
@@ -19,18 +20,12 @@ const post = (url: string, body: unknown, headers: Record<string, string> = { au
 const chat = { model: 'm', messages: [{ role: 'user', content: 'hi there' }] };
 
 describe('urls and routing', () => {
-  it('exposes one base URL per provider under the server base URL', () => {
+  it('exposes one base URL per provider of the manifest: its name, then the path of its real base URL', () => {
     expect(sim.baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-    expect(sim.urls).toEqual({
-      openai: `${sim.baseUrl}/openai/v1`,
-      anthropic: `${sim.baseUrl}/anthropic`,
-      gemini: `${sim.baseUrl}/gemini/v1beta`,
-      deepseek: `${sim.baseUrl}/deepseek`,
-      minimax: `${sim.baseUrl}/minimax/v1`,
-      together: `${sim.baseUrl}/together/v1`,
-      deepinfra: `${sim.baseUrl}/deepinfra/v1/openai`,
-      groq: `${sim.baseUrl}/groq/openai/v1`,
-    });
+    expect(Object.keys(sim.urls)).toEqual(PROVIDER_NAMES);
+    for (const p of PROVIDER_MANIFEST) expect(sim.urls[p.name]).toBe(`${sim.baseUrl}/${p.name}${new URL(p.defaultBaseUrl).pathname.replace(/\/$/, '')}`);
+    // e.g. the adapters append `/chat/completions` to OpenAI's `/v1` and `/v1/messages` to Anthropic's bare host.
+    expect([sim.urls.openai, sim.urls.anthropic, sim.urls.deepinfra]).toEqual([`${sim.baseUrl}/openai/v1`, `${sim.baseUrl}/anthropic`, `${sim.baseUrl}/deepinfra/v1/openai`]);
   });
 
   it('serves only the endpoints the gateway calls: others are the provider\'s 404', async () => {
@@ -57,7 +52,7 @@ describe('urls and routing', () => {
     const noKey = await post(`${sim.urls.openai}/chat/completions`, chat, {});
     expect(noKey.status).toBe(401);
     expect(await noKey.json()).toMatchObject({ error: { type: 'invalid_request_error', code: null } });
-    const bad = await fetch(`${sim.urls.groq}/chat/completions`, { method: 'POST', headers: { authorization: 'Bearer k' }, body: '{not json' });
+    const bad = await fetch(`${sim.urls.together}/chat/completions`, { method: 'POST', headers: { authorization: 'Bearer k' }, body: '{not json' });
     expect(bad.status).toBe(400);
     expect(sim.requests[1]?.body).toBe('{not json');
     const gem = await fetch(`${sim.urls.gemini}/models/gemini-2.5-flash-lite:generateContent`, { method: 'POST', body: '{}' });
@@ -137,10 +132,10 @@ describe('shutdown', () => {
   it('close() ends hanging, stalled and kept-alive exchanges, frees the port and leaves no sockets', async () => {
     const own = await startSimulator({ chunkDelayMs: 5 });
     own.setFault({ provider: 'openai' }, { kind: 'hang' }, { times: 1 });
-    own.setFault({ provider: 'groq' }, { kind: 'stall-after-chunks', chunks: 1 });
+    own.setFault({ provider: 'together' }, { kind: 'stall-after-chunks', chunks: 1 });
     own.setFault({ provider: 'deepseek' }, { kind: 'keep-alive', everyMs: 10 });
     const hanging = post(`${own.urls.openai}/chat/completions`, chat).catch((e: unknown) => e);
-    const stalled = await post(`${own.urls.groq}/chat/completions`, { ...chat, stream: true });
+    const stalled = await post(`${own.urls.together}/chat/completions`, { ...chat, stream: true });
     const stalledBody = stalled.text().catch((e: unknown) => e);
     const keptAlive = await post(`${own.urls.deepseek}/chat/completions`, { ...chat, stream: true });
     const keptAliveBody = keptAlive.text().catch((e: unknown) => e);

@@ -66,7 +66,7 @@ describe('a conforming value from a JSON Schema', () => {
 });
 
 describe('OpenAI-shaped hosts: response_format', () => {
-  const hosts: SimProvider[] = ['openai', 'deepseek', 'minimax', 'together', 'deepinfra', 'groq'];
+  const hosts: SimProvider[] = ['openai', 'deepseek', 'minimax', 'together', 'deepinfra'];
 
   it.each(hosts)('%s answers json_schema with a conforming object, buffered and streamed', async (provider) => {
     const client = new OpenAI({ apiKey: 'sk-test', baseURL: sim.urls[provider], maxRetries: 0 });

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createFunctionUrlServer, listen, type ListeningServer } from '../../../local/function-url/index.js';
+import { createFunctionUrlServer, listen } from '../../../local/function-url/index.js';
 import { cacheControlFor, createStaticSite, isApiPath } from '../../../local/site/static-site';
 import { buildWebSync, type WebBuildResult } from '../../../web/build';
 import { securityHeaders } from '../../../web/security-headers';
@@ -17,8 +17,8 @@ import { securityHeaders } from '../../../web/security-headers';
 const COGNITO = 'http://127.0.0.1:9229/';
 let dir: string;
 let built: WebBuildResult;
-let server: ListeningServer;
-let missing: ListeningServer;
+let server: Awaited<ReturnType<typeof listen>>;
+let missing: Awaited<ReturnType<typeof listen>>;
 
 interface Raw {
   status: number;

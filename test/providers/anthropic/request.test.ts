@@ -25,33 +25,24 @@ function thrown(fn: () => unknown): unknown {
 }
 
 describe('Anthropic request: endpoint and defaults', () => {
-  it('posts to /v1/messages with x-api-key and anthropic-version, max_tokens from the target and the default temperature', () => {
-    const built = anthropicAdapter.buildChatRequest(request(), anthropicCtx(), false);
-    expect(built.url).toBe('https://api.anthropic.test/v1/messages');
-    expect(built.headers).toEqual({
-      'content-type': 'application/json',
-      accept: 'application/json',
-      'x-api-key': 'sk-ant-test',
-      'anthropic-version': '2023-06-01',
-    });
-    expect(JSON.parse(built.body)).toEqual({
-      model: 'claude-sonnet-4-6',
-      max_tokens: 64_000,
-      messages: [{ role: 'user', content: 'hi' }],
-      temperature: 0.7,
-    });
-  });
-
-  it('asks for a stream with stream: true and an event-stream accept header', () => {
-    const built = anthropicAdapter.buildChatRequest(request({ stream: true, stream_options: { include_usage: true } }), anthropicCtx(), true);
-    expect(built.headers.accept).toBe('text/event-stream');
-    expect(JSON.parse(built.body)).toEqual({
-      model: 'claude-sonnet-4-6',
-      max_tokens: 64_000,
-      messages: [{ role: 'user', content: 'hi' }],
-      temperature: 0.7,
-      stream: true,
-    });
+  it('posts to /v1/messages with x-api-key and anthropic-version, max_tokens from the target and the default temperature, streamed (a buffered client request too)', () => {
+    for (const stream of [false, true]) {
+      const built = anthropicAdapter.buildChatRequest(request({ stream }), anthropicCtx());
+      expect(built.url).toBe('https://api.anthropic.test/v1/messages');
+      expect(built.headers).toEqual({
+        'content-type': 'application/json',
+        accept: 'text/event-stream',
+        'x-api-key': 'sk-ant-test',
+        'anthropic-version': '2023-06-01',
+      });
+      expect(JSON.parse(built.body)).toEqual({
+        model: 'claude-sonnet-4-6',
+        max_tokens: 64_000,
+        messages: [{ role: 'user', content: 'hi' }],
+        temperature: 0.7,
+        stream: true,
+      });
+    }
   });
 
   it.each([
@@ -94,7 +85,7 @@ describe('Anthropic request: endpoint and defaults', () => {
   });
 
   it.each([2, 5])('rejects n = %i with a 400 naming n', (n) => {
-    const err = thrown(() => anthropicAdapter.buildChatRequest(request({ n }), anthropicCtx(), false));
+    const err = thrown(() => anthropicAdapter.buildChatRequest(request({ n }), anthropicCtx()));
     expect(err).toBeInstanceOf(InvalidRequestError);
     expect(err).toMatchObject({ status: 400, param: 'n', type: 'invalid_request_error' });
   });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ChunkDelta, ChunkParts, FinishReason } from '../../../functions/shared/openai/chat-response';
 import { anthropicAdapter } from '../../../functions/shared/providers/anthropic/adapter';
+import { mapStopReason } from '../../../functions/shared/providers/anthropic/finish-reason';
 import { UpstreamAttemptError, type UpstreamSseEvent } from '../../../functions/shared/providers/types';
 import { anthropicCtx, fixture, runStream, translatingTransform } from './support';
 import { runTransform } from '../stream-run';
@@ -219,5 +220,22 @@ describe('Anthropic stream events, verbatim for the Messages surface', () => {
       .map((block) => ({ event: /^event: ?(.*)$/m.exec(block)?.[1], data: /^data: ?(.*)$/m.exec(block)?.[1] }));
     expect(verbatim).toEqual(sent);
     for (const p of run.parts) if (p.upstreamEvent !== undefined) expect(p.choices).toEqual([]);
+  });
+});
+
+describe('Anthropic stop_reason map', () => {
+  it.each([
+    ['end_turn', 'stop'],
+    ['stop_sequence', 'stop'],
+    ['pause_turn', 'stop'],
+    ['max_tokens', 'length'],
+    ['model_context_window_exceeded', 'length'],
+    ['tool_use', 'tool_calls'],
+    ['refusal', 'content_filter'],
+    ['a_future_reason', 'stop'],
+    [null, null],
+    [undefined, null],
+  ] as const)('maps %s to %s', (reason, expected) => {
+    expect(mapStopReason(reason)).toBe(expected);
   });
 });

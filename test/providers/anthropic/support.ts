@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { expect } from 'vitest';
 import { CATALOGUE } from '../../../functions/shared/catalogue/catalogue';
 import { chatCompletionRequest, type ChatCompletionRequest } from '../../../functions/shared/openai/chat-request';
 import { anthropicAdapter } from '../../../functions/shared/providers/anthropic/adapter';
@@ -23,9 +24,14 @@ export function anthropicCtx(): AdapterContext {
 export const request = (extra: Record<string, unknown> = {}): ChatCompletionRequest =>
   chatCompletionRequest.parse({ model: 'claude-3-5-sonnet', messages: [{ role: 'user', content: 'hi' }], ...extra });
 
-/** The JSON body the adapter would send upstream. */
-export function sentBody(req: ChatCompletionRequest, ctx: AdapterContext = anthropicCtx(), stream = false): unknown {
-  return JSON.parse(anthropicAdapter.buildChatRequest(req, ctx, stream).body);
+/**
+ * The JSON body the adapter would send upstream, less its `stream: true` (checked here: every chat
+ * request goes upstream streamed), so tests read the translation alone.
+ */
+export function sentBody(req: ChatCompletionRequest, ctx: AdapterContext = anthropicCtx()): unknown {
+  const { stream, ...body } = JSON.parse(anthropicAdapter.buildChatRequest(req, ctx).body) as Record<string, unknown>;
+  expect(stream).toBe(true);
+  return body;
 }
 
 /**

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { tokensOf } from '../../support/token-usage';
+import { mapFinishReason, withToolCalls } from '../../../functions/shared/providers/gemini/finish-reason';
 import { runFailingStream, runStream } from './helpers';
 
 /**
@@ -158,5 +159,37 @@ describe('Gemini streams', () => {
     const { emitted, failure } = await runFailingStream('error-chunk.sse', size);
     expect(emitted).toEqual([role(), content('Hel')]);
     expect(failure).toMatchObject({ kind: 'overloaded', retryable: true, status: 503, message: 'The model is overloaded. Please try again later.' });
+  });
+});
+
+describe('Gemini finishReason map', () => {
+  it('maps every finishReason of the enum: safety family to content_filter, broken tool calls apart, others to stop', () => {
+    const expected: Record<string, string | null> = {
+      FINISH_REASON_UNSPECIFIED: null,
+      STOP: 'stop',
+      MAX_TOKENS: 'length',
+      SAFETY: 'content_filter',
+      RECITATION: 'content_filter',
+      LANGUAGE: 'stop',
+      OTHER: 'stop',
+      BLOCKLIST: 'content_filter',
+      PROHIBITED_CONTENT: 'content_filter',
+      SPII: 'content_filter',
+      IMAGE_SAFETY: 'content_filter',
+      IMAGE_PROHIBITED_CONTENT: 'content_filter',
+      NO_IMAGE: 'stop',
+      IMAGE_RECITATION: 'content_filter',
+      IMAGE_OTHER: 'content_filter',
+      MALFORMED_FUNCTION_CALL: 'broken-tool-call',
+      UNEXPECTED_TOOL_CALL: 'broken-tool-call',
+      TOO_MANY_TOOL_CALLS: 'broken-tool-call',
+      SOMETHING_NEW: 'stop',
+    };
+    for (const [reason, finish] of Object.entries(expected)) expect([reason, mapFinishReason(reason)]).toEqual([reason, finish]);
+    expect(mapFinishReason(undefined)).toBeNull();
+  });
+
+  it('says tool_calls for a plain STOP after a functionCall, and keeps any other reason', () => {
+    expect([withToolCalls('stop', true), withToolCalls('stop', false), withToolCalls('length', true)]).toEqual(['tool_calls', 'stop', 'length']);
   });
 });

@@ -96,7 +96,7 @@ describe('OpenAI-compatible streams', () => {
 
 describe('MiniMax streams', () => {
   it.each(SPLITS)('returns reasoning_details fragments as reasoning_content deltas, then content and the tool call (%i bytes)', async (size) => {
-    expect(await runStream('minimax', fixture('reasoning-details-stream.sse', 'minimax'), size)).toEqual([
+    expect(await runStream('minimax', fixture('reasoning-details.sse', 'minimax'), size)).toEqual([
       delta({ role: 'assistant', content: '', reasoning_content: 'The user wants' }),
       delta({ reasoning_content: ' the weather in Paris — ' }),
       delta({ reasoning_content: 'call the tool.' }),
@@ -124,6 +124,13 @@ describe('MiniMax streams', () => {
     const failure = (run.error as UpstreamAttemptError).failure;
     expect(failure).toMatchObject({ kind: 'client', retryable: false, status: 400 });
     expect(failure.clientError).toMatchObject({ status: 400, type: 'invalid_request_error', code: 'content_policy_violation' });
+  });
+
+  it('raises a base_resp 1002 (rate limit) inside a 200 stream as a retryable rate limit', async () => {
+    const run = await runStreamCapturing('minimax', sse([{ id: 'x', choices: null, base_resp: { status_code: 1002, status_msg: 'rate limit' } }]), 7);
+    expect(run.parts).toEqual([]);
+    expect(run.error).toBeInstanceOf(UpstreamAttemptError);
+    expect((run.error as UpstreamAttemptError).failure).toMatchObject({ kind: 'rate-limit', retryable: true });
   });
 
   it('raises another base_resp inside a stream as a retryable failure after the chunks already emitted', async () => {

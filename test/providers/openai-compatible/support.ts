@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { expect } from 'vitest';
 import { CATALOGUE } from '../../../functions/shared/catalogue/catalogue';
 import { chatCompletionRequest, type ChatCompletionRequest } from '../../../functions/shared/openai/chat-request';
 import type { ChunkParts } from '../../../functions/shared/openai/chat-response';
 import { providerSpec } from '../../../functions/shared/providers/registry';
 import type { AdapterContext } from '../../../functions/shared/providers/types';
-import { UpstreamAttemptError } from '../../../functions/shared/providers/types';
 import { runTransform, type StreamRun } from '../stream-run';
 
 export type { StreamRun };
@@ -30,10 +30,16 @@ export function ctxFor(model: string, targetIndex = 0): AdapterContext {
 export const request = (extra: Record<string, unknown> = {}): ChatCompletionRequest =>
   chatCompletionRequest.parse({ model: 'x', messages: [{ role: 'user', content: 'hi' }], ...extra });
 
-/** The JSON body the adapter of `model`'s first target would send upstream. */
-export function sentBody(model: string, req: ChatCompletionRequest, stream = false): unknown {
+/**
+ * The JSON body the adapter of `model`'s first target would send upstream, less `stream: true` and
+ * `stream_options` (checked here: every chat request goes upstream streamed, asking for usage), so tests
+ * read the translation alone.
+ */
+export function sentBody(model: string, req: ChatCompletionRequest): unknown {
   const ctx = ctxFor(model);
-  return JSON.parse(providerSpec(ctx.target.provider).adapter.buildChatRequest(req, ctx, stream).body);
+  const { stream, stream_options, ...body } = JSON.parse(providerSpec(ctx.target.provider).adapter.buildChatRequest(req, ctx).body) as Record<string, unknown>;
+  expect([stream, stream_options]).toEqual([true, { ...req.stream_options, include_usage: true }]);
+  return body;
 }
 
 /** Runs bytes through decodeSse and a fresh transform of `model`'s first target, as the router does. */
@@ -47,15 +53,4 @@ export async function runStream(model: string, bytes: Buffer, size: number): Pro
   const run = await runStreamCapturing(model, bytes, size);
   if (run.error !== undefined) throw run.error;
   return run.parts;
-}
-
-/** The error `fn` throws, which must be an UpstreamAttemptError. */
-export function thrown(fn: () => unknown): UpstreamAttemptError {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof UpstreamAttemptError) return err;
-    throw err;
-  }
-  throw new Error('expected an UpstreamAttemptError');
 }

@@ -2,9 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { buildFunctionUrlEvent, findPreludeDelimiter, functionUrlIdentity, HTTP_INTEGRATION_CONTENT_TYPE, parsePrelude, toFunctionUrlResponse } from '../../../local/function-url';
-import { MAX_PRELUDE_BYTES, MAX_REQUEST_PAYLOAD_BYTES } from '../../../local/function-url/limits';
-import { readRequestBody } from '../../../local/function-url/request-body';
+import { buildFunctionUrlEvent, findPreludeDelimiter, functionUrlIdentity, HTTP_INTEGRATION_CONTENT_TYPE, MAX_PRELUDE_BYTES, MAX_REQUEST_PAYLOAD_BYTES, parsePrelude, readRequestBody, toFunctionUrlResponse } from '../../../local/function-url';
 import type { LambdaRuntime } from './runtime-api';
 
 /**

@@ -1,7 +1,9 @@
+import { PROVIDER_MANIFEST, type ProviderManifestEntry } from '../../../functions/shared/providers/manifest';
+
 /**
- * Providers whose own keys a user can attach (bring-your-own-key). The spec allows only keys that
- * begin with `sk-`, which these providers issue: OpenAI (`sk-…`, `sk-proj-…`), Anthropic
- * (`sk-ant-…`) and DeepSeek (`sk-…`). The ids are the gateway's provider names.
+ * Providers whose own keys a user can attach (bring-your-own-key): the manifest's entries with a `byok`
+ * label (functions/shared/providers/manifest.ts, bundled at web build; plain data, no imports). The
+ * spec allows only keys that begin with `sk-`. The ids are the gateway's provider names.
  */
 export interface ByokProvider {
   id: string;
@@ -16,12 +18,10 @@ export interface ByokProvider {
   models: readonly string[];
 }
 
-/** Names and key shapes of the providers the page knows; which models they serve comes from the API. */
-export const BYOK_PROVIDERS: ReadonlyArray<Omit<ByokProvider, 'models'>> = [
-  { id: 'openai', name: 'OpenAI', example: 'sk-proj-…' },
-  { id: 'anthropic', name: 'Anthropic', example: 'sk-ant-…' },
-  { id: 'deepseek', name: 'DeepSeek', example: 'sk-…' },
-];
+/** Names and key shapes of the providers the page knows (the manifest's); which models they serve comes from the API. */
+const BYOK_PROVIDERS: ReadonlyArray<Omit<ByokProvider, 'models'>> = (PROVIDER_MANIFEST as readonly ProviderManifestEntry[]).flatMap((p) =>
+  p.byok === undefined ? [] : [{ id: p.name, name: p.byok.label, example: p.byok.keyExample }],
+);
 
 /**
  * The providers to offer: the API's list when it sends one (its order), named from the table above

@@ -7,7 +7,7 @@
 import { ConfigUnavailableError } from '../../errors/gateway-errors';
 import { logger } from '../../observability/logger';
 import type { ProviderName } from '../../providers/manifest';
-import { byokProviders } from '../../providers/registry';
+import { byokProviderNames } from '../../providers/manifest';
 import { config } from '../../config/env';
 import { TtlCache } from '../../store/ttl-cache';
 import { readByokEntries, type ByokEntry } from './byok-store';
@@ -44,15 +44,15 @@ export async function loadAccountByok(accountId: string, dashboard: string): Pro
     entries.set(accountId, stored, config().BYOK_CACHE_TTL_MS);
   }
   const keys = new Map<ProviderName, ByokKey>();
-  for (const spec of byokProviders()) {
-    const entry = stored[spec.name];
+  for (const provider of byokProviderNames()) {
+    const entry = stored[provider];
     if (entry === undefined) continue;
     try {
-      const apiKey = await open(entry, byokContext(accountId, spec.name));
-      keys.set(spec.name, { provider: spec.name, apiKey, last4: entry.last4, allowFallback: entry.allowFallback });
+      const apiKey = await open(entry, byokContext(accountId, provider));
+      keys.set(provider, { provider, apiKey, last4: entry.last4, allowFallback: entry.allowFallback });
     } catch (err) {
-      logger.error('an attached provider key could not be decrypted', { accountId, provider: spec.name, error: err as Error });
-      throw new ConfigUnavailableError(`Your attached ${spec.name} key cannot be read right now. Please retry.`, { cause: err });
+      logger.error('an attached provider key could not be decrypted', { accountId, provider, error: err as Error });
+      throw new ConfigUnavailableError(`Your attached ${provider} key cannot be read right now. Please retry.`, { cause: err });
     }
   }
   return keys.size === 0 ? undefined : { accountId, dashboard, keys };

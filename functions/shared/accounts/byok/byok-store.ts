@@ -7,8 +7,7 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from '../../validation/zod';
 import { InvalidRequestError, NotFoundError } from '../../errors/gateway-errors';
-import { PROVIDER_NAMES, type ProviderName } from '../../providers/manifest';
-import { byokProviders } from '../../providers/registry';
+import { byokProviderNames, PROVIDER_NAMES, type ProviderName } from '../../providers/manifest';
 import { documentClient } from '../../store/dynamo';
 import { storeCall } from '../../store/store-errors';
 import { tableNames } from '../../store/tables';
@@ -45,7 +44,7 @@ const MAX_KEY_LENGTH = 512;
  * @throws NotFoundError (404, code `byok_provider_unknown`) otherwise, listing the ones they may.
  */
 export function byokProvider(name: string): ProviderName {
-  const allowed = byokProviders().map((p) => p.name);
+  const allowed = byokProviderNames();
   const found = (PROVIDER_NAMES as readonly string[]).includes(name) ? (name as ProviderName) : undefined;
   if (found === undefined || !allowed.includes(found)) {
     throw new NotFoundError(`You can attach your own key for ${allowed.join(', ')}; not for "${name}".`, { code: 'byok_provider_unknown' });

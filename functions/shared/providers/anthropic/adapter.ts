@@ -2,7 +2,6 @@ import type { ProviderAdapter } from '../types';
 import { classifyAnthropicError } from './anthropic-errors';
 import { buildAnthropicCountTokensRequest, parseAnthropicCountTokens } from './count-tokens';
 import { buildAnthropicRequest } from './request';
-import { parseAnthropicResponse } from './response';
 import { createAnthropicStreamTransform } from './stream';
 
 /**
@@ -19,12 +18,11 @@ import { createAnthropicStreamTransform } from './stream';
  */
 export const anthropicAdapter: ProviderAdapter = {
   buildChatRequest: buildAnthropicRequest,
-  parseChatResponse: parseAnthropicResponse,
   createStreamTransform: createAnthropicStreamTransform,
   classifyError: classifyAnthropicError,
   buildCountTokensRequest: buildAnthropicCountTokensRequest,
   parseCountTokensResponse: parseAnthropicCountTokens,
-  // The buffered answer has `tool_use.input` objects (serialised compactly by response.ts) and no
+  // The buffered Messages answer has `tool_use.input` objects (compact JSON once serialised) and no
   // content at all without a text block; the stream has the model's own JSON text.
   assembly: { toolArguments: 'compact-json', contentWithoutText: 'null' },
 };

@@ -103,5 +103,5 @@ export interface AnthropicRequestBody {
   tools?: AnthropicTool[];
   tool_choice?: AnthropicToolChoice;
   thinking?: AnthropicThinking;
-  stream?: true;
+  stream: true;
 }

@@ -28,21 +28,21 @@ import { toAnthropicToolChoice, toAnthropicTools } from './tools';
 export const ANTHROPIC_VERSION = '2023-06-01';
 
 /**
- * The upstream HTTP request: URL, auth and version headers, JSON body. A request that arrived as an
+ * The upstream HTTP request, streamed (`stream: true`): URL, auth and version headers, JSON body. A request that arrived as an
  * Anthropic Messages request (`POST /v1/messages`) goes as the client sent it ({@link nativeBody}),
  * with its `anthropic-version` and `anthropic-beta` headers unchanged.
  */
-export function buildAnthropicRequest(req: RoutedChatRequest, ctx: AdapterContext, stream: boolean): UpstreamHttpRequest {
+export function buildAnthropicRequest(req: RoutedChatRequest, ctx: AdapterContext): UpstreamHttpRequest {
   const native = req[NATIVE_REQUEST]?.protocol === 'anthropic-messages' ? req[NATIVE_REQUEST] : undefined;
   const headers: Record<string, string> = {
     'content-type': 'application/json',
-    accept: stream ? 'text/event-stream' : 'application/json',
+    accept: 'text/event-stream',
     'x-api-key': ctx.endpoint.apiKey,
     'anthropic-version': native?.headers['anthropic-version'] ?? ANTHROPIC_VERSION,
   };
   const beta = native?.headers['anthropic-beta'];
   if (beta !== undefined) headers['anthropic-beta'] = beta;
-  const body = native === undefined ? buildAnthropicBody(req, ctx.target, stream) : nativeBody(native, req, ctx.target, stream);
+  const body = native === undefined ? buildAnthropicBody(req, ctx.target) : nativeBody(native, req, ctx.target);
   return { url: `${ctx.endpoint.baseUrl}/v1/messages`, headers, body: JSON.stringify(body) };
 }
 
@@ -53,11 +53,9 @@ export function buildAnthropicRequest(req: RoutedChatRequest, ctx: AdapterContex
  * the target's: billing/hold-demand.ts holds exactly that) and `stream`; then the catalogue's fixed
  * fields for the target, as for translated requests.
  */
-function nativeBody(native: NativeRequest, req: ChatCompletionRequest, target: CatalogueTarget, stream: boolean): Record<string, unknown> {
+function nativeBody(native: NativeRequest, req: ChatCompletionRequest, target: CatalogueTarget): Record<string, unknown> {
   const held = req.max_completion_tokens ?? req.max_tokens ?? target.maxOutputTokens;
-  const body: Record<string, unknown> = { ...native.body, model: target.upstreamModel, max_tokens: Math.min(held, target.maxOutputTokens) };
-  if (stream) body['stream'] = true;
-  else delete body['stream'];
+  const body: Record<string, unknown> = { ...native.body, model: target.upstreamModel, max_tokens: Math.min(held, target.maxOutputTokens), stream: true };
   if (target.upstreamParams !== undefined) Object.assign(body, target.upstreamParams);
   return body;
 }
@@ -77,7 +75,7 @@ function nativeBody(native: NativeRequest, req: ChatCompletionRequest, target: C
  *   answer), `logprobs: true` / `top_logprobs > 0`, custom tools / tool choices / tool calls, the
  *   legacy `functions` API, and content Anthropic cannot take (see {@link toAnthropicConversation}).
  */
-export function buildAnthropicBody(req: ChatCompletionRequest, target: CatalogueTarget, stream: boolean): AnthropicRequestBody {
+function buildAnthropicBody(req: ChatCompletionRequest, target: CatalogueTarget): AnthropicRequestBody {
   refuseSeveralChoices(req);
   refuseLogprobs(req);
   refuseOpenAIOnlyFeatures(req);
@@ -94,7 +92,7 @@ export function buildAnthropicBody(req: ChatCompletionRequest, target: Catalogue
   const { system, messages } = toAnthropicConversation(req.messages, instruction === undefined ? [] : [instruction]);
   const thinking = planThinking(req, target, maxTokens);
 
-  const body: AnthropicRequestBody = { model: target.upstreamModel, max_tokens: maxTokens, messages };
+  const body: AnthropicRequestBody = { model: target.upstreamModel, max_tokens: maxTokens, messages, stream: true };
   if (system !== undefined) body.system = system;
   if (thinking !== undefined) body.thinking = thinking;
   else if (req.top_p != null) body.top_p = req.top_p;
@@ -111,7 +109,6 @@ export function buildAnthropicBody(req: ChatCompletionRequest, target: Catalogue
     if (choice !== undefined) body.tool_choice = choice;
   }
   if (req.cache_control != null) body.cache_control = req.cache_control;
-  if (stream) body.stream = true;
   // Catalogue-level fixed fields for this target, last, as for the other adapters.
   if (target.upstreamParams !== undefined) Object.assign(body, target.upstreamParams);
   return body;

@@ -22,7 +22,7 @@ export const anthropicUsage = z.lazy(() =>
 );
 export type AnthropicUsage = z.infer<typeof anthropicUsage>;
 
-/** A response content block, or the `content_block` of a `content_block_start` event. */
+/** The `content_block` of a `content_block_start` event. */
 export const contentBlock = z.lazy(() =>
   z.looseObject({
     type: z.string(),
@@ -48,17 +48,6 @@ export type ErrorObject = z.infer<typeof errorObject>;
 
 /** `{"type":"error","error":{…},"request_id"}`. */
 export const errorBody = z.lazy(() => z.looseObject({ type: z.nullish(z.string()), error: z.nullish(errorObject) }));
-
-/** A buffered Messages response (`type: "message"`). */
-export const messageBody = z.lazy(() =>
-  z.looseObject({
-    type: z.nullish(z.string()),
-    content: z.nullish(z.array(contentBlock)),
-    stop_reason: z.nullish(z.string()),
-    usage: z.nullish(anthropicUsage),
-    error: z.nullish(errorObject),
-  }),
-);
 
 /**
  * Any stream event: `message_start`, `content_block_start|delta|stop`, `message_delta`,

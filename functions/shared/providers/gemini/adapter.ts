@@ -3,18 +3,16 @@ import { buildGeminiEmbeddingsRequest, parseGeminiEmbeddingsResponse } from './e
 import { buildGeminiImagesRequest, parseGeminiImagesResponse } from './images';
 import { classifyGeminiError } from './gemini-errors';
 import { buildGeminiChatRequest } from './request';
-import { parseGeminiChatResponse } from './response';
 import { createGeminiStreamTransform } from './stream';
 
 /**
  * The native Gemini API adapter (Generative Language API v1beta, providers.md §3): chat through
- * `generateContent` / `streamGenerateContent?alt=sse`, embeddings through `batchEmbedContents`, images
+ * `streamGenerateContent?alt=sse`, embeddings through `batchEmbedContents`, images
  * through `generateContent` with image output (images.ts).
  * The endpoint's base URL is like `https://generativelanguage.googleapis.com/v1beta`.
  */
 export const geminiAdapter: ProviderAdapter = {
   buildChatRequest: buildGeminiChatRequest,
-  parseChatResponse: parseGeminiChatResponse,
   createStreamTransform: createGeminiStreamTransform,
   classifyError: classifyGeminiError,
   namedContextCache: true,

@@ -8,8 +8,8 @@ import type { GeminiGenerateContentBody } from './wire-request';
 
 /**
  * Builds the upstream chat request (Gemini API, providers.md §3.1–3.2):
- * `POST {baseUrl}/models/{upstreamModel}:generateContent`, or `:streamGenerateContent?alt=sse` when
- * streaming (without `alt=sse` Gemini streams one growing JSON array), key in `x-goog-api-key`.
+ * `POST {baseUrl}/models/{upstreamModel}:streamGenerateContent?alt=sse` (without `alt=sse` Gemini
+ * streams one growing JSON array), key in `x-goog-api-key`.
  * The target's `upstreamParams`, if any, are merged into the body top level (Gemini-native fields).
  * `n` becomes `candidateCount` (generation-config.ts): each candidate is a choice. A named context cache
  * (`google.cached_content`) becomes `cachedContent` (providers.md §3.2): Gemini reads the cached
@@ -19,7 +19,7 @@ import type { GeminiGenerateContentBody } from './wire-request';
  *   unsupported-parameters.ts), for OpenAI's audio output, web search and moderation
  *   (refuseOpenAIOnlyFeatures), and for OpenAI's custom tools (see {@link toGeminiTools}).
  */
-export function buildGeminiChatRequest(req: ChatCompletionRequest, ctx: AdapterContext, stream: boolean): UpstreamHttpRequest {
+export function buildGeminiChatRequest(req: ChatCompletionRequest, ctx: AdapterContext): UpstreamHttpRequest {
   refuseLogprobs(req);
   refuseOpenAIOnlyFeatures(req);
   const { contents, systemInstruction } = toGeminiConversation(req.messages);
@@ -28,10 +28,9 @@ export function buildGeminiChatRequest(req: ChatCompletionRequest, ctx: AdapterC
   Object.assign(body, toGeminiTools(req));
   const cachedContent = geminiCachedContent(req);
   if (cachedContent !== undefined) body.cachedContent = cachedContent;
-  const method = stream ? 'streamGenerateContent?alt=sse' : 'generateContent';
   return {
-    url: geminiModelUrl(ctx, method),
-    headers: geminiHeaders(ctx.endpoint.apiKey, stream ? 'text/event-stream' : 'application/json'),
+    url: geminiModelUrl(ctx, 'streamGenerateContent?alt=sse'),
+    headers: geminiHeaders(ctx.endpoint.apiKey, 'text/event-stream'),
     body: JSON.stringify({ ...body, ...ctx.target.upstreamParams }),
   };
 }

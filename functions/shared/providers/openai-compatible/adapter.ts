@@ -1,5 +1,4 @@
 import { ROUTING_FIELDS, type ChatCompletionRequest } from '../../openai/chat-request';
-import type { CompletionParts } from '../../openai/chat-response';
 import type { EmbeddingsRequest } from '../../openai/embeddings';
 import type { AdapterContext, ProviderAdapter, UpstreamFailure, UpstreamHttpRequest } from '../types';
 import { UpstreamAttemptError } from '../types';
@@ -7,9 +6,8 @@ import { functionToolsOnly, refuseOpenAIOnlyFeatures } from '../unsupported-para
 import { makeFailure, parseUpstreamJson } from '../upstream-failure';
 import { classifyOpenAIError } from './openai-compatible-errors';
 import { dropKey, toUpstreamMessages, type ReasoningReplay } from './history';
-import { toCompletionChoice } from './response';
 import { createOpenAIStreamTransform } from './stream';
-import { chatCompletionBody, embeddingsBody, mapUsage } from './wire';
+import { embeddingsBody } from './wire';
 import { addOpenAIImages } from './images';
 
 /**
@@ -74,7 +72,7 @@ export function createOpenAICompatibleAdapter(options: OpenAICompatibleOptions =
   }
 
   const adapter: ProviderAdapter = {
-    buildChatRequest(req, ctx, stream): UpstreamHttpRequest {
+    buildChatRequest(req, ctx): UpstreamHttpRequest {
       if (options.customTools !== true) {
         functionToolsOnly(req);
         refuseOpenAIOnlyFeatures(req);
@@ -89,32 +87,12 @@ export function createOpenAICompatibleAdapter(options: OpenAICompatibleOptions =
       Object.assign(body, { model: ctx.target.upstreamModel, ...ctx.target.upstreamParams });
       body.messages = toUpstreamMessages(req.messages, ctx, options.replayReasoning);
       clampOutputTokens(body, ctx.target.maxOutputTokens);
-      if (stream) {
-        // Always ask for usage so every streamed token is billed from the upstream's own count; the
-        // router forwards the usage chunk only when the client asked for it (LiteLLM #5632, peers.md B1).
-        body.stream = true;
-        body.stream_options = { ...req.stream_options, include_usage: true };
-      } else {
-        delete body.stream;
-        delete body.stream_options;
-      }
+      // Always streamed, always with usage so every token is billed from the upstream's own count; the
+      // router forwards the usage chunk only when the client asked for it (LiteLLM #5632, peers.md B1).
+      body.stream = true;
+      body.stream_options = { ...req.stream_options, include_usage: true };
       options.adjustBody?.(body, req, ctx);
       return { url: ctx.endpoint.baseUrl + chatPath, headers: headers(ctx), body: JSON.stringify(body) };
-    },
-
-    parseChatResponse(bodyText, ctx): CompletionParts {
-      const json = parseUpstreamJson(bodyText, 'upstream sent a body that is not valid JSON');
-      const inBody = options.errorInBody?.(json);
-      if (inBody) throw new UpstreamAttemptError(inBody);
-      const parsed = chatCompletionBody.safeParse(json);
-      if (!parsed.success || parsed.data.choices == null) {
-        throw new UpstreamAttemptError(makeFailure('server', 200, `${ctx.endpoint.provider}: malformed chat completion body`));
-      }
-      const choices = parsed.data.choices.map((c, i) => toCompletionChoice(c, i, ctx));
-      const parts: CompletionParts = { choices, usage: mapUsage(parsed.data.usage) };
-      // Absent when the upstream sends none (OpenAI's description allows a string or nothing).
-      if (parsed.data.system_fingerprint != null) parts.system_fingerprint = parsed.data.system_fingerprint;
-      return parts;
     },
 
     createStreamTransform(ctx) {

@@ -38,34 +38,8 @@ export const upstreamUsage = z.looseObject({
   prompt_cache_miss_tokens: z.nullish(z.number()),
 });
 
-const upstreamToolCall = z.looseObject({
-  id: z.nullish(z.string()),
-  type: z.nullish(z.string()),
-  function: z.nullish(z.looseObject({ name: z.string(), arguments: z.nullish(z.string()) })),
-  custom: z.nullish(z.looseObject({ name: z.string(), input: z.nullish(z.string()) })),
-});
-export type UpstreamToolCall = z.infer<typeof upstreamToolCall>;
-
-const message = z.looseObject({
-  content: z.nullish(z.string()),
-  refusal: z.nullish(z.string()),
-  reasoning_content: z.nullish(z.string()),
-  reasoning_details: z.nullish(z.array(reasoningDetail)),
-  tool_calls: z.nullish(z.array(upstreamToolCall)),
-});
-
 /** MiniMax reports some errors inside a 200 (providers.md §5.4). */
 export const baseResp = z.nullish(z.looseObject({ status_code: z.nullish(z.number()), status_msg: z.nullish(z.string()) }));
-
-const upstreamChoice = z.looseObject({ index: z.nullish(z.number()), message: z.nullish(message), logprobs: choiceLogprobs, finish_reason: z.nullish(z.string()) });
-export type UpstreamChoice = z.infer<typeof upstreamChoice>;
-
-export const chatCompletionBody = z.looseObject({
-  choices: z.nullish(z.array(upstreamChoice)),
-  usage: z.nullish(upstreamUsage),
-  system_fingerprint: z.nullish(z.string()),
-  base_resp: baseResp,
-});
 
 export const chatChunkBody = z.looseObject({
   choices: z.nullish(

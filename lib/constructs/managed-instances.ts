@@ -1,0 +1,146 @@
+import { Annotations, Fn, RemovalPolicy, Stack, Token, Validations } from 'aws-cdk-lib';
+import { FlowLogDestination, FlowLogTrafficType, GatewayVpcEndpointAwsService, type ISubnet, type IVpc, Peer, Port, SecurityGroup, Subnet, SubnetType, Vpc } from 'aws-cdk-lib/aws-ec2';
+import { ManagedPolicy, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Architecture, CapacityProvider, type CfnVersion } from 'aws-cdk-lib/aws-lambda';
+import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import type { GatewayFunction } from './gateway-function';
+
+/**
+ * Memory of an execution environment on Lambda Managed Instances, MB: LMI's minimum (docs/managed-instances.md §2),
+ * and with {@link MI_MEMORY_GIB_PER_VCPU} one vCPU per environment.
+ */
+export const MI_MIN_MEMORY_MB = 2048;
+/** `ExecutionEnvironmentMemoryGiBPerVCpu`: 2 GiB a vCPU, the API's minimum: our work is CPU, not memory (docs/managed-instances.md §1). */
+export const MI_MEMORY_GIB_PER_VCPU = 2;
+/** Defaults of the `-c managedInstances*` options (docs/managed-instances.md §1, "Sizing the stack uses"). */
+export const MI_DEFAULTS = { minEnvironments: 3, maxVCpus: 32, maxConcurrency: 64 } as const;
+
+/** Where the capacity provider's instances run: an existing VPC's private subnets (with a route to the internet). */
+export interface ExistingVpc {
+  readonly vpcId: string;
+  /** Private subnets with egress to the internet (NAT), 1–16, ideally one per Availability Zone. */
+  readonly subnetIds: readonly string[];
+}
+
+/** The `compute=managed-instances` options (lib/stack-context.ts reads them from `-c`). */
+export interface ManagedInstancesOptions {
+  /** An existing VPC instead of a new one (its NAT and endpoints are the operator's). */
+  readonly vpc?: ExistingVpc | undefined;
+  /** Execution environments each function's published version keeps running (`MinExecutionEnvironments`); default 3. */
+  readonly minEnvironments?: number | undefined;
+  /** At most this many per function version (`MaxExecutionEnvironments`); default: bounded by {@link maxVCpus} only. */
+  readonly maxEnvironments?: number | undefined;
+  /** The capacity provider's vCPU ceiling across both functions (`MaxVCpuCount`), a spend cap; default 32. */
+  readonly maxVCpus?: number | undefined;
+  /** Concurrent invocations one execution environment takes (`PerExecutionEnvironmentMaxConcurrency`, 1–1,600); default 64. */
+  readonly maxConcurrency?: number | undefined;
+}
+
+/** Props of {@link ManagedInstances}. */
+export interface ManagedInstancesProps extends ManagedInstancesOptions {
+  /** The request functions moved onto the capacity provider (chat, embeddings). Each has a `live` alias on a published version. */
+  readonly functions: readonly GatewayFunction[];
+  /** Days the capacity provider's system logs are kept. */
+  readonly logRetentionDays: number;
+}
+
+/**
+ * Lambda Managed Instances for the request functions (issue 24 item 4; docs/managed-instances.md): a
+ * capacity provider on Graviton (arm64, like the functions) in a VPC, and each function's
+ * capacity-provider configuration and published-version scaling. One execution environment serves up
+ * to `maxConcurrency` invocations at once through one module instance, so the per-environment state
+ * (credit leases, breakers, caches) is shared by them: test/integration/managed-instances-concurrency.test.ts.
+ *
+ * Network: a new VPC (3 Availability Zones, public subnets for one NAT gateway, private subnets for the
+ * instances) unless an existing one is given. DynamoDB, the hot path, goes through a gateway endpoint
+ * (free, no NAT per-GB charge); the upstream providers, SQS (only the durable settle fallback),
+ * Secrets Manager (INIT only), KMS (BYOK) and Lambda's own control traffic go through the NAT: interface
+ * endpoints would cost $0.01 an hour per AZ each, more than the NAT's share of this traffic. The
+ * security group admits nothing in and lets only HTTPS (TCP 443) out.
+ *
+ * Operator role: assumed by Lambda for this account's capacity providers only, with AWS's managed
+ * policy for it (AWSLambdaManagedEC2ResourceOperator: the EC2 instance and network-interface actions
+ * Lambda needs, scoped by AWS as the service changes).
+ */
+export class ManagedInstances extends Construct {
+  /** The capacity provider. */
+  readonly capacityProvider: CapacityProvider;
+  /** The instances' security group. */
+  readonly securityGroup: SecurityGroup;
+
+  constructor(scope: Construct, id: string, props: ManagedInstancesProps) {
+    super(scope, id);
+    const { vpc, subnets } = props.vpc === undefined ? this.newVpc() : this.existingVpc(props.vpc);
+    this.securityGroup = new SecurityGroup(this, 'Instances', { vpc, description: 'modelmux Lambda Managed Instances: no inbound, HTTPS out', allowAllOutbound: false });
+    this.securityGroup.addEgressRule(Peer.anyIpv4(), Port.tcp(443), 'HTTPS to AWS APIs (DynamoDB via its gateway endpoint) and the upstream providers');
+
+    const stack = Stack.of(this);
+    const operatorRole = new Role(this, 'OperatorRole', {
+      description: 'Lambda manages the EC2 instances of the modelmux capacity provider',
+      assumedBy: new ServicePrincipal('lambda.amazonaws.com').withConditions({
+        StringEquals: { 'aws:SourceAccount': stack.account },
+        ArnLike: { 'aws:SourceArn': `arn:${stack.partition}:lambda:${stack.region}:${stack.account}:capacity-provider:*` },
+      }),
+      managedPolicies: [ManagedPolicy.fromAwsManagedPolicyName('AWSLambdaManagedEC2ResourceOperator')],
+    });
+    Validations.of(operatorRole).acknowledge({
+      id: 'AwsSolutions::AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/AWSLambdaManagedEC2ResourceOperator]',
+      reason: 'The operator role of a Lambda capacity provider: AWS documents this managed policy for it (Lambda docs, lambda-managed-instances-operator-role) and keeps it in step with what Lambda does to the instances.',
+    });
+    const systemLogs = new LogGroup(this, 'SystemLogs', { retention: props.logRetentionDays as RetentionDays, removalPolicy: RemovalPolicy.DESTROY });
+    this.capacityProvider = new CapacityProvider(this, 'CapacityProvider', {
+      subnets,
+      securityGroups: [this.securityGroup],
+      operatorRole,
+      architectures: [Architecture.ARM_64],
+      maxVCpuCount: props.maxVCpus ?? MI_DEFAULTS.maxVCpus,
+      logGroup: systemLogs,
+    });
+    for (const gateway of props.functions) this.attach(gateway, props);
+  }
+
+  /** Moves one function onto the capacity provider; its published version (the `live` alias's) keeps the minimum running. */
+  private attach(gateway: GatewayFunction, props: ManagedInstancesProps): void {
+    this.capacityProvider.addFunction(gateway.function, {
+      perExecutionEnvironmentMaxConcurrency: props.maxConcurrency ?? MI_DEFAULTS.maxConcurrency,
+      executionEnvironmentMemoryGiBPerVCpu: MI_MEMORY_GIB_PER_VCPU,
+      // Only the numbered versions CodeDeploy shifts the `live` alias between: a `$LATEST.PUBLISHED`
+      // version beside them would keep its own minimum of environments running, doubling the floor.
+      publishToLatestPublished: false,
+    });
+    const version = gateway.function.currentVersion.node.defaultChild as CfnVersion;
+    version.functionScalingConfig = { minExecutionEnvironments: props.minEnvironments ?? MI_DEFAULTS.minEnvironments, maxExecutionEnvironments: props.maxEnvironments };
+  }
+
+  /** A VPC over 3 Availability Zones: public subnets (one NAT gateway), private subnets for the instances, a DynamoDB gateway endpoint, flow logs of rejected traffic. */
+  private newVpc(): { vpc: IVpc; subnets: ISubnet[] } {
+    const stack = Stack.of(this);
+    // An environment-agnostic stack knows no zone names: take the region's first three at deploy time.
+    const zones = Token.isUnresolved(stack.region) ? { availabilityZones: [0, 1, 2].map((i) => Fn.select(i, Fn.getAzs())) } : { maxAzs: 3 };
+    const vpc = new Vpc(this, 'Vpc', {
+      ...zones,
+      natGateways: 1,
+      subnetConfiguration: [
+        { name: 'Public', subnetType: SubnetType.PUBLIC, cidrMask: 24 },
+        { name: 'Instances', subnetType: SubnetType.PRIVATE_WITH_EGRESS, cidrMask: 20 },
+      ],
+      gatewayEndpoints: { DynamoDb: { service: GatewayVpcEndpointAwsService.DYNAMODB } },
+      restrictDefaultSecurityGroup: false,
+    });
+    vpc.addFlowLog('Rejected', {
+      destination: FlowLogDestination.toCloudWatchLogs(new LogGroup(this, 'FlowLogs', { retention: 30, removalPolicy: RemovalPolicy.DESTROY })),
+      trafficType: FlowLogTrafficType.REJECT,
+    });
+    return { vpc, subnets: vpc.privateSubnets };
+  }
+
+  /** The given VPC and subnets (no lookup: synth stays offline). */
+  private existingVpc(existing: ExistingVpc): { vpc: IVpc; subnets: ISubnet[] } {
+    // Only the security group uses it (its VpcId); the subnets are given, so the zones are never read.
+    const vpc = Vpc.fromVpcAttributes(this, 'Vpc', { vpcId: existing.vpcId, availabilityZones: Stack.of(this).availabilityZones });
+    const subnets = existing.subnetIds.map((subnetId, i) => Subnet.fromSubnetId(this, `Subnet${i}`, subnetId));
+    for (const subnet of subnets) Annotations.of(subnet).acknowledgeWarning('@aws-cdk/aws-ec2:noSubnetRouteTableId', 'Only the capacity provider reads these subnets (their ids); their routes are the operator\'s');
+    return { vpc, subnets };
+  }
+}
