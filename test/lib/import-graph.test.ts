@@ -123,7 +123,7 @@ const LAYERS: ReadonlyArray<readonly [string, readonly string[]]> = [
   ['billing', ['leaf', 'validation', 'errors', 'time', 'retry', 'money', 'config', 'observability', 'http', 'store', 'catalogue', 'openai', 'usage', 'accounts', 'routing']],
   ['notify', ['money', 'config', 'observability', 'store']],
   ['payments', ['validation', 'errors', 'money', 'config', 'observability', 'store', 'billing', 'notify']],
-  ['account-api', ['validation', 'errors', 'money', 'config', 'observability', 'http', 'catalogue', 'openai', 'providers', 'accounts', 'identity', 'billing', 'payments']],
+  ['account-api', ['leaf', 'validation', 'errors', 'money', 'config', 'observability', 'http', 'catalogue', 'openai', 'providers', 'accounts', 'identity', 'billing', 'payments']],
   ['app', ['leaf', 'validation', 'errors', 'money', 'config', 'observability', 'http', 'sse', 'catalogue', 'openai', 'usage', 'providers', 'messages', 'responses', 'accounts', 'routing', 'billing']],
   ['edge', ['errors', 'config', 'observability', 'http']],
 ];
