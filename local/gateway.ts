@@ -272,7 +272,7 @@ async function closeAll(closers: Array<() => Promise<void>>): Promise<void> {
  * that never had credit.
  */
 async function ensureDevKey(file: string | undefined, freeTokens: number | undefined, creditNanoUsd: number): Promise<{ key: string; accountId: string }> {
-  const { authenticate } = await import('../functions/shared/accounts/key-store');
+  const { authenticate } = await import('../functions/shared/accounts/authenticate');
   const { addCredit, createAccount, getAccount } = await import('../functions/shared/accounts/account-store');
   const { createKey } = await import('../functions/shared/accounts/key-store');
   if (file !== undefined && existsSync(file)) {

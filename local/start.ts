@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { CATALOGUE } from '../functions/shared/catalogue/catalogue';
 import { HOLD_SWEEP_INTERVAL_MINUTES } from '../functions/shared/config/stack-contract';
 import { rateLimitsFor } from '../functions/shared/config/env';
-import { formatNanoUsd, usdToNanoUsd } from '../functions/shared/billing/money';
+import { formatNanoUsd, usdToNanoUsd } from '../functions/shared/money/money';
 import { STRIPE_WEBHOOK_PATH } from '../functions/shared/account-api/paths';
 import { LOCAL_STATE_DIR, startGateway } from './gateway';
 import { AlreadyRunningError, acquireStartLock } from './start-lock';

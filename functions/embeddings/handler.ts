@@ -5,7 +5,7 @@ import { config } from '../shared/config/env';
 import type { GatewayRequest, GatewayResult } from '../shared/http/types';
 import { finishInvocation, fromFunctionUrlEvent, initGateway, logRequest, responseHeaders, runCore } from '../shared/edge/function-url';
 import { acceptsGzip, encodeBody, IDENTITY_HEADERS } from '../shared/edge/response-encoding';
-import { GatewayError, toErrorBody } from '../shared/openai/errors';
+import { GatewayError, toErrorBody } from '../shared/errors/gateway-errors';
 import { logger } from '../shared/observability/logger';
 
 // Cold start: the upstream keys and the origin secret are read during INIT, not on the first request.

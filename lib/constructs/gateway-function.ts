@@ -224,7 +224,7 @@ export class GatewayFunction extends Construct {
         },
         minify: true,
         // No keepNames: its `__name()` call per function and class cost ~36 KB and ~12 ms of INIT
-        // (`npm run bench`). Our errors name themselves (`override name`, openai/errors.ts).
+        // (`npm run bench`). Our errors name themselves (`override name`, errors/gateway-errors.ts).
         keepNames: false,
         sourceMap: true,
         sourceMapMode: SourceMapMode.DEFAULT,

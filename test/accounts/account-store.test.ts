@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { AccountExistsError, AccountNotFoundError } from '../../functions/shared/accounts/account-errors';
 import { addCredit, createAccount, getAccount } from '../../functions/shared/accounts/account-store';
 import { NEW_ACCOUNT_FREE_TOKENS } from '../../functions/shared/accounts/limits';
-import { InvalidRequestError } from '../../functions/shared/openai/errors';
+import { InvalidRequestError } from '../../functions/shared/errors/gateway-errors';
 import { createTestTables } from '../support/tables';
 
 beforeAll(async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { generateApiKey, hashApiKey, parseBearer, redactApiKey } from '../../functions/shared/accounts/api-key';
-import { AuthenticationError } from '../../functions/shared/openai/errors';
+import { AuthenticationError } from '../../functions/shared/errors/gateway-errors';
 
 function authError(fn: () => unknown): AuthenticationError {
   try {

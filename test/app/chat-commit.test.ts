@@ -51,7 +51,7 @@ beforeEach(async () => {
 /** One chat request through the core; `arrivedMsAgo` moves its arrival into the past. */
 async function chat(opts: { stream: boolean; arrivedMsAgo?: number }): Promise<{ requestId: string; result: Promise<GatewayResult> }> {
   const { dispatch } = await import('../../functions/shared/app/dispatch');
-  const { newRequestId } = await import('../../functions/shared/billing/ledger');
+  const { newRequestId } = await import('../../functions/shared/http/request-id');
   const receivedAt = Date.now() - (opts.arrivedMsAgo ?? 0);
   const requestId = newRequestId(receivedAt);
   const result = dispatch({

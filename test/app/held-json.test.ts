@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { HOLD_BEAT, HOLD_BEAT_MS, heldJson, settledWithin } from '../../functions/shared/app/held-json';
 import type { JsonResult } from '../../functions/shared/http/types';
-import { UpstreamUnavailableError } from '../../functions/shared/openai/errors';
+import { UpstreamUnavailableError } from '../../functions/shared/errors/gateway-errors';
 
 /** A buffered answer held past its budget: a 200 now, JSON whitespace, then the answer or an error object. */
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { MAX_BUFFERED_ANSWER_BYTES } from '../../functions/shared/app/embeddings-size';
 import { assertImagesAnswerFits, imageItemBytes, imagesThatFit } from '../../functions/shared/app/images-size';
-import { InvalidRequestError } from '../../functions/shared/openai/errors';
+import { InvalidRequestError } from '../../functions/shared/errors/gateway-errors';
 
 /** The 6 MB bound of an image answer, known before the call (app/images-size.ts). */
 

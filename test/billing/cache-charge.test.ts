@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { chatDemand } from '../../functions/shared/billing/hold-demand';
-import { computeCharge, type ChargeInput } from '../../functions/shared/billing/price';
+import { computeCharge, type ChargeInput } from '../../functions/shared/money/price';
 import { CATALOGUE, getModel } from '../../functions/shared/catalogue/catalogue';
 import { chatCompletionRequest } from '../../functions/shared/openai/chat-request';
 import { planAttempts, type Attempt } from '../../functions/shared/routing/attempt-plan';
@@ -9,7 +9,7 @@ import { chargeFor } from '../../functions/shared/billing/settle';
 import { tokenUsage } from '../../functions/shared/usage/token-usage';
 
 /**
- * The per-bucket charge (billing/price.ts), free tokens counted by value, the BYOK fee per bucket, and
+ * The per-bucket charge (money/price.ts), free tokens counted by value, the BYOK fee per bucket, and
  * the hold's worst case under `cache_control` (billing/hold-demand.ts). Prices are the catalogue's own.
  */
 

@@ -9,11 +9,11 @@ import { abandonLeasesForTests, returnAllLeases } from '../../functions/shared/b
 import { leaseTerms, requestCost } from '../../functions/shared/billing/lease-terms';
 import { settleRecord } from '../../functions/shared/billing/lease-settle';
 import { chargeFor } from '../../functions/shared/billing/settle';
-import { newRequestId } from '../../functions/shared/billing/request-id';
+import { newRequestId } from '../../functions/shared/http/request-id';
 import { startBill, type RequestBill } from '../../functions/shared/billing/request-bill';
 import { sweepOrphanedHolds } from '../../functions/shared/billing/sweep';
 import { reloadConfig } from '../../functions/shared/config/env';
-import { setClock } from '../../functions/shared/billing/clock';
+import { setClock } from '../../functions/shared/time/clock';
 import { documentClient } from '../../functions/shared/store/dynamo';
 import { tableNames } from '../../functions/shared/store/tables';
 import { demandOf, entryOf } from '../support/billing';

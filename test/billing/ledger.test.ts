@@ -1,12 +1,14 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createAccount, getAccount } from '../../functions/shared/accounts/account-store';
-import { createKey, revokeKey } from '../../functions/shared/accounts/key-store';
+import { createKey } from '../../functions/shared/accounts/key-store';
+import { revokeKey } from '../../functions/shared/accounts/key-update';
 import { clearViews } from '../../functions/shared/billing/account-state';
-import { newRequestId, usageSummary } from '../../functions/shared/billing/ledger';
+import { newRequestId } from '../../functions/shared/http/request-id';
+import { usageSummary } from '../../functions/shared/billing/ledger';
 import { ledgerItemSchema } from '../../functions/shared/billing/ledger-entry';
 import { decodeInlineHold } from '../../functions/shared/billing/hold-record';
-import { computeCharge } from '../../functions/shared/billing/price';
+import { computeCharge } from '../../functions/shared/money/price';
 import { settleHold } from '../../functions/shared/billing/settle';
 import { documentClient } from '../../functions/shared/store/dynamo';
 import { tableNames } from '../../functions/shared/store/tables';

@@ -8,7 +8,7 @@ import { config } from '../../functions/shared/config/env';
 import type { HoldRecord } from '../../functions/shared/billing/hold-record';
 import { listLegacyHolds } from '../../functions/shared/billing/legacy-settle';
 import { ledgerItemSchema } from '../../functions/shared/billing/ledger-entry';
-import { computeCharge } from '../../functions/shared/billing/price';
+import { computeCharge } from '../../functions/shared/money/price';
 import { settleHold } from '../../functions/shared/billing/settle';
 import { listPendingHolds, sweepOrphanedHolds } from '../../functions/shared/billing/sweep';
 import { documentClient } from '../../functions/shared/store/dynamo';

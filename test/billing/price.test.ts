@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { formatNanoUsd, usdToNanoUsd } from '../../functions/shared/billing/money';
-import { computeCharge, displayedPrice, PLATFORM_FEE_BPS, usdPerMTokToMicro } from '../../functions/shared/billing/price';
+import { formatNanoUsd, usdToNanoUsd } from '../../functions/shared/money/money';
+import { computeCharge, displayedPrice, PLATFORM_FEE_BPS, usdPerMTokToMicro } from '../../functions/shared/money/price';
 
 const charge = (over: Partial<Parameters<typeof computeCharge>[0]> = {}) =>
   computeCharge({ promptTokens: 0, completionTokens: 0, freeTokensAvailable: 0, inputPrice: 0, outputPrice: 0, ...over });

@@ -4,7 +4,7 @@ import { createAccount } from '../../functions/shared/accounts/account-store';
 import { createKey } from '../../functions/shared/accounts/key-store';
 import { clearViews } from '../../functions/shared/billing/account-state';
 import { config } from '../../functions/shared/config/env';
-import { setClock } from '../../functions/shared/billing/clock';
+import { setClock } from '../../functions/shared/time/clock';
 import { settleHold } from '../../functions/shared/billing/settle';
 import { sweepOrphanedHolds } from '../../functions/shared/billing/sweep';
 import { documentClient } from '../../functions/shared/store/dynamo';

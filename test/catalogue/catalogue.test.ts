@@ -4,7 +4,7 @@ import { loadCatalogue } from '../../functions/shared/catalogue/load';
 import { aliasesSchema, catalogueSchema } from '../../functions/shared/catalogue/schema';
 import { CATALOGUE_ALIASES } from '../../functions/shared/catalogue/aliases';
 import { CATALOGUE_DATA } from '../../functions/shared/catalogue/models';
-import { NotFoundError } from '../../functions/shared/openai/errors';
+import { NotFoundError } from '../../functions/shared/errors/gateway-errors';
 import { usdPerToken } from '../../functions/shared/app/models';
 import { planAttempts } from '../../functions/shared/routing/attempt-plan';
 

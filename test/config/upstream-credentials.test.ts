@@ -72,8 +72,8 @@ afterEach(() => {
 });
 
 /** The error module of the instance {@link importLoader} loaded last (class identity matters). */
-function importErrors(): Promise<typeof import('../../functions/shared/openai/errors')> {
-  return import('../../functions/shared/openai/errors');
+function importErrors(): Promise<typeof import('../../functions/shared/errors/gateway-errors')> {
+  return import('../../functions/shared/errors/gateway-errors');
 }
 
 /** A fresh module instance, as a new Lambda container would load it. */

@@ -165,7 +165,7 @@ describe("the issue's attack: max_tokens 1 and 180,000 tokens of tool arguments,
 
 describe('a lying upstream: [overreport] usage with normal output', () => {
   it('streamed and buffered: charged the hold, never more; the rest is the platform loss (ledger field; the metric: test/observability/metrics.test.ts)', async () => {
-    const { computeCharge } = await import('../../functions/shared/billing/price');
+    const { computeCharge } = await import('../../functions/shared/money/price');
     for (const stream of [false, true]) {
       const a = await newAccount({ freeTokens: 0, creditNanoUsd: 1 * USD });
       const res = await post(a.key, '/chat/completions', { model: 'gpt-4o', max_tokens: 20, stream, ...(stream ? { stream_options: { include_usage: true } } : {}), messages: [{ role: 'user', content: 'hello [overreport]' }] });

@@ -45,7 +45,7 @@ function pngSize(b64: string): { width: number; height: number } {
   return { width: bytes.readUInt32BE(16), height: bytes.readUInt32BE(20) };
 }
 
-/** ceil((prompt × input + completion × output) / 1000) nano-USD, prices in µUSD per 1M tokens (billing/price.ts). */
+/** ceil((prompt × input + completion × output) / 1000) nano-USD, prices in µUSD per 1M tokens (money/price.ts). */
 function cost(prompt: number, completion: number, inputMicro: number, outputMicro: number): number {
   return Math.ceil((prompt * inputMicro + completion * outputMicro) / 1000);
 }

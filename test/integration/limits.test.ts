@@ -1,6 +1,6 @@
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { setClock } from '../../functions/shared/billing/clock';
+import { setClock } from '../../functions/shared/time/clock';
 import { startGateway, type RunningGateway } from '../../local/gateway';
 
 /**

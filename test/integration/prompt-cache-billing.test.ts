@@ -73,7 +73,7 @@ afterAll(async () => {
 /** The displayed prices of a public model's first target. */
 const prices = (model: string): TokenPrices => CATALOGUE.get(model)!.targets[0]!.displayedPrice;
 
-/** ceil(Σ tokens × µUSD/MTok / 1000): the expected charge in nano-USD, written out independently of billing/price.ts. */
+/** ceil(Σ tokens × µUSD/MTok / 1000): the expected charge in nano-USD, written out independently of money/price.ts. */
 function expectedNano(buckets: Array<[tokens: number, price: number]>): number {
   const sum = buckets.reduce((s, [n, p]) => s + BigInt(n) * BigInt(p), 0n);
   return Number((sum + 999n) / 1000n);

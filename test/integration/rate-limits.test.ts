@@ -1,7 +1,7 @@
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reloadConfig } from '../../functions/shared/config/env';
-import { now, setClock } from '../../functions/shared/billing/clock';
+import { now, setClock } from '../../functions/shared/time/clock';
 import { startGateway, type RunningGateway } from '../../local/gateway';
 
 /**

@@ -152,7 +152,7 @@ describe('slow first token', () => {
     sim.setFault({ provider: 'openai' }, { kind: 'slow-headers', delayMs: 500 }, { times: 1 });
     sim.setChunkDelay(100); // first content ~600 ms after the upstream request, the whole answer ~1.4 s
     const { dispatch } = await import('../../functions/shared/app/dispatch');
-    const { newRequestId } = await import('../../functions/shared/billing/ledger');
+    const { newRequestId } = await import('../../functions/shared/http/request-id');
     const controller = new AbortController();
     const now = Date.now();
     const requestId = newRequestId(now);

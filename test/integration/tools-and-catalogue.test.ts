@@ -5,7 +5,7 @@ import { pollLedgerEntry } from '../support/ledger';
 import { buildCatalogue, CATALOGUE } from '../../functions/shared/catalogue/catalogue';
 import type { CatalogueEntryData, CatalogueTargetData } from '../../functions/shared/catalogue/schema';
 import { chatCompletionRequest } from '../../functions/shared/openai/chat-request';
-import { InvalidRequestError } from '../../functions/shared/openai/errors';
+import { InvalidRequestError } from '../../functions/shared/errors/gateway-errors';
 import { planAttempts, requiredCapabilities } from '../../functions/shared/routing/attempt-plan';
 
 /**

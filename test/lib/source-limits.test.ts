@@ -60,8 +60,8 @@ function functionName(node: ts.Node): string {
 
 const files = FOLDERS.flatMap((folder) => sourceFiles(resolve(ROOT, folder)));
 
-describe('source size limits (DESIGN.md: files under 300 lines, functions under 80)', () => {
-  it('no source file over 300 lines, data files aside', () => {
+describe('source size limits (DESIGN.md: files under 400 lines, functions under 100)', () => {
+  it('no source file over 400 lines, data files aside', () => {
     const long = files
       .map((file) => ({ file: relative(ROOT, file), lines: readFileSync(file, 'utf8').split('\n').length - 1 }))
       .filter(({ file, lines }) => lines > MAX_FILE_LINES && !(file in DATA_FILES))
@@ -69,7 +69,7 @@ describe('source size limits (DESIGN.md: files under 300 lines, functions under 
     expect(long).toEqual([]);
   });
 
-  it('no function over 80 lines', () => {
+  it('no function over 100 lines', () => {
     const long = files.flatMap((file) => longFunctions(file, readFileSync(file, 'utf8')));
     expect(long).toEqual([]);
   });

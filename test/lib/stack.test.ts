@@ -416,18 +416,18 @@ const CHAT_BUNDLE_BUDGET_BYTES = 390_000;
 /**
  * Modules of an AWS SDK client in a bundle's esbuild metafile. Allowed: the DynamoDB exception classes
  * (`instanceof ConditionalCheckFailedException`, ~2 KB), util-dynamodb's marshalling and the SigV4
- * signer with the SDK's retry classification (http/aws-json.ts).
+ * signer with the SDK's retry classification (aws/aws-json.ts).
  */
 const SDK_CLIENT_MODULE = /@aws-sdk\/(lib-dynamodb|client-[a-z-]+)\/dist-es\/(?!models\/(errors|DynamoDBServiceException)\.js$)|@aws-sdk\/core\/|@smithy\/(node-http-handler|core\/dist-es\/submodules\/(protocols\/(?!util-uri-escape)|schema\/|endpoints\/))/;
 
 describe('the request functions\' bundles', () => {
-  it('carry no AWS SDK client: DynamoDB and Secrets Manager go over their JSON protocols (store/commands.ts, http/aws-json.ts)', () => {
+  it('carry no AWS SDK client: DynamoDB and Secrets Manager go over their JSON protocols (store/commands.ts, aws/aws-json.ts)', () => {
     for (const fn of [ids.chatFn, ids.embeddingsFn]) {
       // What is in index.mjs (the metafile's `inputs` lists every module parsed, tree-shaken ones too).
       const meta = JSON.parse(readFileSync(join(assetDirOf(template, assemblyDir, fn), 'index.meta.json'), 'utf8')) as { outputs: Record<string, { inputs: Record<string, { bytesInOutput: number }> }> };
       const output = Object.entries(meta.outputs).find(([file]) => file.endsWith('index.mjs'))?.[1];
       const inputs = Object.entries(output?.inputs ?? {}).filter(([, i]) => i.bytesInOutput > 0).map(([file]) => file);
-      expect(inputs).toContain('functions/shared/http/aws-json.ts');
+      expect(inputs).toContain('functions/shared/aws/aws-json.ts');
       expect(inputs.filter((f) => SDK_CLIENT_MODULE.test(f))).toEqual([]);
     }
   });

@@ -5,7 +5,7 @@ import type { GatewayRequest } from '../../functions/shared/http/types';
 import { messagesErrorKind } from '../../functions/shared/messages/errors';
 import { displayName } from '../../functions/shared/messages/model-list';
 import { resolveMessagesModel } from '../../functions/shared/messages/model-names';
-import { GatewayError, NotFoundError } from '../../functions/shared/openai/errors';
+import { GatewayError, NotFoundError } from '../../functions/shared/errors/gateway-errors';
 
 const request = (over: Partial<GatewayRequest> = {}): GatewayRequest => ({
   method: 'POST',

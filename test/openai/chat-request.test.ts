@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { chatCompletionRequest, DEFAULT_TEMPERATURE } from '../../functions/shared/openai/chat-request';
 import { embeddingsRequest } from '../../functions/shared/openai/embeddings';
-import { InvalidRequestError } from '../../functions/shared/openai/errors';
+import { InvalidRequestError } from '../../functions/shared/errors/gateway-errors';
 import { parseJsonBody } from '../../functions/shared/openai/parse-body';
 
 const parse = (body: unknown) => parseJsonBody(JSON.stringify(body), chatCompletionRequest);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { chatCompletionRequest } from '../../functions/shared/openai/chat-request';
-import { InvalidRequestError } from '../../functions/shared/openai/errors';
+import { InvalidRequestError } from '../../functions/shared/errors/gateway-errors';
 import { parseJsonBody } from '../../functions/shared/openai/parse-body';
 import { breakingSamples, objectShape, resolve, validSamples, type Candidate } from '../support/openapi/samples';
 import { openApiSubset, strictTopLevelErrors } from '../support/openapi/validator';

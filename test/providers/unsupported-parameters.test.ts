@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ChatCompletionRequest } from '../../functions/shared/openai/chat-request';
-import { InvalidRequestError } from '../../functions/shared/openai/errors';
+import { InvalidRequestError } from '../../functions/shared/errors/gateway-errors';
 import { providerSpec } from '../../functions/shared/providers/registry';
 import { ctxFor, request } from './openai-compatible/support';
 

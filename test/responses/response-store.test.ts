@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { GatewayError } from '../../functions/shared/openai/errors';
+import { GatewayError } from '../../functions/shared/errors/gateway-errors';
 import { conversationInput, MAX_REFERENCED_RESPONSES } from '../../functions/shared/responses/conversation-state';
 import type { InputItem } from '../../functions/shared/responses/request';
 import { inputItemId, outputItemId, requestIdOfResponse, responseIdOf, responseIdOfItem } from '../../functions/shared/responses/response-ids';

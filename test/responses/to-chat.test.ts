@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidRequestError } from '../../functions/shared/openai/errors';
+import { InvalidRequestError } from '../../functions/shared/errors/gateway-errors';
 import { parseJsonBody } from '../../functions/shared/openai/parse-body';
 import { createResponseRequest, unknownParameter } from '../../functions/shared/responses/request';
 import { toChatRequest } from '../../functions/shared/responses/to-chat';

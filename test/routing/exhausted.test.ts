@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidRequestError, UpstreamUnavailableError } from '../../functions/shared/openai/errors';
+import { InvalidRequestError, UpstreamUnavailableError } from '../../functions/shared/errors/gateway-errors';
 import type { AttemptRecord } from '../../functions/shared/routing/attempt-contract';
 import { exhausted } from '../../functions/shared/routing/fallback-router';
 

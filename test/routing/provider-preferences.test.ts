@@ -2,7 +2,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { CATALOGUE } from '../../functions/shared/catalogue/catalogue';
 import { providerPreferences, splitModelSuffix } from '../../functions/shared/openai/provider-preferences';
 import { planAttempts } from '../../functions/shared/routing/attempt-plan';
-import { exclusionReason, orderTargets } from '../../functions/shared/routing/provider-preferences';
+import { exclusionReason, orderTargets } from '../../functions/shared/routing/attempt-plan';
 import { FORGET_AFTER_MS, HALF_LIFE_MS, measuredSpeed, recordSpeed, resetSpeeds } from '../../functions/shared/routing/target-speed';
 
 const keys = { OPENAI_API_KEY: 'k', ANTHROPIC_API_KEY: 'k', GEMINI_API_KEY: 'k', DEEPSEEK_API_KEY: 'k', TOGETHER_API_KEY: 'k', DEEPINFRA_API_KEY: 'k', MINIMAX_API_KEY: 'k' };

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { CATALOGUE, getModel } from '../../functions/shared/catalogue/catalogue';
 import { chatCompletionRequest } from '../../functions/shared/openai/chat-request';
-import { InvalidRequestError } from '../../functions/shared/openai/errors';
+import { InvalidRequestError } from '../../functions/shared/errors/gateway-errors';
 import { planAttempts, requestFallbacks, requiredCapabilities } from '../../functions/shared/routing/attempt-plan';
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { NotFoundError } from '../../functions/shared/openai/errors';
+import { NotFoundError } from '../../functions/shared/errors/gateway-errors';
 import type { UpstreamSseEvent } from '../../functions/shared/providers/types';
 import { decodeSse } from '../../functions/shared/sse/decode';
 import { DONE_FRAME, dataFrame, errorFrame } from '../../functions/shared/sse/encode';

@@ -2,7 +2,7 @@
 import { placeHold } from '../../functions/shared/billing/hold';
 import type { HoldDemand } from '../../functions/shared/billing/hold-plan';
 import type { HoldRecord } from '../../functions/shared/billing/hold-record';
-import { newRequestId } from '../../functions/shared/billing/request-id';
+import { newRequestId } from '../../functions/shared/http/request-id';
 import { settleHold, type SettleResult, type UsageEntry } from '../../functions/shared/billing/settle';
 
 /** gpt-4o's displayed prices (µUSD per 1M tokens): $2.50 / $10 × 1.055. */

@@ -1,8 +1,8 @@
 /** `GET /v1/activity?days=30`: usage by UTC day × model × key, from the ledger. */
-import { queryAccountKeys } from '../accounts/key-list';
+import { queryAccountKeys } from '../accounts/key-store';
 import { accountActivity } from '../billing/activity';
 import type { GatewayRequest, JsonResult } from '../http/types';
-import { InvalidRequestError } from '../openai/errors';
+import { InvalidRequestError } from '../errors/gateway-errors';
 import type { AccountCaller } from './caller';
 import { json, usd } from './json';
 

@@ -12,9 +12,9 @@
  * none); answers like the GET above.
  */
 import * as z from '../validation/zod';
-import { usdToNanoUsd } from '../billing/money';
+import { usdToNanoUsd } from '../money/money';
 import type { GatewayRequest, JsonResult } from '../http/types';
-import { InvalidRequestError } from '../openai/errors';
+import { InvalidRequestError } from '../errors/gateway-errors';
 import { parseJsonBody } from '../openai/parse-body';
 import { readBalanceWatch, saveAutoTopUp, saveLowBalanceAlert } from '../payments/auto-top-up';
 import { requireStripe } from '../payments/stripe-client';

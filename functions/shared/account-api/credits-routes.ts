@@ -8,7 +8,7 @@
 import * as z from '../validation/zod';
 import { publicBaseUrl } from '../http/public-url';
 import type { GatewayRequest, JsonResult } from '../http/types';
-import { GatewayError, InvalidRequestError } from '../openai/errors';
+import { GatewayError, InvalidRequestError } from '../errors/gateway-errors';
 import { parseJsonBody } from '../openai/parse-body';
 import { listPayments } from '../payments/payment-ledger';
 import { requireStripe } from '../payments/stripe-client';

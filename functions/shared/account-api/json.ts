@@ -1,5 +1,5 @@
 /** JSON building blocks of the account API: USD beside the exact nano-USD integer, one JSON result. */
-import { NANO_USD_PER_USD } from '../billing/money';
+import { NANO_USD_PER_USD } from '../money/money';
 import type { JsonResult } from '../http/types';
 
 /**

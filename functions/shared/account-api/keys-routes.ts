@@ -5,13 +5,14 @@
  */
 import * as z from '../validation/zod';
 import { LIMIT_RESETS } from '../accounts/key-item';
-import { queryAccountKeys } from '../accounts/key-list';
-import { getOwnedKey, readKeyStates } from '../accounts/key-read';
-import { createKey, deleteKey } from '../accounts/key-store';
+import { queryAccountKeys } from '../accounts/key-store';
+import { getOwnedKey, readKeyStates } from '../accounts/key-store';
+import { createKey } from '../accounts/key-store';
+import { deleteKey } from '../accounts/key-update';
 import { updateKey, type KeyPatch } from '../accounts/key-update';
-import { usdToNanoUsd } from '../billing/money';
+import { usdToNanoUsd } from '../money/money';
 import type { GatewayRequest, JsonResult } from '../http/types';
-import { InvalidRequestError } from '../openai/errors';
+import { InvalidRequestError } from '../errors/gateway-errors';
 import { parseJsonBody } from '../openai/parse-body';
 import type { AccountCaller } from './caller';
 import { json } from './json';

@@ -5,7 +5,7 @@
  * (`/v1/billing/stripe/webhook`) is signed by Stripe instead.
  */
 import type { GatewayHandler, GatewayRequest, GatewayResult } from '../http/types';
-import { MethodNotAllowedError, NotFoundError } from '../openai/errors';
+import { MethodNotAllowedError, NotFoundError } from '../errors/gateway-errors';
 import { getAccountInfo, getCredits } from './account-routes';
 import { activityRoute } from './activity-route';
 import { deleteByokRoute, listByokRoute, patchByokRoute, putByokRoute } from './byok-routes';

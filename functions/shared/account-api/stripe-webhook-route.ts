@@ -20,7 +20,7 @@
  */
 import type Stripe from 'stripe';
 import type { GatewayRequest, JsonResult } from '../http/types';
-import { GatewayError, InvalidRequestError, NotFoundError } from '../openai/errors';
+import { GatewayError, InvalidRequestError, NotFoundError } from '../errors/gateway-errors';
 import { logger } from '../observability/logger';
 import { accountOfPayment, creditPayment, debitDispute, debitRefund, type PaymentOutcome } from '../payments/payment-ledger';
 import { stripeSetup } from '../payments/stripe-client';

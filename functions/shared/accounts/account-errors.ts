@@ -1,5 +1,5 @@
 /** Domain errors of accounts and keys: failed DynamoDB conditions become these, never a generic 500. */
-import { GatewayError, NotFoundError } from '../openai/errors';
+import { GatewayError, NotFoundError } from '../errors/gateway-errors';
 import { MAX_KEYS_PER_ACCOUNT } from './limits';
 
 /**

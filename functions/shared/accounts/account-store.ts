@@ -1,15 +1,15 @@
 /**
  * Accounts table access. Root item (DATA-MODEL §2): `{ accountId, email?, keyCount, freeTokens,
  * heldFreeTokens, creditNanoUsd, heldNanoUsd, purchasedNanoUsd, usedNanoUsd, usedFreeTokens, inflight,
- * shards?, createdAt, keys: {}, byok: {}, holds: {} }` (money in nano-USD, see billing/money.ts; holds in
+ * shards?, createdAt, keys: {}, byok: {}, holds: {} }` (money in nano-USD, see money/money.ts; holds in
  * billing/hold.ts, each in flight kept inline in `holds`). `keys` maps the first 16 hex characters of each key's hash to its per-key state,
- * written with the key row in one transaction (key-store.ts, key-update.ts, key-delete.ts).
+ * written with the key row in one transaction (key-store.ts, key-update.ts).
  */
 import { randomBytes } from 'node:crypto';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, UpdateCommand } from '../store/commands';
 import * as z from '../validation/zod';
-import { InvalidRequestError } from '../openai/errors';
+import { InvalidRequestError } from '../errors/gateway-errors';
 import { ACCOUNT_EXISTS_AND_CREDIT_FITS, ACCOUNT_IS_NEW } from '../store/conditions';
 import { documentClient } from '../store/dynamo';
 import { storeCall } from '../store/store-errors';

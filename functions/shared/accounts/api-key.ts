@@ -4,7 +4,7 @@
  * full key is stored; the key itself is shown once and never stored or logged.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { AuthenticationError } from '../openai/errors';
+import { AuthenticationError } from '../errors/gateway-errors';
 
 /** Every modelmux key starts with this. */
 export const API_KEY_PREFIX = 'sk-mux-';

@@ -1,23 +1,24 @@
 /**
- * API keys: creation here; listing, updating, deleting and authenticating live beside it and are
- * re-exported. The key row, the account's keyCount and the account's `keys.<h16>` entry change together
+ * API keys: creating, listing and reading them (updating and deleting: key-update.ts; authenticating:
+ * authenticate.ts). The key row, the account's keyCount and the account's `keys.<h16>` entry change together
  * in ONE TransactWriteItems, so keyCount always equals the number of non-deleted keys, never exceeds
  * {@link MAX_KEYS_PER_ACCOUNT} (also under concurrent creates), and the per-key state a hold checks
  * exists exactly for the live keys (DynamoDB Developer Guide, "Amazon DynamoDB Transactions") — on
- * every fund shard item of the account (key-shards.ts).
+ * every fund shard item of the account (key-state.ts).
  */
-import { InvalidRequestError } from '../openai/errors';
+import { QueryCommand, GetCommand } from '../store/commands';
+import { InvalidRequestError } from '../errors/gateway-errors';
 import { ACCOUNT_EXISTS_AND_HAS_KEY_ROOM, KEY_IS_NEW } from '../store/conditions';
 import { tableNames } from '../store/tables';
 import { transactWrite } from '../store/transact-write';
 import { cancellationCodes } from '../store/transaction-retry';
-import { AccountNotFoundError, KeyLimitExceededError } from './account-errors';
+import { AccountNotFoundError, KeyLimitExceededError, KeyNotFoundError } from './account-errors';
 import { generateApiKey } from './api-key';
-import type { KeyItem, LimitReset } from './key-item';
-import { otherShardUpdates, readAccountShape, shardsGuard } from './key-shards';
-import { freshKeyState, KEYS_MAP, keyStateId, shardKeyState, type KeyState } from './key-state';
-import { withKeysMap } from './keys-map';
+import { type KeyItem, type LimitReset, keyItemSchema, toKeyInfo, type KeyInfo } from './key-item';
+import { otherShardUpdates, readAccountShape, shardsGuard, freshKeyState, KEYS_MAP, keyStateId, shardKeyState, type KeyState, withKeysMap, shardPks, keyStateOf, type AccountShape } from './key-state';
 import { MAX_KEYS_PER_ACCOUNT } from './limits';
+import { documentClient } from '../store/dynamo';
+import { storeCall } from '../store/store-errors';
 
 /** Longest key name, characters. */
 export const MAX_KEY_NAME_LENGTH = 100;
@@ -109,7 +110,121 @@ export async function createKey(accountId: string, name: string, opts: CreateKey
   return { key, keyHash, hint, name: cleanName, createdAt, item, state };
 }
 
-export { listKeys } from './key-list';
-export { deleteKey, revokeKey } from './key-delete';
-export { authenticate } from './authenticate';
 export type { KeyInfo } from './key-item';
+
+// ---------------------------------------------------------------------------------------------------
+/* Listing an account's keys through the keys table's `byAccount` index. */
+
+/** Index on the keys table listing an account's keys by creation time (table-schemas.ts). */
+const BY_ACCOUNT_INDEX = 'byAccount';
+
+/** Every key row of the account (active and revoked), oldest first, via the `byAccount` index. */
+export async function queryAccountKeys(accountId: string): Promise<KeyItem[]> {
+  const items: KeyItem[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await storeCall(() =>
+      documentClient().send(
+        new QueryCommand({
+          TableName: tableNames().keys,
+          IndexName: BY_ACCOUNT_INDEX,
+          KeyConditionExpression: 'accountId = :accountId',
+          ExpressionAttributeValues: { ':accountId': accountId },
+          ExclusiveStartKey: startKey,
+        }),
+      ),
+    );
+    for (const raw of page.Items ?? []) items.push(keyItemSchema.parse(raw));
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return items;
+}
+
+/**
+ * The account's keys, oldest first, without hashes in full. The index is eventually consistent: a key
+ * created a moment ago may be missing for a moment.
+ * @throws StoreUnavailableError (503) when DynamoDB is unavailable.
+ */
+export async function listKeys(accountId: string): Promise<KeyInfo[]> {
+  return (await queryAccountKeys(accountId)).map(toKeyInfo);
+}
+
+// ---------------------------------------------------------------------------------------------------
+/* Reading one key: its row (by full hash) and its `keys.<h16>` entry on the account's items. */
+
+/**
+ * The key row of `keyHash` if it belongs to `accountId` and is not deleted (strongly consistent read).
+ * Another account's key and a deleted key look the same to the caller: not found.
+ * @throws KeyNotFoundError (404); StoreUnavailableError (503).
+ */
+export async function getOwnedKey(accountId: string, keyHash: string): Promise<KeyItem> {
+  if (!/^[0-9a-f]{64}$/.test(keyHash)) throw new KeyNotFoundError(accountId, keyHash);
+  const out = await storeCall(() =>
+    documentClient().send(new GetCommand({ TableName: tableNames().keys, Key: { keyHash }, ConsistentRead: true })),
+  );
+  const item = out.Item ? keyItemSchema.parse(out.Item) : undefined;
+  if (!item || item.accountId !== accountId || item.status === 'deleted') throw new KeyNotFoundError(accountId, keyHash);
+  return item;
+}
+
+/** The account's shape and its keys' entries, as {@link readKeyEntries} reads them. */
+export interface KeyEntries extends AccountShape {
+  /**
+   * By key hash: the root's entry (status, limit, window, left, held — only the root's holds count
+   * against a limit), with `usedNanoUsd` summed and `lastUsedAt` the latest over every fund shard.
+   * A hash without an entry is absent.
+   */
+  states: Map<string, KeyState>;
+}
+
+/**
+ * The entries of the given keys on every item of the account (the root, then the other fund shards;
+ * each read projected to those entries, strongly consistent unless asked otherwise).
+ * @throws StoreUnavailableError (503).
+ */
+export async function readKeyEntries(accountId: string, keyHashes: readonly string[], opts: { consistent?: boolean } = {}): Promise<KeyEntries> {
+  const names: Record<string, string> = { '#keys': KEYS_MAP };
+  keyHashes.forEach((h, i) => (names[`#h${i}`] = keyStateId(h)));
+  const projection = ['accountId', 'shards', ...keyHashes.map((_, i) => `#keys.#h${i}`)].join(', ');
+  const read = (pk: string) =>
+    storeCall(() =>
+      documentClient().send(
+        new GetCommand({
+          TableName: tableNames().accounts,
+          Key: { accountId: pk },
+          ProjectionExpression: projection,
+          ...(keyHashes.length > 0 ? { ExpressionAttributeNames: names } : {}),
+          ConsistentRead: opts.consistent ?? true,
+        }),
+      ),
+    );
+  const root = (await read(accountId)).Item;
+  const shards = typeof root?.shards === 'number' ? Math.max(1, Math.floor(root.shards)) : 1;
+  const others = shards > 1 ? await Promise.all(shardPks(accountId, shards).slice(1).map(async (pk) => (await read(pk)).Item)) : [];
+  const states = new Map<string, KeyState>();
+  const entryOf = (item: Record<string, unknown> | undefined, h: string): unknown => ((item?.[KEYS_MAP] ?? {}) as Record<string, unknown>)[keyStateId(h)];
+  for (const h of keyHashes) {
+    const raw = entryOf(root, h);
+    if (raw === undefined) continue;
+    const state = keyStateOf(raw);
+    for (const item of others) {
+      const shard = entryOf(item, h);
+      if (shard === undefined) continue;
+      const s = keyStateOf(shard);
+      state.usedNanoUsd = (state.usedNanoUsd ?? 0) + (s.usedNanoUsd ?? 0);
+      if (s.lastUsedAt !== undefined && (state.lastUsedAt === undefined || s.lastUsedAt > state.lastUsedAt)) state.lastUsedAt = s.lastUsedAt;
+    }
+    states.set(h, state);
+  }
+  return { exists: root !== undefined, shards, states };
+}
+
+/**
+ * The account's per-key entries for the given hashes ({@link readKeyEntries}).
+ * @returns entries by key hash; a hash without an entry is absent from the map.
+ * @throws StoreUnavailableError (503).
+ */
+export async function readKeyStates(accountId: string, keyHashes: readonly string[], opts: { consistent?: boolean } = {}): Promise<Map<string, KeyState>> {
+  if (keyHashes.length === 0) return new Map();
+  return (await readKeyEntries(accountId, keyHashes, opts)).states;
+}

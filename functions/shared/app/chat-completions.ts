@@ -11,9 +11,9 @@ import { openAiUsage } from '../openai/chat-response';
 import { parseJsonBody } from '../openai/parse-body';
 import { loadUpstreamCredentials } from '../config/upstream-credentials';
 import { planAttempts, requestFallbacks, requiredCapabilities } from '../routing/attempt-plan';
-import { effectivePreferences, honouringParameters } from '../routing/provider-preferences';
+import { effectivePreferences, honouringParameters } from '../routing/attempt-plan';
 import { splitModelSuffix } from '../openai/provider-preferences';
-import { assertWithinOutputLimit } from './request-limits';
+import { assertWithinOutputLimit } from '../openai/request-limits';
 import { overheadMs } from '../routing/attempt-loop';
 import { routeBuffered, routeStream } from '../routing/fallback-router';
 import { warmTokenizer } from '../usage/estimate';
@@ -78,10 +78,10 @@ export async function runChatExchange(
   if (!bill.predicted) await bill.confirmed;
   // The held output limit always goes upstream, so no completion can outgrow the hold.
   const sent: RoutedChatRequest = body.max_completion_tokens == null && body.max_tokens == null ? { ...body, max_tokens: outputLimit } : body;
+  // Stops the upstream when the client leaves or the hold is refused.
   const upstream = new AbortController();
-  req.signal.addEventListener('abort', () => upstream.abort(), { once: true });
   // No answer outgrows its hold, whatever the upstream does with the limit (usage/output-meter.ts).
-  const opts = { ...routeOptions(req, caller), signal: upstream.signal, outputBudget: demand.outputTokens };
+  const opts = { ...routeOptions(req, caller), signal: AbortSignal.any([req.signal, upstream.signal]), outputBudget: demand.outputTokens };
   const ctx: CallContext = { req, body, bill, created: Math.floor(req.receivedAt / 1000), surface };
   if (body.stream !== true) {
     // Routing runs to the function's deadline; the status waits for the answer until the budget,

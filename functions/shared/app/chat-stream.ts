@@ -1,7 +1,7 @@
 import { openAiUsage, type ChunkParts, type Usage } from '../openai/chat-response';
 import { createCompletionAssembler } from '../openai/completion-assembler';
 import type { TokenUsage } from '../usage/token-usage';
-import { GatewayError, UpstreamUnavailableError } from '../openai/errors';
+import { GatewayError, UpstreamUnavailableError } from '../errors/gateway-errors';
 import type { StreamResult } from '../http/types';
 import { UpstreamAttemptError } from '../providers/types';
 import { overheadMs } from '../routing/attempt-loop';

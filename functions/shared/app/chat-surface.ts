@@ -1,5 +1,5 @@
 import type { ChatCompletion, ChunkParts, CompletionParts, Usage } from '../openai/chat-response';
-import { toErrorBody, type GatewayError } from '../openai/errors';
+import { toErrorBody, type GatewayError } from '../errors/gateway-errors';
 import type { SseFrame } from '../http/types';
 import type { RoutedBase } from '../routing/attempt-contract';
 import { DONE_FRAME, dataFrame, errorFrame } from '../sse/encode';

@@ -1,5 +1,5 @@
 import type { GatewayHandler, GatewayRequest, GatewayResult } from '../http/types';
-import { MethodNotAllowedError, NotFoundError } from '../openai/errors';
+import { MethodNotAllowedError, NotFoundError } from '../errors/gateway-errors';
 import { chatCompletions } from './chat-completions';
 import { embeddings } from './embeddings';
 import { imageGenerations } from './images';

@@ -7,7 +7,7 @@
  * (`encoding_format: "base64"`) — plus each item's envelope. A request that cannot fit is refused
  * before any upstream call (and so before any charge), saying how many inputs fit.
  */
-import { InvalidRequestError } from '../openai/errors';
+import { InvalidRequestError } from '../errors/gateway-errors';
 
 /**
  * Lambda's buffered response limit (bytes), less room for headers and the invocation's JSON wrapper:

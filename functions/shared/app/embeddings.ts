@@ -15,7 +15,7 @@ import { tokenUsage } from '../usage/token-usage';
 import { assertEmbeddingsAnswerFits } from './embeddings-size';
 import { authenticateRequest, callAfterHold } from './guard';
 import { holdEndsAt } from './hold-timing';
-import { assertDimensions } from './request-limits';
+import { assertDimensions } from '../openai/request-limits';
 import { settleRequest, usageEntry } from './settle-request';
 import { routingHeaders } from './routing-headers';
 

@@ -1,9 +1,9 @@
 import { readState } from '../billing/account-state';
 import { findLedgerEntry } from '../billing/ledger-read';
 import type { LedgerItem } from '../billing/ledger-entry';
-import { NANO_USD_PER_USD } from '../billing/money';
+import { NANO_USD_PER_USD } from '../money/money';
 import type { GatewayRequest, JsonResult } from '../http/types';
-import { InvalidRequestError, NotFoundError } from '../openai/errors';
+import { InvalidRequestError, NotFoundError } from '../errors/gateway-errors';
 import { authenticateRequest } from './guard';
 
 /**
@@ -15,7 +15,7 @@ import { authenticateRequest } from './guard';
  * 404 an unknown id gets, as does a request still in flight (OpenRouter: 404 until it is ready).
  */
 
-/** Our request id inside any id derived from it (billing/request-id.ts). */
+/** Our request id inside any id derived from it (http/request-id.ts). */
 const REQUEST_ID = /req_\d{13}_[0-9a-f]{16}/;
 
 /** One attempt of the fallback path. */

@@ -1,7 +1,7 @@
-import { authenticate } from '../accounts/key-store';
+import { authenticate } from '../accounts/authenticate';
 import type { AuthenticatedKey } from '../accounts/authenticate';
 import { parseBearer } from '../accounts/api-key';
-import { PayloadTooLargeError } from '../openai/errors';
+import { PayloadTooLargeError } from '../errors/gateway-errors';
 import { dashboardUrl } from '../http/public-url';
 import type { GatewayRequest } from '../http/types';
 import type { RequestBill } from '../billing/request-bill';

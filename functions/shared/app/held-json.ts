@@ -1,5 +1,5 @@
 import type { JsonResult, StreamResult } from '../http/types';
-import { asGatewayError, toErrorBody, type GatewayError } from '../openai/errors';
+import { asGatewayError, toErrorBody, type GatewayError } from '../errors/gateway-errors';
 import { logger } from '../observability/logger';
 
 /**

@@ -10,7 +10,7 @@
  * naming how many fit and what a lossy format allows. An upstream image past the bound is still sent
  * when it fits; one past the 6 MB is the buffered handler's 500 (functions/embeddings/handler.ts).
  */
-import { InvalidRequestError } from '../openai/errors';
+import { InvalidRequestError } from '../errors/gateway-errors';
 import type { ImageFormat } from '../openai/images';
 import { MAX_BUFFERED_ANSWER_BYTES } from './embeddings-size';
 

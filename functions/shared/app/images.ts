@@ -5,7 +5,7 @@ import { CATALOGUE, getModel, type CatalogueEntry, type CatalogueTarget } from '
 import { loadUpstreamCredentials } from '../config/upstream-credentials';
 import { dashboardUrl } from '../http/public-url';
 import type { GatewayRequest, JsonResult } from '../http/types';
-import { InvalidRequestError, UpstreamUnavailableError } from '../openai/errors';
+import { InvalidRequestError, UpstreamUnavailableError } from '../errors/gateway-errors';
 import { DEFAULT_IMAGE_MODEL, IMAGE_QUALITIES, formatOfMime, imagesRequest, sizePixels, type ImagesRequest, type ImagesResponse } from '../openai/images';
 import { parseJsonBody } from '../openai/parse-body';
 import { recordOverhead } from '../observability/metrics';

@@ -6,12 +6,12 @@
  * usage includes it.
  */
 import { getAccount } from '../accounts/account-store';
-import { getOwnedKey, readKeyStates } from '../accounts/key-read';
+import { getOwnedKey, readKeyStates } from '../accounts/key-store';
 import { limitRemainingNanoUsd } from '../accounts/key-state';
 import { rateLimitsFor } from '../config/env';
-import { NANO_USD_PER_USD } from '../billing/money';
+import { NANO_USD_PER_USD } from '../money/money';
 import type { GatewayRequest, JsonResult } from '../http/types';
-import { AuthenticationError } from '../openai/errors';
+import { AuthenticationError } from '../errors/gateway-errors';
 import { authenticateRequest } from './guard';
 
 const usd = (nano: number) => nano / NANO_USD_PER_USD;

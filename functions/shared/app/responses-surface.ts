@@ -1,6 +1,6 @@
 import type { ChatSurface } from './chat-surface';
 import type { ChatCompletion, ChatCompletionChunk, ChunkChoice, Usage } from '../openai/chat-response';
-import { toErrorBody } from '../openai/errors';
+import { toErrorBody } from '../errors/gateway-errors';
 import type { SseFrame } from '../http/types';
 import { toResponse, type ResponseContext, type ResponseObject } from '../responses/response-object';
 import { createResponsesStreamEncoder } from '../responses/stream-events';

@@ -1,5 +1,5 @@
 import type { GatewayRequest, GatewayResult } from '../http/types';
-import { InvalidRequestError, MethodNotAllowedError, NotFoundError } from '../openai/errors';
+import { InvalidRequestError, MethodNotAllowedError, NotFoundError } from '../errors/gateway-errors';
 import { unsupportedParameter } from '../providers/unsupported-parameters';
 import { withReferencedItems } from '../responses/conversation-state';
 import { listInputItems, listQuery } from '../responses/input-item-list';

@@ -1,6 +1,6 @@
 import type { StreamResult } from '../http/types';
 import type { routeStream } from '../routing/fallback-router';
-import { asGatewayError } from '../openai/errors';
+import { asGatewayError } from '../errors/gateway-errors';
 import { completionId, type CallContext } from './chat-call-context';
 import { streamed } from './chat-stream';
 import { settledWithin } from './held-json';

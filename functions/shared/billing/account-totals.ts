@@ -7,7 +7,7 @@ import { GetCommand } from '../store/commands';
 import { documentClient } from '../store/dynamo';
 import { storeCall } from '../store/store-errors';
 import { tableNames } from '../store/tables';
-import { shardPks } from './shards';
+import { shardPks } from '../accounts/key-state';
 
 /** Sums over the account's items. Tokens and nano-USD. */
 export interface AccountTotals {

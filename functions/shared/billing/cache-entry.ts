@@ -6,7 +6,7 @@
  */
 import type { TokenPrices } from '../catalogue/catalogue';
 import type { TokenUsage } from '../usage/token-usage';
-import type { CacheBuckets } from './price';
+import type { CacheBuckets } from '../money/price';
 
 /** The cache fields of a ledger entry (tokens; prices µUSD per 1M tokens). All absent without caching. */
 export interface CacheEntryFields {

@@ -3,16 +3,16 @@
  * ALL_OLD of a failed attempt) — a pure function, so the refusal a client sees is computed from the
  * store's own numbers, and is unit-tested.
  *
- * Money rules: free tokens pay first, prompt before completion (billing/price.ts); the rest is credit,
+ * Money rules: free tokens pay first, prompt before completion (money/price.ts); the rest is credit,
  * priced at the highest displayed price among the request's targets. A key's USD spend limit counts
  * credit only (free tokens are not money). Rate limits: fixed epoch-minute window and in-flight count,
  * per account item and per key.
  */
-import { AuthenticationError, InsufficientCreditError, type GatewayError } from '../openai/errors';
+import { AuthenticationError, InsufficientCreditError, type GatewayError } from '../errors/gateway-errors';
 import type { KeyState, ShardState, SlotHold } from './account-state';
-import { windowEnd, windowId } from './key-window';
-import { formatNanoUsd } from './money';
-import { computeCharge } from './price';
+import { windowEnd, windowId } from '../accounts/key-state';
+import { formatNanoUsd } from '../money/money';
+import { computeCharge } from '../money/price';
 import type { RateLimits } from '../config/env';
 import { epochMinute, MINUTE_MS, RateLimitError } from './rate-limit';
 

@@ -1,8 +1,8 @@
-import { AuthenticationError } from '../openai/errors';
+import { AuthenticationError } from '../errors/gateway-errors';
 import { readState, type ShardState } from './account-state';
 import type { HoldPlan } from './hold-plan';
 import type { HoldRequest } from './hold';
-import { repairKeyEntry } from './key-entry';
+import { repairKeyEntry } from '../accounts/key-state';
 import { gatherInto, refillShard } from './shards';
 
 /**

@@ -14,7 +14,7 @@ import { HOLD_IS_NEW } from '../store/conditions';
 import type { HoldSpec, RpmBranch, StaleSlots } from './hold-plan';
 import { encodeInlineHold, HOLDS_MAP, keyEntryId, type HoldRecord } from './hold-record';
 import { markPendingHolds } from './pending-holds';
-import { isLeaseId } from './request-id';
+import { isLeaseId } from '../http/request-id';
 import { UpdateBuilder } from './update-builder';
 
 /** The hold's UpdateItem input (the account item's pk is `record.accountId`). */

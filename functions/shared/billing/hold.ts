@@ -7,25 +7,26 @@
  * hold is planned again from the store's own numbers — so a refusal (402, 429, 401) is always decided
  * on real data, and a stale view costs one extra write, never an overdraft.
  */
-import { StoreUnavailableError, type GatewayError } from '../openai/errors';
+import { StoreUnavailableError, type GatewayError } from '../errors/gateway-errors';
 import { logger } from '../observability/logger';
 import { storeRecentlyFailed } from '../store/store-errors';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand } from '../store/commands';
-import { withAccountMap } from '../accounts/keys-map';
+import { withAccountMap } from '../accounts/key-state';
 import { documentClient } from '../store/dynamo';
 import { storeCall } from '../store/store-errors';
 import { backoffDelayMs, isTransactionConflict } from '../store/transaction-retry';
 import { readState, rememberState, shardStateOf, unmarshallItem, updateView, viewOf, type ShardState } from './account-state';
 import { config, rateLimitsFor } from '../config/env';
-import { now } from './clock';
+import { now } from '../time/clock';
 import { planHold, type HoldDemand, type HoldSpec, type RateGrant, type RpmBranch } from './hold-plan';
 import { decodeInlineHold, HOLDS_MAP, keyEntryId, type HoldRecord } from './hold-record';
 import { holdUpdate } from './hold-write';
 import { moveToRoot, replanAfterRefusal, type HoldCursor } from './hold-replan';
 import { rateHeadersOf, type RateHeaders } from './rate-headers';
-import { pickShard, shardPk } from './shards';
-import { isLeaseId } from './request-id';
+import { shardPk } from '../accounts/key-state';
+import { pickShard } from './shards';
+import { isLeaseId } from '../http/request-id';
 import { sleep } from '../retry/sleep';
 
 /** What to hold, for whom. */

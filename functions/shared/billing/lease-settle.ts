@@ -22,12 +22,12 @@ import { recordOverHoldLoss } from '../observability/metrics';
 import { sleep } from '../retry/sleep';
 import { unmarshallItem } from './account-state';
 import { cancellationReasons } from './cancellation';
-import { now as billingNow } from './clock';
+import { now as billingNow } from '../time/clock';
 import { epochMinute } from './rate-limit';
 import type { UpdateBuilder } from './update-builder';
 import { transactWrite } from '../store/transact-write';
 import { HOLDS_MAP, keyEntryId, type HoldRecord } from './hold-record';
-import { requestIdFloor } from './request-id';
+import { requestIdFloor } from '../http/request-id';
 import { accountSettleUpdate, applySettleToView, chargeFor, ledgerEntryItem, settleHold, settledBefore, type SettleOutcome, type SettleResult, type UsageEntry } from './settle';
 
 /** When a lease was taken (epoch ms), from its id; NaN for a malformed id. */

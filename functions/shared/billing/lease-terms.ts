@@ -9,7 +9,7 @@ import type { ShardState } from './account-state';
 import { rateLimitsFor, type Config } from '../config/env';
 import type { HoldDemand, RateGrant } from './hold-plan';
 import { keyAllowance } from './hold-plan';
-import { computeCharge } from './price';
+import { computeCharge } from '../money/price';
 import { epochMinute, formatResetDuration, MINUTE_MS } from './rate-limit';
 
 /** A slice must cover at least this many of the request's most (else the account leases per request). */

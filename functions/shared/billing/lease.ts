@@ -26,14 +26,14 @@
 import { logger } from '../observability/logger';
 import { readState, viewOf } from './account-state';
 import { config, type Config } from '../config/env';
-import { now as billingNow } from './clock';
+import { now as billingNow } from '../time/clock';
 import { placeHold, rateHeadersOfHold, type HoldRequest } from './hold';
 import type { HoldDemand } from './hold-plan';
 import { keyEntryId, type HoldRecord } from './hold-record';
 import { leasedRateHeaders, leaseTerms, type LeaseTerms } from './lease-terms';
 import { LEASE_ADMIT_SKEW_MS, returnLease, type UnwrittenEntry } from './lease-settle';
 import { epochMinute } from './rate-limit';
-import { LEASE_ID_PREFIX, newRequestId, REQUEST_ID_PREFIX } from './request-id';
+import { LEASE_ID_PREFIX, newRequestId, REQUEST_ID_PREFIX } from '../http/request-id';
 import { cancelUnknownHold } from './settle-durable';
 import { queueBalanceAction } from './settle-queue';
 import { watchBalance } from './balance-watch';

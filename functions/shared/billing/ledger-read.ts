@@ -10,8 +10,8 @@ import { documentClient } from '../store/dynamo';
 import { storeCall } from '../store/store-errors';
 import { tableNames } from '../store/tables';
 import { isSettledItem, ledgerItemSchema, type LedgerItem } from './ledger-entry';
-import { requestIdFloor } from './request-id';
-import { shardPks } from './shards';
+import { requestIdFloor } from '../http/request-id';
+import { shardPks } from '../accounts/key-state';
 
 /** Every page of one partition's Query, settled items only. */
 async function forEachSettled(input: Omit<QueryCommandInput, 'ExclusiveStartKey'>, visit: (raw: Record<string, unknown>) => void): Promise<void> {

@@ -15,7 +15,7 @@ import { storeCall } from '../store/store-errors';
 import { tableNames } from '../store/tables';
 import type { TransactItems } from '../store/transact-write';
 import { holdRecordSchema, type HoldRecord } from './hold-record';
-import type { Charge } from './price';
+import type { Charge } from '../money/price';
 import type { SettleOutcome } from './settle';
 import { UpdateBuilder } from './update-builder';
 

@@ -5,7 +5,7 @@
  * `6m0s`) — plus `retry-after` in whole seconds, which the official SDKs honour when retrying
  * (openai-node `retryRequest`: `retry-after-ms`, then `retry-after`, if under 60 s).
  */
-import { GatewayError } from '../openai/errors';
+import { GatewayError } from '../errors/gateway-errors';
 
 /** One minute, ms: the request-rate window. */
 export const MINUTE_MS = 60_000;

@@ -13,7 +13,7 @@
  * `usage.cost` in the body and the ledger entry are the same number.
  */
 import { logger } from '../observability/logger';
-import type { Charge } from './price';
+import type { Charge } from '../money/price';
 import { holdPredicted, placeHold, rateHeadersOfHold, type HoldRequest } from './hold';
 import type { HoldRecord } from './hold-record';
 import { chargeFor, type ChargedUsage, type SettleResult, type UsageEntry } from './settle';

@@ -7,7 +7,7 @@
  * queued settles retried for 24 h before the dead-letter queue; orphans within expiry + grace + 5 min (HOLD_SWEEP_INTERVAL_MINUTES).
  */
 import { logger } from '../observability/logger';
-import { StoreUnavailableError } from '../openai/errors';
+import { StoreUnavailableError } from '../errors/gateway-errors';
 import type { HoldRecord } from './hold-record';
 import type { SettleOutcome, SettleResult } from './settle';
 import { settleRecord } from './lease-settle';

@@ -29,9 +29,9 @@ import { updateView, unmarshallItem } from './account-state';
 import { cancellationReasons } from './cancellation';
 import { HOLDS_MAP, keyEntryId, slotsOf, type HoldRecord } from './hold-record';
 import { legacySettleTransaction } from './legacy-settle';
-import { computeCharge, type Charge } from './price';
+import { computeCharge, type Charge } from '../money/price';
 import { cacheBucketsOf, type CacheEntryFields, type CacheEntryKey } from './cache-entry';
-import { isLeaseId } from './request-id';
+import { isLeaseId } from '../http/request-id';
 import { UpdateBuilder } from './update-builder';
 import { sleep } from '../retry/sleep';
 
@@ -92,7 +92,7 @@ export interface HeldCharge extends Charge {
 }
 
 /**
- * The charge of a usage against its hold, bucket by bucket (billing/price.ts): free tokens only from those held (prompt first), credit at
+ * The charge of a usage against its hold, bucket by bucket (money/price.ts): free tokens only from those held (prompt first), credit at
  * most the hold's nano-USD; the rest of the usage's cost is the platform's loss (`lossNanoUsd`).
  */
 export function chargeFor(hold: Pick<HoldRecord, 'holdFreeTokens' | 'holdNanoUsd'>, entry: ChargedUsage): HeldCharge {

@@ -9,22 +9,18 @@
  * the ledger's costs, always equals what was granted and purchased. Rate limits are split 1/S per
  * shard. Keys with a spend limit are served by shard 0 only (their allowance is not split).
  */
-import { InvalidRequestError } from '../openai/errors';
+import { InvalidRequestError } from '../errors/gateway-errors';
 import { tableNames } from '../store/tables';
 import { transactWrite, type TransactItems } from '../store/transact-write';
 import { shardKeyState } from '../accounts/key-state';
+import { shardPk } from '../accounts/key-state';
 import { ACCOUNT_KEYS_UNCHANGED } from '../store/conditions';
 import { readState, updateView, type ShardState } from './account-state';
 import type { HoldDemand } from './hold-plan';
-import { computeCharge } from './price';
+import { computeCharge } from '../money/price';
 
 /** Largest number of shards an account may have (a gather transaction touches every shard: ≤ 100 items). */
 export const MAX_SHARDS = 32;
-
-/** The account item (and ledger partition) of shard `k`. */
-export function shardPk(accountId: string, k: number): string {
-  return k === 0 ? accountId : `${accountId}#${k}`;
-}
 
 /**
  * The shard a request holds on: random among S; shard 0 when S = 1, the key has a spend limit, or the
@@ -164,9 +160,4 @@ export async function setShards(accountId: string, count: number): Promise<numbe
   await transactWrite(items);
   updateView(accountId, (s) => (s.shards = count));
   return count;
-}
-
-/** Every item of an account (shard 0 first), for readers that sum them. */
-export function shardPks(accountId: string, shards: number): string[] {
-  return Array.from({ length: Math.max(1, shards) }, (_, k) => shardPk(accountId, k));
 }

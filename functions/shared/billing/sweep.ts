@@ -19,12 +19,12 @@
 import { logger } from '../observability/logger';
 import { recordPendingHolds } from '../observability/metrics';
 import { config } from '../config/env';
-import { queryAccountKeys } from '../accounts/key-list';
+import { queryAccountKeys } from '../accounts/key-store';
 import { recordOfInline, type HoldRecord, type InlineHold } from './hold-record';
 import { findPendingHolds } from './pending-holds';
 import { settleHold, type SettleOutcome } from './settle';
 import { reconcileLease } from './lease-settle';
-import { isLeaseId } from './request-id';
+import { isLeaseId } from '../http/request-id';
 import { deadLetterMessages, pendingSettleMessages } from './settle-queue';
 
 /** How long past its expiry a hold marked `queued` is left to the settle queue (ms): its 24 h of retries, plus 1 h. */

@@ -1,5 +1,5 @@
 /** Sums of an account's ledger: what the admin CLI's `usage` prints. */
-import { InvalidRequestError } from '../openai/errors';
+import { InvalidRequestError } from '../errors/gateway-errors';
 import { readState } from './account-state';
 import { forEachLedgerEntry } from './ledger-read';
 

@@ -1,5 +1,5 @@
-import { NotFoundError } from '../openai/errors';
-import { displayedPrice, usdPerMTokToMicro } from '../billing/price';
+import { NotFoundError } from '../errors/gateway-errors';
+import { displayedPrice, usdPerMTokToMicro } from '../money/price';
 import { manifestEntry, type ImageTokenRule, type ProviderName } from '../providers/manifest';
 import { CATALOGUE_ALIASES } from './aliases';
 import { providerDataPolicy } from './data-policies';
@@ -182,7 +182,7 @@ function prices(base: CatalogueTargetData['price'], tier: { inputUsdPerMTok: num
   };
 }
 
-/** Displayed prices: each bucket's upstream price × 1.055, rounded up once (billing/price.ts). */
+/** Displayed prices: each bucket's upstream price × 1.055, rounded up once (money/price.ts). */
 function withFee(p: TokenPrices): TokenPrices {
   return { input: displayedPrice(p.input), cachedInput: displayedPrice(p.cachedInput), cacheWrite5m: displayedPrice(p.cacheWrite5m), cacheWrite1h: displayedPrice(p.cacheWrite1h), output: displayedPrice(p.output) };
 }

@@ -12,7 +12,7 @@
  * (the handler calls the loader at INIT and again per request), so GetSecretValue is called directly
  * (config/secrets-manager.ts).
  */
-import { ConfigUnavailableError } from '../openai/errors';
+import { ConfigUnavailableError } from '../errors/gateway-errors';
 import { getSecretString } from './secrets-manager';
 
 /**

@@ -1,10 +1,10 @@
 /**
  * Secrets Manager's GetSecretValue, the one read of secrets at INIT and every 5 min after
- * (config/secret-json.ts, edge/origin-secret.ts): over the JSON 1.1 protocol (http/aws-json.ts), so
+ * (config/secret-json.ts, edge/origin-secret.ts): over the JSON 1.1 protocol (aws/aws-json.ts), so
  * the Lambda bundles carry no SDK client (docs/dynamodb-client.md, "Bundle"). Without environment
  * credentials (a local tool on a profile) it goes through the SDK's client, loaded with `import()`.
  */
-import { AwsJsonClient, envCredentials } from '../http/aws-json';
+import { AwsJsonClient, envCredentials } from '../aws/aws-json';
 
 /**
  * The SDK package, for the path without environment credentials; not a literal, so esbuild leaves it

@@ -1,7 +1,7 @@
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
-import { newRequestId } from '../billing/ledger';
+import { newRequestId } from '../http/request-id';
 import type { GatewayHandler, GatewayRequest, GatewayResult, JsonResult } from '../http/types';
-import { asGatewayError, toErrorBody } from '../openai/errors';
+import { asGatewayError, toErrorBody } from '../errors/gateway-errors';
 import { logger } from '../observability/logger';
 import { invocationStarted, publishMetrics, recordDirectAccessRefused, recordRequest } from '../observability/metrics';
 import { initTracing } from '../observability/tracer';

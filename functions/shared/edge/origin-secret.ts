@@ -1,5 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { GatewayError, ConfigUnavailableError } from '../openai/errors';
+import { GatewayError, ConfigUnavailableError } from '../errors/gateway-errors';
 
 /**
  * "One door": behind CloudFront, a Function URL answers only requests that carry the distribution's

@@ -11,7 +11,7 @@
  * | `COGNITO_JWKS_URI` | `<issuer>/.well-known/jwks.json` | where the signing keys are fetched (once per container) |
  * | `COGNITO_ENDPOINT` | (AWS's own) | the Cognito API endpoint when it is not AWS's (the local emulator) |
  */
-import { ConfigUnavailableError } from '../openai/errors';
+import { ConfigUnavailableError } from '../errors/gateway-errors';
 import { config, ConfigError } from '../config/env';
 
 /** The settings above, resolved. */

@@ -4,7 +4,7 @@
  * Called once per account, when it is created; the client is made once per container.
  */
 import { CognitoIdentityProviderClient, GetUserCommand } from '@aws-sdk/client-cognito-identity-provider';
-import { AuthenticationError, ConfigUnavailableError } from '../openai/errors';
+import { AuthenticationError, ConfigUnavailableError } from '../errors/gateway-errors';
 import { identityConfig } from './identity-config';
 
 let client: CognitoIdentityProviderClient | undefined;

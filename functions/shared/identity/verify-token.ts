@@ -11,7 +11,7 @@ import { validateCognitoJwtFields } from 'aws-jwt-verify/cognito-verifier';
 import { FetchError, JwtExpiredError } from 'aws-jwt-verify/error';
 import { SimpleJwksCache } from 'aws-jwt-verify/jwk';
 import { API_KEY_PREFIX } from '../accounts/api-key';
-import { AuthenticationError, ConfigUnavailableError } from '../openai/errors';
+import { AuthenticationError, ConfigUnavailableError } from '../errors/gateway-errors';
 import { identityConfig, type IdentityConfig } from './identity-config';
 import { jwksFetcher } from './jwks-fetcher';
 

@@ -1,4 +1,4 @@
-import type { GatewayError } from '../openai/errors';
+import type { GatewayError } from '../errors/gateway-errors';
 
 /**
  * The gateway's errors in Anthropic's shape (docs/anthropic-messages.md, "Errors"; Anthropic API

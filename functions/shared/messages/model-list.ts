@@ -1,5 +1,5 @@
 import type { CatalogueEntry } from '../catalogue/catalogue';
-import { InvalidRequestError } from '../openai/errors';
+import { InvalidRequestError } from '../errors/gateway-errors';
 
 /**
  * Models in Anthropic's shape (`GET /v1/models` sent with `anthropic-version`; Anthropic Models API,

@@ -1,5 +1,5 @@
 import { CATALOGUE, findModel, type Catalogue } from '../catalogue/catalogue';
-import { NotFoundError } from '../openai/errors';
+import { NotFoundError } from '../errors/gateway-errors';
 
 /**
  * The catalogue chat model a Messages request's `model` names. Claude Code and the Anthropic SDKs send

@@ -1,7 +1,7 @@
-import { outputLimitOf } from '../app/request-limits';
+import { outputLimitOf } from '../openai/request-limits';
 import { getModel } from '../catalogue/catalogue';
 import { chatCompletionRequest } from '../openai/chat-request';
-import { InvalidRequestError } from '../openai/errors';
+import { InvalidRequestError } from '../errors/gateway-errors';
 import { NATIVE_REQUEST, type RoutedChatRequest } from '../providers/types';
 import { safeParse } from '../validation/zod';
 import type { ContentBlock, CountTokensRequest, MessageParam, MessagesRequest } from './request';
@@ -24,7 +24,7 @@ import type { ContentBlock, CountTokensRequest, MessageParam, MessagesRequest } 
  * - `max_tokens` (required here, a cap: Claude Code sends 32000 whatever the model) → `max_tokens`, never
  *   above the model's output limit (README, "The Anthropic Messages API"), so a cap past a smaller
  *   model's limit is served at that limit, not refused as OpenAI refuses `max_tokens` on its own API
- *   (app/request-limits.ts); each target's adapter lowers it to its own limit;
+ *   (openai/request-limits.ts); each target's adapter lowers it to its own limit;
  * - `stop_sequences` → `stop` (OpenAI takes 4: the first 4), `metadata.user_id` → `user`; `top_k`,
  *   `thinking`, `cache_control` and beta fields have no counterpart and only reach Claude targets.
  * @param model the catalogue id the request's model name resolved to.

@@ -4,7 +4,7 @@
  * e.g. the operator's dev account, gets none), through {@link sendEmail}. Amounts are shown in USD.
  */
 import { GetCommand } from '../store/commands';
-import { formatNanoUsd } from '../billing/money';
+import { formatNanoUsd } from '../money/money';
 import { config } from '../config/env';
 import { documentClient } from '../store/dynamo';
 import { storeCall } from '../store/store-errors';

@@ -169,7 +169,7 @@ export const chatCompletionRequest = z
     route: z.nullish(z.literal('fallback')),
     /**
      * OpenRouter's provider preferences (openai/provider-preferences.ts; what they do:
-     * routing/provider-preferences.ts). A routing field: never sent upstream.
+     * routing/attempt-plan.ts). A routing field: never sent upstream.
      */
     provider: z.nullish(providerPreferences),
   })

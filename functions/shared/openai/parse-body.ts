@@ -1,5 +1,5 @@
 import { safeParse, type core } from '../validation/zod';
-import { InvalidRequestError } from './errors';
+import { InvalidRequestError } from '../errors/gateway-errors';
 import { assertRequestBounds, assertWithinBudget, validationDeadline, type ValidationDeadline } from './request-bounds';
 
 /**

@@ -3,7 +3,7 @@ import * as z from '../validation/zod';
 
 /**
  * The request's side of OpenRouter's provider routing: the `provider` object of a chat request and the
- * `:nitro` / `:floor` model suffixes, validated. What they mean for the plan: routing/provider-preferences.ts.
+ * `:nitro` / `:floor` model suffixes, validated. What they mean for the plan: routing/attempt-plan.ts.
  */
 
 /** Provider names as OpenRouter and Vercel write them, lower-cased, → ours. */

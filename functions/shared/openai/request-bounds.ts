@@ -13,7 +13,7 @@
  * per value; the time budget is a last stop, checked as the scan goes and again after the schema.
  * Field-level limits (n, dimensions, embedding inputs) live beside their routes.
  */
-import { InvalidRequestError } from './errors';
+import { InvalidRequestError } from '../errors/gateway-errors';
 
 /** Deepest nesting of objects and arrays. */
 export const MAX_JSON_DEPTH = 128;

@@ -15,7 +15,7 @@
 import { GetCommand, QueryCommand } from '../store/commands';
 import * as z from '../validation/zod';
 import { readState } from '../billing/account-state';
-import { NANO_USD_PER_USD } from '../billing/money';
+import { NANO_USD_PER_USD } from '../money/money';
 import { gatherInto } from '../billing/shards';
 import { ACCOUNT_EXISTS, ACCOUNT_EXISTS_AND_CREDIT_FITS, PAYMENT_ENTRY_IS_NEW, REFUND_ENTRY_UNCHANGED } from '../store/conditions';
 import { documentClient } from '../store/dynamo';

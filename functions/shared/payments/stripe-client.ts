@@ -11,7 +11,7 @@
 import Stripe from 'stripe';
 import { config } from '../config/env';
 import { createSecretJsonLoader } from '../config/secret-json';
-import { NotFoundError } from '../openai/errors';
+import { NotFoundError } from '../errors/gateway-errors';
 
 /** The credential names, in env and in the secret. */
 export const STRIPE_CREDENTIAL_VARS = ['STRIPE_SECRET_KEY', 'STRIPE_WEBHOOK_SECRET'] as const;

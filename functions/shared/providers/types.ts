@@ -8,7 +8,7 @@ import type { ChunkParts } from '../openai/chat-response';
 import type { EmbeddingParts, EmbeddingsRequest } from '../openai/embeddings';
 import type { ImageParts, ImagesRequest } from '../openai/images';
 import type { AssemblyRules } from '../openai/completion-assembler';
-import type { GatewayError } from '../openai/errors';
+import type { GatewayError } from '../errors/gateway-errors';
 import type { ProviderName } from './manifest';
 
 /** Where and how to reach one provider (base URL without trailing slash; the key is secret). */

@@ -1,5 +1,5 @@
 import type { ChatCompletionRequest, FunctionTool, MessageToolCall, ToolCall, ToolChoice } from '../openai/chat-request';
-import { InvalidRequestError } from '../openai/errors';
+import { InvalidRequestError } from '../errors/gateway-errors';
 
 /**
  * Request features a target may not be able to honour, refused with the 400 OpenAI itself answers

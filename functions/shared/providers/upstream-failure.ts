@@ -1,5 +1,5 @@
 import { safeParse, type core } from '../validation/zod';
-import { InvalidRequestError } from '../openai/errors';
+import { InvalidRequestError } from '../errors/gateway-errors';
 import { UpstreamAttemptError, type FailureKind, type UpstreamFailure } from './types';
 
 /**

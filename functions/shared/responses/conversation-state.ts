@@ -1,4 +1,4 @@
-import { GatewayError, InvalidRequestError, NotFoundError } from '../openai/errors';
+import { GatewayError, InvalidRequestError, NotFoundError } from '../errors/gateway-errors';
 import type { CreateResponseRequest, InputItem } from './request';
 import { isResponseId, responseIdOfItem } from './response-ids';
 import type { OutputItem } from './response-object';

@@ -1,4 +1,4 @@
-import { InvalidRequestError } from '../openai/errors';
+import { InvalidRequestError } from '../errors/gateway-errors';
 import type { InputItem } from './request';
 import { inputItemId, ITEM_ID_PREFIX } from './response-ids';
 

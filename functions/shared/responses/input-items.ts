@@ -1,6 +1,6 @@
 import type { ChatMessage, MessageToolCall } from '../openai/chat-request';
 import type { UserContentPart } from '../openai/chat-messages';
-import { InvalidRequestError } from '../openai/errors';
+import { InvalidRequestError } from '../errors/gateway-errors';
 import { unsupportedParameter } from '../providers/unsupported-parameters';
 import type { CreateResponseRequest, InputItem, MessagePart } from './request';
 

@@ -1,5 +1,5 @@
 /**
- * The ids of the Responses API, all derived from our request id (billing/request-id.ts,
+ * The ids of the Responses API, all derived from our request id (http/request-id.ts,
  * `req_<13-digit ms>_<16 hex>`), so logs, ledger, answer and store agree, and so every item id names
  * the response it belongs to: resolving an `item_reference` is one read of that response, no index.
  *

@@ -1,5 +1,5 @@
 import type { ChatCompletionChunk, ChunkChoice, Usage } from '../openai/chat-response';
-import type { OpenAIErrorBody } from '../openai/errors';
+import type { OpenAIErrorBody } from '../errors/gateway-errors';
 import { finish, responseShell, toResponsesUsage, type ResponseContext, type ResponseObject } from './response-object';
 import { StreamOutputItems } from './stream-output-items';
 

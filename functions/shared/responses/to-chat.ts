@@ -1,5 +1,5 @@
 import { chatCompletionRequest, type ChatCompletionRequest } from '../openai/chat-request';
-import { InvalidRequestError } from '../openai/errors';
+import { InvalidRequestError } from '../errors/gateway-errors';
 import { unsupportedParameter } from '../providers/unsupported-parameters';
 import { toChatMessages } from './input-items';
 import type { CreateResponseRequest } from './request';

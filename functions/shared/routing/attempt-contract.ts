@@ -1,4 +1,4 @@
-import { GatewayError } from '../openai/errors';
+import { GatewayError } from '../errors/gateway-errors';
 import { UpstreamAttemptError, type AdapterContext, type UpstreamFailure } from '../providers/types';
 import type { Attempt } from './attempt-plan';
 import type { CircuitBreaker, FailureOrigin } from './circuit-breaker';

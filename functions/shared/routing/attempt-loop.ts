@@ -1,4 +1,4 @@
-import { GatewayError } from '../openai/errors';
+import { GatewayError } from '../errors/gateway-errors';
 import { logger } from '../observability/logger';
 import { recordFallback } from '../observability/metrics';
 import { startSpan, type Span } from '../observability/tracer';
@@ -133,10 +133,10 @@ class PlanRun<T> {
       this.brk.release(breakerKey(attempt), this.account);
       throw this.hooks.exhausted(this.records, true, this.tooSmallWindow);
     }
+    // The loop's own stop (a lost race, the loop's end) beside the client's: one signal, no listener to
+    // remove (AbortSignal.any holds its sources weakly), however long a started stream lives on.
     const controller = new AbortController();
-    // Never removed: a stream that has started keeps listening for the client after the loop ends.
-    if (this.opts.signal.aborted) controller.abort();
-    else this.opts.signal.addEventListener('abort', () => controller.abort(), { once: true });
+    const signal = AbortSignal.any([this.opts.signal, controller.signal]);
     const span = startSpan('upstream');
     span.annotate('target', attempt.target.key);
     this.firstKey ??= attempt.target.key;
@@ -148,7 +148,7 @@ class PlanRun<T> {
     };
     const ctx: AdapterContext = { target: attempt.target, endpoint: attempt.endpoint };
     const limits = clip(this.hooks.timeouts(attempt), remaining);
-    this.runner(attempt, ctx, { limits, signal: controller.signal, started: () => this.onStarted(f) }).then(
+    this.runner(attempt, ctx, { limits, signal, started: () => this.onStarted(f) }).then(
       (value) => settle({ ok: true, value }),
       (error: unknown) => settle({ ok: false, error }),
     );

@@ -1,4 +1,4 @@
-import { GatewayError } from '../openai/errors';
+import { GatewayError } from '../errors/gateway-errors';
 import { logger } from '../observability/logger';
 import type { UpstreamFailure } from '../providers/types';
 import type { Attempt } from './attempt-plan';

@@ -6,7 +6,7 @@
 import type { ChatCompletionRequest } from '../openai/chat-request';
 import type { ChunkParts, CompletionParts } from '../openai/chat-response';
 import { createCompletionAssembler } from '../openai/completion-assembler';
-import { GatewayError, InvalidRequestError, UpstreamUnavailableError } from '../openai/errors';
+import { GatewayError, InvalidRequestError, UpstreamUnavailableError } from '../errors/gateway-errors';
 import { logger } from '../observability/logger';
 import { decodeSse } from '../sse/decode';
 import { outputMeter, type OutputMeter } from '../usage/output-meter';

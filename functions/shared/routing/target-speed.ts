@@ -1,7 +1,7 @@
 /**
  * Each target's measured speed in this container (Lambda containers share nothing): time to first
  * token and output tokens per second of its answered attempts, as exponentially decayed averages, for
- * OpenRouter's `sort: "latency"` / `"throughput"` (provider-preferences.ts). The weight of a new
+ * OpenRouter's `sort: "latency"` / `"throughput"` (attempt-plan.ts). The weight of a new
  * measurement grows with the age of the average (half-life {@link HALF_LIFE_MS}; never below
  * {@link MIN_WEIGHT}), and an average older than {@link FORGET_AFTER_MS} is forgotten: what a
  * target did an hour ago says little about it now.

@@ -1,4 +1,4 @@
-import { toErrorBody } from '../openai/errors';
+import { toErrorBody } from '../errors/gateway-errors';
 
 /**
  * Our SSE framing, exactly OpenAI's (providers.md §1.4): `data: <json>\n\n` per chunk, no `event:`

@@ -1,7 +1,7 @@
 /**
  * The store's DynamoDB commands: lib-dynamodb's inputs and outputs (items as plain JS values), sent by
  * the store client (store/dynamo.ts `documentClient().send(new UpdateCommand({...}))`) over DynamoDB's
- * JSON protocol (http/aws-json.ts). Same names and shapes as `@aws-sdk/lib-dynamodb`'s commands, whose
+ * JSON protocol (aws/aws-json.ts). Same names and shapes as `@aws-sdk/lib-dynamodb`'s commands, whose
  * classes are not imported here: each of them pulls the whole SDK DynamoDB client into a bundle
  * (~185 KB of the chat bundle; docs/dynamodb-client.md). Only their types are used.
  */

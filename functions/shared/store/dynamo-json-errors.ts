@@ -1,5 +1,5 @@
 /**
- * Errors of the store's JSON-protocol calls (http/aws-json.ts), made the SDK's way so every caller's
+ * Errors of the store's JSON-protocol calls (aws/aws-json.ts), made the SDK's way so every caller's
  * checks keep working: `instanceof ConditionalCheckFailedException` (with `Item`),
  * `TransactionCanceledException` with `CancellationReasons` (items still marshalled, as the SDK leaves
  * them), `name`, `$fault` and `$metadata.httpStatusCode` (store-errors.ts). Only the exception classes
@@ -10,7 +10,7 @@ import {
   ProvisionedThroughputExceededException, RequestLimitExceeded, ResourceNotFoundException, ThrottlingException,
   TransactionCanceledException, TransactionConflictException, TransactionInProgressException,
 } from '@aws-sdk/client-dynamodb';
-import { errorName, type AwsJsonMetadata } from '../http/aws-json';
+import { errorName, type AwsJsonMetadata } from '../aws/aws-json';
 
 type ExceptionClass = (new (opts: { message: string; $metadata: object } & Record<string, unknown>) => DynamoDBServiceException) & { shapeId: string };
 

@@ -5,7 +5,7 @@
 import { Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent, type AgentOptions } from 'node:https';
 import { config } from '../config/env';
-import { AwsJsonClient, envCredentials, type AwsCredentials } from '../http/aws-json';
+import { AwsJsonClient, envCredentials, type AwsCredentials } from '../aws/aws-json';
 import { dynamoErrorFromResponse } from './dynamo-json-errors';
 import { StoreClient } from './lean-document-client';
 
@@ -64,7 +64,7 @@ export const SDK_CLIENT_HOOK = Symbol.for('modelmux.sdkClientCreated');
 
 /**
  * The client's credentials: the environment's (always set in Lambda: the execution role's; see
- * http/aws-json.ts envCredentials). For a custom endpoint (DynamoDB Local) without them, dummy static
+ * aws/aws-json.ts envCredentials). For a custom endpoint (DynamoDB Local) without them, dummy static
  * credentials, so the default chain does not probe IMDS. Otherwise `undefined`: the SDK's default chain
  * (profiles, SSO: the admin CLI), on the SDK path.
  */

@@ -1,6 +1,6 @@
 /**
  * The store's document client: every store command (store/commands.ts: Get, Put, Update, Delete,
- * Query, Scan, BatchGet, TransactWrite) goes over DynamoDB's JSON protocol (http/aws-json.ts), about
+ * Query, Scan, BatchGet, TransactWrite) goes over DynamoDB's JSON protocol (aws/aws-json.ts), about
  * half the CPU per call of lib-dynamodb over the SDK on Node 24, and with no SDK client in the Lambda
  * bundles (docs/dynamodb-client.md). Anything else (an SDK command: table operations of the local
  * tools and the admin CLI, a test's lib-dynamodb command), and every call when there is no JSON path
@@ -9,7 +9,7 @@
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Command as SdkCommand, MetadataBearer } from '@smithy/types';
-import type { AwsJsonClient } from '../http/aws-json';
+import type { AwsJsonClient } from '../aws/aws-json';
 import { StoreCommand } from './commands';
 import type { SdkDocumentClientOptions } from './sdk-document-client';
 

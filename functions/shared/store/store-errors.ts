@@ -2,7 +2,7 @@
  * What a DynamoDB failure means to the client. When the store cannot be reached or is throttling us,
  * the request fails with 503 before any upstream call: we never serve tokens we cannot bill.
  */
-import { StoreUnavailableError } from '../openai/errors';
+import { StoreUnavailableError } from '../errors/gateway-errors';
 
 /** The message every store outage shows the client. */
 export const STORE_UNAVAILABLE_MESSAGE =

@@ -18,6 +18,7 @@
  * (billing/settle.ts logs it).
  */
 import type { CatalogueTarget } from '../catalogue/catalogue';
+import { parseDataUrl } from '../openai/data-url';
 import type { ImageTokenRule } from '../providers/manifest';
 
 /** The media of one request: images (with detail and, when known, pixel size) and files (bytes, pages). */
@@ -126,10 +127,10 @@ export function pdfPageCount(bytes: Buffer): number | undefined {
 
 /** The bytes of a `data:` URL (base64 or percent-encoded), or undefined for any other URL. */
 export function dataUrlBytes(url: string, maxBytes = Number.POSITIVE_INFINITY): Buffer | undefined {
-  const m = /^data:[^,]*?(;base64)?,/i.exec(url);
-  if (!m) return undefined;
-  const payload = url.slice(m[0].length);
-  if (m[1]) {
+  const parsed = parseDataUrl(url);
+  if (parsed === undefined) return undefined;
+  const { payload } = parsed;
+  if (parsed.base64) {
     // Only the head is needed for a size; 4 base64 chars per 3 bytes.
     const head = Number.isFinite(maxBytes) ? payload.slice(0, Math.ceil(maxBytes / 3) * 4) : payload;
     return Buffer.from(head, 'base64');

@@ -1,6 +1,6 @@
 /**
  * The normalised token usage of one request, whatever the provider reported: the one shape billing
- * prices (billing/price.ts, bucket by bucket), the adapters produce (providers/<wire>/usage.ts) and the
+ * prices (money/price.ts, bucket by bucket), the adapters produce (providers/<wire>/usage.ts) and the
  * API surfaces encode (OpenAI chat `usage`, Responses `usage`, Anthropic Messages `usage`).
  *
  * Every count is in tokens. The cache buckets are SUBSETS of `prompt`, and `reasoning` is a subset of

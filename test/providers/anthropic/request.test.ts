@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidRequestError } from '../../../functions/shared/openai/errors';
+import { InvalidRequestError } from '../../../functions/shared/errors/gateway-errors';
 import { anthropicAdapter } from '../../../functions/shared/providers/anthropic/adapter';
 import type { AdapterContext } from '../../../functions/shared/providers/types';
 import { anthropicCtx, request, sentBody } from './support';

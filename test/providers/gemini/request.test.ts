@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidRequestError } from '../../../functions/shared/openai/errors';
+import { InvalidRequestError } from '../../../functions/shared/errors/gateway-errors';
 import { geminiAdapter } from '../../../functions/shared/providers/gemini/adapter';
 import { BASE_URL, chatRequest, ctxFor } from './helpers';
 

@@ -4,7 +4,7 @@
  * removed in the dashboard is used or dropped everywhere within that time) and decrypted in memory
  * for this request only. Plaintext keys are never cached, logged or returned.
  */
-import { ConfigUnavailableError } from '../../openai/errors';
+import { ConfigUnavailableError } from '../../errors/gateway-errors';
 import { logger } from '../../observability/logger';
 import type { ProviderName } from '../../providers/manifest';
 import { byokProviderNames } from '../../providers/manifest';

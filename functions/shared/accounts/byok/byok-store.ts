@@ -6,13 +6,13 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, UpdateCommand } from '../../store/commands';
 import * as z from '../../validation/zod';
-import { InvalidRequestError, NotFoundError } from '../../openai/errors';
+import { InvalidRequestError, NotFoundError } from '../../errors/gateway-errors';
 import { byokProviderNames, PROVIDER_NAMES, type ProviderName } from '../../providers/manifest';
 import { documentClient } from '../../store/dynamo';
 import { storeCall } from '../../store/store-errors';
 import { tableNames } from '../../store/tables';
 import { AccountNotFoundError } from '../account-errors';
-import { isMissingDocumentPath, withAccountMap } from '../keys-map';
+import { isMissingDocumentPath, withAccountMap } from '../key-state';
 import { byokContext, seal, type SealedSecret } from './envelope';
 
 /** The account item's BYOK map attribute. */

@@ -14,7 +14,7 @@ import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { KMSClient } from '@aws-sdk/client-kms';
-import { ConfigUnavailableError } from '../../openai/errors';
+import { ConfigUnavailableError } from '../../errors/gateway-errors';
 import { config } from '../../config/env';
 
 /** Binds a data key to what it protects (all values are strings, as KMS requires). */

@@ -1,5 +1,6 @@
 import type { UserContentPart } from '../../openai/chat-request';
-import { InvalidRequestError } from '../../openai/errors';
+import { InvalidRequestError } from '../../errors/gateway-errors';
+import { parseDataUrl } from '../../openai/data-url';
 import type { AnthropicCacheControl, AnthropicContentBlock, AnthropicDocumentBlock, AnthropicImageBlock, AnthropicTextBlock } from './request-body';
 
 /**
@@ -34,29 +35,14 @@ export function withCacheControl<B extends { cache_control?: AnthropicCacheContr
   return cacheControl === undefined ? block : { ...block, cache_control: cacheControl };
 }
 
-/** A parsed `data:` URL (RFC 2397), base64 only. */
-interface DataUrl {
-  mediaType: string;
-  data: string;
-}
-
-/** Splits `data:<media type>[;params];base64,<data>`; undefined for anything else. */
-export function parseDataUrl(url: string): DataUrl | undefined {
-  const m = /^data:([^;,]*)((?:;[^;,]*)*),(.*)$/s.exec(url);
-  if (m === null) return undefined;
-  const [, mediaType = '', params = '', data = ''] = m;
-  // Anthropic takes base64 only; a percent-encoded data URL cannot be passed on as is.
-  if (!params.split(';').includes('base64')) return undefined;
-  return { mediaType: mediaType.toLowerCase(), data };
-}
-
 function imageBlock(url: string, param: string): AnthropicImageBlock {
   if (url.startsWith('data:')) {
+    // Anthropic takes base64 only; a percent-encoded data URL cannot be passed on as is.
     const parsed = parseDataUrl(url);
-    if (parsed === undefined || parsed.mediaType === '') {
+    if (parsed === undefined || !parsed.base64 || parsed.mediaType === '') {
       throw new InvalidRequestError('Image data URLs must look like data:image/png;base64,<data>.', { param, code: 'invalid_image_url' });
     }
-    return { type: 'image', source: { type: 'base64', media_type: parsed.mediaType, data: parsed.data } };
+    return { type: 'image', source: { type: 'base64', media_type: parsed.mediaType, data: parsed.payload } };
   }
   if (/^https?:\/\//i.test(url)) return { type: 'image', source: { type: 'url', url } };
   throw new InvalidRequestError('Image URLs must be http(s) URLs or base64 data URLs.', { param, code: 'invalid_image_url' });
@@ -75,8 +61,8 @@ function documentBlock(file: { file_id?: string | undefined; file_data?: string 
     return { type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: file.file_data } };
   }
   const parsed = parseDataUrl(file.file_data);
-  if (parsed === undefined) {
+  if (parsed === undefined || !parsed.base64) {
     throw new InvalidRequestError('file_data must be base64, or a data URL like data:application/pdf;base64,<data>.', { param, code: 'invalid_file' });
   }
-  return { type: 'document', source: { type: 'base64', media_type: parsed.mediaType || 'application/pdf', data: parsed.data } };
+  return { type: 'document', source: { type: 'base64', media_type: parsed.mediaType || 'application/pdf', data: parsed.payload } };
 }

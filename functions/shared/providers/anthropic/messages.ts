@@ -1,5 +1,5 @@
 import type { ChatMessage, ToolCall } from '../../openai/chat-request';
-import { InvalidRequestError } from '../../openai/errors';
+import { InvalidRequestError } from '../../errors/gateway-errors';
 import { functionCallsOnly } from '../unsupported-parameters';
 import { userPartToBlock, withCacheControl } from './content';
 import type { AnthropicCacheControl, AnthropicContentBlock, AnthropicMessage, AnthropicTextBlock, AnthropicToolResultBlock, AnthropicToolUseBlock } from './request-body';

@@ -1,6 +1,6 @@
 import type { CatalogueTarget } from '../../catalogue/catalogue';
 import type { ChatCompletionRequest } from '../../openai/chat-request';
-import { InvalidRequestError } from '../../openai/errors';
+import { InvalidRequestError } from '../../errors/gateway-errors';
 import { NATIVE_REQUEST, type AdapterContext, type NativeRequest, type RoutedChatRequest, type UpstreamHttpRequest } from '../types';
 import { functionToolsOnly, refuseLogprobs, refuseOpenAIOnlyFeatures, refuseSeveralChoices } from '../unsupported-parameters';
 import { jsonModeInstruction } from './json-mode';

@@ -1,5 +1,5 @@
 import type { ChatCompletionRequest, ChatMessage } from '../../openai/chat-request';
-import { InvalidRequestError } from '../../openai/errors';
+import { InvalidRequestError } from '../../errors/gateway-errors';
 import { functionCallsOnly } from '../unsupported-parameters';
 import { toGeminiUserPart } from './media';
 import { signatureOf } from './thought-signature';

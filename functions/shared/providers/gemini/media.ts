@@ -1,5 +1,6 @@
 import type { UserContentPart } from '../../openai/chat-request';
-import { InvalidRequestError } from '../../openai/errors';
+import { InvalidRequestError } from '../../errors/gateway-errors';
+import { parseDataUrl } from '../../openai/data-url';
 import type { GeminiPart } from './wire-request';
 
 /**
@@ -46,7 +47,7 @@ export function toGeminiUserPart(part: UserContentPart, where: string): GeminiPa
       if (data === undefined) {
         throw new InvalidRequestError('File ids are not supported for this model; send the file inline as file_data.', { param: `${where}.file.file_id` });
       }
-      if (data.startsWith('data:')) return { inlineData: parseDataUrl(data, `${where}.file.file_data`) };
+      if (data.startsWith('data:')) return { inlineData: inlineData(data, `${where}.file.file_data`) };
       // Bare base64: the filename's extension names the type; PDF is what OpenAI's file parts carry.
       return { inlineData: { mimeType: mimeFromPath(part.file.filename ?? '') ?? 'application/pdf', data } };
     }
@@ -56,7 +57,7 @@ export function toGeminiUserPart(part: UserContentPart, where: string): GeminiPa
 }
 
 function imagePart(url: string, param: string): GeminiPart {
-  if (url.startsWith('data:')) return { inlineData: parseDataUrl(url, param) };
+  if (url.startsWith('data:')) return { inlineData: inlineData(url, param) };
   const remote = /^https?:\/\//i.test(url);
   throw new InvalidRequestError(
     remote
@@ -67,19 +68,17 @@ function imagePart(url: string, param: string): GeminiPart {
 }
 
 /**
- * `data:[<mime>][;param…][;base64],<payload>` (RFC 2397) → inline data, always base64 as Gemini wants.
+ * A data URL (openai/data-url.ts) → inline data, always base64 as Gemini wants; no media type is
+ * `text/plain` (RFC 2397's default).
  * @throws InvalidRequestError when there is no comma or the percent-encoding is malformed.
  */
-export function parseDataUrl(url: string, param: string): { mimeType: string; data: string } {
-  const comma = url.indexOf(',');
-  if (comma < 0) throw new InvalidRequestError('Invalid data URL: expected data:<mime type>;base64,<data>.', { param });
-  const meta = url.slice('data:'.length, comma).split(';');
-  const payload = url.slice(comma + 1);
-  const isBase64 = meta.slice(1).some((p) => p.toLowerCase() === 'base64');
-  const mimeType = meta[0] !== undefined && meta[0] !== '' ? meta[0].toLowerCase() : 'text/plain';
-  if (isBase64) return { mimeType, data: payload };
+function inlineData(url: string, param: string): { mimeType: string; data: string } {
+  const parsed = parseDataUrl(url);
+  if (parsed === undefined) throw new InvalidRequestError('Invalid data URL: expected data:<mime type>;base64,<data>.', { param });
+  const mimeType = parsed.mediaType || 'text/plain';
+  if (parsed.base64) return { mimeType, data: parsed.payload };
   try {
-    return { mimeType, data: Buffer.from(decodeURIComponent(payload), 'utf8').toString('base64') };
+    return { mimeType, data: Buffer.from(decodeURIComponent(parsed.payload), 'utf8').toString('base64') };
   } catch {
     throw new InvalidRequestError('Invalid data URL: malformed percent-encoding.', { param });
   }

@@ -1,7 +1,7 @@
 import type { CatalogueEntry } from '../catalogue/catalogue';
 import type { ChatCompletionRequest } from '../openai/chat-request';
 import type { EmbeddingsRequest } from '../openai/embeddings';
-import { InvalidRequestError } from '../openai/errors';
+import { InvalidRequestError } from '../errors/gateway-errors';
 
 /**
  * What OpenAI itself refuses about a model's limits, refused here the same way before any hold or
