@@ -64,11 +64,16 @@ async function rawAccount(accountId: string) {
   return (await documentClient().send(new GetCommand({ TableName: tableNames().accounts, Key: { accountId }, ConsistentRead: true }))).Item as Record<string, unknown>;
 }
 
-/** Waits for every hold of the account to settle; its ledger entries and the raw account item. */
+/**
+ * Waits for every hold of the account to settle (a credit lease of this process is returned at once, as
+ * at shutdown, instead of after its idle time); its ledger entries and the raw account item.
+ */
 async function settled(accountId: string) {
   const { documentClient } = await import('../../functions/shared/store/dynamo');
   const { tableNames } = await import('../../functions/shared/store/tables');
+  const { returnAllLeases } = await import('../../functions/shared/billing/lease');
   for (let i = 0; i < 300; i++) {
+    await returnAllLeases();
     const account = await rawAccount(accountId);
     if (account.heldNanoUsd === 0 && account.heldFreeTokens === 0) {
       const out = await documentClient().send(new QueryCommand({ TableName: tableNames().ledger, KeyConditionExpression: 'accountId = :a', ExpressionAttributeValues: { ':a': accountId }, ConsistentRead: true }));
