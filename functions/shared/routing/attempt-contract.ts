@@ -2,7 +2,7 @@ import { GatewayError } from '../errors/gateway-errors';
 import { UpstreamAttemptError, type AdapterContext, type UpstreamFailure } from '../providers/types';
 import type { Attempt } from './attempt-plan';
 import type { CircuitBreaker, FailureOrigin } from './circuit-breaker';
-import type { RetryPolicy } from './retry-policy';
+import type { RetryTuning } from './retry-policy';
 import type { Timeouts } from './timeouts';
 
 /**
@@ -41,7 +41,8 @@ export interface RouteOptions {
   deadline?: number;
   /** Our request id, on every log line the routing writes. */
   requestId?: string;
-  retry?: RetryPolicy;
+  /** How often the same target is tried again (routing/retry-policy.ts); default DEFAULT_RETRY. */
+  retry?: RetryTuning;
   breaker?: CircuitBreaker;
   /** Who sent the request (its account and raw body): the breaker counts content-caused failures for that account only. */
   origin?: FailureOrigin;

@@ -2,11 +2,13 @@ import { GatewayError } from '../errors/gateway-errors';
 import { logger } from '../observability/logger';
 import { recordFallback } from '../observability/metrics';
 import { startSpan, type Span } from '../observability/tracer';
-import type { AdapterContext } from '../providers/types';
 import { breakerKey, type Attempt } from './attempt-plan';
 import { byokKeyRefused } from './byok-refusal';
 import { breaker as defaultBreaker, type CircuitBreaker } from './circuit-breaker';
-import { DEFAULT_RETRY, retryDelay, sleep, type RetryPolicy } from './retry-policy';
+import { nextRetryDelay, type RetryPolicy } from '../retry/retry';
+import { sleep } from '../retry/sleep';
+import { upstreamRetryPolicy } from './retry-policy';
+import type { AdapterContext, UpstreamFailure } from '../providers/types';
 import { healthOf, type TargetHealth } from './target-health';
 import type { Timeouts } from './timeouts';
 import { OwnFailure, SkipTarget, type AttemptLimits, type AttemptRecord, type AttemptRunner, type PlanHooks, type RoutedBase, type RouteOptions } from './attempt-contract';
@@ -59,7 +61,7 @@ export function runPlan<T>(plan: readonly Attempt[], opts: RouteOptions, hooks: 
 /** The state of one {@link runPlan}: the targets left, the attempts in flight, the records. */
 class PlanRun<T> {
   private readonly brk: CircuitBreaker;
-  private readonly policy: RetryPolicy;
+  private readonly policy: RetryPolicy<UpstreamFailure>;
   private readonly deadline: number;
   private readonly requested: string | undefined;
   private readonly failOpen: boolean;
@@ -78,7 +80,7 @@ class PlanRun<T> {
 
   constructor(plan: readonly Attempt[], private readonly opts: RouteOptions, private readonly hooks: PlanHooks, private readonly runner: AttemptRunner<T>) {
     this.brk = opts.breaker ?? defaultBreaker;
-    this.policy = opts.retry ?? DEFAULT_RETRY;
+    this.policy = upstreamRetryPolicy(opts.retry);
     this.deadline = opts.deadline ?? Number.POSITIVE_INFINITY;
     this.requested = plan[0]?.publicModel;
     this.account = opts.origin?.accountId;
@@ -258,7 +260,7 @@ class PlanRun<T> {
     this.hooks.onFailure?.(attempt, failure);
     if (failure.kind === 'context-length') this.tooSmallWindow = Math.max(this.tooSmallWindow, attempt.target.contextWindow);
     if (this.flights.size > 0) return;
-    const wait = retryDelay(failure, f.retry, this.deadline - Date.now(), this.policy);
+    const wait = nextRetryDelay(this.policy, failure, f.retry, this.deadline - Date.now());
     if (wait === undefined) return;
     if (!(await sleep(wait, this.opts.signal))) throw clientGone();
     this.launch(attempt, f.retry + 1);
