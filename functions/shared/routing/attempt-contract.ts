@@ -3,7 +3,7 @@ import { UpstreamAttemptError, type AdapterContext, type UpstreamFailure } from 
 import type { Attempt } from './attempt-plan';
 import type { CircuitBreaker, FailureOrigin } from './circuit-breaker';
 import type { RetryTuning } from './retry-policy';
-import type { Timeouts } from './timeouts';
+import type { AttemptLimits, Timeouts } from './timeouts';
 
 /**
  * The contract between the attempt loop (attempt-loop.ts) and the runners that make one attempt
@@ -52,9 +52,6 @@ export interface RouteOptions {
    */
   outputBudget?: number;
 }
-
-/** An attempt's limits (ms): its timeouts clipped to the deadline, and `totalMs`, what is left of the budget. */
-export type AttemptLimits = Timeouts & { totalMs: number };
 
 /** What the loop gives one attempt. */
 export interface AttemptRun {

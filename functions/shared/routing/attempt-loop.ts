@@ -10,8 +10,8 @@ import { sleep } from '../retry/sleep';
 import { upstreamRetryPolicy } from './retry-policy';
 import type { AdapterContext, UpstreamFailure } from '../providers/types';
 import { healthOf, type TargetHealth } from './target-health';
-import type { Timeouts } from './timeouts';
-import { OwnFailure, SkipTarget, type AttemptLimits, type AttemptRecord, type AttemptRunner, type PlanHooks, type RoutedBase, type RouteOptions } from './attempt-contract';
+import { attemptLimits } from './timeouts';
+import { OwnFailure, SkipTarget, type AttemptRecord, type AttemptRunner, type PlanHooks, type RoutedBase, type RouteOptions } from './attempt-contract';
 
 /**
  * The bounded attempt loop shared by every routed call (DESIGN.md: routing never names a provider):
@@ -149,7 +149,7 @@ class PlanRun<T> {
       if (this.flights.has(f)) this.wake?.();
     };
     const ctx: AdapterContext = { target: attempt.target, endpoint: attempt.endpoint };
-    const limits = clip(this.hooks.timeouts(attempt), remaining);
+    const limits = attemptLimits(this.hooks.timeouts(attempt), remaining);
     this.runner(attempt, ctx, { limits, signal, started: () => this.onStarted(f) }).then(
       (value) => settle({ ok: true, value }),
       (error: unknown) => settle({ ok: false, error }),
@@ -265,12 +265,6 @@ class PlanRun<T> {
     if (!(await sleep(wait, this.opts.signal))) throw clientGone();
     this.launch(attempt, f.retry + 1);
   }
-}
-
-/** Never let an attempt's timers run past the request's deadline; `totalMs` is what is left of it. */
-function clip(t: Timeouts, remainingMs: number): AttemptLimits {
-  const r = Math.max(1, remainingMs);
-  return { connectMs: Math.min(t.connectMs, r), headersMs: Math.min(t.headersMs, r), firstTokenMs: Math.min(t.firstTokenMs, r), idleMs: Math.min(t.idleMs, r), totalMs: r };
 }
 
 function record(attempt: Attempt, outcome: AttemptRecord['outcome'], status: number, begunAt: number): AttemptRecord {

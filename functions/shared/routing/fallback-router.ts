@@ -15,9 +15,10 @@ import { makeFailure, transportFailure } from '../providers/upstream-failure';
 import type { Attempt } from './attempt-plan';
 import { ours, SkipTarget, type AttemptRecord, type AttemptRun, type PlanHooks, type RoutedBase, type RouteOptions } from './attempt-contract';
 import { runPlan } from './attempt-loop';
-import { hedgeAfterMs, logHedgeLoss } from './hedge';
+import { logHedgeLoss } from './hedge';
 import { reportingHealth } from './target-health';
-import { bufferedTimeouts, chatTimeouts, promptAllowanceMs, roughChatPromptTokens } from './timeouts';
+import { answerBy, bufferedTimeouts, chatTimeouts, hedgeAfterMs, promptAllowanceMs, streamedAttemptTimeouts } from './timeouts';
+import { roughChatPromptTokens } from '../usage/prompt-tokens';
 import { AttemptAbortedError, readText, startAttempt, type LiveAttempt } from './upstream-call';
 
 
@@ -68,11 +69,11 @@ interface StartedStream {
 
 /** The loop's hooks for a chat request: its limits per target, hedging, and the hedge-loss log. */
 function chatHooks(req: ChatCompletionRequest, opts: RouteOptions, successOnResolve: boolean): PlanHooks {
-  const allowance = promptAllowanceMs(req);
+  const allowance = promptAllowanceMs(roughChatPromptTokens(req));
   const timeouts = (a: Attempt) => chatTimeouts(a.target, a.providerTimeouts, req, allowance);
   return {
     timeouts,
-    hedgeAfterMs: (a) => hedgeAfterMs(a, timeouts(a), allowance),
+    hedgeAfterMs: (a) => hedgeAfterMs(a.hedge, timeouts(a), allowance),
     onHedgeLost: (a) => logHedgeLoss(a, roughChatPromptTokens(req), opts.requestId),
     toFailure,
     onFailure: (a, f) => logFailure(a, f, opts.requestId),
@@ -92,13 +93,7 @@ function chatHooks(req: ChatCompletionRequest, opts: RouteOptions, successOnReso
 async function startChatStream(req: ChatCompletionRequest, attempt: Attempt, ctx: AdapterContext, run: AttemptRun, opts: RouteOptions): Promise<StartedStream> {
   const { limits } = run;
   const meter = opts.outputBudget === undefined ? undefined : outputMeter(opts.outputBudget, req.n ?? 1);
-  const live = await startAttempt(ours(() => attempt.adapter.buildChatRequest(req, ctx)), run.signal, {
-    connectMs: limits.connectMs,
-    headersMs: Math.min(limits.headersMs, limits.firstTokenMs),
-    idleMs: Math.max(limits.idleMs, limits.firstTokenMs),
-    totalMs: limits.totalMs,
-    firstTokenMs: limits.firstTokenMs,
-  });
+  const live = await startAttempt(ours(() => attempt.adapter.buildChatRequest(req, ctx)), run.signal, streamedAttemptTimeouts(limits));
   try {
     if (!live.ok) {
       const text = await readText(live);
@@ -138,10 +133,10 @@ export async function routeBufferedCall<T>(
   const out = await runPlan(plan, opts, hooks, async (attempt, ctx, { limits, signal }) => {
     const upstreamReq = ours(() => build(attempt, ctx));
     if (upstreamReq === undefined) throw new SkipTarget();
-    const answerBy = Date.now() + limits.headersMs;
+    const answerDue = answerBy(limits);
     const live = await startAttempt(upstreamReq, signal, limits);
     try {
-      const text = await readText(live, answerBy);
+      const text = await readText(live, answerDue);
       if (!live.ok) throw new UpstreamAttemptError(attempt.adapter.classifyError(live.status, text, live.headers()));
       return ours(() => parse(text, attempt, ctx));
     } finally {
