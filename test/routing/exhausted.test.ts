@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidRequestError, UpstreamUnavailableError } from '../../functions/shared/errors/gateway-errors';
-import type { AttemptRecord } from '../../functions/shared/routing/attempt-contract';
-import { exhausted } from '../../functions/shared/routing/fallback-router';
+import { exhausted, type AttemptRecord } from '../../functions/shared/routing/attempt-contract';
 
 /** The client's answer when every attempt failed. */
 
