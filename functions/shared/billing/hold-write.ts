@@ -15,7 +15,7 @@ import type { HoldSpec, RpmBranch, StaleSlots } from './hold-plan';
 import { encodeInlineHold, HOLDS_MAP, keyEntryId, type HoldRecord } from './hold-record';
 import { markPendingHolds } from './pending-holds';
 import { isLeaseId } from '../http/request-id';
-import { UpdateBuilder } from './update-builder';
+import { UpdateBuilder } from '../store/update-builder';
 
 /** The hold's UpdateItem input (the account item's pk is `record.accountId`). */
 export function holdUpdate(record: HoldRecord, spec: HoldSpec): UpdateCommandInput {

@@ -24,7 +24,7 @@ import { unmarshallItem } from './account-state';
 import { cancellationReasons } from './cancellation';
 import { now as billingNow } from '../time/clock';
 import { epochMinute } from './rate-limit';
-import type { UpdateBuilder } from './update-builder';
+import type { UpdateBuilder } from '../store/update-builder';
 import { transactWrite } from '../store/transact-write';
 import { HOLDS_MAP, keyEntryId, type HoldRecord } from './hold-record';
 import { requestIdFloor } from '../http/request-id';

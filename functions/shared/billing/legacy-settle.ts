@@ -17,7 +17,7 @@ import type { TransactItems } from '../store/transact-write';
 import { holdRecordSchema, type HoldRecord } from './hold-record';
 import type { Charge } from '../money/price';
 import type { SettleOutcome } from './settle';
-import { UpdateBuilder } from './update-builder';
+import { UpdateBuilder } from '../store/update-builder';
 
 /** The old settle's items: [ledger Update or Delete, account Update] (`account` built by the caller). */
 export function legacySettleTransaction(hold: HoldRecord, outcome: SettleOutcome, charge: Charge, account: ReturnType<UpdateBuilder['build']>): TransactItems {

@@ -24,7 +24,7 @@ import { storeCall } from '../store/store-errors';
 import { tableNames } from '../store/tables';
 import { PENDING_HOLDS_INDEX, SWEEP_SHARD_ATTRIBUTE, SWEEP_SHARDS } from '../store/table-schemas';
 import { decodeInlineHold, encodeInlineHold, HOLDS_MAP, type HoldRecord, type InlineHold } from './hold-record';
-import type { UpdateBuilder } from './update-builder';
+import type { UpdateBuilder } from '../store/update-builder';
 
 /** The most the request path spends marking a queued hold (ms). */
 const MARK_QUEUED_TIMEOUT_MS = 500;

@@ -32,7 +32,7 @@ import { legacySettleTransaction } from './legacy-settle';
 import { computeCharge, type Charge } from '../money/price';
 import { cacheBucketsOf, type CacheEntryFields, type CacheEntryKey } from './cache-entry';
 import { isLeaseId } from '../http/request-id';
-import { UpdateBuilder } from './update-builder';
+import { UpdateBuilder } from '../store/update-builder';
 import { sleep } from '../retry/sleep';
 
 /** Positions of the items of a bill's transaction (cancellation reasons come in this order). */

@@ -19,7 +19,7 @@ import { logger } from '../observability/logger';
 import { documentClient } from '../store/dynamo';
 import { storeCall } from '../store/store-errors';
 import { tableNames } from '../store/tables';
-import { UpdateBuilder } from '../billing/update-builder';
+import { UpdateBuilder } from '../store/update-builder';
 import { stripeSetup } from './stripe-client';
 
 /** `metadata.modelmux_kind` of an auto top-up's PaymentIntent (the webhook credits these). */
