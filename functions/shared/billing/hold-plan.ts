@@ -236,8 +236,7 @@ function resetText(key: KeyState, now: number): string {
   return end === undefined ? '' : ` per ${key.limitReset === 'daily' ? 'day' : key.limitReset === 'weekly' ? 'week' : 'month'} (resets ${new Date(end).toISOString()})`;
 }
 
-
-// The write.
+// The write: the plan's spec as ONE conditional UpdateItem (see the file comment).
 
 /** The hold's UpdateItem input (the account item's pk is `record.accountId`). */
 export function holdUpdate(record: HoldRecord, spec: HoldSpec): UpdateCommandInput {

@@ -53,7 +53,6 @@ const RELAX_FREE_FROM_PLAN = 3;
  */
 const MAX_CONFLICTS = 30;
 
-
 /**
  * When a hold condition last failed per account item (epoch ms). A failed condition means other
  * writers are racing this container's view (a refused or re-planned hold, a stale ALL_OLD possibly

@@ -79,10 +79,9 @@ export type LedgerItem = z.infer<typeof ledgerItemSchema>;
  * True for a settled request entry: not a hold in flight, and not a payment entry (a top-up, refund or
  * dispute has a `kind`: payments/payment-ledger.ts).
  */
-export function isSettledItem(raw: Record<string, unknown>): boolean {
+function isSettledItem(raw: Record<string, unknown>): boolean {
   return raw.status !== 'held' && raw.kind === undefined;
 }
-
 
 // The prompt-cache buckets of an entry (docs/prices.md): how many of its prompt tokens were read from
 // or written to the provider's cache, and the price each was billed at (µUSD per 1M tokens, the
@@ -130,7 +129,6 @@ export function cacheBucketsOf(e: CacheEntryFields): CacheBuckets | undefined {
 /** Keys of {@link CacheEntryFields}, for `Pick`s of a usage entry that must carry them. */
 export type CacheEntryKey = keyof CacheEntryFields;
 
-
 /** Every page of one partition's Query, settled items only. */
 async function forEachSettled(input: Omit<QueryCommandInput, 'ExclusiveStartKey'>, visit: (raw: Record<string, unknown>) => void): Promise<void> {
   let startKey: Record<string, unknown> | undefined;
@@ -156,7 +154,7 @@ function rangeQuery(pk: string, sinceMs: number | undefined): Omit<QueryCommandI
  * @param shards the account's fund shards (its root item's `shards`; 1 = the single partition).
  * @throws StoreUnavailableError (503).
  */
-export async function forEachLedgerEntry(accountId: string, sinceMs: number | undefined, visit: (e: LedgerItem) => void, shards = 1): Promise<void> {
+async function forEachLedgerEntry(accountId: string, sinceMs: number | undefined, visit: (e: LedgerItem) => void, shards = 1): Promise<void> {
   for (const pk of shardPks(accountId, shards)) await forEachSettled(rangeQuery(pk, sinceMs), (raw) => visit(ledgerItemSchema.parse(raw)));
 }
 
@@ -197,7 +195,6 @@ export async function findLedgerEntry(accountId: string, requestId: string, shar
   const raw = found.map((out) => out.Item).find((item) => item !== undefined && isSettledItem(item));
   return raw === undefined ? undefined : ledgerItemSchema.parse(raw);
 }
-
 
 // Activity: the ledger grouped by UTC day × served model × provider × API key, for the account API's
 // `GET /v1/activity` (OpenRouter's activity shape, per key). Sums are exact integers, read from the
@@ -269,7 +266,6 @@ export async function accountActivity(accountId: string, days: number, now = Dat
   for (const [g, milli] of savings) g.cacheDiscountNanoUsd = Number(milli / 1000n);
   return [...groups.values()].sort((a, b) => a.date.localeCompare(b.date) || a.model.localeCompare(b.model) || a.keyHash.localeCompare(b.keyHash));
 }
-
 
 // Sums of an account's ledger: what the admin CLI's `usage` prints.
 

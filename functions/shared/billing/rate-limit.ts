@@ -27,7 +27,7 @@ export function epochMinute(ms: number): number {
 /**
  * A duration as OpenAI writes it in `x-ratelimit-reset-*`: `850ms`, `1s`, `17.5s`, `6m0s`.
  */
-export function formatResetDuration(ms: number): string {
+function formatResetDuration(ms: number): string {
   const whole = Math.max(0, Math.ceil(ms));
   if (whole < 1_000) return `${whole}ms`;
   if (whole < MINUTE_MS) return `${Number((whole / 1_000).toFixed(3))}s`;

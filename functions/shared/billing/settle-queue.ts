@@ -121,14 +121,14 @@ const usageEntrySchema = z.object({
 });
 
 /** The body of a settle message (JSON): the hold and what to do with it. */
-export const settleMessageSchema = z.object({
+const settleMessageSchema = z.object({
   v: z.literal(1),
   hold: holdRecordSchema,
   outcome: z.discriminatedUnion('kind', [z.object({ kind: z.literal('bill'), entry: usageEntrySchema }), z.object({ kind: z.literal('cancel') })]),
 });
 
 /** A settle message. */
-export type SettleMessage = z.infer<typeof settleMessageSchema>;
+type SettleMessage = z.infer<typeof settleMessageSchema>;
 
 /**
  * The SQS client package. Only a settle that could not land needs it, so the Lambda bundles leave it
@@ -155,7 +155,7 @@ let client: SQSClient | undefined;
  * `SQS_REQUEST_TIMEOUT_MS` (default 1,000) is raised by `npm start`: the emulator shares the gateway's
  * event loop.
  */
-export async function sqsClient(): Promise<SQSClient> {
+async function sqsClient(): Promise<SQSClient> {
   const { SQS_REQUEST_TIMEOUT_MS, SQS_ENDPOINT } = config();
   const timeout = SQS_REQUEST_TIMEOUT_MS || 1_000;
   const { SQSClient } = await loadSqs();
@@ -174,7 +174,7 @@ export function resetSqsClient(): void {
 }
 
 /** The queue URL, or undefined when no queue is configured. */
-export function settleQueueUrl(): string | undefined {
+function settleQueueUrl(): string | undefined {
   return config().SETTLE_QUEUE_URL;
 }
 
@@ -183,7 +183,7 @@ export function settleQueueUrl(): string | undefined {
  * whose write may still land waits out the store client's own retries first.
  * @throws Error when no queue is configured; the SDK's error when SQS refuses.
  */
-export async function sendSettleMessage(hold: HoldRecord, outcome: SettleOutcome, delaySeconds = 0): Promise<void> {
+async function sendSettleMessage(hold: HoldRecord, outcome: SettleOutcome, delaySeconds = 0): Promise<void> {
   const url = settleQueueUrl();
   if (url === undefined) throw new Error(`${SETTLE_QUEUE_URL_ENV} is not set: no durable settle queue.`);
   const body: SettleMessage = { v: 1, hold, outcome };
@@ -192,7 +192,7 @@ export async function sendSettleMessage(hold: HoldRecord, outcome: SettleOutcome
 }
 
 /** The body of a balance message (JSON): a crossing's follow-up for the settle function (balance-watch.ts). */
-export const balanceMessageSchema = z.object({ v: z.literal(1), balance: balanceActionSchema });
+const balanceMessageSchema = z.object({ v: z.literal(1), balance: balanceActionSchema });
 
 /**
  * Queues a crossing's follow-up (the request functions' `dispatch` of balance-watch.ts).

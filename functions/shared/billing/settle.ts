@@ -111,7 +111,6 @@ export function chargeFor(hold: Pick<HoldRecord, 'holdFreeTokens' | 'holdNanoUsd
 
 const NO_CHARGE: HeldCharge = { freeTokensUsed: 0, costNanoUsd: 0, freePromptTokens: 0, freeCompletionTokens: 0, lossNanoUsd: 0 };
 
-
 /**
  * Settles (or cancels) one hold, retrying transaction conflicts up to `maxAttempts`.
  * @throws StoreUnavailableError (503) when DynamoDB is unavailable; the SDK's error otherwise.
