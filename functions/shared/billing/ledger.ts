@@ -129,6 +129,8 @@ export function cacheBucketsOf(e: CacheEntryFields): CacheBuckets | undefined {
 /** Keys of {@link CacheEntryFields}, for `Pick`s of a usage entry that must carry them. */
 export type CacheEntryKey = keyof CacheEntryFields;
 
+// Reads (see the file comment).
+
 /** Every page of one partition's Query, settled items only. */
 async function forEachSettled(input: Omit<QueryCommandInput, 'ExclusiveStartKey'>, visit: (raw: Record<string, unknown>) => void): Promise<void> {
   let startKey: Record<string, unknown> | undefined;
