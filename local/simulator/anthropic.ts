@@ -7,7 +7,7 @@
  * merged first, as the API does), a `thinking` block whose signature the simulator did not issue, and
  * `temperature` with `top_p` on the models that refuse both. The answer: a `message`, or its event
  * stream (`event:` + `data:`): message_start, per block start / deltas / stop (a ping after the first
- * start), message_delta with usage and stop reason, message_stop.
+ * start), message_delta with usage and stop reason, message_stop (providers.md §2.2, §2.6).
  */
 import { jsonEvent, type Reply, splitArguments, splitText, type SseEvent } from './deliver.js';
 import { streamErrorEvent } from './errors.js';

@@ -28,7 +28,8 @@ export function untilAborted(signal: AbortSignal): Promise<void> {
 /**
  * One server-sent event. Framing differs per provider: OpenAI-style hosts send `data:` lines only,
  * Anthropic adds `event:`, Gemini separates events with `\r\n\r\n`, DeepSeek adds `: keep-alive`
- * comments. `content` marks events carrying generated output (counted by chunk faults).
+ * comments (providers.md §1.4, §2.6, §3.4, §4.5). `content` marks events carrying generated output
+ * (counted by chunk faults).
  */
 export interface SseEvent {
   event?: string;

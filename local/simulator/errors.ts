@@ -2,7 +2,8 @@
  * Every error the simulator sends, in the shape of the route's wire (manifest `wire`) with each host's
  * own wording: OpenAI-shaped `{"error":{"message","type","param","code"}}` (DeepSeek's messages;
  * MiniMax's `base_resp`, some statuses as HTTP 200), Anthropic `{"type":"error","error":{"type",
- * "message"},"request_id"}`, Gemini's Google RPC `{"error":{"code","message","status","details"}}`.
+ * "message"},"request_id"}`, Gemini's Google RPC `{"error":{"code","message","status","details"}}`
+ * (providers.md §1.5, §2.7, §3.5, §4.5, §5.4).
  */
 import { CATALOGUE } from '../../functions/shared/catalogue/catalogue.js';
 import type { WireProtocol } from '../../functions/shared/providers/manifest.js';

@@ -6,6 +6,7 @@
  * `thoughtsTokenCount`; a function call arrives whole in one chunk; stream events are separated by
  * `\r\n\r\n`, no `[DONE]`. Several candidates (`candidateCount`) carry `index` 0..n-1 and add up in
  * the usage (the prompt once); streamed, each event holds the next piece of every candidate left.
+ * Sources: providers.md §3.1 to §3.4.
  */
 import { byStep, jsonEvent, type Reply, splitText, type SseEvent } from './deliver.js';
 import { geminiBatchEmbed } from './embeddings.js';

@@ -8,6 +8,7 @@
  * - OpenAI: a snapshot-like model id (`<model>-sim`), fingerprint and tier; other hosts plain.
  * Several choices (`n`): `choices[i].index` = i, usage counts the prompt once and every choice's
  * completion; streamed, every role chunk, then one piece of each choice in turn, then the finishes.
+ * Sources: providers.md §1.3, §1.4, §4.3, §4.5, §5.2, §5.4.
  */
 import { byStep, jsonEvent, type JsonReply, splitArguments, splitText, type SseEvent, type SseReply } from './deliver.js';
 import { streamErrorEvent } from './errors.js';

@@ -3,7 +3,7 @@
  * embeddings and images where the provider's adapter calls them (registry.ts), else the host's 404.
  * Reading a Chat Completions request, with each host's refusals: MiniMax's temperature in (0, 1] and
  * `n` = 1, `stream_options` only with `stream`, `n` 1–128, `top_logprobs` 0–20, OpenAI's per-model
- * field refusals and DeepSeek thinking mode's logprobs refusal.
+ * field refusals and DeepSeek thinking mode's logprobs refusal (providers.md §1.1, §1.9, §4.3, §5.1).
  */
 import { providerSpec } from '../../functions/shared/providers/registry.js';
 import type { Reply } from './deliver.js';
