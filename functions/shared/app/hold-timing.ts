@@ -1,5 +1,5 @@
 import type { GatewayRequest } from '../http/types';
-import { SETTLE_TIMEOUT_MS } from '../billing/settle-durable';
+import { SETTLE_TIMEOUT_MS } from '../config/stack-contract';
 
 /**
  * When the request's own function can no longer settle its hold (epoch ms): its deadline plus the

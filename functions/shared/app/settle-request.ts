@@ -1,13 +1,13 @@
 import type { RequestBill } from '../billing/request-bill';
 import type { SettledStatus, UsageEntry } from '../billing/settle';
-import { attemptPrices } from '../billing/attempt-price';
+import { attemptPrices } from '../billing/hold-demand';
 import { logger } from '../observability/logger';
 import { recordSettled, recordSettleFailure } from '../observability/metrics';
 import { traced } from '../observability/tracer';
 import type { Attempt } from '../routing/attempt-plan';
 import type { AttemptRecord } from '../routing/attempt-contract';
 import { recordSpeed } from '../routing/target-speed';
-import { cacheEntryFields } from '../billing/cache-entry';
+import { cacheEntryFields } from '../billing/ledger';
 import type { TokenUsage } from '../usage/token-usage';
 
 /** What one answered request used, for the ledger (tokens, by bucket: usage/token-usage.ts). */

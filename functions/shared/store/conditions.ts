@@ -80,7 +80,7 @@ export const ACCOUNT_EXISTS_AND_HAS_FREE_TOKENS = 'attribute_exists(accountId) A
 
 /**
  * Accounts: a hold is placed once per request id: its inline record `holds.<requestId>` is new
- * (`#holds.#rid` = the path; billing/hold-write.ts substitutes its own placeholders). A retried write
+ * (`#holds.#rid` = the path; billing/hold-plan.ts substitutes its own placeholders). A retried write
  * whose first attempt landed fails here, and ALL_OLD shows the hold that stands.
  */
 export const HOLD_IS_NEW = 'attribute_not_exists(#holds.#rid)';
@@ -94,13 +94,13 @@ export const HOLD_IS_NEW = 'attribute_not_exists(#holds.#rid)';
 export const HOLD_IS_PENDING = 'attribute_exists(#holds.#rid)';
 
 /**
- * Ledger, holds placed before issue 14 only (billing/legacy-settle.ts): the held ledger item is settled
+ * Ledger, holds placed before issue 14 only (billing/settle.ts): the held ledger item is settled
  * (or cancelled) once, while it still says `held`. `#status` = `status`, `:held` = `held`.
  */
 export const HOLD_WAS_LEDGER_ITEM = '#status = :held';
 
 /**
- * The hold's conditions on the account item (billing/hold-write.ts builds them per request; each
+ * The hold's conditions on the account item (billing/hold-plan.ts builds them per request; each
  * clause is one invariant):
  * - `freeTokens >= :f` (or `= :f` when the hold takes them all): available free tokens never negative,
  *   and credit is held only when no free tokens are left;
@@ -111,7 +111,7 @@ export const HOLD_WAS_LEDGER_ITEM = '#status = :held';
  * - `rpmWindow = :minute AND rpmCount < :rpm` (or a new minute), `inflight < :concurrent`, on the
  *   account and on the key: the rate limits.
  */
-export const HOLD_CONDITIONS_DOC = 'billing/hold-write.ts';
+export const HOLD_CONDITIONS_DOC = 'billing/hold-plan.ts';
 
 /**
  * Ledger: a payment entry (a top-up, an auto top-up, a dispute: `pay_<ms>_<stripe id>`) is written
