@@ -126,7 +126,7 @@ const LAYERS: ReadonlyArray<readonly [string, readonly string[]]> = [
   ['payments', ['validation', 'errors', 'money', 'config', 'observability', 'store', 'billing', 'notify']],
   ['account-api', ['leaf', 'validation', 'errors', 'money', 'config', 'observability', 'http', 'catalogue', 'openai', 'providers', 'accounts', 'identity', 'billing', 'payments']],
   ['app', ['leaf', 'validation', 'errors', 'money', 'config', 'observability', 'http', 'sse', 'catalogue', 'openai', 'usage', 'providers', 'messages', 'responses', 'accounts', 'routing', 'billing']],
-  ['edge', ['errors', 'config', 'observability', 'http']],
+  ['edge', ['errors', 'config', 'observability', 'http', 'routing']],
 ];
 
 /** Modules that import nothing from the repository, so every layer may read them (`leaf` above). */

@@ -24,13 +24,12 @@ import { authenticateRequest, routeOptions } from './guard';
 import { heldJson, settledWithin } from './held-json';
 import { settleRequest, usageEntry } from './settle-request';
 import { conversationKey, rememberSticky, stickyFirst } from '../routing/sticky';
-import { holdEndsAt } from './hold-timing';
+import { commitAt, holdEndsAt } from '../routing/timeouts';
 import { routingHeaders } from './routing-headers';
 import { completionId, usdOf, type CallContext } from './chat-call-context';
 import { answerUsage, completionText } from './chat-billable-usage';
 import { streamed } from './chat-stream';
 import { streamedLate } from './stream-late-commit';
-import { config } from '../config/env';
 
 /**
  * `POST /v1/chat/completions`: authenticate → validate → {@link runChatExchange}.
@@ -90,14 +89,14 @@ export async function runChatExchange(
     routing.then((o) => rememberSticky(conversation, o.attempt), () => undefined); // may fail (a client error) while the hold is still being written
     await holdBeforeAnswer(bill, routing, upstream);
     const answered = routing.catch(cancelling(bill));
-    if (await settledWithin(answered, req.receivedAt + config().BUFFERED_CHAT_BUDGET_MS - Date.now())) return withRateHeaders(bill, await buffered(ctx, await answered));
+    if (await settledWithin(answered, commitAt(req, false) - Date.now())) return withRateHeaders(bill, await buffered(ctx, await answered));
     return withRateHeaders(bill, heldJson(answered.then((outcome) => buffered(ctx, outcome)), req.signal, req.requestId, surface.errorBody));
   }
   const routing = routeStream(sent, plan, opts);
   routing.then((o) => rememberSticky(conversation, o.attempt), () => undefined); // may fail (a client error) while the hold is still being written
   await holdBeforeAnswer(bill, routing, upstream);
   // Counted from the request's arrival: the hold's time is part of what the client waits.
-  const early = await settledWithin(routing, Math.max(0, streamCommitAfterMs() - (Date.now() - req.receivedAt)));
+  const early = await settledWithin(routing, Math.max(0, commitAt(req, true) - Date.now()));
   return withRateHeaders(bill, early ? streamed(ctx, await routing.catch(cancelling(bill))) : streamedLate(ctx, routing));
 }
 
@@ -126,16 +125,6 @@ function cancelling(bill: RequestBill): (err: unknown) => Promise<never> {
     await bill.cancel();
     throw err;
   };
-}
-
-/**
- * How long a stream may wait for its first token before the 200 is committed (ms; env
- * `STREAM_COMMIT_AFTER_MS`, default 10 s). Until then every failure keeps its own status code; after,
- * SSE comments keep the connection alive — CloudFront cuts an origin silent for 60 s (peers.md B11) —
- * and fallback goes on invisibly, since comments carry no content.
- */
-function streamCommitAfterMs(): number {
-  return config().STREAM_COMMIT_AFTER_MS;
 }
 
 /**

@@ -14,7 +14,7 @@ import { estimateTextTokens } from '../usage/estimate';
 import { tokenUsage } from '../usage/token-usage';
 import { assertEmbeddingsAnswerFits } from './embeddings-size';
 import { authenticateRequest, callAfterHold } from './guard';
-import { holdEndsAt } from './hold-timing';
+import { holdEndsAt } from '../routing/timeouts';
 import { assertDimensions } from '../openai/request-limits';
 import { settleRequest, usageEntry } from './settle-request';
 import { routingHeaders } from './routing-headers';

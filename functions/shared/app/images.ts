@@ -14,7 +14,7 @@ import { overheadMs } from '../routing/attempt-loop';
 import { estimateTextTokens } from '../usage/estimate';
 import { tokenUsage } from '../usage/token-usage';
 import { authenticateRequest, callAfterHold } from './guard';
-import { holdEndsAt } from './hold-timing';
+import { holdEndsAt } from '../routing/timeouts';
 import { assertImagesAnswerFits } from './images-size';
 import { routingHeaders } from './routing-headers';
 import { settleRequest, usageEntry } from './settle-request';

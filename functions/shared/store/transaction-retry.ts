@@ -5,7 +5,7 @@
  * The SDK does not retry those; the hot account item makes them routine, so we retry with jitter.
  */
 import { backoffMs } from '../retry/backoff';
-import { sleep } from '../retry/sleep';
+import { retrying, type RetryPolicy } from '../retry/retry';
 
 /**
  * One item's reason in a cancelled TransactWriteItems: its code (`None`, `ConditionalCheckFailed`,
@@ -67,17 +67,10 @@ export function backoffDelayMs(attempt: number, opts: ConflictRetryOptions = {})
 }
 
 /**
- * Runs `op`, retrying while it fails with a transaction conflict (bounded by `maxAttempts`).
- * Any other error, or the last conflict, is rethrown unchanged.
+ * Runs `op`, retrying while it fails with a transaction conflict (bounded by `maxAttempts`), through
+ * the one retry loop (retry/retry.ts). Any other error, or the last conflict, is rethrown unchanged.
  */
 export async function retryOnConflict<T>(op: () => Promise<T>, opts: ConflictRetryOptions = {}): Promise<T> {
-  const maxAttempts = opts.maxAttempts ?? 8;
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await op();
-    } catch (err) {
-      if (attempt >= maxAttempts || !isTransactionConflict(err)) throw err;
-      await (opts.sleep ?? sleep)(backoffDelayMs(attempt, opts));
-    }
-  }
+  const policy: RetryPolicy = { maxAttempts: opts.maxAttempts ?? 8, delayMs: (err, retry) => (isTransactionConflict(err) ? backoffDelayMs(retry + 1, opts) : undefined) };
+  return retrying(op, policy, opts.sleep === undefined ? {} : { sleep: opts.sleep });
 }
