@@ -19,8 +19,7 @@ import { estimateTextTokens } from '../usage/estimate';
 import { estimateChatPromptTokens } from '../usage/prompt-tokens';
 import { chatCompletionRequest } from '../openai/chat-request';
 import { safeParse } from '../validation/zod';
-import { authenticateRequest, routeOptions } from './guard';
-import { holdEndsAt } from './hold-timing';
+import { authenticateRequest, holdEndsAt, routeOptions } from './guard';
 import { inMessagesApi } from './messages';
 
 /**

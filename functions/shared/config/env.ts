@@ -122,7 +122,7 @@ const FIELDS = {
    * How long a buffered chat request may keep its HTTP status open, counted from its arrival, ms.
    * Default 55,000. Until then a failure is answered with its own status; an answer still being
    * produced then gets its 200 committed and JSON-whitespace beats until it is written
-   * (app/held-json.ts), while routing goes on to the function's deadline. A buffered answer sends no
+   * (app/chat-answer.ts `heldJson`), while routing goes on to the function's deadline. A buffered answer sends no
    * byte until it is whole, and CloudFront answers its own 504 to an origin silent for its read
    * timeout (60 s by default; CloudFront Developer Guide, "Response timeout"), while the gateway would
    * go on and bill the answer to nobody: the budget stays under that timeout, and the stack sets it
