@@ -8,7 +8,7 @@ import type { RequestBill } from '../billing/request-bill';
 import type { RouteOptions } from '../routing/attempt-contract';
 import type { Attempt } from '../routing/attempt-plan';
 import { routeBufferedCall } from '../routing/fallback-router';
-import { SETTLE_TIMEOUT_MS } from '../billing/settle-durable';
+import { SETTLE_TIMEOUT_MS } from '../config/stack-contract';
 
 /**
  * The largest request body accepted (bytes): Lambda's own 6 MB invocation payload limit

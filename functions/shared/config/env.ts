@@ -219,6 +219,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return Object.freeze(parsed.data) as Config;
 }
 
+/**
+ * One setting, read now from `env` (default `process.env`) by its own schema, its default applied,
+ * without parsing or keeping the others: for the one value needed at module load, before a handler's
+ * INIT parses the rest (the logger's service name, observability/logger.ts).
+ * @throws ConfigError naming the variable when its value is unusable.
+ */
+export function setting<K extends keyof Fields>(name: K, env: NodeJS.ProcessEnv = process.env): Config[K] {
+  const parsed = z.safeParse(FIELDS[name].schema as z.ZodMiniType, env[name]);
+  if (!parsed.success) throw new ConfigError(name, FIELDS[name].expected, String(env[name] ?? ''));
+  return parsed.data as Config[K];
+}
+
 let current: Config | undefined;
 
 /**

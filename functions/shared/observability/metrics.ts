@@ -30,7 +30,6 @@ import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
  * | `DirectAccessRefused` | Count | | a call to a Function URL around CloudFront was refused (403; alarmed) |
  */
 
-export { METRICS_NAMESPACE, MetricName, type MetricNameValue } from '../config/stack-contract';
 import { METRICS_NAMESPACE, MetricName, type MetricNameValue } from '../config/stack-contract';
 import { config } from '../config/env';
 
