@@ -48,8 +48,8 @@ describe('loadConfig', () => {
     expect(c).toMatchObject({
       KEYS_TABLE: 'modelmux-keys',
       RESPONSES_TABLE: 'modelmux-responses',
-      DYNAMODB_REQUEST_TIMEOUT_MS: 0,
-      SQS_REQUEST_TIMEOUT_MS: 0,
+      DYNAMODB_REQUEST_TIMEOUT_MS: 3_000,
+      SQS_REQUEST_TIMEOUT_MS: 1_000,
       RATE_LIMIT_RPM: 600,
       RATE_LIMIT_CONCURRENT: 50,
       RATE_LIMIT_FREE_RPM: 20,

@@ -69,8 +69,11 @@ const FIELDS = {
   RESPONSES_TABLE: { schema: withDefault(z.string(), 'modelmux-responses'), expected: 'a table name' },
   /** DynamoDB endpoint URL, only for DynamoDB Local (unset = AWS's). */
   DYNAMODB_ENDPOINT: { schema: optionalUrl, expected: 'a URL' },
-  /** DynamoDB request timeout, ms; 0 (default) = store/dynamo.ts's 3,000 (`npm start` and the tests set 10,000). */
-  DYNAMODB_REQUEST_TIMEOUT_MS: { schema: withDefault(int(0), 0), expected: MS },
+  /**
+   * DynamoDB request timeout of the container's client, ms; default 3,000 (`npm start` and the tests set
+   * 10,000). Raised above the default, the connect timeout follows it up to 5 s (store/dynamo.ts).
+   */
+  DYNAMODB_REQUEST_TIMEOUT_MS: { schema: withDefault(int(1), 3_000), expected: 'a positive integer of milliseconds' },
 
   // --- durable settle (billing/settle-queue.ts) ---
   /** The settle queue's URL (set by the stack / `npm start`); unset = no queue. */
@@ -79,8 +82,8 @@ const FIELDS = {
   SETTLE_DEAD_LETTER_QUEUE_URL: { schema: optionalString, expected: 'a queue URL' },
   /** SQS endpoint URL, only for the local emulator. */
   SQS_ENDPOINT: { schema: optionalUrl, expected: 'a URL' },
-  /** SQS request timeout, ms; 0 (default) = 1,000. */
-  SQS_REQUEST_TIMEOUT_MS: { schema: withDefault(int(0), 0), expected: MS },
+  /** SQS request timeout of the settle queue's client, ms; default 1,000 (`npm start` sets 10,000). */
+  SQS_REQUEST_TIMEOUT_MS: { schema: withDefault(int(1), 1_000), expected: 'a positive integer of milliseconds' },
 
   // --- rate limits (rateLimitsFor below) and holds (billing/hold.ts, billing/sweep.ts) ---
   /** Paid accounts: requests per minute per account and per key; 0 = off. Default 600. */
