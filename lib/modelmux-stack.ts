@@ -20,7 +20,6 @@ import { CostGuards } from './constructs/cost-guards';
 import { Rollout } from './constructs/rollout';
 import { type ModelmuxStackProps, type ReservedConcurrency, reservedConcurrencyOf } from './stack-props';
 
-export { DEFAULT_ACCOUNT_RESERVED_CONCURRENCY, DEFAULT_SETTLE_RESERVED_CONCURRENCY, LAMBDA_MIN_UNRESERVED, type ModelmuxStackProps, reservedConcurrencyOf } from './stack-props';
 import { SettlePath } from './constructs/settle-path';
 import { DEFAULT_LOG_RETENTION_DAYS } from './constructs/gateway-function';
 import { Monitoring } from './constructs/monitoring';

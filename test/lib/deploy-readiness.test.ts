@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_ACCOUNT_RESERVED_CONCURRENCY, DEFAULT_SETTLE_RESERVED_CONCURRENCY } from '../../lib/modelmux-stack';
+import { DEFAULT_ACCOUNT_RESERVED_CONCURRENCY, DEFAULT_SETTLE_RESERVED_CONCURRENCY } from '../../lib/stack-props';
 import { BACKUP_RETENTION_DAYS } from '../../lib/constructs/backups';
 import { DEFAULT_ACCOUNT_CONCURRENCY_LIMIT } from '../../lib/constructs/monitoring';
 import { synthTemplate } from './support/synth';

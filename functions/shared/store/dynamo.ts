@@ -9,8 +9,6 @@ import { AwsJsonClient, envCredentials, type AwsCredentials } from '../aws/aws-j
 import { dynamoErrorFromResponse } from './dynamo-json-errors';
 import { StoreClient } from './lean-document-client';
 
-export type { StoreClient } from './lean-document-client';
-
 /** Options for {@link createDocumentClient}; every field defaults from the environment. */
 export interface DocumentClientOptions {
   /** e.g. `http://127.0.0.1:8000` for DynamoDB Local; omitted = the AWS regional endpoint. */

@@ -172,8 +172,3 @@ export interface ByokList {
   /** The catalogue's public models each provider's key serves (issue 28). */
   served_models?: Record<string, string[]>;
 }
-
-/** OpenAI's error body, which every account API error uses. */
-export interface OpenAIErrorBody {
-  error: { message: string; type?: string; param?: string | null; code?: string | null };
-}
