@@ -53,13 +53,13 @@ export async function runChatExchange(
   body: RoutedChatRequest,
   surface: ChatSurface = chatSurface(body.stream_options?.include_usage === true),
 ): Promise<GatewayResult> {
-  // [issue 28] A name is a model id or an alias; `:nitro` / `:floor` and `provider` steer the plan.
+  // A name is a model id or an alias; `:nitro` / `:floor` and `provider` steer the plan.
   const named = splitModelSuffix(body.model);
   const entry = getModel(named.model, 'chat');
   assertWithinOutputLimit(body, entry);
   const fallbacks = requestFallbacks(body.models, CATALOGUE);
   const prefs = effectivePreferences(body.provider, named.sort);
-  // [issue 11] The account's own provider keys (BYOK) go first in the plan, and price its attempts
+  // The account's own provider keys (BYOK) go first in the plan, and price its attempts
   // at the platform fee alone (the hold's most, and the settle's price: billing/attempt-price.ts).
   const [credentials, byok] = await Promise.all([loadUpstreamCredentials(), loadAccountByok(caller.accountId, dashboardUrl(req))]);
   // A conversation goes back to the target whose prompt cache it warmed (routing/sticky.ts).
@@ -94,7 +94,7 @@ export async function runChatExchange(
   return withRateHeaders(bill, early ? streamed(ctx, await routing.catch(cancelling(bill))) : streamedLate(ctx, routing));
 }
 
-/** [issue 28] OpenAI's `x-ratelimit-*-requests` headers on every answer, from the hold's own write. */
+/** OpenAI's `x-ratelimit-*-requests` headers on every answer, from the hold's own write. */
 export function withRateHeaders<R extends GatewayResult>(bill: RequestBill, result: R): R {
   return { ...result, headers: { ...result.headers, ...bill.rateHeaders() } };
 }

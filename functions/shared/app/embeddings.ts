@@ -36,7 +36,7 @@ export async function embeddings(req: GatewayRequest): Promise<JsonResult> {
   const modelDimensions = entry.targets[0]?.dimensions ?? FALLBACK_DIMENSIONS;
   assertDimensions(body, entry, modelDimensions);
   assertEmbeddingsAnswerFits(inputs.length, body.dimensions ?? modelDimensions, body.encoding_format ?? 'float');
-  // [issue 11] The account's own provider keys first (BYOK: billed the platform fee alone).
+  // The account's own provider keys first (BYOK: billed the platform fee alone).
   const [credentials, byok] = await Promise.all([loadUpstreamCredentials(), loadAccountByok(caller.accountId, dashboardUrl(req))]);
   const plan = planAttempts(entry, CATALOGUE, credentials, undefined, [], byok);
   const { demand, promptTokensEstimate } = embeddingsDemand(inputs, plan);

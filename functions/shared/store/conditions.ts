@@ -88,7 +88,7 @@ export const HOLD_IS_NEW = 'attribute_not_exists(#holds.#rid)';
 export const HOLD_IS_PENDING = 'attribute_exists(#holds.#rid)';
 
 /**
- * Ledger, holds placed before issue 14 only (billing/legacy-settle.ts): the held ledger item is settled
+ * Ledger, ledger-item holds only, the format before inline holds (README, "Upgrading from the ledger-item holds"; billing/legacy-settle.ts): the held ledger item is settled
  * (or cancelled) once, while it still says `held`. `#status` = `status`, `:held` = `held`.
  */
 export const HOLD_WAS_LEDGER_ITEM = '#status = :held';
