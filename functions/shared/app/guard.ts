@@ -8,7 +8,7 @@ import type { RequestBill } from '../billing/request-bill';
 import type { RouteOptions } from '../routing/attempt-contract';
 import type { Attempt } from '../routing/attempt-plan';
 import { routeBufferedCall } from '../routing/fallback-router';
-import { SETTLE_TIMEOUT_MS } from '../config/stack-contract';
+import { SETTLE_RESERVE_MS } from '../config/stack-contract';
 
 /**
  * The largest request body accepted (bytes): Lambda's own 6 MB invocation payload limit
@@ -50,11 +50,11 @@ export function routeOptions(req: GatewayRequest, caller: AuthenticatedKey): Rou
 
 /**
  * When the request's own function can no longer settle its hold (epoch ms): its deadline plus the
- * settle reserve (edge/function-url.ts), i.e. the invocation's end. Undefined when the host sets no
+ * settle reserve (`SETTLE_RESERVE_MS`, config/stack-contract.ts), i.e. the invocation's end. Undefined when the host sets no
  * deadline (the hold then lives the billing default, 15 minutes).
  */
 export function holdEndsAt(req: GatewayRequest): number | undefined {
-  return req.deadline === undefined ? undefined : req.deadline + SETTLE_TIMEOUT_MS + 1_000;
+  return req.deadline === undefined ? undefined : req.deadline + SETTLE_RESERVE_MS;
 }
 
 /**

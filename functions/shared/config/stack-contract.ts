@@ -33,7 +33,7 @@ export const HOLD_SWEEP_INTERVAL_MINUTES = 5;
  * The longest the settle of a request takes after its answer is out (ms): the in-process tries and
  * one SQS SendMessage (3 attempts of ≤ 1 s minus what is left), then the hold's best-effort `queued`
  * mark (≤ 500 ms, billing/pending-holds.ts; cut short, the hold counts as unmarked). The function keeps this much (plus
- * the time to write the last bytes) back from its timeout (edge/function-url.ts SETTLE_RESERVE_MS).
+ * the time to write the last bytes) back from its timeout (SETTLE_RESERVE_MS below).
  */
 export const SETTLE_TIMEOUT_MS = 4_000;
 
