@@ -4,7 +4,7 @@
  * - the upstream-keys secret (`UPSTREAM_SECRET_ARN`) is readable and a JSON object, naming which
  *   provider keys it holds (never a value); the origin secret (`ORIGIN_SECRET_ARN`) has a `current`;
  * - pending holds: how many holds are in flight (the inline records `holds.<requestId>` on the account
- *   items, found through the orphan sweep's pendingHolds index, billing/pending-holds.ts) and how many
+ *   items, found through the orphan sweep's pendingHolds index, billing/hold-record.ts) and how many
  *   are past their settle bound (expiry < now);
  * - legacy holds: held ledger items, the hold format before inline holds (a ledger Scan; README,
  *   "Upgrading from the ledger-item holds"); none means the stack may be
@@ -16,7 +16,7 @@ import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-sec
 import { ORIGIN_SECRET_ARN_ENV, UPSTREAM_SECRET_ARN_ENV } from '../functions/shared/config/stack-contract';
 import { UPSTREAM_API_KEY_VARS } from '../functions/shared/providers/manifest';
 import { listInlineHolds } from '../functions/shared/billing/sweep';
-import { listLegacyHolds } from '../functions/shared/billing/legacy-settle';
+import { listLegacyHolds } from '../functions/shared/billing/settle';
 import { documentClient } from '../functions/shared/store/dynamo';
 import { tableNames } from '../functions/shared/store/tables';
 

@@ -1,5 +1,5 @@
 import type { ScheduledEvent, SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { consumeSettleMessages } from '../shared/billing/settle-consumer';
+import { consumeSettleMessages } from '../shared/billing/settle-queue';
 import { runBalanceAction } from '../shared/payments/auto-top-up';
 import { config } from '../shared/config/env';
 import { sweepOrphanedHolds } from '../shared/billing/sweep';

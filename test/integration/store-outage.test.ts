@@ -7,7 +7,7 @@ import { startGateway, type RunningGateway } from '../../local/gateway';
  * No free lunch: when DynamoDB cannot be reached, the client gets a clear 503 and no upstream call is
  * made, so no token is served that cannot be billed — every request writes its hold before its call,
  * warm caches or not. A request already answering when DynamoDB goes away is still billed: its settle
- * is handed to the settle queue (billing/settle-durable.ts), which applies it once DynamoDB is back
+ * is handed to the settle queue (billing/settle-queue.ts), which applies it once DynamoDB is back
  * (test/integration/settle-durability.test.ts proves the landing). This file owns its DynamoDB Local
  * so it can stop it; the tests run in order, the store stays down after the first.
  */

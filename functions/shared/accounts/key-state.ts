@@ -1,7 +1,7 @@
 /**
  * The per-key state kept on the account item, `keys.<h16>` (DATA-MODEL §2): written with the key row in
  * ONE TransactWriteItems (key-store.ts, key-update.ts), so the single conditional write
- * of a request's hold (billing/hold-write.ts) sees a disable, delete or limit change at once in every
+ * of a request's hold (billing/hold-plan.ts) sees a disable, delete or limit change at once in every
  * container. Billing's own fields (held, in flight, rate-limit counters, usage) are only ever moved
  * relatively by the key writes, never reset. Money in nano-USD.
  *

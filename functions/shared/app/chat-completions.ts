@@ -60,7 +60,7 @@ export async function runChatExchange(
   const fallbacks = requestFallbacks(body.models, CATALOGUE);
   const prefs = effectivePreferences(body.provider, named.sort);
   // The account's own provider keys (BYOK) go first in the plan, and price its attempts
-  // at the platform fee alone (the hold's most, and the settle's price: billing/attempt-price.ts).
+  // at the platform fee alone (the hold's most, and the settle's price: billing/hold-demand.ts).
   const [credentials, byok] = await Promise.all([loadUpstreamCredentials(), loadAccountByok(caller.accountId, dashboardUrl(req))]);
   // A conversation goes back to the target whose prompt cache it warmed (routing/sticky.ts).
   const conversation = conversationKey(caller.accountId, body, req.headers);

@@ -1,7 +1,7 @@
 import type { RequestBill } from '../billing/request-bill';
 import type { SettledStatus, UsageEntry } from '../billing/settle';
-import { attemptPrices } from '../billing/attempt-price';
-import { cacheEntryFields } from '../billing/cache-entry';
+import { attemptPrices } from '../billing/hold-demand';
+import { cacheEntryFields } from '../billing/ledger';
 import type { CatalogueTarget } from '../catalogue/catalogue';
 import type { ChatCompletionRequest } from '../openai/chat-request';
 import type { CompletionChoice } from '../openai/chat-response';

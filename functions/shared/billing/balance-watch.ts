@@ -25,9 +25,8 @@ import { documentClient } from '../store/dynamo';
 import { storeCall } from '../store/store-errors';
 import { tableNames } from '../store/tables';
 import { logger } from '../observability/logger';
-import { readState, rememberState, shardStateOf, unmarshallItem, updateView, viewOf, type ShardState } from './account-state';
-import { AUTO_TOP_UP_STALE_MS, KEY_LIMIT_REACHED_SHARE, monthAttribute, previousMonthAttribute } from './balance-settings';
-import { UpdateBuilder } from './update-builder';
+import { readState, rememberState, shardStateOf, unmarshallItem, updateView, viewOf, type ShardState, AUTO_TOP_UP_STALE_MS, KEY_LIMIT_REACHED_SHARE, monthAttribute, previousMonthAttribute } from './account-state';
+import { UpdateBuilder } from '../store/update-builder';
 
 /** A follow-up of a crossing, run by the settle function (a settle-queue message's `balance`). */
 export const balanceActionSchema = z.discriminatedUnion('kind', [

@@ -74,7 +74,7 @@ export const LEDGER_ENTRY_IS_NEW = 'attribute_not_exists(requestId)';
 
 /**
  * Accounts: a hold is placed once per request id: its inline record `holds.<requestId>` is new
- * (`#holds.#rid` = the path; billing/hold-write.ts substitutes its own placeholders). A retried write
+ * (`#holds.#rid` = the path; billing/hold-plan.ts substitutes its own placeholders). A retried write
  * whose first attempt landed fails here, and ALL_OLD shows the hold that stands.
  */
 export const HOLD_IS_NEW = 'attribute_not_exists(#holds.#rid)';
@@ -88,13 +88,13 @@ export const HOLD_IS_NEW = 'attribute_not_exists(#holds.#rid)';
 export const HOLD_IS_PENDING = 'attribute_exists(#holds.#rid)';
 
 /**
- * Ledger, ledger-item holds only, the format before inline holds (README, "Upgrading from the ledger-item holds"; billing/legacy-settle.ts): the held ledger item is settled
+ * Ledger, ledger-item holds only, the format before inline holds (README, "Upgrading from the ledger-item holds"; billing/settle.ts): the held ledger item is settled
  * (or cancelled) once, while it still says `held`. `#status` = `status`, `:held` = `held`.
  */
 export const HOLD_WAS_LEDGER_ITEM = '#status = :held';
 
 /**
- * The hold's conditions on the account item (billing/hold-write.ts builds them per request; each
+ * The hold's conditions on the account item (billing/hold-plan.ts builds them per request; each
  * clause is one invariant):
  * - `freeTokens >= :f` (or `= :f` when the hold takes them all): available free tokens never negative,
  *   and credit is held only when no free tokens are left;
@@ -105,7 +105,7 @@ export const HOLD_WAS_LEDGER_ITEM = '#status = :held';
  * - `rpmWindow = :minute AND rpmCount < :rpm` (or a new minute), `inflight < :concurrent`, on the
  *   account and on the key: the rate limits.
  */
-export const HOLD_CONDITIONS_DOC = 'billing/hold-write.ts';
+export const HOLD_CONDITIONS_DOC = 'billing/hold-plan.ts';
 
 /**
  * Ledger: a payment entry (a top-up, an auto top-up, a dispute: `pay_<ms>_<stripe id>`) is written

@@ -7,17 +7,30 @@
 import { backoffMs } from '../retry/backoff';
 import { sleep } from '../retry/sleep';
 
-/** Per-item codes of a cancelled transaction, in `TransactItems` order (e.g. `None`, `ConditionalCheckFailed`). */
-export function cancellationCodes(err: unknown): ReadonlyArray<string | undefined> | undefined {
-  if (typeof err !== 'object' || err === null) return undefined;
-  if ((err as { name?: unknown }).name !== 'TransactionCanceledException') return undefined;
+/**
+ * One item's reason in a cancelled TransactWriteItems: its code (`None`, `ConditionalCheckFailed`,
+ * `TransactionConflict`, …) and the ALL_OLD image its failed condition returned
+ * (`ReturnValuesOnConditionCheckFailure`; still marshalled, as lib-dynamodb passes errors through untouched).
+ */
+export interface CancellationReason {
+  code: string | undefined;
+  item: unknown;
+}
+
+/** The reasons of a cancelled transaction in `TransactItems` order, or undefined when `err` is not one. */
+export function cancellationReasons(err: unknown): CancellationReason[] | undefined {
+  if (typeof err !== 'object' || err === null || (err as { name?: unknown }).name !== 'TransactionCanceledException') return undefined;
   const reasons = (err as { CancellationReasons?: unknown }).CancellationReasons;
   if (!Array.isArray(reasons)) return [];
-  return reasons.map((r: unknown) =>
-    typeof r === 'object' && r !== null && typeof (r as { Code?: unknown }).Code === 'string'
-      ? (r as { Code: string }).Code
-      : undefined,
-  );
+  return reasons.map((r: unknown) => {
+    const o = (typeof r === 'object' && r !== null ? r : {}) as { Code?: unknown; Item?: unknown };
+    return { code: typeof o.Code === 'string' ? o.Code : undefined, item: o.Item };
+  });
+}
+
+/** Per-item codes of a cancelled transaction, in `TransactItems` order (e.g. `None`, `ConditionalCheckFailed`). */
+export function cancellationCodes(err: unknown): ReadonlyArray<string | undefined> | undefined {
+  return cancellationReasons(err)?.map((r) => r.code);
 }
 
 /**
