@@ -49,7 +49,7 @@ export const SETTLE_TABLE_ACTIONS = {
   accounts: ['dynamodb:UpdateItem', 'dynamodb:BatchGetItem'],
   accountsPendingHoldsIndex: ['dynamodb:Query'],
   ledger: ['dynamodb:PutItem', 'dynamodb:GetItem'],
-  // Queued settles of holds placed before issue 14 (billing/settle.ts): dropped with
+  // Queued settles of ledger-item holds, the format before inline holds (billing/settle.ts): dropped with
   // `-c legacyHoldsDrained=true` once `npm run admin -- health` finds none.
   legacyLedger: ['dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
   keysByAccountIndex: ['dynamodb:Query'],

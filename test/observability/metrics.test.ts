@@ -241,7 +241,7 @@ describe('billing metrics', () => {
     expect(metric(all, 'CostNanoUsd')).toEqual([]);
   });
 
-  it('defines HoldsPending, HoldsOverdue and SettlesRetried for the settle path of issue 10', () => {
+  it('defines HoldsPending, HoldsOverdue and SettlesRetried for the settle path', () => {
     metricsModule.recordPendingHolds({ pending: 7, overdue: 2 });
     metricsModule.recordSettlesRetried(3);
     metricsModule.publishMetrics();

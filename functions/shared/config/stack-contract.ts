@@ -2,7 +2,7 @@
  * Names and numbers the CDK stack (lib/) and the functions share: env-var names, the origin header,
  * the settle reserve, the metric namespace and names. Plain constants with NO imports, so `cdk synth`
  * loads none of the Lambda code (no logger, no SDK clients, no ledger); test/lib/import-graph.test.ts
- * holds lib/ to that. The modules that use these values re-export them under their old homes.
+ * holds lib/ to that. Import them from here.
  */
 
 /** Env var holding the origin secret's ARN; set by the stack only when CloudFront is in front. */

@@ -1,5 +1,5 @@
 /**
- * Auto top-up (issue 22 item 4): the settings on the account's root item (billing/account-state.ts),
+ * Auto top-up: the settings on the account's root item (billing/account-state.ts),
  * the charge of one crossing, and its failure. A crossing was claimed by ONE conditional marker write
  * (billing/balance-watch.ts); its charge is an off-session PaymentIntent on the saved card
  * (docs.stripe.com/payments/save-and-reuse, "charge the saved payment method later") created with the
