@@ -9,9 +9,9 @@
  * per account item and per key (rate-limit.ts).
  *
  * The write ({@link holdUpdate}) is a conditional UpdateItem of the account item (or fund shard) under
- * conditions that cannot over-commit (store/conditions.ts, HOLD_CONDITIONS_DOC), which also SETs the
- * hold's compact inline record `holds.<requestId>` (hold-record.ts, encodeInlineHold) under
- * HOLD_IS_NEW, and marks the item for the orphan sweep's sparse index (hold-record.ts
+ * conditions that cannot over-commit (each clause and its invariant: docs/DATA-MODEL.md §4), which
+ * also SETs the hold's compact inline record `holds.<requestId>` (hold-record.ts, encodeInlineHold)
+ * under HOLD_IS_NEW, and marks the item for the orphan sweep's sparse index (hold-record.ts
  * `markPendingHolds`; an index write only when the mark is new). No ledger item is written until the
  * settle. 1 WRU while the account item is ≤ 1 KB (a non-transactional write of an item costs 1 WRU per
  * KB of the larger of its old and new image). It asks for ALL_OLD on a failed condition, so a refusal
