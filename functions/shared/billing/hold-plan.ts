@@ -119,7 +119,7 @@ export function planHold(input: PlanInput): HoldPlan {
   const keyRpm = rpmBranch(key.rpmWindow, key.rpmCount, limits.rpm, minute, rpmUnitsOf(accountRpm, wantRpm));
   if (keyRpm === 'full') return { ok: false, error: rpmRefusal('key', limits.rpm, key.rpmWindow ?? minute, now) };
   const rpmUnits = rpmUnitsOf(keyRpm, rpmUnitsOf(accountRpm, wantRpm));
-  // [issue 21] A slot whose hold is past its expiry (the function's own deadline: it can no longer run)
+  // A slot whose hold is past its expiry (the function's own deadline: it can no longer run)
   // is free now, not when the sweep settles the orphan.
   const expired = (state.slotHolds ?? []).filter((h) => h.expiresAt <= now);
   const accountStale = staleOf(expired.filter((h) => h.accountSlot));

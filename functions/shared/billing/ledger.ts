@@ -54,7 +54,7 @@ export const ledgerItemSchema = z.object({
   byok: z.optional(z.boolean()),
   /** ISO 8601: when the hold was written. */
   createdAt: z.string(),
-  /** The upstream model id that answered (entries before issue 28 have none). */
+  /** The upstream model id that answered (older entries may have none). */
   upstreamModel: z.optional(z.string()),
   /** Epoch ms of the first token; of the answer's end (the request id carries its arrival). */
   firstTokenAt: z.optional(z.number()),
