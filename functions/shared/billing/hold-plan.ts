@@ -23,7 +23,7 @@ import { formatNanoUsd } from '../money/money';
 import { computeCharge } from '../money/price';
 import type { RateLimits } from '../config/env';
 import { isLeaseId } from '../http/request-id';
-import type { UpdateCommandInput } from '../store/commands';
+import type { UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import { HOLD_IS_NEW } from '../store/conditions';
 import { tableNames } from '../store/tables';
 import { UpdateBuilder } from '../store/update-builder';

@@ -12,7 +12,8 @@
 import { InvalidRequestError } from '../errors/gateway-errors';
 import type { TokenPrices } from '../catalogue/catalogue';
 import type { CacheBuckets } from '../money/price';
-import { GetCommand, QueryCommand, type QueryCommandInput } from '../store/commands';
+import type { QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand } from '../store/commands';
 import { documentClient } from '../store/dynamo';
 import { storeCall } from '../store/store-errors';
 import { tableNames } from '../store/tables';
