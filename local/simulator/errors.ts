@@ -6,10 +6,10 @@
  * (providers.md §1.5, §2.7, §3.5, §4.5, §5.4).
  */
 import { CATALOGUE } from '../../functions/shared/catalogue/catalogue.js';
-import type { WireProtocol } from '../../functions/shared/providers/manifest.js';
+import type { WireProtocol, ProviderName } from '../../functions/shared/providers/manifest.js';
 import { jsonEvent, type JsonReply, type SseEvent } from './deliver.js';
 import type { Route } from './routes.js';
-import type { Fault, Problem, SimProvider } from './types.js';
+import type { Fault, Problem } from './types.js';
 
 /** OpenAI's message, type and code per status. */
 const OPENAI_STATUS: Record<number, [string, string, string | null]> = {
@@ -67,7 +67,7 @@ function maskKey(key: string | undefined): string {
   return key.length <= 8 ? key : `${key.slice(0, 3)}…${key.slice(-4)}`;
 }
 
-function describeStatus(wire: WireProtocol, provider: SimProvider | undefined, p: Extract<Problem, { kind: 'status' }>): Described {
+function describeStatus(wire: WireProtocol, provider: ProviderName | undefined, p: Extract<Problem, { kind: 'status' }>): Described {
   const simulated = `Simulated HTTP ${p.status}.`;
   if (wire === 'anthropic') return { status: p.status, message: ANTHROPIC_STATUS[p.status] ?? simulated };
   if (wire === 'gemini') {
@@ -78,7 +78,7 @@ function describeStatus(wire: WireProtocol, provider: SimProvider | undefined, p
   return { status: p.status, message: (provider === 'deepseek' ? DEEPSEEK_STATUS[p.status] : undefined) ?? message, type, code };
 }
 
-function describe(wire: WireProtocol, provider: SimProvider | undefined, p: Problem): Described {
+function describe(wire: WireProtocol, provider: ProviderName | undefined, p: Problem): Described {
   const by = <T>(openai: T, anthropic: T, gemini: T): T => (wire === 'anthropic' ? anthropic : wire === 'gemini' ? gemini : openai);
   const deepseek = provider === 'deepseek';
   switch (p.kind) {
@@ -176,7 +176,7 @@ export function streamErrorEvent(wire: WireProtocol, requestId: string): SseEven
  * The problem a `context-length` fault answers with. The window defaults to the smallest context window
  * of the provider's chat models in the catalogue (128K for a provider it does not name yet).
  */
-export function contextLengthProblem(fault: Extract<Fault, { kind: 'context-length' }>, provider: SimProvider): Extract<Problem, { kind: 'context-length' }> {
+export function contextLengthProblem(fault: Extract<Fault, { kind: 'context-length' }>, provider: ProviderName): Extract<Problem, { kind: 'context-length' }> {
   const windows = [...CATALOGUE.values()].filter((e) => e.kind === 'chat').flatMap((e) => e.targets).filter((t) => t.provider === provider).map((t) => t.contextWindow);
   const limit = fault.limit ?? (windows.length === 0 ? 128_000 : Math.min(...windows));
   return { kind: 'context-length', limit, tokens: fault.tokens ?? limit + 1 };

@@ -11,7 +11,8 @@ import { handleGemini } from './gemini.js';
 import { isObject } from './json-narrowing.js';
 import { handleOpenAI } from './openai.js';
 import type { Route } from './routes.js';
-import type { Fault, FaultMatch, Problem, RecordedRequest, SimCall, SimProvider } from './types.js';
+import type { Fault, FaultMatch, Problem, RecordedRequest, SimCall } from './types.js';
+import type { ProviderName } from '../../functions/shared/providers/manifest.js';
 
 /** Simulator state an exchange reads and updates. */
 export interface ExchangeContext {
@@ -161,7 +162,7 @@ export class FaultRegistry {
   }
 
   /** The fault for this request (the earliest-registered match), consuming one use, or undefined. */
-  take(provider: SimProvider, model: string | undefined): Fault | undefined {
+  take(provider: ProviderName, model: string | undefined): Fault | undefined {
     const entry = this.entries.find((e) => (e.match.provider ?? provider) === provider && (e.match.model === undefined || e.match.model === model));
     if (!entry) return undefined;
     if (--entry.remaining <= 0) this.entries = this.entries.filter((e) => e !== entry);

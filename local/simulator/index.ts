@@ -6,4 +6,4 @@ export { startSimulator } from './server.js';
 export { baseReplyText } from './reply.js';
 export { countWords, promptTokens } from './json-narrowing.js';
 export { embed } from './embeddings.js';
-export type { Fault, FaultMatch, RecordedRequest, SimProvider, Simulator, SimulatorOptions } from './types.js';
+export type { Fault, FaultMatch, RecordedRequest, Simulator, SimulatorOptions } from './types.js';

@@ -13,7 +13,8 @@ import { asArray, asNumber, asString, asStrings, field, isObject, type JsonObjec
 import { openAICompletion, openAIStream } from './openai-format.js';
 import { chooseTools, type Conversation, conversationOf, type Message, planChoices, type ToolDecl } from './reply.js';
 import { isRetiredModel } from './retired-models.js';
-import type { Problem, SimCall, SimProvider } from './types.js';
+import type { Problem, SimCall } from './types.js';
+import type { ProviderName } from '../../functions/shared/providers/manifest.js';
 
 /** A validated chat request: the conversation plus the request fields the formatter needs. */
 export interface OpenAIChatRequest {
@@ -85,7 +86,7 @@ function deepseekThinks(model: string, body: JsonObject): boolean {
 const badRequest = (message: string, param: string, code?: string): Problem => ({ kind: 'bad-request', message, param, ...(code ? { code } : {}) });
 
 /** Validate and read the request; a {@link Problem} means answer 400. */
-function readOpenAIChat(provider: SimProvider, body: unknown): OpenAIChatRequest | Problem {
+function readOpenAIChat(provider: ProviderName, body: unknown): OpenAIChatRequest | Problem {
   if (!isObject(body)) return { kind: 'bad-request', message: 'Request body must be a JSON object.' };
   const model = asString(body['model']);
   if (!model) return badRequest('you must provide a model parameter', 'model');
@@ -131,7 +132,7 @@ const O_SERIES_REJECTED = ['temperature', 'top_p', 'presence_penalty', 'frequenc
  * The 400 `unsupported_parameter` for fields refused on `model`: o-series `max_tokens` and sampling
  * fields, other OpenAI models `reasoning_effort`, DeepSeek thinking mode `logprobs` / `top_logprobs`.
  */
-function checkOpenAIParams(provider: SimProvider, model: string, body: JsonObject): Problem | undefined {
+function checkOpenAIParams(provider: ProviderName, model: string, body: JsonObject): Problem | undefined {
   const present = (f: string): boolean => body[f] !== undefined && body[f] !== null;
   const unsupported = (param: string, hint = ''): Problem => badRequest(`Unsupported parameter: '${param}' is not supported with this model.${hint}`, param, 'unsupported_parameter');
   if (provider === 'deepseek' && deepseekThinks(model, body)) {

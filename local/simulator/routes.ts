@@ -4,14 +4,13 @@
  * hosts, Anthropic `POST /v1/messages` (and `count_tokens`), Gemini `generateContent`,
  * `streamGenerateContent` and `batchEmbedContents`.
  */
-import { PROVIDER_MANIFEST, type WireProtocol } from '../../functions/shared/providers/manifest.js';
-import type { SimProvider } from './types.js';
+import { PROVIDER_MANIFEST, type WireProtocol, type ProviderName } from '../../functions/shared/providers/manifest.js';
 
 /** What a request asks for, independent of the provider's URL spelling. */
 export type Operation = 'chat' | 'embeddings' | 'images' | 'anthropic-messages' | 'anthropic-count-tokens' | 'gemini-generate' | 'gemini-stream' | 'gemini-batch-embed' | 'no-route';
 
 export interface Route {
-  provider: SimProvider;
+  provider: ProviderName;
   wire: WireProtocol;
   op: Operation;
   /** Gemini: the model from the URL, without `models/`. */
@@ -21,7 +20,7 @@ export interface Route {
 /** URL prefix of each provider: `/<name>` + the path of its manifest `defaultBaseUrl`, e.g. `/openai/v1`. */
 export const PREFIXES = Object.fromEntries(
   PROVIDER_MANIFEST.map((p) => [p.name, `/${p.name}${new URL(p.defaultBaseUrl).pathname.replace(/\/+$/, '')}`]),
-) as Record<SimProvider, string>;
+) as Record<ProviderName, string>;
 
 const OPERATIONS: Record<WireProtocol, Record<string, Operation>> = {
   openai: { '/chat/completions': 'chat', '/embeddings': 'embeddings', '/images/generations': 'images' },

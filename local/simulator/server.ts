@@ -7,7 +7,8 @@ import type { Socket } from 'node:net';
 import { type ExchangeContext, FaultRegistry, type ReadBody, runExchange } from './exchange.js';
 import { asNumber, isObject } from './json-narrowing.js';
 import { PREFIXES, resolveRoute } from './routes.js';
-import type { RecordedRequest, SimProvider, Simulator, SimulatorOptions } from './types.js';
+import type { RecordedRequest, Simulator, SimulatorOptions } from './types.js';
+import type { ProviderName } from '../../functions/shared/providers/manifest.js';
 
 /** Largest request body the simulator reads, bytes (images inline in base64 can be large). */
 const MAX_BODY_BYTES = 64 * 1024 * 1024;
@@ -91,7 +92,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
   const address = server.address();
   if (address === null || typeof address === 'string') throw new Error('simulator: unexpected server address');
   const baseUrl = `http://${host.includes(':') ? `[${host}]` : host}:${address.port}`;
-  const urls = Object.fromEntries(Object.entries(PREFIXES).map(([p, prefix]) => [p, `${baseUrl}${prefix}`])) as Record<SimProvider, string>;
+  const urls = Object.fromEntries(Object.entries(PREFIXES).map(([p, prefix]) => [p, `${baseUrl}${prefix}`])) as Record<ProviderName, string>;
 
   let closed: Promise<void> | undefined;
   const sim: Simulator = {

@@ -2,9 +2,6 @@
 import type { ProviderName } from '../../functions/shared/providers/manifest.js';
 import type { Route } from './routes.js';
 
-/** Every provider of the manifest, by the gateway's own name, under its own URL prefix (routes.ts). */
-export type SimProvider = ProviderName;
-
 /** Options of {@link startSimulator}. */
 export interface SimulatorOptions {
   /** TCP port; 0 (default) picks a free one. */
@@ -21,7 +18,7 @@ export interface SimulatorOptions {
 
 /** One request the simulator received, recorded in arrival order. */
 export interface RecordedRequest {
-  provider: SimProvider;
+  provider: ProviderName;
   method: string;
   /** Request target as received: path plus query string. */
   path: string;
@@ -44,7 +41,7 @@ export interface RecordedRequest {
 
 /** Which requests a fault applies to; an omitted field matches anything. `model` is compared exactly. */
 export interface FaultMatch {
-  provider?: SimProvider;
+  provider?: ProviderName;
   model?: string;
 }
 
@@ -83,7 +80,7 @@ export interface Simulator {
   baseUrl: string;
   port: number;
   /** Per-provider base URLs, exactly what a client/gateway uses as its provider base URL. */
-  urls: Record<SimProvider, string>;
+  urls: Record<ProviderName, string>;
   /** Every request received, in order (a live array). */
   requests: RecordedRequest[];
   /** Inject a fault for matching requests, `times` (default Infinity); the earliest match with uses left applies. */
@@ -99,7 +96,7 @@ export interface Simulator {
 
 /** One provider request as the dialect handlers see it: routed, body parsed. */
 export interface SimCall {
-  provider: SimProvider;
+  provider: ProviderName;
   route: Route;
   method: string;
   url: URL;

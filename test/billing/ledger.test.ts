@@ -106,7 +106,7 @@ describe('hold and settle', () => {
     expect(await getAccount(accountId, { consistent: true })).toMatchObject({ freeTokens: 5, creditNanoUsd: USD, heldNanoUsd: 0, heldFreeTokens: 0 });
   });
 
-  // Issue 21: a bill never exceeds its hold (it used to charge the reported usage in full).
+  // A bill never exceeds its hold, even when the upstream reports more usage than was held.
   it('charges the hold at most when the upstream counted more than was held, records the rest as the loss, and settles a key deleted meanwhile', async () => {
     const { accountId, keyHash } = await accountWithKey({ freeTokens: 0, creditNanoUsd: USD });
     const h = await hold(accountId, keyHash, demandOf(10, 10));

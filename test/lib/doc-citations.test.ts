@@ -22,29 +22,6 @@ const SELF = relative(ROOT, __filename);
  */
 const KNOWN_OUTSIDE_CITATIONS = new Set<string>();
 
-/**
- * Files still citing modelmux's own issues by number, in folders being reworked this round (billing, the
- * router, the test support): their owners write the fact out instead and delete the line. Never add one.
- */
-const KNOWN_ISSUE_CITATIONS = new Set<string>([
-  'functions/shared/billing/account-state.ts',
-  'functions/shared/billing/balance-watch.ts',
-  'functions/shared/billing/hold-demand.ts',
-  'functions/shared/billing/hold-plan.ts',
-  'functions/shared/billing/ledger.ts',
-  'functions/shared/billing/request-bill.ts',
-  'functions/shared/billing/settle.ts',
-  'functions/shared/routing/attempt-contract.ts',
-  'functions/shared/routing/circuit-breaker.ts',
-  'functions/shared/routing/retry-policy.ts',
-  'functions/shared/routing/sticky.ts',
-  'test/billing/ledger.test.ts',
-  'test/billing/shards.test.ts',
-  'test/billing/slot-expiry.test.ts',
-  'test/routing/circuit-breaker.test.ts',
-  'test/support/adversarial-bodies.ts',
-]);
-
 /** `issue 21`, `Issue 24's`, `issues 13`: modelmux's own tracker, unless a project name (with `-` or `/`) precedes it. */
 const OWN_ISSUE = /(?<![\w.-]*[-/][\w.-]* )\b[Ii]ssues? #?\d+/g;
 
@@ -179,7 +156,7 @@ for (const path of FOLDERS.flatMap((folder) => sourceFiles(resolve(ROOT, folder)
     ...readmeCitations(file, text),
   );
   for (const m of text.matchAll(/\bdocs\/[\w.-]+\.(?:md|png)\b/g)) if (!existsSync(resolve(ROOT, m[0]))) missingDocs.push(`${file}: ${m[0]}`);
-  if (!KNOWN_ISSUE_CITATIONS.has(file)) for (const m of text.matchAll(OWN_ISSUE)) ownIssues.push(`${file}: "${m[0]}"`);
+  for (const m of text.matchAll(OWN_ISSUE)) ownIssues.push(`${file}: "${m[0]}"`);
   if (/\/work\/shared\/|\.\.\/shared\/(?:reference|spec)\/|shared\/DESIGN\.md/.test(text) && !KNOWN_OUTSIDE_CITATIONS.has(file)) outside.push(file);
 }
 

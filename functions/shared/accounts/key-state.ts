@@ -253,10 +253,6 @@ export function otherShardUpdates(accountId: string, keyHash: string, shape: Acc
  * condition `window < :current` rolls a window forward and never back.
  */
 
-
-/** How often a key's spend limit resets (OpenRouter's `limit_reset` values; accounts/key-item.ts). */
-export type { LimitReset };
-
 const pad = (n: number, width = 2) => String(n).padStart(width, '0');
 
 /** The id of the window that contains `ms` (epoch ms) for a reset kind; `all` when it never resets. */

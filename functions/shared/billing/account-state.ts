@@ -153,8 +153,8 @@ export async function readState(pk: string, opts: { consistent?: boolean } = {})
 }
 
 /*
- * Balance watching: what the account's root item carries for watching its balance (DATA-MODEL §2,
- * issue 22): the auto top-up settings and saved card, the low-balance alert threshold, and the markers
+ * Balance watching: what the account's root item carries for watching its balance (DATA-MODEL §2):
+ * the auto top-up settings and saved card, the low-balance alert threshold, and the markers
  * that make each crossing act once (balance-watch.ts claims the crossings).
  *
  * Attributes (all optional; nano-USD unless named in cents):

@@ -1,6 +1,6 @@
 /**
- * After a settle: did the account's balance cross a line the user drew? (issue 22: auto top-up,
- * low-balance email, a key reaching its spend limit.) The check reads nothing: it looks at this
+ * After a settle: did the account's balance cross a line the user drew? (An auto top-up,
+ * a low-balance email, a key reaching its spend limit.) The check reads nothing: it looks at this
  * container's view of the root item (account-state.ts), which the settle just updated, and only when
  * the view says a line is crossed does it write — ONE conditional UpdateItem per crossing that holds the
  * real test (credit under the threshold, no top-up in flight, room under the monthly cap…), so however

@@ -13,7 +13,7 @@
  * The price one attempt is billed at ({@link attemptPrices}, µUSD per 1M tokens) is the same for the
  * hold (its most, over the plan) and the settle (the served attempt: app/settle-request.ts): the
  * target's displayed price, its long-prompt tier included — or, for an attempt made with the account's
- * own provider key (BYOK, issue 11), the platform fee alone (displayed − upstream price, the 5.5%).
+ * own provider key (BYOK), the platform fee alone (displayed − upstream price, the 5.5%).
  */
 import { byokFeePricesFor, displayedPricesFor, type CatalogueEntry, type CatalogueTarget, type TokenPrices } from '../catalogue/catalogue';
 import { geminiCachedContent, type ChatCompletionRequest } from '../openai/chat-request';

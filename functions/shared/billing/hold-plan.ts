@@ -9,9 +9,9 @@
  * per account item and per key (rate-limit.ts).
  *
  * The write ({@link holdUpdate}) is a conditional UpdateItem of the account item (or fund shard) under
- * conditions that cannot over-commit (store/conditions.ts, HOLD_CONDITIONS_DOC), which also SETs the
- * hold's compact inline record `holds.<requestId>` (hold-record.ts, encodeInlineHold) under
- * HOLD_IS_NEW, and marks the item for the orphan sweep's sparse index (hold-record.ts
+ * conditions that cannot over-commit (each clause and its invariant: docs/DATA-MODEL.md §4), which
+ * also SETs the hold's compact inline record `holds.<requestId>` (hold-record.ts, encodeInlineHold)
+ * under HOLD_IS_NEW, and marks the item for the orphan sweep's sparse index (hold-record.ts
  * `markPendingHolds`; an index write only when the mark is new). No ledger item is written until the
  * settle. 1 WRU while the account item is ≤ 1 KB (a non-transactional write of an item costs 1 WRU per
  * KB of the larger of its old and new image). It asks for ALL_OLD on a failed condition, so a refusal
@@ -23,7 +23,7 @@ import { formatNanoUsd } from '../money/money';
 import { computeCharge } from '../money/price';
 import type { RateLimits } from '../config/env';
 import { isLeaseId } from '../http/request-id';
-import type { UpdateCommandInput } from '../store/commands';
+import type { UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import { HOLD_IS_NEW } from '../store/conditions';
 import { tableNames } from '../store/tables';
 import { UpdateBuilder } from '../store/update-builder';
@@ -119,7 +119,7 @@ export function planHold(input: PlanInput): HoldPlan {
   const keyRpm = rpmBranch(key.rpmWindow, key.rpmCount, limits.rpm, minute, rpmUnitsOf(accountRpm, wantRpm));
   if (keyRpm === 'full') return { ok: false, error: rpmRefusal('key', limits.rpm, key.rpmWindow ?? minute, now) };
   const rpmUnits = rpmUnitsOf(keyRpm, rpmUnitsOf(accountRpm, wantRpm));
-  // [issue 21] A slot whose hold is past its expiry (the function's own deadline: it can no longer run)
+  // A slot whose hold is past its expiry (the function's own deadline: it can no longer run)
   // is free now, not when the sweep settles the orphan.
   const expired = (state.slotHolds ?? []).filter((h) => h.expiresAt <= now);
   const accountStale = staleOf(expired.filter((h) => h.accountSlot));

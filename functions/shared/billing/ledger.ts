@@ -12,7 +12,8 @@
 import { InvalidRequestError } from '../errors/gateway-errors';
 import type { TokenPrices } from '../catalogue/catalogue';
 import type { CacheBuckets } from '../money/price';
-import { GetCommand, QueryCommand, type QueryCommandInput } from '../store/commands';
+import type { QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand } from '../store/commands';
 import { documentClient } from '../store/dynamo';
 import { storeCall } from '../store/store-errors';
 import { tableNames } from '../store/tables';
@@ -54,7 +55,7 @@ export const ledgerItemSchema = z.object({
   byok: z.optional(z.boolean()),
   /** ISO 8601: when the hold was written. */
   createdAt: z.string(),
-  /** The upstream model id that answered (entries before issue 28 have none). */
+  /** The upstream model id that answered (older entries may have none). */
   upstreamModel: z.optional(z.string()),
   /** Epoch ms of the first token; of the answer's end (the request id carries its arrival). */
   firstTokenAt: z.optional(z.number()),

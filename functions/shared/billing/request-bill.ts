@@ -1,6 +1,6 @@
 /**
- * The billing API the routes call (chat completions, embeddings; the Responses API of issue 13 bills
- * through the same core):
+ * The billing API the routes call (chat completions, embeddings; the Responses API bills through the
+ * same core):
  *
  *   const bill = startBill({ accountId, keyHash, requestId, publicModel, demand, deadline });
  *   if (!bill.predicted) await bill.confirmed;     // else connect upstream beside the hold

@@ -152,12 +152,11 @@ let client: SQSClient | undefined;
 
 /**
  * The container's SQS client: short timeouts, a few attempts (it runs inside the settle reserve).
- * `SQS_REQUEST_TIMEOUT_MS` (default 1,000) is raised by `npm start`: the emulator shares the gateway's
- * event loop.
+ * `SQS_REQUEST_TIMEOUT_MS` (default in `config/env.ts`) is raised by `npm start`: the emulator shares the
+ * gateway's event loop.
  */
 async function sqsClient(): Promise<SQSClient> {
-  const { SQS_REQUEST_TIMEOUT_MS, SQS_ENDPOINT } = config();
-  const timeout = SQS_REQUEST_TIMEOUT_MS || 1_000;
+  const { SQS_REQUEST_TIMEOUT_MS: timeout, SQS_ENDPOINT } = config();
   const { SQSClient } = await loadSqs();
   client ??= new SQSClient({
     ...(SQS_ENDPOINT ? { endpoint: SQS_ENDPOINT, region: process.env.AWS_REGION ?? 'us-east-1' } : {}),

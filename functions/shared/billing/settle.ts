@@ -15,7 +15,7 @@
  * our margin), the difference is the platform's loss: the ledger entry's `lossNanoUsd`, the
  * `UpstreamOverHoldNanoUsd` metric (alarmed) and a `usage over the hold` warning.
  *
- * Holds placed before issue 14 (a ledger item `status: held`, indexed by the dropped `pendingHolds`
+ * Holds placed before inline holds (a ledger item `status: held`, indexed by the dropped `pendingHolds`
  * GSI, and no inline record on the account item) can still be in flight, or queued for settle, when
  * this version is deployed. Their settle is the old one: ONE TransactWriteItems that turns the held
  * ledger item into the entry (or deletes it, for a cancel) under HOLD_WAS_LEDGER_ITEM and releases the
@@ -118,7 +118,7 @@ const NO_CHARGE: HeldCharge = { freeTokensUsed: 0, costNanoUsd: 0, freePromptTok
 export async function settleHold(hold: HoldRecord, outcome: SettleOutcome, maxAttempts = 30): Promise<SettleResult> {
   const charge = outcome.kind === 'bill' ? chargeFor(hold, outcome.entry) : NO_CHARGE;
   let withKey = true;
-  let legacy = false; // a hold placed before issue 14: a held ledger item (see the file comment)
+  let legacy = false; // a hold placed before inline holds: a held ledger item (see the file comment)
   for (let attempt = 1; ; attempt++) {
     try {
       if (legacy) await transactWrite(legacySettleTransaction(hold, outcome, charge, accountSettleUpdate(hold, charge, withKey, false).build()), { retryConflicts: false });
@@ -298,7 +298,7 @@ function legacySettleTransaction(hold: HoldRecord, outcome: SettleOutcome, charg
 }
 
 /**
- * Holds placed before issue 14 still unsettled: held ledger items, found by a Scan of the whole ledger
+ * Holds placed before inline holds still unsettled: held ledger items, found by a Scan of the whole ledger
  * (read units by ledger size: for the admin CLI once after the upgrade, `holds list|settle --legacy`,
  * never on a schedule). Expired before `expiredBefore` (epoch ms) when given.
  * @throws StoreUnavailableError (503).

@@ -112,7 +112,7 @@ export interface PlanHooks {
 /**
  * Our own code failed while building or reading an attempt (a bug, a request our serialisation could
  * not handle): the request fails alone with a 500 — never a retry, a fallback or a breaker tick, which
- * would let one tenant's request reroute everyone's traffic (issue 10, tenant isolation).
+ * would let one tenant's request reroute everyone's traffic (tenants are isolated).
  */
 export class OwnFailure extends Error {
   constructor(readonly original: unknown) {

@@ -30,7 +30,7 @@ export const DEFAULT_RETRY: RetryTuning = { maxRetriesPerTarget: 1, baseDelayMs:
  *
  * An upstream 408 is retried like any other retryable status: the upstream answered at once that it
  * gave up reading our request (a dropped connection, a slow proxy), so a retry costs little, and
- * issue 4 lists 408 among the retryables.
+ * the official SDKs retry it too (providers.md §1.6).
  * @param random a uniform [0, 1) source (injected by tests).
  */
 export function upstreamRetryPolicy(tuning: RetryTuning = DEFAULT_RETRY, random: () => number = Math.random): RetryPolicy<UpstreamFailure> {

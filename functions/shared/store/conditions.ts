@@ -94,20 +94,6 @@ export const HOLD_IS_PENDING = 'attribute_exists(#holds.#rid)';
 export const HOLD_WAS_LEDGER_ITEM = '#status = :held';
 
 /**
- * The hold's conditions on the account item (billing/hold-plan.ts builds them per request; each
- * clause is one invariant):
- * - `freeTokens >= :f` (or `= :f` when the hold takes them all): available free tokens never negative,
- *   and credit is held only when no free tokens are left;
- * - `creditNanoUsd >= :c`: available credit never negative (held amounts count as spent);
- * - `keys.<h16>.status = active`: a disabled or deleted key is refused at once, in every container;
- * - `keys.<h16>.leftNanoUsd >= :c` in the current window (or the roll to a new window): a key never
- *   holds beyond its spend limit;
- * - `rpmWindow = :minute AND rpmCount < :rpm` (or a new minute), `inflight < :concurrent`, on the
- *   account and on the key: the rate limits.
- */
-export const HOLD_CONDITIONS_DOC = 'billing/hold-plan.ts';
-
-/**
  * Ledger: a payment entry (a top-up, an auto top-up, a dispute: `pay_<ms>_<stripe id>`) is written
  * once, in the transaction that moves its money, so a duplicate or concurrent webhook moves it once.
  */
