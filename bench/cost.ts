@@ -71,7 +71,7 @@ export interface RequestFigures {
 /** One part of the mix; `upstreamMs` is the time the upstream takes to answer (the gateway waits, and Lambda bills, all of it). */
 export interface MixPart { label: string; share: number; upstreamMs: number; fn: 'Chat' | 'Embeddings'; figures: RequestFigures }
 
-/** The mix of issue 14: 70% streamed chat of 2 s and 500 tokens, 20% buffered chat, 10% embeddings. */
+/** The request mix: 70% streamed chat of 2 s and 500 tokens, 20% buffered chat, 10% embeddings. */
 export const MIX: Array<Omit<MixPart, 'figures'> & { kind: Kind }> = [
   { kind: 'stream500', label: 'streamed chat: 500 tokens in 500 chunks', share: 0.7, upstreamMs: 2000, fn: 'Chat' },
   { kind: 'chat500', label: 'buffered chat: 500 tokens', share: 0.2, upstreamMs: 2000, fn: 'Chat' },
@@ -95,7 +95,7 @@ export function billedMs(part: MixPart, memoryMb: number): number {
 /** INIT estimate at `memoryMb`: CPU ms from process start to handler ready measured here (one core), slowed to the CPU share. */
 export const initMs = (readyMs: number, memoryMb: number): number => readyMs * cpuSlowdown(memoryMb);
 
-/** Cold-start goal of issue 24: INIT at the chosen memory, ms. */
+/** The cold-start goal: INIT at the chosen memory, ms. */
 export const INIT_GOAL_MS = 800;
 
 /**

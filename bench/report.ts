@@ -1,5 +1,5 @@
 /**
- * BENCHMARKS.md from one run: issue 24's goals first (each figure against its goal, met or not, and what
+ * BENCHMARKS.md from one run: the goals first (each figure against its goal, met or not, and what
  * limits it), then the cost of the mix, write units, CPU by phase, latency and load, cold start.
  */
 import type { ImportTiming } from './cold-start';
@@ -110,7 +110,7 @@ export function renderReport(r: Results): string {
     '',
     r.header,
     '',
-    '## Goals (issue 24)',
+    '## Goals',
     '',
     table(['figure', 'goal', 'measured', '', 'what limits it'], goals),
     '',

@@ -1,7 +1,7 @@
 /**
  * `npm run bench [-- --quick]`: synthesizes the stack, times the bundles' cold start on Node 24, then runs
  * the deployed bundles on Node 24 against the upstream simulator with billing on (DynamoDB Local), beside
- * Portkey, and reports issue 24's goals, the AWS cost of 1M requests, write units, CPU by phase, latency.
+ * Portkey, and reports the goals (BENCHMARKS.md), the AWS cost of 1M requests, write units, CPU by phase, latency.
  * A full run writes BENCHMARKS.md, `--quick` bench/out/BENCHMARKS.quick.md. Everything it starts is
  * stopped on exit, error or Ctrl-C; temporary files are removed.
  */

@@ -4,9 +4,10 @@
  * - the upstream-keys secret (`UPSTREAM_SECRET_ARN`) is readable and a JSON object, naming which
  *   provider keys it holds (never a value); the origin secret (`ORIGIN_SECRET_ARN`) has a `current`;
  * - pending holds: how many holds are in flight (the inline records `holds.<requestId>` on the account
- *   items, found through the orphan sweep's pendingHolds index, billing/pending-holds.ts) and how many
+ *   items, found through the orphan sweep's pendingHolds index, billing/hold-record.ts) and how many
  *   are past their settle bound (expiry < now);
- * - legacy holds: held ledger items from before issue 14 (a ledger Scan); none means the stack may be
+ * - legacy holds: held ledger items, the hold format before inline holds (a ledger Scan; README,
+ *   "Upgrading from the ledger-item holds"); none means the stack may be
  *   deployed with `-c legacyHoldsDrained=true`, which drops the settle role's ledger UpdateItem/DeleteItem.
  * Each check is `ok`, `fail` (the command exits 1) or `skip` (nothing to check here), with a detail.
  */
@@ -15,7 +16,7 @@ import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-sec
 import { ORIGIN_SECRET_ARN_ENV, UPSTREAM_SECRET_ARN_ENV } from '../functions/shared/config/stack-contract';
 import { UPSTREAM_API_KEY_VARS } from '../functions/shared/providers/manifest';
 import { listInlineHolds } from '../functions/shared/billing/sweep';
-import { listLegacyHolds } from '../functions/shared/billing/legacy-settle';
+import { listLegacyHolds } from '../functions/shared/billing/settle';
 import { documentClient } from '../functions/shared/store/dynamo';
 import { tableNames } from '../functions/shared/store/tables';
 
@@ -106,14 +107,14 @@ async function pendingHolds(accounts: TableDescription | Error | undefined, now:
   }
 }
 
-/** Held ledger items from before issue 14: while any remain, the settle role keeps its legacy ledger actions. */
+/** Held ledger items (the hold format before inline holds): while any remain, the settle role keeps its legacy ledger actions. */
 async function legacyHolds(): Promise<HealthCheck> {
   const check = 'legacy holds';
   try {
     const n = (await listLegacyHolds()).length;
     return n === 0
       ? { check, status: 'ok', detail: 'none: deploy with -c legacyHoldsDrained=true to drop the settle role\'s ledger UpdateItem/DeleteItem' }
-      : { check, status: 'ok', detail: `${n} held ledger items from before issue 14: keep legacyHoldsDrained unset; settle them: npm run admin -- holds settle --expired --legacy` };
+      : { check, status: 'ok', detail: `${n} held ledger items (the hold format before inline holds): keep legacyHoldsDrained unset; settle them: npm run admin -- holds settle --expired --legacy` };
   } catch (err) {
     return { check, status: 'fail', detail: `${(err as Error).name}: ${(err as Error).message}` };
   }

@@ -31,12 +31,11 @@ import { backfillGrantMarkers } from '../functions/shared/accounts/grant-backfil
 import { createKey, listKeys } from '../functions/shared/accounts/key-store';
 import { authenticate } from '../functions/shared/accounts/authenticate';
 import { revokeKey } from '../functions/shared/accounts/key-update';
-import { accountTotals } from '../functions/shared/billing/account-totals';
+import { accountTotals } from '../functions/shared/billing/account-state';
 import { usageSummary, type UsageTotals } from '../functions/shared/billing/ledger';
 import { setShards } from '../functions/shared/billing/shards';
 import { listPendingHolds, orphanOutcome } from '../functions/shared/billing/sweep';
-import { listLegacyHolds } from '../functions/shared/billing/legacy-settle';
-import { settleHold } from '../functions/shared/billing/settle';
+import { listLegacyHolds, settleHold } from '../functions/shared/billing/settle';
 import { formatNanoUsd, usdToNanoUsd } from '../functions/shared/money/money';
 import { GatewayError, NotFoundError } from '../functions/shared/errors/gateway-errors';
 import { tableNames } from '../functions/shared/store/tables';

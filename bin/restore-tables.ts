@@ -29,7 +29,8 @@ import {
 import { BatchWriteCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { ensureTables } from '../local/dynamodb-local';
 import { config, reloadConfig } from '../functions/shared/config/env';
-import { createDocumentClient, type StoreClient } from '../functions/shared/store/dynamo';
+import { createDocumentClient } from '../functions/shared/store/dynamo';
+import type { StoreClient } from '../functions/shared/store/lean-document-client';
 import { tableNames, type TableNames } from '../functions/shared/store/tables';
 
 /** The tables a restore covers (responses are not backed up: they end at their TTL). */

@@ -20,7 +20,6 @@ import { CostGuards } from './constructs/cost-guards';
 import { Rollout } from './constructs/rollout';
 import { type ModelmuxStackProps, type ReservedConcurrency, reservedConcurrencyOf } from './stack-props';
 
-export { DEFAULT_ACCOUNT_RESERVED_CONCURRENCY, DEFAULT_SETTLE_RESERVED_CONCURRENCY, LAMBDA_MIN_UNRESERVED, type ModelmuxStackProps, reservedConcurrencyOf } from './stack-props';
 import { SettlePath } from './constructs/settle-path';
 import { DEFAULT_LOG_RETENTION_DAYS } from './constructs/gateway-function';
 import { Monitoring } from './constructs/monitoring';
@@ -56,11 +55,11 @@ export class ModelmuxStack extends Stack {
     const publicBaseUrl: Record<string, string> = publicUrl ? { PUBLIC_BASE_URL: publicUrl } : {};
     // Settings from `-c functionSettings=…` come last: every function gets them (each reads its own).
     const settings = props.functionSettings ?? {};
-    // Mail (issue 22): one verified SES identity for the settle and account functions' mail (EMAIL_FROM) and Cognito's.
+    // Mail: one verified SES identity for the settle and account functions' mail (EMAIL_FROM) and Cognito's.
     const mail = props.email === undefined ? undefined : new MailSender(this, 'Mail', props.email);
     const mailEnv = mail?.environment ?? {};
     const environment = { ...baseUrlEnvironment(props.upstreamBaseUrls ?? {}), ...publicBaseUrl, ...settings };
-    // Accounts (issue 11): the dashboard's users, and the key their own provider keys are sealed with.
+    // Accounts: the dashboard's users, and the key their own provider keys are sealed with.
     const identity = new Identity(this, 'Identity', { hostedSignIn: props.hostedSignIn, email: mail?.userPoolEmail });
     const byokKey = new ByokKey(this, 'Byok');
     const common = { tables, upstreamSecret, originSecret, byokKey, environment, tracing: props.tracing === true, liveAlias: true };
@@ -92,7 +91,7 @@ export class ModelmuxStack extends Stack {
       logRetentionDays: props.embeddingsLogRetentionDays ?? logDays,
       memorySize: props.embeddingsMemoryMb ?? (props.managedInstances && MI_MIN_MEMORY_MB),
     });
-    // Payments (issue 22): the Stripe keys, created empty (payments off until the operator stores them).
+    // Payments: the Stripe keys, created empty (payments off until the operator stores them).
     const stripeSecret = new StripeSecret(this, 'Stripe');
     stripeSecret.attachTo(settle.settleFunction.function); // auto top-up charges run in the settle function
     new CfnOutput(this, 'StripeSecretPutCommand', { description: 'Store the Stripe keys (stripe.json: {"STRIPE_SECRET_KEY":"sk_...","STRIPE_WEBHOOK_SECRET":"whsec_..."}) to enable payments; the webhook endpoint is <base URL>/v1/billing/stripe/webhook', value: stripeSecret.putValueCommand });
@@ -155,7 +154,7 @@ export class ModelmuxStack extends Stack {
    */
   private addOperations(props: ModelmuxStackProps, parts: Pick<StackParts, 'tables' | 'settle' | 'chat' | 'embeddings' | 'account' | 'byokKey'>, mail: MailSender | undefined): Rollout {
     const { tables, settle, chat, embeddings, account, byokKey } = parts;
-    // High-volume mode (issue 24): both request functions on Lambda Managed Instances (docs/managed-instances.md).
+    // High-volume mode: both request functions on Lambda Managed Instances (docs/managed-instances.md).
     if (props.managedInstances !== undefined) new ManagedInstances(this, 'ManagedInstances', { ...props.managedInstances, functions: [chat.gateway, embeddings.gateway], logRetentionDays: props.logRetentionDays ?? DEFAULT_LOG_RETENTION_DAYS });
     const rollout = new Rollout(this, 'Rollout', { deploymentConfig: props.deploymentConfig });
     for (const [name, part] of [['Chat', chat], ['Embeddings', embeddings], ['Account', account]] as const) {
@@ -209,7 +208,7 @@ export class ModelmuxStack extends Stack {
     monitoring.addFunction('Chat', chat.gateway.function, reserved.chat);
     monitoring.addFunction('Embeddings', embeddings.gateway.function, reserved.embeddings);
     monitoring.addFunction('Account', account.gateway.function, reserved.account);
-    // The durable settle path (issue 10): its consumer, a backlog older than 5 minutes (settles not
+    // The durable settle path: its consumer, a backlog older than 5 minutes (settles not
     // landing), and anything in its dead-letter queue (settles that failed for 24 h).
     monitoring.addFunction('Settle', settle.settleFunction.function, reserved.settle);
     monitoring.addQueue('SettleQueue', settle.queue, { maxAgeSeconds: 300 });

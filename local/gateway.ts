@@ -3,14 +3,14 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { startCognitoLocal, type RunningCognitoLocal } from './cognito-local';
 import { startDynamoDbLocal, ensureTables } from './dynamodb-local';
-import { startSimulator, type Simulator, type SimProvider, type SimulatorOptions } from './simulator';
+import { startSimulator, type Simulator, type SimulatorOptions } from './simulator';
 import { createFunctionUrlServer, installAwslambdaGlobals, listen } from './function-url';
 import { startLocalStripe, type LocalStripe, type LocalStripeOptions } from './stripe/local-stripe';
 import { startLocalMail, type LocalMail, type LocalMailOptions } from './mail/local-mail';
 import { startSettleRunner, type SettleRunner, type SettleRunnerOptions } from './settle-runner';
 import { createStaticSite } from './site/static-site';
 import { WEB_DIST_DIR } from '../web/build';
-import { PROVIDER_MANIFEST } from '../functions/shared/providers/manifest';
+import { PROVIDER_MANIFEST, type ProviderName } from '../functions/shared/providers/manifest';
 import { reloadConfig } from '../functions/shared/config/env';
 import { STRIPE_WEBHOOK_PATH } from '../functions/shared/account-api/paths';
 
@@ -27,7 +27,7 @@ import { STRIPE_WEBHOOK_PATH } from '../functions/shared/account-api/paths';
  * provider's variable prefix (`OPENAI` for `OPENAI_API_KEY`): every provider of the manifest (the bench
  * wires its gateway the same way).
  */
-export const SIMULATED_BASE: Readonly<Record<string, SimProvider>> = Object.fromEntries(PROVIDER_MANIFEST.map((p) => [p.name.toUpperCase(), p.name]));
+export const SIMULATED_BASE: Readonly<Record<string, ProviderName>> = Object.fromEntries(PROVIDER_MANIFEST.map((p) => [p.name.toUpperCase(), p.name]));
 
 export interface GatewayOptions {
   /** Port of the gateway (0 = any free port). */

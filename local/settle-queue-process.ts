@@ -1,6 +1,6 @@
 /**
  * The local settle queue in its own OS process, so what is queued outlives a crash of the gateway
- * process (issue 21: with the emulator inside `npm start`, a kill lost every queued settle, which then
+ * process (with the emulator inside `npm start`, a kill once lost every queued settle, which then
  * ended as an orphan). The SQS emulator (`fauxqs`, in memory) runs in a detached child; its endpoint
  * and pid go to a state file, and the next start reuses a child that still answers, whose poller then
  * settles what the dead gateway queued. A clean stop ends the child; a crash leaves it running.

@@ -1,6 +1,6 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { dispatch } from '../shared/app/dispatch';
-import { MAX_BUFFERED_ANSWER_BYTES } from '../shared/app/embeddings-size';
+import { MAX_BUFFERED_ANSWER_BYTES } from '../shared/app/embeddings';
 import { config } from '../shared/config/env';
 import type { GatewayRequest, GatewayResult } from '../shared/http/types';
 import { finishInvocation, fromFunctionUrlEvent, initGateway, logRequest, responseHeaders, runCore } from '../shared/edge/function-url';
@@ -25,7 +25,7 @@ const MAX_BUFFERED_BODY_BYTES = MAX_BUFFERED_ANSWER_BYTES;
  * returns its response only when the handler returns, so the ledger is settled before returning:
  * a frozen container must not hold an unbilled request. Every response is OpenAI-shaped: an answer
  * too large for the buffered limit (embeddings and images are sized before the call,
- * app/embeddings-size.ts and app/images-size.ts, so only a chat answer sent to this URL or an upstream's
+ * app/embeddings.ts and app/images.ts, so only a chat answer sent to this URL or an upstream's
  * image far past every bound can be) or any failure of this handler becomes an OpenAI error body.
  */
 export const handler = async (event: APIGatewayProxyEventV2, context?: Context): Promise<APIGatewayProxyStructuredResultV2> => {

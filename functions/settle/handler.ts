@@ -1,5 +1,5 @@
 import type { ScheduledEvent, SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { consumeSettleMessages } from '../shared/billing/settle-consumer';
+import { consumeSettleMessages } from '../shared/billing/settle-queue';
 import { runBalanceAction } from '../shared/payments/auto-top-up';
 import { config } from '../shared/config/env';
 import { sweepOrphanedHolds } from '../shared/billing/sweep';
@@ -22,6 +22,6 @@ export const handler = async (event: SQSEvent | ScheduledEvent): Promise<SQSBatc
     if ('Records' in event && Array.isArray(event.Records)) return await consumeSettleMessages(event.Records, runBalanceAction);
     await sweepOrphanedHolds();
   } finally {
-    publishMetrics(); // HoldsPending, HoldsOverdue, SettlesRetried (issue 15's alarms)
+    publishMetrics(); // HoldsPending, HoldsOverdue, SettlesRetried (alarmed: lib/constructs/monitoring.ts)
   }
 };

@@ -42,14 +42,14 @@ export const RESPONSES_TABLE_ACTIONS: readonly string[] = ['dynamodb:BatchGetIte
  * the account UpdateItem) or cancel it (account UpdateItem; ledger GetItem when it was settled
  * before); find holds in flight (Query of the accounts table's sparse `pendingHolds` index, then
  * BatchGetItem of those items' `holds` maps; UpdateItem clears the marker of an item left without
- * holds: billing/pending-holds.ts) and an orphan's full key hash (Query on the keys table's
+ * holds: billing/hold-record.ts) and an orphan's full key hash (Query on the keys table's
  * `byAccount` index). No Scan.
  */
 export const SETTLE_TABLE_ACTIONS = {
   accounts: ['dynamodb:UpdateItem', 'dynamodb:BatchGetItem'],
   accountsPendingHoldsIndex: ['dynamodb:Query'],
   ledger: ['dynamodb:PutItem', 'dynamodb:GetItem'],
-  // Queued settles of holds placed before issue 14 (billing/legacy-settle.ts): dropped with
+  // Queued settles of ledger-item holds, the format before inline holds (billing/settle.ts): dropped with
   // `-c legacyHoldsDrained=true` once `npm run admin -- health` finds none.
   legacyLedger: ['dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
   keysByAccountIndex: ['dynamodb:Query'],

@@ -46,7 +46,7 @@ export interface ManagedInstancesProps extends ManagedInstancesOptions {
 }
 
 /**
- * Lambda Managed Instances for the request functions (issue 24 item 4; docs/managed-instances.md): a
+ * Lambda Managed Instances for the request functions (docs/managed-instances.md): a
  * capacity provider on Graviton (arm64, like the functions) in a VPC, and each function's
  * capacity-provider configuration and published-version scaling. One execution environment serves up
  * to `maxConcurrency` invocations at once through one module instance, so the per-environment state

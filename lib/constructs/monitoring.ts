@@ -215,7 +215,7 @@ export class Monitoring extends Construct {
   }
 
   /**
-   * Alarms for a queue (the settle queue of issue 10): its oldest message older than `maxAgeSeconds`,
+   * Alarms for a queue (the settle queue): its oldest message older than `maxAgeSeconds`,
    * and, for a dead-letter queue, any message in it.
    */
   addQueue(name: string, queue: IQueue, opts: { maxAgeSeconds?: number; deadLetter?: boolean } = {}): void {

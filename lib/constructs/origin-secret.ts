@@ -15,7 +15,7 @@ export interface OriginSecretProps {
 }
 
 /**
- * The distribution's origin secret ("one door", issue 10 item 6): a Secrets Manager secret generated
+ * The distribution's origin secret ("one door"): a Secrets Manager secret generated
  * per stack, `{"current":"<48 random characters>"}`. CloudFront adds `current` to every origin request
  * as the `x-origin-verify` header, through a CloudFormation dynamic reference (`{{resolve:secretsmanager:…}}`),
  * so the value is never in the template; the functions read it at INIT and refuse requests without it

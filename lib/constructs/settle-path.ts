@@ -33,12 +33,12 @@ const VISIBILITY_TIMEOUT_SECONDS = 6 * SETTLE_TIMEOUT_SECONDS;
 const MAX_RECEIVE_COUNT = 480;
 
 /**
- * The durable settle path (billing/settle-durable.ts): the settle queue (SSE, TLS only) with its
+ * The durable settle path (billing/settle-queue.ts): the settle queue (SSE, TLS only) with its
  * dead-letter queue, the settle function that consumes it (SQS event source, batches of 10 with
  * partial batch failures) and, every HOLD_SWEEP_INTERVAL_MINUTES (5), sweeps orphaned holds (EventBridge
- * schedule; a Query of the accounts table's sparse pendingHolds index, billing/pending-holds.ts). Bounds: a queued settle is retried for 24 h
+ * schedule; a Query of the accounts table's sparse pendingHolds index, billing/hold-record.ts). Bounds: a queued settle is retried for 24 h
  * before the dead-letter queue (kept 14 days); an orphaned hold is settled within its expiry +
- * HOLD_SWEEP_GRACE_MS (2 min) + 5 min. The monitoring construct (issue 15)
+ * HOLD_SWEEP_GRACE_MS (2 min) + 5 min. The monitoring construct
  * reads `queue`, `deadLetterQueue` and `settleFunction` for its alarms.
  */
 export class SettlePath extends Construct {

@@ -65,7 +65,7 @@ export interface ResponseSink {
 /**
  * The `responseStream` a streaming handler receives. As the runtime's: `setContentType` throws after the
  * first `write()`; `HttpResponseStream.from`'s hook runs on the first `write()` only; no event when the
- * HTTP client disconnects (the invocation runs on, billed: issue #145; the Developer Guide's "Response
+ * HTTP client disconnects (the invocation runs on, billed: runtime-interface-client issue #145; the Developer Guide's "Response
  * streaming" page).
  */
 export class ResponseStream extends Writable {

@@ -5,9 +5,7 @@
 import type { ServerResponse } from 'node:http';
 import type { Fault } from './types.js';
 
-// Waits that end early when the exchange is cancelled (client gone, or simulator closing), so no
-// timer outlives `close()`.
-/** Resolve after `ms` milliseconds, or as soon as `signal` aborts. Never rejects. */
+/** Resolve after `ms` milliseconds, or as soon as `signal` aborts (so no timer outlives `close()`). */
 export function sleep(ms: number, signal: AbortSignal): Promise<void> {
   if (signal.aborted) return Promise.resolve();
   if (ms <= 0) return new Promise((resolve) => setImmediate(resolve));
@@ -24,28 +22,24 @@ export function sleep(ms: number, signal: AbortSignal): Promise<void> {
 
 /** Resolve when `signal` aborts (a hang or a stall lasts until then). */
 export function untilAborted(signal: AbortSignal): Promise<void> {
-  if (signal.aborted) return Promise.resolve();
-  return new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+  return signal.aborted ? Promise.resolve() : new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
 }
 
-// Server-sent events as the simulator writes them. Providers differ in framing: OpenAI-style hosts
-// send `data:` lines only, Anthropic adds an `event:` line per event (providers.md §2.6), Gemini
-// separates events with `\r\n\r\n` (§3.4), DeepSeek interleaves `: keep-alive` comments (§4.5).
-/** One event. `content` marks events that carry generated output (counted by chunk faults). */
+/**
+ * One server-sent event. Framing differs per provider: OpenAI-style hosts send `data:` lines only,
+ * Anthropic adds `event:`, Gemini separates events with `\r\n\r\n`, DeepSeek adds `: keep-alive`
+ * comments (providers.md §1.4, §2.6, §3.4, §4.5). `content` marks events carrying generated output
+ * (counted by chunk faults).
+ */
 export interface SseEvent {
   event?: string;
-  /** The `data:` payload, already serialised (JSON text, or `[DONE]`). */
+  /** Serialised payload (JSON text, or `[DONE]`). */
   data?: string;
-  /** A comment line (`: <text>`), ignored by SSE parsers. */
   comment?: string;
   content?: boolean;
 }
 
-/** Line ending used inside and between events. */
-export type SseEol = '\n' | '\r\n';
-
-/** Wire form of one event, including the blank line that terminates it. */
-export function serializeEvent(e: SseEvent, eol: SseEol): string {
+function serializeEvent(e: SseEvent, eol: '\n' | '\r\n'): string {
   let out = '';
   if (e.comment !== undefined) out += `: ${e.comment}${eol}`;
   if (e.event !== undefined) out += `event: ${e.event}${eol}`;
@@ -58,66 +52,54 @@ export function jsonEvent(payload: unknown, opts: { event?: string; content?: bo
   return { ...opts, data: JSON.stringify(payload) };
 }
 
-// How replies are cut into stream deltas. The pieces always concatenate back to the input exactly,
-// which is what lets tests assert that joined deltas equal the buffered reply.
-/** Split text into pieces of alternately one and two words (each piece keeps its trailing space). */
+/** Split text into pieces of alternately one and two words, each with its trailing space (they join back to `text`). */
 export function splitText(text: string): string[] {
   if (text === '') return [];
   const words = text.match(/\S+\s*/g);
   if (!words) return [text];
-  const lead = text.slice(0, text.length - words.join('').length);
   const pieces: string[] = [];
-  let i = 0;
-  let take = 1;
-  while (i < words.length) {
-    pieces.push(words.slice(i, i + take).join(''));
-    i += take;
-    take = take === 1 ? 2 : 1;
-  }
-  pieces[0] = lead + pieces[0];
+  for (let i = 0, take = 1; i < words.length; i += take, take = 3 - take) pieces.push(words.slice(i, i + take).join(''));
+  pieces[0] = text.slice(0, text.length - words.join('').length) + pieces[0];
   return pieces;
 }
 
 /** Split a tool-call arguments string into 2 (short) or 3 fragments, the way providers stream them. */
 export function splitArguments(json: string): string[] {
   if (json.length < 2) return [json];
-  const parts = json.length < 12 ? 2 : 3;
-  const size = Math.ceil(json.length / parts);
+  const size = Math.ceil(json.length / (json.length < 12 ? 2 : 3));
   const out: string[] = [];
   for (let i = 0; i < json.length; i += size) out.push(json.slice(i, i + size));
   return out;
 }
 
-// Writes a planned reply (buffered JSON or an SSE stream) to the socket, applying the body-level
-// faults: reset / stall / malformed event after K content events, and the mid-stream error event.
-/** A buffered response. */
+/** Several choices' lists in stream order: per step, the next item of each choice that has one. */
+export function byStep<T>(lists: readonly T[][]): Array<Array<{ item: T; index: number; last: boolean }>> {
+  return Array.from({ length: Math.max(0, ...lists.map((l) => l.length)) }, (_, step) =>
+    lists.flatMap((list, index) => (step < list.length ? [{ item: list[step]!, index, last: step === list.length - 1 }] : [])),
+  );
+}
+
+/** A buffered response; `preamble`: bytes before the JSON (DeepSeek's keep-alive blank lines). */
 export interface JsonReply {
   kind: 'json';
   status: number;
   body: unknown;
   headers?: Record<string, string>;
-  /** Bytes written before the JSON: DeepSeek's keep-alive blank lines (providers.md §4.5). */
   preamble?: string;
 }
 
-/** A streamed response (HTTP 200, `text/event-stream`). */
+/** A streamed response (HTTP 200); `errorEvent`: the provider's mid-stream error, for that fault. */
 export interface SseReply {
   kind: 'sse';
   headers?: Record<string, string>;
   events: SseEvent[];
-  eol: SseEol;
-  /** The provider's own mid-stream error event, for `error-event-after-chunks`. */
+  eol: '\n' | '\r\n';
   errorEvent: SseEvent;
 }
 
 export type Reply = JsonReply | SseReply;
 
-/** Headers of every simulated event stream. */
-export const SSE_HEADERS: Readonly<Record<string, string>> = {
-  'content-type': 'text/event-stream; charset=utf-8',
-  'cache-control': 'no-cache',
-  connection: 'keep-alive',
-};
+const SSE_HEADERS: Readonly<Record<string, string>> = { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive' };
 
 /** What `deliver` needs from the exchange it writes to. */
 export interface ExchangeControl {
@@ -129,26 +111,12 @@ export interface ExchangeControl {
   destroySocket(): void;
 }
 
-/** Faults `deliver` applies; the others act before a reply is planned. */
-export type BodyFault = Extract<
-  Fault,
-  { kind: 'reset-after-chunks' | 'stall-after-chunks' | 'malformed' | 'error-event-after-chunks' }
->;
+type BodyFault = Extract<Fault, { kind: 'reset-after-chunks' | 'stall-after-chunks' | 'malformed' | 'error-event-after-chunks' }>;
+const BODY_FAULTS = new Set(['reset-after-chunks', 'stall-after-chunks', 'malformed', 'error-event-after-chunks']);
 
-export function isBodyFault(fault: Fault | undefined): fault is BodyFault {
-  return (
-    fault !== undefined &&
-    (fault.kind === 'reset-after-chunks' ||
-      fault.kind === 'stall-after-chunks' ||
-      fault.kind === 'malformed' ||
-      fault.kind === 'error-event-after-chunks')
-  );
-}
-
-/** Write `chunk`; resolves once it reaches the kernel, or at once when the exchange is over. */
-export function write(res: ServerResponse, chunk: string, signal: AbortSignal): Promise<void> {
+/** Write `chunk`; resolves once it reaches the kernel (so a following reset cannot drop it), or at once when the exchange is over. */
+function write(res: ServerResponse, chunk: string, signal: AbortSignal): Promise<void> {
   if (signal.aborted || res.destroyed) return Promise.resolve();
-  // The write callback fires once the bytes reach the kernel, so a following reset cannot drop them.
   return new Promise((resolve) => {
     const done = (): void => {
       signal.removeEventListener('abort', done);
@@ -163,11 +131,7 @@ async function deliverJson(res: ServerResponse, reply: JsonReply, fault: BodyFau
   const full = (reply.preamble ?? '') + JSON.stringify(reply.body);
   const cut = full.slice(0, Math.max(1, Math.floor(full.length / 2)));
   const text = fault?.kind === 'malformed' ? cut : full;
-  res.writeHead(fault?.kind === 'malformed' ? 200 : reply.status, {
-    'content-type': 'application/json',
-    'content-length': String(Buffer.byteLength(text)),
-    ...reply.headers,
-  });
+  res.writeHead(fault?.kind === 'malformed' ? 200 : reply.status, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)), ...reply.headers });
   if (fault?.kind === 'reset-after-chunks' || fault?.kind === 'stall-after-chunks') {
     await write(res, cut, ctl.signal);
     if (fault.kind === 'reset-after-chunks') ctl.destroySocket();
@@ -177,8 +141,7 @@ async function deliverJson(res: ServerResponse, reply: JsonReply, fault: BodyFau
   res.end(text);
 }
 
-/** Index of the event before which a K-chunk fault fires: the (K+1)-th content event, or the first
- * event after the last content event when the stream has K or fewer (so the fault always fires). */
+/** Index of the event before which a K-chunk fault fires: the (K+1)-th content event, or the event after the last one. */
 function triggerIndex(events: readonly SseEvent[], k: number): number {
   let seen = 0;
   let lastContent = -1;
@@ -191,79 +154,53 @@ function triggerIndex(events: readonly SseEvent[], k: number): number {
   return lastContent + 1;
 }
 
-/** How many content events go out whole before a body fault fires (-1: no body fault). `malformed`
- * keeps its historical default of one good chunk. */
-function goodChunks(fault: BodyFault | undefined): number {
-  if (fault === undefined) return -1;
-  return Math.max(0, fault.kind === 'malformed' ? (fault.chunks ?? 1) : fault.chunks);
-}
-
-function malformedCopy(e: SseEvent | undefined): SseEvent {
-  const data = e?.data ?? '{"choices":[{"delta":{"content":"x"}}]}';
-  return { ...e, data: data.slice(0, Math.max(2, Math.floor(data.length / 2))) };
-}
-
 async function deliverSse(res: ServerResponse, reply: SseReply, fault: BodyFault | undefined, ctl: ExchangeControl): Promise<void> {
   res.writeHead(200, { ...SSE_HEADERS, ...reply.headers });
   res.flushHeaders();
   const { events } = reply;
-  const k = goodChunks(fault);
-  const trigger = k >= 0 ? triggerIndex(events, k) : -1;
+  const send = (e: SseEvent): Promise<void> => write(res, serializeEvent(e, reply.eol), ctl.signal);
+  // `malformed` sends one good chunk unless told otherwise.
+  const trigger = fault === undefined ? -1 : triggerIndex(events, Math.max(0, fault.kind === 'malformed' ? (fault.chunks ?? 1) : fault.chunks));
   for (let i = 0; i <= events.length; i++) {
     if (i === trigger && fault) {
-      switch (fault.kind) {
-        case 'reset-after-chunks':
-          ctl.destroySocket();
-          return;
-        case 'stall-after-chunks':
-          await untilAborted(ctl.signal);
-          return;
-        case 'error-event-after-chunks':
-          await sleep(ctl.chunkDelayMs(), ctl.signal);
-          await write(res, serializeEvent(reply.errorEvent, reply.eol), ctl.signal);
-          res.end();
-          return;
-        case 'malformed':
-          await sleep(ctl.chunkDelayMs(), ctl.signal);
-          await write(res, serializeEvent(malformedCopy(events[i]), reply.eol), ctl.signal);
-          res.end();
-          return;
+      if (fault.kind === 'reset-after-chunks') return ctl.destroySocket();
+      if (fault.kind === 'stall-after-chunks') return untilAborted(ctl.signal);
+      await sleep(ctl.chunkDelayMs(), ctl.signal);
+      if (fault.kind === 'error-event-after-chunks') await send(reply.errorEvent);
+      else {
+        const e = events[i];
+        const data = e?.data ?? '{"choices":[{"delta":{"content":"x"}}]}';
+        await send({ ...e, data: data.slice(0, Math.max(2, Math.floor(data.length / 2))) });
       }
+      res.end();
+      return;
     }
     const e = events[i];
     if (!e) break;
     if (i > 0) await sleep(ctl.chunkDelayMs(), ctl.signal);
     if (ctl.signal.aborted) return;
-    await write(res, serializeEvent(e, reply.eol), ctl.signal);
+    await send(e);
   }
   if (!ctl.signal.aborted) res.end();
 }
 
-/** Write `reply` to `res`, applying `fault` if it is a body-level fault. Resolves when done, reset,
- * or (for a stall) when the client leaves. Never rejects. */
+/** Write `reply`, applying `fault` if it is a body-level one. Resolves when done, reset, or (a stall) when the client leaves. */
 export async function deliver(res: ServerResponse, reply: Reply, fault: Fault | undefined, ctl: ExchangeControl): Promise<void> {
-  const bodyFault = isBodyFault(fault) ? fault : undefined;
+  const bodyFault = fault !== undefined && BODY_FAULTS.has(fault.kind) ? (fault as BodyFault) : undefined;
   if (reply.kind === 'json') await deliverJson(res, reply, bodyFault, ctl);
   else await deliverSse(res, reply, bodyFault, ctl);
 }
 
-// The `keep-alive` fault. Under load DeepSeek holds the connection open before inference starts
-// (providers.md §4.5): a non-stream response is preceded by empty lines (a JSON parser must trim
-// them), a stream receives `: keep-alive` SSE comment lines; if inference has not started after
-// 10 minutes the server closes the connection. The fault is that wait with no end: headers at once,
-// then one beat every `everyMs`, never an answer, until the client gives up.
-/** What a stream receives per beat: an SSE comment, which parsers ignore (WHATWG HTML, server-sent events). */
-const SSE_BEAT = ': keep-alive\n\n';
-/** What a buffered response receives per beat: an empty line, legal whitespace before a JSON text. */
-const JSON_BEAT = '\n';
-
-/** Send 200 headers, then a beat every `everyMs` (at least 1 ms) until the exchange is aborted. */
+/**
+ * The `keep-alive` fault: DeepSeek holds a busy connection open before inference starts, with blank
+ * lines before a JSON body or `: keep-alive` SSE comments; here without end: 200 headers, then a beat
+ * every `everyMs` (at least 1 ms) until the client leaves.
+ */
 export async function keepAliveForever(res: ServerResponse, stream: boolean, everyMs: number, ctl: ExchangeControl): Promise<void> {
   res.writeHead(200, stream ? SSE_HEADERS : { 'content-type': 'application/json' });
   res.flushHeaders();
-  const beat = stream ? SSE_BEAT : JSON_BEAT;
   while (!ctl.signal.aborted) {
-    await write(res, beat, ctl.signal);
+    await write(res, stream ? ': keep-alive\n\n' : '\n', ctl.signal);
     await sleep(Math.max(1, everyMs), ctl.signal);
   }
 }

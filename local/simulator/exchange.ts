@@ -1,20 +1,19 @@
 /**
- * The life of one provider request, with the fault registry and the request log it updates.
+ * The life of one provider request: record it, apply an injected fault, check the key, plan and write
+ * the reply in the provider's dialect. Faults come first (an upstream that hangs does so before it looks
+ * at the key), then auth, then validation.
  */
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { handleAnthropic } from './anthropic.js';
-import { checkAuth } from './auth.js';
 import { deliver, type ExchangeControl, keepAliveForever, type Reply, sleep, untilAborted } from './deliver.js';
+import { contextLengthProblem, overloadStatus, renderProblem } from './errors.js';
 import { handleGemini } from './gemini.js';
 import { isObject } from './json-narrowing.js';
-import { handleOpenAIStyle } from './openai-compatible.js';
-import { contextLengthProblem, overloadStatus, renderProblem } from './provider-errors.js';
+import { handleOpenAI } from './openai.js';
 import type { Route } from './routes.js';
-import type { Fault, FaultMatch, Problem, RecordedRequest, SimCall, SimProvider } from './types.js';
+import type { Fault, FaultMatch, Problem, RecordedRequest, SimCall } from './types.js';
+import type { ProviderName } from '../../functions/shared/providers/manifest.js';
 
-// The life of one provider request: record it, apply an injected fault, check the key, plan and
-// write the reply in the provider's format. Order matters: faults come first (an upstream that hangs
-// does so before it looks at the key), then auth, then validation.
 /** Simulator state an exchange reads and updates. */
 export interface ExchangeContext {
   requests: RecordedRequest[];
@@ -24,8 +23,8 @@ export interface ExchangeContext {
   nextSeq(): number;
   /** Register a cancel hook run by `close()`; returns the unregister function. */
   onShutdown(cancel: () => void): () => void;
-  /** Strict keys: when set, only these upstream keys are accepted (auth.ts). */
-  acceptedKeys(): ReadonlySet<string> | undefined;
+  /** Strict keys: when set, only these upstream keys are accepted. */
+  acceptedKeys: ReadonlySet<string> | undefined;
 }
 
 /** Parsed request body: JSON value, or the raw text when it is not JSON. */
@@ -35,22 +34,27 @@ export interface ReadBody {
   invalid: boolean;
 }
 
-function isReply(result: Reply | Problem): result is Reply {
-  return result.kind === 'json' || result.kind === 'sse';
+const HANDLERS = { openai: handleOpenAI, anthropic: handleAnthropic, gemini: handleGemini } as const;
+
+/** The key sentinel every simulated provider rejects. */
+const BAD_KEY = 'bad-key';
+
+/**
+ * The problem with the call's key, read where its provider reads it: `Authorization: Bearer`; Anthropic
+ * also `x-api-key` (the official SDK sends Bearer) and needs `anthropic-version`; Gemini `x-goog-api-key`
+ * or `?key=`. Any non-empty key but `bad-key` works, or with strict keys only the listed ones.
+ */
+function checkAuth(call: SimCall, accepted: ReadonlySet<string> | undefined): Problem | undefined {
+  const { headers, route } = call;
+  const bearer = /^Bearer\s+(.+)$/i.exec(headers['authorization'] ?? '')?.[1]?.trim() || undefined;
+  const key = route.wire === 'anthropic' ? headers['x-api-key'] || bearer : route.wire === 'gemini' ? headers['x-goog-api-key'] || call.url.searchParams.get('key') || undefined : bearer;
+  if (!key) return { kind: 'auth', reason: 'missing' };
+  if (key === BAD_KEY || (accepted !== undefined && !accepted.has(key))) return { kind: 'auth', reason: 'invalid', key };
+  if (route.wire === 'anthropic' && !headers['anthropic-version']) return { kind: 'bad-request', message: 'anthropic-version: header is required' };
+  return undefined;
 }
 
-function dispatch(call: SimCall): Reply | Problem {
-  switch (call.route.wire) {
-    case 'anthropic':
-      return handleAnthropic(call);
-    case 'gemini':
-      return handleGemini(call);
-    default:
-      return handleOpenAIStyle(call);
-  }
-}
-
-/** The fault, translated to a problem when it is one that answers before any reply is planned. */
+/** The fault, as a problem when it answers before any reply is planned. */
 function faultProblem(fault: Fault | undefined, call: SimCall, stream: boolean): Problem | undefined {
   if (fault?.kind === 'status') return { ...fault, kind: 'status' };
   if (fault?.kind === 'api-key-invalid') return { kind: 'auth', reason: 'invalid' };
@@ -67,7 +71,10 @@ export async function runExchange(ctx: ExchangeContext, route: Route, req: Incom
   const json = body.json;
   const model = route.pathModel ?? (isObject(json) && typeof json['model'] === 'string' ? json['model'] : undefined);
   const stream = route.op === 'gemini-stream' || (isObject(json) && json['stream'] === true);
-  const record = recordOf(route, req, url, body, headers, model, stream);
+  const record: RecordedRequest = {
+    provider: route.provider, method: req.method ?? 'GET', path: req.url ?? url.pathname, model, stream, headers,
+    body: body.invalid ? body.raw : json, receivedAt: Date.now(), aborted: false, completed: false,
+  };
   ctx.requests.push(record);
 
   const controller = new AbortController();
@@ -99,53 +106,26 @@ export async function runExchange(ctx: ExchangeContext, route: Route, req: Incom
       res.destroy();
     },
   };
-
-  const call: SimCall = {
-    provider: route.provider,
-    route,
-    method: record.method,
-    url,
-    headers,
-    body: json,
-    bodyInvalid: body.invalid,
-    seq,
-    requestId: `req_sim_${seq.toString().padStart(6, '0')}`,
-    replyWords: paced?.words ?? ctx.replyWords,
-    created: Math.floor(Date.now() / 1000),
-  };
+  const requestId = `req_sim_${seq.toString().padStart(6, '0')}`;
+  const replyWords = paced?.words ?? ctx.replyWords;
+  const call: SimCall = { provider: route.provider, route, method: record.method, url, headers, body: json, seq, requestId, replyWords, created: Math.floor(Date.now() / 1000) };
 
   if (fault) record.fault = describeFault(fault);
   if (await faultBeforeHeaders(fault, res, stream, call, ctl)) return;
 
   const problem =
     faultProblem(fault, call, stream) ??
-    checkAuth(call, ctx.acceptedKeys()) ??
+    checkAuth(call, ctx.acceptedKeys) ??
     (body.invalid ? { kind: 'bad-request', message: 'We could not parse the JSON body of your request.' } : undefined);
-  const result = problem ?? dispatch(call);
-  if (isReply(result)) await deliver(res, result, fault, ctl);
-  else await deliver(res, renderProblem(route, result, call.requestId), undefined, ctl);
-}
-
-/** What the simulator records of a request (`sim.requests`), before its outcome is known. */
-function recordOf(route: Route, req: IncomingMessage, url: URL, body: ReadBody, headers: RecordedRequest['headers'], model: string | undefined, stream: boolean): RecordedRequest {
-  return {
-    provider: route.provider,
-    method: req.method ?? 'GET',
-    path: req.url ?? url.pathname,
-    model,
-    stream,
-    headers,
-    body: body.invalid ? body.raw : body.json,
-    receivedAt: Date.now(),
-    aborted: false,
-    completed: false,
-  };
+  const result: Reply | Problem = problem ?? HANDLERS[route.wire](call);
+  if (result.kind === 'json' || result.kind === 'sse') await deliver(res, result, fault, ctl);
+  else await deliver(res, renderProblem(route, result, requestId), undefined, ctl);
 }
 
 /**
- * Plays the part of a fault that acts before any headers: a reset, a hang, an endless keep-alive
- * (each ends the exchange), or a delay (slow headers; a paced buffered answer waits out its generation).
- * @returns true when the exchange is over (the fault ended it, or the client left while it waited).
+ * Plays a fault that acts before any headers: a reset, a hang, an endless keep-alive (each ends the
+ * exchange), or a delay (slow headers; a paced buffered answer waits out its generation).
+ * @returns true when the exchange is over.
  */
 async function faultBeforeHeaders(fault: Fault | undefined, res: ServerResponse, stream: boolean, call: SimCall, ctl: ExchangeControl): Promise<boolean> {
   switch (fault?.kind) {
@@ -160,52 +140,38 @@ async function faultBeforeHeaders(fault: Fault | undefined, res: ServerResponse,
       return true;
     case 'slow-headers':
       await sleep(fault.delayMs, ctl.signal);
-      if (ctl.signal.aborted) return true;
-      break;
+      return ctl.signal.aborted;
     case 'paced':
       // A buffered answer comes when the generation would have ended: one beat per 1-2 word piece.
       if (!stream) await sleep(fault.everyMs * Math.ceil((call.replyWords * 2) / 3), ctl.signal);
-      if (ctl.signal.aborted) return true;
-      break;
+      return ctl.signal.aborted;
   }
   return false;
 }
 
-// Injected faults: a registry consulted once per provider request.
-interface Entry {
-  match: FaultMatch;
-  fault: Fault;
-  remaining: number;
-}
-
-/** Ordered faults with use counts. The earliest-registered match with uses left applies. */
+/** Ordered faults with use counts, consulted once per provider request. */
 export class FaultRegistry {
-  private entries: Entry[] = [];
+  private entries: Array<{ match: FaultMatch; fault: Fault; remaining: number }> = [];
 
-  /** Register `fault` for requests matching `match`, for `times` requests (default Infinity). */
   add(match: FaultMatch, fault: Fault, times: number = Infinity): void {
-    if (!(times > 0)) return;
-    this.entries.push({ match: { ...match }, fault: { ...fault }, remaining: times });
+    if (times > 0) this.entries.push({ match: { ...match }, fault: { ...fault }, remaining: times });
   }
 
   clear(): void {
     this.entries = [];
   }
 
-  /** The fault for this request, consuming one use, or undefined. */
-  take(provider: SimProvider, model: string | undefined): Fault | undefined {
-    const entry = this.entries.find(
-      (e) => (e.match.provider === undefined || e.match.provider === provider) && (e.match.model === undefined || e.match.model === model),
-    );
+  /** The fault for this request (the earliest-registered match), consuming one use, or undefined. */
+  take(provider: ProviderName, model: string | undefined): Fault | undefined {
+    const entry = this.entries.find((e) => (e.match.provider ?? provider) === provider && (e.match.model === undefined || e.match.model === model));
     if (!entry) return undefined;
-    entry.remaining--;
-    if (entry.remaining <= 0) this.entries = this.entries.filter((e) => e !== entry);
+    if (--entry.remaining <= 0) this.entries = this.entries.filter((e) => e !== entry);
     return entry.fault;
   }
 }
 
-/** Short label recorded on the request, e.g. `status:529`, `reset-after-chunks:2`. */
-export function describeFault(fault: Fault): string {
+/** Short label recorded on the request, e.g. `status:529`, `reset-after-chunks:2`, `paced:50x300`. */
+function describeFault(fault: Fault): string {
   switch (fault.kind) {
     case 'status':
       return `status:${fault.status}`;
@@ -214,7 +180,6 @@ export function describeFault(fault: Fault): string {
     case 'reset-after-chunks':
     case 'stall-after-chunks':
     case 'error-event-after-chunks':
-      return `${fault.kind}:${fault.chunks}`;
     case 'malformed':
       return fault.chunks === undefined ? fault.kind : `${fault.kind}:${fault.chunks}`;
     case 'keep-alive':
@@ -226,30 +191,20 @@ export function describeFault(fault: Fault): string {
   }
 }
 
-// The request log: one {@link RecordedRequest} per provider request, updated as the exchange ends so
-// tests can assert that an upstream request was aborted by its client (e.g. the gateway giving up
-// on a hung upstream) or completed.
 /** Lower-case header names; repeated headers joined with `, `. */
-export function normalizeHeaders(headers: IncomingHttpHeaders): Record<string, string> {
+function normalizeHeaders(headers: IncomingHttpHeaders): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers)) {
-    if (value === undefined) continue;
-    out[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+    if (value !== undefined) out[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
   }
   return out;
 }
 
-/** Exchange-end bookkeeping for one recorded request. */
-export interface Lifecycle {
-  /** The simulator itself is about to cut the connection (reset fault, shutdown): not a client abort. */
-  markServerClosing(): void;
-}
-
 /**
- * Keep `record.aborted` / `record.completed` in step with the exchange, and call `onEnd` once when
- * the response closes for any reason (so waits and timers of the exchange can be cancelled).
+ * Keep `record.aborted` / `record.completed` in step with the exchange (tests assert that a client gave
+ * up on a hung upstream), and call `onEnd` once when the response closes for any reason.
  */
-export function trackLifecycle(req: IncomingMessage, res: ServerResponse, record: RecordedRequest, onEnd: () => void): Lifecycle {
+function trackLifecycle(req: IncomingMessage, res: ServerResponse, record: RecordedRequest, onEnd: () => void): { markServerClosing(): void } {
   let serverClosing = false;
   const clientGone = (): void => {
     if (!serverClosing && !res.writableFinished) record.aborted = true;
@@ -262,9 +217,6 @@ export function trackLifecycle(req: IncomingMessage, res: ServerResponse, record
     clientGone();
     onEnd();
   });
-  return {
-    markServerClosing: () => {
-      serverClosing = true;
-    },
-  };
+  // The simulator itself is about to cut the connection (reset fault, shutdown): not a client abort.
+  return { markServerClosing: () => void (serverClosing = true) };
 }

@@ -1,14 +1,12 @@
 /**
- * Image generation in each provider's shape, with real PNG bytes: OpenAI's `POST /images/generations`
- * (GPT Image: `b64_json` images and token `usage`) and Gemini's `generateContent` with
- * `responseModalities: ["IMAGE"]` (an `inlineData` part and `usageMetadata`). Each image is a valid
- * PNG of the answered size (a gradient seeded by the prompt, deflated with node:zlib: a few KB).
- * Output tokens per image follow the providers' own tables (docs/prices.md "Image generation"), so
- * the gateway's bill can be checked exactly. `[overreport]` in a prompt multiplies the usage, as in chat.
- * The simulator always encodes PNG, whatever `output_format` asks (it reports the asked format).
+ * Image generation with real PNG bytes (a gradient seeded by the prompt, a few KB): OpenAI's
+ * `POST /images/generations` (GPT Image: `b64_json`, token `usage`) and Gemini's `generateContent` with
+ * `responseModalities: ["IMAGE"]` (an `inlineData` part). Output tokens per image follow the providers'
+ * tables (docs/prices.md "Image generation"); `[overreport]` in a prompt multiplies the usage, as in
+ * chat. Always PNG, whatever `output_format` asks (the asked format is reported).
  */
 import { createHash } from 'node:crypto';
-import { deflateSync } from 'node:zlib';
+import { crc32, deflateSync } from 'node:zlib';
 import type { Reply } from './deliver.js';
 import { asNumber, asString, countWords, field, isObject } from './json-narrowing.js';
 import { OVERREPORT_FACTOR } from './reply.js';
@@ -26,18 +24,6 @@ const GPT_IMAGE_TOKENS: Readonly<Record<string, Readonly<Record<'low' | 'medium'
 const GEMINI_IMAGE_TOKENS = 1290;
 const GEMINI_RATIOS: Readonly<Record<string, [number, number]>> = { '1:1': [1024, 1024], '3:2': [1248, 832], '2:3': [832, 1248], '4:3': [1184, 864], '3:4': [864, 1184], '16:9': [1344, 768], '9:16': [768, 1344] };
 
-const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {
-  let c = n;
-  for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-  return c >>> 0;
-});
-
-function crc32(bytes: Buffer): number {
-  let c = 0xffffffff;
-  for (const b of bytes) c = (CRC_TABLE[(c ^ b) & 0xff] ?? 0) ^ (c >>> 8);
-  return (c ^ 0xffffffff) >>> 0;
-}
-
 function chunk(type: string, data: Buffer): Buffer {
   const head = Buffer.alloc(8);
   head.writeUInt32BE(data.length, 0);
@@ -48,7 +34,7 @@ function chunk(type: string, data: Buffer): Buffer {
 }
 
 /** A valid 8-bit RGB PNG of `width` × `height`: a diagonal gradient coloured by `seed`. */
-export function pngImage(width: number, height: number, seed: string): Buffer {
+function pngImage(width: number, height: number, seed: string): Buffer {
   const [r0 = 0, g0 = 0, b0 = 0] = createHash('sha256').update(seed).digest();
   const row = 1 + width * 3;
   const raw = Buffer.alloc(row * height);

@@ -1,7 +1,10 @@
-/** Reading request JSON, and the simulator's token-counting rule. */
-
-// Narrowing helpers for request bodies the simulator receives as `unknown` JSON. Tolerant on
-// purpose: a wrong type reads as absent, and the caller decides whether that is a 400.
+/**
+ * Tolerant readers of request JSON (a wrong type reads as absent; the caller decides whether that is a
+ * 400), and the simulator's token-counting rule, simple so tests can compute it by hand: a word is a
+ * run of non-whitespace; prompt tokens = Σ over messages (system prompt = one) of 4 + words (text,
+ * tool-call name + arguments, tool results; images add nothing); completion tokens = reply + reasoning
+ * words (a tool call: the words of `name argumentsJson`); embeddings: Σ words of the inputs.
+ */
 export type JsonObject = Record<string, unknown>;
 
 export function isObject(value: unknown): value is JsonObject {
@@ -20,29 +23,23 @@ export function asNumber(value: unknown): number | undefined {
   return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
 }
 
-/** `obj[name]`, or its snake_case spelling: Gemini accepts both on input (providers.md §3.1). */
+/** The strings of an array (anything else reads as none). */
+export function asStrings(value: unknown): string[] {
+  return asArray(value).filter((s): s is string => typeof s === 'string');
+}
+
+/** `obj[name]`, or its snake_case spelling: Gemini accepts both on input. */
 export function field(obj: unknown, name: string): unknown {
   if (!isObject(obj)) return undefined;
-  if (obj[name] !== undefined) return obj[name];
-  const snake = name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
-  return obj[snake];
+  return obj[name] !== undefined ? obj[name] : obj[name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)];
 }
 
-// The simulator's token-counting rule. Deterministic and simple so tests can compute the numbers
-// by hand:
-// - a "word" is a maximal run of non-whitespace characters;
-// - prompt tokens = Σ over input messages (system prompt counted as one message) of
-//   (4 + words in the message's text, tool-call arguments and tool results); images add nothing;
-// - completion tokens = words of the visible reply + words of the reasoning text; a tool call counts
-//   the words of `<name> <compact arguments JSON>`;
-// - embeddings: prompt tokens = Σ words of the inputs (a token-id array counts its length).
 /** Number of whitespace-separated words in `text`. */
 export function countWords(text: string): number {
-  const matches = text.match(/\S+/g);
-  return matches ? matches.length : 0;
+  return text.match(/\S+/g)?.length ?? 0;
 }
 
-/** Prompt tokens for a conversation given one text per message (see the module rule). */
+/** Prompt tokens for a conversation given one text per message. */
 export function promptTokens(messageTexts: readonly string[]): number {
   return messageTexts.reduce((sum, text) => sum + 4 + countWords(text), 0);
 }

@@ -1,31 +1,18 @@
 /**
- * Deterministic reply planning, shared by every provider format so tests can assert content:
- * - plain turn: `Echo: <first 8 words of the last user text>` padded with a fixed word list
- *   ("alpha beta gamma …") to `replyWords` words; with images it starts `I see N image(s).`; the
- *   `choice`-th of several choices (`n`, `candidateCount`) starts its padding `choice` words further
- *   along the list, so choices differ but have the same length;
- * - tools declared and the last message a user turn: a call to the first tool (with `[parallel]` in
- *   the user text, one call to each tool, at most 3), arguments built from the schema;
- * - last message a tool result: `Tool said: <compact result>` (several results joined with `; `);
- * - structured output asked for (`response_format`, Gemini's JSON mime type, modelmux's Anthropic JSON
- *   mode; structured-output.ts): one JSON value, conforming to the schema when one was given;
- * - reasoning (when the provider/model/request asks for it) is a separate short text;
- * - a stop sequence cuts the text just before it; a max-token limit smaller than the reply keeps that
- *   many words. Token counts follow `countWords`.
- *
- * Misbehaviour on demand, by a marker in the last user text (as `[parallel]`), for the gateway's
- * billing tests (a bill never exceeds its hold):
- * - `[runaway]`: the output limit is ignored: the reply (and the reasoning, when there is one) runs to
- *   {@link RUNAWAY_WORDS} words whatever `max_tokens` says (tool-call arguments already ignore it: they
- *   follow the schema, e.g. `minItems`);
- * - `[overreport]`: the reported usage is {@link OVERREPORT_FACTOR} × the true prompt and completion counts.
- *
- * And a provider prompt cache on demand: `[cached]` reports {@link CACHED_SHARE} of the prompt (rounded
- * down) as read from the provider's cache, in each provider's own usage fields.
+ * Deterministic replies, the same on every provider so tests can assert content (README.md "Replies"):
+ * - a plain turn: `Echo: <first 8 words of the last user text>` padded with {@link FILLER_WORDS} to
+ *   `replyWords` words (`I see N image(s).` first with images); the `choice`-th of several choices pads
+ *   from the `choice`-th filler word;
+ * - tools declared and a user turn: a call to the first tool (`[parallel]`: to each, at most 3), its
+ *   arguments built from the schema; after tool results: `Tool said: <compact results>`;
+ * - structured output asked for: one JSON value (schema-value.ts); reasoning, when asked, a short text;
+ * - a stop sequence cuts just before it; a smaller max-token limit keeps that many words.
+ * Markers in the last user text: `[runaway]` ignores the output limit ({@link RUNAWAY_WORDS} words),
+ * `[overreport]` reports {@link OVERREPORT_FACTOR} × the usage, `[cached]` reports {@link CACHED_SHARE}
+ * of the prompt as a cache read.
  */
 import { countWords, type JsonObject, promptTokens } from './json-narrowing.js';
-import { argsFromSchema } from './schema-value.js';
-import { structuredAnswer } from './structured-output.js';
+import { argsFromSchema, structuredAnswer } from './schema-value.js';
 
 /** A function the model may call: name and JSON Schema of its parameters. */
 export interface ToolDecl {
@@ -34,31 +21,74 @@ export interface ToolDecl {
 }
 
 /** What the final input message is, which decides the kind of reply. */
-export type LastTurn =
-  | { kind: 'user'; text: string; images: number }
-  | { kind: 'tool-result'; results: string[] }
-  /** e.g. an assistant prefill, or no messages: answer the last user text without tools. */
-  | { kind: 'other' };
+export type LastTurn = { kind: 'user'; text: string; images: number } | { kind: 'tool-result'; results: string[] } | { kind: 'other' };
 
 /** A provider-neutral summary of a chat request: all the planner needs. */
 export interface Conversation {
   /** One text per input message, system prompt included (for prompt tokens). */
   messageTexts: string[];
   lastTurn: LastTurn;
-  /** Text of the last user message anywhere in the conversation. */
+  /** Text of the last user message (markers are read here). */
   lastUserText: string;
   /** Tools the model may call now, already narrowed by the request's tool choice. */
   tools: ToolDecl[];
-  /** Output limit in words/tokens (max_tokens, max_completion_tokens, maxOutputTokens). */
-  maxTokens?: number;
+  /** Output limit in tokens (= words). */
+  maxTokens?: number | undefined;
   stop: string[];
-  /** Produce a reasoning text (DeepSeek reasoner, Anthropic thinking, Gemini includeThoughts, MiniMax). */
   reasoning: boolean;
-  /**
-   * The answer must be one JSON value (structured-output.ts): an object conforming to `schema` when
-   * the request gave one, else `{"reply": <the plain reply>}`.
-   */
-  json?: { schema: unknown };
+  /** One JSON value is asked for: conforming to `schema`, or `{"reply": …}` without one. */
+  json?: { schema: unknown } | undefined;
+}
+
+/**
+ * One input message as every dialect reads it (the shared input shape each dialect maps into).
+ * `note`: a system or developer message inside the list, passed over when finding the turn answered.
+ */
+export interface Message {
+  role: 'user' | 'assistant' | 'tool' | 'note';
+  texts: string[];
+  images: number;
+  /** Tool results, raw. */
+  results: string[];
+  /** Other counted text: tool calls as `name argsJson`, thinking. */
+  extra: string[];
+}
+
+/** The fields of a {@link Conversation} a dialect reads directly. */
+type Settings = Omit<Conversation, 'messageTexts' | 'lastTurn' | 'lastUserText'>;
+
+/**
+ * The conversation of `messages` (after an optional system prompt). The last user text is the last
+ * user message's, or with `textOnly` the last one that has text (Gemini).
+ */
+export function conversationOf(messages: readonly Message[], system: string | undefined, settings: Settings, textOnly = false): Conversation {
+  const lastUser = messages.findLast((m) => m.role === 'user' && (!textOnly || m.texts.length > 0));
+  return {
+    messageTexts: [...(system === undefined ? [] : [system]), ...messages.map((m) => [...m.texts, ...m.results, ...m.extra].join(' '))],
+    lastTurn: lastTurnOf(messages),
+    lastUserText: lastUser?.texts.join('\n') ?? '',
+    ...settings,
+  };
+}
+
+/** The turn answered: the last message, notes after it aside; trailing tool messages answer together. */
+function lastTurnOf(all: readonly Message[]): LastTurn {
+  let end = all.length;
+  while (end > 0 && all[end - 1]!.role === 'note') end--;
+  const last = all[end - 1];
+  if (last?.role === 'tool') {
+    let start = end - 1;
+    while (start > 0 && all[start - 1]!.role === 'tool') start--;
+    return { kind: 'tool-result', results: all.slice(start, end).flatMap((m) => m.results).map(compactResult) };
+  }
+  if (last?.role !== 'user') return { kind: 'other' };
+  if (last.results.length > 0) return { kind: 'tool-result', results: last.results.map(compactResult) };
+  return { kind: 'user', text: last.texts.join('\n'), images: last.images };
+}
+
+/** Tools narrowed by the tool choice: none, only the `named` ones, or all. */
+export function chooseTools(tools: ToolDecl[], none: boolean, named?: readonly unknown[]): ToolDecl[] {
+  return none ? [] : named === undefined ? tools : tools.filter((t) => named.includes(t.name));
 }
 
 export interface ToolCallPlan {
@@ -74,7 +104,6 @@ export type Finish = 'stop' | 'length' | 'stop_sequence' | 'tool_calls';
 export interface ReplyPlan {
   promptTokens: number;
   reasoning: string | undefined;
-  /** Words of `reasoning` (0 without). */
   reasoningTokens: number;
   /** Visible reply text; '' when the reply is only tool calls. */
   text: string;
@@ -84,7 +113,7 @@ export interface ReplyPlan {
   stopSequence?: string;
   /** Visible words + reasoning words (+ tool-call words). */
   completionTokens: number;
-  /** Of `promptTokens`, reported as read from the provider's prompt cache (`[cached]`; 0 otherwise). */
+  /** Of `promptTokens`, reported as a prompt-cache read (`[cached]`). */
   cachedTokens?: number;
 }
 
@@ -94,35 +123,23 @@ export const FILLER_WORDS = [
 ] as const;
 
 const ECHO_WORDS = 8;
-
-/** Words of a `[runaway]` reply and reasoning (the output limit ignored). */
-export const RUNAWAY_WORDS = 5_000;
-/** Factor of the usage an `[overreport]` request reports. */
-export const OVERREPORT_FACTOR = 100;
-
-/** Pads `text` with filler words to `words` words. */
-function padTo(text: string, words: number): string {
-  const out: string[] = text.match(/\S+/g) ?? [];
-  for (let i = 0; out.length < words; i++) out.push(FILLER_WORDS[i % FILLER_WORDS.length]!);
-  return out.join(' ');
-}
-
-/** Share of the prompt a `[cached]` request reports as a cache read. */
-export const CACHED_SHARE = 0.75;
-
-/** The plan as reported: `[overreport]` multiplies its token counts; `[cached]` reports a cache read. */
-function reported(plan: ReplyPlan, conv: Conversation): ReplyPlan {
-  const cached = conv.lastUserText.includes('[cached]') ? { cachedTokens: Math.floor(plan.promptTokens * CACHED_SHARE) } : {};
-  if (!conv.lastUserText.includes('[overreport]')) return { ...plan, ...cached };
-  return { ...plan, promptTokens: plan.promptTokens * OVERREPORT_FACTOR, completionTokens: plan.completionTokens * OVERREPORT_FACTOR };
-}
 const MAX_PARALLEL_CALLS = 3;
+export const RUNAWAY_WORDS = 5_000;
+export const OVERREPORT_FACTOR = 100;
+export const CACHED_SHARE = 0.75;
 
 function firstWords(text: string, n: number): string[] {
   return (text.match(/\S+/g) ?? []).slice(0, n);
 }
 
-/** The untruncated plain reply for a user text (see module doc); `choice` shifts the padding. */
+/** Pads `text` with filler words to `words` words. */
+function padTo(text: string, words: number): string {
+  const out: string[] = firstWords(text, Infinity);
+  for (let i = 0; out.length < words; i++) out.push(FILLER_WORDS[i % FILLER_WORDS.length]!);
+  return out.join(' ');
+}
+
+/** The untruncated plain reply for a user text; `choice` shifts the padding. */
 export function baseReplyText(userText: string, images: number, replyWords: number, choice = 0): string {
   const words: string[] = [];
   if (images > 0) words.push('I', 'see', String(images), images === 1 ? 'image.' : 'images.');
@@ -144,84 +161,51 @@ export function firstNWords(text: string, n: number): string {
   return text.slice(0, end);
 }
 
-function applyLimits(
-  full: string,
-  stop: readonly string[],
-  maxTokens: number | undefined,
-): { text: string; finish: Finish; stopSequence?: string } {
-  let text = full;
-  let hit: string | undefined;
+function applyLimits(full: string, stop: readonly string[], maxTokens: number | undefined): Pick<ReplyPlan, 'text' | 'finish' | 'stopSequence'> {
   let at = -1;
+  let hit: string | undefined;
   for (const seq of stop) {
-    if (!seq) continue;
-    const i = full.indexOf(seq);
-    if (i !== -1 && (at === -1 || i < at)) {
-      at = i;
-      hit = seq;
-    }
+    const i = seq ? full.indexOf(seq) : -1;
+    if (i !== -1 && (at === -1 || i < at)) [at, hit] = [i, seq];
   }
-  if (hit !== undefined) text = full.slice(0, at);
+  const text = hit === undefined ? full : full.slice(0, at);
   // The limit wins when it bites before the stop sequence would have been generated.
-  if (maxTokens !== undefined && countWords(text) > maxTokens) {
-    return { text: firstNWords(text, maxTokens), finish: 'length' };
-  }
-  return hit !== undefined ? { text, finish: 'stop_sequence', stopSequence: hit } : { text, finish: 'stop' };
-}
-
-function toolCallsFor(conv: Conversation, userText: string): ToolCallPlan[] {
-  const chosen = userText.includes('[parallel]') ? conv.tools.slice(0, MAX_PARALLEL_CALLS) : conv.tools.slice(0, 1);
-  return chosen.map((tool) => {
-    const args = argsFromSchema(tool.parameters);
-    return { name: tool.name, args, argsJson: JSON.stringify(args) };
-  });
+  if (maxTokens !== undefined && countWords(text) > maxTokens) return { text: firstNWords(text, maxTokens), finish: 'length' };
+  return hit === undefined ? { text, finish: 'stop' } : { text, finish: 'stop_sequence', stopSequence: hit };
 }
 
 function reasoningFor(conv: Conversation, calls: readonly ToolCallPlan[]): string {
   if (calls.length > 0) return `Thinking: I should call ${calls.map((c) => c.name).join(' and ')}.`;
   if (conv.lastTurn.kind === 'tool-result') return 'Thinking: the tool returned a result; I will report it.';
-  const echoed = firstWords(conv.lastUserText, ECHO_WORDS).join(' ');
-  return `Thinking: the user wrote ${echoed || 'nothing'}; I will echo it back.`;
+  return `Thinking: the user wrote ${firstWords(conv.lastUserText, ECHO_WORDS).join(' ') || 'nothing'}; I will echo it back.`;
 }
 
-/**
- * Plan the reply to `conv`. Pure and deterministic.
- * @param opts.choice which of several choices this is (0-based, default 0; see the module doc).
- */
+/** Plan the reply to `conv` (pure); `choice`: which of several choices (0-based). */
 export function planReply(conv: Conversation, opts: { replyWords: number; choice?: number }): ReplyPlan {
-  const prompt = promptTokens(conv.messageTexts);
   const turn = conv.lastTurn;
-  const calls = turn.kind === 'user' && conv.tools.length > 0 ? toolCallsFor(conv, turn.text) : [];
-  const runaway = conv.lastUserText.includes('[runaway]');
+  const marked = (marker: string): boolean => conv.lastUserText.includes(marker);
+  const runaway = marked('[runaway]');
+  const tools = turn.kind === 'user' && conv.tools.length > 0 ? conv.tools.slice(0, turn.text.includes('[parallel]') ? MAX_PARALLEL_CALLS : 1) : [];
+  const calls = tools.map((tool) => {
+    const args = argsFromSchema(tool.parameters);
+    return { name: tool.name, args, argsJson: JSON.stringify(args) };
+  });
   const reasoning = conv.reasoning ? (runaway ? padTo(reasoningFor(conv, calls), RUNAWAY_WORDS) : reasoningFor(conv, calls)) : undefined;
   const reasoningTokens = reasoning ? countWords(reasoning) : 0;
+  let plan: ReplyPlan;
   if (calls.length > 0) {
     const callWords = calls.reduce((sum, c) => sum + countWords(`${c.name} ${c.argsJson}`), 0);
-    return reported({
-      promptTokens: prompt,
-      reasoning,
-      reasoningTokens,
-      text: '',
-      toolCalls: calls,
-      finish: 'tool_calls',
-      completionTokens: callWords + reasoningTokens,
-    }, conv);
-  }
-  const plain =
-    turn.kind === 'tool-result'
+    plan = { promptTokens: 0, reasoning, reasoningTokens, text: '', toolCalls: calls, finish: 'tool_calls', completionTokens: callWords + reasoningTokens };
+  } else {
+    const plain = turn.kind === 'tool-result'
       ? `Tool said: ${turn.results.join('; ')}`
       : baseReplyText(turn.kind === 'user' ? turn.text : conv.lastUserText, turn.kind === 'user' ? turn.images : 0, runaway ? RUNAWAY_WORDS : opts.replyWords, opts.choice ?? 0);
-  const full = conv.json === undefined ? plain : structuredAnswer(conv.json.schema, plain);
-  const limited = applyLimits(full, conv.stop, runaway ? undefined : conv.maxTokens);
-  return reported({
-    promptTokens: prompt,
-    reasoning,
-    reasoningTokens,
-    text: limited.text,
-    toolCalls: [],
-    finish: limited.finish,
-    ...(limited.stopSequence !== undefined ? { stopSequence: limited.stopSequence } : {}),
-    completionTokens: countWords(limited.text) + reasoningTokens,
-  }, conv);
+    const limited = applyLimits(conv.json === undefined ? plain : structuredAnswer(conv.json.schema, plain), conv.stop, runaway ? undefined : conv.maxTokens);
+    plan = { promptTokens: 0, reasoning, reasoningTokens, toolCalls: [], ...limited, completionTokens: countWords(limited.text) + reasoningTokens };
+  }
+  const prompt = promptTokens(conv.messageTexts);
+  if (marked('[overreport]')) return { ...plan, promptTokens: prompt * OVERREPORT_FACTOR, completionTokens: plan.completionTokens * OVERREPORT_FACTOR };
+  return { ...plan, promptTokens: prompt, ...(marked('[cached]') ? { cachedTokens: Math.floor(prompt * CACHED_SHARE) } : {}) };
 }
 
 /** One plan per choice (`count` ≥ 1): choice 0 is the single-choice reply. */

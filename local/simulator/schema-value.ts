@@ -1,17 +1,13 @@
-/** Values and tool-call arguments built from a JSON Schema. */
+/**
+ * A deterministic JSON value conforming to a JSON Schema: what the simulated model writes as tool-call
+ * arguments and as a structured answer. Covered: `$ref` into `$defs` / `definitions`, `allOf` (merged),
+ * `anyOf` / `oneOf` (the first non-null branch), `const`, `enum` (first value), type lists (the first
+ * non-null), Gemini's upper-case type names, objects (the required properties, or all with `all`),
+ * arrays (`minItems` copies of one item, at least one), strings (`format`, `minLength`, `maxLength`),
+ * numbers and integers within the bounds (`multipleOf` for integers), booleans, null.
+ */
 import { asArray, isObject, type JsonObject } from './json-narrowing.js';
 
-// A deterministic JSON value that conforms to a JSON Schema: what the simulated model "writes" as a
-// tool call's arguments (argsFromSchema) and as a structured answer (`response_format` json_schema,
-// Gemini `responseJsonSchema` / `responseSchema`, modelmux's Anthropic JSON mode; structured-output.ts).
-//
-// Covered: `$ref` into `$defs` / `definitions` of the same schema, `allOf` (merged), `anyOf` /
-// `oneOf` (the first non-null branch), `const`, `enum` (first value), type lists (`["string","null"]`:
-// the first non-null), Gemini's upper-case type names, objects (the required properties, or every
-// property when `all` is set), arrays (`minItems` copies of one item, at least one), strings (`format`
-// email / date-time / date / time / uri / uuid, `minLength`, `maxLength`), numbers and integers within
-// `minimum` / `maximum` / `exclusiveMinimum` / `exclusiveMaximum` (`multipleOf` respected for
-// integers), booleans, null.
 const MAX_DEPTH = 8;
 
 export interface SchemaValueOptions {
@@ -21,9 +17,25 @@ export interface SchemaValueOptions {
   text?: string;
 }
 
+const FORMATS = new Map(Object.entries({
+  email: 'user@example.com', 'date-time': '2026-01-01T00:00:00Z', date: '2026-01-01', time: '00:00:00',
+  uri: 'https://example.com', url: 'https://example.com', uuid: '00000000-0000-4000-8000-000000000000',
+}));
+
 /** A value for `schema` (null for an unusable schema). */
 export function valueFromSchema(schema: unknown, opts: SchemaValueOptions = {}): unknown {
   return valueFor(schema, isObject(schema) ? schema : {}, 0, opts);
+}
+
+/** Arguments of a tool call: the required properties of `schema`, or `{}`. */
+export function argsFromSchema(schema: unknown): JsonObject {
+  const value = valueFromSchema(schema);
+  return isObject(value) ? value : {};
+}
+
+/** A structured answer's text: a value with every property of `schema`, or `{"reply": …}` without one. */
+export function structuredAnswer(schema: unknown, plainReply: string): string {
+  return JSON.stringify(isObject(schema) ? valueFromSchema(schema, { all: true }) : { reply: plainReply });
 }
 
 function resolveRef(ref: string, root: JsonObject): unknown {
@@ -39,8 +51,7 @@ function schemaType(schema: JsonObject): string | undefined {
   const first = asArray(type).find((t) => typeof t === 'string' && t.toLowerCase() !== 'null');
   if (typeof first === 'string') return first.toLowerCase();
   if (isObject(schema['properties'])) return 'object';
-  if (schema['items'] !== undefined) return 'array';
-  return undefined;
+  return schema['items'] !== undefined ? 'array' : undefined;
 }
 
 function valueFor(schema: unknown, root: JsonObject, depth: number, opts: SchemaValueOptions): unknown {
@@ -57,35 +68,30 @@ function valueFor(schema: unknown, root: JsonObject, depth: number, opts: Schema
     return valueFor(usable, root, depth + 1, opts);
   }
   switch (schemaType(schema)) {
-    case 'string':
-      return stringFor(schema, opts);
+    case 'string': {
+      const s = (FORMATS.get(String(schema['format'])) ?? opts.text ?? 'Paris').padEnd(num(schema['minLength']) ?? 0, 'x');
+      return s.slice(0, num(schema['maxLength']) ?? Infinity);
+    }
     case 'number':
-      return numberFor(schema, false);
     case 'integer':
-      return numberFor(schema, true);
+      return numberFor(schema, schemaType(schema) === 'integer');
     case 'boolean':
       return true;
     case 'array': {
-      const min = typeof schema['minItems'] === 'number' ? schema['minItems'] : 1;
       const item = valueFor(schema['items'], root, depth + 1, opts);
-      return Array.from({ length: Math.max(1, min) }, () => item);
+      return Array.from({ length: Math.max(1, num(schema['minItems']) ?? 1) }, () => item);
     }
-    case 'object':
-      return objectFor(schema, root, depth, opts);
-    case 'null':
-      return null;
+    case 'object': {
+      const properties = isObject(schema['properties']) ? schema['properties'] : {};
+      const names = opts.all === true ? Object.keys(properties) : asArray(schema['required']).filter((n): n is string => typeof n === 'string');
+      return Object.fromEntries(names.map((name) => [name, valueFor(properties[name], root, depth + 1, opts)]));
+    }
     default:
       return null;
   }
 }
 
-function objectFor(schema: JsonObject, root: JsonObject, depth: number, opts: SchemaValueOptions): JsonObject {
-  const out: JsonObject = {};
-  const properties = isObject(schema['properties']) ? schema['properties'] : {};
-  const names = opts.all === true ? Object.keys(properties) : asArray(schema['required']).filter((n): n is string => typeof n === 'string');
-  for (const name of names) out[name] = valueFor(properties[name], root, depth + 1, opts);
-  return out;
-}
+const num = (v: unknown): number | undefined => (typeof v === 'number' ? v : undefined);
 
 function mergeAll(schema: JsonObject, parts: JsonObject[], root: JsonObject, depth: number, opts: SchemaValueOptions): unknown {
   const values = [schema, ...parts].map((p) => {
@@ -97,44 +103,12 @@ function mergeAll(schema: JsonObject, parts: JsonObject[], root: JsonObject, dep
   return values.find((v) => v !== undefined && v !== null) ?? null;
 }
 
-function stringFor(schema: JsonObject, opts: SchemaValueOptions): string {
-  let s: string;
-  switch (schema['format']) {
-    case 'email':
-      s = 'user@example.com';
-      break;
-    case 'date-time':
-      s = '2026-01-01T00:00:00Z';
-      break;
-    case 'date':
-      s = '2026-01-01';
-      break;
-    case 'time':
-      s = '00:00:00';
-      break;
-    case 'uri':
-    case 'url':
-      s = 'https://example.com';
-      break;
-    case 'uuid':
-      s = '00000000-0000-4000-8000-000000000000';
-      break;
-    default:
-      s = opts.text ?? 'Paris';
-  }
-  const min = typeof schema['minLength'] === 'number' ? schema['minLength'] : 0;
-  const max = typeof schema['maxLength'] === 'number' ? schema['maxLength'] : Number.POSITIVE_INFINITY;
-  if (s.length < min) s = s.padEnd(min, 'x');
-  if (s.length > max) s = s.slice(0, max);
-  return s;
-}
-
 function numberFor(schema: JsonObject, integer: boolean): number {
-  const step = integer ? Math.max(1, typeof schema['multipleOf'] === 'number' ? schema['multipleOf'] : 1) : 1;
-  let lo = typeof schema['minimum'] === 'number' ? schema['minimum'] : Number.NEGATIVE_INFINITY;
-  if (typeof schema['exclusiveMinimum'] === 'number') lo = Math.max(lo, schema['exclusiveMinimum'] + (integer ? 1 : 0.5));
-  let hi = typeof schema['maximum'] === 'number' ? schema['maximum'] : Number.POSITIVE_INFINITY;
-  if (typeof schema['exclusiveMaximum'] === 'number') hi = Math.min(hi, schema['exclusiveMaximum'] - (integer ? 1 : 0.5));
+  const step = integer ? Math.max(1, num(schema['multipleOf']) ?? 1) : 1;
+  const exMin = num(schema['exclusiveMinimum']);
+  const exMax = num(schema['exclusiveMaximum']);
+  const lo = Math.max(num(schema['minimum']) ?? -Infinity, exMin === undefined ? -Infinity : exMin + (integer ? 1 : 0.5));
+  const hi = Math.min(num(schema['maximum']) ?? Infinity, exMax === undefined ? Infinity : exMax - (integer ? 1 : 0.5));
   let v = 1;
   if (v < lo) v = lo;
   if (v > hi) v = Number.isFinite(lo) ? lo : hi;
@@ -143,15 +117,4 @@ function numberFor(schema: JsonObject, integer: boolean): number {
     if (v > hi) v = Math.floor(hi / step) * step;
   }
   return v;
-}
-
-// Builds deterministic tool-call arguments from a JSON Schema, so a simulated tool call is always
-// valid against the declared parameters: required strings => "Paris" (or the first enum value),
-// numbers/integers => 1 (within the schema's bounds), booleans => true, arrays => one element,
-// objects => recurse. Optional properties are left out. Gemini's upper-case type names ("STRING")
-// are accepted. The value itself comes from schema-value.ts.
-/** Arguments object for a function whose parameters are described by `schema` (any JSON Schema). */
-export function argsFromSchema(schema: unknown): JsonObject {
-  const value = valueFromSchema(schema);
-  return isObject(value) ? value : {};
 }

@@ -1,21 +1,17 @@
 /**
- * The simulator's node:http server and its HTTP control API.
+ * The simulator's node:http server: reads each request, hands provider paths to `runExchange` and
+ * `/__sim/*` to the control API, and owns what `close()` tears down (sockets, exchanges, timers).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { type ExchangeContext, FaultRegistry, type ReadBody, runExchange } from './exchange.js';
 import { asNumber, isObject } from './json-narrowing.js';
 import { PREFIXES, resolveRoute } from './routes.js';
-import type { RecordedRequest, SimProvider, Simulator, SimulatorOptions } from './types.js';
+import type { RecordedRequest, Simulator, SimulatorOptions } from './types.js';
+import type { ProviderName } from '../../functions/shared/providers/manifest.js';
 
-// The simulator's node:http server: reads each request, hands provider paths to `runExchange` and
-// `/__sim/*` to the control API, and owns everything `close()` must tear down (sockets, in-flight
-// exchanges and their timers).
 /** Largest request body the simulator reads, bytes (images inline in base64 can be large). */
 const MAX_BODY_BYTES = 64 * 1024 * 1024;
-
-/** Default reply length, words. */
-export const DEFAULT_REPLY_WORDS = 12;
 
 function readBody(req: IncomingMessage): Promise<ReadBody | undefined> {
   return new Promise((resolve) => {
@@ -26,18 +22,12 @@ function readBody(req: IncomingMessage): Promise<ReadBody | undefined> {
       if (size > MAX_BODY_BYTES) {
         req.destroy();
         resolve(undefined);
-        return;
-      }
-      chunks.push(chunk);
+      } else chunks.push(chunk);
     });
     req.on('end', () => {
       const raw = Buffer.concat(chunks).toString('utf8');
-      if (raw.trim() === '') {
-        resolve({ json: undefined, raw, invalid: false });
-        return;
-      }
       try {
-        resolve({ json: JSON.parse(raw) as unknown, raw, invalid: false });
+        resolve({ json: raw.trim() === '' ? undefined : (JSON.parse(raw) as unknown), raw, invalid: false });
       } catch {
         resolve({ json: undefined, raw, invalid: true });
       }
@@ -47,33 +37,33 @@ function readBody(req: IncomingMessage): Promise<ReadBody | undefined> {
   });
 }
 
-function sendUnknownRoute(res: ServerResponse, path: string): void {
-  const text = JSON.stringify({ error: { message: `No simulated provider at ${path}. Prefixes: ${Object.values(PREFIXES).join(', ')}` } });
-  res.writeHead(404, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)) });
+/** Answer `status` with no body, or with `{error: {message}}`. */
+function answer(res: ServerResponse, status: number, message?: string): void {
+  const text = message === undefined ? undefined : JSON.stringify({ error: { message } });
+  res.writeHead(status, text === undefined ? {} : { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)) });
   res.end(text);
 }
 
 /**
- * Start the upstream simulator on loopback. Resolves once it is listening.
- * Every provider is served from one port; `urls[provider]` is the base URL a client uses for it.
+ * Start the upstream simulator on loopback. Resolves once it is listening. Every provider is served
+ * from one port; `urls[provider]` is the base URL a client uses for it.
+ * @throws the server's error (EADDRINUSE, …) when it cannot listen.
  */
 export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simulator> {
   const host = opts.host ?? '127.0.0.1';
   let chunkDelay = Math.max(0, opts.chunkDelayMs ?? 0);
-  let acceptedKeys: ReadonlySet<string> | undefined = opts.acceptedKeys === undefined ? undefined : new Set(opts.acceptedKeys);
   let seq = 0;
   const requests: RecordedRequest[] = [];
   const faults = new FaultRegistry();
   const sockets = new Set<Socket>();
   const shutdownHooks = new Set<() => void>();
-
   const ctx: ExchangeContext = {
     requests,
     faults,
-    replyWords: Math.max(1, opts.replyWords ?? DEFAULT_REPLY_WORDS),
+    replyWords: Math.max(1, opts.replyWords ?? 12),
     chunkDelayMs: () => chunkDelay,
     nextSeq: () => ++seq,
-    acceptedKeys: () => acceptedKeys,
+    acceptedKeys: opts.acceptedKeys === undefined ? undefined : new Set(opts.acceptedKeys),
     onShutdown: (cancel) => {
       shutdownHooks.add(cancel);
       return () => shutdownHooks.delete(cancel);
@@ -85,28 +75,29 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
     const body = await readBody(req);
     if (!body) return;
     const method = (req.method ?? 'GET').toUpperCase();
-    if (url.pathname.startsWith(CONTROL_PREFIX)) {
-      handleControl(sim, method, url.pathname, body.json, res);
-      return;
-    }
+    if (url.pathname.startsWith('/__sim/')) return handleControl(sim, `${method} ${url.pathname.replace(/\/+$/, '')}`, body.json, res);
     const route = resolveRoute(method, url.pathname);
-    if (!route) {
-      sendUnknownRoute(res, url.pathname);
-      return;
-    }
-    await runExchange(ctx, route, req, res, url, body);
+    if (route) await runExchange(ctx, route, req, res, url, body);
+    else answer(res, 404, `No simulated provider at ${url.pathname}. Prefixes: ${Object.values(PREFIXES).join(', ')}`);
   };
 
   const server = createLoudServer(handle, sockets);
-  const port = await listenOn(server, opts.port ?? 0, host);
-  const hostForUrl = host.includes(':') ? `[${host}]` : host;
-  const baseUrl = `http://${hostForUrl}:${port}`;
-  const urls = Object.fromEntries(Object.entries(PREFIXES).map(([p, prefix]) => [p, `${baseUrl}${prefix}`])) as Record<SimProvider, string>;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port ?? 0, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address();
+  if (address === null || typeof address === 'string') throw new Error('simulator: unexpected server address');
+  const baseUrl = `http://${host.includes(':') ? `[${host}]` : host}:${address.port}`;
+  const urls = Object.fromEntries(Object.entries(PREFIXES).map(([p, prefix]) => [p, `${baseUrl}${prefix}`])) as Record<ProviderName, string>;
 
   let closed: Promise<void> | undefined;
   const sim: Simulator = {
     baseUrl,
-    port,
+    port: address.port,
     urls,
     requests,
     setFault: (match, fault, o) => faults.add(match, fault, o?.times ?? Infinity),
@@ -132,20 +123,15 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
 }
 
 /**
- * An HTTP server running `handle` per request and tracking its open sockets in `sockets` (closed hard
- * on shutdown). A simulator bug must show up as a loud 500 (or a cut connection once headers are
- * out), never as a silent hang.
+ * An HTTP server running `handle` per request and tracking its sockets (closed hard on shutdown). A
+ * simulator bug shows up as a loud 500 (or a cut connection once headers are out), never as a hang.
  */
 function createLoudServer(handle: (req: IncomingMessage, res: ServerResponse) => Promise<void>, sockets: Set<Socket>): Server {
   const server = createServer((req, res) => {
     handle(req, res).catch((err: unknown) => {
-      const message = err instanceof Error ? err.stack ?? err.message : String(err);
-      if (!res.headersSent) {
-        res.writeHead(500, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ error: { message: `simulator internal error: ${message}` } }));
-      } else {
-        res.destroy();
-      }
+      if (res.headersSent) return res.destroy();
+      res.writeHead(500, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: { message: `simulator internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}` } }));
     });
   });
   server.on('connection', (socket) => {
@@ -156,60 +142,17 @@ function createLoudServer(handle: (req: IncomingMessage, res: ServerResponse) =>
 }
 
 /**
- * Listens on `host:port` (port 0: any free one).
- * @returns the bound port.
- * @throws the server's error (EADDRINUSE, …) when it cannot listen.
+ * The HTTP control API, for a simulator in another process (the bench's): `POST /__sim/reset` clears
+ * the request log and faults, `POST /__sim/chunk-delay` `{ms}` sets the gap between streamed events.
  */
-async function listenOn(server: Server, port: number, host: string): Promise<number> {
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const address = server.address();
-  if (address === null || typeof address === 'string') throw new Error('simulator: unexpected server address');
-  return address.port;
-}
-
-// The HTTP control API, for a simulator in another process (the bench runs it as a child process):
-// - `POST /__sim/reset` — clear the request log and faults (204);
-// - `POST /__sim/chunk-delay` `{ms}` — set the gap between streamed events (204).
-// Faults are set in process (`Simulator.setFault`), where the tests run.
-/** Path prefix of the control API. */
-export const CONTROL_PREFIX = '/__sim/';
-
-function answer(res: ServerResponse, status: number, message?: string): void {
-  if (message === undefined) {
-    res.writeHead(status);
-    res.end();
-    return;
+function handleControl(sim: Simulator, route: string, body: unknown, res: ServerResponse): void {
+  if (route === 'POST /__sim/reset') {
+    sim.reset();
+    return answer(res, 204);
   }
-  const text = JSON.stringify({ error: { message } });
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)) });
-  res.end(text);
-}
-
-/** Serve one control request. `body` is the parsed JSON body (undefined if empty or invalid). */
-export function handleControl(sim: Simulator, method: string, pathname: string, body: unknown, res: ServerResponse): void {
-  const route = `${method} ${pathname.replace(/\/+$/, '')}`;
-  switch (route) {
-    case 'POST /__sim/reset':
-      sim.reset();
-      answer(res, 204);
-      return;
-    case 'POST /__sim/chunk-delay': {
-      const ms = isObject(body) ? asNumber(body['ms']) : undefined;
-      if (ms === undefined || ms < 0) {
-        answer(res, 400, 'expected {ms: number >= 0}');
-        return;
-      }
-      sim.setChunkDelay(ms);
-      answer(res, 204);
-      return;
-    }
-    default:
-      answer(res, 404, `no control endpoint ${route}`);
-  }
+  if (route !== 'POST /__sim/chunk-delay') return answer(res, 404, `no control endpoint ${route}`);
+  const ms = isObject(body) ? asNumber(body['ms']) : undefined;
+  if (ms === undefined || ms < 0) return answer(res, 400, 'expected {ms: number >= 0}');
+  sim.setChunkDelay(ms);
+  answer(res, 204);
 }

@@ -58,7 +58,7 @@ describe('bring your own key', () => {
     expect(listed.body.data).toEqual([expect.objectContaining({ provider: 'openai', last4: 'WXYZ', allow_fallback: false })]);
     expect(JSON.stringify(listed.body)).not.toContain(USER_OPENAI_KEY.slice(0, 20));
     expect((await call(gw, 'GET', '/v1/byok', bob.accessToken)).body.data).toEqual([]);
-    // [issue 28] Which models each key serves, from the catalogue: deepseek-embed is OpenAI's, not DeepSeek's.
+    // Which models each key serves, from the catalogue: deepseek-embed is OpenAI's, not DeepSeek's.
     const served = listed.body.served_models as Record<string, string[]>;
     expect(served.openai).toEqual(expect.arrayContaining(['gpt-4o', 'deepseek-embed', 'text-embedding-3-small']));
     expect(served.deepseek).toContain('deepseek-v3');

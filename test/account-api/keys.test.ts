@@ -153,7 +153,7 @@ describe('authentication of the account API', () => {
     const claims = { sub: alice.sub, token_use: 'access', client_id: gw.cognito!.userPoolClientId, iss: issuer };
     const now = Math.floor(Date.now() / 1000);
     await expectUnauthorized(signJwt({ ...claims, iat: now - 7200, exp: now - 3600 }, emulatorKey.pem));
-    // No exp at all, or issued an hour from now (issue 21): refused.
+    // No exp at all, or issued an hour from now: refused.
     await expectUnauthorized(signJwt({ ...claims, iat: now }, emulatorKey.pem));
     await expectUnauthorized(signJwt({ ...claims, iat: now + 3600, exp: now + 7200 }, emulatorKey.pem));
     // The same token unexpired passes (so the refusals above are for the reason tested).

@@ -34,7 +34,7 @@ async function grantFor(email: string): Promise<number> {
 const gmailName = () => `u${randomBytes(5).toString('hex')}`;
 
 /**
- * Issue 22 item 7, the accounts made before it: their grant markers were keyed on the lower-cased
+ * The accounts made before the email normal form: their grant markers were keyed on the lower-cased
  * address, the new ones on the normal form (accounts/grant-email.ts, docs/email-normalisation.md).
  */
 describe('free-grant markers of accounts from before the email normal form', () => {

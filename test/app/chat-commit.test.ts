@@ -4,7 +4,7 @@ import { startGateway, type RunningGateway } from '../../local/gateway';
 import { pollLedgerEntry } from '../support/ledger';
 
 /**
- * When chat-completions.ts commits its 200 (app/chat-completions.ts, app/held-json.ts), driven through
+ * When chat-completions.ts commits its 200 (app/chat-completions.ts, app/chat-answer.ts), driven through
  * the real core (`dispatch`, as the edge calls it) against DynamoDB Local and the upstream simulator on
  * loopback, so the result can be read before any HTTP framing: a failure before the commit time rejects
  * with its own GatewayError (the edge gives it its status); after it, the result is already a 200 and

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { HOLD_BEAT, HOLD_BEAT_MS, heldJson, settledWithin } from '../../functions/shared/app/held-json';
+import { HOLD_BEAT, HOLD_BEAT_MS, heldJson, settledWithin } from '../../functions/shared/app/chat-answer';
 import type { JsonResult } from '../../functions/shared/http/types';
 import { UpstreamUnavailableError } from '../../functions/shared/errors/gateway-errors';
 

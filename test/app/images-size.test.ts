@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_BUFFERED_ANSWER_BYTES } from '../../functions/shared/app/embeddings-size';
-import { assertImagesAnswerFits, imageItemBytes, imagesThatFit } from '../../functions/shared/app/images-size';
+import { MAX_BUFFERED_ANSWER_BYTES } from '../../functions/shared/app/embeddings';
+import { assertImagesAnswerFits, imageItemBytes, imagesThatFit } from '../../functions/shared/app/images';
 import { InvalidRequestError } from '../../functions/shared/errors/gateway-errors';
 
-/** The 6 MB bound of an image answer, known before the call (app/images-size.ts). */
+/** The 6 MB bound of an image answer, known before the call (app/images.ts). */
 
 const SQUARE = 1024 * 1024;
 const WIDE = 1536 * 1024;

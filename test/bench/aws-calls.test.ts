@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { countAwsCalls } from '../../bench/aws-calls';
 import { GetCommand, PutCommand, TransactWriteCommand } from '../../functions/shared/store/commands';
-import { createDocumentClient, SDK_CLIENT_HOOK, type StoreClient } from '../../functions/shared/store/dynamo';
+import { createDocumentClient, SDK_CLIENT_HOOK } from '../../functions/shared/store/dynamo';
+import type { StoreClient } from '../../functions/shared/store/lean-document-client';
 import type { TableNames } from '../../functions/shared/store/tables';
 import { createTestTables } from '../support/tables';
 

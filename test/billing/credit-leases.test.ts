@@ -3,16 +3,14 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vites
 import { createAccount } from '../../functions/shared/accounts/account-store';
 import { createKey } from '../../functions/shared/accounts/key-store';
 import { clearViews, shardStateOf } from '../../functions/shared/billing/account-state';
-import { config, loadConfig } from '../../functions/shared/config/env';
+import { config, loadConfig, reloadConfig } from '../../functions/shared/config/env';
 import { decodeInlineHold, recordOfInline } from '../../functions/shared/billing/hold-record';
 import { abandonLeasesForTests, returnAllLeases } from '../../functions/shared/billing/lease';
-import { leaseTerms, requestCost } from '../../functions/shared/billing/lease-terms';
-import { settleRecord } from '../../functions/shared/billing/lease-settle';
+import { leaseTerms, requestCost, settleRecord } from '../../functions/shared/billing/lease-settle';
 import { chargeFor } from '../../functions/shared/billing/settle';
 import { newRequestId } from '../../functions/shared/http/request-id';
 import { startBill, type RequestBill } from '../../functions/shared/billing/request-bill';
 import { sweepOrphanedHolds } from '../../functions/shared/billing/sweep';
-import { reloadConfig } from '../../functions/shared/config/env';
 import { setClock } from '../../functions/shared/time/clock';
 import { documentClient } from '../../functions/shared/store/dynamo';
 import { tableNames } from '../../functions/shared/store/tables';

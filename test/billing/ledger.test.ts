@@ -5,8 +5,7 @@ import { createKey } from '../../functions/shared/accounts/key-store';
 import { revokeKey } from '../../functions/shared/accounts/key-update';
 import { clearViews } from '../../functions/shared/billing/account-state';
 import { newRequestId } from '../../functions/shared/http/request-id';
-import { usageSummary } from '../../functions/shared/billing/ledger';
-import { ledgerItemSchema } from '../../functions/shared/billing/ledger-entry';
+import { usageSummary, ledgerItemSchema } from '../../functions/shared/billing/ledger';
 import { decodeInlineHold } from '../../functions/shared/billing/hold-record';
 import { computeCharge } from '../../functions/shared/money/price';
 import { settleHold } from '../../functions/shared/billing/settle';
@@ -107,7 +106,7 @@ describe('hold and settle', () => {
     expect(await getAccount(accountId, { consistent: true })).toMatchObject({ freeTokens: 5, creditNanoUsd: USD, heldNanoUsd: 0, heldFreeTokens: 0 });
   });
 
-  // Issue 21: a bill never exceeds its hold (it used to charge the reported usage in full).
+  // A bill never exceeds its hold, even when the upstream reports more usage than was held.
   it('charges the hold at most when the upstream counted more than was held, records the rest as the loss, and settles a key deleted meanwhile', async () => {
     const { accountId, keyHash } = await accountWithKey({ freeTokens: 0, creditNanoUsd: USD });
     const h = await hold(accountId, keyHash, demandOf(10, 10));

@@ -137,7 +137,7 @@ async function refusals(accountId: string, keyHash: string, n: number, before?: 
 }
 
 /**
- * Issue 22: a refund or dispute that takes back credit already spent leaves the account below zero,
+ * A refund or dispute that takes back credit already spent leaves the account below zero,
  * and every request is refused with the debt's 402 until it is paid back — on an account with fund
  * shards too, whichever shard a request lands on (billing/shards.ts, payments/payment-ledger.ts).
  */

@@ -14,7 +14,7 @@ import { createTestTables } from '../support/tables';
 import { reloadConfig } from '../../functions/shared/config/env';
 
 /**
- * Issue 21 item 4: the concurrency slots of a killed process's holds stop blocking new requests once
+ * The concurrency slots of a killed process's holds stop blocking new requests once
  * those holds pass their expiry (the function's own deadline), without waiting for the orphan sweep;
  * the sweep later settles them and the counters come back exact. Time moves on the billing clock.
  */

@@ -1,8 +1,7 @@
-import { encodeInlineHold } from '../../functions/shared/billing/hold-record';
+import { encodeInlineHold, sweepShardOf } from '../../functions/shared/billing/hold-record';
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { ensureTables } from '../../local/dynamodb-local';
-import { sweepShardOf } from '../../functions/shared/billing/pending-holds';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDocumentClient } from '../../functions/shared/store/dynamo';

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CONFIG_VARIABLES, ConfigError, config, loadConfig, reloadConfig } from '../../functions/shared/config/env';
+import { CONFIG_VARIABLES, ConfigError, config, loadConfig, reloadConfig, setting } from '../../functions/shared/config/env';
 import { UPSTREAM_ENV_VARS } from '../../functions/shared/providers/manifest';
 
 /**
@@ -48,8 +48,8 @@ describe('loadConfig', () => {
     expect(c).toMatchObject({
       KEYS_TABLE: 'modelmux-keys',
       RESPONSES_TABLE: 'modelmux-responses',
-      DYNAMODB_REQUEST_TIMEOUT_MS: 0,
-      SQS_REQUEST_TIMEOUT_MS: 0,
+      DYNAMODB_REQUEST_TIMEOUT_MS: 3_000,
+      SQS_REQUEST_TIMEOUT_MS: 1_000,
       RATE_LIMIT_RPM: 600,
       RATE_LIMIT_CONCURRENT: 50,
       RATE_LIMIT_FREE_RPM: 20,
@@ -121,6 +121,19 @@ describe('config', () => {
   it('leaves process.env as the file found it after each test (no setting leaks into the next)', () => {
     expect(process.env.RATE_LIMIT_FREE_RPM).toBe(envBefore.RATE_LIMIT_FREE_RPM);
     expect(process.env.STREAM_COMMIT_AFTER_MS).toBe(envBefore.STREAM_COMMIT_AFTER_MS);
+  });
+});
+
+describe('setting', () => {
+  it('reads one variable by its own schema, its default applied, and ignores the others', () => {
+    expect(setting('POWERTOOLS_SERVICE_NAME', {})).toBe('modelmux');
+    expect(setting('POWERTOOLS_SERVICE_NAME', { POWERTOOLS_SERVICE_NAME: ' my-stack ', RATE_LIMIT_RPM: 'many' })).toBe('my-stack');
+    expect(setting('RATE_LIMIT_RPM', { RATE_LIMIT_RPM: '7' })).toBe(7);
+  });
+
+  it('names the variable when its value is unusable', () => {
+    expect(() => setting('RATE_LIMIT_RPM', { RATE_LIMIT_RPM: 'many' })).toThrow(ConfigError);
+    expect(() => setting('RATE_LIMIT_RPM', { RATE_LIMIT_RPM: 'many' })).toThrow(/RATE_LIMIT_RPM must be/);
   });
 });
 

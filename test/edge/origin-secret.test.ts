@@ -2,7 +2,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from '
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createAccount } from '../../functions/shared/accounts/account-store';
 import { createKey } from '../../functions/shared/accounts/key-store';
-import { ORIGIN_SECRET_HEADER } from '../../functions/shared/edge/origin-secret';
+import { ORIGIN_SECRET_HEADER } from '../../functions/shared/config/stack-contract';
 import { installAwslambdaGlobals } from '../../local/function-url';
 import { startSecretsManagerStub, type SecretsManagerStub } from '../support/secrets-manager';
 import { createTestTables } from '../support/tables';

@@ -4,7 +4,7 @@ import { startGateway, type RunningGateway } from '../../local/gateway';
 import { signUpAndSignIn, type SignedInUser } from '../support/cognito-user';
 
 /**
- * Issue 21 item 2: a 1 MB adversarial body of each shape, through the real handlers behind the Function
+ * A 1 MB adversarial body of each shape, through the real handlers behind the Function
  * URL stand-in, is answered (an OpenAI-shaped 400, or accepted) by one linear scan; while one tenant's
  * request is in flight, another tenant's is answered (CPU per shape is a speed figure: never asserted).
  */
@@ -45,7 +45,7 @@ async function send(route: BodyRoute, body: string, key = keyA): Promise<{ statu
 /** What each shape gets: refused by a structural bound, or accepted by the scan (then the route's own answer). */
 const REFUSED: ReadonlySet<Shape> = new Set(['long array', 'deep nesting', 'many keys', 'many messages']);
 
-describe('1 MB adversarial bodies (issue 21)', () => {
+describe('1 MB adversarial bodies', () => {
   for (const route of BODY_ROUTES) {
     it(`${route}: every shape is answered with an OpenAI-shaped error or accepted, refused by a structural bound where it passes one`, async () => {
       for (const shape of SHAPES) {

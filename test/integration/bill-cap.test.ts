@@ -5,7 +5,7 @@ import { startGateway, type RunningGateway } from '../../local/gateway';
 import { outputCutAt } from '../../functions/shared/usage/output-meter';
 
 /**
- * Issue 21, item 1: a bill never exceeds its hold. Through the whole path (real HTTP, the real
+ * A bill never exceeds its hold. Through the whole path (real HTTP, the real
  * handlers, DynamoDB Local, the simulator misbehaving on demand: tool arguments that follow the schema
  * past `max_tokens`, `[runaway]` replies and reasoning, `[overreport]` usage): the answer is cut where
  * its held output runs out (`finish_reason: "length"`, the upstream request stopped), the charge is
@@ -30,7 +30,7 @@ const sim = () => {
   return gw.simulator;
 };
 
-/** The issue's attack: max_tokens 1 and a tool whose schema asks for 20,000 ten-word items (~180,000 tokens of arguments). */
+/** The attack: max_tokens 1 and a tool whose schema asks for 20,000 ten-word items (~180,000 tokens of arguments). */
 const ATTACK = {
   model: 'gpt-4o',
   max_tokens: 1,
@@ -112,7 +112,7 @@ async function upstreamAborted(): Promise<boolean> {
   return lastUpstream().aborted;
 }
 
-describe("the issue's attack: max_tokens 1 and 180,000 tokens of tool arguments, on $0.05", () => {
+describe("the attack: max_tokens 1 and 180,000 tokens of tool arguments, on $0.05", () => {
   it('streamed: cut at the held output (length), upstream stopped, charge ≤ hold, balance ≥ 0', async () => {
     const a = await newAccount({ freeTokens: 0, creditNanoUsd: 0.05 * USD });
     sim().setChunkDelay(20);

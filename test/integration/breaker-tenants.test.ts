@@ -3,7 +3,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startGateway, type RunningGateway } from '../../local/gateway';
 
 /**
- * Issue 21 item 3, through the real gateway and the simulator: requests of one account whose content
+ * Through the real gateway and the simulator: requests of one account whose content
  * makes gpt-4o's upstream answer 5xx re-route that account only; a real outage (5xx for requests of
  * several accounts) still opens gpt-4o's breaker for everyone.
  */
@@ -41,7 +41,7 @@ async function servedBy(client: OpenAI, content: string): Promise<string | null>
   return response.headers.get('x-modelmux-model');
 }
 
-describe('circuit breakers one tenant cannot trip for others (issue 21)', () => {
+describe('circuit breakers one tenant cannot trip for others', () => {
   it("account A's three content-failing requests re-route A alone; account B's gpt-4o is still served by gpt-4o", async () => {
     const [a, b] = await Promise.all([tenant(), tenant()]);
     // Only A sends while gpt-4o's upstream fails: as when A's own content makes it answer 5xx.

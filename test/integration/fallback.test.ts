@@ -2,7 +2,8 @@ import OpenAI from 'openai';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { startGateway, type RunningGateway } from '../../local/gateway';
-import type { Fault, SimProvider } from '../../local/simulator';
+import type { Fault } from '../../local/simulator';
+import type { ProviderName } from '../../functions/shared/providers/manifest';
 import { pollLedgerEntry } from '../support/ledger';
 
 /**
@@ -57,7 +58,7 @@ function sim() {
   return gw.simulator;
 }
 
-const calls = (provider: SimProvider) => sim().requests.filter((r) => r.provider === provider);
+const calls = (provider: ProviderName) => sim().requests.filter((r) => r.provider === provider);
 const ask = (tag: string): OpenAI.ChatCompletionMessageParam[] => [{ role: 'user', content: `fault test ${tag}` }];
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -346,7 +347,7 @@ describe('streamed: failures after the first token end the stream with an error 
     expect(r.entry.promptTokens).toBeGreaterThan(0);
   });
 
-  it.each<[string, string, SimProvider, Fault]>([
+  it.each<[string, string, ProviderName, Fault]>([
     ['Anthropic: an overloaded `event: error` mid-stream', 'claude-3-5-sonnet', 'anthropic', { kind: 'error-event-after-chunks', chunks: 3 }],
     ['Gemini: an error event mid-stream', 'gemini-2.0-flash', 'gemini', { kind: 'error-event-after-chunks', chunks: 3 }],
     ['Gemini: a reset mid-stream', 'gemini-2.0-flash', 'gemini', { kind: 'reset-after-chunks', chunks: 2 }],

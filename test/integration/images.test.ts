@@ -4,7 +4,7 @@ import { startGateway, type RunningGateway } from '../../local/gateway';
 import { pollLedgerEntry } from '../support/ledger';
 
 /**
- * Image generation (issue 28 item 3) through the whole gateway with the official openai SDK
+ * Image generation through the whole gateway with the official openai SDK
  * (`images.generate`, b64): the buffered function behind the Function URL stand-in, the simulator's
  * real PNG bytes, holds and the ledger in DynamoDB Local. Each bill is checked to the nano-dollar
  * against the displayed prices (upstream × 1.055, docs/prices.md "Image generation").

@@ -8,7 +8,7 @@ import { startGateway, type RunningGateway } from '../../local/gateway';
 /**
  * LangChain (`@langchain/openai` 1.5 + `@langchain/core` 1.4, the newest that run on Node 20) changed
  * only in base URL and key: an agent's tool round trip with `bindTools` — LangChain sends `name` on
- * its tool messages, which OpenAI accepts and modelmux refused before issue 13 — and
+ * its tool messages, which OpenAI accepts (and modelmux once refused) — and
  * `withStructuredOutput`, over Chat Completions and over the Responses API (`useResponsesApi`).
  */
 

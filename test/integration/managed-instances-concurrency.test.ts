@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGateway, type RunningGateway } from '../../local/gateway';
 
 /**
- * Issue 24 item 4 (docs/managed-instances.md §3): on Lambda Managed Instances one execution environment
+ * docs/managed-instances.md §3: on Lambda Managed Instances one execution environment
  * runs many invocations at once through ONE module instance, so the state a module keeps — credit
  * leases, circuit breakers, the account and key caches — is shared by them. Here the real chat handler,
  * imported once in this process behind the local Function URL, serves hundreds of overlapping buffered

@@ -5,7 +5,7 @@ import { startGateway, type RunningGateway } from '../../local/gateway';
 import { pollLedgerEntry } from '../support/ledger';
 
 /**
- * Issue 28 through the whole gateway with the official openai SDK: OpenRouter's model names (slugs,
+ * OpenRouter's conventions through the whole gateway with the official openai SDK: OpenRouter's model names (slugs,
  * dated ids, retired OpenAI names), its `provider` preferences and `:nitro` / `:floor` suffixes (each
  * decision read from `x-modelmux-provider`), the x-ratelimit-* headers on 200s, OpenAI's 400s for
  * max_tokens and dimensions, and `GET /v1/generation` agreeing with the ledger.

@@ -98,7 +98,7 @@ async function streamed(model: string, reply: NonNullable<typeof next>, tokens: 
   return { usage: usage!, entry: await pollLedgerEntry(accountId, response.headers.get('x-request-id')) };
 }
 
-describe('prompt caching, priced per bucket (issue 23)', () => {
+describe('prompt caching, priced per bucket', () => {
   const sonnet = prices('claude-sonnet-4-6');
 
   it('Anthropic cache read (3 input + 18,639 read + 1 output on Sonnet 4.6): buffered and streamed bill the same exact charge', async () => {

@@ -7,7 +7,7 @@ import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy';
  * No free lunch: when DynamoDB cannot be reached, the client gets a clear 503 and no upstream call is
  * made, so no token is served that cannot be billed — every request writes its hold before its call,
  * warm caches or not. A request already answering when DynamoDB goes away is still billed: its settle
- * is handed to the settle queue (billing/settle-durable.ts), which applies it once DynamoDB is back
+ * is handed to the settle queue (billing/settle-queue.ts), which applies it once DynamoDB is back
  * (test/integration/settle-durability.test.ts proves the landing). This file reaches the run's DynamoDB
  * Local through its own proxy, so it can take the store away (connections refused, open ones cut, as
  * when DynamoDB Local stops); the tests run in order, the store stays down after the first.

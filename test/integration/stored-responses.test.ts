@@ -32,7 +32,7 @@ let direct: ReturnType<typeof createDocumentClient>;
 
 /** Words that appear only in conversations of this file: never in a log line. */
 const SECRET = ['zanzibar', 'quokka', 'marmalade', 'pangolin'];
-/** The buffered budget here (ms): a paced answer outlasts it and is held (app/held-json.ts). */
+/** The buffered budget here (ms): a paced answer outlasts it and is held (app/chat-answer.ts `heldJson`). */
 const BUDGET_MS = 1_500;
 
 const ACTION_OF_COMMAND: Record<string, string> = {

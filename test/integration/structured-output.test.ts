@@ -8,7 +8,7 @@ import { startGateway, type RunningGateway } from '../../local/gateway';
  * Structured output end to end with the openai SDK's own helpers (`chat.completions.parse` with
  * `zodResponseFormat`, and its streaming helper): `response_format` json_schema reaches every provider
  * family in its own form (OpenAI-shaped hosts as sent, Gemini `responseJsonSchema`, Anthropic's
- * JSON-mode instruction), and the simulator answers schema-valid JSON in each (issue 13, item 7).
+ * JSON-mode instruction), and the simulator answers schema-valid JSON in each.
  * Also: a conversation replayed the way the SDK returned it — the assistant message with its
  * `refusal: null` and `annotations: []` — is accepted, as OpenAI accepts it.
  */

@@ -243,7 +243,7 @@ describe('a tool call cut mid-stream', () => {
     const entry = await pollLedgerEntry(gw.accountId, response.headers.get('x-request-id'));
     expect(entry).toMatchObject({ status: 'partial', usageEstimated: true, completionTokens: await estimateTextTokens(produced) });
     // Cut before its usage chunk: the prompt is billed by the same counting rule as its hold (usage/
-    // prompt-tokens.ts: the text AND the tool definitions), not the message text alone (issue 23).
+    // prompt-tokens.ts: the text AND the tool definitions), not the message text alone.
     const { estimateChatPromptTokens } = await import('../../functions/shared/usage/prompt-tokens');
     const body = chatCompletionRequest.parse({ model: 'gpt-4o', messages: [{ role: 'user', content: 'Weather in Paris?' }], tools: [tools[0]!], stream: true });
     const counted = await estimateChatPromptTokens(body, CATALOGUE.get('gpt-4o')!.targets[0]!);

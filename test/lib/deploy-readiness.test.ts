@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_ACCOUNT_RESERVED_CONCURRENCY, DEFAULT_SETTLE_RESERVED_CONCURRENCY } from '../../lib/modelmux-stack';
+import { DEFAULT_ACCOUNT_RESERVED_CONCURRENCY, DEFAULT_SETTLE_RESERVED_CONCURRENCY } from '../../lib/stack-props';
 import { BACKUP_RETENTION_DAYS } from '../../lib/constructs/backups';
 import { DEFAULT_ACCOUNT_CONCURRENCY_LIMIT } from '../../lib/constructs/monitoring';
 import { synthTemplate } from './support/synth';
@@ -7,7 +7,7 @@ import { actionsOf, allIamStatements, type CfnResource, logicalIdByPath, resourc
 import { stackPropsFromContext } from '../../lib/stack-context';
 
 /**
- * Issue 26, production deploy readiness, on the synthesised template (one synthesis per context,
+ * Production deploy readiness, on the synthesised template (one synthesis per context,
  * shared: test/lib/support/synth.ts): concurrency guards, the `live` alias with CodeDeploy canaries
  * that roll back on alarms, AWS Backup with a cross-region copy, alarms that cannot go quiet, cost
  * guards, the Cognito client's flows, the sweep's index, function settings from context, IAM.

@@ -6,7 +6,9 @@ import { describe, expect, it } from 'vitest';
  * The docs the code cites live in the repository (docs/): every `providers.md §N`, `DATA-MODEL §N`,
  * `peers.md A|B<n>|C` and `DESIGN.md "<section>"` citation in the product, its tools and its tests names
  * a file of docs/ and a section (or row) that file has, and every `README, "<section>"` a heading or a
- * bold paragraph lead of README.md, so a reader can follow it. Comments wrap, so the
+ * bold paragraph lead of README.md, so a reader can follow it. No file cites one of modelmux's own issues by
+ * number (`issue 21`): a newcomer has no tracker to read, so the fact is written out or its doc is cited;
+ * another project's issue names its project (`runtime-interface-client issue #97`). Comments wrap, so the
  * text is read with the comment leaders (`*`, `//`) of continued lines folded into spaces.
  */
 const ROOT = resolve(__dirname, '../..');
@@ -19,6 +21,9 @@ const SELF = relative(ROOT, __filename);
  * file is never added here: bring the fact into docs/ with its source.
  */
 const KNOWN_OUTSIDE_CITATIONS = new Set<string>();
+
+/** `issue 21`, `Issue 24's`, `issues 13`: modelmux's own tracker, unless a project name (with `-` or `/`) precedes it. */
+const OWN_ISSUE = /(?<![\w.-]*[-/][\w.-]* )\b[Ii]ssues? #?\d+/g;
 
 function sourceFiles(dir: string): string[] {
   if (!existsSync(dir)) return [];
@@ -137,6 +142,8 @@ const DATA_MODEL = new RegExp(String.raw`DATA-MODEL(?:\.md)?\s*(${SECTION_CHAIN}
 
 const citations: Citation[] = [];
 const outside: string[] = [];
+const ownIssues: string[] = [];
+const missingDocs: string[] = [];
 for (const path of FOLDERS.flatMap((folder) => sourceFiles(resolve(ROOT, folder)))) {
   const file = relative(ROOT, path);
   if (file === SELF) continue;
@@ -148,6 +155,8 @@ for (const path of FOLDERS.flatMap((folder) => sourceFiles(resolve(ROOT, folder)
     ...designCitations(file, text),
     ...readmeCitations(file, text),
   );
+  for (const m of text.matchAll(/\bdocs\/[\w.-]+\.(?:md|png)\b/g)) if (!existsSync(resolve(ROOT, m[0]))) missingDocs.push(`${file}: ${m[0]}`);
+  for (const m of text.matchAll(OWN_ISSUE)) ownIssues.push(`${file}: "${m[0]}"`);
   if (/\/work\/shared\/|\.\.\/shared\/(?:reference|spec)\/|shared\/DESIGN\.md/.test(text) && !KNOWN_OUTSIDE_CITATIONS.has(file)) outside.push(file);
 }
 
@@ -175,7 +184,17 @@ describe('doc citations resolve in docs/ and the README', () => {
     expect([...numberedSections('## 0. Quick\n### 1.10 Images\n## §7 Routes\n# Title\n')]).toEqual(['0', '1.10', '7']);
   });
 
+  it('every docs/<file> a file names exists', () => {
+    expect(missingDocs).toEqual([]);
+  });
+
   it('no file cites a path outside the repository', () => {
     expect(outside).toEqual([]);
+  });
+
+  it("no file cites modelmux's own issues by number; another project's issue names its project", () => {
+    expect(ownIssues).toEqual([]);
+    expect('see issue 21 and Issue 24 item 4'.match(OWN_ISSUE)).toEqual(['issue 21', 'Issue 24']);
+    expect('runtime-interface-client issue #97, aws/aws-cdk issue 123'.match(OWN_ISSUE)).toBeNull();
   });
 });

@@ -126,7 +126,7 @@ const LAYERS: ReadonlyArray<readonly [string, readonly string[]]> = [
   ['payments', ['validation', 'errors', 'money', 'config', 'observability', 'store', 'billing', 'notify']],
   ['account-api', ['leaf', 'validation', 'errors', 'money', 'config', 'observability', 'http', 'catalogue', 'openai', 'providers', 'accounts', 'identity', 'billing', 'payments']],
   ['app', ['leaf', 'validation', 'errors', 'money', 'config', 'observability', 'http', 'sse', 'catalogue', 'openai', 'usage', 'providers', 'messages', 'responses', 'accounts', 'routing', 'billing']],
-  ['edge', ['errors', 'config', 'observability', 'http']],
+  ['edge', ['errors', 'config', 'observability', 'http', 'routing']],
 ];
 
 /** Modules that import nothing from the repository, so every layer may read them (`leaf` above). */
@@ -135,16 +135,6 @@ const LEAF_MODULES = [
   'functions/shared/providers/manifest.ts',
   // The normalised token usage: what adapters produce, surfaces encode and billing prices.
   'functions/shared/usage/token-usage.ts',
-];
-
-/**
- * File cycles still standing, each with its owner. Billing's two are removed by the billing fold
- * (issue 27 item 4, functions/shared/billing/**); delete a line here when its cycle is gone.
- */
-const ALLOWED_FILE_CYCLES = [
-  'functions/shared/billing/hold-replan.ts <-> functions/shared/billing/hold.ts',
-  'functions/shared/billing/legacy-settle.ts <-> functions/shared/billing/settle.ts',
-  'functions/shared/billing/lease-bill.ts <-> functions/shared/billing/request-bill.ts',
 ];
 
 /** The layer of a file under functions/shared: `leaf`, or its first folder. */
@@ -219,9 +209,7 @@ describe('layers of functions/shared (ARCHITECTURE.md "Layers")', () => {
     for (const leaf of LEAF_MODULES) expect([leaf, edges.get(leaf)]).toEqual([leaf, []]);
   });
 
-  it('no import cycle between files, but the allowed ones (each still standing)', () => {
-    const cycles = fileCycles(edges).map((c) => c.join(' <-> '));
-    expect(cycles.filter((c) => !ALLOWED_FILE_CYCLES.includes(c))).toEqual([]);
-    expect(ALLOWED_FILE_CYCLES.filter((c) => !cycles.includes(c))).toEqual([]);
+  it('no import cycle between files', () => {
+    expect(fileCycles(edges).map((c) => c.join(' <-> '))).toEqual([]);
   });
 });

@@ -8,7 +8,7 @@ import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount } from '../../functions/shared/accounts/account-store';
 import { createKey } from '../../functions/shared/accounts/key-store';
-import { ORIGIN_SECRET_HEADER } from '../../functions/shared/edge/origin-secret';
+import { ORIGIN_SECRET_HEADER } from '../../functions/shared/config/stack-contract';
 import type { TableNames } from '../../functions/shared/store/tables';
 import { estimateTextTokens } from '../../functions/shared/usage/estimate';
 import { estimateChatPromptTokens } from '../../functions/shared/usage/prompt-tokens';

@@ -5,7 +5,7 @@ import { synthTemplate } from './support/synth';
 import { actionsOf, allIamStatements, type CfnResource, resourcesOfType, testApp } from './template-helpers';
 
 /**
- * Mail from a verified SES identity (issue 22 item 6): `-c emailFrom=…` gives the functions that send
+ * Mail from a verified SES identity: `-c emailFrom=…` gives the functions that send
  * mail `EMAIL_FROM` and `ses:SendEmail` on that identity only, and the user pool sends its codes
  * through it; without it the stack is as before (no mail from the functions, Cognito's own sender).
  */

@@ -5,7 +5,7 @@ import { allIamStatements, type CfnResource, resourcesOfType } from './template-
 import { synthTemplate as synth } from './support/synth';
 
 /**
- * `-c compute=managed-instances` (issue 24 item 4, docs/managed-instances.md): the chat and embeddings
+ * `-c compute=managed-instances` (docs/managed-instances.md): the chat and embeddings
  * functions on a Lambda Managed Instances capacity provider, wired to its VPC and operator role; and
  * without the option, none of it. One synth per context for the whole stack tier (support/synth.ts).
  */

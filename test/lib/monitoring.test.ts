@@ -1,6 +1,6 @@
 import type { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
-import { METRICS_NAMESPACE, MetricName } from '../../functions/shared/observability/metrics';
+import { METRICS_NAMESPACE, MetricName } from '../../functions/shared/config/stack-contract';
 import { type CfnResource, logicalIdByPath, resourcesOfType } from './template-helpers';
 import { synthTemplate as synth } from './support/synth';
 

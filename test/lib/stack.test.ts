@@ -407,8 +407,8 @@ describe('functions', () => {
 });
 
 /**
- * The chat bundle's budget, bytes of `index.mjs` (what every cold start reads and compiles). Issue 24's
- * goal is 300 KB; with no AWS SDK client left in it (docs/dynamodb-client.md, "Bundle") it is ~375 KB,
+ * The chat bundle's budget, bytes of `index.mjs` (what every cold start reads and compiles). The
+ * goal is 300 KB (docs/dynamodb-client.md); with no AWS SDK client left in it (docs/dynamodb-client.md, "Bundle") it is ~375 KB,
  * of which our own code is ~260 KB: the budget holds what is there, so growth fails here.
  */
 const CHAT_BUNDLE_BUDGET_BYTES = 390_000;

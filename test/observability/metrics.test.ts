@@ -212,7 +212,7 @@ describe('billing metrics', () => {
 
   it('records SettleFailures when the ledger write cannot land in-process (it is queued, or left to the sweep)', async () => {
     const { settleRequest, usageEntry } = await import('../../functions/shared/app/settle-request');
-    const { settleDurably } = await import('../../functions/shared/billing/settle-durable');
+    const { settleDurably } = await import('../../functions/shared/billing/settle-queue');
     const { createDocumentClient, setDocumentClient } = await import('../../functions/shared/store/dynamo');
     const { CATALOGUE, getModel } = await import('../../functions/shared/catalogue/catalogue');
     const { planAttempts } = await import('../../functions/shared/routing/attempt-plan');
@@ -241,7 +241,7 @@ describe('billing metrics', () => {
     expect(metric(all, 'CostNanoUsd')).toEqual([]);
   });
 
-  it('defines HoldsPending, HoldsOverdue and SettlesRetried for the settle path of issue 10', () => {
+  it('defines HoldsPending, HoldsOverdue and SettlesRetried for the settle path', () => {
     metricsModule.recordPendingHolds({ pending: 7, overdue: 2 });
     metricsModule.recordSettlesRetried(3);
     metricsModule.publishMetrics();

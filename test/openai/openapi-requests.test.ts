@@ -16,7 +16,7 @@ import { openApiSubset, strictTopLevelErrors } from '../support/openapi/validato
  * source. The description allows any property its schemas do not name (it sets no
  * `additionalProperties: false` below the top level), and OpenAI's Chat Completions API does ignore
  * them there: LangChain's `name` on tool messages, the `annotations: []` OpenAI itself returns on
- * assistant messages (issue 13), agent frameworks' `metadata` on messages.
+ * assistant messages, agent frameworks' `metadata` on messages.
  */
 
 const REQUEST = 'CreateChatCompletionRequest';
@@ -114,7 +114,7 @@ function exampleCases(): Case[] {
   });
 }
 
-/** Bodies real clients send, which OpenAI accepts (issue 13) — fields its description leaves open. */
+/** Bodies real clients send, which OpenAI accepts — fields its description leaves open. */
 const CLIENT_CASES: Case[] = [
   {
     name: "LangChain's tool message with name",

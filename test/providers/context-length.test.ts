@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { providerSpec } from '../../functions/shared/providers/registry';
-import { manifestEntry, PROVIDER_NAMES } from '../../functions/shared/providers/manifest';
+import { manifestEntry, PROVIDER_NAMES, type ProviderName } from '../../functions/shared/providers/manifest';
 import type { UpstreamFailure } from '../../functions/shared/providers/types';
-import { startSimulator, type SimProvider, type Simulator } from '../../local/simulator';
+import { startSimulator, type Simulator } from '../../local/simulator';
 
 /**
  * Every adapter's error classifier against the upstream simulator's `context-length` fault, over real
@@ -22,14 +22,14 @@ beforeEach(() => {
 });
 
 /** Where a chat request goes on each simulated provider, by its wire protocol (faults apply before the body is read). */
-function chatUrl(p: SimProvider, stream: boolean): string {
+function chatUrl(p: ProviderName, stream: boolean): string {
   const wire = manifestEntry(p).wire;
   if (wire === 'anthropic') return `${sim.urls[p]}/v1/messages`;
   if (wire === 'gemini') return `${sim.urls[p]}/models/gemini-2.5-pro:${stream ? 'streamGenerateContent?alt=sse' : 'generateContent'}`;
   return `${sim.urls[p]}/chat/completions`;
 }
 
-async function classifyAnswer(p: SimProvider, stream: boolean, classify: (status: number, body: string, headers: Headers) => UpstreamFailure): Promise<UpstreamFailure> {
+async function classifyAnswer(p: ProviderName, stream: boolean, classify: (status: number, body: string, headers: Headers) => UpstreamFailure): Promise<UpstreamFailure> {
   const res = await fetch(chatUrl(p, stream), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'm', stream, messages: [] }) });
   expect(res.status).toBe(400);
   return classify(res.status, await res.text(), res.headers);

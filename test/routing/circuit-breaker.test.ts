@@ -100,7 +100,7 @@ describe('CircuitBreaker', () => {
     expect(breaker.allow('anthropic:claude-sonnet-4-6')).toBe(true);
   });
 
-  it("one account's content-caused 5xx opens that account's breaker only (issue 21)", () => {
+  it("one account's content-caused 5xx opens that account's breaker only, not the target for everyone", () => {
     const { breaker } = breakerAt(3);
     const a = { accountId: 'acct-A', body: '{"n":2,"bad schema":1}' };
     for (let i = 0; i < 10; i++) breaker.failure(K, 'server', { ...a, body: `${a.body}${i}` });

@@ -1,9 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidRequestError, UpstreamUnavailableError } from '../../functions/shared/errors/gateway-errors';
-import type { AttemptRecord } from '../../functions/shared/routing/attempt-contract';
-import { exhausted } from '../../functions/shared/routing/fallback-router';
+import { attemptOutcome, exhausted, ours, OwnFailure, type AttemptRecord } from '../../functions/shared/routing/attempt-contract';
+import { UpstreamAttemptError } from '../../functions/shared/providers/types';
+import { makeFailure } from '../../functions/shared/providers/upstream-failure';
+import { AttemptAbortedError } from '../../functions/shared/routing/upstream-call';
 
-/** The client's answer when every attempt failed. */
+/** The client's answer when every attempt failed, and the verdict on one that did. */
 
 const rec = (publicModel: string, outcome: AttemptRecord['outcome'], status: number): AttemptRecord => ({
   publicModel, provider: 'p', upstreamModel: 'u', outcome, status, ms: 1,
@@ -34,5 +36,24 @@ describe('exhausted', () => {
     expect(e503).toMatchObject({ status: 503, headers: { 'retry-after': '1' } });
     expect(exhausted([rec('a', 'server', 200), rec('b', 'overloaded', 503)], false)).toMatchObject({ status: 502 });
     expect(exhausted([rec('a', 'auth-config', 401)], false)).toMatchObject({ status: 502 });
+  });
+});
+
+describe('attemptOutcome (the one classification of what an attempt threw)', () => {
+  it('tells our bug, the upstream\'s verdict, our timers, the network and the client\'s error apart', () => {
+    const bug = new TypeError('x is undefined');
+    expect(attemptOutcome(new OwnFailure(bug))).toEqual({ kind: 'own-failure', error: bug });
+    const verdict = makeFailure('overloaded', 529, 'busy');
+    expect(attemptOutcome(new UpstreamAttemptError(verdict))).toEqual({ kind: 'failed', failure: verdict });
+    expect(attemptOutcome(new AttemptAbortedError('first-token-timeout'))).toMatchObject({ kind: 'failed', failure: { kind: 'timeout', retryable: true } });
+    expect(attemptOutcome(new AttemptAbortedError('network', Object.assign(new Error('reset'), { code: 'ECONNRESET' })))).toMatchObject({ kind: 'failed', failure: { kind: 'connection', retryable: true } });
+    const refused = new InvalidRequestError('n > 1 is not supported', { param: 'n' });
+    expect(attemptOutcome(refused)).toMatchObject({ kind: 'failed', failure: { kind: 'client', retryable: false, status: 400, clientError: refused } });
+  });
+
+  it('keeps a bug of ours apart from the adapter\'s and the client\'s errors', () => {
+    expect(() => ours(() => { throw new Error('bug'); })).toThrow(OwnFailure);
+    const verdict = new UpstreamAttemptError(makeFailure('server', 500, 'x'));
+    expect(() => ours(() => { throw verdict; })).toThrow(verdict);
   });
 });

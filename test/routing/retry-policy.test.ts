@@ -1,12 +1,19 @@
 import { describe, expect, it } from 'vitest';
 import { makeFailure, transportFailure } from '../../functions/shared/providers/upstream-failure';
-import { DEFAULT_RETRY, retryDelay, sleep, type RetryPolicy } from '../../functions/shared/routing/retry-policy';
+import type { UpstreamFailure } from '../../functions/shared/providers/types';
+import { nextRetryDelay } from '../../functions/shared/retry/retry';
+import { sleep } from '../../functions/shared/retry/sleep';
+import { DEFAULT_RETRY, upstreamRetryPolicy, type RetryTuning } from '../../functions/shared/routing/retry-policy';
 
 /** When the router retries the same target, and how long it waits (ms). */
 
-const policy: RetryPolicy = { maxRetriesPerTarget: 2, baseDelayMs: 100, maxDelayMs: 300, maxRetryAfterMs: 1_000 };
+const policy: RetryTuning = { maxRetriesPerTarget: 2, baseDelayMs: 100, maxDelayMs: 300, maxRetryAfterMs: 1_000 };
 const lowest = () => 0;
 const highest = () => 0.999999;
+
+/** The wait the attempt loop makes before retrying the same target (ms), or undefined: next target. */
+const retryDelay = (f: UpstreamFailure, retry: number, remainingMs: number, tuning: RetryTuning, random?: () => number): number | undefined =>
+  nextRetryDelay(upstreamRetryPolicy(tuning, random), f, retry, remainingMs);
 
 describe('retryDelay', () => {
   it('backs off exponentially with ±20 % jitter, capped at maxDelayMs', () => {

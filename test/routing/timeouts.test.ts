@@ -1,17 +1,25 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { getModel } from '../../functions/shared/catalogue/catalogue';
 import { chatCompletionRequest } from '../../functions/shared/openai/chat-request';
 import { roughChatPromptTokens } from '../../functions/shared/usage/prompt-tokens';
 import {
   BUILT_IN_TIMEOUTS,
   LATENCY_TABLE,
+  answerBy,
+  attemptLimits,
   bufferedTimeouts,
   chatTimeouts,
+  commitAt,
   defaultTimeouts,
+  hedgeAfterMs,
+  holdEndsAt,
   latencyProfile,
   promptAllowanceMs,
+  requestDeadline,
+  streamedAttemptTimeouts,
 } from '../../functions/shared/routing/timeouts';
-import { loadConfig } from '../../functions/shared/config/env';
+import { loadConfig, reloadConfig } from '../../functions/shared/config/env';
+import { SETTLE_RESERVE_MS } from '../../functions/shared/config/stack-contract';
 
 /** `UPSTREAM_TIMEOUTS_MS` as the config parses it. */
 const operatorTimeouts = (raw: string | undefined) => loadConfig({ UPSTREAM_TIMEOUTS_MS: raw }).UPSTREAM_TIMEOUTS_MS;
@@ -68,15 +76,53 @@ describe('the latency table', () => {
 
   it('gives a long prompt more time to its first token: 1 ms per 10 tokens, counted by the one prompt rule', () => {
     const long = req({ messages: [{ role: 'user', content: 'x'.repeat(400_000) }] }); // ~100K tokens before the tokenizer loads
-    const allowance = promptAllowanceMs(long);
+    const allowance = promptAllowanceMs(roughChatPromptTokens(long));
     expect(allowance).toBe(Math.floor(roughChatPromptTokens(long) / 10));
     expect(allowance).toBeGreaterThan(1_000);
-    const t = chatTimeouts(target('gpt-4o'), undefined, long, undefined, {});
+    const t = chatTimeouts(target('gpt-4o'), undefined, long, allowance, {});
     expect(t.firstTokenMs).toBe(8_000 + allowance);
     expect(t.headersMs).toBe(8_000 + allowance);
     expect(t.p95FirstTokenMs).toBe(3_000 + allowance);
     // Images add nothing to the time-limit size (their base64 says little about their tokens).
     const image = req({ messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: `data:image/png;base64,${'A'.repeat(400_000)}` } }] }] });
-    expect(promptAllowanceMs(image)).toBe(promptAllowanceMs(req({ messages: [{ role: 'user', content: '' }] })));
+    expect(promptAllowanceMs(roughChatPromptTokens(image))).toBe(promptAllowanceMs(roughChatPromptTokens(req({ messages: [{ role: 'user', content: '' }] }))));
+  });
+});
+
+describe("a request's own limits, set in one place", () => {
+  afterEach(() => {
+    vi.unstubAllEnvs();
+    reloadConfig();
+  });
+
+  it('takes the settle reserve off the host\'s remaining time for the deadline, and lets the hold outlive it by that reserve', () => {
+    expect(requestDeadline(1_000_000, 30_000)).toBe(1_000_000 + 30_000 - SETTLE_RESERVE_MS);
+    expect(requestDeadline(1_000_000, 2_000)).toBe(1_001_000); // never under 1 s
+    expect(holdEndsAt({ deadline: 2_000_000 })).toBe(2_000_000 + SETTLE_RESERVE_MS);
+    expect(holdEndsAt({})).toBeUndefined();
+  });
+
+  it('commits a status at the settings\' budgets, counted from the arrival (read at call time)', () => {
+    vi.stubEnv('BUFFERED_CHAT_BUDGET_MS', '1234');
+    vi.stubEnv('STREAM_COMMIT_AFTER_MS', '567');
+    reloadConfig();
+    expect(commitAt({ receivedAt: 10_000 }, false)).toBe(11_234);
+    expect(commitAt({ receivedAt: 10_000 }, true)).toBe(10_567);
+  });
+
+  it('clips an attempt to what is left of the deadline, and shapes a stream\'s wait for its first token', () => {
+    const t = { connectMs: 3_000, headersMs: 8_000, firstTokenMs: 8_000, idleMs: 15_000 };
+    expect(attemptLimits(t, 5_000)).toEqual({ connectMs: 3_000, headersMs: 5_000, firstTokenMs: 5_000, idleMs: 5_000, totalMs: 5_000 });
+    expect(attemptLimits(t, -10).totalMs).toBe(1);
+    const limits = attemptLimits({ ...t, headersMs: 9_000, idleMs: 2_000 }, 60_000);
+    expect(streamedAttemptTimeouts(limits)).toEqual({ connectMs: 3_000, headersMs: 8_000, idleMs: 8_000, totalMs: 60_000, firstTokenMs: 8_000 });
+    expect(answerBy(limits, 100)).toBe(9_100);
+  });
+
+  it('hedges after the model\'s own delay plus the prompt allowance, else the profile\'s p95 (which has it), never for a model that does not hedge', () => {
+    const t = chatTimeouts(target('gpt-4o'), undefined, req(), 40, {});
+    expect(hedgeAfterMs({ afterMs: 150 }, t, 40)).toBe(190);
+    expect(hedgeAfterMs({}, t, 40)).toBe(LATENCY_TABLE.standard.p95FirstTokenMs + 40);
+    expect(hedgeAfterMs(undefined, t, 40)).toBeUndefined();
   });
 });

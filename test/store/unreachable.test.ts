@@ -5,7 +5,7 @@ import { storeRecentlyFailed } from '../../functions/shared/store/store-errors';
 import { createAccount } from '../../functions/shared/accounts/account-store';
 import { authenticate } from '../../functions/shared/accounts/authenticate';
 import { generateApiKey } from '../../functions/shared/accounts/api-key';
-import { settleDurably } from '../../functions/shared/billing/settle-durable';
+import { settleDurably } from '../../functions/shared/billing/settle-queue';
 import type { HoldRecord } from '../../functions/shared/billing/hold-record';
 import { newRequestId } from '../../functions/shared/http/request-id';
 import { StoreUnavailableError } from '../../functions/shared/errors/gateway-errors';

@@ -1,5 +1,5 @@
 /**
- * Adversarial request bodies of about 1 MB, one per shape a hostile tenant can send (issue 21): a long
+ * Adversarial request bodies of about 1 MB, one per shape a hostile tenant can send: a long
  * array, deep nesting, an object with many keys, one long string, many messages. Each shape is built for
  * every route that parses a JSON body (chat, responses, embeddings, /v1/keys, /v1/byok), so the bench
  * can time their validation and the tests can send them through the real handlers.

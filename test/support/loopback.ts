@@ -1,12 +1,13 @@
 /** Loopback helpers for tests: credentials that send providers to the upstream simulator, and a refused port. */
 import { createServer } from 'node:net';
-import type { SimProvider, Simulator } from '../../local/simulator';
+import type { Simulator } from '../../local/simulator';
+import type { ProviderName } from '../../functions/shared/providers/manifest';
 
 /**
  * Upstream credentials (`<NAME>_API_KEY` = `k`, `<NAME>_BASE_URL` = the simulator's URL) that send
  * `providers` to `sim`, in the shape the router's `planAttempts` and `resolveEndpoint` read.
  */
-export function simulatorCredentials(sim: Simulator, providers: readonly SimProvider[]): Record<string, string> {
+export function simulatorCredentials(sim: Simulator, providers: readonly ProviderName[]): Record<string, string> {
   return Object.fromEntries(providers.flatMap((p) => [[`${p.toUpperCase()}_API_KEY`, 'k'], [`${p.toUpperCase()}_BASE_URL`, sim.urls[p]]]));
 }
 

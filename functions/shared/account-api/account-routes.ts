@@ -5,8 +5,8 @@
  */
 import { MAX_KEYS_PER_ACCOUNT } from '../accounts/limits';
 import { rateLimitsFor } from '../config/env';
-import { accountTotals } from '../billing/account-totals';
-import { chargedSince, monthStartMs } from '../billing/ledger-read';
+import { accountTotals } from '../billing/account-state';
+import { chargedSince, monthStartMs } from '../billing/ledger';
 import { paymentsEnabled } from '../payments/stripe-client';
 import type { JsonResult } from '../http/types';
 import type { AccountCaller } from './caller';

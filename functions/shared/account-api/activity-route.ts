@@ -1,6 +1,6 @@
 /** `GET /v1/activity?days=30`: usage by UTC day × model × key, from the ledger. */
 import { queryAccountKeys } from '../accounts/key-store';
-import { accountActivity } from '../billing/activity';
+import { accountActivity } from '../billing/ledger';
 import type { GatewayRequest, JsonResult } from '../http/types';
 import { InvalidRequestError } from '../errors/gateway-errors';
 import type { AccountCaller } from './caller';
@@ -17,7 +17,7 @@ export const MAX_ACTIVITY_DAYS = 365;
  * included); null for entries recorded without a key. `cached_tokens` / `cache_write_tokens` (OpenRouter's
  * `prompt_tokens_details` names) are the prompt tokens read from / written to the provider's cache, of
  * `prompt_tokens`; `cache_discount` (OpenRouter's name) is what the cache reads saved, in USD, with the
- * exact nano-USD beside it (billing/activity.ts `cacheReadSavingMilliNano`).
+ * exact nano-USD beside it (billing/ledger.ts `cacheReadSavingMilliNano`).
  * @throws InvalidRequestError (400, param `days`) for a `days` outside 1..365.
  */
 export async function activityRoute(caller: AccountCaller, req: GatewayRequest): Promise<JsonResult> {

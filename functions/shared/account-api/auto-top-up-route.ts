@@ -1,5 +1,5 @@
 /**
- * The balance settings of the account API (issue 22): auto top-up and the low-balance email.
+ * The balance settings of the account API: auto top-up and the low-balance email.
  *
  * `GET|PUT /v1/credits/auto-top-up` — body (PUT) `{enabled, threshold_usd, amount_usd, monthly_cap_usd}`;
  * answer `{data:{enabled, paused, paused_reason, threshold_usd, amount_usd, monthly_cap_usd,

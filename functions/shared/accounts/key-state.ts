@@ -1,7 +1,7 @@
 /**
  * The per-key state kept on the account item, `keys.<h16>` (DATA-MODEL §2): written with the key row in
  * ONE TransactWriteItems (key-store.ts, key-update.ts), so the single conditional write
- * of a request's hold (billing/hold-write.ts) sees a disable, delete or limit change at once in every
+ * of a request's hold (billing/hold-plan.ts) sees a disable, delete or limit change at once in every
  * container. Billing's own fields (held, in flight, rate-limit counters, usage) are only ever moved
  * relatively by the key writes, never reset. Money in nano-USD.
  *
@@ -252,10 +252,6 @@ export function otherShardUpdates(accountId: string, keyHash: string, shape: Acc
  * Window ids of one kind sort in time order as strings (`2026-11-24`, `2026-W48`, `2026-11`), so a
  * condition `window < :current` rolls a window forward and never back.
  */
-
-
-/** How often a key's spend limit resets (OpenRouter's `limit_reset` values; accounts/key-item.ts). */
-export type { LimitReset };
 
 const pad = (n: number, width = 2) => String(n).padStart(width, '0');
 

@@ -110,8 +110,6 @@ export async function createKey(accountId: string, name: string, opts: CreateKey
   return { key, keyHash, hint, name: cleanName, createdAt, item, state };
 }
 
-export type { KeyInfo } from './key-item';
-
 // ---------------------------------------------------------------------------------------------------
 /* Listing an account's keys through the keys table's `byAccount` index. */
 

@@ -6,7 +6,6 @@ import type { GatewayRequest, GatewayResult, JsonResult } from '../http/types';
 import { chatCompletionRequest } from '../openai/chat-request';
 import type { ChatCompletion } from '../openai/chat-response';
 import type { RoutedChatRequest } from '../providers/types';
-import { chatSurface, type ChatSurface } from './chat-surface';
 import { openAiUsage } from '../openai/chat-response';
 import { parseJsonBody } from '../openai/parse-body';
 import { loadUpstreamCredentials } from '../config/upstream-credentials';
@@ -21,16 +20,10 @@ import { dashboardUrl } from '../http/public-url';
 import { recordOverhead } from '../observability/metrics';
 import type { AuthenticatedKey } from '../accounts/authenticate';
 import { authenticateRequest, routeOptions } from './guard';
-import { heldJson, settledWithin } from './held-json';
-import { settleRequest, usageEntry } from './settle-request';
+import { answerUsage, completionText, settleRequest, usageEntry } from './settle-request';
 import { conversationKey, rememberSticky, stickyFirst } from '../routing/sticky';
-import { holdEndsAt } from './hold-timing';
-import { routingHeaders } from './routing-headers';
-import { completionId, usdOf, type CallContext } from './chat-call-context';
-import { answerUsage, completionText } from './chat-billable-usage';
-import { streamed } from './chat-stream';
-import { streamedLate } from './stream-late-commit';
-import { config } from '../config/env';
+import { commitAt, holdEndsAt } from '../routing/timeouts';
+import { chatSurface, completionId, heldJson, routingHeaders, settledWithin, streamed, streamedLate, usdOf, type CallContext, type ChatSurface } from './chat-answer';
 
 /**
  * `POST /v1/chat/completions`: authenticate → validate → {@link runChatExchange}.
@@ -47,7 +40,7 @@ export async function chatCompletions(req: GatewayRequest): Promise<GatewayResul
  * SSE) → settle the hold after the answer is out. When this container's view of the account predicts
  * the hold, the upstream is connected while the hold is written; nothing reaches the client before
  * the hold is confirmed, and an upstream started for a refused hold is aborted. `surface` writes the
- * answer in the client's API (app/chat-surface.ts: a buffered body — also one held past the budget —
+ * answer in the client's API (app/chat-answer.ts: a buffered body — also one held past the budget —
  * its stream events, its error bodies after a commit); `POST /v1/responses` and `POST /v1/messages`
  * run their requests through this same function, so every API shares one plan, router, admission,
  * settle and error rules. A body carrying its native original (providers/types.ts `NATIVE_REQUEST`)
@@ -60,14 +53,14 @@ export async function runChatExchange(
   body: RoutedChatRequest,
   surface: ChatSurface = chatSurface(body.stream_options?.include_usage === true),
 ): Promise<GatewayResult> {
-  // [issue 28] A name is a model id or an alias; `:nitro` / `:floor` and `provider` steer the plan.
+  // A name is a model id or an alias; `:nitro` / `:floor` and `provider` steer the plan.
   const named = splitModelSuffix(body.model);
   const entry = getModel(named.model, 'chat');
   assertWithinOutputLimit(body, entry);
   const fallbacks = requestFallbacks(body.models, CATALOGUE);
   const prefs = effectivePreferences(body.provider, named.sort);
-  // [issue 11] The account's own provider keys (BYOK) go first in the plan, and price its attempts
-  // at the platform fee alone (the hold's most, and the settle's price: billing/attempt-price.ts).
+  // The account's own provider keys (BYOK) go first in the plan, and price its attempts
+  // at the platform fee alone (the hold's most, and the settle's price: billing/hold-demand.ts).
   const [credentials, byok] = await Promise.all([loadUpstreamCredentials(), loadAccountByok(caller.accountId, dashboardUrl(req))]);
   // A conversation goes back to the target whose prompt cache it warmed (routing/sticky.ts).
   const conversation = conversationKey(caller.accountId, body, req.headers);
@@ -85,23 +78,23 @@ export async function runChatExchange(
   const ctx: CallContext = { req, body, bill, created: Math.floor(req.receivedAt / 1000), surface };
   if (body.stream !== true) {
     // Routing runs to the function's deadline; the status waits for the answer until the budget,
-    // then is committed with JSON-whitespace beats (held-json.ts).
+    // then is committed with JSON-whitespace beats (chat-answer.ts `heldJson`).
     const routing = routeBuffered(sent, plan, opts);
     routing.then((o) => rememberSticky(conversation, o.attempt), () => undefined); // may fail (a client error) while the hold is still being written
     await holdBeforeAnswer(bill, routing, upstream);
     const answered = routing.catch(cancelling(bill));
-    if (await settledWithin(answered, req.receivedAt + config().BUFFERED_CHAT_BUDGET_MS - Date.now())) return withRateHeaders(bill, await buffered(ctx, await answered));
+    if (await settledWithin(answered, commitAt(req, false) - Date.now())) return withRateHeaders(bill, await buffered(ctx, await answered));
     return withRateHeaders(bill, heldJson(answered.then((outcome) => buffered(ctx, outcome)), req.signal, req.requestId, surface.errorBody));
   }
   const routing = routeStream(sent, plan, opts);
   routing.then((o) => rememberSticky(conversation, o.attempt), () => undefined); // may fail (a client error) while the hold is still being written
   await holdBeforeAnswer(bill, routing, upstream);
   // Counted from the request's arrival: the hold's time is part of what the client waits.
-  const early = await settledWithin(routing, Math.max(0, streamCommitAfterMs() - (Date.now() - req.receivedAt)));
+  const early = await settledWithin(routing, Math.max(0, commitAt(req, true) - Date.now()));
   return withRateHeaders(bill, early ? streamed(ctx, await routing.catch(cancelling(bill))) : streamedLate(ctx, routing));
 }
 
-/** [issue 28] OpenAI's `x-ratelimit-*-requests` headers on every answer, from the hold's own write. */
+/** OpenAI's `x-ratelimit-*-requests` headers on every answer, from the hold's own write. */
 export function withRateHeaders<R extends GatewayResult>(bill: RequestBill, result: R): R {
   return { ...result, headers: { ...result.headers, ...bill.rateHeaders() } };
 }
@@ -126,16 +119,6 @@ function cancelling(bill: RequestBill): (err: unknown) => Promise<never> {
     await bill.cancel();
     throw err;
   };
-}
-
-/**
- * How long a stream may wait for its first token before the 200 is committed (ms; env
- * `STREAM_COMMIT_AFTER_MS`, default 10 s). Until then every failure keeps its own status code; after,
- * SSE comments keep the connection alive — CloudFront cuts an origin silent for 60 s (peers.md B11) —
- * and fallback goes on invisibly, since comments carry no content.
- */
-function streamCommitAfterMs(): number {
-  return config().STREAM_COMMIT_AFTER_MS;
 }
 
 /**

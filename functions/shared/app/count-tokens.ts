@@ -20,7 +20,7 @@ import { estimateChatPromptTokens } from '../usage/prompt-tokens';
 import { chatCompletionRequest } from '../openai/chat-request';
 import { safeParse } from '../validation/zod';
 import { authenticateRequest, routeOptions } from './guard';
-import { holdEndsAt } from './hold-timing';
+import { holdEndsAt } from '../routing/timeouts';
 import { inMessagesApi } from './messages';
 
 /**

@@ -4,6 +4,7 @@ import { dashboardUrl } from '../http/public-url';
 import { startBill } from '../billing/request-bill';
 import { CATALOGUE, getModel } from '../catalogue/catalogue';
 import type { GatewayRequest, JsonResult } from '../http/types';
+import { InvalidRequestError } from '../errors/gateway-errors';
 import { embeddingsRequest, toBase64Float32, type EmbeddingsResponse } from '../openai/embeddings';
 import { parseJsonBody } from '../openai/parse-body';
 import { loadUpstreamCredentials } from '../config/upstream-credentials';
@@ -12,12 +13,11 @@ import { overheadMs } from '../routing/attempt-loop';
 import { recordOverhead } from '../observability/metrics';
 import { estimateTextTokens } from '../usage/estimate';
 import { tokenUsage } from '../usage/token-usage';
-import { assertEmbeddingsAnswerFits } from './embeddings-size';
 import { authenticateRequest, callAfterHold } from './guard';
-import { holdEndsAt } from './hold-timing';
+import { holdEndsAt } from '../routing/timeouts';
 import { assertDimensions } from '../openai/request-limits';
 import { settleRequest, usageEntry } from './settle-request';
-import { routingHeaders } from './routing-headers';
+import { routingHeaders } from './chat-answer';
 
 /** Default vector length when the catalogue names none (the largest of our models), for the size check. */
 const FALLBACK_DIMENSIONS = 3_072;
@@ -26,7 +26,7 @@ const FALLBACK_DIMENSIONS = 3_072;
  * `POST /v1/embeddings`: `input` is a string or an array of strings; the answer is OpenAI's list
  * shape with one vector per input, in input order. Embedding models never fall back to another
  * model (different vector spaces); only another target of the same upstream model may serve.
- * An answer that cannot fit the buffered 6 MB response is refused before the call (embeddings-size.ts);
+ * An answer that cannot fit the buffered 6 MB response is refused before the call (below);
  * then the hold, as for chat.
  */
 export async function embeddings(req: GatewayRequest): Promise<JsonResult> {
@@ -37,7 +37,7 @@ export async function embeddings(req: GatewayRequest): Promise<JsonResult> {
   const modelDimensions = entry.targets[0]?.dimensions ?? FALLBACK_DIMENSIONS;
   assertDimensions(body, entry, modelDimensions);
   assertEmbeddingsAnswerFits(inputs.length, body.dimensions ?? modelDimensions, body.encoding_format ?? 'float');
-  // [issue 11] The account's own provider keys first (BYOK: billed the platform fee alone).
+  // The account's own provider keys first (BYOK: billed the platform fee alone).
   const [credentials, byok] = await Promise.all([loadUpstreamCredentials(), loadAccountByok(caller.accountId, dashboardUrl(req))]);
   const plan = planAttempts(entry, CATALOGUE, credentials, undefined, [], byok);
   const { demand, promptTokensEstimate } = embeddingsDemand(inputs, plan);
@@ -73,4 +73,51 @@ export async function embeddings(req: GatewayRequest): Promise<JsonResult> {
     body: response,
     after: () => settleRequest(bill, usage, { requestId: req.requestId, receivedAt: req.receivedAt, attempts: outcome.attempts.length }),
   };
+}
+
+/*
+ * Will an embeddings answer fit a buffered Lambda response? The embeddings function answers through a
+ * BUFFERED Function URL, whose response is at most 6 MB (Lambda quotas: 6,291,456 bytes; past it the
+ * client would get Lambda's own `502 {"Message":…}`). The size is known before the call: inputs ×
+ * dimensions × the bytes of one number — at most 26 as JSON text (`-0.0000012345678901234567,`: a
+ * double's 17 significant digits, sign, point, leading zeros and comma), 16/3 as base64 float32
+ * (`encoding_format: "base64"`) — plus each item's envelope. A request that cannot fit is refused
+ * before any upstream call (and so before any charge), saying how many inputs fit.
+ */
+
+/**
+ * Lambda's buffered response limit (bytes), less room for headers and the invocation's JSON wrapper:
+ * the most an answer of the buffered function may be (embeddings here, images in images.ts).
+ */
+export const MAX_BUFFERED_ANSWER_BYTES = 6_291_456 - 32_768;
+
+const FLOAT_JSON_BYTES = 26;
+const ITEM_ENVELOPE_BYTES = 64;
+const LIST_ENVELOPE_BYTES = 512;
+
+/** Bytes of one vector's item, at most. */
+function itemBytes(dimensions: number, encoding: 'float' | 'base64'): number {
+  const vector = encoding === 'base64' ? 4 * Math.ceil((dimensions * 4) / 3) + 2 : dimensions * FLOAT_JSON_BYTES;
+  return vector + ITEM_ENVELOPE_BYTES;
+}
+
+/** How many vectors of `dimensions` fit one answer in this encoding. */
+function inputsThatFit(dimensions: number, encoding: 'float' | 'base64'): number {
+  return Math.max(0, Math.floor((MAX_BUFFERED_ANSWER_BYTES - LIST_ENVELOPE_BYTES) / itemBytes(dimensions, encoding)));
+}
+
+/**
+ * @throws InvalidRequestError (400, code `response_too_large`, param `input`) when `inputs` vectors of
+ *   `dimensions` cannot fit, naming how many fit and what base64 allows.
+ */
+export function assertEmbeddingsAnswerFits(inputs: number, dimensions: number, encoding: 'float' | 'base64'): void {
+  const fit = inputsThatFit(dimensions, encoding);
+  if (inputs <= fit) return;
+  const mb = ((inputs * itemBytes(dimensions, encoding)) / 1_048_576).toFixed(1);
+  const base64 = inputsThatFit(dimensions, 'base64');
+  const hint = encoding === 'float' ? ` With \`encoding_format: "base64"\` up to ${base64} inputs fit.` : '';
+  throw new InvalidRequestError(
+    `The answer to ${inputs} inputs of ${dimensions} dimensions could be up to ${mb} MB, over the 6 MB limit of a response: at most ${fit} inputs fit as ${encoding === 'float' ? 'JSON floats' : 'base64'}; send fewer per request.${hint}`,
+    { param: 'input', code: 'response_too_large' },
+  );
 }

@@ -1,6 +1,5 @@
 import { readState } from '../billing/account-state';
-import { findLedgerEntry } from '../billing/ledger-read';
-import type { LedgerItem } from '../billing/ledger-entry';
+import { findLedgerEntry, type LedgerItem } from '../billing/ledger';
 import { NANO_USD_PER_USD } from '../money/money';
 import type { GatewayRequest, JsonResult } from '../http/types';
 import { InvalidRequestError, NotFoundError } from '../errors/gateway-errors';

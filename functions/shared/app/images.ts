@@ -6,7 +6,7 @@ import { loadUpstreamCredentials } from '../config/upstream-credentials';
 import { dashboardUrl } from '../http/public-url';
 import type { GatewayRequest, JsonResult } from '../http/types';
 import { InvalidRequestError, UpstreamUnavailableError } from '../errors/gateway-errors';
-import { DEFAULT_IMAGE_MODEL, IMAGE_QUALITIES, formatOfMime, imagesRequest, sizePixels, type ImagesRequest, type ImagesResponse } from '../openai/images';
+import { DEFAULT_IMAGE_MODEL, IMAGE_QUALITIES, formatOfMime, imagesRequest, sizePixels, type ImageFormat, type ImagesRequest, type ImagesResponse } from '../openai/images';
 import { parseJsonBody } from '../openai/parse-body';
 import { recordOverhead } from '../observability/metrics';
 import { planAttempts } from '../routing/attempt-plan';
@@ -14,15 +14,15 @@ import { overheadMs } from '../routing/attempt-loop';
 import { estimateTextTokens } from '../usage/estimate';
 import { tokenUsage } from '../usage/token-usage';
 import { authenticateRequest, callAfterHold } from './guard';
-import { holdEndsAt } from './hold-timing';
-import { assertImagesAnswerFits } from './images-size';
-import { routingHeaders } from './routing-headers';
+import { holdEndsAt } from '../routing/timeouts';
+import { routingHeaders } from './chat-answer';
+import { MAX_BUFFERED_ANSWER_BYTES } from './embeddings';
 import { settleRequest, usageEntry } from './settle-request';
 
 /**
  * `POST /v1/images/generations`, in OpenAI's shape (openai/images.ts): `n` images of `prompt` as
  * `b64_json`, on the buffered function (a 6 MB answer: the request is sized before the call,
- * images-size.ts). Routed like any model: the model's targets, then its catalogue equivalents (an
+ * below). Routed like any model: the model's targets, then its catalogue equivalents (an
  * image model may stand in for another), each skipped when it cannot honour the request (size, `n` in
  * one call, output format, transparency). Held before the call and billed after, like chat: the prompt
  * at the input price and the images as output tokens (by size and quality, catalogue `image`), the
@@ -131,4 +131,52 @@ function largestPixels(size: string, targets: readonly CatalogueTarget[]): numbe
   if (exact !== undefined) return exact.width * exact.height;
   const all = targets.flatMap((t) => Object.keys(t.image?.outputTokens ?? {}).flatMap((s) => sizePixels(s) ?? []));
   return Math.max(1_024 * 1_024, ...all.map((p) => p.width * p.height));
+}
+
+/*
+ * Will an image answer fit a buffered Lambda response (6 MB, embeddings.ts)? Images come back as
+ * base64 (`b64_json`, 4/3 of the bytes), so the bound is known before the call from each image's pixels
+ * and encoding:
+ * - PNG: at most 2.5 bytes per pixel. PNG is lossless; a photographic RGB image compresses to well under
+ *   its raw 3 bytes per pixel, and a generated image (smooth gradients) further still;
+ * - JPEG / WebP: at most `output_compression`% of 1 byte per pixel (OpenAI's default 100 → 1 byte per
+ *   pixel, a photo at top JPEG quality), never under 0.25.
+ * A request whose `n` images cannot fit is refused before any upstream call (so before any charge),
+ * naming how many fit and what a lossy format allows. An upstream image past the bound is still sent
+ * when it fits; one past the 6 MB is the buffered handler's 500 (functions/embeddings/handler.ts).
+ */
+
+const PNG_BYTES_PER_PIXEL = 2.5;
+const LOSSY_MIN_BYTES_PER_PIXEL = 0.25;
+const IMAGE_ENVELOPE_BYTES = 1_024;
+const LIST_ENVELOPE_BYTES = 1_024;
+
+/** The bytes of one image's `b64_json` item, at most: base64 of its bound plus the item's JSON. */
+export function imageItemBytes(pixels: number, format: ImageFormat, compression: number): number {
+  const perPixel = format === 'png' ? PNG_BYTES_PER_PIXEL : Math.max(LOSSY_MIN_BYTES_PER_PIXEL, compression / 100);
+  return 4 * Math.ceil(Math.ceil(pixels * perPixel) / 3) + IMAGE_ENVELOPE_BYTES;
+}
+
+/** How many images of `pixels` fit one answer in this format. */
+export function imagesThatFit(pixels: number, format: ImageFormat, compression: number): number {
+  return Math.max(0, Math.floor((MAX_BUFFERED_ANSWER_BYTES - LIST_ENVELOPE_BYTES) / imageItemBytes(pixels, format, compression)));
+}
+
+/**
+ * @param pixels width × height of the largest image the request may get (its `size`, or the largest
+ *   size of the plan's targets for `auto`).
+ * @param compression `output_compression` (%, default 100), for JPEG and WebP.
+ * @throws InvalidRequestError (400, code `response_too_large`, param `n`) when `n` images cannot fit,
+ *   naming how many fit and how many JPEG would allow.
+ */
+export function assertImagesAnswerFits(n: number, size: string, pixels: number, format: ImageFormat, compression: number): void {
+  const fit = imagesThatFit(pixels, format, compression);
+  if (n <= fit) return;
+  const mb = ((n * imageItemBytes(pixels, format, compression)) / 1_048_576).toFixed(1);
+  const jpeg = imagesThatFit(pixels, 'jpeg', 80);
+  const hint = format === 'png' || compression > 80 ? ` With \`output_format: "jpeg"\` and \`output_compression: 80\` up to ${jpeg} fit.` : '';
+  throw new InvalidRequestError(
+    `The answer to ${n} images of ${size} as ${format} could be up to ${mb} MB, over the 6 MB limit of a response: at most ${fit} fit; send fewer per request (\`n\`).${hint}`,
+    { param: 'n', code: 'response_too_large' },
+  );
 }

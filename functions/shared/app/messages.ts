@@ -10,7 +10,7 @@ import { toChatRequest } from '../messages/to-chat';
 import { runChatExchange } from './chat-completions';
 import { authenticateRequest } from './guard';
 import type { ChunkChoice, ChunkParts, UpstreamEventText, Usage } from '../openai/chat-response';
-import type { ChatSurface, StreamEncoder, StreamMeta } from './chat-surface';
+import type { ChatSurface, StreamEncoder, StreamMeta } from './chat-answer';
 
 /**
  * `POST /v1/messages` (Anthropic's Messages API; `?beta=true` as Claude Code sends it is the same

@@ -22,6 +22,7 @@ import { DEFAULT_RETRY_DELAY_BASE, MAXIMUM_RETRY_DELAY, THROTTLING_RETRY_DELAY_B
 import { SignatureV4 } from '@smithy/signature-v4';
 import type { SourceData } from '@smithy/types';
 import { backoffMs } from '../retry/backoff';
+import { retrying, type RetryPolicy } from '../retry/retry';
 
 /** Signing credentials: static, or a provider called at every signing. */
 export type AwsCredentials = ConstructorParameters<typeof SignatureV4>[0]['credentials'];
@@ -160,20 +161,13 @@ export class AwsJsonClient {
   async call(operation: string, input: object, abortSignal?: AbortSignal): Promise<AwsJsonOutput> {
     const body = JSON.stringify(input);
     const toError = this.opts.errorFromResponse ?? awsJsonError;
-    let totalRetryDelay = 0;
-    for (let attempt = 1; ; attempt++) {
-      try {
-        const { status, text } = await this.attempt(operation, body, abortSignal);
-        const $metadata = { httpStatusCode: status, attempts: attempt, totalRetryDelay };
-        if (status === 200) return { body: JSON.parse(text) as Record<string, unknown>, $metadata };
-        throw toError(status, parseErrorBody(text), $metadata);
-      } catch (err) {
-        if (attempt >= this.opts.maxAttempts || abortSignal?.aborted || !isRetryable(err)) throw err;
-        const delay = retryDelayMs(err, attempt);
-        totalRetryDelay += delay;
-        await new Promise((r) => setTimeout(r, delay));
-      }
-    }
+    const policy: RetryPolicy = { maxAttempts: this.opts.maxAttempts, delayMs: (err, retry) => (isRetryable(err) ? retryDelayMs(err, retry + 1) : undefined) };
+    return retrying(async (attempt, totalRetryDelay) => {
+      const { status, text } = await this.attempt(operation, body, abortSignal);
+      const $metadata = { httpStatusCode: status, attempts: attempt, totalRetryDelay };
+      if (status === 200) return { body: JSON.parse(text) as Record<string, unknown>, $metadata };
+      throw toError(status, parseErrorBody(text), $metadata);
+    }, policy, abortSignal === undefined ? {} : { signal: abortSignal });
   }
 
   /** Closes the connection pool. */

@@ -3,6 +3,10 @@
  * reads it, and this container's view of it: the last state read (a GetItem or a failed condition's
  * ALL_OLD), updated locally by this container's own holds and settles. The view only predicts: every
  * hold is a conditional write, so a stale view costs one failed attempt, never a wrong balance.
+ *
+ * Also here: what the root item carries for watching its balance (read from every item the view sees;
+ * the account API writes the settings, the settle path and the webhook move the markers), and an
+ * account's totals over its fund shards, as readers show them.
  */
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
@@ -11,9 +15,8 @@ import { documentClient } from '../store/dynamo';
 import { storeCall } from '../store/store-errors';
 import { tableNames } from '../store/tables';
 import { TtlCache } from '../store/ttl-cache';
-import { keyStateOf, type KeyState as KeyEntry } from '../accounts/key-state';
+import { keyStateOf, shardPks, type KeyState as KeyEntry } from '../accounts/key-state';
 import { decodeInlineHold, HOLDS_MAP, slotsOf } from './hold-record';
-import { balanceWatchOf, type BalanceWatch } from './balance-settings';
 
 /** Per-key state on the account item (`keys.<h16>`, accounts/key-state.ts), as billing reads it. Money in nano-USD. */
 export type KeyState = KeyEntry & { heldNanoUsd: number };
@@ -39,7 +42,7 @@ export interface ShardState {
   keys: Record<string, KeyState> | undefined;
   /** Holds in flight on the item that took a concurrency slot (hold-plan.ts frees the expired ones' slots). */
   slotHolds?: SlotHold[];
-  /** Auto top-up, low-balance and spend-limit alert state (root item; balance-settings.ts). */
+  /** Auto top-up, low-balance and spend-limit alert state (root item; {@link BalanceWatch}). */
   watch?: BalanceWatch;
 }
 
@@ -148,3 +151,154 @@ export async function readState(pk: string, opts: { consistent?: boolean } = {})
   if (state.exists) rememberState(pk, state);
   return state;
 }
+
+/*
+ * Balance watching: what the account's root item carries for watching its balance (DATA-MODEL §2):
+ * the auto top-up settings and saved card, the low-balance alert threshold, and the markers
+ * that make each crossing act once (balance-watch.ts claims the crossings).
+ *
+ * Attributes (all optional; nano-USD unless named in cents):
+ * - `autoTopUp` {enabled, thresholdNanoUsd, amountCents, monthlyCapCents, pausedAt?, pausedReason?};
+ * - `stripeCustomerId`, `stripePaymentMethodId`: the card saved by a Checkout with
+ *   `setup_future_usage: off_session` (set by the webhook);
+ * - `autoTopUpSeq`: auto top-ups started so far (the crossing's number; Stripe idempotency key);
+ * - `autoTopUpPendingAt`: epoch ms an auto top-up was started and not yet credited or failed;
+ * - `autoTopUpCents_<YYYYMM>`: cents of auto top-ups started in that UTC month (the monthly cap);
+ * - `lowBalanceNanoUsd`: the low-balance email's threshold; `lowBalanceAlertAt`: epoch ms it was sent
+ *   for the current crossing (removed once the balance is back at or above the threshold);
+ * - `keys.<h16>.limitAlertWindow`: the spend-limit window whose "limit reached" email was sent.
+ */
+
+/** The auto top-up settings as stored. */
+export interface AutoTopUpSettings {
+  enabled: boolean;
+  /** Start a top-up when available credit falls under this (nano-USD). */
+  thresholdNanoUsd: number;
+  /** Each top-up (US cents). */
+  amountCents: number;
+  /** Auto top-ups started per UTC calendar month at most (US cents). */
+  monthlyCapCents: number;
+  /** ISO 8601, set when a payment failed: no top-up until the user turns it on again. */
+  pausedAt?: string;
+  pausedReason?: string;
+}
+
+/** The balance-watching state of a root account item. */
+export interface BalanceWatch {
+  autoTopUp: AutoTopUpSettings | undefined;
+  customerId: string | undefined;
+  paymentMethodId: string | undefined;
+  /** Epoch ms of the auto top-up in flight, if any. */
+  pendingAt: number | undefined;
+  seq: number;
+  /** Cents of auto top-ups started in the current UTC month. */
+  monthCents: number;
+  lowBalanceNanoUsd: number | undefined;
+  lowBalanceAlertAt: number | undefined;
+  /** Per key entry (`h16`): the window whose limit email was sent. */
+  keyAlertWindows: Record<string, string>;
+}
+
+/** An auto top-up still pending after this long (ms) may be started again (same idempotency key). */
+export const AUTO_TOP_UP_STALE_MS = 60 * 60_000;
+
+/** A key has reached its spend limit when less than this share of the limit is left (or less than twice what its last request held). */
+export const KEY_LIMIT_REACHED_SHARE = 0.01;
+
+/** The attribute counting this month's auto top-ups (UTC `YYYYMM`). */
+export function monthAttribute(at: number): string {
+  const d = new Date(at);
+  return `autoTopUpCents_${d.getUTCFullYear()}${String(d.getUTCMonth() + 1).padStart(2, '0')}`;
+}
+
+/** The previous month's attribute (removed when this month's is first written). */
+export function previousMonthAttribute(at: number): string {
+  const d = new Date(at);
+  return monthAttribute(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() - 1, 1));
+}
+
+const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
+
+/** Reads the stored settings map, or undefined when absent or malformed. */
+export function autoTopUpOf(raw: unknown): AutoTopUpSettings | undefined {
+  if (typeof raw !== 'object' || raw === null) return undefined;
+  const r = raw as Record<string, unknown>;
+  const thresholdNanoUsd = opt(r.thresholdNanoUsd);
+  const amountCents = opt(r.amountCents);
+  const monthlyCapCents = opt(r.monthlyCapCents);
+  if (thresholdNanoUsd === undefined || amountCents === undefined || monthlyCapCents === undefined) return undefined;
+  const pausedAt = str(r.pausedAt);
+  const pausedReason = str(r.pausedReason);
+  return { enabled: r.enabled === true, thresholdNanoUsd, amountCents, monthlyCapCents, ...(pausedAt ? { pausedAt } : {}), ...(pausedReason ? { pausedReason } : {}) };
+}
+
+/** Reads the balance-watching state of an (unmarshalled) root item at `now` (epoch ms). */
+export function balanceWatchOf(item: Record<string, unknown>, now = Date.now()): BalanceWatch {
+  const keyAlertWindows: Record<string, string> = {};
+  if (typeof item.keys === 'object' && item.keys !== null) {
+    for (const [h16, entry] of Object.entries(item.keys as Record<string, unknown>)) {
+      const w = str((entry as Record<string, unknown> | null)?.limitAlertWindow);
+      if (w !== undefined) keyAlertWindows[h16] = w;
+    }
+  }
+  return {
+    autoTopUp: autoTopUpOf(item.autoTopUp),
+    customerId: str(item.stripeCustomerId),
+    paymentMethodId: str(item.stripePaymentMethodId),
+    pendingAt: opt(item.autoTopUpPendingAt),
+    seq: opt(item.autoTopUpSeq) ?? 0,
+    monthCents: opt(item[monthAttribute(now)]) ?? 0,
+    lowBalanceNanoUsd: opt(item.lowBalanceNanoUsd),
+    lowBalanceAlertAt: opt(item.lowBalanceAlertAt),
+    keyAlertWindows,
+  };
+}
+
+/*
+ * Totals: an account's balances as readers show them (the account API, key info, the admin CLI): the
+ * root item plus, for an account with fund shards (DATA-MODEL §5), every other shard item, summed.
+ * Money moves only between an account's items, so the sums are exact at any instant each item was read.
+ */
+
+/** Sums over the account's items. Tokens and nano-USD. */
+export interface AccountTotals {
+  /** Free tokens available (not held). */
+  freeTokens: number;
+  heldFreeTokens: number;
+  /** Credit available (not held). */
+  creditNanoUsd: number;
+  heldNanoUsd: number;
+  /** Lifetime credit spent (Σ ledger costs: every settle ADDs it in its own transaction). */
+  usedNanoUsd: number;
+  usedFreeTokens: number;
+}
+
+/** The root's counters as read by the caller (an account item parsed by account-store.ts). */
+export interface RootCounters extends AccountTotals {
+  accountId: string;
+  shards: number;
+}
+
+const FIELDS: ReadonlyArray<keyof AccountTotals> = ['freeTokens', 'heldFreeTokens', 'creditNanoUsd', 'heldNanoUsd', 'usedNanoUsd', 'usedFreeTokens'];
+
+/**
+ * The account's totals: the root's counters, plus the other shards' (read strongly consistent, in
+ * parallel, projected to the counters) when it has more than one.
+ * @throws StoreUnavailableError (503).
+ */
+export async function accountTotals(root: RootCounters): Promise<AccountTotals> {
+  const totals = Object.fromEntries(FIELDS.map((f) => [f, root[f] ?? 0])) as unknown as AccountTotals;
+  if (root.shards <= 1) return totals;
+  const others = await Promise.all(
+    shardPks(root.accountId, root.shards)
+      .slice(1)
+      .map((pk) =>
+        storeCall(() =>
+          documentClient().send(new GetCommand({ TableName: tableNames().accounts, Key: { accountId: pk }, ProjectionExpression: FIELDS.join(', '), ConsistentRead: true })),
+        ),
+      ),
+  );
+  for (const out of others) for (const f of FIELDS) totals[f] += typeof out.Item?.[f] === 'number' ? (out.Item[f] as number) : 0;
+  return totals;
+}
+

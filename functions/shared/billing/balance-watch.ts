@@ -1,6 +1,6 @@
 /**
- * After a settle: did the account's balance cross a line the user drew? (issue 22: auto top-up,
- * low-balance email, a key reaching its spend limit.) The check reads nothing: it looks at this
+ * After a settle: did the account's balance cross a line the user drew? (An auto top-up,
+ * a low-balance email, a key reaching its spend limit.) The check reads nothing: it looks at this
  * container's view of the root item (account-state.ts), which the settle just updated, and only when
  * the view says a line is crossed does it write — ONE conditional UpdateItem per crossing that holds the
  * real test (credit under the threshold, no top-up in flight, room under the monthly cap…), so however
@@ -25,9 +25,8 @@ import { documentClient } from '../store/dynamo';
 import { storeCall } from '../store/store-errors';
 import { tableNames } from '../store/tables';
 import { logger } from '../observability/logger';
-import { readState, rememberState, shardStateOf, unmarshallItem, updateView, viewOf, type ShardState } from './account-state';
-import { AUTO_TOP_UP_STALE_MS, KEY_LIMIT_REACHED_SHARE, monthAttribute, previousMonthAttribute } from './balance-settings';
-import { UpdateBuilder } from './update-builder';
+import { readState, rememberState, shardStateOf, unmarshallItem, updateView, viewOf, type ShardState, AUTO_TOP_UP_STALE_MS, KEY_LIMIT_REACHED_SHARE, monthAttribute, previousMonthAttribute } from './account-state';
+import { UpdateBuilder } from '../store/update-builder';
 
 /** A follow-up of a crossing, run by the settle function (a settle-queue message's `balance`). */
 export const balanceActionSchema = z.discriminatedUnion('kind', [

@@ -8,18 +8,20 @@
  * writes at 1.25× input on Claude; a `ttl: "1h"` breakpoint: 1-hour writes at 2×), else the input
  * price (a cache read is never dearer than input). A request naming a Gemini context cache holds the
  * model's whole context window as prompt. An upstream that still counts more than we held is
- * billed the hold at most (billing/settle.ts): the rest is the platform's loss, recorded.
+ * billed the hold at most (settle.ts): the rest is the platform's loss, recorded.
+ *
+ * The price one attempt is billed at ({@link attemptPrices}, µUSD per 1M tokens) is the same for the
+ * hold (its most, over the plan) and the settle (the served attempt: app/settle-request.ts): the
+ * target's displayed price, its long-prompt tier included — or, for an attempt made with the account's
+ * own provider key (BYOK), the platform fee alone (displayed − upstream price, the 5.5%).
  */
-import type { CatalogueEntry, CatalogueTarget } from '../catalogue/catalogue';
-import { attemptPrices } from './attempt-price';
+import { byokFeePricesFor, displayedPricesFor, type CatalogueEntry, type CatalogueTarget, type TokenPrices } from '../catalogue/catalogue';
 import { geminiCachedContent, type ChatCompletionRequest } from '../openai/chat-request';
 import type { Attempt } from '../routing/attempt-plan';
 import { utf8TokenBound } from '../usage/estimate';
 import { chatPromptTokens, textsPromptTokens } from '../usage/prompt-tokens';
 import { cacheWriteIntent, type CacheWriteIntent } from '../usage/cache-intent';
 import type { HoldDemand } from './hold-plan';
-
-export { PROMPT_MARGIN_PERCENT } from '../usage/prompt-tokens';
 
 /** A demand plus what the ledger records for an orphan, and the output limit to send upstream. */
 export interface Demand {
@@ -30,9 +32,14 @@ export interface Demand {
   outputLimit: number;
 }
 
+/** The prices of `attempt` for a prompt of `promptTokens` tokens. */
+export function attemptPrices(attempt: Pick<Attempt, 'target' | 'byok'>, promptTokens: number): TokenPrices {
+  return attempt.byok !== undefined ? byokFeePricesFor(attempt.target, promptTokens) : displayedPricesFor(attempt.target, promptTokens);
+}
+
 /**
  * Highest prices among the plan's attempts (µUSD per 1M tokens), at this prompt size: each at its own
- * price (attempt-price.ts) — a BYOK attempt at the platform fee alone, the platform's own key (a
+ * price ({@link attemptPrices}) — a BYOK attempt at the platform fee alone, the platform's own key (a
  * fallback the user allows) at the full displayed price — the input price being the highest prompt
  * bucket the request's caching can trigger.
  */

@@ -1,20 +1,35 @@
 /**
  * What a hold takes from one account item, decided from a state (the container's view, or the
  * ALL_OLD of a failed attempt) — a pure function, so the refusal a client sees is computed from the
- * store's own numbers, and is unit-tested.
+ * store's own numbers, and is unit-tested — and the ONE write that takes it.
  *
  * Money rules: free tokens pay first, prompt before completion (money/price.ts); the rest is credit,
  * priced at the highest displayed price among the request's targets. A key's USD spend limit counts
  * credit only (free tokens are not money). Rate limits: fixed epoch-minute window and in-flight count,
- * per account item and per key.
+ * per account item and per key (rate-limit.ts).
+ *
+ * The write ({@link holdUpdate}) is a conditional UpdateItem of the account item (or fund shard) under
+ * conditions that cannot over-commit (each clause and its invariant: docs/DATA-MODEL.md §4), which
+ * also SETs the hold's compact inline record `holds.<requestId>` (hold-record.ts, encodeInlineHold)
+ * under HOLD_IS_NEW, and marks the item for the orphan sweep's sparse index (hold-record.ts
+ * `markPendingHolds`; an index write only when the mark is new). No ledger item is written until the
+ * settle. 1 WRU while the account item is ≤ 1 KB (a non-transactional write of an item costs 1 WRU per
+ * KB of the larger of its old and new image). It asks for ALL_OLD on a failed condition, so a refusal
+ * or a stale prediction is answered from the store's own numbers with no extra read.
  */
 import { AuthenticationError, InsufficientCreditError, type GatewayError } from '../errors/gateway-errors';
-import type { KeyState, ShardState, SlotHold } from './account-state';
 import { windowEnd, windowId } from '../accounts/key-state';
 import { formatNanoUsd } from '../money/money';
 import { computeCharge } from '../money/price';
 import type { RateLimits } from '../config/env';
-import { epochMinute, MINUTE_MS, RateLimitError } from './rate-limit';
+import { isLeaseId } from '../http/request-id';
+import type { UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
+import { HOLD_IS_NEW } from '../store/conditions';
+import { tableNames } from '../store/tables';
+import { UpdateBuilder } from '../store/update-builder';
+import type { KeyState, ShardState, SlotHold } from './account-state';
+import { encodeInlineHold, HOLDS_MAP, keyEntryId, markPendingHolds, type HoldRecord } from './hold-record';
+import { epochMinute, MINUTE_MS, RateLimitError, type RpmBranch } from './rate-limit';
 
 /** The most one request can cost, in tokens and prices (µUSD per 1M tokens). */
 export interface HoldDemand {
@@ -29,12 +44,6 @@ export interface HoldDemand {
   inputPrice: number;
   outputPrice: number;
 }
-
-/**
- * How a per-minute counter is written: same window (+units), a new window (reset to units), or not at
- * all. `units` is 1 for a request, a lease's grant for a lease (lease.ts).
- */
-export type RpmBranch = { kind: 'off' } | { kind: 'same'; window: number; limit: number; units: number } | { kind: 'new'; window: number; units: number };
 
 /** How the key's spend limit is written. */
 export type KeyLimitPart =
@@ -110,7 +119,7 @@ export function planHold(input: PlanInput): HoldPlan {
   const keyRpm = rpmBranch(key.rpmWindow, key.rpmCount, limits.rpm, minute, rpmUnitsOf(accountRpm, wantRpm));
   if (keyRpm === 'full') return { ok: false, error: rpmRefusal('key', limits.rpm, key.rpmWindow ?? minute, now) };
   const rpmUnits = rpmUnitsOf(keyRpm, rpmUnitsOf(accountRpm, wantRpm));
-  // [issue 21] A slot whose hold is past its expiry (the function's own deadline: it can no longer run)
+  // A slot whose hold is past its expiry (the function's own deadline: it can no longer run)
   // is free now, not when the sweep settles the orphan.
   const expired = (state.slotHolds ?? []).filter((h) => h.expiresAt <= now);
   const accountStale = staleOf(expired.filter((h) => h.accountSlot));
@@ -226,3 +235,82 @@ function resetText(key: KeyState, now: number): string {
   const end = windowEnd(key.limitReset, now);
   return end === undefined ? '' : ` per ${key.limitReset === 'daily' ? 'day' : key.limitReset === 'weekly' ? 'week' : 'month'} (resets ${new Date(end).toISOString()})`;
 }
+
+// The write: the plan's spec as ONE conditional UpdateItem (see the file comment).
+
+/** The hold's UpdateItem input (the account item's pk is `record.accountId`). */
+export function holdUpdate(record: HoldRecord, spec: HoldSpec): UpdateCommandInput {
+  const b = accountHoldUpdate(record, spec);
+  const inline = b.path(HOLDS_MAP, record.requestId);
+  b.when(HOLD_IS_NEW.replace('#holds.#rid', inline));
+  b.set(`${inline} = ${b.value(encodeInlineHold(record))}`);
+  markPendingHolds(b, record.accountId);
+  return { TableName: tableNames().accounts, Key: { accountId: record.accountId }, ...b.build(), ReturnValuesOnConditionCheckFailure: 'ALL_OLD' };
+}
+
+function accountHoldUpdate(record: HoldRecord, spec: HoldSpec): UpdateBuilder {
+  const b = new UpdateBuilder();
+  const h16 = keyEntryId(record.keyHash);
+  const key = (attr: string) => b.path('keys', h16, attr);
+  const f = b.value(spec.freeTokens);
+  const c = b.value(spec.nanoUsd);
+  b.when('attribute_exists(accountId)');
+  b.when(spec.takeAllFree ? `freeTokens = ${f}` : `freeTokens >= ${f}`);
+  b.when(`creditNanoUsd >= ${c}`);
+  b.when(`${key('status')} = ${b.value('active')}`);
+  b.set(`freeTokens = freeTokens - ${f}`);
+  b.set(`creditNanoUsd = creditNanoUsd - ${c}`);
+  b.add('heldFreeTokens', spec.freeTokens);
+  b.add('heldNanoUsd', spec.nanoUsd);
+  b.add(key('heldNanoUsd'), spec.nanoUsd);
+  if (isLeaseId(record.requestId)) b.add('leasedNanoUsd', spec.nanoUsd); // credit leased, not yet spent (balance-watch.ts)
+
+  const limit = spec.keyLimit;
+  if (limit.kind === 'none') {
+    b.when(`attribute_not_exists(${key('limitNanoUsd')})`);
+  } else if (limit.kind === 'same') {
+    b.when(`${key('limitNanoUsd')} = ${b.value(limit.limit)} AND ${key('window')} = ${b.value(limit.window)} AND ${key('leftNanoUsd')} >= ${c}`);
+    b.set(`${key('leftNanoUsd')} = ${key('leftNanoUsd')} - ${c}`);
+  } else {
+    // A new window: what is left is the limit less what is held in flight (and this hold).
+    const rest = b.value(limit.limit - spec.nanoUsd);
+    b.when(`${key('limitNanoUsd')} = ${b.value(limit.limit)} AND (attribute_not_exists(${key('window')}) OR ${key('window')} < ${b.value(limit.window)})`);
+    b.when(`attribute_not_exists(${key('heldNanoUsd')}) OR ${key('heldNanoUsd')} <= ${rest}`);
+    b.set(`${key('window')} = ${b.value(limit.window)}`);
+    b.set(`${key('leftNanoUsd')} = ${rest} - if_not_exists(${key('heldNanoUsd')}, ${b.value(0)})`);
+  }
+  rpm(b, spec.accountRpm, () => [b.name('rpmWindow'), b.name('rpmCount')]);
+  rpm(b, spec.keyRpm, () => [key('rpmWindow'), key('rpmCount')]);
+  slot(b, spec.accountSlot, spec.slots, () => b.name('inflight'), spec.accountStale);
+  slot(b, spec.keySlot, spec.slots, () => key('inflight'), spec.keyStale);
+  return b;
+}
+
+function rpm(b: UpdateBuilder, branch: RpmBranch, paths: () => [window: string, count: string]): void {
+  if (branch.kind === 'off') return;
+  const [window, count] = paths();
+  if (branch.kind === 'same') {
+    // count + units <= limit
+    b.when(`${window} = ${b.value(branch.window)} AND ${count} <= ${b.value(branch.limit - branch.units)}`);
+    b.set(`${count} = ${count} + ${b.value(branch.units)}`);
+  } else if (branch.kind === 'new') {
+    const w = b.value(branch.window);
+    b.when(`attribute_not_exists(${window}) OR ${window} < ${w}`);
+    b.set(`${window} = ${w}`);
+    b.set(`${count} = ${b.value(branch.units)}`);
+  }
+}
+
+/**
+ * Takes `slots` concurrency slots: `inflight + slots <= limit`, or `limit + n` when expired holds
+ * (`stale`) still hold n slots; each must still be on the item, so a slot is never counted free twice
+ * (a settled one has already given its slots back).
+ */
+function slot(b: UpdateBuilder, limit: number | undefined, slots: number, path: () => string, stale: StaleSlots = { ids: [], slots: 0 }): void {
+  if (limit === undefined) return;
+  const inflight = path();
+  b.when(`attribute_not_exists(${inflight}) OR ${inflight} <= ${b.value(limit + stale.slots - slots)}`);
+  for (const requestId of stale.ids) b.when(`attribute_exists(${b.path(HOLDS_MAP, requestId)})`);
+  b.add(inflight, slots);
+}
+

@@ -1,33 +1,30 @@
 /**
  * Placing a hold before the call (DATA-MODEL §1, §4): the most a request can cost is reserved on the
- * account by ONE conditional UpdateItem (hold-write.ts; it also keeps the hold's compact inline record
- * on the account item, `holds.<requestId>`, for the orphan sweep), which also enforces the key's status
- * and spend limit and the rate limits. The amounts are planned from this container's view of the
- * account (hold-plan.ts); when a condition fails, the account's ALL_OLD image replaces the view and the
+ * account by ONE conditional UpdateItem (hold-plan.ts `holdUpdate`; it also keeps the hold's compact
+ * inline record on the account item, `holds.<requestId>`, for the orphan sweep), which also enforces the
+ * key's status and spend limit and the rate limits. The amounts are planned from this container's view
+ * of the account (hold-plan.ts `planHold`); when a condition fails, the account's ALL_OLD image replaces the view and the
  * hold is planned again from the store's own numbers — so a refusal (402, 429, 401) is always decided
- * on real data, and a stale view costs one extra write, never an overdraft.
+ * on real data, and a stale view costs one extra write, never an overdraft. A refused plan may first
+ * move the hold (a re-read, a key entry repaired, funds moved between fund shards: `replanAfterRefusal`).
  */
-import { StoreUnavailableError, type GatewayError } from '../errors/gateway-errors';
+import { AuthenticationError, StoreUnavailableError, type GatewayError } from '../errors/gateway-errors';
 import { logger } from '../observability/logger';
-import { storeRecentlyFailed } from '../store/store-errors';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand } from '../store/commands';
-import { withAccountMap } from '../accounts/key-state';
+import { repairKeyEntry, shardPk, withAccountMap } from '../accounts/key-state';
 import { documentClient } from '../store/dynamo';
-import { storeCall } from '../store/store-errors';
+import { storeCall, storeRecentlyFailed } from '../store/store-errors';
 import { backoffDelayMs, isTransactionConflict } from '../store/transaction-retry';
-import { readState, rememberState, shardStateOf, unmarshallItem, updateView, viewOf, type ShardState } from './account-state';
 import { config, rateLimitsFor } from '../config/env';
 import { now } from '../time/clock';
-import { planHold, type HoldDemand, type HoldSpec, type RateGrant, type RpmBranch } from './hold-plan';
-import { decodeInlineHold, HOLDS_MAP, keyEntryId, type HoldRecord } from './hold-record';
-import { holdUpdate } from './hold-write';
-import { moveToRoot, replanAfterRefusal, type HoldCursor } from './hold-replan';
-import { rateHeadersOf, type RateHeaders } from './rate-headers';
-import { shardPk } from '../accounts/key-state';
-import { pickShard } from './shards';
 import { isLeaseId } from '../http/request-id';
 import { sleep } from '../retry/sleep';
+import { readState, rememberState, shardStateOf, unmarshallItem, updateView, viewOf, type ShardState } from './account-state';
+import { holdUpdate, planHold, type HoldDemand, type HoldPlan, type HoldSpec, type RateGrant } from './hold-plan';
+import { decodeInlineHold, HOLDS_MAP, keyEntryId, type HoldRecord } from './hold-record';
+import { rateHeadersOf, type RateHeaders, type RpmBranch } from './rate-limit';
+import { gatherInto, pickShard, refillShard } from './shards';
 
 /** What to hold, for whom. */
 export interface HoldRequest {
@@ -55,7 +52,6 @@ const RELAX_FREE_FROM_PLAN = 3;
  * 503 to retry.
  */
 const MAX_CONFLICTS = 30;
-
 
 /**
  * When a hold condition last failed per account item (epoch ms). A failed condition means other
@@ -205,6 +201,100 @@ async function afterFailedWrite(err: unknown, c: HoldCursor, record: HoldRecord,
     onUnknown(record);
   }
   throw err;
+}
+
+/**
+ * Where one hold stands between its plans ({@link placeHold}): the account item it targets,
+ * what is known of that item, and the loop's counters. Only the store's own numbers (`fromStore`) may
+ * refuse a hold; a container's view can only grant one.
+ */
+interface HoldCursor {
+  /** The fund shard held on (0 = the root item, the bank). */
+  shard: number;
+  /** That shard's partition key. */
+  pk: string;
+  /** The item's state the next plan runs on. */
+  state: ShardState;
+  /** True when `state` came from the store (a read or a failed condition's ALL_OLD), not the view. */
+  fromStore: boolean;
+  /** The key's missing entry was already made once from its key row. */
+  repaired: boolean;
+  /** Funds moved from the bank into this shard so far (at most 2). */
+  refills: number;
+  /** The bank already gathered every shard's funds. */
+  gathered: boolean;
+  /** Plans that counted against MAX_PLANS (a move or a re-read does not count). */
+  plans: number;
+  /** Transaction conflicts retried so far. */
+  conflicts: number;
+}
+
+/** Re-reads the cursor's item (strongly consistent): the next plan runs on the store's own numbers. */
+async function rereadFromStore(c: HoldCursor): Promise<void> {
+  c.state = await readState(c.pk, { consistent: true });
+  c.fromStore = true;
+}
+
+/** Moves the hold to the root item (the bank, shard 0) and reads it from the store. */
+async function moveToRoot(c: HoldCursor, accountId: string): Promise<void> {
+  c.shard = 0;
+  c.pk = accountId;
+  await rereadFromStore(c);
+}
+
+/**
+ * A plan that was refused: finds the next plan worth making, in this order — a view that predates the
+ * key (re-read), a key older than per-key state (its entry made once from the key row), a plan refused
+ * on the view (re-read), and for a 402 on a sharded account: refill the shard from the bank (twice),
+ * hold on the bank, gather every shard into the bank (once) (shards.ts). None of these counts
+ * as a failed plan.
+ * @param shards the account's fund shard count (root item).
+ * @returns true when the cursor moved (plan again); false when the refusal stands, decided on the store's numbers.
+ * @throws AuthenticationError (401) when the key's entry is still missing after its repair (a deleted key).
+ */
+async function replanAfterRefusal(c: HoldCursor, req: HoldRequest, shards: number, plan: Exclude<HoldPlan, { ok: true }>): Promise<boolean> {
+  if ('missingKey' in plan) {
+    // An item without the key's entry: this container's view predates the key, or (read from the
+    // store) a key older than per-key state, whose entry is made from the key row, once.
+    if (!c.fromStore) {
+      c.plans--;
+      await rereadFromStore(c);
+      return true;
+    }
+    if (c.repaired) throw new AuthenticationError('This API key has been deleted.', 'invalid_api_key');
+    c.repaired = true;
+    await repairKeyEntry(c.pk, req.keyHash, c.shard);
+    await rereadFromStore(c);
+    return true;
+  }
+  if (!c.fromStore) {
+    await rereadFromStore(c);
+    c.plans--;
+    return true;
+  }
+  // A fund shard short of funds borrows from the bank (shard 0), then holds on the bank itself;
+  // the bank gathers every shard's funds before anything is refused (shards.ts).
+  if (plan.error.status !== 402 || shards <= 1) return false;
+  if (c.shard > 0 && c.refills < 2) {
+    c.refills++;
+    c.plans--; // moving funds is not a failed plan
+    c.state = await refillShard(req.accountId, c.shard, req.demand);
+    c.fromStore = true;
+    return true;
+  }
+  if (c.shard > 0) {
+    c.plans--;
+    await moveToRoot(c, req.accountId);
+    return true;
+  }
+  if (!c.gathered) {
+    c.plans--;
+    c.gathered = true;
+    await gatherInto(req.accountId, shards, 0);
+    await rereadFromStore(c);
+    return true;
+  }
+  return false;
 }
 
 function recordOf(req: HoldRequest, pk: string, shard: number, spec: HoldSpec): HoldRecord {

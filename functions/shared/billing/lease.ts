@@ -15,7 +15,7 @@
  * balance (and the key's allowance) before any of it is spent, and each request's bill is capped at
  * its own reservation (settle.ts `chargeFor`).
  *
- * Rate limits are leased with the credit (lease-terms.ts): the lease's write counts n request-rate
+ * Rate limits are leased with the credit (lease-settle.ts `leaseTerms`): the lease's write counts n request-rate
  * units of the current minute and m concurrency slots; admission spends them in the same synchronous
  * step, so this instance never admits more than it was granted; unused units and the slots go back
  * with the return.
@@ -30,12 +30,10 @@ import { now as billingNow } from '../time/clock';
 import { placeHold, rateHeadersOfHold, type HoldRequest } from './hold';
 import type { HoldDemand } from './hold-plan';
 import { keyEntryId, type HoldRecord } from './hold-record';
-import { leasedRateHeaders, leaseTerms, type LeaseTerms } from './lease-terms';
-import { LEASE_ADMIT_SKEW_MS, returnLease, type UnwrittenEntry } from './lease-settle';
-import { epochMinute } from './rate-limit';
+import { LEASE_ADMIT_SKEW_MS, leaseTerms, returnLease, type LeaseTerms, type UnwrittenEntry } from './lease-settle';
+import { epochMinute, leasedRateHeaders } from './rate-limit';
 import { LEASE_ID_PREFIX, newRequestId, REQUEST_ID_PREFIX } from '../http/request-id';
-import { cancelUnknownHold } from './settle-durable';
-import { queueBalanceAction } from './settle-queue';
+import { cancelUnknownHold, queueBalanceAction } from './settle-queue';
 import { watchBalance } from './balance-watch';
 
 /** The public model a lease's record names (an account's activity never shows it: a lease has no ledger entry). */

@@ -1,6 +1,6 @@
 /**
- * The billing API the routes call (chat completions, embeddings; the Responses API of issue 13 bills
- * through the same core):
+ * The billing API the routes call (chat completions, embeddings; the Responses API bills through the
+ * same core):
  *
  *   const bill = startBill({ accountId, keyHash, requestId, publicModel, demand, deadline });
  *   if (!bill.predicted) await bill.confirmed;     // else connect upstream beside the hold
@@ -11,14 +11,21 @@
  *
  * Money is exact: the charge is computed from the hold's free tokens and the usage only, so the
  * `usage.cost` in the body and the ledger entry are the same number.
+ *
+ * A request admitted against a credit lease (lease.ts) gets the same {@link RequestBill}, with no store
+ * write before the answer — the reservation is made in this instance's memory — and one after it, the
+ * request's ledger entry (settled durably: in-process, then the settle queue). A request that no lease
+ * can admit is billed per request, exactly as without leases.
  */
 import { logger } from '../observability/logger';
+import { config } from '../config/env';
 import type { Charge } from '../money/price';
 import { holdPredicted, placeHold, rateHeadersOfHold, type HoldRequest } from './hold';
 import type { HoldRecord } from './hold-record';
+import { admitAfterLease, admitNow, billAdmission, endAdmission, worthLeasing, type Admission, type LeaseAsk } from './lease';
+import { requestCost } from './lease-settle';
 import { chargeFor, type ChargedUsage, type SettleResult, type UsageEntry } from './settle';
-import { cancelUnknownHold, settleDurably } from './settle-durable';
-import { leasedBill } from './lease-bill';
+import { cancelUnknownHold, settleDurably } from './settle-queue';
 
 /** Default life of a hold when the host sets no deadline (ms): Lambda's 15-minute maximum. */
 const DEFAULT_HOLD_LIFE_MS = 15 * 60_000;
@@ -83,8 +90,8 @@ async function placeUnpredicted<T>(accountId: string, place: () => Promise<T>): 
 
 /**
  * Starts the bill of one request (see the module comment): against this container's credit lease of
- * the account when leases are on and the account qualifies (lease-bill.ts: no store write before the
- * answer), else its own hold.
+ * the account when leases are on and the account qualifies ({@link leasedBill}: no store write before
+ * the answer), else its own hold.
  */
 export function startBill(start: BillStart): RequestBill {
   const timed = { ...start, endsAt: start.endsAt ?? Date.now() + DEFAULT_HOLD_LIFE_MS };
@@ -122,6 +129,69 @@ function holdBill(start: BillStart & { endsAt: number }): RequestBill {
       if (record === undefined || done) return;
       done = true;
       await settleDurably(record, { kind: 'cancel' });
+    },
+  };
+}
+
+/**
+ * The request's bill on a lease: admitted now (`predicted`, confirmed at once), or after this
+ * instance takes a lease, else `perRequest()`. Undefined when the account leases per request (leases
+ * off, or this instance's fresh view says the account does not qualify): the caller holds per request.
+ */
+function leasedBill(start: BillStart & { endsAt: number }, perRequest: () => RequestBill): RequestBill | undefined {
+  if (config().CREDIT_LEASE_VALIDITY_MS <= 0) return undefined;
+  const ask: LeaseAsk = { ...start, costNanoUsd: requestCost(start.demand) };
+  const admitted = admitNow(ask);
+  if (admitted !== undefined) return { predicted: true, confirmed: Promise.resolve(admitted.record), ...admittedBill(() => admitted) };
+  if (!worthLeasing(ask)) return undefined;
+  let admission: Admission | undefined;
+  let fallback: RequestBill | undefined;
+  const confirmed = admitAfterLease(ask).then((a) => {
+    admission = a;
+    if (a !== undefined) return a.record;
+    fallback = perRequest();
+    return fallback.confirmed;
+  });
+  confirmed.catch(() => undefined); // observed by the caller; never an unhandled rejection
+  const leased = admittedBill(() => admission);
+  return {
+    predicted: false,
+    confirmed,
+    charge: (entry) => (fallback ?? leased).charge(entry),
+    settle: (entry) => (fallback ?? leased).settle(entry),
+    cancel: () => (fallback ?? leased).cancel(),
+    rateHeaders: () => (fallback ?? leased).rateHeaders(),
+  };
+}
+
+/** The bill of an admission (`admission()` is undefined until it is known). */
+function admittedBill(admission: () => Admission | undefined): Omit<RequestBill, 'predicted' | 'confirmed'> {
+  let done = false;
+  const must = (): Admission => {
+    const a = admission();
+    if (a === undefined) throw new Error('the hold is not confirmed yet');
+    return a;
+  };
+  return {
+    charge: (entry) => chargeFor(must().record, entry),
+    rateHeaders: () => admission()?.rateHeaders ?? {},
+    async settle(entry) {
+      const a = admission();
+      if (a === undefined || done) return undefined;
+      done = true;
+      // The slice learns the bill at once; the lease is not returned before the entry's fate is known.
+      billAdmission(a, chargeFor(a.record, entry).costNanoUsd);
+      let unqueued = false;
+      const r = await settleDurably(a.record, { kind: 'bill', entry }, undefined, () => (unqueued = true));
+      await endAdmission(a, unqueued ? { record: a.record, entry } : undefined);
+      return r;
+    },
+    async cancel() {
+      const a = admission();
+      if (a === undefined || done) return;
+      done = true;
+      billAdmission(a, 0);
+      await endAdmission(a);
     },
   };
 }

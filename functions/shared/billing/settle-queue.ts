@@ -1,18 +1,106 @@
 /**
- * The durable settle path's queue (Amazon SQS): a settle the request's function could not land is
- * sent here and consumed by the settle function (functions/settle/handler.ts), which retries it until
- * it lands (idempotent on the request id). `SETTLE_QUEUE_URL` names the queue (set by the stack;
- * locally by `npm start`, with `SQS_ENDPOINT` pointing at the emulator). One client per container.
+ * The durable settle path: no answer without a durable billing record. The hold is itself the record
+ * that a request started; its settle is tried in-process for up to {@link IN_PROCESS_SETTLE_MS}, then
+ * handed to the settle queue (Amazon SQS), whose consumer — the settle function
+ * (functions/settle/handler.ts, {@link consumeSettleMessages}) — retries it until it lands (idempotent
+ * on the request id). Only if SQS refuses too is the settle left to the orphan sweep, which bills the
+ * hold's prompt estimate once it has expired (sweep.ts): the request is never lost, only billed less
+ * exactly. Bounds (README, "Durable settle"): in-process ≤ 2.5 s; queued settles retried for 24 h
+ * before the dead-letter queue; orphans within expiry + grace + 5 min (HOLD_SWEEP_INTERVAL_MINUTES).
+ *
+ * `SETTLE_QUEUE_URL` names the queue (set by the stack; locally by `npm start`, with `SQS_ENDPOINT`
+ * pointing at the emulator). One client per container. The consumer applies each message with the same
+ * idempotent transaction as in-process settles; failures are reported per message (SQS partial batch
+ * responses, `ReportBatchItemFailures`), so one bad record never re-delivers the others; a message
+ * that keeps failing goes to the dead-letter queue after the queue's maxReceiveCount.
  */
 import type { SQSClient } from '@aws-sdk/client-sqs';
+import type { SQSBatchResponse, SQSRecord } from 'aws-lambda';
 import * as z from '../validation/zod';
-import { holdRecordSchema, type HoldRecord } from './hold-record';
-import type { SettleOutcome } from './settle';
-import { balanceActionSchema, type BalanceAction } from './balance-watch';
-
+import { StoreUnavailableError } from '../errors/gateway-errors';
 import { SETTLE_QUEUE_URL_ENV } from '../config/stack-contract';
 import { config } from '../config/env';
 import { logger } from '../observability/logger';
+import { recordSettlesRetried } from '../observability/metrics';
+import { sleep } from '../retry/sleep';
+import { balanceActionSchema, watchBalance, type BalanceAction, type BalanceDispatch } from './balance-watch';
+import { holdRecordSchema, markHoldQueued, type HoldRecord } from './hold-record';
+import { settleRecord } from './lease-settle';
+import type { SettleOutcome, SettleResult } from './settle';
+
+/** How long a settle is retried in the request's own function before it is queued (ms). */
+export const IN_PROCESS_SETTLE_MS = 2_500;
+
+/** Delay of a queued cancel of a hold whose write may still land (s): the store client's retries (3 × 3 s) first. */
+export const UNKNOWN_HOLD_CANCEL_DELAY_S = 15;
+
+/**
+ * Settles durably. Never throws: it runs after the client has its answer. Returns the result when
+ * the settle landed in-process, else undefined (queued, or left to the sweep — or, when `onUnqueued`
+ * is given, to the caller: a leased request's entry then travels with its lease's return). A bill that
+ * landed is followed by the balance watch (balance-watch.ts: in memory unless a threshold was crossed).
+ */
+export async function settleDurably(hold: HoldRecord, outcome: SettleOutcome, budgetMs = IN_PROCESS_SETTLE_MS, onUnqueued?: () => void): Promise<SettleResult | undefined> {
+  const deadline = Date.now() + budgetMs;
+  let lastError: unknown;
+  for (let attempt = 1; Date.now() < deadline; attempt++) {
+    try {
+      const r = await withTimeout(settleRecord(hold, outcome), deadline - Date.now());
+      // A crossing's follow-up goes to the settle function (no read: this container's view decides).
+      if (outcome.kind === 'bill' && !r.alreadySettled) await watchBalance(hold.accountId, { keyHash: hold.keyHash, heldNanoUsd: hold.holdNanoUsd }, queueBalanceAction);
+      return r;
+    } catch (err) {
+      lastError = err;
+      if (!(err instanceof StoreUnavailableError) && !(err instanceof SettleTimeout) && !isRetryable(err)) break;
+      await sleep(Math.min(50 * 2 ** attempt, Math.max(0, deadline - Date.now())));
+    }
+  }
+  if (!(await queue(hold, outcome, 0, lastError))) onUnqueued?.();
+  return undefined;
+}
+
+/** Hands a settle to the queue (a cancel of an unknown hold is delayed). Never throws; false when SQS refused it. */
+export async function queue(hold: HoldRecord, outcome: SettleOutcome, delaySeconds: number, cause?: unknown): Promise<boolean> {
+  try {
+    await sendSettleMessage(hold, outcome, delaySeconds);
+    // The sweep leaves a hold marked queued to the queue (hold-record.ts `markHoldQueued`); best effort, never throws.
+    // A leased request has no hold of its own on the account (its lease waits while the queue is not empty).
+    if (hold.leaseId === undefined) await markHoldQueued(hold);
+    logger.warn('settle queued', { requestId: hold.requestId, accountId: hold.accountId, kind: outcome.kind, error: describe(cause) });
+    return true;
+  } catch (err) {
+    // The hold stays on the account: the sweep settles it from its prompt estimate once it expires
+    // (a leased request's entry goes with its lease's return instead).
+    logger.error(hold.leaseId === undefined ? 'settle could not be queued; the orphan sweep will settle the hold' : 'settle could not be queued; the lease\'s return will write it', { requestId: hold.requestId, accountId: hold.accountId, outcome, error: describe(err) });
+    return false;
+  }
+}
+
+/** Cancels a hold whose write may or may not have landed, durably. Never throws. */
+export function cancelUnknownHold(hold: HoldRecord): void {
+  void queue(hold, { kind: 'cancel' }, UNKNOWN_HOLD_CANCEL_DELAY_S);
+}
+
+class SettleTimeout extends Error {}
+
+function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const t = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new SettleTimeout('settle timed out')), Math.max(1, ms));
+  });
+  return Promise.race([p, t]).finally(() => clearTimeout(timer));
+}
+
+function isRetryable(err: unknown): boolean {
+  const name = (err as { name?: unknown })?.name;
+  return name === 'TransactionCanceledException' || name === 'TransactionConflictException' || name === 'TransactionInProgressException';
+}
+
+function describe(err: unknown): string | undefined {
+  return err === undefined ? undefined : err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+}
+
+// The queue.
 
 const usageEntrySchema = z.object({
   publicModel: z.string(),
@@ -33,14 +121,14 @@ const usageEntrySchema = z.object({
 });
 
 /** The body of a settle message (JSON): the hold and what to do with it. */
-export const settleMessageSchema = z.object({
+const settleMessageSchema = z.object({
   v: z.literal(1),
   hold: holdRecordSchema,
   outcome: z.discriminatedUnion('kind', [z.object({ kind: z.literal('bill'), entry: usageEntrySchema }), z.object({ kind: z.literal('cancel') })]),
 });
 
 /** A settle message. */
-export type SettleMessage = z.infer<typeof settleMessageSchema>;
+type SettleMessage = z.infer<typeof settleMessageSchema>;
 
 /**
  * The SQS client package. Only a settle that could not land needs it, so the Lambda bundles leave it
@@ -64,12 +152,11 @@ let client: SQSClient | undefined;
 
 /**
  * The container's SQS client: short timeouts, a few attempts (it runs inside the settle reserve).
- * `SQS_REQUEST_TIMEOUT_MS` (default 1,000) is raised by `npm start`: the emulator shares the gateway's
- * event loop.
+ * `SQS_REQUEST_TIMEOUT_MS` (default in `config/env.ts`) is raised by `npm start`: the emulator shares the
+ * gateway's event loop.
  */
-export async function sqsClient(): Promise<SQSClient> {
-  const { SQS_REQUEST_TIMEOUT_MS, SQS_ENDPOINT } = config();
-  const timeout = SQS_REQUEST_TIMEOUT_MS || 1_000;
+async function sqsClient(): Promise<SQSClient> {
+  const { SQS_REQUEST_TIMEOUT_MS: timeout, SQS_ENDPOINT } = config();
   const { SQSClient } = await loadSqs();
   client ??= new SQSClient({
     ...(SQS_ENDPOINT ? { endpoint: SQS_ENDPOINT, region: process.env.AWS_REGION ?? 'us-east-1' } : {}),
@@ -86,7 +173,7 @@ export function resetSqsClient(): void {
 }
 
 /** The queue URL, or undefined when no queue is configured. */
-export function settleQueueUrl(): string | undefined {
+function settleQueueUrl(): string | undefined {
   return config().SETTLE_QUEUE_URL;
 }
 
@@ -95,7 +182,7 @@ export function settleQueueUrl(): string | undefined {
  * whose write may still land waits out the store client's own retries first.
  * @throws Error when no queue is configured; the SDK's error when SQS refuses.
  */
-export async function sendSettleMessage(hold: HoldRecord, outcome: SettleOutcome, delaySeconds = 0): Promise<void> {
+async function sendSettleMessage(hold: HoldRecord, outcome: SettleOutcome, delaySeconds = 0): Promise<void> {
   const url = settleQueueUrl();
   if (url === undefined) throw new Error(`${SETTLE_QUEUE_URL_ENV} is not set: no durable settle queue.`);
   const body: SettleMessage = { v: 1, hold, outcome };
@@ -104,7 +191,7 @@ export async function sendSettleMessage(hold: HoldRecord, outcome: SettleOutcome
 }
 
 /** The body of a balance message (JSON): a crossing's follow-up for the settle function (balance-watch.ts). */
-export const balanceMessageSchema = z.object({ v: z.literal(1), balance: balanceActionSchema });
+const balanceMessageSchema = z.object({ v: z.literal(1), balance: balanceActionSchema });
 
 /**
  * Queues a crossing's follow-up (the request functions' `dispatch` of balance-watch.ts).
@@ -143,3 +230,46 @@ async function queueDepth(url: string | undefined): Promise<number> {
   const a = out.Attributes ?? {};
   return Number(a.ApproximateNumberOfMessages ?? 0) + Number(a.ApproximateNumberOfMessagesNotVisible ?? 0) + Number(a.ApproximateNumberOfMessagesDelayed ?? 0);
 }
+
+// The consumer (the settle function).
+
+/**
+ * Applies every record; returns the ids of those to retry. A settle that lands is followed by the
+ * balance watch (balance-watch.ts, reading the account when this container has no view of it; its
+ * follow-ups are queued as messages of their own); a balance message (a crossing's follow-up) is run
+ * by `runBalance`, which throws to be retried (payments/auto-top-up.ts: idempotent).
+ */
+export async function consumeSettleMessages(records: readonly SQSRecord[], runBalance: BalanceDispatch): Promise<SQSBatchResponse> {
+  const batchItemFailures: SQSBatchResponse['batchItemFailures'] = [];
+  for (const record of records) {
+    let parsed;
+    try {
+      const body: unknown = JSON.parse(record.body);
+      const balance = balanceMessageSchema.safeParse(body);
+      if (balance.success) {
+        await runBalance(balance.data.balance).catch((err: unknown) => {
+          logger.warn('balance action failed; SQS will deliver it again', { messageId: record.messageId, kind: balance.data.balance.kind, error: err as Error });
+          batchItemFailures.push({ itemIdentifier: record.messageId });
+        });
+        continue;
+      }
+      parsed = settleMessageSchema.parse(body);
+    } catch (err) {
+      // Unreadable forever: let it reach the dead-letter queue for a human.
+      logger.error('settle message is not readable', { messageId: record.messageId, error: err as Error });
+      batchItemFailures.push({ itemIdentifier: record.messageId });
+      continue;
+    }
+    try {
+      const r = await settleRecord(parsed.hold, parsed.outcome);
+      if (!r.alreadySettled) recordSettlesRetried();
+      if (!r.alreadySettled && parsed.outcome.kind === 'bill') await watchBalance(parsed.hold.accountId, { keyHash: parsed.hold.keyHash, heldNanoUsd: parsed.hold.holdNanoUsd, read: true }, queueBalanceAction);
+      logger.info('queued settle applied', { requestId: parsed.hold.requestId, kind: parsed.outcome.kind, alreadySettled: r.alreadySettled, costNanoUsd: r.costNanoUsd });
+    } catch (err) {
+      logger.warn('queued settle failed; SQS will deliver it again', { requestId: parsed.hold.requestId, error: err as Error });
+      batchItemFailures.push({ itemIdentifier: record.messageId });
+    }
+  }
+  return { batchItemFailures };
+}
+

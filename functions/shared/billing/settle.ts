@@ -14,26 +14,33 @@
  * more than the hold (an upstream that ignored the output limit or over-reports, a prompt counted past
  * our margin), the difference is the platform's loss: the ledger entry's `lossNanoUsd`, the
  * `UpstreamOverHoldNanoUsd` metric (alarmed) and a `usage over the hold` warning.
+ *
+ * Holds placed before inline holds (a ledger item `status: held`, indexed by the dropped `pendingHolds`
+ * GSI, and no inline record on the account item) can still be in flight, or queued for settle, when
+ * this version is deployed. Their settle is the old one: ONE TransactWriteItems that turns the held
+ * ledger item into the entry (or deletes it, for a cancel) under HOLD_WAS_LEDGER_ITEM and releases the
+ * hold on the account item (without the inline condition). {@link settleHold} switches to it when it
+ * meets a held ledger item. Those whose function died before the upgrade are no longer found by the
+ * sweep: the admin CLI's `holds list|settle --legacy` finds them ({@link listLegacyHolds}, a ledger
+ * Scan) and settles them the same way; run it once after the upgrade.
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, UpdateCommand } from '../store/commands';
-import { HOLD_IS_PENDING, LEDGER_ENTRY_IS_NEW } from '../store/conditions';
+import { GetCommand, ScanCommand, UpdateCommand } from '../store/commands';
+import { HOLD_IS_PENDING, HOLD_WAS_LEDGER_ITEM, LEDGER_ENTRY_IS_NEW } from '../store/conditions';
 import { documentClient } from '../store/dynamo';
 import { storeCall } from '../store/store-errors';
 import { tableNames } from '../store/tables';
 import { transactWrite, type TransactItems } from '../store/transact-write';
-import { isTransactionConflict, backoffDelayMs } from '../store/transaction-retry';
+import { backoffDelayMs, cancellationReasons, isTransactionConflict } from '../store/transaction-retry';
+import { UpdateBuilder } from '../store/update-builder';
 import { logger } from '../observability/logger';
 import { recordOverHoldLoss } from '../observability/metrics';
-import { updateView, unmarshallItem } from './account-state';
-import { cancellationReasons } from './cancellation';
-import { HOLDS_MAP, keyEntryId, slotsOf, type HoldRecord } from './hold-record';
-import { legacySettleTransaction } from './legacy-settle';
 import { computeCharge, type Charge } from '../money/price';
-import { cacheBucketsOf, type CacheEntryFields, type CacheEntryKey } from './cache-entry';
 import { isLeaseId } from '../http/request-id';
-import { UpdateBuilder } from './update-builder';
 import { sleep } from '../retry/sleep';
+import { updateView, unmarshallItem } from './account-state';
+import { holdRecordSchema, HOLDS_MAP, keyEntryId, slotsOf, type HoldRecord } from './hold-record';
+import { cacheBucketsOf, type CacheEntryFields, type CacheEntryKey } from './ledger';
 
 /** Positions of the items of a bill's transaction (cancellation reasons come in this order). */
 const SETTLE_ITEM = { ledgerEntry: 0, account: 1 } as const;
@@ -44,7 +51,7 @@ export type SettledStatus = 'complete' | 'partial' | 'aborted' | 'orphaned';
 /**
  * What the ledger entry records about an answered request. Tokens; prices µUSD per 1M tokens.
  * `promptTokens` is the whole prompt; its cache reads and writes, with their prices, are in the
- * {@link CacheEntryFields} (billing/cache-entry.ts).
+ * {@link CacheEntryFields} (ledger.ts).
  */
 export interface UsageEntry extends CacheEntryFields {
   publicModel: string;
@@ -104,7 +111,6 @@ export function chargeFor(hold: Pick<HoldRecord, 'holdFreeTokens' | 'holdNanoUsd
 
 const NO_CHARGE: HeldCharge = { freeTokensUsed: 0, costNanoUsd: 0, freePromptTokens: 0, freeCompletionTokens: 0, lossNanoUsd: 0 };
 
-
 /**
  * Settles (or cancels) one hold, retrying transaction conflicts up to `maxAttempts`.
  * @throws StoreUnavailableError (503) when DynamoDB is unavailable; the SDK's error otherwise.
@@ -112,7 +118,7 @@ const NO_CHARGE: HeldCharge = { freeTokensUsed: 0, costNanoUsd: 0, freePromptTok
 export async function settleHold(hold: HoldRecord, outcome: SettleOutcome, maxAttempts = 30): Promise<SettleResult> {
   const charge = outcome.kind === 'bill' ? chargeFor(hold, outcome.entry) : NO_CHARGE;
   let withKey = true;
-  let legacy = false; // a hold placed before issue 14: a held ledger item (legacy-settle.ts)
+  let legacy = false; // a hold placed before inline holds: a held ledger item (see the file comment)
   for (let attempt = 1; ; attempt++) {
     try {
       if (legacy) await transactWrite(legacySettleTransaction(hold, outcome, charge, accountSettleUpdate(hold, charge, withKey, false).build()), { retryConflicts: false });
@@ -269,4 +275,48 @@ export function accountSettleUpdate(hold: HoldRecord, charge: Charge, withKey: b
   if (hold.keySlot) b.add(key('inflight'), -slotsOf(hold));
   b.set(`${key('lastUsedAt')} = ${b.value(new Date().toISOString())}`);
   return b;
+}
+
+/** The old settle's items: [ledger Update or Delete, account Update] (`account` built by the caller). */
+function legacySettleTransaction(hold: HoldRecord, outcome: SettleOutcome, charge: Charge, account: ReturnType<UpdateBuilder['build']>): TransactItems {
+  const tables = tableNames();
+  const key = { accountId: hold.accountId, requestId: hold.requestId };
+  const pending = { ConditionExpression: HOLD_WAS_LEDGER_ITEM, ExpressionAttributeNames: { '#status': 'status' }, ExpressionAttributeValues: { ':held': 'held' }, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const };
+  let ledger: TransactItems[number];
+  if (outcome.kind === 'cancel') {
+    ledger = { Delete: { TableName: tables.ledger, Key: key, ...pending } };
+  } else {
+    const b = new UpdateBuilder();
+    const fields: Record<string, unknown> = { ...outcome.entry, byok: outcome.entry.byok === true, freeTokensUsed: charge.freeTokensUsed, costNanoUsd: charge.costNanoUsd, settledAt: new Date().toISOString() };
+    for (const [k, v] of Object.entries(fields)) b.set(`${b.name(k)} = ${b.value(v)}`);
+    b.remove(b.name('holdBucket'));
+    b.remove(b.name('holdExpiresAt'));
+    b.when(`${b.name('status')} = ${b.value('held')}`);
+    ledger = { Update: { TableName: tables.ledger, Key: key, ...b.build(), ReturnValuesOnConditionCheckFailure: 'ALL_OLD' } };
+  }
+  return [ledger, { Update: { TableName: tables.accounts, Key: { accountId: hold.accountId }, ...account, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' } }];
+}
+
+/**
+ * Holds placed before inline holds still unsettled: held ledger items, found by a Scan of the whole ledger
+ * (read units by ledger size: for the admin CLI once after the upgrade, `holds list|settle --legacy`,
+ * never on a schedule). Expired before `expiredBefore` (epoch ms) when given.
+ * @throws StoreUnavailableError (503).
+ */
+export async function listLegacyHolds(expiredBefore?: number): Promise<HoldRecord[]> {
+  const out: HoldRecord[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await storeCall(() =>
+      documentClient().send(
+        new ScanCommand({ TableName: tableNames().ledger, FilterExpression: '#status = :held', ExpressionAttributeNames: { '#status': 'status' }, ExpressionAttributeValues: { ':held': 'held' }, ExclusiveStartKey: startKey }),
+      ),
+    );
+    for (const raw of page.Items ?? []) {
+      const parsed = holdRecordSchema.safeParse(raw);
+      if (parsed.success && (expiredBefore === undefined || parsed.data.holdExpiresAt < expiredBefore)) out.push(parsed.data);
+    }
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return out;
 }

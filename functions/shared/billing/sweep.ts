@@ -4,7 +4,7 @@
  * completion unknown = 0, `usageEstimated: true`, status `orphaned` — once they are past their expiry
  * plus a grace (HOLD_SWEEP_GRACE_MS, default 2 min). Idempotent on the request id like every settle.
  *
- * Finding them: the accounts table's sparse `pendingHolds` index (pending-holds.ts), never a Scan, so
+ * Finding them: the accounts table's sparse `pendingHolds` index (hold-record.ts `findPendingHolds`), never a Scan, so
  * a run reads the items with holds in flight (and those that held since the last run), not the table.
  *
  * A queued settle is never pre-empted, and never blocks the others: a hold marked `queued` (its settle
@@ -20,8 +20,7 @@ import { logger } from '../observability/logger';
 import { recordPendingHolds } from '../observability/metrics';
 import { config } from '../config/env';
 import { queryAccountKeys } from '../accounts/key-store';
-import { recordOfInline, type HoldRecord, type InlineHold } from './hold-record';
-import { findPendingHolds } from './pending-holds';
+import { recordOfInline, type HoldRecord, type InlineHold, findPendingHolds } from './hold-record';
 import { settleHold, type SettleOutcome } from './settle';
 import { reconcileLease } from './lease-settle';
 import { isLeaseId } from '../http/request-id';

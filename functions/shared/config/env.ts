@@ -16,7 +16,9 @@
  *   which the bundler replaces at build time
  *   (lib/constructs/gateway-function.ts `define`): they must stay literal `process.env.X` reads;
  * - the variables the AWS SDK and Powertools read themselves (`AWS_REGION`, credentials,
- *   `POWERTOOLS_LOG_LEVEL`, `POWERTOOLS_METRICS_DISABLED`, `AWS_ENDPOINT_URL_*`).
+ *   `POWERTOOLS_LOG_LEVEL`, `POWERTOOLS_METRICS_DISABLED`, `AWS_ENDPOINT_URL_*`), and the facts the Lambda
+ *   runtime sets (`AWS_LAMBDA_FUNCTION_NAME`: on Lambda or not), read where the SDK's convention reads
+ *   them (aws/aws-json.ts, store/dynamo.ts, billing/settle-queue.ts, billing/lease.ts).
  *
  * To add a setting: one field below (schema, `expected` text, doc comment with unit, default and
  * meaning), one row in the README's Configuration table, and read it as `config().NAME`.
@@ -69,8 +71,11 @@ const FIELDS = {
   RESPONSES_TABLE: { schema: withDefault(z.string(), 'modelmux-responses'), expected: 'a table name' },
   /** DynamoDB endpoint URL, only for DynamoDB Local (unset = AWS's). */
   DYNAMODB_ENDPOINT: { schema: optionalUrl, expected: 'a URL' },
-  /** DynamoDB request timeout, ms; 0 (default) = store/dynamo.ts's 3,000 (`npm start` and the tests set 10,000). */
-  DYNAMODB_REQUEST_TIMEOUT_MS: { schema: withDefault(int(0), 0), expected: MS },
+  /**
+   * DynamoDB request timeout of the container's client, ms; default 3,000 (`npm start` and the tests set
+   * 10,000). Raised above the default, the connect timeout follows it up to 5 s (store/dynamo.ts).
+   */
+  DYNAMODB_REQUEST_TIMEOUT_MS: { schema: withDefault(int(1), 3_000), expected: 'a positive integer of milliseconds' },
 
   // --- durable settle (billing/settle-queue.ts) ---
   /** The settle queue's URL (set by the stack / `npm start`); unset = no queue. */
@@ -79,8 +84,8 @@ const FIELDS = {
   SETTLE_DEAD_LETTER_QUEUE_URL: { schema: optionalString, expected: 'a queue URL' },
   /** SQS endpoint URL, only for the local emulator. */
   SQS_ENDPOINT: { schema: optionalUrl, expected: 'a URL' },
-  /** SQS request timeout, ms; 0 (default) = 1,000. */
-  SQS_REQUEST_TIMEOUT_MS: { schema: withDefault(int(0), 0), expected: MS },
+  /** SQS request timeout of the settle queue's client, ms; default 1,000 (`npm start` sets 10,000). */
+  SQS_REQUEST_TIMEOUT_MS: { schema: withDefault(int(1), 1_000), expected: 'a positive integer of milliseconds' },
 
   // --- rate limits (rateLimitsFor below) and holds (billing/hold.ts, billing/sweep.ts) ---
   /** Paid accounts: requests per minute per account and per key; 0 = off. Default 600. */
@@ -122,7 +127,7 @@ const FIELDS = {
    * How long a buffered chat request may keep its HTTP status open, counted from its arrival, ms.
    * Default 55,000. Until then a failure is answered with its own status; an answer still being
    * produced then gets its 200 committed and JSON-whitespace beats until it is written
-   * (app/held-json.ts), while routing goes on to the function's deadline. A buffered answer sends no
+   * (app/chat-answer.ts `heldJson`), while routing goes on to the function's deadline. A buffered answer sends no
    * byte until it is whole, and CloudFront answers its own 504 to an origin silent for its read
    * timeout (60 s by default; CloudFront Developer Guide, "Response timeout"), while the gateway would
    * go on and bill the answer to nobody: the budget stays under that timeout, and the stack sets it
@@ -217,6 +222,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(name, FIELDS[name]?.expected ?? 'valid', String(env[name] ?? ''));
   }
   return Object.freeze(parsed.data) as Config;
+}
+
+/**
+ * One setting, read now from `env` (default `process.env`) by its own schema, its default applied,
+ * without parsing or keeping the others: for the one value needed at module load, before a handler's
+ * INIT parses the rest (the logger's service name, observability/logger.ts).
+ * @throws ConfigError naming the variable when its value is unusable.
+ */
+export function setting<K extends keyof Fields>(name: K, env: NodeJS.ProcessEnv = process.env): Config[K] {
+  const parsed = z.safeParse(FIELDS[name].schema as z.ZodMiniType, env[name]);
+  if (!parsed.success) throw new ConfigError(name, FIELDS[name].expected, String(env[name] ?? ''));
+  return parsed.data as Config[K];
 }
 
 let current: Config | undefined;

@@ -1,7 +1,7 @@
 /**
  * A JSON-object secret in Secrets Manager overlaid on environment variables, read once per container
  * and refreshed every {@link SECRET_MAX_AGE_MS}: the one loader behind the upstream keys
- * (upstream-credentials.ts) and the Stripe keys (payments/stripe-credentials.ts).
+ * (upstream-credentials.ts) and the Stripe keys (payments/stripe-client.ts).
  *
  * The secret wins over env for a name present in both. An empty string counts as "not set" on either
  * side, so a placeholder like `"MINIMAX_API_KEY": ""` left in the secret does not hide an env value.

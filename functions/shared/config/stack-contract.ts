@@ -2,7 +2,7 @@
  * Names and numbers the CDK stack (lib/) and the functions share: env-var names, the origin header,
  * the settle reserve, the metric namespace and names. Plain constants with NO imports, so `cdk synth`
  * loads none of the Lambda code (no logger, no SDK clients, no ledger); test/lib/import-graph.test.ts
- * holds lib/ to that. The modules that use these values re-export them under their old homes.
+ * holds lib/ to that. Import them from here.
  */
 
 /** Env var holding the origin secret's ARN; set by the stack only when CloudFront is in front. */
@@ -23,7 +23,7 @@ export const SETTLE_DEAD_LETTER_QUEUE_URL_ENV = 'SETTLE_DEAD_LETTER_QUEUE_URL';
 /**
  * How often the orphan sweep runs (minutes): the settle function's EventBridge schedule
  * (lib/constructs/settle-path.ts) and `npm start`'s timer (local/settle-runner.ts). Each run reads the
- * accounts table's sparse pendingHolds index (billing/pending-holds.ts): read units by the accounts
+ * accounts table's sparse pendingHolds index (billing/hold-record.ts): read units by the accounts
  * with holds in flight, not by the table's size. An orphan is settled within its function's timeout +
  * HOLD_SWEEP_GRACE_MS + this interval.
  */
@@ -32,8 +32,8 @@ export const HOLD_SWEEP_INTERVAL_MINUTES = 5;
 /**
  * The longest the settle of a request takes after its answer is out (ms): the in-process tries and
  * one SQS SendMessage (3 attempts of ≤ 1 s minus what is left), then the hold's best-effort `queued`
- * mark (≤ 500 ms, billing/pending-holds.ts; cut short, the hold counts as unmarked). The function keeps this much (plus
- * the time to write the last bytes) back from its timeout (edge/function-url.ts SETTLE_RESERVE_MS).
+ * mark (≤ 500 ms, billing/hold-record.ts; cut short, the hold counts as unmarked). The function keeps this much (plus
+ * the time to write the last bytes) back from its timeout (SETTLE_RESERVE_MS below; routing/timeouts.ts requestDeadline).
  */
 export const SETTLE_TIMEOUT_MS = 4_000;
 

@@ -12,8 +12,7 @@ import { DirectAccessForbiddenError, prefetchOriginSecret, verifyOrigin } from '
  * The edge shared by both Lambda handlers: Function URL event (payload format 2.0) → GatewayRequest,
  * and any thrown error → OpenAI's error body with its status. Only the handlers import this.
  */
-
-import { SETTLE_RESERVE_MS } from '../config/stack-contract';
+import { requestDeadline } from '../routing/timeouts';
 
 /**
  * Builds the core's request from a Function URL event.
@@ -33,7 +32,7 @@ export function fromFunctionUrlEvent(event: APIGatewayProxyEventV2, signal: Abor
     signal,
     requestId: newRequestId(now),
     receivedAt: now,
-    ...(context ? { deadline: now + Math.max(1_000, context.getRemainingTimeInMillis() - SETTLE_RESERVE_MS) } : {}),
+    ...(context ? { deadline: requestDeadline(now, context.getRemainingTimeInMillis()) } : {}),
   };
 }
 

@@ -15,7 +15,6 @@ import { GatewayError, ConfigUnavailableError } from '../errors/gateway-errors';
  * call. Without `ORIGIN_SECRET_ARN` (no CloudFront, `npm start`) the check is off.
  */
 
-export { ORIGIN_SECRET_ARN_ENV, ORIGIN_SECRET_HEADER } from '../config/stack-contract';
 import { ORIGIN_SECRET_HEADER } from '../config/stack-contract';
 import { config } from '../config/env';
 import { getSecretString } from '../config/secrets-manager';

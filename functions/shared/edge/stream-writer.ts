@@ -8,8 +8,8 @@ import { createEventGzip } from './response-encoding';
  * With `gzip`, every frame goes through one gzip member flushed after each write (Z_SYNC_FLUSH,
  * response-encoding.ts): each SSE event, keep-alive comment or held-JSON beat leaves as soon as it is
  * produced and decodes on its own, so compression adds no batching and no wait for the first token.
- * The frames end themselves (an SSE stream with `[DONE]` or its error event, chat-stream.ts and
- * stream-late-commit.ts): that last frame is written and flushed, then the member is finished (final
+ * The frames end themselves (an SSE stream with `[DONE]` or its error event, app/chat-answer.ts
+ * `streamed`, `streamedLate`): that last frame is written and flushed, then the member is finished (final
  * block + CRC/length trailer) and only then is the response ended, so a stream that failed mid-way
  * still delivers its error event inside a complete gzip member. If the frames themselves throw, the
  * member is still finished before the error goes on to the caller.

@@ -132,7 +132,7 @@ export class UpstreamUnavailableError extends GatewayError {
 /**
  * 503: our own store (DynamoDB) is unreachable, throttled or too contended to answer now. Type
  * `server_error` like an upstream outage, so clients retry it alike (OpenAI SDK:
- * `InternalServerError`), with its own code `store_unavailable`: it is not the upstream (issue 21).
+ * `InternalServerError`), with its own code `store_unavailable`: it is not the upstream.
  */
 export class StoreUnavailableError extends GatewayError {
   override name = 'StoreUnavailableError';

@@ -42,7 +42,7 @@ export interface JsonResult {
 
 /**
  * A streamed response: `text/event-stream` by default, or whatever `content-type` its headers set
- * (a held buffered JSON answer, app/held-json.ts). Status and headers are committed only when the
+ * (a held buffered JSON answer, app/chat-answer.ts). Status and headers are committed only when the
  * edge starts writing; `frames` yields wire-ready pieces as they are produced, and ends the body
  * itself (SSE: with `data: [DONE]` or an error event). `after` runs once the last byte has been
  * written, or the client has gone away.

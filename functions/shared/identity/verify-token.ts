@@ -52,7 +52,7 @@ function verifier(): Verifier {
 export const IAT_SKEW_SECONDS = 60;
 
 /**
- * A token must say when it ends and must not be issued in the future (issue 21): aws-jwt-verify
+ * A token must say when it ends and must not be issued in the future: aws-jwt-verify
  * checks `exp` only when present, and `iat` not at all. Cognito always sets both.
  * @throws Error (the verifier turns it into a refusal: 401 `invalid_token`).
  */

@@ -1,5 +1,5 @@
 /**
- * The account emails (issue 22): low balance, a key reaching its spend limit, an auto top-up that
+ * The account emails: low balance, a key reaching its spend limit, an auto top-up that
  * failed. Each goes to the account's sign-in email (the root item's `email`; an account without one,
  * e.g. the operator's dev account, gets none), through {@link sendEmail}. Amounts are shown in USD.
  */

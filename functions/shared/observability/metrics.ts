@@ -23,14 +23,13 @@ import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
  * | `TimeToFirstToken` | Milliseconds | | a stream's first token is ready to send (fallbacks included) |
  * | `Overhead` | Milliseconds | | an answered request: modelmux's own time (before the first upstream attempt, and after the answer arrived) |
  * | `SettleFailures` | Count | | a settle did not land on the request path (the entry waits for replay) |
- * | `HoldsPending` | Count | | gauge: holds not settled yet (the settle sweep / queue consumer, issue 10) |
+ * | `HoldsPending` | Count | | gauge: holds not settled yet (the settle sweep / queue consumer) |
  * | `HoldsOverdue` | Count | | gauge: holds pending past their settle bound (alarmed) |
- * | `SettlesRetried` | Count | | a settle retried through the durable path (issue 10) |
+ * | `SettlesRetried` | Count | | a settle retried through the durable path |
  * | `UpstreamOverHoldNanoUsd` | None (nano-USD) | | a settle whose reported usage cost more than its hold: the part not charged (the platform's loss; alarmed) |
  * | `DirectAccessRefused` | Count | | a call to a Function URL around CloudFront was refused (403; alarmed) |
  */
 
-export { METRICS_NAMESPACE, MetricName, type MetricNameValue } from '../config/stack-contract';
 import { METRICS_NAMESPACE, MetricName, type MetricNameValue } from '../config/stack-contract';
 import { config } from '../config/env';
 
@@ -140,7 +139,7 @@ export function recordOverhead(ms: number): void {
 }
 
 /**
- * Pending holds as one sweep saw them (gauges, for the settle function of issue 10): `pending` holds
+ * Pending holds as one sweep saw them (gauges, for the settle function): `pending` holds
  * not settled yet, `overdue` of them past their settle bound (the stack alarms on it).
  */
 export function recordPendingHolds(counts: { pending: number; overdue: number }): void {

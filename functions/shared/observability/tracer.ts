@@ -12,9 +12,6 @@ import { config } from '../config/env';
  * cold start without tracing neither reads nor parses it. Every span is then a shared no-op object.
  */
 
-/** The variable that turns tracing on (`true`), Powertools' own. */
-export const TRACING_ENV = 'POWERTOOLS_TRACE_ENABLED';
-
 /**
  * Where the tracer lives: the package when run from source; in a Lambda bundle, the separate file the
  * build `define`s here.
@@ -36,7 +33,7 @@ const NO_SPAN: Span = Object.freeze({ annotate: () => undefined, fail: () => und
 let tracer: Tracer | undefined;
 
 /**
- * Loads and starts the tracer when {@link TRACING_ENV} is `true`; otherwise does nothing. Awaited at
+ * Loads and starts the tracer when `POWERTOOLS_TRACE_ENABLED` (Powertools' own variable, config/env.ts) is `true`; otherwise does nothing. Awaited at
  * INIT by the handlers (edge/function-url.ts `initGateway`). Powertools keeps it inert outside Lambda
  * (no `AWS_EXECUTION_ENV`).
  */

@@ -11,7 +11,7 @@ import { cacheControl, messageToolCall } from './chat-tools';
  * does not name is accepted and dropped here, before any adapter sees it: the description does not
  * forbid such properties below the top level, and OpenAI's API ignores them — LangChain sends `name`
  * on tool messages, clients echo the `annotations: []` (and openai-node's `parsed`) of an answer
- * back on its assistant message, agent frameworks attach `metadata` to messages (issue 13). None of
+ * back on its assistant message, agent frameworks attach `metadata` to messages. None of
  * them is an instruction a model could follow, so dropping them changes no answer.
  */
 

@@ -3,10 +3,6 @@ import { chatMessage, textPart } from './chat-messages';
 import { cacheControl, chatTool, toolChoice } from './chat-tools';
 import { providerPreferences } from './provider-preferences';
 
-export { chatMessage, userContentPart, type ChatMessage, type UserContentPart } from './chat-messages';
-
-export type { ChatTool, CustomToolCall, FunctionTool, MessageToolCall, ToolCall, ToolChoice } from './chat-tools';
-
 /**
  * The client's chat-completion request. Its top level is strict: an unknown argument is OpenAI's
  * own 400 "Unrecognized request argument supplied: <name>" (parse-body.ts). Below it, every field is

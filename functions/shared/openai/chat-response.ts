@@ -4,7 +4,7 @@
  * the provider-neutral parts ({@link CompletionParts}, {@link ChunkParts}); the router stamps `id`,
  * `object`, `created` and `model` (always the public name the client asked for).
  */
-import type { MessageToolCall, ToolCall } from './chat-request';
+import type { MessageToolCall, ToolCall } from './chat-tools';
 import { cacheWriteTokens, type TokenUsage } from '../usage/token-usage';
 
 /** OpenAI `finish_reason` values. */

@@ -51,7 +51,6 @@ const customTool = z.object({
 
 /** One entry of `tools`: a function tool or a custom tool. */
 export const chatTool = z.discriminatedUnion('type', [functionTool, customTool]);
-export type ChatTool = z.infer<typeof chatTool>;
 
 /** `tool_choice`. */
 export const toolChoice = z.union([
@@ -89,7 +88,6 @@ export const customToolCall = z.object({
   type: z.literal('custom'),
   custom: z.object({ name: z.string(), input: z.string() }),
 });
-export type CustomToolCall = z.infer<typeof customToolCall>;
 
 /** One entry of an assistant message's `tool_calls`. */
 export const messageToolCall = z.discriminatedUnion('type', [functionToolCall, customToolCall]);

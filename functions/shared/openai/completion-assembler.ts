@@ -1,4 +1,4 @@
-import type { MessageToolCall } from './chat-request';
+import type { MessageToolCall } from './chat-tools';
 import type { AssistantMessage, ChunkChoice, ChunkParts, CompletionChoice, CompletionParts, FinishReason, ToolCallDelta, UpstreamEventText } from './chat-response';
 import type { TokenUsage } from '../usage/token-usage';
 

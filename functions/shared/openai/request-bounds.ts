@@ -2,9 +2,8 @@
  * Structural bounds on what a client can send, checked on the raw JSON text before it is parsed or
  * validated: ONE linear pass (each character read once, a fixed-size stack, no allocation per value),
  * so no request can make the gateway's own code fail — a JSON nested 5,000 deep made our serialisation
- * of the upstream request throw, which the router then blamed on the upstream (issue 10) — nor spend
- * more than a few milliseconds of CPU per megabyte before it is refused (issue 21: the earlier scan
- * looked back from every comma past the 10,000th element, quadratic: 28 s for one 200 KB body).
+ * of the upstream request throw, which the router then blamed on the upstream — nor spend
+ * more than a few milliseconds of CPU per megabyte before it is refused (an earlier scan looked back from every comma past the 10,000th element, quadratic: 28 s for one 200 KB body).
  *
  * Each bound is far above anything a real client sends: structured-output schemas nest at most 10
  * levels (OpenAI strict mode), a request has at most 128 tools and 2,048 embedding inputs, Anthropic

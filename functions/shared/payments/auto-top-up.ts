@@ -1,5 +1,5 @@
 /**
- * Auto top-up (issue 22 item 4): the settings on the account's root item (billing/balance-settings.ts),
+ * Auto top-up: the settings on the account's root item (billing/account-state.ts),
  * the charge of one crossing, and its failure. A crossing was claimed by ONE conditional marker write
  * (billing/balance-watch.ts); its charge is an off-session PaymentIntent on the saved card
  * (docs.stripe.com/payments/save-and-reuse, "charge the saved payment method later") created with the
@@ -12,14 +12,14 @@
 import { GetCommand, UpdateCommand } from '../store/commands';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import type Stripe from 'stripe';
-import { autoTopUpOf, balanceWatchOf, type AutoTopUpSettings, type BalanceWatch } from '../billing/balance-settings';
+import { autoTopUpOf, balanceWatchOf, type AutoTopUpSettings, type BalanceWatch } from '../billing/account-state';
 import type { BalanceAction } from '../billing/balance-watch';
 import { notifyAccount } from '../notify/account-emails';
 import { logger } from '../observability/logger';
 import { documentClient } from '../store/dynamo';
 import { storeCall } from '../store/store-errors';
 import { tableNames } from '../store/tables';
-import { UpdateBuilder } from '../billing/update-builder';
+import { UpdateBuilder } from '../store/update-builder';
 import { stripeSetup } from './stripe-client';
 
 /** `metadata.modelmux_kind` of an auto top-up's PaymentIntent (the webhook credits these). */

@@ -30,9 +30,6 @@ export const NANO_USD_PER_CENT = NANO_USD_PER_USD / 100;
 /** Ledger sort keys of payment entries start with this (requests' start with `req_`). */
 export const PAYMENT_ENTRY_PREFIX = 'pay_';
 
-/** The kinds of payment entries. */
-export type PaymentKind = 'top_up' | 'auto_top_up' | 'refund' | 'dispute';
-
 /** A stored payment entry. Amounts signed: credit positive, refunds and disputes negative. */
 export const paymentEntrySchema = z.object({
   accountId: z.string(),

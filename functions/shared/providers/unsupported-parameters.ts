@@ -1,4 +1,5 @@
-import type { ChatCompletionRequest, FunctionTool, MessageToolCall, ToolCall, ToolChoice } from '../openai/chat-request';
+import type { ChatCompletionRequest } from '../openai/chat-request';
+import type { FunctionTool, MessageToolCall, ToolCall, ToolChoice } from '../openai/chat-tools';
 import { InvalidRequestError } from '../errors/gateway-errors';
 
 /**

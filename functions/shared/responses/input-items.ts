@@ -1,4 +1,5 @@
-import type { ChatMessage, MessageToolCall } from '../openai/chat-request';
+import type { ChatMessage } from '../openai/chat-messages';
+import type { MessageToolCall } from '../openai/chat-tools';
 import type { UserContentPart } from '../openai/chat-messages';
 import { InvalidRequestError } from '../errors/gateway-errors';
 import { unsupportedParameter } from '../providers/unsupported-parameters';

@@ -136,7 +136,6 @@ export const responsesFunctionTool = z.lazy(() =>
     strict: z.nullish(z.boolean()),
   }),
 );
-export type ResponsesFunctionTool = z.infer<typeof responsesFunctionTool>;
 
 /**
  * OpenAI's other tools (`Tool` in the description): parsed loosely, so the translation can refuse

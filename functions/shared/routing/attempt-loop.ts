@@ -2,14 +2,16 @@ import { GatewayError } from '../errors/gateway-errors';
 import { logger } from '../observability/logger';
 import { recordFallback } from '../observability/metrics';
 import { startSpan, type Span } from '../observability/tracer';
-import type { AdapterContext } from '../providers/types';
 import { breakerKey, type Attempt } from './attempt-plan';
 import { byokKeyRefused } from './byok-refusal';
 import { breaker as defaultBreaker, type CircuitBreaker } from './circuit-breaker';
-import { DEFAULT_RETRY, retryDelay, sleep, type RetryPolicy } from './retry-policy';
-import { healthOf, type TargetHealth } from './target-health';
-import type { Timeouts } from './timeouts';
-import { OwnFailure, SkipTarget, type AttemptLimits, type AttemptRecord, type AttemptRunner, type PlanHooks, type RoutedBase, type RouteOptions } from './attempt-contract';
+import { nextRetryDelay, type RetryPolicy } from '../retry/retry';
+import { sleep } from '../retry/sleep';
+import { upstreamRetryPolicy } from './retry-policy';
+import type { AdapterContext, UpstreamFailure } from '../providers/types';
+import { healthOf } from './target-health';
+import { attemptLimits } from './timeouts';
+import { attemptOutcome, clientGone, exhausted, SKIP, type AttemptOutcome, type AttemptRecord, type AttemptRunner, type PlanHooks, type PlanOutcome, type RouteOptions } from './attempt-contract';
 
 /**
  * The bounded attempt loop shared by every routed call (DESIGN.md: routing never names a provider):
@@ -29,7 +31,16 @@ import { OwnFailure, SkipTarget, type AttemptLimits, type AttemptRecord, type At
  *
  * Breaker: each target is asked `allow()` only when the loop reaches it, and every allowed attempt
  * reports success, failure or release exactly once, so a half-open probe is never left hanging.
+ *
+ * Outcomes are values: each attempt settles into an {@link AttemptOutcome} (attempt-contract.ts
+ * classifies what it threw), and each step of the loop either goes on or ends the plan with a
+ * {@link PlanOutcome} — nothing is thrown across the loop.
  */
+
+/** A step of the loop that ended the plan (its client's error), or undefined: go on. */
+type Ended = { ok: false; error: GatewayError } | undefined;
+
+const end = (error: GatewayError): Ended => ({ ok: false, error });
 
 
 interface Flight<T> {
@@ -41,7 +52,7 @@ interface Flight<T> {
   /** Epoch ms of its first token. */
   firstTokenAt?: number;
   hedged: boolean;
-  outcome?: { ok: true; value: T } | { ok: false; error: unknown };
+  outcome?: AttemptOutcome<T>;
   /** The upstream call as an X-Ray subsegment (a no-op without tracing); a stream's ends with the stream. */
   span: Span;
 }
@@ -49,17 +60,18 @@ interface Flight<T> {
 /**
  * Runs `plan` until one attempt succeeds.
  * @returns the answering attempt, every attempt's record, the runner's result, and the answering
- *   target's breaker verdict handle (already reported when `successOnResolve`).
- * @throws GatewayError — the client's own error, 499 when the client left, or `hooks.exhausted(...)`.
+ *   target's breaker verdict handle (already reported when `successOnResolve`); or, when none does,
+ *   the client's error: its own (a 4xx of the requested model, a refused BYOK key), 499 when the
+ *   client left, 500 when our code failed, or {@link exhausted}'s 400/502/503/504.
  */
-export function runPlan<T>(plan: readonly Attempt[], opts: RouteOptions, hooks: PlanHooks, run: AttemptRunner<T>): Promise<RoutedBase & { result: T; health: TargetHealth }> {
+export function runPlan<T>(plan: readonly Attempt[], opts: RouteOptions, hooks: PlanHooks, run: AttemptRunner<T>): Promise<PlanOutcome<T>> {
   return new PlanRun(plan, opts, hooks, run).run();
 }
 
 /** The state of one {@link runPlan}: the targets left, the attempts in flight, the records. */
 class PlanRun<T> {
   private readonly brk: CircuitBreaker;
-  private readonly policy: RetryPolicy;
+  private readonly policy: RetryPolicy<UpstreamFailure>;
   private readonly deadline: number;
   private readonly requested: string | undefined;
   private readonly failOpen: boolean;
@@ -78,7 +90,7 @@ class PlanRun<T> {
 
   constructor(plan: readonly Attempt[], private readonly opts: RouteOptions, private readonly hooks: PlanHooks, private readonly runner: AttemptRunner<T>) {
     this.brk = opts.breaker ?? defaultBreaker;
-    this.policy = opts.retry ?? DEFAULT_RETRY;
+    this.policy = upstreamRetryPolicy(opts.retry);
     this.deadline = opts.deadline ?? Number.POSITIVE_INFINITY;
     this.requested = plan[0]?.publicModel;
     this.account = opts.origin?.accountId;
@@ -86,22 +98,25 @@ class PlanRun<T> {
     this.queue = [...plan];
   }
 
-  async run(): Promise<RoutedBase & { result: T; health: TargetHealth }> {
+  async run(): Promise<PlanOutcome<T>> {
     try {
       for (;;) {
-        if (this.flights.size === 0) this.launchNext();
+        const ended = this.flights.size === 0 ? this.launchNext() : undefined;
+        if (ended !== undefined) return ended;
         const hedge = this.hedgeAt();
         await this.waitFor(hedge?.at);
-        if (this.opts.signal.aborted) throw clientGone();
+        if (this.opts.signal.aborted) return { ok: false, error: clientGone() };
         const settled = [...this.flights].find((f) => f.outcome !== undefined);
         if (settled === undefined) {
-          if (hedge !== undefined && Date.now() >= hedge.at && this.flights.has(hedge.flight)) this.startHedge(hedge.flight);
+          const hedged = hedge !== undefined && Date.now() >= hedge.at && this.flights.has(hedge.flight) ? this.startHedge(hedge.flight) : undefined;
+          if (hedged !== undefined) return hedged;
           continue;
         }
         this.flights.delete(settled);
-        const outcome = settled.outcome as NonNullable<Flight<T>['outcome']>;
-        if (outcome.ok) return this.answered(settled, outcome.value);
-        await this.failed(settled, outcome.error);
+        const outcome = settled.outcome as AttemptOutcome<T>;
+        if (outcome.kind === 'answered') return this.answered(settled, outcome.value);
+        const failed = await this.failed(settled, outcome);
+        if (failed !== undefined) return failed;
       }
     } finally {
       for (const f of [...this.flights]) this.drop(f, false);
@@ -119,19 +134,19 @@ class PlanRun<T> {
     return undefined;
   }
 
-  /** @throws the plan's exhausted error when no target is left. */
-  private launchNext(): void {
+  /** Launches the next target; ends the plan (exhausted) when no target is left. */
+  private launchNext(): Ended {
     const next = this.nextAttempt();
-    if (next === undefined) throw this.byokRefusal ?? this.hooks.exhausted(this.records, false, this.tooSmallWindow);
-    this.launch(next, 0);
+    if (next === undefined) return end(this.byokRefusal ?? exhausted(this.records, false, this.tooSmallWindow));
+    return this.launch(next, 0);
   }
 
-  /** @throws the exhausted error (deadline reached) when no time is left. */
-  private launch(attempt: Attempt, retry: number): void {
+  /** Launches `attempt`; ends the plan (exhausted, deadline reached) when no time is left. */
+  private launch(attempt: Attempt, retry: number): Ended {
     const remaining = this.deadline - Date.now();
     if (remaining <= 0) {
       this.brk.release(breakerKey(attempt), this.account);
-      throw this.hooks.exhausted(this.records, true, this.tooSmallWindow);
+      return end(exhausted(this.records, true, this.tooSmallWindow));
     }
     // The loop's own stop (a lost race, the loop's end) beside the client's: one signal, no listener to
     // remove (AbortSignal.any holds its sources weakly), however long a started stream lives on.
@@ -142,16 +157,17 @@ class PlanRun<T> {
     this.firstKey ??= attempt.target.key;
     const f: Flight<T> = { attempt, retry, controller, begunAt: Date.now(), started: false, hedged: false, span };
     this.flights.add(f);
-    const settle = (outcome: NonNullable<Flight<T>['outcome']>): void => {
+    const settle = (outcome: AttemptOutcome<T>): void => {
       f.outcome = outcome;
       if (this.flights.has(f)) this.wake?.();
     };
     const ctx: AdapterContext = { target: attempt.target, endpoint: attempt.endpoint };
-    const limits = clip(this.hooks.timeouts(attempt), remaining);
+    const limits = attemptLimits(this.hooks.timeouts(attempt), remaining);
     this.runner(attempt, ctx, { limits, signal, started: () => this.onStarted(f) }).then(
-      (value) => settle({ ok: true, value }),
-      (error: unknown) => settle({ ok: false, error }),
+      (value) => settle(value === SKIP ? { kind: 'skipped' } : { kind: 'answered', value }),
+      (error: unknown) => settle(attemptOutcome(error)),
     );
+    return undefined;
   }
 
   /** `f` has its first token: every other flight lost the race. */
@@ -184,12 +200,13 @@ class PlanRun<T> {
     return after === undefined ? undefined : { flight: f, at: f.begunAt + after };
   }
 
-  private startHedge(f: Flight<T>): void {
+  private startHedge(f: Flight<T>): Ended {
     f.hedged = true;
     const partner = this.nextAttempt();
-    if (partner === undefined) return;
-    if (this.deadline - Date.now() > 0) this.launch(partner, 0);
-    else this.brk.release(breakerKey(partner), this.account);
+    if (partner === undefined) return undefined;
+    if (this.deadline - Date.now() > 0) return this.launch(partner, 0);
+    this.brk.release(breakerKey(partner), this.account);
+    return undefined;
   }
 
   /** Waits until a flight settles, the client leaves, or `until` (epoch ms) passes. */
@@ -209,7 +226,7 @@ class PlanRun<T> {
     });
   }
 
-  private answered(f: Flight<T>, result: T): RoutedBase & { result: T; health: TargetHealth } {
+  private answered(f: Flight<T>, result: T): PlanOutcome<T> {
     this.flights.add(f);
     this.onStarted(f);
     this.flights.delete(f);
@@ -218,28 +235,28 @@ class PlanRun<T> {
     f.span.annotate('outcome', 'ok');
     const health = healthOf(this.brk, breakerKey(f.attempt), f.span.end, this.opts.origin);
     if (this.hooks.successOnResolve) health.success();
-    return { attempt: f.attempt, attempts: this.records, result, health };
+    return { ok: true, attempt: f.attempt, attempts: this.records, result, health };
   }
 
   /**
-   * A failed flight: record it, tell the breaker, and decide — the client's error ends the request;
-   * beside a flight still running, nothing more; else a retry of the same target when the policy
-   * allows, or (by returning) the next target.
+   * A flight that did not answer: record it, tell the breaker, and decide — the client's error ends
+   * the request; beside a flight still running, nothing more; else a retry of the same target when
+   * the policy allows, or (undefined) the next target.
    */
-  private async failed(f: Flight<T>, error: unknown): Promise<void> {
+  private async failed(f: Flight<T>, outcome: Exclude<AttemptOutcome<T>, { kind: 'answered' }>): Promise<Ended> {
     const { attempt } = f;
-    if (error instanceof SkipTarget) {
+    if (outcome.kind === 'skipped') {
       this.brk.release(breakerKey(attempt), this.account);
       f.span.annotate('outcome', 'skipped');
       f.span.end();
-      return;
+      return undefined;
     }
-    if (error instanceof OwnFailure) {
+    if (outcome.kind === 'own-failure') {
       this.brk.release(breakerKey(attempt), this.account);
-      logger.error('internal failure on an upstream attempt; not counted against the upstream', { requestId: this.opts.requestId, target: attempt.target.key, error: error.original as Error });
-      throw new GatewayError(500, 'server_error', 'The gateway had an internal error while preparing your request.', { cause: error.original });
+      logger.error('internal failure on an upstream attempt; not counted against the upstream', { requestId: this.opts.requestId, target: attempt.target.key, error: outcome.error as Error });
+      return end(new GatewayError(500, 'server_error', 'The gateway had an internal error while preparing your request.', { cause: outcome.error }));
     }
-    const failure = this.hooks.toFailure(error);
+    const { failure } = outcome;
     f.span.annotate('outcome', failure.kind);
     f.span.end();
     this.records.push(record(attempt, failure.kind, failure.status, f.begunAt));
@@ -247,28 +264,18 @@ class PlanRun<T> {
       // The user's key, not ours: tell the user (at once unless the platform's key may serve).
       this.brk.release(breakerKey(attempt), this.account);
       this.byokRefusal = byokKeyRefused(attempt, attempt.byok, failure, this.opts.requestId);
-      if (!attempt.byok.allowFallback) throw this.byokRefusal;
-      return;
+      return attempt.byok.allowFallback ? undefined : end(this.byokRefusal);
     }
     this.brk.failure(breakerKey(attempt), failure.kind, this.opts.origin);
-    if (failure.clientError) {
-      if (attempt.publicModel === this.requested) throw failure.clientError;
-      return;
-    }
+    if (failure.clientError) return attempt.publicModel === this.requested ? end(failure.clientError) : undefined;
     this.hooks.onFailure?.(attempt, failure);
     if (failure.kind === 'context-length') this.tooSmallWindow = Math.max(this.tooSmallWindow, attempt.target.contextWindow);
-    if (this.flights.size > 0) return;
-    const wait = retryDelay(failure, f.retry, this.deadline - Date.now(), this.policy);
-    if (wait === undefined) return;
-    if (!(await sleep(wait, this.opts.signal))) throw clientGone();
-    this.launch(attempt, f.retry + 1);
+    if (this.flights.size > 0) return undefined;
+    const wait = nextRetryDelay(this.policy, failure, f.retry, this.deadline - Date.now());
+    if (wait === undefined) return undefined;
+    if (!(await sleep(wait, this.opts.signal))) return end(clientGone());
+    return this.launch(attempt, f.retry + 1);
   }
-}
-
-/** Never let an attempt's timers run past the request's deadline; `totalMs` is what is left of it. */
-function clip(t: Timeouts, remainingMs: number): AttemptLimits {
-  const r = Math.max(1, remainingMs);
-  return { connectMs: Math.min(t.connectMs, r), headersMs: Math.min(t.headersMs, r), firstTokenMs: Math.min(t.firstTokenMs, r), idleMs: Math.min(t.idleMs, r), totalMs: r };
 }
 
 function record(attempt: Attempt, outcome: AttemptRecord['outcome'], status: number, begunAt: number): AttemptRecord {
@@ -285,9 +292,4 @@ export function overheadMs(receivedAt: number, attempts: readonly AttemptRecord[
   const last = attempts[attempts.length - 1];
   if (started.length === 0 || last?.startedAt === undefined) return now - receivedAt;
   return Math.min(...started) - receivedAt + (now - (last.startedAt + last.ms));
-}
-
-/** The client went away: nothing more to try, and nobody to answer. */
-export function clientGone(): GatewayError {
-  return new GatewayError(499, 'invalid_request_error', 'The client closed the request.', { code: 'client_closed_request' });
 }

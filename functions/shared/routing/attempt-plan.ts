@@ -193,8 +193,6 @@ export function requestFallbacks(names: readonly string[] | null | undefined, ca
   return out;
 }
 
-export type { ProviderPreferences, ProviderSort } from '../openai/provider-preferences';
-
 /**
  * OpenRouter's provider preferences (the `provider` object of a chat request, and the `:nitro` /
  * `:floor` model suffixes): which providers may serve a request and in which order. Semantics and

@@ -10,8 +10,8 @@ import type { FailureKind } from '../providers/types';
  * again. A dead upstream thus costs one timeout per container per cooldown, not one per request.
  * Client errors and rate limits do not count: they say nothing about the target's health.
  *
- * One tenant cannot trip it for others (issue 21: three requests of one account whose content made the
- * upstream answer 5xx re-routed every account's gpt-4o for 30 s). A 5xx or overload answer may be
+ * One tenant cannot trip it for others (else three requests of one account whose content made the
+ * upstream answer 5xx would re-route every account's gpt-4o for 30 s). A 5xx or overload answer may be
  * caused by the request itself, so it counts for everyone once per account and once per body: it
  * opens the target for everyone only when the consecutive failures came from `failureThreshold`
  * different accounts AND as many different request bodies. Every counting failure also counts for the

@@ -1,24 +1,26 @@
 /**
  * Routes one request through its fallback plan (chat streamed or buffered, and embeddings through
- * {@link routeBufferedCall}): runs each attempt under its time limits, classifies failures, falls back,
- * hedges. It never names a provider: the plan carries the adapters.
+ * {@link routeBufferedCall}): runs each attempt under its time limits (timeouts.ts) through the attempt
+ * loop (attempt-loop.ts: retries, fallback, hedging; failures classified in attempt-contract.ts), and
+ * is the boundary where a plan's error is thrown to its caller. It never names a provider: the plan
+ * carries the adapters.
  */
 import type { ChatCompletionRequest } from '../openai/chat-request';
 import type { ChunkParts, CompletionParts } from '../openai/chat-response';
 import { createCompletionAssembler } from '../openai/completion-assembler';
-import { GatewayError, InvalidRequestError, UpstreamUnavailableError } from '../errors/gateway-errors';
 import { logger } from '../observability/logger';
 import { decodeSse } from '../sse/decode';
 import { outputMeter, type OutputMeter } from '../usage/output-meter';
 import { NATIVE_REQUEST, UpstreamAttemptError, type AdapterContext, type RoutedChatRequest, type UpstreamFailure, type UpstreamHttpRequest } from '../providers/types';
-import { makeFailure, transportFailure } from '../providers/upstream-failure';
+import { makeFailure } from '../providers/upstream-failure';
 import type { Attempt } from './attempt-plan';
-import { ours, SkipTarget, type AttemptRecord, type AttemptRun, type PlanHooks, type RoutedBase, type RouteOptions } from './attempt-contract';
+import { ours, SKIP, toFailure, type AttemptRun, type PlanHooks, type PlanOutcome, type RoutedBase, type RouteOptions } from './attempt-contract';
 import { runPlan } from './attempt-loop';
-import { hedgeAfterMs, logHedgeLoss } from './hedge';
+import { logHedgeLoss } from './hedge';
 import { reportingHealth } from './target-health';
-import { bufferedTimeouts, chatTimeouts, promptAllowanceMs, roughChatPromptTokens } from './timeouts';
-import { AttemptAbortedError, readText, startAttempt, type LiveAttempt } from './upstream-call';
+import { answerBy, bufferedTimeouts, chatTimeouts, hedgeAfterMs, promptAllowanceMs, streamedAttemptTimeouts } from './timeouts';
+import { roughChatPromptTokens } from '../usage/prompt-tokens';
+import { readText, startAttempt, type LiveAttempt } from './upstream-call';
 
 
 /**
@@ -68,15 +70,13 @@ interface StartedStream {
 
 /** The loop's hooks for a chat request: its limits per target, hedging, and the hedge-loss log. */
 function chatHooks(req: ChatCompletionRequest, opts: RouteOptions, successOnResolve: boolean): PlanHooks {
-  const allowance = promptAllowanceMs(req);
+  const allowance = promptAllowanceMs(roughChatPromptTokens(req));
   const timeouts = (a: Attempt) => chatTimeouts(a.target, a.providerTimeouts, req, allowance);
   return {
     timeouts,
-    hedgeAfterMs: (a) => hedgeAfterMs(a, timeouts(a), allowance),
+    hedgeAfterMs: (a) => hedgeAfterMs(a.hedge, timeouts(a), allowance),
     onHedgeLost: (a) => logHedgeLoss(a, roughChatPromptTokens(req), opts.requestId),
-    toFailure,
     onFailure: (a, f) => logFailure(a, f, opts.requestId),
-    exhausted,
     successOnResolve,
   };
 }
@@ -92,13 +92,7 @@ function chatHooks(req: ChatCompletionRequest, opts: RouteOptions, successOnReso
 async function startChatStream(req: ChatCompletionRequest, attempt: Attempt, ctx: AdapterContext, run: AttemptRun, opts: RouteOptions): Promise<StartedStream> {
   const { limits } = run;
   const meter = opts.outputBudget === undefined ? undefined : outputMeter(opts.outputBudget, req.n ?? 1);
-  const live = await startAttempt(ours(() => attempt.adapter.buildChatRequest(req, ctx)), run.signal, {
-    connectMs: limits.connectMs,
-    headersMs: Math.min(limits.headersMs, limits.firstTokenMs),
-    idleMs: Math.max(limits.idleMs, limits.firstTokenMs),
-    totalMs: limits.totalMs,
-    firstTokenMs: limits.firstTokenMs,
-  });
+  const live = await startAttempt(ours(() => attempt.adapter.buildChatRequest(req, ctx)), run.signal, streamedAttemptTimeouts(limits));
   try {
     if (!live.ok) {
       const text = await readText(live);
@@ -134,20 +128,20 @@ export async function routeBufferedCall<T>(
   build: (attempt: Attempt, ctx: AdapterContext) => UpstreamHttpRequest | undefined,
   parse: (text: string, attempt: Attempt, ctx: AdapterContext) => T,
 ): Promise<RoutedBase & { result: T }> {
-  const hooks: PlanHooks = { timeouts: (a) => bufferedTimeouts(a.target, a.providerTimeouts), toFailure, onFailure: (a, f) => logFailure(a, f, opts.requestId), exhausted, successOnResolve: true };
-  const out = await runPlan(plan, opts, hooks, async (attempt, ctx, { limits, signal }) => {
+  const hooks: PlanHooks = { timeouts: (a) => bufferedTimeouts(a.target, a.providerTimeouts), onFailure: (a, f) => logFailure(a, f, opts.requestId), successOnResolve: true };
+  const out = answered(await runPlan(plan, opts, hooks, async (attempt, ctx, { limits, signal }) => {
     const upstreamReq = ours(() => build(attempt, ctx));
-    if (upstreamReq === undefined) throw new SkipTarget();
-    const answerBy = Date.now() + limits.headersMs;
+    if (upstreamReq === undefined) return SKIP;
+    const answerDue = answerBy(limits);
     const live = await startAttempt(upstreamReq, signal, limits);
     try {
-      const text = await readText(live, answerBy);
+      const text = await readText(live, answerDue);
       if (!live.ok) throw new UpstreamAttemptError(attempt.adapter.classifyError(live.status, text, live.headers()));
       return ours(() => parse(text, attempt, ctx));
     } finally {
       live.close();
     }
-  });
+  }));
   return { attempt: out.attempt, attempts: out.attempts, result: out.result };
 }
 
@@ -163,13 +157,13 @@ export async function routeBufferedCall<T>(
  *   ({@link exhausted}) when no target answered by `opts.deadline`.
  */
 export async function routeBuffered(req: RoutedChatRequest, plan: readonly Attempt[], opts: RouteOptions): Promise<BufferedOutcome> {
-  const out = await runPlan(plan, opts, chatHooks(req, opts, true), async (attempt, ctx, run) => {
+  const out = answered(await runPlan(plan, opts, chatHooks(req, opts, true), async (attempt, ctx, run) => {
     const started = await startChatStream(req, attempt, ctx, run, opts);
     const assembler = createCompletionAssembler(attempt.adapter.assembly, req[NATIVE_REQUEST] !== undefined);
     assembler.push(started.first);
     for await (const batch of started.rest) assembler.push(batch);
     return { parts: assembler.result(), outputCut: cutAt(started.meter) };
-  });
+  }));
   const { parts, outputCut } = out.result;
   return { attempt: out.attempt, attempts: out.attempts, parts, ...(outputCut !== undefined ? { outputCut } : {}) };
 }
@@ -187,7 +181,7 @@ export async function routeBuffered(req: RoutedChatRequest, plan: readonly Attem
  * @throws GatewayError as {@link routeBuffered}, before any output.
  */
 export async function routeStream(req: ChatCompletionRequest, plan: readonly Attempt[], opts: RouteOptions): Promise<StreamOutcome> {
-  const out = await runPlan(plan, opts, chatHooks(req, opts, false), (attempt, ctx, run) => startChatStream(req, attempt, ctx, run, opts));
+  const out = answered(await runPlan(plan, opts, chatHooks(req, opts, false), (attempt, ctx, run) => startChatStream(req, attempt, ctx, run, opts)));
   const { first, rest, live, meter } = out.result;
   const { health } = out;
   let stoppedByUs = false;
@@ -205,6 +199,16 @@ export async function routeStream(req: ChatCompletionRequest, plan: readonly Att
     },
     outputCut: () => cutAt(meter),
   };
+}
+
+/**
+ * The router's boundary: a plan's answer, or its client's error thrown for the caller to answer with
+ * (edge/function-url.ts renders it).
+ * @throws GatewayError the plan's error.
+ */
+function answered<T>(out: PlanOutcome<T>): Extract<PlanOutcome<T>, { ok: true }> {
+  if (!out.ok) throw out.error;
+  return out;
 }
 
 /** The output tokens counted when a meter cut the answer; undefined when it did not. */
@@ -243,57 +247,9 @@ async function* streamParts(live: LiveAttempt, attempt: Attempt, ctx: AdapterCon
   }
 }
 
-/** Normalises anything an attempt threw into a verdict. */
-export function toFailure(err: unknown): UpstreamFailure {
-  if (err instanceof UpstreamAttemptError) return err.failure;
-  if (err instanceof AttemptAbortedError) return transportFailure(err.cause ?? err, err.timedOut);
-  if (err instanceof GatewayError) return { kind: 'client', retryable: false, status: err.status, message: err.message, clientError: err };
-  return transportFailure(err, false);
-}
-
 /** Our upstream key rejected is our misconfiguration: the operator must hear it loudly. */
 function logFailure(attempt: Attempt, failure: UpstreamFailure, requestId: string | undefined): void {
   const fields = { requestId, target: attempt.target.key, kind: failure.kind, status: failure.status, detail: failure.message };
   if (failure.kind === 'auth-config') logger.error('upstream rejected our credentials; check the provider key', fields);
   else logger.warn('upstream attempt failed; falling back', fields);
-}
-
-/** OpenAI's error code for a prompt over the model's context window (Chat Completions API errors). */
-const CONTEXT_LENGTH_EXCEEDED = 'context_length_exceeded';
-
-/**
- * Every attempt failed: 504 when they all timed out (or the deadline came), 503 when upstreams were
- * overloaded, rate limited or unreachable, 502 when an upstream answered badly.
- *
- * A prompt too long for a target is the client's to fix: when any attempt failed on the context
- * length (and the deadline did not cut the plan short), the answer is OpenAI's own 400
- * `context_length_exceeded` on `messages` — retrying the same prompt cannot help — even if a
- * larger-window equivalent failed for another reason meanwhile.
- * @param all every attempt's record (`hedge-lost` ones are ignored).
- * @param largestTooSmallWindow the largest context window (tokens) that refused the prompt, 0 if none.
- */
-export function exhausted(all: readonly AttemptRecord[], deadlineReached: boolean, largestTooSmallWindow = 0): GatewayError {
-  // An attempt stopped because a parallel one answered first says nothing about why the plan failed.
-  const records = all.filter((r) => r.outcome !== 'hedge-lost');
-  const tried = records.map((r) => r.publicModel).filter((m, i, a) => a.indexOf(m) === i).join(', ') || 'the model';
-  if (!deadlineReached && records.some((r) => r.outcome === 'context-length')) {
-    const window = largestTooSmallWindow > 0 ? ` (the largest context window tried holds ${largestTooSmallWindow} tokens)` : '';
-    return new InvalidRequestError(
-      `The messages are too long for every model that could serve this request: ${tried}${window}. Please reduce the length of the messages.`,
-      { param: 'messages', code: CONTEXT_LENGTH_EXCEEDED },
-    );
-  }
-  if (deadlineReached || (records.length > 0 && records.every((r) => r.outcome === 'timeout'))) {
-    return new UpstreamUnavailableError(504, `Every upstream for ${tried} timed out. Please retry.`);
-  }
-  // Unavailable: nobody could take the request now (5xx, overload, rate limit, network, timeout).
-  // Anything else (a malformed 200, a retired model, our key refused) is a bad answer: 502.
-  const unavailable = (r: AttemptRecord): boolean =>
-    r.outcome === 'rate-limit' || r.outcome === 'overloaded' || r.outcome === 'connection' || r.outcome === 'timeout' || (r.outcome === 'server' && r.status >= 500);
-  if (records.every(unavailable)) {
-    return new UpstreamUnavailableError(503, `Every upstream for ${tried} is unavailable or overloaded right now. Please retry.`, {
-      headers: { 'retry-after': '1' },
-    });
-  }
-  return new UpstreamUnavailableError(502, `No upstream for ${tried} returned a usable answer. Please retry.`);
 }

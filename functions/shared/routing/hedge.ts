@@ -1,23 +1,11 @@
 import { logger } from '../observability/logger';
 import type { Attempt } from './attempt-plan';
-import type { ChatTimeouts } from './timeouts';
 
 /**
- * Hedging, opt-in per model (catalogue `hedge`, attempt-loop.ts runs it): how long an attempt may go
- * without a first token before the next target starts beside it, and the accounting of the attempt
- * that loses the race.
+ * Hedging, opt-in per model (catalogue `hedge`, attempt-loop.ts runs it; its delay is set with the
+ * request's other time limits, timeouts.ts `hedgeAfterMs`): the accounting of the attempt that loses
+ * the race.
  */
-
-/**
- * ms after which an attempt on a hedged model gets a parallel one: the model's `hedge.afterMs`, else
- * its profile's usual p95 time to first token (routing/timeouts.ts LATENCY_TABLE); either way plus
- * the prompt-size allowance already in `timeouts` (a long prompt is slow to start on every target).
- * @returns undefined when the attempt's model does not hedge.
- */
-export function hedgeAfterMs(attempt: Attempt, timeouts: ChatTimeouts, promptAllowanceMs: number): number | undefined {
-  if (attempt.hedge === undefined) return undefined;
-  return attempt.hedge.afterMs === undefined ? timeouts.p95FirstTokenMs : attempt.hedge.afterMs + promptAllowanceMs;
-}
 
 /**
  * The operator's cost of an attempt stopped because another answered first (nano-USD, rounded up):

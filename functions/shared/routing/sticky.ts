@@ -1,5 +1,5 @@
 /**
- * Caches kept warm (issue 23 item 6): requests of one conversation go to the target that served it
+ * Caches kept warm: requests of one conversation go to the target that served it
  * last, for {@link STICKY_IDLE_MS} after its last request, so the provider's prompt cache is hit
  * (OpenRouter's "sticky" routing, keyed the same way: guides/best-practices/prompt-caching.mdx).
  *

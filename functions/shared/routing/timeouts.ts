@@ -1,12 +1,17 @@
 import type { CatalogueTarget } from '../catalogue/catalogue';
 import type { LatencyProfile } from '../catalogue/schema';
-import { roughChatPromptTokens } from '../usage/prompt-tokens';
-
-export { roughChatPromptTokens };
 import type { ChatCompletionRequest } from '../openai/chat-request';
 import { config } from '../config/env';
+import { SETTLE_RESERVE_MS } from '../config/stack-contract';
+import type { AttemptTimeouts } from './upstream-call';
 
 /**
+ * THE place that sets a request's time limits: its deadline (from the host's remaining time), how
+ * long its hold lives, when its status is committed, and each attempt's limits (from the latency
+ * table, the settings and the request's prompt) clipped to the deadline, with the hedge delay.
+ * Everyone else reads what these functions return; only the timers themselves live elsewhere
+ * (upstream-call.ts arms an attempt's, app/ the commit wait).
+ *
  * Time limits of an upstream attempt (ms). Chat attempts always stream upstream (a buffered answer is
  * assembled from the stream, fallback-router.ts), so the limits that matter are the time to the first
  * token and the silence between tokens; they come from ONE table, {@link LATENCY_TABLE}, by how the
@@ -129,24 +134,26 @@ export function latencyProfile(target: CatalogueTarget, req: Pick<ChatCompletion
 }
 
 /**
- * Extra first-token time for the prompt's size (ms): 1 ms per {@link PROMPT_TOKENS_PER_MS} prompt tokens,
- * counted by the one rule of usage/prompt-tokens.ts (its estimate, media not counted).
+ * Extra first-token time for the prompt's size (ms): 1 ms per {@link PROMPT_TOKENS_PER_MS} prompt tokens.
+ * @param promptTokens the prompt as counted by the one rule of usage/prompt-tokens.ts
+ *   (`roughChatPromptTokens`: its estimate, media not counted). Taken as a number so this module
+ *   stays light enough for the edge (every bundle) to read the request's deadline here.
  */
-export function promptAllowanceMs(req: ChatCompletionRequest): number {
-  return Math.floor(roughChatPromptTokens(req) / PROMPT_TOKENS_PER_MS);
+export function promptAllowanceMs(promptTokens: number): number {
+  return Math.floor(promptTokens / PROMPT_TOKENS_PER_MS);
 }
 
 /**
  * The limits of one chat attempt on `target` for `req` (ms): the table's row for its profile, then
  * the operator's, provider's and target's `stream` overrides, then the prompt-size allowance (ms,
- * {@link promptAllowanceMs} of `req` unless given) on the first-token limit and the p95.
+ * {@link promptAllowanceMs}) on the first-token limit and the p95.
  * `headersMs` never exceeds `firstTokenMs`.
  */
 export function chatTimeouts(
   target: CatalogueTarget,
   provider: TimeoutOverrides | undefined,
   req: ChatCompletionRequest,
-  allowance: number = promptAllowanceMs(req),
+  allowance: number,
   operator: TimeoutOverrides = config().UPSTREAM_TIMEOUTS_MS,
 ): ChatTimeouts {
   const row = LATENCY_TABLE[latencyProfile(target, req)];
@@ -159,4 +166,71 @@ export function chatTimeouts(
 /** The limits of one embeddings attempt (buffered): built-in, then operator, provider and target `buffered` overrides. */
 export function bufferedTimeouts(target: CatalogueTarget, provider: TimeoutOverrides | undefined, operator: TimeoutOverrides = config().UPSTREAM_TIMEOUTS_MS): Timeouts {
   return { ...BUILT_IN_TIMEOUTS.buffered, ...operator.buffered, ...provider?.buffered, ...target.timeouts?.buffered };
+}
+
+/**
+ * ms from an attempt's start after which a hedged model starts its next target beside it: the model's
+ * `hedge.afterMs`, else its profile's usual p95 time to first token ({@link LATENCY_TABLE}); either way
+ * plus the prompt-size allowance (ms) already in `timeouts` (a long prompt is slow to start on every
+ * target). Undefined when the model does not hedge (catalogue `hedge`).
+ */
+export function hedgeAfterMs(hedge: { afterMs?: number | undefined } | undefined, timeouts: ChatTimeouts, promptAllowance: number): number | undefined {
+  if (hedge === undefined) return undefined;
+  return hedge.afterMs === undefined ? timeouts.p95FirstTokenMs : hedge.afterMs + promptAllowance;
+}
+
+/** An attempt's limits (ms): its timeouts clipped to the deadline, and `totalMs`, what is left of the request's time. */
+export type AttemptLimits = Timeouts & { totalMs: number };
+
+/** Never let an attempt's timers run past the request's deadline: each limit clipped to `remainingMs` (ms, at least 1). */
+export function attemptLimits(t: Timeouts, remainingMs: number): AttemptLimits {
+  const r = Math.max(1, remainingMs);
+  return { connectMs: Math.min(t.connectMs, r), headersMs: Math.min(t.headersMs, r), firstTokenMs: Math.min(t.firstTokenMs, r), idleMs: Math.min(t.idleMs, r), totalMs: r };
+}
+
+/**
+ * The timers of a streamed chat attempt until its first token (upstream-call.ts): headers never after
+ * the first-token limit, and silence allowed up to the first-token limit (a reasoning model thinks in
+ * silence; the idle limit applies once output flows).
+ */
+export function streamedAttemptTimeouts(limits: AttemptLimits): AttemptTimeouts {
+  return { connectMs: limits.connectMs, headersMs: Math.min(limits.headersMs, limits.firstTokenMs), idleMs: Math.max(limits.idleMs, limits.firstTokenMs), totalMs: limits.totalMs, firstTokenMs: limits.firstTokenMs };
+}
+
+/** A buffered attempt begun now must have begun its answer by this time (epoch ms): its headers limit. */
+export function answerBy(limits: AttemptLimits, now = Date.now()): number {
+  return now + limits.headersMs;
+}
+
+/**
+ * The request's deadline (epoch ms): no upstream attempt runs past it. The host's remaining time
+ * (`remainingMs`, Lambda's `getRemainingTimeInMillis()`) less the settle reserve (SETTLE_RESERVE_MS,
+ * config/stack-contract.ts: writing the last bytes and settling the ledger), at least 1 s.
+ */
+export function requestDeadline(receivedAt: number, remainingMs: number): number {
+  return receivedAt + Math.max(1_000, remainingMs - SETTLE_RESERVE_MS);
+}
+
+/**
+ * When the request's own function can no longer settle its hold (epoch ms): its deadline plus the
+ * settle reserve, i.e. the invocation's end. Undefined when the host sets no deadline (the hold then
+ * lives the billing default, 15 minutes).
+ */
+export function holdEndsAt(req: { deadline?: number | undefined }): number | undefined {
+  return req.deadline === undefined ? undefined : req.deadline + SETTLE_RESERVE_MS;
+}
+
+/**
+ * When a chat answer's status is committed if no answer is in yet (epoch ms), counted from the
+ * request's arrival (the hold's time is part of what the client waits):
+ * - buffered: `BUFFERED_CHAT_BUDGET_MS` (default 55 s, under CloudFront's origin timeout); then the
+ *   200 goes out with JSON-whitespace beats while routing runs on to the deadline (app/held-json.ts);
+ * - streamed: `STREAM_COMMIT_AFTER_MS` (default 10 s) waiting for a first token. Until then every
+ *   failure keeps its own status code; after, SSE comments keep the connection alive — CloudFront cuts
+ *   an origin silent for 60 s (its origin response timeout) — and fallback goes on invisibly.
+ * Settings read at call time (config/env.ts).
+ */
+export function commitAt(req: { receivedAt: number }, stream: boolean): number {
+  const c = config();
+  return req.receivedAt + (stream ? c.STREAM_COMMIT_AFTER_MS : c.BUFFERED_CHAT_BUDGET_MS);
 }

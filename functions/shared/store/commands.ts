@@ -8,8 +8,6 @@
 import type * as Doc from '@aws-sdk/lib-dynamodb';
 import { marshall, unmarshall, type NativeAttributeValue } from '@aws-sdk/util-dynamodb';
 
-export type { GetCommandInput, PutCommandInput, QueryCommandInput, TransactWriteCommandInput, UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
-
 type Plain = Record<string, NativeAttributeValue>;
 type Json = Record<string, unknown>;
 

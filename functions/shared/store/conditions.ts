@@ -21,9 +21,6 @@ export const KEY_IS_NEW = 'attribute_not_exists(keyHash)';
 /** Accounts: keyCount ≤ MAX_KEYS_PER_ACCOUNT (spec §8: at most 5 keys). `:max` = the limit. */
 export const ACCOUNT_EXISTS_AND_HAS_KEY_ROOM = 'attribute_exists(accountId) AND keyCount < :max';
 
-/** Keys: only the owning account revokes a key, and only once (keyCount is decremented once per key). */
-export const KEY_IS_ACTIVE_AND_OWNED = 'accountId = :accountId AND #status = :active';
-
 /**
  * Keys: only the owning account changes or deletes a key, and a deleted key never comes back (keyCount
  * is decremented once per key). `:deleted` = 'deleted', `:revoked` = 'revoked' (older rows).
@@ -75,12 +72,9 @@ export const ACCOUNT_EXISTS_AND_HAS_KEYS = 'attribute_exists(accountId) AND keyC
 /** Ledger: one entry per request id, so a replayed settle is a no-op, not a double charge. */
 export const LEDGER_ENTRY_IS_NEW = 'attribute_not_exists(requestId)';
 
-/** Accounts: free tokens never go negative. `:free` = the free tokens this settle consumes. */
-export const ACCOUNT_EXISTS_AND_HAS_FREE_TOKENS = 'attribute_exists(accountId) AND freeTokens >= :free';
-
 /**
  * Accounts: a hold is placed once per request id: its inline record `holds.<requestId>` is new
- * (`#holds.#rid` = the path; billing/hold-write.ts substitutes its own placeholders). A retried write
+ * (`#holds.#rid` = the path; billing/hold-plan.ts substitutes its own placeholders). A retried write
  * whose first attempt landed fails here, and ALL_OLD shows the hold that stands.
  */
 export const HOLD_IS_NEW = 'attribute_not_exists(#holds.#rid)';
@@ -94,24 +88,10 @@ export const HOLD_IS_NEW = 'attribute_not_exists(#holds.#rid)';
 export const HOLD_IS_PENDING = 'attribute_exists(#holds.#rid)';
 
 /**
- * Ledger, holds placed before issue 14 only (billing/legacy-settle.ts): the held ledger item is settled
+ * Ledger, ledger-item holds only, the format before inline holds (README, "Upgrading from the ledger-item holds"; billing/settle.ts): the held ledger item is settled
  * (or cancelled) once, while it still says `held`. `#status` = `status`, `:held` = `held`.
  */
 export const HOLD_WAS_LEDGER_ITEM = '#status = :held';
-
-/**
- * The hold's conditions on the account item (billing/hold-write.ts builds them per request; each
- * clause is one invariant):
- * - `freeTokens >= :f` (or `= :f` when the hold takes them all): available free tokens never negative,
- *   and credit is held only when no free tokens are left;
- * - `creditNanoUsd >= :c`: available credit never negative (held amounts count as spent);
- * - `keys.<h16>.status = active`: a disabled or deleted key is refused at once, in every container;
- * - `keys.<h16>.leftNanoUsd >= :c` in the current window (or the roll to a new window): a key never
- *   holds beyond its spend limit;
- * - `rpmWindow = :minute AND rpmCount < :rpm` (or a new minute), `inflight < :concurrent`, on the
- *   account and on the key: the rate limits.
- */
-export const HOLD_CONDITIONS_DOC = 'billing/hold-write.ts';
 
 /**
  * Ledger: a payment entry (a top-up, an auto top-up, a dispute: `pay_<ms>_<stripe id>`) is written

@@ -9,8 +9,6 @@ import { AwsJsonClient, envCredentials, type AwsCredentials } from '../aws/aws-j
 import { dynamoErrorFromResponse } from './dynamo-json-errors';
 import { StoreClient } from './lean-document-client';
 
-export type { StoreClient } from './lean-document-client';
-
 /** Options for {@link createDocumentClient}; every field defaults from the environment. */
 export interface DocumentClientOptions {
   /** e.g. `http://127.0.0.1:8000` for DynamoDB Local; omitted = the AWS regional endpoint. */
@@ -37,6 +35,7 @@ export interface DocumentClientOptions {
  */
 const DEFAULT_MAX_ATTEMPTS = 3;
 const DEFAULT_CONNECTION_TIMEOUT_MS = 1_000;
+/** For a client made with no limits of its own; the container's client takes `DYNAMODB_REQUEST_TIMEOUT_MS` (config/env.ts). */
 const DEFAULT_REQUEST_TIMEOUT_MS = 3_000;
 
 /**
@@ -109,14 +108,15 @@ let shared: StoreClient | undefined;
 
 /**
  * The container's client, made on first call from `DYNAMODB_ENDPOINT` (set only for DynamoDB Local),
- * `DYNAMODB_REQUEST_TIMEOUT_MS` (default 3,000; `npm start` sets 10,000: DynamoDB Local serialises
+ * `DYNAMODB_REQUEST_TIMEOUT_MS` (config/env.ts; `npm start` sets 10,000: DynamoDB Local serialises
  * transactions and is far slower than DynamoDB under concurrency) and `AWS_REGION`. Reading the environment at first use, not at import, lets tests and the admin CLI
  * set it before any store call.
  */
 export function documentClient(): StoreClient {
-  const { DYNAMODB_REQUEST_TIMEOUT_MS: timeout, DYNAMODB_ENDPOINT } = config();
-  // Locally the connect timeout follows: a loaded machine accepts DynamoDB Local's connections slowly too.
-  shared ??= createDocumentClient({ endpoint: DYNAMODB_ENDPOINT, ...(timeout > 0 ? { requestTimeoutMs: timeout, connectionTimeoutMs: Math.min(timeout, 5_000) } : {}) });
+  const { DYNAMODB_REQUEST_TIMEOUT_MS: requestTimeoutMs, DYNAMODB_ENDPOINT } = config();
+  // Raised (locally), the connect timeout follows: a loaded machine accepts DynamoDB Local's connections slowly too.
+  const connectionTimeoutMs = requestTimeoutMs > DEFAULT_REQUEST_TIMEOUT_MS ? Math.min(requestTimeoutMs, 5_000) : DEFAULT_CONNECTION_TIMEOUT_MS;
+  shared ??= createDocumentClient({ endpoint: DYNAMODB_ENDPOINT, requestTimeoutMs, connectionTimeoutMs });
   return shared;
 }
 

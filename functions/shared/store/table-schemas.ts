@@ -13,7 +13,7 @@
  *             had) holds in flight. GSI `byEmailKeys` (email; sparse: self-serve accounts; keys only)
  *             so the admin CLI finds an account by email. GSI `pendingHolds` (sweepShard; sparse: only
  *             items with holds in flight; keys only) so the orphan sweep finds them without a Scan
- *             (billing/pending-holds.ts).
+ *             (billing/hold-record.ts).
  * - ledger:   pk `accountId` (or a fund shard's `accountId#k`), sk `requestId` (time-ordered, so a Query
  *             returns entries in time order). One item per settled request, written by its settle;
  *             holds in flight live on the account item, not here. No index.
@@ -49,7 +49,7 @@ export interface TableSchema {
   pointInTimeRecovery?: boolean;
 }
 
-/** The accounts table's sparse index of items with holds in flight (billing/pending-holds.ts). */
+/** The accounts table's sparse index of items with holds in flight (billing/hold-record.ts). */
 export const PENDING_HOLDS_INDEX = 'pendingHolds';
 /** Its key: one of {@link SWEEP_SHARDS} shard names, present only while the item has holds in flight. */
 export const SWEEP_SHARD_ATTRIBUTE = 'sweepShard';

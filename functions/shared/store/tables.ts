@@ -1,7 +1,7 @@
 /**
  * Physical table names. The deployed stack sets `KEYS_TABLE`, `ACCOUNTS_TABLE`, `LEDGER_TABLE`,
- * `RESPONSES_TABLE` (names in {@link TABLE_ENV}, read through config/env.ts); locally the defaults below
- * match what `npm start` creates.
+ * `RESPONSES_TABLE` (names in {@link TABLE_ENV}, read through config/env.ts, whose defaults
+ * are the names `npm start` creates in DynamoDB Local).
  */
 import { config } from '../config/env';
 
@@ -14,16 +14,8 @@ export interface TableNames {
   responses: string;
 }
 
-/** Names used when the environment sets none (DynamoDB Local). */
-export const LOCAL_TABLE_NAMES: Readonly<TableNames> = {
-  keys: 'modelmux-keys',
-  accounts: 'modelmux-accounts',
-  ledger: 'modelmux-ledger',
-  responses: 'modelmux-responses',
-};
-
 /**
- * The table names from the container's config (config/env.ts; defaults {@link LOCAL_TABLE_NAMES}). A
+ * The table names from the container's config (config/env.ts). A
  * test that points the store at its own tables sets the variables and calls `reloadConfig()`
  * (test/support/tables.ts does).
  */

@@ -1,5 +1,6 @@
 /** One TransactWriteItems call through the container's client, with outages mapped to 503. */
-import { TransactWriteCommand, type TransactWriteCommandInput } from './commands';
+import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { TransactWriteCommand } from './commands';
 import { documentClient } from './dynamo';
 import { storeCall } from './store-errors';
 import { retryOnConflict } from './transaction-retry';

@@ -5,19 +5,32 @@
  * The SDK does not retry those; the hot account item makes them routine, so we retry with jitter.
  */
 import { backoffMs } from '../retry/backoff';
-import { sleep } from '../retry/sleep';
+import { retrying, type RetryPolicy } from '../retry/retry';
+
+/**
+ * One item's reason in a cancelled TransactWriteItems: its code (`None`, `ConditionalCheckFailed`,
+ * `TransactionConflict`, …) and the ALL_OLD image its failed condition returned
+ * (`ReturnValuesOnConditionCheckFailure`; still marshalled, as lib-dynamodb passes errors through untouched).
+ */
+export interface CancellationReason {
+  code: string | undefined;
+  item: unknown;
+}
+
+/** The reasons of a cancelled transaction in `TransactItems` order, or undefined when `err` is not one. */
+export function cancellationReasons(err: unknown): CancellationReason[] | undefined {
+  if (typeof err !== 'object' || err === null || (err as { name?: unknown }).name !== 'TransactionCanceledException') return undefined;
+  const reasons = (err as { CancellationReasons?: unknown }).CancellationReasons;
+  if (!Array.isArray(reasons)) return [];
+  return reasons.map((r: unknown) => {
+    const o = (typeof r === 'object' && r !== null ? r : {}) as { Code?: unknown; Item?: unknown };
+    return { code: typeof o.Code === 'string' ? o.Code : undefined, item: o.Item };
+  });
+}
 
 /** Per-item codes of a cancelled transaction, in `TransactItems` order (e.g. `None`, `ConditionalCheckFailed`). */
 export function cancellationCodes(err: unknown): ReadonlyArray<string | undefined> | undefined {
-  if (typeof err !== 'object' || err === null) return undefined;
-  if ((err as { name?: unknown }).name !== 'TransactionCanceledException') return undefined;
-  const reasons = (err as { CancellationReasons?: unknown }).CancellationReasons;
-  if (!Array.isArray(reasons)) return [];
-  return reasons.map((r: unknown) =>
-    typeof r === 'object' && r !== null && typeof (r as { Code?: unknown }).Code === 'string'
-      ? (r as { Code: string }).Code
-      : undefined,
-  );
+  return cancellationReasons(err)?.map((r) => r.code);
 }
 
 /**
@@ -54,17 +67,10 @@ export function backoffDelayMs(attempt: number, opts: ConflictRetryOptions = {})
 }
 
 /**
- * Runs `op`, retrying while it fails with a transaction conflict (bounded by `maxAttempts`).
- * Any other error, or the last conflict, is rethrown unchanged.
+ * Runs `op`, retrying while it fails with a transaction conflict (bounded by `maxAttempts`), through
+ * the one retry loop (retry/retry.ts). Any other error, or the last conflict, is rethrown unchanged.
  */
 export async function retryOnConflict<T>(op: () => Promise<T>, opts: ConflictRetryOptions = {}): Promise<T> {
-  const maxAttempts = opts.maxAttempts ?? 8;
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await op();
-    } catch (err) {
-      if (attempt >= maxAttempts || !isTransactionConflict(err)) throw err;
-      await (opts.sleep ?? sleep)(backoffDelayMs(attempt, opts));
-    }
-  }
+  const policy: RetryPolicy = { maxAttempts: opts.maxAttempts ?? 8, delayMs: (err, retry) => (isTransactionConflict(err) ? backoffDelayMs(retry + 1, opts) : undefined) };
+  return retrying(op, policy, opts.sleep === undefined ? {} : { sleep: opts.sleep });
 }

@@ -1,7 +1,7 @@
 /**
- * THE count of a chat request's prompt tokens — one rule for every caller (issue 23 item 7):
+ * THE count of a chat request's prompt tokens — one rule for every caller:
  * - the hold's upper bound (billing/hold-demand.ts): {@link chatPromptTokens}`.bound`;
- * - the tokens billed when an upstream sent no usage (a stream cut before its usage chunk; app/chat-billable-usage.ts):
+ * - the tokens billed when an upstream sent no usage (a stream cut before its usage chunk; app/settle-request.ts):
  *   {@link estimateChatPromptTokens}, the same parts counted with the tokenizer loaded;
  * - the rough size behind the time limits and the hedge-loss log (routing/timeouts.ts): {@link roughChatPromptTokens}.
  *

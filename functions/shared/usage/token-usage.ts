@@ -8,7 +8,7 @@
  *
  *   uncached input = prompt − cachedRead − cacheWrite5m − cacheWrite1h   (≥ 0, enforced by {@link tokenUsage})
  *
- * How each provider's report maps onto it (docs/prompt-caching.md has the sources):
+ * How each provider's report maps onto it (docs/prices.md has the sources):
  * - Anthropic is ADDITIVE: `input_tokens` excludes `cache_read_input_tokens` and
  *   `cache_creation_input_tokens`; prompt = the three summed; the write is split by
  *   `cache_creation.ephemeral_5m_input_tokens` / `ephemeral_1h_input_tokens` (all 5-minute when absent).

@@ -1,8 +1,8 @@
 /**
  * zod for modelmux's schemas: `zod/mini`, the functional, tree-shakeable form of zod 4 (the same core,
  * checks and issues as classic zod; https://zod.dev/packages/mini). It builds its schema objects about
- * three times cheaper than classic `zod` at module load and bundles only what is used (issue 14: the
- * chat bundle's size and cold start).
+ * three times cheaper than classic `zod` at module load and bundles only what is used (the chat
+ * bundle's size and cold start).
  *
  * Classic zod registers its English messages on its first schema; mini registers none (every message
  * would read "Invalid input"). The 400s modelmux returns quote these messages ("Too small: expected

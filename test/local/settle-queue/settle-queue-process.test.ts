@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { startQueueProcess, type QueueProcess } from '../../../local/settle-queue-process';
 
 /**
- * Issue 21 item 4: the local settle queue lives outside the gateway process, so what a crashed gateway
+ * The local settle queue lives outside the gateway process, so what a crashed gateway
  * queued is still there for the next start.
  */
 const dir = mkdtempSync(join(tmpdir(), 'settle-queue-'));

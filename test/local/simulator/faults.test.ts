@@ -3,7 +3,8 @@
  * logic will see on the wire, and what the request log records.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { startSimulator, type SimProvider, type Simulator } from '../../../local/simulator/index.js';
+import { startSimulator, type Simulator } from '../../../local/simulator/index.js';
+import type { ProviderName } from '../../../functions/shared/providers/manifest.js';
 import { jsonOf, readRawFor, readSse, readUntilThenListen } from './sse-reader.js';
 
 let sim: Simulator;
@@ -19,7 +20,7 @@ afterAll(() => sim.close());
 const PROMPT = 'Hello simulator, how are you today?';
 
 /** A request in each provider's own dialect. */
-function request(provider: SimProvider, opts: { stream?: boolean; model?: string; signal?: AbortSignal } = {}): Promise<Response> {
+function request(provider: ProviderName, opts: { stream?: boolean; model?: string; signal?: AbortSignal } = {}): Promise<Response> {
   const stream = opts.stream ?? false;
   if (provider === 'anthropic') {
     return fetch(`${sim.urls.anthropic}/v1/messages`, {

@@ -5,7 +5,8 @@
 import OpenAI from 'openai';
 import type { ChatCompletionChunk, ChatCompletionCreateParamsNonStreaming, ChatCompletionCreateParamsStreaming, ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { embed, startSimulator, type SimProvider, type Simulator } from '../../../local/simulator/index.js';
+import { embed, startSimulator, type Simulator } from '../../../local/simulator/index.js';
+import type { ProviderName } from '../../../functions/shared/providers/manifest.js';
 
 let sim: Simulator;
 beforeAll(async () => {
@@ -14,7 +15,7 @@ beforeAll(async () => {
 afterEach(() => sim.reset());
 afterAll(() => sim.close());
 
-const client = (provider: SimProvider, apiKey = 'sk-test'): OpenAI => new OpenAI({ apiKey, baseURL: sim.urls[provider], maxRetries: 0 });
+const client = (provider: ProviderName, apiKey = 'sk-test'): OpenAI => new OpenAI({ apiKey, baseURL: sim.urls[provider], maxRetries: 0 });
 
 const PROMPT = 'Hello simulator, how are you today?';
 /** 12 words: `Echo:` + the 6 prompt words + 5 filler words. */
@@ -209,7 +210,7 @@ describe('openai SDK against the OpenAI-compatible hosts', () => {
     await expect(client('minimax').chat.completions.create({ model: 'MiniMax-M2', messages: [{ role: 'user', content: 'x' }], temperature: 0 })).rejects.toMatchObject({ status: 400, param: 'temperature' });
   });
 
-  it.each<SimProvider>(['together', 'deepinfra'])('%s: buffered and streamed chat agree', async (provider) => {
+  it.each<ProviderName>(['together', 'deepinfra'])('%s: buffered and streamed chat agree', async (provider) => {
     const model = 'some-model';
     const res = await client(provider).chat.completions.create({ model, messages: [{ role: 'user', content: PROMPT }] });
     expect(res.choices[0]?.message.content).toBe(EXPECTED);

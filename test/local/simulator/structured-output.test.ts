@@ -11,7 +11,8 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import OpenAI from 'openai';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { jsonModeInstruction } from '../../../functions/shared/providers/anthropic/json-mode';
-import { startSimulator, type SimProvider, type Simulator } from '../../../local/simulator/index.js';
+import { startSimulator, type Simulator } from '../../../local/simulator/index.js';
+import type { ProviderName } from '../../../functions/shared/providers/manifest.js';
 import { valueFromSchema } from '../../../local/simulator/schema-value.js';
 
 let sim: Simulator;
@@ -66,7 +67,7 @@ describe('a conforming value from a JSON Schema', () => {
 });
 
 describe('OpenAI-shaped hosts: response_format', () => {
-  const hosts: SimProvider[] = ['openai', 'deepseek', 'minimax', 'together', 'deepinfra'];
+  const hosts: ProviderName[] = ['openai', 'deepseek', 'minimax', 'together', 'deepinfra'];
 
   it.each(hosts)('%s answers json_schema with a conforming object, buffered and streamed', async (provider) => {
     const client = new OpenAI({ apiKey: 'sk-test', baseURL: sim.urls[provider], maxRetries: 0 });

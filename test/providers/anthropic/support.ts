@@ -7,8 +7,6 @@ import { anthropicAdapter } from '../../../functions/shared/providers/anthropic/
 import type { AdapterContext, StreamTransform } from '../../../functions/shared/providers/types';
 import { runTransform, type StreamRun } from '../stream-run';
 
-export type { StreamRun };
-
 /** Shared helpers of the Anthropic adapter tests (fixtures in test/fixtures/anthropic). */
 
 export const fixture = (name: string): Buffer => readFileSync(join(__dirname, '..', '..', 'fixtures', 'anthropic', name));

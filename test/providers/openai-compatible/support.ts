@@ -8,8 +8,6 @@ import { providerSpec } from '../../../functions/shared/providers/registry';
 import type { AdapterContext } from '../../../functions/shared/providers/types';
 import { runTransform, type StreamRun } from '../stream-run';
 
-export type { StreamRun };
-
 /**
  * Shared helpers of the OpenAI-compatible adapter tests (OpenAI, DeepSeek, MiniMax, Llama hosts;
  * fixtures in test/fixtures/openai and test/fixtures/minimax, written from providers.md §1.4,

@@ -60,16 +60,6 @@ export async function signUpThroughPage(page: Page, gw: RunningGateway, email: s
   return body.data.id;
 }
 
-/** Signs in through the sign-in page. */
-export async function signInThroughPage(page: Page, gw: RunningGateway, email: string, password = TEST_PASSWORD): Promise<void> {
-  await page.goto(`${gw.origin}/${PAGES['sign-in']}`);
-  await expectHeading(page, 'Sign in');
-  await page.getByLabel('Email').fill(email);
-  await page.getByLabel('Password', { exact: true }).fill(password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await expectHeading(page, 'Overview');
-}
-
 /** Opens a page by its hash route and waits until it has finished loading (no "Loading…" left). */
 export async function openPage(page: Page, gw: RunningGateway, route: keyof typeof PAGES, heading: string | RegExp): Promise<void> {
   await page.goto(`${gw.origin}/${PAGES[route]}`);

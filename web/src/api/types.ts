@@ -1,6 +1,6 @@
 /**
- * The account API's shapes, exactly as DATA-MODEL.md §7 gives them (issue 11 builds the API; this is
- * its one client-side copy: if a shape moves, it moves here). Money is USD as a number WITH the exact
+ * The account API's shapes, exactly as DATA-MODEL.md §7 gives them (this is
+ * their one client-side copy: if a shape moves, it moves here). Money is USD as a number WITH the exact
  * integer nano-USD beside it; the dashboard computes and displays from the integers. Times are ISO 8601.
  */
 
@@ -161,19 +161,14 @@ export interface ByokKey {
   last4: string;
   allow_fallback: boolean;
   created_at: string;
-  /** Sent by the API beside §7's fields (issue 11). */
+  /** Sent by the API beside §7's fields. */
   updated_at?: string;
 }
 
-/** `GET /v1/byok`: the attached keys, and (issue 11, beside §7) the providers that take one. */
+/** `GET /v1/byok`: the attached keys, and (beside §7) the providers that take one. */
 export interface ByokList {
   data: ByokKey[];
   providers?: string[];
-  /** The catalogue's public models each provider's key serves (issue 28). */
+  /** The catalogue's public models each provider's key serves. */
   served_models?: Record<string, string[]>;
-}
-
-/** OpenAI's error body, which every account API error uses. */
-export interface OpenAIErrorBody {
-  error: { message: string; type?: string; param?: string | null; code?: string | null };
 }

@@ -2,7 +2,7 @@ import type { DailyCaching } from '../usage/aggregate';
 import { formatCount, formatUsd } from '../format/money';
 
 /**
- * Prompt caching per UTC day × model (issue 23): the prompt tokens read from and written to the
+ * Prompt caching per UTC day × model: the prompt tokens read from and written to the
  * providers' caches, and what the cache reads saved (the API's `cache_discount_nano_usd`: cached tokens
  * × the input price − what they cost at the cached price). Nothing when no request used a cache.
  */

@@ -1,4 +1,5 @@
-import type { ChatMessage, ToolCall } from '../../openai/chat-request';
+import type { ChatMessage } from '../../openai/chat-messages';
+import type { ToolCall } from '../../openai/chat-tools';
 import { InvalidRequestError } from '../../errors/gateway-errors';
 import { functionCallsOnly } from '../unsupported-parameters';
 import { userPartToBlock, withCacheControl } from './content';

@@ -1,4 +1,5 @@
-import type { ChatCompletionRequest, FunctionTool } from '../../openai/chat-request';
+import type { ChatCompletionRequest } from '../../openai/chat-request';
+import type { FunctionTool } from '../../openai/chat-tools';
 import type { FunctionToolChoice } from '../unsupported-parameters';
 import type { AnthropicTool, AnthropicToolChoice } from './request-body';
 

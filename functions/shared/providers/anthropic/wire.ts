@@ -33,7 +33,6 @@ export const contentBlock = z.lazy(() =>
     input: z.optional(z.unknown()),
   }),
 );
-export type ContentBlock = z.infer<typeof contentBlock>;
 
 /** The `error` object of an error body or an `error` stream event (providers.md §2.7). */
 export const errorObject = z.lazy(() =>

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { ToolCall } from '../../openai/chat-request';
+import type { ToolCall } from '../../openai/chat-tools';
 import { signatureExtraContent } from './thought-signature';
 import type { ResponsePart } from './wire';
 

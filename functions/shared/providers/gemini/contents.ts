@@ -1,4 +1,5 @@
-import type { ChatCompletionRequest, ChatMessage } from '../../openai/chat-request';
+import type { ChatCompletionRequest } from '../../openai/chat-request';
+import type { ChatMessage } from '../../openai/chat-messages';
 import { InvalidRequestError } from '../../errors/gateway-errors';
 import { functionCallsOnly } from '../unsupported-parameters';
 import { toGeminiUserPart } from './media';

@@ -1,4 +1,4 @@
-import type { UserContentPart } from '../../openai/chat-request';
+import type { UserContentPart } from '../../openai/chat-messages';
 import { InvalidRequestError } from '../../errors/gateway-errors';
 import { parseDataUrl } from '../../openai/data-url';
 import type { GeminiPart } from './wire-request';

@@ -1,4 +1,4 @@
-import type { ToolCall } from '../../openai/chat-request';
+import type { ToolCall } from '../../openai/chat-tools';
 
 /**
  * Gemini thought signatures on tool calls (providers.md §3.2): a `functionCall` part may carry an

@@ -51,7 +51,6 @@ const candidate = z.lazy(() =>
     index: z.nullish(z.number().check(z.int())),
   }),
 );
-export type Candidate = z.infer<typeof candidate>;
 
 /** `usageMetadata` (tokens). `candidatesTokenCount` excludes thinking tokens (§3.3). */
 export const usageMetadata = z.lazy(() =>

@@ -1,4 +1,5 @@
-import type { ChatMessage, MessageToolCall, ToolCall } from '../../openai/chat-request';
+import type { ChatMessage } from '../../openai/chat-messages';
+import type { MessageToolCall, ToolCall } from '../../openai/chat-tools';
 import type { AdapterContext } from '../types';
 
 /**

@@ -1,6 +1,7 @@
 /**
  * A small builder for DynamoDB update and condition expressions with generated placeholders, so the
- * hold and settle writes can add only the parts a request needs (DynamoDB refuses unused values).
+ * hold, settle and balance-marker writes (billing/) and the auto top-up's (payments/) can add only the
+ * parts a request needs (DynamoDB refuses unused values).
  */
 
 /** Builds one Update item's expressions. */
