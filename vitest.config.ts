@@ -12,6 +12,12 @@ import { defineConfig, type TestProjectInlineConfiguration } from 'vitest/config
  *
  * `npm test` runs unit, integration and stack; `npm run test:all` (CI, `.ci/run`) runs every tier;
  * `npx vitest run --project slow` one tier. A new test file is an integration test until listed here.
+ *
+ * Parallelism: vitest's default is one file at a time on 2 cores (cores − 1), but an integration file
+ * mostly waits (on DynamoDB Local, loopback HTTP, an upstream's pacing), so unit and integration files
+ * run {@link FILES_AT_ONCE} at a time on any machine. Projects that share a `sequence.groupOrder` must
+ * share `maxWorkers`, so the stack tier (one worker) runs after them, and the slow tier (vitest's
+ * default) after that when all tiers run in one command.
  */
 
 /** Pure tests: they never touch DynamoDB (the unit tier points the store at a closed port). */
@@ -46,15 +52,18 @@ const SLOW = [
   'test/web/{accessibility,chromium,dashboard.e2e,payments.e2e}.test.ts',
 ];
 
+/** Unit and integration files run at the same time (measured on 2 cores: see the comment above). */
+const FILES_AT_ONCE = 3;
+
 const common = { setupFiles: ['test/support/worker-env.ts'], testTimeout: 30_000, hookTimeout: 60_000, pool: 'forks' as const };
 const withDynamoDb = { ...common, globalSetup: ['test/support/global-setup.ts'] };
 
 const projects: TestProjectInlineConfiguration[] = [
   // Pure tests need no process of their own: worker threads start faster than forks (each has its own process.env copy).
-  { test: { ...common, name: 'unit', include: UNIT, pool: 'threads' } },
-  { test: { ...withDynamoDb, name: 'integration', include: ['test/**/*.test.ts'], exclude: [...UNIT, ...STACK, ...SLOW] } },
-  { test: { ...common, name: 'stack', include: STACK, isolate: false, fileParallelism: false, hookTimeout: 180_000 } },
-  { test: { ...withDynamoDb, name: 'slow', include: SLOW } },
+  { test: { ...common, name: 'unit', include: UNIT, pool: 'threads', maxWorkers: FILES_AT_ONCE } },
+  { test: { ...withDynamoDb, name: 'integration', include: ['test/**/*.test.ts'], exclude: [...UNIT, ...STACK, ...SLOW], maxWorkers: FILES_AT_ONCE } },
+  { test: { ...common, name: 'stack', include: STACK, isolate: false, fileParallelism: false, hookTimeout: 180_000, sequence: { groupOrder: 1 } } },
+  { test: { ...withDynamoDb, name: 'slow', include: SLOW, sequence: { groupOrder: 2 } } },
 ];
 
 export default defineConfig({ test: { projects, reporters: ['default'] } });

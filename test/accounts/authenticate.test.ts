@@ -55,13 +55,17 @@ describe('authenticate', () => {
   });
 
   it('rejects a revoked key once the cache TTL has passed in another container', async () => {
-    process.env.KEY_CACHE_TTL_MS = '150';
+    // Long enough for the revoke and the second call to land within it on a loaded machine; the wait
+    // after them is only what is left of it.
+    const ttlMs = 1_000;
+    process.env.KEY_CACHE_TTL_MS = String(ttlMs);
     reloadConfig();
     const k = await newKey();
-    await authenticate(k.key); // cached here
+    await authenticate(k.key); // cached here, before:
+    const cachedAt = Date.now();
     await revokeKeyElsewhere(k.keyHash);
     await expect(authenticate(k.key)).resolves.toMatchObject({ accountId: k.accountId }); // within TTL: documented
-    await new Promise((r) => setTimeout(r, 200));
+    await new Promise((r) => setTimeout(r, Math.max(0, cachedAt + ttlMs + 20 - Date.now())));
     await expect(authenticate(k.key)).rejects.toMatchObject({ status: 401, code: 'invalid_api_key' });
   });
 

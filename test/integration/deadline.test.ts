@@ -93,7 +93,7 @@ describe('buffered budget', () => {
   });
 
   it('an answer that takes longer than the budget is held, then arrives whole: the openai SDK reads it as usual, and it is billed', async () => {
-    sim().setChunkDelay(40); // ~30 events: ~1.2 s, past the 600 ms budget, within the 1.5 s deadline
+    sim().setChunkDelay(25); // ~30 events: ~0.75 s, past the 600 ms budget, well within the 1.5 s deadline on a loaded machine
     const client = new OpenAI({ baseURL: gw.baseUrl, apiKey: gw.apiKey, maxRetries: 0 });
     const started = Date.now();
     const { data, response } = await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'held answer' }] }).withResponse();
@@ -108,7 +108,7 @@ describe('buffered budget', () => {
   });
 
   it('a buffered Responses API answer held past the budget arrives whole in the Responses shape', async () => {
-    sim().setChunkDelay(40);
+    sim().setChunkDelay(25); // as above
     const client = new OpenAI({ baseURL: gw.baseUrl, apiKey: gw.apiKey, maxRetries: 0 });
     const started = Date.now();
     const { data, response } = await client.responses.create({ model: 'gpt-4o-mini', input: 'held response' }).withResponse();

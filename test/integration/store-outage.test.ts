@@ -1,25 +1,26 @@
 import OpenAI from 'openai';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { startDynamoDbLocal } from '../../local/dynamodb-local';
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { startGateway, type RunningGateway } from '../../local/gateway';
+import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy';
 
 /**
  * No free lunch: when DynamoDB cannot be reached, the client gets a clear 503 and no upstream call is
  * made, so no token is served that cannot be billed — every request writes its hold before its call,
  * warm caches or not. A request already answering when DynamoDB goes away is still billed: its settle
  * is handed to the settle queue (billing/settle-queue.ts), which applies it once DynamoDB is back
- * (test/integration/settle-durability.test.ts proves the landing). This file owns its DynamoDB Local
- * so it can stop it; the tests run in order, the store stays down after the first.
+ * (test/integration/settle-durability.test.ts proves the landing). This file reaches the run's DynamoDB
+ * Local through its own proxy, so it can take the store away (connections refused, open ones cut, as
+ * when DynamoDB Local stops); the tests run in order, the store stays down after the first.
  */
 
-let ddb: Awaited<ReturnType<typeof startDynamoDbLocal>>;
+let ddb: TcpProxy;
 let gw: RunningGateway;
 /** A key of another account, created while the store was up, never used: this container has not cached it. */
 let freshKey: string;
 
 beforeAll(async () => {
-  ddb = await startDynamoDbLocal();
-  gw = await startGateway({ dynamodbEndpoint: ddb.endpoint, tablePrefix: 'outage' });
+  ddb = await startTcpProxy(Number(new URL(inject('dynamodbEndpoint')).port), 0);
+  gw = await startGateway({ dynamodbEndpoint: ddb.endpoint, tablePrefix: `outage-${process.pid}` });
   const { createAccount } = await import('../../functions/shared/accounts/account-store');
   const { createKey } = await import('../../functions/shared/accounts/key-store');
   freshKey = (await createKey((await createAccount()).accountId, 'fresh')).key;
@@ -28,7 +29,7 @@ beforeAll(async () => {
 afterAll(async () => {
   vi.restoreAllMocks();
   await gw?.close();
-  await ddb?.stop();
+  await ddb?.close();
 });
 
 function sim() {

@@ -5,6 +5,7 @@ import { documentClient } from '../../functions/shared/store/dynamo';
 import { tableNames } from '../../functions/shared/store/tables';
 import { startGateway, type RunningGateway } from '../../local/gateway';
 import { call, signUpAndSignIn, type SignedInUser } from '../support/cognito-user';
+import { billingAtRest } from '../support/settle-queue';
 
 /**
  * Auto top-up and the account emails end to end, with real components: the account and chat handlers,
@@ -18,7 +19,7 @@ let gw: RunningGateway;
 
 beforeAll(async () => {
   // Settings reach a container's view of the account when it reads it again (after this TTL).
-  process.env.ACCOUNT_CACHE_TTL_MS = '300';
+  process.env.ACCOUNT_CACHE_TTL_MS = '150';
   gw = await startGateway({ tablePrefix: `autotopup-${process.pid}`, cognito: {}, stripe: { retryDelaysMs: [50, 100, 200, 400] }, mail: {}, settle: { visibilityTimeoutS: 1 } });
 }, 120_000);
 
@@ -52,7 +53,7 @@ async function until(what: string, ok: () => Promise<boolean> | boolean, ms = 30
 }
 
 async function requests(key: string, n: number): Promise<void> {
-  await new Promise((r) => setTimeout(r, 400)); // past the view's TTL: the holds read the settings just stored
+  await new Promise((r) => setTimeout(r, 200)); // past the view's TTL: the holds read the settings just stored
   const client = new OpenAI({ baseURL: gw.baseUrl, apiKey: key, maxRetries: 3 });
   await Promise.all(Array.from({ length: n }, (_, i) => client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: `spend ${i}` }], max_tokens: 20 })));
 }
@@ -86,10 +87,9 @@ describe('auto top-up', () => {
 
     const key = (await call(gw, 'POST', '/v1/keys', user.accessToken, { name: 'auto' })).body.key as string;
     await requests(key, 20);
+    await billingAtRest(gw, user.sub); // nothing else is queued, charged or being delivered now
     await until('the auto top-up credit', async () => (await ledger(user.sub)).kinds.includes('auto_top_up'));
     await until('the low-balance mail', () => mailsTo(email, /below/).length > 0);
-    await standIn().webhooks.idle();
-    await new Promise((r) => setTimeout(r, 1_500)); // anything else queued would land by now
     expect(autoIntents(user.sub)).toHaveLength(1);
     expect((await ledger(user.sub)).kinds.filter((k) => k === 'auto_top_up')).toHaveLength(1);
     expect(mailsTo(email, /below/)).toHaveLength(1);
@@ -102,9 +102,8 @@ describe('auto top-up', () => {
     await documentClient().send(new UpdateCommand({ TableName: tableNames().accounts, Key: { accountId: user.sub }, UpdateExpression: 'SET stripePaymentMethodId = :pm', ExpressionAttributeValues: { ':pm': 'pm_card_chargeDeclined' } }));
     await call(gw, 'PUT', '/v1/credits/auto-top-up', user.accessToken, { ...settings, threshold_usd: 25 });
     await requests(key, 3);
+    await billingAtRest(gw, user.sub);
     await until('the failure mail', () => mailsTo(email, /auto top-up failed/).length > 0);
-    await standIn().webhooks.idle();
-    await new Promise((r) => setTimeout(r, 1_000));
     const paused = (await call(gw, 'GET', '/v1/credits/auto-top-up', user.accessToken)).body.data;
     expect(paused).toMatchObject({ enabled: true, paused: true, paused_reason: expect.stringContaining('declined'), month_to_date_usd: 10 });
     expect(mailsTo(email, /auto top-up failed/)).toHaveLength(1);
@@ -113,7 +112,7 @@ describe('auto top-up', () => {
 
     // Paused: more requests under the threshold charge nothing.
     await requests(key, 2);
-    await new Promise((r) => setTimeout(r, 1_000));
+    await billingAtRest(gw, user.sub);
     expect(autoIntents(user.sub)).toHaveLength(2);
 
     // A good card again and turned on again (clears the pause), but the cap ($10 this month) is reached.
@@ -121,14 +120,14 @@ describe('auto top-up', () => {
     const capped = await call(gw, 'PUT', '/v1/credits/auto-top-up', user.accessToken, { ...settings, threshold_usd: 25, monthly_cap_usd: 10 });
     expect(capped.body.data).toMatchObject({ paused: false, monthly_cap_usd: 10 });
     await requests(key, 3);
-    await new Promise((r) => setTimeout(r, 1_500));
+    await billingAtRest(gw, user.sub);
     expect(autoIntents(user.sub)).toHaveLength(2);
 
     // Raising the cap lets the next crossing through: a second credited auto top-up.
     await call(gw, 'PUT', '/v1/credits/auto-top-up', user.accessToken, { ...settings, threshold_usd: 25, monthly_cap_usd: 30 });
     await requests(key, 2);
+    await billingAtRest(gw, user.sub);
     await until('the second auto top-up credit', async () => (await ledger(user.sub)).kinds.filter((k) => k === 'auto_top_up').length === 2);
-    await standIn().webhooks.idle();
     const end = await account(user);
     expect((await ledger(user.sub)).sum).toBe(end.credit_nano_usd);
   }, 120_000);
@@ -155,7 +154,7 @@ describe('auto top-up', () => {
     expect(served).toBeGreaterThan(1);
     expect(refused).toBe(2);
     await until('the spend-limit mail', () => mailsTo(email, /spend limit/).length > 0);
-    await new Promise((r) => setTimeout(r, 1_000));
+    await billingAtRest(gw, user.sub);
     expect(mailsTo(email, /spend limit/)).toHaveLength(1);
     expect(mailsTo(email, /spend limit/)[0]!.raw).toContain('$0.00025');
   }, 120_000);

@@ -1,0 +1,59 @@
+/**
+ * Signals of the gateway's durable settle path (local/settle-runner.ts) for tests that must know that
+ * nothing more is coming: awaited instead of a fixed wall-clock wait.
+ */
+import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { returnAllLeases } from '../../functions/shared/billing/lease';
+import { documentClient } from '../../functions/shared/store/dynamo';
+import { tableNames } from '../../functions/shared/store/tables';
+import type { RunningGateway } from '../../local/gateway';
+
+/** Time between two looks at the queue (ms). */
+const POLL_MS = 50;
+
+/**
+ * Resolves once the settle queue holds no message: none visible, none in flight (a message is invisible
+ * from its receive until the poller deletes it after the settle handler ran it, or until its visibility
+ * timeout when the handler failed it) and none delayed. Everything queued before the call has then run.
+ * @throws Error when the queue is not empty within `ms`.
+ */
+export async function settleQueueDrained(gw: RunningGateway, ms = 30_000): Promise<void> {
+  const sqs = new SQSClient({ endpoint: gw.settle.sqsEndpoint, region: process.env.AWS_REGION ?? 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+  const names = ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible', 'ApproximateNumberOfMessagesDelayed'] as const;
+  try {
+    const end = Date.now() + ms;
+    for (;;) {
+      const { Attributes = {} } = await sqs.send(new GetQueueAttributesCommand({ QueueUrl: gw.settle.queueUrl, AttributeNames: [...names] }));
+      if (names.every((n) => Number(Attributes[n] ?? 0) === 0)) return;
+      if (Date.now() > end) throw new Error(`settle queue not drained within ${ms} ms: ${JSON.stringify(Attributes)}`);
+      await new Promise((r) => setTimeout(r, POLL_MS));
+    }
+  } finally {
+    sqs.destroy();
+  }
+}
+
+/**
+ * Waits until the account's billing in this process is at rest: every hold on its root item settled
+ * (its requests' settles run after their answers went out) and this process's credit leases returned at
+ * once (as at shutdown, instead of after their idle time; a return runs the balance watch, which may
+ * queue an action), the settle queue drained (queued settles and balance actions run: Stripe charges,
+ * emails), and the Stripe stand-in's webhooks delivered (when the gateway has one). A step can start
+ * the one before it again (a webhook's credit, a charge's failure), so the round runs twice.
+ * @throws Error when a hold stays on the account for `ms`.
+ */
+export async function billingAtRest(gw: RunningGateway, accountId: string, ms = 30_000): Promise<void> {
+  for (let round = 0; round < 2; round++) {
+    const end = Date.now() + ms;
+    for (;;) {
+      await returnAllLeases();
+      const root = (await documentClient().send(new GetCommand({ TableName: tableNames().accounts, Key: { accountId }, ConsistentRead: true }))).Item ?? {};
+      if (!root.heldNanoUsd && !root.heldFreeTokens) break;
+      if (Date.now() > end) throw new Error(`holds still on ${accountId} after ${ms} ms`);
+      await new Promise((r) => setTimeout(r, POLL_MS));
+    }
+    await settleQueueDrained(gw);
+    await gw.stripe?.standIn?.webhooks.idle();
+  }
+}
