@@ -36,6 +36,7 @@ const UNIT = [
   'test/providers/**/*.test.ts',
   'test/responses/{stream-events,to-chat}.test.ts',
   'test/routing/{circuit-breaker,exhausted,provider-preferences,request-fallbacks,retry-policy,timeouts}.test.ts',
+  'test/retry/*.test.ts',
   'test/sse/*.test.ts',
   'test/usage/*.test.ts',
   'test/web/{byok-providers,money,security-headers,usage}.test.ts',
