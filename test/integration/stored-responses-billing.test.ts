@@ -105,8 +105,10 @@ describe('the hold of a continued conversation', () => {
     // One long answer (4,000 words), paid for by the first turn. The simulator counts a word as a token;
     // our tokenizer counts its filler words at ~1.4 tokens each, so the answer stays inside the output
     // its hold covers (usage/output-meter.ts cuts an answer there) with max_output_tokens 6,000.
-    sim().setFault({ model: 'gpt-4o-mini' }, { kind: 'paced', everyMs: 0, words: 4_000 }, { times: 1 });
-    const first = await client.responses.create({ model: 'gpt-4o-mini', input: 'Tell me everything.', max_output_tokens: 6_000 });
+    // gpt-4o, not gpt-4o-mini: the catalogue hedges gpt-4o-mini after 2 s, and on a loaded machine the
+    // hedge's other target (no fault there) could answer first with a short echo.
+    sim().setFault({ model: 'gpt-4o' }, { kind: 'paced', everyMs: 0, words: 4_000 }, { times: 1 });
+    const first = await client.responses.create({ model: 'gpt-4o', input: 'Tell me everything.', max_output_tokens: 6_000 });
     const answer = first.output.find((o) => o.type === 'message');
     if (answer?.type !== 'message') throw new Error('no message');
     expect(first.output_text.split(' ')).toHaveLength(4_000);
