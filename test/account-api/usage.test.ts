@@ -6,6 +6,7 @@ import { documentClient } from '../../functions/shared/store/dynamo';
 import { tableNames } from '../../functions/shared/store/tables';
 import { startGateway, type RunningGateway } from '../../local/gateway';
 import { call, signUpAndSignIn, type SignedInUser } from '../support/cognito-user';
+import { holdsReturned } from '../support/settle-queue';
 
 /**
  * `GET /v1/key`, `GET /v1/credits`, `GET /v1/activity` and `GET /v1/account` against the ledger itself,
@@ -45,8 +46,7 @@ beforeAll(async () => {
   for (let i = 0; i < 100 && (await ledger(user.sub)).filter((e) => e.status !== 'held').length < 5; i++) await new Promise((r) => setTimeout(r, 30));
   // Requests paid by credit rode this gateway's credit lease: the account's and keys' usage counters
   // move when it is returned (docs/credit-leases.md, "Staleness"), here at once instead of when idle.
-  const { returnAllLeases } = await import('../../functions/shared/billing/lease');
-  await returnAllLeases();
+  await holdsReturned(user.sub);
 });
 
 afterAll(async () => {

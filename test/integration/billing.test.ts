@@ -1,6 +1,7 @@
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGateway, type RunningGateway } from '../../local/gateway';
+import { holdsReturned } from '../support/settle-queue';
 
 /**
  * Billing through the whole path: requests answered by the simulator, ledger and account in
@@ -57,8 +58,7 @@ describe('billing', () => {
     const billedTokens = results.reduce((sum, r) => sum + (r.usage?.prompt_tokens ?? 0) + (r.usage?.completion_tokens ?? 0), 0);
     const summary = await waitForLedger(accountId, 50);
     // Once the free tokens are spent, requests ride this gateway's credit lease: the debit is known once it is returned.
-    const { returnAllLeases } = await import('../../functions/shared/billing/lease');
-    await returnAllLeases();
+    await holdsReturned(accountId);
     const after = await getAccount(accountId, { consistent: true });
     expect(summary.requests).toBe(50);
     expect(summary.promptTokens + summary.completionTokens).toBe(billedTokens);

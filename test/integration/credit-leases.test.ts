@@ -2,6 +2,7 @@ import OpenAI from 'openai';
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGateway, type RunningGateway } from '../../local/gateway';
+import { holdsReturned } from '../support/settle-queue';
 
 /**
  * Credit leases through the whole path (the official SDK, real HTTP, the real chat handler, DynamoDB
@@ -30,7 +31,6 @@ describe('credit leases through the chat route', { timeout: 180_000 }, () => {
     const { createKey } = await import('../../functions/shared/accounts/key-store');
     const { documentClient } = await import('../../functions/shared/store/dynamo');
     const { tableNames } = await import('../../functions/shared/store/tables');
-    const { returnAllLeases } = await import('../../functions/shared/billing/lease');
     const { accountId } = await createAccount({ freeTokens: 0, creditNanoUsd: 5 * USD });
     const key = await createKey(accountId, 'lease');
     const client = new OpenAI({ baseURL: gw.baseUrl, apiKey: key.key, maxRetries: 0 });
@@ -55,7 +55,7 @@ describe('credit leases through the chat route', { timeout: 180_000 }, () => {
     // The settles run after the answers: wait for the 30 ledger entries, then return the lease.
     const ledger = async () => (await documentClient().send(new QueryCommand({ TableName: tableNames().ledger, KeyConditionExpression: 'accountId = :a', ExpressionAttributeValues: { ':a': accountId }, ConsistentRead: true }))).Items ?? [];
     for (let i = 0; i < 200 && (await ledger()).length < 30; i++) await new Promise((r) => setTimeout(r, 50));
-    await returnAllLeases();
+    await holdsReturned(accountId);
     const entries = await ledger();
     expect(entries).toHaveLength(30);
     expect(entries.every((e) => typeof e.leaseId === 'string' && e.leaseId.startsWith('lease_'))).toBe(true);

@@ -2,6 +2,7 @@ import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startGateway, type RunningGateway } from '../../local/gateway';
 import { pollLedgerEntry } from '../support/ledger';
+import { holdsReturned } from '../support/settle-queue';
 
 /**
  * Image generation through the whole gateway with the official openai SDK
@@ -84,8 +85,7 @@ describe('POST /v1/images/generations through the openai SDK', () => {
     expect(expected).toBe(9_214_370); // $0.00921437
     expect(entry).toMatchObject({ promptTokens: 6, completionTokens: 272, costNanoUsd: expected, provider: 'openai', upstreamModel: 'gpt-image-1.5', status: 'complete' });
     // The request rode this gateway's credit lease: the account's debit is known once the lease is returned.
-    const { returnAllLeases } = await import('../../functions/shared/billing/lease');
-    await returnAllLeases();
+    await holdsReturned(accountId);
     const after = await getAccount(accountId, { consistent: true });
     expect((before?.creditNanoUsd ?? 0) - (after?.creditNanoUsd ?? 0)).toBe(expected);
     expect(after?.heldNanoUsd).toBe(0);

@@ -35,6 +35,24 @@ export async function settleQueueDrained(gw: RunningGateway, ms = 30_000): Promi
 }
 
 /**
+ * Resolves once the account's root item holds nothing (`heldNanoUsd` and `heldFreeTokens` 0), returning
+ * this process's credit leases at once on each look (as at shutdown). A lease is returned only when no
+ * request rides it, and a request leaves its lease just after its ledger entry is written, so one
+ * return right after the last entry appears can miss it: this looks again until nothing is held.
+ * @throws Error when a hold stays on the account for `ms`.
+ */
+export async function holdsReturned(accountId: string, ms = 30_000): Promise<void> {
+  const end = Date.now() + ms;
+  for (;;) {
+    await returnAllLeases();
+    const root = (await documentClient().send(new GetCommand({ TableName: tableNames().accounts, Key: { accountId }, ConsistentRead: true }))).Item ?? {};
+    if (!root.heldNanoUsd && !root.heldFreeTokens) return;
+    if (Date.now() > end) throw new Error(`holds still on ${accountId} after ${ms} ms`);
+    await new Promise((r) => setTimeout(r, POLL_MS));
+  }
+}
+
+/**
  * Waits until the account's billing in this process is at rest: every hold on its root item settled
  * (its requests' settles run after their answers went out) and this process's credit leases returned at
  * once (as at shutdown, instead of after their idle time; a return runs the balance watch, which may
@@ -45,14 +63,7 @@ export async function settleQueueDrained(gw: RunningGateway, ms = 30_000): Promi
  */
 export async function billingAtRest(gw: RunningGateway, accountId: string, ms = 30_000): Promise<void> {
   for (let round = 0; round < 2; round++) {
-    const end = Date.now() + ms;
-    for (;;) {
-      await returnAllLeases();
-      const root = (await documentClient().send(new GetCommand({ TableName: tableNames().accounts, Key: { accountId }, ConsistentRead: true }))).Item ?? {};
-      if (!root.heldNanoUsd && !root.heldFreeTokens) break;
-      if (Date.now() > end) throw new Error(`holds still on ${accountId} after ${ms} ms`);
-      await new Promise((r) => setTimeout(r, POLL_MS));
-    }
+    await holdsReturned(accountId, ms);
     await settleQueueDrained(gw);
     await gw.stripe?.standIn?.webhooks.idle();
   }
