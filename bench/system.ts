@@ -142,7 +142,7 @@ export async function startSystem(chat: StackFunction, embeddings: StackFunction
     const { documentClient } = await import('../functions/shared/store/dynamo');
     await ensureTables(documentClient(), { keys: tables.KEYS_TABLE, accounts: tables.ACCOUNTS_TABLE, ledger: tables.LEDGER_TABLE, responses: tables.RESPONSES_TABLE });
     const { createAccount } = await import('../functions/shared/accounts/account-store');
-    const { createKey } = await import('../functions/shared/accounts/key-store');
+    const { createKey } = await import('../functions/shared/accounts/keys/store');
 
     // The gateway's env: the functions' literal env from the template, then local tables, DynamoDB and upstreams.
     const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, ...Object.assign({}, chat.env, embeddings.env) };

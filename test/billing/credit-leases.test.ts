@@ -1,7 +1,7 @@
 import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createAccount } from '../../functions/shared/accounts/account-store';
-import { createKey } from '../../functions/shared/accounts/key-store';
+import { createKey } from '../../functions/shared/accounts/keys/store';
 import { clearViews, shardStateOf } from '../../functions/shared/billing/account-state';
 import { config, loadConfig, reloadConfig } from '../../functions/shared/config/env';
 import { decodeInlineHold, recordOfInline } from '../../functions/shared/billing/hold-record';

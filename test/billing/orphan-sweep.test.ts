@@ -2,7 +2,7 @@ import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/li
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { dynamoItemBytes } from '../../bench/aws-calls';
 import { createAccount, getAccount } from '../../functions/shared/accounts/account-store';
-import { createKey } from '../../functions/shared/accounts/key-store';
+import { createKey } from '../../functions/shared/accounts/keys/store';
 import { clearViews } from '../../functions/shared/billing/account-state';
 import { config } from '../../functions/shared/config/env';
 import type { HoldRecord } from '../../functions/shared/billing/hold-record';

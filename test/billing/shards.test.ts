@@ -1,12 +1,12 @@
 import { QueryCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { addCredit, createAccount } from '../../functions/shared/accounts/account-store';
-import { createKey } from '../../functions/shared/accounts/key-store';
+import { createKey } from '../../functions/shared/accounts/keys/store';
 import { readState, rememberState, type ShardState } from '../../functions/shared/billing/account-state';
 import { formatNanoUsd } from '../../functions/shared/money/money';
 import { creditPayment, debitDispute, debitRefund } from '../../functions/shared/payments/payment-ledger';
 import { usageSummary } from '../../functions/shared/billing/ledger';
-import { shardPks } from '../../functions/shared/accounts/key-state';
+import { shardPks } from '../../functions/shared/accounts/keys/state';
 import { gatherInto, refillShard, setShards } from '../../functions/shared/billing/shards';
 import { settleHold } from '../../functions/shared/billing/settle';
 import { documentClient } from '../../functions/shared/store/dynamo';

@@ -40,7 +40,7 @@ const ATTACK = {
 
 async function newAccount(opts: { freeTokens: number; creditNanoUsd: number; limitNanoUsd?: number }) {
   const { createAccount } = await import('../../functions/shared/accounts/account-store');
-  const { createKey } = await import('../../functions/shared/accounts/key-store');
+  const { createKey } = await import('../../functions/shared/accounts/keys/store');
   const account = await createAccount({ freeTokens: opts.freeTokens, creditNanoUsd: opts.creditNanoUsd });
   const key = await createKey(account.accountId, 'test', opts.limitNanoUsd === undefined ? {} : { limitNanoUsd: opts.limitNanoUsd });
   return { accountId: account.accountId, key: key.key, h16: key.keyHash.slice(0, 16), client: new OpenAI({ baseURL: gw.baseUrl, apiKey: key.key, maxRetries: 0 }) };

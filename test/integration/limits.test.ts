@@ -26,7 +26,7 @@ const sim = () => {
 
 async function newKey(opts: { freeTokens: number; creditNanoUsd: number }, keyOpts: { limitNanoUsd?: number; limitReset?: 'daily' } = {}) {
   const { createAccount } = await import('../../functions/shared/accounts/account-store');
-  const { createKey } = await import('../../functions/shared/accounts/key-store');
+  const { createKey } = await import('../../functions/shared/accounts/keys/store');
   const account = await createAccount(opts);
   const key = await createKey(account.accountId, 'test', keyOpts);
   return { client: new OpenAI({ baseURL: gw.baseUrl, apiKey: key.key, maxRetries: 0 }), accountId: account.accountId, keyHash: key.keyHash };
@@ -81,7 +81,7 @@ describe('per-key spend limits and disabled keys', () => {
   });
 
   it('a disabled key gets 401 at once, even where its key row is cached, and works again when enabled', async () => {
-    const { updateKey } = await import('../../functions/shared/accounts/key-update');
+    const { updateKey } = await import('../../functions/shared/accounts/keys/update');
     const { client, accountId, keyHash } = await newKey({ freeTokens: 200_000, creditNanoUsd: 0 });
     const ask = () => client.chat.completions.create({ model: 'gpt-4o-mini', max_tokens: 5, messages: [{ role: 'user', content: 'hi' }] });
     await ask(); // the key is now cached by this container's authenticate()

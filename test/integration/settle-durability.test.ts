@@ -32,7 +32,7 @@ beforeAll(async () => {
   proxy = await startTcpProxy(Number(new URL(ddb.endpoint).port), 3);
   gw = await startGateway({ dynamodbEndpoint: proxy.endpoint, tablePrefix: 'durable', simulator: { chunkDelayMs: 1, replyWords: 6 }, settle: { visibilityTimeoutS: 2 } });
   const { createAccount } = await import('../../functions/shared/accounts/account-store');
-  const { createKey } = await import('../../functions/shared/accounts/key-store');
+  const { createKey } = await import('../../functions/shared/accounts/keys/store');
   accountId = (await createAccount({ freeTokens: 0, creditNanoUsd: 100_000_000_000 })).accountId;
   client = new OpenAI({ baseURL: gw.baseUrl, apiKey: (await createKey(accountId, 'load')).key, maxRetries: 0, timeout: 60_000 });
 }, 120_000);

@@ -22,7 +22,7 @@ beforeAll(async () => {
   ddb = await startTcpProxy(Number(new URL(inject('dynamodbEndpoint')).port), 0);
   gw = await startGateway({ dynamodbEndpoint: ddb.endpoint, tablePrefix: `outage-${process.pid}` });
   const { createAccount } = await import('../../functions/shared/accounts/account-store');
-  const { createKey } = await import('../../functions/shared/accounts/key-store');
+  const { createKey } = await import('../../functions/shared/accounts/keys/store');
   freshKey = (await createKey((await createAccount()).accountId, 'fresh')).key;
 });
 

@@ -5,7 +5,7 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { clearViews } from '../../functions/shared/billing/account-state';
 import { settleHold } from '../../functions/shared/billing/settle';
 import { createAccount } from '../../functions/shared/accounts/account-store';
-import { createKey } from '../../functions/shared/accounts/key-store';
+import { createKey } from '../../functions/shared/accounts/keys/store';
 import { hashApiKey } from '../../functions/shared/accounts/api-key';
 import { documentClient, SDK_CLIENT_HOOK } from '../../functions/shared/store/dynamo';
 import { demandOf, entryOf, hold } from '../support/billing';

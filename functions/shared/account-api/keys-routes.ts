@@ -4,12 +4,12 @@
  * 404 here, exactly like a hash that does not exist.
  */
 import * as z from '../validation/zod';
-import { LIMIT_RESETS } from '../accounts/key-item';
-import { queryAccountKeys } from '../accounts/key-store';
-import { getOwnedKey, readKeyStates } from '../accounts/key-store';
-import { createKey } from '../accounts/key-store';
-import { deleteKey } from '../accounts/key-update';
-import { updateKey, type KeyPatch } from '../accounts/key-update';
+import { LIMIT_RESETS } from '../accounts/keys/item';
+import { queryAccountKeys } from '../accounts/keys/store';
+import { getOwnedKey, readKeyStates } from '../accounts/keys/store';
+import { createKey } from '../accounts/keys/store';
+import { deleteKey } from '../accounts/keys/update';
+import { updateKey, type KeyPatch } from '../accounts/keys/update';
 import { usdToNanoUsd } from '../money/money';
 import type { GatewayRequest, JsonResult } from '../http/types';
 import { InvalidRequestError } from '../errors/gateway-errors';

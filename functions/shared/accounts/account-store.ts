@@ -3,7 +3,7 @@
  * heldFreeTokens, creditNanoUsd, heldNanoUsd, purchasedNanoUsd, usedNanoUsd, usedFreeTokens, inflight,
  * shards?, createdAt, keys: {}, byok: {}, holds: {} }` (money in nano-USD, see money/money.ts; holds in
  * billing/hold.ts, each in flight kept inline in `holds`). `keys` maps the first 16 hex characters of each key's hash to its per-key state,
- * written with the key row in one transaction (key-store.ts, key-update.ts).
+ * written with the key row in one transaction (keys/store.ts, keys/update.ts).
  */
 import { randomBytes } from 'node:crypto';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';

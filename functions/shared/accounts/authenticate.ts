@@ -13,7 +13,7 @@ import { tableNames } from '../store/tables';
 import { config } from '../config/env';
 import { TtlCache } from '../store/ttl-cache';
 import { hashApiKey, incorrectApiKeyError, isWellFormedApiKey } from './api-key';
-import { keyItemSchema } from './key-item';
+import { keyItemSchema } from './keys/item';
 
 /** Who a valid key belongs to. */
 export interface AuthenticatedKey {

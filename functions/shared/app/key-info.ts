@@ -6,8 +6,8 @@
  * usage includes it.
  */
 import { getAccount } from '../accounts/account-store';
-import { getOwnedKey, readKeyStates } from '../accounts/key-store';
-import { limitRemainingNanoUsd } from '../accounts/key-state';
+import { getOwnedKey, readKeyStates } from '../accounts/keys/store';
+import { limitRemainingNanoUsd } from '../accounts/keys/state';
 import { rateLimitsFor } from '../config/env';
 import { NANO_USD_PER_USD } from '../money/money';
 import type { GatewayRequest, JsonResult } from '../http/types';

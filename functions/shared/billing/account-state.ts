@@ -15,10 +15,10 @@ import { documentClient } from '../store/dynamo';
 import { storeCall } from '../store/store-errors';
 import { tableNames } from '../store/tables';
 import { TtlCache } from '../store/ttl-cache';
-import { keyStateOf, shardPks, type KeyState as KeyEntry } from '../accounts/key-state';
+import { keyStateOf, shardPks, type KeyState as KeyEntry } from '../accounts/keys/state';
 import { decodeInlineHold, HOLDS_MAP, slotsOf } from './hold-record';
 
-/** Per-key state on the account item (`keys.<h16>`, accounts/key-state.ts), as billing reads it. Money in nano-USD. */
+/** Per-key state on the account item (`keys.<h16>`, accounts/keys/state.ts), as billing reads it. Money in nano-USD. */
 export type KeyState = KeyEntry & { heldNanoUsd: number };
 
 /** One account item's billing state. Tokens and nano-USD. */

@@ -12,7 +12,7 @@ import { AuthenticationError, StoreUnavailableError, type GatewayError } from '.
 import { logger } from '../observability/logger';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand } from '../store/commands';
-import { repairKeyEntry, shardPk, withAccountMap } from '../accounts/key-state';
+import { repairKeyEntry, shardPk, withAccountMap } from '../accounts/keys/state';
 import { documentClient } from '../store/dynamo';
 import { storeCall, storeRecentlyFailed } from '../store/store-errors';
 import { backoffDelayMs, isTransactionConflict } from '../store/transaction-retry';

@@ -20,7 +20,7 @@ import { tableNames } from '../store/tables';
 import type { TokenUsage } from '../usage/token-usage';
 import * as z from '../validation/zod';
 import { requestIdFloor } from '../http/request-id';
-import { shardPks } from '../accounts/key-state';
+import { shardPks } from '../accounts/keys/state';
 import { readState } from './account-state';
 
 const count = z.number().check(z.int(), z.nonnegative());

@@ -12,7 +12,7 @@ import { documentClient } from '../../store/dynamo';
 import { storeCall } from '../../store/store-errors';
 import { tableNames } from '../../store/tables';
 import { AccountNotFoundError } from '../account-errors';
-import { isMissingDocumentPath, withAccountMap } from '../key-state';
+import { isMissingDocumentPath, withAccountMap } from '../keys/state';
 import { byokContext, seal, type SealedSecret } from './envelope';
 
 /** The account item's BYOK map attribute. */

@@ -1,24 +1,24 @@
 /**
- * API keys: creating, listing and reading them (updating and deleting: key-update.ts; authenticating:
+ * API keys: creating, listing and reading them (updating and deleting: keys/update.ts; authenticating:
  * authenticate.ts). The key row, the account's keyCount and the account's `keys.<h16>` entry change together
  * in ONE TransactWriteItems, so keyCount always equals the number of non-deleted keys, never exceeds
  * {@link MAX_KEYS_PER_ACCOUNT} (also under concurrent creates), and the per-key state a hold checks
  * exists exactly for the live keys (DynamoDB Developer Guide, "Amazon DynamoDB Transactions") — on
- * every fund shard item of the account (key-state.ts).
+ * every fund shard item of the account (keys/state.ts).
  */
-import { QueryCommand, GetCommand } from '../store/commands';
-import { InvalidRequestError } from '../errors/gateway-errors';
-import { ACCOUNT_EXISTS_AND_HAS_KEY_ROOM, KEY_IS_NEW } from '../store/conditions';
-import { tableNames } from '../store/tables';
-import { transactWrite } from '../store/transact-write';
-import { cancellationCodes } from '../store/transaction-retry';
-import { AccountNotFoundError, KeyLimitExceededError, KeyNotFoundError } from './account-errors';
-import { generateApiKey } from './api-key';
-import { type KeyItem, type LimitReset, keyItemSchema, toKeyInfo, type KeyInfo } from './key-item';
-import { otherShardUpdates, readAccountShape, shardsGuard, freshKeyState, KEYS_MAP, keyStateId, shardKeyState, type KeyState, withKeysMap, shardPks, keyStateOf, type AccountShape } from './key-state';
-import { MAX_KEYS_PER_ACCOUNT } from './limits';
-import { documentClient } from '../store/dynamo';
-import { storeCall } from '../store/store-errors';
+import { QueryCommand, GetCommand } from '../../store/commands';
+import { InvalidRequestError } from '../../errors/gateway-errors';
+import { ACCOUNT_EXISTS_AND_HAS_KEY_ROOM, KEY_IS_NEW } from '../../store/conditions';
+import { tableNames } from '../../store/tables';
+import { transactWrite } from '../../store/transact-write';
+import { cancellationCodes } from '../../store/transaction-retry';
+import { AccountNotFoundError, KeyLimitExceededError, KeyNotFoundError } from '../account-errors';
+import { generateApiKey } from '../api-key';
+import { type KeyItem, type LimitReset, keyItemSchema, toKeyInfo, type KeyInfo } from './item';
+import { otherShardUpdates, readAccountShape, shardsGuard, freshKeyState, KEYS_MAP, keyStateId, shardKeyState, type KeyState, withKeysMap, shardPks, keyStateOf, type AccountShape } from './state';
+import { MAX_KEYS_PER_ACCOUNT } from '../limits';
+import { documentClient } from '../../store/dynamo';
+import { storeCall } from '../../store/store-errors';
 
 /** Longest key name, characters. */
 export const MAX_KEY_NAME_LENGTH = 100;

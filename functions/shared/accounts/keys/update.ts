@@ -10,19 +10,19 @@
  * here: a rename, disable or limit change leaves it as it is.
  *
  * Fund shards (DATA-MODEL §5): the status and the limit marker are written on every shard's entry in the
- * same transaction (key-state.ts); the limit's arithmetic lives on the root only.
+ * same transaction (keys/state.ts); the limit's arithmetic lives on the root only.
  */
-import { InvalidRequestError } from '../errors/gateway-errors';
-import { KEY_IS_LIVE_AND_OWNED, KEY_STATE_LIMIT_UNCHANGED, ACCOUNT_EXISTS_AND_HAS_KEYS } from '../store/conditions';
-import { tableNames } from '../store/tables';
-import { transactWrite, type TransactItems } from '../store/transact-write';
-import { cancellationCodes } from '../store/transaction-retry';
-import { repairKeyEntry, shardPk, otherShardUpdates, shardsGuard, type AccountShape, freshKeyState, KEYS_MAP, keyStateId, limitWindowId, type KeyState, withKeysMap, readAccountShape } from './key-state';
-import { KeyNotFoundError } from './account-errors';
-import { forgetCachedKey } from './authenticate';
-import { type KeyItem, type LimitReset, toKeyInfo, type KeyInfo } from './key-item';
-import { getOwnedKey, readKeyEntries, cleanKeyName, queryAccountKeys } from './key-store';
-import { API_KEY_PREFIX } from './api-key';
+import { InvalidRequestError } from '../../errors/gateway-errors';
+import { KEY_IS_LIVE_AND_OWNED, KEY_STATE_LIMIT_UNCHANGED, ACCOUNT_EXISTS_AND_HAS_KEYS } from '../../store/conditions';
+import { tableNames } from '../../store/tables';
+import { transactWrite, type TransactItems } from '../../store/transact-write';
+import { cancellationCodes } from '../../store/transaction-retry';
+import { repairKeyEntry, shardPk, otherShardUpdates, shardsGuard, type AccountShape, freshKeyState, KEYS_MAP, keyStateId, limitWindowId, type KeyState, withKeysMap, readAccountShape } from './state';
+import { KeyNotFoundError } from '../account-errors';
+import { forgetCachedKey } from '../authenticate';
+import { type KeyItem, type LimitReset, toKeyInfo, type KeyInfo } from './item';
+import { getOwnedKey, readKeyEntries, cleanKeyName, queryAccountKeys } from './store';
+import { API_KEY_PREFIX } from '../api-key';
 
 /** Positions of the items in a key update's transaction (cancellation reasons come in this order). */
 const UPDATE_ITEM = { key: 0, accountShard0: 1, firstOtherShard: 2 } as const;

@@ -1,5 +1,5 @@
 /** The keys table's item shape (pk `keyHash`; GSI `byAccount` on accountId + createdAt), DATA-MODEL §3. */
-import * as z from '../validation/zod';
+import * as z from '../../validation/zod';
 
 /**
  * Status of a key. `disabled` keys stay listed and may be enabled again; `deleted` keys stay in the
