@@ -120,7 +120,7 @@ async function startChatStream(req: ChatCompletionRequest, attempt: Attempt, ctx
  * `build` makes the upstream request (undefined skips a target that cannot serve it); `parse` reads
  * a 2xx body and throws UpstreamAttemptError when it is unusable.
  * @throws GatewayError — the client's own error from an upstream 400, or 502/503/504 when every
- *   attempt failed (see {@link exhausted}).
+ *   attempt failed (see `exhausted` in attempt-contract.ts).
  */
 export async function routeBufferedCall<T>(
   plan: readonly Attempt[],
@@ -154,7 +154,7 @@ export async function routeBufferedCall<T>(
  * attempt, every attempt's record, and the `chat.completion` parts (usage undefined when the upstream
  * sent none: the caller estimates); never resolves before the whole answer is in.
  * @throws GatewayError — the client's own error (4xx), 499 when the client left, or 502/503/504
- *   ({@link exhausted}) when no target answered by `opts.deadline`.
+ *   (`exhausted` in attempt-contract.ts) when no target answered by `opts.deadline`.
  */
 export async function routeBuffered(req: RoutedChatRequest, plan: readonly Attempt[], opts: RouteOptions): Promise<BufferedOutcome> {
   const out = answered(await runPlan(plan, opts, chatHooks(req, opts, true), async (attempt, ctx, run) => {

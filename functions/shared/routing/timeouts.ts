@@ -224,7 +224,7 @@ export function holdEndsAt(req: { deadline?: number | undefined }): number | und
  * When a chat answer's status is committed if no answer is in yet (epoch ms), counted from the
  * request's arrival (the hold's time is part of what the client waits):
  * - buffered: `BUFFERED_CHAT_BUDGET_MS` (default 55 s, under CloudFront's origin timeout); then the
- *   200 goes out with JSON-whitespace beats while routing runs on to the deadline (app/held-json.ts);
+ *   200 goes out with JSON-whitespace beats while routing runs on to the deadline (app/chat-answer.ts `heldJson`);
  * - streamed: `STREAM_COMMIT_AFTER_MS` (default 10 s) waiting for a first token. Until then every
  *   failure keeps its own status code; after, SSE comments keep the connection alive — CloudFront cuts
  *   an origin silent for 60 s (its origin response timeout) — and fallback goes on invisibly.

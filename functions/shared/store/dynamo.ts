@@ -115,7 +115,8 @@ let shared: StoreClient | undefined;
 export function documentClient(): StoreClient {
   const { DYNAMODB_REQUEST_TIMEOUT_MS: requestTimeoutMs, DYNAMODB_ENDPOINT } = config();
   // Raised (locally), the connect timeout follows: a loaded machine accepts DynamoDB Local's connections slowly too.
-  const connectionTimeoutMs = requestTimeoutMs > DEFAULT_REQUEST_TIMEOUT_MS ? Math.min(requestTimeoutMs, 5_000) : DEFAULT_CONNECTION_TIMEOUT_MS;
+  // Lowered, it never exceeds the request's own limit.
+  const connectionTimeoutMs = Math.min(requestTimeoutMs, requestTimeoutMs > DEFAULT_REQUEST_TIMEOUT_MS ? 5_000 : DEFAULT_CONNECTION_TIMEOUT_MS);
   shared ??= createDocumentClient({ endpoint: DYNAMODB_ENDPOINT, requestTimeoutMs, connectionTimeoutMs });
   return shared;
 }
