@@ -13,18 +13,30 @@ import { SDK_CLIENT_HOOK } from '../functions/shared/store/dynamo';
  * wall time from send to answer (SDK retries included, ms), the capacity units DynamoDB reported, and the
  * same by table (`accounts`, `ledger`, …; an index as `accounts (byEmail)`; the bench's prefixes cut off).
  */
-export interface OperationCount { calls: number; errors: number; totalMs: number; capacityUnits: number; byTable?: Record<string, number> }
+export interface OperationCount {
+  calls: number;
+  errors: number;
+  totalMs: number;
+  capacityUnits: number;
+  byTable?: Record<string, number>;
+}
 
 /** `DynamoDB.TransactWriteItems` → counts. */
 export type AwsCalls = Record<string, OperationCount>;
 
 /** lib-dynamodb command names → the API's operation names (`Get` → `GetItem`, `TransactWrite` → `TransactWriteItems`). */
-const operation = (command: string): string => (/^(Get|Put|Update|Delete)$/.test(command) ? `${command}Item` : /^(Transact|Batch)(Get|Write)$/.test(command) ? `${command}Items` : command);
+const operation = (command: string): string =>
+  /^(Get|Put|Update|Delete)$/.test(command) ? `${command}Item` : /^(Transact|Batch)(Get|Write)$/.test(command) ? `${command}Items` : command;
 
 type Next = (args: { input: object }) => Promise<{ output: object }>;
 type MiddlewareStackLike = { add(middleware: (next: Next, context: { clientName?: string; commandName?: string }) => Next, options: object): void };
 
-type Consumed = { TableName?: string; CapacityUnits?: number; Table?: { CapacityUnits?: number }; GlobalSecondaryIndexes?: Record<string, { CapacityUnits?: number }> };
+type Consumed = {
+  TableName?: string;
+  CapacityUnits?: number;
+  Table?: { CapacityUnits?: number };
+  GlobalSecondaryIndexes?: Record<string, { CapacityUnits?: number }>;
+};
 
 /** Adds the units of `output` to `entry`, in all and by table and index. */
 function addCapacity(entry: OperationCount, output: object): void {
@@ -34,7 +46,8 @@ function addCapacity(entry: OperationCount, output: object): void {
     const table = (c.TableName ?? '?').replace(/^.*-(?=keys$|accounts$|ledger$|responses$)/, '');
     const by = (entry.byTable ??= {});
     by[table] = (by[table] ?? 0) + (c.Table?.CapacityUnits ?? c.CapacityUnits ?? 0);
-    for (const [index, i] of Object.entries(c.GlobalSecondaryIndexes ?? {})) by[`${table} (${index})`] = (by[`${table} (${index})`] ?? 0) + (i.CapacityUnits ?? 0);
+    for (const [index, i] of Object.entries(c.GlobalSecondaryIndexes ?? {}))
+      by[`${table} (${index})`] = (by[`${table} (${index})`] ?? 0) + (i.CapacityUnits ?? 0);
   }
 }
 
@@ -46,10 +59,14 @@ export function dynamoItemBytes(item: Record<string, unknown>): number {
     if (type === 'N') return Math.ceil(String(value).replace(/^-|\./g, '').replace(/^0+/, '').length / 2) + 1;
     if (type === 'BOOL' || type === 'NULL') return 1;
     if (type === 'L') return 3 + (value as Record<string, unknown>[]).reduce((n: number, e) => n + 1 + size(e), 0);
-    if (type === 'M') return 3 + Object.entries(value as Record<string, Record<string, unknown>>).reduce((n, [k, e]) => n + 1 + Buffer.byteLength(k) + size(e), 0);
+    if (type === 'M')
+      return 3 + Object.entries(value as Record<string, Record<string, unknown>>).reduce((n, [k, e]) => n + 1 + Buffer.byteLength(k) + size(e), 0);
     return Buffer.byteLength(JSON.stringify(value));
   };
-  return Object.entries(marshall(item, { removeUndefinedValues: true })).reduce((n, [k, v]) => n + Buffer.byteLength(k) + size(v as unknown as Record<string, unknown>), 0);
+  return Object.entries(marshall(item, { removeUndefinedValues: true })).reduce(
+    (n, [k, v]) => n + Buffer.byteLength(k) + size(v as unknown as Record<string, unknown>),
+    0,
+  );
 }
 
 /** True for operations billed in write units. */

@@ -13,7 +13,12 @@ import { Pool } from 'undici';
 export const SDK_ACCEPT_ENCODING = 'br, gzip, deflate';
 
 /** One HTTP request as sent. */
-export interface RequestSpec { origin: string; path: string; headers: Record<string, string>; body: string }
+export interface RequestSpec {
+  origin: string;
+  path: string;
+  headers: Record<string, string>;
+  body: string;
+}
 
 /** An answer timed at the client. */
 export interface Answer {
@@ -69,7 +74,11 @@ function inflateRead(gunzip: Gunzip, chunk: Buffer): Promise<Buffer> {
 
 const hasContent = (event: string): boolean => {
   const data = /^data: (.*)$/m.exec(event)?.[1];
-  return data !== undefined && data !== '[DONE]' && ((JSON.parse(data) as { choices?: Array<{ delta?: { content?: string } }> }).choices?.[0]?.delta?.content ?? '') !== '';
+  return (
+    data !== undefined &&
+    data !== '[DONE]' &&
+    ((JSON.parse(data) as { choices?: Array<{ delta?: { content?: string } }> }).choices?.[0]?.delta?.content ?? '') !== ''
+  );
 };
 
 /** Sends a `stream: true` chat request and reads it to the end. @throws Error on a non-200 or a stream without content. */

@@ -17,14 +17,24 @@ import { percentile } from './measure';
 const run = promisify(execFile);
 
 /** One module to load (an `index.mjs`, absolute) with its env. */
-export interface ImportVariant { label: string; file: string; env: Record<string, string> }
+export interface ImportVariant {
+  label: string;
+  file: string;
+  env: Record<string, string>;
+}
 
 /**
  * Medians over the runs of one variant, ms: `import()` until `handler` is in hand (the secret reads
  * included), process start → handler (wall), and the process's CPU time until then (user + system: steadier
  * than the wall time on a shared machine, and what Lambda's CPU share slows down); GetSecretValue calls per load.
  */
-export interface ImportTiming { label: string; importMs: number; readyMs: number; readyCpuMs: number; secretReads: number }
+export interface ImportTiming {
+  label: string;
+  importMs: number;
+  readyMs: number;
+  readyCpuMs: number;
+  secretReads: number;
+}
 
 /** `node -e` source: the `awslambda` global the chat bundle needs at load, a timed import, one JSON line. */
 const runner = (file: string): string =>
@@ -44,7 +54,14 @@ async function secretsStandIn(): Promise<{ endpoint: string; reads: () => number
     req.resume().on('end', () => {
       reads++;
       res.writeHead(200, { 'content-type': 'application/x-amz-json-1.1' });
-      res.end(JSON.stringify({ ARN: 'arn:aws:secretsmanager:us-east-1:000000000000:secret:bench', Name: 'bench', SecretString: JSON.stringify({ OPENAI_API_KEY: 'sk-bench', current: 'bench-origin' }), VersionId: 'v1' }));
+      res.end(
+        JSON.stringify({
+          ARN: 'arn:aws:secretsmanager:us-east-1:000000000000:secret:bench',
+          Name: 'bench',
+          SecretString: JSON.stringify({ OPENAI_API_KEY: 'sk-bench', current: 'bench-origin' }),
+          VersionId: 'v1',
+        }),
+      );
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -56,7 +73,14 @@ type Sample = { importMs: number; readyMs: number; readyCpuMs: number };
 
 async function loadOnce(node: string, v: ImportVariant, secrets: string): Promise<Sample> {
   // The function's env (NODE_OPTIONS as the template sets it, or none), dummy credentials, nothing of ours.
-  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, AWS_REGION: 'us-east-1', AWS_ACCESS_KEY_ID: 'bench', AWS_SECRET_ACCESS_KEY: 'bench', ...v.env, AWS_ENDPOINT_URL_SECRETS_MANAGER: secrets };
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    AWS_REGION: 'us-east-1',
+    AWS_ACCESS_KEY_ID: 'bench',
+    AWS_SECRET_ACCESS_KEY: 'bench',
+    ...v.env,
+    AWS_ENDPOINT_URL_SECRETS_MANAGER: secrets,
+  };
   for (const name of [UPSTREAM_SECRET_ARN_ENV, ORIGIN_SECRET_ARN_ENV]) env[name] = `arn:aws:secretsmanager:us-east-1:000000000000:secret:${name.toLowerCase()}`;
   const { stdout } = await run(node, ['--input-type=module', '-e', runner(v.file)], { env, timeout: 60_000 });
   return JSON.parse(stdout) as Sample;
@@ -80,7 +104,13 @@ export async function timeImports(node: string, variants: ImportVariant[], runs:
     }
     return variants.map((v, i) => {
       const list = samples[i] ?? [];
-      return { label: v.label, importMs: median(list.map((s) => s.importMs)), readyMs: median(list.map((s) => s.readyMs)), readyCpuMs: median(list.map((s) => s.readyCpuMs)), secretReads: (reads[i] ?? 0) / runs };
+      return {
+        label: v.label,
+        importMs: median(list.map((s) => s.importMs)),
+        readyMs: median(list.map((s) => s.readyMs)),
+        readyCpuMs: median(list.map((s) => s.readyCpuMs)),
+        secretReads: (reads[i] ?? 0) / runs,
+      };
     });
   } finally {
     stand.close();

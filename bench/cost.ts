@@ -7,27 +7,87 @@
 import type { Kind } from './measure';
 
 /** A list price: USD per unit, where it is published, since when it applies. */
-export interface Price { usd: number; unit: string; source: string; since: string }
+export interface Price {
+  usd: number;
+  unit: string;
+  source: string;
+  since: string;
+}
 
 /** us-east-1 list prices, pay-as-you-go, no free tier (the free tiers are per account, not per request). */
 export const PRICES = {
-  lambdaGbSecondArm: { usd: 0.0000133334, unit: 'GB-s (arm64, first 7.5 billion GB-s a month)', source: 'https://aws.amazon.com/lambda/pricing/', since: '2021-09-29 (Graviton2 launch)' },
-  lambdaGbSecondX86: { usd: 0.0000166667, unit: 'GB-s (x86_64, first 6 billion GB-s a month)', source: 'https://aws.amazon.com/lambda/pricing/', since: '2020-12-01 (1 ms billing)' },
+  lambdaGbSecondArm: {
+    usd: 0.0000133334,
+    unit: 'GB-s (arm64, first 7.5 billion GB-s a month)',
+    source: 'https://aws.amazon.com/lambda/pricing/',
+    since: '2021-09-29 (Graviton2 launch)',
+  },
+  lambdaGbSecondX86: {
+    usd: 0.0000166667,
+    unit: 'GB-s (x86_64, first 6 billion GB-s a month)',
+    source: 'https://aws.amazon.com/lambda/pricing/',
+    since: '2020-12-01 (1 ms billing)',
+  },
   lambdaRequest: { usd: 0.2 / 1e6, unit: 'request', source: 'https://aws.amazon.com/lambda/pricing/', since: '2014 (launch)' },
-  dynamoWrite: { usd: 0.625 / 1e6, unit: 'write request unit (on-demand)', source: 'https://aws.amazon.com/dynamodb/pricing/on-demand/', since: '2024-11-01 (on-demand price cut)' },
+  dynamoWrite: {
+    usd: 0.625 / 1e6,
+    unit: 'write request unit (on-demand)',
+    source: 'https://aws.amazon.com/dynamodb/pricing/on-demand/',
+    since: '2024-11-01 (on-demand price cut)',
+  },
   dynamoRead: { usd: 0.125 / 1e6, unit: 'read request unit (on-demand)', source: 'https://aws.amazon.com/dynamodb/pricing/on-demand/', since: '2024-11-01' },
-  dynamoStorage: { usd: 0.25 + 0.2, unit: 'GB-month stored (0.25) + point-in-time recovery (0.20)', source: 'https://aws.amazon.com/dynamodb/pricing/on-demand/', since: '2024-11-01' },
-  cloudfrontRequest: { usd: 0.01 / 1e4, unit: 'HTTPS request (United States)', source: 'https://aws.amazon.com/cloudfront/pricing/ (pay-as-you-go)', since: 'as listed 2025-11' },
-  cloudfrontOut: { usd: 0.085, unit: 'GB to the internet (United States, first 10 TB)', source: 'https://aws.amazon.com/cloudfront/pricing/ (pay-as-you-go)', since: 'as listed 2025-11' },
-  cloudfrontToOrigin: { usd: 0.02, unit: 'GB to the origin (request bodies, United States)', source: 'https://aws.amazon.com/cloudfront/pricing/', since: 'as listed 2025-11' },
-  logsIngest: { usd: 0.5, unit: 'GB of Lambda logs ingested (Standard class, first tier)', source: 'https://aws.amazon.com/cloudwatch/pricing/ (Lambda logs tiers)', since: '2025-05-01' },
+  dynamoStorage: {
+    usd: 0.25 + 0.2,
+    unit: 'GB-month stored (0.25) + point-in-time recovery (0.20)',
+    source: 'https://aws.amazon.com/dynamodb/pricing/on-demand/',
+    since: '2024-11-01',
+  },
+  cloudfrontRequest: {
+    usd: 0.01 / 1e4,
+    unit: 'HTTPS request (United States)',
+    source: 'https://aws.amazon.com/cloudfront/pricing/ (pay-as-you-go)',
+    since: 'as listed 2025-11',
+  },
+  cloudfrontOut: {
+    usd: 0.085,
+    unit: 'GB to the internet (United States, first 10 TB)',
+    source: 'https://aws.amazon.com/cloudfront/pricing/ (pay-as-you-go)',
+    since: 'as listed 2025-11',
+  },
+  cloudfrontToOrigin: {
+    usd: 0.02,
+    unit: 'GB to the origin (request bodies, United States)',
+    source: 'https://aws.amazon.com/cloudfront/pricing/',
+    since: 'as listed 2025-11',
+  },
+  logsIngest: {
+    usd: 0.5,
+    unit: 'GB of Lambda logs ingested (Standard class, first tier)',
+    source: 'https://aws.amazon.com/cloudwatch/pricing/ (Lambda logs tiers)',
+    since: '2025-05-01',
+  },
   wafRequest: { usd: 0.6 / 1e6, unit: 'request inspected by a web ACL', source: 'https://aws.amazon.com/waf/pricing/', since: 'as listed 2025-11' },
   sqsRequest: { usd: 0.4 / 1e6, unit: 'request (standard queue, 64 KB chunks)', source: 'https://aws.amazon.com/sqs/pricing/', since: 'as listed 2025-11' },
-  ec2C7gLarge: { usd: 0.0725, unit: 'c7g.large instance-hour (2 vCPU, 4 GiB; Linux on-demand)', source: 'https://aws.amazon.com/ec2/pricing/on-demand/', since: 'as listed 2026' },
+  ec2C7gLarge: {
+    usd: 0.0725,
+    unit: 'c7g.large instance-hour (2 vCPU, 4 GiB; Linux on-demand)',
+    source: 'https://aws.amazon.com/ec2/pricing/on-demand/',
+    since: 'as listed 2026',
+  },
   natHour: { usd: 0.045, unit: 'NAT gateway hour', source: 'https://aws.amazon.com/vpc/pricing/ (NAT Gateway)', since: 'as listed 2026' },
   natGb: { usd: 0.045, unit: 'GB through a NAT gateway', source: 'https://aws.amazon.com/vpc/pricing/ (NAT Gateway)', since: 'as listed 2026' },
-  managedInstancesFee: { usd: 0.15, unit: 'Lambda Managed Instances management fee, share of the EC2 on-demand price', source: 'https://aws.amazon.com/lambda/pricing/ (Lambda Managed Instances)', since: '2025-11-30 (launch)' },
-  managedInstancesRequest: { usd: 0.2 / 1e6, unit: 'request (Lambda Managed Instances)', source: 'https://aws.amazon.com/lambda/pricing/ (Lambda Managed Instances)', since: '2025-11-30 (launch)' },
+  managedInstancesFee: {
+    usd: 0.15,
+    unit: 'Lambda Managed Instances management fee, share of the EC2 on-demand price',
+    source: 'https://aws.amazon.com/lambda/pricing/ (Lambda Managed Instances)',
+    since: '2025-11-30 (launch)',
+  },
+  managedInstancesRequest: {
+    usd: 0.2 / 1e6,
+    unit: 'request (Lambda Managed Instances)',
+    source: 'https://aws.amazon.com/lambda/pricing/ (Lambda Managed Instances)',
+    since: '2025-11-30 (launch)',
+  },
 } satisfies Record<string, Price>;
 
 /**
@@ -64,12 +124,26 @@ export const MANAGED = { instance: 'c7g.large-equivalent (1 vCPU)', vcpus: 1, mi
  * asks, as the SDK does: CloudFront's bytes out), decoded, and the request's bytes.
  */
 export interface RequestFigures {
-  cpuMs: number; dynamoCalls: number; writeUnits: number; readUnits: number; sqsCalls: number;
-  logBytes: number; logLines: number; responseBytes: number; decodedResponseBytes: number; requestBytes: number
+  cpuMs: number;
+  dynamoCalls: number;
+  writeUnits: number;
+  readUnits: number;
+  sqsCalls: number;
+  logBytes: number;
+  logLines: number;
+  responseBytes: number;
+  decodedResponseBytes: number;
+  requestBytes: number;
 }
 
 /** One part of the mix; `upstreamMs` is the time the upstream takes to answer (the gateway waits, and Lambda bills, all of it). */
-export interface MixPart { label: string; share: number; upstreamMs: number; fn: 'Chat' | 'Embeddings'; figures: RequestFigures }
+export interface MixPart {
+  label: string;
+  share: number;
+  upstreamMs: number;
+  fn: 'Chat' | 'Embeddings';
+  figures: RequestFigures;
+}
 
 /** The request mix: 70% streamed chat of 2 s and 500 tokens, 20% buffered chat, 10% embeddings. */
 export const MIX: Array<Omit<MixPart, 'figures'> & { kind: Kind }> = [
@@ -82,7 +156,17 @@ export const MIX: Array<Omit<MixPart, 'figures'> & { kind: Kind }> = [
 export const withUpstream = (mix: MixPart[], ms: number): MixPart[] => mix.map((p) => (p.fn === 'Chat' ? { ...p, upstreamMs: ms } : p));
 
 /** 1M requests of the mix, by line ("compute": Lambda GB-s + requests, or Managed Instances' hours + requests); INIT of chat at its memory, ms. */
-export interface CostRow { label: string; lambdaGbS: number; lambdaUsd: number; dynamoUsd: number; cloudfrontUsd: number; logsUsd: number; otherUsd: number; totalUsd: number; initMs: number }
+export interface CostRow {
+  label: string;
+  lambdaGbS: number;
+  lambdaUsd: number;
+  dynamoUsd: number;
+  cloudfrontUsd: number;
+  logsUsd: number;
+  otherUsd: number;
+  totalUsd: number;
+  initMs: number;
+}
 
 /** How much slower our CPU-bound work runs at `memoryMb` than on one full vCPU. */
 export const cpuSlowdown = (memoryMb: number): number => Math.max(1, ASSUMPTIONS.fullVcpuMb / memoryMb);
@@ -108,7 +192,13 @@ export function rightSizedMb(readyCpuMs: number): number {
 }
 
 /** Options of {@link costRow}: the mix, the architecture, chat's CPU ms from process start to ready (secret reads included), WAF, platform log lines. */
-export interface CostInputs { mix: MixPart[]; architecture: 'arm64' | 'x86_64'; readyMs: number; waf: boolean; platformLogs?: boolean }
+export interface CostInputs {
+  mix: MixPart[];
+  architecture: 'arm64' | 'x86_64';
+  readyMs: number;
+  waf: boolean;
+  platformLogs?: boolean;
+}
 
 /** The lines every compute mode shares: DynamoDB, CloudFront, logs, SQS and WAF, per 1M of the mix. */
 function sharedLines(inputs: CostInputs): Pick<CostRow, 'dynamoUsd' | 'cloudfrontUsd' | 'logsUsd' | 'otherUsd'> {
@@ -116,7 +206,12 @@ function sharedLines(inputs: CostInputs): Pick<CostRow, 'dynamoUsd' | 'cloudfron
   const platform = inputs.platformLogs !== false ? ASSUMPTIONS.platformLogBytes + ASSUMPTIONS.platformLogEvents * ASSUMPTIONS.logEventOverheadBytes : 0;
   return {
     dynamoUsd: sum((p) => p.figures.writeUnits * PRICES.dynamoWrite.usd + p.figures.readUnits * PRICES.dynamoRead.usd),
-    cloudfrontUsd: sum((p) => PRICES.cloudfrontRequest.usd + (p.figures.responseBytes / 1e9) * PRICES.cloudfrontOut.usd + (p.figures.requestBytes / 1e9) * PRICES.cloudfrontToOrigin.usd),
+    cloudfrontUsd: sum(
+      (p) =>
+        PRICES.cloudfrontRequest.usd +
+        (p.figures.responseBytes / 1e9) * PRICES.cloudfrontOut.usd +
+        (p.figures.requestBytes / 1e9) * PRICES.cloudfrontToOrigin.usd,
+    ),
     logsUsd: sum((p) => ((p.figures.logBytes + p.figures.logLines * ASSUMPTIONS.logEventOverheadBytes + platform) / 1e9) * PRICES.logsIngest.usd),
     otherUsd: sum((p) => p.figures.sqsCalls * PRICES.sqsRequest.usd + (inputs.waf ? PRICES.wafRequest.usd : 0)),
   };
@@ -127,9 +222,16 @@ const total = (r: Omit<CostRow, 'totalUsd'>): CostRow => ({ ...r, totalUsd: r.la
 /** 1M requests of the mix on per-invocation Lambda, each function at the given memory. */
 export function costRow(label: string, memoryMb: Record<'Chat' | 'Embeddings', number>, inputs: CostInputs): CostRow {
   const gbSecondUsd = inputs.architecture === 'arm64' ? PRICES.lambdaGbSecondArm.usd : PRICES.lambdaGbSecondX86.usd;
-  const gbS = (p: MixPart): number => ((billedMs(p, memoryMb[p.fn]) + ASSUMPTIONS.coldStartShare * initMs(inputs.readyMs, memoryMb[p.fn])) / 1000) * (memoryMb[p.fn] / 1024);
+  const gbS = (p: MixPart): number =>
+    ((billedMs(p, memoryMb[p.fn]) + ASSUMPTIONS.coldStartShare * initMs(inputs.readyMs, memoryMb[p.fn])) / 1000) * (memoryMb[p.fn] / 1024);
   const lambdaGbS = inputs.mix.reduce((s, p) => s + 1e6 * p.share * gbS(p), 0);
-  return total({ label, lambdaGbS, lambdaUsd: lambdaGbS * gbSecondUsd + 1e6 * PRICES.lambdaRequest.usd, ...sharedLines(inputs), initMs: initMs(inputs.readyMs, memoryMb.Chat) });
+  return total({
+    label,
+    lambdaGbS,
+    lambdaUsd: lambdaGbS * gbSecondUsd + 1e6 * PRICES.lambdaRequest.usd,
+    ...sharedLines(inputs),
+    initMs: initMs(inputs.readyMs, memoryMb.Chat),
+  });
 }
 
 /** Managed Instances for the mix: what one instance serves, and 1M requests at {@link MANAGED}.utilisation. */
@@ -140,10 +242,18 @@ export function managedRow(label: string, inputs: CostInputs): CostRow & { perIn
   const perInstanceRps = Math.min(byCpu, byConcurrency);
   const hourUsd = PRICES.ec2C7gLarge.usd * (1 + PRICES.managedInstancesFee.usd);
   const computeUsd = (hourUsd / (perInstanceRps * MANAGED.utilisation * 3600)) * 1e6;
-  const limit = byCpu < byConcurrency ? `CPU (${Math.round(byCpu)}/s per environment)` : `${MANAGED.concurrencyPerVcpu} requests per vCPU (${Math.round(byConcurrency)}/s per environment; CPU would allow ${Math.round(byCpu)}/s)`;
+  const limit =
+    byCpu < byConcurrency
+      ? `CPU (${Math.round(byCpu)}/s per environment)`
+      : `${MANAGED.concurrencyPerVcpu} requests per vCPU (${Math.round(byConcurrency)}/s per environment; CPU would allow ${Math.round(byCpu)}/s)`;
   const floorUsd = (MANAGED.minInstances * hourUsd + PRICES.natHour.usd) * MANAGED.hoursPerMonth;
   const natUsd = inputs.mix.reduce((t, p) => t + 1e6 * p.share * ((p.figures.responseBytes + p.figures.requestBytes) / 1e9) * PRICES.natGb.usd, 0);
-  return { ...total({ label, lambdaGbS: 0, lambdaUsd: computeUsd + 1e6 * PRICES.managedInstancesRequest.usd + natUsd, ...sharedLines(inputs), initMs: Number.NaN }), perInstanceRps, limit, floorUsd };
+  return {
+    ...total({ label, lambdaGbS: 0, lambdaUsd: computeUsd + 1e6 * PRICES.managedInstancesRequest.usd + natUsd, ...sharedLines(inputs), initMs: Number.NaN }),
+    perInstanceRps,
+    limit,
+    floorUsd,
+  };
 }
 
 /** Requests a month above which Managed Instances' floor costs less than per-invocation Lambda's compute (other lines are alike). */

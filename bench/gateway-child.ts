@@ -16,7 +16,12 @@ import { countAwsCalls } from './aws-calls';
 export type GatewaySetup = Record<'chat' | 'embeddings', { dir: string; memoryMb: number; timeoutSeconds: number }>;
 
 /** A recorded answer to replay: headers, the body's frames (base64 of the wire bytes of a gzip answer), the pause between frames (ms). */
-export interface Replay { headers: Record<string, string>; frames: string[]; base64?: boolean; gapMs: number }
+export interface Replay {
+  headers: Record<string, string>;
+  frames: string[];
+  base64?: boolean;
+  gapMs: number;
+}
 
 const setup = JSON.parse(process.env.BENCH_GATEWAY ?? '') as GatewaySetup;
 const send = (message: object): void => void process.send?.(message);
@@ -57,7 +62,12 @@ const replayStream = awslambda.streamifyResponse(async (event: APIGatewayProxyEv
 });
 const replayBuffered = async (event: APIGatewayProxyEventV2) => {
   const { headers, frames, base64 } = replayOf(event);
-  return { statusCode: 200, headers, body: base64 === true ? Buffer.concat(frames.map((f) => Buffer.from(f, 'base64'))).toString('base64') : frames.join(''), isBase64Encoded: base64 === true };
+  return {
+    statusCode: 200,
+    headers,
+    body: base64 === true ? Buffer.concat(frames.map((f) => Buffer.from(f, 'base64'))).toString('base64') : frames.join(''),
+    isBase64Encoded: base64 === true,
+  };
 };
 
 // Invocations running (a streamed chat settles after its response has ended): `idle` waits for none.
@@ -71,8 +81,22 @@ const server = createFunctionUrlServer(
   [
     { match: (p) => p.startsWith('/bench/replay-buffered/'), handler: replayBuffered, invokeMode: 'BUFFERED', functionName: 'replay-buffered' },
     { match: (p) => p.startsWith('/bench/replay/'), handler: replayStream, invokeMode: 'RESPONSE_STREAM', functionName: 'replay-stream' },
-    { match: (p) => p.startsWith('/v1/embeddings'), handler: embeddings, invokeMode: 'BUFFERED', functionName: 'modelmux-embeddings', memoryMb: setup.embeddings.memoryMb, timeoutMs: setup.embeddings.timeoutSeconds * 1000 },
-    { match: () => true, handler: chat, invokeMode: 'RESPONSE_STREAM', functionName: 'modelmux-chat', memoryMb: setup.chat.memoryMb, timeoutMs: setup.chat.timeoutSeconds * 1000 },
+    {
+      match: (p) => p.startsWith('/v1/embeddings'),
+      handler: embeddings,
+      invokeMode: 'BUFFERED',
+      functionName: 'modelmux-embeddings',
+      memoryMb: setup.embeddings.memoryMb,
+      timeoutMs: setup.embeddings.timeoutSeconds * 1000,
+    },
+    {
+      match: () => true,
+      handler: chat,
+      invokeMode: 'RESPONSE_STREAM',
+      functionName: 'modelmux-chat',
+      memoryMb: setup.chat.memoryMb,
+      timeoutMs: setup.chat.timeoutSeconds * 1000,
+    },
   ],
   { onInvocation: invocationEnded },
 );

@@ -22,13 +22,56 @@ const CHAT = { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Say he
  * and two words: 15 words make 10 content events, with role and finish chunks a 12-chunk stream; 750 words
  * make 500 content events (OpenAI's one token per chunk for a 500-token answer).
  */
-export const KINDS: Record<Kind, { label: string; path: 'chat/completions' | 'embeddings'; body: object; stream: boolean; gapMs: number; direct: boolean; perRound: number }> = {
-  chat: { label: 'buffered chat, 15 tokens', path: 'chat/completions', body: { ...CHAT, max_tokens: 15 }, stream: false, gapMs: 0, direct: true, perRound: 100 },
-  stream: { label: '12-chunk stream, 20 ms apart', path: 'chat/completions', body: { ...CHAT, max_tokens: 15, stream: true }, stream: true, gapMs: 20, direct: true, perRound: 10 },
+export const KINDS: Record<
+  Kind,
+  { label: string; path: 'chat/completions' | 'embeddings'; body: object; stream: boolean; gapMs: number; direct: boolean; perRound: number }
+> = {
+  chat: {
+    label: 'buffered chat, 15 tokens',
+    path: 'chat/completions',
+    body: { ...CHAT, max_tokens: 15 },
+    stream: false,
+    gapMs: 0,
+    direct: true,
+    perRound: 100,
+  },
+  stream: {
+    label: '12-chunk stream, 20 ms apart',
+    path: 'chat/completions',
+    body: { ...CHAT, max_tokens: 15, stream: true },
+    stream: true,
+    gapMs: 20,
+    direct: true,
+    perRound: 10,
+  },
   // What the openai SDK sends for `embeddings.create` by default: base64-encoded float32.
-  embeddings: { label: 'embeddings, 1 input', path: 'embeddings', body: { model: 'text-embedding-3-small', input: 'The quick brown fox jumps over the lazy dog', encoding_format: 'base64' }, stream: false, gapMs: 0, direct: true, perRound: 100 },
-  chat500: { label: 'buffered chat, 500 tokens', path: 'chat/completions', body: { ...CHAT, max_tokens: 500 }, stream: false, gapMs: 0, direct: false, perRound: 12 },
-  stream500: { label: '500-chunk stream, unpaced', path: 'chat/completions', body: { ...CHAT, max_tokens: 750, stream: true }, stream: true, gapMs: 0, direct: false, perRound: 4 },
+  embeddings: {
+    label: 'embeddings, 1 input',
+    path: 'embeddings',
+    body: { model: 'text-embedding-3-small', input: 'The quick brown fox jumps over the lazy dog', encoding_format: 'base64' },
+    stream: false,
+    gapMs: 0,
+    direct: true,
+    perRound: 100,
+  },
+  chat500: {
+    label: 'buffered chat, 500 tokens',
+    path: 'chat/completions',
+    body: { ...CHAT, max_tokens: 500 },
+    stream: false,
+    gapMs: 0,
+    direct: false,
+    perRound: 12,
+  },
+  stream500: {
+    label: '500-chunk stream, unpaced',
+    path: 'chat/completions',
+    body: { ...CHAT, max_tokens: 750, stream: true },
+    stream: true,
+    gapMs: 0,
+    direct: false,
+    perRound: 4,
+  },
 };
 
 /** How much a run does (rounds of `perRound × perRoundScale`, profiled requests per kind, requests per write-unit level): the full run, or `--quick`. */
@@ -36,8 +79,24 @@ export type BenchConfig = ReturnType<typeof benchConfig>;
 
 export function benchConfig(quick: boolean) {
   return quick
-    ? { quick, rounds: 2, perRoundScale: 0.3, loadSeconds: 2, profileRequests: { chat: 150, stream: 12, embeddings: 100, chat500: 10, stream500: 4 }, coldStartRuns: 3, wruRequests: 100 }
-    : { quick, rounds: 4, perRoundScale: 0.8, loadSeconds: 4, profileRequests: { chat: 300, stream: 30, embeddings: 200, chat500: 30, stream500: 10 }, coldStartRuns: 7, wruRequests: 300 };
+    ? {
+        quick,
+        rounds: 2,
+        perRoundScale: 0.3,
+        loadSeconds: 2,
+        profileRequests: { chat: 150, stream: 12, embeddings: 100, chat500: 10, stream500: 4 },
+        coldStartRuns: 3,
+        wruRequests: 100,
+      }
+    : {
+        quick,
+        rounds: 4,
+        perRoundScale: 0.8,
+        loadSeconds: 4,
+        profileRequests: { chat: 300, stream: 30, embeddings: 200, chat500: 30, stream500: 10 },
+        coldStartRuns: 7,
+        wruRequests: 300,
+      };
 }
 
 /** Where a request goes: the simulator itself, modelmux, or the stand-in replaying modelmux's answer. */
@@ -49,7 +108,11 @@ export function percentile(values: number[], p: number): number {
   return s.length === 0 ? Number.NaN : (s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))] as number);
 }
 
-const headers = (key: string): Record<string, string> => ({ authorization: `Bearer ${key}`, 'content-type': 'application/json', 'accept-encoding': SDK_ACCEPT_ENCODING });
+const headers = (key: string): Record<string, string> => ({
+  authorization: `Bearer ${key}`,
+  'content-type': 'application/json',
+  'accept-encoding': SDK_ACCEPT_ENCODING,
+});
 
 /** The request of `kind` to `target` with API key `key`. */
 export function requestSpec(system: System, gateway: Gateway, kind: Kind, target: Target, key: string): RequestSpec {
@@ -69,8 +132,15 @@ export function requestSpec(system: System, gateway: Gateway, kind: Kind, target
  * average bytes of one answer (wire and decoded) and of its request.
  */
 export interface KindResult {
-  latencyMs: Partial<Record<Target, number[]>>; cpuPerRequest: Record<'modelmux' | 'replay', number>; calls: AwsCalls; logBytes: number; logLines: number;
-  requests: number; responseBytes: number; decodedResponseBytes: number; requestBytes: number
+  latencyMs: Partial<Record<Target, number[]>>;
+  cpuPerRequest: Record<'modelmux' | 'replay', number>;
+  calls: AwsCalls;
+  logBytes: number;
+  logLines: number;
+  requests: number;
+  responseBytes: number;
+  decodedResponseBytes: number;
+  requestBytes: number;
 }
 
 export function addCalls(into: AwsCalls, from: AwsCalls): void {
@@ -85,7 +155,13 @@ export function addCalls(into: AwsCalls, from: AwsCalls): void {
 }
 
 /** Sends `n` requests one after the other; gateway targets wait until the previous invocation has ended. */
-async function sequence(gateway: Gateway, spec: RequestSpec, kind: Kind, target: Target, n: number): Promise<{ ms: number[]; bytes: number; decodedBytes: number }> {
+async function sequence(
+  gateway: Gateway,
+  spec: RequestSpec,
+  kind: Kind,
+  target: Target,
+  n: number,
+): Promise<{ ms: number[]; bytes: number; decodedBytes: number }> {
   const out = { ms: [] as number[], bytes: 0, decodedBytes: 0 };
   for (let i = 0; i < n; i++) {
     if (target !== 'direct') await gateway.idle();
@@ -101,7 +177,9 @@ async function sequence(gateway: Gateway, spec: RequestSpec, kind: Kind, target:
 /** Records one modelmux answer of `kind` for the replay route (headers, and the body as written: gzip as base64). */
 async function recordReplay(spec: RequestSpec, gateway: Gateway, kind: Kind): Promise<void> {
   const answer = await (KINDS[kind].stream ? sendStream : sendBuffered)(spec);
-  const kept = Object.fromEntries(Object.entries(answer.headers).filter(([k]) => !['date', 'connection', 'keep-alive', 'transfer-encoding', 'content-length'].includes(k)));
+  const kept = Object.fromEntries(
+    Object.entries(answer.headers).filter(([k]) => !['date', 'connection', 'keep-alive', 'transfer-encoding', 'content-length'].includes(k)),
+  );
   const base64 = kept['content-encoding'] === 'gzip';
   await gateway.replay(kind, { headers: kept, frames: base64 ? answer.wire.map((b) => b.toString('base64')) : answer.parts, base64, gapMs: KINDS[kind].gapMs });
 }
@@ -115,7 +193,17 @@ export async function measureKind(system: System, gateway: Gateway, cfg: BenchCo
   await recordReplay(specOf('modelmux'), gateway, kind);
   for (const target of targets) await sequence(gateway, specOf(target), kind, target, Math.max(3, Math.round(spec.perRound / 5)));
   await gateway.take();
-  const r: KindResult = { latencyMs: {}, cpuPerRequest: { modelmux: 0, replay: 0 }, calls: {}, logBytes: 0, logLines: 0, requests: 0, responseBytes: 0, decodedResponseBytes: 0, requestBytes: Buffer.byteLength(JSON.stringify(spec.body)) };
+  const r: KindResult = {
+    latencyMs: {},
+    cpuPerRequest: { modelmux: 0, replay: 0 },
+    calls: {},
+    logBytes: 0,
+    logLines: 0,
+    requests: 0,
+    responseBytes: 0,
+    decodedResponseBytes: 0,
+    requestBytes: Buffer.byteLength(JSON.stringify(spec.body)),
+  };
   const cpu = { modelmux: 0, replay: 0 };
   const n = Math.max(2, Math.round(spec.perRound * cfg.perRoundScale));
   for (let round = 0; round < cfg.rounds; round++) {
@@ -137,11 +225,23 @@ export async function measureKind(system: System, gateway: Gateway, cfg: BenchCo
     }
   }
   const perTarget = n * cfg.rounds;
-  return { ...r, cpuPerRequest: { modelmux: cpu.modelmux / perTarget, replay: cpu.replay / perTarget }, responseBytes: r.responseBytes / r.requests, decodedResponseBytes: r.decodedResponseBytes / r.requests };
+  return {
+    ...r,
+    cpuPerRequest: { modelmux: cpu.modelmux / perTarget, replay: cpu.replay / perTarget },
+    responseBytes: r.responseBytes / r.requests,
+    decodedResponseBytes: r.decodedResponseBytes / r.requests,
+  };
 }
 
 /** One autocannon run of buffered chat at c=16; `gatewayCpuMs` is the CPU ms per answer of the gateway under test (0 direct). */
-export interface LoadResult { target: string; reqPerSec: number; latencies: number[]; failures: number; gatewayCpuMs: number; error?: string }
+export interface LoadResult {
+  target: string;
+  reqPerSec: number;
+  latencies: number[];
+  failures: number;
+  gatewayCpuMs: number;
+  error?: string;
+}
 
 /** Buffered chat at c=16 for `seconds`: the simulator directly, modelmux, and Portkey in front of the same simulator. */
 export async function measureLoad(system: System, gateway: Gateway, portkey: Peer, key: string, seconds: number): Promise<LoadResult[]> {
@@ -150,7 +250,18 @@ export async function measureLoad(system: System, gateway: Gateway, portkey: Pee
   const targets: Array<[string, RequestSpec | string, number]> = [
     ['simulator, direct', direct, 0],
     ['modelmux', requestSpec(system, gateway, 'chat', 'modelmux', key), gateway.pid],
-    'error' in portkey ? [`Portkey`, portkey.error, 0] : [`Portkey ${portkey.version}`, { ...direct, origin: portkey.origin, path: '/v1/chat/completions', headers: { ...direct.headers, 'x-portkey-provider': 'openai', 'x-portkey-custom-host': system.simulator.openaiBaseUrl.replace(/\/$/, '') } }, portkey.pid],
+    'error' in portkey
+      ? [`Portkey`, portkey.error, 0]
+      : [
+          `Portkey ${portkey.version}`,
+          {
+            ...direct,
+            origin: portkey.origin,
+            path: '/v1/chat/completions',
+            headers: { ...direct.headers, 'x-portkey-provider': 'openai', 'x-portkey-custom-host': system.simulator.openaiBaseUrl.replace(/\/$/, '') },
+          },
+          portkey.pid,
+        ],
   ];
   const out: LoadResult[] = [];
   for (const [target, spec, pid] of targets) {
@@ -166,14 +277,28 @@ export async function measureLoad(system: System, gateway: Gateway, portkey: Pee
     await gateway.idle();
     const [after] = await cpuMs([pid]);
     const n = Math.max(1, run.latencies.length);
-    out.push({ target, reqPerSec: (run.latencies.length * 1000) / run.elapsedMs, latencies: run.latencies, failures: run.failures, gatewayCpuMs: pid === 0 ? 0 : ((after ?? 0) - (before ?? 0)) / n });
+    out.push({
+      target,
+      reqPerSec: (run.latencies.length * 1000) / run.elapsedMs,
+      latencies: run.latencies,
+      failures: run.failures,
+      gatewayCpuMs: pid === 0 ? 0 : ((after ?? 0) - (before ?? 0)) / n,
+    });
   }
   await gateway.take();
   return out;
 }
 
 /** Write units per request at one in-flight level, amortized, in all and by table / index; DynamoDB calls per request; TTFT p50 ms. */
-export interface WruRow { mode: 'holds' | 'leases'; inFlight: number; requests: number; wru: number; byTable: Record<string, number>; callsPerRequest: number; ttftP50: number }
+export interface WruRow {
+  mode: 'holds' | 'leases';
+  inFlight: number;
+  requests: number;
+  wru: number;
+  byTable: Record<string, number>;
+  callsPerRequest: number;
+  ttftP50: number;
+}
 
 /**
  * Write units on a dashboard account (an email, 5 keys; a fresh one per level) at 1, 10 and 50 requests in
@@ -204,7 +329,15 @@ export async function measureWru(system: System, modes: Record<'holds' | 'leases
       const byTable: Record<string, number> = {};
       for (const [, c] of writes) for (const [t, u] of Object.entries(c.byTable ?? {})) byTable[t] = (byTable[t] ?? 0) + u / n;
       const callCount = Object.values(calls).reduce((s, c) => s + c.calls, 0);
-      rows.push({ mode, inFlight, requests: n, wru: writes.reduce((s, [, c]) => s + c.capacityUnits, 0) / n, byTable, callsPerRequest: callCount / n, ttftP50: percentile(ttft, 50) });
+      rows.push({
+        mode,
+        inFlight,
+        requests: n,
+        wru: writes.reduce((s, [, c]) => s + c.capacityUnits, 0) / n,
+        byTable,
+        callsPerRequest: callCount / n,
+        ttftP50: percentile(ttft, 50),
+      });
     }
     await gateway.exit();
   }
@@ -218,7 +351,14 @@ export type PhaseProfile = Record<Kind, Map<string, number>>;
  * A second gateway process under `node --cpu-prof` (every 250 µs): each kind one invocation at a time,
  * its window marked by the clock the profile uses (hrtime µs, shared by all processes on Linux).
  */
-export async function profileKinds(system: System, env: Record<string, string>, key: string, cfg: BenchConfig, bundles: string[], dir: string): Promise<PhaseProfile> {
+export async function profileKinds(
+  system: System,
+  env: Record<string, string>,
+  key: string,
+  cfg: BenchConfig,
+  bundles: string[],
+  dir: string,
+): Promise<PhaseProfile> {
   const gateway = await system.startGateway(env, ['--cpu-prof', `--cpu-prof-dir=${dir}`, '--cpu-prof-interval=250']);
   const windows = new Map<Kind, [number, number]>();
   const nowUs = (): number => Number(process.hrtime.bigint() / 1000n);

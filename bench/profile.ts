@@ -8,7 +8,11 @@ import type { Profiler, Runtime } from 'node:inspector';
 import { pathToFileURL } from 'node:url';
 
 /** A profile whose frames carry source paths (`functions/…`, `node_modules/zod/…`, `node:…`), with each node's parent. */
-export interface SourceProfile { profile: Profiler.Profile; parent: Map<number, number>; byId: Map<number, Profiler.ProfileNode> }
+export interface SourceProfile {
+  profile: Profiler.Profile;
+  parent: Map<number, number>;
+  byId: Map<number, Profiler.ProfileNode>;
+}
 
 /** `../../node_modules/zod/x.js` → `node_modules/zod/x.js`; `…/functions/a.ts` → `functions/a.ts`. */
 function sourcePath(original: string): string {

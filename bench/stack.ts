@@ -16,12 +16,24 @@ import { gzipSync } from 'node:zlib';
  * per package (own code as `functions/**`), largest first.
  */
 export interface StackFunction {
-  name: string; dir: string; memoryMb: number; architecture: 'arm64' | 'x86_64'; timeoutSeconds: number; env: Record<string, string>;
-  platformLogs: boolean; indexBytes: number; indexGzipBytes: number; lazyBytes: number; packages: Array<{ name: string; bytes: number }>
+  name: string;
+  dir: string;
+  memoryMb: number;
+  architecture: 'arm64' | 'x86_64';
+  timeoutSeconds: number;
+  env: Record<string, string>;
+  platformLogs: boolean;
+  indexBytes: number;
+  indexGzipBytes: number;
+  lazyBytes: number;
+  packages: Array<{ name: string; bytes: number }>;
 }
 
 /** The functions, and CloudFormation resource type → count (e.g. whether a WAF is deployed). */
-export interface StackInfo { functions: StackFunction[]; resourceTypes: Record<string, number> }
+export interface StackInfo {
+  functions: StackFunction[];
+  resourceTypes: Record<string, number>;
+}
 
 type Json = Record<string, unknown>;
 const obj = (v: unknown): Json => (typeof v === 'object' && v !== null ? (v as Json) : {});
@@ -65,7 +77,9 @@ function readFunction(outDir: string, resource: Json): StackFunction | undefined
     platformLogs: !['WARN', 'ERROR'].includes(String(obj(props.LoggingConfig).SystemLogLevel)),
     indexBytes: size(index),
     indexGzipBytes: gzipSync(readFileSync(index), { level: 9 }).length,
-    lazyBytes: readdirSync(dir).filter((f) => f.endsWith('.mjs') && f !== 'index.mjs').reduce((sum, f) => sum + size(join(dir, f)), 0),
+    lazyBytes: readdirSync(dir)
+      .filter((f) => f.endsWith('.mjs') && f !== 'index.mjs')
+      .reduce((sum, f) => sum + size(join(dir, f)), 0),
     packages: existsSync(join(dir, 'index.meta.json')) ? packagesOf(join(dir, 'index.meta.json')) : [],
   };
 }
@@ -76,9 +90,11 @@ function readFunction(outDir: string, resource: Json): StackFunction | undefined
  */
 export async function synthStack(root: string, outDir: string, stack = 'Modelmux'): Promise<StackInfo> {
   const env = { ...process.env, CDK_DISABLE_VERSION_CHECK: '1', CDK_DISABLE_CLI_TELEMETRY: 'true' };
-  await promisify(execFile)(join(root, 'node_modules', '.bin', 'cdk'), ['synth', '--quiet', '-o', outDir], { cwd: root, env, maxBuffer: 64 << 20 }).catch((err: Error & { stderr?: string }) => {
-    throw new Error(`cdk synth failed: ${err.stderr?.slice(-4_000) ?? err.message}`);
-  });
+  await promisify(execFile)(join(root, 'node_modules', '.bin', 'cdk'), ['synth', '--quiet', '-o', outDir], { cwd: root, env, maxBuffer: 64 << 20 }).catch(
+    (err: Error & { stderr?: string }) => {
+      throw new Error(`cdk synth failed: ${err.stderr?.slice(-4_000) ?? err.message}`);
+    },
+  );
   const resources = Object.values(obj(obj(JSON.parse(readFileSync(join(outDir, `${stack}.template.json`), 'utf8'))).Resources)).map(obj);
   const resourceTypes: Record<string, number> = {};
   for (const r of resources) resourceTypes[String(r.Type)] = (resourceTypes[String(r.Type)] ?? 0) + 1;

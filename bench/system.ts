@@ -35,7 +35,12 @@ export function lambdaNode(): string {
  */
 async function startChild(file: string, env: NodeJS.ProcessEnv, logFile: string, nodeFlags: string[] = [], execPath = process.execPath) {
   const log = openSync(logFile, 'a');
-  const child = fork(fileURLToPath(new URL(file, import.meta.url)), [], { env, execPath, execArgv: ['--import', 'tsx', ...nodeFlags], stdio: ['ignore', log, log, 'ipc'] });
+  const child = fork(fileURLToPath(new URL(file, import.meta.url)), [], {
+    env,
+    execPath,
+    execArgv: ['--import', 'tsx', ...nodeFlags],
+    stdio: ['ignore', log, log, 'ipc'],
+  });
   closeSync(log);
   running.add(child);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
@@ -66,8 +71,12 @@ async function startChild(file: string, env: NodeJS.ProcessEnv, logFile: string,
  * `/bench/replay[-buffered]/<kind>` answer a recording; `exit` ends it cleanly (a `--cpu-prof` is written).
  */
 export interface Gateway {
-  pid: number; origin: string; idle(): Promise<void>;
-  take(): Promise<{ calls: AwsCalls; logBytes: number; logLines: number }>; replay(kind: string, replay: Replay): Promise<void>; exit(): Promise<void>
+  pid: number;
+  origin: string;
+  idle(): Promise<void>;
+  take(): Promise<{ calls: AwsCalls; logBytes: number; logLines: number }>;
+  replay(kind: string, replay: Replay): Promise<void>;
+  exit(): Promise<void>;
 }
 
 /** Another gateway measured beside modelmux (Portkey), or why it could not run. */
@@ -79,8 +88,13 @@ export type Peer = { origin: string; pid: number; version: string } | { error: s
  * `startGateway` runs the deployed bundles on Node 24 with `env` over the template's (e.g. the lease mode).
  */
 export interface System {
-  dynamodb: { endpoint: string; pid: number }; simulator: { pid: number; openaiBaseUrl: string }; pace(gapMs: number): Promise<void>; account(keys: number, email?: string): Promise<string[]>;
-  startGateway(env: Record<string, string>, nodeFlags?: string[]): Promise<Gateway>; startPortkey(): Promise<Peer>; stop(): Promise<void>
+  dynamodb: { endpoint: string; pid: number };
+  simulator: { pid: number; openaiBaseUrl: string };
+  pace(gapMs: number): Promise<void>;
+  account(keys: number, email?: string): Promise<string[]>;
+  startGateway(env: Record<string, string>, nodeFlags?: string[]): Promise<Gateway>;
+  startPortkey(): Promise<Peer>;
+  stop(): Promise<void>;
 }
 
 const freePort = (): Promise<number> =>
@@ -99,7 +113,10 @@ async function startPortkey(logDir: string, stops: Array<() => Promise<void>>): 
   const dir = join(ROOT, '.cache', 'portkey');
   const main = join(dir, 'node_modules', '@portkey-ai', 'gateway', 'build', 'start-server.js');
   if (!existsSync(main)) {
-    const npm = spawnSync('npm', ['install', '--prefix', dir, '--no-audit', '--no-fund', '--loglevel=error', `@portkey-ai/gateway@${PORTKEY_VERSION}`], { stdio: 'ignore', timeout: 180_000 });
+    const npm = spawnSync('npm', ['install', '--prefix', dir, '--no-audit', '--no-fund', '--loglevel=error', `@portkey-ai/gateway@${PORTKEY_VERSION}`], {
+      stdio: 'ignore',
+      timeout: 180_000,
+    });
     if (npm.status !== 0 || !existsSync(main)) return { error: `npm could not install @portkey-ai/gateway@${PORTKEY_VERSION} into .cache/portkey (offline?)` };
   }
   const port = await freePort();
@@ -110,7 +127,13 @@ async function startPortkey(logDir: string, stops: Array<() => Promise<void>>): 
   stops.push(async () => void (child.kill('SIGTERM'), await new Promise((r) => child.once('exit', r))));
   const origin = `http://127.0.0.1:${port}`;
   for (let i = 0; i < 100; i++) {
-    if (await fetch(origin).then(() => true, () => false)) break;
+    if (
+      await fetch(origin).then(
+        () => true,
+        () => false,
+      )
+    )
+      break;
     await new Promise((r) => setTimeout(r, 200));
   }
   const version = (JSON.parse(readFileSync(join(dir, 'node_modules', '@portkey-ai', 'gateway', 'package.json'), 'utf8')) as { version: string }).version;
@@ -135,12 +158,22 @@ export async function startSystem(chat: StackFunction, embeddings: StackFunction
     stops.push(async () => void (sim.process.kill('SIGTERM'), await sim.exited));
     const simInfo = sim.ready as unknown as { baseUrl: string; urls: Record<string, string> };
     const prefix = `bench-${randomBytes(3).toString('hex')}`;
-    const tables = { KEYS_TABLE: `${prefix}-keys`, ACCOUNTS_TABLE: `${prefix}-accounts`, LEDGER_TABLE: `${prefix}-ledger`, RESPONSES_TABLE: `${prefix}-responses` };
+    const tables = {
+      KEYS_TABLE: `${prefix}-keys`,
+      ACCOUNTS_TABLE: `${prefix}-accounts`,
+      LEDGER_TABLE: `${prefix}-ledger`,
+      RESPONSES_TABLE: `${prefix}-responses`,
+    };
     // Rate limits off: the bench measures throughput on one account (free-tier limits would refuse it).
     const noRateLimits = { RATE_LIMIT_RPM: '0', RATE_LIMIT_CONCURRENT: '0', RATE_LIMIT_FREE_RPM: '0', RATE_LIMIT_FREE_CONCURRENT: '0' };
     Object.assign(process.env, { DYNAMODB_ENDPOINT: ddb.endpoint, ...tables, ...noRateLimits });
     const { documentClient } = await import('../functions/shared/store/dynamo');
-    await ensureTables(documentClient(), { keys: tables.KEYS_TABLE, accounts: tables.ACCOUNTS_TABLE, ledger: tables.LEDGER_TABLE, responses: tables.RESPONSES_TABLE });
+    await ensureTables(documentClient(), {
+      keys: tables.KEYS_TABLE,
+      accounts: tables.ACCOUNTS_TABLE,
+      ledger: tables.LEDGER_TABLE,
+      responses: tables.RESPONSES_TABLE,
+    });
     const { createAccount } = await import('../functions/shared/accounts/account-store');
     const { createKey } = await import('../functions/shared/accounts/keys/store');
 
@@ -150,12 +183,20 @@ export async function startSystem(chat: StackFunction, embeddings: StackFunction
       env[`${name}_API_KEY`] = 'sim-key';
       env[`${name}_BASE_URL`] = simInfo.urls[route];
     }
-    Object.assign(env, tables, noRateLimits, { DYNAMODB_ENDPOINT: ddb.endpoint, AWS_REGION: 'us-east-1', AWS_ACCESS_KEY_ID: 'local', AWS_SECRET_ACCESS_KEY: 'local', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' });
+    Object.assign(env, tables, noRateLimits, {
+      DYNAMODB_ENDPOINT: ddb.endpoint,
+      AWS_REGION: 'us-east-1',
+      AWS_ACCESS_KEY_ID: 'local',
+      AWS_SECRET_ACCESS_KEY: 'local',
+      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+    });
     const fn = (f: StackFunction) => ({ dir: f.dir, memoryMb: f.memoryMb, timeoutSeconds: f.timeoutSeconds });
     const setup: GatewaySetup = { chat: fn(chat), embeddings: fn(embeddings) };
-    const control = (path: string, body: unknown): Promise<unknown> => fetch(`${simInfo.baseUrl}/__sim/${path}`, { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
+    const control = (path: string, body: unknown): Promise<unknown> =>
+      fetch(`${simInfo.baseUrl}/__sim/${path}`, { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
     const openai = simInfo.urls['openai'];
-    if (openai === undefined || ddb.pid === undefined || sim.process.pid === undefined) throw new Error('simulator or DynamoDB Local without a pid or OpenAI route');
+    if (openai === undefined || ddb.pid === undefined || sim.process.pid === undefined)
+      throw new Error('simulator or DynamoDB Local without a pid or OpenAI route');
 
     return {
       dynamodb: { endpoint: ddb.endpoint, pid: ddb.pid },
@@ -170,7 +211,13 @@ export async function startSystem(chat: StackFunction, embeddings: StackFunction
       startGateway: async (over, nodeFlags = []) => {
         // Node flags as deployed (the stack's NODE_OPTIONS, e.g. --enable-source-maps) plus the bench's.
         const flags = [...(env.NODE_OPTIONS ?? '').split(' ').filter(Boolean), ...nodeFlags];
-        const child = await startChild('gateway-child.ts', { ...env, ...over, NODE_OPTIONS: '', BENCH_GATEWAY: JSON.stringify(setup) }, join(logDir, 'gateway.log'), flags, node24);
+        const child = await startChild(
+          'gateway-child.ts',
+          { ...env, ...over, NODE_OPTIONS: '', BENCH_GATEWAY: JSON.stringify(setup) },
+          join(logDir, 'gateway.log'),
+          flags,
+          node24,
+        );
         stops.push(async () => void (child.process.kill('SIGTERM'), await child.exited));
         return {
           pid: child.process.pid ?? 0,

@@ -44,7 +44,11 @@ export async function runHealth(now = Date.now()): Promise<HealthCheck[]> {
   const checks: HealthCheck[] = described.map(([logical, name, table]) =>
     table instanceof Error
       ? { check: `table ${logical}`, status: 'fail', detail: `${name}: ${table.name}: ${table.message}` }
-      : { check: `table ${logical}`, status: table.TableStatus === 'ACTIVE' ? 'ok' : 'fail', detail: `${name} ${table.TableStatus}, ~${table.ItemCount ?? 0} items` },
+      : {
+          check: `table ${logical}`,
+          status: table.TableStatus === 'ACTIVE' ? 'ok' : 'fail',
+          detail: `${name} ${table.TableStatus}, ~${table.ItemCount ?? 0} items`,
+        },
   );
   const accounts = described.find(([logical]) => logical === 'accounts')?.[2];
   const [upstream, origin, holds, legacy] = await Promise.all([
@@ -71,7 +75,9 @@ async function secretCheck(check: string, env: string, describe: (value: unknown
       return { check, status: 'fail', detail: `${secretId} is readable but not JSON` };
     }
     const detail = describe(parsed);
-    return detail instanceof Error ? { check, status: 'fail', detail: `${secretId}: ${detail.message}` } : { check, status: 'ok', detail: `${secretId}: ${detail}` };
+    return detail instanceof Error
+      ? { check, status: 'fail', detail: `${secretId}: ${detail.message}` }
+      : { check, status: 'ok', detail: `${secretId}: ${detail}` };
   } catch (err) {
     return { check, status: 'fail', detail: `${secretId}: ${(err as Error).name}: ${(err as Error).message}` };
   }
@@ -101,7 +107,11 @@ async function pendingHolds(accounts: TableDescription | Error | undefined, now:
     const holds = await listInlineHolds();
     const pending = holds.length;
     const overdue = holds.filter((h) => h.holdExpiresAt < now).length;
-    return { check, status: overdue > 0 ? 'fail' : 'ok', detail: `${pending} pending, ${overdue} past their settle bound${overdue > 0 ? ' (settle them: npm run admin -- holds …)' : ''}` };
+    return {
+      check,
+      status: overdue > 0 ? 'fail' : 'ok',
+      detail: `${pending} pending, ${overdue} past their settle bound${overdue > 0 ? ' (settle them: npm run admin -- holds …)' : ''}`,
+    };
   } catch (err) {
     return { check, status: 'fail', detail: `${(err as Error).name}: ${(err as Error).message}` };
   }
@@ -113,8 +123,12 @@ async function legacyHolds(): Promise<HealthCheck> {
   try {
     const n = (await listLegacyHolds()).length;
     return n === 0
-      ? { check, status: 'ok', detail: 'none: deploy with -c legacyHoldsDrained=true to drop the settle role\'s ledger UpdateItem/DeleteItem' }
-      : { check, status: 'ok', detail: `${n} held ledger items (the hold format before inline holds): keep legacyHoldsDrained unset; settle them: npm run admin -- holds settle --expired --legacy` };
+      ? { check, status: 'ok', detail: "none: deploy with -c legacyHoldsDrained=true to drop the settle role's ledger UpdateItem/DeleteItem" }
+      : {
+          check,
+          status: 'ok',
+          detail: `${n} held ledger items (the hold format before inline holds): keep legacyHoldsDrained unset; settle them: npm run admin -- holds settle --expired --legacy`,
+        };
   } catch (err) {
     return { check, status: 'fail', detail: `${(err as Error).name}: ${(err as Error).message}` };
   }

@@ -157,21 +157,27 @@ async function run(command: string, values: Values): Promise<[unknown, string, n
         ...(values['free-tokens'] !== undefined ? { freeTokens: tokens(values['free-tokens']) } : {}),
         ...(values['credit-usd'] !== undefined ? { creditNanoUsd: dollars(values['credit-usd'], '--credit-usd') } : {}),
       });
-      return [a, lines([['account', a.accountId], ['free tokens', count(a.freeTokens)], ['credit', formatNanoUsd(a.creditNanoUsd)]])];
+      return [
+        a,
+        lines([
+          ['account', a.accountId],
+          ['free tokens', count(a.freeTokens)],
+          ['credit', formatNanoUsd(a.creditNanoUsd)],
+        ]),
+      ];
     }
-    case 'accounts show': {
-      const id = await accountRef(values);
-      const a = await getAccount(id, { consistent: true });
-      if (!a) throw new NotFoundError(`No account ${id}.`);
-      // Balances summed over the account's fund shards (the root item alone when it has one).
-      const t = await accountTotals(a);
-      const shown = { ...a, ...t };
-      return [shown, lines([['account', a.accountId], ['email', a.email ?? '-'], ['keys', a.keyCount], ['free tokens', `${count(t.freeTokens)} (${count(t.heldFreeTokens)} held)`], ['credit', `${formatNanoUsd(t.creditNanoUsd)} (${formatNanoUsd(t.heldNanoUsd)} held)`], ['used', formatNanoUsd(t.usedNanoUsd)], ['shards', a.shards], ['created', a.createdAt]])];
-    }
+    case 'accounts show':
+      return showAccount(values);
     case 'keys create': {
       const k = await createKey(await accountRef(values), values.name ?? 'default');
-      const text = `${k.key}\n\nThis is the only time the key is shown; store it now.\n` +
-        lines([['name', k.name], ['hint', k.hint], ['hash prefix', k.keyHash.slice(0, 12)], ['created', k.createdAt]]);
+      const text =
+        `${k.key}\n\nThis is the only time the key is shown; store it now.\n` +
+        lines([
+          ['name', k.name],
+          ['hint', k.hint],
+          ['hash prefix', k.keyHash.slice(0, 12)],
+          ['created', k.createdAt],
+        ]);
       return [k, text];
     }
     case 'keys list': {
@@ -181,17 +187,33 @@ async function run(command: string, values: Values): Promise<[unknown, string, n
     }
     case 'keys revoke': {
       const k = await revokeKey(await accountRef(values), required(values, 'key'));
-      return [k, `Deleted ${k.hint} (${k.keyHashPrefix}, "${k.name}"). Its entry on the account is gone, so holds refuse it at once; warm gateways' key caches forget it within KEY_CACHE_TTL_MS (default 30 s).`];
+      return [
+        k,
+        `Deleted ${k.hint} (${k.keyHashPrefix}, "${k.name}"). Its entry on the account is gone, so holds refuse it at once; warm gateways' key caches forget it within KEY_CACHE_TTL_MS (default 30 s).`,
+      ];
     }
     case 'credit add': {
       const a = await addCredit(await accountRef(values), dollars(required(values, 'usd'), '--usd'));
-      return [a, lines([['account', a.accountId], ['credit', formatNanoUsd(a.creditNanoUsd)]])];
+      return [
+        a,
+        lines([
+          ['account', a.accountId],
+          ['credit', formatNanoUsd(a.creditNanoUsd)],
+        ]),
+      ];
     }
     case 'usage': {
       const accountId = values.key?.startsWith('sk-mux-') ? (await authenticate(values.key)).accountId : await accountRef(values);
       const s = await usageSummary(accountId, values.since ? { since: values.since } : {});
       const row = (label: string, t: UsageTotals) =>
-        [label.padEnd(20), `${count(t.requests)} req`, `${count(t.promptTokens)} in`, `${count(t.completionTokens)} out`, `${count(t.freeTokensUsed)} free`, formatNanoUsd(t.costNanoUsd)].join('  ');
+        [
+          label.padEnd(20),
+          `${count(t.requests)} req`,
+          `${count(t.promptTokens)} in`,
+          `${count(t.completionTokens)} out`,
+          `${count(t.freeTokensUsed)} free`,
+          formatNanoUsd(t.costNanoUsd),
+        ].join('  ');
       const text = [row('total', s), ...Object.entries(s.byModel).map(([m, t]) => row(m, t))].join('\n');
       return [{ ...s, costUsd: formatNanoUsd(s.costNanoUsd) }, `${s.since ? `since ${s.since}\n` : ''}${text}`];
     }
@@ -201,20 +223,9 @@ async function run(command: string, values: Values): Promise<[unknown, string, n
       const n = await setShards(id, count);
       return [{ accountId: id, shards: n }, `account ${id} now has ${n} fund shard${n === 1 ? '' : 's'}`];
     }
-    case 'holds list': {
-      const holds = await (values.legacy ? listLegacyHolds : listPendingHolds)(values.expired ? Date.now() : undefined);
-      const text = holds.length === 0 ? 'No holds pending.' : holds.map((h) => [h.requestId, h.ownerAccountId, h.publicModel, formatNanoUsd(h.holdNanoUsd), `${count(h.holdFreeTokens)} free`, `expires ${new Date(h.holdExpiresAt).toISOString()}`].join('  ')).join('\n');
-      return [holds, text];
-    }
-    case 'holds settle': {
-      const all = await (values.legacy ? listLegacyHolds : listPendingHolds)(values.expired ? Date.now() : undefined);
-      const chosen = values.request ? all.filter((h) => h.requestId === values.request) : values.expired ? all : [];
-      if (!values.request && !values.expired) throw new UsageError('holds settle needs --request REQUEST-ID or --expired.');
-      if (values.request && chosen.length === 0) throw new NotFoundError(`No pending hold ${values.request}.`);
-      const results = [];
-      for (const h of chosen) results.push({ requestId: h.requestId, ...(await settleHold(h, orphanOutcome(h))) });
-      return [results, results.map((r) => `${r.requestId}  ${r.alreadySettled ? 'already settled' : `settled as orphaned: ${formatNanoUsd(r.costNanoUsd)}, ${count(r.freeTokensUsed)} free tokens`}`).join('\n') || 'Nothing to settle.'];
-    }
+    case 'holds list':
+    case 'holds settle':
+      return runHolds(command, values);
     case 'grants backfill': {
       const r = await backfillGrantMarkers();
       return [r, `${count(r.accounts)} accounts with an email; ${count(r.written)} grant markers written`];
@@ -222,6 +233,67 @@ async function run(command: string, values: Values): Promise<[unknown, string, n
     default:
       throw new UsageError(command ? `Unknown command "${command}".` : 'No command given.');
   }
+}
+
+/** `accounts show`: the account with its balances summed over its fund shards. */
+async function showAccount(values: Values): Promise<[unknown, string]> {
+  const id = await accountRef(values);
+  const a = await getAccount(id, { consistent: true });
+  if (!a) throw new NotFoundError(`No account ${id}.`);
+  // Balances summed over the account's fund shards (the root item alone when it has one).
+  const t = await accountTotals(a);
+  const shown = { ...a, ...t };
+  return [
+    shown,
+    lines([
+      ['account', a.accountId],
+      ['email', a.email ?? '-'],
+      ['keys', a.keyCount],
+      ['free tokens', `${count(t.freeTokens)} (${count(t.heldFreeTokens)} held)`],
+      ['credit', `${formatNanoUsd(t.creditNanoUsd)} (${formatNanoUsd(t.heldNanoUsd)} held)`],
+      ['used', formatNanoUsd(t.usedNanoUsd)],
+      ['shards', a.shards],
+      ['created', a.createdAt],
+    ]),
+  ];
+}
+
+/** The `holds` commands (list, settle), as {@link run} returns them. */
+async function runHolds(command: string, values: Values): Promise<[unknown, string, number?]> {
+  if (command === 'holds list') {
+    const holds = await (values.legacy ? listLegacyHolds : listPendingHolds)(values.expired ? Date.now() : undefined);
+    const text =
+      holds.length === 0
+        ? 'No holds pending.'
+        : holds
+            .map((h) =>
+              [
+                h.requestId,
+                h.ownerAccountId,
+                h.publicModel,
+                formatNanoUsd(h.holdNanoUsd),
+                `${count(h.holdFreeTokens)} free`,
+                `expires ${new Date(h.holdExpiresAt).toISOString()}`,
+              ].join('  '),
+            )
+            .join('\n');
+    return [holds, text];
+  }
+  const all = await (values.legacy ? listLegacyHolds : listPendingHolds)(values.expired ? Date.now() : undefined);
+  const chosen = values.request ? all.filter((h) => h.requestId === values.request) : values.expired ? all : [];
+  if (!values.request && !values.expired) throw new UsageError('holds settle needs --request REQUEST-ID or --expired.');
+  if (values.request && chosen.length === 0) throw new NotFoundError(`No pending hold ${values.request}.`);
+  const results = [];
+  for (const h of chosen) results.push({ requestId: h.requestId, ...(await settleHold(h, orphanOutcome(h))) });
+  return [
+    results,
+    results
+      .map(
+        (r) =>
+          `${r.requestId}  ${r.alreadySettled ? 'already settled' : `settled as orphaned: ${formatNanoUsd(r.costNanoUsd)}, ${count(r.freeTokensUsed)} free tokens`}`,
+      )
+      .join('\n') || 'Nothing to settle.',
+  ];
 }
 
 async function main(argv: string[]): Promise<number> {

@@ -65,7 +65,10 @@ export interface RestoreOptions {
  * context file under {@link RESTORED_TABLES_CONTEXT}, keeping its other keys.
  * @throws the SDK's error when DynamoDB refuses; Error for a missing `existing` name.
  */
-export async function restoreTables(opts: RestoreOptions, client: StoreClient = createDocumentClient({ endpoint: config().DYNAMODB_ENDPOINT })): Promise<RestoreResult> {
+export async function restoreTables(
+  opts: RestoreOptions,
+  client: StoreClient = createDocumentClient({ endpoint: config().DYNAMODB_ENDPOINT }),
+): Promise<RestoreResult> {
   const source = tableNames();
   const send = client.send.bind(client) as DynamoDBClient['send'];
   const tables = {} as RestoreResult['tables'];
@@ -118,7 +121,7 @@ async function copyItems(client: StoreClient, from: string, to: string): Promise
 
 async function waitActive(send: DynamoDBClient['send'], table: string): Promise<void> {
   // A point-in-time restore takes minutes to hours (by table size); poll every 10 s, up to 12 h.
-  for (const deadline = Date.now() + 12 * 3_600_000; ; ) {
+  for (const deadline = Date.now() + 12 * 3_600_000; ;) {
     const status = (await send(new DescribeTableCommand({ TableName: table }))).Table?.TableStatus;
     if (status === 'ACTIVE') return;
     if (Date.now() > deadline) throw new Error(`${table} is not ACTIVE after 12 h (status ${status})`);
@@ -170,7 +173,9 @@ async function main(argv: string[]): Promise<number> {
   }
   const mode = values.mode;
   if (mode !== 'pitr' && mode !== 'copy' && mode !== 'existing') {
-    console.error('usage: npm run restore -- --mode pitr [--time ISO] | --mode copy | --mode existing --keys T --accounts T --ledger T  [--suffix S] [--context-file F] [--json]');
+    console.error(
+      'usage: npm run restore -- --mode pitr [--time ISO] | --mode copy | --mode existing --keys T --accounts T --ledger T  [--suffix S] [--context-file F] [--json]',
+    );
     return 2;
   }
   const time = values.time === undefined ? undefined : new Date(values.time);
@@ -189,7 +194,10 @@ async function main(argv: string[]): Promise<number> {
     });
     if (values.json) console.log(JSON.stringify(result, null, 2));
     else {
-      for (const [logical, t] of Object.entries(result.tables)) console.log(`${logical}: ${t.from} -> ${t.to}${t.items === undefined ? '' : ` (${t.items} items)`}${t.protected ? '' : ' (PITR/deletion protection not set here)'}`);
+      for (const [logical, t] of Object.entries(result.tables))
+        console.log(
+          `${logical}: ${t.from} -> ${t.to}${t.items === undefined ? '' : ` (${t.items} items)`}${t.protected ? '' : ' (PITR/deletion protection not set here)'}`,
+        );
       console.log(`Wrote ${RESTORED_TABLES_CONTEXT} to ${result.contextFile}. Next: npx cdk diff, then npx cdk deploy (README, "Backups and restore").`);
     }
     return 0;

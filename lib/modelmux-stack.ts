@@ -48,7 +48,11 @@ export class ModelmuxStack extends Stack {
     if (!cloudfront && (props.domain !== undefined || props.waf !== undefined)) {
       throw new Error('domainName and waf need the CloudFront distribution (cloudfront=true)');
     }
-    const tables = new DataTables(this, 'Data', { removalPolicy: props.tableRemovalPolicy, restoredTables: props.restoredTables, legacyEmailIndex: props.legacyEmailIndex });
+    const tables = new DataTables(this, 'Data', {
+      removalPolicy: props.tableRemovalPolicy,
+      restoredTables: props.restoredTables,
+      legacyEmailIndex: props.legacyEmailIndex,
+    });
     const upstreamSecret = new UpstreamSecret(this, 'UpstreamKeys', { importSecret: props.upstreamSecretName });
     const originSecret = cloudfront ? new OriginSecret(this, 'OriginSecret', { versionId: props.originSecretVersion }) : undefined;
     const publicUrl = props.publicBaseUrl ?? (props.domain ? `https://${props.domain.domainName}` : undefined);
@@ -82,7 +86,9 @@ export class ModelmuxStack extends Stack {
       memorySize: props.chatMemoryMb ?? (props.managedInstances && MI_MIN_MEMORY_MB),
       // Behind CloudFront a buffered answer must be out before the origin read timeout, or the client
       // gets CloudFront's 504 while the answer is still produced and billed.
-      ...(cloudfront && settings.BUFFERED_CHAT_BUDGET_MS === undefined ? { bufferedChatBudgetMs: DEFAULT_ORIGIN_READ_TIMEOUT_SECONDS * 1000 - SETTLE_RESERVE_MS } : {}),
+      ...(cloudfront && settings.BUFFERED_CHAT_BUDGET_MS === undefined
+        ? { bufferedChatBudgetMs: DEFAULT_ORIGIN_READ_TIMEOUT_SECONDS * 1000 - SETTLE_RESERVE_MS }
+        : {}),
     });
     const embeddings = new EmbeddingsEndpoint(this, 'Embeddings', {
       ...common,
@@ -94,7 +100,11 @@ export class ModelmuxStack extends Stack {
     // Payments: the Stripe keys, created empty (payments off until the operator stores them).
     const stripeSecret = new StripeSecret(this, 'Stripe');
     stripeSecret.attachTo(settle.settleFunction.function); // auto top-up charges run in the settle function
-    new CfnOutput(this, 'StripeSecretPutCommand', { description: 'Store the Stripe keys (stripe.json: {"STRIPE_SECRET_KEY":"sk_...","STRIPE_WEBHOOK_SECRET":"whsec_..."}) to enable payments; the webhook endpoint is <base URL>/v1/billing/stripe/webhook', value: stripeSecret.putValueCommand });
+    new CfnOutput(this, 'StripeSecretPutCommand', {
+      description:
+        'Store the Stripe keys (stripe.json: {"STRIPE_SECRET_KEY":"sk_...","STRIPE_WEBHOOK_SECRET":"whsec_..."}) to enable payments; the webhook endpoint is <base URL>/v1/billing/stripe/webhook',
+      value: stripeSecret.putValueCommand,
+    });
     const account = new AccountEndpoint(this, 'Account', {
       tables,
       identity,
@@ -123,11 +133,16 @@ export class ModelmuxStack extends Stack {
    * The CloudFront front door: the distribution over the three Function URLs and the dashboard site,
    * its access logs, optional custom domain and WAF, and their outputs. Returns it and the base URL.
    */
-  private addFrontDoor(props: ModelmuxStackProps, parts: Pick<StackParts, 'chat' | 'embeddings' | 'account'>, originSecret: OriginSecret): { api: ApiDistribution; baseUrl: string } {
+  private addFrontDoor(
+    props: ModelmuxStackProps,
+    parts: Pick<StackParts, 'chat' | 'embeddings' | 'account'>,
+    originSecret: OriginSecret,
+  ): { api: ApiDistribution; baseUrl: string } {
     const { chat, embeddings, account } = parts;
     const domain = props.domain ? new CustomDomain(this, 'Domain', props.domain) : undefined;
     const accessLogs = new AccessLogs(this, 'AccessLogs', { retentionDays: props.accessLogRetentionDays });
-    const webAclArn = props.waf === undefined ? undefined : 'webAclArn' in props.waf ? props.waf.webAclArn : new ApiWebAcl(this, 'Waf', { rateLimit: props.waf.rateLimit }).arn;
+    const webAclArn =
+      props.waf === undefined ? undefined : 'webAclArn' in props.waf ? props.waf.webAclArn : new ApiWebAcl(this, 'Waf', { rateLimit: props.waf.rateLimit }).arn;
     // The dashboard (web/) is the distribution's default behaviour; the API keeps /v1/*.
     const site = new Site(this, 'Site', { accessLogsBucket: accessLogs.bucket });
     const api = new ApiDistribution(this, 'Api', {
@@ -152,16 +167,33 @@ export class ModelmuxStack extends Stack {
    * Lambda Managed Instances when asked, rollouts (versions and the `live` alias the URLs serve, shifted by CodeDeploy; rollback alarms in
    * addMonitoring), backups, cost guards, the BYOK key policy naming its users' roles, and who may send mail.
    */
-  private addOperations(props: ModelmuxStackProps, parts: Pick<StackParts, 'tables' | 'settle' | 'chat' | 'embeddings' | 'account' | 'byokKey'>, mail: MailSender | undefined): Rollout {
+  private addOperations(
+    props: ModelmuxStackProps,
+    parts: Pick<StackParts, 'tables' | 'settle' | 'chat' | 'embeddings' | 'account' | 'byokKey'>,
+    mail: MailSender | undefined,
+  ): Rollout {
     const { tables, settle, chat, embeddings, account, byokKey } = parts;
     // High-volume mode: both request functions on Lambda Managed Instances (docs/managed-instances.md).
-    if (props.managedInstances !== undefined) new ManagedInstances(this, 'ManagedInstances', { ...props.managedInstances, functions: [chat.gateway, embeddings.gateway], logRetentionDays: props.logRetentionDays ?? DEFAULT_LOG_RETENTION_DAYS });
+    if (props.managedInstances !== undefined)
+      new ManagedInstances(this, 'ManagedInstances', {
+        ...props.managedInstances,
+        functions: [chat.gateway, embeddings.gateway],
+        logRetentionDays: props.logRetentionDays ?? DEFAULT_LOG_RETENTION_DAYS,
+      });
     const rollout = new Rollout(this, 'Rollout', { deploymentConfig: props.deploymentConfig });
-    for (const [name, part] of [['Chat', chat], ['Embeddings', embeddings], ['Account', account]] as const) {
+    for (const [name, part] of [
+      ['Chat', chat],
+      ['Embeddings', embeddings],
+      ['Account', account],
+    ] as const) {
       if (part.gateway.alias !== undefined) rollout.addAlias(name, part.gateway.alias);
     }
     if (props.backup !== false) {
-      new Backups(this, 'Backups', { tables: [tables.tables.keys, tables.tables.accounts, tables.tables.ledger], copyRegion: props.backup?.copyRegion, copyVaultName: props.backup?.copyVaultName });
+      new Backups(this, 'Backups', {
+        tables: [tables.tables.keys, tables.tables.accounts, tables.tables.ledger],
+        copyRegion: props.backup?.copyRegion,
+        copyVaultName: props.backup?.copyVaultName,
+      });
     }
     if (props.budget !== undefined || props.costAnomalyDetection !== undefined) {
       new CostGuards(this, 'CostGuards', { budget: props.budget, anomalyDetection: props.costAnomalyDetection });
@@ -177,7 +209,7 @@ export class ModelmuxStack extends Stack {
     new CfnOutput(this, 'DashboardUrl', { description: 'The account dashboard (sign up, API keys, usage)', value: Fn.join('', ['https://', host, '/']) });
     new CfnOutput(this, 'DistributionId', { description: 'CloudFront distribution in front of the Function URLs', value: api.distribution.distributionId });
     new CfnOutput(this, 'DistributionDomainName', {
-      description: 'The distribution\'s own host name (the CNAME target of a custom domain whose DNS is not in Route 53)',
+      description: "The distribution's own host name (the CNAME target of a custom domain whose DNS is not in Route 53)",
       value: api.distribution.distributionDomainName,
     });
     new CfnOutput(this, 'AccessLogBucket', { description: 'S3 bucket of CloudFront access logs (prefix cloudfront/)', value: accessLogs.bucket.bucketName });
@@ -215,7 +247,11 @@ export class ModelmuxStack extends Stack {
     monitoring.addQueue('Settle', settle.deadLetterQueue, { deadLetter: true });
     for (const schema of TABLE_SCHEMAS) {
       const name = schema.logicalName.charAt(0).toUpperCase() + schema.logicalName.slice(1);
-      monitoring.addTable(name, tables.tables[schema.logicalName], (schema.globalSecondaryIndexes ?? []).map((i) => i.indexName));
+      monitoring.addTable(
+        name,
+        tables.tables[schema.logicalName],
+        (schema.globalSecondaryIndexes ?? []).map((i) => i.indexName),
+      );
     }
     if (more.distribution !== undefined) monitoring.addDistribution(more.distribution.distribution.distributionId, ORIGIN_LATENCY_ALARM_MS);
     // A canary rolls back when the service's 5xx rate or a request function's errors alarm.
@@ -224,7 +260,10 @@ export class ModelmuxStack extends Stack {
       if (alarm !== undefined) rollout.addAlarm(alarm);
     }
     monitoring.finish();
-    new CfnOutput(this, 'AlarmTopicArn', { description: 'SNS topic every alarm notifies (subscribe with -c alarmEmail=… or aws sns subscribe)', value: monitoring.topic.topicArn });
+    new CfnOutput(this, 'AlarmTopicArn', {
+      description: 'SNS topic every alarm notifies (subscribe with -c alarmEmail=… or aws sns subscribe)',
+      value: monitoring.topic.topicArn,
+    });
     new CfnOutput(this, 'DashboardName', { description: 'CloudWatch dashboard: traffic, cost, fallbacks, latency', value: monitoring.dashboard.dashboardName });
   }
 
@@ -252,7 +291,10 @@ export class ModelmuxStack extends Stack {
     new CfnOutput(this, 'KeysTableName', { description: 'KEYS_TABLE for the admin CLI', value: tables.tables.keys.tableName });
     new CfnOutput(this, 'AccountsTableName', { description: 'ACCOUNTS_TABLE for the admin CLI', value: tables.tables.accounts.tableName });
     new CfnOutput(this, 'LedgerTableName', { description: 'LEDGER_TABLE for the admin CLI', value: tables.tables.ledger.tableName });
-    new CfnOutput(this, 'UpstreamSecretArn', { description: 'Secret holding the upstream provider keys (UPSTREAM_SECRET_ARN for npm run admin -- health)', value: upstreamSecret.secretId });
+    new CfnOutput(this, 'UpstreamSecretArn', {
+      description: 'Secret holding the upstream provider keys (UPSTREAM_SECRET_ARN for npm run admin -- health)',
+      value: upstreamSecret.secretId,
+    });
     new CfnOutput(this, 'SettleQueueUrl', { description: 'Durable settle queue (SETTLE_QUEUE_URL)', value: settle.queue.queueUrl });
     new CfnOutput(this, 'SettleDeadLetterQueueUrl', { description: 'Settles that failed for 24 h', value: settle.deadLetterQueue.queueUrl });
     new CfnOutput(this, 'PutUpstreamKeysCommand', {

@@ -7,10 +7,14 @@ import { type ManagedInstancesOptions, MI_MIN_MEMORY_MB } from './constructs/man
 
 /** CodeDeploy's predefined Lambda deployment configurations (CodeDeploy docs, "Deployment configurations on an AWS Lambda compute platform"). */
 export const DEPLOYMENT_CONFIGS = [
-  'LambdaCanary10Percent5Minutes', 'LambdaCanary10Percent10Minutes',
-  'LambdaCanary10Percent15Minutes', 'LambdaCanary10Percent30Minutes',
-  'LambdaLinear10PercentEvery1Minute', 'LambdaLinear10PercentEvery2Minutes',
-  'LambdaLinear10PercentEvery3Minutes', 'LambdaLinear10PercentEvery10Minutes',
+  'LambdaCanary10Percent5Minutes',
+  'LambdaCanary10Percent10Minutes',
+  'LambdaCanary10Percent15Minutes',
+  'LambdaCanary10Percent30Minutes',
+  'LambdaLinear10PercentEvery1Minute',
+  'LambdaLinear10PercentEvery2Minutes',
+  'LambdaLinear10PercentEvery3Minutes',
+  'LambdaLinear10PercentEvery10Minutes',
   'LambdaAllAtOnce',
 ] as const;
 
@@ -109,7 +113,10 @@ export function stackPropsFromContext(node: Node): Omit<ModelmuxStackProps, keyo
     alarmEmail: c.alarmEmail,
     accountConcurrencyLimit: c.accountConcurrencyLimit,
     tracing: c.tracing ?? false,
-    domain: domainName === undefined ? undefined : { domainName, certificateArn, hostedZone: hostedZoneId && hostedZoneName ? { hostedZoneId, zoneName: hostedZoneName } : undefined },
+    domain:
+      domainName === undefined
+        ? undefined
+        : { domainName, certificateArn, hostedZone: hostedZoneId && hostedZoneName ? { hostedZoneId, zoneName: hostedZoneName } : undefined },
     waf: createWaf ? { rateLimit: c.wafRateLimit } : wafWebAclArn !== undefined ? { webAclArn: wafWebAclArn } : undefined,
     accessLogRetentionDays: c.accessLogRetentionDays,
     originSecretVersion: c.originSecretVersion,
@@ -122,7 +129,10 @@ export function stackPropsFromContext(node: Node): Omit<ModelmuxStackProps, keyo
     backup: c.backup === false ? false : { copyRegion: c.backupCopyRegion, copyVaultName: c.backupCopyVaultName },
     budget: c.budgetMonthlyUsd === undefined || budgetEmail === undefined ? undefined : { monthlyUsd: c.budgetMonthlyUsd, email: budgetEmail },
     costAnomalyDetection: c.costAnomalyDetection === true && budgetEmail !== undefined ? { email: budgetEmail } : undefined,
-    hostedSignIn: c.cognitoDomainPrefix === undefined || c.oauthCallbackUrls === undefined ? undefined : { domainPrefix: c.cognitoDomainPrefix, callbackUrls: c.oauthCallbackUrls },
+    hostedSignIn:
+      c.cognitoDomainPrefix === undefined || c.oauthCallbackUrls === undefined
+        ? undefined
+        : { domainPrefix: c.cognitoDomainPrefix, callbackUrls: c.oauthCallbackUrls },
     functionSettings: c.functionSettings,
     legacyHoldsDrained: c.legacyHoldsDrained ?? false,
     legacyEmailIndex: c.legacyEmailIndex ?? false,
@@ -139,19 +149,29 @@ export function stackPropsFromContext(node: Node): Omit<ModelmuxStackProps, keyo
  */
 function managedInstancesOf(c: StackContext): ManagedInstancesOptions | undefined {
   const { vpcId, vpcSubnetIds } = c;
-  const options = { minEnvironments: c.managedInstancesMinEnvironments, maxEnvironments: c.managedInstancesMaxEnvironments, maxVCpus: c.managedInstancesMaxVCpus, maxConcurrency: c.managedInstancesMaxConcurrency };
+  const options = {
+    minEnvironments: c.managedInstancesMinEnvironments,
+    maxEnvironments: c.managedInstancesMaxEnvironments,
+    maxVCpus: c.managedInstancesMaxVCpus,
+    maxConcurrency: c.managedInstancesMaxConcurrency,
+  };
   if (c.compute !== 'managed-instances') {
-    if ([vpcId, vpcSubnetIds, ...Object.values(options)].some((v) => v !== undefined)) throw new Error('context vpcId, vpcSubnetIds and managedInstances* need compute=managed-instances');
+    if ([vpcId, vpcSubnetIds, ...Object.values(options)].some((v) => v !== undefined))
+      throw new Error('context vpcId, vpcSubnetIds and managedInstances* need compute=managed-instances');
     return undefined;
   }
   if ((vpcId === undefined) !== (vpcSubnetIds === undefined)) throw new Error('context vpcId and vpcSubnetIds go together');
   if ((c.chatMemoryMb ?? MI_MIN_MEMORY_MB) < MI_MIN_MEMORY_MB || (c.embeddingsMemoryMb ?? MI_MIN_MEMORY_MB) < MI_MIN_MEMORY_MB) {
     throw new Error(`context chatMemoryMb and embeddingsMemoryMb must be at least ${MI_MIN_MEMORY_MB} with compute=managed-instances`);
   }
-  if (c.chatReservedConcurrency !== undefined || c.embeddingsReservedConcurrency !== undefined) throw new Error('context chatReservedConcurrency and embeddingsReservedConcurrency do not apply with compute=managed-instances (use managedInstancesMaxEnvironments)');
+  if (c.chatReservedConcurrency !== undefined || c.embeddingsReservedConcurrency !== undefined)
+    throw new Error(
+      'context chatReservedConcurrency and embeddingsReservedConcurrency do not apply with compute=managed-instances (use managedInstancesMaxEnvironments)',
+    );
   // X-Ray's SDK finds the invocation's segment per process, not per concurrent invocation: not proven safe there.
   if (c.tracing === true) throw new Error('context tracing is not supported with compute=managed-instances (docs/managed-instances.md §3)');
-  if ((options.maxEnvironments ?? Infinity) < (options.minEnvironments ?? 0)) throw new Error('context managedInstancesMaxEnvironments must be at least managedInstancesMinEnvironments');
+  if ((options.maxEnvironments ?? Infinity) < (options.minEnvironments ?? 0))
+    throw new Error('context managedInstancesMaxEnvironments must be at least managedInstancesMinEnvironments');
   return { ...options, vpc: vpcId === undefined || vpcSubnetIds === undefined ? undefined : { vpcId, subnetIds: vpcSubnetIds } };
 }
 
@@ -161,8 +181,10 @@ function managedInstancesOf(c: StackContext): ManagedInstancesOptions | undefine
  */
 function checkOperations(c: StackContext): string | undefined {
   if (c.backupCopyVaultName !== undefined && c.backupCopyRegion === undefined) throw new Error('context backupCopyVaultName needs backupCopyRegion');
-  if ((c.cognitoDomainPrefix === undefined) !== (c.oauthCallbackUrls === undefined)) throw new Error('context cognitoDomainPrefix and oauthCallbackUrls go together');
-  if (c.emailFrom === undefined && (c.emailFromName ?? c.emailIdentity) !== undefined) throw new Error('context emailFromName and emailIdentity need emailFrom');
+  if ((c.cognitoDomainPrefix === undefined) !== (c.oauthCallbackUrls === undefined))
+    throw new Error('context cognitoDomainPrefix and oauthCallbackUrls go together');
+  if (c.emailFrom === undefined && (c.emailFromName ?? c.emailIdentity) !== undefined)
+    throw new Error('context emailFromName and emailIdentity need emailFrom');
   const budgetEmail = c.budgetEmail ?? c.alarmEmail;
   if ((c.budgetMonthlyUsd !== undefined || c.costAnomalyDetection === true) && budgetEmail === undefined) {
     throw new Error('context budgetMonthlyUsd and costAnomalyDetection need budgetEmail (or alarmEmail)');
@@ -188,7 +210,9 @@ const integerValue = z.preprocess(
   z.number({ error: 'must be a non-negative integer' }).int({ error: 'must be a non-negative integer' }).min(0, { error: 'must be a non-negative integer' }),
 );
 const retentionValue = integerValue.pipe(
-  z.number().refine((d) => (LOG_RETENTION_DAYS as readonly number[]).includes(d), { error: `must be one of CloudWatch's retention periods: ${LOG_RETENTION_DAYS.join(', ')}` }),
+  z.number().refine((d) => (LOG_RETENTION_DAYS as readonly number[]).includes(d), {
+    error: `must be one of CloudWatch's retention periods: ${LOG_RETENTION_DAYS.join(', ')}`,
+  }),
 );
 const MEMORY_RANGE = `must be an integer from ${LAMBDA_MEMORY_MB.min} to ${LAMBDA_MEMORY_MB.max} (MB)`;
 const memoryValue = integerValue.pipe(z.number().min(LAMBDA_MEMORY_MB.min, { error: MEMORY_RANGE }).max(LAMBDA_MEMORY_MB.max, { error: MEMORY_RANGE }));
@@ -221,8 +245,22 @@ const settingsValue = objectValue.superRefine((settings, ctx) => {
     ctx.addIssue({ code: 'custom', message: `is invalid: ${err.message}` });
   }
 });
-const csvValue = stringValue.transform((v) => v.split(',').map((s) => s.trim()).filter((s) => s !== ''));
-const urlListValue = csvValue.pipe(z.array(z.string().regex(/^https:\/\/\S+$|^http:\/\/localhost(:\d+)?\/\S*$/, { error: 'must be https URLs (http only for localhost)' }).min(1)).min(1, { error: 'must list at least one URL' }));
+const csvValue = stringValue.transform((v) =>
+  v
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== ''),
+);
+const urlListValue = csvValue.pipe(
+  z
+    .array(
+      z
+        .string()
+        .regex(/^https:\/\/\S+$|^http:\/\/localhost(:\d+)?\/\S*$/, { error: 'must be https URLs (http only for localhost)' })
+        .min(1),
+    )
+    .min(1, { error: 'must list at least one URL' }),
+);
 
 const opt = <T extends z.ZodType>(schema: T) => z.preprocess(unsetToUndefined, schema.optional());
 
@@ -261,24 +299,39 @@ const contextSchema = z.object({
   budgetMonthlyUsd: opt(integerValue.pipe(z.number().min(1, { error: 'must be at least 1 (USD)' }))),
   budgetEmail: opt(emailValue),
   costAnomalyDetection: opt(booleanValue),
-  cognitoDomainPrefix: opt(stringValue.regex(/^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/, { error: 'must be a Cognito domain prefix (lower case, digits, hyphens)' })),
+  cognitoDomainPrefix: opt(
+    stringValue.regex(/^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/, { error: 'must be a Cognito domain prefix (lower case, digits, hyphens)' }),
+  ),
   oauthCallbackUrls: opt(urlListValue),
   functionSettings: opt(settingsValue),
   legacyHoldsDrained: opt(booleanValue),
   emailFrom: opt(emailValue),
-  emailFromName: opt(stringValue.regex(/^[\x20-\x7E]{1,64}$/, { error: 'must be 1 to 64 printable ASCII characters' }).refine((v) => !/["\\<>]/.test(v), { error: 'must not contain ", \\, < or >' })),
+  emailFromName: opt(
+    stringValue
+      .regex(/^[\x20-\x7E]{1,64}$/, { error: 'must be 1 to 64 printable ASCII characters' })
+      .refine((v) => !/["\\<>]/.test(v), { error: 'must not contain ", \\, < or >' }),
+  ),
   emailIdentity: opt(stringValue.regex(/^[^\s@]+@[^\s@]+\.[^\s@]+$|^[a-z0-9.-]+\.[a-z]{2,}$/i, { error: 'must be the emailFrom address or its domain' })),
   legacyEmailIndex: opt(booleanValue),
   compute: opt(z.enum(['lambda', 'managed-instances'], { error: 'must be lambda or managed-instances' })),
   vpcId: opt(stringValue.regex(/^vpc-[0-9a-f]{8,17}$/, { error: 'must be a VPC id (vpc-…)' })),
-  vpcSubnetIds: opt(csvValue.pipe(z.array(z.string().regex(/^subnet-[0-9a-f]{8,17}$/, { error: 'must be subnet ids (subnet-…)' })).min(1).max(16, { error: 'must list 1 to 16 subnets' }))),
+  vpcSubnetIds: opt(
+    csvValue.pipe(
+      z
+        .array(z.string().regex(/^subnet-[0-9a-f]{8,17}$/, { error: 'must be subnet ids (subnet-…)' }))
+        .min(1)
+        .max(16, { error: 'must list 1 to 16 subnets' }),
+    ),
+  ),
   managedInstancesMinEnvironments: opt(integerValue.pipe(z.number().max(15_000, { error: 'must be at most 15000' }))),
   managedInstancesMaxEnvironments: opt(integerValue.pipe(z.number().min(1, { error: 'must be at least 1' }).max(15_000, { error: 'must be at most 15000' }))),
   managedInstancesMaxVCpus: opt(integerValue.pipe(z.number().min(2, { error: 'must be at least 2' }))),
   managedInstancesMaxConcurrency: opt(integerValue.pipe(z.number().min(1, { error: 'must be from 1 to 1600' }).max(1600, { error: 'must be from 1 to 1600' }))),
   restoredTables: opt(
     objectValue.superRefine((tables, ctx) => {
-      for (const name of Object.keys(tables)) if (!['keys', 'accounts', 'ledger'].includes(name)) ctx.addIssue({ code: 'custom', message: `names ${name}; only keys, accounts and ledger are restored` });
+      for (const name of Object.keys(tables))
+        if (!['keys', 'accounts', 'ledger'].includes(name))
+          ctx.addIssue({ code: 'custom', message: `names ${name}; only keys, accounts and ledger are restored` });
     }),
   ),
 });

@@ -16,7 +16,10 @@ import { fileURLToPath } from 'node:url';
 import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import {
-  CognitoIdentityProviderClient, CreateUserPoolClientCommand, CreateUserPoolCommand, DescribeUserPoolCommand,
+  CognitoIdentityProviderClient,
+  CreateUserPoolClientCommand,
+  CreateUserPoolCommand,
+  DescribeUserPoolCommand,
 } from '@aws-sdk/client-cognito-identity-provider';
 import { DASHBOARD_CLIENT_SETTINGS, USER_POOL_SETTINGS } from '../lib/constructs/identity-settings';
 
@@ -125,7 +128,10 @@ class CodeReader {
   private offset = 0;
   private readonly latest = new Map<string, string>();
 
-  constructor(private readonly file: string, private readonly onCode: ((email: string, code: string) => void) | undefined) {}
+  constructor(
+    private readonly file: string,
+    private readonly onCode: ((email: string, code: string) => void) | undefined,
+  ) {}
 
   /** Reads lines appended since the last call. */
   poll(): void {
@@ -148,7 +154,7 @@ class CodeReader {
   /** The latest unused code sent to `email`, waiting up to `timeoutMs`. */
   async waitFor(email: string, timeoutMs: number): Promise<string> {
     const key = email.toLowerCase();
-    for (const deadline = Date.now() + timeoutMs; ; ) {
+    for (const deadline = Date.now() + timeoutMs; ;) {
       this.poll();
       const code = this.latest.get(key);
       if (code !== undefined) {

@@ -7,8 +7,14 @@ import { mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { resolve } from 'node:path';
 import {
-  CreateTableCommand, DescribeTableCommand, DescribeTimeToLiveCommand,
-  UpdateTableCommand, ListTablesCommand, UpdateTimeToLiveCommand, type AttributeDefinition, type DynamoDBClient,
+  CreateTableCommand,
+  DescribeTableCommand,
+  DescribeTimeToLiveCommand,
+  UpdateTableCommand,
+  ListTablesCommand,
+  UpdateTimeToLiveCommand,
+  type AttributeDefinition,
+  type DynamoDBClient,
 } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { StoreClient } from '../functions/shared/store/lean-document-client';
@@ -144,23 +150,29 @@ function createTableInput(schema: TableSchema, tableName: string) {
  * setting but does not expire items; readers check the attribute themselves.)
  * @throws the SDK's error when DynamoDB refuses, or Error after 30 s without ACTIVE.
  */
-export async function ensureTables(client: DynamoDBClient | DynamoDBDocumentClient | StoreClient, names: TableNames, only?: ReadonlyArray<TableSchema['logicalName']>): Promise<void> {
+export async function ensureTables(
+  client: DynamoDBClient | DynamoDBDocumentClient | StoreClient,
+  names: TableNames,
+  only?: ReadonlyArray<TableSchema['logicalName']>,
+): Promise<void> {
   const send = client.send.bind(client) as DynamoDBClient['send'];
   await Promise.all(
     TABLE_SCHEMAS.filter((schema) => only === undefined || only.includes(schema.logicalName)).map(async (schema) => {
       const tableName = names[schema.logicalName];
       const status = async () =>
-        (await send(new DescribeTableCommand({ TableName: tableName })).catch((err: unknown) => {
-          if ((err as { name?: unknown }).name === 'ResourceNotFoundException') return undefined;
-          throw err;
-        }))?.Table?.TableStatus;
+        (
+          await send(new DescribeTableCommand({ TableName: tableName })).catch((err: unknown) => {
+            if ((err as { name?: unknown }).name === 'ResourceNotFoundException') return undefined;
+            throw err;
+          })
+        )?.Table?.TableStatus;
       if ((await status()) === undefined) {
         await send(new CreateTableCommand(createTableInput(schema, tableName))).catch((err: unknown) => {
           if ((err as { name?: unknown }).name !== 'ResourceInUseException') throw err; // created meanwhile
         });
       }
       const waitActive = async () => {
-        for (const deadline = Date.now() + 30_000; (await status()) !== 'ACTIVE'; ) {
+        for (const deadline = Date.now() + 30_000; (await status()) !== 'ACTIVE';) {
           if (Date.now() > deadline) throw new Error(`Table ${tableName} is not ACTIVE after 30 s.`);
           await new Promise((r) => setTimeout(r, 200));
         }
@@ -180,7 +192,9 @@ async function addMissingIndexes(send: DynamoDBClient['send'], schema: TableSche
   let created = false;
   for (const index of wanted.GlobalSecondaryIndexes ?? []) {
     if (existing.has(index.IndexName)) continue;
-    await send(new UpdateTableCommand({ TableName: tableName, AttributeDefinitions: wanted.AttributeDefinitions, GlobalSecondaryIndexUpdates: [{ Create: index }] })).catch((err: unknown) => {
+    await send(
+      new UpdateTableCommand({ TableName: tableName, AttributeDefinitions: wanted.AttributeDefinitions, GlobalSecondaryIndexUpdates: [{ Create: index }] }),
+    ).catch((err: unknown) => {
       if ((err as { name?: unknown }).name !== 'ResourceInUseException' && (err as { name?: unknown }).name !== 'ValidationException') throw err; // added meanwhile
     });
     created = true;
@@ -192,9 +206,11 @@ async function addMissingIndexes(send: DynamoDBClient['send'], schema: TableSche
 async function enableTimeToLive(send: DynamoDBClient['send'], tableName: string, attribute: string): Promise<void> {
   const ttl = (await send(new DescribeTimeToLiveCommand({ TableName: tableName }))).TimeToLiveDescription;
   if (ttl?.TimeToLiveStatus === 'ENABLED' || ttl?.TimeToLiveStatus === 'ENABLING') return;
-  await send(new UpdateTimeToLiveCommand({ TableName: tableName, TimeToLiveSpecification: { AttributeName: attribute, Enabled: true } })).catch(async (err: unknown) => {
-    // Another process enabled it between the two calls.
-    const now = (await send(new DescribeTimeToLiveCommand({ TableName: tableName }))).TimeToLiveDescription?.TimeToLiveStatus;
-    if (now !== 'ENABLED' && now !== 'ENABLING') throw err;
-  });
+  await send(new UpdateTimeToLiveCommand({ TableName: tableName, TimeToLiveSpecification: { AttributeName: attribute, Enabled: true } })).catch(
+    async (err: unknown) => {
+      // Another process enabled it between the two calls.
+      const now = (await send(new DescribeTimeToLiveCommand({ TableName: tableName }))).TimeToLiveDescription?.TimeToLiveStatus;
+      if (now !== 'ENABLED' && now !== 'ENABLING') throw err;
+    },
+  );
 }

@@ -21,7 +21,6 @@ import { STRIPE_WEBHOOK_PATH } from '../functions/shared/account-api/paths';
  * stand-in.
  */
 
-
 /**
  * Which simulator provider stands in for each provider's base URL (`sim.urls[name]`), keyed by the
  * provider's variable prefix (`OPENAI` for `OPENAI_API_KEY`): every provider of the manifest (the bench
@@ -135,7 +134,12 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<RunningGa
     reloadConfig(); // read the endpoint and table names just set
 
     const { documentClient } = await import('../functions/shared/store/dynamo');
-    await ensureTables(documentClient(), { keys: process.env.KEYS_TABLE, accounts: process.env.ACCOUNTS_TABLE, ledger: process.env.LEDGER_TABLE, responses: process.env.RESPONSES_TABLE });
+    await ensureTables(documentClient(), {
+      keys: process.env.KEYS_TABLE,
+      accounts: process.env.ACCOUNTS_TABLE,
+      ledger: process.env.LEDGER_TABLE,
+      responses: process.env.RESPONSES_TABLE,
+    });
 
     const { providers, simulator } = await startSimulatedProviders(opts.simulator, closers);
 
@@ -145,7 +149,17 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<RunningGa
     const dev = await ensureDevKey(opts.devKeyFile, opts.devFreeTokens, opts.devCreditNanoUsd ?? 0);
     if (opts.stateFile !== undefined) {
       mkdirSync(dirname(opts.stateFile), { recursive: true });
-      const state = { dynamodbEndpoint: endpoint, tables: { keys: process.env.KEYS_TABLE, accounts: process.env.ACCOUNTS_TABLE, ledger: process.env.LEDGER_TABLE, responses: process.env.RESPONSES_TABLE }, devAccountId: dev.accountId, pid: process.pid };
+      const state = {
+        dynamodbEndpoint: endpoint,
+        tables: {
+          keys: process.env.KEYS_TABLE,
+          accounts: process.env.ACCOUNTS_TABLE,
+          ledger: process.env.LEDGER_TABLE,
+          responses: process.env.RESPONSES_TABLE,
+        },
+        devAccountId: dev.accountId,
+        pid: process.pid,
+      };
       writeFileSync(opts.stateFile, `${JSON.stringify(state, null, 2)}\n`);
     }
 
@@ -192,7 +206,10 @@ type Closers = Array<() => Promise<void>>;
  * @returns provider variable prefix (`OPENAI` for `OPENAI_API_KEY`) → 'real' | 'simulated', and the
  * simulator when one started.
  */
-async function startSimulatedProviders(options: GatewayOptions['simulator'], closers: Closers): Promise<{ providers: Record<string, 'real' | 'simulated'>; simulator: Simulator | undefined }> {
+async function startSimulatedProviders(
+  options: GatewayOptions['simulator'],
+  closers: Closers,
+): Promise<{ providers: Record<string, 'real' | 'simulated'>; simulator: Simulator | undefined }> {
   const providers: Record<string, 'real' | 'simulated'> = {};
   let simulator: Simulator | undefined;
   for (const [name, provider] of Object.entries(SIMULATED_BASE)) {
@@ -244,14 +261,31 @@ async function serveFunctions(opts: GatewayOptions, cognito: RunningCognitoLocal
   const emb = await import('../functions/embeddings/handler');
   const account = await import('../functions/account/handler');
   const { ACCOUNT_PATH_PATTERNS } = await import('../functions/shared/account-api/paths');
-  const server = createFunctionUrlServer([
-    { match: (p) => p.startsWith('/v1/embeddings') || p.startsWith('/v1/images/'), handler: emb.handler, invokeMode: 'BUFFERED', functionName: 'modelmux-embeddings', timeoutMs: 60_000 },
-    { match: (p) => isAccountPath(ACCOUNT_PATH_PATTERNS, p), handler: account.handler, invokeMode: 'BUFFERED', functionName: 'modelmux-account', timeoutMs: 30_000 },
-    { match: () => true, handler: chat.handler, invokeMode: 'RESPONSE_STREAM', functionName: 'modelmux-chat', timeoutMs: opts.chatTimeoutMs ?? 300_000 },
-  ], {
-    signalClientDisconnect: opts.signalClientDisconnect === true,
-    ...(opts.siteDir === false ? {} : { intercept: createStaticSite({ root: opts.siteDir ?? WEB_DIST_DIR, cognitoEndpoint: cognito?.endpoint ?? localCognitoEndpoint() }) }),
-  });
+  const server = createFunctionUrlServer(
+    [
+      {
+        match: (p) => p.startsWith('/v1/embeddings') || p.startsWith('/v1/images/'),
+        handler: emb.handler,
+        invokeMode: 'BUFFERED',
+        functionName: 'modelmux-embeddings',
+        timeoutMs: 60_000,
+      },
+      {
+        match: (p) => isAccountPath(ACCOUNT_PATH_PATTERNS, p),
+        handler: account.handler,
+        invokeMode: 'BUFFERED',
+        functionName: 'modelmux-account',
+        timeoutMs: 30_000,
+      },
+      { match: () => true, handler: chat.handler, invokeMode: 'RESPONSE_STREAM', functionName: 'modelmux-chat', timeoutMs: opts.chatTimeoutMs ?? 300_000 },
+    ],
+    {
+      signalClientDisconnect: opts.signalClientDisconnect === true,
+      ...(opts.siteDir === false
+        ? {}
+        : { intercept: createStaticSite({ root: opts.siteDir ?? WEB_DIST_DIR, cognitoEndpoint: cognito?.endpoint ?? localCognitoEndpoint() }) }),
+    },
+  );
   const listening = await listen(server, opts.port ?? 0, '127.0.0.1');
   return listening;
 }

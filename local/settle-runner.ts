@@ -67,7 +67,14 @@ export async function startSettleRunner(opts: SettleRunnerOptions = {}): Promise
   const poller = (async () => {
     while (running) {
       try {
-        const out = await sqs.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 1, MessageSystemAttributeNames: ['ApproximateReceiveCount'] }));
+        const out = await sqs.send(
+          new ReceiveMessageCommand({
+            QueueUrl: queueUrl,
+            MaxNumberOfMessages: 10,
+            WaitTimeSeconds: 1,
+            MessageSystemAttributeNames: ['ApproximateReceiveCount'],
+          }),
+        );
         const messages = out.Messages ?? [];
         if (messages.length === 0 || !running) continue;
         const event: SQSEvent = { Records: messages.map((m) => toRecord(m, queueUrl, region)) };
@@ -102,12 +109,21 @@ export async function startSettleRunner(opts: SettleRunnerOptions = {}): Promise
   };
 }
 
-function toRecord(m: { MessageId?: string; ReceiptHandle?: string; Body?: string; Attributes?: Record<string, string>; MD5OfBody?: string }, queueUrl: string, region: string): SQSRecord {
+function toRecord(
+  m: { MessageId?: string; ReceiptHandle?: string; Body?: string; Attributes?: Record<string, string>; MD5OfBody?: string },
+  queueUrl: string,
+  region: string,
+): SQSRecord {
   return {
     messageId: m.MessageId ?? '',
     receiptHandle: m.ReceiptHandle ?? '',
     body: m.Body ?? '',
-    attributes: { ApproximateReceiveCount: m.Attributes?.ApproximateReceiveCount ?? '1', SentTimestamp: String(Date.now()), SenderId: 'local', ApproximateFirstReceiveTimestamp: String(Date.now()) },
+    attributes: {
+      ApproximateReceiveCount: m.Attributes?.ApproximateReceiveCount ?? '1',
+      SentTimestamp: String(Date.now()),
+      SenderId: 'local',
+      ApproximateFirstReceiveTimestamp: String(Date.now()),
+    },
     messageAttributes: {},
     md5OfBody: m.MD5OfBody ?? '',
     eventSource: 'aws:sqs',

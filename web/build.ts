@@ -86,5 +86,7 @@ function sizeOf(files: readonly WebBuildFile[], path: string): number {
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const built = buildWebSync(process.argv[2] ?? WEB_DIST_DIR);
   for (const f of built.files) process.stdout.write(`${f.path.padEnd(28)} ${(f.bytes / 1024).toFixed(1).padStart(7)} KB\n`);
-  process.stdout.write(`dashboard built in ${relative(process.cwd(), built.outDir) || '.'}: ${(built.jsBytes / 1024).toFixed(1)} KB of JavaScript (minified)\n`);
+  process.stdout.write(
+    `dashboard built in ${relative(process.cwd(), built.outDir) || '.'}: ${(built.jsBytes / 1024).toFixed(1)} KB of JavaScript (minified)\n`,
+  );
 }

@@ -45,7 +45,10 @@ export const handler = awslambda.streamifyResponse(async (event: APIGatewayProxy
         out.write(encoded.body);
         if (!out.destroyed) out.end();
       } else {
-        const out = awslambda.HttpResponseStream.from(responseStream, { statusCode: result.status, headers: { ...headers, ...(gzip ? GZIP_HEADERS : IDENTITY_HEADERS) } });
+        const out = awslambda.HttpResponseStream.from(responseStream, {
+          statusCode: result.status,
+          headers: { ...headers, ...(gzip ? GZIP_HEADERS : IDENTITY_HEADERS) },
+        });
         await writeFrames(out, result.frames, { gzip, signal: controller.signal, gone });
       }
     }

@@ -43,13 +43,26 @@ export const handler = async (event: APIGatewayProxyEventV2, context?: Context):
     // Produced answers are billed (as if the client had left) even when they cannot be sent.
     await settleOrLog(req, result);
     if (Buffer.byteLength(body, 'utf8') > MAX_BUFFERED_BODY_BYTES) {
-      const err = new GatewayError(500, 'server_error', 'The answer is larger than the 6 MB a buffered response can carry: ask for fewer items per request (or stream a chat answer, `stream: true`, through the chat endpoint).', { code: 'response_too_large' });
-      return { statusCode: 500, headers: responseHeaders({ kind: 'json', status: 500, headers: {}, body: null }, req.requestId), body: JSON.stringify(toErrorBody(err)) };
+      const err = new GatewayError(
+        500,
+        'server_error',
+        'The answer is larger than the 6 MB a buffered response can carry: ask for fewer items per request (or stream a chat answer, `stream: true`, through the chat endpoint).',
+        { code: 'response_too_large' },
+      );
+      return {
+        statusCode: 500,
+        headers: responseHeaders({ kind: 'json', status: 500, headers: {}, body: null }, req.requestId),
+        body: JSON.stringify(toErrorBody(err)),
+      };
     }
     return { statusCode: result.status, ...bufferedBody(body, acceptsGzip(req.headers), responseHeaders(result, req.requestId)) };
   } catch (err) {
     logger.error('buffered handler failed', { requestId: req.requestId, error: err as Error });
-    return { statusCode: 500, headers: responseHeaders({ kind: 'json', status: 500, headers: {}, body: null }, req.requestId), body: JSON.stringify(toErrorBody(err)) };
+    return {
+      statusCode: 500,
+      headers: responseHeaders({ kind: 'json', status: 500, headers: {}, body: null }, req.requestId),
+      body: JSON.stringify(toErrorBody(err)),
+    };
   } finally {
     finishInvocation(req);
   }
@@ -65,11 +78,16 @@ export const handler = async (event: APIGatewayProxyEventV2, context?: Context):
  * Measured at level 1: 1,536 JSON floats compress 2.1:1; base64 float32 (the openai SDK's default) only
  * 1.3:1, so there the Lambda payload (base64 of the gzip) stays about the size of the text while the bytes out shrink by a quarter.
  */
-function bufferedBody(text: string, gzip: boolean, headers: Record<string, string>): Pick<APIGatewayProxyStructuredResultV2, 'body' | 'headers' | 'isBase64Encoded'> {
+function bufferedBody(
+  text: string,
+  gzip: boolean,
+  headers: Record<string, string>,
+): Pick<APIGatewayProxyStructuredResultV2, 'body' | 'headers' | 'isBase64Encoded'> {
   const encoded = encodeBody(text, gzip);
   if (typeof encoded.body === 'string') return { headers: { ...headers, ...encoded.headers }, body: encoded.body };
   const base64 = encoded.body.toString('base64');
-  if (encoded.body.length >= Buffer.byteLength(text, 'utf8') || base64.length > MAX_BUFFERED_BODY_BYTES) return { headers: { ...headers, ...IDENTITY_HEADERS }, body: text };
+  if (encoded.body.length >= Buffer.byteLength(text, 'utf8') || base64.length > MAX_BUFFERED_BODY_BYTES)
+    return { headers: { ...headers, ...IDENTITY_HEADERS }, body: text };
   return { headers: { ...headers, ...encoded.headers }, body: base64, isBase64Encoded: true };
 }
 

@@ -52,7 +52,14 @@ export class AccountEndpoint extends Construct {
       ...(props.tracing === undefined ? {} : { tracing: props.tracing }),
       reservedConcurrentExecutions: props.reservedConcurrentExecutions,
       liveAlias: props.liveAlias,
-      environment: { ...props.tables.environment, ...props.identity.environment, ...props.byokKey.environment, ...props.originSecret?.environment, ...props.stripeSecret?.environment, ...props.environment },
+      environment: {
+        ...props.tables.environment,
+        ...props.identity.environment,
+        ...props.byokKey.environment,
+        ...props.originSecret?.environment,
+        ...props.stripeSecret?.environment,
+        ...props.environment,
+      },
     });
     grantAccountAccess(props.tables, this.gateway.function);
     props.originSecret?.grantRead(this.gateway.function);

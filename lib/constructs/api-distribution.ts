@@ -138,10 +138,16 @@ export class ApiDistribution extends Construct {
     const acknowledge = (id: string, reason: string): void => Validations.of(this.distribution).acknowledge({ id: `AwsSolutions::AwsSolutions-${id}`, reason });
     acknowledge('CFR1', 'A public API for clients anywhere: no country is refused by default (add a geo restriction or a WAF rule if your terms require one).');
     if (props.domain === undefined) {
-      acknowledge('CFR4', "Without a custom domain CloudFront serves its default *.cloudfront.net certificate, whose policy allows TLS 1.0 and cannot be changed; deploy with -c domainName=… to enforce TLS 1.2 (TLSv1.2_2021).");
+      acknowledge(
+        'CFR4',
+        'Without a custom domain CloudFront serves its default *.cloudfront.net certificate, whose policy allows TLS 1.0 and cannot be changed; deploy with -c domainName=… to enforce TLS 1.2 (TLSv1.2_2021).',
+      );
     }
     if (props.webAclArn === undefined) {
-      acknowledge('CFR2', 'WAF is opt-in (-c waf=true or -c wafWebAclArn=…): it costs $5/month + $1/rule + $0.60/M requests, while API keys, per-key rate limits and the origin secret already guard the API.');
+      acknowledge(
+        'CFR2',
+        'WAF is opt-in (-c waf=true or -c wafWebAclArn=…): it costs $5/month + $1/rule + $0.60/M requests, while API keys, per-key rate limits and the origin secret already guard the API.',
+      );
     }
     if (props.logBucket === undefined) acknowledge('CFR3', 'Access logs were turned off for this distribution by its owner.');
   }

@@ -44,7 +44,13 @@ export class Backups extends Construct {
               destinationBackupVault: BackupVault.fromBackupVaultArn(
                 this,
                 'CopyVault',
-                stack.formatArn({ service: 'backup', region: props.copyRegion, resource: 'backup-vault', resourceName: props.copyVaultName ?? DEFAULT_BACKUP_COPY_VAULT, arnFormat: ArnFormat.COLON_RESOURCE_NAME }),
+                stack.formatArn({
+                  service: 'backup',
+                  region: props.copyRegion,
+                  resource: 'backup-vault',
+                  resourceName: props.copyVaultName ?? DEFAULT_BACKUP_COPY_VAULT,
+                  arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+                }),
               ),
               deleteAfter: Duration.days(BACKUP_RETENTION_DAYS),
             },
@@ -61,7 +67,8 @@ export class Backups extends Construct {
     const selection = this.plan.addSelection('Tables', { resources: props.tables.map((t) => BackupResource.fromDynamoDbTable(t)) });
     Validations.of(selection).acknowledge({
       id: 'AwsSolutions::AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSBackupServiceRolePolicyForBackup]',
-      reason: "AWS Backup's own service-role policy for taking backups (AWS Backup docs, \"Managed policies\"): the role is assumable by backup.amazonaws.com only and the selection names the three tables.",
+      reason:
+        'AWS Backup\'s own service-role policy for taking backups (AWS Backup docs, "Managed policies"): the role is assumable by backup.amazonaws.com only and the selection names the three tables.',
     });
   }
 }

@@ -43,11 +43,17 @@ export class ByokKey extends Construct {
     // use is granted by restrictTo to the roles that need it, by name.
     this.policy = new PolicyDocument({
       statements: [
-        new PolicyStatement({ sid: 'KeyAdministration', effect: Effect.ALLOW, principals: [new AccountRootPrincipal()], actions: KEY_ADMIN_ACTIONS, resources: ['*'] }),
+        new PolicyStatement({
+          sid: 'KeyAdministration',
+          effect: Effect.ALLOW,
+          principals: [new AccountRootPrincipal()],
+          actions: KEY_ADMIN_ACTIONS,
+          resources: ['*'],
+        }),
       ],
     });
     this.key = new Key(this, 'Key', {
-      description: 'modelmux: envelope encryption of users\' own provider keys (BYOK)',
+      description: "modelmux: envelope encryption of users' own provider keys (BYOK)",
       enableKeyRotation: true,
       removalPolicy: RemovalPolicy.RETAIN,
       policy: this.policy,

@@ -34,13 +34,19 @@ export class CostGuards extends Construct {
       });
     }
     if (props.anomalyDetection !== undefined) {
-      const monitor = new CfnAnomalyMonitor(this, 'AnomalyMonitor', { monitorName: 'modelmux-services', monitorType: 'DIMENSIONAL', monitorDimension: 'SERVICE' });
+      const monitor = new CfnAnomalyMonitor(this, 'AnomalyMonitor', {
+        monitorName: 'modelmux-services',
+        monitorType: 'DIMENSIONAL',
+        monitorDimension: 'SERVICE',
+      });
       new CfnAnomalySubscription(this, 'AnomalySubscription', {
         subscriptionName: 'modelmux-anomalies',
         frequency: 'DAILY',
         monitorArnList: [monitor.attrMonitorArn],
         subscribers: [{ type: 'EMAIL', address: props.anomalyDetection.email }],
-        thresholdExpression: JSON.stringify({ Dimensions: { Key: 'ANOMALY_TOTAL_IMPACT_ABSOLUTE', MatchOptions: ['GREATER_THAN_OR_EQUAL'], Values: [String(ANOMALY_THRESHOLD_USD)] } }),
+        thresholdExpression: JSON.stringify({
+          Dimensions: { Key: 'ANOMALY_TOTAL_IMPACT_ABSOLUTE', MatchOptions: ['GREATER_THAN_OR_EQUAL'], Values: [String(ANOMALY_THRESHOLD_USD)] },
+        }),
       });
     }
   }

@@ -42,7 +42,12 @@ export class CustomDomain extends Construct {
       }
       this.certificate = Certificate.fromCertificateArn(this, 'Certificate', props.certificateArn);
     } else if (this.zone !== undefined) {
-      requireRegion(this, 'CertificateRegion', 'us-east-1', 'A CloudFront certificate must be issued in us-east-1: deploy this stack there, or pass certificateArn of a us-east-1 certificate');
+      requireRegion(
+        this,
+        'CertificateRegion',
+        'us-east-1',
+        'A CloudFront certificate must be issued in us-east-1: deploy this stack there, or pass certificateArn of a us-east-1 certificate',
+      );
       this.certificate = new Certificate(this, 'Certificate', { domainName: props.domainName, validation: CertificateValidation.fromDns(this.zone) });
     } else {
       throw new Error('a custom domain needs certificateArn or hostedZone');

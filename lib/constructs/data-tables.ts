@@ -2,7 +2,15 @@ import { RemovalPolicy, Validations } from 'aws-cdk-lib';
 import { AttributeType, BillingMode, type Attribute, type ITable, ProjectionType, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
 import { Effect, type IGrantable, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
-import { ACCOUNTS_TABLE, LEGACY_BY_EMAIL_INDEX, PENDING_HOLDS_INDEX, TABLE_ENV, TABLE_SCHEMAS, type KeyAttribute, type TableSchema } from '../../functions/shared/store/table-schemas';
+import {
+  ACCOUNTS_TABLE,
+  LEGACY_BY_EMAIL_INDEX,
+  PENDING_HOLDS_INDEX,
+  TABLE_ENV,
+  TABLE_SCHEMAS,
+  type KeyAttribute,
+  type TableSchema,
+} from '../../functions/shared/store/table-schemas';
 
 type LogicalName = TableSchema['logicalName'];
 
@@ -66,8 +74,13 @@ export const SETTLE_TABLE_ACTIONS = {
  *   entries).
  * - ledger: Query (month usage, activity).
  */
-export const ACCOUNT_TABLE_ACTIONS: Readonly<Record<Exclude<LogicalName, 'responses'>, { table: readonly string[]; index?: { name: string; actions: readonly string[] } }>> = {
-  keys: { table: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:ConditionCheckItem'], index: { name: 'byAccount', actions: ['dynamodb:Query'] } },
+export const ACCOUNT_TABLE_ACTIONS: Readonly<
+  Record<Exclude<LogicalName, 'responses'>, { table: readonly string[]; index?: { name: string; actions: readonly string[] } }>
+> = {
+  keys: {
+    table: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:ConditionCheckItem'],
+    index: { name: 'byAccount', actions: ['dynamodb:Query'] },
+  },
   accounts: { table: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'] },
   ledger: { table: ['dynamodb:Query'] },
 };
@@ -112,10 +125,18 @@ export class DataTables extends Construct {
     const built: Partial<Record<LogicalName, ITable>> = {};
     for (const schema of TABLE_SCHEMAS) {
       const restored = (props.restoredTables as Partial<Record<LogicalName, string>> | undefined)?.[schema.logicalName];
-      const withLegacy = props.legacyEmailIndex === true && schema === ACCOUNTS_TABLE
-        ? { ...schema, globalSecondaryIndexes: [{ indexName: LEGACY_BY_EMAIL_INDEX, partitionKey: { name: 'email', type: 'S' as const } }, ...(schema.globalSecondaryIndexes ?? [])] }
-        : schema;
-      built[schema.logicalName] = restored === undefined ? buildTable(this, withLegacy, removalPolicy) : Table.fromTableName(this, `${capitalise(schema.logicalName)}Restored`, restored);
+      const withLegacy =
+        props.legacyEmailIndex === true && schema === ACCOUNTS_TABLE
+          ? {
+              ...schema,
+              globalSecondaryIndexes: [
+                { indexName: LEGACY_BY_EMAIL_INDEX, partitionKey: { name: 'email', type: 'S' as const } },
+                ...(schema.globalSecondaryIndexes ?? []),
+              ],
+            }
+          : schema;
+      built[schema.logicalName] =
+        restored === undefined ? buildTable(this, withLegacy, removalPolicy) : Table.fromTableName(this, `${capitalise(schema.logicalName)}Restored`, restored);
     }
     this.tables = built as Record<LogicalName, ITable>;
   }
@@ -147,7 +168,12 @@ export class DataTables extends Construct {
   /** Grants exactly {@link RESPONSES_TABLE_ACTIONS} on the responses table (the chat function's). */
   grantResponsesAccess(grantee: IGrantable): void {
     grantee.grantPrincipal.addToPrincipalPolicy(
-      new PolicyStatement({ sid: 'GatewayResponsesTable', effect: Effect.ALLOW, actions: [...RESPONSES_TABLE_ACTIONS], resources: [this.tables.responses.tableArn] }),
+      new PolicyStatement({
+        sid: 'GatewayResponsesTable',
+        effect: Effect.ALLOW,
+        actions: [...RESPONSES_TABLE_ACTIONS],
+        resources: [this.tables.responses.tableArn],
+      }),
     );
   }
 
@@ -203,7 +229,8 @@ function buildTable(scope: Construct, schema: TableSchema, removalPolicy: Remova
   if (schema.pointInTimeRecovery === false) {
     Validations.of(table).acknowledge({
       id: 'AwsSolutions::AwsSolutions-DDB3',
-      reason: 'Stored Responses API responses are customer data that must end at their TTL or DELETE; restore points would keep them 35 days longer. Losing them loses conversation continuity, not money.',
+      reason:
+        'Stored Responses API responses are customer data that must end at their TTL or DELETE; restore points would keep them 35 days longer. Losing them loses conversation continuity, not money.',
     });
   }
   for (const index of schema.globalSecondaryIndexes ?? []) {

@@ -1,7 +1,19 @@
 import { fileURLToPath } from 'node:url';
 import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { Alias, ApplicationLogLevel, Architecture, FunctionUrl, FunctionUrlAuthType, HttpMethod, InvokeMode, LoggingFormat, Runtime, SystemLogLevel, Tracing } from 'aws-cdk-lib/aws-lambda';
+import {
+  Alias,
+  ApplicationLogLevel,
+  Architecture,
+  FunctionUrl,
+  FunctionUrlAuthType,
+  HttpMethod,
+  InvokeMode,
+  LoggingFormat,
+  Runtime,
+  SystemLogLevel,
+  Tracing,
+} from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat, SourceMapMode } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
@@ -28,8 +40,7 @@ export const GATEWAY_ESBUILD_TARGET = 'node22';
  * supported". A module-scoped `require` made by `createRequire` fixes that (esbuild docs, #1921). The
  * alias avoids clashing with a dependency that itself imports `createRequire`.
  */
-const ESM_REQUIRE_BANNER =
-  "import { createRequire as __modelmuxCreateRequire } from 'node:module'; const require = __modelmuxCreateRequire(import.meta.url);";
+const ESM_REQUIRE_BANNER = "import { createRequire as __modelmuxCreateRequire } from 'node:module'; const require = __modelmuxCreateRequire(import.meta.url);";
 
 /**
  * The token counter used for estimates (functions/shared/usage/estimate.ts) is a 2.4 MB rank table.
@@ -184,7 +195,8 @@ export class GatewayFunction extends Construct {
       reservedConcurrentExecutions: props.reservedConcurrentExecutions,
       logGroup: this.logGroup,
       // No START/END/REPORT lines (no alarm reads log text); Powertools' own Console passes EMF as is.
-      loggingFormat: LoggingFormat.JSON, systemLogLevelV2: SystemLogLevel.WARN,
+      loggingFormat: LoggingFormat.JSON,
+      systemLogLevelV2: SystemLogLevel.WARN,
       applicationLogLevelV2: ApplicationLogLevel[APPLICATION_LOG_LEVEL],
       role: this.role,
       tracing: tracing ? Tracing.ACTIVE : Tracing.DISABLED,
@@ -235,7 +247,8 @@ export class GatewayFunction extends Construct {
     if (tracing) {
       Validations.of(this.role).acknowledge({
         id: 'AwsSolutions::AwsSolutions-IAM5[Resource::*]',
-        reason: 'X-Ray PutTraceSegments/PutTelemetryRecords (added by active tracing) support no resource-level permissions (X-Ray docs, "Identity-based policies"): Resource * is the only form.',
+        reason:
+          'X-Ray PutTraceSegments/PutTelemetryRecords (added by active tracing) support no resource-level permissions (X-Ray docs, "Identity-based policies"): Resource * is the only form.',
       });
     }
     this.alias = props.liveAlias === true ? new Alias(this, 'Live', { aliasName: LIVE_ALIAS, version: this.function.currentVersion }) : undefined;

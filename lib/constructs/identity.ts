@@ -58,10 +58,12 @@ export class Identity extends Construct {
       removalPolicy: RemovalPolicy.RETAIN,
     });
     // cdk-nag AwsSolutions findings answered by design (test/lib/cdk-nag.test.ts).
-    const acknowledge = (id: string, reason: string): void =>
-      Validations.of(this.userPool).acknowledge({ id: `AwsSolutions::AwsSolutions-${id}`, reason });
+    const acknowledge = (id: string, reason: string): void => Validations.of(this.userPool).acknowledge({ id: `AwsSolutions::AwsSolutions-${id}`, reason });
     acknowledge('COG2', 'Self-serve sign-up for an API dashboard: MFA (TOTP) is offered to every user, not forced on them.');
-    acknowledge('COG8', 'The Plus feature plan (threat protection) is billed per active user; the Essentials plan fits a pay-per-use deployment. Enable it for production tenants that need adaptive authentication.');
+    acknowledge(
+      'COG8',
+      'The Plus feature plan (threat protection) is billed per active user; the Essentials plan fits a pay-per-use deployment. Enable it for production tenants that need adaptive authentication.',
+    );
     const c = DASHBOARD_CLIENT_SETTINGS;
     const hosted = props.hostedSignIn;
     if (hosted !== undefined) this.userPool.addDomain('Hosted', { cognitoDomain: { domainPrefix: hosted.domainPrefix } });

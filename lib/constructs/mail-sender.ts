@@ -35,7 +35,11 @@ export class MailSender extends Construct {
   /** `EMAIL_FROM` for the functions that send mail: `"Name" <address>`, or the address alone. */
   readonly environment: Readonly<Record<'EMAIL_FROM', string>>;
 
-  constructor(scope: Construct, id: string, private readonly props: MailSenderProps) {
+  constructor(
+    scope: Construct,
+    id: string,
+    private readonly props: MailSenderProps,
+  ) {
     super(scope, id);
     const identity = props.identity ?? props.from;
     if (identity !== props.from && identity !== props.from.slice(props.from.lastIndexOf('@') + 1)) {

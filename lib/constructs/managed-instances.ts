@@ -1,5 +1,17 @@
 import { Annotations, Fn, RemovalPolicy, Stack, Token, Validations } from 'aws-cdk-lib';
-import { FlowLogDestination, FlowLogTrafficType, GatewayVpcEndpointAwsService, type ISubnet, type IVpc, Peer, Port, SecurityGroup, Subnet, SubnetType, Vpc } from 'aws-cdk-lib/aws-ec2';
+import {
+  FlowLogDestination,
+  FlowLogTrafficType,
+  GatewayVpcEndpointAwsService,
+  type ISubnet,
+  type IVpc,
+  Peer,
+  Port,
+  SecurityGroup,
+  Subnet,
+  SubnetType,
+  Vpc,
+} from 'aws-cdk-lib/aws-ec2';
 import { ManagedPolicy, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, CapacityProvider, type CfnVersion } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
@@ -72,7 +84,11 @@ export class ManagedInstances extends Construct {
   constructor(scope: Construct, id: string, props: ManagedInstancesProps) {
     super(scope, id);
     const { vpc, subnets } = props.vpc === undefined ? this.newVpc() : this.existingVpc(props.vpc);
-    this.securityGroup = new SecurityGroup(this, 'Instances', { vpc, description: 'modelmux Lambda Managed Instances: no inbound, HTTPS out', allowAllOutbound: false });
+    this.securityGroup = new SecurityGroup(this, 'Instances', {
+      vpc,
+      description: 'modelmux Lambda Managed Instances: no inbound, HTTPS out',
+      allowAllOutbound: false,
+    });
     this.securityGroup.addEgressRule(Peer.anyIpv4(), Port.tcp(443), 'HTTPS to AWS APIs (DynamoDB via its gateway endpoint) and the upstream providers');
 
     const stack = Stack.of(this);
@@ -86,7 +102,8 @@ export class ManagedInstances extends Construct {
     });
     Validations.of(operatorRole).acknowledge({
       id: 'AwsSolutions::AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/AWSLambdaManagedEC2ResourceOperator]',
-      reason: 'The operator role of a Lambda capacity provider: AWS documents this managed policy for it (Lambda docs, lambda-managed-instances-operator-role) and keeps it in step with what Lambda does to the instances.',
+      reason:
+        'The operator role of a Lambda capacity provider: AWS documents this managed policy for it (Lambda docs, lambda-managed-instances-operator-role) and keeps it in step with what Lambda does to the instances.',
     });
     const systemLogs = new LogGroup(this, 'SystemLogs', { retention: props.logRetentionDays as RetentionDays, removalPolicy: RemovalPolicy.DESTROY });
     this.capacityProvider = new CapacityProvider(this, 'CapacityProvider', {
@@ -110,7 +127,10 @@ export class ManagedInstances extends Construct {
       publishToLatestPublished: false,
     });
     const version = gateway.function.currentVersion.node.defaultChild as CfnVersion;
-    version.functionScalingConfig = { minExecutionEnvironments: props.minEnvironments ?? MI_DEFAULTS.minEnvironments, maxExecutionEnvironments: props.maxEnvironments };
+    version.functionScalingConfig = {
+      minExecutionEnvironments: props.minEnvironments ?? MI_DEFAULTS.minEnvironments,
+      maxExecutionEnvironments: props.maxEnvironments,
+    };
   }
 
   /** A VPC over 3 Availability Zones: public subnets (one NAT gateway), private subnets for the instances, a DynamoDB gateway endpoint, flow logs of rejected traffic. */
@@ -140,7 +160,11 @@ export class ManagedInstances extends Construct {
     // Only the security group uses it (its VpcId); the subnets are given, so the zones are never read.
     const vpc = Vpc.fromVpcAttributes(this, 'Vpc', { vpcId: existing.vpcId, availabilityZones: Stack.of(this).availabilityZones });
     const subnets = existing.subnetIds.map((subnetId, i) => Subnet.fromSubnetId(this, `Subnet${i}`, subnetId));
-    for (const subnet of subnets) Annotations.of(subnet).acknowledgeWarning('@aws-cdk/aws-ec2:noSubnetRouteTableId', 'Only the capacity provider reads these subnets (their ids); their routes are the operator\'s');
+    for (const subnet of subnets)
+      Annotations.of(subnet).acknowledgeWarning(
+        '@aws-cdk/aws-ec2:noSubnetRouteTableId',
+        "Only the capacity provider reads these subnets (their ids); their routes are the operator's",
+      );
     return { vpc, subnets };
   }
 }

@@ -45,7 +45,8 @@ export function serverErrorRate(service: string, minRequests: number): MathExpre
  * partition), or of one of its global secondary indexes when `indexName` is given.
  */
 export function tableThrottles(table: ITable, indexName?: string): MathExpression {
-  const dimensionsMap: Record<string, string> = indexName === undefined ? { TableName: table.tableName } : { TableName: table.tableName, GlobalSecondaryIndexName: indexName };
+  const dimensionsMap: Record<string, string> =
+    indexName === undefined ? { TableName: table.tableName } : { TableName: table.tableName, GlobalSecondaryIndexName: indexName };
   const metric = (metricName: string): Metric => new Metric({ namespace: 'AWS/DynamoDB', metricName, dimensionsMap, statistic: 'Sum', period: PERIOD });
   return new MathExpression({
     expression: 'FILL(r, 0) + FILL(w, 0)',
@@ -62,7 +63,13 @@ export function unreservedConcurrency(): Metric {
 
 /** Transactions DynamoDB rejected on the table because another request held one of its items (Sum per period). */
 export function transactionConflicts(table: ITable): Metric {
-  return new Metric({ namespace: 'AWS/DynamoDB', metricName: 'TransactionConflict', dimensionsMap: { TableName: table.tableName }, statistic: 'Sum', period: PERIOD });
+  return new Metric({
+    namespace: 'AWS/DynamoDB',
+    metricName: 'TransactionConflict',
+    dimensionsMap: { TableName: table.tableName },
+    statistic: 'Sum',
+    period: PERIOD,
+  });
 }
 
 /** Latency percentiles of one of our millisecond metrics, one line each. */

@@ -9,8 +9,11 @@ import { costUsd, own, percentiles } from './monitoring-metrics';
  * health at a glance, then cost by model from the request log lines of `logGroups`.
  * @param prefix the stack name (the dashboard's title); @param s the metrics' `service` dimension.
  */
-export function serviceWidgets(prefix: string, s: string, logGroups: readonly ILogGroup[]): Array<TextWidget | GraphWidget | SingleValueWidget | LogQueryWidget> {
-
+export function serviceWidgets(
+  prefix: string,
+  s: string,
+  logGroups: readonly ILogGroup[],
+): Array<TextWidget | GraphWidget | SingleValueWidget | LogQueryWidget> {
   const oneMinute = Duration.minutes(1);
   const widgets: Array<TextWidget | GraphWidget | SingleValueWidget | LogQueryWidget> = [
     new TextWidget({
@@ -21,14 +24,22 @@ export function serviceWidgets(prefix: string, s: string, logGroups: readonly IL
     new GraphWidget({
       title: 'Traffic: requests and errors per minute',
       width: 12,
-      left: [own(s, MetricName.Requests, 'Sum', 'requests', oneMinute), own(s, MetricName.ClientErrors, 'Sum', '4xx', oneMinute), own(s, MetricName.ServerErrors, 'Sum', '5xx', oneMinute)],
+      left: [
+        own(s, MetricName.Requests, 'Sum', 'requests', oneMinute),
+        own(s, MetricName.ClientErrors, 'Sum', '4xx', oneMinute),
+        own(s, MetricName.ServerErrors, 'Sum', '5xx', oneMinute),
+      ],
     }),
     new GraphWidget({ title: 'Cost charged (USD per 5 minutes)', width: 8, left: [costUsd(s)] }),
     new SingleValueWidget({ title: 'Cost charged in the time range (USD)', width: 4, metrics: [costUsd(s)], setPeriodToTimeRange: true, fullPrecision: true }),
     new GraphWidget({
       title: 'Fallbacks, breaker openings, estimated usage',
       width: 12,
-      left: [own(s, MetricName.Fallbacks, 'Sum', 'fallbacks'), own(s, MetricName.BreakerOpened, 'Sum', 'breakers opened'), own(s, MetricName.UsageEstimated, 'Sum', 'usage estimated')],
+      left: [
+        own(s, MetricName.Fallbacks, 'Sum', 'fallbacks'),
+        own(s, MetricName.BreakerOpened, 'Sum', 'breakers opened'),
+        own(s, MetricName.UsageEstimated, 'Sum', 'usage estimated'),
+      ],
       right: [own(s, MetricName.UpstreamOverHoldNanoUsd, 'Sum', 'usage over the hold (nano-USD, not charged)')],
     }),
     new GraphWidget({
@@ -36,7 +47,11 @@ export function serviceWidgets(prefix: string, s: string, logGroups: readonly IL
       width: 12,
       left: [own(s, MetricName.PromptTokens, 'Sum', 'prompt'), own(s, MetricName.CompletionTokens, 'Sum', 'completion')],
     }),
-    new GraphWidget({ title: 'Time to first token (ms, streams, fallbacks included)', width: 12, left: percentiles(s, MetricName.TimeToFirstToken, ['p50', 'p90', 'p99']) }),
+    new GraphWidget({
+      title: 'Time to first token (ms, streams, fallbacks included)',
+      width: 12,
+      left: percentiles(s, MetricName.TimeToFirstToken, ['p50', 'p90', 'p99']),
+    }),
     new GraphWidget({ title: "modelmux's own overhead per request (ms)", width: 12, left: percentiles(s, MetricName.Overhead, ['p50', 'p99']) }),
     new GraphWidget({
       title: 'Billing records: settle failures, holds pending / overdue, settles retried',

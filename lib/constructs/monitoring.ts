@@ -86,7 +86,8 @@ export class Monitoring extends Construct {
     this.topic = new Topic(this, 'AlarmTopic', { displayName: `${this.prefix} alarms`, enforceSSL: true });
     Validations.of(this.topic).acknowledge({
       id: 'AwsSolutions::AwsSolutions-SNS2',
-      reason: 'Alarm notifications carry alarm names and numbers, no customer data; CloudWatch cannot publish to a topic encrypted with the AWS-managed aws/sns key, and a customer-managed key would add a fixed monthly cost to a stack that is otherwise free when idle.',
+      reason:
+        'Alarm notifications carry alarm names and numbers, no customer data; CloudWatch cannot publish to a topic encrypted with the AWS-managed aws/sns key, and a customer-managed key would add a fixed monthly cost to a stack that is otherwise free when idle.',
     });
     if (props.alarmEmail !== undefined) this.topic.addSubscription(new EmailSubscription(props.alarmEmail));
 
@@ -98,14 +99,16 @@ export class Monitoring extends Construct {
       comparison: ComparisonOperator.GREATER_THAN_THRESHOLD,
     });
     this.alarm('BreakersOpen', own(s, MetricName.BreakerOpened, 'Sum'), 1, {
-      description: 'An upstream target kept failing for 15 minutes (a circuit breaker opened in each 5-minute period): traffic is on fallbacks. See README, Runbook.',
+      description:
+        'An upstream target kept failing for 15 minutes (a circuit breaker opened in each 5-minute period): traffic is on fallbacks. See README, Runbook.',
       evaluationPeriods: 3,
     });
     this.alarm('SettlesOverdue', own(s, MetricName.HoldsOverdue, 'Maximum'), 1, {
       description: 'Holds are pending past their settle bound: answered requests not yet billed. See README, Runbook (replay or settle pending holds).',
     });
     this.alarm('SettleFailures', own(s, MetricName.SettleFailures, 'Sum'), 1, {
-      description: 'A settle did not land on the request path: an answered request is not in the ledger yet. See README, Runbook (replay or settle pending holds).',
+      description:
+        'A settle did not land on the request path: an answered request is not in the ledger yet. See README, Runbook (replay or settle pending holds).',
     });
     this.alarm('UpstreamOverHold', own(s, MetricName.UpstreamOverHoldNanoUsd, 'Sum'), OVER_HOLD_LOSS_ALARM_NANO_USD, {
       description: `Upstreams reported usage worth more than $${OVER_HOLD_LOSS_ALARM_NANO_USD / 1e9} beyond the holds in 5 minutes (not charged: the platform's loss). An upstream ignores max_tokens or over-reports: see README, Runbook, and the \`usage over the hold\` log lines.`,
@@ -139,18 +142,30 @@ export class Monitoring extends Construct {
       description: `The ${name} function was throttled (concurrency limit reached): clients got errors. See README, Runbook.`,
     });
     if (reservedConcurrency !== undefined && reservedConcurrency > 0) {
-      this.alarm(`${name}ConcurrencyNearLimit`, fn.metric('ConcurrentExecutions', { period: Duration.minutes(1), statistic: 'Maximum' }), Math.max(1, Math.floor(CONCURRENCY_ALARM_RATIO * reservedConcurrency)), {
-        description: `The ${name} function uses more than ${CONCURRENCY_ALARM_RATIO * 100}% of its reserved concurrency (${reservedConcurrency}). See README, Runbook.`,
-        period: Duration.minutes(1),
-        evaluationPeriods: 3,
-      });
+      this.alarm(
+        `${name}ConcurrencyNearLimit`,
+        fn.metric('ConcurrentExecutions', { period: Duration.minutes(1), statistic: 'Maximum' }),
+        Math.max(1, Math.floor(CONCURRENCY_ALARM_RATIO * reservedConcurrency)),
+        {
+          description: `The ${name} function uses more than ${CONCURRENCY_ALARM_RATIO * 100}% of its reserved concurrency (${reservedConcurrency}). See README, Runbook.`,
+          period: Duration.minutes(1),
+          evaluationPeriods: 3,
+        },
+      );
     }
     this.functionWidgets.push(
       new GraphWidget({
         title: `${name} function`,
         width: 12,
-        left: [fn.metricInvocations({ period: Duration.minutes(1) }), fn.metricErrors({ period: Duration.minutes(1) }), fn.metricThrottles({ period: Duration.minutes(1) })],
-        right: [fn.metric('ConcurrentExecutions', { statistic: 'Maximum', period: Duration.minutes(1) }), fn.metricDuration({ statistic: 'p99', period: Duration.minutes(1) })],
+        left: [
+          fn.metricInvocations({ period: Duration.minutes(1) }),
+          fn.metricErrors({ period: Duration.minutes(1) }),
+          fn.metricThrottles({ period: Duration.minutes(1) }),
+        ],
+        right: [
+          fn.metric('ConcurrentExecutions', { statistic: 'Maximum', period: Duration.minutes(1) }),
+          fn.metricDuration({ statistic: 'p99', period: Duration.minutes(1) }),
+        ],
       }),
     );
     if (this.functionWidgets.length % 2 === 0) this.dashboard.addWidgets(...this.functionWidgets.slice(-2));
@@ -193,8 +208,15 @@ export class Monitoring extends Construct {
       monitoringSubscription: { realtimeMetricsSubscriptionConfig: { realtimeMetricsSubscriptionStatus: 'Enabled' } },
     });
     const cf = (metricName: string, statistic: string) =>
-      new Metric({ namespace: 'AWS/CloudFront', metricName, dimensionsMap: { DistributionId: distributionId, Region: 'Global' }, statistic, period: PERIOD, region: 'us-east-1' });
-    const onlyInUsEast1 = (alarm: Alarm) => (alarm.node.defaultChild as CfnAlarm).cfnOptions.condition = inUsEast1;
+      new Metric({
+        namespace: 'AWS/CloudFront',
+        metricName,
+        dimensionsMap: { DistributionId: distributionId, Region: 'Global' },
+        statistic,
+        period: PERIOD,
+        region: 'us-east-1',
+      });
+    const onlyInUsEast1 = (alarm: Alarm) => ((alarm.node.defaultChild as CfnAlarm).cfnOptions.condition = inUsEast1);
     onlyInUsEast1(
       this.alarm('CloudFront5xxRate', cf('5xxErrorRate', 'Average'), SERVER_ERROR_RATE_PERCENT, {
         description: `More than ${SERVER_ERROR_RATE_PERCENT}% of CloudFront's answers were 5xx in 2 of 3 five-minute periods (origin errors, timeouts, or CloudFront's own 502/504). See README, Runbook.`,

@@ -34,7 +34,8 @@ export class OriginSecret extends Construct {
   constructor(scope: Construct, id: string, props: OriginSecretProps = {}) {
     super(scope, id);
     this.secret = new Secret(this, 'Secret', {
-      description: 'modelmux CloudFront origin secret: {"current":"…","previous":"…"}; CloudFront sends current as x-origin-verify (README: rotate the origin secret)',
+      description:
+        'modelmux CloudFront origin secret: {"current":"…","previous":"…"}; CloudFront sends current as x-origin-verify (README: rotate the origin secret)',
       generateSecretString: {
         secretStringTemplate: '{}',
         generateStringKey: 'current',

@@ -45,7 +45,8 @@ export class Rollout extends Construct {
     });
     Validations.of(group).acknowledge({
       id: 'AwsSolutions::AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSCodeDeployRoleForLambdaLimited]',
-      reason: "CodeDeploy's service role for Lambda: the AWS-managed AWSCodeDeployRoleForLambdaLimited allows only reading alarms, publishing to SNS topics named CodeDeployTopic*, and lambda:UpdateAlias/GetAlias/GetProvisionedConcurrencyConfig; it is the role CodeDeploy documents for Lambda deployments.",
+      reason:
+        "CodeDeploy's service role for Lambda: the AWS-managed AWSCodeDeployRoleForLambdaLimited allows only reading alarms, publishing to SNS topics named CodeDeployTopic*, and lambda:UpdateAlias/GetAlias/GetProvisionedConcurrencyConfig; it is the role CodeDeploy documents for Lambda deployments.",
     });
     this.groups.push(group);
     return group;

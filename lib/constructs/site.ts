@@ -59,7 +59,10 @@ export class Site extends Construct {
       ...(props.accessLogsBucket ? { serverAccessLogsBucket: props.accessLogsBucket, serverAccessLogsPrefix: 'site/' } : {}),
     });
     if (!props.accessLogsBucket) {
-      Validations.of(this.bucket).acknowledge({ id: 'AwsSolutions::AwsSolutions-S1', reason: 'No access-log bucket was given; CloudFront logs every viewer request to the site anyway.' });
+      Validations.of(this.bucket).acknowledge({
+        id: 'AwsSolutions::AwsSolutions-S1',
+        reason: 'No access-log bucket was given; CloudFront logs every viewer request to the site anyway.',
+      });
     }
 
     const headers = siteSecurityHeaders({
@@ -148,9 +151,18 @@ export class Site extends Construct {
     if (handler === undefined) return;
     const bucketId = stack.resolve(stack.getLogicalId(this.bucket.node.defaultChild as CfnElement)) as string;
     const findings: Array<[string, string]> = [
-      ['IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]', "CDK's upload handler logs through the AWS-managed basic execution policy (CloudWatch Logs only)."],
-      ...['s3:GetBucket*', 's3:GetObject*', 's3:List*', 's3:Abort*', 's3:DeleteObject*'].map((a): [string, string] => [`IAM5[Action::${a}]`, "CDK's upload handler reads the CDK asset bucket and syncs THIS site bucket (bucket.grantReadWrite: CDK's action families); no other bucket."]),
-      [`IAM5[Resource::arn:${envPart(stack.partition, 'Partition')}:s3:::cdk-hnb659fds-assets-${envPart(stack.account, 'AccountId')}-${envPart(stack.region, 'Region')}/*]`, 'The objects of the CDK asset bucket, where the built site is staged.'],
+      [
+        'IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
+        "CDK's upload handler logs through the AWS-managed basic execution policy (CloudWatch Logs only).",
+      ],
+      ...['s3:GetBucket*', 's3:GetObject*', 's3:List*', 's3:Abort*', 's3:DeleteObject*'].map((a): [string, string] => [
+        `IAM5[Action::${a}]`,
+        "CDK's upload handler reads the CDK asset bucket and syncs THIS site bucket (bucket.grantReadWrite: CDK's action families); no other bucket.",
+      ]),
+      [
+        `IAM5[Resource::arn:${envPart(stack.partition, 'Partition')}:s3:::cdk-hnb659fds-assets-${envPart(stack.account, 'AccountId')}-${envPart(stack.region, 'Region')}/*]`,
+        'The objects of the CDK asset bucket, where the built site is staged.',
+      ],
       [`IAM5[Resource::<${bucketId}.Arn>/*]`, 'The objects of the site bucket it deploys.'],
       ['IAM5[Resource::*]', 'cloudfront:CreateInvalidation/GetInvalidation, which have no resource-level permissions in CDK’s grant.'],
       ['L1', "CDK's upload handler runtime is chosen by aws-cdk-lib (Python with the AWS CLI layer) and moves with the library."],

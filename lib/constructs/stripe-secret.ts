@@ -30,14 +30,17 @@ export class StripeSecret extends Construct {
     });
     Validations.of(this.secret).acknowledge({
       id: 'AwsSolutions::AwsSolutions-SMG4',
-      reason: 'Stripe API keys and the webhook signing secret are rolled in the Stripe dashboard and then stored with put-secret-value (README, "Payments"); Secrets Manager cannot mint them.',
+      reason:
+        'Stripe API keys and the webhook signing secret are rolled in the Stripe dashboard and then stored with put-secret-value (README, "Payments"); Secrets Manager cannot mint them.',
     });
     this.environment = { STRIPE_SECRET_ARN: this.secret.secretArn };
   }
 
   /** Grants `secretsmanager:GetSecretValue` on this secret only. */
   grantGetSecretValue(grantee: IGrantable): void {
-    grantee.grantPrincipal.addToPrincipalPolicy(new PolicyStatement({ sid: 'StripeSecret', effect: Effect.ALLOW, actions: ['secretsmanager:GetSecretValue'], resources: [this.secret.secretArn] }));
+    grantee.grantPrincipal.addToPrincipalPolicy(
+      new PolicyStatement({ sid: 'StripeSecret', effect: Effect.ALLOW, actions: ['secretsmanager:GetSecretValue'], resources: [this.secret.secretArn] }),
+    );
   }
 
   /** Gives `fn` the secret: `STRIPE_SECRET_ARN` in its environment and read access. */

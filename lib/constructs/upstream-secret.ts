@@ -58,7 +58,8 @@ export class UpstreamSecret extends Construct {
       });
       Validations.of(created).acknowledge({
         id: 'AwsSolutions::AwsSolutions-SMG4',
-        reason: 'Third-party provider API keys: they are rotated at each provider and then stored with put-secret-value (README, "Rotate upstream keys"); Secrets Manager cannot mint them.',
+        reason:
+          'Third-party provider API keys: they are rotated at each provider and then stored with put-secret-value (README, "Rotate upstream keys"); Secrets Manager cannot mint them.',
       });
       this.secret = created;
       this.secretId = created.secretArn;

@@ -40,8 +40,17 @@ export class ApiWebAcl extends Construct {
     super(scope, id);
     const limit = props.rateLimit ?? DEFAULT_WAF_RATE_LIMIT;
     if (!Number.isInteger(limit) || limit < 10) throw new Error('wafRateLimit must be a whole number of requests, at least 10 (AWS WAF minimum)');
-    requireRegion(this, 'WebAclRegion', 'us-east-1', 'A WAF web ACL for CloudFront must be created in us-east-1: deploy this stack there, or pass wafWebAclArn of a web ACL created there');
-    const visibility = (metricName: string): CfnWebACL.VisibilityConfigProperty => ({ cloudWatchMetricsEnabled: true, metricName, sampledRequestsEnabled: true });
+    requireRegion(
+      this,
+      'WebAclRegion',
+      'us-east-1',
+      'A WAF web ACL for CloudFront must be created in us-east-1: deploy this stack there, or pass wafWebAclArn of a web ACL created there',
+    );
+    const visibility = (metricName: string): CfnWebACL.VisibilityConfigProperty => ({
+      cloudWatchMetricsEnabled: true,
+      metricName,
+      sampledRequestsEnabled: true,
+    });
     const managed = Object.entries(BODY_RULES_COUNTED).map(([name, counted], i): CfnWebACL.RuleProperty => ({
       name,
       priority: i + 1,
@@ -66,7 +75,12 @@ export class ApiWebAcl extends Construct {
         rateLimited: {
           contentType: 'APPLICATION_JSON',
           content: JSON.stringify({
-            error: { message: 'Too many requests from your network address. Please slow down and retry.', type: 'rate_limit_error', param: null, code: 'rate_limit_exceeded' },
+            error: {
+              message: 'Too many requests from your network address. Please slow down and retry.',
+              type: 'rate_limit_error',
+              param: null,
+              code: 'rate_limit_exceeded',
+            },
           }),
         },
       },

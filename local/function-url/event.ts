@@ -39,7 +39,13 @@ const TEXT_MEDIA_TYPES = /^(text\/.*|application\/(json|xml|javascript))$/;
  * a query; the body as text only for `text/*`, JSON, XML, JavaScript, else base64; the origin headers
  * the service adds (`x-forwarded-for/-proto/-port`) with this server's scheme and port.
  */
-export function buildFunctionUrlEvent(req: IncomingMessage, body: Buffer, url: { urlId: string; domainName: string }, requestId: string, receivedAt: number): LambdaFunctionURLEvent {
+export function buildFunctionUrlEvent(
+  req: IncomingMessage,
+  body: Buffer,
+  url: { urlId: string; domainName: string },
+  requestId: string,
+  receivedAt: number,
+): LambdaFunctionURLEvent {
   const [rawPath = '/', rawQueryString = ''] = (req.url ?? '/').split(/\?(.*)/s);
   const sourceIp = (req.socket.remoteAddress ?? '127.0.0.1').replace(/^::ffff:/, '');
   const headers: Record<string, string> = {};
@@ -50,7 +56,10 @@ export function buildFunctionUrlEvent(req: IncomingMessage, body: Buffer, url: {
   headers['x-forwarded-for'] = headers['x-forwarded-for'] === undefined ? sourceIp : `${headers['x-forwarded-for']}, ${sourceIp}`;
   headers['x-forwarded-proto'] = 'http';
   headers['x-forwarded-port'] = String(req.socket.localPort ?? '');
-  const cookies = (headers['cookie'] ?? '').split(';').map((c) => c.trim()).filter((c) => c !== '');
+  const cookies = (headers['cookie'] ?? '')
+    .split(';')
+    .map((c) => c.trim())
+    .filter((c) => c !== '');
   const event: LambdaFunctionURLEvent = {
     version: '2.0',
     routeKey: '$default',
@@ -141,17 +150,28 @@ const isStatus = (s: unknown): s is number => typeof s === 'number' && Number.is
  * when `isBase64Encoded`); anything else is 200 `application/json` with the JSON of the value. Not ok
  * (→ 502): a payload over 6 MB, a bad status, a body that is not a string.
  */
-export function toFunctionUrlResponse(result: unknown): { ok: true; response: { statusCode: number; headers: OutgoingHttpHeaders; body: Buffer } } | { ok: false; reason: string } {
+export function toFunctionUrlResponse(
+  result: unknown,
+): { ok: true; response: { statusCode: number; headers: OutgoingHttpHeaders; body: Buffer } } | { ok: false; reason: string } {
   const structured = typeof result === 'object' && result !== null && 'statusCode' in result;
   const { statusCode, body = '', isBase64Encoded } = (structured ? result : {}) as { statusCode?: unknown; body?: unknown; isBase64Encoded?: unknown };
   // The whole return value is the payload; serialised here only when it could be near the limit (JSON escaping grows text ≤ 6×).
   const json = structured ? undefined : (JSON.stringify(result ?? null) ?? 'null');
-  const payload = json !== undefined ? Buffer.byteLength(json) : typeof body === 'string' && body.length * 6 > MAX_BUFFERED_RESPONSE_BYTES - 256 * 1024 ? Buffer.byteLength(JSON.stringify(result)) : 0;
-  if (payload > MAX_BUFFERED_RESPONSE_BYTES) return { ok: false, reason: `Exceeded maximum allowed payload size (${MAX_BUFFERED_RESPONSE_BYTES} bytes): ${payload} bytes` };
+  const payload =
+    json !== undefined
+      ? Buffer.byteLength(json)
+      : typeof body === 'string' && body.length * 6 > MAX_BUFFERED_RESPONSE_BYTES - 256 * 1024
+        ? Buffer.byteLength(JSON.stringify(result))
+        : 0;
+  if (payload > MAX_BUFFERED_RESPONSE_BYTES)
+    return { ok: false, reason: `Exceeded maximum allowed payload size (${MAX_BUFFERED_RESPONSE_BYTES} bytes): ${payload} bytes` };
   if (json !== undefined) return { ok: true, response: { statusCode: 200, headers: { 'content-type': 'application/json' }, body: Buffer.from(json) } };
   if (!isStatus(statusCode)) return { ok: false, reason: `statusCode ${String(statusCode)} is not an HTTP status` };
   if (typeof body !== 'string' && body !== null) return { ok: false, reason: 'body must be a string' };
-  return { ok: true, response: { statusCode, headers: headersOf(result as object, true), body: Buffer.from(body ?? '', isBase64Encoded === true ? 'base64' : 'utf8') } };
+  return {
+    ok: true,
+    response: { statusCode, headers: headersOf(result as object, true), body: Buffer.from(body ?? '', isBase64Encoded === true ? 'base64' : 'utf8') },
+  };
 }
 
 /** Index of the 8-NUL prelude delimiter in `buffer`, or -1 (the http-integration-response format). */

@@ -10,6 +10,15 @@
  *   const server = createFunctionUrlServer([{ match: () => true, handler: chat.handler, invokeMode: 'RESPONSE_STREAM', functionName: 'modelmux-chat' }]);
  *   const { url, close } = await listen(server, 8787);
  */
-export { buildFunctionUrlEvent, findPreludeDelimiter, functionUrlIdentity, MAX_PRELUDE_BYTES, MAX_REQUEST_PAYLOAD_BYTES, parsePrelude, readRequestBody, toFunctionUrlResponse } from './event';
+export {
+  buildFunctionUrlEvent,
+  findPreludeDelimiter,
+  functionUrlIdentity,
+  MAX_PRELUDE_BYTES,
+  MAX_REQUEST_PAYLOAD_BYTES,
+  parsePrelude,
+  readRequestBody,
+  toFunctionUrlResponse,
+} from './event';
 export { HTTP_INTEGRATION_CONTENT_TYPE, installAwslambdaGlobals } from './runtime';
 export { createFunctionUrlServer, listen, type FunctionUrlRoute, type InvocationRecord } from './server';

@@ -1,7 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, STATUS_CODES, type IncomingMessage, type OutgoingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { buildFunctionUrlEvent, eventExceedsPayloadLimit, findPreludeDelimiter, functionUrlIdentity, MAX_PRELUDE_BYTES, MAX_REQUEST_PAYLOAD_BYTES, parsePrelude, readRequestBody, toFunctionUrlResponse } from './event';
+import {
+  buildFunctionUrlEvent,
+  eventExceedsPayloadLimit,
+  findPreludeDelimiter,
+  functionUrlIdentity,
+  MAX_PRELUDE_BYTES,
+  MAX_REQUEST_PAYLOAD_BYTES,
+  parsePrelude,
+  readRequestBody,
+  toFunctionUrlResponse,
+} from './event';
 import { createContext, HTTP_INTEGRATION_CONTENT_TYPE, isStreamingHandler, ResponseStream, type ResponseSink } from './runtime';
 
 /**
@@ -63,14 +73,21 @@ const UNKNOWN_PATH = '{"error":{"message":"Unknown path","type":"invalid_request
 
 function send(res: ServerResponse, status: number, body: string, requestId?: string): void {
   if (res.headersSent || res.destroyed) return;
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...(requestId ? { 'x-amzn-requestid': requestId } : {}) }).end(body);
+  res
+    .writeHead(status, {
+      'content-type': 'application/json',
+      'content-length': Buffer.byteLength(body),
+      ...(requestId ? { 'x-amzn-requestid': requestId } : {}),
+    })
+    .end(body);
 }
 
 /** Creates the server. @throws TypeError when a route's handler does not match its invoke mode. */
 export function createFunctionUrlServer(routes: FunctionUrlRoute[], opts: FunctionUrlServerOptions = {}): Server {
   const log = opts.log ?? ((message: string) => console.error(message));
   for (const r of routes) {
-    if (isStreamingHandler(r.handler) !== (r.invokeMode === 'RESPONSE_STREAM')) throw new TypeError(`${r.functionName}: a streamifyResponse handler needs RESPONSE_STREAM, and only such a handler`);
+    if (isStreamingHandler(r.handler) !== (r.invokeMode === 'RESPONSE_STREAM'))
+      throw new TypeError(`${r.functionName}: a streamifyResponse handler needs RESPONSE_STREAM, and only such a handler`);
   }
   const server = createServer({ noDelay: true, keepAlive: true }, (req, res) => {
     if (opts.intercept?.(req, res) === true) return;
@@ -90,7 +107,13 @@ export function createFunctionUrlServer(routes: FunctionUrlRoute[], opts: Functi
   return server;
 }
 
-async function invoke(route: FunctionUrlRoute, req: IncomingMessage, res: ServerResponse, log: (m: string) => void, opts: FunctionUrlServerOptions): Promise<void> {
+async function invoke(
+  route: FunctionUrlRoute,
+  req: IncomingMessage,
+  res: ServerResponse,
+  log: (m: string) => void,
+  opts: FunctionUrlServerOptions,
+): Promise<void> {
   const receivedAt = Date.now();
   const body = await readRequestBody(req, MAX_REQUEST_PAYLOAD_BYTES);
   const requestId = randomUUID();
@@ -118,7 +141,10 @@ async function invoke(route: FunctionUrlRoute, req: IncomingMessage, res: Server
       if (opts.signalClientDisconnect === true) res.on('close', () => void (res.writableFinished || stream.destroy(new Error('client disconnected'))));
       const finished = new Promise<void>((resolve) => stream.on('finish', resolve).on('close', resolve));
       // As the runtime: the client's response ends when the stream ends; the invocation when the handler settles too.
-      const run = await Promise.race([Promise.all([Promise.resolve().then(() => (route.handler as (...a: unknown[]) => unknown)(event, stream, context)), finished]), timeout]);
+      const run = await Promise.race([
+        Promise.all([Promise.resolve().then(() => (route.handler as (...a: unknown[]) => unknown)(event, stream, context)), finished]),
+        timeout,
+      ]);
       if (run === 'timeout') outcome = 'timeout';
       else if (!stream.writableFinished && !res.destroyed) outcome = 'function-error';
     } else {
@@ -139,7 +165,13 @@ async function invoke(route: FunctionUrlRoute, req: IncomingMessage, res: Server
   }
   if (outcome === 'timeout') fail(`Task timed out after ${(timeoutMs / 1000).toFixed(2)} seconds`);
   else if (outcome === 'function-error' && !res.writableFinished) fail('Invoke Error: Response stream is not finished.');
-  opts.onInvocation?.({ requestId, functionName: route.functionName, outcome, statusCode: res.headersSent ? res.statusCode : undefined, durationMs: Date.now() - startedAt });
+  opts.onInvocation?.({
+    requestId,
+    functionName: route.functionName,
+    outcome,
+    statusCode: res.headersSent ? res.statusCode : undefined,
+    durationMs: Date.now() - startedAt,
+  });
 }
 
 /**
@@ -214,7 +246,9 @@ function answerClientError(err: Error & { code?: string }, socket: Duplex): void
         ? [408, 'request_timeout', 'The request was not received in time.']
         : [400, 'invalid_http_request', 'The request is not valid HTTP/1.1 (framing, method or a header).'];
   const body = JSON.stringify({ error: { message, type: 'invalid_request_error', param: null, code } });
-  socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+  );
 }
 
 /** Starts `server` on loopback (`port` 0 = any free one): its base URL (no trailing slash) and a closer that drops every open socket. */

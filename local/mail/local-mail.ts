@@ -55,9 +55,16 @@ export async function startLocalMail(options: LocalMailOptions | undefined, clos
       stream.on('data', (c: Buffer) => chunks.push(c));
       stream.on('end', () => {
         const raw = Buffer.concat(chunks).toString('utf8');
-        const file = options.dir === undefined ? undefined : join(options.dir, `${new Date().toISOString().replace(/[:.]/g, '-')}-${randomUUID().slice(0, 8)}.eml`);
+        const file =
+          options.dir === undefined ? undefined : join(options.dir, `${new Date().toISOString().replace(/[:.]/g, '-')}-${randomUUID().slice(0, 8)}.eml`);
         if (file !== undefined) writeFileSync(file, raw);
-        mails.push({ from: session.envelope.mailFrom === false ? '' : session.envelope.mailFrom.address, to: session.envelope.rcptTo.map((r) => r.address), subject: header(raw, 'Subject'), raw, file });
+        mails.push({
+          from: session.envelope.mailFrom === false ? '' : session.envelope.mailFrom.address,
+          to: session.envelope.rcptTo.map((r) => r.address),
+          subject: header(raw, 'Subject'),
+          raw,
+          file,
+        });
         callback();
       });
     },
@@ -73,17 +80,28 @@ export async function startLocalMail(options: LocalMailOptions | undefined, clos
     req.on('end', () => {
       void (async () => {
         if (req.method !== 'POST' || req.url !== '/v2/email/outbound-emails') {
-          res.writeHead(404, { 'content-type': 'application/json', 'x-amzn-errortype': 'NotFoundException' }).end(JSON.stringify({ message: 'The local SES stand-in serves SendEmail only.' }));
+          res
+            .writeHead(404, { 'content-type': 'application/json', 'x-amzn-errortype': 'NotFoundException' })
+            .end(JSON.stringify({ message: 'The local SES stand-in serves SendEmail only.' }));
           return;
         }
         try {
           const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as SendEmailBody;
           const simple = body.Content?.Simple;
-          if (body.FromEmailAddress === undefined || !body.Destination?.ToAddresses?.length || simple === undefined) throw new Error('FromEmailAddress, Destination.ToAddresses and Content.Simple are required.');
-          await relay.sendMail({ from: body.FromEmailAddress, to: body.Destination.ToAddresses, subject: simple.Subject?.Data ?? '', text: simple.Body?.Text?.Data ?? '', ...(simple.Body?.Html?.Data ? { html: simple.Body.Html.Data } : {}) });
+          if (body.FromEmailAddress === undefined || !body.Destination?.ToAddresses?.length || simple === undefined)
+            throw new Error('FromEmailAddress, Destination.ToAddresses and Content.Simple are required.');
+          await relay.sendMail({
+            from: body.FromEmailAddress,
+            to: body.Destination.ToAddresses,
+            subject: simple.Subject?.Data ?? '',
+            text: simple.Body?.Text?.Data ?? '',
+            ...(simple.Body?.Html?.Data ? { html: simple.Body.Html.Data } : {}),
+          });
           res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ MessageId: `local-${randomUUID()}` }));
         } catch (err) {
-          res.writeHead(400, { 'content-type': 'application/json', 'x-amzn-errortype': 'BadRequestException' }).end(JSON.stringify({ message: (err as Error).message }));
+          res
+            .writeHead(400, { 'content-type': 'application/json', 'x-amzn-errortype': 'BadRequestException' })
+            .end(JSON.stringify({ message: (err as Error).message }));
         }
       })();
     });

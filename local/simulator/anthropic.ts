@@ -26,9 +26,12 @@ export function handleAnthropic(call: SimCall): Reply | Problem {
   const req = readAnthropicMessages(body);
   if ('kind' in req) return req;
   if (isRetiredModel(req.model)) return { kind: 'model-not-found', model: req.model };
-  if (counting) return { kind: 'json', status: 200, headers: { 'request-id': call.requestId }, body: { input_tokens: promptTokens(req.conversation.messageTexts) } };
+  if (counting)
+    return { kind: 'json', status: 200, headers: { 'request-id': call.requestId }, body: { input_tokens: promptTokens(req.conversation.messageTexts) } };
   const plan = planReply(req.conversation, { replyWords: call.replyWords });
-  return req.stream ? anthropicStream(call, req.model, plan) : { kind: 'json', status: 200, headers: { 'request-id': call.requestId }, body: message(call, req.model, plan) };
+  return req.stream
+    ? anthropicStream(call, req.model, plan)
+    : { kind: 'json', status: 200, headers: { 'request-id': call.requestId }, body: message(call, req.model, plan) };
 }
 
 /** Blocks of a message (`content` as a string is one text block). */
@@ -40,7 +43,12 @@ const textsOf = (blocks: readonly JsonObject[], type = 'text'): string[] => bloc
 
 function toolResultText(block: JsonObject): string {
   const content = block['content'];
-  return typeof content === 'string' ? content : blocksOf(content).map((b) => asString(b['text']) ?? '').filter((t) => t !== '').join('\n');
+  return typeof content === 'string'
+    ? content
+    : blocksOf(content)
+        .map((b) => asString(b['text']) ?? '')
+        .filter((t) => t !== '')
+        .join('\n');
 }
 
 /** A message in the shared shape: text, images, tool results; tool uses and thinking counted. */
@@ -51,7 +59,10 @@ function messageOf(m: JsonObject): Message {
     texts: textsOf(blocks),
     images: blocks.filter((b) => b['type'] === 'image').length,
     results: blocks.filter((b) => b['type'] === 'tool_result').map(toolResultText),
-    extra: [...blocks.filter((b) => b['type'] === 'tool_use').map((b) => `${asString(b['name']) ?? ''} ${JSON.stringify(b['input'] ?? {})}`), ...textsOf(blocks, 'thinking')],
+    extra: [
+      ...blocks.filter((b) => b['type'] === 'tool_use').map((b) => `${asString(b['name']) ?? ''} ${JSON.stringify(b['input'] ?? {})}`),
+      ...textsOf(blocks, 'thinking'),
+    ],
   };
 }
 
@@ -101,7 +112,12 @@ function readAnthropicMessages(body: unknown): { model: string; stream: boolean;
   }
   const problem = checkTurns(body['messages']) ?? checkSampling(model, body);
   if (problem !== undefined) return problem;
-  const system = body['system'] === undefined || body['system'] === null ? undefined : typeof body['system'] === 'string' ? body['system'] : textsOf(blocksOf(body['system'])).join('\n');
+  const system =
+    body['system'] === undefined || body['system'] === null
+      ? undefined
+      : typeof body['system'] === 'string'
+        ? body['system']
+        : textsOf(blocksOf(body['system'])).join('\n');
   return {
     model,
     stream: body['stream'] === true,
@@ -129,12 +145,17 @@ function checkTurns(messages: readonly unknown[]): Problem | undefined {
   for (const [t, turn] of turns.entries()) {
     if (turn.role === 'assistant') {
       // The API verifies the signature of every thinking block it receives.
-      const forged = turn.blocks.find((b) => b.block['type'] === 'thinking' && !/^sim-thinking-signature-\d+$/.test(Buffer.from(asString(b.block['signature']) ?? '', 'base64').toString('utf8')));
+      const forged = turn.blocks.find(
+        (b) =>
+          b.block['type'] === 'thinking' && !/^sim-thinking-signature-\d+$/.test(Buffer.from(asString(b.block['signature']) ?? '', 'base64').toString('utf8')),
+      );
       if (forged !== undefined) return { kind: 'bad-request', message: `${forged.path}: Invalid \`signature\` in \`thinking\` block` };
       continue;
     }
     const previous = turns[t - 1];
-    const issued = new Set((previous?.role === 'assistant' ? previous.blocks : []).filter((b) => b.block['type'] === 'tool_use').map((b) => asString(b.block['id'])));
+    const issued = new Set(
+      (previous?.role === 'assistant' ? previous.blocks : []).filter((b) => b.block['type'] === 'tool_use').map((b) => asString(b.block['id'])),
+    );
     const orphan = turn.blocks.find(({ block }) => block['type'] === 'tool_result' && !issued.has(asString(block['tool_use_id']) ?? ''));
     if (orphan !== undefined) {
       const id = asString(orphan.block['tool_use_id']) ?? '';
@@ -170,7 +191,10 @@ function message(call: SimCall, model: string, plan: ReplyPlan, start = false): 
   if (plan.toolCalls.length === 0) blocks.push({ type: 'text', text: plan.text });
   plan.toolCalls.forEach((c, i) => blocks.push({ type: 'tool_use', id: `toolu_sim${call.seq.toString().padStart(4, '0')}x${i}`, name: c.name, input: c.args }));
   return {
-    id: `msg_sim${call.seq}`, type: 'message', role: 'assistant', model,
+    id: `msg_sim${call.seq}`,
+    type: 'message',
+    role: 'assistant',
+    model,
     content: start ? [] : blocks,
     stop_reason: start ? null : STOP_REASONS[plan.finish],
     stop_sequence: start ? null : (plan.stopSequence ?? null),
@@ -192,15 +216,27 @@ function anthropicStream(call: SimCall, model: string, plan: ReplyPlan): Reply {
     events.push(ev('content_block_start', { index, content_block: { ...block, ...empty } }));
     if (index === 0) events.push(ev('ping', {}));
     if (block['type'] === 'thinking') {
-      events.push(...splitText(plan.reasoning ?? '').map((piece) => delta({ type: 'thinking_delta', thinking: piece })), delta({ type: 'signature_delta', signature: signature(call) }, false));
+      events.push(
+        ...splitText(plan.reasoning ?? '').map((piece) => delta({ type: 'thinking_delta', thinking: piece })),
+        delta({ type: 'signature_delta', signature: signature(call) }, false),
+      );
     } else if (block['type'] === 'text') {
       events.push(...splitText(plan.text).map((piece) => delta({ type: 'text_delta', text: piece })));
     } else {
       // The first input_json_delta is often empty; consumers must cope.
-      events.push(delta({ type: 'input_json_delta', partial_json: '' }, false), ...splitArguments(JSON.stringify(block['input'])).map((frag) => delta({ type: 'input_json_delta', partial_json: frag })));
+      events.push(
+        delta({ type: 'input_json_delta', partial_json: '' }, false),
+        ...splitArguments(JSON.stringify(block['input'])).map((frag) => delta({ type: 'input_json_delta', partial_json: frag })),
+      );
     }
     events.push(ev('content_block_stop', { index }));
   });
-  events.push(ev('message_delta', { delta: { stop_reason: STOP_REASONS[plan.finish], stop_sequence: plan.stopSequence ?? null }, usage: usage(plan, plan.completionTokens) }), ev('message_stop', {}));
+  events.push(
+    ev('message_delta', {
+      delta: { stop_reason: STOP_REASONS[plan.finish], stop_sequence: plan.stopSequence ?? null },
+      usage: usage(plan, plan.completionTokens),
+    }),
+    ev('message_stop', {}),
+  );
   return { kind: 'sse', eol: '\n', headers: { 'request-id': call.requestId }, events, errorEvent: streamErrorEvent('anthropic', call.requestId) };
 }

@@ -99,7 +99,11 @@ export interface SseReply {
 
 export type Reply = JsonReply | SseReply;
 
-const SSE_HEADERS: Readonly<Record<string, string>> = { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive' };
+const SSE_HEADERS: Readonly<Record<string, string>> = {
+  'content-type': 'text/event-stream; charset=utf-8',
+  'cache-control': 'no-cache',
+  connection: 'keep-alive',
+};
 
 /** What `deliver` needs from the exchange it writes to. */
 export interface ExchangeControl {
@@ -131,7 +135,11 @@ async function deliverJson(res: ServerResponse, reply: JsonReply, fault: BodyFau
   const full = (reply.preamble ?? '') + JSON.stringify(reply.body);
   const cut = full.slice(0, Math.max(1, Math.floor(full.length / 2)));
   const text = fault?.kind === 'malformed' ? cut : full;
-  res.writeHead(fault?.kind === 'malformed' ? 200 : reply.status, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)), ...reply.headers });
+  res.writeHead(fault?.kind === 'malformed' ? 200 : reply.status, {
+    'content-type': 'application/json',
+    'content-length': String(Buffer.byteLength(text)),
+    ...reply.headers,
+  });
   if (fault?.kind === 'reset-after-chunks' || fault?.kind === 'stall-after-chunks') {
     await write(res, cut, ctl.signal);
     if (fault.kind === 'reset-after-chunks') ctl.destroySocket();

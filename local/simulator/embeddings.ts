@@ -15,8 +15,13 @@ const DEFAULT_DIMENSIONS = 8;
 
 /** Each model's own vector length (OpenAI's embeddings guide; Google's model pages), so answers have real sizes. */
 const NATIVE_DIMENSIONS: Readonly<Record<string, number>> = {
-  'text-embedding-3-small': 1536, 'text-embedding-3-large': 3072, 'text-embedding-ada-002': 1536, 'gemini-embedding-001': 3072,
-  'text-embedding-004': 768, 'BAAI/bge-base-en-v1.5': 768, 'BAAI/bge-large-en-v1.5': 1024,
+  'text-embedding-3-small': 1536,
+  'text-embedding-3-large': 3072,
+  'text-embedding-ada-002': 1536,
+  'gemini-embedding-001': 3072,
+  'text-embedding-004': 768,
+  'BAAI/bge-base-en-v1.5': 768,
+  'BAAI/bge-large-en-v1.5': 1024,
 };
 
 function nativeDimensions(model: string | undefined): number {
@@ -48,7 +53,9 @@ function embeddingInputs(input: unknown): { text: string; tokens: number }[] | u
   if (items.length === 0) return undefined;
   const tokenIds = (x: unknown): x is number[] => Array.isArray(x) && x.every((n) => typeof n === 'number');
   if (tokenIds(items)) return [{ text: items.join(','), tokens: items.length }];
-  const out = items.map((item) => (typeof item === 'string' ? { text: item, tokens: countWords(item) } : tokenIds(item) ? { text: item.join(','), tokens: item.length } : undefined));
+  const out = items.map((item) =>
+    typeof item === 'string' ? { text: item, tokens: countWords(item) } : tokenIds(item) ? { text: item.join(','), tokens: item.length } : undefined,
+  );
   return out.every((x) => x !== undefined) ? out : undefined;
 }
 
@@ -62,7 +69,8 @@ export function openAIEmbeddings(call: SimCall): Reply | Problem {
   const inputs = embeddingInputs(body['input']);
   if (!inputs) return { kind: 'bad-request', message: "'input' must be a string, an array of strings, or token arrays", param: 'input' };
   const format = body['encoding_format'] ?? 'float';
-  if (format !== 'float' && format !== 'base64') return { kind: 'bad-request', message: "'encoding_format' must be 'float' or 'base64'", param: 'encoding_format' };
+  if (format !== 'float' && format !== 'base64')
+    return { kind: 'bad-request', message: "'encoding_format' must be 'float' or 'base64'", param: 'encoding_format' };
   const dimensions = asNumber(body['dimensions']) ?? nativeDimensions(model);
   const counted = inputs.reduce((sum, i) => sum + i.tokens, 0);
   const tokens = inputs.some((i) => i.text.includes('[overreport]')) ? counted * OVERREPORT_FACTOR : counted;
@@ -70,7 +78,12 @@ export function openAIEmbeddings(call: SimCall): Reply | Problem {
     const vector = embed(input.text, dimensions);
     return { object: 'embedding', index, embedding: format === 'base64' ? toBase64(vector) : vector };
   });
-  return { kind: 'json', status: 200, headers: { 'x-request-id': call.requestId }, body: { object: 'list', data, model, usage: { prompt_tokens: tokens, total_tokens: tokens } } };
+  return {
+    kind: 'json',
+    status: 200,
+    headers: { 'x-request-id': call.requestId },
+    body: { object: 'list', data, model, usage: { prompt_tokens: tokens, total_tokens: tokens } },
+  };
 }
 
 /** Gemini `batchEmbedContents`: one vector per request's `content.parts` texts. */
@@ -79,7 +92,9 @@ export function geminiBatchEmbed(call: SimCall): Reply | Problem {
   if (requests.length === 0) return { kind: 'bad-request', message: '* BatchEmbedContentsRequest.requests: requests is not specified' };
   const embeddings = [];
   for (const [i, request] of requests.entries()) {
-    const texts = asArray(field(field(request, 'content'), 'parts')).map((p) => (isObject(p) ? asString(p['text']) : undefined)).filter((t) => t !== undefined);
+    const texts = asArray(field(field(request, 'content'), 'parts'))
+      .map((p) => (isObject(p) ? asString(p['text']) : undefined))
+      .filter((t) => t !== undefined);
     if (texts.length === 0) return { kind: 'bad-request', message: `* BatchEmbedContentsRequest.requests[${i}].content: contents is not specified` };
     const dims = asNumber(field(request, 'outputDimensionality')) ?? nativeDimensions(asString(field(request, 'model')));
     embeddings.push({ values: embed(texts.join('\n'), dims) });

@@ -27,22 +27,52 @@ const OPENAI_STATUS: Record<number, [string, string, string | null]> = {
 };
 /** DeepSeek's one-line meanings per status. */
 const DEEPSEEK_STATUS: Record<number, string> = {
-  400: 'Invalid Format', 401: 'Authentication Fails', 402: 'Insufficient Balance', 422: 'Invalid Parameters',
-  429: 'Rate Limit Reached', 500: 'Server Error', 503: 'Server Overloaded',
+  400: 'Invalid Format',
+  401: 'Authentication Fails',
+  402: 'Insufficient Balance',
+  422: 'Invalid Parameters',
+  429: 'Rate Limit Reached',
+  500: 'Server Error',
+  503: 'Server Overloaded',
 };
 /** MiniMax `base_resp` codes of the statuses it reports as HTTP 200. */
 const MINIMAX_200: Record<number, [number, string]> = {
-  402: [1008, 'insufficient balance'], 408: [1001, 'request timeout'], 429: [1002, 'rate limit exceeded(RPM)'], 500: [1000, 'unknown error'], 504: [1001, 'request timeout'],
+  402: [1008, 'insufficient balance'],
+  408: [1001, 'request timeout'],
+  429: [1002, 'rate limit exceeded(RPM)'],
+  500: [1000, 'unknown error'],
+  504: [1001, 'request timeout'],
 };
 const ANTHROPIC_TYPES: Record<number, string> = {
-  400: 'invalid_request_error', 401: 'authentication_error', 402: 'billing_error', 403: 'permission_error',
-  404: 'not_found_error', 409: 'conflict_error', 413: 'request_too_large', 429: 'rate_limit_error',
-  500: 'api_error', 504: 'timeout_error', 529: 'overloaded_error',
+  400: 'invalid_request_error',
+  401: 'authentication_error',
+  402: 'billing_error',
+  403: 'permission_error',
+  404: 'not_found_error',
+  409: 'conflict_error',
+  413: 'request_too_large',
+  429: 'rate_limit_error',
+  500: 'api_error',
+  504: 'timeout_error',
+  529: 'overloaded_error',
 };
-const ANTHROPIC_STATUS: Record<number, string> = { 429: 'Number of request tokens has exceeded your per-minute rate limit.', 500: 'Internal server error', 529: 'Overloaded' };
+const ANTHROPIC_STATUS: Record<number, string> = {
+  429: 'Number of request tokens has exceeded your per-minute rate limit.',
+  500: 'Internal server error',
+  529: 'Overloaded',
+};
 const GEMINI_CODES: Record<number, string> = {
-  400: 'INVALID_ARGUMENT', 401: 'UNAUTHENTICATED', 403: 'PERMISSION_DENIED', 404: 'NOT_FOUND', 409: 'ABORTED',
-  429: 'RESOURCE_EXHAUSTED', 499: 'CANCELLED', 500: 'INTERNAL', 501: 'NOT_IMPLEMENTED', 503: 'UNAVAILABLE', 504: 'DEADLINE_EXCEEDED',
+  400: 'INVALID_ARGUMENT',
+  401: 'UNAUTHENTICATED',
+  403: 'PERMISSION_DENIED',
+  404: 'NOT_FOUND',
+  409: 'ABORTED',
+  429: 'RESOURCE_EXHAUSTED',
+  499: 'CANCELLED',
+  500: 'INTERNAL',
+  501: 'NOT_IMPLEMENTED',
+  503: 'UNAVAILABLE',
+  504: 'DEADLINE_EXCEEDED',
 };
 const GEMINI_STATUS: Record<number, string> = {
   429: 'You exceeded your current quota, please check your plan and billing details.',
@@ -71,7 +101,10 @@ function describeStatus(wire: WireProtocol, provider: ProviderName | undefined, 
   const simulated = `Simulated HTTP ${p.status}.`;
   if (wire === 'anthropic') return { status: p.status, message: ANTHROPIC_STATUS[p.status] ?? simulated };
   if (wire === 'gemini') {
-    const details = p.status === 429 && p.retryAfterSeconds !== undefined ? { details: [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: `${p.retryAfterSeconds}s` }] } : {};
+    const details =
+      p.status === 429 && p.retryAfterSeconds !== undefined
+        ? { details: [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: `${p.retryAfterSeconds}s` }] }
+        : {};
     return { status: p.status, message: GEMINI_STATUS[p.status] ?? simulated, ...details };
   }
   const [message, type, code] = OPENAI_STATUS[p.status] ?? [simulated, p.status >= 500 ? 'server_error' : 'invalid_request_error', null];
@@ -85,9 +118,17 @@ function describe(wire: WireProtocol, provider: ProviderName | undefined, p: Pro
     case 'auth':
       if (p.reason === 'missing') {
         return by(
-          { status: 401, message: "You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY)." },
+          {
+            status: 401,
+            message:
+              "You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY).",
+          },
           { status: 401, message: 'x-api-key header is required' },
-          { status: 403, message: "Method doesn't allow unregistered callers (callers without established identity). Please use API Key or other form of API consumer identity to call this API." },
+          {
+            status: 403,
+            message:
+              "Method doesn't allow unregistered callers (callers without established identity). Please use API Key or other form of API consumer identity to call this API.",
+          },
         );
       }
       return by<Described>(
@@ -98,7 +139,14 @@ function describe(wire: WireProtocol, provider: ProviderName | undefined, p: Pro
         {
           status: 400,
           message: 'API key not valid. Please pass a valid API key.',
-          details: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'API_KEY_INVALID', domain: 'googleapis.com', metadata: { service: 'generativelanguage.googleapis.com' } }],
+          details: [
+            {
+              '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
+              reason: 'API_KEY_INVALID',
+              domain: 'googleapis.com',
+              metadata: { service: 'generativelanguage.googleapis.com' },
+            },
+          ],
         },
       );
     case 'model-not-found':
@@ -107,7 +155,10 @@ function describe(wire: WireProtocol, provider: ProviderName | undefined, p: Pro
           ? { status: 400, message: 'Model Not Exist', param: 'model', code: 'invalid_request_error' }
           : { status: 404, message: `The model \`${p.model}\` does not exist or you do not have access to it.`, param: 'model', code: 'model_not_found' },
         { status: 404, message: `model: ${p.model}` },
-        { status: 404, message: `models/${p.model} is not found for API version v1beta, or is not supported for generateContent. Call ListModels to see the list of available models and their supported methods.` },
+        {
+          status: 404,
+          message: `models/${p.model} is not found for API version v1beta, or is not supported for generateContent. Call ListModels to see the list of available models and their supported methods.`,
+        },
       );
     case 'bad-request':
       return { status: 400, message: p.message, param: p.param ?? null, code: p.code ?? null };
@@ -121,7 +172,12 @@ function describe(wire: WireProtocol, provider: ProviderName | undefined, p: Pro
         return { status: 400, message, code: 'invalid_request_error' };
       }
       return by<Described>(
-        { status: 400, message: `This model's maximum context length is ${limit} tokens. However, your messages resulted in ${tokens} tokens. Please reduce the length of the messages.`, param: 'messages', code: 'context_length_exceeded' },
+        {
+          status: 400,
+          message: `This model's maximum context length is ${limit} tokens. However, your messages resulted in ${tokens} tokens. Please reduce the length of the messages.`,
+          param: 'messages',
+          code: 'context_length_exceeded',
+        },
         { status: 400, message: `prompt is too long: ${tokens} tokens > ${limit} maximum` },
         { status: 400, message: `The input token count (${tokens}) exceeds the maximum number of tokens allowed (${limit}).` },
       );
@@ -133,7 +189,12 @@ function describe(wire: WireProtocol, provider: ProviderName | undefined, p: Pro
 
 /** The body of `d` in the wire's shape. */
 function errorBody(wire: WireProtocol, d: Described, requestId: string): unknown {
-  if (wire === 'anthropic') return { type: 'error', error: { type: ANTHROPIC_TYPES[d.status] ?? (d.status >= 500 ? 'api_error' : 'invalid_request_error'), message: d.message }, request_id: requestId };
+  if (wire === 'anthropic')
+    return {
+      type: 'error',
+      error: { type: ANTHROPIC_TYPES[d.status] ?? (d.status >= 500 ? 'api_error' : 'invalid_request_error'), message: d.message },
+      request_id: requestId,
+    };
   if (wire === 'gemini') {
     const status = GEMINI_CODES[d.status] ?? (d.status >= 500 ? 'INTERNAL' : 'FAILED_PRECONDITION');
     return { error: { code: d.status, message: d.message, status, ...(d.details ? { details: d.details } : {}) } };
@@ -143,15 +204,27 @@ function errorBody(wire: WireProtocol, d: Described, requestId: string): unknown
 
 /** `p` as the route's provider sends it; `requestId` goes where the provider has one. */
 export function renderProblem({ provider, wire }: Route, p: Problem, requestId: string): JsonReply {
-  const retry = p.kind !== 'status' ? {} : {
-    ...(p.retryAfterSeconds === undefined ? {} : { 'retry-after': String(p.retryAfterSeconds) }),
-    ...(p.retryAfterMs === undefined ? {} : { 'retry-after-ms': String(p.retryAfterMs) }),
-  };
+  const retry =
+    p.kind !== 'status'
+      ? {}
+      : {
+          ...(p.retryAfterSeconds === undefined ? {} : { 'retry-after': String(p.retryAfterSeconds) }),
+          ...(p.retryAfterMs === undefined ? {} : { 'retry-after-ms': String(p.retryAfterMs) }),
+        };
   const headers = { ...(wire === 'gemini' ? {} : { [wire === 'anthropic' ? 'request-id' : 'x-request-id']: requestId }), ...retry };
   const minimax200 = provider === 'minimax' && p.kind === 'status' ? MINIMAX_200[p.status] : undefined;
   if (minimax200) {
     const [status_code, status_msg] = minimax200;
-    const body = { id: requestId, choices: null, created: Math.floor(Date.now() / 1000), object: 'chat.completion', usage: { total_tokens: 0 }, input_sensitive: false, output_sensitive: false, base_resp: { status_code, status_msg } };
+    const body = {
+      id: requestId,
+      choices: null,
+      created: Math.floor(Date.now() / 1000),
+      object: 'chat.completion',
+      usage: { total_tokens: 0 },
+      input_sensitive: false,
+      output_sensitive: false,
+      base_resp: { status_code, status_msg },
+    };
     return { kind: 'json', status: 200, headers, body };
   }
   const d = describe(wire, provider, p);
@@ -177,7 +250,11 @@ export function streamErrorEvent(wire: WireProtocol, requestId: string): SseEven
  * of the provider's chat models in the catalogue (128K for a provider it does not name yet).
  */
 export function contextLengthProblem(fault: Extract<Fault, { kind: 'context-length' }>, provider: ProviderName): Extract<Problem, { kind: 'context-length' }> {
-  const windows = [...CATALOGUE.values()].filter((e) => e.kind === 'chat').flatMap((e) => e.targets).filter((t) => t.provider === provider).map((t) => t.contextWindow);
+  const windows = [...CATALOGUE.values()]
+    .filter((e) => e.kind === 'chat')
+    .flatMap((e) => e.targets)
+    .filter((t) => t.provider === provider)
+    .map((t) => t.contextWindow);
   const limit = fault.limit ?? (windows.length === 0 ? 128_000 : Math.min(...windows));
   return { kind: 'context-length', limit, tokens: fault.tokens ?? limit + 1 };
 }

@@ -47,7 +47,12 @@ const BAD_KEY = 'bad-key';
 function checkAuth(call: SimCall, accepted: ReadonlySet<string> | undefined): Problem | undefined {
   const { headers, route } = call;
   const bearer = /^Bearer\s+(.+)$/i.exec(headers['authorization'] ?? '')?.[1]?.trim() || undefined;
-  const key = route.wire === 'anthropic' ? headers['x-api-key'] || bearer : route.wire === 'gemini' ? headers['x-goog-api-key'] || call.url.searchParams.get('key') || undefined : bearer;
+  const key =
+    route.wire === 'anthropic'
+      ? headers['x-api-key'] || bearer
+      : route.wire === 'gemini'
+        ? headers['x-goog-api-key'] || call.url.searchParams.get('key') || undefined
+        : bearer;
   if (!key) return { kind: 'auth', reason: 'missing' };
   if (key === BAD_KEY || (accepted !== undefined && !accepted.has(key))) return { kind: 'auth', reason: 'invalid', key };
   if (route.wire === 'anthropic' && !headers['anthropic-version']) return { kind: 'bad-request', message: 'anthropic-version: header is required' };
@@ -72,8 +77,16 @@ export async function runExchange(ctx: ExchangeContext, route: Route, req: Incom
   const model = route.pathModel ?? (isObject(json) && typeof json['model'] === 'string' ? json['model'] : undefined);
   const stream = route.op === 'gemini-stream' || (isObject(json) && json['stream'] === true);
   const record: RecordedRequest = {
-    provider: route.provider, method: req.method ?? 'GET', path: req.url ?? url.pathname, model, stream, headers,
-    body: body.invalid ? body.raw : json, receivedAt: Date.now(), aborted: false, completed: false,
+    provider: route.provider,
+    method: req.method ?? 'GET',
+    path: req.url ?? url.pathname,
+    model,
+    stream,
+    headers,
+    body: body.invalid ? body.raw : json,
+    receivedAt: Date.now(),
+    aborted: false,
+    completed: false,
   };
   ctx.requests.push(record);
 
@@ -108,7 +121,18 @@ export async function runExchange(ctx: ExchangeContext, route: Route, req: Incom
   };
   const requestId = `req_sim_${seq.toString().padStart(6, '0')}`;
   const replyWords = paced?.words ?? ctx.replyWords;
-  const call: SimCall = { provider: route.provider, route, method: record.method, url, headers, body: json, seq, requestId, replyWords, created: Math.floor(Date.now() / 1000) };
+  const call: SimCall = {
+    provider: route.provider,
+    route,
+    method: record.method,
+    url,
+    headers,
+    body: json,
+    seq,
+    requestId,
+    replyWords,
+    created: Math.floor(Date.now() / 1000),
+  };
 
   if (fault) record.fault = describeFault(fault);
   if (await faultBeforeHeaders(fault, res, stream, call, ctl)) return;

@@ -31,7 +31,8 @@ export function handleGemini(call: SimCall): Reply | Problem {
   if (op === 'gemini-batch-embed') return geminiBatchEmbed(call);
   const stream = op === 'gemini-stream';
   // Without alt=sse Gemini streams one growing JSON array; the simulator only speaks SSE.
-  if (stream && call.url.searchParams.get('alt') !== 'sse') return { kind: 'bad-request', message: 'The simulator only supports streamGenerateContent with alt=sse.' };
+  if (stream && call.url.searchParams.get('alt') !== 'sse')
+    return { kind: 'bad-request', message: 'The simulator only supports streamGenerateContent with alt=sse.' };
   if (!stream && wantsGeminiImage(call.body)) return geminiImage(call, model);
   const req = readGeminiGenerate(call.body, model);
   if ('kind' in req) return req;
@@ -54,7 +55,11 @@ export function handleGemini(call: SimCall): Reply | Problem {
     if (plan.text !== '' || plan.toolCalls.length === 0) parts.push({ text: plan.text });
     return candidate([...parts, ...callParts(plan, model, call.seq)], FINISH[plan.finish], index);
   });
-  const usage = usageMetadata(plans, sum(plans, answerTokens), sum(plans, (p) => p.reasoningTokens));
+  const usage = usageMetadata(
+    plans,
+    sum(plans, answerTokens),
+    sum(plans, (p) => p.reasoningTokens),
+  );
   return { kind: 'json', status: 200, body: { candidates, usageMetadata: usage, ...envelope(call, model) } };
 }
 
@@ -70,13 +75,18 @@ function messageOf(content: JsonObject): Message {
     role: isUser(content) ? 'user' : 'assistant',
     texts: textsOf(parts),
     images: parts.filter((p) => isObject(field(p, 'inlineData')) || isObject(field(p, 'fileData'))).length,
-    results: parts.map((p) => field(p, 'functionResponse')).filter(isObject).map((fr) => JSON.stringify(fr['response'] ?? {})),
+    results: parts
+      .map((p) => field(p, 'functionResponse'))
+      .filter(isObject)
+      .map((fr) => JSON.stringify(fr['response'] ?? {})),
     extra: calls.map((fc) => `${asString(fc['name']) ?? ''} ${JSON.stringify(fc['args'] ?? {})}`),
   };
 }
 
 function toolsOf(body: JsonObject): Conversation['tools'] {
-  const decls = asArray(body['tools']).flatMap((tool) => asArray(field(tool, 'functionDeclarations'))).filter((d) => isObject(d) && typeof d['name'] === 'string') as JsonObject[];
+  const decls = asArray(body['tools'])
+    .flatMap((tool) => asArray(field(tool, 'functionDeclarations')))
+    .filter((d) => isObject(d) && typeof d['name'] === 'string') as JsonObject[];
   const tools = decls.map((d) => ({ name: d['name'] as string, parameters: d['parameters'] ?? field(d, 'parametersJsonSchema') }));
   const config = field(field(body, 'toolConfig'), 'functionCallingConfig');
   const allowed = asArray(field(config, 'allowedFunctionNames'));
@@ -93,7 +103,8 @@ function readGeminiGenerate(body: unknown, model: string): { blocked: boolean; c
   if (unsigned !== undefined) return unsigned;
   const gen = field(body, 'generationConfig');
   const temperature = asNumber(field(gen, 'temperature'));
-  if (temperature !== undefined && (temperature < 0 || temperature > 2)) return bad('* GenerateContentRequest.generation_config.temperature: must be in [0.0, 2.0]');
+  if (temperature !== undefined && (temperature < 0 || temperature > 2))
+    return bad('* GenerateContentRequest.generation_config.temperature: must be in [0.0, 2.0]');
   const candidateCount = field(gen, 'candidateCount') ?? 1;
   if (typeof candidateCount !== 'number' || !Number.isInteger(candidateCount) || candidateCount < 1 || candidateCount > MAX_CANDIDATES) {
     return bad(`* GenerateContentRequest.generation_config.candidate_count: must be in [1, ${MAX_CANDIDATES}]`);
@@ -106,14 +117,19 @@ function readGeminiGenerate(body: unknown, model: string): { blocked: boolean; c
   return {
     blocked: [systemText ?? '', textsOf(contents.flatMap(partsOf)).join('\n')].some((t) => t.includes(BLOCK_WORD)),
     candidateCount,
-    conversation: conversationOf(contents.map(messageOf), systemText, {
-      tools: toolsOf(body),
-      maxTokens: asNumber(field(gen, 'maxOutputTokens')),
-      stop: asStrings(field(gen, 'stopSequences')),
-      reasoning: field(field(gen, 'thinkingConfig'), 'includeThoughts') === true,
-      // JSON mime type, with `responseJsonSchema` (JSON Schema) or `responseSchema` (OpenAPI subset).
-      json: asString(field(gen, 'responseMimeType')) === 'application/json' ? { schema: isObject(schema) ? schema : undefined } : undefined,
-    }, true),
+    conversation: conversationOf(
+      contents.map(messageOf),
+      systemText,
+      {
+        tools: toolsOf(body),
+        maxTokens: asNumber(field(gen, 'maxOutputTokens')),
+        stop: asStrings(field(gen, 'stopSequences')),
+        reasoning: field(field(gen, 'thinkingConfig'), 'includeThoughts') === true,
+        // JSON mime type, with `responseJsonSchema` (JSON Schema) or `responseSchema` (OpenAPI subset).
+        json: asString(field(gen, 'responseMimeType')) === 'application/json' ? { schema: isObject(schema) ? schema : undefined } : undefined,
+      },
+      true,
+    ),
   };
 }
 

@@ -22,7 +22,15 @@ const GPT_IMAGE_TOKENS: Readonly<Record<string, Readonly<Record<'low' | 'medium'
 
 /** Gemini 2.5 Flash Image: 1,290 output tokens per image (docs/prices.md); pixels per aspect ratio. */
 const GEMINI_IMAGE_TOKENS = 1290;
-const GEMINI_RATIOS: Readonly<Record<string, [number, number]>> = { '1:1': [1024, 1024], '3:2': [1248, 832], '2:3': [832, 1248], '4:3': [1184, 864], '3:4': [864, 1184], '16:9': [1344, 768], '9:16': [768, 1344] };
+const GEMINI_RATIOS: Readonly<Record<string, [number, number]>> = {
+  '1:1': [1024, 1024],
+  '3:2': [1248, 832],
+  '2:3': [832, 1248],
+  '4:3': [1184, 864],
+  '3:4': [864, 1184],
+  '16:9': [1344, 768],
+  '9:16': [768, 1344],
+};
 
 function chunk(type: string, data: Buffer): Buffer {
   const head = Buffer.alloc(8);
@@ -52,7 +60,12 @@ function pngImage(width: number, height: number, seed: string): Buffer {
   ihdr.writeUInt32BE(width, 0);
   ihdr.writeUInt32BE(height, 4);
   ihdr.set([8, 2, 0, 0, 0], 8); // 8-bit, truecolour, deflate, adaptive filtering, no interlace
-  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', ihdr), chunk('IDAT', deflateSync(raw, { level: 1 })), chunk('IEND', Buffer.alloc(0))]);
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk('IHDR', ihdr),
+    chunk('IDAT', deflateSync(raw, { level: 1 })),
+    chunk('IEND', Buffer.alloc(0)),
+  ]);
 }
 
 function overreport(prompt: string, tokens: number): number {
@@ -67,13 +80,21 @@ export function openAIImages(call: SimCall): Reply | Problem {
   if (isRetiredModel(model)) return { kind: 'model-not-found', model };
   const prompt = asString(body['prompt']);
   if (!prompt) return { kind: 'bad-request', message: "Missing required parameter: 'prompt'.", param: 'prompt', code: 'missing_required_parameter' };
-  if (body['response_format'] !== undefined) return { kind: 'bad-request', message: "Unknown parameter: 'response_format'.", param: 'response_format', code: 'unknown_parameter' };
+  if (body['response_format'] !== undefined)
+    return { kind: 'bad-request', message: "Unknown parameter: 'response_format'.", param: 'response_format', code: 'unknown_parameter' };
   const n = asNumber(body['n']) ?? 1;
-  if (!Number.isInteger(n) || n < 1 || n > 10) return { kind: 'bad-request', message: `Invalid 'n': expected an integer from 1 to 10, but got ${n} instead.`, param: 'n', code: 'invalid_value' };
+  if (!Number.isInteger(n) || n < 1 || n > 10)
+    return { kind: 'bad-request', message: `Invalid 'n': expected an integer from 1 to 10, but got ${n} instead.`, param: 'n', code: 'invalid_value' };
   const asked = asString(body['size']) ?? 'auto';
   const size = asked === 'auto' ? '1024x1024' : asked;
   const table = GPT_IMAGE_TOKENS[size];
-  if (table === undefined) return { kind: 'bad-request', message: `Invalid value: '${asked}'. Supported values are: '1024x1024', '1024x1536', '1536x1024', and 'auto'.`, param: 'size', code: 'invalid_value' };
+  if (table === undefined)
+    return {
+      kind: 'bad-request',
+      message: `Invalid value: '${asked}'. Supported values are: '1024x1024', '1024x1536', '1536x1024', and 'auto'.`,
+      param: 'size',
+      code: 'invalid_value',
+    };
   const askedQuality = asString(body['quality']) ?? 'auto';
   const quality = askedQuality === 'low' || askedQuality === 'high' ? askedQuality : 'medium';
   const [width, height] = size.split('x').map(Number) as [number, number];
@@ -112,14 +133,21 @@ export function geminiImage(call: SimCall, model: string): Reply | Problem {
   if (prompt.trim() === '') return { kind: 'bad-request', message: '* GenerateContentRequest.contents: contents is not specified' };
   const ratio = asString(field(field(field(call.body, 'generationConfig'), 'imageConfig'), 'aspectRatio')) ?? '1:1';
   const dims = GEMINI_RATIOS[ratio];
-  if (dims === undefined) return { kind: 'bad-request', message: `* GenerateContentRequest.generation_config.image_config.aspect_ratio: unsupported aspect ratio ${ratio}` };
+  if (dims === undefined)
+    return { kind: 'bad-request', message: `* GenerateContentRequest.generation_config.image_config.aspect_ratio: unsupported aspect ratio ${ratio}` };
   const promptTokens = 4 + countWords(prompt);
   const output = overreport(prompt, GEMINI_IMAGE_TOKENS);
   return {
     kind: 'json',
     status: 200,
     body: {
-      candidates: [{ content: { role: 'model', parts: [{ inlineData: { mimeType: 'image/png', data: pngImage(dims[0], dims[1], prompt).toString('base64') } }] }, finishReason: 'STOP', index: 0 }],
+      candidates: [
+        {
+          content: { role: 'model', parts: [{ inlineData: { mimeType: 'image/png', data: pngImage(dims[0], dims[1], prompt).toString('base64') } }] },
+          finishReason: 'STOP',
+          index: 0,
+        },
+      ],
       usageMetadata: {
         promptTokenCount: promptTokens,
         candidatesTokenCount: output,

@@ -28,10 +28,20 @@ function usageOf(call: SimCall, plans: readonly ReplyPlan[]): JsonObject {
   const base = { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
   switch (call.provider) {
     case 'openai':
-      return { ...base, prompt_tokens_details: { cached_tokens: cached, audio_tokens: 0 }, completion_tokens_details: { ...reasoning, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 } };
+      return {
+        ...base,
+        prompt_tokens_details: { cached_tokens: cached, audio_tokens: 0 },
+        completion_tokens_details: { ...reasoning, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
+      };
     case 'deepseek':
       // Every prompt token is a cache miss, but for a `[cached]` request's cache read.
-      return { ...base, prompt_tokens_details: { cached_tokens: cached }, prompt_cache_hit_tokens: cached, prompt_cache_miss_tokens: prompt - cached, completion_tokens_details: reasoning };
+      return {
+        ...base,
+        prompt_tokens_details: { cached_tokens: cached },
+        prompt_cache_hit_tokens: cached,
+        prompt_cache_miss_tokens: prompt - cached,
+        completion_tokens_details: reasoning,
+      };
     case 'minimax':
       return { ...base, ...(cached > 0 ? { prompt_tokens_details: { cached_tokens: cached } } : {}), completion_tokens_details: reasoning };
     default:
@@ -63,7 +73,8 @@ function envelope(call: SimCall, req: OpenAIChatRequest, object: string): JsonOb
 }
 
 /** MiniMax's extra top-level fields on a successful answer. */
-const minimaxExtras = (call: SimCall): JsonObject => (call.provider === 'minimax' ? { input_sensitive: false, output_sensitive: false, base_resp: { status_code: 0, status_msg: '' } } : {});
+const minimaxExtras = (call: SimCall): JsonObject =>
+  call.provider === 'minimax' ? { input_sensitive: false, output_sensitive: false, base_resp: { status_code: 0, status_msg: '' } } : {};
 
 /** Buffered `chat.completion`, one choice per plan; DeepSeek's body is preceded by blank lines. */
 export function openAICompletion(call: SimCall, req: OpenAIChatRequest, plans: readonly ReplyPlan[]): JsonReply {
@@ -73,7 +84,12 @@ export function openAICompletion(call: SimCall, req: OpenAIChatRequest, plans: r
     if (call.provider === 'openai') Object.assign(message, { refusal: null, annotations: [] });
     if (call.provider === 'deepseek' && plan.reasoning) message['reasoning_content'] = plan.reasoning;
     if (call.provider === 'minimax' && req.reasoningSplit && plan.reasoning) message['reasoning_details'] = [reasoningDetail(plan.reasoning)];
-    if (plan.toolCalls.length > 0) message['tool_calls'] = plan.toolCalls.map((c, i) => ({ id: toolCallId(call, index, i), type: 'function', function: { name: c.name, arguments: c.argsJson } }));
+    if (plan.toolCalls.length > 0)
+      message['tool_calls'] = plan.toolCalls.map((c, i) => ({
+        id: toolCallId(call, index, i),
+        type: 'function',
+        function: { name: c.name, arguments: c.argsJson },
+      }));
     return { index, message, logprobs: req.logprobs === undefined ? null : contentLogprobs(content, req.logprobs), finish_reason: FINISH[plan.finish] };
   });
   const body = { ...envelope(call, req, 'chat.completion'), choices, usage: usageOf(call, plans), ...minimaxExtras(call) };
@@ -85,8 +101,14 @@ function choiceDeltas(call: SimCall, req: OpenAIChatRequest, plan: ReplyPlan, in
   const deepseekThinks = call.provider === 'deepseek' && plan.reasoning !== undefined;
   const reasoning = plan.reasoning && (deepseekThinks || (call.provider === 'minimax' && req.reasoningSplit)) ? splitText(plan.reasoning) : [];
   return [
-    ...reasoning.map((piece) => ({ delta: deepseekThinks ? { content: null, reasoning_content: piece } : { reasoning_details: [reasoningDetail(piece)] }, logprobs: null })),
-    ...splitText(visibleContent(call, req, plan)).map((piece) => ({ delta: { content: piece }, logprobs: req.logprobs === undefined ? null : contentLogprobs(piece, req.logprobs) })),
+    ...reasoning.map((piece) => ({
+      delta: deepseekThinks ? { content: null, reasoning_content: piece } : { reasoning_details: [reasoningDetail(piece)] },
+      logprobs: null,
+    })),
+    ...splitText(visibleContent(call, req, plan)).map((piece) => ({
+      delta: { content: piece },
+      logprobs: req.logprobs === undefined ? null : contentLogprobs(piece, req.logprobs),
+    })),
     ...plan.toolCalls.flatMap((c, i) => [
       { delta: { tool_calls: [{ index: i, id: toolCallId(call, index, i), type: 'function', function: { name: c.name, arguments: '' } }] }, logprobs: null },
       ...splitArguments(c.argsJson).map((frag) => ({ delta: { tool_calls: [{ index: i, function: { arguments: frag } }] }, logprobs: null })),
@@ -104,7 +126,14 @@ export function openAIStream(call: SimCall, req: OpenAIChatRequest, plans: reado
     ...extra,
   });
   const events: SseEvent[] = plans.map((plan, index) =>
-    jsonEvent(chunk(index, call.provider === 'deepseek' && plan.reasoning !== undefined ? { role: 'assistant', content: null, reasoning_content: '' } : { role: 'assistant', content: '' })),
+    jsonEvent(
+      chunk(
+        index,
+        call.provider === 'deepseek' && plan.reasoning !== undefined
+          ? { role: 'assistant', content: null, reasoning_content: '' }
+          : { role: 'assistant', content: '' },
+      ),
+    ),
   );
   for (const { item, index } of byStep(plans.map((plan, index) => choiceDeltas(call, req, plan, index))).flat()) {
     events.push(jsonEvent(chunk(index, item.delta, null, item.logprobs), { content: true }));

@@ -44,15 +44,23 @@ export function handleOpenAI(call: SimCall): Reply | Problem {
   return req.stream ? openAIStream(call, req, plans) : openAICompletion(call, req, plans);
 }
 
-const ROLES = new Map<unknown, Message['role']>([['user', 'user'], ['tool', 'tool'], ['system', 'note'], ['developer', 'note']]);
+const ROLES = new Map<unknown, Message['role']>([
+  ['user', 'user'],
+  ['tool', 'tool'],
+  ['system', 'note'],
+  ['developer', 'note'],
+]);
 
 /** A message in the shared shape: text parts, images, tool calls; a tool message's text is its result. */
 function messageOf(m: JsonObject): Message {
   const content = m['content'];
   const parts = asArray(content).filter(isObject);
-  const texts = typeof content === 'string' ? [content] : parts.filter((p) => p['type'] === 'text' && typeof p['text'] === 'string').map((p) => p['text'] as string);
+  const texts =
+    typeof content === 'string' ? [content] : parts.filter((p) => p['type'] === 'text' && typeof p['text'] === 'string').map((p) => p['text'] as string);
   const role = ROLES.get(m['role']) ?? 'assistant';
-  const calls = asArray(m['tool_calls']).map((c) => field(c, 'function')).filter(isObject);
+  const calls = asArray(m['tool_calls'])
+    .map((c) => field(c, 'function'))
+    .filter(isObject);
   return {
     role,
     texts: role === 'tool' ? [] : texts,
@@ -93,13 +101,16 @@ function readOpenAIChat(provider: ProviderName, body: unknown): OpenAIChatReques
   const messages = asArray(body['messages']).filter(isObject);
   if (messages.length === 0) return badRequest("Invalid 'messages': empty array. Expected an array with minimum length 1.", 'messages');
   const stream = body['stream'] === true;
-  if (body['stream_options'] != null && !stream) return badRequest("The 'stream_options' parameter is only allowed when 'stream' is enabled.", 'stream_options');
+  if (body['stream_options'] != null && !stream)
+    return badRequest("The 'stream_options' parameter is only allowed when 'stream' is enabled.", 'stream_options');
   const temperature = asNumber(body['temperature']);
-  if (provider === 'minimax' && temperature !== undefined && (temperature <= 0 || temperature > 1)) return badRequest('invalid params, temperature must be in (0, 1]', 'temperature');
+  if (provider === 'minimax' && temperature !== undefined && (temperature <= 0 || temperature > 1))
+    return badRequest('invalid params, temperature must be in (0, 1]', 'temperature');
   const refused = checkOpenAIParams(provider, model, body);
   if (refused !== undefined) return refused;
   const n = body['n'] ?? 1;
-  if (typeof n !== 'number' || !Number.isInteger(n) || n < 1 || n > 128) return badRequest("Invalid 'n': expected an integer between 1 and 128.", 'n', 'invalid_value');
+  if (typeof n !== 'number' || !Number.isInteger(n) || n < 1 || n > 128)
+    return badRequest("Invalid 'n': expected an integer between 1 and 128.", 'n', 'invalid_value');
   if (provider === 'minimax' && n !== 1) return badRequest('invalid params, n must be 1', 'n');
   const top = body['top_logprobs'] ?? 0;
   if (typeof top !== 'number' || !Number.isInteger(top) || top < 0 || top > 20) {
@@ -134,7 +145,8 @@ const O_SERIES_REJECTED = ['temperature', 'top_p', 'presence_penalty', 'frequenc
  */
 function checkOpenAIParams(provider: ProviderName, model: string, body: JsonObject): Problem | undefined {
   const present = (f: string): boolean => body[f] !== undefined && body[f] !== null;
-  const unsupported = (param: string, hint = ''): Problem => badRequest(`Unsupported parameter: '${param}' is not supported with this model.${hint}`, param, 'unsupported_parameter');
+  const unsupported = (param: string, hint = ''): Problem =>
+    badRequest(`Unsupported parameter: '${param}' is not supported with this model.${hint}`, param, 'unsupported_parameter');
   if (provider === 'deepseek' && deepseekThinks(model, body)) {
     const asked = body['logprobs'] === true ? 'logprobs' : present('top_logprobs') ? 'top_logprobs' : undefined;
     return asked === undefined ? undefined : unsupported(asked);

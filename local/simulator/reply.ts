@@ -79,7 +79,13 @@ function lastTurnOf(all: readonly Message[]): LastTurn {
   if (last?.role === 'tool') {
     let start = end - 1;
     while (start > 0 && all[start - 1]!.role === 'tool') start--;
-    return { kind: 'tool-result', results: all.slice(start, end).flatMap((m) => m.results).map(compactResult) };
+    return {
+      kind: 'tool-result',
+      results: all
+        .slice(start, end)
+        .flatMap((m) => m.results)
+        .map(compactResult),
+    };
   }
   if (last?.role !== 'user') return { kind: 'other' };
   if (last.results.length > 0) return { kind: 'tool-result', results: last.results.map(compactResult) };
@@ -118,8 +124,30 @@ export interface ReplyPlan {
 }
 
 export const FILLER_WORDS = [
-  'alpha', 'beta', 'gamma', 'delta', 'epsilon', 'zeta', 'eta', 'theta', 'iota', 'kappa', 'lambda', 'mu',
-  'nu', 'xi', 'omicron', 'pi', 'rho', 'sigma', 'tau', 'upsilon', 'phi', 'chi', 'psi', 'omega',
+  'alpha',
+  'beta',
+  'gamma',
+  'delta',
+  'epsilon',
+  'zeta',
+  'eta',
+  'theta',
+  'iota',
+  'kappa',
+  'lambda',
+  'mu',
+  'nu',
+  'xi',
+  'omicron',
+  'pi',
+  'rho',
+  'sigma',
+  'tau',
+  'upsilon',
+  'phi',
+  'chi',
+  'psi',
+  'omega',
 ] as const;
 
 const ECHO_WORDS = 8;
@@ -197,9 +225,15 @@ export function planReply(conv: Conversation, opts: { replyWords: number; choice
     const callWords = calls.reduce((sum, c) => sum + countWords(`${c.name} ${c.argsJson}`), 0);
     plan = { promptTokens: 0, reasoning, reasoningTokens, text: '', toolCalls: calls, finish: 'tool_calls', completionTokens: callWords + reasoningTokens };
   } else {
-    const plain = turn.kind === 'tool-result'
-      ? `Tool said: ${turn.results.join('; ')}`
-      : baseReplyText(turn.kind === 'user' ? turn.text : conv.lastUserText, turn.kind === 'user' ? turn.images : 0, runaway ? RUNAWAY_WORDS : opts.replyWords, opts.choice ?? 0);
+    const plain =
+      turn.kind === 'tool-result'
+        ? `Tool said: ${turn.results.join('; ')}`
+        : baseReplyText(
+            turn.kind === 'user' ? turn.text : conv.lastUserText,
+            turn.kind === 'user' ? turn.images : 0,
+            runaway ? RUNAWAY_WORDS : opts.replyWords,
+            opts.choice ?? 0,
+          );
     const limited = applyLimits(conv.json === undefined ? plain : structuredAnswer(conv.json.schema, plain), conv.stop, runaway ? undefined : conv.maxTokens);
     plan = { promptTokens: 0, reasoning, reasoningTokens, toolCalls: [], ...limited, completionTokens: countWords(limited.text) + reasoningTokens };
   }

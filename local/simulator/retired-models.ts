@@ -7,11 +7,29 @@
 export const RETIRED_UPSTREAM_MODELS = {
   /** 3.5 Sonnet (Oct 2025), 3.5 Haiku, 3.7 Sonnet (Feb 2026), Sonnet 4 and Opus 4 (2026-06-15), Opus 4.1 (Aug 2026); aliases with them. */
   anthropic: [
-    'claude-3-5-sonnet-20241022', 'claude-3-5-sonnet-20240620', 'claude-3-5-sonnet-latest', 'claude-3-7-sonnet-20250219', 'claude-3-5-haiku-20241022',
-    'claude-opus-4-20250514', 'claude-opus-4-0', 'claude-opus-4-1-20250805', 'claude-opus-4-1', 'claude-sonnet-4-20250514', 'claude-sonnet-4-0',
+    'claude-3-5-sonnet-20241022',
+    'claude-3-5-sonnet-20240620',
+    'claude-3-5-sonnet-latest',
+    'claude-3-7-sonnet-20250219',
+    'claude-3-5-haiku-20241022',
+    'claude-opus-4-20250514',
+    'claude-opus-4-0',
+    'claude-opus-4-1-20250805',
+    'claude-opus-4-1',
+    'claude-sonnet-4-20250514',
+    'claude-sonnet-4-0',
   ],
   /** Gemini 1.5 Pro / Flash, 2.0 Flash (and -001, -lite); text-embedding-004 (Jan 14, 2026), embedding-001 (Aug 2025). */
-  gemini: ['gemini-1.5-pro', 'gemini-1.5-pro-002', 'gemini-1.5-flash', 'gemini-2.0-flash', 'gemini-2.0-flash-001', 'gemini-2.0-flash-lite', 'text-embedding-004', 'embedding-001'],
+  gemini: [
+    'gemini-1.5-pro',
+    'gemini-1.5-pro-002',
+    'gemini-1.5-flash',
+    'gemini-2.0-flash',
+    'gemini-2.0-flash-001',
+    'gemini-2.0-flash-lite',
+    'text-embedding-004',
+    'embedding-001',
+  ],
   /** gpt-image-1 shut down 2026-10-23; dall-e-2 and dall-e-3 retired 2026-05-12 (docs/prices.md "Image generation"). */
   openai: ['gpt-image-1', 'dall-e-2', 'dall-e-3'],
   /** deepseek-chat / deepseek-reasoner retired after 2026-07-24 15:59 UTC (V4 replaced them). */

@@ -7,7 +7,8 @@
 import { PROVIDER_MANIFEST, type WireProtocol, type ProviderName } from '../../functions/shared/providers/manifest.js';
 
 /** What a request asks for, independent of the provider's URL spelling. */
-export type Operation = 'chat' | 'embeddings' | 'images' | 'anthropic-messages' | 'anthropic-count-tokens' | 'gemini-generate' | 'gemini-stream' | 'gemini-batch-embed' | 'no-route';
+export type Operation =
+  'chat' | 'embeddings' | 'images' | 'anthropic-messages' | 'anthropic-count-tokens' | 'gemini-generate' | 'gemini-stream' | 'gemini-batch-embed' | 'no-route';
 
 export interface Route {
   provider: ProviderName;

@@ -17,10 +17,17 @@ export interface SchemaValueOptions {
   text?: string;
 }
 
-const FORMATS = new Map(Object.entries({
-  email: 'user@example.com', 'date-time': '2026-01-01T00:00:00Z', date: '2026-01-01', time: '00:00:00',
-  uri: 'https://example.com', url: 'https://example.com', uuid: '00000000-0000-4000-8000-000000000000',
-}));
+const FORMATS = new Map(
+  Object.entries({
+    email: 'user@example.com',
+    'date-time': '2026-01-01T00:00:00Z',
+    date: '2026-01-01',
+    time: '00:00:00',
+    uri: 'https://example.com',
+    url: 'https://example.com',
+    uuid: '00000000-0000-4000-8000-000000000000',
+  }),
+);
 
 /** A value for `schema` (null for an unusable schema). */
 export function valueFromSchema(schema: unknown, opts: SchemaValueOptions = {}): unknown {

@@ -76,7 +76,9 @@ async function serveFile(root: string, path: string, headOnly: boolean, res: Ser
     body = await readFile(file);
   } catch {
     if (name === 'index.html') {
-      res.writeHead(503, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' }).end('The dashboard is not built: run `npm run build:web` (npm start does it).\n');
+      res
+        .writeHead(503, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' })
+        .end('The dashboard is not built: run `npm run build:web` (npm start does it).\n');
     } else {
       notFound(res);
     }

@@ -29,7 +29,8 @@ export interface LocalStripe {
 export async function startLocalStripe(options: LocalStripeOptions | undefined, closers: Array<() => Promise<void>>): Promise<LocalStripe | undefined> {
   if (options === undefined) return undefined;
   let webhookSecret = process.env.STRIPE_WEBHOOK_SECRET?.trim() || undefined;
-  if (webhookSecret === undefined && options.webhookSecretFile !== undefined && existsSync(options.webhookSecretFile)) webhookSecret = readFileSync(options.webhookSecretFile, 'utf8').trim();
+  if (webhookSecret === undefined && options.webhookSecretFile !== undefined && existsSync(options.webhookSecretFile))
+    webhookSecret = readFileSync(options.webhookSecretFile, 'utf8').trim();
   if (webhookSecret === undefined) {
     webhookSecret = `whsec_${randomBytes(24).toString('hex')}`;
     if (options.webhookSecretFile !== undefined) {
@@ -39,7 +40,11 @@ export async function startLocalStripe(options: LocalStripeOptions | undefined, 
   }
   process.env.STRIPE_WEBHOOK_SECRET = webhookSecret;
   if (process.env.STRIPE_SECRET_KEY?.trim()) return { standIn: undefined, webhookSecret };
-  const standIn = await startStripeStandIn({ webhookSecret, ...(options.port === undefined ? {} : { port: options.port }), ...(options.retryDelaysMs === undefined ? {} : { retryDelaysMs: options.retryDelaysMs }) });
+  const standIn = await startStripeStandIn({
+    webhookSecret,
+    ...(options.port === undefined ? {} : { port: options.port }),
+    ...(options.retryDelaysMs === undefined ? {} : { retryDelaysMs: options.retryDelaysMs }),
+  });
   closers.push(standIn.close);
   process.env.STRIPE_SECRET_KEY = standIn.secretKey;
   process.env.STRIPE_API_BASE = standIn.url;
@@ -48,4 +53,3 @@ export async function startLocalStripe(options: LocalStripeOptions | undefined, 
   });
   return { standIn, webhookSecret };
 }
-

@@ -42,7 +42,18 @@ export interface CheckoutSession {
 }
 
 /** A new open Checkout Session for `amount` cents, paid on the stand-in's page at `pageUrl`. */
-export function newCheckoutSession(input: { amount: number; currency: string; clientReferenceId: string | null; customer: string | null; customerEmail: string | null; metadata: Record<string, string>; successUrl: string; cancelUrl: string; pageBase: string; customerCreation: 'always' | 'if_required' | null }): CheckoutSession {
+export function newCheckoutSession(input: {
+  amount: number;
+  currency: string;
+  clientReferenceId: string | null;
+  customer: string | null;
+  customerEmail: string | null;
+  metadata: Record<string, string>;
+  successUrl: string;
+  cancelUrl: string;
+  pageBase: string;
+  customerCreation: 'always' | 'if_required' | null;
+}): CheckoutSession {
   const id = stripeId('cs_test');
   const created = nowSec();
   return {
@@ -73,7 +84,15 @@ export function newCheckoutSession(input: { amount: number; currency: string; cl
 }
 
 /** A Charge (`object: charge`), succeeded or failed. */
-export function newCharge(input: { amount: number; currency: string; paymentIntent: string; customer: string | null; paymentMethod: string; receiptBase: string; failed?: boolean }): Record<string, unknown> {
+export function newCharge(input: {
+  amount: number;
+  currency: string;
+  paymentIntent: string;
+  customer: string | null;
+  paymentMethod: string;
+  receiptBase: string;
+  failed?: boolean;
+}): Record<string, unknown> {
   const id = stripeId('ch');
   return {
     id,
@@ -100,7 +119,14 @@ export function newCharge(input: { amount: number; currency: string; paymentInte
 }
 
 /** A PaymentIntent (`object: payment_intent`). */
-export function newPaymentIntent(input: { amount: number; currency: string; customer: string | null; paymentMethod: string | null; metadata: Record<string, string>; setupFutureUsage: string | null }): Record<string, unknown> {
+export function newPaymentIntent(input: {
+  amount: number;
+  currency: string;
+  customer: string | null;
+  paymentMethod: string | null;
+  metadata: Record<string, string>;
+  setupFutureUsage: string | null;
+}): Record<string, unknown> {
   return {
     id: stripeId('pi'),
     object: 'payment_intent',
@@ -125,20 +151,52 @@ export function newPaymentIntent(input: { amount: number; currency: string; cust
 
 /** A Customer (`object: customer`). */
 export function newCustomer(input: { email: string | null; metadata: Record<string, string> }): Record<string, unknown> {
-  return { id: stripeId('cus'), object: 'customer', created: nowSec(), email: input.email, livemode: false, metadata: input.metadata, invoice_settings: { default_payment_method: null } };
+  return {
+    id: stripeId('cus'),
+    object: 'customer',
+    created: nowSec(),
+    email: input.email,
+    livemode: false,
+    metadata: input.metadata,
+    invoice_settings: { default_payment_method: null },
+  };
 }
 
 /** A Refund (`object: refund`) of `amount` cents of a charge. */
 export function newRefund(input: { amount: number; currency: string; charge: string; paymentIntent: string | null }): Record<string, unknown> {
-  return { id: stripeId('re'), object: 'refund', amount: input.amount, charge: input.charge, created: nowSec(), currency: input.currency, metadata: {}, payment_intent: input.paymentIntent, status: 'succeeded' };
+  return {
+    id: stripeId('re'),
+    object: 'refund',
+    amount: input.amount,
+    charge: input.charge,
+    created: nowSec(),
+    currency: input.currency,
+    metadata: {},
+    payment_intent: input.paymentIntent,
+    status: 'succeeded',
+  };
 }
 
 /** An Event (`object: event`) around `object`. */
 export function newEvent(type: string, object: unknown, apiVersion: string | null): Record<string, unknown> {
-  return { id: stripeId('evt'), object: 'event', api_version: apiVersion, created: nowSec(), data: { object }, livemode: false, pending_webhooks: 1, request: { id: null, idempotency_key: null }, type };
+  return {
+    id: stripeId('evt'),
+    object: 'event',
+    api_version: apiVersion,
+    created: nowSec(),
+    data: { object },
+    livemode: false,
+    pending_webhooks: 1,
+    request: { id: null, idempotency_key: null },
+    type,
+  };
 }
 
 /** Stripe's error body (`{error: {type, message, param?, code?}}`). */
-export function stripeError(type: 'invalid_request_error' | 'card_error' | 'api_error', message: string, extra: Record<string, unknown> = {}): { error: Record<string, unknown> } {
+export function stripeError(
+  type: 'invalid_request_error' | 'card_error' | 'api_error',
+  message: string,
+  extra: Record<string, unknown> = {},
+): { error: Record<string, unknown> } {
   return { error: { type, message, ...extra } };
 }

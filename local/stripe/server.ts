@@ -29,7 +29,11 @@ export interface StripeStandIn {
 }
 
 type Json = Record<string, unknown>;
-interface Answer { status: number; body: Json | string; location?: string }
+interface Answer {
+  status: number;
+  body: Json | string;
+  location?: string;
+}
 
 /** The stand-in's objects and the API operations on them. */
 class StandIn {
@@ -45,14 +49,42 @@ class StandIn {
   }
 
   /** Charges `amount` to a new PaymentIntent (succeeded, or declined for the decline test method). */
-  private charge(input: { amount: number; currency: string; customer: string | null; paymentMethod: string; metadata: Record<string, string>; setupFutureUsage: string | null }): Json {
+  private charge(input: {
+    amount: number;
+    currency: string;
+    customer: string | null;
+    paymentMethod: string;
+    metadata: Record<string, string>;
+    setupFutureUsage: string | null;
+  }): Json {
     const intent = newPaymentIntent(input);
     const failed = input.paymentMethod === 'pm_card_chargeDeclined';
-    const ch = newCharge({ amount: input.amount, currency: input.currency, paymentIntent: String(intent.id), customer: input.customer, paymentMethod: input.paymentMethod, receiptBase: this.base, failed });
+    const ch = newCharge({
+      amount: input.amount,
+      currency: input.currency,
+      paymentIntent: String(intent.id),
+      customer: input.customer,
+      paymentMethod: input.paymentMethod,
+      receiptBase: this.base,
+      failed,
+    });
     this.objects.set(String(ch.id), ch);
-    Object.assign(intent, failed
-      ? { status: 'requires_payment_method', latest_charge: ch.id, last_payment_error: { type: 'card_error', code: 'card_declined', decline_code: 'generic_decline', message: 'Your card was declined.', charge: ch.id } }
-      : { status: 'succeeded', amount_received: input.amount, latest_charge: ch.id });
+    Object.assign(
+      intent,
+      failed
+        ? {
+            status: 'requires_payment_method',
+            latest_charge: ch.id,
+            last_payment_error: {
+              type: 'card_error',
+              code: 'card_declined',
+              decline_code: 'generic_decline',
+              message: 'Your card was declined.',
+              charge: ch.id,
+            },
+          }
+        : { status: 'succeeded', amount_received: input.amount, latest_charge: ch.id },
+    );
     this.objects.set(String(intent.id), intent);
     return intent;
   }
@@ -66,7 +98,14 @@ class StandIn {
       this.objects.set(String(c.id), c);
       customer = String(c.id);
     }
-    const intent = this.charge({ amount: session.amount_total, currency: session.currency, customer, paymentMethod: stripeId('pm'), metadata: extras?.piMetadata ?? {}, setupFutureUsage: extras?.setupFutureUsage ?? null });
+    const intent = this.charge({
+      amount: session.amount_total,
+      currency: session.currency,
+      customer,
+      paymentMethod: stripeId('pm'),
+      metadata: extras?.piMetadata ?? {},
+      setupFutureUsage: extras?.setupFutureUsage ?? null,
+    });
     Object.assign(session, { status: 'complete', payment_status: 'paid', payment_intent: intent.id, customer, url: null });
     this.emit('payment_intent.succeeded', intent);
     this.emit('charge.succeeded', this.objects.get(String(intent.latest_charge)) as Json);
@@ -90,17 +129,38 @@ class StandIn {
     }
     if (method === 'POST' && path === '/v1/refunds') return this.createRefund(form);
     const get = /^\/v1\/(checkout\/sessions|payment_intents)\/([^/]+)$/.exec(path);
-    if (method === 'GET' && get) return this.retrieve(get[1] === 'payment_intents' ? 'payment_intent' : 'checkout.session', decodeURIComponent(get[2] ?? ''), form);
-    return { status: 404, body: stripeError('invalid_request_error', `Unrecognized request URL (${method}: ${path}). The local Stripe stand-in serves only what modelmux calls.`) };
+    if (method === 'GET' && get)
+      return this.retrieve(get[1] === 'payment_intents' ? 'payment_intent' : 'checkout.session', decodeURIComponent(get[2] ?? ''), form);
+    return {
+      status: 404,
+      body: stripeError('invalid_request_error', `Unrecognized request URL (${method}: ${path}). The local Stripe stand-in serves only what modelmux calls.`),
+    };
   }
 
   private createSession(form: Record<string, FormValue>): Answer {
     const item = obj(list(form.line_items)[0]);
     const price = obj(item.price_data);
     const amount = Number(str(price.unit_amount)) * Number(str(item.quantity) ?? '1');
-    if (str(form.mode) !== 'payment' || !Number.isSafeInteger(amount) || amount <= 0) return { status: 400, body: stripeError('invalid_request_error', 'The stand-in serves mode=payment sessions with one line item with price_data.unit_amount.', { param: 'line_items' }) };
+    if (str(form.mode) !== 'payment' || !Number.isSafeInteger(amount) || amount <= 0)
+      return {
+        status: 400,
+        body: stripeError('invalid_request_error', 'The stand-in serves mode=payment sessions with one line item with price_data.unit_amount.', {
+          param: 'line_items',
+        }),
+      };
     const creation = str(form.customer_creation);
-    const session = newCheckoutSession({ amount, currency: str(price.currency) ?? 'usd', clientReferenceId: str(form.client_reference_id) ?? null, customer: str(form.customer) ?? null, customerEmail: str(form.customer_email) ?? null, metadata: metadataOf(form.metadata), successUrl: str(form.success_url) ?? '', cancelUrl: str(form.cancel_url) ?? '', pageBase: this.base, customerCreation: creation === 'always' || creation === 'if_required' ? creation : null });
+    const session = newCheckoutSession({
+      amount,
+      currency: str(price.currency) ?? 'usd',
+      clientReferenceId: str(form.client_reference_id) ?? null,
+      customer: str(form.customer) ?? null,
+      customerEmail: str(form.customer_email) ?? null,
+      metadata: metadataOf(form.metadata),
+      successUrl: str(form.success_url) ?? '',
+      cancelUrl: str(form.cancel_url) ?? '',
+      pageBase: this.base,
+      customerCreation: creation === 'always' || creation === 'if_required' ? creation : null,
+    });
     const pid = obj(form.payment_intent_data);
     this.sessionExtras.set(session.id, { piMetadata: metadataOf(pid.metadata), setupFutureUsage: str(pid.setup_future_usage) ?? null });
     this.objects.set(session.id, session as unknown as Json);
@@ -111,12 +171,26 @@ class StandIn {
   private createPaymentIntent(form: Record<string, FormValue>): Answer {
     const amount = Number(str(form.amount));
     const pm = str(form.payment_method);
-    if (!Number.isSafeInteger(amount) || amount <= 0 || pm === undefined || str(form.confirm) !== 'true') return { status: 400, body: stripeError('invalid_request_error', 'The stand-in serves confirmed PaymentIntents with an amount and a payment_method.', { param: 'amount' }) };
-    const intent = this.charge({ amount, currency: str(form.currency) ?? 'usd', customer: str(form.customer) ?? null, paymentMethod: pm, metadata: metadataOf(form.metadata), setupFutureUsage: null });
+    if (!Number.isSafeInteger(amount) || amount <= 0 || pm === undefined || str(form.confirm) !== 'true')
+      return {
+        status: 400,
+        body: stripeError('invalid_request_error', 'The stand-in serves confirmed PaymentIntents with an amount and a payment_method.', { param: 'amount' }),
+      };
+    const intent = this.charge({
+      amount,
+      currency: str(form.currency) ?? 'usd',
+      customer: str(form.customer) ?? null,
+      paymentMethod: pm,
+      metadata: metadataOf(form.metadata),
+      setupFutureUsage: null,
+    });
     const declined = intent.status !== 'succeeded';
     this.emit(declined ? 'payment_intent.payment_failed' : 'payment_intent.succeeded', intent);
     return declined
-      ? { status: 402, body: stripeError('card_error', 'Your card was declined.', { code: 'card_declined', decline_code: 'generic_decline', payment_intent: intent }) }
+      ? {
+          status: 402,
+          body: stripeError('card_error', 'Your card was declined.', { code: 'card_declined', decline_code: 'generic_decline', payment_intent: intent }),
+        }
       : { status: 200, body: intent };
   }
 
@@ -124,10 +198,12 @@ class StandIn {
   private createRefund(form: Record<string, FormValue>): Answer {
     const intent = this.objects.get(str(form.payment_intent) ?? '');
     const ch = this.objects.get(str(form.charge) ?? String(intent?.latest_charge ?? ''));
-    if (ch?.object !== 'charge' || ch.status !== 'succeeded') return { status: 404, body: stripeError('invalid_request_error', 'No such charge or payment_intent.', { param: 'charge', code: 'resource_missing' }) };
+    if (ch?.object !== 'charge' || ch.status !== 'succeeded')
+      return { status: 404, body: stripeError('invalid_request_error', 'No such charge or payment_intent.', { param: 'charge', code: 'resource_missing' }) };
     const left = Number(ch.amount) - Number(ch.amount_refunded);
     const amount = str(form.amount) === undefined ? left : Number(str(form.amount));
-    if (!Number.isSafeInteger(amount) || amount <= 0 || amount > left) return { status: 400, body: stripeError('invalid_request_error', `Refund amount must be 1 to ${left} cents.`, { param: 'amount' }) };
+    if (!Number.isSafeInteger(amount) || amount <= 0 || amount > left)
+      return { status: 400, body: stripeError('invalid_request_error', `Refund amount must be 1 to ${left} cents.`, { param: 'amount' }) };
     const refund = newRefund({ amount, currency: String(ch.currency), charge: String(ch.id), paymentIntent: (ch.payment_intent as string | null) ?? null });
     this.objects.set(String(refund.id), refund);
     Object.assign(ch, { amount_refunded: Number(ch.amount_refunded) + amount, refunded: Number(ch.amount_refunded) + amount === Number(ch.amount) });
@@ -138,9 +214,11 @@ class StandIn {
 
   private retrieve(object: string, id: string, form: Record<string, FormValue>): Answer {
     const found = this.objects.get(id);
-    if (found?.object !== object) return { status: 404, body: stripeError('invalid_request_error', `No such ${object}: '${id}'`, { code: 'resource_missing', param: 'id' }) };
+    if (found?.object !== object)
+      return { status: 404, body: stripeError('invalid_request_error', `No such ${object}: '${id}'`, { code: 'resource_missing', param: 'id' }) };
     const out = { ...found };
-    if (list(form.expand).map(String).includes('latest_charge') && typeof out.latest_charge === 'string') out.latest_charge = this.objects.get(out.latest_charge) ?? out.latest_charge;
+    if (list(form.expand).map(String).includes('latest_charge') && typeof out.latest_charge === 'string')
+      out.latest_charge = this.objects.get(out.latest_charge) ?? out.latest_charge;
     return { status: 200, body: out };
   }
 
@@ -158,7 +236,13 @@ class StandIn {
 }
 
 /** Starts the stand-in; events go to `webhookUrl` (settable later on `webhooks.url`), signed with `webhookSecret`. */
-export async function startStripeStandIn(opts: { webhookSecret: string; secretKey?: string; webhookUrl?: string; port?: number; retryDelaysMs?: number[] }): Promise<StripeStandIn> {
+export async function startStripeStandIn(opts: {
+  webhookSecret: string;
+  secretKey?: string;
+  webhookUrl?: string;
+  port?: number;
+  retryDelaysMs?: number[];
+}): Promise<StripeStandIn> {
   const secretKey = opts.secretKey ?? `sk_test_local_${stripeId('k').slice(2)}`;
   const webhooks = createWebhookSender(opts.webhookSecret, opts.retryDelaysMs);
   webhooks.url = opts.webhookUrl;
@@ -171,9 +255,15 @@ export async function startStripeStandIn(opts: { webhookSecret: string; secretKe
     const method = req.method ?? 'GET';
     let answer: Answer;
     if (url.pathname.startsWith('/v1/')) {
-      answer = req.headers.authorization !== `Bearer ${secretKey}`
-        ? { status: 401, body: stripeError('invalid_request_error', 'Invalid API Key provided.') }
-        : state.api(method, url.pathname, decodeStripeForm(method === 'GET' ? url.search.slice(1) : Buffer.concat(chunks).toString('utf8')), header(req, 'idempotency-key'));
+      answer =
+        req.headers.authorization !== `Bearer ${secretKey}`
+          ? { status: 401, body: stripeError('invalid_request_error', 'Invalid API Key provided.') }
+          : state.api(
+              method,
+              url.pathname,
+              decodeStripeForm(method === 'GET' ? url.search.slice(1) : Buffer.concat(chunks).toString('utf8')),
+              header(req, 'idempotency-key'),
+            );
     } else {
       answer = state.page(method, url.pathname);
     }

@@ -57,7 +57,15 @@ export function createWebhookSender(secret: string, retryDelaysMs: readonly numb
       if (attempt > 0) await new Promise((r) => setTimeout(r, retryDelaysMs[attempt - 1]));
       if (sender.url === undefined) continue;
       const header = signer.webhooks.generateTestHeaderString({ payload, secret });
-      const status = await fetch(sender.url, { method: 'POST', headers: { 'content-type': 'application/json; charset=utf-8', 'stripe-signature': header, 'user-agent': 'Stripe/1.0 (+https://stripe.com/docs/webhooks)' }, body: payload })
+      const status = await fetch(sender.url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json; charset=utf-8',
+          'stripe-signature': header,
+          'user-agent': 'Stripe/1.0 (+https://stripe.com/docs/webhooks)',
+        },
+        body: payload,
+      })
         .then(async (res) => {
           await res.arrayBuffer();
           return res.status;

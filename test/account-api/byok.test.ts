@@ -24,10 +24,11 @@ let bob: SignedInUser;
 let aliceKey: string;
 let bobKey: string;
 
-
 async function ask(key: string): Promise<{ id: string; provider: string | null; requestId: string | null }> {
   const client = new OpenAI({ baseURL: gw.baseUrl, apiKey: key, maxRetries: 0 });
-  const { data, response } = await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'byok please' }] }).withResponse();
+  const { data, response } = await client.chat.completions
+    .create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'byok please' }] })
+    .withResponse();
   return { id: data.id, provider: response.headers.get('x-modelmux-provider'), requestId: response.headers.get('x-request-id') };
 }
 
@@ -37,7 +38,14 @@ beforeAll(async () => {
   aliceKey = (await call(gw, 'POST', '/v1/keys', alice.accessToken, { name: 'byok' })).body.key;
   bobKey = (await call(gw, 'POST', '/v1/keys', bob.accessToken, { name: 'plain' })).body.key;
   // Alice pays in credit only, so the ledger shows the fee in nano-USD.
-  await documentClient().send(new UpdateCommand({ TableName: tableNames().accounts, Key: { accountId: alice.sub }, UpdateExpression: 'SET freeTokens = :z', ExpressionAttributeValues: { ':z': 0 } }));
+  await documentClient().send(
+    new UpdateCommand({
+      TableName: tableNames().accounts,
+      Key: { accountId: alice.sub },
+      UpdateExpression: 'SET freeTokens = :z',
+      ExpressionAttributeValues: { ':z': 0 },
+    }),
+  );
   await addCredit(alice.sub, 1_000_000_000);
 });
 
@@ -105,7 +113,10 @@ describe('bring your own key', () => {
   it("a refused user key is that user's 401 naming the provider, never the platform breaker's, and other accounts route as before", async () => {
     await call(gw, 'PUT', '/v1/byok/openai', alice.accessToken, { key: WRONG_KEY, allow_fallback: false });
     for (let i = 0; i < 4; i++) {
-      const err = await ask(aliceKey).then(() => undefined, (e: unknown) => e as { status: number; error: { code: string; message: string } });
+      const err = await ask(aliceKey).then(
+        () => undefined,
+        (e: unknown) => e as { status: number; error: { code: string; message: string } },
+      );
       expect(err?.status).toBe(401);
       expect(err?.error.code).toBe('byok_key_invalid');
       expect(err?.error.message).toContain('openai');

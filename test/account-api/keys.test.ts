@@ -28,7 +28,10 @@ afterAll(async () => {
 });
 
 const chat = (key: string) =>
-  new OpenAI({ baseURL: gw.baseUrl, apiKey: key, maxRetries: 0 }).chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] });
+  new OpenAI({ baseURL: gw.baseUrl, apiKey: key, maxRetries: 0 }).chat.completions.create({
+    model: 'gpt-4o-mini',
+    messages: [{ role: 'user', content: 'hi' }],
+  });
 
 async function accountItem(accountId: string): Promise<Record<string, any>> {
   const out = await documentClient().send(new GetCommand({ TableName: tableNames().accounts, Key: { accountId }, ConsistentRead: true }));
@@ -47,7 +50,17 @@ describe('keys', () => {
     const key: string = created.body.key;
     expect(key).toMatch(/^sk-mux-[0-9A-Za-z]{43}$/);
     const hash: string = created.body.data.hash;
-    expect(created.body.data).toMatchObject({ name: 'laptop', label: `${key.slice(0, 11)}…`, disabled: false, limit: null, limit_remaining: null, limit_reset: null, usage: 0, usage_nano_usd: 0, last_used_at: null });
+    expect(created.body.data).toMatchObject({
+      name: 'laptop',
+      label: `${key.slice(0, 11)}…`,
+      disabled: false,
+      limit: null,
+      limit_remaining: null,
+      limit_reset: null,
+      usage: 0,
+      usage_nano_usd: 0,
+      last_used_at: null,
+    });
     expect(await chat(key)).toMatchObject({ object: 'chat.completion' });
 
     const listed = await call(gw, 'GET', '/v1/keys', alice.accessToken);
@@ -80,11 +93,23 @@ describe('keys', () => {
 
   it('stores a limit in the row and the account map and reports limit_remaining; null removes it', async () => {
     const created = await call(gw, 'POST', '/v1/keys', alice.accessToken, { name: 'capped', limit: 1.5, limit_reset: 'daily' });
-    expect(created.body.data).toMatchObject({ limit: 1.5, limit_nano_usd: 1_500_000_000, limit_remaining: 1.5, limit_remaining_nano_usd: 1_500_000_000, limit_reset: 'daily' });
+    expect(created.body.data).toMatchObject({
+      limit: 1.5,
+      limit_nano_usd: 1_500_000_000,
+      limit_remaining: 1.5,
+      limit_remaining_nano_usd: 1_500_000_000,
+      limit_reset: 'daily',
+    });
     const hash: string = created.body.data.hash;
     expect(await keyRow(hash)).toMatchObject({ limitNanoUsd: 1_500_000_000, limitReset: 'daily' });
     const today = new Date().toISOString().slice(0, 10);
-    expect((await accountItem(alice.sub)).keys[hash.slice(0, 16)]).toMatchObject({ status: 'active', limitNanoUsd: 1_500_000_000, limitReset: 'daily', window: today, leftNanoUsd: 1_500_000_000 });
+    expect((await accountItem(alice.sub)).keys[hash.slice(0, 16)]).toMatchObject({
+      status: 'active',
+      limitNanoUsd: 1_500_000_000,
+      limitReset: 'daily',
+      window: today,
+      leftNanoUsd: 1_500_000_000,
+    });
 
     const raised = await call(gw, 'PATCH', `/v1/keys/${hash}`, alice.accessToken, { limit: 2 });
     expect(raised.body.data).toMatchObject({ limit: 2, limit_remaining_nano_usd: 2_000_000_000, limit_reset: 'daily' });
@@ -111,7 +136,9 @@ describe('keys', () => {
     expect(results.filter((r) => r.status === 201)).toHaveLength(5);
     const refused = results.filter((r) => r.status === 409);
     expect(refused).toHaveLength(15);
-    expect(refused[0]?.body).toEqual({ error: { message: expect.stringContaining('5 active API keys'), type: 'invalid_request_error', param: null, code: 'key_limit_exceeded' } });
+    expect(refused[0]?.body).toEqual({
+      error: { message: expect.stringContaining('5 active API keys'), type: 'invalid_request_error', param: null, code: 'key_limit_exceeded' },
+    });
     expect((await call(gw, 'GET', '/v1/keys', bob.accessToken)).body.data).toHaveLength(5);
     const account = await accountItem(bob.sub);
     expect(account.keyCount).toBe(5);
@@ -122,7 +149,12 @@ describe('keys', () => {
     const bobKeys = (await call(gw, 'GET', '/v1/keys', bob.accessToken)).body.data as Array<{ hash: string }>;
     const target = bobKeys[0]!.hash;
     expect((await call(gw, 'GET', '/v1/keys', alice.accessToken)).body.data.map((k: { hash: string }) => k.hash)).not.toContain(target);
-    for (const [method, body] of [['GET', undefined], ['PATCH', { disabled: true }], ['PATCH', { name: 'mine now' }], ['DELETE', undefined]] as const) {
+    for (const [method, body] of [
+      ['GET', undefined],
+      ['PATCH', { disabled: true }],
+      ['PATCH', { name: 'mine now' }],
+      ['DELETE', undefined],
+    ] as const) {
       const res = await call(gw, method, `/v1/keys/${target}`, alice.accessToken, body);
       expect(res.status, method).toBe(404);
       expect(res.body.error.code).toBe('key_not_found');
@@ -170,7 +202,9 @@ describe('authentication of the account API', () => {
     // Other issuer: a real token of another pool of the same emulator (same signing key, other `iss`).
     const client = cognitoClient(gw);
     const pool = await client.send(new CreateUserPoolCommand({ PoolName: 'elsewhere', UsernameAttributes: ['email'] }));
-    const app = await client.send(new CreateUserPoolClientCommand({ UserPoolId: pool.UserPool!.Id!, ClientName: 'x', ExplicitAuthFlows: ['ALLOW_USER_PASSWORD_AUTH'] }));
+    const app = await client.send(
+      new CreateUserPoolClientCommand({ UserPoolId: pool.UserPool!.Id!, ClientName: 'x', ExplicitAuthFlows: ['ALLOW_USER_PASSWORD_AUTH'] }),
+    );
     client.destroy();
     await expectUnauthorized(signJwt({ ...claims, iss: `${gw.cognito!.endpoint}/${pool.UserPool!.Id}`, iat: now, exp: now + 600 }, emulatorKey.pem));
     // Another app client of our pool: right issuer, wrong client id.
@@ -182,7 +216,12 @@ describe('authentication of the account API', () => {
   it('serves /config.json publicly with the pool, the client and the emulator endpoint', async () => {
     const res = await call(gw, 'GET', '/config.json', undefined);
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ region: 'local', userPoolId: gw.cognito!.userPoolId, userPoolClientId: gw.cognito!.userPoolClientId, cognitoEndpoint: gw.cognito!.endpoint });
+    expect(res.body).toEqual({
+      region: 'local',
+      userPoolId: gw.cognito!.userPoolId,
+      userPoolClientId: gw.cognito!.userPoolClientId,
+      cognitoEndpoint: gw.cognito!.endpoint,
+    });
   });
 });
 

@@ -34,7 +34,18 @@ describe('sign-up and the account', () => {
     expect(user.refreshToken.length).toBeGreaterThan(0);
     const res = await call(gw, 'GET', '/v1/account', user.accessToken);
     expect(res.status).toBe(200);
-    expect(res.body.data).toMatchObject({ id: user.sub, email: user.email, free_tokens: 200_000, free_tokens_held: 0, credit: 0, credit_nano_usd: 0, key_count: 0, key_limit: 5, is_free_tier: true, total_usage_nano_usd: 0 });
+    expect(res.body.data).toMatchObject({
+      id: user.sub,
+      email: user.email,
+      free_tokens: 200_000,
+      free_tokens_held: 0,
+      credit: 0,
+      credit_nano_usd: 0,
+      key_count: 0,
+      key_limit: 5,
+      is_free_tier: true,
+      total_usage_nano_usd: 0,
+    });
   });
 
   it('a race of 20 first calls creates the account once, with 200,000 free tokens', async () => {
@@ -50,13 +61,20 @@ describe('sign-up and the account', () => {
   it('a second confirmation, a new sign-in, or the same email signing up again never grants them twice', async () => {
     const user = await signUpAndSignIn(gw);
     const key = (await call(gw, 'POST', '/v1/keys', user.accessToken, { name: 'spend' })).body.key as string;
-    const { response } = await new OpenAI({ baseURL: gw.baseUrl, apiKey: key, maxRetries: 0 }).chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'spend some' }] }).withResponse();
+    const { response } = await new OpenAI({ baseURL: gw.baseUrl, apiKey: key, maxRetries: 0 }).chat.completions
+      .create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'spend some' }] })
+      .withResponse();
     await pollLedgerEntry(user.sub, response.headers.get('x-request-id'));
     const left = await freeTokens(user.sub);
     expect(left).toBeLessThan(200_000);
 
     const client = cognitoClient(gw);
-    const confirmAgain = await client.send(new ConfirmSignUpCommand({ ClientId: gw.cognito!.userPoolClientId, Username: user.email, ConfirmationCode: '000000' })).then(() => 'ok', (e: Error) => e.name);
+    const confirmAgain = await client
+      .send(new ConfirmSignUpCommand({ ClientId: gw.cognito!.userPoolClientId, Username: user.email, ConfirmationCode: '000000' }))
+      .then(
+        () => 'ok',
+        (e: Error) => e.name,
+      );
     expect(typeof confirmAgain).toBe('string');
     await client.send(new AdminConfirmSignUpCommand({ UserPoolId: gw.cognito!.userPoolId, Username: user.email })).catch(() => undefined);
     const again = await signIn(gw, user.email);
@@ -65,13 +83,21 @@ describe('sign-up and the account', () => {
     // The user deletes themselves and signs up again with the same email: a new account, no new grant.
     await client.send(new DeleteUserCommand({ AccessToken: again.accessToken }));
     const up = await client.send(new SignUpCommand({ ClientId: gw.cognito!.userPoolClientId, Username: user.email, Password: GOOD_PASSWORD }));
-    await client.send(new ConfirmSignUpCommand({ ClientId: gw.cognito!.userPoolClientId, Username: user.email, ConfirmationCode: await gw.cognito!.confirmationCode(user.email) }));
+    await client.send(
+      new ConfirmSignUpCommand({
+        ClientId: gw.cognito!.userPoolClientId,
+        Username: user.email,
+        ConfirmationCode: await gw.cognito!.confirmationCode(user.email),
+      }),
+    );
     client.destroy();
     expect(up.UserSub).not.toBe(user.sub);
     const reborn = await signIn(gw, user.email);
     const account = (await call(gw, 'GET', '/v1/account', reborn.accessToken)).body.data;
     expect(account).toMatchObject({ id: up.UserSub, free_tokens: 0 });
-    const marker = await documentClient().send(new GetCommand({ TableName: tableNames().accounts, Key: { accountId: freeGrantMarkerId(user.email) }, ConsistentRead: true }));
+    const marker = await documentClient().send(
+      new GetCommand({ TableName: tableNames().accounts, Key: { accountId: freeGrantMarkerId(user.email) }, ConsistentRead: true }),
+    );
     expect(marker.Item).toMatchObject({ grantedTo: user.sub, freeTokens: 200_000 });
   });
 

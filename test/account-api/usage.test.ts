@@ -19,7 +19,14 @@ const keys: Array<{ key: string; hash: string }> = [];
 const CREDIT = 2_000_000_000;
 
 async function ledger(accountId: string): Promise<Array<Record<string, any>>> {
-  const out = await documentClient().send(new QueryCommand({ TableName: tableNames().ledger, KeyConditionExpression: 'accountId = :a', ExpressionAttributeValues: { ':a': accountId }, ConsistentRead: true }));
+  const out = await documentClient().send(
+    new QueryCommand({
+      TableName: tableNames().ledger,
+      KeyConditionExpression: 'accountId = :a',
+      ExpressionAttributeValues: { ':a': accountId },
+      ConsistentRead: true,
+    }),
+  );
   return out.Items ?? [];
 }
 
@@ -31,7 +38,14 @@ beforeAll(async () => {
     keys.push({ key: created.key, hash: created.data.hash });
   }
   // A few free tokens left, so the first request is split between free tokens and credit.
-  await documentClient().send(new UpdateCommand({ TableName: tableNames().accounts, Key: { accountId: user.sub }, UpdateExpression: 'SET freeTokens = :f', ExpressionAttributeValues: { ':f': 30 } }));
+  await documentClient().send(
+    new UpdateCommand({
+      TableName: tableNames().accounts,
+      Key: { accountId: user.sub },
+      UpdateExpression: 'SET freeTokens = :f',
+      ExpressionAttributeValues: { ':f': 30 },
+    }),
+  );
   await addCredit(user.sub, CREDIT);
   const sdk = (k: string) => new OpenAI({ baseURL: gw.baseUrl, apiKey: k, maxRetries: 0 });
   const [a, b] = [sdk(keys[0]!.key), sdk(keys[1]!.key)];
@@ -62,7 +76,15 @@ describe('usage agrees with the ledger', () => {
       expect(mine).toBeGreaterThan(0);
       const res = await fetch(`${gw.baseUrl}/key`, { headers: { authorization: `Bearer ${key}` } });
       const info = (await res.json()) as { data: Record<string, unknown> };
-      expect(info.data).toMatchObject({ label: `${key.slice(0, 11)}…`, usage_nano_usd: mine, usage: mine / 1e9, limit: null, limit_remaining: null, limit_reset: null, is_free_tier: false });
+      expect(info.data).toMatchObject({
+        label: `${key.slice(0, 11)}…`,
+        usage_nano_usd: mine,
+        usage: mine / 1e9,
+        limit: null,
+        limit_remaining: null,
+        limit_reset: null,
+        is_free_tier: false,
+      });
       expect(info.data.rate_limit).toMatchObject({ interval: '1m' });
     }
     expect((await fetch(`${gw.baseUrl}/key`, { headers: { authorization: `Bearer ${user.accessToken}` } })).status).toBe(401);
@@ -73,7 +95,14 @@ describe('usage agrees with the ledger', () => {
     const credits = (await call(gw, 'GET', '/v1/credits', user.accessToken)).body.data;
     expect(credits).toEqual({ total_credits: CREDIT / 1e9, total_credits_nano_usd: CREDIT, total_usage: total / 1e9, total_usage_nano_usd: total });
     const account = (await call(gw, 'GET', '/v1/account', user.accessToken)).body.data;
-    expect(account).toMatchObject({ credit_nano_usd: CREDIT - total, total_usage_nano_usd: total, month_usage_nano_usd: total, free_tokens: 0, key_count: 2, is_free_tier: false });
+    expect(account).toMatchObject({
+      credit_nano_usd: CREDIT - total,
+      total_usage_nano_usd: total,
+      month_usage_nano_usd: total,
+      free_tokens: 0,
+      key_count: 2,
+      is_free_tier: false,
+    });
   });
 
   it('GET /v1/activity groups by day × model × key and sums to the ledger', async () => {
@@ -86,7 +115,12 @@ describe('usage agrees with the ledger', () => {
     expect(rows.reduce((s, r) => s + r.prompt_tokens, 0)).toBe(entries.reduce((s, e) => s + e.promptTokens, 0));
     for (const e of entries) {
       const row = rows.find((r) => r.model === e.servedModel && r.key_hash === e.keyHash);
-      expect(row).toMatchObject({ date: String(e.createdAt).slice(0, 10), provider_name: e.provider, key_name: e.keyHash === keys[0]!.hash ? 'one' : 'two', byok_requests: 0 });
+      expect(row).toMatchObject({
+        date: String(e.createdAt).slice(0, 10),
+        provider_name: e.provider,
+        key_name: e.keyHash === keys[0]!.hash ? 'one' : 'two',
+        byok_requests: 0,
+      });
     }
     // Prompt caching, from the entries' stored buckets: cached tokens, writes, and what the reads saved.
     const cached = entries.filter((e) => (e.cachedTokens ?? 0) > 0);

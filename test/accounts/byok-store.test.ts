@@ -37,7 +37,10 @@ describe('BYOK store on accounts without the byok map', () => {
 
   it('two concurrent attaches to such an account both land', async () => {
     const accountId = await legacyAccount();
-    await Promise.all([putByokKey(accountId, 'openai', 'sk-a-legacy-key-0000001111', true), putByokKey(accountId, 'anthropic', 'sk-b-legacy-key-0000002222', true)]);
+    await Promise.all([
+      putByokKey(accountId, 'openai', 'sk-a-legacy-key-0000001111', true),
+      putByokKey(accountId, 'anthropic', 'sk-b-legacy-key-0000002222', true),
+    ]);
     expect(Object.keys(await readByokEntries(accountId, { consistent: true })).sort()).toEqual(['anthropic', 'openai']);
   });
 

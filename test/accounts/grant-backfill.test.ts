@@ -20,7 +20,9 @@ beforeAll(async () => {
 async function legacyAccount(address: string): Promise<string> {
   const { accountId } = await createAccount({ email: address });
   const legacyMarker = `freeGrant#${createHash('sha256').update(address.trim().toLowerCase(), 'utf8').digest('hex')}`;
-  await documentClient().send(new PutCommand({ TableName: tableNames().accounts, Item: { accountId: legacyMarker, grantedTo: accountId, freeTokens: NEW_ACCOUNT_FREE_TOKENS } }));
+  await documentClient().send(
+    new PutCommand({ TableName: tableNames().accounts, Item: { accountId: legacyMarker, grantedTo: accountId, freeTokens: NEW_ACCOUNT_FREE_TOKENS } }),
+  );
   return accountId;
 }
 

@@ -56,7 +56,11 @@ describe('key store', () => {
     expect(created.name).toBe('laptop');
     const [listed] = await listKeys(accountId);
     expect(listed).toEqual({
-      keyHashPrefix: created.keyHash.slice(0, 12), name: 'laptop', hint: created.hint, status: 'active', createdAt: created.createdAt,
+      keyHashPrefix: created.keyHash.slice(0, 12),
+      name: 'laptop',
+      hint: created.hint,
+      status: 'active',
+      createdAt: created.createdAt,
     });
     expect(JSON.stringify(listed)).not.toContain(created.key.slice(7));
   });
@@ -86,7 +90,12 @@ describe('key store', () => {
 
   it('adds the per-key map to an account made before it existed, then keeps key and entry together', async () => {
     const accountId = `acct_legacy${Date.now()}`;
-    await documentClient().send(new PutCommand({ TableName: tableNames().accounts, Item: { accountId, keyCount: 0, freeTokens: 10, creditNanoUsd: 0, createdAt: new Date().toISOString() } }));
+    await documentClient().send(
+      new PutCommand({
+        TableName: tableNames().accounts,
+        Item: { accountId, keyCount: 0, freeTokens: 10, creditNanoUsd: 0, createdAt: new Date().toISOString() },
+      }),
+    );
     const k = await createKey(accountId, 'old account');
     expect(Object.keys((await keyEntries(accountId)) ?? {})).toEqual([k.keyHash.slice(0, 16)]);
     await revokeKey(accountId, k.keyHash);

@@ -133,7 +133,7 @@ describe('streams (STREAM_COMMIT_AFTER_MS)', () => {
     expect(body).toContain(': x-modelmux-model=gpt-4o-mini; provider=openai; attempts=1\n\ndata: {');
   });
 
-  it('a failure after the commit: an error event with the failure\'s own error, no [DONE], the hold released and nothing billed', async () => {
+  it("a failure after the commit: an error event with the failure's own error, no [DONE], the hold released and nothing billed", async () => {
     hangThenRefuse();
     const { requestId, result } = await chat({ stream: true });
     const body = await drain(asStream(await result));
@@ -181,7 +181,7 @@ describe('buffered answers (BUFFERED_CHAT_BUDGET_MS)', () => {
     expect(JSON.parse(body)).toMatchObject({ object: 'chat.completion' });
   });
 
-  it('a failure after the budget: the 200 is out, so the body is OpenAI\'s error object; the hold is released', async () => {
+  it("a failure after the budget: the 200 is out, so the body is OpenAI's error object; the hold is released", async () => {
     hangThenRefuse();
     const { requestId, result } = await chat({ stream: false });
     const body = await drain(asStream(await result));

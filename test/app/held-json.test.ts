@@ -19,7 +19,10 @@ describe('a held buffered answer', () => {
     const held = heldJson(answer, new AbortController().signal, 'req_1');
     expect(held).toMatchObject({ kind: 'stream', status: 200, headers: { 'content-type': 'application/json' } });
     const text = body(held.frames);
-    setTimeout(() => resolve({ kind: 'json', status: 200, headers: {}, body: { object: 'chat.completion', choices: [] }, after: async () => void (settled = true) }), 20);
+    setTimeout(
+      () => resolve({ kind: 'json', status: 200, headers: {}, body: { object: 'chat.completion', choices: [] }, after: async () => void (settled = true) }),
+      20,
+    );
     const raw = await text;
     expect(raw.startsWith(HOLD_BEAT)).toBe(true);
     expect(JSON.parse(raw)).toEqual({ object: 'chat.completion', choices: [] });
@@ -27,9 +30,15 @@ describe('a held buffered answer', () => {
     expect(settled).toBe(true);
   });
 
-  it('writes OpenAI\'s error object when every target failed after the commit', async () => {
-    const held = heldJson(Promise.reject(new UpstreamUnavailableError(504, 'Every upstream for x timed out. Please retry.')), new AbortController().signal, 'req_2');
-    expect(JSON.parse(await body(held.frames))).toMatchObject({ error: { type: 'timeout_error', code: 'upstream_timeout', message: expect.stringMatching(/timed out/) } });
+  it("writes OpenAI's error object when every target failed after the commit", async () => {
+    const held = heldJson(
+      Promise.reject(new UpstreamUnavailableError(504, 'Every upstream for x timed out. Please retry.')),
+      new AbortController().signal,
+      'req_2',
+    );
+    expect(JSON.parse(await body(held.frames))).toMatchObject({
+      error: { type: 'timeout_error', code: 'upstream_timeout', message: expect.stringMatching(/timed out/) },
+    });
     await expect(held.after?.()).resolves.toBeUndefined();
   });
 

@@ -14,8 +14,13 @@ describe('images that fit a buffered answer', () => {
     expect(imageItemBytes(SQUARE, 'jpeg', 50)).toBe(4 * Math.ceil((SQUARE * 0.5) / 3) + 1_024);
     // Never below a quarter byte per pixel, however low the compression setting.
     expect(imageItemBytes(SQUARE, 'webp', 0)).toBe(imageItemBytes(SQUARE, 'webp', 25));
-    expect([imagesThatFit(SQUARE, 'png', 100), imagesThatFit(WIDE, 'png', 100), imagesThatFit(SQUARE, 'jpeg', 80), imagesThatFit(SQUARE, 'jpeg', 100)]).toEqual([1, 1, 5, 4]);
-    for (const [pixels, format, c] of [[SQUARE, 'png', 100], [WIDE, 'jpeg', 80]] as const) {
+    expect([imagesThatFit(SQUARE, 'png', 100), imagesThatFit(WIDE, 'png', 100), imagesThatFit(SQUARE, 'jpeg', 80), imagesThatFit(SQUARE, 'jpeg', 100)]).toEqual(
+      [1, 1, 5, 4],
+    );
+    for (const [pixels, format, c] of [
+      [SQUARE, 'png', 100],
+      [WIDE, 'jpeg', 80],
+    ] as const) {
       const fit = imagesThatFit(pixels, format, c);
       expect(fit * imageItemBytes(pixels, format, c)).toBeLessThanOrEqual(MAX_BUFFERED_ANSWER_BYTES);
       expect((fit + 1) * imageItemBytes(pixels, format, c)).toBeGreaterThan(MAX_BUFFERED_ANSWER_BYTES - 1_024);

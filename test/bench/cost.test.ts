@@ -7,11 +7,23 @@ const part = (over: Partial<MixPart['figures']> = {}): MixPart => ({
   share: 1,
   upstreamMs: 1000,
   fn: 'Chat',
-  figures: { cpuMs: 0, dynamoCalls: 0, writeUnits: 0, readUnits: 0, sqsCalls: 0, logBytes: 0, logLines: 0, responseBytes: 0, decodedResponseBytes: 0, requestBytes: 0, ...over },
+  figures: {
+    cpuMs: 0,
+    dynamoCalls: 0,
+    writeUnits: 0,
+    readUnits: 0,
+    sqsCalls: 0,
+    logBytes: 0,
+    logLines: 0,
+    responseBytes: 0,
+    decodedResponseBytes: 0,
+    requestBytes: 0,
+    ...over,
+  },
 });
 
 describe('bench cost model', () => {
-  it('bills upstream time, our CPU slowed to the memory\'s vCPU share, and 5 ms per DynamoDB call, rounded up to 1 ms', () => {
+  it("bills upstream time, our CPU slowed to the memory's vCPU share, and 5 ms per DynamoDB call, rounded up to 1 ms", () => {
     // 2 ms of CPU at 128 MB runs 1769/128 = 13.82× slower: 27.64 ms; one call adds 5 ms.
     expect(billedMs(part({ cpuMs: 2, dynamoCalls: 1 }), 128)).toBe(1033);
     // At or above 1,769 MB the CPU is a full vCPU: no slowdown.
@@ -20,12 +32,16 @@ describe('bench cost model', () => {
   });
 
   it('prices 1M requests: Lambda GB-s and requests, DynamoDB units, CloudFront requests and bytes, log bytes', () => {
-    const row = costRow('1024', { Chat: 1024, Embeddings: 1024 }, {
-      mix: [part({ writeUnits: 4, readUnits: 2, responseBytes: 1000, decodedResponseBytes: 16_000, requestBytes: 500, logBytes: 400, logLines: 1 })],
-      architecture: 'arm64',
-      readyMs: 0,
-      waf: false,
-    });
+    const row = costRow(
+      '1024',
+      { Chat: 1024, Embeddings: 1024 },
+      {
+        mix: [part({ writeUnits: 4, readUnits: 2, responseBytes: 1000, decodedResponseBytes: 16_000, requestBytes: 500, logBytes: 400, logLines: 1 })],
+        architecture: 'arm64',
+        readyMs: 0,
+        waf: false,
+      },
+    );
     expect(row.lambdaGbS).toBeCloseTo(1e6, 0); // 1M × 1 s × 1 GB
     expect(row.lambdaUsd).toBeCloseTo(13.3334 + 0.2, 4);
     expect(row.dynamoUsd).toBeCloseTo(4 * 0.625 + 2 * 0.125, 6);

@@ -20,14 +20,35 @@ const ceilDiv1000 = (n: bigint) => Number((n + 999n) / 1000n);
 
 describe('the charge, bucket by bucket', () => {
   const p = sonnet.displayedPrice;
-  const cache = (read: number, w5: number, w1: number) => ({ readTokens: read, write5mTokens: w5, write1hTokens: w1, readPrice: p.cachedInput, write5mPrice: p.cacheWrite5m, write1hPrice: p.cacheWrite1h });
+  const cache = (read: number, w5: number, w1: number) => ({
+    readTokens: read,
+    write5mTokens: w5,
+    write1hTokens: w1,
+    readPrice: p.cachedInput,
+    write5mPrice: p.cacheWrite5m,
+    write1hPrice: p.cacheWrite1h,
+  });
 
   it('is Σ bucket × displayed price, rounded up once, for the Sonnet example (before: every prompt token at the input price)', () => {
-    const after = computeCharge({ promptTokens: 18_642, completionTokens: 1, freeTokensAvailable: 0, inputPrice: p.input, outputPrice: p.output, cache: cache(18_639, 0, 0) });
+    const after = computeCharge({
+      promptTokens: 18_642,
+      completionTokens: 1,
+      freeTokensAvailable: 0,
+      inputPrice: p.input,
+      outputPrice: p.output,
+      cache: cache(18_639, 0, 0),
+    });
     const before = computeCharge({ promptTokens: 18_642, completionTokens: 1, freeTokensAvailable: 0, inputPrice: p.input, outputPrice: p.output });
     expect(after.costNanoUsd).toBe(5_924_564);
     expect(before.costNanoUsd).toBe(59_017_755);
-    const write = computeCharge({ promptTokens: 18_642, completionTokens: 1, freeTokensAvailable: 0, inputPrice: p.input, outputPrice: p.output, cache: cache(0, 18_639, 0) });
+    const write = computeCharge({
+      promptTokens: 18_642,
+      completionTokens: 1,
+      freeTokensAvailable: 0,
+      inputPrice: p.input,
+      outputPrice: p.output,
+      cache: cache(0, 18_639, 0),
+    });
     expect(write.costNanoUsd).toBe(ceilDiv1000(3n * BigInt(p.input) + 18_639n * BigInt(p.cacheWrite5m) + BigInt(p.output)));
     // Upstream for the write: 3 × $3 + 18,639 × $3.75 + 1 × $15 per 1M = $0.06992025; charged upstream × 1.055, rounded up once.
     expect(write.costNanoUsd).toBe(ceilDiv1000((69_920_250_000n * 1_055n) / 1_000n));
@@ -35,17 +56,40 @@ describe('the charge, bucket by bucket', () => {
   });
 
   it('refuses buckets larger than the prompt', () => {
-    expect(() => computeCharge({ promptTokens: 10, completionTokens: 0, freeTokensAvailable: 0, inputPrice: 1, outputPrice: 1, cache: cache(8, 3, 0) })).toThrow(RangeError);
+    expect(() =>
+      computeCharge({ promptTokens: 10, completionTokens: 0, freeTokensAvailable: 0, inputPrice: 1, outputPrice: 1, cache: cache(8, 3, 0) }),
+    ).toThrow(RangeError);
   });
 
   it('counts a cached token against free tokens by value: a cache read weighs 0.1 of a free token on Claude, a write one', () => {
     // 10 uncached + 1,000 read = 10 + 100 free tokens; 5 completion tokens: 115 in all, nothing charged.
-    const c = computeCharge({ promptTokens: 1_010, completionTokens: 5, freeTokensAvailable: 2_000, inputPrice: p.input, outputPrice: p.output, cache: cache(1_000, 0, 0) });
+    const c = computeCharge({
+      promptTokens: 1_010,
+      completionTokens: 5,
+      freeTokensAvailable: 2_000,
+      inputPrice: p.input,
+      outputPrice: p.output,
+      cache: cache(1_000, 0, 0),
+    });
     expect(c).toEqual({ freeTokensUsed: 115, freePromptTokens: 110, freeCompletionTokens: 5, costNanoUsd: 0 });
-    const w = computeCharge({ promptTokens: 1_010, completionTokens: 0, freeTokensAvailable: 2_000, inputPrice: p.input, outputPrice: p.output, cache: cache(0, 0, 1_000) });
+    const w = computeCharge({
+      promptTokens: 1_010,
+      completionTokens: 0,
+      freeTokensAvailable: 2_000,
+      inputPrice: p.input,
+      outputPrice: p.output,
+      cache: cache(0, 0, 1_000),
+    });
     expect(w.freeTokensUsed).toBe(1_010);
     // Half the prompt's weight covered: every bucket pays half its value.
-    const half = computeCharge({ promptTokens: 1_010, completionTokens: 0, freeTokensAvailable: 55, inputPrice: p.input, outputPrice: p.output, cache: cache(1_000, 0, 0) });
+    const half = computeCharge({
+      promptTokens: 1_010,
+      completionTokens: 0,
+      freeTokensAvailable: 55,
+      inputPrice: p.input,
+      outputPrice: p.output,
+      cache: cache(1_000, 0, 0),
+    });
     expect(half.freePromptTokens).toBe(55);
     expect(half.costNanoUsd).toBe(ceilDiv1000((10n * BigInt(p.input) + 1_000n * BigInt(p.cachedInput)) / 2n));
   });
@@ -63,7 +107,14 @@ describe('the charge, bucket by bucket', () => {
       const free = rnd(120_000);
       const top = Math.max(p.input, p.cacheWrite5m, p.cacheWrite1h);
       const hold = computeCharge({ promptTokens: prompt, completionTokens: maxOut, freeTokensAvailable: free, inputPrice: top, outputPrice: p.output });
-      const input: ChargeInput = { promptTokens: prompt, completionTokens: completion, freeTokensAvailable: hold.freeTokensUsed, inputPrice: p.input, outputPrice: p.output, cache: cache(read, w5, w1) };
+      const input: ChargeInput = {
+        promptTokens: prompt,
+        completionTokens: completion,
+        freeTokensAvailable: hold.freeTokensUsed,
+        inputPrice: p.input,
+        outputPrice: p.output,
+        cache: cache(read, w5, w1),
+      };
       const bill = computeCharge(input);
       expect(bill.costNanoUsd).toBeLessThanOrEqual(hold.costNanoUsd);
       expect(bill.freeTokensUsed).toBeLessThanOrEqual(hold.freeTokensUsed);
@@ -76,25 +127,63 @@ describe('the ledger entry of a cached answer', () => {
   const record = { publicModel: 'claude-sonnet-4-6', provider: 'anthropic', upstreamModel: 'claude-sonnet-4-6', outcome: 'ok', status: 200, ms: 5 } as never;
 
   it('stores every bucket with its displayed price', () => {
-    const entry = usageEntry({ requestedModel: 'claude-sonnet-4-6', attempt: plan[0]!, attempts: [record], usage: { tokens, estimated: false }, status: 'complete' });
+    const entry = usageEntry({
+      requestedModel: 'claude-sonnet-4-6',
+      attempt: plan[0]!,
+      attempts: [record],
+      usage: { tokens, estimated: false },
+      status: 'complete',
+    });
     const d = sonnet.displayedPrice;
-    expect(entry).toMatchObject({ promptTokens: 18_642, completionTokens: 40, cachedTokens: 18_000, cachedInputPrice: d.cachedInput, cacheWrite5mTokens: 500, cacheWrite5mPrice: d.cacheWrite5m, cacheWrite1hTokens: 100, cacheWrite1hPrice: d.cacheWrite1h, reasoningTokens: 12 });
-    expect(chargeFor({ holdFreeTokens: 0, holdNanoUsd: Number.MAX_SAFE_INTEGER }, entry).costNanoUsd).toBe(ceilDiv1000(42n * BigInt(d.input) + 18_000n * BigInt(d.cachedInput) + 500n * BigInt(d.cacheWrite5m) + 100n * BigInt(d.cacheWrite1h) + 40n * BigInt(d.output)));
+    expect(entry).toMatchObject({
+      promptTokens: 18_642,
+      completionTokens: 40,
+      cachedTokens: 18_000,
+      cachedInputPrice: d.cachedInput,
+      cacheWrite5mTokens: 500,
+      cacheWrite5mPrice: d.cacheWrite5m,
+      cacheWrite1hTokens: 100,
+      cacheWrite1hPrice: d.cacheWrite1h,
+      reasoningTokens: 12,
+    });
+    expect(chargeFor({ holdFreeTokens: 0, holdNanoUsd: Number.MAX_SAFE_INTEGER }, entry).costNanoUsd).toBe(
+      ceilDiv1000(
+        42n * BigInt(d.input) + 18_000n * BigInt(d.cachedInput) + 500n * BigInt(d.cacheWrite5m) + 100n * BigInt(d.cacheWrite1h) + 40n * BigInt(d.output),
+      ),
+    );
   });
 
   it('charges BYOK the platform fee on each bucket (displayed − upstream)', () => {
     const byok: Attempt = { ...plan[0]!, byok: { apiKey: 'sk-user', allowFallback: false } as never };
-    const entry = usageEntry({ requestedModel: 'claude-sonnet-4-6', attempt: byok, attempts: [record], usage: { tokens, estimated: false }, status: 'complete' });
+    const entry = usageEntry({
+      requestedModel: 'claude-sonnet-4-6',
+      attempt: byok,
+      attempts: [record],
+      usage: { tokens, estimated: false },
+      status: 'complete',
+    });
     const fee = (k: 'input' | 'cachedInput' | 'cacheWrite5m' | 'cacheWrite1h' | 'output') => BigInt(sonnet.displayedPrice[k] - sonnet.upstreamPrice[k]);
-    expect(entry).toMatchObject({ byok: true, inputPrice: Number(fee('input')), cachedInputPrice: Number(fee('cachedInput')), cacheWrite5mPrice: Number(fee('cacheWrite5m')), cacheWrite1hPrice: Number(fee('cacheWrite1h')) });
+    expect(entry).toMatchObject({
+      byok: true,
+      inputPrice: Number(fee('input')),
+      cachedInputPrice: Number(fee('cachedInput')),
+      cacheWrite5mPrice: Number(fee('cacheWrite5m')),
+      cacheWrite1hPrice: Number(fee('cacheWrite1h')),
+    });
     expect(fee('cachedInput') * 10_000n).toBe(BigInt(sonnet.upstreamPrice.cachedInput) * 550n);
-    expect(chargeFor({ holdFreeTokens: 0, holdNanoUsd: Number.MAX_SAFE_INTEGER }, entry).costNanoUsd).toBe(ceilDiv1000(42n * fee('input') + 18_000n * fee('cachedInput') + 500n * fee('cacheWrite5m') + 100n * fee('cacheWrite1h') + 40n * fee('output')));
+    expect(chargeFor({ holdFreeTokens: 0, holdNanoUsd: Number.MAX_SAFE_INTEGER }, entry).costNanoUsd).toBe(
+      ceilDiv1000(42n * fee('input') + 18_000n * fee('cachedInput') + 500n * fee('cacheWrite5m') + 100n * fee('cacheWrite1h') + 40n * fee('output')),
+    );
   });
 });
 
 describe('the hold under cache_control', () => {
   const body = (cacheControl?: Record<string, unknown>) =>
-    chatCompletionRequest.parse({ model: 'claude-sonnet-4-6', max_tokens: 16, messages: [{ role: 'user', content: [{ type: 'text', text: 'hello', ...(cacheControl ? { cache_control: cacheControl } : {}) }] }] });
+    chatCompletionRequest.parse({
+      model: 'claude-sonnet-4-6',
+      max_tokens: 16,
+      messages: [{ role: 'user', content: [{ type: 'text', text: 'hello', ...(cacheControl ? { cache_control: cacheControl } : {}) }] }],
+    });
 
   it('prices the whole prompt at the highest write price the request can trigger', () => {
     const d = sonnet.displayedPrice;

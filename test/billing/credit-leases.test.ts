@@ -28,7 +28,14 @@ const savedEnv = { ...process.env };
 
 beforeAll(async () => {
   await createTestTables('leases');
-  Object.assign(process.env, { CREDIT_LEASE_VALIDITY_MS: '60000', CREDIT_LEASE_IDLE_MS: '60000', RATE_LIMIT_RPM: '0', RATE_LIMIT_CONCURRENT: '0', RATE_LIMIT_FREE_RPM: '0', RATE_LIMIT_FREE_CONCURRENT: '0' });
+  Object.assign(process.env, {
+    CREDIT_LEASE_VALIDITY_MS: '60000',
+    CREDIT_LEASE_IDLE_MS: '60000',
+    RATE_LIMIT_RPM: '0',
+    RATE_LIMIT_CONCURRENT: '0',
+    RATE_LIMIT_FREE_RPM: '0',
+    RATE_LIMIT_FREE_CONCURRENT: '0',
+  });
   reloadConfig();
 });
 beforeEach(async () => {
@@ -59,7 +66,15 @@ async function ledgerOf(accountId: string) {
   const items: Array<Record<string, unknown>> = [];
   let ExclusiveStartKey: Record<string, unknown> | undefined;
   do {
-    const out = await documentClient().send(new QueryCommand({ TableName: tableNames().ledger, KeyConditionExpression: 'accountId = :a', ExpressionAttributeValues: { ':a': accountId }, ConsistentRead: true, ExclusiveStartKey }));
+    const out = await documentClient().send(
+      new QueryCommand({
+        TableName: tableNames().ledger,
+        KeyConditionExpression: 'accountId = :a',
+        ExpressionAttributeValues: { ':a': accountId },
+        ConsistentRead: true,
+        ExclusiveStartKey,
+      }),
+    );
     items.push(...(out.Items ?? []));
     ExclusiveStartKey = out.LastEvaluatedKey;
   } while (ExclusiveStartKey);
@@ -119,7 +134,10 @@ describe('credit leases', { timeout: 180_000 }, () => {
     expect(after.holds).toEqual({});
     expect(10 * USD - after.creditNanoUsd).toBe(sum(ledger));
     // The key's usage got the lease's charges too.
-    expect((after.keys as Record<string, { usedNanoUsd?: number; heldNanoUsd: number }>)[keyHash.slice(0, 16)]).toMatchObject({ usedNanoUsd: sum(ledger), heldNanoUsd: 0 });
+    expect((after.keys as Record<string, { usedNanoUsd?: number; heldNanoUsd: number }>)[keyHash.slice(0, 16)]).toMatchObject({
+      usedNanoUsd: sum(ledger),
+      heldNanoUsd: 0,
+    });
   });
 
   it('two containers lease the same account: no overdraft, every refusal a 402, Σ ledger = the balance change', async () => {
@@ -217,7 +235,7 @@ describe('credit leases', { timeout: 180_000 }, () => {
     await expect(huge.confirmed).rejects.toMatchObject({ status: 402 });
   });
 
-  it('a ledger entry that neither DynamoDB nor the settle queue took goes with the lease\'s return, in its transaction (retried while DynamoDB refuses): Σ ledger = the balance change', async () => {
+  it("a ledger entry that neither DynamoDB nor the settle queue took goes with the lease's return, in its transaction (retried while DynamoDB refuses): Σ ledger = the balance change", async () => {
     expect(config().SETTLE_QUEUE_URL).toBeUndefined(); // no queue here: handing a settle to it fails
     const { accountId, keyHash } = await funded(3 * USD);
     const first = bill(startBill, accountId, keyHash);
@@ -249,7 +267,11 @@ describe('credit leases', { timeout: 180_000 }, () => {
     const { raw, ledger } = await expectConserved(accountId, 3 * USD);
     expect(ledger).toHaveLength(2);
     expect(ledger.find((e) => e.costNanoUsd === billedFirst && e.completionTokens === 80)).toBeDefined();
-    expect(ledger.find((e) => e.completionTokens === 150)).toMatchObject({ completionTokens: 150, status: 'complete', leaseId: expect.stringMatching(/^lease_/) });
+    expect(ledger.find((e) => e.completionTokens === 150)).toMatchObject({
+      completionTokens: 150,
+      status: 'complete',
+      leaseId: expect.stringMatching(/^lease_/),
+    });
     expect(raw.holds).toEqual({});
     expect(raw.heldNanoUsd).toBe(0);
     expect(3 * USD - raw.creditNanoUsd).toBe(sum(ledger));
@@ -258,7 +280,14 @@ describe('credit leases', { timeout: 180_000 }, () => {
   it('a balance line (low-balance alert, auto top-up) is judged on credit not yet spent: taking a lease crosses nothing, its return with the spending does', async () => {
     const { accountId, keyHash } = await funded(10 * USD);
     // A line 1 nano-USD under the balance: any spending crosses it; the lease's $1 slice alone must not.
-    await documentClient().send(new UpdateCommand({ TableName: tableNames().accounts, Key: { accountId }, UpdateExpression: 'SET lowBalanceNanoUsd = :t', ExpressionAttributeValues: { ':t': 10 * USD - 1 } }));
+    await documentClient().send(
+      new UpdateCommand({
+        TableName: tableNames().accounts,
+        Key: { accountId },
+        UpdateExpression: 'SET lowBalanceNanoUsd = :t',
+        ExpressionAttributeValues: { ':t': 10 * USD - 1 },
+      }),
+    );
     clearViews();
     const b = bill(startBill, accountId, keyHash);
     expect((await b.confirmed).leaseId).toBeDefined();
@@ -303,7 +332,7 @@ async function withRateLimits<T>(limits: { rpm?: number; concurrent?: number }, 
 }
 
 describe('credit leases with rate limits (request units and concurrency slots leased with the credit)', { timeout: 180_000 }, () => {
-  it('RATE_LIMIT_RPM=30: 40 requests in one minute, exactly 30 admitted (on leases), the rest 429 with OpenAI\'s headers; x-ratelimit-remaining-requests counts down; the returns give unused units back', async () => {
+  it("RATE_LIMIT_RPM=30: 40 requests in one minute, exactly 30 admitted (on leases), the rest 429 with OpenAI's headers; x-ratelimit-remaining-requests counts down; the returns give unused units back", async () => {
     const minute = Math.floor(Date.now() / 60_000) * 60_000 + 30_000; // the middle of a minute, held still
     setClock(() => minute);
     await withRateLimits({ rpm: 30 }, async () => {
@@ -317,7 +346,11 @@ describe('credit leases with rate limits (request units and concurrency slots le
           const record = await b.confirmed;
           admitted++;
           if (record.leaseId !== undefined) leased++;
-          expect(b.rateHeaders()).toMatchObject({ 'x-ratelimit-limit-requests': '30', 'x-ratelimit-remaining-requests': String(30 - admitted), 'x-ratelimit-reset-requests': '30s' });
+          expect(b.rateHeaders()).toMatchObject({
+            'x-ratelimit-limit-requests': '30',
+            'x-ratelimit-remaining-requests': String(30 - admitted),
+            'x-ratelimit-reset-requests': '30s',
+          });
           await b.settle(entryOf(100, 50));
         } catch (err) {
           refusals.push(err);
@@ -326,7 +359,13 @@ describe('credit leases with rate limits (request units and concurrency slots le
       expect(admitted).toBe(30);
       expect(leased).toBeGreaterThanOrEqual(25);
       expect(refusals).toHaveLength(10);
-      for (const r of refusals) expect(r).toMatchObject({ status: 429, type: 'requests', code: 'rate_limit_exceeded', headers: { 'x-ratelimit-limit-requests': '30', 'x-ratelimit-remaining-requests': '0', 'retry-after': '30' } });
+      for (const r of refusals)
+        expect(r).toMatchObject({
+          status: 429,
+          type: 'requests',
+          code: 'rate_limit_exceeded',
+          headers: { 'x-ratelimit-limit-requests': '30', 'x-ratelimit-remaining-requests': '0', 'retry-after': '30' },
+        });
       await returnAllLeases();
       const { raw, ledger } = await expectConserved(accountId, 10 * USD);
       expect(ledger).toHaveLength(30);
@@ -349,7 +388,7 @@ describe('credit leases with rate limits (request units and concurrency slots le
     });
   });
 
-  it('RATE_LIMIT_CONCURRENT=4: 12 requests at once in one instance, 4 admitted on one lease\'s 4 slots, 8 refused 429; slots come back with the return, and with the sweep when the container died', async () => {
+  it("RATE_LIMIT_CONCURRENT=4: 12 requests at once in one instance, 4 admitted on one lease's 4 slots, 8 refused 429; slots come back with the return, and with the sweep when the container died", async () => {
     await withRateLimits({ concurrent: 4 }, async () => {
       const { accountId, keyHash } = await funded(10 * USD);
       const bills = Array.from({ length: 12 }, () => bill(startBill, accountId, keyHash));
@@ -357,7 +396,9 @@ describe('credit leases with rate limits (request units and concurrency slots le
       const ok = results.flatMap((r, i) => (r.status === 'fulfilled' ? [{ b: bills[i]!, record: r.value }] : []));
       expect(ok).toHaveLength(4);
       expect(ok.every((o) => o.record.leaseId !== undefined)).toBe(true);
-      for (const r of results) if (r.status === 'rejected') expect(r.reason).toMatchObject({ status: 429, code: 'rate_limit_exceeded', message: expect.stringContaining('concurrent requests: Limit 4') });
+      for (const r of results)
+        if (r.status === 'rejected')
+          expect(r.reason).toMatchObject({ status: 429, code: 'rate_limit_exceeded', message: expect.stringContaining('concurrent requests: Limit 4') });
       const raw = await rawAccount(accountId);
       expect(raw.inflight).toBe(4);
       for (const o of ok) await o.b.settle(entryOf(100, 50));
@@ -388,13 +429,24 @@ describe('credit leases with rate limits (request units and concurrency slots le
 });
 
 describe('leaseTerms (who leases, and what a lease takes)', () => {
-  const cfg = { ...loadConfig({ CREDIT_LEASE_VALIDITY_MS: '30000', RATE_LIMIT_RPM: '0', RATE_LIMIT_CONCURRENT: '0', RATE_LIMIT_FREE_RPM: '0', RATE_LIMIT_FREE_CONCURRENT: '0' }) };
-  const state = (over: Record<string, unknown> = {}) => shardStateOf({ accountId: 'a', freeTokens: 0, creditNanoUsd: USD, purchasedNanoUsd: USD, keys: { h: { status: 'active' } }, ...over });
+  const cfg = {
+    ...loadConfig({
+      CREDIT_LEASE_VALIDITY_MS: '30000',
+      RATE_LIMIT_RPM: '0',
+      RATE_LIMIT_CONCURRENT: '0',
+      RATE_LIMIT_FREE_RPM: '0',
+      RATE_LIMIT_FREE_CONCURRENT: '0',
+    }),
+  };
+  const state = (over: Record<string, unknown> = {}) =>
+    shardStateOf({ accountId: 'a', freeTokens: 0, creditNanoUsd: USD, purchasedNanoUsd: USD, keys: { h: { status: 'active' } }, ...over });
   const nanoUsd = (t: ReturnType<typeof leaseTerms>) => t?.nanoUsd;
 
   it('10% of what the account (or the key) has, when that covers 8 requests', () => {
     expect(leaseTerms(state(), 'h', 1_000, cfg, Date.now())).toEqual({ nanoUsd: USD / 10, rpm: 0, slots: 0 });
-    expect(nanoUsd(leaseTerms(state({ keys: { h: { status: 'active', limitNanoUsd: 50_000, leftNanoUsd: 50_000, window: 'all' } } }), 'h', 100, cfg, Date.now()))).toBe(5_000);
+    expect(
+      nanoUsd(leaseTerms(state({ keys: { h: { status: 'active', limitNanoUsd: 50_000, leftNanoUsd: 50_000, window: 'all' } } }), 'h', 100, cfg, Date.now())),
+    ).toBe(5_000);
     expect(leaseTerms(state(), 'h', USD / 10 / 8 + 1, cfg, Date.now())).toBeUndefined();
   });
 
@@ -405,7 +457,7 @@ describe('leaseTerms (who leases, and what a lease takes)', () => {
     expect(leaseTerms(state({ keys: { h: { status: 'disabled' } } }), 'h', 1_000, cfg, Date.now())).toBeUndefined();
   });
 
-  it('with rate limits: 10% of the minute\'s units left and the slots this instance needs (never more than are left); none at a limit', () => {
+  it("with rate limits: 10% of the minute's units left and the slots this instance needs (never more than are left); none at a limit", () => {
     const limited = { ...cfg, RATE_LIMIT_RPM: 600, RATE_LIMIT_CONCURRENT: 50 };
     const now = Date.now();
     const minute = Math.floor(now / 60_000);

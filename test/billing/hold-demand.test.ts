@@ -20,16 +20,41 @@ const entry = getModel('deepseek-v4-pro', 'chat');
 const plan = planAttempts(entry, CATALOGUE, { DEEPSEEK_API_KEY: 'k' });
 const heldPrompt = (body: ChatCompletionRequest): number => chatDemand(body, entry, plan).demand.promptTokens;
 const chat = (messages: unknown[]): ChatCompletionRequest => chatCompletionRequest.parse({ model: entry.id, messages, max_tokens: 16 });
-const responses = (input: InputItem[]): ChatCompletionRequest => toChatRequest({ model: entry.id, input, max_output_tokens: 16 } as Parameters<typeof toChatRequest>[0]);
+const responses = (input: InputItem[]): ChatCompletionRequest =>
+  toChatRequest({ model: entry.id, input, max_output_tokens: 16 } as Parameters<typeof toChatRequest>[0]);
 
 describe('the prompt a hold counts', () => {
   it.each([false, true])('counts replayed reasoning and refusals (tokenizer loaded: %s)', async (loaded) => {
     if (loaded) await warmTokenizer();
     const floor = countTokens(LONG);
-    const base = heldPrompt(chat([{ role: 'user', content: 'q' }, { role: 'assistant', content: 'a' }, { role: 'user', content: 'q2' }]));
-    const withReasoning = heldPrompt(chat([{ role: 'user', content: 'q' }, { role: 'assistant', content: 'a', reasoning_content: LONG }, { role: 'user', content: 'q2' }]));
-    const withRefusal = heldPrompt(chat([{ role: 'user', content: 'q' }, { role: 'assistant', content: [{ type: 'refusal', refusal: LONG }] }, { role: 'user', content: 'q2' }]));
-    const withRefusalField = heldPrompt(chat([{ role: 'user', content: 'q' }, { role: 'assistant', content: null, refusal: LONG }, { role: 'user', content: 'q2' }]));
+    const base = heldPrompt(
+      chat([
+        { role: 'user', content: 'q' },
+        { role: 'assistant', content: 'a' },
+        { role: 'user', content: 'q2' },
+      ]),
+    );
+    const withReasoning = heldPrompt(
+      chat([
+        { role: 'user', content: 'q' },
+        { role: 'assistant', content: 'a', reasoning_content: LONG },
+        { role: 'user', content: 'q2' },
+      ]),
+    );
+    const withRefusal = heldPrompt(
+      chat([
+        { role: 'user', content: 'q' },
+        { role: 'assistant', content: [{ type: 'refusal', refusal: LONG }] },
+        { role: 'user', content: 'q2' },
+      ]),
+    );
+    const withRefusalField = heldPrompt(
+      chat([
+        { role: 'user', content: 'q' },
+        { role: 'assistant', content: null, refusal: LONG },
+        { role: 'user', content: 'q2' },
+      ]),
+    );
     for (const held of [withReasoning, withRefusal, withRefusalField]) expect(held - base).toBeGreaterThanOrEqual(floor);
   });
 

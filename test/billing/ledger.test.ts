@@ -23,7 +23,12 @@ const USD = 1_000_000_000;
 
 async function ledgerOf(accountId: string) {
   const out = await documentClient().send(
-    new QueryCommand({ TableName: tableNames().ledger, KeyConditionExpression: 'accountId = :a', ExpressionAttributeValues: { ':a': accountId }, ConsistentRead: true }),
+    new QueryCommand({
+      TableName: tableNames().ledger,
+      KeyConditionExpression: 'accountId = :a',
+      ExpressionAttributeValues: { ':a': accountId },
+      ConsistentRead: true,
+    }),
   );
   return out.Items ?? [];
 }
@@ -62,10 +67,21 @@ describe('hold and settle', () => {
     const h = await hold(accountId, keyHash, demandOf(30, 500));
     expect(h.holdFreeTokens).toBe(100);
     expect(h.holdNanoUsd).toBe(computeCharge({ promptTokens: 30, completionTokens: 500, freeTokensAvailable: 100, ...GPT_4O_PRICES }).costNanoUsd);
-    expect(await getAccount(accountId, { consistent: true })).toMatchObject({ freeTokens: 0, heldFreeTokens: 100, creditNanoUsd: USD - h.holdNanoUsd, heldNanoUsd: h.holdNanoUsd });
+    expect(await getAccount(accountId, { consistent: true })).toMatchObject({
+      freeTokens: 0,
+      heldFreeTokens: 100,
+      creditNanoUsd: USD - h.holdNanoUsd,
+      heldNanoUsd: h.holdNanoUsd,
+    });
     const r = await settleHold(h, { kind: 'bill', entry: entryOf(30, 20) });
     expect(r).toEqual({ alreadySettled: false, freeTokensUsed: 50, costNanoUsd: 0 });
-    expect(await getAccount(accountId, { consistent: true })).toMatchObject({ freeTokens: 50, heldFreeTokens: 0, creditNanoUsd: USD, heldNanoUsd: 0, usedFreeTokens: 50 });
+    expect(await getAccount(accountId, { consistent: true })).toMatchObject({
+      freeTokens: 50,
+      heldFreeTokens: 0,
+      creditNanoUsd: USD,
+      heldNanoUsd: 0,
+      usedFreeTokens: 50,
+    });
   });
 
   it('treats a repeated settle of one request id as a no-op returning the first charge', async () => {
@@ -74,7 +90,11 @@ describe('hold and settle', () => {
     const first = await settleHold(h, { kind: 'bill', entry: entryOf(30, 20) });
     expect(first).toMatchObject({ alreadySettled: false, freeTokensUsed: 10 });
     const before = await getAccount(accountId, { consistent: true });
-    const replays = await Promise.all([settleHold(h, { kind: 'bill', entry: entryOf(30, 20) }), settleHold(h, { kind: 'bill', entry: entryOf(999, 20) }), settleHold(h, { kind: 'cancel' })]);
+    const replays = await Promise.all([
+      settleHold(h, { kind: 'bill', entry: entryOf(30, 20) }),
+      settleHold(h, { kind: 'bill', entry: entryOf(999, 20) }),
+      settleHold(h, { kind: 'cancel' }),
+    ]);
     for (const r of replays) expect(r).toEqual({ ...first, alreadySettled: true });
     expect(await getAccount(accountId, { consistent: true })).toEqual(before);
     expect(await ledgerOf(accountId)).toHaveLength(1);
@@ -86,7 +106,19 @@ describe('hold and settle', () => {
     expect(await ledgerOf(accountId)).toEqual([]);
     const holds = (await rawAccount(accountId))?.holds as Record<string, unknown>;
     expect(Object.keys(holds)).toEqual([h.requestId]);
-    expect(decodeInlineHold(accountId, h.requestId, holds[h.requestId])).toMatchObject({ holdNanoUsd: h.holdNanoUsd, holdFreeTokens: h.holdFreeTokens, holdExpiresAt: h.holdExpiresAt, h16: keyHash.slice(0, 16), publicModel: h.publicModel, accountSlot: h.accountSlot, keySlot: h.keySlot, keyLimited: h.keyLimited, promptTokensEstimate: h.promptTokensEstimate, holdInputPrice: h.holdInputPrice, holdOutputPrice: h.holdOutputPrice });
+    expect(decodeInlineHold(accountId, h.requestId, holds[h.requestId])).toMatchObject({
+      holdNanoUsd: h.holdNanoUsd,
+      holdFreeTokens: h.holdFreeTokens,
+      holdExpiresAt: h.holdExpiresAt,
+      h16: keyHash.slice(0, 16),
+      publicModel: h.publicModel,
+      accountSlot: h.accountSlot,
+      keySlot: h.keySlot,
+      keyLimited: h.keyLimited,
+      promptTokensEstimate: h.promptTokensEstimate,
+      holdInputPrice: h.holdInputPrice,
+      holdOutputPrice: h.holdOutputPrice,
+    });
     const e = entryOf(30, 20, { usageEstimated: true, status: 'partial', servedModel: 'gpt-4o-mini', fallbackPath: ['a', 'b'] });
     const r = await settleHold(h, { kind: 'bill', entry: e });
     const ledger = await ledgerOf(accountId);

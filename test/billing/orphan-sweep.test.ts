@@ -32,7 +32,14 @@ async function rawAccount(accountId: string) {
 }
 
 async function ledgerOf(accountId: string) {
-  const out = await documentClient().send(new QueryCommand({ TableName: tableNames().ledger, KeyConditionExpression: 'accountId = :a', ExpressionAttributeValues: { ':a': accountId }, ConsistentRead: true }));
+  const out = await documentClient().send(
+    new QueryCommand({
+      TableName: tableNames().ledger,
+      KeyConditionExpression: 'accountId = :a',
+      ExpressionAttributeValues: { ':a': accountId },
+      ConsistentRead: true,
+    }),
+  );
   return out.Items ?? [];
 }
 
@@ -58,7 +65,17 @@ describe('orphaned holds (inline on the account item)', () => {
     const entry = ledgerItemSchema.parse(ledger[0]);
     const charge = computeCharge({ promptTokens: 120, completionTokens: 0, freeTokensAvailable: 20, ...GPT_4O_PRICES });
     // The ledger names the key by its full hash (found through the keys table), like any other entry.
-    expect(entry).toMatchObject({ requestId: h.requestId, status: 'orphaned', usageEstimated: true, promptTokens: 120, completionTokens: 0, keyHash, publicModel: 'gpt-4o', freeTokensUsed: charge.freeTokensUsed, costNanoUsd: charge.costNanoUsd });
+    expect(entry).toMatchObject({
+      requestId: h.requestId,
+      status: 'orphaned',
+      usageEstimated: true,
+      promptTokens: 120,
+      completionTokens: 0,
+      keyHash,
+      publicModel: 'gpt-4o',
+      freeTokensUsed: charge.freeTokensUsed,
+      costNanoUsd: charge.costNanoUsd,
+    });
     const account = await getAccount(accountId, { consistent: true });
     expect(account).toMatchObject({ heldNanoUsd: 0, heldFreeTokens: 0, usedNanoUsd: charge.costNanoUsd, usedFreeTokens: charge.freeTokensUsed });
     expect(account!.creditNanoUsd + account!.usedNanoUsd).toBe(USD);
@@ -73,7 +90,11 @@ describe('orphaned holds (inline on the account item)', () => {
     // Running the sweep again (and again) changes nothing; a late settle of the request is a no-op too.
     expect(await sweepOrphanedHolds(late + 60_000)).toEqual({ settled: 0, failed: 0 });
     expect(await sweepOrphanedHolds(late + 120_000)).toEqual({ settled: 0, failed: 0 });
-    expect(await settleHold(h, { kind: 'bill', entry: entryOf(120, 300) })).toEqual({ alreadySettled: true, freeTokensUsed: charge.freeTokensUsed, costNanoUsd: charge.costNanoUsd });
+    expect(await settleHold(h, { kind: 'bill', entry: entryOf(120, 300) })).toEqual({
+      alreadySettled: true,
+      freeTokensUsed: charge.freeTokensUsed,
+      costNanoUsd: charge.costNanoUsd,
+    });
     expect(await settleHold(h, { kind: 'cancel' })).toMatchObject({ alreadySettled: true });
     // The next sweep found the item without holds and took it out of the pendingHolds index.
     expect(raw.sweepShard).toMatch(/^s\d+$/);
@@ -82,7 +103,7 @@ describe('orphaned holds (inline on the account item)', () => {
     expect(await ledgerOf(accountId)).toHaveLength(1);
   });
 
-  it('a sweep racing the request\'s own settle bills the request once: one ledger entry, the account conserved', async () => {
+  it("a sweep racing the request's own settle bills the request once: one ledger entry, the account conserved", async () => {
     const { accountId } = await createAccount({ freeTokens: 0, creditNanoUsd: USD });
     const { keyHash } = await createKey(accountId, 'race');
     const holds = await Promise.all(Array.from({ length: 6 }, () => hold(accountId, keyHash, demandOf(50, 100))));
@@ -123,7 +144,14 @@ describe('orphaned holds (inline on the account item)', () => {
     // The old layout: the hold's amounts on the account, the record as a held ledger item in the old index.
     const asLegacy = async (h: HoldRecord) => {
       await documentClient().send(new PutCommand({ TableName: tableNames().ledger, Item: { ...h, status: 'held', holdBucket: '0' } }));
-      await documentClient().send(new UpdateCommand({ TableName: tableNames().accounts, Key: { accountId }, UpdateExpression: 'REMOVE #h.#r', ExpressionAttributeNames: { '#h': 'holds', '#r': h.requestId } }));
+      await documentClient().send(
+        new UpdateCommand({
+          TableName: tableNames().accounts,
+          Key: { accountId },
+          UpdateExpression: 'REMOVE #h.#r',
+          ExpressionAttributeNames: { '#h': 'holds', '#r': h.requestId },
+        }),
+      );
     };
     const billed = await hold(accountId, keyHash, demandOf(40, 60));
     const cancelled = await hold(accountId, keyHash, demandOf(40, 60));

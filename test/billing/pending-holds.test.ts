@@ -68,7 +68,9 @@ describe('finding holds in flight', () => {
     const small = await itemsReadBySweep(early);
     await idleAccounts(120);
     const large = await itemsReadBySweep(early);
-    console.log(`sweep reads with 23 / 143 accounts (3 with holds): ${small.items} / ${large.items} items; commands ${[...new Set(large.commands)].join(', ')}`);
+    console.log(
+      `sweep reads with 23 / 143 accounts (3 with holds): ${small.items} / ${large.items} items; commands ${[...new Set(large.commands)].join(', ')}`,
+    );
     expect(large.items).toBe(small.items);
     // 3 index entries + 3 account items; nothing else.
     expect(large.items).toBe(6);
@@ -82,7 +84,8 @@ describe('finding holds in flight', () => {
     const h = await hold(accountId, keyHash, demandOf(10, 10));
     const { settleHold } = await import('../../functions/shared/billing/settle');
     await settleHold(h, { kind: 'bill', entry: entryOf(10, 5) });
-    const marked = async () => (await documentClient().send(new GetCommand({ TableName: tableNames().accounts, Key: { accountId }, ConsistentRead: true }))).Item?.sweepShard;
+    const marked = async () =>
+      (await documentClient().send(new GetCommand({ TableName: tableNames().accounts, Key: { accountId }, ConsistentRead: true }))).Item?.sweepShard;
     expect(await marked()).toMatch(/^s\d+$/);
     await sweepOrphanedHolds(h.holdExpiresAt - 1_000);
     expect(await marked()).toBeUndefined();

@@ -64,7 +64,10 @@ describe('computeCharge', () => {
   it('charges ceil((prompt × in + completion × out) / 1000) nano-USD', () => {
     // 1,000 prompt at $2.6375/MTok + 500 completion at $10.55/MTok = 2,637,500 + 5,275,000 nano-USD
     expect(charge({ promptTokens: 1_000, completionTokens: 500, inputPrice: 2_637_500, outputPrice: 10_550_000 })).toEqual({
-      freeTokensUsed: 0, freePromptTokens: 0, freeCompletionTokens: 0, costNanoUsd: 7_912_500,
+      freeTokensUsed: 0,
+      freePromptTokens: 0,
+      freeCompletionTokens: 0,
+      costNanoUsd: 7_912_500,
     });
   });
 
@@ -82,16 +85,25 @@ describe('computeCharge', () => {
 
   it('uses free tokens first, prompt before completion', () => {
     expect(charge({ promptTokens: 100, completionTokens: 50, freeTokensAvailable: 120, inputPrice: 1_000, outputPrice: 2_000 })).toEqual({
-      freeTokensUsed: 120, freePromptTokens: 100, freeCompletionTokens: 20, costNanoUsd: 60,
+      freeTokensUsed: 120,
+      freePromptTokens: 100,
+      freeCompletionTokens: 20,
+      costNanoUsd: 60,
     });
     expect(charge({ promptTokens: 100, completionTokens: 50, freeTokensAvailable: 60, inputPrice: 1_000, outputPrice: 2_000 })).toEqual({
-      freeTokensUsed: 60, freePromptTokens: 60, freeCompletionTokens: 0, costNanoUsd: 40 + 100,
+      freeTokensUsed: 60,
+      freePromptTokens: 60,
+      freeCompletionTokens: 0,
+      costNanoUsd: 40 + 100,
     });
   });
 
   it('charges nothing when free tokens cover the request exactly, and ignores a negative allowance', () => {
     expect(charge({ promptTokens: 10, completionTokens: 5, freeTokensAvailable: 15, inputPrice: 9, outputPrice: 9 })).toEqual({
-      freeTokensUsed: 15, freePromptTokens: 10, freeCompletionTokens: 5, costNanoUsd: 0,
+      freeTokensUsed: 15,
+      freePromptTokens: 10,
+      freeCompletionTokens: 5,
+      costNanoUsd: 0,
     });
     expect(charge({ promptTokens: 10, freeTokensAvailable: 1_000_000, inputPrice: 9 }).freeTokensUsed).toBe(10);
     expect(charge({ promptTokens: 10, freeTokensAvailable: -5, inputPrice: 1_000 })).toMatchObject({ freeTokensUsed: 0, costNanoUsd: 10 });
@@ -101,9 +113,7 @@ describe('computeCharge', () => {
   it('is exact for large numbers whose intermediates pass 2^53', () => {
     // 2e9 tokens × 75e6 µUSD/MTok = 1.5e17 > MAX_SAFE_INTEGER; the cost itself (1.5e14 nano-USD) is safe.
     expect(charge({ promptTokens: 2_000_000_000, inputPrice: 75_000_000 }).costNanoUsd).toBe(150_000_000_000_000);
-    expect(charge({ promptTokens: 2_000_000_001, inputPrice: 75_000_001 }).costNanoUsd).toBe(
-      Number((2_000_000_001n * 75_000_001n + 999n) / 1000n),
-    );
+    expect(charge({ promptTokens: 2_000_000_001, inputPrice: 75_000_001 }).costNanoUsd).toBe(Number((2_000_000_001n * 75_000_001n + 999n) / 1000n));
     expect(() => charge({ promptTokens: Number.MAX_SAFE_INTEGER, inputPrice: 1_000_000_000 })).toThrow(RangeError);
   });
 

@@ -65,12 +65,28 @@ describe('fund shards', () => {
 
     const shards = await Promise.all(shardPks(accountId, 4).map((pk) => readState(pk, { consistent: true })));
     const items = await Promise.all(
-      shardPks(accountId, 4).map(async (pk) => (await documentClient().send(new QueryCommand({ TableName: tableNames().ledger, KeyConditionExpression: 'accountId = :a', ExpressionAttributeValues: { ':a': pk }, ConsistentRead: true }))).Items ?? []),
+      shardPks(accountId, 4).map(
+        async (pk) =>
+          (
+            await documentClient().send(
+              new QueryCommand({
+                TableName: tableNames().ledger,
+                KeyConditionExpression: 'accountId = :a',
+                ExpressionAttributeValues: { ':a': pk },
+                ConsistentRead: true,
+              }),
+            )
+          ).Items ?? [],
+      ),
     );
     const ledger = items.flat();
     expect(ledger.filter((e) => e.status === 'held')).toEqual([]);
     // No hold left in flight on any shard item (inline records), and one entry per request.
-    const raw = await Promise.all(shardPks(accountId, 4).map(async (pk) => (await documentClient().send(new GetCommand({ TableName: tableNames().accounts, Key: { accountId: pk }, ConsistentRead: true }))).Item));
+    const raw = await Promise.all(
+      shardPks(accountId, 4).map(
+        async (pk) => (await documentClient().send(new GetCommand({ TableName: tableNames().accounts, Key: { accountId: pk }, ConsistentRead: true }))).Item,
+      ),
+    );
     for (const item of raw) expect(item?.holds ?? {}).toEqual({});
     expect(new Set(ledger.map((e) => e.requestId)).size).toBe(ledger.length);
     const spent = ledger.reduce((s, e) => s + Number(e.costNanoUsd), 0);
@@ -105,10 +121,14 @@ async function spreadAccount(tag: string): Promise<{ accountId: string; keyHash:
   const { accountId } = await createAccount({ freeTokens: 5_000, creditNanoUsd: 0 });
   const { keyHash } = await createKey(accountId, 'hot');
   const created = Math.floor(Date.now() / 1000);
-  expect(await creditPayment({ accountId, kind: 'top_up', stripeId: `cs_a_${tag}`, createdSec: created, amountCents: 1000, paymentIntentId: `pi_a_${tag}` })).toBe('applied');
+  expect(
+    await creditPayment({ accountId, kind: 'top_up', stripeId: `cs_a_${tag}`, createdSec: created, amountCents: 1000, paymentIntentId: `pi_a_${tag}` }),
+  ).toBe('applied');
   expect(await setShards(accountId, 3)).toBe(3);
   await gatherInto(accountId, 3, 1);
-  expect(await creditPayment({ accountId, kind: 'top_up', stripeId: `cs_b_${tag}`, createdSec: created, amountCents: 500, paymentIntentId: `pi_b_${tag}` })).toBe('applied');
+  expect(
+    await creditPayment({ accountId, kind: 'top_up', stripeId: `cs_b_${tag}`, createdSec: created, amountCents: 500, paymentIntentId: `pi_b_${tag}` }),
+  ).toBe('applied');
   await refillShard(accountId, 2, demandOf(10, 10));
   const bank = await readState(accountId, { consistent: true });
   const spread = await shardTotals(accountId, 3);
@@ -152,7 +172,10 @@ describe('a sharded account below zero', () => {
     const after = await shardTotals(accountId, 3);
     expect(after.credit).toBe(-spent);
     expect(after.states[0]!.creditNanoUsd).toBe(-spent);
-    expect(after.states.slice(1).map((x) => [x.creditNanoUsd, x.freeTokens])).toEqual([[0, 0], [0, 0]]);
+    expect(after.states.slice(1).map((x) => [x.creditNanoUsd, x.freeTokens])).toEqual([
+      [0, 0],
+      [0, 0],
+    ]);
     const debt = `Your credit balance is ${formatNanoUsd(-spent)}`;
 
     // A container that knows of the debt sends every request to the bank: refused with the debt, not served on free tokens.
@@ -162,7 +185,9 @@ describe('a sharded account below zero', () => {
     expect((await shardTotals(accountId, 3)).credit).toBe(-spent);
 
     // Paying the debt back (and more) serves requests again, on the shards as before.
-    expect(await creditPayment({ accountId, kind: 'top_up', stripeId: 'cs_c_debt', createdSec: created, amountCents: 500, paymentIntentId: 'pi_c_debt' })).toBe('applied');
+    expect(await creditPayment({ accountId, kind: 'top_up', stripeId: 'cs_c_debt', createdSec: created, amountCents: 500, paymentIntentId: 'pi_c_debt' })).toBe(
+      'applied',
+    );
     await billRequest(accountId, keyHash, 10, 10);
   }, 120_000);
 
@@ -170,7 +195,9 @@ describe('a sharded account below zero', () => {
     const { accountId, keyHash, spent } = await spreadAccount('covered');
     const created = Math.floor(Date.now() / 1000);
     // The $5 payment refunded: more than the bank holds, less than the account has.
-    expect(await debitRefund({ accountId, chargeId: 'ch_covered', createdSec: created, amountRefundedCents: 500, paymentIntentId: 'pi_b_covered' })).toBe('applied');
+    expect(await debitRefund({ accountId, chargeId: 'ch_covered', createdSec: created, amountRefundedCents: 500, paymentIntentId: 'pi_b_covered' })).toBe(
+      'applied',
+    );
     const after = await shardTotals(accountId, 3);
     expect(after.credit).toBe(10_000_000_000 - spent);
     expect(after.states.every((x) => x.creditNanoUsd >= 0)).toBe(true);

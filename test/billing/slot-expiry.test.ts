@@ -30,7 +30,11 @@ async function raw(accountId: string) {
   return (await documentClient().send(new GetCommand({ TableName: tableNames().accounts, Key: { accountId }, ConsistentRead: true }))).Item!;
 }
 
-const statusOf = (p: Promise<unknown>) => p.then(() => 200, (e: { status?: number }) => e.status ?? 500);
+const statusOf = (p: Promise<unknown>) =>
+  p.then(
+    () => 200,
+    (e: { status?: number }) => e.status ?? 500,
+  );
 
 describe('concurrency slots of a crashed process', () => {
   it('free a slot once the dead hold passes its expiry, not at the sweep; the sweep then settles it and inflight is exact', async () => {

@@ -30,9 +30,14 @@ let secrets: SecretsManagerStub;
 function health(env: Record<string, string> = {}, json = true): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const args = ['bin/admin.ts', 'health', ...(json ? ['--json'] : [])];
-    execFile(TSX, args, { cwd: ROOT, env: { ...process.env, AWS_ENDPOINT_URL_SECRETS_MANAGER: secrets.endpoint, ...env }, timeout: 30_000 }, (err, stdout, stderr) => {
-      resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr });
-    });
+    execFile(
+      TSX,
+      args,
+      { cwd: ROOT, env: { ...process.env, AWS_ENDPOINT_URL_SECRETS_MANAGER: secrets.endpoint, ...env }, timeout: 30_000 },
+      (err, stdout, stderr) => {
+        resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -52,7 +57,8 @@ describe('admin health', () => {
     const r = await health({ UPSTREAM_SECRET_ARN: '', ORIGIN_SECRET_ARN: '' });
     expect(r.code).toBe(0);
     const checks = byName(r.stdout);
-    for (const t of ['keys', 'accounts', 'ledger']) expect(checks[`table ${t}`]).toMatchObject({ status: 'ok', detail: expect.stringContaining(`${tables[t as keyof TableNames]} ACTIVE`) });
+    for (const t of ['keys', 'accounts', 'ledger'])
+      expect(checks[`table ${t}`]).toMatchObject({ status: 'ok', detail: expect.stringContaining(`${tables[t as keyof TableNames]} ACTIVE`) });
     expect(checks['upstream keys secret']).toMatchObject({ status: 'skip' });
     expect(checks['origin secret']).toMatchObject({ status: 'skip' });
     expect(checks['pending holds']).toMatchObject({ status: 'ok', detail: expect.stringMatching(/^0 pending/) });
@@ -79,9 +85,36 @@ describe('admin health', () => {
     const client = createDocumentClient({ endpoint: process.env.DYNAMODB_ENDPOINT });
     await ensureTables(client, { ...tables, accounts }, ['accounts']);
     const now = Date.now();
-    const inline = (expiresAt: number) => encodeInlineHold({ ownerAccountId: 'acct_h', accountId: 'acct_h', shard: 0, requestId: 'r', keyHash: 'ab'.repeat(32), holdFreeTokens: 0, holdNanoUsd: 1_000, keyLimited: false, accountSlot: true, keySlot: true, promptTokensEstimate: 10, promptTokensHeld: 12, maxCompletionTokens: 20, holdInputPrice: 150_000, holdOutputPrice: 600_000, publicModel: 'gpt-4o-mini', createdAt: new Date(now).toISOString(), holdExpiresAt: expiresAt });
-    await client.send(new PutCommand({ TableName: accounts, Item: { accountId: 'acct_h', sweepShard: sweepShardOf('acct_h'), holds: { r1: inline(now + 600_000), r2: inline(now + 600_000) } } }));
-    await client.send(new PutCommand({ TableName: accounts, Item: { accountId: 'acct_h#1', sweepShard: sweepShardOf('acct_h#1'), holds: { r3: inline(now - 60_000) } } }));
+    const inline = (expiresAt: number) =>
+      encodeInlineHold({
+        ownerAccountId: 'acct_h',
+        accountId: 'acct_h',
+        shard: 0,
+        requestId: 'r',
+        keyHash: 'ab'.repeat(32),
+        holdFreeTokens: 0,
+        holdNanoUsd: 1_000,
+        keyLimited: false,
+        accountSlot: true,
+        keySlot: true,
+        promptTokensEstimate: 10,
+        promptTokensHeld: 12,
+        maxCompletionTokens: 20,
+        holdInputPrice: 150_000,
+        holdOutputPrice: 600_000,
+        publicModel: 'gpt-4o-mini',
+        createdAt: new Date(now).toISOString(),
+        holdExpiresAt: expiresAt,
+      });
+    await client.send(
+      new PutCommand({
+        TableName: accounts,
+        Item: { accountId: 'acct_h', sweepShard: sweepShardOf('acct_h'), holds: { r1: inline(now + 600_000), r2: inline(now + 600_000) } },
+      }),
+    );
+    await client.send(
+      new PutCommand({ TableName: accounts, Item: { accountId: 'acct_h#1', sweepShard: sweepShardOf('acct_h#1'), holds: { r3: inline(now - 60_000) } } }),
+    );
     // An account with nothing in flight: not counted.
     await client.send(new PutCommand({ TableName: accounts, Item: { accountId: 'acct_idle', holds: {} } }));
     client.destroy();

@@ -33,9 +33,14 @@ beforeAll(async () => {
 
 describe('admin CLI', () => {
   it('creates an account and a key, lists keys without the secret, and sums usage', async () => {
-    const account = await adminJson<{ accountId: string; freeTokens: number; creditNanoUsd: number }>(
-      ['accounts', 'create', '--free-tokens', '100', '--credit-usd', '2.5'],
-    );
+    const account = await adminJson<{ accountId: string; freeTokens: number; creditNanoUsd: number }>([
+      'accounts',
+      'create',
+      '--free-tokens',
+      '100',
+      '--credit-usd',
+      '2.5',
+    ]);
     expect(account).toMatchObject({ freeTokens: 100, creditNanoUsd: 2_500_000_000, keyCount: 0 });
     const id = account.accountId;
 

@@ -18,7 +18,16 @@ describe('catalogue', () => {
   });
 
   it('maps retired upstream ids to live ones', () => {
-    const retired = ['claude-3-5-sonnet-20241022', 'claude-3-5-sonnet-20240620', 'gemini-2.0-flash', 'gemini-1.5-pro', 'deepseek-chat', 'deepseek-reasoner', 'llama3-70b-8192', 'claude-sonnet-4-20250514'];
+    const retired = [
+      'claude-3-5-sonnet-20241022',
+      'claude-3-5-sonnet-20240620',
+      'gemini-2.0-flash',
+      'gemini-1.5-pro',
+      'deepseek-chat',
+      'deepseek-reasoner',
+      'llama3-70b-8192',
+      'claude-sonnet-4-20250514',
+    ];
     for (const entry of CATALOGUE.values()) {
       for (const t of entry.targets) expect(retired, `${entry.id} → ${t.upstreamModel}`).not.toContain(t.upstreamModel);
     }
@@ -56,7 +65,9 @@ describe('catalogue', () => {
   it('has the spec’s image model and another provider’s, each other’s equivalents, with image data on image targets only', () => {
     expect(getModel('gpt-image-1', 'image').equivalents).toEqual(['gemini-2.5-flash-image']);
     expect(getModel('gemini-2.5-flash-image', 'image').equivalents).toEqual(['gpt-image-1']);
-    expect(new Set(['gpt-image-1', 'gemini-2.5-flash-image'].flatMap((id) => CATALOGUE.get(id)?.targets.map((t) => t.provider) ?? []))).toEqual(new Set(['openai', 'gemini']));
+    expect(new Set(['gpt-image-1', 'gemini-2.5-flash-image'].flatMap((id) => CATALOGUE.get(id)?.targets.map((t) => t.provider) ?? []))).toEqual(
+      new Set(['openai', 'gemini']),
+    );
     for (const e of CATALOGUE.values()) for (const t of e.targets) expect(t.image !== undefined, t.key).toBe(e.kind === 'image');
     expect(() => getModel('gpt-image-1', 'chat')).toThrow(/image generation model; use \/v1\/images\/generations/);
     const image = CATALOGUE_DATA.find((e) => e.kind === 'image');
@@ -107,7 +118,7 @@ describe('catalogue', () => {
     expect(() => loadCatalogue([first], [{ alias: 'Bad Alias', model: first.id, kind: 'slug' }])).toThrow();
   });
 
-  it('gives every target its provider\'s data policy with a source, and every BYOK provider its models', () => {
+  it("gives every target its provider's data policy with a source, and every BYOK provider its models", () => {
     for (const e of CATALOGUE.values()) for (const t of e.targets) expect(t.dataPolicy.source.length).toBeGreaterThan(10);
     expect(modelsServedBy('openai')).toContain('deepseek-embed');
     expect(modelsServedBy('deepseek')).not.toContain('deepseek-embed');
@@ -118,7 +129,9 @@ describe('catalogue', () => {
     if (!first) throw new Error('empty catalogue');
     expect(() => loadCatalogue([{ ...first, equivalents: ['nope'] }])).toThrow(/unknown equivalent/);
     expect(() => loadCatalogue([first, first])).toThrow(/duplicate/);
-    expect(() => loadCatalogue([{ ...first, equivalents: [], targets: [{ ...first.targets[0], price: { ...first.targets[0]?.price, inputUsdPerMTok: -1 } }] }])).toThrow();
+    expect(() =>
+      loadCatalogue([{ ...first, equivalents: [], targets: [{ ...first.targets[0], price: { ...first.targets[0]?.price, inputUsdPerMTok: -1 } }] }]),
+    ).toThrow();
   });
 
   it('answers 404 model_not_found for an unknown model, and for a chat model on the embeddings route', () => {
@@ -148,7 +161,9 @@ describe('attempt plan', () => {
   });
 
   it('refuses images for a text-only model with a 400 naming the capability', () => {
-    expect(() => planAttempts(getModel('deepseek-v3', 'chat'), CATALOGUE, { DEEPSEEK_API_KEY: 'k' }, { vision: true, tools: false, files: false, audio: false })).toThrow(/image input/);
+    expect(() =>
+      planAttempts(getModel('deepseek-v3', 'chat'), CATALOGUE, { DEEPSEEK_API_KEY: 'k' }, { vision: true, tools: false, files: false, audio: false }),
+    ).toThrow(/image input/);
   });
 
   it('answers 503 when no provider of the model has a key', () => {

@@ -18,12 +18,27 @@ describe('retired upstream ids', () => {
 
   it('lists the ids the reference marks retired (providers.md §1.10, §2.8, §3.6, §3.8, §4.2, §6)', () => {
     for (const id of [
-      'claude-3-5-sonnet-20241022', 'claude-3-5-sonnet-20240620', 'claude-3-7-sonnet-20250219', 'claude-3-5-haiku-20241022',
-      'claude-opus-4-20250514', 'claude-opus-4-1', 'claude-sonnet-4-20250514',
-      'gemini-1.5-pro', 'gemini-1.5-flash', 'gemini-2.0-flash', 'text-embedding-004', 'embedding-001',
-      'gpt-image-1', 'dall-e-2', 'dall-e-3',
-      'deepseek-chat', 'deepseek-reasoner',
-      'llama3-70b-8192', 'llama3-8b-8192', 'llama-3.3-70b-versatile', 'llama-3.1-8b-instant',
+      'claude-3-5-sonnet-20241022',
+      'claude-3-5-sonnet-20240620',
+      'claude-3-7-sonnet-20250219',
+      'claude-3-5-haiku-20241022',
+      'claude-opus-4-20250514',
+      'claude-opus-4-1',
+      'claude-sonnet-4-20250514',
+      'gemini-1.5-pro',
+      'gemini-1.5-flash',
+      'gemini-2.0-flash',
+      'text-embedding-004',
+      'embedding-001',
+      'gpt-image-1',
+      'dall-e-2',
+      'dall-e-3',
+      'deepseek-chat',
+      'deepseek-reasoner',
+      'llama3-70b-8192',
+      'llama3-8b-8192',
+      'llama-3.3-70b-versatile',
+      'llama-3.1-8b-instant',
     ]) {
       expect(RETIRED_MODEL_IDS.has(id), id).toBe(true);
     }

@@ -27,7 +27,7 @@ function readmeVariables(): Set<string> {
   const section = readme.split('\n## Configuration\n')[1]?.split('\n## ')[0] ?? '';
   const names = new Set<string>();
   for (const line of section.split('\n')) {
-    const first = line.startsWith('| `') ? line.split('|')[1] ?? '' : '';
+    const first = line.startsWith('| `') ? (line.split('|')[1] ?? '') : '';
     for (const m of first.matchAll(/`([A-Z][A-Z0-9_]+)`/g)) names.add(m[1] as string);
   }
   return names;

@@ -81,12 +81,23 @@ afterAll(() => {
 
 describe('adding an OpenAI-compatible provider: manifest entry, registry line, catalogue entry, nothing else', () => {
   it('type-checks', async () => {
-    await expect(run(join(scratch, 'node_modules/.bin/tsc'), ['--noEmit', '-p', 'tsconfig.json'], { cwd: scratch, maxBuffer: 16 * 1024 * 1024 })).resolves.toBeDefined();
+    await expect(
+      run(join(scratch, 'node_modules/.bin/tsc'), ['--noEmit', '-p', 'tsconfig.json'], { cwd: scratch, maxBuffer: 16 * 1024 * 1024 }),
+    ).resolves.toBeDefined();
   }, 600_000);
 
   it('is served by the local gateway from the simulator, under its own name and base path', async () => {
-    const { stdout } = await run(join(scratch, 'node_modules/.bin/tsx'), ['add-provider-check.ts'], { cwd: scratch, env: process.env, maxBuffer: 16 * 1024 * 1024 });
-    const out = JSON.parse(stdout.trim().split('\n').pop() as string) as { status: number; body: { model: string; choices: Array<{ message: { content: string } }> }; providers: Record<string, string>; upstream: Array<{ provider: string; path: string; model: string }> };
+    const { stdout } = await run(join(scratch, 'node_modules/.bin/tsx'), ['add-provider-check.ts'], {
+      cwd: scratch,
+      env: process.env,
+      maxBuffer: 16 * 1024 * 1024,
+    });
+    const out = JSON.parse(stdout.trim().split('\n').pop() as string) as {
+      status: number;
+      body: { model: string; choices: Array<{ message: { content: string } }> };
+      providers: Record<string, string>;
+      upstream: Array<{ provider: string; path: string; model: string }>;
+    };
     expect(out.status).toBe(200);
     expect(out.body.model).toBe('mistral-small');
     expect(out.body.choices[0]?.message.content.length).toBeGreaterThan(0);

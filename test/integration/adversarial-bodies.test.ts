@@ -52,7 +52,12 @@ describe('1 MB adversarial bodies', () => {
         const { status, json } = await send(route, adversarialBody(route, shape));
         expect(json.error == null || typeof json.error.message === 'string', `${route} ${shape}`).toBe(true);
         if (REFUSED.has(shape)) {
-          expect({ shape, status, code: json.error?.code, type: json.error?.type }).toEqual({ shape, status: 400, code: 'request_too_complex', type: 'invalid_request_error' });
+          expect({ shape, status, code: json.error?.code, type: json.error?.type }).toEqual({
+            shape,
+            status: 400,
+            code: 'request_too_complex',
+            type: 'invalid_request_error',
+          });
         } else {
           // The long string passes the scan: the route's own answer (schema 400, or served), never request_too_complex or a 5xx.
           expect(status, `${route} ${shape}: ${JSON.stringify(json).slice(0, 300)}`).toBeLessThan(500);

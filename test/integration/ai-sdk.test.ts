@@ -80,7 +80,12 @@ describe.each(API)('AI SDK over %s', (_label, model) => {
   });
 
   it.each(['gpt-4o', 'claude-3-5-sonnet', 'gemini-2.0-flash'])('runs a tool loop with %s: the call, the tool result, the final answer', async (name) => {
-    const { text, steps } = await generateText({ model: model(name), tools: { weather: weatherTool }, stopWhen: stepCountIs(3), prompt: 'What is the weather in Paris?' });
+    const { text, steps } = await generateText({
+      model: model(name),
+      tools: { weather: weatherTool },
+      stopWhen: stepCountIs(3),
+      prompt: 'What is the weather in Paris?',
+    });
     expect(steps[0]?.toolCalls).toEqual([expect.objectContaining({ toolName: 'weather', input: { city: 'Paris' } })]);
     expect(text).toBe('Tool said: {"city":"Paris","tempC":21}');
   });
@@ -140,7 +145,11 @@ describe('conversations that replay earlier turns', () => {
     const { provider, bodies } = tapped();
     const first = streamText({ model: provider('claude-3-5-sonnet'), prompt: 'first streamed turn' });
     const firstText = await first.text;
-    const history: ModelMessage[] = [{ role: 'user', content: 'first streamed turn' }, ...(await first.response).messages, { role: 'user', content: 'second streamed turn' }];
+    const history: ModelMessage[] = [
+      { role: 'user', content: 'first streamed turn' },
+      ...(await first.response).messages,
+      { role: 'user', content: 'second streamed turn' },
+    ];
     const second = streamText({ model: provider('claude-3-5-sonnet'), messages: history });
     let text = '';
     for await (const delta of second.textStream) text += delta;
@@ -150,29 +159,46 @@ describe('conversations that replay earlier turns', () => {
     expect(JSON.stringify(upstream.messages[1]?.content)).toContain(JSON.stringify(firstText).slice(1, -1));
   });
 
-  it.each([false, true])('runs a reasoning model\'s tool loop with the tool result (deepseek-r1: reasoning replayed by reference), then a next turn; streamed: %s', async (stream) => {
-    const { provider, bodies } = tapped();
-    const call = { model: provider('deepseek-r1'), tools: { weather: weatherTool }, stopWhen: stepCountIs(3), prompt: 'What is the weather in Paris?' };
-    const { text, steps, response } = stream ? await settled(streamText(call)) : await generateText(call);
-    expect(steps).toHaveLength(2);
-    expect(text).toBe('Tool said: {"city":"Paris","tempC":21}');
-    // Step 2: the stored reasoning by reference, the call and its result inline.
-    const step2 = bodies[1];
-    expect(referencesIn(step2)).toEqual([expect.stringMatching(/^rs_/)]);
-    expect(step2?.input.map((i) => i['type'] ?? i['role'])).toEqual(['user', 'item_reference', 'function_call', 'function_call_output']);
-    const next = await generateText({ model: provider('deepseek-r1'), tools: { weather: weatherTool }, toolChoice: 'none', messages: [{ role: 'user', content: 'What is the weather in Paris?' }, ...response.messages, { role: 'user', content: 'thanks' }] });
-    expect(next.text).toMatch(/Echo: thanks/);
-    const upstream = gw.simulator?.requests.at(-1)?.body as { messages: Array<{ role: string; reasoning_content?: string; tool_calls?: unknown[] }> };
-    expect(upstream.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant', 'user']);
-    expect(upstream.messages[1]?.tool_calls).toHaveLength(1);
-  });
+  it.each([false, true])(
+    "runs a reasoning model's tool loop with the tool result (deepseek-r1: reasoning replayed by reference), then a next turn; streamed: %s",
+    async (stream) => {
+      const { provider, bodies } = tapped();
+      const call = { model: provider('deepseek-r1'), tools: { weather: weatherTool }, stopWhen: stepCountIs(3), prompt: 'What is the weather in Paris?' };
+      const { text, steps, response } = stream ? await settled(streamText(call)) : await generateText(call);
+      expect(steps).toHaveLength(2);
+      expect(text).toBe('Tool said: {"city":"Paris","tempC":21}');
+      // Step 2: the stored reasoning by reference, the call and its result inline.
+      const step2 = bodies[1];
+      expect(referencesIn(step2)).toEqual([expect.stringMatching(/^rs_/)]);
+      expect(step2?.input.map((i) => i['type'] ?? i['role'])).toEqual(['user', 'item_reference', 'function_call', 'function_call_output']);
+      const next = await generateText({
+        model: provider('deepseek-r1'),
+        tools: { weather: weatherTool },
+        toolChoice: 'none',
+        messages: [{ role: 'user', content: 'What is the weather in Paris?' }, ...response.messages, { role: 'user', content: 'thanks' }],
+      });
+      expect(next.text).toMatch(/Echo: thanks/);
+      const upstream = gw.simulator?.requests.at(-1)?.body as { messages: Array<{ role: string; reasoning_content?: string; tool_calls?: unknown[] }> };
+      expect(upstream.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant', 'user']);
+      expect(upstream.messages[1]?.tool_calls).toHaveLength(1);
+    },
+  );
 
   it('a tool loop on the default provider (gpt-4o), buffered, then a streamed one in the same conversation referencing its answer', async () => {
     const { provider, bodies } = tapped();
-    const first = await generateText({ model: provider('gpt-4o'), tools: { weather: weatherTool }, stopWhen: stepCountIs(3), prompt: 'What is the weather in Paris?' });
+    const first = await generateText({
+      model: provider('gpt-4o'),
+      tools: { weather: weatherTool },
+      stopWhen: stepCountIs(3),
+      prompt: 'What is the weather in Paris?',
+    });
     expect(first.text).toBe('Tool said: {"city":"Paris","tempC":21}');
     const before = bodies.length;
-    const history: ModelMessage[] = [{ role: 'user', content: 'What is the weather in Paris?' }, ...first.response.messages, { role: 'user', content: 'And now, the weather?' }];
+    const history: ModelMessage[] = [
+      { role: 'user', content: 'What is the weather in Paris?' },
+      ...first.response.messages,
+      { role: 'user', content: 'And now, the weather?' },
+    ];
     const second = streamText({ model: provider('gpt-4o'), tools: { weather: weatherTool }, stopWhen: stepCountIs(3), messages: history });
     let text = '';
     for await (const delta of second.textStream) text += delta;
@@ -201,7 +227,11 @@ describe('conversations that replay earlier turns', () => {
   it('continues with previousResponseId (the SDK then sends only the new turn)', async () => {
     const { provider, bodies } = tapped();
     const first = await generateText({ model: provider('gpt-4o'), prompt: 'remember quince' });
-    const second = await generateText({ model: provider('gpt-4o'), prompt: 'what did I say?', providerOptions: { openai: { previousResponseId: first.response.id } } });
+    const second = await generateText({
+      model: provider('gpt-4o'),
+      prompt: 'what did I say?',
+      providerOptions: { openai: { previousResponseId: first.response.id } },
+    });
     expect(second.text).toMatch(/^Echo: what did I say\?/);
     expect(bodies.at(-1)).toMatchObject({ previous_response_id: first.response.id });
     const upstream = gw.simulator?.requests.at(-1)?.body as { messages: Array<{ role: string; content: unknown }> };

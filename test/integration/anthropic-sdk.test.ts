@@ -81,7 +81,14 @@ describe('messages.create through the Anthropic SDK', () => {
     });
 
     const entry = await pollLedgerEntry(gw.accountId, response.headers.get('x-request-id'));
-    expect(entry).toMatchObject({ publicModel: 'claude-sonnet-4-5', provider: 'anthropic', status: 'complete', promptTokens: msg.usage.input_tokens, completionTokens: msg.usage.output_tokens, usageEstimated: false });
+    expect(entry).toMatchObject({
+      publicModel: 'claude-sonnet-4-5',
+      provider: 'anthropic',
+      status: 'complete',
+      promptTokens: msg.usage.input_tokens,
+      completionTokens: msg.usage.output_tokens,
+      usageEstimated: false,
+    });
   });
 
   for (const model of ['claude-haiku-4-5', 'gpt-4o', 'gemini-2.0-flash']) {
@@ -105,7 +112,12 @@ describe('messages.create through the Anthropic SDK', () => {
     });
 
     it(`${model}: a tool round trip (tool_use, then tool_result answered)`, async () => {
-      const first = await client.messages.create({ model, max_tokens: 300, tools: [weather], messages: [{ role: 'user', content: 'What is the weather in Paris?' }] });
+      const first = await client.messages.create({
+        model,
+        max_tokens: 300,
+        tools: [weather],
+        messages: [{ role: 'user', content: 'What is the weather in Paris?' }],
+      });
       expect(first.stop_reason).toBe('tool_use');
       const call = first.content.find((b): b is Anthropic.ToolUseBlock => b.type === 'tool_use');
       expect(call).toMatchObject({ name: 'get_weather', input: { city: expect.any(String) } });
@@ -137,7 +149,13 @@ describe('messages.create through the Anthropic SDK', () => {
 describe('extended thinking on a Claude model', () => {
   it('round-trips thinking with its signature unchanged through a tool loop, streamed and buffered', async () => {
     const thinking = { type: 'enabled' as const, budget_tokens: 2048 };
-    const stream = client.messages.stream({ model: 'claude-sonnet-4-5', max_tokens: 4096, thinking, tools: [weather], messages: [{ role: 'user', content: 'Weather in Rome?' }] });
+    const stream = client.messages.stream({
+      model: 'claude-sonnet-4-5',
+      max_tokens: 4096,
+      thinking,
+      tools: [weather],
+      messages: [{ role: 'user', content: 'Weather in Rome?' }],
+    });
     const first = await stream.finalMessage();
     const block = first.content.find((b): b is Anthropic.ThinkingBlock => b.type === 'thinking');
     expect(block?.thinking).toMatch(/^Thinking: /);
@@ -150,19 +168,35 @@ describe('extended thinking on a Claude model', () => {
     ];
     const second = await client.messages.create({ model: 'claude-sonnet-4-5', max_tokens: 4096, thinking, tools: [weather], messages: history });
     expect(textOf(second)).toContain('sunny');
-    const sent = sim().requests.filter((r) => r.provider === 'anthropic').at(-1)?.body as { messages: Array<{ content: unknown }> };
+    const sent = sim()
+      .requests.filter((r) => r.provider === 'anthropic')
+      .at(-1)?.body as { messages: Array<{ content: unknown }> };
     expect(sent.messages[1]?.content).toEqual(JSON.parse(JSON.stringify(first.content)));
 
     // A signature changed on the way is refused by Anthropic (the simulator checks as the API does).
-    const forged = [{ ...block, signature: Buffer.from('forged').toString('base64') }, ...first.content.filter((b) => b.type !== 'thinking')] as Anthropic.ContentBlockParam[];
-    const refused = await client.messages.create({ model: 'claude-sonnet-4-5', max_tokens: 4096, thinking, tools: [weather], messages: [history[0]!, { role: 'assistant', content: forged }, history[2]!] }).catch((e: unknown) => e);
+    const forged = [
+      { ...block, signature: Buffer.from('forged').toString('base64') },
+      ...first.content.filter((b) => b.type !== 'thinking'),
+    ] as Anthropic.ContentBlockParam[];
+    const refused = await client.messages
+      .create({
+        model: 'claude-sonnet-4-5',
+        max_tokens: 4096,
+        thinking,
+        tools: [weather],
+        messages: [history[0]!, { role: 'assistant', content: forged }, history[2]!],
+      })
+      .catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(BadRequestError);
-    expect((refused as BadRequestError).error as unknown).toMatchObject({ type: 'error', error: { type: 'invalid_request_error', message: expect.stringMatching(/signature/) } });
+    expect((refused as BadRequestError).error as unknown).toMatchObject({
+      type: 'error',
+      error: { type: 'invalid_request_error', message: expect.stringMatching(/signature/) },
+    });
   });
 });
 
 describe('count_tokens, models, errors, auth', () => {
-  it('counts a Claude prompt with Anthropic\'s own endpoint and other models with the gateway tokenizer, unbilled', async () => {
+  it("counts a Claude prompt with Anthropic's own endpoint and other models with the gateway tokenizer, unbilled", async () => {
     const params = { messages: [{ role: 'user' as const, content: 'one two three four five' }], system: 'six seven' };
     const claude = await client.messages.countTokens({ model: 'claude-haiku-4-5-20251001', ...params });
     // The simulator's rule: 4 + words per message, the system prompt as one message.
@@ -174,11 +208,16 @@ describe('count_tokens, models, errors, auth', () => {
     expect(gpt.input_tokens).toBeGreaterThan(gptNoTools.input_tokens);
   });
 
-  it('lists models in Anthropic\'s shape for an Anthropic client, OpenAI\'s without anthropic-version', async () => {
+  it("lists models in Anthropic's shape for an Anthropic client, OpenAI's without anthropic-version", async () => {
     const page = await client.models.list({ limit: 1000 });
     const ids = page.data.map((m) => m.id);
     expect(ids).toContain('claude-sonnet-4-5');
-    expect(page.data[0]).toEqual({ type: 'model', id: expect.any(String), display_name: expect.any(String), created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) });
+    expect(page.data[0]).toEqual({
+      type: 'model',
+      id: expect.any(String),
+      display_name: expect.any(String),
+      created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+    });
     expect(page.data.find((m) => m.id === 'claude-3-5-sonnet')?.display_name).toBe('Claude 3.5 Sonnet');
     const first = await client.models.list({ limit: 2 });
     expect(first.data).toHaveLength(2);
@@ -188,23 +227,33 @@ describe('count_tokens, models, errors, auth', () => {
     expect((await client.models.retrieve('claude-haiku-4-5-20251001')).id).toBe('claude-haiku-4-5');
   });
 
-  it('answers typed errors in Anthropic\'s shape: 404 unknown model, 401 bad key, 400 bad body, 529 when every upstream is overloaded', async () => {
+  it("answers typed errors in Anthropic's shape: 404 unknown model, 401 bad key, 400 bad body, 529 when every upstream is overloaded", async () => {
     const unknown = await client.messages.create({ model: 'claude-2.1', max_tokens: 10, messages: [{ role: 'user', content: 'x' }] }).catch((e: unknown) => e);
     expect(unknown).toBeInstanceOf(NotFoundError);
-    expect((unknown as NotFoundError).error as unknown).toMatchObject({ type: 'error', error: { type: 'not_found_error', message: expect.stringContaining('claude-2.1') }, request_id: expect.any(String) });
+    expect((unknown as NotFoundError).error as unknown).toMatchObject({
+      type: 'error',
+      error: { type: 'not_found_error', message: expect.stringContaining('claude-2.1') },
+      request_id: expect.any(String),
+    });
 
     const badKey = new Anthropic({ baseURL: origin, apiKey: 'sk-mux-wrong', maxRetries: 0 });
     const auth = await badKey.messages.create({ model: 'gpt-4o', max_tokens: 10, messages: [{ role: 'user', content: 'x' }] }).catch((e: unknown) => e);
     expect(auth).toBeInstanceOf(AuthenticationError);
     expect((auth as AuthenticationError).error as unknown).toMatchObject({ error: { type: 'authentication_error' } });
 
-    const bad = await client.messages.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'x' }] } as unknown as Anthropic.MessageCreateParamsNonStreaming).catch((e: unknown) => e);
+    const bad = await client.messages
+      .create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'x' }] } as unknown as Anthropic.MessageCreateParamsNonStreaming)
+      .catch((e: unknown) => e);
     expect(bad).toBeInstanceOf(BadRequestError);
-    expect((bad as BadRequestError).error as unknown).toMatchObject({ error: { type: 'invalid_request_error', message: expect.stringContaining('max_tokens') } });
+    expect((bad as BadRequestError).error as unknown).toMatchObject({
+      error: { type: 'invalid_request_error', message: expect.stringContaining('max_tokens') },
+    });
 
     // Every target of the plan (Claude, then its equivalents) overloaded: Anthropic's 529.
     sim().setFault({}, { kind: 'status', status: 503 });
-    const overloaded = await client.messages.create({ model: 'claude-haiku-4-5', max_tokens: 10, messages: [{ role: 'user', content: 'x' }] }).catch((e: unknown) => e);
+    const overloaded = await client.messages
+      .create({ model: 'claude-haiku-4-5', max_tokens: 10, messages: [{ role: 'user', content: 'x' }] })
+      .catch((e: unknown) => e);
     expect(overloaded).toBeInstanceOf(OverloadedError);
     expect((overloaded as APIError).status).toBe(529);
     expect((overloaded as APIError).error).toMatchObject({ error: { type: 'overloaded_error' } });

@@ -35,7 +35,19 @@ const ATTACK = {
   model: 'gpt-4o',
   max_tokens: 1,
   messages: [{ role: 'user', content: 'call it' }],
-  tools: [{ type: 'function', function: { name: 'f', parameters: { type: 'object', required: ['x'], properties: { x: { type: 'array', minItems: 20000, items: { type: 'string', enum: ['a b c d e f g h i j'] } } } } } }],
+  tools: [
+    {
+      type: 'function',
+      function: {
+        name: 'f',
+        parameters: {
+          type: 'object',
+          required: ['x'],
+          properties: { x: { type: 'array', minItems: 20000, items: { type: 'string', enum: ['a b c d e f g h i j'] } } },
+        },
+      },
+    },
+  ],
 };
 
 async function newAccount(opts: { freeTokens: number; creditNanoUsd: number; limitNanoUsd?: number }) {
@@ -43,11 +55,20 @@ async function newAccount(opts: { freeTokens: number; creditNanoUsd: number; lim
   const { createKey } = await import('../../functions/shared/accounts/keys/store');
   const account = await createAccount({ freeTokens: opts.freeTokens, creditNanoUsd: opts.creditNanoUsd });
   const key = await createKey(account.accountId, 'test', opts.limitNanoUsd === undefined ? {} : { limitNanoUsd: opts.limitNanoUsd });
-  return { accountId: account.accountId, key: key.key, h16: key.keyHash.slice(0, 16), client: new OpenAI({ baseURL: gw.baseUrl, apiKey: key.key, maxRetries: 0 }) };
+  return {
+    accountId: account.accountId,
+    key: key.key,
+    h16: key.keyHash.slice(0, 16),
+    client: new OpenAI({ baseURL: gw.baseUrl, apiKey: key.key, maxRetries: 0 }),
+  };
 }
 
 async function post(key: string, path: string, body: unknown): Promise<Response> {
-  return fetch(`${gw.baseUrl}${path}`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  return fetch(`${gw.baseUrl}${path}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
 }
 
 /** The `data:` payloads of an SSE body, `[DONE]` excluded. */
@@ -61,7 +82,10 @@ function events(text: string): Array<Record<string, unknown>> {
 async function rawAccount(accountId: string) {
   const { documentClient } = await import('../../functions/shared/store/dynamo');
   const { tableNames } = await import('../../functions/shared/store/tables');
-  return (await documentClient().send(new GetCommand({ TableName: tableNames().accounts, Key: { accountId }, ConsistentRead: true }))).Item as Record<string, unknown>;
+  return (await documentClient().send(new GetCommand({ TableName: tableNames().accounts, Key: { accountId }, ConsistentRead: true }))).Item as Record<
+    string,
+    unknown
+  >;
 }
 
 /**
@@ -76,7 +100,14 @@ async function settled(accountId: string) {
     await returnAllLeases();
     const account = await rawAccount(accountId);
     if (account.heldNanoUsd === 0 && account.heldFreeTokens === 0) {
-      const out = await documentClient().send(new QueryCommand({ TableName: tableNames().ledger, KeyConditionExpression: 'accountId = :a', ExpressionAttributeValues: { ':a': accountId }, ConsistentRead: true }));
+      const out = await documentClient().send(
+        new QueryCommand({
+          TableName: tableNames().ledger,
+          KeyConditionExpression: 'accountId = :a',
+          ExpressionAttributeValues: { ':a': accountId },
+          ConsistentRead: true,
+        }),
+      );
       return { account, ledger: (out.Items ?? []) as Array<Record<string, number | string | boolean>> };
     }
     await new Promise((r) => setTimeout(r, 50));
@@ -112,7 +143,7 @@ async function upstreamAborted(): Promise<boolean> {
   return lastUpstream().aborted;
 }
 
-describe("the attack: max_tokens 1 and 180,000 tokens of tool arguments, on $0.05", () => {
+describe('the attack: max_tokens 1 and 180,000 tokens of tool arguments, on $0.05', () => {
   it('streamed: cut at the held output (length), upstream stopped, charge ≤ hold, balance ≥ 0', async () => {
     const a = await newAccount({ freeTokens: 0, creditNanoUsd: 0.05 * USD });
     sim().setChunkDelay(20);
@@ -120,7 +151,12 @@ describe("the attack: max_tokens 1 and 180,000 tokens of tool arguments, on $0.0
       const res = await post(a.key, '/chat/completions', { ...ATTACK, stream: true, stream_options: { include_usage: true } });
       expect(res.status).toBe(200);
       const chunks = events(await res.text());
-      const args = chunks.flatMap((c) => (c.choices as Array<{ delta: { tool_calls?: Array<{ function?: { arguments?: string } }> } }>).flatMap((ch) => ch.delta.tool_calls ?? [])).map((t) => t.function?.arguments ?? '').join('');
+      const args = chunks
+        .flatMap((c) =>
+          (c.choices as Array<{ delta: { tool_calls?: Array<{ function?: { arguments?: string } }> } }>).flatMap((ch) => ch.delta.tool_calls ?? []),
+        )
+        .map((t) => t.function?.arguments ?? '')
+        .join('');
       expect(args.length).toBeGreaterThan(0);
       expect(args.length).toBeLessThan(4 * outputCutAt(1));
       const finishes = chunks.flatMap((c) => (c.choices as Array<{ finish_reason: string | null }>).map((ch) => ch.finish_reason)).filter((f) => f !== null);
@@ -143,7 +179,10 @@ describe("the attack: max_tokens 1 and 180,000 tokens of tool arguments, on $0.0
     try {
       const res = await post(a.key, '/chat/completions', ATTACK);
       expect(res.status).toBe(200);
-      const body = (await res.json()) as { choices: Array<{ finish_reason: string; message: { tool_calls?: Array<{ function: { arguments: string } }> } }>; usage: { completion_tokens: number; cost: number } };
+      const body = (await res.json()) as {
+        choices: Array<{ finish_reason: string; message: { tool_calls?: Array<{ function: { arguments: string } }> } }>;
+        usage: { completion_tokens: number; cost: number };
+      };
       expect(body.choices[0]?.finish_reason).toBe('length');
       expect((body.choices[0]?.message.tool_calls?.[0]?.function.arguments ?? '').length).toBeLessThan(4 * outputCutAt(1));
       expect(body.usage.completion_tokens).toBeLessThanOrEqual(outputCutAt(1));
@@ -173,14 +212,30 @@ describe('a lying upstream: [overreport] usage with normal output', () => {
     const { computeCharge } = await import('../../functions/shared/money/price');
     for (const stream of [false, true]) {
       const a = await newAccount({ freeTokens: 0, creditNanoUsd: 1 * USD });
-      const res = await post(a.key, '/chat/completions', { model: 'gpt-4o', max_tokens: 20, stream, ...(stream ? { stream_options: { include_usage: true } } : {}), messages: [{ role: 'user', content: 'hello [overreport]' }] });
+      const res = await post(a.key, '/chat/completions', {
+        model: 'gpt-4o',
+        max_tokens: 20,
+        stream,
+        ...(stream ? { stream_options: { include_usage: true } } : {}),
+        messages: [{ role: 'user', content: 'hello [overreport]' }],
+      });
       expect(res.status).toBe(200);
-      const usage = (stream ? events(await res.text()).at(-1)?.usage : ((await res.json()) as { usage: unknown }).usage) as { prompt_tokens: number; completion_tokens: number; cost: number };
+      const usage = (stream ? events(await res.text()).at(-1)?.usage : ((await res.json()) as { usage: unknown }).usage) as {
+        prompt_tokens: number;
+        completion_tokens: number;
+        cost: number;
+      };
       const { entry } = await oneEntry(a.accountId, { credit: 1 * USD, free: 0 });
       // The upstream's own (inflated) counts are on record; the charge is the hold, the rest the loss.
       expect(entry.completionTokens).toBe(usage.completion_tokens);
       expect(entry.completionTokens).toBeGreaterThan(Number(entry.maxCompletionTokens));
-      const reported = computeCharge({ promptTokens: Number(entry.promptTokens), completionTokens: Number(entry.completionTokens), freeTokensAvailable: 0, inputPrice: Number(entry.inputPrice), outputPrice: Number(entry.outputPrice) });
+      const reported = computeCharge({
+        promptTokens: Number(entry.promptTokens),
+        completionTokens: Number(entry.completionTokens),
+        freeTokensAvailable: 0,
+        inputPrice: Number(entry.inputPrice),
+        outputPrice: Number(entry.outputPrice),
+      });
       expect(entry.costNanoUsd).toBe(entry.holdNanoUsd);
       expect(entry.lossNanoUsd).toBe(reported.costNanoUsd - Number(entry.holdNanoUsd));
       expect(usage.cost).toBe(Number(entry.costNanoUsd) / USD);
@@ -218,14 +273,21 @@ describe('a lying upstream: [overreport] usage with normal output', () => {
 describe('an upstream that ignores max_tokens: [runaway] text, reasoning, n = 2, the Responses API', () => {
   it('n = 2, streamed: both choices end at the held output (2 × max_tokens in all)', async () => {
     const a = await newAccount({ freeTokens: 0, creditNanoUsd: 1 * USD });
-    const s = await a.client.chat.completions.create({ model: 'gpt-4o', max_tokens: 8, n: 2, stream: true, stream_options: { include_usage: true }, messages: [{ role: 'user', content: 'go [runaway]' }] });
+    const s = await a.client.chat.completions.create({
+      model: 'gpt-4o',
+      max_tokens: 8,
+      n: 2,
+      stream: true,
+      stream_options: { include_usage: true },
+      messages: [{ role: 'user', content: 'go [runaway]' }],
+    });
     const text = ['', ''];
     const finish: Array<string | null> = [null, null];
     let usage: OpenAI.CompletionUsage | undefined;
     for await (const c of s) {
       for (const ch of c.choices) {
-      text[ch.index] += ch.delta.content ?? '';
-      if (ch.finish_reason) finish[ch.index] = ch.finish_reason;
+        text[ch.index] += ch.delta.content ?? '';
+        if (ch.finish_reason) finish[ch.index] = ch.finish_reason;
       }
       usage = c.usage ?? usage;
     }

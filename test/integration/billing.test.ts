@@ -48,7 +48,13 @@ describe('billing', () => {
         i % 2 === 0
           ? client.chat.completions.create({ model: 'gpt-4o', max_tokens: 200, messages: [{ role: 'user', content: `request number ${i}` }] })
           : (async () => {
-              const s = await client.chat.completions.create({ model: 'gpt-4o', max_tokens: 200, messages: [{ role: 'user', content: `stream number ${i}` }], stream: true, stream_options: { include_usage: true } });
+              const s = await client.chat.completions.create({
+                model: 'gpt-4o',
+                max_tokens: 200,
+                messages: [{ role: 'user', content: `stream number ${i}` }],
+                stream: true,
+                stream_options: { include_usage: true },
+              });
               let usage: OpenAI.CompletionUsage | undefined;
               for await (const c of s) usage = c.usage ?? usage;
               return { usage };
@@ -90,7 +96,12 @@ describe('billing', () => {
 
   it('bills a stream from the upstream usage, with the served model and its fallback path', async () => {
     const { client, accountId } = await newClient({ freeTokens: 200_000, creditNanoUsd: 0 });
-    const s = await client.chat.completions.create({ model: 'minimax', messages: [{ role: 'user', content: 'bill this stream' }], stream: true, stream_options: { include_usage: true } });
+    const s = await client.chat.completions.create({
+      model: 'minimax',
+      messages: [{ role: 'user', content: 'bill this stream' }],
+      stream: true,
+      stream_options: { include_usage: true },
+    });
     let usage: OpenAI.CompletionUsage | undefined;
     for await (const c of s) usage = c.usage ?? usage;
     const summary = await waitForLedger(accountId, 1);

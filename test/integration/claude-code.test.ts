@@ -27,7 +27,9 @@ const run = promisify(execFile);
 function locateClaude(): string {
   const root = join(__dirname, '..', '..');
   const require = createRequire(join(root, 'package.json'));
-  const musl = process.platform === 'linux' && (process.report?.getReport() as { header?: { glibcVersionRuntime?: string } } | undefined)?.header?.glibcVersionRuntime === undefined;
+  const musl =
+    process.platform === 'linux' &&
+    (process.report?.getReport() as { header?: { glibcVersionRuntime?: string } } | undefined)?.header?.glibcVersionRuntime === undefined;
   const platform = `${process.platform}-${process.arch}${musl ? '-musl' : ''}`;
   try {
     const dir = dirname(require.resolve(`@anthropic-ai/claude-code-${platform}/package.json`));
@@ -75,7 +77,18 @@ async function claude(model: string): Promise<ClaudeResult> {
     DISABLE_AUTOUPDATER: '1',
     DISABLE_ERROR_REPORTING: '1',
   };
-  const args = ['-p', 'Read the file Paris and tell me the secret number.', '--model', model, '--tools', 'Read', '--allowedTools', 'Read', '--output-format', 'json'];
+  const args = [
+    '-p',
+    'Read the file Paris and tell me the secret number.',
+    '--model',
+    model,
+    '--tools',
+    'Read',
+    '--allowedTools',
+    'Read',
+    '--output-format',
+    'json',
+  ];
   const { stdout, stderr, failure } = await run(CLAUDE, args, { cwd: work, env, timeout: 90_000 }).then(
     (out) => ({ ...out, failure: '' }),
     (err: { stdout?: string; stderr?: string; code?: number | string; signal?: string; message?: string }) => ({
@@ -87,7 +100,9 @@ async function claude(model: string): Promise<ClaudeResult> {
   try {
     return JSON.parse(stdout) as ClaudeResult;
   } catch {
-    throw new Error(`claude -p --model ${model} printed no JSON result${failure ? ` (${failure.trim()})` : ''}\nstdout: ${stdout || '(empty)'}\nstderr: ${stderr || '(empty)'}`);
+    throw new Error(
+      `claude -p --model ${model} printed no JSON result${failure ? ` (${failure.trim()})` : ''}\nstdout: ${stdout || '(empty)'}\nstderr: ${stderr || '(empty)'}`,
+    );
   }
 }
 

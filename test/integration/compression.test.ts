@@ -36,7 +36,11 @@ interface Arrival {
 }
 
 /** A POST over node:http, which neither sends Accept-Encoding nor decodes: the body as it came off the socket. */
-function rawPost(path: string, body: unknown, acceptEncoding?: string): Promise<{ status: number; headers: IncomingHttpHeaders; arrivals: Arrival[]; raw: Buffer }> {
+function rawPost(
+  path: string,
+  body: unknown,
+  acceptEncoding?: string,
+): Promise<{ status: number; headers: IncomingHttpHeaders; arrivals: Arrival[]; raw: Buffer }> {
   const url = new URL(`${gw.baseUrl}/${path}`);
   const headers: Record<string, string> = { authorization: `Bearer ${gw.apiKey}`, 'content-type': 'application/json' };
   if (acceptEncoding !== undefined) headers['accept-encoding'] = acceptEncoding;
@@ -63,7 +67,11 @@ const contentOf = (text: string): string =>
     .map((e) => (JSON.parse(e.slice('data: '.length)) as { choices: Array<{ delta: { content: string } }> }).choices[0]?.delta.content ?? '')
     .join('');
 
-const chat = (content: string, extra: Record<string, unknown> = {}): Record<string, unknown> => ({ model: 'gpt-4o-mini', messages: [{ role: 'user', content }], ...extra });
+const chat = (content: string, extra: Record<string, unknown> = {}): Record<string, unknown> => ({
+  model: 'gpt-4o-mini',
+  messages: [{ role: 'user', content }],
+  ...extra,
+});
 
 describe('streamed chat', () => {
   it('through the openai SDK, gzip (as the SDK asks by default) delivers the same content as identity', async () => {
@@ -73,7 +81,9 @@ describe('streamed chat', () => {
     expect(response.headers.get('vary')).toBe('accept-encoding');
     let gzipped = '';
     for await (const chunk of stream) gzipped += chunk.choices[0]?.delta.content ?? '';
-    const { data: plainStream, response: plainResponse } = await identityClient.chat.completions.create({ model: 'gpt-4o-mini', messages, stream: true }).withResponse();
+    const { data: plainStream, response: plainResponse } = await identityClient.chat.completions
+      .create({ model: 'gpt-4o-mini', messages, stream: true })
+      .withResponse();
     expect(plainResponse.headers.get('content-encoding')).toBeNull();
     let plain = '';
     for await (const chunk of plainStream) plain += chunk.choices[0]?.delta.content ?? '';
@@ -110,7 +120,9 @@ describe('streamed chat', () => {
   });
 
   it('a Responses API stream is gzip as well, and the SDK reads it to response.completed', async () => {
-    const { data: stream, response } = await gzipClient.responses.create({ model: 'gpt-4o-mini', input: 'respond, compressed', stream: true, store: false }).withResponse();
+    const { data: stream, response } = await gzipClient.responses
+      .create({ model: 'gpt-4o-mini', input: 'respond, compressed', stream: true, store: false })
+      .withResponse();
     expect(response.headers.get('content-encoding')).toBe('gzip');
     let text = '';
     let completed = false;
@@ -158,7 +170,9 @@ describe('streamed chat', () => {
     expect(contentEvents(text).length).toBeGreaterThan(0);
     expect(text.endsWith('data: [DONE]\n\n')).toBe(true);
     // The comment came well before the first content event (the upstream's headers took 900 ms).
-    const firstContent = res.arrivals.findIndex((_, i) => contentEvents(decodedPrefix(Buffer.concat(res.arrivals.slice(0, i + 1).map((a) => a.bytes)))).length > 0);
+    const firstContent = res.arrivals.findIndex(
+      (_, i) => contentEvents(decodedPrefix(Buffer.concat(res.arrivals.slice(0, i + 1).map((a) => a.bytes)))).length > 0,
+    );
     expect((res.arrivals[firstContent]?.at ?? 0) - (first?.at ?? 0)).toBeGreaterThan(300);
   });
 });

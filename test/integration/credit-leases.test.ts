@@ -14,7 +14,14 @@ let gw: RunningGateway;
 const saved = { ...process.env };
 
 beforeAll(async () => {
-  Object.assign(process.env, { CREDIT_LEASE_VALIDITY_MS: '60000', CREDIT_LEASE_IDLE_MS: '60000', RATE_LIMIT_RPM: '0', RATE_LIMIT_CONCURRENT: '0', RATE_LIMIT_FREE_RPM: '0', RATE_LIMIT_FREE_CONCURRENT: '0' });
+  Object.assign(process.env, {
+    CREDIT_LEASE_VALIDITY_MS: '60000',
+    CREDIT_LEASE_IDLE_MS: '60000',
+    RATE_LIMIT_RPM: '0',
+    RATE_LIMIT_CONCURRENT: '0',
+    RATE_LIMIT_FREE_RPM: '0',
+    RATE_LIMIT_FREE_CONCURRENT: '0',
+  });
   gw = await startGateway({ tablePrefix: `leases-${process.pid}` });
 });
 
@@ -42,7 +49,13 @@ describe('credit leases through the chat route', { timeout: 180_000 }, () => {
           const r = await client.chat.completions.create({ model: 'gpt-4o-mini', max_tokens: 200, messages: [{ role: 'user', content: `lease ${i}` }] });
           return { requestId: r.id, cost: (r.usage as { cost?: number } | undefined)?.cost };
         }
-        const s = await client.chat.completions.create({ model: 'gpt-4o-mini', max_tokens: 200, stream: true, stream_options: { include_usage: true }, messages: [{ role: 'user', content: `lease ${i}` }] });
+        const s = await client.chat.completions.create({
+          model: 'gpt-4o-mini',
+          max_tokens: 200,
+          stream: true,
+          stream_options: { include_usage: true },
+          messages: [{ role: 'user', content: `lease ${i}` }],
+        });
         let usage: { cost?: number } | undefined;
         for await (const c of s) usage = (c.usage as { cost?: number } | null) ?? usage;
         return { requestId: '', cost: usage?.cost };
@@ -53,7 +66,17 @@ describe('credit leases through the chat route', { timeout: 180_000 }, () => {
     expect(Object.keys((await raw()).holds as object).every((id) => id.startsWith('lease_'))).toBe(true);
 
     // The settles run after the answers: wait for the 30 ledger entries, then return the lease.
-    const ledger = async () => (await documentClient().send(new QueryCommand({ TableName: tableNames().ledger, KeyConditionExpression: 'accountId = :a', ExpressionAttributeValues: { ':a': accountId }, ConsistentRead: true }))).Items ?? [];
+    const ledger = async () =>
+      (
+        await documentClient().send(
+          new QueryCommand({
+            TableName: tableNames().ledger,
+            KeyConditionExpression: 'accountId = :a',
+            ExpressionAttributeValues: { ':a': accountId },
+            ConsistentRead: true,
+          }),
+        )
+      ).Items ?? [];
     for (let i = 0; i < 200 && (await ledger()).length < 30; i++) await new Promise((r) => setTimeout(r, 50));
     await holdsReturned(accountId);
     const entries = await ledger();

@@ -65,7 +65,7 @@ describe('buffered budget', () => {
     (await import('../../functions/shared/routing/circuit-breaker')).breaker.reset();
   });
 
-  it('an upstream that keeps a buffered answer alive with blank lines: 200 committed at the budget, OpenAI\'s 504 error object at the deadline, upstream aborted, nothing billed', async () => {
+  it("an upstream that keeps a buffered answer alive with blank lines: 200 committed at the budget, OpenAI's 504 error object at the deadline, upstream aborted, nothing billed", async () => {
     const r = await bufferedChat('deepseek-v3', 'keep me waiting');
     expect(r.res.status).toBe(200);
     expect(r.res.headers.get('content-type')).toBe('application/json');
@@ -96,7 +96,9 @@ describe('buffered budget', () => {
     sim().setChunkDelay(25); // ~30 events: ~0.75 s, past the 600 ms budget, well within the 1.5 s deadline on a loaded machine
     const client = new OpenAI({ baseURL: gw.baseUrl, apiKey: gw.apiKey, maxRetries: 0 });
     const started = Date.now();
-    const { data, response } = await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'held answer' }] }).withResponse();
+    const { data, response } = await client.chat.completions
+      .create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'held answer' }] })
+      .withResponse();
     expect(Date.now() - started).toBeGreaterThan(BUDGET_MS);
     expect(response.status).toBe(200);
     expect(response.headers.get('x-modelmux-model')).toBeNull(); // committed before routing ended

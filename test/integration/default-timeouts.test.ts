@@ -58,7 +58,13 @@ interface Answer {
 async function buffered(model: string, tag: string): Promise<Answer> {
   const started = Date.now();
   const { data, response } = await client.chat.completions.create({ model, messages: ask(tag) }).withResponse();
-  return { text: data.choices[0]?.message.content ?? '', ms: Date.now() - started, model: response.headers.get('x-modelmux-model'), requestId: response.headers.get('x-request-id'), finish: data.choices[0]?.finish_reason };
+  return {
+    text: data.choices[0]?.message.content ?? '',
+    ms: Date.now() - started,
+    model: response.headers.get('x-modelmux-model'),
+    requestId: response.headers.get('x-request-id'),
+    finish: data.choices[0]?.finish_reason,
+  };
 }
 
 async function streamed(model: string, tag: string): Promise<Answer> {
@@ -122,7 +128,12 @@ describe.concurrent('the default time limits', () => {
   it('a long legitimate generation — a token a second for over a minute — completes untouched, streamed and buffered', async () => {
     // 90 words in 60 pieces, 1 s apart (and the Anthropic events around them): ~65 s. The buffered
     // answer outlives the 55 s budget: its 200 is committed then, with JSON whitespace until the body.
-    const answers = await bothModes('claude-sonnet-4-5', 'long', { provider: 'anthropic', model: 'claude-sonnet-4-5' }, { kind: 'paced', everyMs: 1_000, words: 90 });
+    const answers = await bothModes(
+      'claude-sonnet-4-5',
+      'long',
+      { provider: 'anthropic', model: 'claude-sonnet-4-5' },
+      { kind: 'paced', everyMs: 1_000, words: 90 },
+    );
     for (const a of answers) {
       expect(a.text).toMatch(/^Echo: defaults long [bs]( \S+){86}$/);
       expect(a.finish).toBe('stop');
@@ -134,10 +145,14 @@ describe.concurrent('the default time limits', () => {
     const [b, s] = answers;
     expect(b?.model).toBeNull(); // held past the budget: committed before routing ended
     expect(s?.model).toBe('claude-sonnet-4-5');
-    expect(sim().requests.filter((r) => r.model === 'claude-sonnet-4-5').every((r) => r.completed && !r.aborted)).toBe(true);
+    expect(
+      sim()
+        .requests.filter((r) => r.model === 'claude-sonnet-4-5')
+        .every((r) => r.completed && !r.aborted),
+    ).toBe(true);
   }, 120_000);
 
-  it('hedging: the first target to produce a token wins, the other is stopped and listed; one ledger entry, at the winner\'s price', async () => {
+  it("hedging: the first target to produce a token wins, the other is stopped and listed; one ledger entry, at the winner's price", async () => {
     const { breaker } = await import('../../functions/shared/routing/circuit-breaker');
     // claude-haiku-4-5 hedges after 3 s: its partner (gpt-4o-mini) answers at once and wins.
     sim().setFault({ provider: 'anthropic', model: 'claude-haiku-4-5' }, { kind: 'slow-headers', delayMs: 7_000 }, { times: 2 });

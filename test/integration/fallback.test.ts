@@ -25,7 +25,10 @@ const tappingFetch: typeof fetch = async (input, init) => {
   const res = await fetch(input, init);
   if (res.body === null) return res;
   const [forSdk, copy] = res.body.tee();
-  rawBodies.set(res.headers.get('x-request-id') ?? '', new Response(copy).text().catch(() => ''));
+  rawBodies.set(
+    res.headers.get('x-request-id') ?? '',
+    new Response(copy).text().catch(() => ''),
+  );
   return new Response(forSdk, { status: res.status, statusText: res.statusText, headers: res.headers });
 };
 
@@ -88,9 +91,14 @@ async function ledger(requestId: string | null, accountId = gw.accountId): Promi
 async function ledgerCount(): Promise<number> {
   const { documentClient } = await import('../../functions/shared/store/dynamo');
   const { tableNames } = await import('../../functions/shared/store/tables');
-  const out = await documentClient().send(new QueryCommand({
-    TableName: tableNames().ledger, KeyConditionExpression: 'accountId = :a', ExpressionAttributeValues: { ':a': gw.accountId }, Select: 'COUNT',
-  }));
+  const out = await documentClient().send(
+    new QueryCommand({
+      TableName: tableNames().ledger,
+      KeyConditionExpression: 'accountId = :a',
+      ExpressionAttributeValues: { ':a': gw.accountId },
+      Select: 'COUNT',
+    }),
+  );
   return out.Count ?? 0;
 }
 
@@ -113,7 +121,11 @@ async function streamed(model: string, tag: string, via: OpenAI = client, accoun
 }
 
 /** The `data:` payloads of a raw SSE body, in order. */
-const dataEvents = (raw: string) => raw.split('\n\n').filter((e) => e.startsWith('data: ')).map((e) => e.slice(6));
+const dataEvents = (raw: string) =>
+  raw
+    .split('\n\n')
+    .filter((e) => e.startsWith('data: '))
+    .map((e) => e.slice(6));
 
 describe.each(['buffered', 'streamed'] as const)('%s: failures before the answer fall back to an equivalent', (mode) => {
   const run = (model: string, tag: string) => (mode === 'buffered' ? buffered(model, tag) : streamed(model, tag));
@@ -201,20 +213,23 @@ describe.each(['buffered', 'streamed'] as const)('%s: failures before the answer
     expect(calls('anthropic')).toHaveLength(0);
   });
 
-  it('Gemini API_KEY_INVALID is our misconfiguration, not the client\'s 400: falls back', async () => {
+  it("Gemini API_KEY_INVALID is our misconfiguration, not the client's 400: falls back", async () => {
     sim().setFault({ provider: 'gemini' }, { kind: 'api-key-invalid' });
     await expectServedBy('gemini-2.0-flash', `badkey-${mode}`, 'gpt-4o-mini', 'openai');
     expect(calls('gemini')).toHaveLength(1);
   });
 
-  it('a fallback answer is billed at the served model\'s own displayed price, not the requested one\'s', async () => {
+  it("a fallback answer is billed at the served model's own displayed price, not the requested one's", async () => {
     const { createAccount } = await import('../../functions/shared/accounts/account-store');
     const { createKey } = await import('../../functions/shared/accounts/keys/store');
     const { CATALOGUE } = await import('../../functions/shared/catalogue/catalogue');
     const account = await createAccount({ freeTokens: 0, creditNanoUsd: 1_000_000_000 });
     const paying = new OpenAI({ baseURL: gw.baseUrl, apiKey: (await createKey(account.accountId, 'paying')).key, maxRetries: 0 });
     sim().setFault({ provider: 'openai' }, { kind: 'status', status: 500 });
-    const r = mode === 'buffered' ? await buffered('gpt-4o', `price-${mode}`, paying, account.accountId) : await streamed('gpt-4o', `price-${mode}`, paying, account.accountId);
+    const r =
+      mode === 'buffered'
+        ? await buffered('gpt-4o', `price-${mode}`, paying, account.accountId)
+        : await streamed('gpt-4o', `price-${mode}`, paying, account.accountId);
     expect(r.entry).toMatchObject({ publicModel: 'gpt-4o', servedModel: 'claude-3-5-sonnet', provider: 'anthropic', freeTokensUsed: 0 });
     const served = CATALOGUE.get('claude-3-5-sonnet')?.targets[0];
     const requested = CATALOGUE.get('gpt-4o')?.targets[0];
@@ -231,19 +246,24 @@ describe.each(['buffered', 'streamed'] as const)('%s: failures before the answer
 
   it('answers 503 with a clear message when every target is down, with no silent success', async () => {
     for (const p of ['openai', 'anthropic', 'gemini'] as const) sim().setFault({ provider: p }, { kind: 'status', status: 503 });
-    const err = await (mode === 'buffered'
-      ? client.chat.completions.create({ model: 'gpt-4o', messages: ask('all-down') })
-      : client.chat.completions.create({ model: 'gpt-4o', messages: ask('all-down'), stream: true })
+    const err = await (
+      mode === 'buffered'
+        ? client.chat.completions.create({ model: 'gpt-4o', messages: ask('all-down') })
+        : client.chat.completions.create({ model: 'gpt-4o', messages: ask('all-down'), stream: true })
     ).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(OpenAI.InternalServerError);
     expect((err as InstanceType<typeof OpenAI.APIError>).status).toBe(503);
     expect((err as Error).message).toMatch(/unavailable or overloaded/);
     // Every target of the plan, each tried twice (one retry), and nothing after.
     expect(sim().requests.map((q) => `${q.provider}/${q.model}`)).toEqual([
-      'openai/gpt-4o', 'openai/gpt-4o',
-      'anthropic/claude-sonnet-4-6', 'anthropic/claude-sonnet-4-6',
-      'anthropic/claude-sonnet-4-5', 'anthropic/claude-sonnet-4-5',
-      'gemini/gemini-2.5-pro', 'gemini/gemini-2.5-pro',
+      'openai/gpt-4o',
+      'openai/gpt-4o',
+      'anthropic/claude-sonnet-4-6',
+      'anthropic/claude-sonnet-4-6',
+      'anthropic/claude-sonnet-4-5',
+      'anthropic/claude-sonnet-4-5',
+      'gemini/gemini-2.5-pro',
+      'gemini/gemini-2.5-pro',
     ]);
     // Nothing answered, so nothing is billed.
     const requestId = (err as InstanceType<typeof OpenAI.APIError>).headers?.get('x-request-id') ?? null;
@@ -293,7 +313,7 @@ describe.each(['buffered', 'streamed'] as const)('%s: a prompt over the context 
     expect(r.entry.fallbackPath[0]).toMatch(/^gpt-4o@openai\/gpt-4o:context-length$/);
   });
 
-  it('over every window: OpenAI\'s 400 context_length_exceeded, nothing billed', async () => {
+  it("over every window: OpenAI's 400 context_length_exceeded, nothing billed", async () => {
     for (const provider of ['openai', 'anthropic', 'gemini'] as const) {
       sim().setFault({ provider }, { kind: 'context-length', limit: 100_000, tokens: 2_000_000 });
     }
@@ -440,10 +460,7 @@ describe('client aborts', () => {
   it('a client that disconnects mid-stream aborts the upstream request, and what was produced is billed', async () => {
     sim().setChunkDelay(60);
     const controller = new AbortController();
-    const stream = await client.chat.completions.create(
-      { model: 'gpt-4o', messages: ask('abort'), stream: true },
-      { signal: controller.signal },
-    );
+    const stream = await client.chat.completions.create({ model: 'gpt-4o', messages: ask('abort'), stream: true }, { signal: controller.signal });
     let chunks = 0;
     const requestId = await (async () => {
       try {
@@ -467,31 +484,34 @@ describe('client aborts', () => {
     expect(entry.completionTokens).toBeGreaterThan(0);
   });
 
-  it.each(['buffered', 'streamed'] as const)('%s: a client that leaves before the first byte stops the upstream at once; nothing is billed, nothing crashes', async (mode) => {
-    sim().setFault({ provider: 'openai' }, { kind: 'hang' });
-    const entriesBefore = await ledgerCount();
-    const controller = new AbortController();
-    setTimeout(() => controller.abort(), 200);
-    const err = await client.chat.completions
-      .create({ model: 'gpt-4o', messages: ask(`leave-early-${mode}`), stream: mode === 'streamed' }, { signal: controller.signal })
-      .catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(OpenAI.APIUserAbortError);
-    for (let i = 0; i < 100 && !calls('openai')[0]?.aborted; i++) await sleep(5);
-    const abortedAt = Date.now();
-    expect(calls('openai')).toHaveLength(1);
-    expect(calls('openai')[0]?.aborted).toBe(true);
-    // Stopped by the client leaving (~200 ms in), not by the 700 ms headers timeout; and the router
-    // did not go on to the equivalent for nobody.
-    expect(abortedAt - (calls('openai')[0]?.receivedAt ?? 0)).toBeLessThan(550);
-    await sleep(900);
-    expect(calls('anthropic')).toHaveLength(0);
-    expect(await ledgerCount()).toBe(entriesBefore);
-    // The gateway is still up.
-    sim().clearFaults();
-    expect((await buffered('gpt-4o', `after-leave-${mode}`)).headers.get('x-modelmux-model')).toBe('gpt-4o');
-  });
+  it.each(['buffered', 'streamed'] as const)(
+    '%s: a client that leaves before the first byte stops the upstream at once; nothing is billed, nothing crashes',
+    async (mode) => {
+      sim().setFault({ provider: 'openai' }, { kind: 'hang' });
+      const entriesBefore = await ledgerCount();
+      const controller = new AbortController();
+      setTimeout(() => controller.abort(), 200);
+      const err = await client.chat.completions
+        .create({ model: 'gpt-4o', messages: ask(`leave-early-${mode}`), stream: mode === 'streamed' }, { signal: controller.signal })
+        .catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(OpenAI.APIUserAbortError);
+      for (let i = 0; i < 100 && !calls('openai')[0]?.aborted; i++) await sleep(5);
+      const abortedAt = Date.now();
+      expect(calls('openai')).toHaveLength(1);
+      expect(calls('openai')[0]?.aborted).toBe(true);
+      // Stopped by the client leaving (~200 ms in), not by the 700 ms headers timeout; and the router
+      // did not go on to the equivalent for nobody.
+      expect(abortedAt - (calls('openai')[0]?.receivedAt ?? 0)).toBeLessThan(550);
+      await sleep(900);
+      expect(calls('anthropic')).toHaveLength(0);
+      expect(await ledgerCount()).toBe(entriesBefore);
+      // The gateway is still up.
+      sim().clearFaults();
+      expect((await buffered('gpt-4o', `after-leave-${mode}`)).headers.get('x-modelmux-model')).toBe('gpt-4o');
+    },
+  );
 
-  it('an upstream 400 about the request is the client\'s: returned at once, without retry or fallback', async () => {
+  it("an upstream 400 about the request is the client's: returned at once, without retry or fallback", async () => {
     sim().setFault({ provider: 'openai' }, { kind: 'status', status: 400 });
     const err = await client.chat.completions.create({ model: 'gpt-4o', messages: ask('client-400') }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(OpenAI.BadRequestError);

@@ -65,7 +65,9 @@ describe('POST /v1/images/generations through the openai SDK', () => {
   it('answers gpt-image-1 with PNG bytes as b64_json, billed exactly in the ledger and GET /v1/generation', async () => {
     const { getAccount } = await import('../../functions/shared/accounts/account-store');
     const before = await getAccount(accountId, { consistent: true });
-    const { data, response } = await client.images.generate({ model: 'gpt-image-1', prompt: 'a red fox in the snow', size: '1024x1024', quality: 'low', response_format: 'b64_json' }).withResponse();
+    const { data, response } = await client.images
+      .generate({ model: 'gpt-image-1', prompt: 'a red fox in the snow', size: '1024x1024', quality: 'low', response_format: 'b64_json' })
+      .withResponse();
     expect(response.headers.get('x-modelmux-provider')).toBe('openai');
     expect(response.headers.get('x-modelmux-model')).toBe('gpt-image-1');
     expect(data.data).toHaveLength(1);
@@ -83,7 +85,14 @@ describe('POST /v1/images/generations through the openai SDK', () => {
     const entry = await pollLedgerEntry(accountId, requestId);
     const expected = cost(6, 272, GPT_IMAGE.input, GPT_IMAGE.output);
     expect(expected).toBe(9_214_370); // $0.00921437
-    expect(entry).toMatchObject({ promptTokens: 6, completionTokens: 272, costNanoUsd: expected, provider: 'openai', upstreamModel: 'gpt-image-1.5', status: 'complete' });
+    expect(entry).toMatchObject({
+      promptTokens: 6,
+      completionTokens: 272,
+      costNanoUsd: expected,
+      provider: 'openai',
+      upstreamModel: 'gpt-image-1.5',
+      status: 'complete',
+    });
     // The request rode this gateway's credit lease: the account's debit is known once the lease is returned.
     await holdsReturned(accountId);
     const after = await getAccount(accountId, { consistent: true });
@@ -92,11 +101,26 @@ describe('POST /v1/images/generations through the openai SDK', () => {
 
     const lookup = await fetch(`${gw.baseUrl}/generation?id=${encodeURIComponent(requestId)}`, { headers: { authorization: `Bearer ${apiKey}` } });
     const g = ((await lookup.json()) as { data: Record<string, unknown> }).data;
-    expect(g).toMatchObject({ model: 'gpt-image-1', provider_name: 'openai', upstream_model: 'gpt-image-1.5', tokens_prompt: 6, tokens_completion: 272, cost_nano_usd: expected });
+    expect(g).toMatchObject({
+      model: 'gpt-image-1',
+      provider_name: 'openai',
+      upstream_model: 'gpt-image-1.5',
+      tokens_prompt: 6,
+      tokens_completion: 272,
+      cost_nano_usd: expected,
+    });
   });
 
   it('returns n images in one call, each a PNG of the asked size', async () => {
-    const res = await client.images.generate({ model: 'gpt-image-1', prompt: 'two boats', n: 3, size: '1536x1024', quality: 'medium', output_format: 'jpeg', output_compression: 60 });
+    const res = await client.images.generate({
+      model: 'gpt-image-1',
+      prompt: 'two boats',
+      n: 3,
+      size: '1536x1024',
+      quality: 'medium',
+      output_format: 'jpeg',
+      output_compression: 60,
+    });
     expect(res.data).toHaveLength(3);
     for (const d of res.data ?? []) expect(pngSize(d.b64_json ?? '')).toEqual({ width: 1536, height: 1024 });
     expect(res.usage?.output_tokens).toBe(3 * 1568);
@@ -116,13 +140,22 @@ describe('POST /v1/images/generations through the openai SDK', () => {
     // Gemini's prompt count: 4 + the words; 1,290 tokens per image.
     expect(data.usage).toMatchObject({ input_tokens: 8, output_tokens: 1290 });
     const entry = await pollLedgerEntry(accountId, response.headers.get('x-request-id'));
-    expect(entry).toMatchObject({ publicModel: 'gpt-image-1', servedModel: 'gemini-2.5-flash-image', provider: 'gemini', promptTokens: 8, completionTokens: 1290, costNanoUsd: cost(8, 1290, GEMINI_IMAGE.input, GEMINI_IMAGE.output) });
+    expect(entry).toMatchObject({
+      publicModel: 'gpt-image-1',
+      servedModel: 'gemini-2.5-flash-image',
+      provider: 'gemini',
+      promptTokens: 8,
+      completionTokens: 1290,
+      costNanoUsd: cost(8, 1290, GEMINI_IMAGE.input, GEMINI_IMAGE.output),
+    });
     expect((entry?.fallbackPath as string[]).at(-1)).toBe('gemini-2.5-flash-image@gemini/gemini-2.5-flash-image:ok');
   });
 
   it('bills a lying upstream no more than the hold (the rest is recorded as the platform’s loss)', async () => {
     // `[overreport]`: the simulator reports 100 × the true output tokens.
-    const { data, response } = await client.images.generate({ model: 'gpt-image-1', prompt: 'a cat [overreport]', size: '1024x1024', quality: 'low' }).withResponse();
+    const { data, response } = await client.images
+      .generate({ model: 'gpt-image-1', prompt: 'a cat [overreport]', size: '1024x1024', quality: 'low' })
+      .withResponse();
     expect(data.usage?.output_tokens).toBe(27_200);
     const entry = await pollLedgerEntry(accountId, response.headers.get('x-request-id'));
     const reported = cost(3, 27_200, GPT_IMAGE.input, GPT_IMAGE.output);

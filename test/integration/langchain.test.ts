@@ -65,15 +65,18 @@ async function roundTrip(model: ChatOpenAI, streamed = false): Promise<{ history
 const Person = z.object({ name: z.string(), age: z.number().int(), languages: z.array(z.string()) });
 
 describe('LangChain over Chat Completions', () => {
-  it.each(['gpt-4o', 'claude-3-5-sonnet', 'gemini-2.0-flash', 'deepseek-v3'])('runs a bindTools round trip with %s, its tool message carrying name', async (model) => {
-    sent.length = 0;
-    const { history, final } = await roundTrip(chat(model));
-    expect(history.at(-1)).toBeInstanceOf(ToolMessage);
-    expect(final.content).toBe('Tool said: {"city":"Paris","tempC":21}');
-    // What LangChain really sent: the tool message with `name`, accepted as OpenAI accepts it.
-    const messages = sent.at(-1)?.body['messages'] as Array<Record<string, unknown>>;
-    expect(messages.at(-1)).toMatchObject({ role: 'tool', name: 'get_weather', tool_call_id: expect.any(String) });
-  });
+  it.each(['gpt-4o', 'claude-3-5-sonnet', 'gemini-2.0-flash', 'deepseek-v3'])(
+    'runs a bindTools round trip with %s, its tool message carrying name',
+    async (model) => {
+      sent.length = 0;
+      const { history, final } = await roundTrip(chat(model));
+      expect(history.at(-1)).toBeInstanceOf(ToolMessage);
+      expect(final.content).toBe('Tool said: {"city":"Paris","tempC":21}');
+      // What LangChain really sent: the tool message with `name`, accepted as OpenAI accepts it.
+      const messages = sent.at(-1)?.body['messages'] as Array<Record<string, unknown>>;
+      expect(messages.at(-1)).toMatchObject({ role: 'tool', name: 'get_weather', tool_call_id: expect.any(String) });
+    },
+  );
 
   it.each(['gpt-4o', 'claude-3-5-sonnet', 'gemini-2.0-flash'])('streams a round trip with %s (model.stream, chunks joined)', async (model) => {
     const { final } = await roundTrip(chat(model), true);

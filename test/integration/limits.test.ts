@@ -47,7 +47,14 @@ describe('per-key spend limits and disabled keys', () => {
     const LIMIT = 100_000; // $0.0001 in nano-USD
     const { client, accountId, keyHash } = await newKey({ freeTokens: 0, creditNanoUsd: 1_000_000_000 }, { limitNanoUsd: LIMIT, limitReset: 'daily' });
     const ask = (i: number) => client.chat.completions.create({ model: 'gpt-4o-mini', max_tokens: 5, messages: [{ role: 'user', content: `limited ${i}` }] });
-    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => ask(i).then(() => 200, (e: InstanceType<typeof OpenAI.APIError>) => e)));
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        ask(i).then(
+          () => 200,
+          (e: InstanceType<typeof OpenAI.APIError>) => e,
+        ),
+      ),
+    );
     const refused = results.filter((r): r is InstanceType<typeof OpenAI.APIError> => r !== 200);
     expect(results.filter((r) => r === 200).length).toBeGreaterThan(0);
     expect(refused.length).toBeGreaterThan(0);
@@ -57,7 +64,10 @@ describe('per-key spend limits and disabled keys', () => {
     }
     // Spend it to the end, one at a time: until a 402 with nothing of the key in flight.
     for (let i = 0; i < 40; i++) {
-      const status = await ask(100 + i).then(() => 200, (e: InstanceType<typeof OpenAI.APIError>) => e.status);
+      const status = await ask(100 + i).then(
+        () => 200,
+        (e: InstanceType<typeof OpenAI.APIError>) => e.status,
+      );
       await new Promise((r) => setTimeout(r, 100));
       if (status === 402 && (await keyEntry(accountId, keyHash))?.heldNanoUsd === 0) break;
     }
@@ -90,8 +100,24 @@ describe('per-key spend limits and disabled keys', () => {
     const { UpdateCommand } = await import('@aws-sdk/lib-dynamodb');
     const { documentClient } = await import('../../functions/shared/store/dynamo');
     const { tableNames } = await import('../../functions/shared/store/tables');
-    await documentClient().send(new UpdateCommand({ TableName: tableNames().keys, Key: { keyHash }, UpdateExpression: 'SET #s = :d', ExpressionAttributeNames: { '#s': 'status' }, ExpressionAttributeValues: { ':d': 'disabled' } }));
-    await documentClient().send(new UpdateCommand({ TableName: tableNames().accounts, Key: { accountId }, UpdateExpression: 'SET #k.#h.#s = :d', ExpressionAttributeNames: { '#k': 'keys', '#h': keyHash.slice(0, 16), '#s': 'status' }, ExpressionAttributeValues: { ':d': 'disabled' } }));
+    await documentClient().send(
+      new UpdateCommand({
+        TableName: tableNames().keys,
+        Key: { keyHash },
+        UpdateExpression: 'SET #s = :d',
+        ExpressionAttributeNames: { '#s': 'status' },
+        ExpressionAttributeValues: { ':d': 'disabled' },
+      }),
+    );
+    await documentClient().send(
+      new UpdateCommand({
+        TableName: tableNames().accounts,
+        Key: { accountId },
+        UpdateExpression: 'SET #k.#h.#s = :d',
+        ExpressionAttributeNames: { '#k': 'keys', '#h': keyHash.slice(0, 16), '#s': 'status' },
+        ExpressionAttributeValues: { ':d': 'disabled' },
+      }),
+    );
     const before = sim().requests.length;
     const err = (await ask().catch((e: unknown) => e)) as InstanceType<typeof OpenAI.APIError>;
     expect(err.status).toBe(401);
@@ -112,7 +138,9 @@ describe('answers that fit', () => {
   it('refuses 300 float embeddings of 1,536 dimensions before any upstream call, billing nothing, and says base64 fits more', async () => {
     const { client, accountId } = await newKey({ freeTokens: 200_000, creditNanoUsd: 0 });
     const before = sim().requests.length;
-    const err = (await client.embeddings.create({ model: 'text-embedding-3-small', input: Array.from({ length: 300 }, (_, i) => `input ${i}`), encoding_format: 'float' }).catch((e: unknown) => e)) as InstanceType<typeof OpenAI.APIError>;
+    const err = (await client.embeddings
+      .create({ model: 'text-embedding-3-small', input: Array.from({ length: 300 }, (_, i) => `input ${i}`), encoding_format: 'float' })
+      .catch((e: unknown) => e)) as InstanceType<typeof OpenAI.APIError>;
     expect(err.status).toBe(400);
     expect(err.error).toMatchObject({ code: 'response_too_large', param: 'input' });
     expect(err.message).toMatch(/at most \d+ inputs fit as JSON floats.*With `encoding_format: "base64"` up to \d+ inputs fit/);
@@ -121,13 +149,19 @@ describe('answers that fit', () => {
     const { getAccount } = await import('../../functions/shared/accounts/account-store');
     expect(await getAccount(accountId, { consistent: true })).toMatchObject({ freeTokens: 200_000, heldFreeTokens: 0 });
     // The same inputs as base64 fit.
-    const ok = await client.embeddings.create({ model: 'text-embedding-3-small', input: Array.from({ length: 300 }, (_, i) => `input ${i}`), encoding_format: 'base64' });
+    const ok = await client.embeddings.create({
+      model: 'text-embedding-3-small',
+      input: Array.from({ length: 300 }, (_, i) => `input ${i}`),
+      encoding_format: 'base64',
+    });
     expect(ok.data).toHaveLength(300);
   });
 
-  it('refuses dimensions above the model\'s own', async () => {
+  it("refuses dimensions above the model's own", async () => {
     const { client } = await newKey({ freeTokens: 200_000, creditNanoUsd: 0 });
-    const err = (await client.embeddings.create({ model: 'text-embedding-3-small', input: 'x', dimensions: 1e9 }).catch((e: unknown) => e)) as InstanceType<typeof OpenAI.APIError>;
+    const err = (await client.embeddings.create({ model: 'text-embedding-3-small', input: 'x', dimensions: 1e9 }).catch((e: unknown) => e)) as InstanceType<
+      typeof OpenAI.APIError
+    >;
     expect(err.status).toBe(400);
     expect(err.error).toMatchObject({ param: 'dimensions' });
     expect(err.message).toMatch(/at most 1536/);
@@ -135,13 +169,16 @@ describe('answers that fit', () => {
 });
 
 describe('tenant isolation', () => {
-  it('a request nested 5,000 deep, twice, is a 400 for its sender alone: another account\'s gpt-4o-mini is still served by gpt-4o-mini', async () => {
+  it("a request nested 5,000 deep, twice, is a 400 for its sender alone: another account's gpt-4o-mini is still served by gpt-4o-mini", async () => {
     const attacker = await newKey({ freeTokens: 200_000, creditNanoUsd: 0 });
     const victim = await newKey({ freeTokens: 200_000, creditNanoUsd: 0 });
     // Written by hand: JSON.stringify itself overflows the stack on 5,000 levels (our own code did too).
     const deep = `${'{"a":'.repeat(5_000)}"x"${'}'.repeat(5_000)}`;
     const before = sim().requests.length;
-    for (const field of [`"prediction":{"type":"content","content":${deep}}`, `"response_format":{"type":"json_schema","json_schema":{"name":"deep","schema":${deep}}}`]) {
+    for (const field of [
+      `"prediction":{"type":"content","content":${deep}}`,
+      `"response_format":{"type":"json_schema","json_schema":{"name":"deep","schema":${deep}}}`,
+    ]) {
       const res = await fetch(`${gw.baseUrl}/chat/completions`, {
         method: 'POST',
         headers: { authorization: `Bearer ${attacker.client.apiKey}`, 'content-type': 'application/json' },
@@ -153,7 +190,9 @@ describe('tenant isolation', () => {
       expect(body.error.message).toMatch(/nesting deeper than 128 levels/);
     }
     expect(sim().requests.length).toBe(before);
-    const { response } = await victim.client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'still routed normally?' }] }).withResponse();
+    const { response } = await victim.client.chat.completions
+      .create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'still routed normally?' }] })
+      .withResponse();
     expect(response.headers.get('x-modelmux-model')).toBe('gpt-4o-mini');
     expect(response.headers.get('x-modelmux-attempts')).toBe('1');
   });

@@ -20,7 +20,11 @@ beforeAll(async () => {
   // Observe stdout without changing it for anyone else: every write is kept, then passed on.
   const write = process.stdout.write.bind(process.stdout);
   process.stdout.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
-    lines.push(...String(chunk).split('\n').filter((l) => l.startsWith('{')));
+    lines.push(
+      ...String(chunk)
+        .split('\n')
+        .filter((l) => l.startsWith('{')),
+    );
     return (write as (...args: unknown[]) => boolean)(chunk, ...rest);
   }) as typeof process.stdout.write;
   restore = () => {
@@ -46,23 +50,49 @@ async function logLineOf(requestId: string | null): Promise<Record<string, unkno
 describe('request logs', () => {
   it('write one JSON line per request with ids, models, tokens, cost and latency, and never the key or the text', async () => {
     const secretWords = 'zanzibar quokka marmalade';
-    const { data, response } = await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: `tell me about ${secretWords}` }] }).withResponse();
-    const stream = await client.chat.completions.create({ model: 'claude-3-5-sonnet', messages: [{ role: 'system', content: `secret system ${secretWords}` }, { role: 'user', content: secretWords }], stream: true });
+    const { data, response } = await client.chat.completions
+      .create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: `tell me about ${secretWords}` }] })
+      .withResponse();
+    const stream = await client.chat.completions.create({
+      model: 'claude-3-5-sonnet',
+      messages: [
+        { role: 'system', content: `secret system ${secretWords}` },
+        { role: 'user', content: secretWords },
+      ],
+      stream: true,
+    });
     for await (const chunk of stream) void chunk;
     const wrongKey = `sk-mux-${'Z'.repeat(43)}`;
-    await new OpenAI({ baseURL: gw.baseUrl, apiKey: wrongKey, maxRetries: 0 }).chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: secretWords }] }).catch(() => undefined);
+    await new OpenAI({ baseURL: gw.baseUrl, apiKey: wrongKey, maxRetries: 0 }).chat.completions
+      .create({ model: 'gpt-4o', messages: [{ role: 'user', content: secretWords }] })
+      .catch(() => undefined);
 
     const line = await logLineOf(response.headers.get('x-request-id'));
     expect(line).toMatchObject({
-      level: 'INFO', service: 'modelmux', model: 'gpt-4o-mini', servedModel: 'gpt-4o-mini', provider: 'openai', status: 'complete',
-      promptTokens: data.usage?.prompt_tokens, completionTokens: data.usage?.completion_tokens, usageEstimated: false,
+      level: 'INFO',
+      service: 'modelmux',
+      model: 'gpt-4o-mini',
+      servedModel: 'gpt-4o-mini',
+      provider: 'openai',
+      status: 'complete',
+      promptTokens: data.usage?.prompt_tokens,
+      completionTokens: data.usage?.completion_tokens,
+      usageEstimated: false,
     });
     expect(line.latencyMs).toEqual(expect.any(Number));
     expect(line.costNanoUsd).toEqual(expect.any(Number));
 
     const all = lines.join('\n');
     expect(lines.length).toBeGreaterThanOrEqual(3);
-    for (const forbidden of [gw.apiKey, gw.apiKey.slice('sk-mux-'.length), wrongKey, 'zanzibar', 'quokka', 'marmalade', data.choices[0]?.message.content ?? '']) {
+    for (const forbidden of [
+      gw.apiKey,
+      gw.apiKey.slice('sk-mux-'.length),
+      wrongKey,
+      'zanzibar',
+      'quokka',
+      'marmalade',
+      data.choices[0]?.message.content ?? '',
+    ]) {
       expect(all).not.toContain(forbidden);
     }
   });

@@ -18,7 +18,15 @@ let gw: RunningGateway;
 const saved = { ...process.env };
 
 beforeAll(async () => {
-  Object.assign(process.env, { CREDIT_LEASE_VALIDITY_MS: '60000', CREDIT_LEASE_IDLE_MS: '60000', CREDIT_LEASE_SHARE_PERCENT: '50', RATE_LIMIT_RPM: '0', RATE_LIMIT_CONCURRENT: '0', RATE_LIMIT_FREE_RPM: '0', RATE_LIMIT_FREE_CONCURRENT: '0' });
+  Object.assign(process.env, {
+    CREDIT_LEASE_VALIDITY_MS: '60000',
+    CREDIT_LEASE_IDLE_MS: '60000',
+    CREDIT_LEASE_SHARE_PERCENT: '50',
+    RATE_LIMIT_RPM: '0',
+    RATE_LIMIT_CONCURRENT: '0',
+    RATE_LIMIT_FREE_RPM: '0',
+    RATE_LIMIT_FREE_CONCURRENT: '0',
+  });
   gw = await startGateway({ tablePrefix: `mi-concurrency-${process.pid}` });
 }, 120_000);
 
@@ -56,12 +64,22 @@ async function ask(t: Tenant, marker: string, stream: boolean): Promise<Outcome>
   try {
     if (!stream) {
       const { data, response } = await t.client.chat.completions.create(base).withResponse();
-      return { ok: true, requestId: response.headers.get('x-request-id') ?? '', model: response.headers.get('x-modelmux-model'), costNano: Math.round(((data.usage as { cost?: number }).cost ?? Number.NaN) * USD) };
+      return {
+        ok: true,
+        requestId: response.headers.get('x-request-id') ?? '',
+        model: response.headers.get('x-modelmux-model'),
+        costNano: Math.round(((data.usage as { cost?: number }).cost ?? Number.NaN) * USD),
+      };
     }
     const { data, response } = await t.client.chat.completions.create({ ...base, stream: true, stream_options: { include_usage: true } }).withResponse();
     let cost = Number.NaN;
     for await (const chunk of data) cost = (chunk.usage as { cost?: number } | null)?.cost ?? cost;
-    return { ok: true, requestId: response.headers.get('x-request-id') ?? '', model: response.headers.get('x-modelmux-model'), costNano: Math.round(cost * USD) };
+    return {
+      ok: true,
+      requestId: response.headers.get('x-request-id') ?? '',
+      model: response.headers.get('x-modelmux-model'),
+      costNano: Math.round(cost * USD),
+    };
   } catch (err) {
     return { ok: false, status: (err as { status?: number }).status, marker };
   }
@@ -70,7 +88,14 @@ async function ask(t: Tenant, marker: string, stream: boolean): Promise<Outcome>
 async function ledgerOf(accountId: string): Promise<Array<Record<string, unknown>>> {
   const { documentClient } = await import('../../functions/shared/store/dynamo');
   const { tableNames } = await import('../../functions/shared/store/tables');
-  const out = await documentClient().send(new QueryCommand({ TableName: tableNames().ledger, KeyConditionExpression: 'accountId = :a', ExpressionAttributeValues: { ':a': accountId }, ConsistentRead: true }));
+  const out = await documentClient().send(
+    new QueryCommand({
+      TableName: tableNames().ledger,
+      KeyConditionExpression: 'accountId = :a',
+      ExpressionAttributeValues: { ':a': accountId },
+      ConsistentRead: true,
+    }),
+  );
   return (out.Items ?? []).filter((e) => e.status !== 'held');
 }
 
@@ -113,7 +138,11 @@ describe('per-environment state under N concurrent invocations through one modul
     let outcomes: Outcome[][];
     const tight = watchHeld(tenants[3] as Tenant);
     try {
-      outcomes = await Promise.all(tenants.map((t, ti) => Promise.all(Array.from({ length: perTenant[ti] as number }, (_, i) => ask(t, `t${ti}-r${i}-${t.accountId.slice(-6)}`, i % 2 === 1)))));
+      outcomes = await Promise.all(
+        tenants.map((t, ti) =>
+          Promise.all(Array.from({ length: perTenant[ti] as number }, (_, i) => ask(t, `t${ti}-r${i}-${t.accountId.slice(-6)}`, i % 2 === 1))),
+        ),
+      );
     } finally {
       sim().setChunkDelay(0);
     }

@@ -68,7 +68,9 @@ async function settled(accountId: string) {
  * request's prompt must never arrive.
  */
 function promptsSeenSince(from: number, tag: string): string[] {
-  const seen = sim().requests.slice(from).flatMap((r) => JSON.stringify(r.body).match(new RegExp(`${tag} request \\d+`, 'g')) ?? []);
+  const seen = sim()
+    .requests.slice(from)
+    .flatMap((r) => JSON.stringify(r.body).match(new RegExp(`${tag} request \\d+`, 'g')) ?? []);
   return [...new Set(seen)].sort();
 }
 
@@ -87,7 +89,13 @@ async function hundredAtOnce(client: OpenAI, tag: string) {
     return await Promise.all(
       Array.from({ length: 100 }, async (_, i) => {
         try {
-          const s = await client.chat.completions.create({ model: 'gpt-4o-mini', max_tokens: 500, stream: true, stream_options: { include_usage: true }, messages: [{ role: 'user', content: `${tag} request ${i}` }] });
+          const s = await client.chat.completions.create({
+            model: 'gpt-4o-mini',
+            max_tokens: 500,
+            stream: true,
+            stream_options: { include_usage: true },
+            messages: [{ role: 'user', content: `${tag} request ${i}` }],
+          });
           let usage: OpenAI.CompletionUsage | undefined;
           for await (const c of s) usage = c.usage ?? usage;
           return { ok: true as const, i, usage };
@@ -117,7 +125,9 @@ describe('holds under concurrency', () => {
     for (const r of refused) {
       expect(r.error.status).toBe(402);
       // What was asked and what is affordable — or, once nothing is left, that even the prompt is not.
-      expect(r.error.message).toMatch(/requested up to 500 output tokens, can afford [\d,]+; lower max_tokens|the prompt alone \(up to \d+ tokens\) costs more/);
+      expect(r.error.message).toMatch(
+        /requested up to 500 output tokens, can afford [\d,]+; lower max_tokens|the prompt alone \(up to \d+ tokens\) costs more/,
+      );
     }
     // The upstreams saw exactly the answered requests: no refused request reached one.
     expect(promptsSeenSince(upstreamBefore, 'credit')).toEqual(answered(ok, 'credit'));
@@ -161,7 +171,9 @@ describe('holds under concurrency', () => {
     const rich = await newAccount({ freeTokens: 200_000, creditNanoUsd: 0 });
     const before = sim().requests.length;
     await rich.client.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'no max_tokens' }] });
-    const sent = sim().requests.slice(before).find((r) => r.model === 'gpt-4o');
+    const sent = sim()
+      .requests.slice(before)
+      .find((r) => r.model === 'gpt-4o');
     expect((sent?.body as { max_tokens?: number }).max_tokens).toBe(16_384);
   });
 });

@@ -220,29 +220,35 @@ describe('logprobs, n and SDK-typical bodies through the openai SDK', () => {
     expect(err).toMatchObject({ status: 400, type: 'invalid_request_error', code: 'unsupported_parameter', param: 'logprobs' });
   });
 
-  it.each(['gpt-4o', 'gemini-2.0-flash'])('returns n choices from %s, buffered and streamed (chunk indexes), usage counting every completion', async (model) => {
-    const res = await client.chat.completions.create({ model, messages, n: 3 });
-    expect(res.choices.map((c) => c.index)).toEqual([0, 1, 2]);
-    expect(new Set(res.choices.map((c) => c.message.content)).size).toBe(3);
-    const one = await client.chat.completions.create({ model, messages });
-    expect(res.usage?.prompt_tokens).toBe(one.usage?.prompt_tokens);
-    expect(res.usage?.completion_tokens).toBe(3 * (one.usage?.completion_tokens ?? 0));
+  it.each(['gpt-4o', 'gemini-2.0-flash'])(
+    'returns n choices from %s, buffered and streamed (chunk indexes), usage counting every completion',
+    async (model) => {
+      const res = await client.chat.completions.create({ model, messages, n: 3 });
+      expect(res.choices.map((c) => c.index)).toEqual([0, 1, 2]);
+      expect(new Set(res.choices.map((c) => c.message.content)).size).toBe(3);
+      const one = await client.chat.completions.create({ model, messages });
+      expect(res.usage?.prompt_tokens).toBe(one.usage?.prompt_tokens);
+      expect(res.usage?.completion_tokens).toBe(3 * (one.usage?.completion_tokens ?? 0));
 
-    const indexes = new Set<number>();
-    const runner = client.chat.completions.stream({ model, messages, n: 3, stream_options: { include_usage: true } });
-    runner.on('chunk', (c) => c.choices.forEach((x) => indexes.add(x.index)));
-    const final = await runner.finalChatCompletion();
-    expect([...indexes].sort()).toEqual([0, 1, 2]);
-    expect(final.choices.map((c) => c.message.content)).toEqual(res.choices.map((c) => c.message.content));
-    expect(final.choices.every((c) => c.finish_reason === 'stop')).toBe(true);
-    expect(final.usage?.completion_tokens).toBe(res.usage?.completion_tokens);
-  });
+      const indexes = new Set<number>();
+      const runner = client.chat.completions.stream({ model, messages, n: 3, stream_options: { include_usage: true } });
+      runner.on('chunk', (c) => c.choices.forEach((x) => indexes.add(x.index)));
+      const final = await runner.finalChatCompletion();
+      expect([...indexes].sort()).toEqual([0, 1, 2]);
+      expect(final.choices.map((c) => c.message.content)).toEqual(res.choices.map((c) => c.message.content));
+      expect(final.choices.every((c) => c.finish_reason === 'stop')).toBe(true);
+      expect(final.usage?.completion_tokens).toBe(res.usage?.completion_tokens);
+    },
+  );
 
-  it.each(['gpt-4o', 'claude-3-5-sonnet', 'gemini-2.0-flash', 'deepseek-v3'])('answers %s with message.refusal null, as OpenAI types and sends it', async (model) => {
-    const res = await client.chat.completions.create({ model, messages });
-    expect(res.choices[0]?.message.refusal).toBeNull();
-    expect(res.choices[0]?.logprobs).toBeNull();
-  });
+  it.each(['gpt-4o', 'claude-3-5-sonnet', 'gemini-2.0-flash', 'deepseek-v3'])(
+    'answers %s with message.refusal null, as OpenAI types and sends it',
+    async (model) => {
+      const res = await client.chat.completions.create({ model, messages });
+      expect(res.choices[0]?.message.refusal).toBeNull();
+      expect(res.choices[0]?.logprobs).toBeNull();
+    },
+  );
 
   it('refuses n > 1 for claude-3-5-sonnet with a 400 unsupported_parameter, param n', async () => {
     const err = await client.chat.completions.create({ model: 'claude-3-5-sonnet', messages, n: 2 }).catch((e: unknown) => e);
@@ -288,7 +294,12 @@ describe('logprobs, n and SDK-typical bodies through the openai SDK', () => {
     expect(err).toBeInstanceOf(OpenAI.BadRequestError);
     expect(err).toMatchObject({ code: 'unsupported_parameter', param: 'tools[0].type' });
     const allowed = await client.chat.completions
-      .create({ model: 'gemini-2.0-flash', messages, tools: [{ type: 'function', function: { name: 'f' } }], tool_choice: { type: 'allowed_tools', allowed_tools: { mode: 'auto', tools: [{ type: 'function', function: { name: 'f' } }] } } })
+      .create({
+        model: 'gemini-2.0-flash',
+        messages,
+        tools: [{ type: 'function', function: { name: 'f' } }],
+        tool_choice: { type: 'allowed_tools', allowed_tools: { mode: 'auto', tools: [{ type: 'function', function: { name: 'f' } }] } },
+      })
       .catch((e: unknown) => e);
     expect(allowed).toMatchObject({ status: 400, code: 'unsupported_parameter', param: 'tool_choice' });
   });

@@ -36,14 +36,32 @@ beforeEach(async () => {
 });
 
 /** One provider family per model (the catalogue's first target of each). */
-const FAMILIES = ['gpt-4o', 'o3-mini', 'claude-3-5-sonnet', 'gemini-2.0-flash', 'gemini-2.5-pro', 'deepseek-v3', 'deepseek-r1', 'minimax', 'llama-3-70b', 'llama-3-8b'];
+const FAMILIES = [
+  'gpt-4o',
+  'o3-mini',
+  'claude-3-5-sonnet',
+  'gemini-2.0-flash',
+  'gemini-2.5-pro',
+  'deepseek-v3',
+  'deepseek-r1',
+  'minimax',
+  'llama-3-70b',
+  'llama-3-8b',
+];
 
-const weatherTool = { type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } } };
+const weatherTool = {
+  type: 'function',
+  function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } },
+};
 
 async function call(method: string, path: string, body?: unknown, key: string | null = gw.apiKey): Promise<{ status: number; text: string; type: string }> {
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (key !== null) headers.authorization = `Bearer ${key}`;
-  const res = await fetch(gw.baseUrl + path, { method, headers, ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }) });
+  const res = await fetch(gw.baseUrl + path, {
+    method,
+    headers,
+    ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
+  });
   return { status: res.status, text: await res.text(), type: res.headers.get('content-type') ?? '' };
 }
 
@@ -67,20 +85,36 @@ function validEvent(event: { type: string }, what: string): void {
 
 describe('the checks themselves', () => {
   it("refuse what OpenAI's description refuses: a null system_fingerprint, a missing logprobs, an event without sequence_number", () => {
-    const completion = { id: 'c', object: 'chat.completion', created: 1, model: 'm', choices: [{ index: 0, message: { role: 'assistant', content: 'hi', refusal: null }, logprobs: null, finish_reason: 'stop' }], usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } };
+    const completion = {
+      id: 'c',
+      object: 'chat.completion',
+      created: 1,
+      model: 'm',
+      choices: [{ index: 0, message: { role: 'assistant', content: 'hi', refusal: null }, logprobs: null, finish_reason: 'stop' }],
+      usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+    };
     expect(schemaErrors('CreateChatCompletionResponse', completion)).toEqual([]);
-    expect(schemaErrors('CreateChatCompletionResponse', { ...completion, system_fingerprint: null })).toEqual(['/system_fingerprint must be string {"type":"string"}']);
-    expect(schemaErrors('CreateChatCompletionResponse', { ...completion, choices: [{ index: 0, message: completion.choices[0]?.message, finish_reason: 'stop' }] })).not.toEqual([]);
+    expect(schemaErrors('CreateChatCompletionResponse', { ...completion, system_fingerprint: null })).toEqual([
+      '/system_fingerprint must be string {"type":"string"}',
+    ]);
+    expect(
+      schemaErrors('CreateChatCompletionResponse', { ...completion, choices: [{ index: 0, message: completion.choices[0]?.message, finish_reason: 'stop' }] }),
+    ).not.toEqual([]);
     const delta = { type: 'response.output_text.delta', item_id: 'msg_1', output_index: 0, content_index: 0, delta: 'a', logprobs: [], sequence_number: 3 };
     expect(schemaErrors(responseEventSchema(delta.type), delta)).toEqual([]);
     const { sequence_number: _dropped, ...unnumbered } = delta;
-    expect(schemaErrors(responseEventSchema(delta.type), unnumbered)).toEqual([`(root) must have required property 'sequence_number' {"missingProperty":"sequence_number"}`]);
+    expect(schemaErrors(responseEventSchema(delta.type), unnumbered)).toEqual([
+      `(root) must have required property 'sequence_number' {"missingProperty":"sequence_number"}`,
+    ]);
   });
 });
 
 describe('chat completions', () => {
   it.each(FAMILIES)('%s: a buffered completion, with and without a tool call', async (model) => {
-    for (const body of [{ model, messages: [{ role: 'user', content: 'hello wire' }] }, { model, messages: [{ role: 'user', content: 'weather?' }], tools: [weatherTool] }]) {
+    for (const body of [
+      { model, messages: [{ role: 'user', content: 'hello wire' }] },
+      { model, messages: [{ role: 'user', content: 'weather?' }], tools: [weatherTool] },
+    ]) {
       const r = await call('POST', '/chat/completions', body);
       expect(r.status).toBe(200);
       const json = JSON.parse(r.text) as Record<string, unknown>;
@@ -90,7 +124,12 @@ describe('chat completions', () => {
   });
 
   it.each(FAMILIES)('%s: every streamed chunk, the usage chunk included', async (model) => {
-    const r = await call('POST', '/chat/completions', { model, messages: [{ role: 'user', content: 'stream wire' }], stream: true, stream_options: { include_usage: true } });
+    const r = await call('POST', '/chat/completions', {
+      model,
+      messages: [{ role: 'user', content: 'stream wire' }],
+      stream: true,
+      stream_options: { include_usage: true },
+    });
     expect(r.type).toMatch(/^text\/event-stream/);
     const events = sseEvents(r.text);
     expect(events.at(-1)?.data).toBe('[DONE]');
@@ -100,15 +139,28 @@ describe('chat completions', () => {
   });
 
   it('OpenAI extras: logprobs, several choices, a refusal-capable message', async () => {
-    const lp = await call('POST', '/chat/completions', { model: 'gpt-4o', messages: [{ role: 'user', content: 'log me' }], logprobs: true, top_logprobs: 2, n: 2 });
+    const lp = await call('POST', '/chat/completions', {
+      model: 'gpt-4o',
+      messages: [{ role: 'user', content: 'log me' }],
+      logprobs: true,
+      top_logprobs: 2,
+      n: 2,
+    });
     valid('CreateChatCompletionResponse', JSON.parse(lp.text), 'logprobs n=2');
-    const streamed = await call('POST', '/chat/completions', { model: 'gpt-4o', messages: [{ role: 'user', content: 'log me' }], logprobs: true, stream: true });
-    sseEvents(streamed.text).slice(0, -1).forEach((e, i) => valid('CreateChatCompletionStreamResponse', JSON.parse(e.data), `logprob chunk ${i}`));
+    const streamed = await call('POST', '/chat/completions', {
+      model: 'gpt-4o',
+      messages: [{ role: 'user', content: 'log me' }],
+      logprobs: true,
+      stream: true,
+    });
+    sseEvents(streamed.text)
+      .slice(0, -1)
+      .forEach((e, i) => valid('CreateChatCompletionStreamResponse', JSON.parse(e.data), `logprob chunk ${i}`));
     const gemini = await call('POST', '/chat/completions', { model: 'gemini-2.0-flash', messages: [{ role: 'user', content: 'two please' }], n: 2 });
     valid('CreateChatCompletionResponse', JSON.parse(gemini.text), 'gemini n=2');
   });
 
-  it('a stream that fails mid-answer ends with an error event in OpenAI\'s error shape', async () => {
+  it("a stream that fails mid-answer ends with an error event in OpenAI's error shape", async () => {
     gw.simulator?.setFault({ provider: 'anthropic' }, { kind: 'error-event-after-chunks', chunks: 3 });
     const r = await call('POST', '/chat/completions', { model: 'claude-3-5-sonnet', messages: [{ role: 'user', content: 'fail me' }], stream: true });
     const last = JSON.parse(sseEvents(r.text).at(-1)?.data ?? '{}') as unknown;
@@ -140,7 +192,11 @@ describe('errors', () => {
   it.each([
     ['400 bad JSON', () => call('POST', '/chat/completions', '{not json'), 400],
     ['400 unknown argument', () => call('POST', '/chat/completions', { model: 'gpt-4o', messages: [{ role: 'user', content: 'x' }], top_k: 3 }), 400],
-    ['400 unsupported parameter', () => call('POST', '/chat/completions', { model: 'claude-3-5-sonnet', messages: [{ role: 'user', content: 'x' }], logprobs: true }), 400],
+    [
+      '400 unsupported parameter',
+      () => call('POST', '/chat/completions', { model: 'claude-3-5-sonnet', messages: [{ role: 'user', content: 'x' }], logprobs: true }),
+      400,
+    ],
     ['401 no key', () => call('POST', '/chat/completions', { model: 'gpt-4o', messages: [] }, null), 401],
     ['401 unknown key', () => call('GET', '/models', undefined, 'sk-mux-unknown'), 401],
     ['404 unknown model', () => call('POST', '/chat/completions', { model: 'nope', messages: [{ role: 'user', content: 'x' }] }), 404],
@@ -176,7 +232,12 @@ describe('the Responses API', () => {
   it.each(FAMILIES)('%s: every streamed event, each under its own event name', async (model) => {
     for (const body of [
       { model, input: 'stream responses', stream: true },
-      { model, input: 'weather?', stream: true, tools: [{ type: 'function', name: 'get_weather', parameters: weatherTool.function.parameters, strict: false }] },
+      {
+        model,
+        input: 'weather?',
+        stream: true,
+        tools: [{ type: 'function', name: 'get_weather', parameters: weatherTool.function.parameters, strict: false }],
+      },
     ]) {
       const r = await call('POST', '/responses', body);
       expect(r.type).toMatch(/^text\/event-stream/);
@@ -196,9 +257,15 @@ describe('the Responses API', () => {
     const cutEvents = sseEvents(cut.text).map((e) => JSON.parse(e.data) as { type: string });
     expect(cutEvents.at(-1)?.type).toBe('response.incomplete');
     cutEvents.forEach((e) => validEvent(e, e.type));
-    valid('Response', JSON.parse((await call('POST', '/responses', { model: 'gpt-4o-mini', input: 'cut me short please', max_output_tokens: 2 })).text), 'incomplete');
+    valid(
+      'Response',
+      JSON.parse((await call('POST', '/responses', { model: 'gpt-4o-mini', input: 'cut me short please', max_output_tokens: 2 })).text),
+      'incomplete',
+    );
     gw.simulator?.setFault({ provider: 'openai' }, { kind: 'error-event-after-chunks', chunks: 2 });
-    const failed = sseEvents((await call('POST', '/responses', { model: 'gpt-4o', input: 'fail me', stream: true })).text).map((e) => JSON.parse(e.data) as { type: string });
+    const failed = sseEvents((await call('POST', '/responses', { model: 'gpt-4o', input: 'fail me', stream: true })).text).map(
+      (e) => JSON.parse(e.data) as { type: string },
+    );
     expect(failed.slice(-2).map((e) => e.type)).toEqual(['error', 'response.failed']);
     failed.forEach((e) => validEvent(e, e.type));
   });

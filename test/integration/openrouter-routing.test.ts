@@ -45,7 +45,8 @@ function sim() {
 /** OpenRouter's request fields, which the SDK's types lack (sent as given). */
 type Routed = OpenAI.ChatCompletionCreateParamsNonStreaming & { provider?: Record<string, unknown>; models?: string[] };
 
-const ask = (params: Partial<Routed>) => client.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hello' }], ...params } as Routed).withResponse();
+const ask = (params: Partial<Routed>) =>
+  client.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hello' }], ...params } as Routed).withResponse();
 
 async function refusal(params: Partial<Routed>): Promise<InstanceType<typeof OpenAI.APIError>> {
   const err = await ask(params).catch((e: unknown) => e);
@@ -72,7 +73,13 @@ describe('model names', () => {
   it('GET /v1/models lists aliases on their model; GET /v1/models/{alias} answers the model', async () => {
     const list = (await client.models.list()).data as unknown as Array<{ id: string; aliases: Array<{ id: string; kind: string }> }>;
     const gpt4o = list.find((m) => m.id === 'gpt-4o');
-    expect(gpt4o?.aliases).toEqual(expect.arrayContaining([{ id: 'openai/gpt-4o', kind: 'slug' }, { id: 'gpt-4o-2024-08-06', kind: 'dated' }, { id: 'gpt-4', kind: 'deprecated' }]));
+    expect(gpt4o?.aliases).toEqual(
+      expect.arrayContaining([
+        { id: 'openai/gpt-4o', kind: 'slug' },
+        { id: 'gpt-4o-2024-08-06', kind: 'dated' },
+        { id: 'gpt-4', kind: 'deprecated' },
+      ]),
+    );
     expect(list.some((m) => m.id === 'openai/gpt-4o')).toBe(false);
     const one = await client.models.retrieve('anthropic/claude-3.5-sonnet');
     expect(one.id).toBe('claude-3-5-sonnet');
@@ -149,7 +156,7 @@ describe('provider preferences', () => {
 });
 
 describe("OpenAI's limits", () => {
-  it('max_tokens above the model\'s output limit is a 400 naming the limit', async () => {
+  it("max_tokens above the model's output limit is a 400 naming the limit", async () => {
     const err = await refusal({ model: 'gpt-4o', max_tokens: 1_000_000 });
     expect(err.status).toBe(400);
     expect(err.param).toBe('max_tokens');
@@ -176,7 +183,9 @@ describe('x-ratelimit-* on every answer', () => {
     expect(left).toBeGreaterThanOrEqual(0);
     expect(left).toBeLessThan(600);
     expect(h.get('x-ratelimit-reset-requests')).toMatch(/^\d+(\.\d+)?s$|^\d+ms$/);
-    const { data: stream, response } = await client.chat.completions.create({ model: 'gpt-4o-mini', stream: true, messages: [{ role: 'user', content: 'hi' }] }).withResponse();
+    const { data: stream, response } = await client.chat.completions
+      .create({ model: 'gpt-4o-mini', stream: true, messages: [{ role: 'user', content: 'hi' }] })
+      .withResponse();
     for await (const _ of stream) void _;
     expect(response.headers.get('x-ratelimit-limit-requests')).toBe('600');
     const after = Number(response.headers.get('x-ratelimit-remaining-requests'));

@@ -46,10 +46,11 @@ async function newClient(opts: { freeTokens: number; creditNanoUsd: number }, ma
   return new OpenAI({ baseURL: gw.baseUrl, apiKey: key.key, maxRetries });
 }
 
-const ask = (c: OpenAI, i: number) => c.chat.completions.create({ model: 'gpt-4o-mini', max_tokens: 5, messages: [{ role: 'user', content: `hi ${i}` }] }).withResponse();
+const ask = (c: OpenAI, i: number) =>
+  c.chat.completions.create({ model: 'gpt-4o-mini', max_tokens: 5, messages: [{ role: 'user', content: `hi ${i}` }] }).withResponse();
 
 describe('rate limits', () => {
-  it('with RATE_LIMIT_RPM=20 the 21st request in a minute is a 429 with OpenAI\'s body and headers', async () => {
+  it("with RATE_LIMIT_RPM=20 the 21st request in a minute is a 429 with OpenAI's body and headers", async () => {
     const client = await newClient({ freeTokens: 0, creditNanoUsd: 1_000_000_000 });
     startOfAMinute(); // all 21 in one window
     for (let i = 0; i < 20; i++) await ask(client, i);
@@ -67,11 +68,15 @@ describe('rate limits', () => {
     expect(retryAfter).toBeLessThanOrEqual(60);
   });
 
-  it('refuses a sixth concurrent request of a free-tier account with 429, and the SDK\'s own retry gets it through once a slot frees', async () => {
+  it("refuses a sixth concurrent request of a free-tier account with 429, and the SDK's own retry gets it through once a slot frees", async () => {
     const strict = await newClient({ freeTokens: 200_000, creditNanoUsd: 0 });
     gw.simulator?.setChunkDelay(300);
     try {
-      const streams = await Promise.all([0, 1, 2, 3, 4].map((i) => strict.chat.completions.create({ model: 'gpt-4o-mini', max_tokens: 20, stream: true, messages: [{ role: 'user', content: `slow ${i}` }] })));
+      const streams = await Promise.all(
+        [0, 1, 2, 3, 4].map((i) =>
+          strict.chat.completions.create({ model: 'gpt-4o-mini', max_tokens: 20, stream: true, messages: [{ role: 'user', content: `slow ${i}` }] }),
+        ),
+      );
       const refused = (await ask(strict, 5).catch((e: unknown) => e)) as InstanceType<typeof OpenAI.APIError>;
       expect(refused.status).toBe(429);
       expect(refused.message).toMatch(/concurrent requests: Limit 5/);

@@ -58,11 +58,27 @@ const weather = {
 
 describe('responses.create, buffered', () => {
   it('answers with a response object: output message, output_text, usage in the Responses shape, and bills it', async () => {
-    const { data: res, response } = await client.responses.create({ model: 'claude-3-5-sonnet', instructions: 'Be brief.', input: 'Hello Responses API' }).withResponse();
-    expect(res).toMatchObject({ object: 'response', status: 'completed', model: 'claude-3-5-sonnet', instructions: 'Be brief.', error: null, incomplete_details: null });
+    const { data: res, response } = await client.responses
+      .create({ model: 'claude-3-5-sonnet', instructions: 'Be brief.', input: 'Hello Responses API' })
+      .withResponse();
+    expect(res).toMatchObject({
+      object: 'response',
+      status: 'completed',
+      model: 'claude-3-5-sonnet',
+      instructions: 'Be brief.',
+      error: null,
+      incomplete_details: null,
+    });
     expect(res.id).toMatch(/^resp_/);
     expect(res.output_text).toMatch(/^Echo: Hello Responses API/);
-    expect(res.output).toEqual([expect.objectContaining({ type: 'message', role: 'assistant', status: 'completed', content: [expect.objectContaining({ type: 'output_text', annotations: [] })] })]);
+    expect(res.output).toEqual([
+      expect.objectContaining({
+        type: 'message',
+        role: 'assistant',
+        status: 'completed',
+        content: [expect.objectContaining({ type: 'output_text', annotations: [] })],
+      }),
+    ]);
     const u = res.usage;
     expect(u?.input_tokens).toBeGreaterThan(0);
     expect(u?.total_tokens).toBe((u?.input_tokens ?? 0) + (u?.output_tokens ?? 0));
@@ -70,7 +86,15 @@ describe('responses.create, buffered', () => {
     expect(response.headers.get('x-modelmux-provider')).toBe('anthropic');
     // Billed by the chat core's settle: one ledger entry under the request id, the same token counts.
     const entry = await pollLedgerEntry(gw.accountId, response.headers.get('x-request-id'));
-    expect(entry).toMatchObject({ publicModel: 'claude-3-5-sonnet', servedModel: 'claude-3-5-sonnet', provider: 'anthropic', status: 'complete', promptTokens: u?.input_tokens, completionTokens: u?.output_tokens, usageEstimated: false });
+    expect(entry).toMatchObject({
+      publicModel: 'claude-3-5-sonnet',
+      servedModel: 'claude-3-5-sonnet',
+      provider: 'anthropic',
+      status: 'complete',
+      promptTokens: u?.input_tokens,
+      completionTokens: u?.output_tokens,
+      usageEstimated: false,
+    });
   });
 
   it('takes input items: messages with input_text and input_image parts, and an assistant turn', async () => {
@@ -79,8 +103,20 @@ describe('responses.create, buffered', () => {
       input: [
         { role: 'developer', content: 'Describe images.' },
         { role: 'user', content: [{ type: 'input_text', text: 'first question' }] },
-        { type: 'message', id: 'msg_earlier', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: 'first answer', annotations: [] }] },
-        { role: 'user', content: [{ type: 'input_text', text: 'What is this?' }, { type: 'input_image', image_url: 'data:image/png;base64,iVBORw0KGgo=', detail: 'low' }] },
+        {
+          type: 'message',
+          id: 'msg_earlier',
+          status: 'completed',
+          role: 'assistant',
+          content: [{ type: 'output_text', text: 'first answer', annotations: [] }],
+        },
+        {
+          role: 'user',
+          content: [
+            { type: 'input_text', text: 'What is this?' },
+            { type: 'input_image', image_url: 'data:image/png;base64,iVBORw0KGgo=', detail: 'low' },
+          ],
+        },
       ],
     });
     expect(res.output_text).toMatch(/^I see 1 image\. Echo: What is this\?/);
@@ -89,7 +125,13 @@ describe('responses.create, buffered', () => {
       { role: 'developer', content: 'Describe images.' },
       { role: 'user', content: [{ type: 'text', text: 'first question' }] },
       { role: 'assistant', content: 'first answer' },
-      { role: 'user', content: [{ type: 'text', text: 'What is this?' }, { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=', detail: 'low' } }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'What is this?' },
+          { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=', detail: 'low' } },
+        ],
+      },
     ]);
   });
 
@@ -98,7 +140,11 @@ describe('responses.create, buffered', () => {
     const call = first.output.find((o) => o.type === 'function_call');
     expect(call).toMatchObject({ type: 'function_call', name: 'get_weather', arguments: '{"city":"Paris"}', status: 'completed' });
     if (call?.type !== 'function_call') throw new Error('no call');
-    const input: ResponseInputItem[] = [{ role: 'user', content: 'What is the weather in Paris?' }, call, { type: 'function_call_output', call_id: call.call_id, output: '{"temp_c":21}' }];
+    const input: ResponseInputItem[] = [
+      { role: 'user', content: 'What is the weather in Paris?' },
+      call,
+      { type: 'function_call_output', call_id: call.call_id, output: '{"temp_c":21}' },
+    ];
     const second = await client.responses.create({ model: 'gemini-2.0-flash', input, tools: [weather] });
     expect(second.output_text).toBe('Tool said: {"temp_c":21}');
   });

@@ -30,7 +30,12 @@ let accountId: string;
 beforeAll(async () => {
   ddb = await startDynamoDbLocal();
   proxy = await startTcpProxy(Number(new URL(ddb.endpoint).port), 3);
-  gw = await startGateway({ dynamodbEndpoint: proxy.endpoint, tablePrefix: 'durable', simulator: { chunkDelayMs: 1, replyWords: 6 }, settle: { visibilityTimeoutS: 2 } });
+  gw = await startGateway({
+    dynamodbEndpoint: proxy.endpoint,
+    tablePrefix: 'durable',
+    simulator: { chunkDelayMs: 1, replyWords: 6 },
+    settle: { visibilityTimeoutS: 2 },
+  });
   const { createAccount } = await import('../../functions/shared/accounts/account-store');
   const { createKey } = await import('../../functions/shared/accounts/keys/store');
   accountId = (await createAccount({ freeTokens: 0, creditNanoUsd: 100_000_000_000 })).accountId;
@@ -54,7 +59,9 @@ interface Outcome {
 async function one(i: number): Promise<Outcome> {
   const sentAt = Date.now();
   try {
-    const { data, response } = await client.chat.completions.create({ model: 'gpt-4o-mini', max_tokens: 20, stream: true, messages: [{ role: 'user', content: `load ${i}` }] }).withResponse();
+    const { data, response } = await client.chat.completions
+      .create({ model: 'gpt-4o-mini', max_tokens: 20, stream: true, messages: [{ role: 'user', content: `load ${i}` }] })
+      .withResponse();
     let content = '';
     try {
       for await (const chunk of data) content += chunk.choices[0]?.delta.content ?? '';
@@ -81,7 +88,15 @@ async function ledger(): Promise<Array<Record<string, unknown>>> {
   const items: Array<Record<string, unknown>> = [];
   let startKey: Record<string, unknown> | undefined;
   do {
-    const page = await documentClient().send(new QueryCommand({ TableName: tableNames().ledger, KeyConditionExpression: 'accountId = :a', ExpressionAttributeValues: { ':a': accountId }, ConsistentRead: true, ExclusiveStartKey: startKey }));
+    const page = await documentClient().send(
+      new QueryCommand({
+        TableName: tableNames().ledger,
+        KeyConditionExpression: 'accountId = :a',
+        ExpressionAttributeValues: { ':a': accountId },
+        ConsistentRead: true,
+        ExclusiveStartKey: startKey,
+      }),
+    );
     items.push(...(page.Items ?? []));
     startKey = page.LastEvaluatedKey;
   } while (startKey);
@@ -139,14 +154,29 @@ describe('durable settle under a slow and then stopped DynamoDB', () => {
       const ids = new Set(items.map((e) => e.requestId));
       return answered.some((o) => !ids.has(o.requestId));
     };
-    while (Date.now() < deadline && (Object.keys(inFlight).length > 0 || unlisted() || (await getAccount(accountId, { consistent: true }))?.heldNanoUsd !== 0)) {
+    while (
+      Date.now() < deadline &&
+      (Object.keys(inFlight).length > 0 || unlisted() || (await getAccount(accountId, { consistent: true }))?.heldNanoUsd !== 0)
+    ) {
       await new Promise((r) => setTimeout(r, 500));
       await returnAllLeases();
       inFlight = await holdsInFlight();
       items = await ledger();
     }
     const stuck = Object.entries(inFlight);
-    if (stuck.length > 0) console.log('STUCK', stuck.length, stuck.slice(0, 3).map(([id, inline]) => ({ id, inline, answered: answered.some((o) => o.requestId === id), refused: outcomes.filter((o) => o.requestId === id).length })), 'queue', gw.settle.queueUrl);
+    if (stuck.length > 0)
+      console.log(
+        'STUCK',
+        stuck.length,
+        stuck.slice(0, 3).map(([id, inline]) => ({
+          id,
+          inline,
+          answered: answered.some((o) => o.requestId === id),
+          refused: outcomes.filter((o) => o.requestId === id).length,
+        })),
+        'queue',
+        gw.settle.queueUrl,
+      );
     expect(stuck).toEqual([]);
     expect(items.filter((e) => e.status === 'held')).toEqual([]);
     const byId = new Map(items.map((e) => [e.requestId as string, e]));

@@ -111,7 +111,11 @@ describe('slow first token', () => {
     gw.simulator?.setFault({ provider: 'openai' }, { kind: 'hang' });
     const client = new OpenAI({ baseURL: gw.baseUrl, apiKey: gw.apiKey, maxRetries: 0 });
     let text = '';
-    for await (const c of await client.chat.completions.create({ model: 'gpt-4o-mini', stream: true, messages: [{ role: 'user', content: 'fallback later' }] })) {
+    for await (const c of await client.chat.completions.create({
+      model: 'gpt-4o-mini',
+      stream: true,
+      messages: [{ role: 'user', content: 'fallback later' }],
+    })) {
       text += c.choices[0]?.delta.content ?? '';
     }
     expect(text).toContain('Echo: fallback later');
@@ -185,4 +189,3 @@ describe('slow first token', () => {
     expect(item?.promptTokens).toBeGreaterThan(0);
   });
 });
-

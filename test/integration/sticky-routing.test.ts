@@ -28,9 +28,24 @@ const sim = () => gw.simulator!;
 async function ask(conversation: string, extra: Record<string, unknown> = {}) {
   const from = sim().requests.length;
   const { response } = await client.chat.completions
-    .create({ model: 'gpt-4o-mini', max_tokens: 8, messages: [{ role: 'system', content: `You are ${conversation}.` }, { role: 'user', content: 'hello' }, { role: 'assistant', content: 'hi' }, { role: 'user', content: 'go on' }], ...extra } as never)
+    .create({
+      model: 'gpt-4o-mini',
+      max_tokens: 8,
+      messages: [
+        { role: 'system', content: `You are ${conversation}.` },
+        { role: 'user', content: 'hello' },
+        { role: 'assistant', content: 'hi' },
+        { role: 'user', content: 'go on' },
+      ],
+      ...extra,
+    } as never)
     .withResponse();
-  return { servedBy: response.headers.get('x-modelmux-provider'), tried: sim().requests.slice(from).map((r) => r.provider) };
+  return {
+    servedBy: response.headers.get('x-modelmux-provider'),
+    tried: sim()
+      .requests.slice(from)
+      .map((r) => r.provider),
+  };
 }
 
 describe('sticky routing per conversation', () => {
@@ -47,7 +62,16 @@ describe('sticky routing per conversation', () => {
     expect(second).toEqual({ servedBy: 'gemini', tried: ['gemini'] });
     // Another conversation routes as usual, and so does a single-turn request without a key.
     expect((await ask('conv-b')).tried[0]).toBe('openai');
-    const single = await client.chat.completions.create({ model: 'gpt-4o-mini', max_tokens: 8, messages: [{ role: 'system', content: 'You are conv-a.' }, { role: 'user', content: 'hello' }] }).withResponse();
+    const single = await client.chat.completions
+      .create({
+        model: 'gpt-4o-mini',
+        max_tokens: 8,
+        messages: [
+          { role: 'system', content: 'You are conv-a.' },
+          { role: 'user', content: 'hello' },
+        ],
+      })
+      .withResponse();
     expect(single.response.headers.get('x-modelmux-provider')).toBe('openai');
     // Gemini fails: fallback still happens, and the conversation moves to the target that answered.
     sim().setFault({ provider: 'gemini' }, { kind: 'status', status: 404 }, { times: 1 });

@@ -48,7 +48,9 @@ describe('DynamoDB outage', () => {
 
     // A stream slow enough (~300 ms a chunk) that DynamoDB is gone before it ends and settles.
     sim().setChunkDelay(300);
-    const { data: stream, response } = await warm.chat.completions.create({ model: 'gpt-4o-mini', max_tokens: 50, messages: [{ role: 'user', content: 'served while the store dies' }], stream: true }).withResponse();
+    const { data: stream, response } = await warm.chat.completions
+      .create({ model: 'gpt-4o-mini', max_tokens: 50, messages: [{ role: 'user', content: 'served while the store dies' }], stream: true })
+      .withResponse();
     const requestId = response.headers.get('x-request-id');
     let finished = false;
     const reading = (async () => {
@@ -67,7 +69,9 @@ describe('DynamoDB outage', () => {
 
     // The same warm key, its caches still fresh: the hold cannot be written → 503, no upstream call.
     const before = sim().requests.length;
-    const next = await warm.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'after the store died' }] }).catch((e: unknown) => e);
+    const next = await warm.chat.completions
+      .create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'after the store died' }] })
+      .catch((e: unknown) => e);
     expect(next).toBeInstanceOf(OpenAI.InternalServerError);
     expect((next as InstanceType<typeof OpenAI.APIError>).status).toBe(503);
     expect((next as Error).message).toMatch(/data store is unavailable/);
@@ -84,7 +88,9 @@ describe('DynamoDB outage', () => {
     expect((err as Error).message).toMatch(/data store is unavailable/);
     expect(sim().requests.length).toBe(before);
 
-    const warmErr = await warm.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'again' }], stream: true }).catch((e: unknown) => e);
+    const warmErr = await warm.chat.completions
+      .create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'again' }], stream: true })
+      .catch((e: unknown) => e);
     expect(warmErr).toMatchObject({ status: 503, code: 'store_unavailable' });
     expect(sim().requests.length).toBe(before);
   });

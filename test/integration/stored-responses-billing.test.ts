@@ -77,7 +77,11 @@ async function refusedWithoutUpstream(accountId: string, call: () => Promise<unk
   expect(err?.code).toBe('insufficient_quota');
   expect(sim().requests.length).toBe(upstreamBefore);
   const after = await account(accountId);
-  expect({ free: after.freeTokens, held: after.heldFreeTokens, credit: after.creditNanoUsd }).toEqual({ free: before.freeTokens, held: 0, credit: before.creditNanoUsd });
+  expect({ free: after.freeTokens, held: after.heldFreeTokens, credit: after.creditNanoUsd }).toEqual({
+    free: before.freeTokens,
+    held: 0,
+    credit: before.creditNanoUsd,
+  });
 }
 
 describe('the hold of a continued conversation', () => {
@@ -89,9 +93,17 @@ describe('the hold of a continued conversation', () => {
     const first = await client.responses.create({ model: 'gpt-4o-mini', input: text, max_output_tokens: 16 });
     expect(first.id).toMatch(/^resp_/);
 
-    await refusedWithoutUpstream(accountId, () => client.responses.create({ model: 'gpt-4o-mini', previous_response_id: first.id, input: 'And then?', max_output_tokens: 16 }));
+    await refusedWithoutUpstream(accountId, () =>
+      client.responses.create({ model: 'gpt-4o-mini', previous_response_id: first.id, input: 'And then?', max_output_tokens: 16 }),
+    );
     await refusedWithoutUpstream(accountId, async () => {
-      const stream = await client.responses.create({ model: 'gpt-4o-mini', previous_response_id: first.id, input: 'And then?', max_output_tokens: 16, stream: true });
+      const stream = await client.responses.create({
+        model: 'gpt-4o-mini',
+        previous_response_id: first.id,
+        input: 'And then?',
+        max_output_tokens: 16,
+        stream: true,
+      });
       for await (const event of stream) void event;
     });
 
@@ -113,7 +125,10 @@ describe('the hold of a continued conversation', () => {
     if (answer?.type !== 'message') throw new Error('no message');
     expect(first.output_text.split(' ')).toHaveLength(4_000);
 
-    const input: OpenAI.Responses.ResponseInput = [{ type: 'item_reference', id: answer.id }, { role: 'user', content: 'Summarise that.' }];
+    const input: OpenAI.Responses.ResponseInput = [
+      { type: 'item_reference', id: answer.id },
+      { role: 'user', content: 'Summarise that.' },
+    ];
     await refusedWithoutUpstream(accountId, () => client.responses.create({ model: 'gpt-4o-mini', input, max_output_tokens: 16 }));
     const short = await client.responses.create({ model: 'gpt-4o-mini', input: 'Summarise that.', max_output_tokens: 16, store: false });
     expect(short.output_text).toMatch(/^Echo/);
@@ -131,7 +146,9 @@ describe('the settle of a continued conversation', () => {
       .withResponse();
     expect(second.usage?.input_tokens).toBe(history + simTokens('Which word?'));
 
-    const stream = await client.responses.create({ model: 'gpt-4o-mini', previous_response_id: first.id, input: 'Which word again?', max_output_tokens: 40, stream: true }).withResponse();
+    const stream = await client.responses
+      .create({ model: 'gpt-4o-mini', previous_response_id: first.id, input: 'Which word again?', max_output_tokens: 40, stream: true })
+      .withResponse();
     let completed: OpenAI.Responses.Response | undefined;
     for await (const event of stream.data) if (event.type === 'response.completed' || event.type === 'response.incomplete') completed = event.response;
     expect(completed?.usage?.input_tokens).toBe(history + simTokens('Which word again?'));
@@ -139,7 +156,15 @@ describe('the settle of a continued conversation', () => {
     const message = first.output.find((o) => o.type === 'message');
     if (message?.type !== 'message') throw new Error('no message');
     const { data: referenced, response: r4 } = await client.responses
-      .create({ model: 'gpt-4o-mini', input: [{ role: 'user', content: 'Remember the word harbor.' }, { type: 'item_reference', id: message.id }, { role: 'user', content: 'Which word?' }], max_output_tokens: 40 })
+      .create({
+        model: 'gpt-4o-mini',
+        input: [
+          { role: 'user', content: 'Remember the word harbor.' },
+          { type: 'item_reference', id: message.id },
+          { role: 'user', content: 'Which word?' },
+        ],
+        max_output_tokens: 40,
+      })
       .withResponse();
     expect(referenced.usage?.input_tokens).toBe(history + simTokens('Which word?'));
 
@@ -150,7 +175,13 @@ describe('the settle of a continued conversation', () => {
     ];
     for (const a of answers) {
       const entry = await pollLedgerEntry(accountId, a.requestId);
-      expect(entry).toMatchObject({ status: 'complete', publicModel: 'gpt-4o-mini', promptTokens: a.usage?.input_tokens, completionTokens: a.usage?.output_tokens, usageEstimated: false });
+      expect(entry).toMatchObject({
+        status: 'complete',
+        publicModel: 'gpt-4o-mini',
+        promptTokens: a.usage?.input_tokens,
+        completionTokens: a.usage?.output_tokens,
+        usageEstimated: false,
+      });
     }
     // Free tokens paid it all: the debit is exactly the four requests' tokens, nothing held.
     const total = [first.usage, ...answers.map((a) => a.usage)].reduce((s, u) => s + (u?.input_tokens ?? 0) + (u?.output_tokens ?? 0), 0);
@@ -200,6 +231,9 @@ describe('a responses table that refuses the write', () => {
     expect(1_000_000 - after.freeTokens).toBe(total);
     // Not stored: with the table back, neither response can be continued or retrieved.
     await expect(client.responses.retrieve(buffered.data.id)).rejects.toMatchObject({ status: 404 });
-    await expect(client.responses.create({ model: 'gpt-4o-mini', previous_response_id: buffered.data.id, input: 'next' })).rejects.toMatchObject({ status: 400, code: 'previous_response_not_found' });
+    await expect(client.responses.create({ model: 'gpt-4o-mini', previous_response_id: buffered.data.id, input: 'next' })).rejects.toMatchObject({
+      status: 400,
+      code: 'previous_response_not_found',
+    });
   });
 });

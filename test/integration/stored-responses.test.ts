@@ -58,7 +58,11 @@ beforeAll(async () => {
   other = new OpenAI({ baseURL: gw.baseUrl, apiKey: (await createKey(otherAccountId, 'other')).key, maxRetries: 0 });
   const write = process.stdout.write.bind(process.stdout);
   process.stdout.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
-    logLines.push(...String(chunk).split('\n').filter((l) => l.startsWith('{')));
+    logLines.push(
+      ...String(chunk)
+        .split('\n')
+        .filter((l) => l.startsWith('{')),
+    );
     return (write as (...args: unknown[]) => boolean)(chunk, ...rest);
   }) as typeof process.stdout.write;
   restoreStdout = () => void (process.stdout.write = write);
@@ -123,7 +127,12 @@ describe('previous_response_id', () => {
       { role: 'assistant', content: r1.output_text },
       { role: 'user', content: 'And about quokkas?' },
     ]);
-    const r3 = await client.responses.create({ model: 'gpt-4o', previous_response_id: r2.id, instructions: 'Answer in French.', input: [{ role: 'user', content: [{ type: 'input_text', text: 'And marmalade?' }] }] });
+    const r3 = await client.responses.create({
+      model: 'gpt-4o',
+      previous_response_id: r2.id,
+      instructions: 'Answer in French.',
+      input: [{ role: 'user', content: [{ type: 'input_text', text: 'And marmalade?' }] }],
+    });
     expect(r3.output_text).toMatch(/^Echo: And marmalade\?/);
     expect(upstreamMessages()).toEqual([
       { role: 'system', content: 'Answer in French.' },
@@ -150,7 +159,10 @@ describe('previous_response_id', () => {
     const events: ResponseStreamEvent[] = [];
     for await (const event of next) events.push(event);
     expect(events.at(-1)).toMatchObject({ type: 'response.completed', response: { previous_response_id: completed.response.id } });
-    const text = completed.response.output.flatMap((o) => (o.type === 'message' ? o.content : [])).map((c) => (c.type === 'output_text' ? c.text : '')).join('');
+    const text = completed.response.output
+      .flatMap((o) => (o.type === 'message' ? o.content : []))
+      .map((c) => (c.type === 'output_text' ? c.text : ''))
+      .join('');
     const anthropic = sim().requests.at(-1)?.body as { messages: Array<{ role: string; content: unknown }> };
     expect(anthropic.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'user']);
     expect(JSON.stringify(anthropic.messages[1]?.content)).toContain(JSON.stringify(text).slice(1, -1));
@@ -160,7 +172,12 @@ describe('previous_response_id', () => {
     const r1 = await client.responses.create({ model: 'gemini-2.0-flash', input: 'What is the weather in Paris?', tools: [weather] });
     const call = r1.output.find((o) => o.type === 'function_call');
     if (call?.type !== 'function_call') throw new Error('no call');
-    const r2 = await client.responses.create({ model: 'gemini-2.0-flash', previous_response_id: r1.id, input: [{ type: 'function_call_output', call_id: call.call_id, output: '{"temp_c":21}' }], tools: [weather] });
+    const r2 = await client.responses.create({
+      model: 'gemini-2.0-flash',
+      previous_response_id: r1.id,
+      input: [{ type: 'function_call_output', call_id: call.call_id, output: '{"temp_c":21}' }],
+      tools: [weather],
+    });
     expect(r2.output_text).toBe('Tool said: {"temp_c":21}');
   });
 
@@ -193,9 +210,23 @@ describe('what is not stored, and what is not yours', () => {
     const r = await client.responses.create({ model: 'gpt-4o', input: 'not to be kept', store: false });
     expect(await headItem(gw.accountId, r.id)).toBeUndefined();
     const cont = await refusal(client.responses.create({ model: 'gpt-4o', previous_response_id: r.id, input: 'hi' }));
-    expect(cont).toMatchObject({ status: 400, type: 'invalid_request_error', param: 'previous_response_id', code: 'previous_response_not_found', error: { message: `Previous response with id '${r.id}' not found.` } });
+    expect(cont).toMatchObject({
+      status: 400,
+      type: 'invalid_request_error',
+      param: 'previous_response_id',
+      code: 'previous_response_not_found',
+      error: { message: `Previous response with id '${r.id}' not found.` },
+    });
     const messageId = r.output[0]?.id ?? '';
-    const ref = await refusal(client.responses.create({ model: 'gpt-4o', input: [{ role: 'user', content: 'hi' }, { type: 'item_reference', id: messageId }] }));
+    const ref = await refusal(
+      client.responses.create({
+        model: 'gpt-4o',
+        input: [
+          { role: 'user', content: 'hi' },
+          { type: 'item_reference', id: messageId },
+        ],
+      }),
+    );
     expect(ref).toBeInstanceOf(OpenAI.NotFoundError);
     expect(ref.message).toContain(`Item with id '${messageId}' not found. Items are not persisted when \`store\` is set to false.`);
     expect(await refusal(client.responses.retrieve(r.id))).toBeInstanceOf(OpenAI.NotFoundError);
@@ -204,7 +235,10 @@ describe('what is not stored, and what is not yours', () => {
   it("answers another account's response id as unknown: no continuation, reference, retrieval, listing or deletion", async () => {
     const mine = await client.responses.create({ model: 'gpt-4o', input: 'only mine' });
     const msg = mine.output[0]?.id ?? '';
-    expect(await refusal(other.responses.create({ model: 'gpt-4o', previous_response_id: mine.id, input: 'steal' }))).toMatchObject({ status: 400, code: 'previous_response_not_found' });
+    expect(await refusal(other.responses.create({ model: 'gpt-4o', previous_response_id: mine.id, input: 'steal' }))).toMatchObject({
+      status: 400,
+      code: 'previous_response_not_found',
+    });
     expect(await refusal(other.responses.create({ model: 'gpt-4o', input: [{ type: 'item_reference', id: msg }] }))).toMatchObject({ status: 404 });
     expect(await refusal(other.responses.retrieve(mine.id))).toMatchObject({ status: 404, error: { message: `Response with id '${mine.id}' not found.` } });
     expect(await refusal(other.responses.inputItems.list(mine.id))).toMatchObject({ status: 404 });
@@ -215,8 +249,14 @@ describe('what is not stored, and what is not yours', () => {
   });
 
   it("refuses ids modelmux never made with OpenAI's errors, before reading anything", async () => {
-    expect(await refusal(client.responses.create({ model: 'gpt-4o', previous_response_id: 'resp_123', input: 'hi' }))).toMatchObject({ status: 400, code: 'previous_response_not_found' });
-    expect(await refusal(client.responses.create({ model: 'gpt-4o', input: [{ type: 'item_reference', id: 'msg_1' }] }))).toMatchObject({ status: 404, param: 'input' });
+    expect(await refusal(client.responses.create({ model: 'gpt-4o', previous_response_id: 'resp_123', input: 'hi' }))).toMatchObject({
+      status: 400,
+      code: 'previous_response_not_found',
+    });
+    expect(await refusal(client.responses.create({ model: 'gpt-4o', input: [{ type: 'item_reference', id: 'msg_1' }] }))).toMatchObject({
+      status: 404,
+      param: 'input',
+    });
     expect(await refusal(client.responses.retrieve('resp_../../x'))).toMatchObject({ status: 404 });
   });
 });
@@ -237,7 +277,13 @@ describe('retrieve, input items, delete', () => {
   });
 
   it('lists input items newest first, in pages, with ids (earlier output under its own id)', async () => {
-    const r1 = await client.responses.create({ model: 'gpt-4o', input: [{ role: 'developer', content: 'Be kind.' }, { role: 'user', content: 'one' }] });
+    const r1 = await client.responses.create({
+      model: 'gpt-4o',
+      input: [
+        { role: 'developer', content: 'Be kind.' },
+        { role: 'user', content: 'one' },
+      ],
+    });
     const r2 = await client.responses.create({ model: 'gpt-4o', previous_response_id: r1.id, input: 'two' });
     const requestId = r2.id.slice('resp_'.length);
     const raw = await fetch(`${gw.baseUrl}/responses/${r2.id}/input_items?limit=2`, { headers: { authorization: `Bearer ${gw.apiKey}` } });
@@ -259,8 +305,12 @@ describe('retrieve, input items, delete', () => {
     expect(await raw.json()).toEqual({ id: r.id, object: 'response', deleted: true });
     expect(await headItem(gw.accountId, r.id)).toBeUndefined();
     expect(await refusal(client.responses.retrieve(r.id))).toBeInstanceOf(OpenAI.NotFoundError);
-    expect(await refusal(client.responses.create({ model: 'gpt-4o', previous_response_id: r.id, input: 'hi' }))).toMatchObject({ code: 'previous_response_not_found' });
-    expect(await refusal(client.responses.create({ model: 'gpt-4o', input: [{ type: 'item_reference', id: r.output[0]?.id ?? '' }] }))).toMatchObject({ status: 404 });
+    expect(await refusal(client.responses.create({ model: 'gpt-4o', previous_response_id: r.id, input: 'hi' }))).toMatchObject({
+      code: 'previous_response_not_found',
+    });
+    expect(await refusal(client.responses.create({ model: 'gpt-4o', input: [{ type: 'item_reference', id: r.output[0]?.id ?? '' }] }))).toMatchObject({
+      status: 404,
+    });
     expect(await refusal(client.responses.delete(r.id))).toBeInstanceOf(OpenAI.NotFoundError);
   });
 
@@ -286,7 +336,13 @@ describe('the stored item', () => {
     const ttl = await direct.send(new DescribeTimeToLiveCommand({ TableName: tableNames().responses }));
     expect(ttl.TimeToLiveDescription).toMatchObject({ TimeToLiveStatus: 'ENABLED', AttributeName: 'expiresAt' });
     // Only its account's partition holds it.
-    const mine = await direct.send(new QueryCommand({ TableName: tableNames().responses, KeyConditionExpression: 'accountId = :a AND responseId = :r', ExpressionAttributeValues: { ':a': gw.accountId, ':r': r.id } }));
+    const mine = await direct.send(
+      new QueryCommand({
+        TableName: tableNames().responses,
+        KeyConditionExpression: 'accountId = :a AND responseId = :r',
+        ExpressionAttributeValues: { ':a': gw.accountId, ':r': r.id },
+      }),
+    );
     expect(mine.Items).toHaveLength(1);
     expect(await headItem(otherAccountId, r.id)).toBeUndefined();
   });
@@ -294,7 +350,18 @@ describe('the stored item', () => {
   it('stores a large input in parts and gives it back whole (continuation and listing)', async () => {
     // ~600 KB of incompressible base64: over one item, so the input goes to part items.
     const image = `data:image/png;base64,${randomBytes(450_000).toString('base64')}`;
-    const r1 = await client.responses.create({ model: 'gpt-4o', input: [{ role: 'user', content: [{ type: 'input_text', text: 'What is this?' }, { type: 'input_image', image_url: image, detail: 'low' }] }] });
+    const r1 = await client.responses.create({
+      model: 'gpt-4o',
+      input: [
+        {
+          role: 'user',
+          content: [
+            { type: 'input_text', text: 'What is this?' },
+            { type: 'input_image', image_url: image, detail: 'low' },
+          ],
+        },
+      ],
+    });
     const head = await headItem(gw.accountId, r1.id);
     expect(head?.['inParts']).toBe(2);
     expect(await headItem(gw.accountId, `${r1.id}#i2`)).toMatchObject({ expiresAt: head?.['expiresAt'] });

@@ -49,30 +49,43 @@ describe('chat.completions.parse with zodResponseFormat', () => {
   });
 
   it('the streaming helper assembles the same object', async () => {
-    const stream = client.chat.completions.stream({ model: 'claude-3-5-sonnet', messages: [{ role: 'user', content: 'Plan a party' }], response_format: zodResponseFormat(Event, 'event') });
+    const stream = client.chat.completions.stream({
+      model: 'claude-3-5-sonnet',
+      messages: [{ role: 'user', content: 'Plan a party' }],
+      response_format: zodResponseFormat(Event, 'event'),
+    });
     const final = await stream.finalChatCompletion();
     expect(Event.safeParse(final.choices[0]?.message.parsed).success).toBe(true);
   });
 
   it('json_object mode answers one JSON object on every family', async () => {
     for (const model of ['gpt-4o', 'claude-3-5-sonnet', 'gemini-2.0-flash', 'deepseek-v3']) {
-      const res = await client.chat.completions.create({ model, messages: [{ role: 'user', content: 'Reply in JSON' }], response_format: { type: 'json_object' } });
+      const res = await client.chat.completions.create({
+        model,
+        messages: [{ role: 'user', content: 'Reply in JSON' }],
+        response_format: { type: 'json_object' },
+      });
       expect(JSON.parse(res.choices[0]?.message.content ?? ''), model).toEqual({ reply: expect.stringMatching(/^Echo: Reply in JSON/) });
     }
   });
 });
 
 describe('a conversation replayed as the SDK returned it', () => {
-  it("accepts the assistant message with refusal: null and annotations: [], as OpenAI returns and accepts it", async () => {
+  it('accepts the assistant message with refusal: null and annotations: [], as OpenAI returns and accepts it', async () => {
     const first = await client.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'first question' }] });
     const echoed = { ...first.choices[0]?.message, annotations: [] } as OpenAI.ChatCompletionMessage;
     expect(echoed).toMatchObject({ role: 'assistant', refusal: null, annotations: [] });
     for (const model of ['gpt-4o', 'claude-3-5-sonnet', 'gemini-2.0-flash']) {
-      const second = await client.chat.completions.create({ model, messages: [{ role: 'user', content: 'first question' }, echoed, { role: 'user', content: 'second question' }] });
+      const second = await client.chat.completions.create({
+        model,
+        messages: [{ role: 'user', content: 'first question' }, echoed, { role: 'user', content: 'second question' }],
+      });
       expect(second.choices[0]?.message.content, model).toMatch(/^Echo: second question/);
     }
     // The field OpenAI ignores is not sent upstream: it is no instruction a model could follow.
-    const upstream = gw.simulator?.requests.find((r) => r.provider === 'openai' && JSON.stringify(r.body).includes('second question'))?.body as { messages: Array<Record<string, unknown>> };
+    const upstream = gw.simulator?.requests.find((r) => r.provider === 'openai' && JSON.stringify(r.body).includes('second question'))?.body as {
+      messages: Array<Record<string, unknown>>;
+    };
     expect(upstream.messages[1]).toEqual({ role: 'assistant', content: first.choices[0]?.message.content, refusal: null });
   });
 });

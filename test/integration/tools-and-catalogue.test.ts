@@ -90,7 +90,11 @@ describe.each(['claude-3-5-sonnet', 'gemini-2.0-flash'])('tool calls with %s', (
     const second = await client.chat.completions.create({
       model,
       tools,
-      messages: [question, { role: 'assistant', content: msg?.content ?? null, tool_calls: msg?.tool_calls }, { role: 'tool', tool_call_id: call?.id ?? '', content: '{"temp_c":21}' }],
+      messages: [
+        question,
+        { role: 'assistant', content: msg?.content ?? null, tool_calls: msg?.tool_calls },
+        { role: 'tool', tool_call_id: call?.id ?? '', content: '{"temp_c":21}' },
+      ],
     });
     expect(second.choices[0]?.finish_reason).toBe('stop');
     expect(second.choices[0]?.message.content).toContain('Tool said:');
@@ -117,7 +121,16 @@ describe.each(['claude-3-5-sonnet', 'gemini-2.0-flash'])('tool calls with %s', (
         stream: true,
         messages: [
           question,
-          { role: 'assistant', content: null, tool_calls: first.calls.map((c) => ({ id: c.id, type: 'function' as const, function: c.function, ...(c.extra_content ? { extra_content: c.extra_content } : {}) })) },
+          {
+            role: 'assistant',
+            content: null,
+            tool_calls: first.calls.map((c) => ({
+              id: c.id,
+              type: 'function' as const,
+              function: c.function,
+              ...(c.extra_content ? { extra_content: c.extra_content } : {}),
+            })),
+          },
           { role: 'tool', tool_call_id: first.calls[0]?.id ?? '', content: '{"temp_c":21}' },
         ],
       }),
@@ -148,7 +161,9 @@ describe.each(['claude-3-5-sonnet', 'gemini-2.0-flash'])('tool calls with %s', (
   });
 
   it('returns parallel tool calls with distinct indexes and ids', async () => {
-    const res = await collect(await client.chat.completions.create({ model, tools, stream: true, messages: [{ role: 'user', content: 'Weather and time please [parallel]' }] }));
+    const res = await collect(
+      await client.chat.completions.create({ model, tools, stream: true, messages: [{ role: 'user', content: 'Weather and time please [parallel]' }] }),
+    );
     expect(res.calls.map((c) => c.function.name)).toEqual(['get_weather', 'get_time']);
     expect(new Set(res.calls.map((c) => c.id)).size).toBe(2);
     for (const c of res.calls) expect(() => JSON.parse(c.function.arguments)).not.toThrow();
@@ -158,7 +173,15 @@ describe.each(['claude-3-5-sonnet', 'gemini-2.0-flash'])('tool calls with %s', (
     const png = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
     const res = await client.chat.completions.create({
       model,
-      messages: [{ role: 'user', content: [{ type: 'text', text: 'Describe this' }, { type: 'image_url', image_url: { url: png } }] }],
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'Describe this' },
+            { type: 'image_url', image_url: { url: png } },
+          ],
+        },
+      ],
     });
     expect(res.choices[0]?.message.content).toMatch(/^I see 1 image/);
   });
@@ -236,7 +259,8 @@ describe('a tool call cut mid-stream', () => {
     let produced = '';
     await expect(
       (async () => {
-        for await (const chunk of stream) for (const t of chunk.choices[0]?.delta.tool_calls ?? []) produced += (t.function?.name ?? '') + (t.function?.arguments ?? '');
+        for await (const chunk of stream)
+          for (const t of chunk.choices[0]?.delta.tool_calls ?? []) produced += (t.function?.name ?? '') + (t.function?.arguments ?? '');
       })(),
     ).rejects.toThrow(/mid-stream/);
     expect(produced).toMatch(/^get_weather/);
@@ -259,7 +283,9 @@ describe('every catalogue model answers through the local server', () => {
   const imageModels = [...CATALOGUE.values()].filter((e) => e.kind === 'image').map((e) => e.id);
 
   it.each(chatModels)('%s answers a short chat request from its own first target', async (model) => {
-    const { data, response } = await client.chat.completions.create({ model, messages: [{ role: 'user', content: `ping ${model}` }], max_tokens: 20 }).withResponse();
+    const { data, response } = await client.chat.completions
+      .create({ model, messages: [{ role: 'user', content: `ping ${model}` }], max_tokens: 20 })
+      .withResponse();
     expect(data.choices[0]?.message.content).toContain(`Echo: ping ${model}`);
     expect(response.headers.get('x-modelmux-model')).toBe(model);
     expect(response.headers.get('x-modelmux-attempts')).toBe('1');
@@ -273,7 +299,11 @@ describe('every catalogue model answers through the local server', () => {
 
   it.each(imageModels)('%s generates an image from its own first target', async (model) => {
     const { data, response } = await client.images.generate({ model, prompt: `ping ${model}`, size: '1024x1024' }).withResponse();
-    expect(Buffer.from(data.data?.[0]?.b64_json ?? '', 'base64').subarray(1, 4).toString('ascii')).toBe('PNG');
+    expect(
+      Buffer.from(data.data?.[0]?.b64_json ?? '', 'base64')
+        .subarray(1, 4)
+        .toString('ascii'),
+    ).toBe('PNG');
     expect(data.usage?.output_tokens).toBeGreaterThan(0);
     expect(response.headers.get('x-modelmux-model')).toBe(model);
     expect(response.headers.get('x-modelmux-attempts')).toBe('1');
@@ -291,14 +321,21 @@ describe('capability planning (synthetic catalogue entries, no server)', () => {
     capabilities: { tools: true, vision: false, reasoning: 'none', jsonMode: true, files: false, audio: false, ...capabilities },
   });
   const entry = (id: string, targets: CatalogueTargetData[], equivalents: string[] = []): CatalogueEntryData => ({
-    id, kind: 'chat', description: id, ownedBy: 'test', created: 1, targets, equivalents,
+    id,
+    kind: 'chat',
+    description: id,
+    ownedBy: 'test',
+    created: 1,
+    targets,
+    equivalents,
   });
   const catalogue = buildCatalogue([
     entry('no-tools', [target('plain-1', { tools: false })], ['with-tools']),
     entry('with-tools', [target('tools-1', {})], ['no-tools']),
     entry('reads-files', [target('files-1', { files: true, audio: true })]),
   ]);
-  const need = (fields: Record<string, unknown>) => requiredCapabilities(chatCompletionRequest.parse({ model: 'x', messages: [{ role: 'user', content: 'hi' }], ...fields }));
+  const need = (fields: Record<string, unknown>) =>
+    requiredCapabilities(chatCompletionRequest.parse({ model: 'x', messages: [{ role: 'user', content: 'hi' }], ...fields }));
   const tools = [{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object' } } }];
   const plan = (id: string, n: ReturnType<typeof need>) => planAttempts(catalogue.get(id)!, catalogue, creds, n);
   const refusal = (fn: () => unknown): unknown => {
@@ -312,8 +349,27 @@ describe('capability planning (synthetic catalogue entries, no server)', () => {
 
   it('reads what a request needs from its content', () => {
     expect(need({})).toEqual({ vision: false, tools: false, files: false, audio: false, contextCache: false });
-    expect(need({ tools, messages: [{ role: 'user', content: [{ type: 'text', text: 'x' }, { type: 'image_url', image_url: { url: 'data:image/png;base64,AA' } }, { type: 'file', file: { file_data: 'JVBE' } }, { type: 'input_audio', input_audio: { data: 'UklG', format: 'wav' } }] }] })).toEqual({
-      vision: true, tools: true, files: true, audio: true, contextCache: false,
+    expect(
+      need({
+        tools,
+        messages: [
+          {
+            role: 'user',
+            content: [
+              { type: 'text', text: 'x' },
+              { type: 'image_url', image_url: { url: 'data:image/png;base64,AA' } },
+              { type: 'file', file: { file_data: 'JVBE' } },
+              { type: 'input_audio', input_audio: { data: 'UklG', format: 'wav' } },
+            ],
+          },
+        ],
+      }),
+    ).toEqual({
+      vision: true,
+      tools: true,
+      files: true,
+      audio: true,
+      contextCache: false,
     });
     expect(need({ extra_body: { google: { cached_content: 'cachedContents/x1' } } }).contextCache).toBe(true);
   });
@@ -334,7 +390,11 @@ describe('capability planning (synthetic catalogue entries, no server)', () => {
     ['audio input', { type: 'input_audio', input_audio: { data: 'UklG', format: 'wav' } }],
   ])('refuses %s to a model without it with a 400 naming it, and plans it for one that has it', (label, part) => {
     const n = need({ messages: [{ role: 'user', content: [part] }] });
-    expect(refusal(() => plan('with-tools', n))).toMatchObject({ status: 400, param: 'messages', message: `The model \`with-tools\` does not support ${label}.` });
+    expect(refusal(() => plan('with-tools', n))).toMatchObject({
+      status: 400,
+      param: 'messages',
+      message: `The model \`with-tools\` does not support ${label}.`,
+    });
     expect(plan('reads-files', n).map((a) => a.target.upstreamModel)).toEqual(['files-1']);
   });
 });

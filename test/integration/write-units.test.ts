@@ -39,7 +39,11 @@ async function measuredWrites(account: { accountId: string }, key: string) {
   }
   // The calls of the measured request (the poll above reads only: Query).
   const calls = counter.take();
-  return Object.fromEntries(Object.entries(calls).filter(([op]) => isWrite(op)).map(([op, c]) => [op, { calls: c.calls, units: c.capacityUnits, errors: c.errors }]));
+  return Object.fromEntries(
+    Object.entries(calls)
+      .filter(([op]) => isWrite(op))
+      .map(([op, c]) => [op, { calls: c.calls, units: c.capacityUnits, errors: c.errors }]),
+  );
 }
 
 async function accountWithKeys(opts: { freeTokens: number; creditNanoUsd: number }) {

@@ -85,7 +85,9 @@ describe('cdk-nag AwsSolutions', () => {
 
   it('does fail synth on an unacknowledged finding (the check is really running)', () => {
     const violations = nagViolations({}, (stack) => new Bucket(stack, 'Careless'));
-    expect(violations.map((v) => v.ruleName)).toEqual(expect.arrayContaining([expect.stringMatching(/AwsSolutions-S10/), expect.stringMatching(/AwsSolutions-S1\b/)]));
+    expect(violations.map((v) => v.ruleName)).toEqual(
+      expect.arrayContaining([expect.stringMatching(/AwsSolutions-S10/), expect.stringMatching(/AwsSolutions-S1\b/)]),
+    );
     for (const v of violations) expect(v.violatingConstructs.map((c) => c.constructPath)).toEqual(['Modelmux/Careless/Resource']);
   });
 });

@@ -80,7 +80,14 @@ beforeAll(async () => {
   // per-key state, without its `keys` map (nor the `holds` map of holds in flight).
   const legacy = await createAccount();
   legacyKey = await createKey(legacy.accountId, 'legacy');
-  await documentClient().send(new UpdateCommand({ TableName: tableNames().accounts, Key: { accountId: legacy.accountId }, UpdateExpression: 'REMOVE #k, #h', ExpressionAttributeNames: { '#k': 'keys', '#h': 'holds' } }));
+  await documentClient().send(
+    new UpdateCommand({
+      TableName: tableNames().accounts,
+      Key: { accountId: legacy.accountId },
+      UpdateExpression: 'REMOVE #k, #h',
+      ExpressionAttributeNames: { '#k': 'keys', '#h': 'holds' },
+    }),
+  );
   recording = true;
 });
 
@@ -107,7 +114,14 @@ describe('gateway table grants', () => {
     const next = await client.responses.create({ model: 'gpt-4o-mini', previous_response_id: first.id, input: 'more', stream: true });
     for await (const event of next) void event;
     const message = first.output.find((o) => o.type === 'message');
-    await client.responses.create({ model: 'gpt-4o-mini', input: [{ type: 'item_reference', id: message?.id ?? '' }, { role: 'user', content: 'again' }], store: false });
+    await client.responses.create({
+      model: 'gpt-4o-mini',
+      input: [
+        { type: 'item_reference', id: message?.id ?? '' },
+        { role: 'user', content: 'again' },
+      ],
+      store: false,
+    });
     await client.responses.retrieve(first.id);
     await client.responses.inputItems.list(first.id);
     await client.responses.delete(first.id);
@@ -129,7 +143,9 @@ describe('gateway table grants', () => {
 
     // Settles run after the response: give the last ones a moment to land.
     await new Promise((r) => setTimeout(r, 200));
-    const granted = [...Object.entries(GATEWAY_TABLE_ACTIONS), ['responses', RESPONSES_TABLE_ACTIONS] as const].flatMap(([table, actions]) => actions.map((a) => `${table} ${a}`));
+    const granted = [...Object.entries(GATEWAY_TABLE_ACTIONS), ['responses', RESPONSES_TABLE_ACTIONS] as const].flatMap(([table, actions]) =>
+      actions.map((a) => `${table} ${a}`),
+    );
     expect([...used].sort()).toEqual(granted.sort());
   });
 });

@@ -66,13 +66,17 @@ describe('what cdk synth loads', () => {
 
   it('loads none of the Lambda edge, logger, SDK clients, billing or credentials code', () => {
     const forbidden = functionFiles.filter((f) =>
-      /^functions\/(chat-completions|embeddings|account|settle)\/|\/(edge|observability|billing|routing|store\/dynamo|app)\b|config\/upstream-credentials/.test(f),
+      /^functions\/(chat-completions|embeddings|account|settle)\/|\/(edge|observability|billing|routing|store\/dynamo|app)\b|config\/upstream-credentials/.test(
+        f,
+      ),
     );
     expect(forbidden).toEqual([]);
   });
 
   it('takes from functions/ only modules that import no package but zod', () => {
-    const withPackages = functionFiles.flatMap((f) => [...(graph.packages.get(f) ?? [])].filter((p) => p !== 'zod' && !p.startsWith('zod/')).map((p) => `${f} imports ${p}`));
+    const withPackages = functionFiles.flatMap((f) =>
+      [...(graph.packages.get(f) ?? [])].filter((p) => p !== 'zod' && !p.startsWith('zod/')).map((p) => `${f} imports ${p}`),
+    );
     expect(withPackages).toEqual([]);
   });
 });
@@ -121,11 +125,69 @@ const LAYERS: ReadonlyArray<readonly [string, readonly string[]]> = [
   ['accounts', ['leaf', 'validation', 'errors', 'time', 'config', 'observability', 'store', 'providers']],
   ['identity', ['errors', 'config', 'accounts']],
   ['routing', ['errors', 'retry', 'config', 'observability', 'catalogue', 'openai', 'usage', 'providers', 'sse', 'accounts']],
-  ['billing', ['leaf', 'validation', 'errors', 'time', 'retry', 'money', 'config', 'observability', 'http', 'store', 'catalogue', 'openai', 'usage', 'accounts', 'routing']],
+  [
+    'billing',
+    [
+      'leaf',
+      'validation',
+      'errors',
+      'time',
+      'retry',
+      'money',
+      'config',
+      'observability',
+      'http',
+      'store',
+      'catalogue',
+      'openai',
+      'usage',
+      'accounts',
+      'routing',
+    ],
+  ],
   ['notify', ['money', 'config', 'observability', 'store']],
   ['payments', ['validation', 'errors', 'money', 'config', 'observability', 'store', 'billing', 'notify']],
-  ['account-api', ['leaf', 'validation', 'errors', 'money', 'config', 'observability', 'http', 'catalogue', 'openai', 'providers', 'accounts', 'identity', 'billing', 'payments']],
-  ['app', ['leaf', 'validation', 'errors', 'money', 'config', 'observability', 'http', 'sse', 'catalogue', 'openai', 'usage', 'providers', 'messages', 'responses', 'accounts', 'routing', 'billing']],
+  [
+    'account-api',
+    [
+      'leaf',
+      'validation',
+      'errors',
+      'money',
+      'config',
+      'observability',
+      'http',
+      'catalogue',
+      'openai',
+      'providers',
+      'accounts',
+      'identity',
+      'billing',
+      'payments',
+    ],
+  ],
+  [
+    'app',
+    [
+      'leaf',
+      'validation',
+      'errors',
+      'money',
+      'config',
+      'observability',
+      'http',
+      'sse',
+      'catalogue',
+      'openai',
+      'usage',
+      'providers',
+      'messages',
+      'responses',
+      'accounts',
+      'routing',
+      'billing',
+    ],
+  ],
   ['edge', ['errors', 'config', 'observability', 'http', 'routing']],
 ];
 
@@ -185,7 +247,11 @@ describe('layers of functions/shared (ARCHITECTURE.md "Layers")', () => {
 
   it('lists every folder of functions/shared once, each importing only folders listed above it', () => {
     const folders = [...new Set(sources.map((s) => layerOf(s.rel)).filter((l): l is string => l !== undefined && l !== 'leaf'))].sort();
-    expect(LAYERS.map(([folder]) => folder).filter((f) => f !== 'leaf').sort()).toEqual(folders);
+    expect(
+      LAYERS.map(([folder]) => folder)
+        .filter((f) => f !== 'leaf')
+        .sort(),
+    ).toEqual(folders);
     const upward = LAYERS.flatMap(([folder, may], i) => may.filter((m) => LAYERS.findIndex(([f]) => f === m) >= i).map((m) => `${folder} -> ${m}`));
     expect(upward).toEqual([]);
   });

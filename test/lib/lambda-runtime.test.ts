@@ -62,7 +62,10 @@ beforeAll(async () => {
   const stack = new ModelmuxStack(app, 'Modelmux', stackPropsFromContext(app.node));
   const assembly = app.synth();
   const template = Template.fromJSON(assembly.getStackArtifact(stack.artifactId).template as Record<string, unknown>);
-  for (const [name, path] of [['chat', '/Chat/'], ['embeddings', '/Embeddings/']] as const) {
+  for (const [name, path] of [
+    ['chat', '/Chat/'],
+    ['embeddings', '/Embeddings/'],
+  ] as const) {
     const fnId = logicalIdByPath(template, 'AWS::Lambda::Function', path);
     const dir = assetDirOf(template, assembly.directory, fnId);
     const meta = JSON.parse(readFileSync(join(dir, 'index.meta.json'), 'utf8')) as { inputs: Record<string, unknown> };
@@ -147,20 +150,39 @@ describe(`the deployed bundles under aws-lambda-ric on Node ${LAMBDA_NODE_VERSIO
   });
 
   it('answer a buffered chat completion, bill it, and publish its metrics (EMF) on stdout', async () => {
-    const { data, response } = await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'runtime hello' }] }).withResponse();
+    const { data, response } = await client.chat.completions
+      .create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'runtime hello' }] })
+      .withResponse();
     expect(data.object).toBe('chat.completion');
     expect(data.choices[0]?.message.content).toMatch(/^Echo: runtime hello/);
     const requestId = response.headers.get('x-request-id');
     const entry = await ledgerEntry(requestId);
-    expect(entry).toMatchObject({ publicModel: 'gpt-4o-mini', promptTokens: data.usage?.prompt_tokens, completionTokens: data.usage?.completion_tokens, usageEstimated: false });
-    await expect.poll(() => chat.output.join('').split('\n').find((l) => l.includes('"_aws"') && l.includes(`"requestId":"${requestId}"`) && l.includes('"Requests"'))).toBeTruthy();
+    expect(entry).toMatchObject({
+      publicModel: 'gpt-4o-mini',
+      promptTokens: data.usage?.prompt_tokens,
+      completionTokens: data.usage?.completion_tokens,
+      usageEstimated: false,
+    });
+    await expect
+      .poll(() =>
+        chat.output
+          .join('')
+          .split('\n')
+          .find((l) => l.includes('"_aws"') && l.includes(`"requestId":"${requestId}"`) && l.includes('"Requests"')),
+      )
+      .toBeTruthy();
   });
 
   it('stream a chat completion chunk by chunk as it is produced, ending in a usage chunk', async () => {
     simulator.setChunkDelay(40);
     try {
       const { data: stream, response } = await client.chat.completions
-        .create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'runtime stream of several words' }], stream: true, stream_options: { include_usage: true } })
+        .create({
+          model: 'gpt-4o-mini',
+          messages: [{ role: 'user', content: 'runtime stream of several words' }],
+          stream: true,
+          stream_options: { include_usage: true },
+        })
         .withResponse();
       // The SDK's fetch asks for gzip: the stream's content-encoding crosses the runtime's prelude unchanged.
       expect(response.headers.get('content-encoding')).toBe('gzip');
@@ -185,13 +207,20 @@ describe(`the deployed bundles under aws-lambda-ric on Node ${LAMBDA_NODE_VERSIO
   it('answer an error before the first byte with its own status and OpenAI body through the stream prelude', async () => {
     simulator.setFault({ provider: 'openai' }, { kind: 'status', status: 503 });
     try {
-      const failed = await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'nobody home' }], stream: true }).catch((e: unknown) => e);
+      const failed = await client.chat.completions
+        .create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'nobody home' }], stream: true })
+        .catch((e: unknown) => e);
       expect(failed).toBeInstanceOf(OpenAI.InternalServerError);
       expect(failed).toMatchObject({ status: 503, error: { type: 'server_error', code: 'upstream_unavailable' } });
     } finally {
       simulator.clearFaults();
     }
-    const refused = await new OpenAI({ baseURL, apiKey: 'sk-mux-unknown', maxRetries: 0, defaultHeaders: { [ORIGIN_SECRET_HEADER]: ORIGIN_VALUE } }).chat.completions
+    const refused = await new OpenAI({
+      baseURL,
+      apiKey: 'sk-mux-unknown',
+      maxRetries: 0,
+      defaultHeaders: { [ORIGIN_SECRET_HEADER]: ORIGIN_VALUE },
+    }).chat.completions
       .create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'x' }], stream: true })
       .catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(OpenAI.AuthenticationError);
@@ -212,7 +241,15 @@ describe(`the deployed bundles under aws-lambda-ric on Node ${LAMBDA_NODE_VERSIO
     const entry = await ledgerEntry(response.headers.get('x-request-id'));
     // The same o200k counts as the source tree's tokenizer: had the bundle failed to load its tokenizer
     // file, billing would have fallen back to characters / 3 and these would differ.
-    expect(entry).toMatchObject({ status: 'partial', usageEstimated: true, promptTokens: await estimateChatPromptTokens(chatCompletionRequest.parse({ model: 'gpt-4o-mini', messages, stream: true }), CATALOGUE.get('gpt-4o-mini')!.targets[0]!), completionTokens: await estimateTextTokens(text) });
+    expect(entry).toMatchObject({
+      status: 'partial',
+      usageEstimated: true,
+      promptTokens: await estimateChatPromptTokens(
+        chatCompletionRequest.parse({ model: 'gpt-4o-mini', messages, stream: true }),
+        CATALOGUE.get('gpt-4o-mini')!.targets[0]!,
+      ),
+      completionTokens: await estimateTextTokens(text),
+    });
     expect(Math.ceil(text.length / 3)).not.toBe(await estimateTextTokens(text));
   });
 

@@ -49,7 +49,10 @@ const identityArn = (identity: string) => ({
 /** The policy resources of the senders' roles: policy logical id → its role's logical id. */
 function policyRoles(template: Template): Record<string, string> {
   return Object.fromEntries(
-    Object.entries(resourcesOfType(template, 'AWS::IAM::Policy')).map(([id, policy]) => [id, String((policy.Properties?.Roles as Array<{ Ref: string }>)[0]?.Ref)]),
+    Object.entries(resourcesOfType(template, 'AWS::IAM::Policy')).map(([id, policy]) => [
+      id,
+      String((policy.Properties?.Roles as Array<{ Ref: string }>)[0]?.Ref),
+    ]),
   );
 }
 
@@ -66,7 +69,11 @@ describe('mail from a verified SES identity', () => {
   it('emailFrom + emailFromName: EMAIL_FROM on the two functions that send, ses:SendEmail on the identity from that address only, Cognito through SES', () => {
     const template = synthTemplate({ emailFrom: 'billing@example.com', emailFromName: 'modelmux Billing' });
     const env = emailFromByFunction(template);
-    expect(Object.keys(env).sort().map((id) => SENDERS.find((p) => id.startsWith(p)))).toEqual(SENDERS);
+    expect(
+      Object.keys(env)
+        .sort()
+        .map((id) => SENDERS.find((p) => id.startsWith(p))),
+    ).toEqual(SENDERS);
     for (const value of Object.values(env)) expect(value).toBe('"modelmux Billing" <billing@example.com>');
 
     const statements = sesStatements(template);
@@ -77,7 +84,11 @@ describe('mail from a verified SES identity', () => {
       expect((statement as { Condition?: unknown }).Condition).toEqual({ StringEquals: { 'ses:FromAddress': 'billing@example.com' } });
     }
 
-    expect(poolEmail(template)).toEqual({ EmailSendingAccount: 'DEVELOPER', From: 'modelmux Billing <billing@example.com>', SourceArn: identityArn('billing@example.com') });
+    expect(poolEmail(template)).toEqual({
+      EmailSendingAccount: 'DEVELOPER',
+      From: 'modelmux Billing <billing@example.com>',
+      SourceArn: identityArn('billing@example.com'),
+    });
   });
 
   it('emailIdentity = the domain: permission and Cognito on the domain identity, still only from the address', () => {
@@ -98,7 +109,9 @@ describe('mail from a verified SES identity', () => {
     expect(() => props({ emailFromName: 'Billing' })).toThrow(/emailFromName and emailIdentity need emailFrom/);
     expect(() => props({ emailFrom: 'billing@example.com', emailFromName: 'Evil <x@y.z>' })).toThrow(/context emailFromName must not contain/);
     expect(() => props({ emailFrom: 'billing@example.com', emailFromName: 'Café' })).toThrow(/context emailFromName must be 1 to 64 printable ASCII/);
-    expect(() => synthTemplate({ emailFrom: 'billing@example.com', emailIdentity: 'other.example' })).toThrow(/emailIdentity other.example must be emailFrom \(billing@example.com\) or its domain/);
+    expect(() => synthTemplate({ emailFrom: 'billing@example.com', emailIdentity: 'other.example' })).toThrow(
+      /emailIdentity other.example must be emailFrom \(billing@example.com\) or its domain/,
+    );
     expect(() => props({ functionSettings: { EMAIL_FROM: 'billing@example.com' } })).toThrow(/names EMAIL_FROM, which is set by the stack/);
     expect(props({ emailFrom: 'billing@example.com' }).email).toEqual({ from: 'billing@example.com', fromName: undefined, identity: undefined });
   });

@@ -12,11 +12,21 @@ import { synthTemplate as synth } from './support/synth';
 vi.setConfig({ testTimeout: 180_000 });
 
 const MI = { compute: 'managed-instances' };
-const EXISTING = { ...MI, vpcId: 'vpc-0123456789abcdef0', vpcSubnetIds: 'subnet-0aaaaaaaaaaaaaaa1,subnet-0bbbbbbbbbbbbbbb2', managedInstancesMinEnvironments: '5', managedInstancesMaxEnvironments: 40, managedInstancesMaxVCpus: '64', managedInstancesMaxConcurrency: '160' };
+const EXISTING = {
+  ...MI,
+  vpcId: 'vpc-0123456789abcdef0',
+  vpcSubnetIds: 'subnet-0aaaaaaaaaaaaaaa1,subnet-0bbbbbbbbbbbbbbb2',
+  managedInstancesMinEnvironments: '5',
+  managedInstancesMaxEnvironments: 40,
+  managedInstancesMaxVCpus: '64',
+  managedInstancesMaxConcurrency: '160',
+};
 
 /** The functions of the template by logical id prefix: Chat, Embeddings, Account, SettlePath. */
 function functionsNamed(template: Template, prefix: string): CfnResource[] {
-  return Object.entries(resourcesOfType(template, 'AWS::Lambda::Function')).filter(([id]) => id.startsWith(prefix)).map(([, fn]) => fn);
+  return Object.entries(resourcesOfType(template, 'AWS::Lambda::Function'))
+    .filter(([id]) => id.startsWith(prefix))
+    .map(([, fn]) => fn);
 }
 
 function onlyEntry(template: Template, type: string): [string, CfnResource] {
@@ -54,16 +64,22 @@ describe('compute=managed-instances', () => {
       // The version the Function URL's alias serves keeps the minimum of environments running.
       expect(liveVersion(template, prefix as 'Chat').Properties?.FunctionScalingConfig).toEqual({ MinExecutionEnvironments: MI_DEFAULTS.minEnvironments });
     }
-    for (const prefix of ['Account', 'SettlePath']) for (const fn of functionsNamed(template, prefix)) expect(fn.Properties?.CapacityProviderConfig).toBeUndefined();
+    for (const prefix of ['Account', 'SettlePath'])
+      for (const fn of functionsNamed(template, prefix)) expect(fn.Properties?.CapacityProviderConfig).toBeUndefined();
     // The streaming chat URL and the buffered embeddings URL still serve the `live` alias.
-    const urls = Object.values(resourcesOfType(template, 'AWS::Lambda::Url')).map((u) => u.Properties?.InvokeMode).sort();
+    const urls = Object.values(resourcesOfType(template, 'AWS::Lambda::Url'))
+      .map((u) => u.Properties?.InvokeMode)
+      .sort();
     expect(urls).toEqual(['BUFFERED', 'BUFFERED', 'RESPONSE_STREAM']);
   });
 
   it('runs the instances in private subnets of a new 3-zone VPC: one NAT gateway, a DynamoDB gateway endpoint on their routes, HTTPS out only, nothing in', () => {
     const template = synth(MI);
     const [, provider] = onlyEntry(template, 'AWS::Lambda::CapacityProvider');
-    expect(provider.Properties).toMatchObject({ InstanceRequirements: { Architectures: ['arm64'] }, CapacityProviderScalingConfig: { MaxVCpuCount: MI_DEFAULTS.maxVCpus } });
+    expect(provider.Properties).toMatchObject({
+      InstanceRequirements: { Architectures: ['arm64'] },
+      CapacityProviderScalingConfig: { MaxVCpuCount: MI_DEFAULTS.maxVCpus },
+    });
     const vpcConfig = provider.Properties?.VpcConfig as { SubnetIds: Array<{ Ref: string }>; SecurityGroupIds: Array<{ 'Fn::GetAtt': [string, string] }> };
     const subnets = resourcesOfType(template, 'AWS::EC2::Subnet');
     expect(vpcConfig.SubnetIds).toHaveLength(3);
@@ -74,7 +90,10 @@ describe('compute=managed-instances', () => {
     const routes = Object.values(resourcesOfType(template, 'AWS::EC2::Route')).filter((r) => r.Properties?.NatGatewayId !== undefined);
     expect(routes).toHaveLength(3);
     const [, endpoint] = onlyEntry(template, 'AWS::EC2::VPCEndpoint');
-    expect(endpoint.Properties).toMatchObject({ VpcEndpointType: 'Gateway', ServiceName: { 'Fn::Join': ['', ['com.amazonaws.', { Ref: 'AWS::Region' }, '.dynamodb']] } });
+    expect(endpoint.Properties).toMatchObject({
+      VpcEndpointType: 'Gateway',
+      ServiceName: { 'Fn::Join': ['', ['com.amazonaws.', { Ref: 'AWS::Region' }, '.dynamodb']] },
+    });
     const endpointTables = JSON.stringify(endpoint.Properties?.RouteTableIds);
     for (const route of routes) expect(endpointTables).toContain((route.Properties?.RouteTableId as { Ref: string }).Ref);
     const [sgId, sg] = onlyEntry(template, 'AWS::EC2::SecurityGroup');
@@ -84,26 +103,38 @@ describe('compute=managed-instances', () => {
     template.resourceCountIs('AWS::EC2::SecurityGroupIngress', 0);
   });
 
-  it('gives Lambda an operator role for this account\'s capacity providers only, with AWS\'s operator policy and nothing more', () => {
+  it("gives Lambda an operator role for this account's capacity providers only, with AWS's operator policy and nothing more", () => {
     const template = synth(MI);
     const [, provider] = onlyEntry(template, 'AWS::Lambda::CapacityProvider');
-    const roleId = (provider.Properties?.PermissionsConfig as { CapacityProviderOperatorRoleArn: { 'Fn::GetAtt': [string, string] } }).CapacityProviderOperatorRoleArn['Fn::GetAtt'][0];
+    const roleId = (provider.Properties?.PermissionsConfig as { CapacityProviderOperatorRoleArn: { 'Fn::GetAtt': [string, string] } })
+      .CapacityProviderOperatorRoleArn['Fn::GetAtt'][0];
     const role = resourcesOfType(template, 'AWS::IAM::Role')[roleId];
-    expect(role?.Properties?.ManagedPolicyArns).toEqual([{ 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':iam::aws:policy/AWSLambdaManagedEC2ResourceOperator']] }]);
+    expect(role?.Properties?.ManagedPolicyArns).toEqual([
+      { 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':iam::aws:policy/AWSLambdaManagedEC2ResourceOperator']] },
+    ]);
     const [trust] = (role?.Properties?.AssumeRolePolicyDocument as { Statement: Array<Record<string, unknown>> }).Statement;
-    expect(trust).toMatchObject({ Action: 'sts:AssumeRole', Principal: { Service: 'lambda.amazonaws.com' }, Condition: { StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } } } });
+    expect(trust).toMatchObject({
+      Action: 'sts:AssumeRole',
+      Principal: { Service: 'lambda.amazonaws.com' },
+      Condition: { StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } } },
+    });
     expect(JSON.stringify(trust)).toContain(':capacity-provider:*');
     expect(allIamStatements(template).filter(({ owner, statement }) => owner.startsWith(roleId) && statement.Action !== 'sts:AssumeRole')).toEqual([]);
   });
 
-  it('uses an existing VPC\'s subnets (no VPC, NAT or endpoint created) and passes the sizing options through', () => {
+  it("uses an existing VPC's subnets (no VPC, NAT or endpoint created) and passes the sizing options through", () => {
     const template = synth(EXISTING);
     for (const type of ['AWS::EC2::VPC', 'AWS::EC2::NatGateway', 'AWS::EC2::VPCEndpoint']) template.resourceCountIs(type, 0);
     const [, provider] = onlyEntry(template, 'AWS::Lambda::CapacityProvider');
-    expect(provider.Properties).toMatchObject({ VpcConfig: { SubnetIds: EXISTING.vpcSubnetIds.split(',') }, CapacityProviderScalingConfig: { MaxVCpuCount: 64 } });
+    expect(provider.Properties).toMatchObject({
+      VpcConfig: { SubnetIds: EXISTING.vpcSubnetIds.split(',') },
+      CapacityProviderScalingConfig: { MaxVCpuCount: 64 },
+    });
     expect(onlyEntry(template, 'AWS::EC2::SecurityGroup')[1].Properties?.VpcId).toBe(EXISTING.vpcId);
     for (const prefix of ['Chat', 'Embeddings'] as const) {
-      const config = functionsNamed(template, prefix)[0]?.Properties?.CapacityProviderConfig as { LambdaManagedInstancesCapacityProviderConfig: Record<string, unknown> };
+      const config = functionsNamed(template, prefix)[0]?.Properties?.CapacityProviderConfig as {
+        LambdaManagedInstancesCapacityProviderConfig: Record<string, unknown>;
+      };
       expect(config.LambdaManagedInstancesCapacityProviderConfig.PerExecutionEnvironmentMaxConcurrency).toBe(160);
       expect(liveVersion(template, prefix).Properties?.FunctionScalingConfig).toEqual({ MinExecutionEnvironments: 5, MaxExecutionEnvironments: 40 });
     }
@@ -119,14 +150,17 @@ describe('compute=managed-instances', () => {
     expect(() => synth({ ...MI, chatReservedConcurrency: '10' })).toThrow(/do not apply with compute=managed-instances/);
     expect(() => synth({ ...MI, tracing: 'true' })).toThrow(/context tracing is not supported with compute=managed-instances/);
     expect(() => synth({ ...MI, managedInstancesMaxConcurrency: '2000' })).toThrow(/managedInstancesMaxConcurrency must be from 1 to 1600/);
-    expect(() => synth({ ...MI, managedInstancesMinEnvironments: '6', managedInstancesMaxEnvironments: '4' })).toThrow(/MaxEnvironments must be at least managedInstancesMinEnvironments/);
+    expect(() => synth({ ...MI, managedInstancesMinEnvironments: '6', managedInstancesMaxEnvironments: '4' })).toThrow(
+      /MaxEnvironments must be at least managedInstancesMinEnvironments/,
+    );
   });
 });
 
 describe('default compute (per-invocation Lambda)', () => {
   it('has no capacity provider, VPC, NAT or endpoint, and no function with capacity-provider or version-scaling settings', () => {
     const template = synth({ cloudfront: 'false' }); // shared with stack-options.test.ts; the default (bundled) synth is stack.test.ts's
-    for (const type of ['AWS::Lambda::CapacityProvider', 'AWS::EC2::VPC', 'AWS::EC2::NatGateway', 'AWS::EC2::VPCEndpoint', 'AWS::EC2::SecurityGroup']) template.resourceCountIs(type, 0);
+    for (const type of ['AWS::Lambda::CapacityProvider', 'AWS::EC2::VPC', 'AWS::EC2::NatGateway', 'AWS::EC2::VPCEndpoint', 'AWS::EC2::SecurityGroup'])
+      template.resourceCountIs(type, 0);
     for (const fn of Object.values(resourcesOfType(template, 'AWS::Lambda::Function'))) {
       expect(fn.Properties?.CapacityProviderConfig).toBeUndefined();
       expect(fn.Properties?.PublishToLatestPublished).toBeUndefined();

@@ -24,7 +24,8 @@ beforeAll(() => {
 
 /** The metric(s) an alarm reads: its own, or those of its math expression. */
 function alarmMetrics(alarm: Record<string, unknown>): Array<{ Namespace: string; MetricName: string; Dimensions?: Array<{ Name: string; Value: unknown }> }> {
-  if (alarm.MetricName !== undefined) return [{ Namespace: String(alarm.Namespace), MetricName: String(alarm.MetricName), Dimensions: alarm.Dimensions as never }];
+  if (alarm.MetricName !== undefined)
+    return [{ Namespace: String(alarm.Namespace), MetricName: String(alarm.MetricName), Dimensions: alarm.Dimensions as never }];
   return ((alarm.Metrics as Array<{ MetricStat?: { Metric: never } }>) ?? []).flatMap((m) => (m.MetricStat ? [m.MetricStat.Metric] : []));
 }
 
@@ -35,7 +36,6 @@ describe('alarm topic', () => {
     const policy = Object.values(resourcesOfType(template, 'AWS::SNS::TopicPolicy'))[0];
     expect(JSON.stringify(policy?.Properties?.PolicyDocument)).toContain('"aws:SecureTransport":"false"');
   });
-
 });
 
 describe('alarms', () => {
@@ -90,12 +90,18 @@ describe('alarms', () => {
 
   it("read modelmux's own metrics in its namespace with the stack's service dimension", () => {
     const own = (name: string) => alarmMetrics(alarms[`Modelmux-${name}`] ?? {});
-    expect(own('SettlesOverdue')).toEqual([{ Namespace: METRICS_NAMESPACE, MetricName: MetricName.HoldsOverdue, Dimensions: [{ Name: 'service', Value: 'Modelmux' }] }]);
+    expect(own('SettlesOverdue')).toEqual([
+      { Namespace: METRICS_NAMESPACE, MetricName: MetricName.HoldsOverdue, Dimensions: [{ Name: 'service', Value: 'Modelmux' }] },
+    ]);
     expect(own('SettleFailures')[0]).toMatchObject({ Namespace: 'modelmux', MetricName: 'SettleFailures' });
     expect(own('BreakersOpen')[0]).toMatchObject({ Namespace: 'modelmux', MetricName: 'BreakerOpened' });
     expect(own('UpstreamOverHold')[0]).toMatchObject({ Namespace: 'modelmux', MetricName: 'UpstreamOverHoldNanoUsd' });
     expect(alarms['Modelmux-UpstreamOverHold']).toMatchObject({ Threshold: 10_000_000, Statistic: 'Sum' });
-    expect(own('ServerErrorRate').map((m) => m.MetricName).sort()).toEqual(['Requests', 'ServerErrors']);
+    expect(
+      own('ServerErrorRate')
+        .map((m) => m.MetricName)
+        .sort(),
+    ).toEqual(['Requests', 'ServerErrors']);
   });
 
   it('alarm on a 5xx rate above 5% over periods with at least 20 requests, in 2 of 3 periods', () => {
@@ -110,7 +116,12 @@ describe('alarms', () => {
       expect(alarmMetrics(alarms[`Modelmux-${fn}Errors`] ?? {})[0]).toMatchObject({ Namespace: 'AWS/Lambda', MetricName: 'Errors' });
       expect(alarmMetrics(alarms[`Modelmux-${fn}Throttles`] ?? {})[0]).toMatchObject({ Namespace: 'AWS/Lambda', MetricName: 'Throttles' });
     }
-    expect(alarms['Modelmux-AccountConcurrency']).toMatchObject({ Namespace: 'AWS/Lambda', MetricName: 'UnreservedConcurrentExecutions', Threshold: Math.floor(0.8 * (1000 - 5 - 10)), Statistic: 'Maximum' });
+    expect(alarms['Modelmux-AccountConcurrency']).toMatchObject({
+      Namespace: 'AWS/Lambda',
+      MetricName: 'UnreservedConcurrentExecutions',
+      Threshold: Math.floor(0.8 * (1000 - 5 - 10)),
+      Statistic: 'Maximum',
+    });
     expect(alarms['Modelmux-AccountConcurrency']?.Dimensions).toBeUndefined();
   });
 
@@ -124,7 +135,9 @@ describe('alarms', () => {
 
   it('alarm on concurrency near a reserved limit, and the account limit from context', () => {
     const variant = synth({ chatReservedConcurrency: '50', accountConcurrencyLimit: '3000' });
-    const named = Object.fromEntries(Object.values(resourcesOfType(variant, 'AWS::CloudWatch::Alarm')).map((a) => [String(a.Properties?.AlarmName), a.Properties ?? {}]));
+    const named = Object.fromEntries(
+      Object.values(resourcesOfType(variant, 'AWS::CloudWatch::Alarm')).map((a) => [String(a.Properties?.AlarmName), a.Properties ?? {}]),
+    );
     expect(named['Modelmux-ChatConcurrencyNearLimit']).toMatchObject({ MetricName: 'ConcurrentExecutions', Threshold: 40 });
     expect(named['Modelmux-EmbeddingsConcurrencyNearLimit']).toBeUndefined();
     expect(named['Modelmux-AccountConcurrency']).toMatchObject({ Threshold: Math.floor(0.8 * (3000 - 50 - 5 - 10)) });
@@ -141,14 +154,34 @@ describe('dashboard', () => {
       widgets: Array<{ type: string; properties: { title?: string; metrics?: unknown[][]; query?: string } }>;
     };
     const titles = body.widgets.map((w) => w.properties.title ?? '');
-    for (const title of ['Traffic', 'Cost charged', 'Fallbacks', 'Time to first token', 'overhead', 'Billing records', 'Cost and requests by model', 'Chat function', 'Embeddings function', 'Alarms']) {
-      expect(titles.some((t) => t.includes(title)), title).toBe(true);
+    for (const title of [
+      'Traffic',
+      'Cost charged',
+      'Fallbacks',
+      'Time to first token',
+      'overhead',
+      'Billing records',
+      'Cost and requests by model',
+      'Chat function',
+      'Embeddings function',
+      'Alarms',
+    ]) {
+      expect(
+        titles.some((t) => t.includes(title)),
+        title,
+      ).toBe(true);
     }
     const plotted = body.widgets.flatMap((w) => w.properties.metrics ?? []).filter((m) => m[0] === METRICS_NAMESPACE);
     for (const metric of ['Requests', 'ServerErrors', 'CostNanoUsd', 'Fallbacks', 'BreakerOpened', 'TimeToFirstToken', 'Overhead', 'HoldsOverdue']) {
-      expect(plotted.some((m) => m[1] === metric && m[2] === 'service' && m[3] === 'Modelmux'), metric).toBe(true);
+      expect(
+        plotted.some((m) => m[1] === metric && m[2] === 'service' && m[3] === 'Modelmux'),
+        metric,
+      ).toBe(true);
     }
-    const expressions = body.widgets.flatMap((w) => w.properties.metrics ?? []).map((m) => (m[0] as { expression?: string }).expression).filter(Boolean);
+    const expressions = body.widgets
+      .flatMap((w) => w.properties.metrics ?? [])
+      .map((m) => (m[0] as { expression?: string }).expression)
+      .filter(Boolean);
     expect(expressions).toContain('cost / 1000000000');
     expect(body.widgets.find((w) => w.type === 'log')?.properties.query).toMatch(/filter message = "request" and ispresent\(costNanoUsd\)[\s\S]*by model/);
   });

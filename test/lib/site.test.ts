@@ -51,7 +51,9 @@ describe('dashboard bucket', () => {
   });
 
   it('lets only CloudFront read it, for this distribution only, and refuses plain HTTP', () => {
-    const policies = Object.values(resourcesOfType(template, 'AWS::S3::BucketPolicy')).filter((p) => JSON.stringify(p.Properties?.Bucket) === JSON.stringify({ Ref: bucketId }));
+    const policies = Object.values(resourcesOfType(template, 'AWS::S3::BucketPolicy')).filter(
+      (p) => JSON.stringify(p.Properties?.Bucket) === JSON.stringify({ Ref: bucketId }),
+    );
     expect(policies).toHaveLength(1);
     const statements = (policies[0]?.Properties?.PolicyDocument as { Statement: Array<Record<string, unknown>> }).Statement;
     const allows = statements.filter((s) => s.Effect === 'Allow');
@@ -70,7 +72,11 @@ describe('dashboard bucket', () => {
     expect(origin?.S3OriginConfig).toEqual({ OriginAccessIdentity: '' });
     const oacs = Object.values(resourcesOfType(template, 'AWS::CloudFront::OriginAccessControl'));
     expect(oacs).toHaveLength(1);
-    expect(oacs[0]?.Properties?.OriginAccessControlConfig).toMatchObject({ OriginAccessControlOriginType: 's3', SigningBehavior: 'always', SigningProtocol: 'sigv4' });
+    expect(oacs[0]?.Properties?.OriginAccessControlConfig).toMatchObject({
+      OriginAccessControlOriginType: 's3',
+      SigningBehavior: 'always',
+      SigningProtocol: 'sigv4',
+    });
   });
 });
 
@@ -140,7 +146,13 @@ describe('deployment of web/dist', () => {
     const assets = all.find((d) => JSON.stringify(d.Properties?.Exclude) === '["index.html"]');
     const page = all.find((d) => JSON.stringify(d.Properties?.Include) === '["index.html"]');
     expect(assets?.Properties).toMatchObject({ Prune: false, SystemMetadata: { 'cache-control': 'public, max-age=31536000, immutable' } });
-    expect(page?.Properties).toMatchObject({ Exclude: ['*'], Prune: false, SystemMetadata: { 'cache-control': 'no-cache' }, DistributionId: { Ref: distributionId }, DistributionPaths: ['/', '/index.html'] });
+    expect(page?.Properties).toMatchObject({
+      Exclude: ['*'],
+      Prune: false,
+      SystemMetadata: { 'cache-control': 'no-cache' },
+      DistributionId: { Ref: distributionId },
+      DistributionPaths: ['/', '/index.html'],
+    });
   });
 
   it('ships the real build: index.html loads one hashed module script and one stylesheet, nothing inline', () => {

@@ -66,7 +66,11 @@ describe('stack options from context', () => {
     template.hasOutput('BaseUrl', { Value: { 'Fn::Join': ['', [{ 'Fn::GetAtt': [chatUrlId, 'FunctionUrl'] }, 'v1']] } });
     template.hasOutput('EmbeddingsUrl', {});
     // No proxy in front: buffered chat may use the function's 300 s less the 5 s settle reserve.
-    expect(functionEnvs(template).map((env) => env.BUFFERED_CHAT_BUDGET_MS).filter(Boolean)).toEqual(['295000']);
+    expect(
+      functionEnvs(template)
+        .map((env) => env.BUFFERED_CHAT_BUDGET_MS)
+        .filter(Boolean),
+    ).toEqual(['295000']);
   }, 120_000); // the file's first synth loads aws-cdk-lib's constructs: ~20 s alone, more on a busy machine
 
   it('imports the upstream secret by name: no secret created, GetSecretValue on that name and its 6-character suffix only', () => {
@@ -105,7 +109,9 @@ describe('stack options from context', () => {
   });
 
   it('refuses an API key (or any non-base-URL name) passed as a base-URL override', () => {
-    expect(() => synth({ upstreamBaseUrls: { OPENAI_API_KEY: 'sk-should-not-be-here' } })).toThrow(/OPENAI_API_KEY is not one of .*API keys belong in the secret/);
+    expect(() => synth({ upstreamBaseUrls: { OPENAI_API_KEY: 'sk-should-not-be-here' } })).toThrow(
+      /OPENAI_API_KEY is not one of .*API keys belong in the secret/,
+    );
     expect(() => synth({ upstreamBaseUrls: { OPENAI_BASE_URL: 'not a url' } })).toThrow(/must be an http\(s\) URL/);
   });
 
@@ -114,7 +120,9 @@ describe('stack options from context', () => {
     const reserved = upstreamFunctions(template).map((fn) => fn.Properties?.ReservedConcurrentExecutions);
     expect(reserved.sort()).toEqual([20, 5]);
     // chat, embeddings, and the settle and account functions' defaults (deploy-readiness.test.ts).
-    expect(Object.values(resourcesOfType(template, 'AWS::Lambda::Function')).filter((fn) => fn.Properties?.ReservedConcurrentExecutions !== undefined)).toHaveLength(4);
+    expect(
+      Object.values(resourcesOfType(template, 'AWS::Lambda::Function')).filter((fn) => fn.Properties?.ReservedConcurrentExecutions !== undefined),
+    ).toHaveLength(4);
     expect(() => synth({ chatReservedConcurrency: 'lots' })).toThrow(/chatReservedConcurrency must be a non-negative integer/);
   });
 
@@ -137,7 +145,9 @@ describe('stack options from context', () => {
         .filter(([id]) => !id.startsWith('CustomCDKBucketDeployment') && !id.startsWith('SettlePath'))
         .map(([, fn]) => (fn.Properties?.Environment as { Variables: Record<string, unknown> }).Variables.PUBLIC_BASE_URL);
     expect(publicUrls(synth({ domainName: 'llm.example.org', certificateArn }))).toEqual(Array(3).fill('https://llm.example.org'));
-    expect(publicUrls(synth({ domainName: 'llm.example.org', certificateArn, publicBaseUrl: 'https://x.example.org' }))).toEqual(Array(3).fill('https://x.example.org'));
+    expect(publicUrls(synth({ domainName: 'llm.example.org', certificateArn, publicBaseUrl: 'https://x.example.org' }))).toEqual(
+      Array(3).fill('https://x.example.org'),
+    );
     expect(publicUrls(synth({}))).toEqual(Array(3).fill(undefined));
   });
 
@@ -182,16 +192,27 @@ describe('edge options from context', () => {
 
   it('serves the custom domain with a DNS-validated certificate, TLS 1.2 minimum (TLSv1.2_2021) and alias records', () => {
     const certificateId = Object.keys(resourcesOfType(template, 'AWS::CertificateManager::Certificate'))[0];
-    template.hasResourceProperties('AWS::CertificateManager::Certificate', { DomainName: 'api.example.com', ValidationMethod: 'DNS', DomainValidationOptions: [{ DomainName: 'api.example.com', HostedZoneId: 'Z0123456789ABC' }] });
+    template.hasResourceProperties('AWS::CertificateManager::Certificate', {
+      DomainName: 'api.example.com',
+      ValidationMethod: 'DNS',
+      DomainValidationOptions: [{ DomainName: 'api.example.com', HostedZoneId: 'Z0123456789ABC' }],
+    });
     expect(distribution.Aliases).toEqual(['api.example.com']);
-    expect(distribution.ViewerCertificate).toEqual({ AcmCertificateArn: { Ref: certificateId }, MinimumProtocolVersion: 'TLSv1.2_2021', SslSupportMethod: 'sni-only' });
-    for (const type of ['A', 'AAAA']) template.hasResourceProperties('AWS::Route53::RecordSet', { Name: 'api.example.com.', Type: type, HostedZoneId: 'Z0123456789ABC' });
+    expect(distribution.ViewerCertificate).toEqual({
+      AcmCertificateArn: { Ref: certificateId },
+      MinimumProtocolVersion: 'TLSv1.2_2021',
+      SslSupportMethod: 'sni-only',
+    });
+    for (const type of ['A', 'AAAA'])
+      template.hasResourceProperties('AWS::Route53::RecordSet', { Name: 'api.example.com.', Type: type, HostedZoneId: 'Z0123456789ABC' });
     template.hasOutput('BaseUrl', { Value: 'https://api.example.com/v1' });
   });
 
   it('refuses to deploy the certificate and the web ACL outside us-east-1 (CloudFormation rules)', () => {
     const rules = (template.toJSON() as { Rules?: Record<string, { Assertions: Array<{ Assert: unknown; AssertDescription: string }> }> }).Rules ?? {};
-    const assertions = Object.entries(rules).filter(([id]) => id !== 'CheckBootstrapVersion').flatMap(([, r]) => r.Assertions);
+    const assertions = Object.entries(rules)
+      .filter(([id]) => id !== 'CheckBootstrapVersion')
+      .flatMap(([, r]) => r.Assertions);
     expect(assertions).toHaveLength(2);
     for (const a of assertions) expect(a.Assert).toEqual({ 'Fn::Equals': [{ Ref: 'AWS::Region' }, 'us-east-1'] });
     const app = testApp({ ...everything }, { bundle: false });
@@ -209,7 +230,9 @@ describe('edge options from context', () => {
       Action: { Block: { CustomResponse: { ResponseCode: 429, CustomResponseBodyKey: 'rateLimited' } } },
       Statement: { RateBasedStatement: { Limit: 500, AggregateKeyType: 'IP' } },
     });
-    expect(JSON.parse(props.CustomResponseBodies.rateLimited?.Content ?? '{}')).toMatchObject({ error: { type: 'rate_limit_error', code: 'rate_limit_exceeded', param: null } });
+    expect(JSON.parse(props.CustomResponseBodies.rateLimited?.Content ?? '{}')).toMatchObject({
+      error: { type: 'rate_limit_error', code: 'rate_limit_exceeded', param: null },
+    });
     expect(managed.map((r) => (r.Statement as { ManagedRuleGroupStatement: { Name: string } }).ManagedRuleGroupStatement.Name)).toEqual([
       'AWSManagedRulesCommonRuleSet',
       'AWSManagedRulesKnownBadInputsRuleSet',
@@ -245,7 +268,9 @@ describe('edge options from context', () => {
   });
 
   it('makes CloudFront send the origin secret version given for a rotation', () => {
-    const functionOrigins = (distribution.Origins as Array<{ S3OriginConfig?: unknown; OriginCustomHeaders: Array<{ HeaderValue: { 'Fn::Join': [string, unknown[]] } }> }>).filter((o) => o.S3OriginConfig === undefined);
+    const functionOrigins = (
+      distribution.Origins as Array<{ S3OriginConfig?: unknown; OriginCustomHeaders: Array<{ HeaderValue: { 'Fn::Join': [string, unknown[]] } }> }>
+    ).filter((o) => o.S3OriginConfig === undefined);
     const headers = functionOrigins.map((o) => o.OriginCustomHeaders[0]?.HeaderValue['Fn::Join'][1]);
     expect(headers).toHaveLength(3);
     for (const parts of headers) expect(parts?.at(-1)).toBe(':SecretString:current::v-2026-rotation}}');
@@ -256,7 +281,11 @@ describe('edge options from context', () => {
     const webAclArn = 'arn:aws:wafv2:us-east-1:123456789012:global/webacl/team-acl/1111';
     const variant = synth({ domainName: 'llm.example.org', certificateArn, wafWebAclArn: webAclArn });
     const config = Object.values(resourcesOfType(variant, 'AWS::CloudFront::Distribution'))[0]?.Properties?.DistributionConfig as Record<string, unknown>;
-    expect(config).toMatchObject({ Aliases: ['llm.example.org'], WebACLId: webAclArn, ViewerCertificate: { AcmCertificateArn: certificateArn, MinimumProtocolVersion: 'TLSv1.2_2021' } });
+    expect(config).toMatchObject({
+      Aliases: ['llm.example.org'],
+      WebACLId: webAclArn,
+      ViewerCertificate: { AcmCertificateArn: certificateArn, MinimumProtocolVersion: 'TLSv1.2_2021' },
+    });
     variant.resourceCountIs('AWS::WAFv2::WebACL', 0);
     variant.resourceCountIs('AWS::CertificateManager::Certificate', 0);
     variant.resourceCountIs('AWS::Route53::RecordSet', 0);

@@ -91,7 +91,7 @@ function roleStatementsOf(fnLogicalId: string): IamStatement[] {
   for (const policy of Object.values(resourcesOfType(template, 'AWS::IAM::Policy'))) {
     const roles = (policy.Properties?.Roles as Array<{ Ref: string }> | undefined) ?? [];
     if (roles.some((role) => role.Ref === roleId)) {
-      statements.push(...((policy.Properties?.PolicyDocument as { Statement: IamStatement[] }).Statement));
+      statements.push(...(policy.Properties?.PolicyDocument as { Statement: IamStatement[] }).Statement);
     }
   }
   return statements;
@@ -139,15 +139,21 @@ describe('Function URLs', () => {
       const cors = resourcesOfType(template, 'AWS::Lambda::Url')[url]?.Properties?.Cors;
       expect(cors).toMatchObject({ AllowOrigins: ['*'], AllowMethods: ['POST', 'GET'] });
       const allowHeaders = (cors as { AllowHeaders?: string[] } | undefined)?.AllowHeaders;
-      expect(allowHeaders).toEqual(expect.arrayContaining(['authorization', 'content-type', 'x-stainless-retry-count', 'x-stainless-timeout', 'x-stainless-helper-method']));
+      expect(allowHeaders).toEqual(
+        expect.arrayContaining(['authorization', 'content-type', 'x-stainless-retry-count', 'x-stainless-timeout', 'x-stainless-helper-method']),
+      );
       expect(allowHeaders).not.toContain('*');
     }
   });
 
-  it('grants principal * both InvokeFunctionUrl (auth NONE) and InvokeFunction (only via the URL) on each function\'s live alias, which its URL serves', () => {
+  it("grants principal * both InvokeFunctionUrl (auth NONE) and InvokeFunction (only via the URL) on each function's live alias, which its URL serves", () => {
     const permissions = Object.values(resourcesOfType(template, 'AWS::Lambda::Permission')).map((p) => p.Properties ?? {});
     const urls = resourcesOfType(template, 'AWS::Lambda::Url');
-    for (const [fn, url] of [[ids.chatFn, ids.chatUrl], [ids.embeddingsFn, ids.embeddingsUrl], [ids.accountFn, ids.accountUrl]] as const) {
+    for (const [fn, url] of [
+      [ids.chatFn, ids.chatUrl],
+      [ids.embeddingsFn, ids.embeddingsUrl],
+      [ids.accountFn, ids.accountUrl],
+    ] as const) {
       // The URL serves the `live` alias (CodeDeploy shifts it), so the public permissions are the alias's.
       const alias = liveAliasOf(fn);
       expect(urls[url]?.Properties).toMatchObject({ TargetFunctionArn: getAttArn(fn), Qualifier: LIVE_ALIAS });
@@ -240,7 +246,11 @@ describe('the durable settle path', () => {
     });
     expect(resourcesOfType(template, 'AWS::SQS::Queue')[dlq]?.Properties).toMatchObject({ SqsManagedSseEnabled: true, MessageRetentionPeriod: 1_209_600 });
     const settleFn = logicalIdByPath(template, 'AWS::Lambda::Function', '/SettlePath/Settle/');
-    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', { FunctionName: { Ref: settleFn }, BatchSize: 10, FunctionResponseTypes: ['ReportBatchItemFailures'] });
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      FunctionName: { Ref: settleFn },
+      BatchSize: 10,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+    });
     template.hasResourceProperties('AWS::Events::Rule', { ScheduleExpression: 'rate(5 minutes)' });
     expect(envOf(ids.chatFn).SETTLE_QUEUE_URL).toEqual({ Ref: queue });
     expect(envOf(ids.embeddingsFn).SETTLE_QUEUE_URL).toEqual({ Ref: queue });
@@ -249,11 +259,28 @@ describe('the durable settle path', () => {
     // (no Scan), an orphan's key hash through the keys table's byAccount index, read the queue depths;
     // a held ledger item from before the upgrade is settled (UpdateItem) or cancelled (DeleteItem) the old way.
     const actions = roleStatementsOf(settleFn).flatMap((st) => actionsOf(st));
-    expect(actions).toEqual(expect.arrayContaining(['dynamodb:UpdateItem', 'dynamodb:PutItem', 'dynamodb:BatchGetItem', 'dynamodb:Query', 'sqs:GetQueueAttributes', 'sqs:ReceiveMessage', 'sqs:DeleteMessage']));
+    expect(actions).toEqual(
+      expect.arrayContaining([
+        'dynamodb:UpdateItem',
+        'dynamodb:PutItem',
+        'dynamodb:BatchGetItem',
+        'dynamodb:Query',
+        'sqs:GetQueueAttributes',
+        'sqs:ReceiveMessage',
+        'sqs:DeleteMessage',
+      ]),
+    );
     expect(actions).not.toContain('dynamodb:Scan');
     // Every resource an action is granted on, over all of the role's statements (empty when none grants
     // it, so each line below fails when the grant is missing as well as when it is too wide).
-    const grantedOn = (action: string) => [...new Set(roleStatementsOf(settleFn).filter((st) => actionsOf(st).includes(action)).flatMap((st) => resourcesOfStatement(st).map((r) => JSON.stringify(r))))].map((r) => JSON.parse(r) as unknown);
+    const grantedOn = (action: string) =>
+      [
+        ...new Set(
+          roleStatementsOf(settleFn)
+            .filter((st) => actionsOf(st).includes(action))
+            .flatMap((st) => resourcesOfStatement(st).map((r) => JSON.stringify(r))),
+        ),
+      ].map((r) => JSON.parse(r) as unknown);
     expect(grantedOn('dynamodb:DeleteItem')).toEqual([getAttArn(ids.tables.ledger)]);
     expect(grantedOn('dynamodb:BatchGetItem')).toEqual([getAttArn(ids.tables.accounts)]);
     expect(grantedOn('dynamodb:PutItem')).toEqual([getAttArn(ids.tables.ledger)]);
@@ -292,7 +319,10 @@ describe('IAM least privilege', () => {
   it('grants each function exactly the request-path table actions, GetSecretValue on the upstream and origin secrets, SendMessage on the settle queue and log writes to its own log group', () => {
     const settleQueue = logicalIdByPath(template, 'AWS::SQS::Queue', '/SettlePath/Queue/');
     const expected = new Map<string, string[]>([
-      ...Object.entries(GATEWAY_TABLE_ACTIONS).map(([name, actions]): [string, string[]] => [JSON.stringify(getAttArn(ids.tables[name as keyof typeof ids.tables])), [...actions].sort()]),
+      ...Object.entries(GATEWAY_TABLE_ACTIONS).map(([name, actions]): [string, string[]] => [
+        JSON.stringify(getAttArn(ids.tables[name as keyof typeof ids.tables])),
+        [...actions].sort(),
+      ]),
       [JSON.stringify({ Ref: ids.secret }), ['secretsmanager:GetSecretValue']],
       [JSON.stringify(getAttArn(ids.byokKey)), ['kms:Decrypt']],
       [JSON.stringify({ Ref: ids.originSecret }), ['secretsmanager:GetSecretValue']],
@@ -300,7 +330,10 @@ describe('IAM least privilege', () => {
     ]);
     // Stored responses: the chat function alone serves /v1/responses.
     const chatExpected = new Map([...expected, [JSON.stringify(getAttArn(ids.tables.responses)), [...RESPONSES_TABLE_ACTIONS].sort()]]);
-    for (const [fn, common] of [[ids.chatFn, chatExpected], [ids.embeddingsFn, expected]] as const) {
+    for (const [fn, common] of [
+      [ids.chatFn, chatExpected],
+      [ids.embeddingsFn, expected],
+    ] as const) {
       // Logs: write to its own log group only (its own role, no AWSLambdaBasicExecutionRole).
       const want = new Map([...common, [JSON.stringify(getAttArn(logGroupOf(fn))), [...LOG_WRITE_ACTIONS]]]);
       const granted = new Map<string, string[]>();
@@ -336,7 +369,10 @@ describe('IAM least privilege', () => {
 
 describe('functions', () => {
   it('run Node.js 22 or newer on arm64 with their right-sized default memory, 300 s for chat and 60 s for the buffered function (embeddings, images)', () => {
-    for (const [fn, timeout, memory] of [[ids.chatFn, 300, CHAT_DEFAULT_MEMORY_MB], [ids.embeddingsFn, 60, EMBEDDINGS_DEFAULT_MEMORY_MB]] as const) {
+    for (const [fn, timeout, memory] of [
+      [ids.chatFn, 300, CHAT_DEFAULT_MEMORY_MB],
+      [ids.embeddingsFn, 60, EMBEDDINGS_DEFAULT_MEMORY_MB],
+    ] as const) {
       const props = fnProps(fn);
       const runtime = String(props.Runtime);
       expect(runtime).toMatch(/^nodejs\d+\.x$/);
@@ -389,7 +425,10 @@ describe('functions', () => {
   });
 
   it('ship a real local esbuild bundle: ESM with the createRequire banner, source map and metafile', () => {
-    for (const [fn, entry] of [[ids.chatFn, 'functions/chat-completions/handler.ts'], [ids.embeddingsFn, 'functions/embeddings/handler.ts']] as const) {
+    for (const [fn, entry] of [
+      [ids.chatFn, 'functions/chat-completions/handler.ts'],
+      [ids.embeddingsFn, 'functions/embeddings/handler.ts'],
+    ] as const) {
       const assetDir = assetDirOf(template, assemblyDir, fn);
       const code = readFileSync(join(assetDir, 'index.mjs'), 'utf8');
       expect(code.startsWith("import { createRequire as __modelmuxCreateRequire } from 'node:module';")).toBe(true);
@@ -401,7 +440,9 @@ describe('functions', () => {
   });
 
   it('keep the provider adapters out of the account bundle: BYOK asks the manifest, not the registry', () => {
-    const meta = JSON.parse(readFileSync(join(assetDirOf(template, assemblyDir, ids.accountFn), 'index.meta.json'), 'utf8')) as { inputs: Record<string, unknown> };
+    const meta = JSON.parse(readFileSync(join(assetDirOf(template, assemblyDir, ids.accountFn), 'index.meta.json'), 'utf8')) as {
+      inputs: Record<string, unknown>;
+    };
     expect(Object.keys(meta.inputs).filter((f) => f.startsWith('functions/shared/providers/'))).toEqual(['functions/shared/providers/manifest.ts']);
   });
 });
@@ -418,15 +459,20 @@ const CHAT_BUNDLE_BUDGET_BYTES = 390_000;
  * (`instanceof ConditionalCheckFailedException`, ~2 KB), util-dynamodb's marshalling and the SigV4
  * signer with the SDK's retry classification (aws/aws-json.ts).
  */
-const SDK_CLIENT_MODULE = /@aws-sdk\/(lib-dynamodb|client-[a-z-]+)\/dist-es\/(?!models\/(errors|DynamoDBServiceException)\.js$)|@aws-sdk\/core\/|@smithy\/(node-http-handler|core\/dist-es\/submodules\/(protocols\/(?!util-uri-escape)|schema\/|endpoints\/))/;
+const SDK_CLIENT_MODULE =
+  /@aws-sdk\/(lib-dynamodb|client-[a-z-]+)\/dist-es\/(?!models\/(errors|DynamoDBServiceException)\.js$)|@aws-sdk\/core\/|@smithy\/(node-http-handler|core\/dist-es\/submodules\/(protocols\/(?!util-uri-escape)|schema\/|endpoints\/))/;
 
-describe('the request functions\' bundles', () => {
+describe("the request functions' bundles", () => {
   it('carry no AWS SDK client: DynamoDB and Secrets Manager go over their JSON protocols (store/commands.ts, aws/aws-json.ts)', () => {
     for (const fn of [ids.chatFn, ids.embeddingsFn]) {
       // What is in index.mjs (the metafile's `inputs` lists every module parsed, tree-shaken ones too).
-      const meta = JSON.parse(readFileSync(join(assetDirOf(template, assemblyDir, fn), 'index.meta.json'), 'utf8')) as { outputs: Record<string, { inputs: Record<string, { bytesInOutput: number }> }> };
+      const meta = JSON.parse(readFileSync(join(assetDirOf(template, assemblyDir, fn), 'index.meta.json'), 'utf8')) as {
+        outputs: Record<string, { inputs: Record<string, { bytesInOutput: number }> }>;
+      };
       const output = Object.entries(meta.outputs).find(([file]) => file.endsWith('index.mjs'))?.[1];
-      const inputs = Object.entries(output?.inputs ?? {}).filter(([, i]) => i.bytesInOutput > 0).map(([file]) => file);
+      const inputs = Object.entries(output?.inputs ?? {})
+        .filter(([, i]) => i.bytesInOutput > 0)
+        .map(([file]) => file);
       expect(inputs).toContain('functions/shared/aws/aws-json.ts');
       expect(inputs.filter((f) => SDK_CLIENT_MODULE.test(f))).toEqual([]);
     }
@@ -449,7 +495,12 @@ describe('upstream keys secret', () => {
 describe('origin secret (one door)', () => {
   it('is generated per stack as {"current": 48 characters}, with no fixed name', () => {
     const secret = resourcesOfType(template, 'AWS::SecretsManager::Secret')[ids.originSecret] as CfnResource;
-    expect(secret.Properties?.GenerateSecretString).toMatchObject({ SecretStringTemplate: '{}', GenerateStringKey: 'current', PasswordLength: 48, ExcludePunctuation: true });
+    expect(secret.Properties?.GenerateSecretString).toMatchObject({
+      SecretStringTemplate: '{}',
+      GenerateStringKey: 'current',
+      PasswordLength: 48,
+      ExcludePunctuation: true,
+    });
     expect(secret.Properties?.SecretString).toBeUndefined();
     expect(secret.Properties?.Name).toBeUndefined();
   });
@@ -464,7 +515,10 @@ describe('origin secret (one door)', () => {
     expect(config.Origins).toHaveLength(4);
     for (const origin of functionOrigins) {
       expect(origin.OriginCustomHeaders).toEqual([
-        { HeaderName: 'x-origin-verify', HeaderValue: { 'Fn::Join': ['', ['{{resolve:secretsmanager:', { Ref: ids.originSecret }, ':SecretString:current::}}']] } },
+        {
+          HeaderName: 'x-origin-verify',
+          HeaderValue: { 'Fn::Join': ['', ['{{resolve:secretsmanager:', { Ref: ids.originSecret }, ':SecretString:current::}}']] },
+        },
       ]);
     }
   });
@@ -498,7 +552,8 @@ describe('CloudFront (one base URL)', () => {
         AllowedMethods: expect.arrayContaining(['GET', 'POST', 'OPTIONS']),
       });
     }
-    for (const origin of config.Origins.filter((o) => o.CustomOriginConfig)) expect(origin.CustomOriginConfig).toMatchObject({ OriginProtocolPolicy: 'https-only', OriginReadTimeout: 60 });
+    for (const origin of config.Origins.filter((o) => o.CustomOriginConfig))
+      expect(origin.CustomOriginConfig).toMatchObject({ OriginProtocolPolicy: 'https-only', OriginReadTimeout: 60 });
   });
 
   it('writes access logs to a private, encrypted, TLS-only bucket whose files expire after 90 days', () => {
@@ -511,7 +566,9 @@ describe('CloudFront (one base URL)', () => {
       BucketEncryption: { ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }] },
       LifecycleConfiguration: { Rules: [expect.objectContaining({ ExpirationInDays: 90, Status: 'Enabled' })] },
     });
-    const policy = Object.values(resourcesOfType(template, 'AWS::S3::BucketPolicy')).find((p) => JSON.stringify(p.Properties?.Bucket) === JSON.stringify({ Ref: bucketId }));
+    const policy = Object.values(resourcesOfType(template, 'AWS::S3::BucketPolicy')).find(
+      (p) => JSON.stringify(p.Properties?.Bucket) === JSON.stringify({ Ref: bucketId }),
+    );
     expect(JSON.stringify(policy?.Properties?.PolicyDocument)).toContain('"aws:SecureTransport":"false"');
   });
 
@@ -542,7 +599,8 @@ describe('outputs', () => {
     template.hasOutput('AlarmTopicArn', {});
     template.hasOutput('DashboardName', {});
     const outputs = (template.toJSON() as { Outputs: Record<string, { Description?: string }> }).Outputs;
-    for (const direct of ['ChatCompletionsUrl', 'EmbeddingsUrl', 'EmbeddingsBaseUrl']) expect(outputs[direct]?.Description).toMatch(/Answers only requests from CloudFront/);
+    for (const direct of ['ChatCompletionsUrl', 'EmbeddingsUrl', 'EmbeddingsBaseUrl'])
+      expect(outputs[direct]?.Description).toMatch(/Answers only requests from CloudFront/);
     for (const [name, output] of Object.entries(outputs)) expect(output.Description, name).toBeTruthy();
     template.hasOutput('ChatCompletionsUrl', { Value: { 'Fn::GetAtt': [ids.chatUrl, 'FunctionUrl'] } });
     template.hasOutput('EmbeddingsUrl', { Value: { 'Fn::GetAtt': [ids.embeddingsUrl, 'FunctionUrl'] } });
@@ -574,7 +632,16 @@ describe('accounts: Cognito, the BYOK key and the account function', () => {
       AutoVerifiedAttributes: ['email'],
       UsernameConfiguration: { CaseSensitive: false },
       AdminCreateUserConfig: { AllowAdminCreateUserOnly: false },
-      Policies: { PasswordPolicy: { MinimumLength: p.MinimumLength, RequireUppercase: true, RequireLowercase: true, RequireNumbers: true, RequireSymbols: true, TemporaryPasswordValidityDays: 3 } },
+      Policies: {
+        PasswordPolicy: {
+          MinimumLength: p.MinimumLength,
+          RequireUppercase: true,
+          RequireLowercase: true,
+          RequireNumbers: true,
+          RequireSymbols: true,
+          TemporaryPasswordValidityDays: 3,
+        },
+      },
       AccountRecoverySetting: { RecoveryMechanisms: [{ Name: 'verified_email', Priority: 1 }] },
       DeletionProtection: 'ACTIVE',
     });
@@ -585,7 +652,12 @@ describe('accounts: Cognito, the BYOK key and the account function', () => {
 
   it('has a public dashboard client: no secret, USER_PASSWORD_AUTH and SRP, refresh tokens', () => {
     const client = resourcesOfType(template, 'AWS::Cognito::UserPoolClient')[ids.userPoolClient] as CfnResource;
-    expect(client.Properties).toMatchObject({ UserPoolId: { Ref: ids.userPool }, GenerateSecret: false, PreventUserExistenceErrors: 'ENABLED', EnableTokenRevocation: true });
+    expect(client.Properties).toMatchObject({
+      UserPoolId: { Ref: ids.userPool },
+      GenerateSecret: false,
+      PreventUserExistenceErrors: 'ENABLED',
+      EnableTokenRevocation: true,
+    });
     expect([...(client.Properties?.ExplicitAuthFlows as string[])].sort()).toEqual([...DASHBOARD_CLIENT_SETTINGS.ExplicitAuthFlows].sort());
   });
 
@@ -594,14 +666,23 @@ describe('accounts: Cognito, the BYOK key and the account function', () => {
     const key = resourcesOfType(template, 'AWS::KMS::Key')[ids.byokKey] as CfnResource;
     expect(key.Properties).toMatchObject({ EnableKeyRotation: true });
     expect(key.DeletionPolicy).toBe('Retain');
-    const kmsStatements = allIamStatements(template).filter(({ statement }) => actionsOf(statement).some((a) => a.startsWith('kms:')) && statement.Principal === undefined);
+    const kmsStatements = allIamStatements(template).filter(
+      ({ statement }) => actionsOf(statement).some((a) => a.startsWith('kms:')) && statement.Principal === undefined,
+    );
     const byFunction = new Map<string, string[]>();
     for (const fn of [ids.chatFn, ids.embeddingsFn, ids.accountFn]) {
-      byFunction.set(fn, roleStatementsOf(fn).filter((st) => actionsOf(st).some((a) => a.startsWith('kms:'))).flatMap((st) => {
-        expect(resourcesOfStatement(st)).toEqual([getAttArn(ids.byokKey)]);
-        expect((st as IamStatement & { Condition?: unknown }).Condition).toEqual({ StringEquals: { 'kms:EncryptionContext:purpose': BYOK_CONTEXT_PURPOSE } });
-        return actionsOf(st);
-      }));
+      byFunction.set(
+        fn,
+        roleStatementsOf(fn)
+          .filter((st) => actionsOf(st).some((a) => a.startsWith('kms:')))
+          .flatMap((st) => {
+            expect(resourcesOfStatement(st)).toEqual([getAttArn(ids.byokKey)]);
+            expect((st as IamStatement & { Condition?: unknown }).Condition).toEqual({
+              StringEquals: { 'kms:EncryptionContext:purpose': BYOK_CONTEXT_PURPOSE },
+            });
+            return actionsOf(st);
+          }),
+      );
     }
     expect(byFunction.get(ids.chatFn)).toEqual(['kms:Decrypt']);
     expect(byFunction.get(ids.embeddingsFn)).toEqual(['kms:Decrypt']);

@@ -80,9 +80,7 @@ export function resourcesOfStatement(statement: IamStatement): unknown[] {
 /** The logical id of the single resource of `type` whose path (aws:cdk:path metadata) contains `pathPart`. */
 export function logicalIdByPath(template: Template, type: string, pathPart: string): string {
   const all = (template.toJSON() as { Resources: Record<string, CfnResource & { Metadata?: { 'aws:cdk:path'?: string } }> }).Resources;
-  const matches = Object.entries(all).filter(
-    ([, resource]) => resource.Type === type && (resource.Metadata?.['aws:cdk:path'] ?? '').includes(pathPart),
-  );
+  const matches = Object.entries(all).filter(([, resource]) => resource.Type === type && (resource.Metadata?.['aws:cdk:path'] ?? '').includes(pathPart));
   if (matches.length !== 1) throw new Error(`expected one ${type} at ${pathPart}, found ${matches.length}`);
   return matches[0]![0];
 }

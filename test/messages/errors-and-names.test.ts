@@ -19,7 +19,7 @@ const request = (over: Partial<GatewayRequest> = {}): GatewayRequest => ({
 });
 
 describe('Anthropic error statuses and types', () => {
-  it('maps every gateway status to Anthropic\'s type, 503 to 529 overloaded and other 5xx to 500 api_error', () => {
+  it("maps every gateway status to Anthropic's type, 503 to 529 overloaded and other 5xx to 500 api_error", () => {
     expect([400, 401, 402, 403, 404, 405, 413, 429, 500, 502, 503, 504].map((s) => [s, messagesErrorKind(s)])).toEqual([
       [400, { status: 400, type: 'invalid_request_error' }],
       [401, { status: 401, type: 'authentication_error' }],
@@ -36,8 +36,10 @@ describe('Anthropic error statuses and types', () => {
     ]);
   });
 
-  it('renders a thrown 429 as rate_limit_error with its retry-after and Anthropic\'s request-id header', async () => {
-    const result = await inMessagesApi(request(), () => Promise.reject(new GatewayError(429, 'requests', 'Too many requests', { headers: { 'retry-after': '7' } })));
+  it("renders a thrown 429 as rate_limit_error with its retry-after and Anthropic's request-id header", async () => {
+    const result = await inMessagesApi(request(), () =>
+      Promise.reject(new GatewayError(429, 'requests', 'Too many requests', { headers: { 'retry-after': '7' } })),
+    );
     expect(result).toMatchObject({
       kind: 'json',
       status: 429,
@@ -46,7 +48,7 @@ describe('Anthropic error statuses and types', () => {
     });
   });
 
-  it('hides an internal error\'s message behind a 500 api_error', async () => {
+  it("hides an internal error's message behind a 500 api_error", async () => {
     const result = await inMessagesApi(request(), () => Promise.reject(new Error('secret detail')));
     expect(result).toMatchObject({ status: 500, body: { type: 'error', error: { type: 'api_error' } } });
     expect(JSON.stringify(result)).not.toContain('secret detail');

@@ -168,7 +168,7 @@ describe('routing metrics', () => {
 });
 
 describe('billing metrics', () => {
-  it('records UpstreamOverHoldNanoUsd, the ledger entry\'s lossNanoUsd, when an upstream reports more than the hold covers', async () => {
+  it("records UpstreamOverHoldNanoUsd, the ledger entry's lossNanoUsd, when an upstream reports more than the hold covers", async () => {
     const { createAccount } = await import('../../functions/shared/accounts/account-store');
     const { createKey } = await import('../../functions/shared/accounts/keys/store');
     const account = await createAccount({ freeTokens: 0, creditNanoUsd: 1_000_000_000 });
@@ -202,9 +202,11 @@ describe('billing metrics', () => {
   it('records UsageEstimated when a cut stream is billed from our tokenizer', async () => {
     sim().setFault({ provider: 'openai' }, { kind: 'reset-after-chunks', chunks: 3 }, { times: 1 });
     const stream = await client.chat.completions.create({ model: 'gpt-4o-mini', messages: ask('cut'), stream: true });
-    await expect((async () => {
-      for await (const _ of stream) void _;
-    })()).rejects.toThrow();
+    await expect(
+      (async () => {
+        for await (const _ of stream) void _;
+      })(),
+    ).rejects.toThrow();
     const all = await published();
     expect(expectOne(all, 'UsageEstimated').values).toEqual([1]);
     expect(expectOne(all, 'CompletionTokens').values[0]).toBeGreaterThan(0);
@@ -219,16 +221,36 @@ describe('billing metrics', () => {
     const attempt = planAttempts(getModel('gpt-4o', 'chat'), CATALOGUE, { OPENAI_API_KEY: 'k', OPENAI_BASE_URL: 'http://127.0.0.1:9' })[0];
     if (attempt === undefined) throw new Error('no attempt');
     const hold = {
-      ownerAccountId: 'acct_x', accountId: 'acct_x', shard: 0, requestId: `req_${Date.now()}`, keyHash: 'a'.repeat(64),
-      holdFreeTokens: 0, holdNanoUsd: 1_000, keyLimited: false, accountSlot: false, keySlot: false,
-      promptTokensEstimate: 10, promptTokensHeld: 10, maxCompletionTokens: 5, holdInputPrice: 1, holdOutputPrice: 1,
-      publicModel: 'gpt-4o', createdAt: new Date().toISOString(), holdExpiresAt: Date.now() + 60_000,
+      ownerAccountId: 'acct_x',
+      accountId: 'acct_x',
+      shard: 0,
+      requestId: `req_${Date.now()}`,
+      keyHash: 'a'.repeat(64),
+      holdFreeTokens: 0,
+      holdNanoUsd: 1_000,
+      keyLimited: false,
+      accountSlot: false,
+      keySlot: false,
+      promptTokensEstimate: 10,
+      promptTokensHeld: 10,
+      maxCompletionTokens: 5,
+      holdInputPrice: 1,
+      holdOutputPrice: 1,
+      publicModel: 'gpt-4o',
+      createdAt: new Date().toISOString(),
+      holdExpiresAt: Date.now() + 60_000,
     };
     const queueUrl = process.env.SETTLE_QUEUE_URL;
     delete process.env.SETTLE_QUEUE_URL;
     setDocumentClient(createDocumentClient({ endpoint: `http://127.0.0.1:${await closedPort()}`, maxAttempts: 1 }));
     try {
-      const entry = usageEntry({ requestedModel: 'gpt-4o', attempt, attempts: [{ publicModel: 'gpt-4o', provider: 'openai', upstreamModel: 'gpt-4o', outcome: 'ok', status: 200, ms: 5 }], usage: { tokens: tokenUsage({ prompt: 10, completion: 5 }), estimated: false }, status: 'complete' });
+      const entry = usageEntry({
+        requestedModel: 'gpt-4o',
+        attempt,
+        attempts: [{ publicModel: 'gpt-4o', provider: 'openai', upstreamModel: 'gpt-4o', outcome: 'ok', status: 200, ms: 5 }],
+        usage: { tokens: tokenUsage({ prompt: 10, completion: 5 }), estimated: false },
+        status: 'complete',
+      });
       const failing = { settle: (e: typeof entry) => settleDurably(hold, { kind: 'bill', entry: e }, 200) };
       await settleRequest(failing as never, entry, { requestId: hold.requestId, receivedAt: Date.now(), attempts: 1 });
     } finally {
@@ -258,7 +280,7 @@ describe('billing metrics', () => {
 });
 
 describe('metrics of overlapping invocations (one module instance, as on Lambda Managed Instances)', () => {
-  it('counts each of 8 overlapping requests once, and names a request on a line only when every value on it is that request\'s', async () => {
+  it("counts each of 8 overlapping requests once, and names a request on a line only when every value on it is that request's", async () => {
     sim().setChunkDelay(40); // the 8 streams overlap: each records Overhead and TimeToFirstToken before the others publish
     await Promise.all(
       Array.from({ length: 8 }, async (_, i) => {

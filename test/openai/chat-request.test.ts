@@ -50,7 +50,13 @@ describe('chat request validation', () => {
       ...base,
       messages: [
         { role: 'developer', content: 'be brief' },
-        { role: 'user', content: [{ type: 'text', text: 'what is this' }, { type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA', detail: 'low' } }] },
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'what is this' },
+            { type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA', detail: 'low' } },
+          ],
+        },
         { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'f', arguments: '{}' } }] },
         { role: 'tool', tool_call_id: 'call_1', content: '{"ok":true}' },
       ],
@@ -78,7 +84,10 @@ describe('chat request validation', () => {
     ['safety_identifier and prompt_cache_key', { safety_identifier: 'hash-of-user', prompt_cache_key: 'tenant-7' }],
     ['moderation', { moderation: { model: 'omni-moderation-latest', policy: { input: { mode: 'block' }, output: { mode: 'score' } } } }],
     ['prompt_cache_options and prompt_cache_retention', { prompt_cache_options: { mode: 'explicit', ttl: '30m' }, prompt_cache_retention: '24h' }],
-    ['service_tier, store, metadata, verbosity, reasoning_effort', { service_tier: 'flex', store: false, metadata: { run: 'a' }, verbosity: 'low', reasoning_effort: 'minimal' }],
+    [
+      'service_tier, store, metadata, verbosity, reasoning_effort',
+      { service_tier: 'flex', store: false, metadata: { run: 'a' }, verbosity: 'low', reasoning_effort: 'minimal' },
+    ],
     ['response_format json_schema', { response_format: { type: 'json_schema', json_schema: { name: 'x', schema: { type: 'object' }, strict: true } } }],
     ['parallel_tool_calls with tools', { tools: [{ type: 'function', function: { name: 'f' } }], parallel_tool_calls: false }],
   ])('accepts an SDK-typical body with %s', (_label, extra) => {
@@ -88,9 +97,32 @@ describe('chat request validation', () => {
   it('accepts null for every optional field the openai SDK types as nullable', () => {
     const nulls = Object.fromEntries(
       [
-        'max_tokens', 'max_completion_tokens', 'stream', 'stream_options', 'top_p', 'n', 'stop', 'presence_penalty', 'frequency_penalty',
-        'logit_bias', 'logprobs', 'top_logprobs', 'seed', 'safety_identifier', 'prompt_cache_key', 'prompt_cache_retention', 'moderation',
-        'reasoning_effort', 'metadata', 'store', 'service_tier', 'modalities', 'audio', 'prediction', 'verbosity', 'temperature',
+        'max_tokens',
+        'max_completion_tokens',
+        'stream',
+        'stream_options',
+        'top_p',
+        'n',
+        'stop',
+        'presence_penalty',
+        'frequency_penalty',
+        'logit_bias',
+        'logprobs',
+        'top_logprobs',
+        'seed',
+        'safety_identifier',
+        'prompt_cache_key',
+        'prompt_cache_retention',
+        'moderation',
+        'reasoning_effort',
+        'metadata',
+        'store',
+        'service_tier',
+        'modalities',
+        'audio',
+        'prediction',
+        'verbosity',
+        'temperature',
       ].map((k) => [k, null]),
     );
     const req = parse({ ...base, ...nulls });
@@ -112,7 +144,14 @@ describe('chat request validation', () => {
             { type: 'file', file: { file_data: 'data:application/pdf;base64,JVBERi0=', filename: 'a.pdf' } },
           ],
         },
-        { role: 'assistant', content: [{ type: 'text', text: 'ok' }, { type: 'refusal', refusal: 'no' }], refusal: null },
+        {
+          role: 'assistant',
+          content: [
+            { type: 'text', text: 'ok' },
+            { type: 'refusal', refusal: 'no' },
+          ],
+          refusal: null,
+        },
         { role: 'user', content: 'and now?' },
       ],
     });
@@ -140,7 +179,10 @@ describe('chat request validation', () => {
   });
 
   it.each([
-    [{ tools: [{ type: 'custom', custom: { name: 'x', format: { type: 'grammar', grammar: { definition: 'd', syntax: 'peg' } } } }] }, 'tools[0].custom.format.grammar.syntax'],
+    [
+      { tools: [{ type: 'custom', custom: { name: 'x', format: { type: 'grammar', grammar: { definition: 'd', syntax: 'peg' } } } }] },
+      'tools[0].custom.format.grammar.syntax',
+    ],
     [{ tool_choice: { type: 'allowed_tools', allowed_tools: { mode: 'sometimes', tools: [] } } }, 'tool_choice'],
     [{ moderation: { policy: null } }, 'moderation.model'],
     [{ prompt_cache_options: { mode: 'always' } }, 'prompt_cache_options.mode'],

@@ -73,24 +73,37 @@ describe('the same answer streamed and buffered gives the same chat.completion',
     // Anthropic's buffered answer serialises `input` compactly and has `{}` for a call without
     // arguments; its stream has the model's own JSON text, and nothing for an empty input.
     const claude = await bothWays('claude-3-5-sonnet', 'anthropic/pairs/thinking-text-tools', 4096);
-    expect(claude.buffered.choices[0]?.message.tool_calls?.map((t) => (t.type === 'function' ? t.function.arguments : ''))).toEqual(['{"city":"Paris","days":2}', '{}']);
+    expect(claude.buffered.choices[0]?.message.tool_calls?.map((t) => (t.type === 'function' ? t.function.arguments : ''))).toEqual([
+      '{"city":"Paris","days":2}',
+      '{}',
+    ]);
     const plain = createCompletionAssembler();
     plain.push(claude.parts);
-    expect(plain.result().choices[0]?.message.tool_calls?.map((t) => (t.type === 'function' ? t.function.arguments : ''))).toEqual(['{"city": "Paris", "days": 2}', '{}']);
+    expect(plain.result().choices[0]?.message.tool_calls?.map((t) => (t.type === 'function' ? t.function.arguments : ''))).toEqual([
+      '{"city": "Paris", "days": 2}',
+      '{}',
+    ]);
     const toolOnly = await bothWays('claude-haiku-4-5', 'anthropic/pairs/tool-only', 4096);
     expect(toolOnly.buffered.choices[0]?.message.content).toBeNull();
   });
 });
 
 describe('assembly rules', () => {
-  const part = (index: number, delta: ChunkParts['choices'][number]['delta'], finish: ChunkParts['choices'][number]['finish_reason'] = null): ChunkParts => ({ choices: [{ index, delta, finish_reason: finish }] });
+  const part = (index: number, delta: ChunkParts['choices'][number]['delta'], finish: ChunkParts['choices'][number]['finish_reason'] = null): ChunkParts => ({
+    choices: [{ index, delta, finish_reason: finish }],
+  });
 
   it('merges interleaved tool-call fragments by index; ids, names and extra content from the fragments that carry them', () => {
     const a = createCompletionAssembler();
     a.push([
       part(0, { role: 'assistant', content: null, tool_calls: [{ index: 1, id: 'call_b', type: 'function', function: { name: 'b', arguments: '' } }] }),
       part(0, { tool_calls: [{ index: 0, id: 'call_a', type: 'function', function: { name: 'a', arguments: '{"x":' } }] }),
-      part(0, { tool_calls: [{ index: 1, function: { arguments: '{}' } }, { index: 0, function: { arguments: '1}' } }] }),
+      part(0, {
+        tool_calls: [
+          { index: 1, function: { arguments: '{}' } },
+          { index: 0, function: { arguments: '1}' } },
+        ],
+      }),
       part(0, { tool_calls: [{ index: 2, type: 'custom', custom: { name: 'grep', input: 'fo' } }] }),
       part(0, { tool_calls: [{ index: 2, custom: { input: 'o' } }] }),
       part(0, {}, 'tool_calls'),
@@ -123,7 +136,10 @@ describe('assembly rules', () => {
 
   it('takes the last usage and fingerprint, and says stop when no finish_reason came', () => {
     const a = createCompletionAssembler();
-    a.push([{ ...part(0, { content: 'x' }), system_fingerprint: 'fp_a' }, { choices: [], usage: tokensOf({ prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 }) }]);
+    a.push([
+      { ...part(0, { content: 'x' }), system_fingerprint: 'fp_a' },
+      { choices: [], usage: tokensOf({ prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 }) },
+    ]);
     expect(a.result()).toEqual({
       choices: [{ index: 0, message: { role: 'assistant', content: 'x', refusal: null }, logprobs: null, finish_reason: 'stop' }],
       usage: tokensOf({ prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 }),

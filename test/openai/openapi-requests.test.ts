@@ -45,7 +45,8 @@ const RUNTIME_RULES: ReadonlyArray<{ rule: string; refuses: (body: Record<string
     refuses: (b) =>
       Array.isArray(b['tools']) &&
       b['tools'].some((t: unknown) => {
-        const fn = (t as { function?: { name?: unknown }; custom?: { name?: unknown } } | null)?.function ?? (t as { custom?: { name?: unknown } } | null)?.custom;
+        const fn =
+          (t as { function?: { name?: unknown }; custom?: { name?: unknown } } | null)?.function ?? (t as { custom?: { name?: unknown } } | null)?.custom;
         return typeof fn?.name === 'string' && (fn.name.length > 64 || fn.name.length === 0);
       }),
   },
@@ -129,7 +130,14 @@ const CLIENT_CASES: Case[] = [
   },
   {
     name: 'an assistant message echoed as OpenAI returned it (refusal null, annotations [])',
-    body: { ...base, messages: [{ role: 'user', content: 'hi' }, { role: 'assistant', content: 'Hello!', refusal: null, annotations: [] }, { role: 'user', content: 'again' }] },
+    body: {
+      ...base,
+      messages: [
+        { role: 'user', content: 'hi' },
+        { role: 'assistant', content: 'Hello!', refusal: null, annotations: [] },
+        { role: 'user', content: 'again' },
+      ],
+    },
   },
   {
     name: "an agent framework's metadata on a message",
@@ -158,7 +166,9 @@ describe("chat requests are accepted and refused as OpenAI's description says", 
       const openai = openaiAccepts(c.body);
       const ours = modelmuxAccepts(c.body);
       if (openai.ok !== ours.ok) {
-        disagreements.push(`${c.name}: OpenAI ${openai.ok ? 'accepts' : `refuses (${openai.why})`}, modelmux ${ours.ok ? 'accepts' : `refuses (${ours.error?.message})`} — ${JSON.stringify(c.body).slice(0, 300)}`);
+        disagreements.push(
+          `${c.name}: OpenAI ${openai.ok ? 'accepts' : `refuses (${openai.why})`}, modelmux ${ours.ok ? 'accepts' : `refuses (${ours.error?.message})`} — ${JSON.stringify(c.body).slice(0, 300)}`,
+        );
       }
     }
     expect(disagreements).toEqual([]);
@@ -171,22 +181,25 @@ describe("chat requests are accepted and refused as OpenAI's description says", 
     }
   });
 
-  it.each(UNKNOWN_TOP_LEVEL)('refuses the unknown top-level argument %s with OpenAI\'s words', (name) => {
+  it.each(UNKNOWN_TOP_LEVEL)("refuses the unknown top-level argument %s with OpenAI's words", (name) => {
     const body = { ...base, [name]: 1 };
     expect(openaiAccepts(body).ok).toBe(false);
     const { error } = modelmuxAccepts(body);
     expect(error).toMatchObject({ status: 400, type: 'invalid_request_error', message: `Unrecognized request argument supplied: ${name}` });
   });
 
-  it.each([1, { foo: 1 }, { google: { cached_content: 'x' } }])('refuses extra_body %j that is not Google\'s named-cache shape, naming the field', (extra) => {
+  it.each([1, { foo: 1 }, { google: { cached_content: 'x' } }])("refuses extra_body %j that is not Google's named-cache shape, naming the field", (extra) => {
     expect(openaiAccepts({ ...base, extra_body: extra }).ok).toBe(false);
     const { error } = modelmuxAccepts({ ...base, extra_body: extra });
     expect(error?.status).toBe(400);
     expect(error?.param).toMatch(/^extra_body/);
   });
 
-  it('names the offending field of a refused message in OpenAI\'s dotted form', () => {
-    const { error } = modelmuxAccepts({ ...base, messages: [{ role: 'user', content: [{ type: 'input_audio', input_audio: { data: 'AAAA', format: 'ogg' } }] }] });
+  it("names the offending field of a refused message in OpenAI's dotted form", () => {
+    const { error } = modelmuxAccepts({
+      ...base,
+      messages: [{ role: 'user', content: [{ type: 'input_audio', input_audio: { data: 'AAAA', format: 'ogg' } }] }],
+    });
     expect(error?.status).toBe(400);
     expect(error?.param).toMatch(/^messages\[0\]\.content/);
   });

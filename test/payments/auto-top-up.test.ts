@@ -20,7 +20,13 @@ let gw: RunningGateway;
 beforeAll(async () => {
   // Settings reach a container's view of the account when it reads it again (after this TTL).
   process.env.ACCOUNT_CACHE_TTL_MS = '150';
-  gw = await startGateway({ tablePrefix: `autotopup-${process.pid}`, cognito: {}, stripe: { retryDelaysMs: [50, 100, 200, 400] }, mail: {}, settle: { visibilityTimeoutS: 1 } });
+  gw = await startGateway({
+    tablePrefix: `autotopup-${process.pid}`,
+    cognito: {},
+    stripe: { retryDelaysMs: [50, 100, 200, 400] },
+    mail: {},
+    settle: { visibilityTimeoutS: 1 },
+  });
 }, 120_000);
 
 afterAll(async () => {
@@ -35,13 +41,29 @@ async function account(user: SignedInUser): Promise<{ credit_nano_usd: number; e
 
 /** Σ of the account's ledger: payments minus request costs, nano-USD. */
 async function ledger(accountId: string): Promise<{ sum: number; kinds: string[] }> {
-  const out = await documentClient().send(new QueryCommand({ TableName: tableNames().ledger, KeyConditionExpression: 'accountId = :a', ExpressionAttributeValues: { ':a': accountId }, ConsistentRead: true }));
+  const out = await documentClient().send(
+    new QueryCommand({
+      TableName: tableNames().ledger,
+      KeyConditionExpression: 'accountId = :a',
+      ExpressionAttributeValues: { ':a': accountId },
+      ConsistentRead: true,
+    }),
+  );
   const items = out.Items ?? [];
-  return { sum: items.reduce((s, i) => s + (typeof i.amountNanoUsd === 'number' ? i.amountNanoUsd : 0) - (typeof i.costNanoUsd === 'number' ? i.costNanoUsd : 0), 0), kinds: items.map((i) => String(i.kind ?? 'request')) };
+  return {
+    sum: items.reduce((s, i) => s + (typeof i.amountNanoUsd === 'number' ? i.amountNanoUsd : 0) - (typeof i.costNanoUsd === 'number' ? i.costNanoUsd : 0), 0),
+    kinds: items.map((i) => String(i.kind ?? 'request')),
+  };
 }
 
 /** The auto top-up PaymentIntents the stand-in made for `accountId`. */
-const autoIntents = (accountId: string) => [...standIn().objects.values()].filter((o) => o.object === 'payment_intent' && (o.metadata as Record<string, string>)?.modelmux_account === accountId && (o.metadata as Record<string, string>)?.modelmux_kind === 'auto_top_up');
+const autoIntents = (accountId: string) =>
+  [...standIn().objects.values()].filter(
+    (o) =>
+      o.object === 'payment_intent' &&
+      (o.metadata as Record<string, string>)?.modelmux_account === accountId &&
+      (o.metadata as Record<string, string>)?.modelmux_kind === 'auto_top_up',
+  );
 const mailsTo = (email: string, subject: RegExp) => gw.mail!.mails.filter((m) => m.to.includes(email) && subject.test(m.subject));
 
 async function until(what: string, ok: () => Promise<boolean> | boolean, ms = 30_000): Promise<void> {
@@ -55,7 +77,11 @@ async function until(what: string, ok: () => Promise<boolean> | boolean, ms = 30
 async function requests(key: string, n: number): Promise<void> {
   await new Promise((r) => setTimeout(r, 200)); // past the view's TTL: the holds read the settings just stored
   const client = new OpenAI({ baseURL: gw.baseUrl, apiKey: key, maxRetries: 3 });
-  await Promise.all(Array.from({ length: n }, (_, i) => client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: `spend ${i}` }], max_tokens: 20 })));
+  await Promise.all(
+    Array.from({ length: n }, (_, i) =>
+      client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: `spend ${i}` }], max_tokens: 20 }),
+    ),
+  );
 }
 
 describe('auto top-up', () => {
@@ -63,7 +89,14 @@ describe('auto top-up', () => {
     const user = await signUpAndSignIn(gw);
     const email = (await account(user)).email;
     // A user with no free tokens, so requests spend credit.
-    await documentClient().send(new UpdateCommand({ TableName: tableNames().accounts, Key: { accountId: user.sub }, UpdateExpression: 'SET freeTokens = :z', ExpressionAttributeValues: { ':z': 0 } }));
+    await documentClient().send(
+      new UpdateCommand({
+        TableName: tableNames().accounts,
+        Key: { accountId: user.sub },
+        UpdateExpression: 'SET freeTokens = :z',
+        ExpressionAttributeValues: { ':z': 0 },
+      }),
+    );
 
     // Turning it on needs a saved card.
     const settings = { enabled: true, threshold_usd: 9.99, amount_usd: 10, monthly_cap_usd: 20 };
@@ -82,7 +115,13 @@ describe('auto top-up', () => {
     // Threshold a hair under the balance: the first settles cross it.
     const on = await call(gw, 'PUT', '/v1/credits/auto-top-up', user.accessToken, { ...settings, threshold_usd: 9.999999 });
     expect(on.status).toBe(200);
-    expect(on.body.data).toMatchObject({ enabled: true, paused: false, amount_usd: 10, monthly_cap_usd: 20, payment_method: { id: expect.stringMatching(/^pm_/), customer: expect.stringMatching(/^cus_/) } });
+    expect(on.body.data).toMatchObject({
+      enabled: true,
+      paused: false,
+      amount_usd: 10,
+      monthly_cap_usd: 20,
+      payment_method: { id: expect.stringMatching(/^pm_/), customer: expect.stringMatching(/^cus_/) },
+    });
     expect((await call(gw, 'PUT', '/v1/credits/alerts', user.accessToken, { low_balance_usd: 9.999999 })).body.data.low_balance_alert_usd).toBe(9.999999);
 
     const key = (await call(gw, 'POST', '/v1/keys', user.accessToken, { name: 'auto' })).body.key as string;
@@ -99,7 +138,14 @@ describe('auto top-up', () => {
     expect((await call(gw, 'GET', '/v1/credits/auto-top-up', user.accessToken)).body.data.month_to_date_usd).toBe(10);
 
     // A declined card: the next crossing's charge fails → paused, one mail, the month's amount given back.
-    await documentClient().send(new UpdateCommand({ TableName: tableNames().accounts, Key: { accountId: user.sub }, UpdateExpression: 'SET stripePaymentMethodId = :pm', ExpressionAttributeValues: { ':pm': 'pm_card_chargeDeclined' } }));
+    await documentClient().send(
+      new UpdateCommand({
+        TableName: tableNames().accounts,
+        Key: { accountId: user.sub },
+        UpdateExpression: 'SET stripePaymentMethodId = :pm',
+        ExpressionAttributeValues: { ':pm': 'pm_card_chargeDeclined' },
+      }),
+    );
     await call(gw, 'PUT', '/v1/credits/auto-top-up', user.accessToken, { ...settings, threshold_usd: 25 });
     await requests(key, 3);
     await billingAtRest(gw, user.sub);
@@ -116,7 +162,14 @@ describe('auto top-up', () => {
     expect(autoIntents(user.sub)).toHaveLength(2);
 
     // A good card again and turned on again (clears the pause), but the cap ($10 this month) is reached.
-    await documentClient().send(new UpdateCommand({ TableName: tableNames().accounts, Key: { accountId: user.sub }, UpdateExpression: 'SET stripePaymentMethodId = :pm', ExpressionAttributeValues: { ':pm': on.body.data.payment_method.id } }));
+    await documentClient().send(
+      new UpdateCommand({
+        TableName: tableNames().accounts,
+        Key: { accountId: user.sub },
+        UpdateExpression: 'SET stripePaymentMethodId = :pm',
+        ExpressionAttributeValues: { ':pm': on.body.data.payment_method.id },
+      }),
+    );
     const capped = await call(gw, 'PUT', '/v1/credits/auto-top-up', user.accessToken, { ...settings, threshold_usd: 25, monthly_cap_usd: 10 });
     expect(capped.body.data).toMatchObject({ paused: false, monthly_cap_usd: 10 });
     await requests(key, 3);
@@ -135,7 +188,14 @@ describe('auto top-up', () => {
   it('a key reaching its spend limit emails the owner once per window', async () => {
     const user = await signUpAndSignIn(gw);
     const email = (await account(user)).email;
-    await documentClient().send(new UpdateCommand({ TableName: tableNames().accounts, Key: { accountId: user.sub }, UpdateExpression: 'SET freeTokens = :z', ExpressionAttributeValues: { ':z': 0 } }));
+    await documentClient().send(
+      new UpdateCommand({
+        TableName: tableNames().accounts,
+        Key: { accountId: user.sub },
+        UpdateExpression: 'SET freeTokens = :z',
+        ExpressionAttributeValues: { ':z': 0 },
+      }),
+    );
     const checkout = await call(gw, 'POST', '/v1/credits/checkout', user.accessToken, { amount_usd: 5 });
     await fetch(checkout.body.url, { method: 'POST', redirect: 'manual' });
     await standIn().webhooks.idle();

@@ -52,14 +52,32 @@ async function topUp(user: SignedInUser, usd: number): Promise<{ id: string; url
 
 /** Σ of the account's ledger: payments minus request costs, nano-USD. */
 async function ledgerSum(accountId: string): Promise<number> {
-  const out = await documentClient().send(new QueryCommand({ TableName: tableNames().ledger, KeyConditionExpression: 'accountId = :a', ExpressionAttributeValues: { ':a': accountId }, ConsistentRead: true }));
-  return (out.Items ?? []).reduce((sum, i) => sum + (typeof i.amountNanoUsd === 'number' ? i.amountNanoUsd : 0) - (typeof i.costNanoUsd === 'number' ? i.costNanoUsd : 0), 0);
+  const out = await documentClient().send(
+    new QueryCommand({
+      TableName: tableNames().ledger,
+      KeyConditionExpression: 'accountId = :a',
+      ExpressionAttributeValues: { ':a': accountId },
+      ConsistentRead: true,
+    }),
+  );
+  return (out.Items ?? []).reduce(
+    (sum, i) => sum + (typeof i.amountNanoUsd === 'number' ? i.amountNanoUsd : 0) - (typeof i.costNanoUsd === 'number' ? i.costNanoUsd : 0),
+    0,
+  );
 }
 
 /** Posts `payload` to the webhook, signed with `secret` at `timestamp`. */
 async function deliver(payload: string, opts: { secret?: string; timestamp?: number; body?: string } = {}): Promise<number> {
-  const header = signer.webhooks.generateTestHeaderString({ payload, secret: opts.secret ?? gw.stripe!.webhookSecret, ...(opts.timestamp === undefined ? {} : { timestamp: opts.timestamp }) });
-  const res = await fetch(webhookUrl, { method: 'POST', headers: { 'content-type': 'application/json', 'stripe-signature': header }, body: opts.body ?? payload });
+  const header = signer.webhooks.generateTestHeaderString({
+    payload,
+    secret: opts.secret ?? gw.stripe!.webhookSecret,
+    ...(opts.timestamp === undefined ? {} : { timestamp: opts.timestamp }),
+  });
+  const res = await fetch(webhookUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'stripe-signature': header },
+    body: opts.body ?? payload,
+  });
   await res.text();
   return res.status;
 }
@@ -67,7 +85,10 @@ async function deliver(payload: string, opts: { secret?: string; timestamp?: num
 describe('Stripe top-ups', () => {
   it('checkout → pay on the hosted page → the webhook credits $10, once, and the account leaves the free tier', async () => {
     const user = await signUpAndSignIn(gw);
-    const tier = (free: boolean) => ({ requests_per_minute: rateLimitsFor(free ? 0 : 1).rpm || null, concurrent_requests: rateLimitsFor(free ? 0 : 1).concurrent || null });
+    const tier = (free: boolean) => ({
+      requests_per_minute: rateLimitsFor(free ? 0 : 1).rpm || null,
+      concurrent_requests: rateLimitsFor(free ? 0 : 1).concurrent || null,
+    });
     expect(await account(user)).toMatchObject({ is_free_tier: true, credit_nano_usd: 0, rate_limit: tier(true) });
     const checkout = await topUp(user, 10);
     const session = await stripeApi().checkout.sessions.retrieve(checkout.id);
@@ -101,8 +122,37 @@ describe('the webhook', () => {
   function completedEvent(accountId: string, cents: number): { payload: string; sessionId: string } {
     const sessionId = `cs_test_${Math.random().toString(36).slice(2)}`;
     const created = Math.floor(Date.now() / 1000);
-    const session = { id: sessionId, object: 'checkout.session', mode: 'payment', status: 'complete', payment_status: 'paid', amount_total: cents, currency: 'usd', client_reference_id: accountId, payment_intent: `pi_${sessionId.slice(8)}`, created, expires_at: created + 86_400, livemode: false, metadata: {}, success_url: 'x', cancel_url: 'x', payment_method_types: ['card'], automatic_tax: { enabled: false, status: null }, shipping_options: [] };
-    const event = { id: `evt_${sessionId.slice(8)}`, object: 'event', type: 'checkout.session.completed', created, livemode: false, pending_webhooks: 1, api_version: '2025-02-24.acacia', request: { id: null, idempotency_key: null }, data: { object: session } };
+    const session = {
+      id: sessionId,
+      object: 'checkout.session',
+      mode: 'payment',
+      status: 'complete',
+      payment_status: 'paid',
+      amount_total: cents,
+      currency: 'usd',
+      client_reference_id: accountId,
+      payment_intent: `pi_${sessionId.slice(8)}`,
+      created,
+      expires_at: created + 86_400,
+      livemode: false,
+      metadata: {},
+      success_url: 'x',
+      cancel_url: 'x',
+      payment_method_types: ['card'],
+      automatic_tax: { enabled: false, status: null },
+      shipping_options: [],
+    };
+    const event = {
+      id: `evt_${sessionId.slice(8)}`,
+      object: 'event',
+      type: 'checkout.session.completed',
+      created,
+      livemode: false,
+      pending_webhooks: 1,
+      api_version: '2025-02-24.acacia',
+      request: { id: null, idempotency_key: null },
+      data: { object: session },
+    };
     expectStripeSchema('event', event);
     return { payload: JSON.stringify(event), sessionId };
   }
@@ -131,14 +181,30 @@ describe('the webhook', () => {
     expect(statuses).toEqual(Array(10).fill(200));
     expect((await account(user)).credit_nano_usd).toBe(12_340_000_000);
     expect(await ledgerSum(user.sub)).toBe(12_340_000_000);
-    expect(await deliver(JSON.stringify({ id: 'evt_x', object: 'event', type: 'customer.created', created: 1, livemode: false, pending_webhooks: 1, api_version: null, request: null, data: { object: {} } }))).toBe(200);
+    expect(
+      await deliver(
+        JSON.stringify({
+          id: 'evt_x',
+          object: 'event',
+          type: 'customer.created',
+          created: 1,
+          livemode: false,
+          pending_webhooks: 1,
+          api_version: null,
+          request: null,
+          data: { object: {} },
+        }),
+      ),
+    ).toBe(200);
   });
 
   it('refunds (in any order, duplicated) and disputes take the money back once; below zero the API answers 402', async () => {
     const user = await signUpAndSignIn(gw);
     const checkout = await topUp(user, 20);
     const key = (await call(gw, 'POST', '/v1/keys', user.accessToken, { name: 'spend' })).body.key as string;
-    const { response } = await new OpenAI({ baseURL: gw.baseUrl, apiKey: key, maxRetries: 0 }).chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'spend some credit' }], max_tokens: 50 }).withResponse();
+    const { response } = await new OpenAI({ baseURL: gw.baseUrl, apiKey: key, maxRetries: 0 }).chat.completions
+      .create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'spend some credit' }], max_tokens: 50 })
+      .withResponse();
     await pollLedgerEntry(user.sub, response.headers.get('x-request-id'));
 
     const session = await stripeApi().checkout.sessions.retrieve(checkout.id);
@@ -155,15 +221,51 @@ describe('the webhook', () => {
     await gw.stripe!.standIn!.webhooks.idle();
     const charge = gw.stripe!.standIn!.objects.get(String((await stripeApi().paymentIntents.retrieve(session.payment_intent as string)).latest_charge))!;
     expectStripeSchema('charge', charge);
-    const stale = { id: 'evt_stale', object: 'event', type: 'charge.refunded', created: 1, livemode: false, pending_webhooks: 1, api_version: null, request: null, data: { object: { ...charge, amount_refunded: 500 } } };
+    const stale = {
+      id: 'evt_stale',
+      object: 'event',
+      type: 'charge.refunded',
+      created: 1,
+      livemode: false,
+      pending_webhooks: 1,
+      api_version: null,
+      request: null,
+      data: { object: { ...charge, amount_refunded: 500 } },
+    };
     expect(await deliver(JSON.stringify(stale))).toBe(200);
     const refunded = await account(user);
     expect(refunded.credit_nano_usd + refunded.total_usage_nano_usd).toBe(0);
     expect(await ledgerSum(user.sub)).toBe(refunded.credit_nano_usd);
 
     // A dispute on top: its own entry, once.
-    const dispute = { id: 'dp_test_1', object: 'dispute', amount: 300, charge: charge.id, payment_intent: session.payment_intent, created: Math.floor(Date.now() / 1000), currency: 'usd', status: 'needs_response', reason: 'fraudulent', livemode: false, metadata: {}, is_charge_refundable: false, balance_transactions: [], evidence: {}, evidence_details: {} };
-    const disputeEvent = JSON.stringify({ id: 'evt_dp', object: 'event', type: 'charge.dispute.created', created: dispute.created, livemode: false, pending_webhooks: 1, api_version: null, request: null, data: { object: dispute } });
+    const dispute = {
+      id: 'dp_test_1',
+      object: 'dispute',
+      amount: 300,
+      charge: charge.id,
+      payment_intent: session.payment_intent,
+      created: Math.floor(Date.now() / 1000),
+      currency: 'usd',
+      status: 'needs_response',
+      reason: 'fraudulent',
+      livemode: false,
+      metadata: {},
+      is_charge_refundable: false,
+      balance_transactions: [],
+      evidence: {},
+      evidence_details: {},
+    };
+    const disputeEvent = JSON.stringify({
+      id: 'evt_dp',
+      object: 'event',
+      type: 'charge.dispute.created',
+      created: dispute.created,
+      livemode: false,
+      pending_webhooks: 1,
+      api_version: null,
+      request: null,
+      data: { object: dispute },
+    });
     expect(await Promise.all([deliver(disputeEvent), deliver(disputeEvent)])).toEqual([200, 200]);
     const disputed = await account(user);
     expect(disputed.credit_nano_usd).toBe(refunded.credit_nano_usd - 3_000_000_000);
@@ -171,13 +273,29 @@ describe('the webhook', () => {
     const kinds = (await call(gw, 'GET', '/v1/credits/purchases', user.accessToken)).body.data.map((p: { kind: string }) => p.kind);
     expect(kinds.sort()).toEqual(['dispute', 'refund', 'top_up']);
 
-    const blocked = await new OpenAI({ baseURL: gw.baseUrl, apiKey: key, maxRetries: 0 }).chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }).catch((e: { status: number; message: string }) => e);
+    const blocked = await new OpenAI({ baseURL: gw.baseUrl, apiKey: key, maxRetries: 0 }).chat.completions
+      .create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] })
+      .catch((e: { status: number; message: string }) => e);
     expect(blocked).toMatchObject({ status: 402 });
     expect((blocked as { message: string }).message).toMatch(/refunded or disputed/);
   });
 
   it('a refund of a payment not credited yet is a 409, so Stripe delivers it again later', async () => {
     const charge = { id: 'ch_unknown', object: 'charge', amount: 1000, amount_refunded: 1000, payment_intent: 'pi_never_seen', created: 1, currency: 'usd' };
-    expect(await deliver(JSON.stringify({ id: 'evt_early', object: 'event', type: 'charge.refunded', created: 1, livemode: false, pending_webhooks: 1, api_version: null, request: null, data: { object: charge } }))).toBe(409);
+    expect(
+      await deliver(
+        JSON.stringify({
+          id: 'evt_early',
+          object: 'event',
+          type: 'charge.refunded',
+          created: 1,
+          livemode: false,
+          pending_webhooks: 1,
+          api_version: null,
+          request: null,
+          data: { object: charge },
+        }),
+      ),
+    ).toBe(409);
   });
 });

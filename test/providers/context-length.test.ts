@@ -29,8 +29,16 @@ function chatUrl(p: ProviderName, stream: boolean): string {
   return `${sim.urls[p]}/chat/completions`;
 }
 
-async function classifyAnswer(p: ProviderName, stream: boolean, classify: (status: number, body: string, headers: Headers) => UpstreamFailure): Promise<UpstreamFailure> {
-  const res = await fetch(chatUrl(p, stream), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'm', stream, messages: [] }) });
+async function classifyAnswer(
+  p: ProviderName,
+  stream: boolean,
+  classify: (status: number, body: string, headers: Headers) => UpstreamFailure,
+): Promise<UpstreamFailure> {
+  const res = await fetch(chatUrl(p, stream), {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'm', stream, messages: [] }),
+  });
   expect(res.status).toBe(400);
   return classify(res.status, await res.text(), res.headers);
 }

@@ -27,7 +27,10 @@ function refusal(model: string, fields: Record<string, unknown>): InvalidRequest
   return error as InvalidRequestError;
 }
 
-const customTool = { type: 'custom', custom: { name: 'run_sql', description: 'Runs SQL', format: { type: 'grammar', grammar: { definition: 'start: "SELECT"', syntax: 'lark' } } } };
+const customTool = {
+  type: 'custom',
+  custom: { name: 'run_sql', description: 'Runs SQL', format: { type: 'grammar', grammar: { definition: 'start: "SELECT"', syntax: 'lark' } } },
+};
 const functionTool = { type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: {} } } };
 const allowedTools = { type: 'allowed_tools', allowed_tools: { mode: 'required', tools: [{ type: 'function', function: { name: 'get_weather' } }] } };
 
@@ -36,11 +39,14 @@ describe('logprobs', () => {
     expect(build('gpt-4o', request({ logprobs: true, top_logprobs: 3 })).body).toMatchObject({ logprobs: true, top_logprobs: 3 });
   });
 
-  it.each(['claude-3-5-sonnet', 'gemini-2.0-flash', 'gemini-2.5-pro', 'o3-mini'])('refuses logprobs: true for %s with 400 unsupported_parameter, param logprobs', (model) => {
-    const err = refusal(model, { logprobs: true });
-    expect(err).toMatchObject({ status: 400, type: 'invalid_request_error', code: 'unsupported_parameter', param: 'logprobs' });
-    expect(err.message).toBe("Unsupported parameter: 'logprobs' is not supported with this model. This model does not return log probabilities.");
-  });
+  it.each(['claude-3-5-sonnet', 'gemini-2.0-flash', 'gemini-2.5-pro', 'o3-mini'])(
+    'refuses logprobs: true for %s with 400 unsupported_parameter, param logprobs',
+    (model) => {
+      const err = refusal(model, { logprobs: true });
+      expect(err).toMatchObject({ status: 400, type: 'invalid_request_error', code: 'unsupported_parameter', param: 'logprobs' });
+      expect(err.message).toBe("Unsupported parameter: 'logprobs' is not supported with this model. This model does not return log probabilities.");
+    },
+  );
 
   it.each(['claude-3-5-sonnet', 'gemini-2.0-flash'])('refuses top_logprobs above 0 for %s, and lets logprobs false / top_logprobs 0 through', (model) => {
     expect(refusal(model, { top_logprobs: 2 })).toMatchObject({ code: 'unsupported_parameter', param: 'top_logprobs' });
@@ -122,7 +128,9 @@ describe('audio output, web search and moderation (OpenAI only)', () => {
   });
 
   it.each(
-    features.flatMap(([param, fields]) => ['claude-3-5-sonnet', 'gemini-2.0-flash', 'deepseek-v3', 'minimax', 'llama-3-70b'].map((model) => [model, param, fields] as const)),
+    features.flatMap(([param, fields]) =>
+      ['claude-3-5-sonnet', 'gemini-2.0-flash', 'deepseek-v3', 'minimax', 'llama-3-70b'].map((model) => [model, param, fields] as const),
+    ),
   )('refuses them for %s with 400 unsupported_parameter naming %s, never a silent text-only answer', (model, param, fields) => {
     expect(refusal(model, fields)).toMatchObject({ status: 400, code: 'unsupported_parameter', param });
   });

@@ -36,7 +36,15 @@ function response(text: string, extra: Partial<ResponseObject> = {}): ResponseOb
     error: null,
     incomplete_details: null,
     model: 'gpt-4o',
-    output: [{ type: 'message', id: outputItemId('message', requestId, 0), role: 'assistant', status: 'completed', content: [{ type: 'output_text', text, annotations: [], logprobs: [{ token: 'x', logprob: -1, bytes: [120], top_logprobs: [] }] }] }],
+    output: [
+      {
+        type: 'message',
+        id: outputItemId('message', requestId, 0),
+        role: 'assistant',
+        status: 'completed',
+        content: [{ type: 'output_text', text, annotations: [], logprobs: [{ token: 'x', logprob: -1, bytes: [120], top_logprobs: [] }] }],
+      },
+    ],
     ...extra,
   };
 }
@@ -105,7 +113,11 @@ describe('the stored item', () => {
     const got = (await getStoredResponses(acct, [r.id], 'all')).get(r.id);
     expect(got).toMatchObject({ inputOmitted: true, input: undefined });
     expect(got?.response.id).toBe(r.id);
-    await expect(conversationInput(acct, { input: 'next', previous_response_id: r.id })).rejects.toMatchObject({ status: 400, code: 'previous_response_not_found', message: expect.stringMatching(/stored without its input/) });
+    await expect(conversationInput(acct, { input: 'next', previous_response_id: r.id })).rejects.toMatchObject({
+      status: 400,
+      code: 'previous_response_not_found',
+      message: expect.stringMatching(/stored without its input/),
+    });
   });
 
   it('treats an expired item as gone before DynamoDB deletes it', async () => {
@@ -121,14 +133,28 @@ describe('the stored item', () => {
 
   it('reads many responses in batches of 100, and stops at its byte budget', async () => {
     const acct = account();
-    const stored = await Promise.all(Array.from({ length: 130 }, async (_, i) => {
-      const r = response(`answer ${i}`);
-      await putStoredResponse(acct, r, [user(`q ${i}`)], 30);
-      return r;
-    }));
-    const got = await getStoredResponses(acct, stored.map((r) => r.id), 'response');
+    const stored = await Promise.all(
+      Array.from({ length: 130 }, async (_, i) => {
+        const r = response(`answer ${i}`);
+        await putStoredResponse(acct, r, [user(`q ${i}`)], 30);
+        return r;
+      }),
+    );
+    const got = await getStoredResponses(
+      acct,
+      stored.map((r) => r.id),
+      'response',
+    );
     expect(got.size).toBe(130);
-    await expect(getStoredResponses(acct, stored.map((r) => r.id), 'response', Date.now(), 1_000)).rejects.toBeInstanceOf(StoredReadTooLargeError);
+    await expect(
+      getStoredResponses(
+        acct,
+        stored.map((r) => r.id),
+        'response',
+        Date.now(),
+        1_000,
+      ),
+    ).rejects.toBeInstanceOf(StoredReadTooLargeError);
   });
 });
 
@@ -146,14 +172,23 @@ describe('conversation state', () => {
   });
 
   it(`refuses more than ${MAX_REFERENCED_RESPONSES} referenced responses before reading any`, async () => {
-    const input: InputItem[] = Array.from({ length: MAX_REFERENCED_RESPONSES + 1 }, (_, i) => ({ type: 'item_reference', id: outputItemId('message', `req_${i}`, 0) }));
+    const input: InputItem[] = Array.from({ length: MAX_REFERENCED_RESPONSES + 1 }, (_, i) => ({
+      type: 'item_reference',
+      id: outputItemId('message', `req_${i}`, 0),
+    }));
     await expect(conversationInput(account(), { input })).rejects.toMatchObject({ status: 400, param: 'input' });
   });
 
   it('answers an item no response of this account holds with a 404', async () => {
-    const err = await conversationInput(account(), { input: [{ type: 'item_reference', id: outputItemId('message', 'req_1_0000000000000000', 0) }] }).catch((e: unknown) => e);
+    const err = await conversationInput(account(), { input: [{ type: 'item_reference', id: outputItemId('message', 'req_1_0000000000000000', 0) }] }).catch(
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(GatewayError);
-    expect(err).toMatchObject({ status: 404, param: 'input', message: expect.stringMatching(/^Item with id 'msg_req_1_0000000000000000_0' not found\. Items are not persisted when `store` is set to false\./) });
+    expect(err).toMatchObject({
+      status: 404,
+      param: 'input',
+      message: expect.stringMatching(/^Item with id 'msg_req_1_0000000000000000_0' not found\. Items are not persisted when `store` is set to false\./),
+    });
   });
 });
 

@@ -26,7 +26,14 @@ const chunk = (delta: ChunkChoice['delta'], extra: Partial<ChunkChoice> = {}): C
   choices: [{ index: 0, delta, finish_reason: null, ...extra }],
 });
 
-const usageChunk: ChatCompletionChunk = { id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1, model: 'gpt-4o', choices: [], usage: { prompt_tokens: 5, completion_tokens: 7, total_tokens: 12, completion_tokens_details: { reasoning_tokens: 2 } } };
+const usageChunk: ChatCompletionChunk = {
+  id: 'chatcmpl-1',
+  object: 'chat.completion.chunk',
+  created: 1,
+  model: 'gpt-4o',
+  choices: [],
+  usage: { prompt_tokens: 5, completion_tokens: 7, total_tokens: 12, completion_tokens_details: { reasoning_tokens: 2 } },
+};
 
 /** The SSE frames as events, each validated against its own schema and checked for its `event:` name. */
 function parse(frames: string[]): Array<Record<string, unknown> & { type: string }> {
@@ -90,24 +97,40 @@ describe('chat chunks → Responses events', () => {
     expect(completed.status).toBe('completed');
     expect(completed.output.map((o) => o['type'])).toEqual(['reasoning', 'message', 'function_call', 'function_call']);
     expect(completed.output[2]).toMatchObject({ call_id: 'call_a', arguments: '{"a":1}' });
-    expect(completed.usage).toEqual({ input_tokens: 5, input_tokens_details: { cached_tokens: 0, cache_write_tokens: 0 }, output_tokens: 7, output_tokens_details: { reasoning_tokens: 2 }, total_tokens: 12 });
+    expect(completed.usage).toEqual({
+      input_tokens: 5,
+      input_tokens_details: { cached_tokens: 0, cache_write_tokens: 0 },
+      output_tokens: 7,
+      output_tokens_details: { reasoning_tokens: 2 },
+      total_tokens: 12,
+    });
   });
 
   it('streams a refusal as its own content part, and log probabilities on the text deltas', () => {
     const enc = encoder();
-    const logprobs = { content: [{ token: 'Hi', logprob: -0.1, bytes: [72, 105], top_logprobs: [{ token: 'Hi', logprob: -0.1, bytes: [72, 105] }] }], refusal: null };
+    const logprobs = {
+      content: [{ token: 'Hi', logprob: -0.1, bytes: [72, 105], top_logprobs: [{ token: 'Hi', logprob: -0.1, bytes: [72, 105] }] }],
+      refusal: null,
+    };
     const events = parse([
       ...enc.chunk(chunk({ content: 'Hi' }, { logprobs })),
       ...enc.chunk(chunk({ refusal: 'I cannot ' })),
       ...enc.chunk(chunk({ refusal: 'help.' }, { finish_reason: 'stop' })),
       ...enc.done(),
     ]);
-    expect(events.find((e) => e.type === 'response.output_text.delta')).toMatchObject({ logprobs: [{ token: 'Hi', logprob: -0.1, bytes: [72, 105], top_logprobs: [{ token: 'Hi' }] }] });
+    expect(events.find((e) => e.type === 'response.output_text.delta')).toMatchObject({
+      logprobs: [{ token: 'Hi', logprob: -0.1, bytes: [72, 105], top_logprobs: [{ token: 'Hi' }] }],
+    });
     expect(events.filter((e) => e.type === 'response.content_part.added').map((e) => (e['part'] as { type: string }).type)).toEqual(['output_text', 'refusal']);
     expect(events.find((e) => e.type === 'response.refusal.done')).toMatchObject({ refusal: 'I cannot help.', content_index: 1 });
     const message = (events.at(-1)?.['response'] as { output: Array<{ content: unknown[] }> }).output[0];
     expect(message?.content).toEqual([
-      { type: 'output_text', text: 'Hi', annotations: [], logprobs: [{ token: 'Hi', logprob: -0.1, bytes: [72, 105], top_logprobs: [{ token: 'Hi', logprob: -0.1, bytes: [72, 105] }] }] },
+      {
+        type: 'output_text',
+        text: 'Hi',
+        annotations: [],
+        logprobs: [{ token: 'Hi', logprob: -0.1, bytes: [72, 105], top_logprobs: [{ token: 'Hi', logprob: -0.1, bytes: [72, 105] }] }],
+      },
       { type: 'refusal', refusal: 'I cannot help.' },
     ]);
   });
@@ -124,7 +147,10 @@ describe('chat chunks → Responses events', () => {
 
   it('ends a failed stream with an error event and response.failed (rate limits keep their code)', () => {
     const enc = encoder();
-    const events = parse([...enc.chunk(chunk({ content: 'part' })), ...enc.failed({ message: 'Slow down.', type: 'rate_limit_error', param: null, code: 'rate_limit_exceeded' })]);
+    const events = parse([
+      ...enc.chunk(chunk({ content: 'part' })),
+      ...enc.failed({ message: 'Slow down.', type: 'rate_limit_error', param: null, code: 'rate_limit_exceeded' }),
+    ]);
     expect(events.slice(-2)).toMatchObject([
       { type: 'error', code: 'rate_limit_exceeded', message: 'Slow down.' },
       { type: 'response.failed', response: { status: 'failed', error: { code: 'rate_limit_exceeded', message: 'Slow down.' } } },

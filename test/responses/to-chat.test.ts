@@ -5,7 +5,8 @@ import { createResponseRequest, unknownParameter } from '../../functions/shared/
 import { toChatRequest } from '../../functions/shared/responses/to-chat';
 
 /** A Responses body as the route reads it, translated to the chat request the core runs. */
-const chat = (body: Record<string, unknown>) => toChatRequest(parseJsonBody(JSON.stringify({ model: 'gpt-4o', ...body }), createResponseRequest, unknownParameter));
+const chat = (body: Record<string, unknown>) =>
+  toChatRequest(parseJsonBody(JSON.stringify({ model: 'gpt-4o', ...body }), createResponseRequest, unknownParameter));
 
 function refusal(body: Record<string, unknown>): InvalidRequestError {
   try {
@@ -21,7 +22,10 @@ describe('Responses request → chat request', () => {
   it('maps instructions and a string input to a system and a user message, with the spec temperature', () => {
     expect(chat({ instructions: 'Be brief.', input: 'Hi' })).toMatchObject({
       model: 'gpt-4o',
-      messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Hi' }],
+      messages: [
+        { role: 'system', content: 'Be brief.' },
+        { role: 'user', content: 'Hi' },
+      ],
       temperature: 0.7,
       stream: false,
     });
@@ -139,12 +143,17 @@ describe('Responses request → chat request', () => {
   });
 
   it('leaves previous_response_id to the Responses layer, and refuses an item reference that reached it unresolved', () => {
-    expect(toChatRequest(createResponseRequest.parse({ model: 'gpt-4o', input: 'x', previous_response_id: 'resp_1' })).messages).toEqual([{ role: 'user', content: 'x' }]);
+    expect(toChatRequest(createResponseRequest.parse({ model: 'gpt-4o', input: 'x', previous_response_id: 'resp_1' })).messages).toEqual([
+      { role: 'user', content: 'x' },
+    ]);
     expect(refusal({ input: [{ type: 'item_reference', id: 'msg_1' }] }).message).toMatch(/item reference that was not resolved/);
   });
 
   it('names an unknown item type, and an unknown parameter at any depth, with the Responses wording', () => {
     expect(refusal({ input: [{ type: 'web_search_call', id: 'ws_1' }] })).toMatchObject({ param: 'input[0].type' });
-    expect(refusal({ input: 'x', text: { format: { type: 'json_schema', name: 'n', schema: {}, extra: 1 } } })).toMatchObject({ message: "Unknown parameter: 'text.format.extra'.", code: 'unknown_parameter' });
+    expect(refusal({ input: 'x', text: { format: { type: 'json_schema', name: 'n', schema: {}, extra: 1 } } })).toMatchObject({
+      message: "Unknown parameter: 'text.format.extra'.",
+      code: 'unknown_parameter',
+    });
   });
 });

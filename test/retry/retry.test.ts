@@ -6,7 +6,7 @@ import { nextRetryDelay, retrying, type RetryPolicy } from '../../functions/shar
 const everyFailure: RetryPolicy = { maxAttempts: 3, delayMs: (_err, retry) => 10 * (retry + 1) };
 
 describe('retrying', () => {
-  it('tries again after the policy\'s waits, telling each try its number and the time waited', async () => {
+  it("tries again after the policy's waits, telling each try its number and the time waited", async () => {
     const seen: Array<[number, number]> = [];
     const waits: number[] = [];
     const result = await retrying(
@@ -20,17 +20,38 @@ describe('retrying', () => {
     );
     expect(result).toBe('ok');
     expect(waits).toEqual([10, 20]);
-    expect(seen).toEqual([[1, 0], [2, 10], [3, 30]]);
+    expect(seen).toEqual([
+      [1, 0],
+      [2, 10],
+      [3, 30],
+    ]);
   });
 
   it('rethrows the last error once the tries are used up, and at once what the policy will not retry', async () => {
     const last = new Error('still busy');
     let calls = 0;
-    await expect(retrying(async () => { calls++; throw last; }, everyFailure, { sleep: async () => undefined })).rejects.toBe(last);
+    await expect(
+      retrying(
+        async () => {
+          calls++;
+          throw last;
+        },
+        everyFailure,
+        { sleep: async () => undefined },
+      ),
+    ).rejects.toBe(last);
     expect(calls).toBe(3);
     const fatal = new Error('fatal');
     calls = 0;
-    await expect(retrying(async () => { calls++; throw fatal; }, { maxAttempts: 5, delayMs: () => undefined })).rejects.toBe(fatal);
+    await expect(
+      retrying(
+        async () => {
+          calls++;
+          throw fatal;
+        },
+        { maxAttempts: 5, delayMs: () => undefined },
+      ),
+    ).rejects.toBe(fatal);
     expect(calls).toBe(1);
   });
 
@@ -38,7 +59,14 @@ describe('retrying', () => {
     const c = new AbortController();
     const err = new Error('busy');
     let calls = 0;
-    const run = retrying(async () => { calls++; throw err; }, { maxAttempts: 5, delayMs: () => 60_000 }, { signal: c.signal });
+    const run = retrying(
+      async () => {
+        calls++;
+        throw err;
+      },
+      { maxAttempts: 5, delayMs: () => 60_000 },
+      { signal: c.signal },
+    );
     setTimeout(() => c.abort(), 10);
     await expect(run).rejects.toBe(err);
     expect(calls).toBe(1);

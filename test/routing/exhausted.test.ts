@@ -8,7 +8,12 @@ import { AttemptAbortedError } from '../../functions/shared/routing/upstream-cal
 /** The client's answer when every attempt failed, and the verdict on one that did. */
 
 const rec = (publicModel: string, outcome: AttemptRecord['outcome'], status: number): AttemptRecord => ({
-  publicModel, provider: 'p', upstreamModel: 'u', outcome, status, ms: 1,
+  publicModel,
+  provider: 'p',
+  upstreamModel: 'u',
+  outcome,
+  status,
+  ms: 1,
 });
 
 describe('exhausted', () => {
@@ -22,7 +27,10 @@ describe('exhausted', () => {
   });
 
   it('is still 400 when a larger-window equivalent failed otherwise (the prompt is what the client can change)', () => {
-    expect(exhausted([rec('gpt-4o', 'context-length', 400), rec('claude-3-5-sonnet', 'overloaded', 529)], false, 128_000)).toMatchObject({ status: 400, code: 'context_length_exceeded' });
+    expect(exhausted([rec('gpt-4o', 'context-length', 400), rec('claude-3-5-sonnet', 'overloaded', 529)], false, 128_000)).toMatchObject({
+      status: 400,
+      code: 'context_length_exceeded',
+    });
   });
 
   it('the deadline cutting the plan short is a 504, whatever came before', () => {
@@ -40,20 +48,31 @@ describe('exhausted', () => {
 });
 
 describe('attemptOutcome (the one classification of what an attempt threw)', () => {
-  it('tells our bug, the upstream\'s verdict, our timers, the network and the client\'s error apart', () => {
+  it("tells our bug, the upstream's verdict, our timers, the network and the client's error apart", () => {
     const bug = new TypeError('x is undefined');
     expect(attemptOutcome(new OwnFailure(bug))).toEqual({ kind: 'own-failure', error: bug });
     const verdict = makeFailure('overloaded', 529, 'busy');
     expect(attemptOutcome(new UpstreamAttemptError(verdict))).toEqual({ kind: 'failed', failure: verdict });
     expect(attemptOutcome(new AttemptAbortedError('first-token-timeout'))).toMatchObject({ kind: 'failed', failure: { kind: 'timeout', retryable: true } });
-    expect(attemptOutcome(new AttemptAbortedError('network', Object.assign(new Error('reset'), { code: 'ECONNRESET' })))).toMatchObject({ kind: 'failed', failure: { kind: 'connection', retryable: true } });
+    expect(attemptOutcome(new AttemptAbortedError('network', Object.assign(new Error('reset'), { code: 'ECONNRESET' })))).toMatchObject({
+      kind: 'failed',
+      failure: { kind: 'connection', retryable: true },
+    });
     const refused = new InvalidRequestError('n > 1 is not supported', { param: 'n' });
     expect(attemptOutcome(refused)).toMatchObject({ kind: 'failed', failure: { kind: 'client', retryable: false, status: 400, clientError: refused } });
   });
 
-  it('keeps a bug of ours apart from the adapter\'s and the client\'s errors', () => {
-    expect(() => ours(() => { throw new Error('bug'); })).toThrow(OwnFailure);
+  it("keeps a bug of ours apart from the adapter's and the client's errors", () => {
+    expect(() =>
+      ours(() => {
+        throw new Error('bug');
+      }),
+    ).toThrow(OwnFailure);
     const verdict = new UpstreamAttemptError(makeFailure('server', 500, 'x'));
-    expect(() => ours(() => { throw verdict; })).toThrow(verdict);
+    expect(() =>
+      ours(() => {
+        throw verdict;
+      }),
+    ).toThrow(verdict);
   });
 });

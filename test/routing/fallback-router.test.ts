@@ -24,7 +24,8 @@ afterAll(async () => {
 });
 beforeEach(() => sim.reset());
 
-const req = (extra: Record<string, unknown> = {}) => chatCompletionRequest.parse({ model: 'x', messages: [{ role: 'user', content: 'router test' }], ...extra });
+const req = (extra: Record<string, unknown> = {}) =>
+  chatCompletionRequest.parse({ model: 'x', messages: [{ role: 'user', content: 'router test' }], ...extra });
 const plan = (model: string) => planAttempts(getModel(model, 'chat'), CATALOGUE, creds);
 const signal = () => new AbortController().signal;
 const noRetry = { maxRetriesPerTarget: 0, baseDelayMs: 1, maxDelayMs: 1, maxRetryAfterMs: 0 };
@@ -161,8 +162,11 @@ describe('per-target refusals', () => {
     expect(out.attempt.target.key).toBe('openai:gpt-4o');
   });
 
-  it('the requested model refusing the request is the client\'s error, returned at once', async () => {
-    await expect(routeBuffered(req({ n: 2 }), plan('claude-3-5-sonnet'), { signal: signal(), breaker: new CircuitBreaker() })).rejects.toMatchObject({ status: 400, param: 'n' });
+  it("the requested model refusing the request is the client's error, returned at once", async () => {
+    await expect(routeBuffered(req({ n: 2 }), plan('claude-3-5-sonnet'), { signal: signal(), breaker: new CircuitBreaker() })).rejects.toMatchObject({
+      status: 400,
+      param: 'n',
+    });
     expect(sim.requests).toHaveLength(0);
   });
 });

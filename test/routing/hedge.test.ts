@@ -27,7 +27,14 @@ const targetOf = (id: string, i = 0): CatalogueTargetData => {
   return t;
 };
 const entry = (id: string, target: CatalogueTargetData, equivalents: string[], hedge?: CatalogueEntryData['hedge']): CatalogueEntryData => ({
-  id, kind: 'chat', description: id, ownedBy: 'test', created: 1, targets: [target], equivalents, ...(hedge ? { hedge } : {}),
+  id,
+  kind: 'chat',
+  description: id,
+  ownedBy: 'test',
+  created: 1,
+  targets: [target],
+  equivalents,
+  ...(hedge ? { hedge } : {}),
 });
 /** hedged (openai gpt-4o-mini) → second (anthropic claude-haiku-4-5) → third (gemini flash-lite). */
 const catalogue: Catalogue = buildCatalogue([
@@ -47,7 +54,8 @@ afterAll(async () => {
 beforeEach(() => sim.reset());
 afterEach(() => vi.restoreAllMocks());
 
-const req = (stream = false) => chatCompletionRequest.parse({ model: 'hedged', messages: [{ role: 'user', content: 'hedge test' }], ...(stream ? { stream: true } : {}) });
+const req = (stream = false) =>
+  chatCompletionRequest.parse({ model: 'hedged', messages: [{ role: 'user', content: 'hedge test' }], ...(stream ? { stream: true } : {}) });
 const plan = (model = 'hedged') => planAttempts(catalogue.get(model)!, catalogue, creds);
 const signal = () => new AbortController().signal;
 const calls = (provider: string) => sim.requests.filter((r) => r.provider === provider);
@@ -65,7 +73,10 @@ async function text(out: StreamOutcome): Promise<string> {
 describe.each(['buffered', 'streamed'] as const)('%s: a hedged model', (mode) => {
   const route = (breaker: CircuitBreaker, model = 'hedged') =>
     mode === 'buffered'
-      ? routeBuffered(req(), plan(model), { signal: signal(), breaker, requestId: 'req_hedge' }).then((o) => ({ ...o, content: o.parts.choices[0]?.message.content ?? '' }))
+      ? routeBuffered(req(), plan(model), { signal: signal(), breaker, requestId: 'req_hedge' }).then((o) => ({
+          ...o,
+          content: o.parts.choices[0]?.message.content ?? '',
+        }))
       : routeStream(req(true), plan(model), { signal: signal(), breaker, requestId: 'req_hedge' }).then(async (o) => ({ ...o, content: await text(o) }));
 
   it('starts the next target when the primary has no first token by afterMs; the partner wins, the primary is stopped, not counted as failing', async () => {

@@ -5,7 +5,15 @@ import { planAttempts } from '../../functions/shared/routing/attempt-plan';
 import { exclusionReason, orderTargets } from '../../functions/shared/routing/attempt-plan';
 import { FORGET_AFTER_MS, HALF_LIFE_MS, measuredSpeed, recordSpeed, resetSpeeds } from '../../functions/shared/routing/target-speed';
 
-const keys = { OPENAI_API_KEY: 'k', ANTHROPIC_API_KEY: 'k', GEMINI_API_KEY: 'k', DEEPSEEK_API_KEY: 'k', TOGETHER_API_KEY: 'k', DEEPINFRA_API_KEY: 'k', MINIMAX_API_KEY: 'k' };
+const keys = {
+  OPENAI_API_KEY: 'k',
+  ANTHROPIC_API_KEY: 'k',
+  GEMINI_API_KEY: 'k',
+  DEEPSEEK_API_KEY: 'k',
+  TOGETHER_API_KEY: 'k',
+  DEEPINFRA_API_KEY: 'k',
+  MINIMAX_API_KEY: 'k',
+};
 const llama = CATALOGUE.get('llama-3-70b');
 if (llama === undefined) throw new Error('llama-3-70b expected');
 const prefs = (raw: unknown) => providerPreferences.parse(raw);
@@ -26,7 +34,8 @@ describe('the provider object and suffixes', () => {
 
 describe('the plan under preferences', () => {
   it('orders by `order`, then by sort; allow_fallbacks: false keeps only the ordered providers and no equivalent', () => {
-    const providers = (p: unknown) => planAttempts(llama, CATALOGUE, keys, undefined, [], undefined, prefs(p)).map((a) => `${a.publicModel}@${a.target.provider}`);
+    const providers = (p: unknown) =>
+      planAttempts(llama, CATALOGUE, keys, undefined, [], undefined, prefs(p)).map((a) => `${a.publicModel}@${a.target.provider}`);
     expect(providers({})[0]).toBe('llama-3-70b@together');
     expect(providers({ order: ['deepinfra'] }).slice(0, 2)).toEqual(['llama-3-70b@deepinfra', 'llama-3-70b@together']);
     expect(providers({ sort: 'price' }).slice(0, 2)).toEqual(['llama-3-70b@deepinfra', 'llama-3-70b@together']);
@@ -38,7 +47,9 @@ describe('the plan under preferences', () => {
   });
 
   it('names every reason when nothing is left', () => {
-    expect(() => planAttempts(llama, CATALOGUE, keys, undefined, [], undefined, prefs({ zdr: true, ignore: ['deepinfra'] }))).toThrow(/provider\.ignore: deepinfra; zdr: true|zdr: true.*provider\.ignore/);
+    expect(() => planAttempts(llama, CATALOGUE, keys, undefined, [], undefined, prefs({ zdr: true, ignore: ['deepinfra'] }))).toThrow(
+      /provider\.ignore: deepinfra; zdr: true|zdr: true.*provider\.ignore/,
+    );
     const [together] = llama.targets;
     if (together === undefined) throw new Error('target expected');
     expect(exclusionReason(together, prefs({ max_price: { completion: 0.5 } }))).toMatch(/max_price\.completion/);
@@ -48,7 +59,7 @@ describe('the plan under preferences', () => {
 
 describe('measured speed', () => {
   it('sorts by decayed throughput and first-token time; unmeasured targets go last', () => {
-    const [together, deepinfra] = llama.targets as [typeof llama.targets[0], typeof llama.targets[0]];
+    const [together, deepinfra] = llama.targets as [(typeof llama.targets)[0], (typeof llama.targets)[0]];
     recordSpeed(together.key, 900, 500, 10_000); // 50 tokens/s
     expect(orderTargets(llama.targets, { sort: 'throughput' }).map((t) => t.provider)).toEqual(['together', 'deepinfra']);
     recordSpeed(deepinfra.key, 300, 1_000, 10_000); // 100 tokens/s

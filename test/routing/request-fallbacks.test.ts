@@ -13,7 +13,9 @@ import { planAttempts, requestFallbacks, requiredCapabilities } from '../../func
 const creds = { OPENAI_API_KEY: 'k', ANTHROPIC_API_KEY: 'k', GEMINI_API_KEY: 'k', DEEPSEEK_API_KEY: 'k', TOGETHER_API_KEY: 'k', DEEPINFRA_API_KEY: 'k' };
 const keys = (model: string, models: string[], extra: Record<string, unknown> = {}) => {
   const req = chatCompletionRequest.parse({ model, models, messages: [{ role: 'user', content: 'hi' }], ...extra });
-  return planAttempts(getModel(model, 'chat'), CATALOGUE, creds, requiredCapabilities(req), requestFallbacks(req.models, CATALOGUE)).map((a) => `${a.publicModel}@${a.target.key}`);
+  return planAttempts(getModel(model, 'chat'), CATALOGUE, creds, requiredCapabilities(req), requestFallbacks(req.models, CATALOGUE)).map(
+    (a) => `${a.publicModel}@${a.target.key}`,
+  );
 };
 const refusal = (fn: () => unknown): unknown => {
   try {
@@ -24,8 +26,8 @@ const refusal = (fn: () => unknown): unknown => {
   return undefined;
 };
 
-describe('models: the request\'s own fallback list', () => {
-  it('tries the listed models in order after the model\'s own targets, then the catalogue equivalents', () => {
+describe("models: the request's own fallback list", () => {
+  it("tries the listed models in order after the model's own targets, then the catalogue equivalents", () => {
     expect(keys('gpt-4o', ['gemini-2.0-flash', 'llama-3-70b'])).toEqual([
       'gpt-4o@openai:gpt-4o',
       'gemini-2.0-flash@gemini:gemini-2.5-flash-lite',
@@ -59,7 +61,8 @@ describe('models: the request\'s own fallback list', () => {
   });
 
   it('accepts route: "fallback" (OpenRouter\'s older switch) and nothing else; at most 8 models', () => {
-    const parse = (extra: Record<string, unknown>) => chatCompletionRequest.safeParse({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }], ...extra });
+    const parse = (extra: Record<string, unknown>) =>
+      chatCompletionRequest.safeParse({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }], ...extra });
     expect(parse({ route: 'fallback', models: ['claude-3-5-sonnet'] }).success).toBe(true);
     expect(parse({ route: 'fallback' }).success).toBe(true);
     expect(parse({ route: 'random' }).success).toBe(false);

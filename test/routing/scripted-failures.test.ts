@@ -30,7 +30,8 @@ beforeEach(() => {
   scripted.requests.length = 0;
 });
 
-const req = (extra: Record<string, unknown> = {}) => chatCompletionRequest.parse({ model: 'x', messages: [{ role: 'user', content: 'scripted test' }], ...extra });
+const req = (extra: Record<string, unknown> = {}) =>
+  chatCompletionRequest.parse({ model: 'x', messages: [{ role: 'user', content: 'scripted test' }], ...extra });
 const signal = () => new AbortController().signal;
 /** OpenAI at the scripted upstream; Anthropic at the simulator; nothing else configured. */
 const openaiScripted = () => ({ OPENAI_API_KEY: 'k', OPENAI_BASE_URL: scripted.url, ...simulatorCredentials(sim, ['anthropic']) });
@@ -54,11 +55,16 @@ describe('a buffered attempt has a cap that its bytes cannot reset', () => {
 
 describe('a malformed first stream event', () => {
   it('comes before the first token, so the stream falls back to an equivalent', async () => {
-    scripted.setScript(openAISse([
-      'data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"gpt-4o","choices":[{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}]}\n\n',
-      'data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"gpt-4o","choices":[{"index":0,"delta":{"content":"Hel\n\n',
-    ]));
-    const out = await routeStream(req({ stream: true }), planAttempts(getModel('gpt-4o', 'chat'), CATALOGUE, openaiScripted()), { signal: signal(), breaker: new CircuitBreaker() });
+    scripted.setScript(
+      openAISse([
+        'data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"gpt-4o","choices":[{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}]}\n\n',
+        'data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"gpt-4o","choices":[{"index":0,"delta":{"content":"Hel\n\n',
+      ]),
+    );
+    const out = await routeStream(req({ stream: true }), planAttempts(getModel('gpt-4o', 'chat'), CATALOGUE, openaiScripted()), {
+      signal: signal(),
+      breaker: new CircuitBreaker(),
+    });
     expect(out.attempt.publicModel).toBe('claude-3-5-sonnet');
     // A malformed answer is a server failure: retried once on the same target, then the equivalent.
     expect(out.attempts.map((a) => `${a.publicModel}:${a.outcome}`)).toEqual(['gpt-4o:server', 'gpt-4o:server', 'claude-3-5-sonnet:ok']);
@@ -72,19 +78,25 @@ describe('a malformed first stream event', () => {
 
 describe('a prompt over the context window', () => {
   const tooLong = openAIError(400, {
-    message: "This model's maximum context length is 128000 tokens. However, your messages resulted in 150000 tokens. Please reduce the length of the messages.",
-    type: 'invalid_request_error', param: 'messages', code: 'context_length_exceeded',
+    message:
+      "This model's maximum context length is 128000 tokens. However, your messages resulted in 150000 tokens. Please reduce the length of the messages.",
+    type: 'invalid_request_error',
+    param: 'messages',
+    code: 'context_length_exceeded',
   });
 
   it('falls back to a larger window, once per window size', async () => {
     scripted.setScript(tooLong);
-    const out = await routeBuffered(req(), planAttempts(getModel('gpt-4o', 'chat'), CATALOGUE, openaiScripted()), { signal: signal(), breaker: new CircuitBreaker() });
+    const out = await routeBuffered(req(), planAttempts(getModel('gpt-4o', 'chat'), CATALOGUE, openaiScripted()), {
+      signal: signal(),
+      breaker: new CircuitBreaker(),
+    });
     expect(out.attempt.target.key).toBe('anthropic:claude-sonnet-4-6');
     expect(out.attempts.map((a) => a.outcome)).toEqual(['context-length', 'ok']);
     expect(scripted.requests).toHaveLength(1); // not retried
   });
 
-  it('too long for every target: the client\'s 400 context_length_exceeded, each window tried once', async () => {
+  it("too long for every target: the client's 400 context_length_exceeded, each window tried once", async () => {
     scripted.setScript(tooLong);
     // The simulator's Anthropic 400 is a generic one; a larger-window target that says "too long"
     // needs the scripted upstream speaking Anthropic's words (Messages API, invalid_request_error).
@@ -94,7 +106,10 @@ describe('a prompt over the context window', () => {
     });
     try {
       const creds = { OPENAI_API_KEY: 'k', OPENAI_BASE_URL: scripted.url, ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: anthropic.url };
-      const err = await routeBuffered(req(), planAttempts(getModel('gpt-4o', 'chat'), CATALOGUE, creds), { signal: signal(), breaker: new CircuitBreaker() }).catch((e: unknown) => e);
+      const err = await routeBuffered(req(), planAttempts(getModel('gpt-4o', 'chat'), CATALOGUE, creds), {
+        signal: signal(),
+        breaker: new CircuitBreaker(),
+      }).catch((e: unknown) => e);
       expect(err).toMatchObject({ status: 400, type: 'invalid_request_error', code: 'context_length_exceeded', param: 'messages' });
       expect((err as Error).message).toMatch(/too long/);
       expect(scripted.requests).toHaveLength(1);
@@ -107,5 +122,5 @@ describe('a prompt over the context window', () => {
 });
 
 async function until(cond: () => boolean, ms = 2_000): Promise<void> {
-  for (const end = Date.now() + ms; !cond() && Date.now() < end; ) await new Promise((r) => setTimeout(r, 10));
+  for (const end = Date.now() + ms; !cond() && Date.now() < end;) await new Promise((r) => setTimeout(r, 10));
 }

@@ -95,14 +95,14 @@ describe("a request's own limits, set in one place", () => {
     reloadConfig();
   });
 
-  it('takes the settle reserve off the host\'s remaining time for the deadline, and lets the hold outlive it by that reserve', () => {
+  it("takes the settle reserve off the host's remaining time for the deadline, and lets the hold outlive it by that reserve", () => {
     expect(requestDeadline(1_000_000, 30_000)).toBe(1_000_000 + 30_000 - SETTLE_RESERVE_MS);
     expect(requestDeadline(1_000_000, 2_000)).toBe(1_001_000); // never under 1 s
     expect(holdEndsAt({ deadline: 2_000_000 })).toBe(2_000_000 + SETTLE_RESERVE_MS);
     expect(holdEndsAt({})).toBeUndefined();
   });
 
-  it('commits a status at the settings\' budgets, counted from the arrival (read at call time)', () => {
+  it("commits a status at the settings' budgets, counted from the arrival (read at call time)", () => {
     vi.stubEnv('BUFFERED_CHAT_BUDGET_MS', '1234');
     vi.stubEnv('STREAM_COMMIT_AFTER_MS', '567');
     reloadConfig();
@@ -110,7 +110,7 @@ describe("a request's own limits, set in one place", () => {
     expect(commitAt({ receivedAt: 10_000 }, true)).toBe(10_567);
   });
 
-  it('clips an attempt to what is left of the deadline, and shapes a stream\'s wait for its first token', () => {
+  it("clips an attempt to what is left of the deadline, and shapes a stream's wait for its first token", () => {
     const t = { connectMs: 3_000, headersMs: 8_000, firstTokenMs: 8_000, idleMs: 15_000 };
     expect(attemptLimits(t, 5_000)).toEqual({ connectMs: 3_000, headersMs: 5_000, firstTokenMs: 5_000, idleMs: 5_000, totalMs: 5_000 });
     expect(attemptLimits(t, -10).totalMs).toBe(1);
@@ -119,7 +119,7 @@ describe("a request's own limits, set in one place", () => {
     expect(answerBy(limits, 100)).toBe(9_100);
   });
 
-  it('hedges after the model\'s own delay plus the prompt allowance, else the profile\'s p95 (which has it), never for a model that does not hedge', () => {
+  it("hedges after the model's own delay plus the prompt allowance, else the profile's p95 (which has it), never for a model that does not hedge", () => {
     const t = chatTimeouts(target('gpt-4o'), undefined, req(), 40, {});
     expect(hedgeAfterMs({ afterMs: 150 }, t, 40)).toBe(190);
     expect(hedgeAfterMs({}, t, 40)).toBe(LATENCY_TABLE.standard.p95FirstTokenMs + 40);

@@ -43,7 +43,10 @@ function manualBody(): { body: AsyncIterable<Uint8Array>; push: (s: string) => v
 describe('decodeSse: framing', () => {
   it('splits events on blank lines and keeps each data payload whole', async () => {
     const events = await decodeAll(chunks('data: {"a":1}\n\ndata: {"b":2}\n\n'));
-    expect(events).toEqual([{ event: undefined, data: '{"a":1}' }, { event: undefined, data: '{"b":2}' }]);
+    expect(events).toEqual([
+      { event: undefined, data: '{"a":1}' },
+      { event: undefined, data: '{"b":2}' },
+    ]);
   });
 
   it('reassembles events cut at any byte, including inside a multi-byte UTF-8 character', async () => {
@@ -51,7 +54,10 @@ describe('decodeSse: framing', () => {
     const all = bytes(text);
     const oneByOne = all.reduce<Uint8Array[]>((acc, _b, i) => [...acc, all.slice(i, i + 1)], []);
     const events = await decodeAll(chunks(...oneByOne));
-    expect(events).toEqual([{ event: undefined, data: '{"t":"héllo → 世界 🙂"}' }, { event: 'ping', data: '{}' }]);
+    expect(events).toEqual([
+      { event: undefined, data: '{"t":"héllo → 世界 🙂"}' },
+      { event: 'ping', data: '{}' },
+    ]);
     expect(events[0]?.data).not.toContain('\uFFFD');
   });
 
@@ -88,7 +94,10 @@ describe('decodeSse: framing', () => {
 
   it('carries the event name (Anthropic) and passes [DONE] through as data for the adapter to read', async () => {
     const events = await decodeAll(chunks('event: message_stop\ndata: {"type":"message_stop"}\n\ndata: [DONE]\n\n'));
-    expect(events).toEqual([{ event: 'message_stop', data: '{"type":"message_stop"}' }, { event: undefined, data: '[DONE]' }]);
+    expect(events).toEqual([
+      { event: 'message_stop', data: '{"type":"message_stop"}' },
+      { event: undefined, data: '[DONE]' },
+    ]);
   });
 
   it('delivers a last event that ends without its blank line, and nothing for an empty or comment-only body', async () => {
@@ -101,13 +110,13 @@ describe('decodeSse: framing', () => {
   });
 });
 
-describe('encode: our frames are OpenAI\'s', () => {
+describe("encode: our frames are OpenAI's", () => {
   it('writes one `data:` line per chunk and the [DONE] marker, each ending in a blank line', () => {
     expect(dataFrame({ id: 'c', choices: [{ delta: { content: 'a\nb' } }] })).toBe('data: {"id":"c","choices":[{"delta":{"content":"a\\nb"}}]}\n\n');
     expect(DONE_FRAME).toBe('data: [DONE]\n\n');
   });
 
-  it('writes a failure as a data event with OpenAI\'s top-level error object; unknown errors as a 500 server_error', () => {
+  it("writes a failure as a data event with OpenAI's top-level error object; unknown errors as a 500 server_error", () => {
     expect(JSON.parse(errorFrame(new NotFoundError('no such model', { param: 'model', code: 'model_not_found' })).slice('data: '.length))).toEqual({
       error: { message: 'no such model', type: 'invalid_request_error', param: 'model', code: 'model_not_found' },
     });

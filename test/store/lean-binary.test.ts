@@ -26,7 +26,15 @@ describe('the store client and binary attributes', () => {
     expect(Buffer.from(got.Item?.blob as Uint8Array).equals(Buffer.from(blob))).toBe(true);
     expect([...(got.Item?.m.inner as Uint8Array)]).toEqual([0, 1, 2, 255]);
     expect([...(got.Item?.m.l[0] as Uint8Array)]).toEqual([0, 1, 2, 255]);
-    const updated = await documentClient().send(new UpdateCommand({ TableName, Key: { accountId }, UpdateExpression: 'SET extraBlob = :b', ExpressionAttributeValues: { ':b': nested }, ReturnValues: 'ALL_NEW' }));
+    const updated = await documentClient().send(
+      new UpdateCommand({
+        TableName,
+        Key: { accountId },
+        UpdateExpression: 'SET extraBlob = :b',
+        ExpressionAttributeValues: { ':b': nested },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
     expect([...(updated.Attributes?.extraBlob as Uint8Array)]).toEqual([0, 1, 2, 255]);
     expect(Buffer.from(updated.Attributes?.blob as Uint8Array).equals(Buffer.from(blob))).toBe(true);
   });

@@ -37,11 +37,27 @@ describe('transaction conflict retry', () => {
   it('gives up after maxAttempts and rethrows other errors at once', async () => {
     let calls = 0;
     const conflict = cancelled('TransactionConflict');
-    await expect(retryOnConflict(async () => { calls++; throw conflict; }, { maxAttempts: 3, sleep: async () => {} })).rejects.toBe(conflict);
+    await expect(
+      retryOnConflict(
+        async () => {
+          calls++;
+          throw conflict;
+        },
+        { maxAttempts: 3, sleep: async () => {} },
+      ),
+    ).rejects.toBe(conflict);
     expect(calls).toBe(3);
     calls = 0;
     const failed = cancelled('ConditionalCheckFailed');
-    await expect(retryOnConflict(async () => { calls++; throw failed; }, { sleep: async () => {} })).rejects.toBe(failed);
+    await expect(
+      retryOnConflict(
+        async () => {
+          calls++;
+          throw failed;
+        },
+        { sleep: async () => {} },
+      ),
+    ).rejects.toBe(failed);
     expect(calls).toBe(1);
   });
 

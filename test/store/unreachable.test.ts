@@ -29,16 +29,33 @@ async function hangingPort(): Promise<number> {
 
 function heldRecord(): HoldRecord {
   return {
-    ownerAccountId: 'acct_x', accountId: 'acct_x', shard: 0, requestId: newRequestId(), keyHash: 'a'.repeat(64),
-    holdFreeTokens: 0, holdNanoUsd: 1_000, keyLimited: false, accountSlot: false, keySlot: false,
-    promptTokensEstimate: 10, promptTokensHeld: 10, maxCompletionTokens: 5, holdInputPrice: 1, holdOutputPrice: 1,
-    publicModel: 'gpt-4o', createdAt: new Date().toISOString(), holdExpiresAt: Date.now() + 60_000,
+    ownerAccountId: 'acct_x',
+    accountId: 'acct_x',
+    shard: 0,
+    requestId: newRequestId(),
+    keyHash: 'a'.repeat(64),
+    holdFreeTokens: 0,
+    holdNanoUsd: 1_000,
+    keyLimited: false,
+    accountSlot: false,
+    keySlot: false,
+    promptTokensEstimate: 10,
+    promptTokensHeld: 10,
+    maxCompletionTokens: 5,
+    holdInputPrice: 1,
+    holdOutputPrice: 1,
+    publicModel: 'gpt-4o',
+    createdAt: new Date().toISOString(),
+    holdExpiresAt: Date.now() + 60_000,
   };
 }
 afterAll(() => hanging.forEach((s) => s.close()));
 
 async function expect503(p: Promise<unknown>) {
-  const err = await p.then(() => undefined, (e: unknown) => e);
+  const err = await p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(err).toBeInstanceOf(StoreUnavailableError);
   expect((err as StoreUnavailableError).status).toBe(503);
   expect((err as StoreUnavailableError).message).toMatch(/data store is unavailable/);
@@ -62,10 +79,13 @@ describe('when DynamoDB is unreachable', () => {
     const started = Date.now();
     expect(await settleDurably(record, { kind: 'bill', entry: entryOf(10, 5) }, 300)).toBeUndefined();
     expect(Date.now() - started).toBeLessThan(3_000);
-    expect(error).toHaveBeenCalledWith('settle could not be queued; the orphan sweep will settle the hold', expect.objectContaining({ requestId: record.requestId }));
+    expect(error).toHaveBeenCalledWith(
+      'settle could not be queued; the orphan sweep will settle the hold',
+      expect.objectContaining({ requestId: record.requestId }),
+    );
   });
 
-  it('a settle that hangs is given up within its budget, not after the SDK\'s own retries', async () => {
+  it("a settle that hangs is given up within its budget, not after the SDK's own retries", async () => {
     setDocumentClient(createDocumentClient({ endpoint: `http://127.0.0.1:${await hangingPort()}` }));
     vi.spyOn(logger, 'error');
     const started = Date.now();

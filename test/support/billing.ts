@@ -15,14 +15,25 @@ export function demandOf(prompt: number, output: number, prices = GPT_4O_PRICES)
 
 /** Places a hold for `demand` on the account with the key. */
 export function hold(accountId: string, keyHash: string, demand: HoldDemand, requestId = newRequestId()): Promise<HoldRecord> {
-  return placeHold({ accountId, keyHash, requestId, publicModel: 'gpt-4o', demand, promptTokensEstimate: demand.promptTokens, expiresAt: Date.now() + 60_000 }, () => undefined);
+  return placeHold(
+    { accountId, keyHash, requestId, publicModel: 'gpt-4o', demand, promptTokensEstimate: demand.promptTokens, expiresAt: Date.now() + 60_000 },
+    () => undefined,
+  );
 }
 
 /** A ledger entry for usage at gpt-4o's prices. */
 export function entryOf(promptTokens: number, completionTokens: number, over: Partial<UsageEntry> = {}): UsageEntry {
   return {
-    publicModel: 'gpt-4o', servedModel: 'gpt-4o', provider: 'openai', promptTokens, completionTokens, ...GPT_4O_PRICES,
-    usageEstimated: false, fallbackPath: ['gpt-4o@openai/gpt-4o:ok'], status: 'complete', ...over,
+    publicModel: 'gpt-4o',
+    servedModel: 'gpt-4o',
+    provider: 'openai',
+    promptTokens,
+    completionTokens,
+    ...GPT_4O_PRICES,
+    usageEstimated: false,
+    fallbackPath: ['gpt-4o@openai/gpt-4o:ok'],
+    status: 'complete',
+    ...over,
   };
 }
 

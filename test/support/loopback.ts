@@ -8,7 +8,12 @@ import type { ProviderName } from '../../functions/shared/providers/manifest';
  * `providers` to `sim`, in the shape the router's `planAttempts` and `resolveEndpoint` read.
  */
 export function simulatorCredentials(sim: Simulator, providers: readonly ProviderName[]): Record<string, string> {
-  return Object.fromEntries(providers.flatMap((p) => [[`${p.toUpperCase()}_API_KEY`, 'k'], [`${p.toUpperCase()}_BASE_URL`, sim.urls[p]]]));
+  return Object.fromEntries(
+    providers.flatMap((p) => [
+      [`${p.toUpperCase()}_API_KEY`, 'k'],
+      [`${p.toUpperCase()}_BASE_URL`, sim.urls[p]],
+    ]),
+  );
 }
 
 /** A loopback port nothing listens on: connections to it are refused at once. */

@@ -19,7 +19,11 @@ const POLL_MS = 50;
  * @throws Error when the queue is not empty within `ms`.
  */
 export async function settleQueueDrained(gw: RunningGateway, ms = 30_000): Promise<void> {
-  const sqs = new SQSClient({ endpoint: gw.settle.sqsEndpoint, region: process.env.AWS_REGION ?? 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+  const sqs = new SQSClient({
+    endpoint: gw.settle.sqsEndpoint,
+    region: process.env.AWS_REGION ?? 'us-east-1',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
   const names = ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible', 'ApproximateNumberOfMessagesDelayed'] as const;
   try {
     const end = Date.now() + ms;

@@ -1,13 +1,6 @@
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { describe, expect, it } from 'vitest';
-import {
-  MAX_RUN,
-  estimateTextTokens,
-  loadedCounter,
-  messageText,
-  utf8TokenBound,
-  warmTokenizer,
-} from '../../functions/shared/usage/estimate';
+import { MAX_RUN, estimateTextTokens, loadedCounter, messageText, utf8TokenBound, warmTokenizer } from '../../functions/shared/usage/estimate';
 
 /** Our own token counts (usage/estimate.ts): the hold's bound before the tokenizer loads, and the estimates billed when an upstream reports none. */
 
@@ -52,7 +45,7 @@ describe('estimateTextTokens', () => {
     expect(await estimateTextTokens(atLimit)).toBe(countTokens(atLimit));
   });
 
-  it('counts a 100,000-character run (a client\'s CPU attack on BPE) as at least one token per cut', async () => {
+  it("counts a 100,000-character run (a client's CPU attack on BPE) as at least one token per cut", async () => {
     const estimate = await estimateTextTokens('a'.repeat(100_000));
     expect(estimate).toBeGreaterThanOrEqual(100_000 / MAX_RUN);
     expect(estimate).toBeLessThanOrEqual(100_000);
@@ -62,7 +55,9 @@ describe('estimateTextTokens', () => {
 describe('messageText', () => {
   it('reads the text of a string or of text parts only', () => {
     expect(messageText('plain')).toBe('plain');
-    expect(messageText([{ type: 'text', text: 'a' }, { type: 'input_audio', input_audio: { data: 'xx' } }, { type: 'text', text: 'b' }, null, 'loose'])).toBe('ab');
+    expect(messageText([{ type: 'text', text: 'a' }, { type: 'input_audio', input_audio: { data: 'xx' } }, { type: 'text', text: 'b' }, null, 'loose'])).toBe(
+      'ab',
+    );
     expect(messageText(undefined)).toBe('');
     expect(messageText({ text: 'not an array' })).toBe('');
   });

@@ -58,11 +58,11 @@ describe('PDF bounds', () => {
 });
 
 describe('the rule comes from the catalogue', () => {
-  it('each vision target names its rule (its own or its provider\'s): none falls back to the largest', () => {
+  it("each vision target names its rule (its own or its provider's): none falls back to the largest", () => {
     for (const t of [...CATALOGUE.values()].flatMap((e) => e.targets)) if (t.capabilities.vision) expect(t.imageTokens, t.key).toBeDefined();
   });
 
-  it('a target with no rule (a provider added without one) is held by the largest rule, never OpenAI\'s by default', () => {
+  it("a target with no rule (a provider added without one) is held by the largest rule, never OpenAI's by default", () => {
     const unknown: CatalogueTarget = { ...gpt4o, provider: 'deepseek', imageTokens: undefined };
     expect(imageTokenBound(unknown, { detail: 'low' })).toBe(258 * 16); // Gemini's 16 tiles for a size it cannot read
     expect(imageTokenBound(unknown, { detail: 'high', width: 4_000, height: 4_000 })).toBe(48_169);
@@ -93,7 +93,33 @@ describe('reading sizes from image headers', () => {
   };
   // JPEG: SOI, an APP0 segment of 16 bytes, a DHT segment (C4: in the SOFn range, but no frame), then
   // SOF0 (precision, height, width).
-  const jpeg = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10, ...Array<number>(14).fill(0), 0xff, 0xc4, 0x00, 0x06, 0x09, 0x09, 0x09, 0x09, 0xff, 0xc0, 0x00, 0x11, 0x08, 0x01, 0xe0, 0x02, 0x80, 0x03]);
+  const jpeg = Buffer.from([
+    0xff,
+    0xd8,
+    0xff,
+    0xe0,
+    0x00,
+    0x10,
+    ...Array<number>(14).fill(0),
+    0xff,
+    0xc4,
+    0x00,
+    0x06,
+    0x09,
+    0x09,
+    0x09,
+    0x09,
+    0xff,
+    0xc0,
+    0x00,
+    0x11,
+    0x08,
+    0x01,
+    0xe0,
+    0x02,
+    0x80,
+    0x03,
+  ]);
 
   it('PNG, GIF, JPEG (after other segments) and the three WebP kinds', () => {
     expect(imageSize(png(1920, 1080))).toEqual({ width: 1920, height: 1080 });

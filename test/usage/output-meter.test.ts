@@ -11,14 +11,23 @@ beforeAll(async () => {
   await warmTokenizer();
 });
 
-const text = (index: number, content: string, finish: ChunkParts['choices'][number]['finish_reason'] = null): ChunkParts => ({ choices: [{ index, delta: { content }, finish_reason: finish }] });
-const args = (index: number, fragment: string): ChunkParts => ({ choices: [{ index, delta: { tool_calls: [{ index: 0, function: { arguments: fragment } }] }, finish_reason: null }] });
+const text = (index: number, content: string, finish: ChunkParts['choices'][number]['finish_reason'] = null): ChunkParts => ({
+  choices: [{ index, delta: { content }, finish_reason: finish }],
+});
+const args = (index: number, fragment: string): ChunkParts => ({
+  choices: [{ index, delta: { tool_calls: [{ index: 0, function: { arguments: fragment } }] }, finish_reason: null }],
+});
 
 /** Every text the parts carry, by choice. */
 function joined(parts: readonly ChunkParts[]): string[] {
   const out: string[] = [];
   for (const p of parts) {
-    for (const c of p.choices) out[c.index] = (out[c.index] ?? '') + (c.delta.content ?? '') + (c.delta.reasoning_content ?? '') + (c.delta.tool_calls?.map((t) => t.function?.arguments ?? '').join('') ?? '');
+    for (const c of p.choices)
+      out[c.index] =
+        (out[c.index] ?? '') +
+        (c.delta.content ?? '') +
+        (c.delta.reasoning_content ?? '') +
+        (c.delta.tool_calls?.map((t) => t.function?.arguments ?? '').join('') ?? '');
   }
   return out;
 }

@@ -8,7 +8,18 @@ import { startGateway, type RunningGateway } from '../../local/gateway';
 import { buildWebSync } from '../../web/build';
 import { signUpAndSignIn } from '../support/cognito-user';
 import { launchChromium, type Chromium } from './support/chromium';
-import { expectAccessible, expectHeading, seriousViolations, failureDir, openPage, PAGES, screenshotEveryPage, signUpThroughPage, testEmail, WIDTHS } from './support/dashboard';
+import {
+  expectAccessible,
+  expectHeading,
+  seriousViolations,
+  failureDir,
+  openPage,
+  PAGES,
+  screenshotEveryPage,
+  signUpThroughPage,
+  testEmail,
+  WIDTHS,
+} from './support/dashboard';
 
 /**
  * axe-core on every page of the dashboard and on its dialogs and states (empty, filled, the new key,
@@ -61,7 +72,9 @@ async function newPage(onTestFailed: (fn: () => Promise<void>) => void, name: st
 describe('dashboard accessibility (axe-core)', () => {
   it('the checker itself reports serious violations on a page that has them', async () => {
     const page = await browser.context.newPage();
-    await page.setContent('<html lang="en"><body><main><p style="color:#ccc;background:#fff">faint text</p><img src="data:,"><button></button></main></body></html>');
+    await page.setContent(
+      '<html lang="en"><body><main><p style="color:#ccc;background:#fff">faint text</p><img src="data:,"><button></button></main></body></html>',
+    );
     const ids = (await seriousViolations(page)).map((v) => v.id).sort();
     expect(ids).toEqual(expect.arrayContaining(['button-name', 'color-contrast', 'image-alt']));
     await page.close();
@@ -145,9 +158,15 @@ describe('dashboard accessibility (axe-core)', () => {
 
     // One request, so the usage page has a chart (tokens: the free grant pays it, so it costs $0), and
     // its prompt mostly read from the (simulated) provider's cache, so it has the prompt-caching table.
-    await new OpenAI({ baseURL: gw.baseUrl, apiKey: key, maxRetries: 0 }).chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: '[cached] hi' }] });
+    await new OpenAI({ baseURL: gw.baseUrl, apiKey: key, maxRetries: 0 }).chat.completions.create({
+      model: 'gpt-4o-mini',
+      messages: [{ role: 'user', content: '[cached] hi' }],
+    });
     await openPage(page, gw, 'usage', 'Usage');
-    await page.getByRole('rowheader', { name: /gpt-4o-mini/ }).first().waitFor();
+    await page
+      .getByRole('rowheader', { name: /gpt-4o-mini/ })
+      .first()
+      .waitFor();
     await page.getByRole('table', { name: /Prompt caching by day and model/ }).waitFor();
     await page.getByText('Your requests so far were paid with free tokens.').waitFor();
     await page.getByRole('radio', { name: 'Tokens' }).check();

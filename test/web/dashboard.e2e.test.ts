@@ -107,12 +107,21 @@ describe('the account dashboard in Chromium', () => {
     expect(await row.textContent()).not.toContain(key);
 
     // The free grant spent and $5 of credit bought (the admin CLI's addCredit), so the request costs money.
-    await documentClient().send(new UpdateCommand({ TableName: tableNames().accounts, Key: { accountId }, UpdateExpression: 'SET freeTokens = :zero', ExpressionAttributeValues: { ':zero': 0 } }));
+    await documentClient().send(
+      new UpdateCommand({
+        TableName: tableNames().accounts,
+        Key: { accountId },
+        UpdateExpression: 'SET freeTokens = :zero',
+        ExpressionAttributeValues: { ':zero': 0 },
+      }),
+    );
     await addCredit(accountId, 5_000_000_000);
 
     // A chat completion with the copied key, through the OpenAI SDK.
     const client = new OpenAI({ baseURL: gw.baseUrl, apiKey: key, maxRetries: 0 });
-    const { data: completion, response } = await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Hello from the dashboard test' }] }).withResponse();
+    const { data: completion, response } = await client.chat.completions
+      .create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Hello from the dashboard test' }] })
+      .withResponse();
     expect(completion.choices[0]?.message.content).toBeTruthy();
     const entry = await pollLedgerEntry(accountId, response.headers.get('x-request-id'));
     expect(entry?.publicModel).toBe('gpt-4o-mini');
@@ -124,7 +133,13 @@ describe('the account dashboard in Chromium', () => {
     await expectHeading(page, 'Usage');
     const usageRow = page.getByRole('row').filter({ has: page.getByRole('rowheader', { name: /gpt-4o-mini/ }) });
     await usageRow.waitFor();
-    expect(await usageRow.getByRole('cell').allTextContents()).toEqual(['e2e laptop', '1', String(completion.usage?.prompt_tokens), String(completion.usage?.completion_tokens), formatUsd(cost)]);
+    expect(await usageRow.getByRole('cell').allTextContents()).toEqual([
+      'e2e laptop',
+      '1',
+      String(completion.usage?.prompt_tokens),
+      String(completion.usage?.completion_tokens),
+      formatUsd(cost),
+    ]);
     await page.getByRole('img', { name: /Cost per day by model/ }).waitFor();
     expect(await page.locator('.legend').textContent()).toContain(`gpt-4o-mini ${formatUsd(cost)}`);
     const download = page.waitForEvent('download');
@@ -216,7 +231,9 @@ describe('the account dashboard in Chromium', () => {
     await page.close();
   }, 180_000);
 
-  it('prompt caching on the usage page: cached tokens, cache writes and what caching saved, per model and day, equal to the ledger', async ({ onTestFailed }) => {
+  it('prompt caching on the usage page: cached tokens, cache writes and what caching saved, per model and day, equal to the ledger', async ({
+    onTestFailed,
+  }) => {
     const page = await browser.context.newPage();
     onTestFailed(async () => {
       const files = await screenshotEveryPage(page, gw.origin, failureDir('dashboard-e2e-caching'));
@@ -226,7 +243,14 @@ describe('the account dashboard in Chromium', () => {
     const accountId = await signUpThroughPage(page, gw, testEmail('cache'));
     await openPage(page, gw, 'keys', 'API keys');
     const key = await createKey(page, 'agent');
-    await documentClient().send(new UpdateCommand({ TableName: tableNames().accounts, Key: { accountId }, UpdateExpression: 'SET freeTokens = :zero', ExpressionAttributeValues: { ':zero': 0 } }));
+    await documentClient().send(
+      new UpdateCommand({
+        TableName: tableNames().accounts,
+        Key: { accountId },
+        UpdateExpression: 'SET freeTokens = :zero',
+        ExpressionAttributeValues: { ':zero': 0 },
+      }),
+    );
     await addCredit(accountId, 5_000_000_000);
 
     // Two models whose (simulated) providers read 3/4 of the prompt from their cache ([cached]): OpenAI
@@ -237,7 +261,9 @@ describe('the account dashboard in Chromium', () => {
     const entries: Array<Record<string, any>> = [];
     const { response: r1 } = await client.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: long }] }).withResponse();
     entries.push((await pollLedgerEntry(accountId, r1.headers.get('x-request-id')))!);
-    const { data: stream, response: r2 } = await client.chat.completions.create({ model: 'claude-sonnet-4-6', messages: [{ role: 'user', content: long }], stream: true }).withResponse();
+    const { data: stream, response: r2 } = await client.chat.completions
+      .create({ model: 'claude-sonnet-4-6', messages: [{ role: 'user', content: long }], stream: true })
+      .withResponse();
     for await (const chunk of stream) void chunk;
     entries.push((await pollLedgerEntry(accountId, r2.headers.get('x-request-id')))!);
     const { response: r3 } = await client.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'no cache here' }] }).withResponse();
@@ -257,7 +283,10 @@ describe('the account dashboard in Chromium', () => {
     await table.waitFor();
     const day = String(entries[0]!.createdAt).slice(0, 10);
     const gpt = [entries[0]!, plain];
-    const groups: Array<[string, Array<Record<string, any>>]> = [['gpt-4o', gpt], ['claude-sonnet-4-6', [entries[1]!]]];
+    const groups: Array<[string, Array<Record<string, any>>]> = [
+      ['gpt-4o', gpt],
+      ['claude-sonnet-4-6', [entries[1]!]],
+    ];
     for (const [model, group] of groups) {
       const line = table.getByRole('row').filter({ has: page.getByRole('rowheader', { name: model, exact: true }) });
       const prompt = group.reduce((n: number, e) => n + Number(e.promptTokens), 0);
@@ -316,7 +345,10 @@ describe('the account dashboard in Chromium', () => {
     type Stored = { accessToken: string; expiresAt: number; refreshToken: string };
     const stored = async (): Promise<Stored> => JSON.parse((await page.evaluate(() => sessionStorage.getItem('modelmux.session'))) ?? '{}') as Stored;
     const first = await stored();
-    await page.evaluate((s) => sessionStorage.setItem('modelmux.session', JSON.stringify({ ...JSON.parse(s), accessToken: 'not-a-token' })), JSON.stringify(first));
+    await page.evaluate(
+      (s) => sessionStorage.setItem('modelmux.session', JSON.stringify({ ...JSON.parse(s), accessToken: 'not-a-token' })),
+      JSON.stringify(first),
+    );
     const retried = page.waitForResponse((r) => r.url().endsWith('/v1/account') && r.status() === 200);
     await page.reload();
     await retried;
@@ -325,7 +357,10 @@ describe('the account dashboard in Chromium', () => {
 
     // An access token about to expire is refreshed before the call (REFRESH_TOKEN_AUTH at Cognito).
     const refreshed = await stored();
-    await page.evaluate((s) => sessionStorage.setItem('modelmux.session', JSON.stringify({ ...JSON.parse(s), expiresAt: Date.now() })), JSON.stringify(refreshed));
+    await page.evaluate(
+      (s) => sessionStorage.setItem('modelmux.session', JSON.stringify({ ...JSON.parse(s), expiresAt: Date.now() })),
+      JSON.stringify(refreshed),
+    );
     const cognitoCall = page.waitForRequest((r) => r.url().startsWith(gw.cognito!.endpoint) && (r.headers()['x-amz-target'] ?? '').endsWith('.InitiateAuth'));
     await page.reload();
     expect(JSON.parse((await cognitoCall).postData() ?? '{}')).toMatchObject({ AuthFlow: 'REFRESH_TOKEN_AUTH' });
@@ -333,7 +368,10 @@ describe('the account dashboard in Chromium', () => {
     expect((await stored()).expiresAt).toBeGreaterThan(Date.now() + 30 * 60_000);
 
     // A revoked refresh token (signed out elsewhere) ends the session with a message, not a broken page.
-    await page.evaluate((s) => sessionStorage.setItem('modelmux.session', JSON.stringify({ ...JSON.parse(s), accessToken: 'not-a-token', refreshToken: 'revoked' })), JSON.stringify(await stored()));
+    await page.evaluate(
+      (s) => sessionStorage.setItem('modelmux.session', JSON.stringify({ ...JSON.parse(s), accessToken: 'not-a-token', refreshToken: 'revoked' })),
+      JSON.stringify(await stored()),
+    );
     await page.reload();
     await expectHeading(page, 'Sign in');
     await page.getByText('Your session has ended. Please sign in again.').waitFor();

@@ -41,7 +41,9 @@ afterAll(async () => {
 });
 
 describe('buying credit in the dashboard', () => {
-  it('sign up → Add credit $10 (saving the card) → pay → $10.00 and the paid plan → auto top-up on → 20 concurrent requests → one top-up and one email', async ({ onTestFailed }) => {
+  it('sign up → Add credit $10 (saving the card) → pay → $10.00 and the paid plan → auto top-up on → 20 concurrent requests → one top-up and one email', async ({
+    onTestFailed,
+  }) => {
     const page = await browser.context.newPage();
     onTestFailed(async () => {
       const files = await screenshotEveryPage(page, gw.origin, failureDir('payments-e2e'));
@@ -97,16 +99,30 @@ describe('buying credit in the dashboard', () => {
 
     // The free tokens are spent (set to 0 in the store, standing in for 200,000 tokens of usage), so
     // requests spend credit; 20 at once push it under the threshold.
-    await documentClient().send(new UpdateCommand({ TableName: tableNames().accounts, Key: { accountId }, UpdateExpression: 'SET freeTokens = :z', ExpressionAttributeValues: { ':z': 0 } }));
+    await documentClient().send(
+      new UpdateCommand({
+        TableName: tableNames().accounts,
+        Key: { accountId },
+        UpdateExpression: 'SET freeTokens = :z',
+        ExpressionAttributeValues: { ':z': 0 },
+      }),
+    );
     await page.getByRole('link', { name: 'API keys' }).click();
     await page.getByLabel('Name', { exact: true }).fill('auto top-up');
     await page.getByRole('button', { name: 'Create key' }).click();
     const key = await page.getByLabel('New API key').inputValue();
     await new Promise((r) => setTimeout(r, 400)); // past the view's TTL
     const client = new OpenAI({ baseURL: gw.baseUrl, apiKey: key, maxRetries: 3 });
-    await Promise.all(Array.from({ length: 20 }, (_, i) => client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: `request ${i}` }], max_tokens: 20 })));
+    await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: `request ${i}` }], max_tokens: 20 }),
+      ),
+    );
 
-    const autoTopUps = () => [...gw.stripe!.standIn!.objects.values()].filter((o) => o.object === 'payment_intent' && (o.metadata as Record<string, string>).modelmux_kind === 'auto_top_up');
+    const autoTopUps = () =>
+      [...gw.stripe!.standIn!.objects.values()].filter(
+        (o) => o.object === 'payment_intent' && (o.metadata as Record<string, string>).modelmux_kind === 'auto_top_up',
+      );
     await expect.poll(() => listPayments(accountId).then((p) => p.filter((e) => e.kind === 'auto_top_up').length), { timeout: 30_000 }).toBe(1);
     await expect.poll(() => gw.mail!.mails.filter((m) => m.to.includes(email)).length, { timeout: 30_000 }).toBe(1);
     await gw.stripe!.standIn!.webhooks.idle();

@@ -60,7 +60,17 @@ export function App() {
   }
   return (
     <Shell route={route}>
-      {route === 'credits' ? <CreditsPage /> : route === 'keys' ? <KeysPage /> : route === 'usage' ? <UsagePage /> : route === 'byok' ? <ByokPage /> : <OverviewPage />}
+      {route === 'credits' ? (
+        <CreditsPage />
+      ) : route === 'keys' ? (
+        <KeysPage />
+      ) : route === 'usage' ? (
+        <UsagePage />
+      ) : route === 'byok' ? (
+        <ByokPage />
+      ) : (
+        <OverviewPage />
+      )}
     </Shell>
   );
 }

@@ -23,7 +23,11 @@ export type Resource<T> =
 export function useResource<T>(load: () => Promise<T>): Resource<T> {
   const { session } = useServices();
   const [tick, setTick] = useState(0);
-  const [state, setState] = useState<{ state: 'loading' | 'ready' | 'error'; data: T | undefined; error: string | undefined }>({ state: 'loading', data: undefined, error: undefined });
+  const [state, setState] = useState<{ state: 'loading' | 'ready' | 'error'; data: T | undefined; error: string | undefined }>({
+    state: 'loading',
+    data: undefined,
+    error: undefined,
+  });
   const loadRef = useRef(load);
   loadRef.current = load;
   useEffect(() => {
@@ -60,7 +64,7 @@ export function useAction(): {
   const [error, setError] = useState<string | undefined>(undefined);
   const running = useRef(false);
   const run = useCallback(
-    async <T,>(action: () => Promise<T>): Promise<T | undefined> => {
+    async <T>(action: () => Promise<T>): Promise<T | undefined> => {
       if (running.current) return undefined;
       running.current = true;
       setBusy(true);

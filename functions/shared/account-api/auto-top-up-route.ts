@@ -27,7 +27,8 @@ const alertsBody = z.strictObject({ low_balance_usd: z.nullable(z.number()) });
 
 /** A threshold in USD → nano-USD (0 to the largest top-up). @throws InvalidRequestError (400, `param`). */
 function thresholdNanoUsd(value: number, param: string): number {
-  if (!Number.isFinite(value) || value < 0 || value > MAX_TOP_UP_USD) throw new InvalidRequestError(`\`${param}\` must be from 0 to ${MAX_TOP_UP_USD}.`, { param, code: 'invalid_value' });
+  if (!Number.isFinite(value) || value < 0 || value > MAX_TOP_UP_USD)
+    throw new InvalidRequestError(`\`${param}\` must be from 0 to ${MAX_TOP_UP_USD}.`, { param, code: 'invalid_value' });
   return usdToNanoUsd(value.toFixed(9).replace(/\.?0+$/, ''));
 }
 
@@ -64,7 +65,10 @@ export async function putAutoTopUpRoute(caller: AccountCaller, req: GatewayReque
   }
   const threshold = thresholdNanoUsd(body.threshold_usd, 'threshold_usd');
   if (body.enabled && (await readBalanceWatch(caller.accountId))?.paymentMethodId === undefined) {
-    throw new InvalidRequestError('Auto top-up needs a saved card: add credit once with "Save this card for auto top-up" (`setup_future_usage: "off_session"`).', { param: 'enabled', code: 'no_saved_card' });
+    throw new InvalidRequestError(
+      'Auto top-up needs a saved card: add credit once with "Save this card for auto top-up" (`setup_future_usage: "off_session"`).',
+      { param: 'enabled', code: 'no_saved_card' },
+    );
   }
   await saveAutoTopUp(caller.accountId, { enabled: body.enabled, thresholdNanoUsd: threshold, amountCents, monthlyCapCents });
   return getAutoTopUpRoute(caller);

@@ -13,6 +13,11 @@ export function configRoute(): JsonResult {
     kind: 'json',
     status: 200,
     headers: { 'cache-control': 'public, max-age=300' },
-    body: { region: c.region, userPoolId: c.userPoolId, userPoolClientId: c.userPoolClientId, ...(c.cognitoEndpoint ? { cognitoEndpoint: c.cognitoEndpoint } : {}) },
+    body: {
+      region: c.region,
+      userPoolId: c.userPoolId,
+      userPoolClientId: c.userPoolClientId,
+      ...(c.cognitoEndpoint ? { cognitoEndpoint: c.cognitoEndpoint } : {}),
+    },
   };
 }

@@ -33,7 +33,10 @@ export function topUpCents(amountUsd: number): number {
     throw new InvalidRequestError('`amount_usd` must be a dollar amount with at most 2 decimals.', { param: 'amount_usd', code: 'invalid_value' });
   }
   if (amountUsd < MIN_TOP_UP_USD || amountUsd > MAX_TOP_UP_USD) {
-    throw new InvalidRequestError(`\`amount_usd\` must be from $${MIN_TOP_UP_USD} to $${MAX_TOP_UP_USD.toLocaleString('en-US')}.`, { param: 'amount_usd', code: 'invalid_value' });
+    throw new InvalidRequestError(`\`amount_usd\` must be from $${MIN_TOP_UP_USD} to $${MAX_TOP_UP_USD.toLocaleString('en-US')}.`, {
+      param: 'amount_usd',
+      code: 'invalid_value',
+    });
   }
   return cents;
 }
@@ -54,19 +57,33 @@ export async function checkoutRoute(caller: AccountCaller, req: GatewayRequest):
   const save = body.setup_future_usage === 'off_session';
   const back = `${publicBaseUrl(req)}/#/credits`;
   const metadata = { modelmux_account: caller.accountId, modelmux_kind: 'top_up' };
-  const session = await stripe.checkout.sessions.create({
-    mode: 'payment',
-    client_reference_id: caller.accountId,
-    ...(caller.email === undefined ? {} : { customer_email: caller.email }),
-    line_items: [{ quantity: 1, price_data: { currency: 'usd', unit_amount: cents, product_data: { name: 'modelmux credit', description: `$${(cents / 100).toFixed(2)} of prepaid credit for the modelmux API` } } }],
-    metadata,
-    ...(save ? { customer_creation: 'always' as const } : {}),
-    payment_intent_data: { metadata, ...(save ? { setup_future_usage: 'off_session' as const } : {}) },
-    success_url: back,
-    cancel_url: back,
-  }).catch((err: unknown) => {
-    throw new GatewayError(502, 'server_error', `The payment provider could not start a checkout: ${(err as Error).message}`, { code: 'payment_provider_error', cause: err });
-  });
+  const session = await stripe.checkout.sessions
+    .create({
+      mode: 'payment',
+      client_reference_id: caller.accountId,
+      ...(caller.email === undefined ? {} : { customer_email: caller.email }),
+      line_items: [
+        {
+          quantity: 1,
+          price_data: {
+            currency: 'usd',
+            unit_amount: cents,
+            product_data: { name: 'modelmux credit', description: `$${(cents / 100).toFixed(2)} of prepaid credit for the modelmux API` },
+          },
+        },
+      ],
+      metadata,
+      ...(save ? { customer_creation: 'always' as const } : {}),
+      payment_intent_data: { metadata, ...(save ? { setup_future_usage: 'off_session' as const } : {}) },
+      success_url: back,
+      cancel_url: back,
+    })
+    .catch((err: unknown) => {
+      throw new GatewayError(502, 'server_error', `The payment provider could not start a checkout: ${(err as Error).message}`, {
+        code: 'payment_provider_error',
+        cause: err,
+      });
+    });
   if (session.url === null) throw new Error(`Stripe returned Checkout Session ${session.id} without a url`);
   return json({ id: session.id, url: session.url });
 }

@@ -43,7 +43,7 @@ export function toKeyRecord(item: KeyItem, state: KeyState | undefined): KeyReco
     limit_nano_usd: limit ?? null,
     limit_remaining: remaining === undefined ? null : usd(remaining),
     limit_remaining_nano_usd: remaining ?? null,
-    limit_reset: limit === undefined ? null : item.limitReset ?? null,
+    limit_reset: limit === undefined ? null : (item.limitReset ?? null),
     usage: usd(used),
     usage_nano_usd: used,
     created_at: item.createdAt,

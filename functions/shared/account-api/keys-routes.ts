@@ -23,7 +23,12 @@ const usdLimit = z.nullable(z.number().check(z.nonnegative()));
 const limitReset = z.nullable(z.enum(LIMIT_RESETS));
 
 export const keyCreateBody = z.strictObject({ name: z.string(), limit: z.optional(usdLimit), limit_reset: z.optional(limitReset) });
-const patchBody = z.strictObject({ name: z.optional(z.string()), disabled: z.optional(z.boolean()), limit: z.optional(usdLimit), limit_reset: z.optional(limitReset) });
+const patchBody = z.strictObject({
+  name: z.optional(z.string()),
+  disabled: z.optional(z.boolean()),
+  limit: z.optional(usdLimit),
+  limit_reset: z.optional(limitReset),
+});
 
 /** USD (JSON number) → nano-USD, exactly. @throws InvalidRequestError (400, param `limit`). */
 function limitNanoUsd(value: number | null | undefined): number | null | undefined {
@@ -52,7 +57,10 @@ export async function createKeyRoute(caller: AccountCaller, req: GatewayRequest)
 /** `GET /v1/keys` → `{data: KeyRecord[]}`, not deleted, newest first. */
 export async function listKeysRoute(caller: AccountCaller): Promise<JsonResult> {
   const items = (await queryAccountKeys(caller.accountId)).filter((k) => k.status !== 'deleted').reverse();
-  const states = await readKeyStates(caller.accountId, items.map((k) => k.keyHash));
+  const states = await readKeyStates(
+    caller.accountId,
+    items.map((k) => k.keyHash),
+  );
   return json({ data: items.map((k) => toKeyRecord(k, states.get(k.keyHash))) });
 }
 

@@ -70,7 +70,10 @@ export const accountDispatch: GatewayHandler = async (req: GatewayRequest): Prom
   }
   const routes = routesFor(path);
   if (routes === undefined) {
-    throw new NotFoundError(`Unknown request URL: ${req.method} ${req.path}. The account API serves /v1/account, /v1/keys, /v1/credits, /v1/credits/checkout, /v1/credits/purchases, /v1/credits/auto-top-up, /v1/credits/alerts, /v1/activity and /v1/byok.`, { code: 'unknown_url' });
+    throw new NotFoundError(
+      `Unknown request URL: ${req.method} ${req.path}. The account API serves /v1/account, /v1/keys, /v1/credits, /v1/credits/checkout, /v1/credits/purchases, /v1/credits/auto-top-up, /v1/credits/alerts, /v1/activity and /v1/byok.`,
+      { code: 'unknown_url' },
+    );
   }
   const handler = routes[req.method as Method];
   if (handler === undefined) throw new MethodNotAllowedError(req.method, req.path, Object.keys(routes));

@@ -30,7 +30,8 @@ import { json } from './json';
 /** The webhook route (see the file comment). */
 export async function stripeWebhookRoute(req: GatewayRequest): Promise<JsonResult> {
   const setup = await stripeSetup();
-  if (setup?.webhookSecret === undefined) throw new NotFoundError(`Unknown request URL: ${req.method} ${req.path}. Payments are not enabled.`, { code: 'unknown_url' });
+  if (setup?.webhookSecret === undefined)
+    throw new NotFoundError(`Unknown request URL: ${req.method} ${req.path}. Payments are not enabled.`, { code: 'unknown_url' });
   const signature = req.headers['stripe-signature'];
   if (signature === undefined || signature === '') throw new InvalidRequestError('Missing Stripe-Signature header.', { code: 'invalid_signature' });
   let event: Stripe.Event;
@@ -68,7 +69,8 @@ const idOf = (v: string | { id: string } | null | undefined): string | undefined
 
 async function creditSession(stripe: Stripe, session: Stripe.Checkout.Session): Promise<Handled> {
   const accountId = session.client_reference_id;
-  if (session.mode !== 'payment' || session.payment_status !== 'paid' || accountId === null || session.amount_total === null || session.currency !== 'usd') return 'ignored';
+  if (session.mode !== 'payment' || session.payment_status !== 'paid' || accountId === null || session.amount_total === null || session.currency !== 'usd')
+    return 'ignored';
   const paymentIntentId = idOf(session.payment_intent);
   const intent = await paymentOf(stripe, paymentIntentId);
   const customerId = idOf(intent?.customer);
@@ -81,22 +83,38 @@ async function creditSession(stripe: Stripe, session: Stripe.Checkout.Session): 
     amountCents: session.amount_total,
     paymentIntentId,
     receiptUrl: receiptOf(intent),
-    savedCard: intent?.setup_future_usage === 'off_session' && customerId !== undefined && paymentMethodId !== undefined ? { customerId, paymentMethodId } : undefined,
+    savedCard:
+      intent?.setup_future_usage === 'off_session' && customerId !== undefined && paymentMethodId !== undefined ? { customerId, paymentMethodId } : undefined,
   });
 }
 
 async function creditAutoTopUp(stripe: Stripe, intent: Stripe.PaymentIntent): Promise<Handled> {
   const accountId = intent.metadata?.modelmux_account;
   if (intent.metadata?.modelmux_kind !== AUTO_TOP_UP_KIND || accountId === undefined || intent.currency !== 'usd') return 'ignored';
-  return creditPayment({ accountId, kind: 'auto_top_up', stripeId: intent.id, createdSec: intent.created, amountCents: intent.amount_received, paymentIntentId: intent.id, receiptUrl: receiptOf(await paymentOf(stripe, intent.id)) });
+  return creditPayment({
+    accountId,
+    kind: 'auto_top_up',
+    stripeId: intent.id,
+    createdSec: intent.created,
+    amountCents: intent.amount_received,
+    paymentIntentId: intent.id,
+    receiptUrl: receiptOf(await paymentOf(stripe, intent.id)),
+  });
 }
 
 /** A declined auto top-up: pause and email, once per crossing (`metadata.modelmux_seq`). */
 async function autoTopUpFailed(intent: Stripe.PaymentIntent): Promise<Handled> {
   const m = intent.metadata ?? {};
   const seq = Number(m.modelmux_seq);
-  if (m.modelmux_kind !== AUTO_TOP_UP_KIND || m.modelmux_account === undefined || m.modelmux_month === undefined || !Number.isSafeInteger(seq)) return 'ignored';
-  await failAutoTopUp({ accountId: m.modelmux_account, seq, month: m.modelmux_month, amountCents: intent.amount, reason: intent.last_payment_error?.message ?? 'the payment failed.' });
+  if (m.modelmux_kind !== AUTO_TOP_UP_KIND || m.modelmux_account === undefined || m.modelmux_month === undefined || !Number.isSafeInteger(seq))
+    return 'ignored';
+  await failAutoTopUp({
+    accountId: m.modelmux_account,
+    seq,
+    month: m.modelmux_month,
+    amountCents: intent.amount,
+    reason: intent.last_payment_error?.message ?? 'the payment failed.',
+  });
   return 'applied';
 }
 
@@ -116,7 +134,9 @@ async function disputeCharge(dispute: Stripe.Dispute): Promise<Handled> {
 
 /** A 409: Stripe retries later, after the payment's own event has credited it. */
 function notCreditedYet(id: string): never {
-  throw new GatewayError(409, 'invalid_request_error', `${id} belongs to a payment that has not been credited (yet); deliver it again later.`, { code: 'payment_not_found' });
+  throw new GatewayError(409, 'invalid_request_error', `${id} belongs to a payment that has not been credited (yet); deliver it again later.`, {
+    code: 'payment_not_found',
+  });
 }
 
 /** A PaymentIntent with its charge (for the receipt link and the saved card), best effort (a failure only loses those). */

@@ -12,12 +12,9 @@ export class KeyLimitExceededError extends GatewayError {
   override name = 'KeyLimitExceededError';
   constructor() {
     // The account id is internal (a Cognito sub, or acct_…): never shown to the user.
-    super(
-      409,
-      'invalid_request_error',
-      `Your account already has ${MAX_KEYS_PER_ACCOUNT} active API keys, the most allowed. Delete one to create another.`,
-      { code: 'key_limit_exceeded' },
-    );
+    super(409, 'invalid_request_error', `Your account already has ${MAX_KEYS_PER_ACCOUNT} active API keys, the most allowed. Delete one to create another.`, {
+      code: 'key_limit_exceeded',
+    });
   }
 }
 

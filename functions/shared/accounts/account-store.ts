@@ -113,9 +113,7 @@ export async function createAccount(opts: CreateAccountOptions = {}): Promise<Ac
   }
   try {
     await storeCall(() =>
-      documentClient().send(
-        new PutCommand({ TableName: tableNames().accounts, Item: newAccountItem(account), ConditionExpression: ACCOUNT_IS_NEW }),
-      ),
+      documentClient().send(new PutCommand({ TableName: tableNames().accounts, Item: newAccountItem(account), ConditionExpression: ACCOUNT_IS_NEW })),
     );
   } catch (err) {
     if (err instanceof ConditionalCheckFailedException) throw new AccountExistsError(account.accountId);
@@ -140,9 +138,7 @@ export function newAccountItem(account: Account): Record<string, unknown> {
  */
 export async function getAccount(accountId: string, opts: { consistent?: boolean } = {}): Promise<Account | undefined> {
   const out = await storeCall(() =>
-    documentClient().send(
-      new GetCommand({ TableName: tableNames().accounts, Key: { accountId }, ConsistentRead: opts.consistent ?? false }),
-    ),
+    documentClient().send(new GetCommand({ TableName: tableNames().accounts, Key: { accountId }, ConsistentRead: opts.consistent ?? false })),
   );
   return out.Item ? accountItemSchema.parse(out.Item) : undefined;
 }

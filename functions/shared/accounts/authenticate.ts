@@ -47,9 +47,7 @@ export async function authenticate(apiKey: string, dashboard?: string): Promise<
   if (cached) return cached;
   if (invalidKeys.get(keyHash)) throw incorrectApiKeyError(apiKey, dashboard);
 
-  const out = await storeCall(() =>
-    documentClient().send(new GetCommand({ TableName: tableNames().keys, Key: { keyHash }, ConsistentRead: true })),
-  );
+  const out = await storeCall(() => documentClient().send(new GetCommand({ TableName: tableNames().keys, Key: { keyHash }, ConsistentRead: true })));
   const item = out.Item ? keyItemSchema.parse(out.Item) : undefined;
   const ttlMs = config().KEY_CACHE_TTL_MS;
   if (!item || item.status !== 'active') {

@@ -49,14 +49,25 @@ export async function ensureSelfServeAccount(sub: string, email: () => Promise<s
   if (existing) return { account: existing, created: false };
   const address = normaliseEmail(await email());
   for (const freeTokens of [NEW_ACCOUNT_FREE_TOKENS, 0]) {
-    const account: Account = { accountId: sub, email: address, keyCount: 0, freeTokens, heldFreeTokens: 0, creditNanoUsd: 0, heldNanoUsd: 0, purchasedNanoUsd: 0, usedNanoUsd: 0, usedFreeTokens: 0, shards: 1, createdAt: new Date().toISOString() };
+    const account: Account = {
+      accountId: sub,
+      email: address,
+      keyCount: 0,
+      freeTokens,
+      heldFreeTokens: 0,
+      creditNanoUsd: 0,
+      heldNanoUsd: 0,
+      purchasedNanoUsd: 0,
+      usedNanoUsd: 0,
+      usedFreeTokens: 0,
+      shards: 1,
+      createdAt: new Date().toISOString(),
+    };
     const accountPut = { Put: { TableName: tableNames().accounts, Item: newAccountItem(account), ConditionExpression: ACCOUNT_IS_NEW } };
     const marker = { accountId: freeGrantMarkerId(address), grantedTo: sub, freeTokens, createdAt: account.createdAt };
     try {
       await transactWrite(
-        freeTokens > 0
-          ? [accountPut, { Put: { TableName: tableNames().accounts, Item: marker, ConditionExpression: FREE_GRANT_IS_NEW } }]
-          : [accountPut],
+        freeTokens > 0 ? [accountPut, { Put: { TableName: tableNames().accounts, Item: marker, ConditionExpression: FREE_GRANT_IS_NEW } }] : [accountPut],
       );
       return { account, created: true };
     } catch (err) {
@@ -72,9 +83,7 @@ export async function ensureSelfServeAccount(sub: string, email: () => Promise<s
 }
 
 async function readAccount(accountId: string): Promise<Account | undefined> {
-  const out = await storeCall(() =>
-    documentClient().send(new GetCommand({ TableName: tableNames().accounts, Key: { accountId }, ConsistentRead: true })),
-  );
+  const out = await storeCall(() => documentClient().send(new GetCommand({ TableName: tableNames().accounts, Key: { accountId }, ConsistentRead: true })));
   return out.Item ? accountItemSchema.parse(out.Item) : undefined;
 }
 

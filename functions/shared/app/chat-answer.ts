@@ -108,7 +108,13 @@ export function chatSurface(includeUsage: boolean): ChatSurface {
       wantsFinalUsage: includeUsage,
       parts(parts) {
         if (parts.choices.length === 0) return [];
-        return [dataFrame(includeUsage ? { id, object: 'chat.completion.chunk', created, model, choices: parts.choices, usage: null } : { id, object: 'chat.completion.chunk', created, model, choices: parts.choices })];
+        return [
+          dataFrame(
+            includeUsage
+              ? { id, object: 'chat.completion.chunk', created, model, choices: parts.choices, usage: null }
+              : { id, object: 'chat.completion.chunk', created, model, choices: parts.choices },
+          ),
+        ];
       },
       complete(usage) {
         return usage === undefined ? [DONE_FRAME] : [dataFrame({ id, object: 'chat.completion.chunk', created, model, choices: [], usage }), DONE_FRAME];
@@ -181,7 +187,12 @@ export function settledWithin(p: Promise<unknown>, ms: number): Promise<boolean>
  * @param requestId for the log line of a failure after the commit.
  * @param errorBody the error body in the client's API (OpenAI's by default).
  */
-export function heldJson(answer: Promise<JsonResult>, signal: AbortSignal, requestId: string, errorBody: (err: GatewayError) => unknown = toErrorBody): StreamResult {
+export function heldJson(
+  answer: Promise<JsonResult>,
+  signal: AbortSignal,
+  requestId: string,
+  errorBody: (err: GatewayError) => unknown = toErrorBody,
+): StreamResult {
   // Handled from the start: the frames may never run (a client gone before the first byte), and a
   // rejection nobody listens to would end the process.
   answer.catch(() => undefined);
@@ -264,7 +275,7 @@ export function streamed(ctx: CallContext, outcome: Awaited<ReturnType<typeof ro
     const deadlineTimer = deadline === undefined ? undefined : setTimeout(() => outcome.close('deadline'), Math.max(0, deadline - Date.now()));
     try {
       if (preface !== undefined) yield preface;
-      for (let batch: ChunkParts[] | undefined = outcome.first; batch !== undefined; ) {
+      for (let batch: ChunkParts[] | undefined = outcome.first; batch !== undefined;) {
         for (const parts of batch) yield* encoder.parts(parts);
         const next = await outcome.rest.next();
         batch = next.done === true ? undefined : next.value;
@@ -292,7 +303,10 @@ export function streamed(ctx: CallContext, outcome: Awaited<ReturnType<typeof ro
       // Frames that never ran (the client left before the first byte) leave the upstream open: stop it.
       outcome.close();
       if (ctx.req.signal.aborted && status !== 'complete') status = 'aborted';
-      const billable = status !== 'complete' ? await estimateOr(usage, ctx.body, outcome.attempt.target, text()) : (finalUsage ?? (await answerUsage(ctx.body, outcome.attempt.target, usage, outcome.outputCut(), text)));
+      const billable =
+        status !== 'complete'
+          ? await estimateOr(usage, ctx.body, outcome.attempt.target, text())
+          : (finalUsage ?? (await answerUsage(ctx.body, outcome.attempt.target, usage, outcome.outputCut(), text)));
       const entry = usageEntry({ requestedModel: ctx.body.model, attempt: outcome.attempt, attempts: outcome.attempts, usage: billable, status, finishReason });
       await settleRequest(ctx.bill, entry, { requestId: ctx.req.requestId, receivedAt: ctx.req.receivedAt, attempts: outcome.attempts.length });
       await warmTokenizer();
@@ -333,7 +347,10 @@ export function streamedLate(ctx: CallContext, routing: Promise<Awaited<ReturnTy
     while (!(await settledWithin(settled, KEEPALIVE_EVERY_MS))) yield KEEPALIVE_FRAME;
     if (outcome === undefined) {
       await ctx.bill.cancel();
-      if (!ctx.req.signal.aborted) yield* await ctx.surface.streamEncoder({ id: completionId(ctx.req.requestId), created: ctx.created, model: ctx.body.model, outcome: undefined }).failed(asGatewayError(failure));
+      if (!ctx.req.signal.aborted)
+        yield* await ctx.surface
+          .streamEncoder({ id: completionId(ctx.req.requestId), created: ctx.created, model: ctx.body.model, outcome: undefined })
+          .failed(asGatewayError(failure));
       return;
     }
     inner = streamed(ctx, outcome, routingComment(outcome));

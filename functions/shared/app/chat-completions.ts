@@ -23,7 +23,18 @@ import { authenticateRequest, routeOptions } from './guard';
 import { answerUsage, completionText, settleRequest, usageEntry } from './settle-request';
 import { conversationKey, rememberSticky, stickyFirst } from '../routing/sticky';
 import { commitAt, holdEndsAt } from '../routing/timeouts';
-import { chatSurface, completionId, heldJson, routingHeaders, settledWithin, streamed, streamedLate, usdOf, type CallContext, type ChatSurface } from './chat-answer';
+import {
+  chatSurface,
+  completionId,
+  heldJson,
+  routingHeaders,
+  settledWithin,
+  streamed,
+  streamedLate,
+  usdOf,
+  type CallContext,
+  type ChatSurface,
+} from './chat-answer';
 
 /**
  * `POST /v1/chat/completions`: authenticate → validate → {@link runChatExchange}.
@@ -67,7 +78,15 @@ export async function runChatExchange(
   const planned = stickyFirst(planAttempts(entry, CATALOGUE, credentials, requiredCapabilities(body), fallbacks, byok, prefs), conversation);
   const plan = prefs?.require_parameters === true ? honouringParameters(planned, body, entry.id, new Set([entry.id, ...fallbacks.map((f) => f.id)])) : planned;
   const { demand, promptTokensEstimate, outputLimit } = chatDemand(body, entry, plan);
-  const bill = startBill({ accountId: caller.accountId, keyHash: caller.keyHash, requestId: req.requestId, publicModel: body.model, demand, promptTokensEstimate, endsAt: holdEndsAt(req) });
+  const bill = startBill({
+    accountId: caller.accountId,
+    keyHash: caller.keyHash,
+    requestId: req.requestId,
+    publicModel: body.model,
+    demand,
+    promptTokensEstimate,
+    endsAt: holdEndsAt(req),
+  });
   if (!bill.predicted) await bill.confirmed;
   // The held output limit always goes upstream, so no completion can outgrow the hold.
   const sent: RoutedChatRequest = body.max_completion_tokens == null && body.max_tokens == null ? { ...body, max_tokens: outputLimit } : body;
@@ -80,14 +99,28 @@ export async function runChatExchange(
     // Routing runs to the function's deadline; the status waits for the answer until the budget,
     // then is committed with JSON-whitespace beats (chat-answer.ts `heldJson`).
     const routing = routeBuffered(sent, plan, opts);
-    routing.then((o) => rememberSticky(conversation, o.attempt), () => undefined); // may fail (a client error) while the hold is still being written
+    routing.then(
+      (o) => rememberSticky(conversation, o.attempt),
+      () => undefined,
+    ); // may fail (a client error) while the hold is still being written
     await holdBeforeAnswer(bill, routing, upstream);
     const answered = routing.catch(cancelling(bill));
     if (await settledWithin(answered, commitAt(req, false) - Date.now())) return withRateHeaders(bill, await buffered(ctx, await answered));
-    return withRateHeaders(bill, heldJson(answered.then((outcome) => buffered(ctx, outcome)), req.signal, req.requestId, surface.errorBody));
+    return withRateHeaders(
+      bill,
+      heldJson(
+        answered.then((outcome) => buffered(ctx, outcome)),
+        req.signal,
+        req.requestId,
+        surface.errorBody,
+      ),
+    );
   }
   const routing = routeStream(sent, plan, opts);
-  routing.then((o) => rememberSticky(conversation, o.attempt), () => undefined); // may fail (a client error) while the hold is still being written
+  routing.then(
+    (o) => rememberSticky(conversation, o.attempt),
+    () => undefined,
+  ); // may fail (a client error) while the hold is still being written
   await holdBeforeAnswer(bill, routing, upstream);
   // Counted from the request's arrival: the hold's time is part of what the client waits.
   const early = await settledWithin(routing, Math.max(0, commitAt(req, true) - Date.now()));
@@ -108,7 +141,10 @@ async function holdBeforeAnswer(bill: RequestBill, routing: Promise<unknown>, up
     await bill.confirmed;
   } catch (err) {
     upstream.abort();
-    routing.then((o) => (o as { close?: () => void }).close?.(), () => undefined);
+    routing.then(
+      (o) => (o as { close?: () => void }).close?.(),
+      () => undefined,
+    );
     throw err;
   }
 }
@@ -128,7 +164,14 @@ function cancelling(bill: RequestBill): (err: unknown) => Promise<never> {
 async function buffered(ctx: CallContext, outcome: Awaited<ReturnType<typeof routeBuffered>>): Promise<JsonResult> {
   const { parts } = outcome;
   const billable = await answerUsage(ctx.body, outcome.attempt.target, parts.usage, outcome.outputCut, () => completionText(parts.choices));
-  const entry = usageEntry({ requestedModel: ctx.body.model, attempt: outcome.attempt, attempts: outcome.attempts, usage: billable, status: 'complete', finishReason: parts.choices[0]?.finish_reason });
+  const entry = usageEntry({
+    requestedModel: ctx.body.model,
+    attempt: outcome.attempt,
+    attempts: outcome.attempts,
+    usage: billable,
+    status: 'complete',
+    finishReason: parts.choices[0]?.finish_reason,
+  });
   const completion: ChatCompletion = {
     id: completionId(ctx.req.requestId),
     object: 'chat.completion',
@@ -154,4 +197,3 @@ async function buffered(ctx: CallContext, outcome: Awaited<ReturnType<typeof rou
     },
   };
 }
-

@@ -37,7 +37,15 @@ export function countTokens(req: GatewayRequest): Promise<GatewayResult> {
     const caller = await authenticateRequest(req);
     const body = parseJsonBody(req.body, countTokensRequest);
     const model = resolveMessagesModel(body.model);
-    const bill = startBill({ accountId: caller.accountId, keyHash: caller.keyHash, requestId: req.requestId, publicModel: model, demand: NOTHING, promptTokensEstimate: 0, endsAt: holdEndsAt(req) });
+    const bill = startBill({
+      accountId: caller.accountId,
+      keyHash: caller.keyHash,
+      requestId: req.requestId,
+      publicModel: model,
+      demand: NOTHING,
+      promptTokensEstimate: 0,
+      endsAt: holdEndsAt(req),
+    });
     await bill.confirmed;
     try {
       const native: NativeRequest = { protocol: 'anthropic-messages', body, headers: forwardedHeaders(req.headers) };
@@ -58,7 +66,9 @@ async function exactCount(req: GatewayRequest, caller: AuthenticatedKey, model: 
   const own = entry.targets.map((t) => t.key);
   if (!entry.targets.some((t) => t.provider === 'anthropic')) return undefined;
   const [credentials, byok] = await Promise.all([loadUpstreamCredentials(), loadAccountByok(caller.accountId, dashboardUrl(req))]);
-  const plan = planAttempts(entry, CATALOGUE, credentials, undefined, [], byok).filter((a) => own.includes(a.target.key) && a.adapter.buildCountTokensRequest !== undefined);
+  const plan = planAttempts(entry, CATALOGUE, credentials, undefined, [], byok).filter(
+    (a) => own.includes(a.target.key) && a.adapter.buildCountTokensRequest !== undefined,
+  );
   if (plan.length === 0) return undefined;
   try {
     const out = await routeBufferedCall(

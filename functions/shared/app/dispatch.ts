@@ -34,9 +34,12 @@ export const dispatch: GatewayHandler = async (req: GatewayRequest): Promise<Gat
     const id = decodePathSegment(path.slice('/v1/models/'.length));
     return only(req, 'GET', (r) => retrieveModel(r, id));
   }
-  throw new NotFoundError(`Unknown request URL: ${req.method} ${req.path}. modelmux serves /v1/chat/completions, /v1/responses, /v1/messages, /v1/embeddings, /v1/images/generations, /v1/models, /v1/key and /v1/generation.`, {
-    code: 'unknown_url',
-  });
+  throw new NotFoundError(
+    `Unknown request URL: ${req.method} ${req.path}. modelmux serves /v1/chat/completions, /v1/responses, /v1/messages, /v1/embeddings, /v1/images/generations, /v1/models, /v1/key and /v1/generation.`,
+    {
+      code: 'unknown_url',
+    },
+  );
 };
 
 function only(req: GatewayRequest, method: 'GET' | 'POST', handler: GatewayHandler): Promise<GatewayResult> {
@@ -58,5 +61,13 @@ function decodePathSegment(segment: string): string {
  * `ANTHROPIC_BASE_URL` with a HEAD before its first request; docs/anthropic-messages.md).
  */
 function probe(): Promise<GatewayResult> {
-  return Promise.resolve({ kind: 'json', status: 200, headers: {}, body: { object: 'modelmux', endpoints: ['/v1/chat/completions', '/v1/responses', '/v1/messages', '/v1/embeddings', '/v1/images/generations', '/v1/models'] } });
+  return Promise.resolve({
+    kind: 'json',
+    status: 200,
+    headers: {},
+    body: {
+      object: 'modelmux',
+      endpoints: ['/v1/chat/completions', '/v1/responses', '/v1/messages', '/v1/embeddings', '/v1/images/generations', '/v1/models'],
+    },
+  });
 }

@@ -41,7 +41,15 @@ export async function embeddings(req: GatewayRequest): Promise<JsonResult> {
   const [credentials, byok] = await Promise.all([loadUpstreamCredentials(), loadAccountByok(caller.accountId, dashboardUrl(req))]);
   const plan = planAttempts(entry, CATALOGUE, credentials, undefined, [], byok);
   const { demand, promptTokensEstimate } = embeddingsDemand(inputs, plan);
-  const bill = startBill({ accountId: caller.accountId, keyHash: caller.keyHash, requestId: req.requestId, publicModel: body.model, demand, promptTokensEstimate, endsAt: holdEndsAt(req) });
+  const bill = startBill({
+    accountId: caller.accountId,
+    keyHash: caller.keyHash,
+    requestId: req.requestId,
+    publicModel: body.model,
+    demand,
+    promptTokensEstimate,
+    endsAt: holdEndsAt(req),
+  });
   // Embeddings are short and cheap to refuse: the hold comes first, then the call.
   const outcome = await callAfterHold(
     bill,
@@ -58,7 +66,13 @@ export async function embeddings(req: GatewayRequest): Promise<JsonResult> {
   // Gemini returns no token counts for embeddings (providers.md §3.6): count them ourselves.
   const estimated = outcome.result.promptTokens === undefined;
   const promptTokens = outcome.result.promptTokens ?? (await Promise.all(inputs.map(estimateTextTokens))).reduce((a, b) => a + b, 0);
-  const usage = usageEntry({ requestedModel: body.model, attempt: outcome.attempt, attempts: outcome.attempts, usage: { tokens: tokenUsage({ prompt: promptTokens, completion: 0 }), estimated }, status: 'complete' });
+  const usage = usageEntry({
+    requestedModel: body.model,
+    attempt: outcome.attempt,
+    attempts: outcome.attempts,
+    usage: { tokens: tokenUsage({ prompt: promptTokens, completion: 0 }), estimated },
+    status: 'complete',
+  });
   const response: EmbeddingsResponse = {
     object: 'list',
     data: vectors.map((v, index) => ({ object: 'embedding', index, embedding: body.encoding_format === 'base64' ? toBase64Float32(v) : v })),

@@ -60,12 +60,19 @@ export interface GenerationObject {
 export async function generation(req: GatewayRequest): Promise<JsonResult> {
   const caller = await authenticateRequest(req);
   const raw = new URLSearchParams(req.query ?? '').get('id');
-  if (raw === null || raw === '') throw new InvalidRequestError('Missing required query parameter: id (the request id from x-request-id, or the completion id).', { param: 'id', code: 'missing_required_parameter' });
+  if (raw === null || raw === '')
+    throw new InvalidRequestError('Missing required query parameter: id (the request id from x-request-id, or the completion id).', {
+      param: 'id',
+      code: 'missing_required_parameter',
+    });
   const requestId = REQUEST_ID.exec(raw)?.[0];
   const root = requestId === undefined ? undefined : await readState(caller.accountId, { consistent: true });
   const entry = requestId === undefined ? undefined : await findLedgerEntry(caller.accountId, requestId, root?.shards ?? 1);
   if (requestId === undefined || entry === undefined || entry.keyHash !== caller.keyHash) {
-    throw new NotFoundError(`Generation ${raw} not found. It may still be in progress, or it was made with another API key.`, { param: 'id', code: 'generation_not_found' });
+    throw new NotFoundError(`Generation ${raw} not found. It may still be in progress, or it was made with another API key.`, {
+      param: 'id',
+      code: 'generation_not_found',
+    });
   }
   return { kind: 'json', status: 200, headers: { 'cache-control': 'no-store' }, body: { data: toGeneration(requestId, entry) } };
 }

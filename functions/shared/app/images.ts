@@ -6,7 +6,16 @@ import { loadUpstreamCredentials } from '../config/upstream-credentials';
 import { dashboardUrl } from '../http/public-url';
 import type { GatewayRequest, JsonResult } from '../http/types';
 import { InvalidRequestError, UpstreamUnavailableError } from '../errors/gateway-errors';
-import { DEFAULT_IMAGE_MODEL, IMAGE_QUALITIES, formatOfMime, imagesRequest, sizePixels, type ImageFormat, type ImagesRequest, type ImagesResponse } from '../openai/images';
+import {
+  DEFAULT_IMAGE_MODEL,
+  IMAGE_QUALITIES,
+  formatOfMime,
+  imagesRequest,
+  sizePixels,
+  type ImageFormat,
+  type ImagesRequest,
+  type ImagesResponse,
+} from '../openai/images';
 import { parseJsonBody } from '../openai/parse-body';
 import { recordOverhead } from '../observability/metrics';
 import { planAttempts } from '../routing/attempt-plan';
@@ -44,11 +53,28 @@ export async function imageGenerations(req: GatewayRequest): Promise<JsonResult>
   const plan = planAttempts(entry, CATALOGUE, credentials, undefined, [], byok).filter((a) => refusal(a.target, body, n) === undefined);
   if (plan.length === 0) throw new UpstreamUnavailableError(503, `No upstream provider is configured for the model \`${entry.id}\` with these parameters.`);
   const size = body.size ?? 'auto';
-  assertImagesAnswerFits(n, size, largestPixels(size, plan.map((a) => a.target)), body.output_format ?? 'png', body.output_compression ?? 100);
+  assertImagesAnswerFits(
+    n,
+    size,
+    largestPixels(
+      size,
+      plan.map((a) => a.target),
+    ),
+    body.output_format ?? 'png',
+    body.output_compression ?? 100,
+  );
   const quality = body.quality ?? undefined;
   const { demand, promptTokensEstimate } = imagesDemand(body.prompt, n, size, quality, plan);
   const publicModel = body.model ?? DEFAULT_IMAGE_MODEL;
-  const bill = startBill({ accountId: caller.accountId, keyHash: caller.keyHash, requestId: req.requestId, publicModel, demand, promptTokensEstimate, endsAt: holdEndsAt(req) });
+  const bill = startBill({
+    accountId: caller.accountId,
+    keyHash: caller.keyHash,
+    requestId: req.requestId,
+    publicModel,
+    demand,
+    promptTokensEstimate,
+    endsAt: holdEndsAt(req),
+  });
   // An image costs cents: the hold is written before the call.
   const outcome = await callAfterHold(
     bill,
@@ -67,8 +93,19 @@ export async function imageGenerations(req: GatewayRequest): Promise<JsonResult>
   const answeredSize = result.size ?? (sizePixels(size) === undefined ? undefined : size);
   const answeredQuality = result.quality ?? IMAGE_QUALITIES.find((q) => q === quality);
   // No usage from the upstream: the prompt by our tokenizer, each image by the catalogue's table.
-  const tokens = result.usage ?? tokenUsage({ prompt: await estimateTextTokens(body.prompt), completion: images.length * imageOutputTokens(outcome.attempt.target, answeredSize, answeredQuality) });
-  const usage = usageEntry({ requestedModel: publicModel, attempt: outcome.attempt, attempts: outcome.attempts, usage: { tokens, estimated: result.usage === undefined }, status: 'complete' });
+  const tokens =
+    result.usage ??
+    tokenUsage({
+      prompt: await estimateTextTokens(body.prompt),
+      completion: images.length * imageOutputTokens(outcome.attempt.target, answeredSize, answeredQuality),
+    });
+  const usage = usageEntry({
+    requestedModel: publicModel,
+    attempt: outcome.attempt,
+    attempts: outcome.attempts,
+    usage: { tokens, estimated: result.usage === undefined },
+    status: 'complete',
+  });
   const background = result.background ?? (body.background === 'transparent' || body.background === 'opaque' ? body.background : undefined);
   const response: ImagesResponse = {
     created: Math.floor(Date.now() / 1000),
@@ -77,7 +114,12 @@ export async function imageGenerations(req: GatewayRequest): Promise<JsonResult>
     output_format: formatOfMime(images[0]?.mimeType ?? 'image/png'),
     ...(answeredQuality !== undefined ? { quality: answeredQuality } : {}),
     ...(answeredSize !== undefined ? { size: answeredSize } : {}),
-    usage: { input_tokens: tokens.prompt, input_tokens_details: { text_tokens: tokens.prompt, image_tokens: 0 }, output_tokens: tokens.completion, total_tokens: tokens.prompt + tokens.completion },
+    usage: {
+      input_tokens: tokens.prompt,
+      input_tokens_details: { text_tokens: tokens.prompt, image_tokens: 0 },
+      output_tokens: tokens.completion,
+      total_tokens: tokens.prompt + tokens.completion,
+    },
   };
   recordOverhead(overheadMs(req.receivedAt, outcome.attempts));
   return {
@@ -92,13 +134,22 @@ export async function imageGenerations(req: GatewayRequest): Promise<JsonResult>
 /** What no image model here serves: URL answers and streamed generation (this endpoint answers whole). */
 function refuseUnserved(body: ImagesRequest): void {
   if (body.response_format === 'url') {
-    throw new InvalidRequestError("Images are returned as `b64_json` only (GPT Image models never return URLs): omit `response_format` or set it to 'b64_json'.", { param: 'response_format', code: 'invalid_value' });
+    throw new InvalidRequestError(
+      "Images are returned as `b64_json` only (GPT Image models never return URLs): omit `response_format` or set it to 'b64_json'.",
+      { param: 'response_format', code: 'invalid_value' },
+    );
   }
   if (body.stream === true) {
-    throw new InvalidRequestError('Streamed image generation (`stream: true`, `partial_images`) is not offered: the images come in one answer.', { param: 'stream', code: 'invalid_value' });
+    throw new InvalidRequestError('Streamed image generation (`stream: true`, `partial_images`) is not offered: the images come in one answer.', {
+      param: 'stream',
+      code: 'invalid_value',
+    });
   }
   if (body.background === 'transparent' && body.output_format === 'jpeg') {
-    throw new InvalidRequestError("A transparent background needs an output format with transparency: 'png' or 'webp'.", { param: 'background', code: 'invalid_value' });
+    throw new InvalidRequestError("A transparent background needs an output format with transparency: 'png' or 'webp'.", {
+      param: 'background',
+      code: 'invalid_value',
+    });
   }
 }
 
@@ -109,12 +160,27 @@ function refusal(target: CatalogueTarget, body: ImagesRequest, n: number): { mes
   const sizes = Object.keys(image.outputTokens);
   if (body.size != null && body.size !== 'auto' && !sizes.includes(body.size)) {
     const supported = [...sizes, 'auto'].map((s) => `'${s}'`);
-    return { message: `Invalid value: '${body.size}'. Supported values are: ${supported.slice(0, -1).join(', ')}, and ${supported.at(-1)}.`, param: 'size', code: 'invalid_value' };
+    return {
+      message: `Invalid value: '${body.size}'. Supported values are: ${supported.slice(0, -1).join(', ')}, and ${supported.at(-1)}.`,
+      param: 'size',
+      code: 'invalid_value',
+    };
   }
-  if (n > image.maxImages) return { message: `Invalid 'n': integer above maximum value. Expected a value <= ${image.maxImages}, but got ${n} instead.`, param: 'n', code: 'integer_above_max_value' };
+  if (n > image.maxImages)
+    return {
+      message: `Invalid 'n': integer above maximum value. Expected a value <= ${image.maxImages}, but got ${n} instead.`,
+      param: 'n',
+      code: 'integer_above_max_value',
+    };
   const format = body.output_format ?? 'png';
-  if (!image.outputFormats.includes(format)) return { message: `Invalid value: '${format}'. This model returns ${image.outputFormats.map((f) => `'${f}'`).join(', ')} only.`, param: 'output_format', code: 'invalid_value' };
-  if (body.background === 'transparent' && !image.transparentBackground) return { message: "Invalid value: 'transparent'. This model cannot make transparent backgrounds.", param: 'background', code: 'invalid_value' };
+  if (!image.outputFormats.includes(format))
+    return {
+      message: `Invalid value: '${format}'. This model returns ${image.outputFormats.map((f) => `'${f}'`).join(', ')} only.`,
+      param: 'output_format',
+      code: 'invalid_value',
+    };
+  if (body.background === 'transparent' && !image.transparentBackground)
+    return { message: "Invalid value: 'transparent'. This model cannot make transparent backgrounds.", param: 'background', code: 'invalid_value' };
   return undefined;
 }
 
@@ -122,7 +188,10 @@ function refusal(target: CatalogueTarget, body: ImagesRequest, n: number): { mes
 function modelRefusal(entry: CatalogueEntry, body: ImagesRequest, n: number): InvalidRequestError {
   const first = entry.targets[0];
   const why = first === undefined ? undefined : refusal(first, body, n);
-  return new InvalidRequestError(why?.message ?? `The model \`${entry.id}\` cannot serve this request.`, { param: why?.param ?? 'model', code: why?.code ?? 'invalid_value' });
+  return new InvalidRequestError(why?.message ?? `The model \`${entry.id}\` cannot serve this request.`, {
+    param: why?.param ?? 'model',
+    code: why?.code ?? 'invalid_value',
+  });
 }
 
 /** Pixels of `size`, or of the largest size any of `targets` may choose for `auto`. */

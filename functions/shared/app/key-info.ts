@@ -45,7 +45,7 @@ export async function keyInfo(req: GatewayRequest): Promise<JsonResult> {
         limit_nano_usd: limit ?? null,
         limit_remaining: remaining === undefined ? null : usd(remaining),
         limit_remaining_nano_usd: remaining ?? null,
-        limit_reset: limit === undefined ? null : item.limitReset ?? null,
+        limit_reset: limit === undefined ? null : (item.limitReset ?? null),
         is_free_tier: freeTier,
         rate_limit: { requests: limits.rpm || null, interval: '1m', concurrent: limits.concurrent || null },
       },

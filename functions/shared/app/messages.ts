@@ -35,7 +35,9 @@ export function messagesSurface(requestId: string): ChatSurface {
   const id = messageId(requestId);
   return {
     present: (completion, parts) =>
-      parts.upstreamEvents !== undefined ? messageFromEvents(parts.upstreamEvents, id, completion.model) : messageFromParts(parts, id, completion.model, completion.usage),
+      parts.upstreamEvents !== undefined
+        ? messageFromEvents(parts.upstreamEvents, id, completion.model)
+        : messageFromParts(parts, id, completion.model, completion.usage),
     errorBody: (err) => messagesErrorBody(err, requestId),
     streamEncoder: (meta) => messagesStreamEncoder({ ...meta, id }, requestId),
   };
@@ -139,7 +141,16 @@ function translator(meta: StreamMeta): { parts(p: ChunkParts): SseFrame[]; compl
       const out: SseFrame[] = [];
       if (!started) {
         started = true;
-        const message = { id: meta.id, type: 'message', role: 'assistant', model: meta.model, content: [], stop_reason: null, stop_sequence: null, usage: messagesUsage(undefined) };
+        const message = {
+          id: meta.id,
+          type: 'message',
+          role: 'assistant',
+          model: meta.model,
+          content: [],
+          stop_reason: null,
+          stop_sequence: null,
+          usage: messagesUsage(undefined),
+        };
         out.push(json('message_start', { message }), json('ping', {}));
       }
       const choice = p.choices.find((c) => c.index === 0);
@@ -156,7 +167,11 @@ function translator(meta: StreamMeta): { parts(p: ChunkParts): SseFrame[]; compl
       }
       for (const t of d.tool_calls ?? []) {
         if (open?.kind !== 'tool' || open.callIndex !== t.index) {
-          start(out, { kind: 'tool', callIndex: t.index }, { type: 'tool_use', id: t.id ?? `toolu_${meta.id}_${t.index}`, name: t.function?.name ?? t.custom?.name ?? '', input: {} });
+          start(
+            out,
+            { kind: 'tool', callIndex: t.index },
+            { type: 'tool_use', id: t.id ?? `toolu_${meta.id}_${t.index}`, name: t.function?.name ?? t.custom?.name ?? '', input: {} },
+          );
         }
         const piece = t.function?.arguments ?? t.custom?.input ?? '';
         if (piece !== '') delta(out, { type: 'input_json_delta', partial_json: piece });
@@ -169,7 +184,10 @@ function translator(meta: StreamMeta): { parts(p: ChunkParts): SseFrame[]; compl
       close(out);
       const { input_tokens, cache_creation_input_tokens, cache_read_input_tokens, output_tokens } = messagesUsage(usage);
       out.push(
-        json('message_delta', { delta: { stop_reason: stopReason(finish), stop_sequence: null }, usage: { input_tokens, cache_creation_input_tokens, cache_read_input_tokens, output_tokens } }),
+        json('message_delta', {
+          delta: { stop_reason: stopReason(finish), stop_sequence: null },
+          usage: { input_tokens, cache_creation_input_tokens, cache_read_input_tokens, output_tokens },
+        }),
         json('message_stop', {}),
       );
       return out;

@@ -28,7 +28,14 @@ export interface ModelObject {
    * request whose prompt has more than `prompt_tokens_above` tokens, when the model has such a tier.
    */
   /** USD per token, fee included; cache buckets in OpenRouter's names when the target has them. */
-  pricing: { prompt: string; completion: string; input_cache_read?: string; input_cache_write?: string; input_cache_write_1h?: string; long_context?: { prompt_tokens_above: number; prompt: string; completion: string } };
+  pricing: {
+    prompt: string;
+    completion: string;
+    input_cache_read?: string;
+    input_cache_write?: string;
+    input_cache_write_1h?: string;
+    long_context?: { prompt_tokens_above: number; prompt: string; completion: string };
+  };
   /**
    * Other names that serve this model (catalogue/aliases.ts): `slug` (OpenRouter's `provider/model`),
    * `dated` (a snapshot id), `latest`, `deprecated` (a retired name this model is the documented

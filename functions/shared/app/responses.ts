@@ -55,7 +55,14 @@ export function responsesSurface(ctx: ResponseContext, save: SaveResponse | unde
     errorBody: (err) => toErrorBody(err),
     streamEncoder: ({ id, created, model }) => {
       const encoder = createResponsesStreamEncoder(ctx);
-      const chunk = (choices: ChunkChoice[], usage?: Usage): ChatCompletionChunk => ({ id, object: 'chat.completion.chunk', created, model, choices, ...(usage === undefined ? {} : { usage }) });
+      const chunk = (choices: ChunkChoice[], usage?: Usage): ChatCompletionChunk => ({
+        id,
+        object: 'chat.completion.chunk',
+        created,
+        model,
+        choices,
+        ...(usage === undefined ? {} : { usage }),
+      });
       /** The last events, after the response they carry is stored. */
       const last = async (events: SseFrame[]): Promise<SseFrame[]> => {
         const response = encoder.final();

@@ -85,7 +85,13 @@ export async function settleRequest(bill: RequestBill, done: UsageEntry, meta: {
   const result = await traced('settle', () => bill.settle(entry));
   // Queued (not landed in-process) counts as a settle failure for the alarms; it lands later.
   if (result === undefined) recordSettleFailure();
-  else if (!result.alreadySettled) recordSettled({ promptTokens: entry.promptTokens, completionTokens: entry.completionTokens, costNanoUsd: result.costNanoUsd, estimated: entry.usageEstimated });
+  else if (!result.alreadySettled)
+    recordSettled({
+      promptTokens: entry.promptTokens,
+      completionTokens: entry.completionTokens,
+      costNanoUsd: result.costNanoUsd,
+      estimated: entry.usageEstimated,
+    });
   logger.info('request', {
     requestId: meta.requestId,
     latencyMs: Date.now() - meta.receivedAt,
@@ -156,7 +162,13 @@ export async function estimateOr(usage: TokenUsage | undefined, body: ChatComple
  * charges the hold at most) and the upstream's prompt count when it sent one: any usage the upstream
  * sent was not the answer's.
  */
-export async function answerUsage(body: ChatCompletionRequest, target: CatalogueTarget, usage: TokenUsage | undefined, outputCut: number | undefined, text: () => string): Promise<BillableUsage> {
+export async function answerUsage(
+  body: ChatCompletionRequest,
+  target: CatalogueTarget,
+  usage: TokenUsage | undefined,
+  outputCut: number | undefined,
+  text: () => string,
+): Promise<BillableUsage> {
   if (outputCut === undefined) return usage !== undefined ? fromUsage(usage) : estimate(body, target, text());
   // The upstream's prompt buckets when it sent them, our count of the prompt otherwise; the output cut.
   const prompt = usage ?? (await estimate(body, target, '')).tokens;

@@ -34,7 +34,9 @@ export async function storedResponses(req: GatewayRequest, rest: string): Promis
     if (req.method !== 'GET') throw new MethodNotAllowedError(req.method, req.path, ['GET']);
     return inputItems(req, id);
   }
-  throw new NotFoundError(`Unknown request URL: ${req.method} ${req.path}. Stored responses are at /v1/responses/{id} and /v1/responses/{id}/input_items.`, { code: 'unknown_url' });
+  throw new NotFoundError(`Unknown request URL: ${req.method} ${req.path}. Stored responses are at /v1/responses/{id} and /v1/responses/{id}/input_items.`, {
+    code: 'unknown_url',
+  });
 }
 
 async function retrieve(req: GatewayRequest, id: string): Promise<GatewayResult> {
@@ -60,7 +62,9 @@ async function inputItems(req: GatewayRequest, id: string): Promise<GatewayResul
   const stored = requestId === undefined ? undefined : (await getStoredResponses(caller.accountId, [id], 'all')).get(id);
   if (stored === undefined || requestId === undefined) throw notFound(id);
   if (stored.input === undefined) {
-    throw new InvalidRequestError(`The input of response '${id}' was too large to store (over 8 MiB compressed); it has no input items to list.`, { code: 'invalid_value' });
+    throw new InvalidRequestError(`The input of response '${id}' was too large to store (over 8 MiB compressed); it has no input items to list.`, {
+      code: 'invalid_value',
+    });
   }
   const items = await withReferencedItems(caller.accountId, stored.input);
   return { kind: 'json', status: 200, headers: {}, body: listInputItems(items, requestId, query) };

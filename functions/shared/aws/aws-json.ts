@@ -18,7 +18,14 @@
 import { request as httpRequest, type Agent as HttpAgent, type IncomingMessage } from 'node:http';
 import { request as httpsRequest, type Agent as HttpsAgent } from 'node:https';
 import { createHash, createHmac, type Hash, type Hmac } from 'node:crypto';
-import { DEFAULT_RETRY_DELAY_BASE, MAXIMUM_RETRY_DELAY, THROTTLING_RETRY_DELAY_BASE, isServerError, isThrottlingError, isTransientError } from '@smithy/core/retry';
+import {
+  DEFAULT_RETRY_DELAY_BASE,
+  MAXIMUM_RETRY_DELAY,
+  THROTTLING_RETRY_DELAY_BASE,
+  isServerError,
+  isThrottlingError,
+  isTransientError,
+} from '@smithy/core/retry';
 import { SignatureV4 } from '@smithy/signature-v4';
 import type { SourceData } from '@smithy/types';
 import { backoffMs } from '../retry/backoff';
@@ -38,7 +45,12 @@ export function envCredentials(): AwsCredentials | undefined {
   type Identity = { accessKeyId: string; secretAccessKey: string; sessionToken?: string; expiration?: Date };
   let current: Identity | undefined;
   const read = (): Identity => {
-    const { AWS_ACCESS_KEY_ID: accessKeyId = '', AWS_SECRET_ACCESS_KEY: secretAccessKey = '', AWS_SESSION_TOKEN: sessionToken, AWS_CREDENTIAL_EXPIRATION: expiration } = process.env;
+    const {
+      AWS_ACCESS_KEY_ID: accessKeyId = '',
+      AWS_SECRET_ACCESS_KEY: secretAccessKey = '',
+      AWS_SESSION_TOKEN: sessionToken,
+      AWS_CREDENTIAL_EXPIRATION: expiration,
+    } = process.env;
     return { accessKeyId, secretAccessKey, ...(sessionToken ? { sessionToken } : {}), ...(expiration ? { expiration: new Date(expiration) } : {}) };
   };
   return () => {
@@ -47,7 +59,8 @@ export function envCredentials(): AwsCredentials | undefined {
   };
 }
 
-const bytesOf = (x: SourceData): string | Buffer => (typeof x === 'string' ? x : ArrayBuffer.isView(x) ? Buffer.from(x.buffer, x.byteOffset, x.byteLength) : Buffer.from(x));
+const bytesOf = (x: SourceData): string | Buffer =>
+  typeof x === 'string' ? x : ArrayBuffer.isView(x) ? Buffer.from(x.buffer, x.byteOffset, x.byteLength) : Buffer.from(x);
 
 /**
  * SHA-256 and HMAC-SHA-256 for the signer, hashed synchronously by `node:crypto` (the `Checksum` shape
@@ -120,7 +133,12 @@ export function errorName(status: number, body: Record<string, unknown>): string
  */
 function awsJsonError(status: number, body: Record<string, unknown>, $metadata: AwsJsonMetadata): Error {
   const { __type: _type, message, Message, ...members } = body;
-  return Object.assign(new Error(String(message ?? Message ?? `AWS answered ${status}`)), { ...members, name: errorName(status, body), $fault: status >= 500 ? 'server' : 'client', $metadata });
+  return Object.assign(new Error(String(message ?? Message ?? `AWS answered ${status}`)), {
+    ...members,
+    name: errorName(status, body),
+    $fault: status >= 500 ? 'server' : 'client',
+    $metadata,
+  });
 }
 
 /** True when the SDK's standard strategy would retry `err`: throttling, 5xx, timeouts, dropped connections. */
@@ -162,12 +180,16 @@ export class AwsJsonClient {
     const body = JSON.stringify(input);
     const toError = this.opts.errorFromResponse ?? awsJsonError;
     const policy: RetryPolicy = { maxAttempts: this.opts.maxAttempts, delayMs: (err, retry) => (isRetryable(err) ? retryDelayMs(err, retry + 1) : undefined) };
-    return retrying(async (attempt, totalRetryDelay) => {
-      const { status, text } = await this.attempt(operation, body, abortSignal);
-      const $metadata = { httpStatusCode: status, attempts: attempt, totalRetryDelay };
-      if (status === 200) return { body: JSON.parse(text) as Record<string, unknown>, $metadata };
-      throw toError(status, parseErrorBody(text), $metadata);
-    }, policy, abortSignal === undefined ? {} : { signal: abortSignal });
+    return retrying(
+      async (attempt, totalRetryDelay) => {
+        const { status, text } = await this.attempt(operation, body, abortSignal);
+        const $metadata = { httpStatusCode: status, attempts: attempt, totalRetryDelay };
+        if (status === 200) return { body: JSON.parse(text) as Record<string, unknown>, $metadata };
+        throw toError(status, parseErrorBody(text), $metadata);
+      },
+      policy,
+      abortSignal === undefined ? {} : { signal: abortSignal },
+    );
   }
 
   /** Closes the connection pool. */
@@ -177,25 +199,52 @@ export class AwsJsonClient {
 
   private async attempt(operation: string, body: string, abortSignal?: AbortSignal): Promise<{ status: number; text: string }> {
     const signed = await this.signer.sign({
-      method: 'POST', protocol: this.url.protocol, hostname: this.url.hostname, port: this.url.port ? Number(this.url.port) : undefined, path: '/', query: {},
-      headers: { host: this.url.host, 'content-type': this.contentType, 'x-amz-target': `${this.opts.targetPrefix}.${operation}`, 'content-length': String(Buffer.byteLength(body)) },
+      method: 'POST',
+      protocol: this.url.protocol,
+      hostname: this.url.hostname,
+      port: this.url.port ? Number(this.url.port) : undefined,
+      path: '/',
+      query: {},
+      headers: {
+        host: this.url.host,
+        'content-type': this.contentType,
+        'x-amz-target': `${this.opts.targetPrefix}.${operation}`,
+        'content-length': String(Buffer.byteLength(body)),
+      },
       body,
     });
     return new Promise((resolve, reject) => {
-      const req = this.send({ host: this.url.hostname, port: this.url.port || undefined, method: 'POST', path: '/', headers: signed.headers, agent: this.opts.agent, signal: abortSignal }, (res: IncomingMessage) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
-        res.on('error', reject);
-      });
+      const req = this.send(
+        {
+          host: this.url.hostname,
+          port: this.url.port || undefined,
+          method: 'POST',
+          path: '/',
+          headers: signed.headers,
+          agent: this.opts.agent,
+          signal: abortSignal,
+        },
+        (res: IncomingMessage) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+          res.on('error', reject);
+        },
+      );
       const fail = (err: Error) => req.destroy(err);
       // Timed from the moment a socket is assigned, as the SDK's handler does: a call queued behind
       // `maxSockets` others has not been sent yet.
       let whole: NodeJS.Timeout | undefined;
       req.on('socket', (socket) => {
-        whole = setTimeout(() => fail(timeoutError(`${this.opts.targetPrefix}.${operation}: no answer within ${this.opts.requestTimeoutMs} ms`)), this.opts.requestTimeoutMs);
+        whole = setTimeout(
+          () => fail(timeoutError(`${this.opts.targetPrefix}.${operation}: no answer within ${this.opts.requestTimeoutMs} ms`)),
+          this.opts.requestTimeoutMs,
+        );
         if (!socket.connecting) return;
-        const connect = setTimeout(() => fail(timeoutError(`${this.opts.service}: no connection within ${this.opts.connectionTimeoutMs} ms`)), this.opts.connectionTimeoutMs);
+        const connect = setTimeout(
+          () => fail(timeoutError(`${this.opts.service}: no connection within ${this.opts.connectionTimeoutMs} ms`)),
+          this.opts.connectionTimeoutMs,
+        );
         socket.once('connect', () => clearTimeout(connect));
         socket.once('close', () => clearTimeout(connect));
       });

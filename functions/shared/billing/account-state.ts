@@ -95,7 +95,8 @@ function slotHoldsOf(holds: unknown): SlotHold[] {
   const out: SlotHold[] = [];
   for (const [requestId, value] of Object.entries(holds as Record<string, unknown>)) {
     const h = decodeInlineHold('', requestId, value);
-    if (h !== undefined && (h.accountSlot || h.keySlot)) out.push({ requestId, expiresAt: h.holdExpiresAt, accountSlot: h.accountSlot, keySlot: h.keySlot ? h.h16 : undefined, slots: slotsOf(h) });
+    if (h !== undefined && (h.accountSlot || h.keySlot))
+      out.push({ requestId, expiresAt: h.holdExpiresAt, accountSlot: h.accountSlot, keySlot: h.keySlot ? h.h16 : undefined, slots: slotsOf(h) });
   }
   return out;
 }
@@ -229,7 +230,14 @@ export function autoTopUpOf(raw: unknown): AutoTopUpSettings | undefined {
   if (thresholdNanoUsd === undefined || amountCents === undefined || monthlyCapCents === undefined) return undefined;
   const pausedAt = str(r.pausedAt);
   const pausedReason = str(r.pausedReason);
-  return { enabled: r.enabled === true, thresholdNanoUsd, amountCents, monthlyCapCents, ...(pausedAt ? { pausedAt } : {}), ...(pausedReason ? { pausedReason } : {}) };
+  return {
+    enabled: r.enabled === true,
+    thresholdNanoUsd,
+    amountCents,
+    monthlyCapCents,
+    ...(pausedAt ? { pausedAt } : {}),
+    ...(pausedReason ? { pausedReason } : {}),
+  };
 }
 
 /** Reads the balance-watching state of an (unmarshalled) root item at `now` (epoch ms). */
@@ -294,11 +302,12 @@ export async function accountTotals(root: RootCounters): Promise<AccountTotals> 
       .slice(1)
       .map((pk) =>
         storeCall(() =>
-          documentClient().send(new GetCommand({ TableName: tableNames().accounts, Key: { accountId: pk }, ProjectionExpression: FIELDS.join(', '), ConsistentRead: true })),
+          documentClient().send(
+            new GetCommand({ TableName: tableNames().accounts, Key: { accountId: pk }, ProjectionExpression: FIELDS.join(', '), ConsistentRead: true }),
+          ),
         ),
       ),
   );
   for (const out of others) for (const f of FIELDS) totals[f] += typeof out.Item?.[f] === 'number' ? (out.Item[f] as number) : 0;
   return totals;
 }
-

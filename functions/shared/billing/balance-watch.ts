@@ -25,7 +25,19 @@ import { documentClient } from '../store/dynamo';
 import { storeCall } from '../store/store-errors';
 import { tableNames } from '../store/tables';
 import { logger } from '../observability/logger';
-import { readState, rememberState, shardStateOf, unmarshallItem, updateView, viewOf, type ShardState, AUTO_TOP_UP_STALE_MS, KEY_LIMIT_REACHED_SHARE, monthAttribute, previousMonthAttribute } from './account-state';
+import {
+  readState,
+  rememberState,
+  shardStateOf,
+  unmarshallItem,
+  updateView,
+  viewOf,
+  type ShardState,
+  AUTO_TOP_UP_STALE_MS,
+  KEY_LIMIT_REACHED_SHARE,
+  monthAttribute,
+  previousMonthAttribute,
+} from './account-state';
 import { UpdateBuilder } from '../store/update-builder';
 
 /** A follow-up of a crossing, run by the settle function (a settle-queue message's `balance`). */
@@ -83,7 +95,8 @@ type Planned<A> = { builder: UpdateBuilder; action: A };
 function autoTopUpWrite(pk: string, s: ShardState, now: number): Planned<(item: Record<string, unknown>) => BalanceAction> | undefined {
   const w = s.watch;
   const a = w?.autoTopUp;
-  if (w === undefined || a === undefined || !a.enabled || a.pausedAt !== undefined || w.customerId === undefined || w.paymentMethodId === undefined) return undefined;
+  if (w === undefined || a === undefined || !a.enabled || a.pausedAt !== undefined || w.customerId === undefined || w.paymentMethodId === undefined)
+    return undefined;
   if (unspent(s) >= a.thresholdNanoUsd) return undefined;
   const stale = w.pendingAt !== undefined && now - w.pendingAt > AUTO_TOP_UP_STALE_MS;
   if (w.pendingAt !== undefined && !stale) return undefined;
@@ -93,7 +106,9 @@ function autoTopUpWrite(pk: string, s: ShardState, now: number): Planned<(item: 
   const settings = (attr: string) => b.path('autoTopUp', attr);
   b.set(`${b.name('autoTopUpPendingAt')} = ${b.value(now)}`);
   b.when(`${settings('enabled')} = ${b.value(true)} AND attribute_not_exists(${settings('pausedAt')})`);
-  b.when(`${settings('thresholdNanoUsd')} = ${b.value(a.thresholdNanoUsd)} AND ${settings('amountCents')} = ${b.value(a.amountCents)} AND ${settings('monthlyCapCents')} = ${b.value(a.monthlyCapCents)}`);
+  b.when(
+    `${settings('thresholdNanoUsd')} = ${b.value(a.thresholdNanoUsd)} AND ${settings('amountCents')} = ${b.value(a.amountCents)} AND ${settings('monthlyCapCents')} = ${b.value(a.monthlyCapCents)}`,
+  );
   b.when(`${unspentBelow(b, s, a.thresholdNanoUsd)} AND ${b.name('stripePaymentMethodId')} = ${b.value(w.paymentMethodId)}`);
   if (stale) {
     // The same crossing again (its charge was never confirmed): same number, same idempotency key, cap already counted.
@@ -107,7 +122,15 @@ function autoTopUpWrite(pk: string, s: ShardState, now: number): Planned<(item: 
   }
   return {
     builder: b,
-    action: (item) => ({ kind: 'auto_top_up', accountId: pk, seq: Number(item.autoTopUpSeq), amountCents: a.amountCents, customerId: w.customerId as string, paymentMethodId: w.paymentMethodId as string, month }),
+    action: (item) => ({
+      kind: 'auto_top_up',
+      accountId: pk,
+      seq: Number(item.autoTopUpSeq),
+      amountCents: a.amountCents,
+      customerId: w.customerId as string,
+      paymentMethodId: w.paymentMethodId as string,
+      month,
+    }),
   };
 }
 
@@ -119,12 +142,18 @@ function lowBalanceWrite(pk: string, s: ShardState, now: number): Planned<Balanc
   const threshold = w.lowBalanceNanoUsd;
   if (w.lowBalanceAlertAt !== undefined && (threshold === undefined || unspent(s) >= threshold)) {
     b.remove(b.name('lowBalanceAlertAt'));
-    b.when(threshold === undefined ? `attribute_not_exists(${b.name('lowBalanceNanoUsd')})` : `${b.name('lowBalanceNanoUsd')} = ${b.value(threshold)} AND NOT (${unspentBelow(b, s, threshold)})`);
+    b.when(
+      threshold === undefined
+        ? `attribute_not_exists(${b.name('lowBalanceNanoUsd')})`
+        : `${b.name('lowBalanceNanoUsd')} = ${b.value(threshold)} AND NOT (${unspentBelow(b, s, threshold)})`,
+    );
     return { builder: b, action: undefined };
   }
   if (threshold === undefined || w.lowBalanceAlertAt !== undefined || unspent(s) >= threshold) return undefined;
   b.set(`${b.name('lowBalanceAlertAt')} = ${b.value(now)}`);
-  b.when(`attribute_not_exists(${b.name('lowBalanceAlertAt')}) AND ${b.name('lowBalanceNanoUsd')} = ${b.value(threshold)} AND ${unspentBelow(b, s, threshold)}`);
+  b.when(
+    `attribute_not_exists(${b.name('lowBalanceAlertAt')}) AND ${b.name('lowBalanceNanoUsd')} = ${b.value(threshold)} AND ${unspentBelow(b, s, threshold)}`,
+  );
   return { builder: b, action: { kind: 'low_balance', accountId: pk, creditNanoUsd: unspent(s), thresholdNanoUsd: threshold } };
 }
 
@@ -140,7 +169,10 @@ function unspent(s: ShardState): number {
  */
 function unspentBelow(b: UpdateBuilder, s: ShardState, threshold: number): string {
   const leased = s.leasedNanoUsd ?? 0;
-  const same = leased === 0 ? `(attribute_not_exists(${b.name('leasedNanoUsd')}) OR ${b.name('leasedNanoUsd')} = ${b.value(0)})` : `${b.name('leasedNanoUsd')} = ${b.value(leased)}`;
+  const same =
+    leased === 0
+      ? `(attribute_not_exists(${b.name('leasedNanoUsd')}) OR ${b.name('leasedNanoUsd')} = ${b.value(0)})`
+      : `${b.name('leasedNanoUsd')} = ${b.value(leased)}`;
   return `(${b.name('creditNanoUsd')} < ${b.value(threshold - leased)} AND ${same})`;
 }
 
@@ -156,15 +188,28 @@ function keyLimitWrite(pk: string, s: ShardState, keyHash: string, heldNanoUsd: 
   const field = (attr: string) => b.path('keys', h16, attr);
   const w = b.value(window);
   b.set(`${field('limitAlertWindow')} = ${w}`);
-  b.when(`${field('window')} = ${w} AND ${field('leftNanoUsd')} <= ${b.value(edge)} AND (attribute_not_exists(${field('limitAlertWindow')}) OR ${field('limitAlertWindow')} <> ${w})`);
+  b.when(
+    `${field('window')} = ${w} AND ${field('leftNanoUsd')} <= ${b.value(edge)} AND (attribute_not_exists(${field('limitAlertWindow')}) OR ${field('limitAlertWindow')} <> ${w})`,
+  );
   return { builder: b, action: { kind: 'key_limit', accountId: pk, keyHash, limitNanoUsd, leftNanoUsd, window } };
 }
 
 /** One marker write: when it wins, the view learns it and the follow-up is dispatched; when it loses, the view is refreshed. */
-async function act(pk: string, b: UpdateBuilder, action: (item: Record<string, unknown>) => BalanceAction | undefined, dispatch: BalanceDispatch): Promise<void> {
+async function act(
+  pk: string,
+  b: UpdateBuilder,
+  action: (item: Record<string, unknown>) => BalanceAction | undefined,
+  dispatch: BalanceDispatch,
+): Promise<void> {
   let item: Record<string, unknown>;
   try {
-    const input = { TableName: tableNames().accounts, Key: { accountId: pk }, ...b.build(), ReturnValues: 'ALL_NEW' as const, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const };
+    const input = {
+      TableName: tableNames().accounts,
+      Key: { accountId: pk },
+      ...b.build(),
+      ReturnValues: 'ALL_NEW' as const,
+      ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
+    };
     item = (await storeCall(() => documentClient().send(new UpdateCommand(input)))).Attributes ?? {};
   } catch (err) {
     if (!(err instanceof ConditionalCheckFailedException)) throw err;

@@ -68,7 +68,14 @@ export function chatDemand(body: ChatCompletionRequest, entry: CatalogueEntry, p
   const promptBound = geminiCachedContent(body) === undefined ? prompt.bound : Math.max(prompt.bound, ...targets.map((t) => t.contextWindow));
   const prices = highestPrices(plan, promptBound, cacheWriteIntent(body));
   return {
-    demand: { promptTokens: promptBound, outputTokens: choices * perChoice + prediction, outputLimitPerChoice: perChoice, choices, inputPrice: prices.input, outputPrice: prices.output },
+    demand: {
+      promptTokens: promptBound,
+      outputTokens: choices * perChoice + prediction,
+      outputLimitPerChoice: perChoice,
+      choices,
+      inputPrice: prices.input,
+      outputPrice: prices.output,
+    },
     promptTokensEstimate: prompt.estimate,
     outputLimit: asked,
   };
@@ -96,7 +103,14 @@ export function imagesDemand(prompt: string, n: number, size: string | undefined
   const perImage = Math.max(...plan.map((a) => imageOutputTokens(a.target, size, quality)));
   const prices = highestPrices(plan, count.bound);
   return {
-    demand: { promptTokens: count.bound, outputTokens: n * perImage, outputLimitPerChoice: perImage, choices: n, inputPrice: prices.input, outputPrice: prices.output },
+    demand: {
+      promptTokens: count.bound,
+      outputTokens: n * perImage,
+      outputLimitPerChoice: perImage,
+      choices: n,
+      inputPrice: prices.input,
+      outputPrice: prices.output,
+    },
     promptTokensEstimate: count.estimate,
     outputLimit: perImage,
   };

@@ -46,10 +46,7 @@ export interface HoldDemand {
 }
 
 /** How the key's spend limit is written. */
-export type KeyLimitPart =
-  | { kind: 'none' }
-  | { kind: 'same'; limit: number; window: string }
-  | { kind: 'roll'; limit: number; window: string };
+export type KeyLimitPart = { kind: 'none' } | { kind: 'same'; limit: number; window: string } | { kind: 'roll'; limit: number; window: string };
 
 /** One hold, ready to be written. Tokens and nano-USD. */
 export interface HoldSpec {
@@ -110,7 +107,8 @@ export function planHold(input: PlanInput): HoldPlan {
   if (!state.exists) return { ok: false, error: new AuthenticationError('The account this API key belongs to no longer exists.') };
   const key = state.keys?.[input.h16];
   if (key === undefined) return { ok: false, missingKey: true };
-  if (key.status !== 'active') return { ok: false, error: new AuthenticationError('This API key is disabled. Enable it or use another key.', 'invalid_api_key') };
+  if (key.status !== 'active')
+    return { ok: false, error: new AuthenticationError('This API key is disabled. Enable it or use another key.', 'invalid_api_key') };
 
   const minute = epochMinute(now);
   const wantRpm = Math.max(1, input.grant?.rpm ?? 1);
@@ -132,7 +130,13 @@ export function planHold(input: PlanInput): HoldPlan {
 
   const keyLimit = keyLimitPart(key, now);
   const keyLeft = keyAllowance(key, now);
-  const charge = computeCharge({ promptTokens: demand.promptTokens, completionTokens: demand.outputTokens, freeTokensAvailable: state.freeTokens, inputPrice: demand.inputPrice, outputPrice: demand.outputPrice });
+  const charge = computeCharge({
+    promptTokens: demand.promptTokens,
+    completionTokens: demand.outputTokens,
+    freeTokensAvailable: state.freeTokens,
+    inputPrice: demand.inputPrice,
+    outputPrice: demand.outputPrice,
+  });
   if (charge.costNanoUsd > state.creditNanoUsd || charge.costNanoUsd > keyLeft) {
     return { ok: false, error: insufficient(state, key, keyLimit, keyLeft, demand, now) };
   }
@@ -158,7 +162,8 @@ export function planHold(input: PlanInput): HoldPlan {
 /** A counter's branch taking up to `want` units (at least 1; fewer when fewer are left in the minute). */
 function rpmBranch(window: number | undefined, count: number | undefined, limit: number, minute: number, want: number): RpmBranch | 'full' {
   if (limit <= 0) return { kind: 'off' };
-  if (window !== undefined && window >= minute) return (count ?? 0) >= limit ? 'full' : { kind: 'same', window, limit, units: Math.min(want, limit - (count ?? 0)) };
+  if (window !== undefined && window >= minute)
+    return (count ?? 0) >= limit ? 'full' : { kind: 'same', window, limit, units: Math.min(want, limit - (count ?? 0)) };
   return { kind: 'new', window: minute, units: Math.min(want, limit) };
 }
 
@@ -208,32 +213,50 @@ function insufficient(state: ShardState, key: KeyState, keyLimit: KeyLimitPart, 
   if (state.creditNanoUsd < 0) {
     // A refund or dispute took back credit already spent (payments/payment-ledger.ts): nothing runs,
     // not even on free tokens, until the balance is paid back.
-    return new InsufficientCreditError(`Your credit balance is ${formatNanoUsd(state.creditNanoUsd)} (a payment was refunded or disputed after its credit was used). Add at least ${formatNanoUsd(-state.creditNanoUsd)} of credit to continue.`);
+    return new InsufficientCreditError(
+      `Your credit balance is ${formatNanoUsd(state.creditNanoUsd)} (a payment was refunded or disputed after its credit was used). Add at least ${formatNanoUsd(-state.creditNanoUsd)} of credit to continue.`,
+    );
   }
   const byKey = keyLeft < state.creditNanoUsd;
   const credit = Math.max(0, Math.min(state.creditNanoUsd, keyLeft));
   const free = Math.max(0, state.freeTokens);
-  const prompt = computeCharge({ promptTokens: demand.promptTokens, completionTokens: 0, freeTokensAvailable: free, inputPrice: demand.inputPrice, outputPrice: demand.outputPrice });
-  const max = computeCharge({ promptTokens: demand.promptTokens, completionTokens: demand.outputTokens, freeTokensAvailable: free, inputPrice: demand.inputPrice, outputPrice: demand.outputPrice });
+  const prompt = computeCharge({
+    promptTokens: demand.promptTokens,
+    completionTokens: 0,
+    freeTokensAvailable: free,
+    inputPrice: demand.inputPrice,
+    outputPrice: demand.outputPrice,
+  });
+  const max = computeCharge({
+    promptTokens: demand.promptTokens,
+    completionTokens: demand.outputTokens,
+    freeTokensAvailable: free,
+    inputPrice: demand.inputPrice,
+    outputPrice: demand.outputPrice,
+  });
   const costs = `This request could cost up to ${formatNanoUsd(max.costNanoUsd)}`;
   const has = byKey
     ? `this API key's spend limit of ${formatNanoUsd(keyLimit.kind === 'none' ? 0 : keyLimit.limit)}${resetText(key, now)} has ${formatNanoUsd(Math.max(0, keyLeft))} left`
     : `your account has ${fmt(free)} free tokens and ${formatNanoUsd(Math.max(0, state.creditNanoUsd))} of credit available`;
   if (prompt.costNanoUsd > credit) {
-    return new InsufficientCreditError(`${costs}, but ${has}: the prompt alone (up to ${fmt(demand.promptTokens)} tokens) costs more. ${byKey ? 'Raise the key\'s limit or wait for it to reset.' : 'Add credit to continue.'}`);
+    return new InsufficientCreditError(
+      `${costs}, but ${has}: the prompt alone (up to ${fmt(demand.promptTokens)} tokens) costs more. ${byKey ? "Raise the key's limit or wait for it to reset." : 'Add credit to continue.'}`,
+    );
   }
   const freeAfterPrompt = Math.max(0, free - demand.promptTokens);
   const paid = demand.outputPrice === 0 ? Number.MAX_SAFE_INTEGER : Math.floor(((credit - prompt.costNanoUsd) * 1000) / demand.outputPrice);
   const affordable = Math.floor(Math.min(Number.MAX_SAFE_INTEGER, freeAfterPrompt + paid) / Math.max(1, demand.choices));
   const per = demand.choices > 1 ? ` per choice (n = ${demand.choices})` : '';
   return new InsufficientCreditError(
-    `${costs}, but ${has}: requested up to ${fmt(demand.outputLimitPerChoice)} output tokens${per}, can afford ${fmt(affordable)}; lower max_tokens${byKey ? ', raise the key\'s limit or wait for it to reset' : ' or add credit'}.`,
+    `${costs}, but ${has}: requested up to ${fmt(demand.outputLimitPerChoice)} output tokens${per}, can afford ${fmt(affordable)}; lower max_tokens${byKey ? ", raise the key's limit or wait for it to reset" : ' or add credit'}.`,
   );
 }
 
 function resetText(key: KeyState, now: number): string {
   const end = windowEnd(key.limitReset, now);
-  return end === undefined ? '' : ` per ${key.limitReset === 'daily' ? 'day' : key.limitReset === 'weekly' ? 'week' : 'month'} (resets ${new Date(end).toISOString()})`;
+  return end === undefined
+    ? ''
+    : ` per ${key.limitReset === 'daily' ? 'day' : key.limitReset === 'weekly' ? 'week' : 'month'} (resets ${new Date(end).toISOString()})`;
 }
 
 // The write: the plan's spec as ONE conditional UpdateItem (see the file comment).
@@ -313,4 +336,3 @@ function slot(b: UpdateBuilder, limit: number | undefined, slots: number, path: 
   for (const requestId of stale.ids) b.when(`attribute_exists(${b.path(HOLDS_MAP, requestId)})`);
   b.add(inflight, slots);
 }
-

@@ -105,7 +105,17 @@ export const HOLDS_MAP = 'holds';
 export function encodeInlineHold(r: HoldRecord, opts: { queued?: boolean } = {}): string {
   const b36 = (n: number) => n.toString(36);
   const flags = (r.keyLimited ? 1 : 0) | (r.accountSlot ? 2 : 0) | (r.keySlot ? 4 : 0) | (opts.queued === true ? 8 : 0) | ((slotsOf(r) - 1) << 4);
-  return [b36(r.holdExpiresAt), b36(r.holdFreeTokens), b36(r.holdNanoUsd), String(flags), keyEntryId(r.keyHash), b36(r.promptTokensEstimate), b36(r.holdInputPrice), b36(r.holdOutputPrice), r.publicModel].join('|');
+  return [
+    b36(r.holdExpiresAt),
+    b36(r.holdFreeTokens),
+    b36(r.holdNanoUsd),
+    String(flags),
+    keyEntryId(r.keyHash),
+    b36(r.promptTokensEstimate),
+    b36(r.holdInputPrice),
+    b36(r.holdOutputPrice),
+    r.publicModel,
+  ].join('|');
 }
 
 /** What an inline hold alone tells (the key only by its 16-hex entry id; `queued`: its settle is on the settle queue). */
@@ -119,7 +129,15 @@ export function decodeInlineHold(accountId: string, requestId: string, value: un
   if (typeof value !== 'string') return undefined;
   const parts = value.split('|');
   if (parts.length < 9) return undefined;
-  const [exp, free, nano, flags, est, inP, outP] = [0, 1, 2, 3, 5, 6, 7].map((i) => Number.parseInt(parts[i] ?? '', i === 3 ? 10 : 36)) as [number, number, number, number, number, number, number];
+  const [exp, free, nano, flags, est, inP, outP] = [0, 1, 2, 3, 5, 6, 7].map((i) => Number.parseInt(parts[i] ?? '', i === 3 ? 10 : 36)) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
   if ([exp, free, nano, flags, est, inP, outP].some((n) => !Number.isSafeInteger(n) || n < 0)) return undefined;
   const sep = accountId.lastIndexOf('#');
   const shard = sep > 0 ? Number(accountId.slice(sep + 1)) : 0;
@@ -239,7 +257,9 @@ async function holdMaps(pks: readonly string[]): Promise<Array<Record<string, un
     if (attempt > 0) await new Promise((r) => setTimeout(r, Math.min(1_000, 50 * 2 ** attempt)));
     const page = await storeCall(() =>
       documentClient().send(
-        new BatchGetCommand({ RequestItems: { [table]: { Keys: keys, ProjectionExpression: 'accountId, #holds', ExpressionAttributeNames: { '#holds': HOLDS_MAP } } } }),
+        new BatchGetCommand({
+          RequestItems: { [table]: { Keys: keys, ProjectionExpression: 'accountId, #holds', ExpressionAttributeNames: { '#holds': HOLDS_MAP } } },
+        }),
       ),
     );
     out.push(...(page.Responses?.[table] ?? []));
@@ -298,4 +318,3 @@ export async function markHoldQueued(hold: HoldRecord): Promise<void> {
     if (!(err instanceof ConditionalCheckFailedException)) logger.warn('queued hold not marked', { requestId: hold.requestId, error: err as Error });
   }
 }
-

@@ -92,7 +92,15 @@ export function holdPredicted(req: HoldRequest): boolean {
   if (view === undefined || view.state.shards > 1 || storeRecentlyFailed() || Date.now() - view.readAt > ttl) return false;
   if (Date.now() - (contendedAt.get(req.accountId) ?? 0) < ttl) return false;
   const p = pending.get(req.accountId);
-  const state = p === undefined ? view.state : { ...view.state, creditNanoUsd: view.state.creditNanoUsd - p.nanoUsd, freeTokens: view.state.freeTokens - p.freeTokens, inflight: (view.state.inflight ?? 0) + p.requests };
+  const state =
+    p === undefined
+      ? view.state
+      : {
+          ...view.state,
+          creditNanoUsd: view.state.creditNanoUsd - p.nanoUsd,
+          freeTokens: view.state.freeTokens - p.freeTokens,
+          inflight: (view.state.inflight ?? 0) + p.requests,
+        };
   return planHold({ state, h16: keyEntryId(req.keyHash), demand: req.demand, limits: rateLimitsFor(view.state.purchasedNanoUsd), now: now() }).ok;
 }
 
@@ -134,7 +142,15 @@ export async function placeHold(req: HoldRequest, onUnknown: (record: HoldRecord
       await moveToRoot(c, req.accountId);
       continue;
     }
-    const plan = planHold({ state: c.state, h16: keyEntryId(req.keyHash), demand: req.demand, limits: shardLimits, now: now(), relaxFree: c.plans >= RELAX_FREE_FROM_PLAN, ...(req.grant !== undefined ? { grant: req.grant } : {}) });
+    const plan = planHold({
+      state: c.state,
+      h16: keyEntryId(req.keyHash),
+      demand: req.demand,
+      limits: shardLimits,
+      now: now(),
+      relaxFree: c.plans >= RELAX_FREE_FROM_PLAN,
+      ...(req.grant !== undefined ? { grant: req.grant } : {}),
+    });
     if (!plan.ok) {
       if (await replanAfterRefusal(c, req, root.shards, plan)) continue;
       contendedAt.set(c.pk, Date.now()); // a refusal: the account is at a limit, predict nothing for a while
@@ -179,7 +195,14 @@ async function afterFailedWrite(err: unknown, c: HoldCursor, record: HoldRecord,
       // Our own earlier attempt (an SDK retry of this very write) landed after all: that hold stands.
       const stood = decodeInlineHold(c.pk, record.requestId, inline);
       if (stood === undefined) throw new StoreUnavailableError('This request id was already used. Please retry.');
-      return { ...record, holdFreeTokens: stood.holdFreeTokens, holdNanoUsd: stood.holdNanoUsd, keyLimited: stood.keyLimited, accountSlot: stood.accountSlot, keySlot: stood.keySlot };
+      return {
+        ...record,
+        holdFreeTokens: stood.holdFreeTokens,
+        holdNanoUsd: stood.holdNanoUsd,
+        keyLimited: stood.keyLimited,
+        accountSlot: stood.accountSlot,
+        keySlot: stood.keySlot,
+      };
     }
     if (contendedAt.size > 1_000) contendedAt.clear();
     contendedAt.set(c.pk, Date.now());

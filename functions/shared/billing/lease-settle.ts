@@ -35,7 +35,17 @@ import { unmarshallItem, type ShardState } from './account-state';
 import { keyAllowance, type HoldDemand, type RateGrant } from './hold-plan';
 import { HOLDS_MAP, keyEntryId, type HoldRecord } from './hold-record';
 import { epochMinute } from './rate-limit';
-import { accountSettleUpdate, applySettleToView, chargeFor, ledgerEntryItem, settleHold, settledBefore, type SettleOutcome, type SettleResult, type UsageEntry } from './settle';
+import {
+  accountSettleUpdate,
+  applySettleToView,
+  chargeFor,
+  ledgerEntryItem,
+  settleHold,
+  settledBefore,
+  type SettleOutcome,
+  type SettleResult,
+  type UsageEntry,
+} from './settle';
 
 /** A slice must cover at least this many of the request's most (else the account leases per request). */
 const MIN_REQUESTS_PER_LEASE = 8;
@@ -47,7 +57,13 @@ export interface LeaseTerms extends RateGrant {
 
 /** The request's most, nano-USD, with no free tokens (a lease is credit only). */
 export function requestCost(demand: HoldDemand): number {
-  return computeCharge({ promptTokens: demand.promptTokens, completionTokens: demand.outputTokens, freeTokensAvailable: 0, inputPrice: demand.inputPrice, outputPrice: demand.outputPrice }).costNanoUsd;
+  return computeCharge({
+    promptTokens: demand.promptTokens,
+    completionTokens: demand.outputTokens,
+    freeTokensAvailable: 0,
+    inputPrice: demand.inputPrice,
+    outputPrice: demand.outputPrice,
+  }).costNanoUsd;
 }
 
 /**
@@ -113,14 +129,24 @@ export async function settleRecord(hold: HoldRecord, outcome: SettleOutcome): Pr
   const charge = chargeFor(hold, outcome.entry);
   try {
     const Item = ledgerEntryItem(hold, outcome.entry, charge);
-    await storeCall(() => documentClient().send(new PutCommand({ TableName: tableNames().ledger, Item, ConditionExpression: LEDGER_ENTRY_IS_NEW, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' })));
+    await storeCall(() =>
+      documentClient().send(
+        new PutCommand({ TableName: tableNames().ledger, Item, ConditionExpression: LEDGER_ENTRY_IS_NEW, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' }),
+      ),
+    );
   } catch (err) {
     if (err instanceof ConditionalCheckFailedException) return settledBefore(unmarshallItem(err.Item));
     throw err;
   }
   if (charge.lossNanoUsd > 0) {
     recordOverHoldLoss(charge.lossNanoUsd);
-    logger.warn('usage over the hold', { requestId: hold.requestId, leaseId: hold.leaseId, heldNanoUsd: hold.holdNanoUsd, costNanoUsd: charge.costNanoUsd, lossNanoUsd: charge.lossNanoUsd });
+    logger.warn('usage over the hold', {
+      requestId: hold.requestId,
+      leaseId: hold.leaseId,
+      heldNanoUsd: hold.holdNanoUsd,
+      costNanoUsd: charge.costNanoUsd,
+      lossNanoUsd: charge.lossNanoUsd,
+    });
   }
   return { alreadySettled: false, freeTokensUsed: charge.freeTokensUsed, costNanoUsd: charge.costNanoUsd };
 }
@@ -156,7 +182,12 @@ export async function returnLease(lease: HoldRecord, spentNanoUsd: number, extra
     try {
       const update = accountSettleUpdate(lease, charge, withKey);
       if (withRpm) giveBackRpm(update, lease, extras.unusedRpm ?? 0, withKey);
-      const input = { TableName: tableNames().accounts, Key: { accountId: lease.accountId }, ...update.build(), ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const };
+      const input = {
+        TableName: tableNames().accounts,
+        Key: { accountId: lease.accountId },
+        ...update.build(),
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
+      };
       if (entries.length === 0) await storeCall(() => documentClient().send(new UpdateCommand(input)));
       else await transactWrite([{ Update: input }, ...entries.map((e) => ({ Put: ledgerPut(e) }))], { retryConflicts: false });
       applySettleToView(lease, charge);
@@ -168,11 +199,13 @@ export async function returnLease(lease: HoldRecord, spentNanoUsd: number, extra
         entries = entries.filter((_, i) => !written.has(i)); // already in the ledger (a write whose answer was lost)
         continue;
       }
-      const accountOld = err instanceof ConditionalCheckFailedException ? err.Item : reasons?.[0]?.code === 'ConditionalCheckFailed' ? reasons[0].item : undefined;
+      const accountOld =
+        err instanceof ConditionalCheckFailedException ? err.Item : reasons?.[0]?.code === 'ConditionalCheckFailed' ? reasons[0].item : undefined;
       if (accountOld !== undefined || err instanceof ConditionalCheckFailedException) {
         const holds = unmarshallItem(accountOld)?.[HOLDS_MAP] as Record<string, unknown> | undefined;
         if (holds?.[lease.requestId] !== undefined && (withRpm || withKey)) {
-          if (withRpm) withRpm = false; // the minute turned meanwhile: its units count no more
+          if (withRpm)
+            withRpm = false; // the minute turned meanwhile: its units count no more
           else withKey = false; // the key was deleted while the lease was out
           continue;
         }
@@ -197,7 +230,12 @@ function giveBackRpm(b: UpdateBuilder, lease: HoldRecord, unused: number, withKe
 
 /** The Put of an unwritten ledger entry (idempotent on its request id). */
 function ledgerPut(e: UnwrittenEntry) {
-  return { TableName: tableNames().ledger, Item: ledgerEntryItem(e.record, e.entry, chargeFor(e.record, e.entry)), ConditionExpression: LEDGER_ENTRY_IS_NEW, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const };
+  return {
+    TableName: tableNames().ledger,
+    Item: ledgerEntryItem(e.record, e.entry, chargeFor(e.record, e.entry)),
+    ConditionExpression: LEDGER_ENTRY_IS_NEW,
+    ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
+  };
 }
 
 /**

@@ -105,13 +105,15 @@ export function admitNow(ask: LeaseAsk): Admission | undefined {
   lease.lastUsed = Date.now();
   const low = lease.available < lease.record.holdNanoUsd / 4 || (lease.rpmLeft !== undefined && lease.rpmLeft < (lease.record.rpmUnits ?? 0) / 4);
   if (low) void acquire(ask); // top up before it runs out
-  const rateHeaders = lease.rpmLeft === undefined ? {} : leasedRateHeaders(lease.rpmLimit, lease.rpmAfterGrant, lease.rpmLeft, lease.record.rpmWindow ?? 0, billingNow());
+  const rateHeaders =
+    lease.rpmLeft === undefined ? {} : leasedRateHeaders(lease.rpmLimit, lease.rpmAfterGrant, lease.rpmLeft, lease.record.rpmWindow ?? 0, billingNow());
   return { lease, record: admittedRecord(lease, ask), rateHeaders };
 }
 
 function admits(lease: Lease, ask: LeaseAsk): boolean {
   const arrived = Number(/^req_(\d{13})_/.exec(ask.requestId)?.[1] ?? Number.NaN);
-  if (lease.state !== 'open' || Date.now() >= lease.validUntil || ask.endsAt > lease.record.holdExpiresAt || arrived < lease.takenAt - LEASE_ADMIT_SKEW_MS) return false;
+  if (lease.state !== 'open' || Date.now() >= lease.validUntil || ask.endsAt > lease.record.holdExpiresAt || arrived < lease.takenAt - LEASE_ADMIT_SKEW_MS)
+    return false;
   if (ask.costNanoUsd > lease.available || (lease.slots !== undefined && lease.inflight >= lease.slots)) return false;
   return lease.rpmLeft === undefined || (lease.rpmLeft > 0 && epochMinute(billingNow()) === lease.record.rpmWindow);
 }
@@ -214,9 +216,28 @@ async function take(slot: string, ask: LeaseAsk): Promise<Lease | undefined> {
 
 async function placeLease(ask: LeaseAsk, terms: LeaseTerms, takenAt: number, cfg: Config): Promise<HoldRecord | undefined> {
   const leaseId = LEASE_ID_PREFIX + newRequestId(takenAt).slice(REQUEST_ID_PREFIX.length);
-  const demand: HoldDemand = { promptTokens: 0, outputTokens: terms.nanoUsd, outputLimitPerChoice: terms.nanoUsd, choices: 1, inputPrice: 0, outputPrice: 1_000 }; // 1,000 µUSD/MTok = 1 nano-USD a token
+  const demand: HoldDemand = {
+    promptTokens: 0,
+    outputTokens: terms.nanoUsd,
+    outputLimitPerChoice: terms.nanoUsd,
+    choices: 1,
+    inputPrice: 0,
+    outputPrice: 1_000,
+  }; // 1,000 µUSD/MTok = 1 nano-USD a token
   try {
-    return await placeHold({ accountId: ask.accountId, keyHash: ask.keyHash, requestId: leaseId, publicModel: LEASE_MODEL, demand, promptTokensEstimate: 0, expiresAt: ask.endsAt + cfg.CREDIT_LEASE_VALIDITY_MS, grant: { rpm: terms.rpm, slots: terms.slots } }, cancelUnknownHold);
+    return await placeHold(
+      {
+        accountId: ask.accountId,
+        keyHash: ask.keyHash,
+        requestId: leaseId,
+        publicModel: LEASE_MODEL,
+        demand,
+        promptTokensEstimate: 0,
+        expiresAt: ask.endsAt + cfg.CREDIT_LEASE_VALIDITY_MS,
+        grant: { rpm: terms.rpm, slots: terms.slots },
+      },
+      cancelUnknownHold,
+    );
   } catch (err) {
     logger.debug('no lease; holding per request', { accountId: ask.accountId, error: err as Error });
     return undefined;
@@ -311,7 +332,12 @@ async function maybeReturn(lease: Lease, idle = false): Promise<void> {
       return;
     }
     // Left on the account item: the orphan sweep reconciles it from the ledger after its expiry.
-    logger.error('lease not returned; the sweep will reconcile it', { leaseId: lease.record.requestId, accountId: lease.record.accountId, unwrittenEntries: lease.unwritten.length, error: err as Error });
+    logger.error('lease not returned; the sweep will reconcile it', {
+      leaseId: lease.record.requestId,
+      accountId: lease.record.accountId,
+      unwrittenEntries: lease.unwritten.length,
+      error: err as Error,
+    });
   }
 }
 
@@ -321,11 +347,14 @@ function schedule(lease: Lease, cfg: Config): void {
   if (lease.state !== 'open') return;
   // With requests in flight, the last one's settle returns an expired lease: look again an idle time later.
   const at = lease.inflight > 0 ? Date.now() + cfg.CREDIT_LEASE_IDLE_MS : Math.min(lease.validUntil, lease.lastUsed + cfg.CREDIT_LEASE_IDLE_MS);
-  lease.timer = setTimeout(() => {
-    const idle = Date.now() - lease.lastUsed >= cfg.CREDIT_LEASE_IDLE_MS;
-    if (lease.inflight === 0 && (idle || Date.now() >= lease.validUntil)) void maybeReturn(lease, true);
-    else schedule(lease, cfg);
-  }, Math.max(50, at - Date.now()));
+  lease.timer = setTimeout(
+    () => {
+      const idle = Date.now() - lease.lastUsed >= cfg.CREDIT_LEASE_IDLE_MS;
+      if (lease.inflight === 0 && (idle || Date.now() >= lease.validUntil)) void maybeReturn(lease, true);
+      else schedule(lease, cfg);
+    },
+    Math.max(50, at - Date.now()),
+  );
   lease.timer.unref();
 }
 

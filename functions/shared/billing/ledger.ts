@@ -193,7 +193,9 @@ export function monthStartMs(now = new Date()): number {
  */
 export async function findLedgerEntry(accountId: string, requestId: string, shards = 1): Promise<LedgerItem | undefined> {
   const found = await Promise.all(
-    shardPks(accountId, shards).map((pk) => storeCall(() => documentClient().send(new GetCommand({ TableName: tableNames().ledger, Key: { accountId: pk, requestId }, ConsistentRead: true })))),
+    shardPks(accountId, shards).map((pk) =>
+      storeCall(() => documentClient().send(new GetCommand({ TableName: tableNames().ledger, Key: { accountId: pk, requestId }, ConsistentRead: true }))),
+    ),
   );
   const raw = found.map((out) => out.Item).find((item) => item !== undefined && isSettledItem(item));
   return raw === undefined ? undefined : ledgerItemSchema.parse(raw);
@@ -248,24 +250,42 @@ export async function accountActivity(accountId: string, days: number, now = Dat
   const since = today - (days - 1) * 86_400_000;
   const groups = new Map<string, ActivityGroup>();
   const savings = new Map<ActivityGroup, bigint>();
-  await forEachLedgerEntry(accountId, since, (e: LedgerItem) => {
-    const date = e.createdAt.slice(0, 10);
-    const keyHash = e.keyHash ?? '';
-    const id = [date, e.servedModel, e.provider, keyHash].join('\u0000');
-    let g = groups.get(id);
-    if (g === undefined) {
-      g = { date, model: e.servedModel, provider: e.provider, keyHash, requests: 0, promptTokens: 0, completionTokens: 0, costNanoUsd: 0, byokRequests: 0, cachedTokens: 0, cacheWriteTokens: 0, cacheDiscountNanoUsd: 0 };
-      groups.set(id, g);
-    }
-    g.requests += 1;
-    g.promptTokens += e.promptTokens;
-    g.completionTokens += e.completionTokens;
-    g.costNanoUsd += e.costNanoUsd;
-    if (e.byok === true) g.byokRequests += 1;
-    g.cachedTokens += e.cachedTokens ?? 0;
-    g.cacheWriteTokens += (e.cacheWrite5mTokens ?? 0) + (e.cacheWrite1hTokens ?? 0);
-    savings.set(g, (savings.get(g) ?? 0n) + cacheReadSavingMilliNano(e));
-  }, shards);
+  await forEachLedgerEntry(
+    accountId,
+    since,
+    (e: LedgerItem) => {
+      const date = e.createdAt.slice(0, 10);
+      const keyHash = e.keyHash ?? '';
+      const id = [date, e.servedModel, e.provider, keyHash].join('\u0000');
+      let g = groups.get(id);
+      if (g === undefined) {
+        g = {
+          date,
+          model: e.servedModel,
+          provider: e.provider,
+          keyHash,
+          requests: 0,
+          promptTokens: 0,
+          completionTokens: 0,
+          costNanoUsd: 0,
+          byokRequests: 0,
+          cachedTokens: 0,
+          cacheWriteTokens: 0,
+          cacheDiscountNanoUsd: 0,
+        };
+        groups.set(id, g);
+      }
+      g.requests += 1;
+      g.promptTokens += e.promptTokens;
+      g.completionTokens += e.completionTokens;
+      g.costNanoUsd += e.costNanoUsd;
+      if (e.byok === true) g.byokRequests += 1;
+      g.cachedTokens += e.cachedTokens ?? 0;
+      g.cacheWriteTokens += (e.cacheWrite5mTokens ?? 0) + (e.cacheWrite1hTokens ?? 0);
+      savings.set(g, (savings.get(g) ?? 0n) + cacheReadSavingMilliNano(e));
+    },
+    shards,
+  );
   for (const [g, milli] of savings) g.cacheDiscountNanoUsd = Number(milli / 1000n);
   return [...groups.values()].sort((a, b) => a.date.localeCompare(b.date) || a.model.localeCompare(b.model) || a.keyHash.localeCompare(b.keyHash));
 }
@@ -325,4 +345,3 @@ export async function usageSummary(accountId: string, opts: { since?: string } =
   );
   return summary;
 }
-

@@ -83,7 +83,13 @@ export type RateHeaders = Record<'x-ratelimit-limit-requests' | 'x-ratelimit-rem
  * @param limit requests per minute the hold was planned under (0: off).
  * @param now epoch ms.
  */
-export function rateHeadersOf(updated: Record<string, unknown> | undefined, spec: { accountRpm: RpmBranch; keyRpm: RpmBranch }, keyHash: string, limit: number, now: number): RateHeaders | undefined {
+export function rateHeadersOf(
+  updated: Record<string, unknown> | undefined,
+  spec: { accountRpm: RpmBranch; keyRpm: RpmBranch },
+  keyHash: string,
+  limit: number,
+  now: number,
+): RateHeaders | undefined {
   const branch = spec.accountRpm.kind !== 'off' ? spec.accountRpm : spec.keyRpm;
   if (branch.kind === 'off' || limit <= 0) return undefined;
   const accountCount = numberOr(updated?.rpmCount, 1);

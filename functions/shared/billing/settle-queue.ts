@@ -40,14 +40,20 @@ export const UNKNOWN_HOLD_CANCEL_DELAY_S = 15;
  * is given, to the caller: a leased request's entry then travels with its lease's return). A bill that
  * landed is followed by the balance watch (balance-watch.ts: in memory unless a threshold was crossed).
  */
-export async function settleDurably(hold: HoldRecord, outcome: SettleOutcome, budgetMs = IN_PROCESS_SETTLE_MS, onUnqueued?: () => void): Promise<SettleResult | undefined> {
+export async function settleDurably(
+  hold: HoldRecord,
+  outcome: SettleOutcome,
+  budgetMs = IN_PROCESS_SETTLE_MS,
+  onUnqueued?: () => void,
+): Promise<SettleResult | undefined> {
   const deadline = Date.now() + budgetMs;
   let lastError: unknown;
   for (let attempt = 1; Date.now() < deadline; attempt++) {
     try {
       const r = await withTimeout(settleRecord(hold, outcome), deadline - Date.now());
       // A crossing's follow-up goes to the settle function (no read: this container's view decides).
-      if (outcome.kind === 'bill' && !r.alreadySettled) await watchBalance(hold.accountId, { keyHash: hold.keyHash, heldNanoUsd: hold.holdNanoUsd }, queueBalanceAction);
+      if (outcome.kind === 'bill' && !r.alreadySettled)
+        await watchBalance(hold.accountId, { keyHash: hold.keyHash, heldNanoUsd: hold.holdNanoUsd }, queueBalanceAction);
       return r;
     } catch (err) {
       lastError = err;
@@ -71,7 +77,12 @@ export async function queue(hold: HoldRecord, outcome: SettleOutcome, delaySecon
   } catch (err) {
     // The hold stays on the account: the sweep settles it from its prompt estimate once it expires
     // (a leased request's entry goes with its lease's return instead).
-    logger.error(hold.leaseId === undefined ? 'settle could not be queued; the orphan sweep will settle the hold' : 'settle could not be queued; the lease\'s return will write it', { requestId: hold.requestId, accountId: hold.accountId, outcome, error: describe(err) });
+    logger.error(
+      hold.leaseId === undefined
+        ? 'settle could not be queued; the orphan sweep will settle the hold'
+        : "settle could not be queued; the lease's return will write it",
+      { requestId: hold.requestId, accountId: hold.accountId, outcome, error: describe(err) },
+    );
     return false;
   }
 }
@@ -199,7 +210,8 @@ const balanceMessageSchema = z.object({ v: z.literal(1), balance: balanceActionS
  */
 export async function queueBalanceAction(action: BalanceAction): Promise<void> {
   const url = settleQueueUrl();
-  if (url === undefined) throw new Error(`${SETTLE_QUEUE_URL_ENV} is not set: the ${action.kind} of ${action.accountId} cannot be handed to the settle function.`);
+  if (url === undefined)
+    throw new Error(`${SETTLE_QUEUE_URL_ENV} is not set: the ${action.kind} of ${action.accountId} cannot be handed to the settle function.`);
   const { SendMessageCommand } = await loadSqs();
   await (await sqsClient()).send(new SendMessageCommand({ QueueUrl: url, MessageBody: JSON.stringify({ v: 1, balance: action }) }));
 }
@@ -224,8 +236,13 @@ export async function deadLetterMessages(): Promise<number> {
 async function queueDepth(url: string | undefined): Promise<number> {
   if (url === undefined) return 0;
   const { GetQueueAttributesCommand } = await loadSqs();
-  const out = await (await sqsClient()).send(
-    new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible', 'ApproximateNumberOfMessagesDelayed'] }),
+  const out = await (
+    await sqsClient()
+  ).send(
+    new GetQueueAttributesCommand({
+      QueueUrl: url,
+      AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible', 'ApproximateNumberOfMessagesDelayed'],
+    }),
   );
   const a = out.Attributes ?? {};
   return Number(a.ApproximateNumberOfMessages ?? 0) + Number(a.ApproximateNumberOfMessagesNotVisible ?? 0) + Number(a.ApproximateNumberOfMessagesDelayed ?? 0);
@@ -248,7 +265,11 @@ export async function consumeSettleMessages(records: readonly SQSRecord[], runBa
       const balance = balanceMessageSchema.safeParse(body);
       if (balance.success) {
         await runBalance(balance.data.balance).catch((err: unknown) => {
-          logger.warn('balance action failed; SQS will deliver it again', { messageId: record.messageId, kind: balance.data.balance.kind, error: err as Error });
+          logger.warn('balance action failed; SQS will deliver it again', {
+            messageId: record.messageId,
+            kind: balance.data.balance.kind,
+            error: err as Error,
+          });
           batchItemFailures.push({ itemIdentifier: record.messageId });
         });
         continue;
@@ -263,8 +284,14 @@ export async function consumeSettleMessages(records: readonly SQSRecord[], runBa
     try {
       const r = await settleRecord(parsed.hold, parsed.outcome);
       if (!r.alreadySettled) recordSettlesRetried();
-      if (!r.alreadySettled && parsed.outcome.kind === 'bill') await watchBalance(parsed.hold.accountId, { keyHash: parsed.hold.keyHash, heldNanoUsd: parsed.hold.holdNanoUsd, read: true }, queueBalanceAction);
-      logger.info('queued settle applied', { requestId: parsed.hold.requestId, kind: parsed.outcome.kind, alreadySettled: r.alreadySettled, costNanoUsd: r.costNanoUsd });
+      if (!r.alreadySettled && parsed.outcome.kind === 'bill')
+        await watchBalance(parsed.hold.accountId, { keyHash: parsed.hold.keyHash, heldNanoUsd: parsed.hold.holdNanoUsd, read: true }, queueBalanceAction);
+      logger.info('queued settle applied', {
+        requestId: parsed.hold.requestId,
+        kind: parsed.outcome.kind,
+        alreadySettled: r.alreadySettled,
+        costNanoUsd: r.costNanoUsd,
+      });
     } catch (err) {
       logger.warn('queued settle failed; SQS will deliver it again', { requestId: parsed.hold.requestId, error: err as Error });
       batchItemFailures.push({ itemIdentifier: record.messageId });
@@ -272,4 +299,3 @@ export async function consumeSettleMessages(records: readonly SQSRecord[], runBa
   }
   return { batchItemFailures };
 }
-

@@ -104,7 +104,14 @@ export interface HeldCharge extends Charge {
  */
 export function chargeFor(hold: Pick<HoldRecord, 'holdFreeTokens' | 'holdNanoUsd'>, entry: ChargedUsage): HeldCharge {
   const { promptTokens, completionTokens, inputPrice, outputPrice } = entry;
-  const actual = computeCharge({ promptTokens, completionTokens, inputPrice, outputPrice, cache: cacheBucketsOf(entry), freeTokensAvailable: hold.holdFreeTokens });
+  const actual = computeCharge({
+    promptTokens,
+    completionTokens,
+    inputPrice,
+    outputPrice,
+    cache: cacheBucketsOf(entry),
+    freeTokensAvailable: hold.holdFreeTokens,
+  });
   const costNanoUsd = Math.min(actual.costNanoUsd, Math.max(0, hold.holdNanoUsd));
   return { ...actual, costNanoUsd, lossNanoUsd: actual.costNanoUsd - costNanoUsd };
 }
@@ -121,16 +128,27 @@ export async function settleHold(hold: HoldRecord, outcome: SettleOutcome, maxAt
   let legacy = false; // a hold placed before inline holds: a held ledger item (see the file comment)
   for (let attempt = 1; ; attempt++) {
     try {
-      if (legacy) await transactWrite(legacySettleTransaction(hold, outcome, charge, accountSettleUpdate(hold, charge, withKey, false).build()), { retryConflicts: false });
+      if (legacy)
+        await transactWrite(legacySettleTransaction(hold, outcome, charge, accountSettleUpdate(hold, charge, withKey, false).build()), {
+          retryConflicts: false,
+        });
       else if (outcome.kind === 'cancel') await cancelUpdate(hold, withKey);
       else await transactWrite(settleTransaction(hold, outcome.entry, charge, withKey), { retryConflicts: false });
       applySettleToView(hold, charge);
       if (charge.lossNanoUsd > 0 && outcome.kind === 'bill') {
         recordOverHoldLoss(charge.lossNanoUsd);
         logger.warn('usage over the hold', {
-          requestId: hold.requestId, accountId: hold.accountId, provider: outcome.entry.provider, servedModel: outcome.entry.servedModel,
-          heldNanoUsd: hold.holdNanoUsd, costNanoUsd: charge.costNanoUsd, lossNanoUsd: charge.lossNanoUsd,
-          promptTokens: outcome.entry.promptTokens, promptTokensHeld: hold.promptTokensHeld, completionTokens: outcome.entry.completionTokens, completionTokensHeld: hold.maxCompletionTokens,
+          requestId: hold.requestId,
+          accountId: hold.accountId,
+          provider: outcome.entry.provider,
+          servedModel: outcome.entry.servedModel,
+          heldNanoUsd: hold.holdNanoUsd,
+          costNanoUsd: charge.costNanoUsd,
+          lossNanoUsd: charge.lossNanoUsd,
+          promptTokens: outcome.entry.promptTokens,
+          promptTokensHeld: hold.promptTokensHeld,
+          completionTokens: outcome.entry.completionTokens,
+          completionTokensHeld: hold.maxCompletionTokens,
         });
       }
       return { alreadySettled: false, freeTokensUsed: charge.freeTokensUsed, costNanoUsd: charge.costNanoUsd };
@@ -145,7 +163,8 @@ export async function settleHold(hold: HoldRecord, outcome: SettleOutcome, maxAt
           continue;
         }
         const stored = settledBefore(old);
-        if (!legacy && accountReason?.code === 'None' || inlineOf(unmarshallItem(accountReason?.item), hold.requestId) !== undefined) await releaseDuplicate(hold);
+        if ((!legacy && accountReason?.code === 'None') || inlineOf(unmarshallItem(accountReason?.item), hold.requestId) !== undefined)
+          await releaseDuplicate(hold);
         return stored;
       }
       if (err instanceof ConditionalCheckFailedException || accountReason?.code === 'ConditionalCheckFailed') {
@@ -210,13 +229,22 @@ export function settledBefore(old: Record<string, unknown> | undefined): SettleR
 
 /** The ledger entry of a request (strongly consistent read), undefined when there is none. */
 async function readLedgerEntry(hold: HoldRecord): Promise<Record<string, unknown> | undefined> {
-  const out = await storeCall(() => documentClient().send(new GetCommand({ TableName: tableNames().ledger, Key: { accountId: hold.accountId, requestId: hold.requestId }, ConsistentRead: true })));
+  const out = await storeCall(() =>
+    documentClient().send(
+      new GetCommand({ TableName: tableNames().ledger, Key: { accountId: hold.accountId, requestId: hold.requestId }, ConsistentRead: true }),
+    ),
+  );
   return out.Item;
 }
 
 /** The cancel: one UpdateItem of the account releasing everything the hold took. */
 async function cancelUpdate(hold: HoldRecord, withKey: boolean): Promise<void> {
-  const input = { TableName: tableNames().accounts, Key: { accountId: hold.accountId }, ...accountSettleUpdate(hold, NO_CHARGE, withKey).build(), ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const };
+  const input = {
+    TableName: tableNames().accounts,
+    Key: { accountId: hold.accountId },
+    ...accountSettleUpdate(hold, NO_CHARGE, withKey).build(),
+    ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
+  };
   await storeCall(() => documentClient().send(new UpdateCommand(input)));
 }
 
@@ -224,8 +252,22 @@ async function cancelUpdate(hold: HoldRecord, withKey: boolean): Promise<void> {
 function settleTransaction(hold: HoldRecord, entry: UsageEntry, charge: HeldCharge, withKey: boolean): TransactItems {
   const tables = tableNames();
   return [
-    { Put: { TableName: tables.ledger, Item: ledgerEntryItem(hold, entry, charge), ConditionExpression: LEDGER_ENTRY_IS_NEW, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' } },
-    { Update: { TableName: tables.accounts, Key: { accountId: hold.accountId }, ...accountSettleUpdate(hold, charge, withKey).build(), ReturnValuesOnConditionCheckFailure: 'ALL_OLD' } },
+    {
+      Put: {
+        TableName: tables.ledger,
+        Item: ledgerEntryItem(hold, entry, charge),
+        ConditionExpression: LEDGER_ENTRY_IS_NEW,
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      },
+    },
+    {
+      Update: {
+        TableName: tables.accounts,
+        Key: { accountId: hold.accountId },
+        ...accountSettleUpdate(hold, charge, withKey).build(),
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      },
+    },
   ];
 }
 
@@ -281,13 +323,24 @@ export function accountSettleUpdate(hold: HoldRecord, charge: Charge, withKey: b
 function legacySettleTransaction(hold: HoldRecord, outcome: SettleOutcome, charge: Charge, account: ReturnType<UpdateBuilder['build']>): TransactItems {
   const tables = tableNames();
   const key = { accountId: hold.accountId, requestId: hold.requestId };
-  const pending = { ConditionExpression: HOLD_WAS_LEDGER_ITEM, ExpressionAttributeNames: { '#status': 'status' }, ExpressionAttributeValues: { ':held': 'held' }, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const };
+  const pending = {
+    ConditionExpression: HOLD_WAS_LEDGER_ITEM,
+    ExpressionAttributeNames: { '#status': 'status' },
+    ExpressionAttributeValues: { ':held': 'held' },
+    ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
+  };
   let ledger: TransactItems[number];
   if (outcome.kind === 'cancel') {
     ledger = { Delete: { TableName: tables.ledger, Key: key, ...pending } };
   } else {
     const b = new UpdateBuilder();
-    const fields: Record<string, unknown> = { ...outcome.entry, byok: outcome.entry.byok === true, freeTokensUsed: charge.freeTokensUsed, costNanoUsd: charge.costNanoUsd, settledAt: new Date().toISOString() };
+    const fields: Record<string, unknown> = {
+      ...outcome.entry,
+      byok: outcome.entry.byok === true,
+      freeTokensUsed: charge.freeTokensUsed,
+      costNanoUsd: charge.costNanoUsd,
+      settledAt: new Date().toISOString(),
+    };
     for (const [k, v] of Object.entries(fields)) b.set(`${b.name(k)} = ${b.value(v)}`);
     b.remove(b.name('holdBucket'));
     b.remove(b.name('holdExpiresAt'));
@@ -309,7 +362,13 @@ export async function listLegacyHolds(expiredBefore?: number): Promise<HoldRecor
   do {
     const page = await storeCall(() =>
       documentClient().send(
-        new ScanCommand({ TableName: tableNames().ledger, FilterExpression: '#status = :held', ExpressionAttributeNames: { '#status': 'status' }, ExpressionAttributeValues: { ':held': 'held' }, ExclusiveStartKey: startKey }),
+        new ScanCommand({
+          TableName: tableNames().ledger,
+          FilterExpression: '#status = :held',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':held': 'held' },
+          ExclusiveStartKey: startKey,
+        }),
       ),
     );
     for (const raw of page.Items ?? []) {

@@ -48,7 +48,13 @@ export async function refillShard(accountId: string, k: number, demand: HoldDema
     return readState(shardPk(accountId, k), { consistent: true });
   }
   const target = await readState(shardPk(accountId, k), { consistent: true });
-  const need = computeCharge({ promptTokens: demand.promptTokens, completionTokens: demand.outputTokens, freeTokensAvailable: 0, inputPrice: demand.inputPrice, outputPrice: demand.outputPrice });
+  const need = computeCharge({
+    promptTokens: demand.promptTokens,
+    completionTokens: demand.outputTokens,
+    freeTokensAvailable: 0,
+    inputPrice: demand.inputPrice,
+    outputPrice: demand.outputPrice,
+  });
   const tokensNeeded = demand.promptTokens + demand.outputTokens;
   const credit = Math.min(root.creditNanoUsd, Math.max(need.costNanoUsd, Math.floor(root.creditNanoUsd / root.shards)));
   const free = Math.min(root.freeTokens, Math.max(tokensNeeded, Math.floor(root.freeTokens / root.shards)));
@@ -67,7 +73,8 @@ export async function gatherInto(accountId: string, shards: number, k: number): 
   for (let j = 0; j < shards; j++) {
     if (j === k) continue;
     const s = await readState(shardPk(accountId, j), { consistent: true });
-    if (s.creditNanoUsd > 0 || s.freeTokens > 0) sources.push({ pk: shardPk(accountId, j), credit: Math.max(0, s.creditNanoUsd), free: Math.max(0, s.freeTokens) });
+    if (s.creditNanoUsd > 0 || s.freeTokens > 0)
+      sources.push({ pk: shardPk(accountId, j), credit: Math.max(0, s.creditNanoUsd), free: Math.max(0, s.freeTokens) });
   }
   if (sources.length > 0) await move(sources, shardPk(accountId, k));
 }
@@ -141,7 +148,20 @@ export async function setShards(accountId: string, count: number): Promise<numbe
     items.push({
       Put: {
         TableName: table,
-        Item: { accountId: shardPk(accountId, j), ownerAccountId: accountId, shard: j, freeTokens: 0, heldFreeTokens: 0, creditNanoUsd: 0, heldNanoUsd: 0, usedNanoUsd: 0, usedFreeTokens: 0, inflight: 0, keys, holds: {} },
+        Item: {
+          accountId: shardPk(accountId, j),
+          ownerAccountId: accountId,
+          shard: j,
+          freeTokens: 0,
+          heldFreeTokens: 0,
+          creditNanoUsd: 0,
+          heldNanoUsd: 0,
+          usedNanoUsd: 0,
+          usedFreeTokens: 0,
+          inflight: 0,
+          keys,
+          holds: {},
+        },
         ConditionExpression: 'attribute_not_exists(accountId)',
       },
     });

@@ -111,9 +111,19 @@ export async function sweepOrphanedHolds(nowMs = Date.now()): Promise<SweepResul
     overdue.some((h) => !h.queued && h.holdExpiresAt >= nowMs - UNMARKED_HOLD_QUEUE_WAIT_MS) ? pendingSettleMessages() : 0,
     deadLetterMessages(),
   ]);
-  const due = overdue.filter((h) => (h.queued ? h.holdExpiresAt < nowMs - QUEUED_HOLD_WAIT_MS : queued === 0 || h.holdExpiresAt < nowMs - UNMARKED_HOLD_QUEUE_WAIT_MS));
+  const due = overdue.filter((h) =>
+    h.queued ? h.holdExpiresAt < nowMs - QUEUED_HOLD_WAIT_MS : queued === 0 || h.holdExpiresAt < nowMs - UNMARKED_HOLD_QUEUE_WAIT_MS,
+  );
   const deferred = overdue.length - due.length;
-  logger.info('orphan sweep', { indexEntries: found.indexEntries, cleared: found.cleared, pending: found.holds.length, overdue: overdue.length, deferred, settleQueue: queued, deadLetters });
+  logger.info('orphan sweep', {
+    indexEntries: found.indexEntries,
+    cleared: found.cleared,
+    pending: found.holds.length,
+    overdue: overdue.length,
+    deferred,
+    settleQueue: queued,
+    deadLetters,
+  });
   const holds = due.length === 0 ? [] : await recordsOf(due);
   let settled = 0;
   let failed = 0;
@@ -123,7 +133,12 @@ export async function sweepOrphanedHolds(nowMs = Date.now()): Promise<SweepResul
       const r = isLeaseId(hold.requestId) ? await reconcileLease(hold) : await settleHold(hold, orphanOutcome(hold));
       if (!r.alreadySettled) {
         settled++;
-        logger.warn(isLeaseId(hold.requestId) ? 'orphaned lease reconciled' : 'orphaned hold settled', { requestId: hold.requestId, accountId: hold.accountId, costNanoUsd: r.costNanoUsd, freeTokensUsed: r.freeTokensUsed });
+        logger.warn(isLeaseId(hold.requestId) ? 'orphaned lease reconciled' : 'orphaned hold settled', {
+          requestId: hold.requestId,
+          accountId: hold.accountId,
+          costNanoUsd: r.costNanoUsd,
+          freeTokensUsed: r.freeTokensUsed,
+        });
       }
     } catch (err) {
       failed++;

@@ -98,7 +98,13 @@ export function buildCatalogue(entries: readonly CatalogueEntryData[], aliases: 
   const byId = new Map<string, CatalogueEntry>();
   for (const e of entries) {
     if (byId.has(e.id)) throw new Error(`catalogue: duplicate model id ${e.id}`);
-    byId.set(e.id, toEntry(e, aliases.filter((a) => a.model === e.id)));
+    byId.set(
+      e.id,
+      toEntry(
+        e,
+        aliases.filter((a) => a.model === e.id),
+      ),
+    );
   }
   const byAlias = new Map<string, CatalogueEntry>();
   for (const a of aliases) {
@@ -115,11 +121,13 @@ export function buildCatalogue(entries: readonly CatalogueEntryData[], aliases: 
       if (other.kind !== e.kind) throw new Error(`catalogue: ${e.id} (${e.kind}) names equivalent ${eq} of kind ${other.kind}`);
       if (eq === e.id) throw new Error(`catalogue: ${e.id} names itself as equivalent`);
       // Vectors of different models live in different spaces: an embedding never falls back to another model.
-      if (e.kind === 'embedding') throw new Error(`catalogue: embedding model ${e.id} names an equivalent (${eq}); embeddings never fall back to another model`);
+      if (e.kind === 'embedding')
+        throw new Error(`catalogue: embedding model ${e.id} names an equivalent (${eq}); embeddings never fall back to another model`);
     }
     if (e.kind !== 'chat' && e.hedge !== undefined) throw new Error(`catalogue: ${e.kind} model ${e.id} cannot hedge: only chat races first tokens`);
     // An image model's targets say what they can make; no other kind has that.
-    if (e.targets.some((t) => (t.image !== undefined) !== (e.kind === 'image'))) throw new Error(`catalogue: ${e.id}: a target has \`image\` data if and only if the model is of kind image`);
+    if (e.targets.some((t) => (t.image !== undefined) !== (e.kind === 'image')))
+      throw new Error(`catalogue: ${e.id}: a target has \`image\` data if and only if the model is of kind image`);
   }
   return byId;
 }
@@ -169,10 +177,14 @@ function toTarget(t: CatalogueTargetData): CatalogueTarget {
  * long-context tier scales the base tier's cache prices by its input price (Anthropic's and Google's
  * are fixed fractions or multiples of the input) unless it names its own cached-input price.
  */
-function prices(base: CatalogueTargetData['price'], tier: { inputUsdPerMTok: number; outputUsdPerMTok: number; cachedInputUsdPerMTok?: number | undefined } = base): TokenPrices {
+function prices(
+  base: CatalogueTargetData['price'],
+  tier: { inputUsdPerMTok: number; outputUsdPerMTok: number; cachedInputUsdPerMTok?: number | undefined } = base,
+): TokenPrices {
   const input = usdPerMTokToMicro(tier.inputUsdPerMTok);
   const baseInput = usdPerMTokToMicro(base.inputUsdPerMTok);
-  const scaled = (usd: number | undefined): number => (usd === undefined ? input : baseInput === input ? usdPerMTokToMicro(usd) : Math.ceil((usdPerMTokToMicro(usd) * input) / Math.max(1, baseInput)));
+  const scaled = (usd: number | undefined): number =>
+    usd === undefined ? input : baseInput === input ? usdPerMTokToMicro(usd) : Math.ceil((usdPerMTokToMicro(usd) * input) / Math.max(1, baseInput));
   return {
     input,
     cachedInput: tier.cachedInputUsdPerMTok !== undefined ? usdPerMTokToMicro(tier.cachedInputUsdPerMTok) : scaled(base.cachedInputUsdPerMTok),
@@ -184,7 +196,13 @@ function prices(base: CatalogueTargetData['price'], tier: { inputUsdPerMTok: num
 
 /** Displayed prices: each bucket's upstream price × 1.055, rounded up once (money/price.ts). */
 function withFee(p: TokenPrices): TokenPrices {
-  return { input: displayedPrice(p.input), cachedInput: displayedPrice(p.cachedInput), cacheWrite5m: displayedPrice(p.cacheWrite5m), cacheWrite1h: displayedPrice(p.cacheWrite1h), output: displayedPrice(p.output) };
+  return {
+    input: displayedPrice(p.input),
+    cachedInput: displayedPrice(p.cachedInput),
+    cacheWrite5m: displayedPrice(p.cacheWrite5m),
+    cacheWrite1h: displayedPrice(p.cacheWrite1h),
+    output: displayedPrice(p.output),
+  };
 }
 
 function longContextTier(promptTokensAbove: number, upstreamPrice: TokenPrices): NonNullable<CatalogueTarget['longContext']> {
@@ -210,7 +228,13 @@ export function byokFeePricesFor(target: CatalogueTarget, promptTokens: number):
   const tier = long !== undefined && promptTokens > long.promptTokensAbove ? long : target;
   const d = tier.displayedPrice;
   const u = tier.upstreamPrice;
-  return { input: d.input - u.input, cachedInput: d.cachedInput - u.cachedInput, cacheWrite5m: d.cacheWrite5m - u.cacheWrite5m, cacheWrite1h: d.cacheWrite1h - u.cacheWrite1h, output: d.output - u.output };
+  return {
+    input: d.input - u.input,
+    cachedInput: d.cachedInput - u.cachedInput,
+    cacheWrite5m: d.cacheWrite5m - u.cacheWrite5m,
+    cacheWrite1h: d.cacheWrite1h - u.cacheWrite1h,
+    output: d.output - u.output,
+  };
 }
 
 /** The catalogue of this deployment (built once per container). */

@@ -138,9 +138,7 @@ export const targetSchema = z.strictObject({
   /** How this target starts answering (default derived from `capabilities.reasoning`). */
   latency: z.optional(latencyProfile),
   /** Per-target attempt time limits (ms), over the provider's and the defaults (routing/timeouts.ts). */
-  timeouts: z.optional(
-    z.strictObject({ stream: z.optional(timeoutFields), buffered: z.optional(timeoutFields) }),
-  ),
+  timeouts: z.optional(z.strictObject({ stream: z.optional(timeoutFields), buffered: z.optional(timeoutFields) })),
 });
 export type CatalogueTargetData = z.infer<typeof targetSchema>;
 
@@ -181,4 +179,3 @@ export const aliasSchema = z.strictObject({
 export type CatalogueAliasData = z.infer<typeof aliasSchema>;
 
 export const aliasesSchema = z.array(aliasSchema);
-

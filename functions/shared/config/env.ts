@@ -30,7 +30,11 @@ import * as z from '../validation/zod';
  * variable, what was expected and the value received (settings only: no secrets are in the schema).
  */
 export class ConfigError extends Error {
-  constructor(readonly variable: string, expected: string, got: string) {
+  constructor(
+    readonly variable: string,
+    expected: string,
+    got: string,
+  ) {
     super(`${variable} must be ${expected}, got '${got}'.`);
     this.name = 'ConfigError';
   }
@@ -42,7 +46,10 @@ const blankToUndefined = (v: unknown) => (typeof v === 'string' ? (v.trim() === 
 const optionalSetting = <T extends z.ZodMiniType>(schema: T) => z.preprocess(blankToUndefined, z.optional(schema));
 const int = (min: number, max = Number.MAX_SAFE_INTEGER) => z.coerce.number().check(z.int(), z.gte(min), z.lte(max));
 const withDefault = <T extends z.ZodMiniType>(schema: T, fallback: z.output<T>) =>
-  z.pipe(optionalSetting(schema), z.transform((v) => (v === undefined ? fallback : v) as z.output<T>));
+  z.pipe(
+    optionalSetting(schema),
+    z.transform((v) => (v === undefined ? fallback : v) as z.output<T>),
+  );
 const optionalString = optionalSetting(z.string());
 const optionalUrl = optionalSetting(z.url());
 
@@ -198,7 +205,13 @@ const FIELDS = {
   /** `service` in log lines and metrics (the stack sets the stack name). Default `modelmux`. */
   POWERTOOLS_SERVICE_NAME: { schema: withDefault(z.string(), 'modelmux'), expected: 'a service name' },
   /** `true` loads the X-Ray tracer at INIT. */
-  POWERTOOLS_TRACE_ENABLED: { schema: z.pipe(optionalSetting(z.enum(['true', 'false'])), z.transform((v) => v === 'true')), expected: "'true' or 'false'" },
+  POWERTOOLS_TRACE_ENABLED: {
+    schema: z.pipe(
+      optionalSetting(z.enum(['true', 'false'])),
+      z.transform((v) => v === 'true'),
+    ),
+    expected: "'true' or 'false'",
+  },
 } satisfies Record<string, { schema: z.ZodMiniType; expected: string }>;
 
 type Fields = typeof FIELDS;
@@ -276,5 +289,7 @@ export interface RateLimits {
  * @throws ConfigError naming the variable when one is unusable.
  */
 export function rateLimitsFor(purchasedNanoUsd: number, c: Config = config()): RateLimits {
-  return purchasedNanoUsd > 0 ? { rpm: c.RATE_LIMIT_RPM, concurrent: c.RATE_LIMIT_CONCURRENT } : { rpm: c.RATE_LIMIT_FREE_RPM, concurrent: c.RATE_LIMIT_FREE_CONCURRENT };
+  return purchasedNanoUsd > 0
+    ? { rpm: c.RATE_LIMIT_RPM, concurrent: c.RATE_LIMIT_CONCURRENT }
+    : { rpm: c.RATE_LIMIT_FREE_RPM, concurrent: c.RATE_LIMIT_FREE_CONCURRENT };
 }

@@ -122,7 +122,9 @@ function parseSecretObject(secretId: string, secretString: string, source: Secre
     throw new Error(`The ${source.label} secret ${secretId} is not valid JSON; store a JSON object such as ${source.example}`);
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-    throw new Error(`The ${source.label} secret ${secretId} must be a JSON object of variable name -> string, got ${Array.isArray(parsed) ? 'an array' : typeof parsed === 'object' ? 'null' : `a ${typeof parsed}`}`);
+    throw new Error(
+      `The ${source.label} secret ${secretId} must be a JSON object of variable name -> string, got ${Array.isArray(parsed) ? 'an array' : typeof parsed === 'object' ? 'null' : `a ${typeof parsed}`}`,
+    );
   }
   const values: Record<string, string> = {};
   for (const [name, value] of Object.entries(parsed)) {

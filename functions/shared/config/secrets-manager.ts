@@ -43,7 +43,17 @@ export async function getSecretString(secretId: string): Promise<string | undefi
   let client = clients.get(region);
   if (client === undefined) {
     const endpoint = process.env.AWS_ENDPOINT_URL_SECRETS_MANAGER || process.env.AWS_ENDPOINT_URL || `https://secretsmanager.${region}.amazonaws.com`;
-    client = new AwsJsonClient({ endpoint, region, service: 'secretsmanager', targetPrefix: 'secretsmanager', jsonVersion: '1.1', credentials, maxAttempts: 3, connectionTimeoutMs: 2_000, requestTimeoutMs: 5_000 });
+    client = new AwsJsonClient({
+      endpoint,
+      region,
+      service: 'secretsmanager',
+      targetPrefix: 'secretsmanager',
+      jsonVersion: '1.1',
+      credentials,
+      maxAttempts: 3,
+      connectionTimeoutMs: 2_000,
+      requestTimeoutMs: 5_000,
+    });
     clients.set(region, client);
   }
   const { body } = await client.call('GetSecretValue', { SecretId: secretId });

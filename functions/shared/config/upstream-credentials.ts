@@ -13,9 +13,7 @@
 import { UPSTREAM_ENV_VARS } from '../providers/manifest';
 import { createSecretJsonLoader, type SecretValues } from './secret-json';
 
-
 import { UPSTREAM_SECRET_ARN_ENV } from './stack-contract';
-
 
 /**
  * What the client reads when the upstream keys cannot be loaded: it names neither the secret nor any

@@ -19,7 +19,11 @@ import { createEventGzip } from './response-encoding';
  * @param out the Function URL response stream (`HttpResponseStream.from`): its first write carries the prelude.
  * @param gone resolves when `signal` aborts.
  */
-export async function writeFrames(out: Writable, frames: AsyncIterable<string>, opts: { gzip: boolean; signal: AbortSignal; gone: Promise<void> }): Promise<void> {
+export async function writeFrames(
+  out: Writable,
+  frames: AsyncIterable<string>,
+  opts: { gzip: boolean; signal: AbortSignal; gone: Promise<void> },
+): Promise<void> {
   const { signal, gone } = opts;
   const gzip = opts.gzip ? createEventGzip() : undefined;
   if (gzip !== undefined) gzip.pipe(out, { end: false });

@@ -29,7 +29,8 @@ export async function emailOfAccessToken(accessToken: string): Promise<string> {
     attributes = (await client.send(new GetUserCommand({ AccessToken: accessToken }))).UserAttributes;
   } catch (err) {
     const name = (err as { name?: string }).name ?? '';
-    if (/NotAuthorized|UserNotFound|InvalidParameter/.test(name)) throw new AuthenticationError('Your sign-in is no longer valid. Sign in again.', 'invalid_token');
+    if (/NotAuthorized|UserNotFound|InvalidParameter/.test(name))
+      throw new AuthenticationError('Your sign-in is no longer valid. Sign in again.', 'invalid_token');
     throw new ConfigUnavailableError('The sign-in service cannot be reached right now. Please retry.', { cause: err });
   }
   const email = attributes?.find((a) => a.Name === 'email')?.Value;

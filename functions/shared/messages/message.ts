@@ -81,7 +81,16 @@ export function messageFromParts(parts: CompletionParts, id: string, model: stri
     if (call.type !== 'function') continue;
     content.push({ type: 'tool_use', id: call.id, name: call.function.name, input: toolInput(call.function.arguments) });
   }
-  return { id, type: 'message', role: 'assistant', model, content, stop_reason: stopReason(choice?.finish_reason ?? null), stop_sequence: null, usage: messagesUsage(usage) };
+  return {
+    id,
+    type: 'message',
+    role: 'assistant',
+    model,
+    content,
+    stop_reason: stopReason(choice?.finish_reason ?? null),
+    stop_sequence: null,
+    usage: messagesUsage(usage),
+  };
 }
 
 /** A tool call's JSON text as the `input` object Anthropic's `tool_use` carries. */
@@ -103,7 +112,16 @@ export function toolInput(args: string): Record<string, unknown> {
  * `model` are ours (the client's model name).
  */
 export function messageFromEvents(events: readonly UpstreamEventText[], id: string, model: string): MessageObject {
-  let message: MessageObject = { id, type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage: messagesUsage(undefined) };
+  let message: MessageObject = {
+    id,
+    type: 'message',
+    role: 'assistant',
+    model,
+    content: [],
+    stop_reason: null,
+    stop_sequence: null,
+    usage: messagesUsage(undefined),
+  };
   const json = new Map<number, string>();
   for (const e of events) {
     const ev = JSON.parse(e.data) as Record<string, unknown>;

@@ -37,10 +37,14 @@ export function displayName(id: string): string {
  * @param query the raw query string (`limit=…&after_id=…`).
  * @throws InvalidRequestError (400) for a `limit` outside 1–1000.
  */
-export function anthropicModelPage(entries: readonly CatalogueEntry[], query: string | undefined): { data: AnthropicModelInfo[]; has_more: boolean; first_id: string | null; last_id: string | null } {
+export function anthropicModelPage(
+  entries: readonly CatalogueEntry[],
+  query: string | undefined,
+): { data: AnthropicModelInfo[]; has_more: boolean; first_id: string | null; last_id: string | null } {
   const params = new URLSearchParams(query ?? '');
   const limit = params.has('limit') ? Number(params.get('limit')) : 20;
-  if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new InvalidRequestError('limit: Input should be an integer between 1 and 1000', { param: 'limit' });
+  if (!Number.isInteger(limit) || limit < 1 || limit > 1000)
+    throw new InvalidRequestError('limit: Input should be an integer between 1 and 1000', { param: 'limit' });
   const ids = entries.map((e) => e.id);
   const after = params.get('after_id');
   const before = params.get('before_id');

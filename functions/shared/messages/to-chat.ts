@@ -85,7 +85,8 @@ function assistantMessage(m: MessageParam): Record<string, unknown> {
   let reasoning = '';
   const calls: Record<string, unknown>[] = [];
   for (const b of blocksOf(m)) {
-    if (b.type === 'tool_use') calls.push({ id: str(b['id']), type: 'function', function: { name: str(b['name']), arguments: JSON.stringify(b['input'] ?? {}) } });
+    if (b.type === 'tool_use')
+      calls.push({ id: str(b['id']), type: 'function', function: { name: str(b['name']), arguments: JSON.stringify(b['input'] ?? {}) } });
     else if (b.type === 'thinking') reasoning += str(b['thinking']);
     else if (b.type !== 'redacted_thinking') text += blockText(b);
   }
@@ -102,7 +103,10 @@ function userPart(b: ContentBlock): Record<string, unknown> {
     return { type: 'image_url', image_url: { url } };
   }
   if (b.type === 'document' && source?.['type'] === 'base64') {
-    return { type: 'file', file: { file_data: `data:${str(source['media_type'])};base64,${str(source['data'])}`, filename: str(b['title']) || 'document.pdf' } };
+    return {
+      type: 'file',
+      file: { file_data: `data:${str(source['media_type'])};base64,${str(source['data'])}`, filename: str(b['title']) || 'document.pdf' },
+    };
   }
   return { type: 'text', text: blockText(b) };
 }
@@ -124,7 +128,10 @@ function toolResultText(b: ContentBlock): string {
 function chatTools(body: MessagesRequest): Record<string, unknown> {
   const tools = (body.tools ?? [])
     .filter((t) => (t.type == null || t.type === 'custom') && t.input_schema !== undefined && t['defer_loading'] !== true)
-    .map((t) => ({ type: 'function', function: { name: t.name, ...(t.description !== undefined ? { description: t.description } : {}), parameters: t.input_schema } }));
+    .map((t) => ({
+      type: 'function',
+      function: { name: t.name, ...(t.description !== undefined ? { description: t.description } : {}), parameters: t.input_schema },
+    }));
   if (tools.length === 0) return {};
   const out: Record<string, unknown> = { tools };
   const choice = body.tool_choice;

@@ -100,7 +100,12 @@ export function computeCharge(input: ChargeInput): Charge {
   const uncached = promptTokens - cache.readTokens - cache.write5mTokens - cache.write1hTokens;
   if (uncached < 0) throw new RangeError('cache buckets exceed promptTokens.');
   const free = BigInt(Math.max(0, input.freeTokensAvailable));
-  const buckets: Array<[tokens: number, price: number]> = [[uncached, inputPrice], [cache.readTokens, cache.readPrice], [cache.write5mTokens, cache.write5mPrice], [cache.write1hTokens, cache.write1hPrice]];
+  const buckets: Array<[tokens: number, price: number]> = [
+    [uncached, inputPrice],
+    [cache.readTokens, cache.readPrice],
+    [cache.write5mTokens, cache.write5mPrice],
+    [cache.write1hTokens, cache.write1hPrice],
+  ];
   // Value of one free token, and each bucket's weight against it (≤ one token each).
   const unit = BigInt(inputPrice > 0 ? inputPrice : 1);
   let value = 0n; // tokens × µUSD/MTok

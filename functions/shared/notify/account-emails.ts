@@ -49,7 +49,9 @@ export function noticeText(n: AccountNotice): { subject: string; text: string } 
  * @throws StoreUnavailableError (503) when the account cannot be read.
  */
 export async function notifyAccount(accountId: string, notice: AccountNotice): Promise<EmailOutcome | undefined> {
-  const out = await storeCall(() => documentClient().send(new GetCommand({ TableName: tableNames().accounts, Key: { accountId }, ProjectionExpression: 'email' })));
+  const out = await storeCall(() =>
+    documentClient().send(new GetCommand({ TableName: tableNames().accounts, Key: { accountId }, ProjectionExpression: 'email' })),
+  );
   const to = out.Item?.email;
   if (typeof to !== 'string' || to === '') return undefined;
   return sendEmail({ to, ...noticeText(notice) });

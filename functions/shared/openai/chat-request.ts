@@ -63,7 +63,12 @@ const webSearchOptions = z.object({
   user_location: z.nullish(
     z.object({
       type: z.literal('approximate'),
-      approximate: z.object({ country: z.optional(z.string()), region: z.optional(z.string()), city: z.optional(z.string()), timezone: z.optional(z.string()) }),
+      approximate: z.object({
+        country: z.optional(z.string()),
+        region: z.optional(z.string()),
+        city: z.optional(z.string()),
+        timezone: z.optional(z.string()),
+      }),
     }),
   ),
   search_context_size: z.optional(z.enum(['low', 'medium', 'high'])),
@@ -176,7 +181,11 @@ export const chatCompletionRequest = z
         ctx.addIssue({ code: 'custom', path: ['stream_options'], message: 'stream_options is only allowed when stream is true' });
       }
       if (req.google !== undefined && req.extra_body !== undefined && req.google.cached_content !== req.extra_body.google.cached_content) {
-        ctx.addIssue({ code: 'custom', path: ['google', 'cached_content'], message: 'google.cached_content and extra_body.google.cached_content name different caches: give one' });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['google', 'cached_content'],
+          message: 'google.cached_content and extra_body.google.cached_content name different caches: give one',
+        });
       }
     }),
   );

@@ -1,5 +1,14 @@
 import type { MessageToolCall } from './chat-tools';
-import type { AssistantMessage, ChunkChoice, ChunkParts, CompletionChoice, CompletionParts, FinishReason, ToolCallDelta, UpstreamEventText } from './chat-response';
+import type {
+  AssistantMessage,
+  ChunkChoice,
+  ChunkParts,
+  CompletionChoice,
+  CompletionParts,
+  FinishReason,
+  ToolCallDelta,
+  UpstreamEventText,
+} from './chat-response';
 import type { TokenUsage } from '../usage/token-usage';
 
 /**
@@ -152,7 +161,11 @@ function toChoice(index: number, c: ChoiceState, rules: AssemblyRules): Completi
 function toToolCall(s: ToolCallState, fallbackId: string, rules: AssemblyRules): MessageToolCall {
   const id = s.id ?? fallbackId;
   if (s.type === 'custom') return { id, type: 'custom', custom: { name: s.name ?? '', input: s.input } };
-  const call: MessageToolCall = { id, type: 'function', function: { name: s.name ?? '', arguments: rules.toolArguments === 'compact-json' ? compactJson(s.input) : s.input } };
+  const call: MessageToolCall = {
+    id,
+    type: 'function',
+    function: { name: s.name ?? '', arguments: rules.toolArguments === 'compact-json' ? compactJson(s.input) : s.input },
+  };
   if (s.extra !== undefined) call.extra_content = s.extra;
   return call;
 }

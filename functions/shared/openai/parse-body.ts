@@ -25,10 +25,9 @@ export function parseJsonBody<S extends core.$ZodType>(
   try {
     json = JSON.parse(raw);
   } catch {
-    throw new InvalidRequestError(
-      'We could not parse the JSON body of your request. The body must be valid JSON (Content-Type: application/json).',
-      { code: 'invalid_json' },
-    );
+    throw new InvalidRequestError('We could not parse the JSON body of your request. The body must be valid JSON (Content-Type: application/json).', {
+      code: 'invalid_json',
+    });
   }
   if (typeof json !== 'object' || json === null || Array.isArray(json)) {
     throw new InvalidRequestError('The request body must be a JSON object.');
@@ -47,9 +46,7 @@ export function parseJsonBody<S extends core.$ZodType>(
   }
   const param = formatPath(issue.path);
   const missing = issue.code === 'invalid_type' && issue.message.includes('received undefined');
-  const message = missing
-    ? `Missing required parameter: '${param}'.`
-    : `Invalid value for '${param || 'body'}': ${issue.message}.`;
+  const message = missing ? `Missing required parameter: '${param}'.` : `Invalid value for '${param || 'body'}': ${issue.message}.`;
   throw new InvalidRequestError(message, { param: param || null, code: missing ? 'missing_required_parameter' : 'invalid_value' });
 }
 

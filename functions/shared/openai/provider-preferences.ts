@@ -47,7 +47,15 @@ export const providerPreferences = z.strictObject({
   data_collection: z.nullish(z.enum(['allow', 'deny'])),
   zdr: z.nullish(z.boolean()),
   // OpenRouter also takes `{by, partition}`; the partition does not apply to one model's few targets.
-  sort: z.nullish(z.union([z.enum(SORTS), z.pipe(z.object({ by: z.enum(SORTS) }), z.transform((o) => o.by))])),
+  sort: z.nullish(
+    z.union([
+      z.enum(SORTS),
+      z.pipe(
+        z.object({ by: z.enum(SORTS) }),
+        z.transform((o) => o.by),
+      ),
+    ]),
+  ),
   max_price: z.nullish(z.strictObject({ prompt: z.optional(usdPerMTok), completion: z.optional(usdPerMTok) })),
 });
 export type ProviderPreferences = z.infer<typeof providerPreferences>;
@@ -64,4 +72,3 @@ export function splitModelSuffix(model: string): { model: string; sort: Provider
   const sort = at > 0 ? SUFFIX_SORT[model.slice(at + 1)] : undefined;
   return sort === undefined ? { model, sort: undefined } : { model: model.slice(0, at), sort };
 }
-

@@ -39,9 +39,15 @@ export function assertWithinOutputLimit(body: ChatCompletionRequest, entry: Cata
 export function assertDimensions(body: EmbeddingsRequest, entry: CatalogueEntry, modelDimensions: number): void {
   if (body.dimensions === undefined) return;
   if (entry.targets.some((t) => t.fixedDimensions)) {
-    throw new InvalidRequestError(`This model does not support specifying dimensions: ${entry.id} always returns ${modelDimensions}-dimensional vectors.`, { param: 'dimensions', code: 'unsupported_parameter' });
+    throw new InvalidRequestError(`This model does not support specifying dimensions: ${entry.id} always returns ${modelDimensions}-dimensional vectors.`, {
+      param: 'dimensions',
+      code: 'unsupported_parameter',
+    });
   }
   if (body.dimensions > modelDimensions) {
-    throw new InvalidRequestError(`dimensions must be at most ${modelDimensions} for ${body.model}; got ${body.dimensions}.`, { param: 'dimensions', code: 'invalid_value' });
+    throw new InvalidRequestError(`dimensions must be at most ${modelDimensions} for ${body.model}; got ${body.dimensions}.`, {
+      param: 'dimensions',
+      code: 'invalid_value',
+    });
   }
 }

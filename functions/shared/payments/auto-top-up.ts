@@ -78,10 +78,14 @@ export async function failAutoTopUp(input: { accountId: string; seq: number; mon
  */
 async function pauseAutoTopUp(input: { accountId: string; seq: number; month: string; amountCents: number; reason: string }): Promise<boolean> {
   const b = new UpdateBuilder();
-  b.set(`${b.path('autoTopUp', 'pausedAt')} = ${b.value(new Date().toISOString())}, ${b.path('autoTopUp', 'pausedReason')} = ${b.value(input.reason.slice(0, 300))}`);
+  b.set(
+    `${b.path('autoTopUp', 'pausedAt')} = ${b.value(new Date().toISOString())}, ${b.path('autoTopUp', 'pausedReason')} = ${b.value(input.reason.slice(0, 300))}`,
+  );
   b.add(b.name(input.month), -input.amountCents);
   b.remove(b.name('autoTopUpPendingAt'));
-  b.when(`attribute_exists(${b.name('autoTopUp')}) AND attribute_exists(${b.name('autoTopUpPendingAt')}) AND ${b.name('autoTopUpSeq')} = ${b.value(input.seq)}`);
+  b.when(
+    `attribute_exists(${b.name('autoTopUp')}) AND attribute_exists(${b.name('autoTopUpPendingAt')}) AND ${b.name('autoTopUpSeq')} = ${b.value(input.seq)}`,
+  );
   try {
     await storeCall(() => documentClient().send(new UpdateCommand({ TableName: tableNames().accounts, Key: { accountId: input.accountId }, ...b.build() })));
     logger.warn('auto top-up failed and is paused', { accountId: input.accountId, seq: input.seq, reason: input.reason });
@@ -129,7 +133,8 @@ export async function saveLowBalanceAlert(accountId: string, thresholdNanoUsd: n
       new UpdateCommand({
         TableName: tableNames().accounts,
         Key: { accountId },
-        UpdateExpression: thresholdNanoUsd === undefined ? 'REMOVE lowBalanceNanoUsd, lowBalanceAlertAt' : 'SET lowBalanceNanoUsd = :t REMOVE lowBalanceAlertAt',
+        UpdateExpression:
+          thresholdNanoUsd === undefined ? 'REMOVE lowBalanceNanoUsd, lowBalanceAlertAt' : 'SET lowBalanceNanoUsd = :t REMOVE lowBalanceAlertAt',
         ConditionExpression: 'attribute_exists(accountId)',
         ...(thresholdNanoUsd === undefined ? {} : { ExpressionAttributeValues: { ':t': thresholdNanoUsd } }),
       }),

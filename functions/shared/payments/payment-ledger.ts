@@ -111,12 +111,18 @@ export async function creditPayment(input: CreditInput): Promise<PaymentOutcome>
         Key: { accountId: input.accountId },
         UpdateExpression: `ADD creditNanoUsd :amount, purchasedNanoUsd :amount${set}${remove}`,
         ConditionExpression: ACCOUNT_EXISTS_AND_CREDIT_FITS,
-        ExpressionAttributeValues: { ':amount': nanoUsd, ':ceiling': Number.MAX_SAFE_INTEGER - nanoUsd, ...(card === undefined ? {} : { ':customer': card.customerId, ':pm': card.paymentMethodId }) },
+        ExpressionAttributeValues: {
+          ':amount': nanoUsd,
+          ':ceiling': Number.MAX_SAFE_INTEGER - nanoUsd,
+          ...(card === undefined ? {} : { ':customer': card.customerId, ':pm': card.paymentMethodId }),
+        },
       },
     },
   ];
   if (input.paymentIntentId !== undefined) {
-    items.push({ Put: { TableName: t.accounts, Item: { accountId: paymentMarkerId(input.paymentIntentId), owner: input.accountId, entryId: entry.requestId } } });
+    items.push({
+      Put: { TableName: t.accounts, Item: { accountId: paymentMarkerId(input.paymentIntentId), owner: input.accountId, entryId: entry.requestId } },
+    });
   }
   return writeOnce(items);
 }
@@ -126,7 +132,13 @@ export async function creditPayment(input: CreditInput): Promise<PaymentOutcome>
  * may go below zero: the account is then refused with a 402 until it is paid back (billing/hold-plan.ts).
  * @throws StoreUnavailableError (503).
  */
-export async function debitDispute(input: { accountId: string; stripeId: string; createdSec: number; amountCents: number; paymentIntentId?: string | undefined }): Promise<PaymentOutcome> {
+export async function debitDispute(input: {
+  accountId: string;
+  stripeId: string;
+  createdSec: number;
+  amountCents: number;
+  paymentIntentId?: string | undefined;
+}): Promise<PaymentOutcome> {
   const nanoUsd = input.amountCents * NANO_USD_PER_CENT;
   if (!Number.isSafeInteger(nanoUsd) || nanoUsd <= 0) return 'duplicate';
   const entry: PaymentEntry = {
@@ -153,7 +165,13 @@ export async function debitDispute(input: { accountId: string; stripeId: string;
  * older event arriving after a newer one take each refunded cent back exactly once.
  * @throws StoreUnavailableError (503).
  */
-export async function debitRefund(input: { accountId: string; chargeId: string; createdSec: number; amountRefundedCents: number; paymentIntentId?: string | undefined }): Promise<PaymentOutcome> {
+export async function debitRefund(input: {
+  accountId: string;
+  chargeId: string;
+  createdSec: number;
+  amountRefundedCents: number;
+  paymentIntentId?: string | undefined;
+}): Promise<PaymentOutcome> {
   const key = { accountId: input.accountId, requestId: paymentEntryId(input.createdSec, input.chargeId) };
   for (let attempt = 0; attempt < 8; attempt++) {
     const out = await storeCall(() => documentClient().send(new GetCommand({ TableName: tableNames().ledger, Key: key, ConsistentRead: true })));
@@ -169,9 +187,10 @@ export async function debitRefund(input: { accountId: string; chargeId: string; 
       createdAt: new Date(input.createdSec * 1000).toISOString(),
       ...(input.paymentIntentId === undefined ? {} : { paymentIntentId: input.paymentIntentId }),
     };
-    const put = out.Item === undefined
-      ? { Put: { TableName: tableNames().ledger, Item: entry, ConditionExpression: PAYMENT_ENTRY_IS_NEW } }
-      : { Put: { TableName: tableNames().ledger, Item: entry, ConditionExpression: REFUND_ENTRY_UNCHANGED, ExpressionAttributeValues: { ':old': old } } };
+    const put =
+      out.Item === undefined
+        ? { Put: { TableName: tableNames().ledger, Item: entry, ConditionExpression: PAYMENT_ENTRY_IS_NEW } }
+        : { Put: { TableName: tableNames().ledger, Item: entry, ConditionExpression: REFUND_ENTRY_UNCHANGED, ExpressionAttributeValues: { ':old': old } } };
     const outcome = await writeOnce([put, debitAccount(input.accountId, delta * NANO_USD_PER_CENT)]);
     if (outcome !== 'duplicate') return afterDebit(input.accountId, outcome);
     // Another delivery moved the entry since it was read: read it again.
@@ -226,7 +245,9 @@ async function writeOnce(items: TransactItems): Promise<PaymentOutcome> {
  * @throws StoreUnavailableError (503).
  */
 export async function accountOfPayment(paymentIntentId: string): Promise<string | undefined> {
-  const out = await storeCall(() => documentClient().send(new GetCommand({ TableName: tableNames().accounts, Key: { accountId: paymentMarkerId(paymentIntentId) }, ConsistentRead: true })));
+  const out = await storeCall(() =>
+    documentClient().send(new GetCommand({ TableName: tableNames().accounts, Key: { accountId: paymentMarkerId(paymentIntentId) }, ConsistentRead: true })),
+  );
   return typeof out.Item?.owner === 'string' ? out.Item.owner : undefined;
 }
 

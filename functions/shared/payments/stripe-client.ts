@@ -62,7 +62,10 @@ export async function paymentsEnabled(): Promise<boolean> {
 export async function requireStripe(): Promise<StripeSetup> {
   const setup = await stripeSetup();
   if (setup?.webhookSecret === undefined) {
-    throw new NotFoundError('Payments are not enabled on this deployment (no Stripe key is configured). Ask the operator to add credit, or to set up Stripe (README: Payments).', { code: 'payments_not_enabled' });
+    throw new NotFoundError(
+      'Payments are not enabled on this deployment (no Stripe key is configured). Ask the operator to add credit, or to set up Stripe (README: Payments).',
+      { code: 'payments_not_enabled' },
+    );
   }
   return setup;
 }
@@ -79,6 +82,10 @@ export function newStripeClient(key: string, base?: string): Stripe {
     timeout: 10_000,
     ...(url === undefined
       ? {}
-      : { host: url.hostname, port: url.port === '' ? (url.protocol === 'https:' ? 443 : 80) : Number(url.port), protocol: url.protocol === 'https:' ? 'https' : 'http' }),
+      : {
+          host: url.hostname,
+          port: url.port === '' ? (url.protocol === 'https:' ? 443 : 80) : Number(url.port),
+          protocol: url.protocol === 'https:' ? 'https' : 'http',
+        }),
   });
 }

@@ -58,7 +58,10 @@ export function functionToolsOnly(req: ChatCompletionRequest): { tools: Function
   });
   const choice = req.tool_choice;
   if (typeof choice === 'object' && choice.type !== 'function') {
-    throw unsupportedParameter('tool_choice', `A tool_choice of type '${choice.type}' is not supported by this model; use 'auto', 'required', 'none' or a named function.`);
+    throw unsupportedParameter(
+      'tool_choice',
+      `A tool_choice of type '${choice.type}' is not supported by this model; use 'auto', 'required', 'none' or a named function.`,
+    );
   }
   req.messages.forEach((m, i) => {
     if (m.role === 'assistant') functionCallsOnly(m.tool_calls, i);

@@ -51,7 +51,9 @@ export async function conversationInput(accountId: string, body: Pick<CreateResp
     const previous = isResponseId(previousId) ? (await getStoredResponses(accountId, [previousId], 'all')).get(previousId) : undefined;
     if (previous === undefined) throw previousNotFound(`Previous response with id '${previousId}' not found.`);
     if (previous.input === undefined) {
-      throw previousNotFound(`Previous response with id '${previousId}' was stored without its input (over 8 MiB compressed), so it cannot be continued; send the conversation in input instead.`);
+      throw previousNotFound(
+        `Previous response with id '${previousId}' was stored without its input (over 8 MiB compressed), so it cannot be continued; send the conversation in input instead.`,
+      );
     }
     known.set(previousId, previous);
     stored = [...previous.input, ...previous.response.output.map(asInputItem), ...own];
@@ -62,7 +64,10 @@ export async function conversationInput(accountId: string, body: Pick<CreateResp
     for (const [id, response] of await getStoredResponses(accountId, wanted, 'response', Date.now(), REFERENCE_READ_BUDGET_BYTES)) known.set(id, response);
   } catch (err) {
     if (err instanceof StoredReadTooLargeError) {
-      throw new InvalidRequestError(`The items this request references belong to stored responses over ${REFERENCE_READ_BUDGET_BYTES / 1024 / 1024} MiB together; send the earlier items themselves instead of references.`, { param: 'input', code: 'invalid_value' });
+      throw new InvalidRequestError(
+        `The items this request references belong to stored responses over ${REFERENCE_READ_BUDGET_BYTES / 1024 / 1024} MiB together; send the earlier items themselves instead of references.`,
+        { param: 'input', code: 'invalid_value' },
+      );
     }
     throw err;
   }
@@ -102,7 +107,10 @@ function referencedResponses(items: readonly InputItem[]): string[] {
     ids.add(responseId);
   }
   if (ids.size > MAX_REFERENCED_RESPONSES) {
-    throw new InvalidRequestError(`This request references items of ${ids.size} stored responses; at most ${MAX_REFERENCED_RESPONSES} per request. Continue with previous_response_id, or send older items themselves.`, { param: 'input', code: 'invalid_value' });
+    throw new InvalidRequestError(
+      `This request references items of ${ids.size} stored responses; at most ${MAX_REFERENCED_RESPONSES} per request. Continue with previous_response_id, or send older items themselves.`,
+      { param: 'input', code: 'invalid_value' },
+    );
   }
   return [...ids];
 }

@@ -39,7 +39,8 @@ export function listQuery(query: string | undefined): ListQuery {
     throw new InvalidRequestError(`Invalid 'limit': expected an integer from 1 to 100, got '${rawLimit}'.`, { param: 'limit', code: 'invalid_value' });
   }
   const order = q.get('order') ?? 'desc';
-  if (order !== 'asc' && order !== 'desc') throw new InvalidRequestError(`Invalid 'order': expected 'asc' or 'desc', got '${order}'.`, { param: 'order', code: 'invalid_value' });
+  if (order !== 'asc' && order !== 'desc')
+    throw new InvalidRequestError(`Invalid 'order': expected 'asc' or 'desc', got '${order}'.`, { param: 'order', code: 'invalid_value' });
   return { limit, order, after: q.get('after') ?? undefined };
 }
 
@@ -64,14 +65,16 @@ function asItemResource(item: InputItem, requestId: string, index: number): Reco
     case 'message': {
       const status = item.status ?? 'completed';
       if (item.role === 'assistant') {
-        const content = typeof item.content === 'string'
-          ? [{ type: 'output_text', text: item.content, annotations: [], logprobs: [] }]
-          : item.content.map((p) => (p.type === 'output_text' ? { ...p, annotations: p.annotations ?? [], logprobs: p.logprobs ?? [] } : p));
+        const content =
+          typeof item.content === 'string'
+            ? [{ type: 'output_text', text: item.content, annotations: [], logprobs: [] }]
+            : item.content.map((p) => (p.type === 'output_text' ? { ...p, annotations: p.annotations ?? [], logprobs: p.logprobs ?? [] } : p));
         return { id: id(item.id, 'message'), type: 'message', role: 'assistant', status, content };
       }
-      const content = typeof item.content === 'string'
-        ? [{ type: 'input_text', text: item.content }]
-        : item.content.map((p) => (p.type === 'input_image' ? { ...p, detail: p.detail ?? 'auto' } : p));
+      const content =
+        typeof item.content === 'string'
+          ? [{ type: 'input_text', text: item.content }]
+          : item.content.map((p) => (p.type === 'input_image' ? { ...p, detail: p.detail ?? 'auto' } : p));
       return { id: id(item.id, 'message'), type: 'message', role: item.role, status, content };
     }
     case 'function_call':

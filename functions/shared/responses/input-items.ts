@@ -62,7 +62,10 @@ export function toChatMessages(req: Pick<CreateResponseRequest, 'instructions' |
         return;
       }
       case 'item_reference':
-        throw new InvalidRequestError(`'input[${i}]' (${item.id}) is an item reference that was not resolved; send the item itself.`, { param: `input[${i}]`, code: 'invalid_value' });
+        throw new InvalidRequestError(`'input[${i}]' (${item.id}) is an item reference that was not resolved; send the item itself.`, {
+          param: `input[${i}]`,
+          code: 'invalid_value',
+        });
     }
   });
   return messages;
@@ -77,7 +80,11 @@ function promptMessage(item: MessageItem, i: number): ChatMessage {
   return {
     role: item.role,
     content: parts.map((p, j) => {
-      if (p.type !== 'text') throw new InvalidRequestError(`A ${item.role} message takes text only; 'input[${i}].content[${j}]' is ${p.type}.`, { param: `input[${i}].content[${j}]`, code: 'invalid_value' });
+      if (p.type !== 'text')
+        throw new InvalidRequestError(`A ${item.role} message takes text only; 'input[${i}].content[${j}]' is ${p.type}.`, {
+          param: `input[${i}].content[${j}]`,
+          code: 'invalid_value',
+        });
       return p;
     }),
   };
@@ -89,14 +96,18 @@ function promptPart(p: MessagePart, param: string): UserContentPart {
       return { type: 'text', text: p.text };
     case 'input_image': {
       if (p.image_url == null || p.image_url === '') {
-        throw unsupportedParameter(`${param}.file_id`, 'Uploaded files are not available through modelmux; send the image as image_url (an https or data URL).');
+        throw unsupportedParameter(
+          `${param}.file_id`,
+          'Uploaded files are not available through modelmux; send the image as image_url (an https or data URL).',
+        );
       }
       if (p.detail === 'original') throw unsupportedParameter(`${param}.detail`, "Use 'low', 'high' or 'auto'.");
       return { type: 'image_url', image_url: p.detail === undefined ? { url: p.image_url } : { url: p.image_url, detail: p.detail } };
     }
     case 'input_file': {
       if (p.file_url !== undefined) throw unsupportedParameter(`${param}.file_url`, 'Send the file as file_data (a base64 data URL) instead.');
-      if (p.file_data === undefined && p.file_id == null) throw new InvalidRequestError(`Missing required parameter: '${param}.file_data'.`, { param: `${param}.file_data`, code: 'missing_required_parameter' });
+      if (p.file_data === undefined && p.file_id == null)
+        throw new InvalidRequestError(`Missing required parameter: '${param}.file_data'.`, { param: `${param}.file_data`, code: 'missing_required_parameter' });
       const file: { file_data?: string; file_id?: string; filename?: string } = {};
       if (p.file_data !== undefined) file.file_data = p.file_data;
       if (p.file_id != null) file.file_id = p.file_id;
@@ -115,7 +126,11 @@ function assistantMessage(item: MessageItem, i: number): Extract<ChatMessage, { 
   item.content.forEach((p, j) => {
     if (p.type === 'output_text') texts.push(p.text);
     else if (p.type === 'refusal') refusal = p.refusal;
-    else throw new InvalidRequestError(`An assistant message takes output_text and refusal parts; 'input[${i}].content[${j}]' is ${p.type}.`, { param: `input[${i}].content[${j}]`, code: 'invalid_value' });
+    else
+      throw new InvalidRequestError(`An assistant message takes output_text and refusal parts; 'input[${i}].content[${j}]' is ${p.type}.`, {
+        param: `input[${i}].content[${j}]`,
+        code: 'invalid_value',
+      });
   });
   const m: Extract<ChatMessage, { role: 'assistant' }> = { role: 'assistant', content: texts.length > 0 ? texts.join('') : null };
   if (refusal !== undefined) m.refusal = refusal;

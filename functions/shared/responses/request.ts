@@ -175,7 +175,24 @@ const toolChoice = z.lazy(() =>
     z.enum(['none', 'auto', 'required']),
     z.discriminatedUnion('type', [
       z.strictObject({ type: z.literal('function'), name: z.string() }),
-      z.looseObject({ type: z.enum(['allowed_tools', 'mcp', 'custom', 'apply_patch', 'shell', 'programmatic_tool_calling', 'file_search', 'web_search_preview', 'computer', 'computer_use_preview', 'computer_use', 'web_search_preview_2025_03_11', 'image_generation', 'code_interpreter']) }),
+      z.looseObject({
+        type: z.enum([
+          'allowed_tools',
+          'mcp',
+          'custom',
+          'apply_patch',
+          'shell',
+          'programmatic_tool_calling',
+          'file_search',
+          'web_search_preview',
+          'computer',
+          'computer_use_preview',
+          'computer_use',
+          'web_search_preview_2025_03_11',
+          'image_generation',
+          'code_interpreter',
+        ]),
+      }),
     ]),
   ]),
 );

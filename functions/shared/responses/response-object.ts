@@ -10,9 +10,7 @@ import { outputItemId, responseIdOf } from './response-ids';
  */
 
 /** A `message` output item's content part. */
-export type OutputContent =
-  | { type: 'output_text'; text: string; annotations: unknown[]; logprobs: ResponsesLogprob[] }
-  | { type: 'refusal'; refusal: string };
+export type OutputContent = { type: 'output_text'; text: string; annotations: unknown[]; logprobs: ResponsesLogprob[] } | { type: 'refusal'; refusal: string };
 
 /** A token's log probability, as the Responses API shapes it (`LogProb`). */
 export interface ResponsesLogprob {
@@ -27,7 +25,14 @@ export type ItemStatus = 'in_progress' | 'completed' | 'incomplete';
 export type OutputItem =
   | { type: 'message'; id: string; role: 'assistant'; status: ItemStatus; content: OutputContent[] }
   | { type: 'function_call'; id: string; call_id: string; name: string; arguments: string; status: ItemStatus }
-  | { type: 'reasoning'; id: string; summary: Array<{ type: 'summary_text'; text: string }>; content: Array<{ type: 'reasoning_text'; text: string }>; encrypted_content: null; status: ItemStatus };
+  | {
+      type: 'reasoning';
+      id: string;
+      summary: Array<{ type: 'summary_text'; text: string }>;
+      content: Array<{ type: 'reasoning_text'; text: string }>;
+      encrypted_content: null;
+      status: ItemStatus;
+    };
 
 /** Token counts in the Responses shape (tokens), plus any extension the chat usage carries (e.g. `cost`). */
 export interface ResponsesUsage {
@@ -70,7 +75,8 @@ export function responseContext(requestId: string, receivedAt: number, body: Cre
 }
 
 /** The id of this response's output item at `outputIndex` (response-ids.ts). */
-export const itemId = (ctx: ResponseContext, type: 'message' | 'reasoning' | 'function_call', outputIndex: number): string => outputItemId(type, ctx.requestId, outputIndex);
+export const itemId = (ctx: ResponseContext, type: 'message' | 'reasoning' | 'function_call', outputIndex: number): string =>
+  outputItemId(type, ctx.requestId, outputIndex);
 
 /**
  * The response with no output yet (`status: in_progress`, as `response.created` carries it), or the
@@ -98,7 +104,11 @@ export function responseShell(ctx: ResponseContext, status: ResponseObject['stat
     top_p: b.top_p ?? 1,
     text: { format: b.text?.format ?? { type: 'text' }, ...(b.text?.verbosity != null ? { verbosity: b.text.verbosity } : {}) },
     tool_choice: b.tool_choice ?? 'auto',
-    tools: (b.tools ?? []).map((t) => (t.type === 'function' ? { type: 'function', name: t.name, description: t.description ?? null, parameters: t.parameters ?? null, strict: t.strict ?? null } : t)),
+    tools: (b.tools ?? []).map((t) =>
+      t.type === 'function'
+        ? { type: 'function', name: t.name, description: t.description ?? null, parameters: t.parameters ?? null, strict: t.strict ?? null }
+        : t,
+    ),
     top_logprobs: b.top_logprobs ?? 0,
     truncation: 'disabled',
     metadata: b.metadata ?? {},
@@ -138,21 +148,38 @@ export function finish(reason: FinishReason | null): Pick<ResponseObject, 'statu
 function outputItems(ctx: ResponseContext, choice: CompletionChoice, status: ItemStatus): OutputItem[] {
   const items: OutputItem[] = [];
   const m = choice.message;
-  if (m.reasoning_content) items.push({ type: 'reasoning', id: itemId(ctx, 'reasoning', items.length), summary: [], content: [{ type: 'reasoning_text', text: m.reasoning_content }], encrypted_content: null, status });
+  if (m.reasoning_content)
+    items.push({
+      type: 'reasoning',
+      id: itemId(ctx, 'reasoning', items.length),
+      summary: [],
+      content: [{ type: 'reasoning_text', text: m.reasoning_content }],
+      encrypted_content: null,
+      status,
+    });
   const content: OutputContent[] = [];
-  if (m.content !== null && m.content !== '') content.push({ type: 'output_text', text: m.content, annotations: [], logprobs: toResponsesLogprobs(choice.logprobs) });
+  if (m.content !== null && m.content !== '')
+    content.push({ type: 'output_text', text: m.content, annotations: [], logprobs: toResponsesLogprobs(choice.logprobs) });
   if (m.refusal !== null && m.refusal !== '') content.push({ type: 'refusal', refusal: m.refusal });
   if (content.length > 0) items.push({ type: 'message', id: itemId(ctx, 'message', items.length), role: 'assistant', status, content });
   for (const call of m.tool_calls ?? []) {
     if (call.type !== 'function') continue;
-    items.push({ type: 'function_call', id: itemId(ctx, 'function_call', items.length), call_id: call.id, name: call.function.name, arguments: call.function.arguments, status });
+    items.push({
+      type: 'function_call',
+      id: itemId(ctx, 'function_call', items.length),
+      call_id: call.id,
+      name: call.function.name,
+      arguments: call.function.arguments,
+      status,
+    });
   }
   return items;
 }
 
 /** Chat usage → Responses usage; an extension field (e.g. `cost`, USD) is carried over as is. */
 export function toResponsesUsage(u: Usage): ResponsesUsage {
-  const { prompt_tokens, completion_tokens, total_tokens, prompt_tokens_details, completion_tokens_details, ...extensions } = u as Usage & Record<string, unknown>;
+  const { prompt_tokens, completion_tokens, total_tokens, prompt_tokens_details, completion_tokens_details, ...extensions } = u as Usage &
+    Record<string, unknown>;
   return {
     input_tokens: prompt_tokens,
     input_tokens_details: { cached_tokens: prompt_tokens_details?.cached_tokens ?? 0, cache_write_tokens: prompt_tokens_details?.cache_write_tokens ?? 0 },
@@ -167,10 +194,12 @@ export function toResponsesUsage(u: Usage): ResponsesUsage {
 export function toResponsesLogprobs(logprobs: unknown): ResponsesLogprob[] {
   const content = (logprobs as { content?: unknown } | null | undefined)?.content;
   if (!Array.isArray(content)) return [];
-  return content.map((t: { token: string; logprob: number; bytes?: number[] | null; top_logprobs?: Array<{ token: string; logprob: number; bytes?: number[] | null }> }) => ({
-    token: t.token,
-    logprob: t.logprob,
-    bytes: t.bytes ?? [],
-    top_logprobs: (t.top_logprobs ?? []).map((a) => ({ token: a.token, logprob: a.logprob, bytes: a.bytes ?? [] })),
-  }));
+  return content.map(
+    (t: { token: string; logprob: number; bytes?: number[] | null; top_logprobs?: Array<{ token: string; logprob: number; bytes?: number[] | null }> }) => ({
+      token: t.token,
+      logprob: t.logprob,
+      bytes: t.bytes ?? [],
+      top_logprobs: (t.top_logprobs ?? []).map((a) => ({ token: a.token, logprob: a.logprob, bytes: a.bytes ?? [] })),
+    }),
+  );
 }

@@ -68,14 +68,29 @@ interface HeadItem {
  *   nothing when the response object alone is over it.
  * @throws the SDK's error (a 503 GatewayError for an outage) when DynamoDB refuses.
  */
-export async function putStoredResponse(accountId: string, response: ResponseObject, input: readonly InputItem[], retentionDays: number, nowMs = Date.now()): Promise<StoreOutcome> {
+export async function putStoredResponse(
+  accountId: string,
+  response: ResponseObject,
+  input: readonly InputItem[],
+  retentionDays: number,
+  nowMs = Date.now(),
+): Promise<StoreOutcome> {
   const out = await compressJson(forStorage(response));
   if (out.length > MAX_STORED_BYTES) return 'too-large';
   let inBytes: Uint8Array | undefined = await compressJson(input);
   if (out.length + inBytes.length > MAX_STORED_BYTES) inBytes = undefined;
   const createdAt = Math.floor(nowMs / 1000);
   const expiresAt = createdAt + retentionDays * 86_400;
-  const head: HeadItem = { accountId, responseId: response.id, createdAt, expiresAt, model: response.model, status: response.status, bytes: out.length + (inBytes?.length ?? 0), out };
+  const head: HeadItem = {
+    accountId,
+    responseId: response.id,
+    createdAt,
+    expiresAt,
+    model: response.model,
+    status: response.status,
+    bytes: out.length + (inBytes?.length ?? 0),
+    out,
+  };
   const parts: Array<{ suffix: string; data: Uint8Array }> = [];
   if (inBytes === undefined) head.inputOmitted = true;
   if (out.length + (inBytes?.length ?? 0) <= INLINE_BYTES) {
@@ -93,7 +108,11 @@ export async function putStoredResponse(accountId: string, response: ResponseObj
   }
   const table = tableNames().responses;
   try {
-    await Promise.all(parts.map((p) => documentClient().send(new PutCommand({ TableName: table, Item: { accountId, responseId: `${response.id}${p.suffix}`, expiresAt, data: p.data } }))));
+    await Promise.all(
+      parts.map((p) =>
+        documentClient().send(new PutCommand({ TableName: table, Item: { accountId, responseId: `${response.id}${p.suffix}`, expiresAt, data: p.data } })),
+      ),
+    );
     await documentClient().send(new PutCommand({ TableName: table, Item: head }));
   } catch (err) {
     throw toStoreError(err);
@@ -108,7 +127,13 @@ export async function putStoredResponse(accountId: string, response: ResponseObj
  * @param budgetBytes most bytes to read (and hold); a batch is read only while the total is under it.
  * @throws StoredReadTooLargeError past `budgetBytes`; a 503 GatewayError when DynamoDB cannot be reached.
  */
-export async function getStoredResponses(accountId: string, ids: readonly string[], want: 'response' | 'all', nowMs = Date.now(), budgetBytes = Number.POSITIVE_INFINITY): Promise<Map<string, StoredResponse>> {
+export async function getStoredResponses(
+  accountId: string,
+  ids: readonly string[],
+  want: 'response' | 'all',
+  nowMs = Date.now(),
+  budgetBytes = Number.POSITIVE_INFINITY,
+): Promise<Map<string, StoredResponse>> {
   const unique = [...new Set(ids)];
   const budget = { left: budgetBytes, total: budgetBytes };
   const heads = (await batchGet(accountId, unique, budget)) as unknown as HeadItem[];
@@ -139,7 +164,8 @@ export async function getStoredResponses(accountId: string, ids: readonly string
 export async function deleteStoredResponse(accountId: string, responseId: string, nowMs = Date.now()): Promise<boolean> {
   const table = tableNames().responses;
   try {
-    const old = (await documentClient().send(new DeleteCommand({ TableName: table, Key: { accountId, responseId }, ReturnValues: 'ALL_OLD' }))).Attributes as HeadItem | undefined;
+    const old = (await documentClient().send(new DeleteCommand({ TableName: table, Key: { accountId, responseId }, ReturnValues: 'ALL_OLD' }))).Attributes as
+      HeadItem | undefined;
     if (old === undefined) return false;
     const parts = [...range(old.outParts).map((n) => `#o${n}`), ...range(old.inParts).map((n) => `#i${n}`)];
     await Promise.all(parts.map((s) => documentClient().send(new DeleteCommand({ TableName: table, Key: { accountId, responseId: `${responseId}${s}` } }))));
@@ -169,7 +195,8 @@ async function batchGet(accountId: string, responseIds: readonly string[], budge
     if (budget.left < 0) throw new StoredReadTooLargeError(budget.total);
     let keys: Array<Record<string, unknown>> = responseIds.slice(i, i + BATCH_KEYS).map((responseId) => ({ accountId, responseId }));
     for (let attempt = 0; keys.length > 0; attempt++) {
-      if (attempt > UNPROCESSED_RETRIES) throw toStoreError(Object.assign(new Error('BatchGetItem left keys unprocessed'), { name: 'ProvisionedThroughputExceededException' }));
+      if (attempt > UNPROCESSED_RETRIES)
+        throw toStoreError(Object.assign(new Error('BatchGetItem left keys unprocessed'), { name: 'ProvisionedThroughputExceededException' }));
       if (attempt > 0) await new Promise((r) => setTimeout(r, 25 * 2 ** attempt));
       let answer;
       try {

@@ -71,6 +71,8 @@ export function forStorage(response: ResponseObject): ResponseObject {
   if (!response.output.some((i) => i.type === 'message' && i.content.some((c) => c.type === 'output_text' && c.logprobs.length > 0))) return response;
   return {
     ...response,
-    output: response.output.map((i) => (i.type === 'message' ? { ...i, content: i.content.map((c) => (c.type === 'output_text' ? { ...c, logprobs: [] } : c)) } : i)),
+    output: response.output.map((i) =>
+      i.type === 'message' ? { ...i, content: i.content.map((c) => (c.type === 'output_text' ? { ...c, logprobs: [] } : c)) } : i,
+    ),
   };
 }

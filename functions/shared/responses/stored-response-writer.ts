@@ -32,7 +32,13 @@ export interface SaverOptions {
  * never content), and later references to it are answered as for an unstored response.
  * @param input what to store as the response's input (conversation-state.ts `stored`).
  */
-export function responseSaver(accountId: string, body: Pick<CreateResponseRequest, 'store'>, input: readonly InputItem[], requestId: string, opts: SaverOptions = {}): SaveResponse | undefined {
+export function responseSaver(
+  accountId: string,
+  body: Pick<CreateResponseRequest, 'store'>,
+  input: readonly InputItem[],
+  requestId: string,
+  opts: SaverOptions = {},
+): SaveResponse | undefined {
   const retentionDays = opts.retentionDays ?? config().RESPONSE_RETENTION_DAYS;
   if (body.store === false || retentionDays === 0) return undefined;
   return async (response) => {
@@ -49,7 +55,8 @@ export function responseSaver(accountId: string, body: Pick<CreateResponseReques
     writing.catch(() => undefined); // observed below, or abandoned when late
     try {
       const outcome = await Promise.race([writing, late]);
-      if (outcome === 'late') logger.warn('response not stored in time: the answer goes out without waiting for it', { requestId, responseId: response.id, waitedMs: left });
+      if (outcome === 'late')
+        logger.warn('response not stored in time: the answer goes out without waiting for it', { requestId, responseId: response.id, waitedMs: left });
       else if (outcome !== 'stored') logger.warn('response stored only in part: over the size bound', { requestId, responseId: response.id, outcome });
     } catch (err) {
       logger.warn('response not stored', { requestId, responseId: response.id, error: (err as { name?: string }).name ?? 'unknown' });

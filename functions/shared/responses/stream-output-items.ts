@@ -105,7 +105,12 @@ export class StreamOutputItems {
       this.reasoning = { index, id: itemId(this.ctx, 'reasoning', index), text: '' };
       const item = { type: 'reasoning', id: this.reasoning.id, summary: [], content: [], encrypted_content: null, status: 'in_progress' };
       this.emit('response.output_item.added', { output_index: this.reasoning.index, item });
-      this.emit('response.content_part.added', { item_id: item.id, output_index: this.reasoning.index, content_index: 0, part: { type: 'reasoning_text', text: '' } });
+      this.emit('response.content_part.added', {
+        item_id: item.id,
+        output_index: this.reasoning.index,
+        content_index: 0,
+        part: { type: 'reasoning_text', text: '' },
+      });
     }
     this.reasoning.text += delta;
     this.emit('response.reasoning_text.delta', { item_id: this.reasoning.id, output_index: this.reasoning.index, content_index: 0, delta });
@@ -117,7 +122,10 @@ export class StreamOutputItems {
     if (this.message === undefined) {
       const index = this.nextIndex++;
       this.message = { index, id: itemId(this.ctx, 'message', index), parts: [] };
-      this.emit('response.output_item.added', { output_index: this.message.index, item: { type: 'message', id: this.message.id, role: 'assistant', status: 'in_progress', content: [] } });
+      this.emit('response.output_item.added', {
+        output_index: this.message.index,
+        item: { type: 'message', id: this.message.id, role: 'assistant', status: 'in_progress', content: [] },
+      });
     }
     const m = this.message;
     const id = m.id;
@@ -126,7 +134,12 @@ export class StreamOutputItems {
       if (part !== undefined) this.closePart(m);
       part = kind === 'output_text' ? { kind, text: '', logprobs: [] } : { kind, text: '' };
       m.parts.push(part);
-      this.emit('response.content_part.added', { item_id: id, output_index: m.index, content_index: m.parts.length - 1, part: contentOf(kind === 'output_text' ? { kind, text: '', logprobs: [] } : { kind, text: '' }) });
+      this.emit('response.content_part.added', {
+        item_id: id,
+        output_index: m.index,
+        content_index: m.parts.length - 1,
+        part: contentOf(kind === 'output_text' ? { kind, text: '', logprobs: [] } : { kind, text: '' }),
+      });
     }
     part.text += delta;
     const content_index = m.parts.length - 1;
@@ -144,9 +157,18 @@ export class StreamOutputItems {
     let c = this.calls.get(t.index);
     if (c === undefined) {
       const index = this.nextIndex++;
-      c = { index, id: itemId(this.ctx, 'function_call', index), callId: t.id ?? `call_${this.ctx.requestId}_${t.index}`, name: t.function?.name ?? '', args: '' };
+      c = {
+        index,
+        id: itemId(this.ctx, 'function_call', index),
+        callId: t.id ?? `call_${this.ctx.requestId}_${t.index}`,
+        name: t.function?.name ?? '',
+        args: '',
+      };
       this.calls.set(t.index, c);
-      this.emit('response.output_item.added', { output_index: index, item: { type: 'function_call', id: c.id, call_id: c.callId, name: c.name, arguments: '', status: 'in_progress' } });
+      this.emit('response.output_item.added', {
+        output_index: index,
+        item: { type: 'function_call', id: c.id, call_id: c.callId, name: c.name, arguments: '', status: 'in_progress' },
+      });
     }
     const delta = t.function?.arguments ?? '';
     if (delta === '') return;

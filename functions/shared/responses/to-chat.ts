@@ -87,7 +87,8 @@ function toChatTools(req: CreateResponseRequest): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   if (req.tools !== undefined && req.tools.length > 0) {
     out['tools'] = req.tools.map((t, i) => {
-      if (t.type !== 'function') throw unsupportedParameter(`tools[${i}].type`, `The '${t.type}' tool is not available through modelmux; declare function tools instead.`);
+      if (t.type !== 'function')
+        throw unsupportedParameter(`tools[${i}].type`, `The '${t.type}' tool is not available through modelmux; declare function tools instead.`);
       const fn: Record<string, unknown> = { name: t.name };
       if (t.description != null) fn['description'] = t.description;
       if (t.parameters != null) fn['parameters'] = t.parameters;
@@ -99,20 +100,32 @@ function toChatTools(req: CreateResponseRequest): Record<string, unknown> {
   if (choice === undefined) return out;
   if (typeof choice === 'string') out['tool_choice'] = choice;
   else if (choice.type === 'function' && typeof choice['name'] === 'string') out['tool_choice'] = { type: 'function', function: { name: choice['name'] } };
-  else throw unsupportedParameter('tool_choice', `A tool_choice of type '${choice.type}' is not available through modelmux; use 'auto', 'required', 'none' or a named function.`);
+  else
+    throw unsupportedParameter(
+      'tool_choice',
+      `A tool_choice of type '${choice.type}' is not available through modelmux; use 'auto', 'required', 'none' or a named function.`,
+    );
   return out;
 }
 
 /** What needs a conversation object, a background worker, or output modelmux cannot produce. */
 function refuseStateful(req: CreateResponseRequest): void {
-  if (req.conversation != null) throw unsupportedParameter('conversation', 'Conversation objects are not available through modelmux: continue with previous_response_id, or send the conversation in `input`.');
+  if (req.conversation != null)
+    throw unsupportedParameter(
+      'conversation',
+      'Conversation objects are not available through modelmux: continue with previous_response_id, or send the conversation in `input`.',
+    );
   if (req.prompt != null) throw unsupportedParameter('prompt', 'Stored prompt templates are not available through modelmux; send `instructions` and `input`.');
   if (req.background === true) throw unsupportedParameter('background', 'Responses run in the foreground only; stream long answers instead.');
-  if (req.truncation === 'auto') throw unsupportedParameter('truncation', "Only 'disabled' is supported: a prompt over the context window is a 400 context_length_exceeded.");
+  if (req.truncation === 'auto')
+    throw unsupportedParameter('truncation', "Only 'disabled' is supported: a prompt over the context window is a 400 context_length_exceeded.");
   if (req.max_tool_calls != null) throw unsupportedParameter('max_tool_calls');
   const r = req.reasoning;
   if (r?.summary != null || r?.generate_summary != null) {
-    throw unsupportedParameter(r.summary != null ? 'reasoning.summary' : 'reasoning.generate_summary', 'Reasoning summaries are not available; models that expose their reasoning return it as reasoning_text.');
+    throw unsupportedParameter(
+      r.summary != null ? 'reasoning.summary' : 'reasoning.generate_summary',
+      'Reasoning summaries are not available; models that expose their reasoning return it as reasoning_text.',
+    );
   }
   if (r?.mode != null) throw unsupportedParameter('reasoning.mode');
   if (r?.context != null) throw unsupportedParameter('reasoning.context');

@@ -174,7 +174,11 @@ const CONTEXT_LENGTH_EXCEEDED = 'context_length_exceeded';
 export function exhausted(all: readonly AttemptRecord[], deadlineReached: boolean, largestTooSmallWindow = 0): GatewayError {
   // An attempt stopped because a parallel one answered first says nothing about why the plan failed.
   const records = all.filter((r) => r.outcome !== 'hedge-lost');
-  const tried = records.map((r) => r.publicModel).filter((m, i, a) => a.indexOf(m) === i).join(', ') || 'the model';
+  const tried =
+    records
+      .map((r) => r.publicModel)
+      .filter((m, i, a) => a.indexOf(m) === i)
+      .join(', ') || 'the model';
   if (!deadlineReached && records.some((r) => r.outcome === 'context-length')) {
     const window = largestTooSmallWindow > 0 ? ` (the largest context window tried holds ${largestTooSmallWindow} tokens)` : '';
     return new InvalidRequestError(
@@ -188,7 +192,11 @@ export function exhausted(all: readonly AttemptRecord[], deadlineReached: boolea
   // Unavailable: nobody could take the request now (5xx, overload, rate limit, network, timeout).
   // Anything else (a malformed 200, a retired model, our key refused) is a bad answer: 502.
   const unavailable = (r: AttemptRecord): boolean =>
-    r.outcome === 'rate-limit' || r.outcome === 'overloaded' || r.outcome === 'connection' || r.outcome === 'timeout' || (r.outcome === 'server' && r.status >= 500);
+    r.outcome === 'rate-limit' ||
+    r.outcome === 'overloaded' ||
+    r.outcome === 'connection' ||
+    r.outcome === 'timeout' ||
+    (r.outcome === 'server' && r.status >= 500);
   if (records.every(unavailable)) {
     return new UpstreamUnavailableError(503, `Every upstream for ${tried} is unavailable or overloaded right now. Please retry.`, {
       headers: { 'retry-after': '1' },
@@ -196,4 +204,3 @@ export function exhausted(all: readonly AttemptRecord[], deadlineReached: boolea
   }
   return new UpstreamUnavailableError(502, `No upstream for ${tried} returned a usable answer. Please retry.`);
 }
-

@@ -11,7 +11,18 @@ import { upstreamRetryPolicy } from './retry-policy';
 import type { AdapterContext, UpstreamFailure } from '../providers/types';
 import { healthOf } from './target-health';
 import { attemptLimits } from './timeouts';
-import { attemptOutcome, clientGone, exhausted, SKIP, type AttemptOutcome, type AttemptRecord, type AttemptRunner, type PlanHooks, type PlanOutcome, type RouteOptions } from './attempt-contract';
+import {
+  attemptOutcome,
+  clientGone,
+  exhausted,
+  SKIP,
+  type AttemptOutcome,
+  type AttemptRecord,
+  type AttemptRunner,
+  type PlanHooks,
+  type PlanOutcome,
+  type RouteOptions,
+} from './attempt-contract';
 
 /**
  * The bounded attempt loop shared by every routed call (DESIGN.md: routing never names a provider):
@@ -41,7 +52,6 @@ import { attemptOutcome, clientGone, exhausted, SKIP, type AttemptOutcome, type 
 type Ended = { ok: false; error: GatewayError } | undefined;
 
 const end = (error: GatewayError): Ended => ({ ok: false, error });
-
 
 interface Flight<T> {
   attempt: Attempt;
@@ -88,7 +98,12 @@ class PlanRun<T> {
   /** The first target launched: an answer from another one is a fallback (metric). */
   private firstKey: string | undefined;
 
-  constructor(plan: readonly Attempt[], private readonly opts: RouteOptions, private readonly hooks: PlanHooks, private readonly runner: AttemptRunner<T>) {
+  constructor(
+    plan: readonly Attempt[],
+    private readonly opts: RouteOptions,
+    private readonly hooks: PlanHooks,
+    private readonly runner: AttemptRunner<T>,
+  ) {
     this.brk = opts.breaker ?? defaultBreaker;
     this.policy = upstreamRetryPolicy(opts.retry);
     this.deadline = opts.deadline ?? Number.POSITIVE_INFINITY;
@@ -253,7 +268,11 @@ class PlanRun<T> {
     }
     if (outcome.kind === 'own-failure') {
       this.brk.release(breakerKey(attempt), this.account);
-      logger.error('internal failure on an upstream attempt; not counted against the upstream', { requestId: this.opts.requestId, target: attempt.target.key, error: outcome.error as Error });
+      logger.error('internal failure on an upstream attempt; not counted against the upstream', {
+        requestId: this.opts.requestId,
+        target: attempt.target.key,
+        error: outcome.error as Error,
+      });
       return end(new GatewayError(500, 'server_error', 'The gateway had an internal error while preparing your request.', { cause: outcome.error }));
     }
     const { failure } = outcome;
@@ -279,7 +298,15 @@ class PlanRun<T> {
 }
 
 function record(attempt: Attempt, outcome: AttemptRecord['outcome'], status: number, begunAt: number): AttemptRecord {
-  return { publicModel: attempt.publicModel, provider: attempt.target.provider, upstreamModel: attempt.target.upstreamModel, outcome, status, ms: Date.now() - begunAt, startedAt: begunAt };
+  return {
+    publicModel: attempt.publicModel,
+    provider: attempt.target.provider,
+    upstreamModel: attempt.target.upstreamModel,
+    outcome,
+    status,
+    ms: Date.now() - begunAt,
+    startedAt: begunAt,
+  };
 }
 
 /**

@@ -68,7 +68,12 @@ const NEEDS: ReadonlyArray<{ need: Need; label: string; param: string; has: (t: 
   { need: 'audio', label: 'audio input', param: 'messages', has: (t) => t.capabilities.audio },
   { need: 'tools', label: 'tool calling', param: 'tools', has: (t) => t.capabilities.tools },
   // The cache lives at the upstream that made it: another provider would answer without its contents.
-  { need: 'contextCache', label: 'a named context cache (google.cached_content)', param: 'google', has: (t) => providerSpec(t.provider).adapter.namedContextCache === true },
+  {
+    need: 'contextCache',
+    label: 'a named context cache (google.cached_content)',
+    param: 'google',
+    has: (t) => providerSpec(t.provider).adapter.namedContextCache === true,
+  },
 ];
 
 /** What the request uses that not every model has. */
@@ -129,7 +134,8 @@ export function planAttempts(
   const seen = new Set<string>();
   const excluded = new Set<string>();
   // Without fallbacks allowed, no other model stands in either (only the client's own `models`).
-  const equivalents = prefs?.allow_fallbacks === false ? [] : entry.equivalents.map((id) => catalogue.get(id)).filter((e): e is CatalogueEntry => e !== undefined);
+  const equivalents =
+    prefs?.allow_fallbacks === false ? [] : entry.equivalents.map((id) => catalogue.get(id)).filter((e): e is CatalogueEntry => e !== undefined);
   const chosen = [entry, ...fallbacks];
   for (const [i, e] of [...chosen, ...equivalents].entries()) {
     if (i === chosen.length && prefs !== undefined && plan.length === 0 && excluded.size > 0) {
@@ -183,10 +189,16 @@ export function requestFallbacks(names: readonly string[] | null | undefined, ca
   (names ?? []).forEach((name, i) => {
     const e = findModel(name, catalogue);
     if (e === undefined) {
-      throw new InvalidRequestError(`The model \`${name}\` in \`models\` does not exist or you do not have access to it.`, { param: `models[${i}]`, code: 'model_not_found' });
+      throw new InvalidRequestError(`The model \`${name}\` in \`models\` does not exist or you do not have access to it.`, {
+        param: `models[${i}]`,
+        code: 'model_not_found',
+      });
     }
     if (e.kind !== 'chat') {
-      throw new InvalidRequestError(`The model \`${name}\` in \`models\` is ${e.kind === 'image' ? 'an image' : 'an embedding'} model; a chat request can only fall back to chat models.`, { param: `models[${i}]`, code: 'invalid_value' });
+      throw new InvalidRequestError(
+        `The model \`${name}\` in \`models\` is ${e.kind === 'image' ? 'an image' : 'an embedding'} model; a chat request can only fall back to chat models.`,
+        { param: `models[${i}]`, code: 'invalid_value' },
+      );
     }
     if (!out.includes(e)) out.push(e);
   });

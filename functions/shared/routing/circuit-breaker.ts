@@ -80,7 +80,11 @@ function addDistinct(list: string[], value: string, max: number): void {
 class BreakerTable {
   private readonly states = new Map<string, BreakerState>();
 
-  constructor(private readonly opts: BreakerOptions, private readonly now: () => number, private readonly maxStates = Number.POSITIVE_INFINITY) {}
+  constructor(
+    private readonly opts: BreakerOptions,
+    private readonly now: () => number,
+    private readonly maxStates = Number.POSITIVE_INFINITY,
+  ) {}
 
   allow(key: string): boolean {
     const h = this.states.get(key);

@@ -11,7 +11,14 @@ import { createCompletionAssembler } from '../openai/completion-assembler';
 import { logger } from '../observability/logger';
 import { decodeSse } from '../sse/decode';
 import { outputMeter, type OutputMeter } from '../usage/output-meter';
-import { NATIVE_REQUEST, UpstreamAttemptError, type AdapterContext, type RoutedChatRequest, type UpstreamFailure, type UpstreamHttpRequest } from '../providers/types';
+import {
+  NATIVE_REQUEST,
+  UpstreamAttemptError,
+  type AdapterContext,
+  type RoutedChatRequest,
+  type UpstreamFailure,
+  type UpstreamHttpRequest,
+} from '../providers/types';
 import { makeFailure } from '../providers/upstream-failure';
 import type { Attempt } from './attempt-plan';
 import { ours, SKIP, toFailure, type AttemptRun, type PlanHooks, type PlanOutcome, type RoutedBase, type RouteOptions } from './attempt-contract';
@@ -21,7 +28,6 @@ import { reportingHealth } from './target-health';
 import { answerBy, bufferedTimeouts, chatTimeouts, hedgeAfterMs, promptAllowanceMs, streamedAttemptTimeouts } from './timeouts';
 import { roughChatPromptTokens } from '../usage/prompt-tokens';
 import { readText, startAttempt, type LiveAttempt } from './upstream-call';
-
 
 /**
  * The router's two chat entry points and the buffered call for embeddings (DESIGN.md: the router never
@@ -92,7 +98,11 @@ function chatHooks(req: ChatCompletionRequest, opts: RouteOptions, successOnReso
 async function startChatStream(req: ChatCompletionRequest, attempt: Attempt, ctx: AdapterContext, run: AttemptRun, opts: RouteOptions): Promise<StartedStream> {
   const { limits } = run;
   const meter = opts.outputBudget === undefined ? undefined : outputMeter(opts.outputBudget, req.n ?? 1);
-  const live = await startAttempt(ours(() => attempt.adapter.buildChatRequest(req, ctx)), run.signal, streamedAttemptTimeouts(limits));
+  const live = await startAttempt(
+    ours(() => attempt.adapter.buildChatRequest(req, ctx)),
+    run.signal,
+    streamedAttemptTimeouts(limits),
+  );
   try {
     if (!live.ok) {
       const text = await readText(live);
@@ -128,20 +138,26 @@ export async function routeBufferedCall<T>(
   build: (attempt: Attempt, ctx: AdapterContext) => UpstreamHttpRequest | undefined,
   parse: (text: string, attempt: Attempt, ctx: AdapterContext) => T,
 ): Promise<RoutedBase & { result: T }> {
-  const hooks: PlanHooks = { timeouts: (a) => bufferedTimeouts(a.target, a.providerTimeouts), onFailure: (a, f) => logFailure(a, f, opts.requestId), successOnResolve: true };
-  const out = answered(await runPlan(plan, opts, hooks, async (attempt, ctx, { limits, signal }) => {
-    const upstreamReq = ours(() => build(attempt, ctx));
-    if (upstreamReq === undefined) return SKIP;
-    const answerDue = answerBy(limits);
-    const live = await startAttempt(upstreamReq, signal, limits);
-    try {
-      const text = await readText(live, answerDue);
-      if (!live.ok) throw new UpstreamAttemptError(attempt.adapter.classifyError(live.status, text, live.headers()));
-      return ours(() => parse(text, attempt, ctx));
-    } finally {
-      live.close();
-    }
-  }));
+  const hooks: PlanHooks = {
+    timeouts: (a) => bufferedTimeouts(a.target, a.providerTimeouts),
+    onFailure: (a, f) => logFailure(a, f, opts.requestId),
+    successOnResolve: true,
+  };
+  const out = answered(
+    await runPlan(plan, opts, hooks, async (attempt, ctx, { limits, signal }) => {
+      const upstreamReq = ours(() => build(attempt, ctx));
+      if (upstreamReq === undefined) return SKIP;
+      const answerDue = answerBy(limits);
+      const live = await startAttempt(upstreamReq, signal, limits);
+      try {
+        const text = await readText(live, answerDue);
+        if (!live.ok) throw new UpstreamAttemptError(attempt.adapter.classifyError(live.status, text, live.headers()));
+        return ours(() => parse(text, attempt, ctx));
+      } finally {
+        live.close();
+      }
+    }),
+  );
   return { attempt: out.attempt, attempts: out.attempts, result: out.result };
 }
 
@@ -157,13 +173,15 @@ export async function routeBufferedCall<T>(
  *   (`exhausted` in attempt-contract.ts) when no target answered by `opts.deadline`.
  */
 export async function routeBuffered(req: RoutedChatRequest, plan: readonly Attempt[], opts: RouteOptions): Promise<BufferedOutcome> {
-  const out = answered(await runPlan(plan, opts, chatHooks(req, opts, true), async (attempt, ctx, run) => {
-    const started = await startChatStream(req, attempt, ctx, run, opts);
-    const assembler = createCompletionAssembler(attempt.adapter.assembly, req[NATIVE_REQUEST] !== undefined);
-    assembler.push(started.first);
-    for await (const batch of started.rest) assembler.push(batch);
-    return { parts: assembler.result(), outputCut: cutAt(started.meter) };
-  }));
+  const out = answered(
+    await runPlan(plan, opts, chatHooks(req, opts, true), async (attempt, ctx, run) => {
+      const started = await startChatStream(req, attempt, ctx, run, opts);
+      const assembler = createCompletionAssembler(attempt.adapter.assembly, req[NATIVE_REQUEST] !== undefined);
+      assembler.push(started.first);
+      for await (const batch of started.rest) assembler.push(batch);
+      return { parts: assembler.result(), outputCut: cutAt(started.meter) };
+    }),
+  );
   const { parts, outputCut } = out.result;
   return { attempt: out.attempt, attempts: out.attempts, parts, ...(outputCut !== undefined ? { outputCut } : {}) };
 }
@@ -226,7 +244,13 @@ function carriesOutput(p: ChunkParts): boolean {
  * With a meter, the parts are counted against the answer's output budget: at the batch that spends
  * it, the answer ends there and the upstream request is stopped (`live.close()` below).
  */
-async function* streamParts(live: LiveAttempt, attempt: Attempt, ctx: AdapterContext, meter: OutputMeter | undefined, requestId: string | undefined): AsyncGenerator<ChunkParts[]> {
+async function* streamParts(
+  live: LiveAttempt,
+  attempt: Attempt,
+  ctx: AdapterContext,
+  meter: OutputMeter | undefined,
+  requestId: string | undefined,
+): AsyncGenerator<ChunkParts[]> {
   const transform = attempt.adapter.createStreamTransform(ctx);
   const admit = (parts: ChunkParts[]): ChunkParts[] => (meter === undefined ? parts : meter.admit(parts));
   try {

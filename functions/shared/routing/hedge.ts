@@ -25,7 +25,7 @@ export function hedgeLossNanoUsd(attempt: Attempt, promptTokens: number): number
  * also lists the loser in its fallback path (`…:hedge-lost`).
  */
 export function logHedgeLoss(attempt: Attempt, promptTokens: number, requestId: string | undefined): void {
-  logger.info('hedge lost: the other target answered first; its prompt is the operator\'s cost', {
+  logger.info("hedge lost: the other target answered first; its prompt is the operator's cost", {
     requestId,
     hedgeLost: true,
     target: attempt.target.key,

@@ -39,7 +39,9 @@ export function conversationKey(accountId: string, body: ChatCompletionRequest, 
   else {
     const system = body.messages.find((m) => m.role === 'system' || m.role === 'developer');
     const first = body.messages.find((m) => m.role !== 'system' && m.role !== 'developer');
-    id = `h:${createHash('sha256').update(JSON.stringify([messageText(system?.content), first?.role, messageText(first?.content)])).digest('base64url')}`;
+    id = `h:${createHash('sha256')
+      .update(JSON.stringify([messageText(system?.content), first?.role, messageText(first?.content)]))
+      .digest('base64url')}`;
   }
   return `${accountId}\u0000${body.model}\u0000${id}`;
 }

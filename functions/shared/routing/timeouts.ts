@@ -107,7 +107,12 @@ const PROMPT_TOKENS_PER_MS = 10;
  * `buffered` is used by embeddings only — chat never calls an upstream buffered.
  */
 export const BUILT_IN_TIMEOUTS: Record<'stream' | 'buffered', Timeouts> = {
-  stream: { connectMs: CONNECT_MS, headersMs: LATENCY_TABLE.standard.firstTokenMs, firstTokenMs: LATENCY_TABLE.standard.firstTokenMs, idleMs: LATENCY_TABLE.standard.idleMs },
+  stream: {
+    connectMs: CONNECT_MS,
+    headersMs: LATENCY_TABLE.standard.firstTokenMs,
+    firstTokenMs: LATENCY_TABLE.standard.firstTokenMs,
+    idleMs: LATENCY_TABLE.standard.idleMs,
+  },
   buffered: { connectMs: CONNECT_MS, headersMs: 30_000, firstTokenMs: 30_000, idleMs: 10_000 },
 };
 
@@ -164,7 +169,11 @@ export function chatTimeouts(
 }
 
 /** The limits of one embeddings attempt (buffered): built-in, then operator, provider and target `buffered` overrides. */
-export function bufferedTimeouts(target: CatalogueTarget, provider: TimeoutOverrides | undefined, operator: TimeoutOverrides = config().UPSTREAM_TIMEOUTS_MS): Timeouts {
+export function bufferedTimeouts(
+  target: CatalogueTarget,
+  provider: TimeoutOverrides | undefined,
+  operator: TimeoutOverrides = config().UPSTREAM_TIMEOUTS_MS,
+): Timeouts {
   return { ...BUILT_IN_TIMEOUTS.buffered, ...operator.buffered, ...provider?.buffered, ...target.timeouts?.buffered };
 }
 
@@ -185,7 +194,13 @@ export type AttemptLimits = Timeouts & { totalMs: number };
 /** Never let an attempt's timers run past the request's deadline: each limit clipped to `remainingMs` (ms, at least 1). */
 export function attemptLimits(t: Timeouts, remainingMs: number): AttemptLimits {
   const r = Math.max(1, remainingMs);
-  return { connectMs: Math.min(t.connectMs, r), headersMs: Math.min(t.headersMs, r), firstTokenMs: Math.min(t.firstTokenMs, r), idleMs: Math.min(t.idleMs, r), totalMs: r };
+  return {
+    connectMs: Math.min(t.connectMs, r),
+    headersMs: Math.min(t.headersMs, r),
+    firstTokenMs: Math.min(t.firstTokenMs, r),
+    idleMs: Math.min(t.idleMs, r),
+    totalMs: r,
+  };
 }
 
 /**
@@ -194,7 +209,13 @@ export function attemptLimits(t: Timeouts, remainingMs: number): AttemptLimits {
  * silence; the idle limit applies once output flows).
  */
 export function streamedAttemptTimeouts(limits: AttemptLimits): AttemptTimeouts {
-  return { connectMs: limits.connectMs, headersMs: Math.min(limits.headersMs, limits.firstTokenMs), idleMs: Math.max(limits.idleMs, limits.firstTokenMs), totalMs: limits.totalMs, firstTokenMs: limits.firstTokenMs };
+  return {
+    connectMs: limits.connectMs,
+    headersMs: Math.min(limits.headersMs, limits.firstTokenMs),
+    idleMs: Math.max(limits.idleMs, limits.firstTokenMs),
+    totalMs: limits.totalMs,
+    firstTokenMs: limits.firstTokenMs,
+  };
 }
 
 /** A buffered attempt begun now must have begun its answer by this time (epoch ms): its headers limit. */

@@ -41,7 +41,10 @@ export type AbortReason = 'client' | 'connect-timeout' | 'headers-timeout' | 'id
 
 /** Thrown when an attempt fails without an HTTP answer: network error, timeout, abort. */
 export class AttemptAbortedError extends Error {
-  constructor(readonly reason: AbortReason | 'network', cause?: unknown) {
+  constructor(
+    readonly reason: AbortReason | 'network',
+    cause?: unknown,
+  ) {
     super(`upstream attempt ${reason}`, cause === undefined ? undefined : { cause });
     this.name = 'AttemptAbortedError';
   }

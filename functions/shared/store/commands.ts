@@ -81,7 +81,8 @@ function binaryMapIn(m: Record<string, Wire>): Record<string, Wire> {
 /** A plain item (or key, or value map) → the wire's attribute-value map. */
 const toWire = (x: unknown): Json | undefined => (x === undefined ? undefined : (binaryOut(marshall(x as Plain, MARSHALL)) as Json));
 /** The wire's attribute-value map → a plain item. */
-const fromWire = (x: unknown): Plain | undefined => (x === undefined ? undefined : unmarshall(binaryMapIn(x as Record<string, Wire>) as Parameters<typeof unmarshall>[0]));
+const fromWire = (x: unknown): Plain | undefined =>
+  x === undefined ? undefined : unmarshall(binaryMapIn(x as Record<string, Wire>) as Parameters<typeof unmarshall>[0]);
 
 /** One operation's members that carry items or keys, marshalled on the way out. */
 function itemsOut(op: Json): Json {
@@ -160,7 +161,8 @@ export class BatchGetCommand extends StoreCommand<Doc.BatchGetCommandInput, Doc.
   }
   override output(body: Json): Doc.BatchGetCommandOutput {
     const out: Json = { ...body };
-    if (body.Responses !== undefined) out.Responses = Object.fromEntries(Object.entries(body.Responses as Record<string, unknown[]>).map(([table, items]) => [table, items.map(fromWire)]));
+    if (body.Responses !== undefined)
+      out.Responses = Object.fromEntries(Object.entries(body.Responses as Record<string, unknown[]>).map(([table, items]) => [table, items.map(fromWire)]));
     if (body.UnprocessedKeys !== undefined) {
       const unprocessed = Object.entries(body.UnprocessedKeys as Record<string, Json & { Keys?: unknown[] }>);
       out.UnprocessedKeys = Object.fromEntries(unprocessed.map(([table, req]) => [table, { ...req, Keys: (req.Keys ?? []).map(fromWire) }]));
@@ -175,6 +177,9 @@ export class TransactWriteCommand extends StoreCommand<Doc.TransactWriteCommandI
   readonly sdkName = 'TransactWriteCommand';
   override wireInput(): Json {
     const items = (this.input.TransactItems ?? []) as Array<Record<string, Json | undefined>>;
-    return { ...this.input, TransactItems: items.map((item) => Object.fromEntries(Object.entries(item).map(([kind, op]) => [kind, op === undefined ? op : itemsOut(op)]))) };
+    return {
+      ...this.input,
+      TransactItems: items.map((item) => Object.fromEntries(Object.entries(item).map(([kind, op]) => [kind, op === undefined ? op : itemsOut(op)]))),
+    };
   }
 }

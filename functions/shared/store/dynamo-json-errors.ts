@@ -6,9 +6,17 @@
  * of `@aws-sdk/client-dynamodb` are imported (~2 KB bundled), not its client.
  */
 import {
-  ConditionalCheckFailedException, DynamoDBServiceException, InternalServerError, ItemCollectionSizeLimitExceededException,
-  ProvisionedThroughputExceededException, RequestLimitExceeded, ResourceNotFoundException, ThrottlingException,
-  TransactionCanceledException, TransactionConflictException, TransactionInProgressException,
+  ConditionalCheckFailedException,
+  DynamoDBServiceException,
+  InternalServerError,
+  ItemCollectionSizeLimitExceededException,
+  ProvisionedThroughputExceededException,
+  RequestLimitExceeded,
+  ResourceNotFoundException,
+  ThrottlingException,
+  TransactionCanceledException,
+  TransactionConflictException,
+  TransactionInProgressException,
 } from '@aws-sdk/client-dynamodb';
 import { errorName, type AwsJsonMetadata } from '../aws/aws-json';
 
@@ -20,9 +28,16 @@ type ExceptionClass = (new (opts: { message: string; $metadata: object } & Recor
  */
 const EXCEPTIONS: Record<string, ExceptionClass> = Object.fromEntries(
   [
-    ConditionalCheckFailedException, TransactionCanceledException, TransactionConflictException, TransactionInProgressException,
-    ProvisionedThroughputExceededException, RequestLimitExceeded, ThrottlingException, ResourceNotFoundException,
-    InternalServerError, ItemCollectionSizeLimitExceededException,
+    ConditionalCheckFailedException,
+    TransactionCanceledException,
+    TransactionConflictException,
+    TransactionInProgressException,
+    ProvisionedThroughputExceededException,
+    RequestLimitExceeded,
+    ThrottlingException,
+    ResourceNotFoundException,
+    InternalServerError,
+    ItemCollectionSizeLimitExceededException,
   ].map((c) => [c.shapeId.slice(c.shapeId.indexOf('#') + 1), c as unknown as ExceptionClass]),
 );
 

@@ -92,12 +92,19 @@ export function createDocumentClient(opts: DocumentClientOptions = {}): StoreCli
   const plain = endpoint?.startsWith('http:') === true;
   const agent = plain ? new HttpAgent(DYNAMODB_AGENT_OPTIONS) : new HttpsAgent(DYNAMODB_AGENT_OPTIONS);
   const limits = { agent, maxAttempts, connectionTimeoutMs, requestTimeoutMs };
-  const json = opts.lean !== false && credentials !== undefined && region !== undefined
-    ? new AwsJsonClient({
-        endpoint: endpoint ?? `https://dynamodb.${region}.amazonaws.com`, region, service: 'dynamodb', targetPrefix: 'DynamoDB_20120810', jsonVersion: '1.0',
-        credentials, errorFromResponse: dynamoErrorFromResponse, ...limits,
-      })
-    : undefined;
+  const json =
+    opts.lean !== false && credentials !== undefined && region !== undefined
+      ? new AwsJsonClient({
+          endpoint: endpoint ?? `https://dynamodb.${region}.amazonaws.com`,
+          region,
+          service: 'dynamodb',
+          targetPrefix: 'DynamoDB_20120810',
+          jsonVersion: '1.0',
+          credentials,
+          errorFromResponse: dynamoErrorFromResponse,
+          ...limits,
+        })
+      : undefined;
   const client = new StoreClient(json, { region, endpoint, credentials, ...limits });
   const hook: unknown = (globalThis as Record<symbol, unknown>)[SDK_CLIENT_HOOK];
   if (typeof hook === 'function') hook(client);

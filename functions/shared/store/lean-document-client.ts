@@ -14,7 +14,10 @@ import { StoreCommand } from './commands';
 import type { SdkDocumentClientOptions } from './sdk-document-client';
 
 /** A middleware as the SDK's `initialize` step sees it (what tests and SDK_CLIENT_HOOK's callers add). */
-type Middleware = (next: (args: { input: object }) => Promise<{ output: object }>, context: { clientName: string; commandName: string }) => (args: { input: object }) => Promise<{ output: object }>;
+type Middleware = (
+  next: (args: { input: object }) => Promise<{ output: object }>,
+  context: { clientName: string; commandName: string },
+) => (args: { input: object }) => Promise<{ output: object }>;
 type MiddlewareOptions = { step?: string; name?: string } & Record<string, unknown>;
 
 /** Options of a command's send (the SDK's `HttpHandlerOptions` subset the store uses). */
@@ -58,7 +61,10 @@ export class StoreClient {
    * @param json the JSON-protocol client, or undefined when every call must go through the SDK.
    * @param sdkOptions how to make the SDK client when it is first needed.
    */
-  constructor(private readonly json: AwsJsonClient | undefined, private readonly sdkOptions: SdkDocumentClientOptions) {}
+  constructor(
+    private readonly json: AwsJsonClient | undefined,
+    private readonly sdkOptions: SdkDocumentClientOptions,
+  ) {}
 
   /**
    * Sends a store command (its lib-dynamodb-shaped output), or an SDK command through the SDK path.
@@ -102,7 +108,9 @@ export class StoreClient {
       },
       (err: unknown) => {
         this.sdk = undefined;
-        throw new Error('This DynamoDB call needs the AWS SDK client, which the Lambda bundles leave out: send a store command (store/commands.ts)', { cause: err });
+        throw new Error('This DynamoDB call needs the AWS SDK client, which the Lambda bundles leave out: send a store command (store/commands.ts)', {
+          cause: err,
+        });
       },
     );
     return this.sdk;

@@ -5,13 +5,20 @@
 import { StoreUnavailableError } from '../errors/gateway-errors';
 
 /** The message every store outage shows the client. */
-export const STORE_UNAVAILABLE_MESSAGE =
-  "The gateway's data store is unavailable. Please retry your request in a few seconds.";
+export const STORE_UNAVAILABLE_MESSAGE = "The gateway's data store is unavailable. Please retry your request in a few seconds.";
 
 /** Socket-level error codes (Node.js `errno` names) meaning "could not talk to DynamoDB". */
 const NETWORK_ERROR_CODES = new Set([
-  'ECONNREFUSED', 'ECONNRESET', 'ECONNABORTED', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN',
-  'EHOSTUNREACH', 'ENETUNREACH', 'ENETDOWN',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ECONNABORTED',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENETDOWN',
 ]);
 
 /**
@@ -20,10 +27,18 @@ const NETWORK_ERROR_CODES = new Set([
  * (`ResourceNotFoundException`) is a deployment fault the client cannot fix either: same 503.
  */
 const UNAVAILABLE_ERROR_NAMES = new Set([
-  'ProvisionedThroughputExceededException', 'ThrottlingException', 'RequestLimitExceeded',
-  'InternalServerError', 'ServiceUnavailable', 'ServiceUnavailableException',
-  'TimeoutError', 'RequestTimeout', 'RequestTimeoutException',
-  'CredentialsProviderError', 'ResourceNotFoundException', 'UnrecognizedClientException',
+  'ProvisionedThroughputExceededException',
+  'ThrottlingException',
+  'RequestLimitExceeded',
+  'InternalServerError',
+  'ServiceUnavailable',
+  'ServiceUnavailableException',
+  'TimeoutError',
+  'RequestTimeout',
+  'RequestTimeoutException',
+  'CredentialsProviderError',
+  'ResourceNotFoundException',
+  'UnrecognizedClientException',
   'AccessDeniedException',
 ]);
 

@@ -59,9 +59,7 @@ export const SWEEP_SHARDS = 16;
 export const KEYS_TABLE: TableSchema = {
   logicalName: 'keys',
   partitionKey: { name: 'keyHash', type: 'S' },
-  globalSecondaryIndexes: [
-    { indexName: 'byAccount', partitionKey: { name: 'accountId', type: 'S' }, sortKey: { name: 'createdAt', type: 'S' } },
-  ],
+  globalSecondaryIndexes: [{ indexName: 'byAccount', partitionKey: { name: 'accountId', type: 'S' }, sortKey: { name: 'createdAt', type: 'S' } }],
 };
 
 /** The accounts table's index by sign-in email (keys only). */

@@ -57,7 +57,6 @@ export interface ConflictRetryOptions {
   random?: () => number;
 }
 
-
 /**
  * Jittered delay before retry number `attempt` (1-based): uniform in [0, min(max, base·2^(attempt-1))]
  * ("full jitter", AWS Architecture Blog, "Exponential Backoff And Jitter"), so colliding writers spread out.
@@ -71,6 +70,9 @@ export function backoffDelayMs(attempt: number, opts: ConflictRetryOptions = {})
  * the one retry loop (retry/retry.ts). Any other error, or the last conflict, is rethrown unchanged.
  */
 export async function retryOnConflict<T>(op: () => Promise<T>, opts: ConflictRetryOptions = {}): Promise<T> {
-  const policy: RetryPolicy = { maxAttempts: opts.maxAttempts ?? 8, delayMs: (err, retry) => (isTransactionConflict(err) ? backoffDelayMs(retry + 1, opts) : undefined) };
+  const policy: RetryPolicy = {
+    maxAttempts: opts.maxAttempts ?? 8,
+    delayMs: (err, retry) => (isTransactionConflict(err) ? backoffDelayMs(retry + 1, opts) : undefined),
+  };
   return retrying(op, policy, opts.sleep === undefined ? {} : { sleep: opts.sleep });
 }

@@ -58,7 +58,12 @@ export class UpdateBuilder {
    * The expression fields of an Update item.
    * @throws Error when nothing is set or removed (a bug in the caller).
    */
-  build(): { UpdateExpression: string; ConditionExpression?: string; ExpressionAttributeNames?: Record<string, string>; ExpressionAttributeValues?: Record<string, unknown> } {
+  build(): {
+    UpdateExpression: string;
+    ConditionExpression?: string;
+    ExpressionAttributeNames?: Record<string, string>;
+    ExpressionAttributeValues?: Record<string, unknown>;
+  } {
     const parts: string[] = [];
     if (this.sets.length > 0) parts.push(`SET ${this.sets.join(', ')}`);
     if (this.removes.length > 0) parts.push(`REMOVE ${this.removes.join(', ')}`);

@@ -47,7 +47,10 @@ export function loadedCounter(): CountTokens | undefined {
 
 /** Loads the tokenizer in the background (after an answer is out), so later holds count exactly. */
 export function warmTokenizer(): Promise<void> {
-  return loadCounter().then(() => undefined, () => undefined);
+  return loadCounter().then(
+    () => undefined,
+    () => undefined,
+  );
 }
 
 /** The tokenizer, loading it if needed (the refusal path of a hold, estimates for billing). */

@@ -21,6 +21,9 @@ export * from 'zod/mini';
  * classic zod's `z.preprocess(fn, schema)`, which mini lacks: `fn` maps the input, then `schema`
  * validates the result (the same pipe of a transform into `schema` that classic builds).
  */
-export function preprocess<T extends core.$ZodType<unknown, unknown>>(fn: (value: unknown) => unknown, schema: T): ZodMiniPipe<ZodMiniTransform<unknown, unknown>, T> {
+export function preprocess<T extends core.$ZodType<unknown, unknown>>(
+  fn: (value: unknown) => unknown,
+  schema: T,
+): ZodMiniPipe<ZodMiniTransform<unknown, unknown>, T> {
   return pipe<ZodMiniTransform<unknown, unknown>, T>(transform(fn), schema);
 }

@@ -20,30 +20,56 @@ afterEach(async () => {
 async function serve(route: Omit<FunctionUrlRoute, 'match' | 'functionName'>) {
   const records: InvocationRecord[] = [];
   const logs: string[] = [];
-  const server = createFunctionUrlServer([{ match: (p) => p !== '/nowhere', functionName: 'toy', ...route }], { log: (l) => logs.push(l), onInvocation: (r) => records.push(r) });
+  const server = createFunctionUrlServer([{ match: (p) => p !== '/nowhere', functionName: 'toy', ...route }], {
+    log: (l) => logs.push(l),
+    onInvocation: (r) => records.push(r),
+  });
   running = { ...(await listen(server)), records, logs };
   return running;
 }
-const streaming = (fn: (event: APIGatewayProxyEventV2, stream: Stream) => Promise<void>) => serve({ invokeMode: 'RESPONSE_STREAM', handler: awslambda.streamifyResponse(fn) });
-const buffered = (fn: (event: APIGatewayProxyEventV2) => Promise<unknown>, timeoutMs?: number) => serve({ invokeMode: 'BUFFERED', handler: fn, ...(timeoutMs ? { timeoutMs } : {}) });
+const streaming = (fn: (event: APIGatewayProxyEventV2, stream: Stream) => Promise<void>) =>
+  serve({ invokeMode: 'RESPONSE_STREAM', handler: awslambda.streamifyResponse(fn) });
+const buffered = (fn: (event: APIGatewayProxyEventV2) => Promise<unknown>, timeoutMs?: number) =>
+  serve({ invokeMode: 'BUFFERED', handler: fn, ...(timeoutMs ? { timeoutMs } : {}) });
 const INTERNAL_ERROR = { Message: 'Internal Server Error' };
 
 describe('the payload-2.0 event and the 6 MB limit', () => {
   it('gives the function the event with the origin headers the service adds, text bodies as text and others as base64', async () => {
     const seen: APIGatewayProxyEventV2[] = [];
     const s = await buffered(async (event) => (seen.push(event), { statusCode: 204 }));
-    await fetch(`${s.url}/v1/x?a=1&a=2&b=%20`, { method: 'POST', headers: { 'content-type': 'application/json', cookie: 'c1=v; c2=w', 'x-forwarded-for': '203.0.113.9' }, body: '{"é":1}' });
+    await fetch(`${s.url}/v1/x?a=1&a=2&b=%20`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', cookie: 'c1=v; c2=w', 'x-forwarded-for': '203.0.113.9' },
+      body: '{"é":1}',
+    });
     await fetch(`${s.url}/bin`, { method: 'POST', headers: { 'content-type': 'application/octet-stream' }, body: new Uint8Array([0, 255]) });
     const [json, bin] = seen;
-    expect(json).toMatchObject({ version: '2.0', rawPath: '/v1/x', rawQueryString: 'a=1&a=2&b=%20', queryStringParameters: { a: '1,2', b: ' ' }, cookies: ['c1=v', 'c2=w'], body: '{"é":1}', isBase64Encoded: false });
-    expect(json?.headers).toMatchObject({ 'x-forwarded-for': '203.0.113.9, 127.0.0.1', 'x-forwarded-proto': 'http', 'x-forwarded-port': new URL(s.url).port, cookie: 'c1=v; c2=w' });
-    expect(json?.requestContext).toMatchObject({ http: { method: 'POST', path: '/v1/x', sourceIp: '127.0.0.1' }, stage: '$default', domainName: expect.stringMatching(/^[0-9a-f]{32}\.lambda-url\.us-east-1\.on\.aws$/) });
+    expect(json).toMatchObject({
+      version: '2.0',
+      rawPath: '/v1/x',
+      rawQueryString: 'a=1&a=2&b=%20',
+      queryStringParameters: { a: '1,2', b: ' ' },
+      cookies: ['c1=v', 'c2=w'],
+      body: '{"é":1}',
+      isBase64Encoded: false,
+    });
+    expect(json?.headers).toMatchObject({
+      'x-forwarded-for': '203.0.113.9, 127.0.0.1',
+      'x-forwarded-proto': 'http',
+      'x-forwarded-port': new URL(s.url).port,
+      cookie: 'c1=v; c2=w',
+    });
+    expect(json?.requestContext).toMatchObject({
+      http: { method: 'POST', path: '/v1/x', sourceIp: '127.0.0.1' },
+      stage: '$default',
+      domainName: expect.stringMatching(/^[0-9a-f]{32}\.lambda-url\.us-east-1\.on\.aws$/),
+    });
     expect(json?.requestContext.time).toMatch(/^\d\d\/[A-Z][a-z]{2}\/\d{4}:\d\d:\d\d:\d\d \+0000$/);
     expect(bin).toMatchObject({ body: 'AP8=', isBase64Encoded: true });
     expect(bin).not.toHaveProperty('queryStringParameters');
   });
 
-  it('answers 413 with Lambda\'s message for a payload over 6 MiB, without running the function; 6 MiB less the event fits', async () => {
+  it("answers 413 with Lambda's message for a payload over 6 MiB, without running the function; 6 MiB less the event fits", async () => {
     let calls = 0;
     const s = await buffered(async () => (calls++, 'ok'));
     const over = await fetch(s.url, { method: 'POST', headers: { 'content-type': 'application/octet-stream' }, body: new Uint8Array(6_291_457) });
@@ -58,7 +84,9 @@ describe('the payload-2.0 event and the 6 MB limit', () => {
 describe('BUFFERED invoke', () => {
   it('turns the return value into the response: structured (status, headers, cookies, base64 body) or plain JSON', async () => {
     const s = await buffered(async (e) =>
-      e.rawPath === '/plain' ? 'Hello, world!' : { statusCode: 201, headers: { 'X-A': 'b' }, cookies: ['k=v', 'l=w'], body: Buffer.from('hé').toString('base64'), isBase64Encoded: true },
+      e.rawPath === '/plain'
+        ? 'Hello, world!'
+        : { statusCode: 201, headers: { 'X-A': 'b' }, cookies: ['k=v', 'l=w'], body: Buffer.from('hé').toString('base64'), isBase64Encoded: true },
     );
     const res = await fetch(s.url);
     expect([res.status, res.headers.get('x-a'), res.headers.getSetCookie(), await res.text()]).toEqual([201, 'b', ['k=v', 'l=w'], 'hé']);
@@ -72,7 +100,7 @@ describe('BUFFERED invoke', () => {
     ['a status that is not HTTP', async () => ({ statusCode: 99 })],
     ['a body that is not a string', async () => ({ statusCode: 200, body: { a: 1 } })],
     ['a payload over 6 MB', async () => ({ statusCode: 200, body: 'x'.repeat(6_291_557) })],
-  ])('answers %s with the service\'s 502', async (_name, fn) => {
+  ])("answers %s with the service's 502", async (_name, fn) => {
     const s = await buffered(fn);
     const res = await fetch(s.url);
     expect([res.status, await res.json()]).toEqual([502, INTERNAL_ERROR]);
@@ -107,7 +135,7 @@ describe('RESPONSE_STREAM invoke and the http-integration prelude', () => {
     expect((await reader.read()).done).toBe(true);
   });
 
-  it('without the prelude: 200 with the stream\'s content type; an empty stream: 200 without a body', async () => {
+  it("without the prelude: 200 with the stream's content type; an empty stream: 200 without a body", async () => {
     const s = await streaming(async (e, stream) => {
       if (e.rawPath === '/plain') {
         stream.setContentType('text/plain');
@@ -122,9 +150,19 @@ describe('RESPONSE_STREAM invoke and the http-integration prelude', () => {
   });
 
   it.each([
-    ['end(chunk) without a write (the prelude is skipped, runtime-interface-client #97)', (stream: Stream) => awslambda.HttpResponseStream.from(stream, { statusCode: 200 }).end('x')],
-    ['a malformed prelude', (stream: Stream) => (stream.setContentType('application/vnd.awslambda.http-integration-response'), stream.write('{"statusCode":"x"}\0\0\0\0\0\0\0\0body'), stream.end())],
-  ])('answers %s with the service\'s 502', async (_name, write) => {
+    [
+      'end(chunk) without a write (the prelude is skipped, runtime-interface-client #97)',
+      (stream: Stream) => awslambda.HttpResponseStream.from(stream, { statusCode: 200 }).end('x'),
+    ],
+    [
+      'a malformed prelude',
+      (stream: Stream) => (
+        stream.setContentType('application/vnd.awslambda.http-integration-response'),
+        stream.write('{"statusCode":"x"}\0\0\0\0\0\0\0\0body'),
+        stream.end()
+      ),
+    ],
+  ])("answers %s with the service's 502", async (_name, write) => {
     const s = await streaming(async (_e, stream) => void write(stream));
     const res = await fetch(s.url);
     expect([res.status, await res.json()]).toEqual([502, INTERNAL_ERROR]);
@@ -148,7 +186,9 @@ describe('RESPONSE_STREAM invoke and the http-integration prelude', () => {
   });
 
   it('refuses a route whose handler does not match its invoke mode; an unknown path is an OpenAI-shaped 404', async () => {
-    expect(() => createFunctionUrlServer([{ match: () => true, functionName: 'x', invokeMode: 'RESPONSE_STREAM', handler: async () => 'x' }])).toThrow(TypeError);
+    expect(() => createFunctionUrlServer([{ match: () => true, functionName: 'x', invokeMode: 'RESPONSE_STREAM', handler: async () => 'x' }])).toThrow(
+      TypeError,
+    );
     const s = await buffered(async () => 'x');
     const res = await fetch(`${s.url}/nowhere`);
     expect([res.status, ((await res.json()) as { error: { message: string } }).error.message]).toEqual([404, 'Unknown path']);

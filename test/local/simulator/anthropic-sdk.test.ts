@@ -27,7 +27,12 @@ const weatherTool: Tool = {
 
 describe('anthropic SDK against the native route', () => {
   it('creates a message with the echo text, end_turn and input/output token usage', async () => {
-    const msg = await client().messages.create({ model: 'claude-haiku-4-5', max_tokens: 100, system: 'Be brief.', messages: [{ role: 'user', content: PROMPT }] });
+    const msg = await client().messages.create({
+      model: 'claude-haiku-4-5',
+      max_tokens: 100,
+      system: 'Be brief.',
+      messages: [{ role: 'user', content: PROMPT }],
+    });
     expect(msg.type).toBe('message');
     expect(msg.model).toBe('claude-haiku-4-5');
     expect(msg.content).toEqual([{ type: 'text', text: EXPECTED }]);
@@ -45,7 +50,10 @@ describe('anthropic SDK against the native route', () => {
     const block = msg.content.find((b) => b.type === 'tool_use');
     expect(block).toMatchObject({ type: 'tool_use', name: 'get_weather', input: { city: 'Paris', unit: 'c' } });
     messages.push({ role: 'assistant', content: msg.content });
-    messages.push({ role: 'user', content: [{ type: 'tool_result', tool_use_id: block!.type === 'tool_use' ? block!.id : '', content: [{ type: 'text', text: 'sunny,   21C' }] }] });
+    messages.push({
+      role: 'user',
+      content: [{ type: 'tool_result', tool_use_id: block!.type === 'tool_use' ? block!.id : '', content: [{ type: 'text', text: 'sunny,   21C' }] }],
+    });
     const next = await client().messages.create({ model: 'claude-haiku-4-5', max_tokens: 100, messages, tools: [weatherTool] });
     expect(next.content).toEqual([{ type: 'text', text: 'Tool said: sunny, 21C' }]);
   });
@@ -64,7 +72,12 @@ describe('anthropic SDK against the native route', () => {
   });
 
   it('streams tool input as input_json_delta fragments the SDK assembles into the input object', async () => {
-    const stream = client().messages.stream({ model: 'claude-haiku-4-5', max_tokens: 100, messages: [{ role: 'user', content: 'both [parallel]' }], tools: [weatherTool, { name: 'noop', input_schema: { type: 'object' } }] });
+    const stream = client().messages.stream({
+      model: 'claude-haiku-4-5',
+      max_tokens: 100,
+      messages: [{ role: 'user', content: 'both [parallel]' }],
+      tools: [weatherTool, { name: 'noop', input_schema: { type: 'object' } }],
+    });
     const partials: string[] = [];
     stream.on('inputJson', (partial) => partials.push(partial));
     const final = await stream.finalMessage();
@@ -78,7 +91,12 @@ describe('anthropic SDK against the native route', () => {
 
   it('streams a thinking block with a signature when thinking is enabled', async () => {
     const final = await client()
-      .messages.stream({ model: 'claude-haiku-4-5', max_tokens: 2048, thinking: { type: 'enabled', budget_tokens: 1024 }, messages: [{ role: 'user', content: PROMPT }] })
+      .messages.stream({
+        model: 'claude-haiku-4-5',
+        max_tokens: 2048,
+        thinking: { type: 'enabled', budget_tokens: 1024 },
+        messages: [{ role: 'user', content: PROMPT }],
+      })
       .finalMessage();
     expect(final.content[0]).toMatchObject({ type: 'thinking', thinking: expect.stringMatching(/^Thinking: /), signature: expect.any(String) });
     expect(final.content[1]).toMatchObject({ type: 'text', text: EXPECTED });
@@ -87,7 +105,12 @@ describe('anthropic SDK against the native route', () => {
   });
 
   it('reports stop_sequence and max_tokens stops', async () => {
-    const stopped = await client().messages.create({ model: 'claude-haiku-4-5', max_tokens: 100, stop_sequences: ['how'], messages: [{ role: 'user', content: PROMPT }] });
+    const stopped = await client().messages.create({
+      model: 'claude-haiku-4-5',
+      max_tokens: 100,
+      stop_sequences: ['how'],
+      messages: [{ role: 'user', content: PROMPT }],
+    });
     expect(stopped).toMatchObject({ stop_reason: 'stop_sequence', stop_sequence: 'how', content: [{ text: 'Echo: Hello simulator, ' }] });
     const cut = await client().messages.create({ model: 'claude-haiku-4-5', max_tokens: 2, messages: [{ role: 'user', content: PROMPT }] });
     expect(cut).toMatchObject({ stop_reason: 'max_tokens', content: [{ text: 'Echo: Hello' }], usage: { output_tokens: 2 } });
@@ -97,14 +120,24 @@ describe('anthropic SDK against the native route', () => {
     const msg = await client().messages.create({
       model: 'claude-haiku-4-5',
       max_tokens: 100,
-      messages: [{ role: 'user', content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'AAAA' } }, { type: 'text', text: 'describe' }] }],
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'AAAA' } },
+            { type: 'text', text: 'describe' },
+          ],
+        },
+      ],
     });
     expect(msg.content[0]).toMatchObject({ text: expect.stringMatching(/^I see 1 image\. Echo: describe /) });
   });
 
   it('raises OverloadedError (529) for a status fault, and succeeds on the SDK retry when the fault is used up', async () => {
     sim.setFault({ provider: 'anthropic' }, { kind: 'status', status: 529 }, { times: 1 });
-    const err = await client().messages.create({ model: 'claude-haiku-4-5', max_tokens: 10, messages: [{ role: 'user', content: 'x' }] }).catch((e: unknown) => e);
+    const err = await client()
+      .messages.create({ model: 'claude-haiku-4-5', max_tokens: 10, messages: [{ role: 'user', content: 'x' }] })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(Anthropic.OverloadedError);
     expect(err).toMatchObject({ status: 529, error: { type: 'error', error: { type: 'overloaded_error' } } });
 
@@ -124,18 +157,31 @@ describe('anthropic SDK against the native route', () => {
   });
 
   it('rejects a bad key (401), a missing max_tokens and a temperature above 1 (400), and a retired model (404)', async () => {
-    await expect(client({ apiKey: 'bad-key' }).messages.create({ model: 'claude-haiku-4-5', max_tokens: 10, messages: [{ role: 'user', content: 'x' }] })).rejects.toBeInstanceOf(Anthropic.AuthenticationError);
+    await expect(
+      client({ apiKey: 'bad-key' }).messages.create({ model: 'claude-haiku-4-5', max_tokens: 10, messages: [{ role: 'user', content: 'x' }] }),
+    ).rejects.toBeInstanceOf(Anthropic.AuthenticationError);
     // SDK 1.x dropped `temperature` from its types (deprecated for new models), but the API still takes it.
-    const hot: MessageCreateParamsNonStreaming & { temperature: number } = { model: 'claude-haiku-4-5', max_tokens: 10, temperature: 1.5, messages: [{ role: 'user', content: 'x' }] };
+    const hot: MessageCreateParamsNonStreaming & { temperature: number } = {
+      model: 'claude-haiku-4-5',
+      max_tokens: 10,
+      temperature: 1.5,
+      messages: [{ role: 'user', content: 'x' }],
+    };
     await expect(client().messages.create(hot)).rejects.toBeInstanceOf(Anthropic.BadRequestError);
-    await expect(client().messages.create({ model: 'claude-3-5-sonnet-retired', max_tokens: 10, messages: [{ role: 'user', content: 'x' }] })).rejects.toBeInstanceOf(Anthropic.NotFoundError);
+    await expect(
+      client().messages.create({ model: 'claude-3-5-sonnet-retired', max_tokens: 10, messages: [{ role: 'user', content: 'x' }] }),
+    ).rejects.toBeInstanceOf(Anthropic.NotFoundError);
     const raw = await fetch(`${sim.urls.anthropic}/v1/messages`, {
       method: 'POST',
       headers: { 'x-api-key': 'k', 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
       body: JSON.stringify({ model: 'claude-haiku-4-5', messages: [{ role: 'user', content: 'x' }] }),
     });
     expect(raw.status).toBe(400);
-    expect(await raw.json()).toMatchObject({ type: 'error', error: { type: 'invalid_request_error', message: 'max_tokens: Field required' }, request_id: expect.any(String) });
+    expect(await raw.json()).toMatchObject({
+      type: 'error',
+      error: { type: 'invalid_request_error', message: 'max_tokens: Field required' },
+      request_id: expect.any(String),
+    });
     expect(raw.headers.get('request-id')).toMatch(/^req_sim_/);
   });
 });

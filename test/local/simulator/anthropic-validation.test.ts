@@ -41,7 +41,12 @@ describe('anthropic conversation rules', () => {
 
   it.each([
     ['an id no tool_use issued', [question, toolUse('toolu_1'), toolResult('toolu_2')], 'messages.2.content.0', 'toolu_2'],
-    ['a tool_use two turns back', [question, toolUse('toolu_1'), toolResult('toolu_1'), { role: 'assistant', content: 'ok' }, toolResult('toolu_1')], 'messages.4.content.0', 'toolu_1'],
+    [
+      'a tool_use two turns back',
+      [question, toolUse('toolu_1'), toolResult('toolu_1'), { role: 'assistant', content: 'ok' }, toolResult('toolu_1')],
+      'messages.4.content.0',
+      'toolu_1',
+    ],
     ['no assistant turn before it', [toolResult('toolu_1')], 'messages.0.content.0', 'toolu_1'],
   ])('refuses a tool_result answering %s with 400 invalid_request_error', async (_case, messages, path, id) => {
     await expect400(
@@ -64,7 +69,10 @@ describe('anthropic conversation rules', () => {
   it.each(['claude-sonnet-4-6', 'claude-haiku-4-5', 'claude-opus-4-6', 'claude-sonnet-4-5-20250929', 'claude-opus-5'])(
     'refuses temperature with top_p on %s (newer models take one sampler)',
     async (model) => {
-      await expect400(await send({ model, temperature: 0.5, top_p: 0.9, messages: [question] }), '`temperature` and `top_p` cannot both be specified for this model. Please use only one.');
+      await expect400(
+        await send({ model, temperature: 0.5, top_p: 0.9, messages: [question] }),
+        '`temperature` and `top_p` cannot both be specified for this model. Please use only one.',
+      );
       expect((await send({ model, top_p: 0.9, messages: [question] })).status).toBe(200);
       expect((await send({ model, temperature: 0.5, messages: [question] })).status).toBe(200);
     },
@@ -77,7 +85,11 @@ describe('anthropic conversation rules', () => {
   it('raises the SDK BadRequestError for an unmatched tool result', async () => {
     const client = new Anthropic({ apiKey: 'k', baseURL: sim.urls.anthropic, maxRetries: 0 });
     await expect(
-      client.messages.create({ model: 'claude-haiku-4-5', max_tokens: 10, messages: [{ role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_x', content: 'x' }] }] }),
+      client.messages.create({
+        model: 'claude-haiku-4-5',
+        max_tokens: 10,
+        messages: [{ role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_x', content: 'x' }] }],
+      }),
     ).rejects.toBeInstanceOf(Anthropic.BadRequestError);
   });
 });

@@ -229,8 +229,9 @@ describe('malformed and mid-stream error faults', () => {
   });
 });
 
-describe('context-length fault: each provider\'s own 400 for a prompt over the window', () => {
-  const openAIWords = "This model's maximum context length is 128000 tokens. However, your messages resulted in 150000 tokens. Please reduce the length of the messages.";
+describe("context-length fault: each provider's own 400 for a prompt over the window", () => {
+  const openAIWords =
+    "This model's maximum context length is 128000 tokens. However, your messages resulted in 150000 tokens. Please reduce the length of the messages.";
 
   it('OpenAI-shaped hosts: context_length_exceeded on messages; DeepSeek and MiniMax in their own shapes', async () => {
     sim.setFault({}, { kind: 'context-length', limit: 128_000, tokens: 150_000 });
@@ -244,8 +245,11 @@ describe('context-length fault: each provider\'s own 400 for a prompt over the w
     expect(deepseek.status).toBe(400);
     expect(await deepseek.json()).toEqual({
       error: {
-        message: "This model's maximum context length is 128000 tokens. However, you requested 150000 tokens (150000 in the messages, 0 in the completion). Please reduce the length of the messages or completion.",
-        type: 'invalid_request_error', param: null, code: 'invalid_request_error',
+        message:
+          "This model's maximum context length is 128000 tokens. However, you requested 150000 tokens (150000 in the messages, 0 in the completion). Please reduce the length of the messages or completion.",
+        type: 'invalid_request_error',
+        param: null,
+        code: 'invalid_request_error',
       },
     });
     const minimax = await request('minimax');
@@ -259,11 +263,19 @@ describe('context-length fault: each provider\'s own 400 for a prompt over the w
     const a = await request('anthropic', { stream: true });
     expect(a.status).toBe(400);
     expect(a.headers.get('content-type')).toContain('application/json');
-    expect(await a.json()).toEqual({ type: 'error', error: { type: 'invalid_request_error', message: 'prompt is too long: 200001 tokens > 200000 maximum' }, request_id: a.headers.get('request-id') });
+    expect(await a.json()).toEqual({
+      type: 'error',
+      error: { type: 'invalid_request_error', message: 'prompt is too long: 200001 tokens > 200000 maximum' },
+      request_id: a.headers.get('request-id'),
+    });
     const g = await request('gemini', { stream: true });
     expect(g.status).toBe(400);
-    expect(await g.json()).toEqual({ error: { code: 400, status: 'INVALID_ARGUMENT', message: 'The input token count (1048577) exceeds the maximum number of tokens allowed (1048576).' } });
-    expect((await (await request('openai')).json()) as unknown).toMatchObject({ error: { message: expect.stringMatching(/^This model's maximum context length is 128000 tokens\. However, your messages resulted in 128001 tokens\./) } });
+    expect(await g.json()).toEqual({
+      error: { code: 400, status: 'INVALID_ARGUMENT', message: 'The input token count (1048577) exceeds the maximum number of tokens allowed (1048576).' },
+    });
+    expect((await (await request('openai')).json()) as unknown).toMatchObject({
+      error: { message: expect.stringMatching(/^This model's maximum context length is 128000 tokens\. However, your messages resulted in 128001 tokens\./) },
+    });
   });
 });
 
@@ -307,7 +319,10 @@ describe('pacing', () => {
       readSse(await request('openai', { stream: true, model: 'fast' })).then((r) => ({ r, ms: Date.now() - started })),
     ]);
     const text = (r: Awaited<ReturnType<typeof readSse>>) =>
-      r.events.map((e) => jsonOf(e) as { choices?: { delta?: { content?: string } }[] }).map((d) => d?.choices?.[0]?.delta?.content ?? '').join('');
+      r.events
+        .map((e) => jsonOf(e) as { choices?: { delta?: { content?: string } }[] })
+        .map((d) => d?.choices?.[0]?.delta?.content ?? '')
+        .join('');
     expect(text(slow.r).split(' ')).toHaveLength(24);
     expect(text(fast.r).split(' ')).toHaveLength(12);
     expect(slow.ms).toBeGreaterThanOrEqual(30 * (slow.r.events.length - 1) - 5);

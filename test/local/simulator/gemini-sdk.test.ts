@@ -30,7 +30,12 @@ describe('@google/genai against the native Gemini route', () => {
     expect(res.candidates?.[0]?.finishReason).toBe(FinishReason.STOP);
     expect(res.usageMetadata).toMatchObject({ promptTokenCount: 4 + 2 + 4 + 6, candidatesTokenCount: 12, totalTokenCount: 28 });
     expect(res.modelVersion).toBe('gemini-2.5-flash-lite');
-    expect(sim.requests[0]).toMatchObject({ provider: 'gemini', model: 'gemini-2.5-flash-lite', path: '/gemini/v1beta/models/gemini-2.5-flash-lite:generateContent', stream: false });
+    expect(sim.requests[0]).toMatchObject({
+      provider: 'gemini',
+      model: 'gemini-2.5-flash-lite',
+      path: '/gemini/v1beta/models/gemini-2.5-flash-lite:generateContent',
+      stream: false,
+    });
     expect(sim.requests[0]?.headers['x-goog-api-key']).toBe('AIza-test');
   });
 
@@ -78,7 +83,9 @@ describe('@google/genai against the native Gemini route', () => {
     const answer = res.candidates![0]!.content!;
     const result: Content = { role: 'user', parts: [{ functionResponse: { name: 'get_weather', response: { temp_c: 21 } } }] };
     const unsigned: Content = { role: 'model', parts: (answer.parts ?? []).map(({ thoughtSignature: _dropped, ...p }) => p) };
-    const err = await genai().models.generateContent({ model, contents: [...contents, unsigned, result], config }).catch((e: unknown) => e);
+    const err = await genai()
+      .models.generateContent({ model, contents: [...contents, unsigned, result], config })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ApiError);
     expect((err as ApiError).status).toBe(400);
     expect((err as ApiError).message).toMatch(/missing a thought_signature/);
@@ -91,7 +98,12 @@ describe('@google/genai against the native Gemini route', () => {
 
   it('streams a function call whole in one chunk', async () => {
     const chunks = [];
-    for await (const c of await genai().models.generateContentStream({ model: 'gemini-2.5-flash', contents: 'go [parallel]', config: { tools: [{ functionDeclarations: [weather, { name: 'noop' }] }] } })) chunks.push(c);
+    for await (const c of await genai().models.generateContentStream({
+      model: 'gemini-2.5-flash',
+      contents: 'go [parallel]',
+      config: { tools: [{ functionDeclarations: [weather, { name: 'noop' }] }] },
+    }))
+      chunks.push(c);
     expect(chunks).toHaveLength(1);
     expect(chunks[0]?.functionCalls?.map((f) => f.name)).toEqual(['get_weather', 'noop']);
   });
@@ -115,7 +127,10 @@ describe('@google/genai against the native Gemini route', () => {
   });
 
   it('counts inlineData parts as images', async () => {
-    const res = await genai().models.generateContent({ model: 'gemini-2.5-flash-lite', contents: [{ role: 'user', parts: [{ inlineData: { mimeType: 'image/png', data: 'AAAA' } }, { text: 'what' }] }] });
+    const res = await genai().models.generateContent({
+      model: 'gemini-2.5-flash-lite',
+      contents: [{ role: 'user', parts: [{ inlineData: { mimeType: 'image/png', data: 'AAAA' } }, { text: 'what' }] }],
+    });
     expect(res.text).toMatch(/^I see 1 image\. Echo: what /);
   });
 
@@ -138,7 +153,9 @@ describe('@google/genai against the native Gemini route', () => {
   });
 
   it('rejects a bad key with 400 INVALID_ARGUMENT / API_KEY_INVALID', async () => {
-    const err = await genai('bad-key').models.generateContent({ model: 'gemini-2.5-flash-lite', contents: 'x' }).catch((e: unknown) => e);
+    const err = await genai('bad-key')
+      .models.generateContent({ model: 'gemini-2.5-flash-lite', contents: 'x' })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ApiError);
     expect((err as ApiError).status).toBe(400);
     expect((err as ApiError).message).toContain('API_KEY_INVALID');
@@ -171,7 +188,8 @@ describe('@google/genai: several candidates and logprobs', () => {
     const streamed = new Map<number, string>();
     let last;
     for await (const chunk of await genai().models.generateContentStream({ model: 'gemini-2.5-flash-lite', contents: PROMPT, config: { candidateCount: 3 } })) {
-      for (const c of chunk.candidates ?? []) streamed.set(c.index ?? 0, (streamed.get(c.index ?? 0) ?? '') + (c.content?.parts?.map((p) => p.text ?? '').join('') ?? ''));
+      for (const c of chunk.candidates ?? [])
+        streamed.set(c.index ?? 0, (streamed.get(c.index ?? 0) ?? '') + (c.content?.parts?.map((p) => p.text ?? '').join('') ?? ''));
       last = chunk;
     }
     expect([0, 1, 2].map((i) => streamed.get(i))).toEqual(texts);
@@ -180,7 +198,9 @@ describe('@google/genai: several candidates and logprobs', () => {
 
   it('refuses more than 8 candidates and logprobs on a 2.5 model with 400 INVALID_ARGUMENT', async () => {
     for (const config of [{ candidateCount: 9 }, { responseLogprobs: true, logprobs: 2 }]) {
-      const err = await genai().models.generateContent({ model: 'gemini-2.5-flash', contents: PROMPT, config }).catch((e: unknown) => e);
+      const err = await genai()
+        .models.generateContent({ model: 'gemini-2.5-flash', contents: PROMPT, config })
+        .catch((e: unknown) => e);
       expect(err).toBeInstanceOf(ApiError);
       expect((err as ApiError).status).toBe(400);
     }

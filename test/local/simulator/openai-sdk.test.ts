@@ -3,7 +3,13 @@
  * expects (content types, SSE framing, [DONE], usage chunk, tool-call deltas, error shapes).
  */
 import OpenAI from 'openai';
-import type { ChatCompletionChunk, ChatCompletionCreateParamsNonStreaming, ChatCompletionCreateParamsStreaming, ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
+import type {
+  ChatCompletionChunk,
+  ChatCompletionCreateParamsNonStreaming,
+  ChatCompletionCreateParamsStreaming,
+  ChatCompletionMessageParam,
+  ChatCompletionTool,
+} from 'openai/resources/chat/completions';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { embed, startSimulator, type Simulator } from '../../../local/simulator/index.js';
 import type { ProviderName } from '../../../functions/shared/providers/manifest.js';
@@ -60,7 +66,10 @@ describe('openai SDK against the openai route', () => {
   it('streams deltas that join to the buffered text, with a final usage chunk when include_usage is set', async () => {
     const stream = await client('openai').chat.completions.create({
       model: 'gpt-4o-mini',
-      messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: PROMPT }],
+      messages: [
+        { role: 'system', content: 'Be brief.' },
+        { role: 'user', content: PROMPT },
+      ],
       stream: true,
       stream_options: { include_usage: true },
     });
@@ -77,7 +86,9 @@ describe('openai SDK against the openai route', () => {
   });
 
   it('omits the usage chunk and usage fields without include_usage', async () => {
-    const chunks = await collect(await client('openai').chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }], stream: true }));
+    const chunks = await collect(
+      await client('openai').chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }], stream: true }),
+    );
     expect(chunks.every((c) => c.choices.length === 1 && !('usage' in c))).toBe(true);
   });
 
@@ -130,7 +141,16 @@ describe('openai SDK against the openai route', () => {
   it('answers image input with "I see N images."', async () => {
     const res = await client('openai').chat.completions.create({
       model: 'gpt-4o',
-      messages: [{ role: 'user', content: [{ type: 'text', text: 'what is this' }, { type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' } }, { type: 'image_url', image_url: { url: 'https://example.com/x.png' } }] }],
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'what is this' },
+            { type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' } },
+            { type: 'image_url', image_url: { url: 'https://example.com/x.png' } },
+          ],
+        },
+      ],
     });
     expect(res.choices[0]?.message.content).toMatch(/^I see 2 images\. Echo: what is this /);
   });
@@ -147,9 +167,21 @@ describe('openai SDK against the openai route', () => {
 
   it('refuses what OpenAI refuses per model family with 400 unsupported_parameter (providers.md §1.9)', async () => {
     const messages: ChatCompletionMessageParam[] = [{ role: 'user', content: 'x' }];
-    await expect(client('openai').chat.completions.create({ model: 'gpt-4o', messages, reasoning_effort: 'low' })).rejects.toMatchObject({ status: 400, code: 'unsupported_parameter', param: 'reasoning_effort' });
-    await expect(client('openai').chat.completions.create({ model: 'o3-mini', messages, max_tokens: 5 })).rejects.toMatchObject({ status: 400, code: 'unsupported_parameter', param: 'max_tokens' });
-    await expect(client('openai').chat.completions.create({ model: 'o3-mini', messages, temperature: 0.2 })).rejects.toMatchObject({ status: 400, code: 'unsupported_parameter', param: 'temperature' });
+    await expect(client('openai').chat.completions.create({ model: 'gpt-4o', messages, reasoning_effort: 'low' })).rejects.toMatchObject({
+      status: 400,
+      code: 'unsupported_parameter',
+      param: 'reasoning_effort',
+    });
+    await expect(client('openai').chat.completions.create({ model: 'o3-mini', messages, max_tokens: 5 })).rejects.toMatchObject({
+      status: 400,
+      code: 'unsupported_parameter',
+      param: 'max_tokens',
+    });
+    await expect(client('openai').chat.completions.create({ model: 'o3-mini', messages, temperature: 0.2 })).rejects.toMatchObject({
+      status: 400,
+      code: 'unsupported_parameter',
+      param: 'temperature',
+    });
     const ok = await client('openai').chat.completions.create({ model: 'o3-mini', messages, reasoning_effort: 'high', max_completion_tokens: 50 });
     expect(ok.choices[0]?.finish_reason).toBe('stop');
     // The compatible hosts have their own rules: DeepSeek takes reasoning_effort (V4 thinking switch, §4.2).
@@ -157,22 +189,39 @@ describe('openai SDK against the openai route', () => {
   });
 
   it('raises the SDK error classes for a bad key and a retired model', async () => {
-    await expect(client('openai', 'bad-key').chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'x' }] })).rejects.toMatchObject({ status: 401, code: 'invalid_api_key' });
-    await expect(client('openai').chat.completions.create({ model: 'gpt-4-retired', messages: [{ role: 'user', content: 'x' }] })).rejects.toBeInstanceOf(OpenAI.NotFoundError);
-    await expect(client('deepseek').chat.completions.create({ model: 'deepseek-chat', messages: [{ role: 'user', content: 'x' }] })).rejects.toMatchObject({ status: 400, message: expect.stringContaining('Model Not Exist') });
+    await expect(client('openai', 'bad-key').chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'x' }] })).rejects.toMatchObject({
+      status: 401,
+      code: 'invalid_api_key',
+    });
+    await expect(client('openai').chat.completions.create({ model: 'gpt-4-retired', messages: [{ role: 'user', content: 'x' }] })).rejects.toBeInstanceOf(
+      OpenAI.NotFoundError,
+    );
+    await expect(client('deepseek').chat.completions.create({ model: 'deepseek-chat', messages: [{ role: 'user', content: 'x' }] })).rejects.toMatchObject({
+      status: 400,
+      message: expect.stringContaining('Model Not Exist'),
+    });
   });
 });
 
 describe('openai SDK against the OpenAI-compatible hosts', () => {
   /** DeepSeek V4 thinking mode (deepseek-reasoner is retired, providers.md §4.2): `thinking` switches it on. */
-  const thinkingParams = (stream: boolean) => ({ model: 'deepseek-v4-flash', messages: [{ role: 'user' as const, content: PROMPT }], thinking: { type: 'enabled' }, stream });
+  const thinkingParams = (stream: boolean) => ({
+    model: 'deepseek-v4-flash',
+    messages: [{ role: 'user' as const, content: PROMPT }],
+    thinking: { type: 'enabled' },
+    stream,
+  });
 
   it('deepseek thinking mode: reasoning_content in the message and as deltas before content, cache usage fields', async () => {
     const res = await client('deepseek').chat.completions.create(thinkingParams(false) as ChatCompletionCreateParamsNonStreaming);
-    const message = res.choices[0]!.message as typeof res.choices[0]['message'] & { reasoning_content?: string };
+    const message = res.choices[0]!.message as (typeof res.choices)[0]['message'] & { reasoning_content?: string };
     expect(message.content).toBe(EXPECTED);
     expect(message.reasoning_content).toMatch(/^Thinking: /);
-    expect(res.usage).toMatchObject({ prompt_cache_hit_tokens: 0, prompt_cache_miss_tokens: 10, completion_tokens_details: { reasoning_tokens: expect.any(Number) } });
+    expect(res.usage).toMatchObject({
+      prompt_cache_hit_tokens: 0,
+      prompt_cache_miss_tokens: 10,
+      completion_tokens_details: { reasoning_tokens: expect.any(Number) },
+    });
 
     const chunks = await collect(await client('deepseek').chat.completions.create(thinkingParams(true) as ChatCompletionCreateParamsStreaming));
     const kinds = chunks.map((c) => {
@@ -187,7 +236,11 @@ describe('openai SDK against the OpenAI-compatible hosts', () => {
   it('deepseek V4 thinks only when asked with thinking: {type: "enabled"}', async () => {
     const plain = await client('deepseek').chat.completions.create({ model: 'deepseek-v4-flash', messages: [{ role: 'user', content: 'hi' }] });
     expect(plain.choices[0]?.message).not.toHaveProperty('reasoning_content');
-    const params: ChatCompletionCreateParamsNonStreaming & { thinking: { type: string } } = { model: 'deepseek-v4-flash', messages: [{ role: 'user', content: 'hi' }], thinking: { type: 'enabled' } };
+    const params: ChatCompletionCreateParamsNonStreaming & { thinking: { type: string } } = {
+      model: 'deepseek-v4-flash',
+      messages: [{ role: 'user', content: 'hi' }],
+      thinking: { type: 'enabled' },
+    };
     const thinking = await client('deepseek').chat.completions.create(params);
     expect(thinking.choices[0]?.message).toHaveProperty('reasoning_content');
   });
@@ -197,17 +250,27 @@ describe('openai SDK against the OpenAI-compatible hosts', () => {
     expect(inline.choices[0]?.message.content).toMatch(new RegExp(`^<think>\\nThinking: .*\\n</think>\\n\\n${EXPECTED.replace(/[?]/g, '\\?')}$`));
     expect(inline).toMatchObject({ base_resp: { status_code: 0, status_msg: '' } });
 
-    const params: ChatCompletionCreateParamsNonStreaming & { reasoning_split: boolean } = { model: 'MiniMax-M2', messages: [{ role: 'user', content: PROMPT }], reasoning_split: true };
+    const params: ChatCompletionCreateParamsNonStreaming & { reasoning_split: boolean } = {
+      model: 'MiniMax-M2',
+      messages: [{ role: 'user', content: PROMPT }],
+      reasoning_split: true,
+    };
     const split = await client('minimax').chat.completions.create(params);
     expect(split.choices[0]?.message.content).toBe(EXPECTED);
-    expect(split.choices[0]?.message).toMatchObject({ reasoning_details: [{ type: 'reasoning.text', format: 'MiniMax-response-v1', index: 0, text: expect.stringMatching(/^Thinking/) }] });
+    expect(split.choices[0]?.message).toMatchObject({
+      reasoning_details: [{ type: 'reasoning.text', format: 'MiniMax-response-v1', index: 0, text: expect.stringMatching(/^Thinking/) }],
+    });
 
-    const streamed = await collect(await client('minimax').chat.completions.create({ model: 'MiniMax-M2', messages: [{ role: 'user', content: PROMPT }], stream: true }));
+    const streamed = await collect(
+      await client('minimax').chat.completions.create({ model: 'MiniMax-M2', messages: [{ role: 'user', content: PROMPT }], stream: true }),
+    );
     expect(joinedContent(streamed)).toBe(inline.choices[0]?.message.content);
   });
 
   it('minimax rejects temperature 0 with 400', async () => {
-    await expect(client('minimax').chat.completions.create({ model: 'MiniMax-M2', messages: [{ role: 'user', content: 'x' }], temperature: 0 })).rejects.toMatchObject({ status: 400, param: 'temperature' });
+    await expect(
+      client('minimax').chat.completions.create({ model: 'MiniMax-M2', messages: [{ role: 'user', content: 'x' }], temperature: 0 }),
+    ).rejects.toMatchObject({ status: 400, param: 'temperature' });
   });
 
   it.each<ProviderName>(['together', 'deepinfra'])('%s: buffered and streamed chat agree', async (provider) => {
@@ -215,7 +278,14 @@ describe('openai SDK against the OpenAI-compatible hosts', () => {
     const res = await client(provider).chat.completions.create({ model, messages: [{ role: 'user', content: PROMPT }] });
     expect(res.choices[0]?.message.content).toBe(EXPECTED);
     expect(res.model).toBe(model);
-    const chunks = await collect(await client(provider).chat.completions.create({ model, messages: [{ role: 'user', content: PROMPT }], stream: true, stream_options: { include_usage: true } }));
+    const chunks = await collect(
+      await client(provider).chat.completions.create({
+        model,
+        messages: [{ role: 'user', content: PROMPT }],
+        stream: true,
+        stream_options: { include_usage: true },
+      }),
+    );
     expect(joinedContent(chunks)).toBe(EXPECTED);
     expect(chunks[chunks.length - 1]?.usage?.completion_tokens).toBe(12);
     expect(sim.requests.every((r) => r.provider === provider)).toBe(true);
@@ -292,12 +362,22 @@ describe('openai SDK: several choices (n) and logprobs', () => {
 
   it('follows each host: DeepSeek thinking mode refuses logprobs, MiniMax refuses n > 1 and answers logprobs: null', async () => {
     await expect(
-      client('deepseek').chat.completions.create({ model: 'deepseek-v4-flash', messages, logprobs: true, thinking: { type: 'enabled' } } as ChatCompletionCreateParamsNonStreaming),
+      client('deepseek').chat.completions.create({
+        model: 'deepseek-v4-flash',
+        messages,
+        logprobs: true,
+        thinking: { type: 'enabled' },
+      } as ChatCompletionCreateParamsNonStreaming),
     ).rejects.toMatchObject({ status: 400, param: 'logprobs' });
     const deepseek = await client('deepseek').chat.completions.create({ model: 'deepseek-v4-flash', messages, logprobs: true });
     expect(deepseek.choices[0]?.logprobs?.content?.length).toBeGreaterThan(0);
     await expect(client('minimax').chat.completions.create({ model: 'MiniMax-M2.7', messages, n: 2 })).rejects.toMatchObject({ status: 400 });
-    const minimax = await client('minimax').chat.completions.create({ model: 'MiniMax-M2.7', messages, logprobs: true, reasoning_split: true } as ChatCompletionCreateParamsNonStreaming);
+    const minimax = await client('minimax').chat.completions.create({
+      model: 'MiniMax-M2.7',
+      messages,
+      logprobs: true,
+      reasoning_split: true,
+    } as ChatCompletionCreateParamsNonStreaming);
     expect(minimax.choices[0]?.logprobs).toBeNull();
   });
 });

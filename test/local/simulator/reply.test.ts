@@ -42,7 +42,11 @@ describe('reply planning', () => {
 
   it('calls tools on a user turn, reports tool results on a tool turn', () => {
     const tools = [{ name: 't', parameters: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] } }];
-    expect(planReply(conv({ tools }), { replyWords: 12 })).toMatchObject({ finish: 'tool_calls', text: '', toolCalls: [{ name: 't', argsJson: '{"q":"Paris"}' }] });
+    expect(planReply(conv({ tools }), { replyWords: 12 })).toMatchObject({
+      finish: 'tool_calls',
+      text: '',
+      toolCalls: [{ name: 't', argsJson: '{"q":"Paris"}' }],
+    });
     const after = planReply(conv({ tools, lastTurn: { kind: 'tool-result', results: ['{"a":1}', 'ok'] } }), { replyWords: 12 });
     expect(after).toMatchObject({ text: 'Tool said: {"a":1}; ok', finish: 'stop', toolCalls: [] });
   });
@@ -60,7 +64,9 @@ describe('reply planning', () => {
     expect(runaway.reasoningTokens).toBe(RUNAWAY_WORDS);
     expect(runaway).toMatchObject({ finish: 'stop', completionTokens: 2 * RUNAWAY_WORDS });
     const over = 'go [overreport]';
-    const honest = planReply(conv({ lastTurn: { kind: 'user', text: 'go overreport', images: 0 }, lastUserText: 'go overreport', maxTokens: 5 }), { replyWords: 12 });
+    const honest = planReply(conv({ lastTurn: { kind: 'user', text: 'go overreport', images: 0 }, lastUserText: 'go overreport', maxTokens: 5 }), {
+      replyWords: 12,
+    });
     const lying = planReply(conv({ lastTurn: { kind: 'user', text: over, images: 0 }, lastUserText: over, maxTokens: 5 }), { replyWords: 12 });
     expect(lying.text).toBe(honest.text.replace('overreport', '[overreport]'));
     expect(lying).toMatchObject({ finish: 'length', promptTokens: honest.promptTokens * OVERREPORT_FACTOR, completionTokens: 5 * OVERREPORT_FACTOR });

@@ -31,7 +31,11 @@ describe('retired upstream ids', () => {
   });
 
   it.each(['text-embedding-004', 'embedding-001'])('gemini answers the retired embedding model %s with 404 NOT_FOUND', async (model) => {
-    const res = await post(`${sim.urls.gemini}/models/${model}:batchEmbedContents`, { requests: [{ model: `models/${model}`, content: { parts: [{ text: 'a' }] } }] }, { 'x-goog-api-key': 'k' });
+    const res = await post(
+      `${sim.urls.gemini}/models/${model}:batchEmbedContents`,
+      { requests: [{ model: `models/${model}`, content: { parts: [{ text: 'a' }] } }] },
+      { 'x-goog-api-key': 'k' },
+    );
     expect(res.status).toBe(404);
   });
 

@@ -25,10 +25,14 @@ describe('urls and routing', () => {
     expect(Object.keys(sim.urls)).toEqual(PROVIDER_NAMES);
     for (const p of PROVIDER_MANIFEST) expect(sim.urls[p.name]).toBe(`${sim.baseUrl}/${p.name}${new URL(p.defaultBaseUrl).pathname.replace(/\/$/, '')}`);
     // e.g. the adapters append `/chat/completions` to OpenAI's `/v1` and `/v1/messages` to Anthropic's bare host.
-    expect([sim.urls.openai, sim.urls.anthropic, sim.urls.deepinfra]).toEqual([`${sim.baseUrl}/openai/v1`, `${sim.baseUrl}/anthropic`, `${sim.baseUrl}/deepinfra/v1/openai`]);
+    expect([sim.urls.openai, sim.urls.anthropic, sim.urls.deepinfra]).toEqual([
+      `${sim.baseUrl}/openai/v1`,
+      `${sim.baseUrl}/anthropic`,
+      `${sim.baseUrl}/deepinfra/v1/openai`,
+    ]);
   });
 
-  it('serves only the endpoints the gateway calls: others are the provider\'s 404', async () => {
+  it("serves only the endpoints the gateway calls: others are the provider's 404", async () => {
     expect((await fetch(`${sim.baseUrl}/nowhere`)).status).toBe(404);
     const gemini = { 'x-goog-api-key': 'k' };
     const anthropic = { 'x-api-key': 'k', 'anthropic-version': '2023-06-01' };
@@ -72,38 +76,70 @@ describe('wire quirks', () => {
   });
 
   it('Gemini separates stream events with CRLF CRLF and sends no [DONE]', async () => {
-    const res = await post(`${sim.urls.gemini}/models/gemini-2.5-flash-lite:streamGenerateContent?alt=sse`, { contents: [{ parts: [{ text: 'hi' }] }] }, { 'x-goog-api-key': 'k' });
+    const res = await post(
+      `${sim.urls.gemini}/models/gemini-2.5-flash-lite:streamGenerateContent?alt=sse`,
+      { contents: [{ parts: [{ text: 'hi' }] }] },
+      { 'x-goog-api-key': 'k' },
+    );
     const raw = await res.text();
-    expect(raw.split('\r\n\r\n').filter((s) => s !== '').every((s) => s.startsWith('data: {'))).toBe(true);
+    expect(
+      raw
+        .split('\r\n\r\n')
+        .filter((s) => s !== '')
+        .every((s) => s.startsWith('data: {')),
+    ).toBe(true);
     expect(raw).not.toContain('[DONE]');
     expect(raw.endsWith('\r\n\r\n')).toBe(true);
   });
 
   it('accepts snake_case Gemini fields and the ?key= query parameter', async () => {
-    const res = await post(`${sim.urls.gemini}/models/gemini-2.5-flash-lite:generateContent?key=k`, {
-      system_instruction: { parts: [{ text: 'terse' }] },
-      contents: [{ role: 'user', parts: [{ text: 'hi there' }] }],
-      generation_config: { max_output_tokens: 2 },
-    }, {});
-    expect(await res.json()).toMatchObject({ candidates: [{ content: { parts: [{ text: 'Echo: hi' }] }, finishReason: 'MAX_TOKENS' }], usageMetadata: { promptTokenCount: 4 + 1 + 4 + 2 } });
+    const res = await post(
+      `${sim.urls.gemini}/models/gemini-2.5-flash-lite:generateContent?key=k`,
+      {
+        system_instruction: { parts: [{ text: 'terse' }] },
+        contents: [{ role: 'user', parts: [{ text: 'hi there' }] }],
+        generation_config: { max_output_tokens: 2 },
+      },
+      {},
+    );
+    expect(await res.json()).toMatchObject({
+      candidates: [{ content: { parts: [{ text: 'Echo: hi' }] }, finishReason: 'MAX_TOKENS' }],
+      usageMetadata: { promptTokenCount: 4 + 1 + 4 + 2 },
+    });
   });
 });
 
 describe('a provider prompt cache on demand ([cached])', () => {
-  it('reports 3/4 of the prompt as a cache read in each provider\'s own usage fields', async () => {
+  it("reports 3/4 of the prompt as a cache read in each provider's own usage fields", async () => {
     const text = '[cached] one two three four five six seven';
-    const openai = (await (await post(`${sim.urls.openai}/chat/completions`, { model: 'm', messages: [{ role: 'user', content: text }] })).json()) as { usage: Record<string, any> };
+    const openai = (await (await post(`${sim.urls.openai}/chat/completions`, { model: 'm', messages: [{ role: 'user', content: text }] })).json()) as {
+      usage: Record<string, any>;
+    };
     const p = openai.usage.prompt_tokens as number;
     expect(openai.usage.prompt_tokens_details.cached_tokens).toBe(Math.floor(p * 0.75));
     const ds = (await (await post(`${sim.urls.deepseek}/chat/completions`, { model: 'm', messages: [{ role: 'user', content: text }] })).text()).trim();
     expect(JSON.parse(ds).usage).toMatchObject({ prompt_cache_hit_tokens: Math.floor(p * 0.75), prompt_cache_miss_tokens: p - Math.floor(p * 0.75) });
-    const mm = (await (await post(`${sim.urls.minimax}/chat/completions`, { model: 'm', messages: [{ role: 'user', content: text }] })).json()) as { usage: Record<string, any> };
+    const mm = (await (await post(`${sim.urls.minimax}/chat/completions`, { model: 'm', messages: [{ role: 'user', content: text }] })).json()) as {
+      usage: Record<string, any>;
+    };
     expect(mm.usage.prompt_tokens_details).toEqual({ cached_tokens: Math.floor(p * 0.75) });
-    const anthropic = (await (await post(`${sim.urls.anthropic}/v1/messages`, { model: 'm', max_tokens: 50, messages: [{ role: 'user', content: text }] }, { 'x-api-key': 'k', 'anthropic-version': '2023-06-01' })).json()) as { usage: Record<string, number> };
+    const anthropic = (await (
+      await post(
+        `${sim.urls.anthropic}/v1/messages`,
+        { model: 'm', max_tokens: 50, messages: [{ role: 'user', content: text }] },
+        { 'x-api-key': 'k', 'anthropic-version': '2023-06-01' },
+      )
+    ).json()) as { usage: Record<string, number> };
     // Additive: input_tokens excludes the read.
     expect(anthropic.usage.cache_read_input_tokens! + anthropic.usage.input_tokens!).toBe(p);
     expect(anthropic.usage.cache_read_input_tokens).toBe(Math.floor(p * 0.75));
-    const gemini = (await (await post(`${sim.urls.gemini}/models/gemini-2.5-flash-lite:generateContent`, { contents: [{ role: 'user', parts: [{ text }] }] }, { 'x-goog-api-key': 'k' })).json()) as { usageMetadata: Record<string, number> };
+    const gemini = (await (
+      await post(
+        `${sim.urls.gemini}/models/gemini-2.5-flash-lite:generateContent`,
+        { contents: [{ role: 'user', parts: [{ text }] }] },
+        { 'x-goog-api-key': 'k' },
+      )
+    ).json()) as { usageMetadata: Record<string, number> };
     expect(gemini.usageMetadata.cachedContentTokenCount).toBe(Math.floor(gemini.usageMetadata.promptTokenCount! * 0.75));
     const plain = (await (await post(`${sim.urls.openai}/chat/completions`, chat)).json()) as { usage: Record<string, any> };
     expect(plain.usage.prompt_tokens_details.cached_tokens).toBe(0);

@@ -36,7 +36,12 @@ const ORDER = {
   required: ['id', 'customer', 'items', 'status', 'note', 'placed'],
   additionalProperties: false,
   $defs: {
-    customer: { type: 'object', properties: { email: { type: 'string', format: 'email' }, vip: { type: 'boolean' } }, required: ['email', 'vip'], additionalProperties: false },
+    customer: {
+      type: 'object',
+      properties: { email: { type: 'string', format: 'email' }, vip: { type: 'boolean' } },
+      required: ['email', 'vip'],
+      additionalProperties: false,
+    },
     item: {
       type: 'object',
       properties: { sku: { type: 'string', minLength: 8 }, qty: { type: 'integer', minimum: 3, maximum: 9 }, price: { type: 'number', exclusiveMinimum: 10 } },
@@ -62,7 +67,14 @@ describe('a conforming value from a JSON Schema', () => {
   });
 
   it('merges allOf, takes const, and keeps integers on their multipleOf', () => {
-    expect(valueFromSchema({ allOf: [{ type: 'object', properties: { a: { const: 7 } }, required: ['a'] }, { properties: { b: { type: 'integer', minimum: 5, multipleOf: 4 } }, required: ['b'] }] })).toEqual({ a: 7, b: 8 });
+    expect(
+      valueFromSchema({
+        allOf: [
+          { type: 'object', properties: { a: { const: 7 } }, required: ['a'] },
+          { properties: { b: { type: 'integer', minimum: 5, multipleOf: 4 } }, required: ['b'] },
+        ],
+      }),
+    ).toEqual({ a: 7, b: 8 });
   });
 });
 
@@ -88,9 +100,17 @@ describe('OpenAI-shaped hosts: response_format', () => {
 
   it('answers json_object with one JSON object, and plain text without a response_format', async () => {
     const client = new OpenAI({ apiKey: 'sk-test', baseURL: sim.urls.openai, maxRetries: 0 });
-    const res = await client.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'JSON please' }], response_format: { type: 'json_object' } });
+    const res = await client.chat.completions.create({
+      model: 'gpt-4o',
+      messages: [{ role: 'user', content: 'JSON please' }],
+      response_format: { type: 'json_object' },
+    });
     expect(JSON.parse(res.choices[0]?.message.content ?? '')).toEqual({ reply: expect.stringMatching(/^Echo: JSON please/) });
-    const plain = await client.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'text please' }], response_format: { type: 'text' } });
+    const plain = await client.chat.completions.create({
+      model: 'gpt-4o',
+      messages: [{ role: 'user', content: 'text please' }],
+      response_format: { type: 'text' },
+    });
     expect(plain.choices[0]?.message.content).toMatch(/^Echo: text please/);
   });
 });
@@ -100,7 +120,12 @@ describe('Anthropic Messages', () => {
 
   it("follows modelmux's JSON-mode system prompt, with the schema on its last line", async () => {
     const system = jsonModeInstruction({ type: 'json_schema', json_schema: { name: 'order', schema: ORDER } });
-    const res = await anthropic().messages.create({ model: 'claude-sonnet-4-6', max_tokens: 1024, system, messages: [{ role: 'user', content: 'Make me an order' }] });
+    const res = await anthropic().messages.create({
+      model: 'claude-sonnet-4-6',
+      max_tokens: 1024,
+      system,
+      messages: [{ role: 'user', content: 'Make me an order' }],
+    });
     const block = res.content[0];
     expectOrder(block?.type === 'text' ? block.text : undefined);
     const json = jsonModeInstruction({ type: 'json_object' });
@@ -130,7 +155,8 @@ describe('Gemini generateContent', () => {
     const res = await genai().models.generateContent({ model: 'gemini-2.5-flash', contents: 'Make me an order', config });
     expectOrder(res.text);
     let text = '';
-    for await (const chunk of await genai().models.generateContentStream({ model: 'gemini-2.5-flash', contents: 'Make me an order', config })) text += chunk.text ?? '';
+    for await (const chunk of await genai().models.generateContentStream({ model: 'gemini-2.5-flash', contents: 'Make me an order', config }))
+      text += chunk.text ?? '';
     expectOrder(text);
   });
 
@@ -138,7 +164,10 @@ describe('Gemini generateContent', () => {
     const res = await genai().models.generateContent({
       model: 'gemini-2.5-flash',
       contents: 'a city',
-      config: { responseMimeType: 'application/json', responseSchema: { type: Type.OBJECT, properties: { city: { type: Type.STRING }, pop: { type: Type.INTEGER } }, required: ['city', 'pop'] } },
+      config: {
+        responseMimeType: 'application/json',
+        responseSchema: { type: Type.OBJECT, properties: { city: { type: Type.STRING }, pop: { type: Type.INTEGER } }, required: ['city', 'pop'] },
+      },
     });
     expect(JSON.parse(res.text ?? '')).toEqual({ city: 'Paris', pop: 1 });
   });

@@ -41,7 +41,11 @@ function raw(base: string, path: string, method = 'GET'): Promise<Raw> {
   });
 }
 
-const fn = async (event: { rawPath: string }) => ({ statusCode: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ function: event.rawPath }) });
+const fn = async (event: { rawPath: string }) => ({
+  statusCode: 200,
+  headers: { 'content-type': 'application/json' },
+  body: JSON.stringify({ function: event.rawPath }),
+});
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'site-test-'));
@@ -93,7 +97,15 @@ describe('local dashboard server', () => {
   });
 
   it('never serves a file outside the site, however the path is written', async () => {
-    for (const path of ['/../package.json', '/%2e%2e/package.json', '/..%2fpackage.json', '/a%2f..%2f..%2fpackage.json', '/..\\package.json', '/%00', '/%E0%A4%A']) {
+    for (const path of [
+      '/../package.json',
+      '/%2e%2e/package.json',
+      '/..%2fpackage.json',
+      '/a%2f..%2f..%2fpackage.json',
+      '/..\\package.json',
+      '/%00',
+      '/%E0%A4%A',
+    ]) {
       const res = await raw(server.url, path);
       expect(res.status, path).toBe(404);
       expect(res.body).not.toContain('"name"');

@@ -61,7 +61,10 @@ describe('the npm start lock', () => {
     mkdirSync(join(state, 'cognito'));
     writeFileSync(codes, '{"email":"a@example.com","code":"123456"}\n');
     // The real start script, from a checkout whose .local is `state` (LOCAL_STATE_DIR is cwd/.local).
-    const child = spawn(join(REPO_ROOT, 'node_modules', '.bin', 'tsx'), [join(REPO_ROOT, 'local', 'start.ts')], { cwd: checkout, env: { ...process.env, PORT: '0' } });
+    const child = spawn(join(REPO_ROOT, 'node_modules', '.bin', 'tsx'), [join(REPO_ROOT, 'local', 'start.ts')], {
+      cwd: checkout,
+      env: { ...process.env, PORT: '0' },
+    });
     let stderr = '';
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));

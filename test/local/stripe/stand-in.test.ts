@@ -45,7 +45,13 @@ beforeAll(async () => {
 
 describe('the Stripe stand-in', () => {
   it('creates Checkout Sessions, Customers and PaymentIntents shaped as Stripe describes them', async () => {
-    const session = await stripe.checkout.sessions.create({ mode: 'payment', client_reference_id: 'acct_1', line_items: [{ quantity: 1, price_data: { currency: 'usd', unit_amount: 1000, product_data: { name: 'credit' } } }], success_url: 'http://x/ok', cancel_url: 'http://x/no' });
+    const session = await stripe.checkout.sessions.create({
+      mode: 'payment',
+      client_reference_id: 'acct_1',
+      line_items: [{ quantity: 1, price_data: { currency: 'usd', unit_amount: 1000, product_data: { name: 'credit' } } }],
+      success_url: 'http://x/ok',
+      cancel_url: 'http://x/no',
+    });
     expectStripeSchema('checkout.session', session);
     expect(session).toMatchObject({ object: 'checkout.session', status: 'open', payment_status: 'unpaid', amount_total: 1000, client_reference_id: 'acct_1' });
     const customer = await stripe.customers.create({ email: 'me@example.com' });
@@ -61,7 +67,9 @@ describe('the Stripe stand-in', () => {
   });
 
   it('answers errors as Stripe does: a declined card (402 card_error), an unknown id (404), a bad key (401)', async () => {
-    const declined = await stripe.paymentIntents.create({ amount: 500, currency: 'usd', payment_method: 'pm_card_chargeDeclined', confirm: true, off_session: true }).catch((e: Stripe.errors.StripeError) => e);
+    const declined = await stripe.paymentIntents
+      .create({ amount: 500, currency: 'usd', payment_method: 'pm_card_chargeDeclined', confirm: true, off_session: true })
+      .catch((e: Stripe.errors.StripeError) => e);
     expect(declined).toBeInstanceOf(Stripe.errors.StripeCardError);
     expect(declined).toMatchObject({ statusCode: 402, code: 'card_declined' });
     const missing = await stripe.checkout.sessions.retrieve('cs_test_nope').catch((e: Stripe.errors.StripeError) => e);

@@ -11,7 +11,11 @@ import { anthropicCtx, request, sentBody } from './support';
 
 const weatherTool = {
   type: 'function',
-  function: { name: 'get_weather', description: 'Current weather', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } },
+  function: {
+    name: 'get_weather',
+    description: 'Current weather',
+    parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+  },
 };
 const weatherSchema = { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] };
 
@@ -97,7 +101,16 @@ describe('Anthropic request: endpoint and defaults', () => {
   it('rejects the legacy functions API with a 400', () => {
     const err = thrown(() => sentBody(request({ functions: [{ name: 'f', parameters: {} }] })));
     expect(err).toMatchObject({ status: 400, param: 'functions' });
-    const roleErr = thrown(() => sentBody(request({ messages: [{ role: 'user', content: 'hi' }, { role: 'function', name: 'f', content: '1' }] })));
+    const roleErr = thrown(() =>
+      sentBody(
+        request({
+          messages: [
+            { role: 'user', content: 'hi' },
+            { role: 'function', name: 'f', content: '1' },
+          ],
+        }),
+      ),
+    );
     expect(roleErr).toMatchObject({ status: 400, param: 'messages[1].role' });
   });
 });
@@ -108,7 +121,13 @@ describe('Anthropic request: messages', () => {
       request({
         messages: [
           { role: 'system', content: 'You are terse.' },
-          { role: 'developer', content: [{ type: 'text', text: 'Answer in French.' }, { type: 'text', text: 'Use metric units.' }] },
+          {
+            role: 'developer',
+            content: [
+              { type: 'text', text: 'Answer in French.' },
+              { type: 'text', text: 'Use metric units.' },
+            ],
+          },
           { role: 'user', content: 'hi' },
           { role: 'assistant', content: 'Salut.' },
           { role: 'system', content: 'Never mention the weather.' },
@@ -196,7 +215,14 @@ describe('Anthropic request: messages', () => {
             ],
           },
           { role: 'tool', tool_call_id: 'toolu_01P', content: '18°C' },
-          { role: 'tool', tool_call_id: 'call.2', content: [{ type: 'text', text: '12°C' }, { type: 'text', text: 'rain' }] },
+          {
+            role: 'tool',
+            tool_call_id: 'call.2',
+            content: [
+              { type: 'text', text: '12°C' },
+              { type: 'text', text: 'rain' },
+            ],
+          },
           { role: 'user', content: 'And tomorrow?' },
         ],
       }),
@@ -219,7 +245,14 @@ describe('Anthropic request: messages', () => {
           role: 'user',
           content: [
             { type: 'tool_result', tool_use_id: 'toolu_01P', content: '18°C' },
-            { type: 'tool_result', tool_use_id: 'call_2', content: [{ type: 'text', text: '12°C' }, { type: 'text', text: 'rain' }] },
+            {
+              type: 'tool_result',
+              tool_use_id: 'call_2',
+              content: [
+                { type: 'text', text: '12°C' },
+                { type: 'text', text: 'rain' },
+              ],
+            },
             { type: 'text', text: 'And tomorrow?' },
           ],
         },
@@ -238,16 +271,34 @@ describe('Anthropic request: messages', () => {
           { role: 'assistant', content: '', tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'now', arguments: '' } }] },
           { role: 'tool', tool_call_id: 'call_1', content: '12:00' },
           { role: 'assistant', content: null },
-          { role: 'assistant', content: [{ type: 'text', text: 'It is ' }, { type: 'text', text: 'noon.' }] },
+          {
+            role: 'assistant',
+            content: [
+              { type: 'text', text: 'It is ' },
+              { type: 'text', text: 'noon.' },
+            ],
+          },
         ],
       }),
     );
     expect(body).toMatchObject({
       messages: [
-        { role: 'user', content: [{ type: 'text', text: 'one' }, { type: 'text', text: 'two' }] },
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'one' },
+            { type: 'text', text: 'two' },
+          ],
+        },
         { role: 'assistant', content: [{ type: 'tool_use', id: 'call_1', name: 'now', input: {} }] },
         { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'call_1', content: '12:00' }] },
-        { role: 'assistant', content: [{ type: 'text', text: 'It is ' }, { type: 'text', text: 'noon.' }] },
+        {
+          role: 'assistant',
+          content: [
+            { type: 'text', text: 'It is ' },
+            { type: 'text', text: 'noon.' },
+          ],
+        },
       ],
     });
   });
@@ -257,11 +308,7 @@ describe('Anthropic request: tools', () => {
   it('maps tool definitions, defaulting a missing or typeless schema to an object', () => {
     const body = sentBody(
       request({
-        tools: [
-          weatherTool,
-          { type: 'function', function: { name: 'now' } },
-          { type: 'function', function: { name: 'ping', parameters: {}, strict: true } },
-        ],
+        tools: [weatherTool, { type: 'function', function: { name: 'now' } }, { type: 'function', function: { name: 'ping', parameters: {}, strict: true } }],
       }),
     );
     expect(body).toMatchObject({
@@ -330,7 +377,11 @@ describe('Anthropic request: thinking and JSON mode', () => {
         tools: [weatherTool],
         messages: [
           { role: 'user', content: 'Weather in Paris?' },
-          { role: 'assistant', content: null, tool_calls: [{ id: 'toolu_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }] },
+          {
+            role: 'assistant',
+            content: null,
+            tool_calls: [{ id: 'toolu_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }],
+          },
           { role: 'tool', tool_call_id: 'toolu_1', content: '18°C' },
         ],
       }),
@@ -346,7 +397,15 @@ describe('Anthropic request: thinking and JSON mode', () => {
   });
 
   it('asks for JSON in the system prompt for response_format json_object, after the client system text', () => {
-    const body = sentBody(request({ messages: [{ role: 'system', content: 'You list fruit.' }, { role: 'user', content: 'hi' }], response_format: { type: 'json_object' } }));
+    const body = sentBody(
+      request({
+        messages: [
+          { role: 'system', content: 'You list fruit.' },
+          { role: 'user', content: 'hi' },
+        ],
+        response_format: { type: 'json_object' },
+      }),
+    );
     expect(body).toMatchObject({
       system: 'You list fruit.\n\nRespond with a single valid JSON object and nothing else: no prose and no code fences before or after it.',
     });
@@ -354,7 +413,9 @@ describe('Anthropic request: thinking and JSON mode', () => {
 
   it('puts the JSON schema of response_format json_schema into the system prompt', () => {
     const body = sentBody(
-      request({ response_format: { type: 'json_schema', json_schema: { name: 'fruit', schema: { type: 'object', properties: { name: { type: 'string' } } } } } }),
+      request({
+        response_format: { type: 'json_schema', json_schema: { name: 'fruit', schema: { type: 'object', properties: { name: { type: 'string' } } } } },
+      }),
     ) as { system: string };
     expect(body.system).toBe(
       'Respond with a single valid JSON object that conforms to this JSON Schema, and nothing else: no prose and no code fences.\n{"type":"object","properties":{"name":{"type":"string"}}}',

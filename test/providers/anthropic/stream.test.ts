@@ -17,8 +17,7 @@ const role = part({ role: 'assistant', content: '' });
 const text = (content: string) => part({ content });
 const finish = (reason: FinishReason) => part({}, reason);
 const usage = (u: Parameters<typeof tokensOf>[0]): ChunkParts => ({ choices: [], usage: tokensOf(u) });
-const toolStart = (index: number, id: string, name: string) =>
-  part({ tool_calls: [{ index, id, type: 'function', function: { name, arguments: '' } }] });
+const toolStart = (index: number, id: string, name: string) => part({ tool_calls: [{ index, id, type: 'function', function: { name, arguments: '' } }] });
 const toolArgs = (index: number, args: string) => part({ tool_calls: [{ index, function: { arguments: args } }] });
 
 const SPLITS = [1, 3, 7, 64, 4096];
@@ -117,7 +116,8 @@ describe('Anthropic streams', () => {
 
 describe('Anthropic stream events, one by one', () => {
   const ev = (data: Record<string, unknown>): UpstreamSseEvent => ({ event: String(data.type), data: JSON.stringify(data) });
-  const start = (u: Record<string, unknown>) => ev({ type: 'message_start', message: { id: 'msg_1', type: 'message', role: 'assistant', content: [], usage: u } });
+  const start = (u: Record<string, unknown>) =>
+    ev({ type: 'message_start', message: { id: 'msg_1', type: 'message', role: 'assistant', content: [], usage: u } });
   const feed = (events: UpstreamSseEvent[]): ChunkParts[] => {
     const t = translatingTransform();
     return [...events.flatMap((e) => t.push(e)), ...t.end()];
@@ -145,10 +145,16 @@ describe('Anthropic stream events, one by one', () => {
   it('takes input and cache counts from message_delta when it carries them (cumulative, newer API)', () => {
     const parts = feed([
       start({ input_tokens: 10, output_tokens: 1, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 }),
-      ev({ type: 'message_delta', delta: { stop_reason: 'end_turn' }, usage: { input_tokens: 12, cache_creation_input_tokens: 40, cache_read_input_tokens: 5, output_tokens: 3 } }),
+      ev({
+        type: 'message_delta',
+        delta: { stop_reason: 'end_turn' },
+        usage: { input_tokens: 12, cache_creation_input_tokens: 40, cache_read_input_tokens: 5, output_tokens: 3 },
+      }),
       ev({ type: 'message_stop' }),
     ]);
-    expect(parts.at(-1)).toEqual(usage({ prompt_tokens: 57, completion_tokens: 3, total_tokens: 60, prompt_tokens_details: { cached_tokens: 5, cache_write_tokens: 40 } }));
+    expect(parts.at(-1)).toEqual(
+      usage({ prompt_tokens: 57, completion_tokens: 3, total_tokens: 60, prompt_tokens_details: { cached_tokens: 5, cache_write_tokens: 40 } }),
+    );
   });
 
   it('still reports a finish when message_stop comes without a stop_reason', () => {

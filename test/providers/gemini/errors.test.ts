@@ -14,7 +14,7 @@ describe('Gemini error classification', () => {
     [400, fixtureText('error-array-wrapped.json'), 'client', false],
     [400, rpc(400, 'INVALID_ARGUMENT', 'The input token count (1200000) exceeds the maximum number of tokens allowed (1048576).'), 'context-length', false],
     [400, rpc(400, 'FAILED_PRECONDITION', 'User location is not supported for the API use.'), 'auth-config', false],
-    [403, rpc(403, 'PERMISSION_DENIED', 'Method doesn\'t allow unregistered callers.'), 'auth-config', false],
+    [403, rpc(403, 'PERMISSION_DENIED', "Method doesn't allow unregistered callers."), 'auth-config', false],
     [404, rpc(404, 'NOT_FOUND', 'models/gemini-1.5-pro is not found for API version v1beta, or is not supported for generateContent.'), 'not-found', false],
     [429, fixtureText('error-resource-exhausted.json'), 'rate-limit', true],
     [500, rpc(500, 'INTERNAL', 'An internal error has occurred.'), 'server', true],
@@ -44,7 +44,12 @@ describe('Gemini error classification', () => {
   it('reads the wait from RetryInfo.retryDelay before the retry-after header', () => {
     expect(geminiAdapter.classifyError(429, fixtureText('error-resource-exhausted.json'), new Headers({ 'retry-after': '30' })).retryAfterMs).toBe(12_000);
     const fractional = JSON.stringify({
-      error: { code: 429, status: 'RESOURCE_EXHAUSTED', message: 'quota', details: [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '1.5s' }] },
+      error: {
+        code: 429,
+        status: 'RESOURCE_EXHAUSTED',
+        message: 'quota',
+        details: [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '1.5s' }],
+      },
     });
     expect(geminiAdapter.classifyError(429, fractional, new Headers()).retryAfterMs).toBe(1_500);
     expect(geminiAdapter.classifyError(429, rpc(429, 'RESOURCE_EXHAUSTED', 'quota'), new Headers({ 'retry-after': '2' })).retryAfterMs).toBe(2_000);

@@ -23,13 +23,19 @@ describe('Gemini image generation', () => {
   it('asks generateContent for image output, OpenAI sizes as aspect ratios', () => {
     const built = build({ size: '1024x1536' });
     expect(built.url).toBe(`${BASE_URL}/models/gemini-2.5-flash-image:generateContent`);
-    expect(JSON.parse(built.body)).toEqual({ contents: [{ role: 'user', parts: [{ text: 'a fox' }] }], generationConfig: { responseModalities: ['IMAGE'], imageConfig: { aspectRatio: '2:3' } } });
+    expect(JSON.parse(built.body)).toEqual({
+      contents: [{ role: 'user', parts: [{ text: 'a fox' }] }],
+      generationConfig: { responseModalities: ['IMAGE'], imageConfig: { aspectRatio: '2:3' } },
+    });
     // `auto` leaves the model's own default ratio.
     expect(JSON.parse(build({ size: 'auto' }).body).generationConfig).toEqual({ responseModalities: ['IMAGE'] });
   });
 
   it('reads the inlineData image and the usage (the image as output tokens)', () => {
-    const parts = parse({ candidates: [{ content: { parts: [image] }, finishReason: 'STOP' }], usageMetadata: { promptTokenCount: 6, candidatesTokenCount: 1290, totalTokenCount: 1296 } });
+    const parts = parse({
+      candidates: [{ content: { parts: [image] }, finishReason: 'STOP' }],
+      usageMetadata: { promptTokenCount: 6, candidatesTokenCount: 1290, totalTokenCount: 1296 },
+    });
     expect(parts.images).toEqual([{ b64: 'iVBORw0KGgo=', mimeType: 'image/png' }]);
     expect(parts.usage).toMatchObject({ prompt: 6, completion: 1290 });
   });

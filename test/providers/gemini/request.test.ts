@@ -85,15 +85,28 @@ describe('Gemini request: messages', () => {
     ]);
   });
 
-  it.each(['https://example.com/photos/cat.WEBP?size=large#top', 'http://example.com/render?id=7', 'https://generativelanguage.googleapis.com/v1beta/files/abc'])(
-    'refuses an http(s) image URL (%s) with a 400 saying Gemini models take images as data URLs, before any upstream call',
-    (url) => {
-      const err = thrown(() => build({ messages: [{ role: 'user', content: [{ type: 'text', text: 'What is this?' }, { type: 'image_url', image_url: { url } }] }] }));
-      expect(err).toBeInstanceOf(InvalidRequestError);
-      expect(err).toMatchObject({ status: 400, param: 'messages[0].content[1].image_url.url', code: 'unsupported_image_url' });
-      expect((err as InvalidRequestError).message).toMatch(/not supported for Gemini models.*data URL/);
-    },
-  );
+  it.each([
+    'https://example.com/photos/cat.WEBP?size=large#top',
+    'http://example.com/render?id=7',
+    'https://generativelanguage.googleapis.com/v1beta/files/abc',
+  ])('refuses an http(s) image URL (%s) with a 400 saying Gemini models take images as data URLs, before any upstream call', (url) => {
+    const err = thrown(() =>
+      build({
+        messages: [
+          {
+            role: 'user',
+            content: [
+              { type: 'text', text: 'What is this?' },
+              { type: 'image_url', image_url: { url } },
+            ],
+          },
+        ],
+      }),
+    );
+    expect(err).toBeInstanceOf(InvalidRequestError);
+    expect(err).toMatchObject({ status: 400, param: 'messages[0].content[1].image_url.url', code: 'unsupported_image_url' });
+    expect((err as InvalidRequestError).message).toMatch(/not supported for Gemini models.*data URL/);
+  });
 
   it.each([
     [{ type: 'file', file: { file_id: 'file-abc' } }, 'messages[0].content[0].file.file_id'],
@@ -121,7 +134,11 @@ describe('Gemini request: messages', () => {
         { role: 'tool', tool_call_id: 'call_1', content: [{ type: 'text', text: '14:05' }] },
         { role: 'assistant', content: '21 °C and clear; it is 14:05.' },
         { role: 'user', content: 'And in Tokyo?' },
-        { role: 'assistant', content: null, tool_calls: [{ id: 'call_0', type: 'function', function: { name: 'get_forecast', arguments: '{"city":"Tokyo"}' } }] },
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [{ id: 'call_0', type: 'function', function: { name: 'get_forecast', arguments: '{"city":"Tokyo"}' } }],
+        },
         { role: 'tool', tool_call_id: 'call_0', content: '[1,2,3]' },
       ],
     });
@@ -129,11 +146,7 @@ describe('Gemini request: messages', () => {
       { role: 'user', parts: [{ text: 'Weather and time in Paris?' }] },
       {
         role: 'model',
-        parts: [
-          { text: 'Checking.' },
-          { functionCall: { name: 'get_weather', args: { city: 'Paris' } } },
-          { functionCall: { name: 'get_time', args: {} } },
-        ],
+        parts: [{ text: 'Checking.' }, { functionCall: { name: 'get_weather', args: { city: 'Paris' } } }, { functionCall: { name: 'get_time', args: {} } }],
       },
       {
         role: 'user',
@@ -161,7 +174,11 @@ describe('Gemini request: messages', () => {
       {
         messages: [
           { role: 'user', content: 'Weather and time in Paris?' },
-          { role: 'assistant', content: null, tool_calls: [signed('call_a', 'get_weather', '{"city":"Paris"}', 'CiQB0e2Kb7sig+/A=='), signed('call_b', 'get_time', '{}')] },
+          {
+            role: 'assistant',
+            content: null,
+            tool_calls: [signed('call_a', 'get_weather', '{"city":"Paris"}', 'CiQB0e2Kb7sig+/A=='), signed('call_b', 'get_time', '{}')],
+          },
           { role: 'tool', tool_call_id: 'call_a', content: '{"temp_c":21}' },
           { role: 'tool', tool_call_id: 'call_b', content: '14:05' },
         ],
@@ -188,7 +205,11 @@ describe('Gemini request: messages', () => {
   });
 
   it('reads only extra_content.google.thought_signature on an echoed tool call; other keys there are dropped, as OpenAI drops unknown message keys', () => {
-    const call = (extra: unknown) => ({ role: 'assistant', content: null, tool_calls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: '{}' }, extra_content: extra }] });
+    const call = (extra: unknown) => ({
+      role: 'assistant',
+      content: null,
+      tool_calls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: '{}' }, extra_content: extra }],
+    });
     const callOf = (extra: unknown) => {
       const m = chatRequest({ messages: [{ role: 'user', content: 'q' }, call(extra)] }).messages[1];
       const c = m?.role === 'assistant' ? m.tool_calls?.[0] : undefined;
@@ -202,7 +223,14 @@ describe('Gemini request: messages', () => {
   });
 
   it('rejects a tool result whose tool_call_id no assistant message issued', () => {
-    const err = thrown(() => build({ messages: [{ role: 'user', content: 'hi' }, { role: 'tool', tool_call_id: 'call_9', content: 'x' }] }));
+    const err = thrown(() =>
+      build({
+        messages: [
+          { role: 'user', content: 'hi' },
+          { role: 'tool', tool_call_id: 'call_9', content: 'x' },
+        ],
+      }),
+    );
     expect(err).toBeInstanceOf(InvalidRequestError);
     expect((err as InvalidRequestError).param).toBe('messages[1].tool_call_id');
   });
@@ -225,8 +253,17 @@ describe('Gemini request: messages', () => {
 });
 
 describe('Gemini request: tools', () => {
-  const weather = { type: 'function', function: { name: 'get_weather', description: 'Current weather', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } } };
-  const declarations = [{ name: 'get_weather', description: 'Current weather', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } }];
+  const weather = {
+    type: 'function',
+    function: {
+      name: 'get_weather',
+      description: 'Current weather',
+      parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+    },
+  };
+  const declarations = [
+    { name: 'get_weather', description: 'Current weather', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } },
+  ];
 
   it.each([
     [undefined, undefined],
@@ -262,7 +299,14 @@ describe('Gemini request: tools', () => {
               additionalProperties: false,
               properties: { room: { $ref: '#/$defs/Room', description: 'Which room' }, when: { type: 'string', format: 'date-time' } },
               required: ['room', 'when'],
-              $defs: { Room: { type: 'object', additionalProperties: false, properties: { floor: { type: ['integer', 'null'], enum: [1, 2, null] } }, required: ['floor'] } },
+              $defs: {
+                Room: {
+                  type: 'object',
+                  additionalProperties: false,
+                  properties: { floor: { type: ['integer', 'null'], enum: [1, 2, null] } },
+                  required: ['floor'],
+                },
+              },
             },
             strict: true,
           },
@@ -278,7 +322,12 @@ describe('Gemini request: tools', () => {
             parameters: {
               type: 'object',
               properties: {
-                room: { type: 'object', description: 'Which room', properties: { floor: { type: 'integer', nullable: true, enum: ['1', '2'] } }, required: ['floor'] },
+                room: {
+                  type: 'object',
+                  description: 'Which room',
+                  properties: { floor: { type: 'integer', nullable: true, enum: ['1', '2'] } },
+                  required: ['floor'],
+                },
                 when: { type: 'string', format: 'date-time' },
               },
               required: ['room', 'when'],

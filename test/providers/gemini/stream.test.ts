@@ -28,22 +28,25 @@ describe('Gemini streams', () => {
     ]);
   });
 
-  it.each(SPLITS)('turns a whole functionCall into one tool_calls delta and finishes with tool_calls although Gemini says STOP (%i-byte pieces)', async (size) => {
-    expect(await runStream('function-call.sse', size)).toEqual([
-      role(),
-      {
-        choices: [
-          {
-            index: 0,
-            delta: { tool_calls: [{ index: 0, id: MINTED_ID, type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }] },
-            finish_reason: null,
-          },
-        ],
-      },
-      finish('tool_calls'),
-      { choices: [], usage: tokensOf({ prompt_tokens: 40, completion_tokens: 6, total_tokens: 46 }) },
-    ]);
-  });
+  it.each(SPLITS)(
+    'turns a whole functionCall into one tool_calls delta and finishes with tool_calls although Gemini says STOP (%i-byte pieces)',
+    async (size) => {
+      expect(await runStream('function-call.sse', size)).toEqual([
+        role(),
+        {
+          choices: [
+            {
+              index: 0,
+              delta: { tool_calls: [{ index: 0, id: MINTED_ID, type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }] },
+              finish_reason: null,
+            },
+          ],
+        },
+        finish('tool_calls'),
+        { choices: [], usage: tokensOf({ prompt_tokens: 40, completion_tokens: 6, total_tokens: 46 }) },
+      ]);
+    },
+  );
 
   it.each(SPLITS)('numbers parallel function calls with our own index counter, a call without args as "{}" (%i-byte pieces)', async (size) => {
     expect(await runStream('parallel-function-calls.sse', size)).toEqual([
@@ -69,31 +72,41 @@ describe('Gemini streams', () => {
   });
 
   it('mints ids that differ between the calls of one stream and between streams', async () => {
-    const ids = async () => (await runStream('parallel-function-calls.sse', 4096)).flatMap((p) => p.choices.flatMap((c) => (c.delta.tool_calls ?? []).map((t) => t.id)));
+    const ids = async () =>
+      (await runStream('parallel-function-calls.sse', 4096)).flatMap((p) => p.choices.flatMap((c) => (c.delta.tool_calls ?? []).map((t) => t.id)));
     expect(new Set([...(await ids()), ...(await ids())]).size).toBe(4);
   });
 
-  it.each(SPLITS)("keeps Gemini's functionCall id and its thought signature (extra_content.google) on the streamed tool call (%i-byte pieces)", async (size) => {
-    expect(await runStream('signed-function-call.sse', size, 'gemini-2.5-flash')).toEqual([
-      role(),
-      { choices: [{ index: 0, delta: { reasoning_content: 'Need the weather tool.' }, finish_reason: null }] },
-      {
-        choices: [
-          {
-            index: 0,
-            delta: {
-              tool_calls: [
-                { index: 0, id: 'fc_9x1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' }, extra_content: { google: { thought_signature: 'EpUCAb4+9vsig==' } } },
-              ],
+  it.each(SPLITS)(
+    "keeps Gemini's functionCall id and its thought signature (extra_content.google) on the streamed tool call (%i-byte pieces)",
+    async (size) => {
+      expect(await runStream('signed-function-call.sse', size, 'gemini-2.5-flash')).toEqual([
+        role(),
+        { choices: [{ index: 0, delta: { reasoning_content: 'Need the weather tool.' }, finish_reason: null }] },
+        {
+          choices: [
+            {
+              index: 0,
+              delta: {
+                tool_calls: [
+                  {
+                    index: 0,
+                    id: 'fc_9x1',
+                    type: 'function',
+                    function: { name: 'get_weather', arguments: '{"city":"Paris"}' },
+                    extra_content: { google: { thought_signature: 'EpUCAb4+9vsig==' } },
+                  },
+                ],
+              },
+              finish_reason: null,
             },
-            finish_reason: null,
-          },
-        ],
-      },
-      finish('tool_calls'),
-      { choices: [], usage: tokensOf({ prompt_tokens: 40, completion_tokens: 31, total_tokens: 71, completion_tokens_details: { reasoning_tokens: 25 } }) },
-    ]);
-  });
+          ],
+        },
+        finish('tool_calls'),
+        { choices: [], usage: tokensOf({ prompt_tokens: 40, completion_tokens: 31, total_tokens: 71, completion_tokens_details: { reasoning_tokens: 25 } }) },
+      ]);
+    },
+  );
 
   it.each(SPLITS)('sends thought parts as reasoning_content and bills thoughts as completion tokens (%i-byte pieces)', async (size) => {
     expect(await runStream('thoughts.sse', size, 'gemini-2.5-flash')).toEqual([

@@ -56,7 +56,11 @@ describe('OpenAI-compatible request building', () => {
   });
 
   it('drops reasoning_effort for a model that does not reason (OpenAI would answer 400)', () => {
-    expect(sentBody('gpt-4o', request({ reasoning_effort: 'low' }))).toEqual({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }], temperature: 0.7 });
+    expect(sentBody('gpt-4o', request({ reasoning_effort: 'low' }))).toEqual({
+      model: 'gpt-4o',
+      messages: [{ role: 'user', content: 'hi' }],
+      temperature: 0.7,
+    });
   });
 
   it('drops reasoning_effort for DeepSeek non-thinking targets, where V4 would read it as a switch to think', () => {
@@ -145,7 +149,12 @@ describe('reasoning and signatures in the history', () => {
   });
 
   it('strips DeepSeek reasoning_content once the user has spoken after it', () => {
-    const body = sentBody('deepseek-r1', request({ messages: [...conversation.messages, { role: 'assistant', content: 'It is 21 °C.', reasoning_content: 'done' }, { role: 'user', content: 'thanks' }] }));
+    const body = sentBody(
+      'deepseek-r1',
+      request({
+        messages: [...conversation.messages, { role: 'assistant', content: 'It is 21 °C.', reasoning_content: 'done' }, { role: 'user', content: 'thanks' }],
+      }),
+    );
     expect(body).toEqual({
       model: 'deepseek-v4-flash',
       temperature: 0.7,
@@ -175,13 +184,26 @@ describe('reasoning and signatures in the history', () => {
     });
   });
 
-  it("never forwards a Gemini thought signature (tool call extra_content) to an OpenAI-compatible upstream", () => {
+  it('never forwards a Gemini thought signature (tool call extra_content) to an OpenAI-compatible upstream', () => {
     const signed = { ...toolCall, extra_content: { google: { thought_signature: 'c2ln' } } };
-    const body = sentBody('gpt-4o', request({ messages: [{ role: 'user', content: 'q' }, { role: 'assistant', content: null, tool_calls: [signed] }, { role: 'tool', tool_call_id: 'call_1', content: 'ok' }] }));
+    const body = sentBody(
+      'gpt-4o',
+      request({
+        messages: [
+          { role: 'user', content: 'q' },
+          { role: 'assistant', content: null, tool_calls: [signed] },
+          { role: 'tool', tool_call_id: 'call_1', content: 'ok' },
+        ],
+      }),
+    );
     expect(body).toEqual({
       model: 'gpt-4o',
       temperature: 0.7,
-      messages: [{ role: 'user', content: 'q' }, { role: 'assistant', content: null, tool_calls: [toolCall] }, { role: 'tool', tool_call_id: 'call_1', content: 'ok' }],
+      messages: [
+        { role: 'user', content: 'q' },
+        { role: 'assistant', content: null, tool_calls: [toolCall] },
+        { role: 'tool', tool_call_id: 'call_1', content: 'ok' },
+      ],
     });
   });
 });

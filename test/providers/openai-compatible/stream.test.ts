@@ -18,7 +18,15 @@ describe('OpenAI-compatible streams', () => {
   it.each([1, 3, 7, 64, 4096])('turns a streamed tool call into the same parts whatever the byte split (%i bytes)', async (size) => {
     const parts = await runStream('gpt-4o-mini', fixture('tool-call-stream.sse'), size);
     expect(parts).toEqual([
-      { choices: [{ index: 0, delta: { role: 'assistant', tool_calls: [{ index: 0, id: 'call_abc', type: 'function', function: { name: 'get_weather', arguments: '' } }] }, finish_reason: null }] },
+      {
+        choices: [
+          {
+            index: 0,
+            delta: { role: 'assistant', tool_calls: [{ index: 0, id: 'call_abc', type: 'function', function: { name: 'get_weather', arguments: '' } }] },
+            finish_reason: null,
+          },
+        ],
+      },
       { choices: [{ index: 0, delta: { tool_calls: [{ index: 0, function: { arguments: '{"city":"Pa' } }] }, finish_reason: null }] },
       { choices: [{ index: 0, delta: { tool_calls: [{ index: 0, function: { arguments: 'ris"}' } }] }, finish_reason: null }] },
       { choices: [{ index: 0, delta: {}, finish_reason: 'tool_calls' }] },
@@ -33,14 +41,22 @@ describe('OpenAI-compatible streams', () => {
       { choices: [{ index: 0, delta: { content: 'Grüße 🌍 ' }, finish_reason: null }] },
       {
         choices: [{ index: 0, delta: { content: '你好' }, finish_reason: 'stop' }],
-        usage: tokensOf({ prompt_tokens: 10, completion_tokens: 5, total_tokens: 15, prompt_tokens_details: { cached_tokens: 4 }, completion_tokens_details: { reasoning_tokens: 2 } }),
+        usage: tokensOf({
+          prompt_tokens: 10,
+          completion_tokens: 5,
+          total_tokens: 15,
+          prompt_tokens_details: { cached_tokens: 4 },
+          completion_tokens_details: { reasoning_tokens: 2 },
+        }),
       },
     ]);
   });
 
   it.each(SPLITS)('passes parallel tool calls through by their upstream index, ids on the first fragment (%i bytes)', async (size) => {
     expect(await runStream('gpt-4o', fixture('parallel-tool-calls.sse'), size)).toEqual([
-      fingerprinted(delta({ role: 'assistant', tool_calls: [{ index: 0, id: 'call_par_1', type: 'function', function: { name: 'get_weather', arguments: '' } }] })),
+      fingerprinted(
+        delta({ role: 'assistant', tool_calls: [{ index: 0, id: 'call_par_1', type: 'function', function: { name: 'get_weather', arguments: '' } }] }),
+      ),
       delta({ tool_calls: [{ index: 0, function: { arguments: '{"city": "Paris"}' } }] }),
       delta({ tool_calls: [{ index: 1, id: 'call_par_2', type: 'function', function: { name: 'get_time', arguments: '' } }] }),
       delta({ tool_calls: [{ index: 1, function: { arguments: '{"zone": ' } }] }),
@@ -117,7 +133,7 @@ describe('MiniMax streams', () => {
     ]);
   });
 
-  it('refuses flagged input (base_resp 1026) before any output as the client\'s 400, never retried', async () => {
+  it("refuses flagged input (base_resp 1026) before any output as the client's 400, never retried", async () => {
     const run = await runStreamCapturing('minimax', fixture('sensitive-input-stream.sse', 'minimax'), 7);
     expect(run.parts).toEqual([]);
     expect(run.error).toBeInstanceOf(UpstreamAttemptError);
@@ -156,7 +172,12 @@ const tokenLogprob = (token: string, logprob: number) => ({
 
 describe('OpenAI-compatible streams: several choices, logprobs, custom tool calls', () => {
   const head = { id: 'chatcmpl-n', object: 'chat.completion.chunk', created: 1, model: 'gpt-4o-2024-08-06' };
-  const choice = (index: number, d: Record<string, unknown>, finish: string | null = null, logprobs: unknown = null) => ({ index, delta: d, logprobs, finish_reason: finish });
+  const choice = (index: number, d: Record<string, unknown>, finish: string | null = null, logprobs: unknown = null) => ({
+    index,
+    delta: d,
+    logprobs,
+    finish_reason: finish,
+  });
 
   it.each(SPLITS)('passes two interleaved choices through by index, each token with its logprobs (%i bytes)', async (size) => {
     const lp0 = { content: [tokenLogprob('Hé', -0.1)], refusal: null };
@@ -193,7 +214,10 @@ describe('OpenAI-compatible streams: several choices, logprobs, custom tool call
 
   it('passes an OpenAI custom tool call through: type custom, name and input pieces', async () => {
     const bytes = sse([
-      { ...head, choices: [choice(0, { role: 'assistant', tool_calls: [{ index: 0, id: 'call_c1', type: 'custom', custom: { name: 'run_sql', input: '' } }] })] },
+      {
+        ...head,
+        choices: [choice(0, { role: 'assistant', tool_calls: [{ index: 0, id: 'call_c1', type: 'custom', custom: { name: 'run_sql', input: '' } }] })],
+      },
       { ...head, choices: [choice(0, { tool_calls: [{ index: 0, custom: { input: 'SELECT 1' } }] })] },
       { ...head, choices: [choice(0, {}, 'tool_calls')] },
     ]);

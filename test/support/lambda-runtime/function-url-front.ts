@@ -2,7 +2,17 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { buildFunctionUrlEvent, findPreludeDelimiter, functionUrlIdentity, HTTP_INTEGRATION_CONTENT_TYPE, MAX_PRELUDE_BYTES, MAX_REQUEST_PAYLOAD_BYTES, parsePrelude, readRequestBody, toFunctionUrlResponse } from '../../../local/function-url';
+import {
+  buildFunctionUrlEvent,
+  findPreludeDelimiter,
+  functionUrlIdentity,
+  HTTP_INTEGRATION_CONTENT_TYPE,
+  MAX_PRELUDE_BYTES,
+  MAX_REQUEST_PAYLOAD_BYTES,
+  parsePrelude,
+  readRequestBody,
+  toFunctionUrlResponse,
+} from '../../../local/function-url';
 import type { LambdaRuntime } from './runtime-api';
 
 /**

@@ -33,12 +33,21 @@ function install(): void {
   ensureBuildTools();
   rmSync(RUNTIME_DIR, { recursive: true, force: true });
   mkdirSync(RUNTIME_DIR, { recursive: true });
-  writeFileSync(`${RUNTIME_DIR}/package.json`, `${JSON.stringify({ private: true, description: 'Lambda nodejs24.x stand-in for test/lib/lambda-runtime.test.ts (npm run lambda-runtime)' }, null, 2)}\n`);
-  process.stdout.write(`lambda-runtime: installing ${NODE_PACKAGE}@${LAMBDA_NODE_VERSION} and aws-lambda-ric@${RIC_VERSION} into ${RUNTIME_DIR} (builds a native client, ~2 min)\n`);
-  const npm = spawnSync('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', `${NODE_PACKAGE}@${LAMBDA_NODE_VERSION}`, `aws-lambda-ric@${RIC_VERSION}`], {
-    cwd: RUNTIME_DIR,
-    stdio: ['ignore', 'inherit', 'inherit'],
-  });
+  writeFileSync(
+    `${RUNTIME_DIR}/package.json`,
+    `${JSON.stringify({ private: true, description: 'Lambda nodejs24.x stand-in for test/lib/lambda-runtime.test.ts (npm run lambda-runtime)' }, null, 2)}\n`,
+  );
+  process.stdout.write(
+    `lambda-runtime: installing ${NODE_PACKAGE}@${LAMBDA_NODE_VERSION} and aws-lambda-ric@${RIC_VERSION} into ${RUNTIME_DIR} (builds a native client, ~2 min)\n`,
+  );
+  const npm = spawnSync(
+    'npm',
+    ['install', '--no-audit', '--no-fund', '--loglevel=error', `${NODE_PACKAGE}@${LAMBDA_NODE_VERSION}`, `aws-lambda-ric@${RIC_VERSION}`],
+    {
+      cwd: RUNTIME_DIR,
+      stdio: ['ignore', 'inherit', 'inherit'],
+    },
+  );
   if (npm.status !== 0) throw new Error(`npm install failed (exit ${npm.status}) in ${RUNTIME_DIR}`);
   const version = execFileSync(runtimePaths.node, ['--version'], { encoding: 'utf8' }).trim();
   if (version !== `v${LAMBDA_NODE_VERSION}`) throw new Error(`${runtimePaths.node} is ${version}, expected v${LAMBDA_NODE_VERSION}`);

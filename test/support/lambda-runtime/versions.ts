@@ -41,7 +41,8 @@ export interface InstallStamp {
 export function runtimeProblem(): string | undefined {
   if (process.platform !== 'linux') return `the Lambda runtime test needs Linux (Lambda's OS); this is ${process.platform}`;
   const fix = 'run `npm run lambda-runtime` (npm run test:slow runs it first)';
-  if (!existsSync(runtimePaths.stamp)) return `the Lambda runtime (Node ${LAMBDA_NODE_VERSION} + aws-lambda-ric ${RIC_VERSION}) is not installed in ${RUNTIME_DIR}: ${fix}`;
+  if (!existsSync(runtimePaths.stamp))
+    return `the Lambda runtime (Node ${LAMBDA_NODE_VERSION} + aws-lambda-ric ${RIC_VERSION}) is not installed in ${RUNTIME_DIR}: ${fix}`;
   const stamp = JSON.parse(readFileSync(runtimePaths.stamp, 'utf8')) as InstallStamp;
   if (stamp.node !== LAMBDA_NODE_VERSION || stamp.ric !== RIC_VERSION || stamp.arch !== process.arch) {
     return `the installed Lambda runtime (${JSON.stringify(stamp)}) is not the pinned one (Node ${LAMBDA_NODE_VERSION}, aws-lambda-ric ${RIC_VERSION}): ${fix}`;

@@ -48,7 +48,10 @@ function refsIn(node: Json, out: Set<string>, schemas: Record<string, Json>): vo
 function main(): void {
   const [file, commit, date] = process.argv.slice(2);
   if (file === undefined || commit === undefined || date === undefined) throw new Error('usage: extract-subset.ts <openapi.json> <commit> <date>');
-  const doc = JSON.parse(readFileSync(file, 'utf8')) as { [k: string]: Json } & { paths: Record<string, Record<string, Json>>; components: { schemas: Record<string, Json>; responses?: Record<string, Json> } };
+  const doc = JSON.parse(readFileSync(file, 'utf8')) as { [k: string]: Json } & {
+    paths: Record<string, Record<string, Json>>;
+    components: { schemas: Record<string, Json>; responses?: Record<string, Json> };
+  };
   const paths: Record<string, Record<string, Json>> = {};
   for (const [path, methods] of Object.entries(OPERATIONS)) {
     const item = doc.paths[path];

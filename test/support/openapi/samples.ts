@@ -149,7 +149,11 @@ export function breakingSamples(schema: Json | undefined, depth = 0): Candidate[
   const s = resolve(schema);
   const out: Candidate[] = [];
   const type = typeOf(s);
-  out.push(type === 'string' || Array.isArray(s['enum']) ? { label: 'a number for a string', value: 12345 } : { label: 'a string for a non-string', value: 'not-a-valid-value' });
+  out.push(
+    type === 'string' || Array.isArray(s['enum'])
+      ? { label: 'a number for a string', value: 12345 }
+      : { label: 'a string for a non-string', value: 'not-a-valid-value' },
+  );
   if (Array.isArray(s['enum'])) out.push({ label: 'a value outside the enum', value: 'not-an-enum-value' });
   if (type === 'integer') out.push({ label: 'a fraction for an integer', value: 1.5 });
   if (type === 'integer' || type === 'number') {
@@ -158,7 +162,8 @@ export function breakingSamples(schema: Json | undefined, depth = 0): Candidate[
   }
   if (type === 'array') {
     if (typeof s['minItems'] === 'number' && s['minItems'] > 0) out.push({ label: 'an empty array', value: [] });
-    if (typeof s['maxItems'] === 'number') out.push({ label: 'too many items', value: Array.from({ length: s['maxItems'] + 1 }, () => validSamples(s['items'], depth + 1, 1)[0] ?? 'x') });
+    if (typeof s['maxItems'] === 'number')
+      out.push({ label: 'too many items', value: Array.from({ length: s['maxItems'] + 1 }, () => validSamples(s['items'], depth + 1, 1)[0] ?? 'x') });
     if (depth < 7) for (const m of breakingSamples(s['items'], depth + 1).slice(0, 24)) out.push({ label: `an item with ${m.label}`, value: [m.value] });
   }
   if (type === 'object' && depth < 7) out.push(...objectBreakers(s, depth));

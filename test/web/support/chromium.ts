@@ -39,7 +39,7 @@ export async function launchChromium(opts: { colorScheme?: 'light' | 'dark'; exe
   if (!existsSync(executablePath)) {
     throw new Error(
       `Chromium is not installed at ${executablePath}, and the dashboard's browser tests need it. ` +
-        'Install Debian\'s package: `apt-get install -y chromium` (as root; .ci/run does this), or set CHROMIUM_PATH to a Chromium binary.',
+        "Install Debian's package: `apt-get install -y chromium` (as root; .ci/run does this), or set CHROMIUM_PATH to a Chromium binary.",
     );
   }
   const profile = mkdtempSync(join(tmpdir(), 'modelmux-chromium-'));

@@ -69,7 +69,10 @@ export async function openPage(page: Page, gw: RunningGateway, route: keyof type
 
 /** The value shown for a statistic of the overview (`<dt>` label → its first `<dd>`). */
 export function stat(page: Page, label: string) {
-  return page.locator('.stat').filter({ has: page.locator('dt', { hasText: label }) }).locator('.stat-value');
+  return page
+    .locator('.stat')
+    .filter({ has: page.locator('dt', { hasText: label }) })
+    .locator('.stat-value');
 }
 
 /**
@@ -81,7 +84,10 @@ export async function screenshotEveryPage(page: Page, origin: string, dir: strin
   const written: string[] = [];
   const shot = async (name: string): Promise<void> => {
     const file = join(dir, `${name}.png`);
-    await page.screenshot({ path: file, fullPage: true }).then(() => written.push(file), () => undefined);
+    await page.screenshot({ path: file, fullPage: true }).then(
+      () => written.push(file),
+      () => undefined,
+    );
   };
   for (const width of WIDTHS) {
     await page.setViewportSize({ width, height: 900 }).catch(() => undefined);
@@ -120,8 +126,16 @@ export async function seriousViolations(page: Page): Promise<AxeViolation[]> {
   if (!loaded) await page.evaluate(axeSource);
   const violations = await page.evaluate(async () => {
     const axe = (globalThis as unknown as { axe: { run: (ctx: unknown, opts: unknown) => Promise<{ violations: AxeViolation[] }> } }).axe;
-    const result = await axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice'] }, resultTypes: ['violations'] });
-    return result.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => ({ target: n.target, failureSummary: n.failureSummary })) }));
+    const result = await axe.run(document, {
+      runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice'] },
+      resultTypes: ['violations'],
+    });
+    return result.violations.map((v) => ({
+      id: v.id,
+      impact: v.impact,
+      help: v.help,
+      nodes: v.nodes.map((n) => ({ target: n.target, failureSummary: n.failureSummary })),
+    }));
   });
   return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
 }
@@ -129,6 +143,8 @@ export async function seriousViolations(page: Page): Promise<AxeViolation[]> {
 /** Fails with a readable list when the page has serious or critical accessibility violations. */
 export async function expectAccessible(page: Page, where: string): Promise<void> {
   const found = await seriousViolations(page);
-  const report = found.map((v) => `${v.impact} ${v.id}: ${v.help}\n${v.nodes.map((n) => `    ${n.target.join(' ')} — ${n.failureSummary ?? ''}`).join('\n')}`).join('\n');
+  const report = found
+    .map((v) => `${v.impact} ${v.id}: ${v.help}\n${v.nodes.map((n) => `    ${n.target.join(' ')} — ${n.failureSummary ?? ''}`).join('\n')}`)
+    .join('\n');
   expect(found, `${where}:\n${report}`).toEqual([]);
 }

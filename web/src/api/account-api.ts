@@ -74,7 +74,8 @@ export function createAccountApi(token: TokenSource, fetchImpl: typeof fetch = (
     updateKey: (hash, body) => data<KeyRecord>('PATCH', `/v1/keys/${seg(hash)}`, body),
     deleteKey: async (hash) => void (await call('DELETE', `/v1/keys/${seg(hash)}`)),
     credits: () => data<Credits>('GET', '/v1/credits'),
-    checkout: (amountUsd, saveCard) => call<CheckoutSession>('POST', '/v1/credits/checkout', { amount_usd: amountUsd, ...(saveCard ? { setup_future_usage: 'off_session' } : {}) }),
+    checkout: (amountUsd, saveCard) =>
+      call<CheckoutSession>('POST', '/v1/credits/checkout', { amount_usd: amountUsd, ...(saveCard ? { setup_future_usage: 'off_session' } : {}) }),
     autoTopUp: () => data<AutoTopUp>('GET', '/v1/credits/auto-top-up'),
     setAutoTopUp: (body) => data<AutoTopUp>('PUT', '/v1/credits/auto-top-up', body),
     setLowBalanceAlert: (usd) => data<AutoTopUp>('PUT', '/v1/credits/alerts', { low_balance_usd: usd }),
@@ -123,6 +124,9 @@ async function readJson<T>(response: Response): Promise<T> {
     return parsed as T;
   }
   const error = (parsed as { error?: { message?: unknown; code?: unknown } } | undefined)?.error;
-  const message = typeof error?.message === 'string' && error.message !== '' ? error.message : `The server answered HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}.`;
+  const message =
+    typeof error?.message === 'string' && error.message !== ''
+      ? error.message
+      : `The server answered HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}.`;
   return Promise.reject(new ApiError(message, response.status, typeof error?.code === 'string' ? error.code : null));
 }

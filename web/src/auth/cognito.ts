@@ -83,7 +83,11 @@ function tokensOf(out: Record<string, unknown>): CognitoTokens {
   if (result === undefined) {
     // A challenge (e.g. NEW_PASSWORD_REQUIRED for a user an operator created) this page does not handle.
     const challenge = typeof out.ChallengeName === 'string' ? out.ChallengeName : 'an unknown step';
-    throw new ApiError(`Sign-in needs ${challenge}, which this page does not support. Reset your password with "Forgot your password?".`, 400, 'ChallengeRequired');
+    throw new ApiError(
+      `Sign-in needs ${challenge}, which this page does not support. Reset your password with "Forgot your password?".`,
+      400,
+      'ChallengeRequired',
+    );
   }
   const accessToken = result.AccessToken;
   const idToken = result.IdToken;

@@ -158,7 +158,10 @@ function readStored(storage: KeyValueStorage | undefined): Stored | undefined {
     if (!raw) return undefined;
     const v = JSON.parse(raw) as Partial<Stored>;
     if (typeof v.email !== 'string' || typeof v.refreshToken !== 'string') return undefined;
-    const tokens = typeof v.accessToken === 'string' && typeof v.idToken === 'string' && typeof v.expiresAt === 'number' ? { accessToken: v.accessToken, idToken: v.idToken, expiresAt: v.expiresAt } : {};
+    const tokens =
+      typeof v.accessToken === 'string' && typeof v.idToken === 'string' && typeof v.expiresAt === 'number'
+        ? { accessToken: v.accessToken, idToken: v.idToken, expiresAt: v.expiresAt }
+        : {};
     return { email: v.email, refreshToken: v.refreshToken, ...tokens };
   } catch {
     return undefined;

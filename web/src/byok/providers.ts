@@ -28,7 +28,11 @@ const BYOK_PROVIDERS: ReadonlyArray<Omit<ByokProvider, 'models'>> = (PROVIDER_MA
  * (an unknown id is shown as it is), plus any provider a key is attached for, each with the models
  * the API says its key serves.
  */
-export function providersToShow(fromApi: readonly string[] | undefined, attached: readonly string[], servedModels: Readonly<Record<string, readonly string[]>> = {}): ByokProvider[] {
+export function providersToShow(
+  fromApi: readonly string[] | undefined,
+  attached: readonly string[],
+  servedModels: Readonly<Record<string, readonly string[]>> = {},
+): ByokProvider[] {
   const ids = [...(fromApi ?? BYOK_PROVIDERS.map((p) => p.id))];
   for (const id of attached) if (!ids.includes(id)) ids.push(id);
   return ids.map((id) => ({ ...(BYOK_PROVIDERS.find((p) => p.id === id) ?? { id, name: id, example: 'sk-…' }), models: servedModels[id] ?? [] }));

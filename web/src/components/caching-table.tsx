@@ -13,7 +13,10 @@ export function CachingTable({ rows, days }: { rows: readonly DailyCaching[]; da
       <div class="card-header">
         <h2 id="caching-heading">Prompt caching by day and model</h2>
       </div>
-      <p class="lead">Cached tokens are prompt tokens the provider read from its cache, billed at the cached price; “Saved” is what they would have cost at the input price, less what they cost.</p>
+      <p class="lead">
+        Cached tokens are prompt tokens the provider read from its cache, billed at the cached price; “Saved” is what they would have cost at the input price,
+        less what they cost.
+      </p>
       <div class="table-wrap">
         <table class="table responsive-table caching-table">
           <caption class="visually-hidden">Prompt caching by day and model, last {days} days</caption>

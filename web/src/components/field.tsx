@@ -4,7 +4,13 @@ import type { ComponentChildren } from 'preact';
  * A labelled form field: the label is tied to the control by id, and the hint and error by
  * aria-describedby, so screen readers read all three.
  */
-export function Field(props: { id: string; label: string; hint?: string | undefined; error?: string | undefined; children: (describedBy: string | undefined) => ComponentChildren }) {
+export function Field(props: {
+  id: string;
+  label: string;
+  hint?: string | undefined;
+  error?: string | undefined;
+  children: (describedBy: string | undefined) => ComponentChildren;
+}) {
   const ids = [props.hint ? `${props.id}-hint` : '', props.error ? `${props.id}-error` : ''].filter(Boolean).join(' ') || undefined;
   return (
     <div class="field">

@@ -9,7 +9,11 @@ import { ErrorNotice } from './status';
 export function KeyEditDialog({ keyRecord, onClose, onSaved }: { keyRecord: KeyRecord; onClose: () => void; onSaved: (k: KeyRecord) => void }) {
   const { api } = useServices();
   const ref = useRef<HTMLDialogElement>(null);
-  const [values, setValues] = useState<KeyFormValues>({ name: keyRecord.name, limit: keyRecord.limit === null ? '' : String(keyRecord.limit), reset: keyRecord.limit_reset ?? '' });
+  const [values, setValues] = useState<KeyFormValues>({
+    name: keyRecord.name,
+    limit: keyRecord.limit === null ? '' : String(keyRecord.limit),
+    reset: keyRecord.limit_reset ?? '',
+  });
   const [problem, setProblem] = useState<ReturnType<typeof keyFormProblem>>(undefined);
   const action = useAction();
   useEffect(() => {
@@ -23,7 +27,9 @@ export function KeyEditDialog({ keyRecord, onClose, onSaved }: { keyRecord: KeyR
     setProblem(found);
     if (found) return;
     const limit = limitOf(values);
-    const saved = await action.run(() => api.updateKey(keyRecord.hash, { name: values.name.trim(), limit, limit_reset: limit === null || values.reset === '' ? null : values.reset }));
+    const saved = await action.run(() =>
+      api.updateKey(keyRecord.hash, { name: values.name.trim(), limit, limit_reset: limit === null || values.reset === '' ? null : values.reset }),
+    );
     if (saved) onSaved(saved);
   };
   return (

@@ -52,7 +52,12 @@ export function limitOf(values: KeyFormValues): number | null {
 }
 
 /** Name, limit and reset fields, shared by "create" and "edit". `idPrefix` keeps ids unique on the page. */
-export function KeyFields(props: { idPrefix: string; values: KeyFormValues; onChange: (values: KeyFormValues) => void; problem?: { field: 'name' | 'limit'; message: string } | undefined }) {
+export function KeyFields(props: {
+  idPrefix: string;
+  values: KeyFormValues;
+  onChange: (values: KeyFormValues) => void;
+  problem?: { field: 'name' | 'limit'; message: string } | undefined;
+}) {
   const { idPrefix: p, values, onChange, problem } = props;
   return (
     <div class="key-fields">
@@ -73,7 +78,12 @@ export function KeyFields(props: { idPrefix: string; values: KeyFormValues; onCh
           />
         )}
       </Field>
-      <Field id={`${p}-limit`} label="Spend limit, USD (optional)" hint="Requests are refused once the key has spent this much." error={problem?.field === 'limit' ? problem.message : undefined}>
+      <Field
+        id={`${p}-limit`}
+        label="Spend limit, USD (optional)"
+        hint="Requests are refused once the key has spent this much."
+        error={problem?.field === 'limit' ? problem.message : undefined}
+      >
         {(d) => (
           <input
             id={`${p}-limit`}
@@ -92,7 +102,14 @@ export function KeyFields(props: { idPrefix: string; values: KeyFormValues; onCh
       </Field>
       <Field id={`${p}-reset`} label="Limit resets">
         {(d) => (
-          <select id={`${p}-reset`} name="limit_reset" value={values.reset} onChange={(e) => onChange({ ...values, reset: (e.currentTarget as HTMLSelectElement).value as LimitReset | '' })} aria-describedby={d} disabled={values.limit.trim() === ''}>
+          <select
+            id={`${p}-reset`}
+            name="limit_reset"
+            value={values.reset}
+            onChange={(e) => onChange({ ...values, reset: (e.currentTarget as HTMLSelectElement).value as LimitReset | '' })}
+            aria-describedby={d}
+            disabled={values.limit.trim() === ''}
+          >
             {RESET_CHOICES.map((c) => (
               <option key={c.value} value={c.value}>
                 {c.label}

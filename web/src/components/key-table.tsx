@@ -7,7 +7,13 @@ import { windowWords } from './key-limit-fields';
  * The keys as a table (a stack of cards below 640 px, by CSS; each cell then shows its column name).
  * Row buttons carry the key's name in their accessible name, so a screen reader hears which key.
  */
-export function KeyTable(props: { keys: readonly KeyRecord[]; busy: boolean; onEdit: (k: KeyRecord) => void; onToggle: (k: KeyRecord) => void; onDelete: (k: KeyRecord) => void }) {
+export function KeyTable(props: {
+  keys: readonly KeyRecord[];
+  busy: boolean;
+  onEdit: (k: KeyRecord) => void;
+  onToggle: (k: KeyRecord) => void;
+  onDelete: (k: KeyRecord) => void;
+}) {
   return (
     <div class="table-wrap">
       <table class="table responsive-table keys-table">
@@ -39,7 +45,15 @@ export function KeyTable(props: { keys: readonly KeyRecord[]; busy: boolean; onE
                   {formatDate(k.created_at)}
                 </time>
               </td>
-              <td data-label="Last used">{k.last_used_at ? <time dateTime={k.last_used_at} title={formatDateTime(k.last_used_at)}>{formatAgo(k.last_used_at)}</time> : 'Never'}</td>
+              <td data-label="Last used">
+                {k.last_used_at ? (
+                  <time dateTime={k.last_used_at} title={formatDateTime(k.last_used_at)}>
+                    {formatAgo(k.last_used_at)}
+                  </time>
+                ) : (
+                  'Never'
+                )}
+              </td>
               <td data-label="Usage">
                 <Usage k={k} />
               </td>
@@ -47,13 +61,31 @@ export function KeyTable(props: { keys: readonly KeyRecord[]; busy: boolean; onE
                 <span class={`badge ${k.disabled ? 'badge-muted' : 'badge-ok'}`}>{k.disabled ? 'Disabled' : 'Active'}</span>
               </td>
               <td class="row-actions">
-                <button type="button" class="button button-small button-secondary" aria-label={`Edit ${k.name}`} onClick={() => props.onEdit(k)} disabled={props.busy}>
+                <button
+                  type="button"
+                  class="button button-small button-secondary"
+                  aria-label={`Edit ${k.name}`}
+                  onClick={() => props.onEdit(k)}
+                  disabled={props.busy}
+                >
                   Edit
                 </button>
-                <button type="button" class="button button-small button-secondary" aria-label={`${k.disabled ? 'Enable' : 'Disable'} ${k.name}`} onClick={() => props.onToggle(k)} disabled={props.busy}>
+                <button
+                  type="button"
+                  class="button button-small button-secondary"
+                  aria-label={`${k.disabled ? 'Enable' : 'Disable'} ${k.name}`}
+                  onClick={() => props.onToggle(k)}
+                  disabled={props.busy}
+                >
                   {k.disabled ? 'Enable' : 'Disable'}
                 </button>
-                <button type="button" class="button button-small button-danger-quiet" aria-label={`Delete ${k.name}`} onClick={() => props.onDelete(k)} disabled={props.busy}>
+                <button
+                  type="button"
+                  class="button button-small button-danger-quiet"
+                  aria-label={`Delete ${k.name}`}
+                  onClick={() => props.onDelete(k)}
+                  disabled={props.busy}
+                >
                   Delete
                 </button>
               </td>
@@ -75,7 +107,14 @@ function Usage({ k }: { k: KeyRecord }) {
       <span>
         {formatUsd(used)} of {formatUsd(k.limit_nano_usd)} {windowWords(k.limit_reset)}
       </span>
-      <meter min={0} max={k.limit_nano_usd || 1} value={used} high={k.limit_nano_usd * 0.8} optimum={0} aria-label={`${k.name}: ${formatUsd(used)} of ${formatUsd(k.limit_nano_usd)} used`} />
+      <meter
+        min={0}
+        max={k.limit_nano_usd || 1}
+        value={used}
+        high={k.limit_nano_usd * 0.8}
+        optimum={0}
+        aria-label={`${k.name}: ${formatUsd(used)} of ${formatUsd(k.limit_nano_usd)} used`}
+      />
       <span class="field-hint">All time: {formatUsd(k.usage_nano_usd)}</span>
     </div>
   );

@@ -22,7 +22,16 @@ export function NewKeyPanel({ created, onDone }: { created: CreatedKey; onDone: 
         <label for="new-key-value" class="visually-hidden">
           New API key
         </label>
-        <input id="new-key-value" class="mono secret-value" type="text" readOnly value={created.key} spellcheck={false} autoComplete="off" onFocus={(e) => (e.currentTarget as HTMLInputElement).select()} />
+        <input
+          id="new-key-value"
+          class="mono secret-value"
+          type="text"
+          readOnly
+          value={created.key}
+          spellcheck={false}
+          autoComplete="off"
+          onFocus={(e) => (e.currentTarget as HTMLInputElement).select()}
+        />
         <CopyButton text={created.key} label="Copy key" />
       </div>
       <p class="field-hint">Store it in an environment variable such as MODELMUX_API_KEY, never in code or a public repository.</p>

@@ -6,7 +6,17 @@ import { useTitle } from '../hooks';
  * A signed-in page: its heading (focused when the page opens, so keyboard and screen-reader users
  * land on the new content), a one-line description, optional actions, then the content.
  */
-export function Page({ title, description, actions, children }: { title: string; description?: ComponentChildren; actions?: ComponentChildren; children: ComponentChildren }) {
+export function Page({
+  title,
+  description,
+  actions,
+  children,
+}: {
+  title: string;
+  description?: ComponentChildren;
+  actions?: ComponentChildren;
+  children: ComponentChildren;
+}) {
   useTitle(title);
   const heading = useRef<HTMLHeadingElement>(null);
   useEffect(() => heading.current?.focus({ preventScroll: true }), []);

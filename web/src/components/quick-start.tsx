@@ -58,7 +58,20 @@ export function QuickStart({ baseUrl }: { baseUrl: string }) {
   const tabs = useRef<Array<HTMLButtonElement | null>>([]);
   const onKeyDown = (e: KeyboardEvent, index: number): void => {
     const last = LANGUAGES.length - 1;
-    const next = e.key === 'ArrowRight' ? (index === last ? 0 : index + 1) : e.key === 'ArrowLeft' ? (index === 0 ? last : index - 1) : e.key === 'Home' ? 0 : e.key === 'End' ? last : -1;
+    const next =
+      e.key === 'ArrowRight'
+        ? index === last
+          ? 0
+          : index + 1
+        : e.key === 'ArrowLeft'
+          ? index === 0
+            ? last
+            : index - 1
+          : e.key === 'Home'
+            ? 0
+            : e.key === 'End'
+              ? last
+              : -1;
     if (next < 0) return;
     e.preventDefault();
     const target = LANGUAGES[next];
@@ -69,9 +82,7 @@ export function QuickStart({ baseUrl }: { baseUrl: string }) {
   return (
     <section class="card" aria-labelledby="quick-start-title">
       <h2 id="quick-start-title">Quick start</h2>
-      <p>
-        Use any OpenAI SDK: set the base URL and an API key. Keep the key in an environment variable, never in code.
-      </p>
+      <p>Use any OpenAI SDK: set the base URL and an API key. Keep the key in an environment variable, never in code.</p>
       <div class="inline-copy">
         <span class="inline-copy-label" id="base-url-label">
           Base URL

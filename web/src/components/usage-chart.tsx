@@ -86,7 +86,13 @@ export function UsageChart({ chart, format, label }: { chart: DailyChart; format
                 );
               })}
               {(chart.dates.length - 1 - i) % every === 0 && (
-                <text class="chart-axis" x={i === chart.dates.length - 1 ? x + barW : x + barW / 2} y={height - 8} text-anchor={i === chart.dates.length - 1 ? 'end' : 'middle'} aria-hidden="true">
+                <text
+                  class="chart-axis"
+                  x={i === chart.dates.length - 1 ? x + barW : x + barW / 2}
+                  y={height - 8}
+                  text-anchor={i === chart.dates.length - 1 ? 'end' : 'middle'}
+                  aria-hidden="true"
+                >
                   {shortDay(date)}
                 </text>
               )}

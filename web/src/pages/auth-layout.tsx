@@ -31,7 +31,13 @@ export function AuthLayout({ title, children, footer }: { title: string; childre
 }
 
 /** A password input with a "show" switch (people mistype what they cannot see). */
-export function PasswordInput(props: { id: string; value: string; onInput: (value: string) => void; autoComplete: 'current-password' | 'new-password'; describedBy?: string | undefined }) {
+export function PasswordInput(props: {
+  id: string;
+  value: string;
+  onInput: (value: string) => void;
+  autoComplete: 'current-password' | 'new-password';
+  describedBy?: string | undefined;
+}) {
   const [shown, setShown] = useState(false);
   return (
     <div class="password">

@@ -54,11 +54,13 @@ function Forms({ initial }: { initial: AutoTopUp }) {
   return (
     <>
       <p>
-        When your credit falls under the threshold, your saved card is charged the amount (at most the monthly cap each calendar month). Credit is added once Stripe
-        confirms the payment. This month: ${current.month_to_date_usd.toFixed(2)}.
+        When your credit falls under the threshold, your saved card is charged the amount (at most the monthly cap each calendar month). Credit is added once
+        Stripe confirms the payment. This month: ${current.month_to_date_usd.toFixed(2)}.
       </p>
       {current.payment_method === null && <InfoNotice>No saved card yet: add credit above with "Save this card for auto top-up" first.</InfoNotice>}
-      {current.paused && <InfoNotice tone="warning">Auto top-up is paused: {current.paused_reason ?? 'a payment failed.'} Save it turned on to try again.</InfoNotice>}
+      {current.paused && (
+        <InfoNotice tone="warning">Auto top-up is paused: {current.paused_reason ?? 'a payment failed.'} Save it turned on to try again.</InfoNotice>
+      )}
       {saved && <InfoNotice tone="success">{saved}</InfoNotice>}
       <form onSubmit={(e) => void submit(e)} noValidate aria-label="Auto top-up">
         <div class="checkbox-row">

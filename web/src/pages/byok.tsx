@@ -23,7 +23,10 @@ export function ByokPage() {
     keys.reload();
   };
   return (
-    <Page title="Your provider keys" description="Use your own key for a provider’s models. You then pay that provider directly, and modelmux charges only its 5.5% platform fee.">
+    <Page
+      title="Your provider keys"
+      description="Use your own key for a provider’s models. You then pay that provider directly, and modelmux charges only its 5.5% platform fee."
+    >
       {keys.state === 'error' && <ErrorNotice message={keys.error} onRetry={keys.reload} />}
       {announcement && <InfoNotice tone="success">{announcement}</InfoNotice>}
       {keys.data === undefined ? (
@@ -83,10 +86,20 @@ function AttachedKey({ provider, attached, onChanged }: { provider: ByokProvider
         <span class="field-hint"> · added {formatDate(attached.created_at)}</span>
       </p>
       <div class="switch-row">
-        <input id={switchId} type="checkbox" role="switch" class="switch" checked={allow} disabled={toggle.busy} onChange={(e) => void setFallback((e.currentTarget as HTMLInputElement).checked)} aria-describedby={`${switchId}-hint`} />
+        <input
+          id={switchId}
+          type="checkbox"
+          role="switch"
+          class="switch"
+          checked={allow}
+          disabled={toggle.busy}
+          onChange={(e) => void setFallback((e.currentTarget as HTMLInputElement).checked)}
+          aria-describedby={`${switchId}-hint`}
+        />
         <label for={switchId}>Fall back to modelmux’s keys</label>
         <p id={`${switchId}-hint`} class="field-hint">
-          When your key fails (refused, out of quota, provider down), modelmux’s own key answers and the request is billed at the normal price. Off: the request fails instead.
+          When your key fails (refused, out of quota, provider down), modelmux’s own key answers and the request is billed at the normal price. Off: the request
+          fails instead.
         </p>
       </div>
       {toggle.error && <ErrorNotice message={toggle.error} />}

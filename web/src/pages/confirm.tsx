@@ -45,10 +45,35 @@ export function ConfirmPage() {
     >
       <form onSubmit={(e) => void submit(e)}>
         <Field id="email" label="Email">
-          {(d) => <input id="email" name="email" type="email" required autoComplete="username" value={email} onInput={(e) => setEmail(valueOf(e))} aria-describedby={d} spellcheck={false} autoCapitalize="off" />}
+          {(d) => (
+            <input
+              id="email"
+              name="email"
+              type="email"
+              required
+              autoComplete="username"
+              value={email}
+              onInput={(e) => setEmail(valueOf(e))}
+              aria-describedby={d}
+              spellcheck={false}
+              autoCapitalize="off"
+            />
+          )}
         </Field>
         <Field id="code" label="Confirmation code" hint="The 6-digit code in the email we sent you.">
-          {(d) => <input id="code" name="code" type="text" inputMode="numeric" required autoComplete="one-time-code" value={code} onInput={(e) => setCode(valueOf(e))} aria-describedby={d} />}
+          {(d) => (
+            <input
+              id="code"
+              name="code"
+              type="text"
+              inputMode="numeric"
+              required
+              autoComplete="one-time-code"
+              value={code}
+              onInput={(e) => setCode(valueOf(e))}
+              aria-describedby={d}
+            />
+          )}
         </Field>
         {action.error && <ErrorNotice message={action.error} />}
         {resent && <InfoNotice tone="success">We sent a new code.</InfoNotice>}

@@ -38,7 +38,14 @@ export function CreditsPage() {
         ) : (
           <PurchaseTable purchases={purchases.data} />
         )}
-        <button type="button" class="button button-secondary" onClick={() => { account.reload(); purchases.reload(); }}>
+        <button
+          type="button"
+          class="button button-secondary"
+          onClick={() => {
+            account.reload();
+            purchases.reload();
+          }}
+        >
           Refresh
         </button>
       </section>
@@ -64,7 +71,11 @@ function AddCredit({ account }: { account: Account }) {
   const submit = async (e: Event): Promise<void> => {
     e.preventDefault();
     const usd = Number(amount);
-    const found = !/^\d+(\.\d{1,2})?$/.test(amount.trim()) ? 'Enter a dollar amount, such as 10 or 12.50.' : usd < MIN_TOP_UP_USD || usd > MAX_TOP_UP_USD ? `Enter an amount from $${MIN_TOP_UP_USD} to $${MAX_TOP_UP_USD.toLocaleString('en-US')}.` : undefined;
+    const found = !/^\d+(\.\d{1,2})?$/.test(amount.trim())
+      ? 'Enter a dollar amount, such as 10 or 12.50.'
+      : usd < MIN_TOP_UP_USD || usd > MAX_TOP_UP_USD
+        ? `Enter an amount from $${MIN_TOP_UP_USD} to $${MAX_TOP_UP_USD.toLocaleString('en-US')}.`
+        : undefined;
     setProblem(found);
     if (found) return;
     const session = await action.run(() => api.checkout(usd, saveCard));
@@ -74,19 +85,34 @@ function AddCredit({ account }: { account: Account }) {
     <section class="card" aria-labelledby="add-credit-title">
       <h2 id="add-credit-title">Add credit</h2>
       <p>
-        Credit now: <strong>{formatUsd(account.credit_nano_usd)}</strong>. Pay by card through Stripe; <strong>$10 paid is $10 of credit</strong>: the
-        service fee is already in the token prices. Credit never expires.
+        Credit now: <strong>{formatUsd(account.credit_nano_usd)}</strong>. Pay by card through Stripe; <strong>$10 paid is $10 of credit</strong>: the service
+        fee is already in the token prices. Credit never expires.
       </p>
       <form onSubmit={(e) => void submit(e)} noValidate>
         <div class="preset-row" role="group" aria-label="Preset amounts">
           {PRESETS.map((p) => (
-            <button key={p} type="button" class={`button ${amount === String(p) ? 'button-primary' : 'button-secondary'}`} aria-pressed={amount === String(p)} onClick={() => setAmount(String(p))}>
+            <button
+              key={p}
+              type="button"
+              class={`button ${amount === String(p) ? 'button-primary' : 'button-secondary'}`}
+              aria-pressed={amount === String(p)}
+              onClick={() => setAmount(String(p))}
+            >
               ${p}
             </button>
           ))}
         </div>
         <Field id="credit-amount" label="Amount (USD)" hint={`From $${MIN_TOP_UP_USD}.`} error={problem}>
-          {(describedBy) => <input id="credit-amount" inputMode="decimal" value={amount} aria-describedby={describedBy} aria-invalid={problem !== undefined} onInput={(e) => setAmount(valueOf(e))} />}
+          {(describedBy) => (
+            <input
+              id="credit-amount"
+              inputMode="decimal"
+              value={amount}
+              aria-describedby={describedBy}
+              aria-invalid={problem !== undefined}
+              onInput={(e) => setAmount(valueOf(e))}
+            />
+          )}
         </Field>
         <div class="checkbox-row">
           <input id="save-card" type="checkbox" checked={saveCard} onChange={(e) => setSaveCard((e.currentTarget as HTMLInputElement).checked)} />
@@ -119,7 +145,15 @@ function PurchaseTable({ purchases }: { purchases: Purchase[] }) {
               <td>{new Date(p.created_at).toLocaleString()}</td>
               <td>{KIND_LABEL[p.kind]}</td>
               <td>{formatUsd(p.amount_nano_usd)}</td>
-              <td>{p.receipt_url ? <a href={p.receipt_url} rel="noopener noreferrer" target="_blank">Receipt</a> : '—'}</td>
+              <td>
+                {p.receipt_url ? (
+                  <a href={p.receipt_url} rel="noopener noreferrer" target="_blank">
+                    Receipt
+                  </a>
+                ) : (
+                  '—'
+                )}
+              </td>
             </tr>
           ))}
         </tbody>

@@ -41,7 +41,20 @@ export function ForgotPasswordPage() {
         <form onSubmit={(e) => void sendCode(e)}>
           <p class="lead">We will email you a code to choose a new password.</p>
           <Field id="email" label="Email">
-            {(d) => <input id="email" name="email" type="email" required autoComplete="username" value={email} onInput={(e) => setEmail(valueOf(e))} aria-describedby={d} spellcheck={false} autoCapitalize="off" />}
+            {(d) => (
+              <input
+                id="email"
+                name="email"
+                type="email"
+                required
+                autoComplete="username"
+                value={email}
+                onInput={(e) => setEmail(valueOf(e))}
+                aria-describedby={d}
+                spellcheck={false}
+                autoCapitalize="off"
+              />
+            )}
           </Field>
           {action.error && <ErrorNotice message={action.error} />}
           <button type="submit" class="button button-primary button-block" disabled={action.busy}>
@@ -52,7 +65,19 @@ export function ForgotPasswordPage() {
         <form onSubmit={(e) => void reset(e)}>
           <InfoNotice>If an account exists for {email.trim()}, we sent it a code.</InfoNotice>
           <Field id="code" label="Code from the email">
-            {(d) => <input id="code" name="code" type="text" inputMode="numeric" required autoComplete="one-time-code" value={code} onInput={(e) => setCode(valueOf(e))} aria-describedby={d} />}
+            {(d) => (
+              <input
+                id="code"
+                name="code"
+                type="text"
+                inputMode="numeric"
+                required
+                autoComplete="one-time-code"
+                value={code}
+                onInput={(e) => setCode(valueOf(e))}
+                aria-describedby={d}
+              />
+            )}
           </Field>
           <Field id="new-password" label="New password" hint={PASSWORD_HINT}>
             {(d) => <PasswordInput id="new-password" value={password} onInput={setPassword} autoComplete="new-password" describedBy={d} />}

@@ -61,9 +61,7 @@ export function KeysPage() {
         />
       )}
       <section class="card" aria-labelledby="keys-title" aria-busy={keys.state === 'loading'}>
-        <h2 id="keys-title">
-          Your keys{keys.data ? ` (${count} of ${KEY_LIMIT})` : ''}
-        </h2>
+        <h2 id="keys-title">Your keys{keys.data ? ` (${count} of ${KEY_LIMIT})` : ''}</h2>
         {announcement && <InfoNotice tone="success">{announcement}</InfoNotice>}
         {rowAction.error && <ErrorNotice message={rowAction.error} />}
         {keys.state === 'error' && <ErrorNotice message={keys.error} onRetry={keys.reload} />}
@@ -121,7 +119,9 @@ function CreateKeyCard({ atLimit, onCreated }: { atLimit: boolean; onCreated: (c
     setProblem(found);
     if (found) return;
     const limit = limitOf(values);
-    const created = await action.run(() => api.createKey({ name: values.name.trim(), limit, limit_reset: limit === null || values.reset === '' ? null : values.reset }));
+    const created = await action.run(() =>
+      api.createKey({ name: values.name.trim(), limit, limit_reset: limit === null || values.reset === '' ? null : values.reset }),
+    );
     if (created) {
       setValues(EMPTY_FORM);
       onCreated(created);

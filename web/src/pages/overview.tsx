@@ -21,7 +21,10 @@ export function OverviewPage() {
 }
 
 function Balances({ account }: { account: Account }) {
-  const heldParts = [account.credit_held_nano_usd > 0 || account.free_tokens_held === 0 ? formatUsd(account.credit_held_nano_usd) : undefined, account.free_tokens_held > 0 ? `${formatCount(account.free_tokens_held)} tokens` : undefined].filter(Boolean);
+  const heldParts = [
+    account.credit_held_nano_usd > 0 || account.free_tokens_held === 0 ? formatUsd(account.credit_held_nano_usd) : undefined,
+    account.free_tokens_held > 0 ? `${formatCount(account.free_tokens_held)} tokens` : undefined,
+  ].filter(Boolean);
   return (
     <>
       <section aria-labelledby="balance-title">
@@ -38,7 +41,13 @@ function Balances({ account }: { account: Account }) {
             <dt>Credit</dt>
             <dd class="stat-value">{formatUsd(account.credit_nano_usd)}</dd>
             <dd class="stat-note">
-              Available to spend now.{account.payments_enabled && <> <a href={href('credits')}>Add credit</a></>}
+              Available to spend now.
+              {account.payments_enabled && (
+                <>
+                  {' '}
+                  <a href={href('credits')}>Add credit</a>
+                </>
+              )}
             </dd>
           </div>
           <div class="stat">

@@ -42,7 +42,20 @@ export function SignInPage() {
     >
       <form onSubmit={(e) => void submit(e)} noValidate={false}>
         <Field id="email" label="Email">
-          {(d) => <input id="email" name="email" type="email" required autoComplete="username" value={email} onInput={(e) => setEmail(valueOf(e))} aria-describedby={d} spellcheck={false} autoCapitalize="off" />}
+          {(d) => (
+            <input
+              id="email"
+              name="email"
+              type="email"
+              required
+              autoComplete="username"
+              value={email}
+              onInput={(e) => setEmail(valueOf(e))}
+              aria-describedby={d}
+              spellcheck={false}
+              autoCapitalize="off"
+            />
+          )}
         </Field>
         <Field id="password" label="Password">
           {(d) => <PasswordInput id="password" value={password} onInput={setPassword} autoComplete="current-password" describedBy={d} />}

@@ -43,7 +43,20 @@ export function SignUpPage() {
       <p class="lead">New accounts get 200,000 free tokens, no card needed.</p>
       <form onSubmit={(e) => void submit(e)}>
         <Field id="email" label="Email">
-          {(d) => <input id="email" name="email" type="email" required autoComplete="username" value={email} onInput={(e) => setEmail(valueOf(e))} aria-describedby={d} spellcheck={false} autoCapitalize="off" />}
+          {(d) => (
+            <input
+              id="email"
+              name="email"
+              type="email"
+              required
+              autoComplete="username"
+              value={email}
+              onInput={(e) => setEmail(valueOf(e))}
+              aria-describedby={d}
+              spellcheck={false}
+              autoCapitalize="off"
+            />
+          )}
         </Field>
         <Field id="password" label="Password" hint={PASSWORD_HINT}>
           {(d) => <PasswordInput id="password" value={password} onInput={setPassword} autoComplete="new-password" describedBy={d} />}

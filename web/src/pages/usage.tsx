@@ -96,7 +96,11 @@ function UsageReport({ rows }: { rows: ActivityRow[] }) {
             ))}
           </fieldset>
         </div>
-        {chart.total === 0 ? <Empty title={`No ${label.toLowerCase()} to chart`}>{metric === 'cost' && <p>Your requests so far were paid with free tokens.</p>}</Empty> : <UsageChart chart={chart} format={format} label={label} />}
+        {chart.total === 0 ? (
+          <Empty title={`No ${label.toLowerCase()} to chart`}>{metric === 'cost' && <p>Your requests so far were paid with free tokens.</p>}</Empty>
+        ) : (
+          <UsageChart chart={chart} format={format} label={label} />
+        )}
       </section>
       <section class="card" aria-labelledby="table-heading">
         <div class="card-header">
@@ -131,7 +135,10 @@ function UsageReport({ rows }: { rows: ActivityRow[] }) {
                 <tr key={`${r.model}/${r.keyHash}`}>
                   <th scope="row" data-label="Model">
                     {r.model}
-                    <span class="cell-note">{r.provider}{r.byokRequests > 0 ? ` · ${formatCount(r.byokRequests)} with your key` : ''}</span>
+                    <span class="cell-note">
+                      {r.provider}
+                      {r.byokRequests > 0 ? ` · ${formatCount(r.byokRequests)} with your key` : ''}
+                    </span>
                   </th>
                   <td data-label="Key">{r.keyName}</td>
                   <td data-label="Requests" class="num">

@@ -94,7 +94,17 @@ export function byModelAndKey(rows: readonly ActivityRow[]): ModelKeyUsage[] {
     const id = `${row.model}\u0000${row.key_hash}`;
     let g = groups.get(id);
     if (g === undefined) {
-      g = { model: row.model, provider: row.provider_name, keyHash: row.key_hash, keyName: row.key_name, requests: 0, promptTokens: 0, completionTokens: 0, costNanoUsd: 0, byokRequests: 0 };
+      g = {
+        model: row.model,
+        provider: row.provider_name,
+        keyHash: row.key_hash,
+        keyName: row.key_name,
+        requests: 0,
+        promptTokens: 0,
+        completionTokens: 0,
+        costNanoUsd: 0,
+        byokRequests: 0,
+      };
       groups.set(id, g);
     }
     g.requests += row.requests;
@@ -103,7 +113,9 @@ export function byModelAndKey(rows: readonly ActivityRow[]): ModelKeyUsage[] {
     g.costNanoUsd += row.usage_nano_usd;
     g.byokRequests += row.byok_requests;
   }
-  return [...groups.values()].sort((a, b) => b.costNanoUsd - a.costNanoUsd || b.requests - a.requests || a.model.localeCompare(b.model) || a.keyName.localeCompare(b.keyName));
+  return [...groups.values()].sort(
+    (a, b) => b.costNanoUsd - a.costNanoUsd || b.requests - a.requests || a.model.localeCompare(b.model) || a.keyName.localeCompare(b.keyName),
+  );
 }
 
 /** Totals of the period; `cacheDiscountNanoUsd` is what prompt caching saved. */
@@ -142,7 +154,8 @@ export function cachingByDayAndModel(rows: readonly ActivityRow[]): DailyCaching
     if (row.cached_tokens === 0 && row.cache_write_tokens === 0) continue;
     const id = `${row.date}\u0000${row.model}`;
     let g = groups.get(id);
-    if (g === undefined) groups.set(id, (g = { date: row.date, model: row.model, promptTokens: 0, cachedTokens: 0, cacheWriteTokens: 0, cacheDiscountNanoUsd: 0 }));
+    if (g === undefined)
+      groups.set(id, (g = { date: row.date, model: row.model, promptTokens: 0, cachedTokens: 0, cacheWriteTokens: 0, cacheDiscountNanoUsd: 0 }));
     g.promptTokens += row.prompt_tokens;
     g.cachedTokens += row.cached_tokens;
     g.cacheWriteTokens += row.cache_write_tokens;

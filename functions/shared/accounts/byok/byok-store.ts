@@ -32,7 +32,14 @@ export interface ByokEntry extends SealedSecret {
 /** Tolerant parse of the stored map. */
 export const byokMapSchema = z.record(
   z.string(),
-  z.object({ ciphertext: z.string(), encryptedDataKey: z.string(), last4: z.string(), allowFallback: z.boolean(), createdAt: z.string(), updatedAt: z.optional(z.string()) }),
+  z.object({
+    ciphertext: z.string(),
+    encryptedDataKey: z.string(),
+    last4: z.string(),
+    allowFallback: z.boolean(),
+    createdAt: z.string(),
+    updatedAt: z.optional(z.string()),
+  }),
 );
 
 /** Shortest and longest key accepted (characters). Real `sk-` keys are 40 to ~200. */
@@ -57,9 +64,13 @@ export function byokProvider(name: string): ProviderName {
  * @throws InvalidRequestError (400, param `key`).
  */
 export function validateProviderKey(key: string): void {
-  if (!key.startsWith('sk-')) throw new InvalidRequestError('Only provider keys beginning with "sk-" can be attached.', { param: 'key', code: 'invalid_byok_key' });
+  if (!key.startsWith('sk-'))
+    throw new InvalidRequestError('Only provider keys beginning with "sk-" can be attached.', { param: 'key', code: 'invalid_byok_key' });
   if (key.length < MIN_KEY_LENGTH || key.length > MAX_KEY_LENGTH || !/^[\x21-\x7e]+$/.test(key)) {
-    throw new InvalidRequestError(`The key must be ${MIN_KEY_LENGTH} to ${MAX_KEY_LENGTH} printable characters without spaces.`, { param: 'key', code: 'invalid_byok_key' });
+    throw new InvalidRequestError(`The key must be ${MIN_KEY_LENGTH} to ${MAX_KEY_LENGTH} printable characters without spaces.`, {
+      param: 'key',
+      code: 'invalid_byok_key',
+    });
   }
 }
 

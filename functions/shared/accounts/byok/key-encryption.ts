@@ -50,7 +50,10 @@ function loadKms(): Promise<KmsModule> {
 export class AwsKmsKeyEncryption implements KeyEncryptionService {
   private client: KMSClient | undefined;
 
-  constructor(private readonly keyId: string, client?: KMSClient) {
+  constructor(
+    private readonly keyId: string,
+    client?: KMSClient,
+  ) {
     this.client = client;
   }
 
@@ -80,7 +83,14 @@ const LOCAL_WRAP_V1 = 1;
 
 /** Canonical bytes of a context (sorted keys), used as AES-GCM additional data. */
 export function contextBytes(context: EncryptionContext): Buffer {
-  return Buffer.from(JSON.stringify(Object.keys(context).sort().map((k) => [k, context[k]])), 'utf8');
+  return Buffer.from(
+    JSON.stringify(
+      Object.keys(context)
+        .sort()
+        .map((k) => [k, context[k]]),
+    ),
+    'utf8',
+  );
 }
 
 /** A local key-encryption key (32 bytes, hex in a file). Never used in AWS. */

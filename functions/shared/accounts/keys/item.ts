@@ -22,7 +22,10 @@ export const keyItemSchema = z.object({
   name: z.string(),
   /** `sk-mux-` + first 4 secret characters + `…`. */
   hint: z.string(),
-  status: z.pipe(z.enum(['active', 'disabled', 'deleted', 'revoked']), z.transform((s): KeyStatus => (s === 'revoked' ? 'deleted' : s))),
+  status: z.pipe(
+    z.enum(['active', 'disabled', 'deleted', 'revoked']),
+    z.transform((s): KeyStatus => (s === 'revoked' ? 'deleted' : s)),
+  ),
   /** ISO 8601. */
   createdAt: z.string(),
   /** ISO 8601 of the last change (name, status, limit); absent on rows older than the account API. */

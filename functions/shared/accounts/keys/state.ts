@@ -61,7 +61,17 @@ export function keyStateOf(raw: unknown): KeyState {
   const r = (typeof raw === 'object' && raw !== null ? raw : {}) as Record<string, unknown>;
   const reset = r.limitReset;
   const state: KeyState = { status: r.status === 'disabled' ? 'disabled' : 'active' };
-  const fields = { limitNanoUsd: num(r.limitNanoUsd), window: typeof r.window === 'string' ? r.window : undefined, leftNanoUsd: num(r.leftNanoUsd), heldNanoUsd: num(r.heldNanoUsd), usedNanoUsd: num(r.usedNanoUsd), lastUsedAt: typeof r.lastUsedAt === 'string' ? r.lastUsedAt : undefined, rpmWindow: num(r.rpmWindow), rpmCount: num(r.rpmCount), inflight: num(r.inflight) };
+  const fields = {
+    limitNanoUsd: num(r.limitNanoUsd),
+    window: typeof r.window === 'string' ? r.window : undefined,
+    leftNanoUsd: num(r.leftNanoUsd),
+    heldNanoUsd: num(r.heldNanoUsd),
+    usedNanoUsd: num(r.usedNanoUsd),
+    lastUsedAt: typeof r.lastUsedAt === 'string' ? r.lastUsedAt : undefined,
+    rpmWindow: num(r.rpmWindow),
+    rpmCount: num(r.rpmCount),
+    inflight: num(r.inflight),
+  };
   for (const [k, v] of Object.entries(fields)) if (v !== undefined) (state as unknown as Record<string, unknown>)[k] = v;
   if (reset === 'daily' || reset === 'weekly' || reset === 'monthly') state.limitReset = reset;
   return state;
@@ -80,7 +90,12 @@ export function limitWindowId(reset: LimitReset | undefined, now: Date = new Dat
  * The entry of a new key, or of a key whose limit starts afresh: with a limit, the window starts now
  * with the whole limit left (spend before the limit was set does not count against it).
  */
-export function freshKeyState(status: KeyState['status'], limitNanoUsd: number | undefined, limitReset: LimitReset | undefined, now: Date = new Date(billingNow())): KeyState {
+export function freshKeyState(
+  status: KeyState['status'],
+  limitNanoUsd: number | undefined,
+  limitReset: LimitReset | undefined,
+  now: Date = new Date(billingNow()),
+): KeyState {
   const state: KeyState = { status, heldNanoUsd: 0, usedNanoUsd: 0 };
   if (limitNanoUsd !== undefined) {
     state.limitNanoUsd = limitNanoUsd;
@@ -129,10 +144,7 @@ export function isMissingDocumentPath(err: unknown): boolean {
   if (/document path provided in the update expression is invalid/i.test(text(err))) return true;
   // Inside a transaction the reason is per item: ValidationError with the same message.
   const reasons = (err as { CancellationReasons?: Array<{ Code?: string; Message?: string }> } | null)?.CancellationReasons;
-  return (
-    (cancellationCodes(err)?.includes('ValidationError') ?? false) &&
-    (reasons ?? []).some((r) => /document path/i.test(r.Message ?? ''))
-  );
+  return (cancellationCodes(err)?.includes('ValidationError') ?? false) && (reasons ?? []).some((r) => /document path/i.test(r.Message ?? ''));
 }
 
 /**
@@ -328,7 +340,8 @@ export async function repairKeyEntry(pk: string, keyHash: string, shard = 0): Pr
   const owner = pk.split('#')[0];
   if (row === undefined || row.accountId !== owner || (row.status !== 'active' && row.status !== 'disabled')) return false;
   const status = row.status;
-  const entry: KeyState = shard === 0 ? freshKeyState(status, row.limitNanoUsd ?? undefined, row.limitReset ?? undefined) : shardKeyState(status, row.limitNanoUsd ?? undefined);
+  const entry: KeyState =
+    shard === 0 ? freshKeyState(status, row.limitNanoUsd ?? undefined, row.limitReset ?? undefined) : shardKeyState(status, row.limitNanoUsd ?? undefined);
   const h16 = keyStateId(keyHash);
   const rowUnchanged = {
     ConditionCheck: {
@@ -339,11 +352,26 @@ export async function repairKeyEntry(pk: string, keyHash: string, shard = 0): Pr
       ExpressionAttributeValues: { ':status': status, ...(row.limitNanoUsd == null ? {} : { ':limit': row.limitNanoUsd }) },
     },
   };
-  const attempts: Array<{ UpdateExpression: string; ConditionExpression: string; ExpressionAttributeNames: Record<string, string>; ExpressionAttributeValues: Record<string, unknown> }> = [
+  const attempts: Array<{
+    UpdateExpression: string;
+    ConditionExpression: string;
+    ExpressionAttributeNames: Record<string, string>;
+    ExpressionAttributeValues: Record<string, unknown>;
+  }> = [
     // The map exists: add the entry.
-    { UpdateExpression: 'SET #keys.#k = :entry', ConditionExpression: ENTRY_IS_MISSING, ExpressionAttributeNames: { '#keys': 'keys', '#k': h16 }, ExpressionAttributeValues: { ':entry': entry } },
+    {
+      UpdateExpression: 'SET #keys.#k = :entry',
+      ConditionExpression: ENTRY_IS_MISSING,
+      ExpressionAttributeNames: { '#keys': 'keys', '#k': h16 },
+      ExpressionAttributeValues: { ':entry': entry },
+    },
     // No map yet: create it with the entry.
-    { UpdateExpression: 'SET #map = :map', ConditionExpression: ACCOUNT_EXISTS_WITHOUT_MAP, ExpressionAttributeNames: { '#map': 'keys' }, ExpressionAttributeValues: { ':map': { [h16]: entry } } },
+    {
+      UpdateExpression: 'SET #map = :map',
+      ConditionExpression: ACCOUNT_EXISTS_WITHOUT_MAP,
+      ExpressionAttributeNames: { '#map': 'keys' },
+      ExpressionAttributeValues: { ':map': { [h16]: entry } },
+    },
   ];
   for (const a of attempts) {
     try {

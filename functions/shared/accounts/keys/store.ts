@@ -15,7 +15,20 @@ import { cancellationCodes } from '../../store/transaction-retry';
 import { AccountNotFoundError, KeyLimitExceededError, KeyNotFoundError } from '../account-errors';
 import { generateApiKey } from '../api-key';
 import { type KeyItem, type LimitReset, keyItemSchema, toKeyInfo, type KeyInfo } from './item';
-import { otherShardUpdates, readAccountShape, shardsGuard, freshKeyState, KEYS_MAP, keyStateId, shardKeyState, type KeyState, withKeysMap, shardPks, keyStateOf, type AccountShape } from './state';
+import {
+  otherShardUpdates,
+  readAccountShape,
+  shardsGuard,
+  freshKeyState,
+  KEYS_MAP,
+  keyStateId,
+  shardKeyState,
+  type KeyState,
+  withKeysMap,
+  shardPks,
+  keyStateOf,
+  type AccountShape,
+} from './state';
 import { MAX_KEYS_PER_ACCOUNT } from '../limits';
 import { documentClient } from '../../store/dynamo';
 import { storeCall } from '../../store/store-errors';
@@ -72,7 +85,13 @@ export async function createKey(accountId: string, name: string, opts: CreateKey
   const { key, keyHash, hint } = generateApiKey();
   const createdAt = new Date().toISOString();
   const item: KeyItem = {
-    keyHash, accountId, name: cleanName, hint, status: 'active', createdAt, updatedAt: createdAt,
+    keyHash,
+    accountId,
+    name: cleanName,
+    hint,
+    status: 'active',
+    createdAt,
+    updatedAt: createdAt,
     ...(opts.limitNanoUsd === undefined ? {} : { limitNanoUsd: opts.limitNanoUsd, ...(opts.limitReset ? { limitReset: opts.limitReset } : {}) }),
   };
   const state = freshKeyState('active', opts.limitNanoUsd, opts.limitNanoUsd === undefined ? undefined : opts.limitReset);
@@ -95,7 +114,11 @@ export async function createKey(accountId: string, name: string, opts: CreateKey
               ExpressionAttributeValues: { ':one': 1, ':max': MAX_KEYS_PER_ACCOUNT, ':state': state, ...guard.values },
             },
           },
-          ...otherShardUpdates(accountId, keyHash, shape, { set: ['#keys.#h = :state'], values: { ':state': shardKeyState('active', opts.limitNanoUsd) }, mustExist: false }),
+          ...otherShardUpdates(accountId, keyHash, shape, {
+            set: ['#keys.#h = :state'],
+            values: { ':state': shardKeyState('active', opts.limitNanoUsd) },
+            mustExist: false,
+          }),
         ]),
       );
       break;
@@ -157,9 +180,7 @@ export async function listKeys(accountId: string): Promise<KeyInfo[]> {
  */
 export async function getOwnedKey(accountId: string, keyHash: string): Promise<KeyItem> {
   if (!/^[0-9a-f]{64}$/.test(keyHash)) throw new KeyNotFoundError(accountId, keyHash);
-  const out = await storeCall(() =>
-    documentClient().send(new GetCommand({ TableName: tableNames().keys, Key: { keyHash }, ConsistentRead: true })),
-  );
+  const out = await storeCall(() => documentClient().send(new GetCommand({ TableName: tableNames().keys, Key: { keyHash }, ConsistentRead: true })));
   const item = out.Item ? keyItemSchema.parse(out.Item) : undefined;
   if (!item || item.accountId !== accountId || item.status === 'deleted') throw new KeyNotFoundError(accountId, keyHash);
   return item;
@@ -198,7 +219,14 @@ export async function readKeyEntries(accountId: string, keyHashes: readonly stri
     );
   const root = (await read(accountId)).Item;
   const shards = typeof root?.shards === 'number' ? Math.max(1, Math.floor(root.shards)) : 1;
-  const others = shards > 1 ? await Promise.all(shardPks(accountId, shards).slice(1).map(async (pk) => (await read(pk)).Item)) : [];
+  const others =
+    shards > 1
+      ? await Promise.all(
+          shardPks(accountId, shards)
+            .slice(1)
+            .map(async (pk) => (await read(pk)).Item),
+        )
+      : [];
   const states = new Map<string, KeyState>();
   const entryOf = (item: Record<string, unknown> | undefined, h: string): unknown => ((item?.[KEYS_MAP] ?? {}) as Record<string, unknown>)[keyStateId(h)];
   for (const h of keyHashes) {

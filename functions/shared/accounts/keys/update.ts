@@ -17,7 +17,20 @@ import { KEY_IS_LIVE_AND_OWNED, KEY_STATE_LIMIT_UNCHANGED, ACCOUNT_EXISTS_AND_HA
 import { tableNames } from '../../store/tables';
 import { transactWrite, type TransactItems } from '../../store/transact-write';
 import { cancellationCodes } from '../../store/transaction-retry';
-import { repairKeyEntry, shardPk, otherShardUpdates, shardsGuard, type AccountShape, freshKeyState, KEYS_MAP, keyStateId, limitWindowId, type KeyState, withKeysMap, readAccountShape } from './state';
+import {
+  repairKeyEntry,
+  shardPk,
+  otherShardUpdates,
+  shardsGuard,
+  type AccountShape,
+  freshKeyState,
+  KEYS_MAP,
+  keyStateId,
+  limitWindowId,
+  type KeyState,
+  withKeysMap,
+  readAccountShape,
+} from './state';
 import { KeyNotFoundError } from '../account-errors';
 import { forgetCachedKey } from '../authenticate';
 import { type KeyItem, type LimitReset, toKeyInfo, type KeyInfo } from './item';
@@ -81,12 +94,13 @@ interface NextValues {
 }
 
 function nextValues(item: KeyItem, patch: KeyPatch): NextValues {
-  const limitNanoUsd = patch.limitNanoUsd === undefined ? item.limitNanoUsd ?? undefined : patch.limitNanoUsd ?? undefined;
-  const limitReset = limitNanoUsd === undefined ? undefined : patch.limitReset === undefined ? item.limitReset ?? undefined : patch.limitReset ?? undefined;
+  const limitNanoUsd = patch.limitNanoUsd === undefined ? (item.limitNanoUsd ?? undefined) : (patch.limitNanoUsd ?? undefined);
+  const limitReset = limitNanoUsd === undefined ? undefined : patch.limitReset === undefined ? (item.limitReset ?? undefined) : (patch.limitReset ?? undefined);
   if (limitNanoUsd === undefined && patch.limitReset != null) {
     throw new InvalidRequestError('limit_reset needs a limit: set `limit` too.', { param: 'limit_reset' });
   }
-  const status: KeyState['status'] = patch.disabled === undefined ? (item.status === 'disabled' ? 'disabled' : 'active') : patch.disabled ? 'disabled' : 'active';
+  const status: KeyState['status'] =
+    patch.disabled === undefined ? (item.status === 'disabled' ? 'disabled' : 'active') : patch.disabled ? 'disabled' : 'active';
   const next: KeyItem = {
     ...item,
     name: patch.name === undefined ? item.name : cleanKeyName(patch.name),
@@ -101,7 +115,13 @@ function nextValues(item: KeyItem, patch: KeyPatch): NextValues {
 function transaction(accountId: string, item: KeyItem, state: KeyState | undefined, shape: AccountShape, next: NextValues): TransactItems {
   const tables = tableNames();
   const limitSet = next.limitNanoUsd !== undefined;
-  const set = ['#name = :name', '#status = :status', 'updatedAt = :at', ...(limitSet ? ['limitNanoUsd = :limit'] : []), ...(next.limitReset ? ['limitReset = :reset'] : [])];
+  const set = [
+    '#name = :name',
+    '#status = :status',
+    'updatedAt = :at',
+    ...(limitSet ? ['limitNanoUsd = :limit'] : []),
+    ...(next.limitReset ? ['limitReset = :reset'] : []),
+  ];
   const remove = [...(limitSet ? [] : ['limitNanoUsd']), ...(next.limitReset ? [] : ['limitReset'])];
   return [
     {
@@ -112,7 +132,12 @@ function transaction(accountId: string, item: KeyItem, state: KeyState | undefin
         ConditionExpression: KEY_IS_LIVE_AND_OWNED,
         ExpressionAttributeNames: { '#name': 'name', '#status': 'status' },
         ExpressionAttributeValues: {
-          ':accountId': accountId, ':deleted': 'deleted', ':revoked': 'revoked', ':name': next.item.name, ':status': next.item.status, ':at': next.item.updatedAt,
+          ':accountId': accountId,
+          ':deleted': 'deleted',
+          ':revoked': 'revoked',
+          ':name': next.item.name,
+          ':status': next.item.status,
+          ':at': next.item.updatedAt,
           ...(limitSet ? { ':limit': next.limitNanoUsd } : {}),
           ...(next.limitReset ? { ':reset': next.limitReset } : {}),
         },
@@ -133,7 +158,11 @@ function transaction(accountId: string, item: KeyItem, state: KeyState | undefin
 function guarded(u: AccountUpdate, shape: AccountShape): AccountUpdate {
   if (shape.shards <= 1) return u;
   const guard = shardsGuard(shape);
-  return { ...u, ConditionExpression: `(${u.ConditionExpression}) AND ${guard.condition}`, ExpressionAttributeValues: { ...u.ExpressionAttributeValues, ...guard.values } };
+  return {
+    ...u,
+    ConditionExpression: `(${u.ConditionExpression}) AND ${guard.condition}`,
+    ExpressionAttributeValues: { ...u.ExpressionAttributeValues, ...guard.values },
+  };
 }
 
 /** The root item's Update expression parts. */
@@ -149,7 +178,12 @@ function accountUpdate(keyHash: string, state: KeyState | undefined, next: NextV
   const names = { '#keys': KEYS_MAP, '#h': keyStateId(keyHash) };
   if (state === undefined) {
     // A key older than the per-key map: its entry is created now, whole.
-    return { UpdateExpression: 'SET #keys.#h = :state', ConditionExpression: 'attribute_exists(accountId) AND attribute_not_exists(#keys.#h)', ExpressionAttributeNames: names, ExpressionAttributeValues: { ':state': next.state } };
+    return {
+      UpdateExpression: 'SET #keys.#h = :state',
+      ConditionExpression: 'attribute_exists(accountId) AND attribute_not_exists(#keys.#h)',
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: { ':state': next.state },
+    };
   }
   const set = ['#keys.#h.#status = :status'];
   const remove: string[] = [];
@@ -160,7 +194,7 @@ function accountUpdate(keyHash: string, state: KeyState | undefined, next: NextV
   } else if (state.limitNanoUsd === undefined || state.limitReset !== next.limitReset) {
     set.push('#keys.#h.limitNanoUsd = :limit', '#keys.#h.#window = :window', '#keys.#h.leftNanoUsd = :limit - if_not_exists(#keys.#h.heldNanoUsd, :zero)');
     Object.assign(values, { ':limit': next.limitNanoUsd, ':window': limitWindowId(next.limitReset), ':zero': 0 });
-    if (next.limitReset) set.push('#keys.#h.limitReset = :reset'), (values[':reset'] = next.limitReset);
+    if (next.limitReset) (set.push('#keys.#h.limitReset = :reset'), (values[':reset'] = next.limitReset));
     else remove.push('#keys.#h.limitReset');
   } else if (state.limitNanoUsd !== next.limitNanoUsd) {
     // A missing `left` (no window yet) is started afresh by the next hold anyway (hold-plan.ts).
@@ -204,30 +238,38 @@ export async function deleteKey(accountId: string, keyHash: string): Promise<Key
       const shape = await readAccountShape(accountId);
       const guard = shardsGuard(shape);
       try {
-        await withKeysMap(accountId, () => transactWrite([
-          {
-            Update: {
-              TableName: tables.keys,
-              Key: { keyHash },
-              UpdateExpression: 'SET #status = :deletedStatus, deletedAt = :at, updatedAt = :at',
-              ConditionExpression: KEY_IS_LIVE_AND_OWNED,
-              ExpressionAttributeNames: { '#status': 'status' },
-              ExpressionAttributeValues: { ':accountId': accountId, ':deleted': 'deleted', ':revoked': 'revoked', ':deletedStatus': 'deleted', ':at': deletedAt },
+        await withKeysMap(accountId, () =>
+          transactWrite([
+            {
+              Update: {
+                TableName: tables.keys,
+                Key: { keyHash },
+                UpdateExpression: 'SET #status = :deletedStatus, deletedAt = :at, updatedAt = :at',
+                ConditionExpression: KEY_IS_LIVE_AND_OWNED,
+                ExpressionAttributeNames: { '#status': 'status' },
+                ExpressionAttributeValues: {
+                  ':accountId': accountId,
+                  ':deleted': 'deleted',
+                  ':revoked': 'revoked',
+                  ':deletedStatus': 'deleted',
+                  ':at': deletedAt,
+                },
+              },
             },
-          },
-          {
-            Update: {
-              TableName: tables.accounts,
-              Key: { accountId },
-              // REMOVE of a missing entry (a key older than the map) is a no-op, not an error.
-              UpdateExpression: 'SET keyCount = keyCount - :one REMOVE #keys.#h',
-              ConditionExpression: `${ACCOUNT_EXISTS_AND_HAS_KEYS} AND ${guard.condition}`,
-              ExpressionAttributeNames: { '#keys': KEYS_MAP, '#h': keyStateId(keyHash) },
-              ExpressionAttributeValues: { ':one': 1, ':zero': 0, ...guard.values },
+            {
+              Update: {
+                TableName: tables.accounts,
+                Key: { accountId },
+                // REMOVE of a missing entry (a key older than the map) is a no-op, not an error.
+                UpdateExpression: 'SET keyCount = keyCount - :one REMOVE #keys.#h',
+                ConditionExpression: `${ACCOUNT_EXISTS_AND_HAS_KEYS} AND ${guard.condition}`,
+                ExpressionAttributeNames: { '#keys': KEYS_MAP, '#h': keyStateId(keyHash) },
+                ExpressionAttributeValues: { ':one': 1, ':zero': 0, ...guard.values },
+              },
             },
-          },
-          ...otherShardUpdates(accountId, keyHash, shape, { remove: ['#keys.#h'], mustExist: false }),
-        ]));
+            ...otherShardUpdates(accountId, keyHash, shape, { remove: ['#keys.#h'], mustExist: false }),
+          ]),
+        );
         break;
       } catch (err) {
         // Sharded meanwhile: plan again with the new count.

@@ -3,7 +3,14 @@ import type { ToolCall } from '../../openai/chat-tools';
 import { InvalidRequestError } from '../../errors/gateway-errors';
 import { functionCallsOnly } from '../unsupported-parameters';
 import { userPartToBlock, withCacheControl } from './content';
-import type { AnthropicCacheControl, AnthropicContentBlock, AnthropicMessage, AnthropicTextBlock, AnthropicToolResultBlock, AnthropicToolUseBlock } from './request-body';
+import type {
+  AnthropicCacheControl,
+  AnthropicContentBlock,
+  AnthropicMessage,
+  AnthropicTextBlock,
+  AnthropicToolResultBlock,
+  AnthropicToolUseBlock,
+} from './request-body';
 
 /**
  * OpenAI conversation → Anthropic `system` + alternating `messages` (providers.md §2.2–2.3, §7).

@@ -51,12 +51,7 @@ export interface AnthropicToolResultBlock {
 }
 
 /** Any block of a user or assistant turn that modelmux produces. */
-export type AnthropicContentBlock =
-  | AnthropicTextBlock
-  | AnthropicImageBlock
-  | AnthropicDocumentBlock
-  | AnthropicToolUseBlock
-  | AnthropicToolResultBlock;
+export type AnthropicContentBlock = AnthropicTextBlock | AnthropicImageBlock | AnthropicDocumentBlock | AnthropicToolUseBlock | AnthropicToolResultBlock;
 
 /** One turn; modelmux sends roles alternating, starting with `user` (there is no system role). */
 export interface AnthropicMessage {

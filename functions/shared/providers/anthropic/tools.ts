@@ -27,10 +27,7 @@ export function toAnthropicTools(tools: readonly FunctionTool[] | undefined): An
  * when no choice was given); `none` takes no such flag (Anthropic SDK `ToolChoiceNone`).
  * @returns undefined to leave Anthropic's default (auto, parallel allowed).
  */
-export function toAnthropicToolChoice(
-  choice: FunctionToolChoice | undefined,
-  parallelToolCalls: boolean | undefined,
-): AnthropicToolChoice | undefined {
+export function toAnthropicToolChoice(choice: FunctionToolChoice | undefined, parallelToolCalls: boolean | undefined): AnthropicToolChoice | undefined {
   const serial = parallelToolCalls === false;
   if (choice === undefined) return serial ? { type: 'auto', disable_parallel_tool_use: true } : undefined;
   if (choice === 'none') return { type: 'none' };

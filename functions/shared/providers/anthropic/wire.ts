@@ -73,4 +73,3 @@ export const streamEvent = z.lazy(() =>
   }),
 );
 export type StreamEvent = z.infer<typeof streamEvent>;
-

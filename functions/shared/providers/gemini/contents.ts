@@ -58,7 +58,10 @@ export function toGeminiConversation(messages: Messages): GeminiConversation {
         system.push(...textParts(m.content));
         return;
       case 'user':
-        push('user', typeof m.content === 'string' ? textParts(m.content) : m.content.map((p, j) => toGeminiUserPart(p, `messages[${i}].content[${j}]`)).filter(nonEmpty));
+        push(
+          'user',
+          typeof m.content === 'string' ? textParts(m.content) : m.content.map((p, j) => toGeminiUserPart(p, `messages[${i}].content[${j}]`)).filter(nonEmpty),
+        );
         return;
       case 'assistant':
         push('model', assistantParts(m, i, toolNames));

@@ -29,14 +29,20 @@ export function buildGeminiImagesRequest(req: ImagesRequest, _n: number, ctx: Ad
     contents: [{ role: 'user', parts: [{ text: req.prompt }] }],
     generationConfig: { responseModalities: ['IMAGE'], ...(aspectRatio === undefined ? {} : { imageConfig: { aspectRatio } }) },
   };
-  return { url: geminiModelUrl(ctx, 'generateContent'), headers: geminiHeaders(ctx.endpoint.apiKey, 'application/json'), body: JSON.stringify({ ...body, ...ctx.target.upstreamParams }) };
+  return {
+    url: geminiModelUrl(ctx, 'generateContent'),
+    headers: geminiHeaders(ctx.endpoint.apiKey, 'application/json'),
+    body: JSON.stringify({ ...body, ...ctx.target.upstreamParams }),
+  };
 }
 
 const imageAnswer = z.looseObject({
   candidates: z.nullish(
     z.array(
       z.looseObject({
-        content: z.nullish(z.looseObject({ parts: z.nullish(z.array(z.looseObject({ inlineData: z.nullish(z.looseObject({ mimeType: z.string(), data: z.string() })) }))) })),
+        content: z.nullish(
+          z.looseObject({ parts: z.nullish(z.array(z.looseObject({ inlineData: z.nullish(z.looseObject({ mimeType: z.string(), data: z.string() })) }))) }),
+        ),
         finishReason: z.nullish(z.string()),
       }),
     ),
@@ -57,11 +63,17 @@ export function parseGeminiImagesResponse(bodyText: string, _ctx: AdapterContext
   if (!parsed.success) throw new UpstreamAttemptError(makeFailure('server', 200, 'gemini: malformed generateContent body'));
   const { candidates, promptFeedback, error } = parsed.data;
   if (error != null) throw new UpstreamAttemptError(failureFromRpcError(error, error.code ?? 200));
-  if (promptFeedback?.blockReason != null) throw new UpstreamAttemptError(contentPolicyFailure(200, `The prompt was blocked by the upstream's safety system (${promptFeedback.blockReason}).`));
-  const images = (candidates ?? []).flatMap((c) => (c.content?.parts ?? []).flatMap((p) => (p.inlineData != null && p.inlineData.data !== '' ? [{ b64: p.inlineData.data, mimeType: p.inlineData.mimeType }] : [])));
+  if (promptFeedback?.blockReason != null)
+    throw new UpstreamAttemptError(contentPolicyFailure(200, `The prompt was blocked by the upstream's safety system (${promptFeedback.blockReason}).`));
+  const images = (candidates ?? []).flatMap((c) =>
+    (c.content?.parts ?? []).flatMap((p) =>
+      p.inlineData != null && p.inlineData.data !== '' ? [{ b64: p.inlineData.data, mimeType: p.inlineData.mimeType }] : [],
+    ),
+  );
   if (images.length === 0) {
     const reason = candidates?.[0]?.finishReason;
-    if (reason != null && REFUSED.has(reason)) throw new UpstreamAttemptError(contentPolicyFailure(200, `The image was refused by the upstream's safety system (${reason}).`));
+    if (reason != null && REFUSED.has(reason))
+      throw new UpstreamAttemptError(contentPolicyFailure(200, `The image was refused by the upstream's safety system (${reason}).`));
     throw new UpstreamAttemptError(makeFailure('server', 200, `gemini: answer without an image (finishReason ${reason ?? 'none'})`));
   }
   return { images, usage: mapUsage(parsed.data.usageMetadata) };

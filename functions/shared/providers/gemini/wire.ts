@@ -84,4 +84,3 @@ export const batchEmbedResponse = z.lazy(() =>
     embeddings: z.array(z.looseObject({ values: z.array(z.number()) })),
   }),
 );
-

@@ -25,7 +25,12 @@ function plainDelta(d: unknown): boolean {
   if (nullish(d)) return true;
   if (!isObject(d)) return false;
   return (
-    stringOrNullish(d.role) && stringOrNullish(d.content) && stringOrNullish(d.refusal) && stringOrNullish(d.reasoning_content) && nullish(d.reasoning_details) && nullish(d.tool_calls)
+    stringOrNullish(d.role) &&
+    stringOrNullish(d.content) &&
+    stringOrNullish(d.refusal) &&
+    stringOrNullish(d.reasoning_content) &&
+    nullish(d.reasoning_details) &&
+    nullish(d.tool_calls)
   );
 }
 

@@ -21,7 +21,11 @@ export function openAIImagesBody(req: ImagesRequest, n: number, ctx: AdapterCont
 
 /** Gives `adapter` OpenAI's image generation at `path` (under the base URL), with its request headers. */
 export function addOpenAIImages(adapter: ProviderAdapter, path: string, headers: (ctx: AdapterContext) => Record<string, string>): void {
-  adapter.buildImagesRequest = (req, n, ctx) => ({ url: ctx.endpoint.baseUrl + path, headers: headers(ctx), body: JSON.stringify(openAIImagesBody(req, n, ctx)) });
+  adapter.buildImagesRequest = (req, n, ctx) => ({
+    url: ctx.endpoint.baseUrl + path,
+    headers: headers(ctx),
+    body: JSON.stringify(openAIImagesBody(req, n, ctx)),
+  });
   adapter.parseImagesResponse = parseOpenAIImagesResponse;
 }
 
@@ -48,12 +52,16 @@ const imagesBody = z.looseObject({
 export function parseOpenAIImagesResponse(bodyText: string, ctx: AdapterContext): ImageParts {
   const parsed = imagesBody.safeParse(parseUpstreamJson(bodyText, 'upstream sent a body that is not valid JSON'));
   const images = parsed.success ? parsed.data.data.flatMap((d) => (typeof d.b64_json === 'string' && d.b64_json !== '' ? [d] : [])) : [];
-  if (!parsed.success || images.length === 0) throw new UpstreamAttemptError(makeFailure('server', 200, `${ctx.endpoint.provider}: images body without b64_json images`));
+  if (!parsed.success || images.length === 0)
+    throw new UpstreamAttemptError(makeFailure('server', 200, `${ctx.endpoint.provider}: images body without b64_json images`));
   const { usage, output_format: format, quality, background, size } = parsed.data;
   const mimeType = `image/${format === 'jpeg' || format === 'webp' ? format : 'png'}`;
   return {
     images: images.map((d) => ({ b64: d.b64_json ?? '', mimeType, ...(d.revised_prompt != null ? { revisedPrompt: d.revised_prompt } : {}) })),
-    usage: usage == null || (usage.input_tokens == null && usage.output_tokens == null) ? undefined : tokenUsage({ prompt: usage.input_tokens ?? 0, completion: usage.output_tokens ?? 0 }),
+    usage:
+      usage == null || (usage.input_tokens == null && usage.output_tokens == null)
+        ? undefined
+        : tokenUsage({ prompt: usage.input_tokens ?? 0, completion: usage.output_tokens ?? 0 }),
     size: size ?? undefined,
     quality: IMAGE_QUALITIES.find((q) => q === quality),
     background: background === 'transparent' || background === 'opaque' ? background : undefined,

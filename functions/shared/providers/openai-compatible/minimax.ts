@@ -72,7 +72,10 @@ export function miniMaxErrorInBody(body: unknown): UpstreamFailure | undefined {
     case 1026:
     case 1027:
       // The content itself was refused: another model would only route around the policy.
-      return contentPolicyFailure(400, `The ${code === 1026 ? 'request' : 'response'} was flagged as sensitive content by the upstream model's content policy (MiniMax base_resp ${code}: ${detail}).`);
+      return contentPolicyFailure(
+        400,
+        `The ${code === 1026 ? 'request' : 'response'} was flagged as sensitive content by the upstream model's content policy (MiniMax base_resp ${code}: ${detail}).`,
+      );
     case 2013:
       return makeFailure('client', 400, message);
     default:

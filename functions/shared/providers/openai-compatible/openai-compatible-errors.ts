@@ -49,7 +49,7 @@ export function classifyOpenAIError(status: number, bodyText: string, headers: H
   } else if (err?.type === 'insufficient_quota' || code === 'insufficient_quota') {
     // OpenAI's "out of money" is a 429 that never clears by retrying (providers.md §1.5).
     kind = 'auth-config';
-  } else if (status === 400 && (code === 'invalid_api_key' || err?.status === 'INVALID_ARGUMENT' && /api key/i.test(message))) {
+  } else if (status === 400 && (code === 'invalid_api_key' || (err?.status === 'INVALID_ARGUMENT' && /api key/i.test(message)))) {
     kind = 'auth-config';
   }
   return makeFailure(kind, status, message, { retryAfterMs: retryAfter, param: err?.param ?? null, code: code ?? null });

@@ -20,10 +20,7 @@ import { chatChunkBody, joinReasoningDetails, mapFinishReason, mapUsage } from '
  * is passed on as received; the `null` sent when nobody asked is left out, which the SDK reads alike.
  * The chunks' `system_fingerprint` is passed on once, on the first part after it appears or changes.
  */
-export function createOpenAIStreamTransform(
-  ctx: AdapterContext,
-  errorInBody?: (body: unknown) => UpstreamFailure | undefined,
-): StreamTransform {
+export function createOpenAIStreamTransform(ctx: AdapterContext, errorInBody?: (body: unknown) => UpstreamFailure | undefined): StreamTransform {
   /** Choice indexes seen, and those still without a finish_reason. */
   const started = new Set<number>();
   const unfinished = new Set<number>();
