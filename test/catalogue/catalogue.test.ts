@@ -124,14 +124,14 @@ describe('catalogue', () => {
     expect(modelsServedBy('deepseek')).not.toContain('deepseek-embed');
   });
 
-  it('rejects data with an unknown equivalent, a duplicate id or a bad price', () => {
+  it('rejects data with an unknown equivalent, a duplicate id, a bad limit or a target without a price', () => {
     const first = CATALOGUE_DATA[0];
     if (!first) throw new Error('empty catalogue');
     expect(() => loadCatalogue([{ ...first, equivalents: ['nope'] }])).toThrow(/unknown equivalent/);
     expect(() => loadCatalogue([first, first])).toThrow(/duplicate/);
-    expect(() =>
-      loadCatalogue([{ ...first, equivalents: [], targets: [{ ...first.targets[0], price: { ...first.targets[0]?.price, inputUsdPerMTok: -1 } }] }]),
-    ).toThrow();
+    expect(() => loadCatalogue([{ ...first, equivalents: [], targets: [{ ...first.targets[0], maxOutputTokens: -1 }] }])).toThrow();
+    const unpriced = { ...first, equivalents: [], targets: [{ ...(first.targets[0] as (typeof first.targets)[0]), upstreamModel: 'gpt-unpriced' }] };
+    expect(() => loadCatalogue([unpriced])).toThrow(/no price for openai:gpt-unpriced/);
   });
 
   it('answers 404 model_not_found for an unknown model, and for a chat model on the embeddings route', () => {
@@ -155,14 +155,13 @@ describe('attempt plan', () => {
     expect(plan.map((a) => `${a.publicModel}:${a.target.upstreamModel}`)).toEqual([
       'gpt-4o:gpt-4o',
       'claude-3-5-sonnet:claude-sonnet-4-6',
-      'claude-3-5-sonnet:claude-sonnet-4-5',
       'gemini-2.5-pro:gemini-2.5-pro',
     ]);
   });
 
   it('refuses images for a text-only model with a 400 naming the capability', () => {
     expect(() =>
-      planAttempts(getModel('deepseek-v3', 'chat'), CATALOGUE, { DEEPSEEK_API_KEY: 'k' }, { vision: true, tools: false, files: false, audio: false }),
+      planAttempts(getModel('deepseek-v4-pro', 'chat'), CATALOGUE, { DEEPSEEK_API_KEY: 'k' }, { vision: true, tools: false, files: false, audio: false }),
     ).toThrow(/image input/);
   });
 

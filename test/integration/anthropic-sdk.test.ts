@@ -47,7 +47,7 @@ describe('messages.create through the Anthropic SDK', () => {
     const { data: msg, response } = await client.messages
       .create(
         {
-          model: 'claude-sonnet-4-5-20250929',
+          model: 'claude-sonnet-4-6',
           max_tokens: 300,
           system: [{ type: 'text', text: 'Be brief.', cache_control: { type: 'ephemeral' } }],
           messages: [{ role: 'user', content: 'Hello Messages API' }],
@@ -59,7 +59,7 @@ describe('messages.create through the Anthropic SDK', () => {
         { headers: { 'anthropic-beta': 'prompt-caching-2024-07-31,claude-code-20250219', 'anthropic-version': '2023-06-01' } },
       )
       .withResponse();
-    expect(msg).toMatchObject({ type: 'message', role: 'assistant', model: 'claude-sonnet-4-5', stop_reason: 'end_turn', stop_sequence: null });
+    expect(msg).toMatchObject({ type: 'message', role: 'assistant', model: 'claude-sonnet-4-6', stop_reason: 'end_turn', stop_sequence: null });
     expect(msg.id).toBe(`msg_${response.headers.get('x-request-id')}`);
     expect(textOf(msg)).toMatch(/^Echo: Hello Messages API/);
     expect(msg.usage).toMatchObject({ cache_creation_input_tokens: 0, cache_read_input_tokens: 0 });
@@ -71,7 +71,7 @@ describe('messages.create through the Anthropic SDK', () => {
     expect(upstream?.headers['anthropic-beta']).toBe('prompt-caching-2024-07-31,claude-code-20250219');
     expect(upstream?.headers['anthropic-version']).toBe('2023-06-01');
     expect(upstream?.body).toMatchObject({
-      model: 'claude-sonnet-4-5',
+      model: 'claude-sonnet-4-6',
       max_tokens: 300,
       system: [{ type: 'text', text: 'Be brief.', cache_control: { type: 'ephemeral' } }],
       top_k: 5,
@@ -82,7 +82,7 @@ describe('messages.create through the Anthropic SDK', () => {
 
     const entry = await pollLedgerEntry(gw.accountId, response.headers.get('x-request-id'));
     expect(entry).toMatchObject({
-      publicModel: 'claude-sonnet-4-5',
+      publicModel: 'claude-sonnet-4-6',
       provider: 'anthropic',
       status: 'complete',
       promptTokens: msg.usage.input_tokens,

@@ -171,6 +171,8 @@ describe('models and errors through the openai SDK', () => {
       completion: '0.00001055',
       input_cache_read: '0.000000131875',
       long_context: { prompt_tokens_above: 200000, prompt: '0.0000026375', completion: '0.000015825', input_cache_read: '0.00000026375' },
+      pricing_valid_until: null,
+      pricing_source: '@pydantic/genai-prices 0.1.8 (gemini-2.5-pro)',
     });
   });
 

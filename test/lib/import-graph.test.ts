@@ -115,7 +115,7 @@ const LAYERS: ReadonlyArray<readonly [string, readonly string[]]> = [
   ['observability', ['config']],
   ['http', ['config']],
   ['store', ['config', 'errors', 'retry', 'aws']],
-  ['catalogue', ['leaf', 'validation', 'errors', 'money']],
+  ['catalogue', ['leaf', 'validation', 'errors', 'time', 'money']],
   ['openai', ['leaf', 'validation', 'errors', 'catalogue']],
   ['usage', ['leaf', 'openai', 'catalogue']],
   ['providers', ['leaf', 'validation', 'errors', 'catalogue', 'openai', 'usage']],
@@ -124,7 +124,7 @@ const LAYERS: ReadonlyArray<readonly [string, readonly string[]]> = [
   ['responses', ['validation', 'errors', 'config', 'observability', 'store', 'openai', 'providers']],
   ['accounts', ['leaf', 'validation', 'errors', 'time', 'config', 'observability', 'store', 'providers']],
   ['identity', ['errors', 'config', 'accounts']],
-  ['routing', ['errors', 'retry', 'config', 'observability', 'catalogue', 'openai', 'usage', 'providers', 'sse', 'accounts']],
+  ['routing', ['errors', 'time', 'retry', 'config', 'observability', 'catalogue', 'openai', 'usage', 'providers', 'sse', 'accounts']],
   [
     'billing',
     [
@@ -172,6 +172,7 @@ const LAYERS: ReadonlyArray<readonly [string, readonly string[]]> = [
       'leaf',
       'validation',
       'errors',
+      'time',
       'money',
       'config',
       'observability',

@@ -34,7 +34,6 @@ describe("models: the request's own fallback list", () => {
       'llama-3-70b@together:meta-llama/Llama-3.3-70B-Instruct-Turbo',
       'llama-3-70b@deepinfra:meta-llama/Meta-Llama-3.1-70B-Instruct-Turbo',
       'claude-3-5-sonnet@anthropic:claude-sonnet-4-6',
-      'claude-3-5-sonnet@anthropic:claude-sonnet-4-5',
       'gemini-2.5-pro@gemini:gemini-2.5-pro',
     ]);
   });

@@ -1,4 +1,6 @@
-import { CATALOGUE, getModel, getModelAnyKind, type CatalogueEntry, type TokenPrices } from '../catalogue/catalogue';
+import { CATALOGUE, getModel, getModelAnyKind, priceValidUntil, type CatalogueEntry, type TokenPrices } from '../catalogue/catalogue';
+import { servedTargetAt } from '../routing/attempt-plan';
+import { now } from '../time/clock';
 import type { GatewayRequest, GatewayResult } from '../http/types';
 import { anthropicModelInfo, anthropicModelPage } from '../messages/model-list';
 import { resolveMessagesModel } from '../messages/model-names';
@@ -24,10 +26,13 @@ export interface ModelObject {
   max_output_tokens: number;
   capabilities: { tools: boolean; vision: boolean; reasoning: string; json_mode: boolean; files: boolean; audio: boolean };
   /**
-   * USD per token, incl. the 5.5% platform fee, exact decimal strings. `long_context`: the prices of a
-   * request whose prompt has more than `prompt_tokens_above` tokens, when the model has such a tier.
+   * USD per token, incl. the 5.5% platform fee, exact decimal strings, in force NOW (a request is billed
+   * at the price in force when it starts); cache buckets in OpenRouter's names when the target has them.
+   * `long_context`: the prices of a request whose prompt has more than `prompt_tokens_above` tokens,
+   * when the model has such a tier. `pricing_valid_until`: when these prices next change (ISO 8601 UTC;
+   * DeepSeek's weekday peak hours, a dated price change), or null when no change is known.
+   * `pricing_source`: where the upstream price comes from (docs/prices.md).
    */
-  /** USD per token, fee included; cache buckets in OpenRouter's names when the target has them. */
   pricing: {
     prompt: string;
     completion: string;
@@ -35,6 +40,8 @@ export interface ModelObject {
     input_cache_write?: string;
     input_cache_write_1h?: string;
     long_context?: { prompt_tokens_above: number; prompt: string; completion: string };
+    pricing_valid_until: string | null;
+    pricing_source: string;
   };
   /**
    * Other names that serve this model (catalogue/aliases.ts): `slug` (OpenRouter's `provider/model`),
@@ -78,8 +85,11 @@ function isAnthropicClient(req: GatewayRequest): boolean {
 }
 
 function toModelObject(e: CatalogueEntry): ModelObject {
-  const t = e.targets[0];
-  if (t === undefined) throw new Error(`catalogue entry ${e.id} has no target`);
+  const first = e.targets[0];
+  if (first === undefined) throw new Error(`catalogue entry ${e.id} has no target`);
+  const at = now();
+  const [t] = servedTargetAt(first, e.id, CATALOGUE, at);
+  const until = priceValidUntil(t, at);
   return {
     id: e.id,
     object: 'model',
@@ -109,6 +119,8 @@ function toModelObject(e: CatalogueEntry): ModelObject {
           ...cachePricing(t.longContext.displayedPrice),
         },
       }),
+      pricing_valid_until: until === undefined ? null : new Date(until).toISOString(),
+      pricing_source: t.priceSource,
     },
     aliases: e.aliases.map((a) => ({ id: a.alias, kind: a.kind })),
   };

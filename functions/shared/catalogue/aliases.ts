@@ -16,6 +16,10 @@ const deprecated = (alias: string, model: string, source: string): CatalogueAlia
 const GPT35_SUCCESSOR = 'platform.openai.com/docs/models/gpt-3.5-turbo: "we recommend using gpt-4o-mini" (docs/model-names.md)';
 const GPT4_SUCCESSOR = 'platform.openai.com/docs/models/gpt-4 and /gpt-4-turbo: "we recommend using … GPT-4o" (docs/model-names.md)';
 
+/** DeepSeek's pricing page: the legacy deepseek-v4-flash is served by DeepSeek-V4.1-Flash from 2026-09-10 (providers.md §8). */
+const DEEPSEEK_FLASH_SUCCESSOR =
+  'api-docs.deepseek.com/quick_start/pricing: deepseek-v4-flash is served by deepseek-flash (V4.1-Flash) from 2026-09-10 (providers.md §8)';
+
 /** The aliases of this deployment's catalogue. */
 export const CATALOGUE_ALIASES: readonly CatalogueAliasData[] = [
   // ── OpenAI ──
@@ -61,7 +65,22 @@ export const CATALOGUE_ALIASES: readonly CatalogueAliasData[] = [
   // ── DeepSeek, MiniMax, Llama ──
   slug('deepseek/deepseek-chat', 'deepseek-chat'),
   slug('deepseek/deepseek-r1', 'deepseek-r1'),
-  slug('minimax/minimax-m2.7', 'minimax'),
+  deprecated('deepseek-v4-flash', 'deepseek-flash', DEEPSEEK_FLASH_SUCCESSOR),
+  slug('deepseek/deepseek-v4-flash', 'deepseek-flash'),
+  slug('deepseek/deepseek-v4-pro', 'deepseek-v4-pro'),
+  // ── the current families (OpenRouter's slugs) ──
+  slug('openai/gpt-5', 'gpt-5'),
+  slug('openai/gpt-5-mini', 'gpt-5-mini'),
+  slug('openai/gpt-5.5', 'gpt-5.5'),
+  slug('openai/o3', 'o3'),
+  slug('openai/o4-mini', 'o4-mini'),
+  slug('anthropic/claude-opus-5.5', 'claude-opus-5-5'),
+  slug('anthropic/claude-sonnet-5', 'claude-sonnet-5'),
+  slug('anthropic/claude-sonnet-5.5', 'claude-sonnet-5-5'),
+  slug('anthropic/claude-haiku-5.5', 'claude-haiku-5-5'),
+  slug('google/gemini-3.5-flash', 'gemini-3.5-flash'),
+  slug('google/gemini-3.1-pro-preview', 'gemini-3.1-pro-preview'),
+  slug('minimax/minimax-m2.7', 'minimax-m2.7'),
   slug('minimax/minimax-m2.5', 'minimax-m2.5'),
   slug('meta-llama/llama-3-70b-instruct', 'llama-3-70b'),
   slug('meta-llama/llama-3-8b-instruct', 'llama-3-8b'),

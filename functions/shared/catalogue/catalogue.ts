@@ -1,9 +1,15 @@
 import { NotFoundError } from '../errors/gateway-errors';
-import { displayedPrice, usdPerMTokToMicro } from '../money/price';
+import { displayedPrice } from '../money/price';
+import { now } from '../time/clock';
 import { manifestEntry, type ImageTokenRule, type ProviderName } from '../providers/manifest';
 import { CATALOGUE_ALIASES } from './aliases';
 import { providerDataPolicy } from './data-policies';
 import { CATALOGUE_DATA } from './models';
+import { OPERATOR_PRICES } from './operator-prices';
+import { PRICE_DATA, PRICE_DATA_SOURCE } from './price-data';
+import { PRICE_OVERRIDES, type PriceOverride } from './price-overrides';
+import { nextPriceChange, ruleIndexAt, type PriceRule, type RulePrices } from './price-schedule';
+import { RETIREMENTS } from './retirements';
 import type { Capabilities, CatalogueAliasData, CatalogueEntryData, CatalogueTargetData, DataPolicyData, ImageTargetData, LatencyProfile } from './schema';
 
 /**
@@ -38,13 +44,22 @@ export interface CatalogueTarget {
   timeouts: CatalogueTargetData['timeouts'];
   /** How the target starts answering, when the data says (routing/timeouts.ts derives it otherwise). */
   latency: LatencyProfile | undefined;
-  /** Upstream price, micro-USD per 1M tokens. */
+  /**
+   * Upstream price, micro-USD per 1M tokens, of the rule in force when this object was made: at
+   * catalogue build for the catalogue's own targets; at the request's start for an attempt's target
+   * ({@link targetAt}), so the hold and the bill use one price.
+   */
   upstreamPrice: TokenPrices;
   /** What the client pays: upstream × 1.055, micro-USD per 1M tokens. */
   displayedPrice: TokenPrices;
   /** The long-prompt tier, when the upstream has one: prices for requests whose prompt exceeds the threshold. */
   longContext: { promptTokensAbove: number; upstreamPrice: TokenPrices; displayedPrice: TokenPrices } | undefined;
-  priceReadOn: string;
+  /** Every price rule of the target (price-schedule.ts), from the price data or its overrides. */
+  priceRules: readonly PriceRule[];
+  /** Where the prices come from: the dataset and its version, or an override's source. */
+  priceSource: string;
+  /** When the provider retires this upstream id and the catalogue model that then serves it (retirements.ts). */
+  retirement: { atMs: number; successorModel: string } | undefined;
 }
 
 /**
@@ -84,6 +99,17 @@ export type CatalogueAlias = Omit<CatalogueAliasData, 'model'>;
 /** An id → entry map, in catalogue order (aliases resolve through {@link findModel}). */
 export type Catalogue = ReadonlyMap<string, CatalogueEntry>;
 
+/**
+ * How a catalogue is priced: at which instant its targets' own price fields are taken (epoch ms;
+ * default now), and prices that win over every other source (a synthetic catalogue's, in tests; a
+ * loaded catalogue's own).
+ */
+export interface BuildOptions {
+  atMs?: number;
+  prices?: readonly PriceOverride[];
+}
+type Priced = { atMs: number; prices: readonly PriceOverride[] };
+
 /** Each built catalogue's alias → entry index. */
 const aliasIndex = new WeakMap<Catalogue, ReadonlyMap<string, CatalogueEntry>>();
 
@@ -91,10 +117,12 @@ const aliasIndex = new WeakMap<Catalogue, ReadonlyMap<string, CatalogueEntry>>()
  * Builds the catalogue from typed entries and aliases: computes prices, attaches each alias to its
  * model, and checks what a type cannot.
  * @throws Error when an id repeats, an equivalent names an unknown id, itself or one of another kind,
- *   an embedding model names any equivalent, or an alias names an unknown model or repeats a model id
- *   or another alias.
+ *   an embedding model names any equivalent, an alias names an unknown model or repeats a model id
+ *   or another alias, a target has no price (price data, overrides or `options.prices`) or no context
+ *   window, or a retirement names a successor that is not a model of the same kind.
  */
-export function buildCatalogue(entries: readonly CatalogueEntryData[], aliases: readonly CatalogueAliasData[] = []): Catalogue {
+export function buildCatalogue(entries: readonly CatalogueEntryData[], aliases: readonly CatalogueAliasData[] = [], options: BuildOptions = {}): Catalogue {
+  const priced = { atMs: options.atMs ?? now(), prices: options.prices ?? [] };
   const byId = new Map<string, CatalogueEntry>();
   for (const e of entries) {
     if (byId.has(e.id)) throw new Error(`catalogue: duplicate model id ${e.id}`);
@@ -103,6 +131,7 @@ export function buildCatalogue(entries: readonly CatalogueEntryData[], aliases: 
       toEntry(
         e,
         aliases.filter((a) => a.model === e.id),
+        priced,
       ),
     );
   }
@@ -124,6 +153,11 @@ export function buildCatalogue(entries: readonly CatalogueEntryData[], aliases: 
       if (e.kind === 'embedding')
         throw new Error(`catalogue: embedding model ${e.id} names an equivalent (${eq}); embeddings never fall back to another model`);
     }
+    for (const t of e.targets) {
+      const successor = t.retirement === undefined ? undefined : byId.get(t.retirement.successorModel);
+      if (t.retirement !== undefined && successor?.kind !== e.kind)
+        throw new Error(`catalogue: ${t.key} retires to ${t.retirement.successorModel}, which is not a ${e.kind} model of the catalogue`);
+    }
     if (e.kind !== 'chat' && e.hedge !== undefined) throw new Error(`catalogue: ${e.kind} model ${e.id} cannot hedge: only chat races first tokens`);
     // An image model's targets say what they can make; no other kind has that.
     if (e.targets.some((t) => (t.image !== undefined) !== (e.kind === 'image')))
@@ -132,29 +166,41 @@ export function buildCatalogue(entries: readonly CatalogueEntryData[], aliases: 
   return byId;
 }
 
-function toEntry(e: CatalogueEntryData, aliases: readonly CatalogueAliasData[]): CatalogueEntry {
+function toEntry(e: CatalogueEntryData, aliases: readonly CatalogueAliasData[], priced: Priced): CatalogueEntry {
   return {
     id: e.id,
     kind: e.kind,
     description: e.description,
     ownedBy: e.ownedBy,
     created: e.created,
-    targets: e.targets.map(toTarget),
+    targets: e.targets.map((t) => toTarget(t, priced)),
     equivalents: e.equivalents,
     hedge: e.hedge,
     aliases: aliases.map(({ alias, kind, source }) => (source === undefined ? { alias, kind } : { alias, kind, source })),
   };
 }
 
-function toTarget(t: CatalogueTargetData): CatalogueTarget {
-  const p = t.price;
-  const upstreamPrice = prices(p);
-  const long = p.longContext;
-  return {
-    key: `${t.provider}:${t.upstreamModel}`,
+/** A target's price rules and context window: the operator's, else the built-in override's, else the price data's. */
+function priceOf(key: string, extra: readonly PriceOverride[]): { rules: readonly PriceRule[]; contextWindow: number | undefined; source: string } {
+  const own = extra.find((o) => o.key === key) ?? OPERATOR_PRICES.find((o) => o.key === key) ?? PRICE_OVERRIDES.find((o) => o.key === key);
+  const data = PRICE_DATA[key];
+  if (own !== undefined) return { rules: own.rules, contextWindow: own.contextWindow ?? data?.contextWindow, source: own.source };
+  if (data !== undefined) return { rules: data.rules, contextWindow: data.contextWindow, source: `${PRICE_DATA_SOURCE} (${data.datasetModel})` };
+  throw new Error(`catalogue: no price for ${key}: add it to price-overrides.ts with its source, or run npm run prices`);
+}
+
+function toTarget(t: CatalogueTargetData, { atMs, prices: extra }: Priced): CatalogueTarget {
+  const key = `${t.provider}:${t.upstreamModel}`;
+  const price = priceOf(key, extra);
+  const rules = t.passiveCache === true ? price.rules.map(withoutCacheWrites) : price.rules;
+  const contextWindow = t.contextWindow ?? price.contextWindow;
+  if (contextWindow === undefined) throw new Error(`catalogue: ${key} has no context window in the catalogue or the price data`);
+  const retirement = RETIREMENTS.find((r) => r.key === key);
+  const base: Omit<CatalogueTarget, 'upstreamPrice' | 'displayedPrice' | 'longContext'> = {
+    key,
     provider: t.provider,
     upstreamModel: t.upstreamModel,
-    contextWindow: t.contextWindow,
+    contextWindow,
     maxOutputTokens: t.maxOutputTokens,
     capabilities: t.capabilities,
     upstreamParams: t.upstreamParams,
@@ -165,32 +211,72 @@ function toTarget(t: CatalogueTargetData): CatalogueTarget {
     imageTokens: t.imageTokens ?? manifestEntry(t.provider).imageTokens,
     timeouts: t.timeouts,
     latency: t.latency,
+    priceRules: rules,
+    priceSource: price.source,
+    retirement: retirement === undefined ? undefined : { atMs: Date.parse(retirement.retiresAt), successorModel: retirement.successorModel },
+  };
+  return { ...base, ...pricedBy(rules[ruleIndexAt(rules, atMs)] as PriceRule) };
+}
+
+/** A rule whose cache writes cost the input price (a passive cache: schema.ts `passiveCache`). */
+function withoutCacheWrites(rule: PriceRule): PriceRule {
+  const strip = <T extends { cacheWrite5m?: number; cacheWrite1h?: number }>({ cacheWrite5m: _5m, cacheWrite1h: _1h, ...rest }: T) => rest;
+  const long = rule.prices.longContext;
+  return { ...rule, prices: { ...strip(rule.prices), ...(long !== undefined && { longContext: strip(long) }) } as PriceRule['prices'] };
+}
+
+/** The price fields of a target under one rule. */
+function pricedBy(rule: PriceRule): Pick<CatalogueTarget, 'upstreamPrice' | 'displayedPrice' | 'longContext'> {
+  const upstreamPrice = prices(rule.prices);
+  const long = rule.prices.longContext;
+  return {
     upstreamPrice,
     displayedPrice: withFee(upstreamPrice),
-    longContext: long === undefined ? undefined : longContextTier(long.promptTokensAbove, prices(p, long)),
-    priceReadOn: t.price.readOn,
+    longContext: long === undefined ? undefined : longContextTier(long.promptTokensAbove, prices(long)),
   };
 }
 
+/** Each target's variant per rule index, made on first use. */
+const variants = new WeakMap<CatalogueTarget, Map<number, CatalogueTarget>>();
+
 /**
- * Upstream prices in µUSD/MTok of a tier. A bucket the data leaves out costs the tier's input price. A
- * long-context tier scales the base tier's cache prices by its input price (Anthropic's and Google's
- * are fixed fractions or multiples of the input) unless it names its own cached-input price.
+ * `target` priced at the instant `atMs` (epoch ms): the same object when the rule in force is the one
+ * it carries, else its variant for that rule (made once, then reused: no allocation per request).
  */
-function prices(
-  base: CatalogueTargetData['price'],
-  tier: { inputUsdPerMTok: number; outputUsdPerMTok: number; cachedInputUsdPerMTok?: number | undefined } = base,
-): TokenPrices {
-  const input = usdPerMTokToMicro(tier.inputUsdPerMTok);
-  const baseInput = usdPerMTokToMicro(base.inputUsdPerMTok);
-  const scaled = (usd: number | undefined): number =>
-    usd === undefined ? input : baseInput === input ? usdPerMTokToMicro(usd) : Math.ceil((usdPerMTokToMicro(usd) * input) / Math.max(1, baseInput));
+export function targetAt(target: CatalogueTarget, atMs: number): CatalogueTarget {
+  if (target.priceRules.length === 1) return target;
+  const index = ruleIndexAt(target.priceRules, atMs);
+  let byRule = variants.get(target);
+  if (byRule === undefined) variants.set(target, (byRule = new Map()));
+  let variant = byRule.get(index);
+  if (variant === undefined) {
+    variant = { ...target, ...pricedBy(target.priceRules[index] as PriceRule) };
+    if (samePrices(variant, target)) variant = target;
+    byRule.set(index, variant);
+  }
+  return variant;
+}
+
+function samePrices(a: CatalogueTarget, b: CatalogueTarget): boolean {
+  return JSON.stringify([a.upstreamPrice, a.longContext]) === JSON.stringify([b.upstreamPrice, b.longContext]);
+}
+
+/**
+ * When the price of `target` next changes after `atMs` (epoch ms, within 8 days), for `GET /v1/models`'
+ * `pricing_valid_until`; undefined when it does not.
+ */
+export function priceValidUntil(target: CatalogueTarget, atMs: number): number | undefined {
+  return target.priceRules.length === 1 ? undefined : nextPriceChange(target.priceRules, atMs);
+}
+
+/** Upstream prices in µUSD/MTok of one tier: a bucket the rule leaves out costs the tier's input price. */
+function prices(p: RulePrices | Omit<NonNullable<RulePrices['longContext']>, 'promptTokensAbove'>): TokenPrices {
   return {
-    input,
-    cachedInput: tier.cachedInputUsdPerMTok !== undefined ? usdPerMTokToMicro(tier.cachedInputUsdPerMTok) : scaled(base.cachedInputUsdPerMTok),
-    cacheWrite5m: scaled(base.cacheWrite5mUsdPerMTok),
-    cacheWrite1h: scaled(base.cacheWrite1hUsdPerMTok),
-    output: usdPerMTokToMicro(tier.outputUsdPerMTok),
+    input: p.input,
+    cachedInput: p.cachedInput ?? p.input,
+    cacheWrite5m: p.cacheWrite5m ?? p.input,
+    cacheWrite1h: p.cacheWrite1h ?? p.input,
+    output: p.output,
   };
 }
 

@@ -1,14 +1,17 @@
 import type { CatalogueEntryData, CatalogueTargetData, Capabilities } from './schema';
 
 /**
- * The model catalogue as data: public name → ordered upstream targets (live ids, upstream prices with
- * the date read and the source), capabilities, and equivalents for fallback. Typed by the schema and
- * validated against `catalogueSchema` in test/catalogue; displayed prices (upstream × 1.055) are
- * computed by `buildCatalogue`, never typed.
+ * The model catalogue as data: public name → ordered upstream targets (live ids), capabilities, limits
+ * and equivalents for fallback. Typed by the schema and validated against `catalogueSchema` in
+ * test/catalogue. Prices are not here: each target is priced by its key `provider:upstreamModel` from
+ * the maintained price data (price-data.ts, generated from @pydantic/genai-prices; corrected in
+ * price-overrides.ts), and displayed prices (upstream × 1.055) are computed by `buildCatalogue`.
+ * A context window left out is the price data's; output limits are the providers' (docs/prices.md
+ * "Models and limits").
  *
- * Facts: docs/providers.md (§8 prices, §2.8/§3.8/§4.2/§5.1/§6 lifecycles), read 2026-11-22; prompt-cache
- * prices and their sources: docs/prices.md (read 2026-11-26). Several ids the spec names are retired
- * upstream; each such entry says where it now goes.
+ * Facts: docs/providers.md (§2.8/§3.8/§4.2/§5.1/§6 lifecycles), docs/prices.md. Several ids the spec
+ * names are retired upstream; each such entry says where it now goes, and retirements.ts moves a
+ * target to its successor on the provider's date.
  */
 
 // Files: PDF `file` parts, which OpenAI's vision models, Claude (document blocks) and Gemini (inline
@@ -18,94 +21,35 @@ import type { CatalogueEntryData, CatalogueTargetData, Capabilities } from './sc
 const TEXT: Capabilities = { tools: true, vision: false, reasoning: 'none', jsonMode: true, files: false, audio: false };
 const VISION: Capabilities = { tools: true, vision: true, reasoning: 'none', jsonMode: true, files: true, audio: false };
 const VISION_THINKING: Capabilities = { ...VISION, reasoning: 'exposed' };
+// OpenAI's reasoning models (o-series, GPT-5 family): reasoning billed as output, never returned.
+const VISION_HIDDEN: Capabilities = { ...VISION, reasoning: 'hidden' };
 const EMBEDDING: Capabilities = { tools: false, vision: false, reasoning: 'none', jsonMode: false, files: false, audio: false };
 
-const OPENAI_PRICING = 'openai.com/api/pricing (providers.md §8)';
-const ANTHROPIC_PRICING = 'platform.claude.com pricing (providers.md §8)';
-const GEMINI_PRICING = 'ai.google.dev pricing (providers.md §8)';
-const MINIMAX_PRICING = 'platform.minimax.io pricing-paygo (providers.md §8)';
+/** One catalogue target, named field by field. */
+type TargetOptions = CatalogueTargetData;
 
-/**
- * When the prices below were read: from providers.md §8 (itself compiled from the providers' pricing
- * pages and their mirrors, 2025–2026), on this date.
- */
-const READ_ON = '2026-11-22';
-
-/**
- * Prompt-cache prices, USD per 1M tokens (docs/prices.md): a cache read, a 5-minute and a 1-hour cache
- * write. A bucket left out costs the input price (the provider has no such discount or premium).
- */
-interface CachePrices {
-  read?: number;
-  write5m?: number;
-  write1h?: number;
+function target(options: TargetOptions): CatalogueTargetData {
+  return options;
 }
 
-type PriceTuple = [input: number, output: number, readOn: string, source: string, cache?: CachePrices];
-
-/** When the cache prices were read (docs/prices.md). */
-const CACHE_READ_ON = '2026-11-26';
-
-/** One catalogue target, named field by field (prices as a {@link PriceTuple}: USD per 1M tokens). */
-interface TargetOptions extends Pick<
-  CatalogueTargetData,
-  | 'provider'
-  | 'upstreamModel'
-  | 'contextWindow'
-  | 'maxOutputTokens'
-  | 'capabilities'
-  | 'upstreamParams'
-  | 'dimensions'
-  | 'fixedDimensions'
-  | 'timeouts'
-  | 'latency'
-  | 'image'
-  | 'imageTokens'
-> {
-  price: PriceTuple;
-}
-
-function target({ provider, upstreamModel, price, contextWindow, maxOutputTokens, capabilities, ...extra }: TargetOptions): CatalogueTargetData {
-  const [inputUsdPerMTok, outputUsdPerMTok, readOn, source, cache] = price;
-  const cachePrices = {
-    ...(cache?.read !== undefined ? { cachedInputUsdPerMTok: cache.read } : {}),
-    ...(cache?.write5m !== undefined ? { cacheWrite5mUsdPerMTok: cache.write5m } : {}),
-    ...(cache?.write1h !== undefined ? { cacheWrite1hUsdPerMTok: cache.write1h } : {}),
-  };
-  const when = cache === undefined ? readOn : CACHE_READ_ON;
-  return {
-    provider,
-    upstreamModel,
-    price: { inputUsdPerMTok, outputUsdPerMTok, ...cachePrices, readOn: when, source },
-    contextWindow,
-    maxOutputTokens,
-    capabilities,
-    ...extra,
-  };
-}
-
-function withLongContext(t: CatalogueTargetData, longContext: NonNullable<CatalogueTargetData['price']['longContext']>): CatalogueTargetData {
-  return { ...t, price: { ...t.price, longContext } };
-}
-
-// Claude models all share Anthropic's 200K window. Their cache prices are fixed multiples of the
-// input price: read 0.1×, 5-minute write 1.25×, 1-hour write 2× (docs/prices.md; providers.md §8).
-const claude = (id: string, price: [number, number], maxOut: number) =>
+// Claude: cache prices, windows and output limits per model (docs/prices.md "Models and limits"). The
+// 4.x models answer with a 200K window unless a 1M beta is asked for, which modelmux does not send.
+const claude = (id: string, maxOut: number, contextWindow?: number) =>
   target({
     provider: 'anthropic',
     upstreamModel: id,
-    price: [price[0], price[1], READ_ON, ANTHROPIC_PRICING, { read: price[0] / 10, write5m: price[0] * 1.25, write1h: price[0] * 2 }],
-    contextWindow: 200_000,
+    ...(contextWindow !== undefined && { contextWindow }),
     maxOutputTokens: maxOut,
     capabilities: VISION_THINKING,
   });
 
-const claudeSonnet46 = claude('claude-sonnet-4-6', [3, 15], 64_000);
-const claudeOpus46 = claude('claude-opus-4-6', [5, 25], 64_000);
+const claudeSonnet46 = claude('claude-sonnet-4-6', 64_000, 200_000);
+const claudeOpus46 = claude('claude-opus-4-6', 64_000, 200_000);
+const claudeOpus55 = claude('claude-opus-5-5', 128_000);
+const claudeSonnet55 = claude('claude-sonnet-5-5', 128_000);
 const gemini25FlashLite = target({
   provider: 'gemini',
   upstreamModel: 'gemini-2.5-flash-lite',
-  price: [0.1, 0.4, READ_ON, GEMINI_PRICING, { read: 0.01 }],
   contextWindow: 1_048_576,
   maxOutputTokens: 65_536,
   capabilities: VISION,
@@ -114,87 +58,81 @@ const gemini25FlashLite = target({
 const gemini25Flash = target({
   provider: 'gemini',
   upstreamModel: 'gemini-2.5-flash',
-  price: [0.3, 2.5, READ_ON, GEMINI_PRICING, { read: 0.03 }],
   contextWindow: 1_048_576,
   maxOutputTokens: 65_536,
   capabilities: VISION_THINKING,
   latency: 'thinking',
 });
-// Gemini 2.5 Pro bills the whole request at $2.50 / $15 once the prompt is over 200K tokens (providers.md §8).
-const gemini25Pro = withLongContext(
-  target({
-    provider: 'gemini',
-    upstreamModel: 'gemini-2.5-pro',
-    price: [1.25, 10, READ_ON, GEMINI_PRICING, { read: 0.125 }],
-    contextWindow: 1_048_576,
-    maxOutputTokens: 65_536,
-    capabilities: VISION_THINKING,
-    latency: 'thinking',
-  }),
-  { promptTokensAbove: 200_000, inputUsdPerMTok: 2.5, outputUsdPerMTok: 15, cachedInputUsdPerMTok: 0.25 },
-);
-// DeepSeek V4 (2026-04-24) replaced V3/R1; deepseek-chat / deepseek-reasoner were retired after
-// 2026-07-24 (providers.md §4.2). V4 prices are low-confidence third-party figures (⚠, §8): the only
-// V4-Flash figure on record is the OFF-PEAK price of a 2026-10 third-party page; the peak price is
-// unverified, and peak-hour requests may cost more upstream than we charge. Verify on
-// api-docs.deepseek.com before production and update this line.
-// Cache hit: $0.0028 (api-docs.deepseek.com/quick_start/pricing as quoted 2026-07-04; docs/prices.md).
-const V4_FLASH_PRICE: PriceTuple = [
-  0.15,
-  0.6,
-  READ_ON,
-  'off-peak figure of a 2026-10 third-party page; peak unverified (providers.md §8 ⚠); cache hit: docs/prices.md',
-  { read: 0.0028 },
-];
-const deepseekV4Flash = target({
+// Gemini 2.5 Pro bills the whole request at $2.50 / $15 once the prompt is over 200K tokens (the price
+// data's tier; providers.md §8).
+const gemini25Pro = target({
+  provider: 'gemini',
+  upstreamModel: 'gemini-2.5-pro',
+  contextWindow: 1_048_576,
+  maxOutputTokens: 65_536,
+  capabilities: VISION_THINKING,
+  latency: 'thinking',
+});
+// Gemini 3.x: thinking always on (levels instead of budgets), thought signatures on function calls
+// (providers/gemini/thought-signature.ts); 1M window, 64K output (docs/prices.md "Models and limits").
+const gemini3 = (id: string) =>
+  target({ provider: 'gemini', upstreamModel: id, contextWindow: 1_048_576, maxOutputTokens: 65_536, capabilities: VISION_THINKING, latency: 'thinking' });
+// DeepSeek: `deepseek-flash` is DeepSeek-V4.1-Flash from 2026-09-10 (the legacy deepseek-v4-flash is
+// served by it); 1M window, thinking switched per request body (providers.md §4.2, §8). DeepSeek takes up
+// to 384K output tokens, but the cap here is also the output a request without `max_tokens` is held
+// for: 384K at the peak price would be a $0.49 hold on every such request (a 402 for a small balance),
+// so the caps stay at 8K non-thinking / 32K thinking until a default output budget is its own field.
+const DEEPSEEK_MAX_OUTPUT = 8_192;
+const DEEPSEEK_THINKING_MAX_OUTPUT = 32_768;
+// V4.1-Flash reads images too, but no image-token rule for DeepSeek is on record (usage/media-tokens.ts),
+// so a hold could not bound an image's prompt tokens: vision stays off until one is.
+const deepseekFlash = target({
   provider: 'deepseek',
-  upstreamModel: 'deepseek-v4-flash',
-  price: V4_FLASH_PRICE,
-  contextWindow: 128_000,
-  maxOutputTokens: 8_192,
+  upstreamModel: 'deepseek-flash',
+  maxOutputTokens: DEEPSEEK_MAX_OUTPUT,
   capabilities: TEXT,
   upstreamParams: { thinking: { type: 'disabled' } },
 });
-const deepseekV4FlashThinking = target({
+const deepseekFlashThinking = target({
   provider: 'deepseek',
-  upstreamModel: 'deepseek-v4-flash',
-  price: V4_FLASH_PRICE,
-  contextWindow: 128_000,
-  maxOutputTokens: 32_768,
+  upstreamModel: 'deepseek-flash',
+  maxOutputTokens: DEEPSEEK_THINKING_MAX_OUTPUT,
   capabilities: { ...TEXT, reasoning: 'exposed' },
   upstreamParams: { thinking: { type: 'enabled' } },
   latency: 'thinking',
 });
 // MiniMax's passive cache on its OpenAI-compatible API bills hits at the read price and writes at the
-// input price (no write bucket); the $0.375 write price is its explicit (Anthropic-API) cache's, an
-// endpoint modelmux does not call (docs/prices.md).
-const minimax = (id: string, price: [number, number, number]) =>
+// input price (no write bucket: the price data's $0.375 write is its explicit Anthropic-API cache's,
+// an endpoint modelmux does not call: `passiveCache` drops it; docs/prices.md).
+const minimax = (id: string) =>
   // M2.x always reasons (thinking cannot be disabled, providers.md §5.2): `thinking` time limits.
   target({
     provider: 'minimax',
     upstreamModel: id,
-    price: [price[0], price[1], READ_ON, MINIMAX_PRICING, { read: price[2] }],
     contextWindow: 204_800,
     maxOutputTokens: 131_072,
+    passiveCache: true,
     capabilities: { ...TEXT, reasoning: 'exposed' },
     latency: 'thinking',
   });
-const openaiEmbedding = (id: string, price: number, dimensions: number, fixed?: { fixedDimensions: true }) =>
+const openaiEmbedding = (id: string, dimensions: number, fixed?: { fixedDimensions: true }) =>
   target({
     provider: 'openai',
     upstreamModel: id,
-    price: [price, 0, READ_ON, OPENAI_PRICING],
     contextWindow: 8_192,
     maxOutputTokens: 1,
     capabilities: EMBEDDING,
     dimensions,
     ...fixed,
   });
+// OpenAI's GPT-5 family and o-series: reasoning hidden and billed as output; `max_completion_tokens`,
+// no sampling parameters (providers/openai-compatible/o-series.ts). Windows from the price data.
+const openaiReasoning = (id: string, maxOut: number, capabilities: Capabilities = VISION_HIDDEN) =>
+  target({ provider: 'openai', upstreamModel: id, maxOutputTokens: maxOut, capabilities });
 
 // Image models (docs/prices.md "Image generation", read 2026-11-27). Prompts are text; the images
-// come back as output tokens, billed like any output: tokens × the output price.
+// come back as output tokens, billed like any output: tokens × the image output price.
 const IMAGE: Capabilities = { tools: false, vision: false, reasoning: 'none', jsonMode: false, files: false, audio: false };
-const IMAGES_READ_ON = '2026-11-27';
 // One image can take a minute at high quality: a buffered image call waits up to 50 s for its answer.
 const IMAGE_TIMEOUTS: CatalogueTargetData['timeouts'] = { buffered: { headersMs: 50_000, firstTokenMs: 50_000 } };
 // GPT Image output tokens per image, by size and quality (the same table for gpt-image-1 and 1.5;
@@ -208,7 +146,15 @@ const GPT_IMAGE_TOKENS = {
 // (docs/prices.md); OpenAI's sizes map to its 1:1, 2:3 and 3:2 ratios (providers/gemini/images.ts).
 const GEMINI_IMAGE_TOKENS = { low: 1290, medium: 1290, high: 1290 };
 
-/** The catalogue (34 models: 27 chat, 5 embedding, 2 image). */
+// Equivalence classes for fallback, by tier (docs/prices.md "Models and limits"): a model falls back
+// within its tier, never to a cheaper tier unless the caller's `models` list says so.
+const OPUS_TIER = ['claude-opus-5-5', 'claude-opus-5', 'claude-opus-4-6', 'gpt-5.5', 'gemini-3.1-pro-preview'];
+const SONNET_TIER = ['claude-sonnet-5-5', 'claude-sonnet-5', 'claude-sonnet-4-6', 'gpt-5', 'gemini-2.5-pro'];
+const SMALL_TIER = ['claude-haiku-5-5', 'claude-haiku-4-5', 'gpt-5-mini', 'gemini-3.5-flash'];
+/** A tier's other members, for a model of that tier. */
+const others = (tier: readonly string[], id: string): string[] => tier.filter((m) => m !== id);
+
+/** The catalogue (56 models: 49 chat, 5 embedding, 2 image). */
 export const CATALOGUE_DATA: CatalogueEntryData[] = [
   // ── OpenAI ──────────────────────────────────────────────────────────────────────────────────────
   {
@@ -221,7 +167,6 @@ export const CATALOGUE_DATA: CatalogueEntryData[] = [
       target({
         provider: 'openai',
         upstreamModel: 'gpt-4o',
-        price: [2.5, 10, READ_ON, OPENAI_PRICING, { read: 1.25 }],
         contextWindow: 128_000,
         maxOutputTokens: 16_384,
         capabilities: VISION,
@@ -239,7 +184,6 @@ export const CATALOGUE_DATA: CatalogueEntryData[] = [
       target({
         provider: 'openai',
         upstreamModel: 'gpt-4o-mini',
-        price: [0.15, 0.6, READ_ON, OPENAI_PRICING, { read: 0.075 }],
         contextWindow: 128_000,
         maxOutputTokens: 16_384,
         capabilities: VISION,
@@ -263,13 +207,66 @@ export const CATALOGUE_DATA: CatalogueEntryData[] = [
       target({
         provider: 'openai',
         upstreamModel: 'o3-mini',
-        price: [1.1, 4.4, READ_ON, OPENAI_PRICING, { read: 0.55 }],
         contextWindow: 200_000,
         maxOutputTokens: 100_000,
         capabilities: { ...TEXT, reasoning: 'hidden' },
       }),
     ],
     equivalents: ['deepseek-r1'],
+  },
+  {
+    id: 'gpt-5',
+    kind: 'chat',
+    ownedBy: 'openai',
+    created: 1754524800,
+    description: 'GPT-5 (reasoning hidden, billed as output).',
+    targets: [openaiReasoning('gpt-5', 128_000)],
+    equivalents: others(SONNET_TIER, 'gpt-5'),
+  },
+  {
+    id: 'gpt-5-mini',
+    kind: 'chat',
+    ownedBy: 'openai',
+    created: 1754524800,
+    description: 'GPT-5 mini (reasoning hidden, billed as output).',
+    targets: [openaiReasoning('gpt-5-mini', 128_000)],
+    equivalents: others(SMALL_TIER, 'gpt-5-mini'),
+  },
+  {
+    id: 'gpt-5-nano',
+    kind: 'chat',
+    ownedBy: 'openai',
+    created: 1754524800,
+    description: 'GPT-5 nano: the smallest GPT-5 (reasoning hidden, billed as output).',
+    targets: [openaiReasoning('gpt-5-nano', 128_000)],
+    equivalents: ['gpt-5-mini'],
+  },
+  {
+    id: 'gpt-5.5',
+    kind: 'chat',
+    ownedBy: 'openai',
+    created: 1776988800,
+    description: 'GPT-5.5 (reasoning hidden; prompts over 272K tokens priced at the long-context tier).',
+    targets: [openaiReasoning('gpt-5.5', 128_000)],
+    equivalents: others(OPUS_TIER, 'gpt-5.5'),
+  },
+  {
+    id: 'o3',
+    kind: 'chat',
+    ownedBy: 'openai',
+    created: 1744761600,
+    description: 'o3 reasoning model (reasoning hidden, billed as output).',
+    targets: [openaiReasoning('o3', 100_000)],
+    equivalents: ['o4-mini', 'gpt-5'],
+  },
+  {
+    id: 'o4-mini',
+    kind: 'chat',
+    ownedBy: 'openai',
+    created: 1744761600,
+    description: 'o4-mini reasoning model (reasoning hidden, billed as output).',
+    targets: [openaiReasoning('o4-mini', 100_000)],
+    equivalents: ['o3-mini', 'gpt-5-mini'],
   },
   // ── Anthropic ───────────────────────────────────────────────────────────────────────────────────
   {
@@ -280,7 +277,7 @@ export const CATALOGUE_DATA: CatalogueEntryData[] = [
     ownedBy: 'anthropic',
     created: 1729555200,
     description: 'Claude 3.5 Sonnet class (served by Claude Sonnet 4.6; 3.5 Sonnet is retired upstream).',
-    targets: [claudeSonnet46, claude('claude-sonnet-4-5', [3, 15], 64_000)],
+    targets: [claudeSonnet46],
     equivalents: ['gpt-4o'],
   },
   {
@@ -299,7 +296,7 @@ export const CATALOGUE_DATA: CatalogueEntryData[] = [
     ownedBy: 'anthropic',
     created: 1759104000,
     description: 'Claude Sonnet 4.5 (deprecated upstream; falls back to Sonnet 4.6).',
-    targets: [claude('claude-sonnet-4-5', [3, 15], 64_000), claudeSonnet46],
+    targets: [claude('claude-sonnet-4-5', 64_000), claudeSonnet46],
     equivalents: ['gpt-4o'],
   },
   {
@@ -319,7 +316,7 @@ export const CATALOGUE_DATA: CatalogueEntryData[] = [
     created: 1747267200,
     description: 'Claude Opus 4 class (served by Claude Opus 4.6; Opus 4 is retired upstream).',
     targets: [claudeOpus46],
-    equivalents: ['claude-opus-4-5', 'gemini-2.5-pro', 'claude-sonnet-4-6'],
+    equivalents: OPUS_TIER,
   },
   {
     id: 'claude-opus-4-5',
@@ -327,8 +324,8 @@ export const CATALOGUE_DATA: CatalogueEntryData[] = [
     ownedBy: 'anthropic',
     created: 1761955200,
     description: 'Claude Opus 4.5.',
-    targets: [claude('claude-opus-4-5', [5, 25], 64_000), claudeOpus46],
-    equivalents: ['gemini-2.5-pro', 'claude-sonnet-4-6'],
+    targets: [claude('claude-opus-4-5', 64_000), claudeOpus46],
+    equivalents: OPUS_TIER,
   },
   {
     id: 'claude-opus-4-6',
@@ -337,7 +334,7 @@ export const CATALOGUE_DATA: CatalogueEntryData[] = [
     created: 1771200000,
     description: 'Claude Opus 4.6.',
     targets: [claudeOpus46],
-    equivalents: ['claude-opus-4-5', 'gemini-2.5-pro', 'claude-sonnet-4-6'],
+    equivalents: others(OPUS_TIER, 'claude-opus-4-6'),
   },
   {
     id: 'claude-haiku-4-5',
@@ -345,10 +342,73 @@ export const CATALOGUE_DATA: CatalogueEntryData[] = [
     ownedBy: 'anthropic',
     created: 1759276800,
     description: 'Claude Haiku 4.5: fast and cheap.',
-    targets: [claude('claude-haiku-4-5', [1, 5], 64_000)],
+    targets: [claude('claude-haiku-4-5', 64_000)],
     equivalents: ['gpt-4o-mini'],
     // Hedged after the `standard` p95 (3 s; Haiku 4.5's median first token is ~1.4 s, routing/timeouts.ts [a]).
     hedge: {},
+  },
+  {
+    id: 'claude-opus-5-5',
+    kind: 'chat',
+    ownedBy: 'anthropic',
+    created: 1790380800,
+    description: "Claude Opus 5.5: Anthropic's most capable model (Claude Code's default).",
+    targets: [claudeOpus55],
+    equivalents: others(OPUS_TIER, 'claude-opus-5-5'),
+  },
+  {
+    id: 'claude-opus-5',
+    kind: 'chat',
+    ownedBy: 'anthropic',
+    created: 1781740800,
+    description: 'Claude Opus 5.',
+    targets: [claude('claude-opus-5', 128_000)],
+    equivalents: others(OPUS_TIER, 'claude-opus-5'),
+  },
+  {
+    id: 'claude-opus-4-8',
+    kind: 'chat',
+    ownedBy: 'anthropic',
+    created: 1778112000,
+    description: 'Claude Opus 4.8.',
+    targets: [claude('claude-opus-4-8', 128_000)],
+    equivalents: OPUS_TIER,
+  },
+  {
+    id: 'claude-opus-4-7',
+    kind: 'chat',
+    ownedBy: 'anthropic',
+    created: 1776211200,
+    description: 'Claude Opus 4.7.',
+    targets: [claude('claude-opus-4-7', 128_000)],
+    equivalents: OPUS_TIER,
+  },
+  {
+    id: 'claude-sonnet-5-5',
+    kind: 'chat',
+    ownedBy: 'anthropic',
+    created: 1790380800,
+    description: 'Claude Sonnet 5.5.',
+    targets: [claudeSonnet55],
+    equivalents: others(SONNET_TIER, 'claude-sonnet-5-5'),
+  },
+  {
+    id: 'claude-sonnet-5',
+    kind: 'chat',
+    ownedBy: 'anthropic',
+    created: 1781740800,
+    description: 'Claude Sonnet 5.',
+    targets: [claude('claude-sonnet-5', 128_000)],
+    equivalents: others(SONNET_TIER, 'claude-sonnet-5'),
+  },
+  {
+    id: 'claude-haiku-5-5',
+    kind: 'chat',
+    ownedBy: 'anthropic',
+    created: 1790380800,
+    description: 'Claude Haiku 5.5: fast and cheap (prompts over 100K tokens priced at the long-context tier).',
+    targets: [claude('claude-haiku-5-5', 128_000)],
+    equivalents: others(SMALL_TIER, 'claude-haiku-5-5'),
   },
   // ── Google Gemini ───────────────────────────────────────────────────────────────────────────────
   {
@@ -409,26 +469,98 @@ export const CATALOGUE_DATA: CatalogueEntryData[] = [
     targets: [gemini25FlashLite],
     equivalents: ['gpt-4o-mini'],
   },
+  {
+    id: 'gemini-3.5-flash',
+    kind: 'chat',
+    ownedBy: 'google',
+    created: 1785542400,
+    description: 'Gemini 3.5 Flash (thinking).',
+    targets: [gemini3('gemini-3.5-flash')],
+    equivalents: others(SMALL_TIER, 'gemini-3.5-flash'),
+  },
+  {
+    id: 'gemini-3.5-flash-lite',
+    kind: 'chat',
+    ownedBy: 'google',
+    created: 1785542400,
+    description: 'Gemini 3.5 Flash-Lite.',
+    targets: [gemini3('gemini-3.5-flash-lite')],
+    equivalents: ['gemini-3.5-flash', 'gpt-5-mini'],
+  },
+  {
+    id: 'gemini-3.8-flash',
+    kind: 'chat',
+    ownedBy: 'google',
+    created: 1793577600,
+    description: "Gemini 3.8 Flash (Gemini CLI's default; its price doubles from 2027-01-01).",
+    targets: [gemini3('gemini-3.8-flash')],
+    equivalents: ['gemini-3.5-flash', 'gpt-5-mini'],
+  },
+  {
+    id: 'gemini-3-flash-preview',
+    kind: 'chat',
+    ownedBy: 'google',
+    created: 1765843200,
+    description: 'Gemini 3 Flash preview.',
+    targets: [gemini3('gemini-3-flash-preview')],
+    equivalents: ['gemini-3.5-flash', 'gpt-5-mini'],
+  },
+  {
+    id: 'gemini-3.1-flash-lite',
+    kind: 'chat',
+    ownedBy: 'google',
+    created: 1772323200,
+    description: 'Gemini 3.1 Flash-Lite.',
+    targets: [gemini3('gemini-3.1-flash-lite')],
+    equivalents: ['gemini-3.5-flash-lite', 'gpt-5-nano'],
+  },
+  {
+    id: 'gemini-3.1-pro-preview',
+    kind: 'chat',
+    ownedBy: 'google',
+    created: 1771459200,
+    description: 'Gemini 3.1 Pro preview (prompts over 200K tokens priced at the long-context tier).',
+    targets: [gemini3('gemini-3.1-pro-preview')],
+    equivalents: others(OPUS_TIER, 'gemini-3.1-pro-preview'),
+  },
+  {
+    id: 'gemini-3.1-pro-preview-customtools',
+    kind: 'chat',
+    ownedBy: 'google',
+    created: 1771459200,
+    description: 'Gemini 3.1 Pro preview tuned for custom tools (what Gemini CLI asks for).',
+    targets: [gemini3('gemini-3.1-pro-preview-customtools')],
+    equivalents: ['gemini-3.1-pro-preview'],
+  },
   // ── DeepSeek ────────────────────────────────────────────────────────────────────────────────────
+  {
+    id: 'deepseek-flash',
+    kind: 'chat',
+    ownedBy: 'deepseek',
+    created: 1788998400,
+    description: 'DeepSeek-V4.1-Flash (non-thinking; peak hours on weekdays cost double upstream and here).',
+    targets: [deepseekFlash],
+    equivalents: ['deepseek-v4-pro', 'gpt-5-mini'],
+  },
   {
     // deepseek-chat (V3) was retired after 2026-07-24: V3's successor is V4-Flash in non-thinking mode.
     id: 'deepseek-v3',
     kind: 'chat',
     ownedBy: 'deepseek',
     created: 1735084800,
-    description: 'DeepSeek V3 class (served by DeepSeek V4-Flash, non-thinking; V3 is retired upstream).',
-    targets: [deepseekV4Flash],
+    description: 'DeepSeek V3 class (served by DeepSeek V4.1-Flash, non-thinking; V3 is retired upstream).',
+    targets: [deepseekFlash],
     equivalents: ['llama-3-70b', 'gpt-4o-mini'],
   },
   {
-    // deepseek-reasoner (R1) was retired after 2026-07-24: served by V4-Flash in thinking mode, which
+    // deepseek-reasoner (R1) was retired after 2026-07-24: served by V4.1-Flash in thinking mode, which
     // returns reasoning_content like R1 did.
     id: 'deepseek-r1',
     kind: 'chat',
     ownedBy: 'deepseek',
     created: 1737331200,
-    description: 'DeepSeek R1 reasoning class (served by DeepSeek V4-Flash, thinking mode; R1 is retired upstream).',
-    targets: [deepseekV4FlashThinking],
+    description: 'DeepSeek R1 reasoning class (served by DeepSeek V4.1-Flash, thinking mode; R1 is retired upstream).',
+    targets: [deepseekFlashThinking],
     equivalents: ['o3-mini'],
   },
   {
@@ -436,8 +568,8 @@ export const CATALOGUE_DATA: CatalogueEntryData[] = [
     kind: 'chat',
     ownedBy: 'deepseek',
     created: 1735084800,
-    description: 'DeepSeek Chat (the retired alias now means V4-Flash, non-thinking).',
-    targets: [deepseekV4Flash],
+    description: 'DeepSeek Chat (the retired alias now means V4.1-Flash, non-thinking).',
+    targets: [deepseekFlash],
     equivalents: ['deepseek-v3', 'gpt-4o-mini'],
   },
   {
@@ -446,8 +578,8 @@ export const CATALOGUE_DATA: CatalogueEntryData[] = [
     kind: 'chat',
     ownedBy: 'deepseek',
     created: 1735084800,
-    description: 'DeepSeek Coder (merged into DeepSeek chat upstream; served by V4-Flash).',
-    targets: [deepseekV4Flash],
+    description: 'DeepSeek Coder (merged into DeepSeek chat upstream; served by V4.1-Flash).',
+    targets: [deepseekFlash],
     equivalents: ['gpt-4o-mini'],
   },
   {
@@ -455,19 +587,17 @@ export const CATALOGUE_DATA: CatalogueEntryData[] = [
     kind: 'chat',
     ownedBy: 'deepseek',
     created: 1776988800,
-    description: 'DeepSeek V4-Pro.',
+    description: 'DeepSeek V4-Pro (non-thinking; peak hours on weekdays cost double upstream and here).',
     targets: [
       target({
         provider: 'deepseek',
         upstreamModel: 'deepseek-v4-pro',
-        price: [0.66, 1.98, READ_ON, 'a 2026-10 third-party page, peak/off-peak unclear (providers.md §8 ⚠); cache hit: docs/prices.md', { read: 0.003625 }],
-        contextWindow: 128_000,
-        maxOutputTokens: 32_768,
+        maxOutputTokens: DEEPSEEK_THINKING_MAX_OUTPUT,
         capabilities: TEXT,
         upstreamParams: { thinking: { type: 'disabled' } },
       }),
     ],
-    equivalents: ['deepseek-v3'],
+    equivalents: ['deepseek-flash'],
   },
   // ── MiniMax ─────────────────────────────────────────────────────────────────────────────────────
   {
@@ -476,7 +606,16 @@ export const CATALOGUE_DATA: CatalogueEntryData[] = [
     ownedBy: 'minimax',
     created: 1773792000,
     description: 'MiniMax M2.7 reasoning model.',
-    targets: [minimax('MiniMax-M2.7', [0.3, 1.2, 0.06]), minimax('MiniMax-M2.5', [0.3, 1.2, 0.03])],
+    targets: [minimax('MiniMax-M2.7'), minimax('MiniMax-M2.5')],
+    equivalents: ['deepseek-r1'],
+  },
+  {
+    id: 'minimax-m2.7',
+    kind: 'chat',
+    ownedBy: 'minimax',
+    created: 1773792000,
+    description: 'MiniMax M2.7 reasoning model.',
+    targets: [minimax('MiniMax-M2.7'), minimax('MiniMax-M2.5')],
     equivalents: ['deepseek-r1'],
   },
   {
@@ -485,7 +624,7 @@ export const CATALOGUE_DATA: CatalogueEntryData[] = [
     ownedBy: 'minimax',
     created: 1773792000,
     description: 'MiniMax M2.7 highspeed.',
-    targets: [minimax('MiniMax-M2.7-highspeed', [0.6, 2.4, 0.06])],
+    targets: [minimax('MiniMax-M2.7-highspeed')],
     equivalents: ['minimax'],
   },
   {
@@ -494,7 +633,7 @@ export const CATALOGUE_DATA: CatalogueEntryData[] = [
     ownedBy: 'minimax',
     created: 1770854400,
     description: 'MiniMax M2.5.',
-    targets: [minimax('MiniMax-M2.5', [0.3, 1.2, 0.03])],
+    targets: [minimax('MiniMax-M2.5')],
     equivalents: ['minimax'],
   },
   // ── Llama-3 on OpenAI-compatible hosts ──────────────────────────────────────────────────────────
@@ -511,7 +650,6 @@ export const CATALOGUE_DATA: CatalogueEntryData[] = [
       target({
         provider: 'together',
         upstreamModel: 'meta-llama/Llama-3.3-70B-Instruct-Turbo',
-        price: [0.88, 0.88, READ_ON, 'together.ai pricing (providers.md §8)'],
         contextWindow: 131_072,
         maxOutputTokens: 8_192,
         capabilities: TEXT,
@@ -519,7 +657,6 @@ export const CATALOGUE_DATA: CatalogueEntryData[] = [
       target({
         provider: 'deepinfra',
         upstreamModel: 'meta-llama/Meta-Llama-3.1-70B-Instruct-Turbo',
-        price: [0.4, 0.4, READ_ON, 'deepinfra pricing, low confidence (providers.md §8 ⚠)'],
         contextWindow: 131_072,
         maxOutputTokens: 8_192,
         capabilities: TEXT,
@@ -537,7 +674,6 @@ export const CATALOGUE_DATA: CatalogueEntryData[] = [
       target({
         provider: 'together',
         upstreamModel: 'meta-llama/Meta-Llama-3.1-8B-Instruct-Turbo',
-        price: [0.18, 0.18, READ_ON, 'together.ai pricing (providers.md §8)'],
         contextWindow: 131_072,
         maxOutputTokens: 8_192,
         capabilities: TEXT,
@@ -545,7 +681,6 @@ export const CATALOGUE_DATA: CatalogueEntryData[] = [
       target({
         provider: 'deepinfra',
         upstreamModel: 'meta-llama/Meta-Llama-3.1-8B-Instruct-Turbo',
-        price: [0.02, 0.03, READ_ON, 'deepinfra pricing, low confidence (providers.md §8 ⚠)'],
         contextWindow: 131_072,
         maxOutputTokens: 8_192,
         capabilities: TEXT,
@@ -564,7 +699,7 @@ export const CATALOGUE_DATA: CatalogueEntryData[] = [
     ownedBy: 'modelmux',
     created: 1735084800,
     description: 'Embedding model (served by OpenAI text-embedding-3-small, 1536 dims; DeepSeek has no embeddings API).',
-    targets: [openaiEmbedding('text-embedding-3-small', 0.02, 1536)],
+    targets: [openaiEmbedding('text-embedding-3-small', 1536)],
     equivalents: [],
   },
   {
@@ -573,7 +708,7 @@ export const CATALOGUE_DATA: CatalogueEntryData[] = [
     ownedBy: 'openai',
     created: 1705948997,
     description: 'OpenAI text-embedding-3-small (1536 dims).',
-    targets: [openaiEmbedding('text-embedding-3-small', 0.02, 1536)],
+    targets: [openaiEmbedding('text-embedding-3-small', 1536)],
     equivalents: [],
   },
   {
@@ -582,7 +717,7 @@ export const CATALOGUE_DATA: CatalogueEntryData[] = [
     ownedBy: 'openai',
     created: 1705953180,
     description: 'OpenAI text-embedding-3-large (3072 dims).',
-    targets: [openaiEmbedding('text-embedding-3-large', 0.13, 3072)],
+    targets: [openaiEmbedding('text-embedding-3-large', 3072)],
     equivalents: [],
   },
   {
@@ -592,7 +727,7 @@ export const CATALOGUE_DATA: CatalogueEntryData[] = [
     created: 1671217299,
     description: 'OpenAI text-embedding-ada-002 (1536 dims).',
     // ada-002 has one vector length: OpenAI answers 400 "This model does not support specifying dimensions."
-    targets: [openaiEmbedding('text-embedding-ada-002', 0.1, 1536, { fixedDimensions: true })],
+    targets: [openaiEmbedding('text-embedding-ada-002', 1536, { fixedDimensions: true })],
     equivalents: [],
   },
   {
@@ -605,7 +740,6 @@ export const CATALOGUE_DATA: CatalogueEntryData[] = [
       target({
         provider: 'gemini',
         upstreamModel: 'gemini-embedding-001',
-        price: [0.15, 0, READ_ON, 'Google blog (providers.md §8)'],
         contextWindow: 2_048,
         maxOutputTokens: 1,
         capabilities: EMBEDDING,
@@ -627,7 +761,6 @@ export const CATALOGUE_DATA: CatalogueEntryData[] = [
       target({
         provider: 'openai',
         upstreamModel: 'gpt-image-1.5',
-        price: [5, 32, IMAGES_READ_ON, 'developers.openai.com gpt-image-1.5 pricing (docs/prices.md "Image generation")'],
         contextWindow: 32_000,
         maxOutputTokens: 6_240,
         capabilities: IMAGE,
@@ -647,7 +780,6 @@ export const CATALOGUE_DATA: CatalogueEntryData[] = [
       target({
         provider: 'gemini',
         upstreamModel: 'gemini-2.5-flash-image',
-        price: [0.3, 30, IMAGES_READ_ON, 'ai.google.dev/gemini-api/docs/pricing (docs/prices.md "Image generation")'],
         contextWindow: 32_768,
         maxOutputTokens: 32_768,
         capabilities: IMAGE,

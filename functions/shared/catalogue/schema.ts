@@ -6,8 +6,9 @@ import { IMAGE_TOKEN_RULES, PROVIDER_NAMES } from '../providers/manifest';
  * by test/catalogue, so a typo fails the build or the tests, never a request; the Lambda skips the parse
  * at INIT (catalogue.ts). Data from anywhere else goes through `loadCatalogue` (load.ts), which parses.
  *
- * Units: prices are upstream USD per 1M tokens as the provider publishes them, with the date they were
- * read and where; context window and output limits are tokens.
+ * Prices are not catalogue data: they come from the maintained price data (price-data.ts, corrected by
+ * price-overrides.ts and operator-prices.ts), looked up by target key `provider:upstreamModel`.
+ * Units: context window and output limits are tokens.
  */
 
 const isoDate = z.string().check(z.regex(/^\d{4}-\d{2}-\d{2}$/, 'expected YYYY-MM-DD'));
@@ -88,34 +89,18 @@ export const targetSchema = z.strictObject({
   provider: z.enum(PROVIDER_NAMES),
   /** The live upstream model id sent in the upstream request. */
   upstreamModel: z.string().check(z.minLength(1)),
-  price: z.strictObject({
-    inputUsdPerMTok: z.number().check(z.nonnegative()),
-    outputUsdPerMTok: z.number().check(z.nonnegative()),
-    /**
-     * Prompt-cache prices (docs/prices.md): a cache read (`cachedInput`), a cache write kept 5 minutes
-     * (`cacheWrite5m`) or 1 hour (`cacheWrite1h`). Absent: the target has no such bucket and the tokens
-     * are billed at the input price. Reasoning is output.
-     */
-    cachedInputUsdPerMTok: z.optional(z.number().check(z.nonnegative())),
-    cacheWrite5mUsdPerMTok: z.optional(z.number().check(z.nonnegative())),
-    cacheWrite1hUsdPerMTok: z.optional(z.number().check(z.nonnegative())),
-    /**
-     * A higher tier for long prompts: when a request's prompt has more than `promptTokensAbove` tokens,
-     * ALL its tokens are priced here (Gemini 2.5 Pro: > 200K prompt tokens; providers.md §8).
-     */
-    longContext: z.optional(
-      z.strictObject({
-        promptTokensAbove: z.number().check(z.int(), z.positive()),
-        inputUsdPerMTok: z.number().check(z.nonnegative()),
-        outputUsdPerMTok: z.number().check(z.nonnegative()),
-        cachedInputUsdPerMTok: z.optional(z.number().check(z.nonnegative())),
-      }),
-    ),
-    readOn: isoDate,
-    source: z.string().check(z.minLength(1)),
-  }),
-  contextWindow: z.number().check(z.int(), z.positive()),
+  /**
+   * Tokens of prompt and output together; absent: the price data's figure for the target (price-data.ts,
+   * or its override in price-overrides.ts), which every target must then have.
+   */
+  contextWindow: z.optional(z.number().check(z.int(), z.positive())),
   maxOutputTokens: z.number().check(z.int(), z.positive()),
+  /**
+   * The endpoint modelmux calls caches prompts by itself and bills a cache write as plain input
+   * (MiniMax's OpenAI-compatible API): the price data's cache-write buckets, which belong to another
+   * endpoint, are not used (docs/prices.md "Prompt-cache buckets").
+   */
+  passiveCache: z.optional(z.literal(true)),
   capabilities,
   /** Extra upstream body fields this target always needs (e.g. DeepSeek V4's thinking switch). */
   upstreamParams: z.optional(z.record(z.string(), z.unknown())),

@@ -1,4 +1,5 @@
-import { findModel, type Catalogue, type CatalogueEntry, type CatalogueTarget } from '../catalogue/catalogue';
+import { findModel, targetAt, type Catalogue, type CatalogueEntry, type CatalogueTarget } from '../catalogue/catalogue';
+import { now } from '../time/clock';
 import { geminiCachedContent, type ChatCompletionRequest } from '../openai/chat-request';
 import { GatewayError, InvalidRequestError, NotFoundError, UpstreamUnavailableError } from '../errors/gateway-errors';
 import type { AccountByok } from '../accounts/byok/byok-credentials';
@@ -137,13 +138,19 @@ export function planAttempts(
   const equivalents =
     prefs?.allow_fallbacks === false ? [] : entry.equivalents.map((id) => catalogue.get(id)).filter((e): e is CatalogueEntry => e !== undefined);
   const chosen = [entry, ...fallbacks];
+  // The request's start: every attempt is priced (and retired targets replaced) at this one instant,
+  // so its hold and its bill use the same price (catalogue/price-schedule.ts).
+  const at = now();
   for (const [i, e] of [...chosen, ...equivalents].entries()) {
     if (i === chosen.length && prefs !== undefined && plan.length === 0 && excluded.size > 0) {
       // The preferences left the requested model (and the client's list) nothing: OpenRouter's 404,
       // never a silent switch to another model.
       throw noEndpoints(entry.id, excluded);
     }
-    for (const target of prefs === undefined ? e.targets : preferred(e.targets, prefs, excluded)) {
+    const served = new Map(e.targets.map((t) => servedTargetAt(t, e.id, catalogue, at)));
+    const targets = [...served.keys()];
+    for (const target of prefs === undefined ? targets : preferred(targets, prefs, excluded)) {
+      const publicModel = served.get(target) ?? e.id;
       if (seen.has(target.key) || !supports(target, need)) continue;
       seen.add(target.key);
       const spec = providerSpec(target.provider);
@@ -151,12 +158,12 @@ export function planAttempts(
       if (byok !== undefined && own !== undefined) {
         const byokEndpoint = resolveByokEndpoint(target.provider, credentials, own.apiKey);
         const info = { accountId: byok.accountId, last4: own.last4, allowFallback: own.allowFallback, dashboard: byok.dashboard };
-        plan.push({ publicModel: e.id, target, endpoint: byokEndpoint, adapter: spec.adapter, providerTimeouts: spec.timeouts, hedge: e.hedge, byok: info });
+        plan.push({ publicModel, target, endpoint: byokEndpoint, adapter: spec.adapter, providerTimeouts: spec.timeouts, hedge: e.hedge, byok: info });
         if (!own.allowFallback) continue;
       }
       const endpoint = resolveEndpoint(target.provider, credentials);
       if (endpoint === undefined) continue;
-      plan.push({ publicModel: e.id, target, endpoint, adapter: spec.adapter, providerTimeouts: spec.timeouts, hedge: e.hedge });
+      plan.push({ publicModel, target, endpoint, adapter: spec.adapter, providerTimeouts: spec.timeouts, hedge: e.hedge });
     }
   }
   if (plan.length === 0) {
@@ -164,6 +171,17 @@ export function planAttempts(
     throw new UpstreamUnavailableError(503, `No upstream provider is configured for the model \`${entry.id}\`.`);
   }
   return plan;
+}
+
+/**
+ * What serves `target` of the public model `model` at `atMs`: the target priced at that instant, or,
+ * once its provider has retired it, the first target of the successor model the catalogue names
+ * (catalogue/retirements.ts) with that model's id — so `x-modelmux-model` says who served.
+ */
+export function servedTargetAt(target: CatalogueTarget, model: string, catalogue: Catalogue, atMs: number): [CatalogueTarget, string] {
+  const retired = target.retirement !== undefined && atMs >= target.retirement.atMs ? catalogue.get(target.retirement.successorModel) : undefined;
+  const successor = retired?.targets[0];
+  return retired === undefined || successor === undefined ? [targetAt(target, atMs), model] : [targetAt(successor, atMs), retired.id];
 }
 
 /** One model's targets the preferences allow, in their order; each exclusion's reason added to `excluded`. */

@@ -65,7 +65,7 @@ describe('OpenAI-compatible request building', () => {
 
   it('drops reasoning_effort for DeepSeek non-thinking targets, where V4 would read it as a switch to think', () => {
     expect(sentBody('deepseek-v3', request({ reasoning_effort: 'high' }))).toEqual({
-      model: 'deepseek-v4-flash',
+      model: 'deepseek-flash',
       messages: [{ role: 'user', content: 'hi' }],
       temperature: 0.7,
       thinking: { type: 'disabled' },
@@ -74,7 +74,7 @@ describe('OpenAI-compatible request building', () => {
 
   it('keeps reasoning_effort for DeepSeek thinking targets', () => {
     expect(sentBody('deepseek-r1', request({ reasoning_effort: 'high' }))).toEqual({
-      model: 'deepseek-v4-flash',
+      model: 'deepseek-flash',
       messages: [{ role: 'user', content: 'hi' }],
       temperature: 0.7,
       reasoning_effort: 'high',
@@ -90,10 +90,10 @@ describe('OpenAI-compatible request building', () => {
   it('sends DeepSeek V4 the thinking switch of the catalogue target', () => {
     const r1 = sentBody('deepseek-r1', request());
     const v3 = sentBody('deepseek-v3', request());
-    expect(r1).toMatchObject({ model: 'deepseek-v4-flash', thinking: { type: 'enabled' } });
-    expect(v3).toMatchObject({ model: 'deepseek-v4-flash', thinking: { type: 'disabled' } });
-    expect(r1).toEqual({ model: 'deepseek-v4-flash', messages: [{ role: 'user', content: 'hi' }], temperature: 0.7, thinking: { type: 'enabled' } });
-    expect(v3).toEqual({ model: 'deepseek-v4-flash', messages: [{ role: 'user', content: 'hi' }], temperature: 0.7, thinking: { type: 'disabled' } });
+    expect(r1).toMatchObject({ model: 'deepseek-flash', thinking: { type: 'enabled' } });
+    expect(v3).toMatchObject({ model: 'deepseek-flash', thinking: { type: 'disabled' } });
+    expect(r1).toEqual({ model: 'deepseek-flash', messages: [{ role: 'user', content: 'hi' }], temperature: 0.7, thinking: { type: 'enabled' } });
+    expect(v3).toEqual({ model: 'deepseek-flash', messages: [{ role: 'user', content: 'hi' }], temperature: 0.7, thinking: { type: 'disabled' } });
   });
 
   it('caps max_tokens at the target output limit', () => {
@@ -131,7 +131,7 @@ describe('reasoning and signatures in the history', () => {
 
   it('echoes DeepSeek reasoning_content only within the current tool loop of a thinking target', () => {
     expect(sentBody('deepseek-r1', conversation)).toEqual({
-      model: 'deepseek-v4-flash',
+      model: 'deepseek-flash',
       temperature: 0.7,
       thinking: { type: 'enabled' },
       messages: [
@@ -145,7 +145,7 @@ describe('reasoning and signatures in the history', () => {
   });
 
   it('strips every DeepSeek reasoning_content for a non-thinking target (original R1 rule: 400 if echoed)', () => {
-    expect(sentBody('deepseek-v3', conversation)).toEqual({ model: 'deepseek-v4-flash', temperature: 0.7, thinking: { type: 'disabled' }, messages: stripped });
+    expect(sentBody('deepseek-v3', conversation)).toEqual({ model: 'deepseek-flash', temperature: 0.7, thinking: { type: 'disabled' }, messages: stripped });
   });
 
   it('strips DeepSeek reasoning_content once the user has spoken after it', () => {
@@ -156,7 +156,7 @@ describe('reasoning and signatures in the history', () => {
       }),
     );
     expect(body).toEqual({
-      model: 'deepseek-v4-flash',
+      model: 'deepseek-flash',
       temperature: 0.7,
       thinking: { type: 'enabled' },
       messages: [...stripped, { role: 'assistant', content: 'It is 21 °C.' }, { role: 'user', content: 'thanks' }],
