@@ -156,12 +156,22 @@ describe('provider preferences', () => {
 });
 
 describe("OpenAI's limits", () => {
-  it("max_tokens above the model's output limit is a 400 naming the limit", async () => {
-    const err = await refusal({ model: 'gpt-4o', max_tokens: 1_000_000 });
-    expect(err.status).toBe(400);
-    expect(err.param).toBe('max_tokens');
-    expect(err.message).toContain('16384');
-    expect(sim().requests).toHaveLength(0);
+  it("max_tokens above the model's output limit is lowered to it, with a header (opencode's and Claude Code's 32,000)", async () => {
+    const { response } = await ask({ model: 'gpt-4o', max_tokens: 32_000 });
+    expect(response.headers.get('x-modelmux-max-tokens-clamped')).toBe('32000->16384');
+    expect((sim().requests.at(-1)?.body as { max_tokens?: number }).max_tokens).toBe(16_384);
+    const { response: c } = await ask({ model: 'gpt-4o', max_completion_tokens: 1_000_000 } as Partial<Routed>);
+    expect(c.headers.get('x-modelmux-max-tokens-clamped')).toBe('1000000->16384');
+    expect((await refusal({ model: 'gpt-4o', max_tokens: -1 })).status).toBe(400);
+    expect((await refusal({ model: 'gpt-4o', max_tokens: 1.5 })).status).toBe(400);
+  });
+
+  it('drops reasoning_effort on a model without reasoning, with a header, and keeps it where it reasons', async () => {
+    const { response } = await ask({ model: 'gpt-4o', reasoning_effort: 'low' } as Partial<Routed>);
+    expect(response.headers.get('x-modelmux-dropped-params')).toBe('reasoning_effort');
+    const { response: o } = await ask({ model: 'o3-mini', reasoning_effort: 'low' } as Partial<Routed>);
+    expect(o.headers.get('x-modelmux-dropped-params')).toBeNull();
+    expect((sim().requests.at(-1)?.body as { reasoning_effort?: string }).reasoning_effort).toBe('low');
   });
 
   it('dimensions on text-embedding-ada-002 is a 400; on text-embedding-3-small it is honoured', async () => {

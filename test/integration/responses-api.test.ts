@@ -247,7 +247,42 @@ describe('what the Responses API refuses', () => {
     expect(await refused({ tools: [{ type: 'web_search' }] })).toMatchObject({ param: 'tools[0].type', code: 'unsupported_parameter' });
     expect(await refused({ tool_choice: { type: 'file_search' } })).toMatchObject({ param: 'tool_choice' });
     expect(await refused({ background: true })).toMatchObject({ param: 'background' });
-    expect(await refused({ reasoning: { summary: 'auto' } })).toMatchObject({ param: 'reasoning.summary' });
+  });
+
+  it('takes what Codex CLI sends on a model without reasoning: client_metadata, reasoning dropped with a header', async () => {
+    const codex = {
+      model: 'gpt-4o',
+      input: 'say hi',
+      reasoning: { effort: 'medium', summary: 'auto' },
+      client_metadata: { 'x-codex-installation-id': 'i1' },
+      include: ['reasoning.encrypted_content'],
+      store: false,
+      prompt_cache_key: 'sess-1',
+    };
+    const before = sim().requests.length;
+    const { data: res, response } = await client.responses.create(codex as never).withResponse();
+    expect((res as { status: string }).status).toBe('completed');
+    expect(response.headers.get('x-modelmux-dropped-params')).toBe('reasoning');
+    const sent = sim().requests.slice(before)[0]?.body as Record<string, unknown>;
+    expect(sent).not.toHaveProperty('reasoning_effort');
+    expect(sent).not.toHaveProperty('client_metadata');
+    // On a model that reasons, the effort goes upstream and nothing is dropped.
+    const { response: r1 } = await client.responses.create({ ...codex, model: 'o3-mini' } as never).withResponse();
+    expect(r1.headers.get('x-modelmux-dropped-params')).toBeNull();
+  });
+
+  it('refuses the hosted web_search tool with a 400 that says it is not available', async () => {
+    const err = await refused({ tools: [{ type: 'web_search' }] });
+    expect(err.message).toMatch(/'web_search' tool is not available through modelmux/);
+  });
+
+  it('lowers max_output_tokens above the model cap, with a header, instead of a 400', async () => {
+    const before = sim().requests.length;
+    const { response } = await client.responses.create({ model: 'gpt-4o', input: 'hi', max_output_tokens: 32_000 }).withResponse();
+    expect(response.headers.get('x-modelmux-max-tokens-clamped')).toBe('32000->16384');
+    expect((sim().requests.slice(before)[0]?.body as { max_completion_tokens?: number; max_tokens?: number }).max_completion_tokens ?? 0).toBeLessThanOrEqual(
+      16_384,
+    );
   });
 
   it("refuses an unknown parameter at any level with OpenAI's Responses wording", async () => {

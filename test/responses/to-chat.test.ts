@@ -127,7 +127,6 @@ describe('Responses request → chat request', () => {
     [{ background: true }, 'background'],
     [{ truncation: 'auto' }, 'truncation'],
     [{ max_tool_calls: 3 }, 'max_tool_calls'],
-    [{ reasoning: { summary: 'auto' } }, 'reasoning.summary'],
     [{ include: ['file_search_call.results'] }, 'include'],
     [{ tools: [{ type: 'code_interpreter', container: { type: 'auto' } }] }, 'tools[0].type'],
     [{ tool_choice: { type: 'allowed_tools', mode: 'auto', tools: [] } }, 'tool_choice'],

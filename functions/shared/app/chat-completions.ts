@@ -12,7 +12,7 @@ import { loadUpstreamCredentials } from '../config/upstream-credentials';
 import { planAttempts, requestFallbacks, requiredCapabilities } from '../routing/attempt-plan';
 import { effectivePreferences, honouringParameters } from '../routing/attempt-plan';
 import { splitModelSuffix } from '../openai/provider-preferences';
-import { assertWithinOutputLimit } from '../openai/request-limits';
+import { adjustChatRequest, withHeaders } from './request-adjust';
 import { overheadMs } from '../routing/attempt-loop';
 import { routeBuffered, routeStream } from '../routing/fallback-router';
 import { warmTokenizer } from '../usage/estimate';
@@ -61,15 +61,27 @@ export async function chatCompletions(req: GatewayRequest): Promise<GatewayResul
 export async function runChatExchange(
   req: GatewayRequest,
   caller: AuthenticatedKey,
-  body: RoutedChatRequest,
-  surface: ChatSurface = chatSurface(body.stream_options?.include_usage === true),
+  asked: RoutedChatRequest,
+  surface: ChatSurface = chatSurface(asked.stream_options?.include_usage === true),
 ): Promise<GatewayResult> {
   // A name is a model id or an alias; `:nitro` / `:floor` and `provider` steer the plan.
-  const named = splitModelSuffix(body.model);
+  const named = splitModelSuffix(asked.model);
   const entry = getModel(named.model, 'chat');
-  assertWithinOutputLimit(body, entry);
+  // An output budget over the cap is lowered, reasoning a model cannot do dropped, each with its header.
+  const { body, headers } = adjustChatRequest(asked, entry);
+  return withHeaders(await exchange(req, caller, body, surface, entry, named.sort), headers);
+}
+
+async function exchange(
+  req: GatewayRequest,
+  caller: AuthenticatedKey,
+  body: RoutedChatRequest,
+  surface: ChatSurface,
+  entry: ReturnType<typeof getModel>,
+  sort: ReturnType<typeof splitModelSuffix>['sort'],
+): Promise<GatewayResult> {
   const fallbacks = requestFallbacks(body.models, CATALOGUE);
-  const prefs = effectivePreferences(body.provider, named.sort);
+  const prefs = effectivePreferences(body.provider, sort);
   // The account's own provider keys (BYOK) go first in the plan, and price its attempts
   // at the platform fee alone (the hold's most, and the settle's price: billing/hold-demand.ts).
   const [credentials, byok] = await Promise.all([loadUpstreamCredentials(), loadAccountByok(caller.accountId, dashboardUrl(req))]);

@@ -35,7 +35,11 @@ export async function responses(req: GatewayRequest): Promise<GatewayResult> {
   const chat = toChatRequest({ ...body, input: input.resolved });
   const ctx = responseContext(req.requestId, req.receivedAt, body, chat);
   const save = responseSaver(caller.accountId, body, input.stored, req.requestId, { deadline: req.deadline });
-  return runChatExchange(req, caller, chat, responsesSurface(ctx, save));
+  const result = await runChatExchange(req, caller, chat, responsesSurface(ctx, save));
+  // The chat core names the chat field it dropped; this caller sent `reasoning`.
+  const dropped = result.headers?.['x-modelmux-dropped-params'];
+  if (dropped === undefined) return result;
+  return { ...result, headers: { ...result.headers, 'x-modelmux-dropped-params': dropped.replace('reasoning_effort', 'reasoning') } };
 }
 
 /**

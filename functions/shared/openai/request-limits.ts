@@ -1,34 +1,16 @@
 import type { CatalogueEntry } from '../catalogue/catalogue';
-import type { ChatCompletionRequest } from '../openai/chat-request';
 import type { EmbeddingsRequest } from '../openai/embeddings';
 import { InvalidRequestError } from '../errors/gateway-errors';
 
 /**
- * What OpenAI itself refuses about a model's limits, refused here the same way before any hold or
- * upstream call (providers.md §1.5: OpenAI's 400 for an out-of-range value), instead of clamping
- * silently or failing upstream.
+ * A model's limits: its output cap (an output budget above it is lowered to it, with a header:
+ * app/request-adjust.ts), and what OpenAI itself refuses, refused here the same way before any hold
+ * or upstream call (providers.md §1.5: OpenAI's 400 for an out-of-range value).
  */
 
 /** The most output tokens `entry` can give one choice: the largest of its targets' limits (tokens). */
 export function outputLimitOf(entry: CatalogueEntry): number {
   return Math.max(...entry.targets.map((t) => t.maxOutputTokens));
-}
-
-/**
- * @throws InvalidRequestError (400, code `invalid_value`, param `max_completion_tokens` or
- *   `max_tokens`) when the request asks for more output than the model can give, in OpenAI's words:
- *   "max_tokens is too large: 1000000. This model supports at most 16384 completion tokens, whereas
- *   you provided 1000000."
- */
-export function assertWithinOutputLimit(body: ChatCompletionRequest, entry: CatalogueEntry): void {
-  const param = body.max_completion_tokens != null ? 'max_completion_tokens' : 'max_tokens';
-  const asked = body.max_completion_tokens ?? body.max_tokens;
-  const limit = outputLimitOf(entry);
-  if (asked == null || asked <= limit) return;
-  throw new InvalidRequestError(`${param} is too large: ${asked}. This model supports at most ${limit} completion tokens, whereas you provided ${asked}.`, {
-    param,
-    code: 'invalid_value',
-  });
 }
 
 /**

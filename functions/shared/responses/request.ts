@@ -254,6 +254,8 @@ export const createResponseRequest = z.lazy(() =>
     stream: z.nullish(z.boolean()),
     stream_options: z.nullish(z.strictObject({ include_obfuscation: z.optional(z.boolean()) })),
     metadata: z.nullish(z.record(z.string().check(z.maxLength(64)), z.string().check(z.maxLength(512)))),
+    // Codex CLI's per-request tags (installation id, session, window); accepted and not sent upstream.
+    client_metadata: z.nullish(z.record(z.string(), z.unknown())),
     store: z.nullish(z.boolean()),
     background: z.nullish(z.boolean()),
     truncation: z.nullish(z.enum(['auto', 'disabled'])),

@@ -28,8 +28,9 @@ import type { CreateResponseRequest } from './request';
  *
  * @throws InvalidRequestError (400) naming the field, for what needs state or features the chat core
  *   does not have: `conversation`, `prompt`, `background`, `truncation:
- *   "auto"`, `max_tool_calls`, reasoning summaries, built-in tools and their tool choices, other
- *   `include` values.
+ *   "auto"`, `max_tool_calls`, built-in tools and their tool choices, other `include` values.
+ *   `reasoning.summary` is accepted (Codex CLI sends it on every model): a model that exposes its
+ *   reasoning returns it as `reasoning_text`; `client_metadata` stays here.
  */
 export function toChatRequest(req: CreateResponseRequest): ChatCompletionRequest {
   refuseStateful(req);
@@ -121,12 +122,6 @@ function refuseStateful(req: CreateResponseRequest): void {
     throw unsupportedParameter('truncation', "Only 'disabled' is supported: a prompt over the context window is a 400 context_length_exceeded.");
   if (req.max_tool_calls != null) throw unsupportedParameter('max_tool_calls');
   const r = req.reasoning;
-  if (r?.summary != null || r?.generate_summary != null) {
-    throw unsupportedParameter(
-      r.summary != null ? 'reasoning.summary' : 'reasoning.generate_summary',
-      'Reasoning summaries are not available; models that expose their reasoning return it as reasoning_text.',
-    );
-  }
   if (r?.mode != null) throw unsupportedParameter('reasoning.mode');
   if (r?.context != null) throw unsupportedParameter('reasoning.context');
   const other = req.include?.find((v) => v !== 'reasoning.encrypted_content' && v !== 'message.output_text.logprobs');
