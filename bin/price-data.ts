@@ -21,15 +21,12 @@ import { utcMinute } from '../functions/shared/catalogue/price-schedule';
 import { usdPerMTokToMicro } from '../functions/shared/money/price';
 import type { ProviderName } from '../functions/shared/providers/manifest';
 
-/** The dataset's provider id for each of ours (absent: the dataset has none; the override file prices it). */
-const DATASET_PROVIDER: Partial<Record<ProviderName, string>> = {
-  openai: 'openai',
-  anthropic: 'anthropic',
-  gemini: 'google',
-  deepseek: 'deepseek',
-  minimax: 'minimax',
-  together: 'together',
-};
+/**
+ * The dataset's provider id where it differs from ours (`null`: the dataset has none; price-overrides.ts
+ * prices its targets). Any other provider is looked up under its own name, so a new provider the dataset
+ * knows (mistral, for one) is priced by `npm run prices` with no edit here.
+ */
+const DATASET_PROVIDER: Partial<Record<ProviderName, string | null>> = { gemini: 'google' };
 
 /** What the generated file holds per target key `provider:upstreamModel`. */
 export interface GeneratedPrice {
@@ -111,8 +108,9 @@ export function generatedPrices(): Record<string, GeneratedPrice> {
   const providers = new Map<string, Provider | undefined>();
   for (const entry of CATALOGUE_DATA) {
     for (const t of entry.targets) {
-      const pid = DATASET_PROVIDER[t.provider];
-      if (pid === undefined) continue;
+      const mapped = DATASET_PROVIDER[t.provider];
+      const pid = mapped === undefined ? t.provider : mapped;
+      if (pid === null) continue;
       if (!providers.has(pid)) providers.set(pid, findProvider({ providerId: pid }));
       const model = providers.get(pid)?.models.find((m) => matches(m.match, t.upstreamModel));
       if (model === undefined) continue;

@@ -25,7 +25,7 @@ function edit(file: string, anchor: string, replacement: string): void {
   writeFileSync(path, text.replace(anchor, replacement));
 }
 
-/** The three edits, as the section in ARCHITECTURE.md shows them. */
+/** The three edits, as the section in ARCHITECTURE.md shows them (then `npm run prices`). */
 const EDITS: Array<[file: string, anchor: string, replacement: string]> = [
   ['functions/shared/providers/manifest.ts', "  entry('deepinfra', ", "  entry('mistral', 'https://api.mistral.ai/v1'),\n  entry('deepinfra', "],
   ['functions/shared/providers/registry.ts', '  deepinfra: ', '  mistral: createOpenAICompatibleAdapter(),\n  deepinfra: '],
@@ -36,7 +36,7 @@ const EDITS: Array<[file: string, anchor: string, replacement: string]> = [
       '  {',
       "    id: 'mistral-small', kind: 'chat', ownedBy: 'mistralai', created: 1742169600,",
       "    description: 'Mistral Small.',",
-      "    targets: [target({ provider: 'mistral', upstreamModel: 'mistral-small-latest', price: [0.1, 0.3, READ_ON, 'mistral.ai/pricing'], contextWindow: 128_000, maxOutputTokens: 32_000, capabilities: TEXT })],",
+      "    targets: [target({ provider: 'mistral', upstreamModel: 'mistral-small-latest', contextWindow: 128_000, maxOutputTokens: 32_000, capabilities: TEXT })],",
       "    equivalents: ['gpt-4o-mini'],",
       '  },',
       '  // ── Embeddings ──',
@@ -72,6 +72,8 @@ beforeAll(async () => {
   }
   symlinkSync(join(ROOT, 'node_modules'), join(scratch, 'node_modules'), 'dir');
   for (const [file, anchor, replacement] of EDITS) edit(file, anchor, replacement);
+  // …and `npm run prices`, which reads the new target's price from the maintained dataset.
+  await run(join(scratch, 'node_modules/.bin/tsx'), ['bin/price-data.ts'], { cwd: scratch, maxBuffer: 16 * 1024 * 1024 });
   writeFileSync(join(scratch, 'add-provider-check.ts'), CHECK);
 }, 300_000);
 

@@ -17,8 +17,8 @@ import { pollLedgerEntry } from '../support/ledger';
  *
  * The slow cases run concurrently (one minute in all); each uses its own upstream targets, so the
  * faults of one never touch another: gpt-4o (openai:gpt-4o → anthropic:claude-sonnet-4-6),
- * deepseek-v3 (deepseek → together 70B), claude-opus-4-6 (anthropic:opus-4-6 → opus-4-5),
- * claude-sonnet-4-5 (paced, served by itself), and the hedged pair (anthropic:haiku, openai:gpt-4o-mini,
+ * deepseek-v3 (deepseek → together 70B), claude-opus-4-6 (anthropic:opus-4-6 → the Opus tier's first, opus-5-5),
+ * claude-sonnet-5-5 (paced, served by itself), and the hedged pair (anthropic:haiku, openai:gpt-4o-mini,
  * gemini:flash-lite).
  */
 
@@ -113,7 +113,7 @@ describe.concurrent('the default time limits', () => {
   it('a slow start: past the first-token limit the next target answers within 15 s; within it, the primary serves', async () => {
     const slow = await bothModes('claude-opus-4-6', 'slow', { provider: 'anthropic', model: 'claude-opus-4-6' }, { kind: 'slow-headers', delayMs: 30_000 });
     for (const a of slow) {
-      expect(a.model).toBe('claude-opus-4-5');
+      expect(a.model).toBe('claude-opus-5-5');
       expect(a.ms).toBeLessThan(TARGET_MS);
     }
     // A first token after 5 s is slow but legitimate: not cut.
@@ -129,9 +129,9 @@ describe.concurrent('the default time limits', () => {
     // 90 words in 60 pieces, 1 s apart (and the Anthropic events around them): ~65 s. The buffered
     // answer outlives the 55 s budget: its 200 is committed then, with JSON whitespace until the body.
     const answers = await bothModes(
-      'claude-sonnet-4-5',
+      'claude-sonnet-5-5',
       'long',
-      { provider: 'anthropic', model: 'claude-sonnet-4-5' },
+      { provider: 'anthropic', model: 'claude-sonnet-5-5' },
       { kind: 'paced', everyMs: 1_000, words: 90 },
     );
     for (const a of answers) {
@@ -139,15 +139,15 @@ describe.concurrent('the default time limits', () => {
       expect(a.finish).toBe('stop');
       expect(a.ms).toBeGreaterThanOrEqual(60_000);
       const entry = await pollLedgerEntry(gw.accountId, a.requestId);
-      expect(entry).toMatchObject({ servedModel: 'claude-sonnet-4-5', status: 'complete', usageEstimated: false, completionTokens: 90 });
+      expect(entry).toMatchObject({ servedModel: 'claude-sonnet-5-5', status: 'complete', usageEstimated: false, completionTokens: 90 });
       expect((entry as { fallbackPath: string[] }).fallbackPath).toHaveLength(1);
     }
     const [b, s] = answers;
     expect(b?.model).toBeNull(); // held past the budget: committed before routing ended
-    expect(s?.model).toBe('claude-sonnet-4-5');
+    expect(s?.model).toBe('claude-sonnet-5-5');
     expect(
       sim()
-        .requests.filter((r) => r.model === 'claude-sonnet-4-5')
+        .requests.filter((r) => r.model === 'claude-sonnet-5-5')
         .every((r) => r.completed && !r.aborted),
     ).toBe(true);
   }, 120_000);
