@@ -121,8 +121,8 @@ const LAYERS: ReadonlyArray<readonly [string, readonly string[]]> = [
   ['providers', ['leaf', 'validation', 'errors', 'catalogue', 'openai', 'usage']],
   ['sse', ['errors', 'providers']],
   ['messages', ['validation', 'errors', 'catalogue', 'openai', 'providers']],
-  ['responses', ['validation', 'errors', 'config', 'observability', 'store', 'openai', 'providers']],
-  ['accounts', ['leaf', 'validation', 'errors', 'time', 'config', 'observability', 'store', 'providers']],
+  ['responses', ['validation', 'errors', 'retry', 'config', 'observability', 'store', 'openai', 'providers']],
+  ['accounts', ['leaf', 'validation', 'errors', 'time', 'retry', 'config', 'observability', 'store', 'providers']],
   ['identity', ['errors', 'config', 'accounts']],
   ['routing', ['errors', 'time', 'retry', 'config', 'observability', 'catalogue', 'openai', 'usage', 'providers', 'sse', 'accounts']],
   [
@@ -146,7 +146,7 @@ const LAYERS: ReadonlyArray<readonly [string, readonly string[]]> = [
     ],
   ],
   ['notify', ['money', 'config', 'observability', 'store']],
-  ['payments', ['validation', 'errors', 'money', 'config', 'observability', 'store', 'billing', 'notify']],
+  ['payments', ['validation', 'errors', 'retry', 'money', 'config', 'observability', 'store', 'billing', 'notify']],
   [
     'account-api',
     [

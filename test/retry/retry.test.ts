@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { nextRetryDelay, retrying, type RetryPolicy } from '../../functions/shared/retry/retry';
+import { atOnce, nextRetryDelay, retrying, TryAgain, type RetryPolicy } from '../../functions/shared/retry/retry';
 
 /** The one retry loop: bounded tries, the policy's waits, the last error rethrown unchanged. */
 
@@ -69,6 +69,32 @@ describe('retrying', () => {
     );
     setTimeout(() => c.abort(), 10);
     await expect(run).rejects.toBe(err);
+    expect(calls).toBe(1);
+  });
+});
+
+describe('atOnce', () => {
+  it('tries again without a wait after TryAgain, n tries in all, and rethrows anything else at once', async () => {
+    const waits: number[] = [];
+    let calls = 0;
+    const again = retrying(
+      async () => {
+        calls++;
+        throw new TryAgain();
+      },
+      atOnce(3),
+      { sleep: async (ms) => void waits.push(ms) },
+    );
+    await expect(again).rejects.toBeInstanceOf(TryAgain);
+    expect([calls, waits]).toEqual([3, []]);
+    const fatal = new Error('fatal');
+    calls = 0;
+    await expect(
+      retrying(async () => {
+        calls++;
+        throw fatal;
+      }, atOnce(3)),
+    ).rejects.toBe(fatal);
     expect(calls).toBe(1);
   });
 });

@@ -25,6 +25,7 @@ import { BatchGetCommand, QueryCommand, UpdateCommand } from '../store/commands'
 import { logger } from '../observability/logger';
 import { documentClient } from '../store/dynamo';
 import { storeCall } from '../store/store-errors';
+import { retrying, TryAgain, type RetryPolicy } from '../retry/retry';
 import { tableNames } from '../store/tables';
 import { PENDING_HOLDS_INDEX, SWEEP_SHARD_ATTRIBUTE, SWEEP_SHARDS } from '../store/table-schemas';
 import type { UpdateBuilder } from '../store/update-builder';
@@ -253,8 +254,8 @@ async function holdMaps(pks: readonly string[]): Promise<Array<Record<string, un
   const table = tableNames().accounts;
   const out: Array<Record<string, unknown>> = [];
   let keys: Array<Record<string, unknown>> = pks.map((accountId) => ({ accountId }));
-  for (let attempt = 0; keys.length > 0; attempt++) {
-    if (attempt > 0) await new Promise((r) => setTimeout(r, Math.min(1_000, 50 * 2 ** attempt)));
+  if (keys.length === 0) return out;
+  await retrying(async () => {
     const page = await storeCall(() =>
       documentClient().send(
         new BatchGetCommand({
@@ -264,9 +265,16 @@ async function holdMaps(pks: readonly string[]): Promise<Array<Record<string, un
     );
     out.push(...(page.Responses?.[table] ?? []));
     keys = (page.UnprocessedKeys?.[table]?.Keys ?? []) as Array<Record<string, unknown>>;
-  }
+    if (keys.length > 0) throw new TryAgain('unprocessed keys');
+  }, UNPROCESSED_KEYS_POLICY);
   return out;
 }
+
+/** Unprocessed keys are asked for again, after 100 ms, 200 ms, … up to 1 s, until none is left; any other failure is thrown. */
+const UNPROCESSED_KEYS_POLICY: RetryPolicy = {
+  maxAttempts: Number.POSITIVE_INFINITY,
+  delayMs: (err, retry) => (err instanceof TryAgain ? Math.min(1_000, 50 * 2 ** (retry + 1)) : undefined),
+};
 
 /**
  * Removes the item's mark while it has no holds in flight; a hold written meanwhile keeps it (or sets

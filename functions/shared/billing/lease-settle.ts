@@ -22,13 +22,13 @@ import { documentClient } from '../store/dynamo';
 import { storeCall } from '../store/store-errors';
 import { tableNames } from '../store/tables';
 import { transactWrite } from '../store/transact-write';
-import { backoffDelayMs, cancellationReasons, isTransactionConflict } from '../store/transaction-retry';
+import { cancellationReasons, settleConflictPolicy } from '../store/transaction-retry';
 import type { UpdateBuilder } from '../store/update-builder';
 import { logger } from '../observability/logger';
 import { recordOverHoldLoss } from '../observability/metrics';
 import { rateLimitsFor, type Config } from '../config/env';
 import { computeCharge } from '../money/price';
-import { sleep } from '../retry/sleep';
+import { retrying, TryAgain } from '../retry/retry';
 import { now as billingNow } from '../time/clock';
 import { requestIdFloor } from '../http/request-id';
 import { unmarshallItem, type ShardState } from './account-state';
@@ -178,43 +178,46 @@ export async function returnLease(lease: HoldRecord, spentNanoUsd: number, extra
   let entries = [...(extras.entries ?? [])];
   let withRpm = (extras.unusedRpm ?? 0) > 0 && lease.rpmWindow !== undefined && epochMinute(billingNow()) === lease.rpmWindow;
   let withKey = true;
-  for (let attempt = 1; ; attempt++) {
-    try {
-      const update = accountSettleUpdate(lease, charge, withKey);
-      if (withRpm) giveBackRpm(update, lease, extras.unusedRpm ?? 0, withKey);
-      const input = {
-        TableName: tableNames().accounts,
-        Key: { accountId: lease.accountId },
-        ...update.build(),
-        ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
-      };
-      if (entries.length === 0) await storeCall(() => documentClient().send(new UpdateCommand(input)));
-      else await transactWrite([{ Update: input }, ...entries.map((e) => ({ Put: ledgerPut(e) }))], { retryConflicts: false });
-      applySettleToView(lease, charge);
-      return { alreadySettled: false, freeTokensUsed: 0, costNanoUsd };
-    } catch (err) {
-      const reasons = cancellationReasons(err);
-      const written = new Set((reasons ?? []).flatMap((r, i) => (i > 0 && r.code === 'ConditionalCheckFailed' ? [i - 1] : [])));
-      if (written.size > 0) {
-        entries = entries.filter((_, i) => !written.has(i)); // already in the ledger (a write whose answer was lost)
-        continue;
-      }
-      const accountOld =
-        err instanceof ConditionalCheckFailedException ? err.Item : reasons?.[0]?.code === 'ConditionalCheckFailed' ? reasons[0].item : undefined;
-      if (accountOld !== undefined || err instanceof ConditionalCheckFailedException) {
-        const holds = unmarshallItem(accountOld)?.[HOLDS_MAP] as Record<string, unknown> | undefined;
-        if (holds?.[lease.requestId] !== undefined && (withRpm || withKey)) {
-          if (withRpm)
-            withRpm = false; // the minute turned meanwhile: its units count no more
-          else withKey = false; // the key was deleted while the lease was out
-          continue;
+  // Replans: each drops at least one entry, or the minute's units once, or the key once.
+  return retrying(
+    async () => {
+      try {
+        const update = accountSettleUpdate(lease, charge, withKey);
+        if (withRpm) giveBackRpm(update, lease, extras.unusedRpm ?? 0, withKey);
+        const input = {
+          TableName: tableNames().accounts,
+          Key: { accountId: lease.accountId },
+          ...update.build(),
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
+        };
+        if (entries.length === 0) await storeCall(() => documentClient().send(new UpdateCommand(input)));
+        else await transactWrite([{ Update: input }, ...entries.map((e) => ({ Put: ledgerPut(e) }))], { retryConflicts: false });
+        applySettleToView(lease, charge);
+        return { alreadySettled: false, freeTokensUsed: 0, costNanoUsd };
+      } catch (err) {
+        const reasons = cancellationReasons(err);
+        const written = new Set((reasons ?? []).flatMap((r, i) => (i > 0 && r.code === 'ConditionalCheckFailed' ? [i - 1] : [])));
+        if (written.size > 0) {
+          entries = entries.filter((_, i) => !written.has(i)); // already in the ledger (a write whose answer was lost)
+          throw new TryAgain();
         }
-        return { alreadySettled: true, freeTokensUsed: 0, costNanoUsd: 0 };
+        const accountOld =
+          err instanceof ConditionalCheckFailedException ? err.Item : reasons?.[0]?.code === 'ConditionalCheckFailed' ? reasons[0].item : undefined;
+        if (accountOld !== undefined || err instanceof ConditionalCheckFailedException) {
+          const holds = unmarshallItem(accountOld)?.[HOLDS_MAP] as Record<string, unknown> | undefined;
+          if (holds?.[lease.requestId] !== undefined && (withRpm || withKey)) {
+            if (withRpm)
+              withRpm = false; // the minute turned meanwhile: its units count no more
+            else withKey = false; // the key was deleted while the lease was out
+            throw new TryAgain();
+          }
+          return { alreadySettled: true, freeTokensUsed: 0, costNanoUsd: 0 };
+        }
+        throw err; // a conflict is retried by the policy
       }
-      if (!isTransactionConflict(err) || attempt >= maxAttempts) throw err;
-      await sleep(backoffDelayMs(attempt, { maxDelayMs: 250 }));
-    }
-  }
+    },
+    settleConflictPolicy(maxAttempts, entries.length + 2),
+  );
 }
 
 /** Gives back unused request-rate units, only while the counters are still in the grant's minute. */

@@ -22,7 +22,7 @@ import { SETTLE_QUEUE_URL_ENV } from '../config/stack-contract';
 import { config } from '../config/env';
 import { logger } from '../observability/logger';
 import { recordSettlesRetried } from '../observability/metrics';
-import { sleep } from '../retry/sleep';
+import { retrying, type RetryPolicy } from '../retry/retry';
 import { balanceActionSchema, watchBalance, type BalanceAction, type BalanceDispatch } from './balance-watch';
 import { holdRecordSchema, markHoldQueued, type HoldRecord } from './hold-record';
 import { settleRecord } from './lease-settle';
@@ -33,6 +33,24 @@ export const IN_PROCESS_SETTLE_MS = 2_500;
 
 /** Delay of a queued cancel of a hold whose write may still land (s): the store client's retries (3 × 3 s) first. */
 export const UNKNOWN_HOLD_CANCEL_DELAY_S = 15;
+
+/** Thrown by a try that would start after the in-process budget: the settle goes to the queue. */
+const BUDGET_SPENT = new Error('in-process settle budget spent');
+
+/**
+ * The in-process settle's policy: a store outage, a timed-out settle or a retryable AWS error is tried
+ * again after 100 ms, 200 ms, 400 ms, … (the last wait cut to what is left of the budget) until
+ * `deadline` (epoch ms); anything else goes to the queue at once.
+ */
+function inProcessSettlePolicy(deadline: number): RetryPolicy {
+  return {
+    maxAttempts: Number.POSITIVE_INFINITY,
+    delayMs: (err, retry) =>
+      err !== BUDGET_SPENT && (err instanceof StoreUnavailableError || err instanceof SettleTimeout || isRetryable(err))
+        ? Math.min(50 * 2 ** (retry + 1), Math.max(0, deadline - Date.now()))
+        : undefined,
+  };
+}
 
 /**
  * Settles durably. Never throws: it runs after the client has its answer. Returns the result when
@@ -48,18 +66,22 @@ export async function settleDurably(
 ): Promise<SettleResult | undefined> {
   const deadline = Date.now() + budgetMs;
   let lastError: unknown;
-  for (let attempt = 1; Date.now() < deadline; attempt++) {
-    try {
-      const r = await withTimeout(settleRecord(hold, outcome), deadline - Date.now());
-      // A crossing's follow-up goes to the settle function (no read: this container's view decides).
-      if (outcome.kind === 'bill' && !r.alreadySettled)
-        await watchBalance(hold.accountId, { keyHash: hold.keyHash, heldNanoUsd: hold.holdNanoUsd }, queueBalanceAction);
-      return r;
-    } catch (err) {
-      lastError = err;
-      if (!(err instanceof StoreUnavailableError) && !(err instanceof SettleTimeout) && !isRetryable(err)) break;
-      await sleep(Math.min(50 * 2 ** attempt, Math.max(0, deadline - Date.now())));
-    }
+  try {
+    return await retrying(async () => {
+      if (Date.now() >= deadline) throw BUDGET_SPENT;
+      try {
+        const r = await withTimeout(settleRecord(hold, outcome), deadline - Date.now());
+        // A crossing's follow-up goes to the settle function (no read: this container's view decides).
+        if (outcome.kind === 'bill' && !r.alreadySettled)
+          await watchBalance(hold.accountId, { keyHash: hold.keyHash, heldNanoUsd: hold.holdNanoUsd }, queueBalanceAction);
+        return r;
+      } catch (err) {
+        lastError = err;
+        throw err;
+      }
+    }, inProcessSettlePolicy(deadline));
+  } catch {
+    // Not retryable, or the budget is spent: the queue takes it, with the settle's last failure.
   }
   if (!(await queue(hold, outcome, 0, lastError))) onUnqueued?.();
   return undefined;

@@ -31,13 +31,13 @@ import { documentClient } from '../store/dynamo';
 import { storeCall } from '../store/store-errors';
 import { tableNames } from '../store/tables';
 import { transactWrite, type TransactItems } from '../store/transact-write';
-import { backoffDelayMs, cancellationReasons, isTransactionConflict } from '../store/transaction-retry';
+import { cancellationReasons, settleConflictPolicy } from '../store/transaction-retry';
 import { UpdateBuilder } from '../store/update-builder';
 import { logger } from '../observability/logger';
 import { recordOverHoldLoss } from '../observability/metrics';
 import { computeCharge, type Charge } from '../money/price';
 import { isLeaseId } from '../http/request-id';
-import { sleep } from '../retry/sleep';
+import { retrying, TryAgain } from '../retry/retry';
 import { updateView, unmarshallItem } from './account-state';
 import { holdRecordSchema, HOLDS_MAP, keyEntryId, slotsOf, type HoldRecord } from './hold-record';
 import { cacheBucketsOf, type CacheEntryFields, type CacheEntryKey } from './ledger';
@@ -126,68 +126,71 @@ export async function settleHold(hold: HoldRecord, outcome: SettleOutcome, maxAt
   const charge = outcome.kind === 'bill' ? chargeFor(hold, outcome.entry) : NO_CHARGE;
   let withKey = true;
   let legacy = false; // a hold placed before inline holds: a held ledger item (see the file comment)
-  for (let attempt = 1; ; attempt++) {
-    try {
-      if (legacy)
-        await transactWrite(legacySettleTransaction(hold, outcome, charge, accountSettleUpdate(hold, charge, withKey, false).build()), {
-          retryConflicts: false,
-        });
-      else if (outcome.kind === 'cancel') await cancelUpdate(hold, withKey);
-      else await transactWrite(settleTransaction(hold, outcome.entry, charge, withKey), { retryConflicts: false });
-      applySettleToView(hold, charge);
-      if (charge.lossNanoUsd > 0 && outcome.kind === 'bill') {
-        recordOverHoldLoss(charge.lossNanoUsd);
-        logger.warn('usage over the hold', {
-          requestId: hold.requestId,
-          accountId: hold.accountId,
-          provider: outcome.entry.provider,
-          servedModel: outcome.entry.servedModel,
-          heldNanoUsd: hold.holdNanoUsd,
-          costNanoUsd: charge.costNanoUsd,
-          lossNanoUsd: charge.lossNanoUsd,
-          promptTokens: outcome.entry.promptTokens,
-          promptTokensHeld: hold.promptTokensHeld,
-          completionTokens: outcome.entry.completionTokens,
-          completionTokensHeld: hold.maxCompletionTokens,
-        });
-      }
-      return { alreadySettled: false, freeTokensUsed: charge.freeTokensUsed, costNanoUsd: charge.costNanoUsd };
-    } catch (err) {
-      const reasons = cancellationReasons(err);
-      const ledgerReason = reasons?.[SETTLE_ITEM.ledgerEntry];
-      const accountReason = reasons?.[SETTLE_ITEM.account];
-      if (ledgerReason?.code === 'ConditionalCheckFailed') {
-        const old = unmarshallItem(ledgerReason.item);
-        if (!legacy && old?.status === 'held') {
-          legacy = true;
-          continue;
+  // Two replans at most: to the legacy path once, without the key once.
+  return retrying(
+    async () => {
+      try {
+        if (legacy)
+          await transactWrite(legacySettleTransaction(hold, outcome, charge, accountSettleUpdate(hold, charge, withKey, false).build()), {
+            retryConflicts: false,
+          });
+        else if (outcome.kind === 'cancel') await cancelUpdate(hold, withKey);
+        else await transactWrite(settleTransaction(hold, outcome.entry, charge, withKey), { retryConflicts: false });
+        applySettleToView(hold, charge);
+        if (charge.lossNanoUsd > 0 && outcome.kind === 'bill') {
+          recordOverHoldLoss(charge.lossNanoUsd);
+          logger.warn('usage over the hold', {
+            requestId: hold.requestId,
+            accountId: hold.accountId,
+            provider: outcome.entry.provider,
+            servedModel: outcome.entry.servedModel,
+            heldNanoUsd: hold.holdNanoUsd,
+            costNanoUsd: charge.costNanoUsd,
+            lossNanoUsd: charge.lossNanoUsd,
+            promptTokens: outcome.entry.promptTokens,
+            promptTokensHeld: hold.promptTokensHeld,
+            completionTokens: outcome.entry.completionTokens,
+            completionTokensHeld: hold.maxCompletionTokens,
+          });
         }
-        const stored = settledBefore(old);
-        if ((!legacy && accountReason?.code === 'None') || inlineOf(unmarshallItem(accountReason?.item), hold.requestId) !== undefined)
-          await releaseDuplicate(hold);
-        return stored;
-      }
-      if (err instanceof ConditionalCheckFailedException || accountReason?.code === 'ConditionalCheckFailed') {
-        const accountOld = unmarshallItem(err instanceof ConditionalCheckFailedException ? err.Item : accountReason?.item);
-        const inline = inlineOf(accountOld, hold.requestId);
-        if ((legacy || inline !== undefined) && withKey) {
-          withKey = false; // the key was deleted while the request ran: settle the account alone
-          continue;
+        return { alreadySettled: false, freeTokensUsed: charge.freeTokensUsed, costNanoUsd: charge.costNanoUsd };
+      } catch (err) {
+        const reasons = cancellationReasons(err);
+        const ledgerReason = reasons?.[SETTLE_ITEM.ledgerEntry];
+        const accountReason = reasons?.[SETTLE_ITEM.account];
+        if (ledgerReason?.code === 'ConditionalCheckFailed') {
+          const old = unmarshallItem(ledgerReason.item);
+          if (!legacy && old?.status === 'held') {
+            legacy = true;
+            throw new TryAgain();
+          }
+          const stored = settledBefore(old);
+          if ((!legacy && accountReason?.code === 'None') || inlineOf(unmarshallItem(accountReason?.item), hold.requestId) !== undefined)
+            await releaseDuplicate(hold);
+          return stored;
         }
-        // Not (or no longer) on the account: settled or cancelled before, or never placed.
-        // A bill's transaction reports the ledger entry's own failed condition when one exists; a
-        // cancel reads the entry (a cancel racing a settle that landed returns what it charged).
-        const entry = outcome.kind === 'cancel' ? await readLedgerEntry(hold) : undefined;
-        if (!legacy && entry?.status === 'held') {
-          legacy = true;
-          continue;
+        if (err instanceof ConditionalCheckFailedException || accountReason?.code === 'ConditionalCheckFailed') {
+          const accountOld = unmarshallItem(err instanceof ConditionalCheckFailedException ? err.Item : accountReason?.item);
+          const inline = inlineOf(accountOld, hold.requestId);
+          if ((legacy || inline !== undefined) && withKey) {
+            withKey = false; // the key was deleted while the request ran: settle the account alone
+            throw new TryAgain();
+          }
+          // Not (or no longer) on the account: settled or cancelled before, or never placed.
+          // A bill's transaction reports the ledger entry's own failed condition when one exists; a
+          // cancel reads the entry (a cancel racing a settle that landed returns what it charged).
+          const entry = outcome.kind === 'cancel' ? await readLedgerEntry(hold) : undefined;
+          if (!legacy && entry?.status === 'held') {
+            legacy = true;
+            throw new TryAgain();
+          }
+          return settledBefore(entry);
         }
-        return settledBefore(entry);
+        throw err; // a conflict is retried by the policy
       }
-      if (!isTransactionConflict(err) || attempt >= maxAttempts) throw err;
-      await sleep(backoffDelayMs(attempt, { maxDelayMs: 250 }));
-    }
-  }
+    },
+    settleConflictPolicy(maxAttempts, 2),
+  );
 }
 
 /** A settle (or a lease's return) that landed, applied to this container's view of the item. */

@@ -23,6 +23,7 @@ import { storeCall } from '../store/store-errors';
 import { tableNames } from '../store/tables';
 import { transactWrite, type TransactItems } from '../store/transact-write';
 import { cancellationCodes } from '../store/transaction-retry';
+import { atOnce, retrying, TryAgain } from '../retry/retry';
 
 /** nano-USD in one US cent (Stripe amounts are integer cents for USD). */
 export const NANO_USD_PER_CENT = NANO_USD_PER_USD / 100;
@@ -173,29 +174,33 @@ export async function debitRefund(input: {
   paymentIntentId?: string | undefined;
 }): Promise<PaymentOutcome> {
   const key = { accountId: input.accountId, requestId: paymentEntryId(input.createdSec, input.chargeId) };
-  for (let attempt = 0; attempt < 8; attempt++) {
-    const out = await storeCall(() => documentClient().send(new GetCommand({ TableName: tableNames().ledger, Key: key, ConsistentRead: true })));
-    const old = typeof out.Item?.amountCents === 'number' ? out.Item.amountCents : 0;
-    const delta = input.amountRefundedCents - old;
-    if (delta <= 0) return afterDebit(input.accountId, 'duplicate');
-    const entry: PaymentEntry = {
-      ...key,
-      kind: 'refund',
-      amountNanoUsd: -input.amountRefundedCents * NANO_USD_PER_CENT,
-      amountCents: input.amountRefundedCents,
-      stripeId: input.chargeId,
-      createdAt: new Date(input.createdSec * 1000).toISOString(),
-      ...(input.paymentIntentId === undefined ? {} : { paymentIntentId: input.paymentIntentId }),
-    };
-    const put =
-      out.Item === undefined
-        ? { Put: { TableName: tableNames().ledger, Item: entry, ConditionExpression: PAYMENT_ENTRY_IS_NEW } }
-        : { Put: { TableName: tableNames().ledger, Item: entry, ConditionExpression: REFUND_ENTRY_UNCHANGED, ExpressionAttributeValues: { ':old': old } } };
-    const outcome = await writeOnce([put, debitAccount(input.accountId, delta * NANO_USD_PER_CENT)]);
-    if (outcome !== 'duplicate') return afterDebit(input.accountId, outcome);
-    // Another delivery moved the entry since it was read: read it again.
+  try {
+    return await retrying(async () => {
+      const out = await storeCall(() => documentClient().send(new GetCommand({ TableName: tableNames().ledger, Key: key, ConsistentRead: true })));
+      const old = typeof out.Item?.amountCents === 'number' ? out.Item.amountCents : 0;
+      const delta = input.amountRefundedCents - old;
+      if (delta <= 0) return afterDebit(input.accountId, 'duplicate');
+      const entry: PaymentEntry = {
+        ...key,
+        kind: 'refund',
+        amountNanoUsd: -input.amountRefundedCents * NANO_USD_PER_CENT,
+        amountCents: input.amountRefundedCents,
+        stripeId: input.chargeId,
+        createdAt: new Date(input.createdSec * 1000).toISOString(),
+        ...(input.paymentIntentId === undefined ? {} : { paymentIntentId: input.paymentIntentId }),
+      };
+      const put =
+        out.Item === undefined
+          ? { Put: { TableName: tableNames().ledger, Item: entry, ConditionExpression: PAYMENT_ENTRY_IS_NEW } }
+          : { Put: { TableName: tableNames().ledger, Item: entry, ConditionExpression: REFUND_ENTRY_UNCHANGED, ExpressionAttributeValues: { ':old': old } } };
+      const outcome = await writeOnce([put, debitAccount(input.accountId, delta * NANO_USD_PER_CENT)]);
+      if (outcome !== 'duplicate') return afterDebit(input.accountId, outcome);
+      throw new TryAgain('refund entry moved'); // another delivery moved the entry since it was read: read it again
+    }, atOnce(8));
+  } catch (err) {
+    if (err instanceof TryAgain) return 'duplicate';
+    throw err;
   }
-  return 'duplicate';
 }
 
 /**

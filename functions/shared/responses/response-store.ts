@@ -1,6 +1,7 @@
 import { BatchGetCommand, DeleteCommand, PutCommand } from '../store/commands';
 import { documentClient } from '../store/dynamo';
 import { toStoreError } from '../store/store-errors';
+import { retrying, TryAgain, type RetryPolicy } from '../retry/retry';
 import { tableNames } from '../store/tables';
 import type { InputItem } from './request';
 import type { ResponseObject } from './response-object';
@@ -184,6 +185,12 @@ function range(n: number | undefined): number[] {
 const BATCH_KEYS = 100;
 const UNPROCESSED_RETRIES = 5;
 
+/** Unprocessed keys asked for again after 50 ms, 100 ms, … ({@link UNPROCESSED_RETRIES} times); any other failure is thrown. */
+const UNPROCESSED_KEYS_POLICY: RetryPolicy = {
+  maxAttempts: 1 + UNPROCESSED_RETRIES,
+  delayMs: (err, retry) => (err instanceof TryAgain ? 25 * 2 ** (retry + 1) : undefined),
+};
+
 /**
  * Items of this account with these sort keys, strongly consistent, in any order (absent ones left out).
  * Each batch's binary attributes are counted against `budget`; none is asked for once it is spent.
@@ -194,20 +201,23 @@ async function batchGet(accountId: string, responseIds: readonly string[], budge
   for (let i = 0; i < responseIds.length; i += BATCH_KEYS) {
     if (budget.left < 0) throw new StoredReadTooLargeError(budget.total);
     let keys: Array<Record<string, unknown>> = responseIds.slice(i, i + BATCH_KEYS).map((responseId) => ({ accountId, responseId }));
-    for (let attempt = 0; keys.length > 0; attempt++) {
-      if (attempt > UNPROCESSED_RETRIES)
-        throw toStoreError(Object.assign(new Error('BatchGetItem left keys unprocessed'), { name: 'ProvisionedThroughputExceededException' }));
-      if (attempt > 0) await new Promise((r) => setTimeout(r, 25 * 2 ** attempt));
-      let answer;
-      try {
-        answer = await documentClient().send(new BatchGetCommand({ RequestItems: { [table]: { Keys: keys, ConsistentRead: true } } }));
-      } catch (err) {
-        throw toStoreError(err);
-      }
-      const items = answer.Responses?.[table] ?? [];
-      for (const item of items) budget.left -= binaryBytes(item);
-      out.push(...items);
-      keys = answer.UnprocessedKeys?.[table]?.Keys ?? [];
+    try {
+      await retrying(async () => {
+        let answer;
+        try {
+          answer = await documentClient().send(new BatchGetCommand({ RequestItems: { [table]: { Keys: keys, ConsistentRead: true } } }));
+        } catch (err) {
+          throw toStoreError(err);
+        }
+        const items = answer.Responses?.[table] ?? [];
+        for (const item of items) budget.left -= binaryBytes(item);
+        out.push(...items);
+        keys = answer.UnprocessedKeys?.[table]?.Keys ?? [];
+        if (keys.length > 0) throw new TryAgain('unprocessed keys');
+      }, UNPROCESSED_KEYS_POLICY);
+    } catch (err) {
+      if (!(err instanceof TryAgain)) throw err;
+      throw toStoreError(Object.assign(new Error('BatchGetItem left keys unprocessed'), { name: 'ProvisionedThroughputExceededException' }));
     }
   }
   if (budget.left < 0) throw new StoredReadTooLargeError(budget.total);

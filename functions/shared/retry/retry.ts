@@ -6,6 +6,9 @@ import { sleep as abortableSleep } from './sleep';
  * - the AWS JSON client (aws/aws-json.ts): throttling, 5xx and dropped connections, the SDK's
  *   standard strategy;
  * - DynamoDB transaction conflicts (store/transaction-retry.ts);
+ * - read-modify-write loops that plan their write again when the item moved (billing's settles and
+ *   lease returns, key creation, update and delete, refunds, unprocessed batch keys): their try throws
+ *   {@link TryAgain} after changing its plan, and a 0 ms wait is none;
  * - the router's retry of the same upstream target (routing/retry-policy.ts): the attempt loop
  *   (routing/attempt-loop.ts) runs its tries beside hedging and fallback, so it asks
  *   {@link nextRetryDelay} — the decision this loop makes — instead of looping here.
@@ -45,6 +48,23 @@ export interface RetryOptions {
 }
 
 /**
+ * Thrown by a try that changed its plan for the next (the item it writes moved between its read and its
+ * write, keys were left unprocessed): a policy retries it, {@link atOnce} without a wait. The last
+ * TryAgain of tries used up is rethrown like any failure; its caller turns it into its own answer.
+ */
+export class TryAgain extends Error {
+  constructor(message = 'try again') {
+    super(message);
+    this.name = 'TryAgain';
+  }
+}
+
+/** `maxAttempts` tries in all, the next at once after a {@link TryAgain}; any other failure is rethrown. */
+export function atOnce(maxAttempts: number): RetryPolicy {
+  return { maxAttempts, delayMs: (failure) => (failure instanceof TryAgain ? 0 : undefined) };
+}
+
+/**
  * Runs `op` until it succeeds or {@link nextRetryDelay} gives up; then rethrows its last error unchanged.
  * @param op one try; given its number (1-based) and the ms waited between tries so far.
  */
@@ -57,7 +77,7 @@ export async function retrying<T>(op: (attempt: number, waitedMs: number) => Pro
       const delay = opts.signal?.aborted === true ? undefined : nextRetryDelay(policy, err, retry);
       if (delay === undefined) throw err;
       waited += delay;
-      if ((await (opts.sleep ?? abortableSleep)(delay, opts.signal)) === false) throw err;
+      if (delay > 0 && (await (opts.sleep ?? abortableSleep)(delay, opts.signal)) === false) throw err;
     }
   }
 }

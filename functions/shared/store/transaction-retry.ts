@@ -5,7 +5,7 @@
  * The SDK does not retry those; the hot account item makes them routine, so we retry with jitter.
  */
 import { backoffMs } from '../retry/backoff';
-import { retrying, type RetryPolicy } from '../retry/retry';
+import { retrying, TryAgain, type RetryPolicy } from '../retry/retry';
 
 /**
  * One item's reason in a cancelled TransactWriteItems: its code (`None`, `ConditionalCheckFailed`,
@@ -63,6 +63,20 @@ export interface ConflictRetryOptions {
  */
 export function backoffDelayMs(attempt: number, opts: ConflictRetryOptions = {}): number {
   return Math.floor(backoffMs(attempt - 1, { baseMs: opts.baseDelayMs ?? 15, capMs: opts.maxDelayMs ?? 400, jitter: 'full' }, opts.random));
+}
+
+/**
+ * A settle's (or a lease return's) policy: a transaction conflict is retried after the shared backoff
+ * (ceiling 250 ms) while fewer than `maxAttempts` tries have run; a {@link TryAgain} (the write planned
+ * again: the key deleted, the minute turned, entries already written) is tried at once, at most
+ * `replans` times beyond `maxAttempts` (each replan changes the plan once, so the count is bounded).
+ */
+export function settleConflictPolicy(maxAttempts: number, replans: number): RetryPolicy {
+  return {
+    maxAttempts: maxAttempts + replans,
+    delayMs: (err, retry) =>
+      err instanceof TryAgain ? 0 : isTransactionConflict(err) && retry + 1 < maxAttempts ? backoffDelayMs(retry + 1, { maxDelayMs: 250 }) : undefined,
+  };
 }
 
 /**

@@ -12,6 +12,7 @@ import { ACCOUNT_EXISTS_AND_HAS_KEY_ROOM, KEY_IS_NEW } from '../../store/conditi
 import { tableNames } from '../../store/tables';
 import { transactWrite } from '../../store/transact-write';
 import { cancellationCodes } from '../../store/transaction-retry';
+import { atOnce, retrying, TryAgain } from '../../retry/retry';
 import { AccountNotFoundError, KeyLimitExceededError, KeyNotFoundError } from '../account-errors';
 import { generateApiKey } from '../api-key';
 import { type KeyItem, type LimitReset, keyItemSchema, toKeyInfo, type KeyInfo } from './item';
@@ -96,7 +97,8 @@ export async function createKey(accountId: string, name: string, opts: CreateKey
   };
   const state = freshKeyState('active', opts.limitNanoUsd, opts.limitNanoUsd === undefined ? undefined : opts.limitReset);
   const tables = tableNames();
-  for (let attempt = 1; ; attempt++) {
+  // Sharded meanwhile: plan again with the new count (3 tries in all).
+  await retrying(async (attempt) => {
     const shape = await readAccountShape(accountId);
     if (!shape.exists) throw new AccountNotFoundError(accountId);
     const guard = shardsGuard(shape);
@@ -121,15 +123,15 @@ export async function createKey(accountId: string, name: string, opts: CreateKey
           }),
         ]),
       );
-      break;
     } catch (err) {
       if (cancellationCodes(err)?.[1] !== 'ConditionalCheckFailed') throw err;
       // Full, gone, or sharded meanwhile: one read tells which (only on this refusal path).
       const after = await readAccountShape(accountId);
       if (!after.exists) throw new AccountNotFoundError(accountId);
       if (after.shards === shape.shards || attempt >= 3) throw new KeyLimitExceededError();
+      throw new TryAgain('sharded meanwhile');
     }
-  }
+  }, atOnce(3));
   return { key, keyHash, hint, name: cleanName, createdAt, item, state };
 }
 

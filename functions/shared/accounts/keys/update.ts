@@ -17,6 +17,7 @@ import { KEY_IS_LIVE_AND_OWNED, KEY_STATE_LIMIT_UNCHANGED, ACCOUNT_EXISTS_AND_HA
 import { tableNames } from '../../store/tables';
 import { transactWrite, type TransactItems } from '../../store/transact-write';
 import { cancellationCodes } from '../../store/transaction-retry';
+import { atOnce, retrying, TryAgain } from '../../retry/retry';
 import {
   repairKeyEntry,
   shardPk,
@@ -62,7 +63,7 @@ export async function updateKey(accountId: string, keyHash: string, patch: KeyPa
   if (patch.limitNanoUsd != null && !(Number.isSafeInteger(patch.limitNanoUsd) && patch.limitNanoUsd >= 0)) {
     throw new InvalidRequestError('The key limit must be a non-negative amount.', { param: 'limit' });
   }
-  for (let attempt = 1; ; attempt++) {
+  return retrying(async (attempt) => {
     const item = await getOwnedKey(accountId, keyHash);
     const before = await readKeyEntries(accountId, [keyHash]);
     const state = before.states.get(keyHash);
@@ -79,10 +80,11 @@ export async function updateKey(accountId: string, keyHash: string, patch: KeyPa
       if ((codes?.[UPDATE_ITEM.accountShard0] !== 'ConditionalCheckFailed' && !shardMissing) || attempt >= MAX_UPDATE_ATTEMPTS) throw err;
       // A shard without the key's entry (a key older than the shard's entries): add it, then again.
       if (shardMissing) for (let k = 1; k < before.shards; k++) await repairKeyEntry(shardPk(accountId, k), keyHash, k);
+      throw new TryAgain('key entry moved');
     } finally {
       forgetCachedKey(keyHash);
     }
-  }
+  }, atOnce(MAX_UPDATE_ATTEMPTS));
 }
 
 interface NextValues {
@@ -234,7 +236,8 @@ export async function deleteKey(accountId: string, keyHash: string): Promise<Key
   const tables = tableNames();
   const deletedAt = new Date().toISOString();
   try {
-    for (let attempt = 1; ; attempt++) {
+    // Sharded meanwhile: plan again with the new count (3 tries in all).
+    await retrying(async (attempt) => {
       const shape = await readAccountShape(accountId);
       const guard = shardsGuard(shape);
       try {
@@ -270,14 +273,13 @@ export async function deleteKey(accountId: string, keyHash: string): Promise<Key
             ...otherShardUpdates(accountId, keyHash, shape, { remove: ['#keys.#h'], mustExist: false }),
           ]),
         );
-        break;
       } catch (err) {
-        // Sharded meanwhile: plan again with the new count.
         const codes = cancellationCodes(err);
         if (codes?.[DELETE_ITEM.key] === 'ConditionalCheckFailed' || codes?.[DELETE_ITEM.accountShard0] !== 'ConditionalCheckFailed' || attempt >= 3) throw err;
         if ((await readAccountShape(accountId)).shards === shape.shards) throw err;
+        throw new TryAgain('sharded meanwhile');
       }
-    }
+    }, atOnce(3));
   } catch (err) {
     // Deleted concurrently by someone else: to this caller it is simply no longer a key.
     if (cancellationCodes(err)?.[0] === 'ConditionalCheckFailed') throw new KeyNotFoundError(accountId, keyHash);
