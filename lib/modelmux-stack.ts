@@ -254,10 +254,14 @@ export class ModelmuxStack extends Stack {
       );
     }
     if (more.distribution !== undefined) monitoring.addDistribution(more.distribution.distribution.distributionId, ORIGIN_LATENCY_ALARM_MS);
-    // A canary rolls back when the service's 5xx rate or a request function's errors alarm.
-    for (const name of ['ServerErrorRate', 'ChatErrors', 'EmbeddingsErrors', 'AccountErrors']) {
-      const alarm = monitoring.alarms.get(name);
-      if (alarm !== undefined) rollout.addAlarm(alarm);
+    // A function's canary rolls back on its NEW version's own 5xx answers or errors, and only its own
+    // (the service-wide alarms also count the old version's answers and the other functions').
+    for (const [name, part] of [
+      ['Chat', chat],
+      ['Embeddings', embeddings],
+      ['Account', account],
+    ] as const) {
+      if (part.gateway.alias !== undefined) rollout.addAlarms(name, monitoring.addCanary(name, part.gateway.alias));
     }
     monitoring.finish();
     new CfnOutput(this, 'AlarmTopicArn', {

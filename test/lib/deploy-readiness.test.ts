@@ -180,9 +180,13 @@ describe('5. versions, the live alias and canaries', () => {
           Enabled: true,
           Events: expect.arrayContaining(['DEPLOYMENT_FAILURE', 'DEPLOYMENT_STOP_ON_ALARM']),
         });
-        const alarms = (g.Properties?.AlarmConfiguration as { Alarms: unknown[]; Enabled: boolean }).Alarms;
-        expect(alarms.length).toBe(4); // the 5xx rate and the three request functions' errors
       }
+      // Each group rolls back on its own function's canary alarms only (canary alarms: monitoring.test.ts).
+      const groupAlarms = groups.map((g) =>
+        (g.Properties?.AlarmConfiguration as { Alarms: Array<{ Name: unknown }> }).Alarms.map((a) => JSON.stringify(a.Name)).sort(),
+      );
+      for (const alarms of groupAlarms) expect(alarms).toHaveLength(2);
+      expect(new Set(groupAlarms.flat()).size).toBe(6);
       // Every alias carries CodeDeploy's update policy, so CloudFormation hands the shift to CodeDeploy.
       const raw = t.toJSON().Resources as Record<string, { Type: string; UpdatePolicy?: unknown }>;
       for (const a of Object.values(raw).filter((r) => r.Type === 'AWS::Lambda::Alias'))
