@@ -98,11 +98,11 @@ export class ModelmuxStack extends Stack {
       memorySize: props.embeddingsMemoryMb ?? (props.managedInstances && MI_MIN_MEMORY_MB),
     });
     // Payments: the Stripe keys, created empty (payments off until the operator stores them).
-    const stripeSecret = new StripeSecret(this, 'Stripe');
+    const stripeSecret = new StripeSecret(this, 'Stripe', { importSecret: props.stripeSecretName });
     stripeSecret.attachTo(settle.settleFunction.function); // auto top-up charges run in the settle function
     new CfnOutput(this, 'StripeSecretPutCommand', {
       description:
-        'Store the Stripe keys (stripe.json: {"STRIPE_SECRET_KEY":"sk_...","STRIPE_WEBHOOK_SECRET":"whsec_..."}) to enable payments; the webhook endpoint is <base URL>/v1/billing/stripe/webhook',
+        'Store the Stripe keys (stripe.json: {"STRIPE_SECRET_KEY":"sk_...","STRIPE_WEBHOOK_SECRET":"whsec_..."}) to enable payments; the webhook endpoint is <BaseUrl>/billing/stripe/webhook (BaseUrl ends in /v1); with cloudfront=false, <AccountUrl>v1/billing/stripe/webhook',
       value: stripeSecret.putValueCommand,
     });
     const account = new AccountEndpoint(this, 'Account', {

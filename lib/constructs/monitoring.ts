@@ -34,8 +34,13 @@ import {
 } from './monitoring-metrics';
 import { serviceWidgets } from './monitoring-widgets';
 
-/** Lambda's default concurrency quota per account and region (Lambda docs, "Lambda quotas"). */
-export const DEFAULT_ACCOUNT_CONCURRENCY_LIMIT = 1_000;
+/**
+ * The unreserved concurrency Lambda always keeps in an account and region (Lambda docs, "Lambda
+ * quotas": reservations may not take the last 100). A stack with reservations R deploys only on a
+ * quota of at least 100 + R, the default the concurrency alarm assumes when none is given
+ * ({@link MonitoringProps.accountConcurrencyLimit}).
+ */
+export const LAMBDA_MIN_UNRESERVED_CONCURRENCY = 100;
 
 /** "Near the limit": this share of a concurrency limit (reserved or account). */
 export const CONCURRENCY_ALARM_RATIO = 0.8;
@@ -63,7 +68,11 @@ export interface MonitoringProps {
   readonly service: string;
   /** Subscribed to the alarm topic by email (the address must confirm). Default: no subscription. */
   readonly alarmEmail?: string;
-  /** The account's Lambda concurrency quota in this region. Default {@link DEFAULT_ACCOUNT_CONCURRENCY_LIMIT}. */
+  /**
+   * The account's Lambda concurrency quota in this region. Default: the smallest quota the stack
+   * deploys on ({@link LAMBDA_MIN_UNRESERVED_CONCURRENCY} + the reservations), so on an unknown quota the
+   * alarm fires early rather than never (a 1,000 default never fired on a smaller quota).
+   */
   readonly accountConcurrencyLimit?: number;
   /** Log groups the dashboard's cost-by-model query reads (the gateway functions' request lines). */
   readonly requestLogGroups?: readonly ILogGroup[];
@@ -132,7 +141,7 @@ export class Monitoring extends Construct {
     });
     // Reserved concurrency is carved out of the quota: what the unreserved functions (and any other
     // function of the account) share is the quota less the reservations.
-    const quota = props.accountConcurrencyLimit ?? DEFAULT_ACCOUNT_CONCURRENCY_LIMIT;
+    const quota = props.accountConcurrencyLimit ?? LAMBDA_MIN_UNRESERVED_CONCURRENCY + (props.reservedConcurrency ?? 0);
     const unreserved = Math.max(1, quota - (props.reservedConcurrency ?? 0));
     this.alarm('AccountConcurrency', unreservedConcurrency(), Math.max(1, Math.floor(CONCURRENCY_ALARM_RATIO * unreserved)), {
       description: `Unreserved Lambda concurrency in this account and region is above ${CONCURRENCY_ALARM_RATIO * 100}% of what the quota (${quota}) leaves after the stack's reservations (${props.reservedConcurrency ?? 0}): new invocations of the unreserved functions will be throttled. See README, Runbook.`,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_ACCOUNT_RESERVED_CONCURRENCY, DEFAULT_SETTLE_RESERVED_CONCURRENCY } from '../../lib/stack-props';
 import { BACKUP_RETENTION_DAYS } from '../../lib/constructs/backups';
-import { DEFAULT_ACCOUNT_CONCURRENCY_LIMIT } from '../../lib/constructs/monitoring';
+import { LAMBDA_MIN_UNRESERVED_CONCURRENCY } from '../../lib/constructs/monitoring';
 import { synthTemplate } from './support/synth';
 import { actionsOf, allIamStatements, type CfnResource, logicalIdByPath, resourcesOfStatement, resourcesOfType, testApp } from './template-helpers';
 import { stackPropsFromContext } from '../../lib/stack-context';
@@ -61,7 +61,7 @@ describe('1. concurrency guards', () => {
       const alarm = alarmsByName({ accountConcurrencyLimit: '400', chatReservedConcurrency: '100' }).AccountConcurrency!;
       expect(alarm.MetricName).toBe('UnreservedConcurrentExecutions');
       expect(alarm.Threshold).toBe(Math.floor(0.8 * (400 - 100 - DEFAULT_SETTLE_RESERVED_CONCURRENCY - DEFAULT_ACCOUNT_RESERVED_CONCURRENCY)));
-      expect(alarmsByName().AccountConcurrency!.Threshold).toBe(Math.floor(0.8 * (DEFAULT_ACCOUNT_CONCURRENCY_LIMIT - 15)));
+      expect(alarmsByName().AccountConcurrency!.Threshold).toBe(Math.floor(0.8 * LAMBDA_MIN_UNRESERVED_CONCURRENCY));
     },
     SLOW,
   );

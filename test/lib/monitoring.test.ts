@@ -155,7 +155,7 @@ describe('alarms', () => {
     }
   });
 
-  it('alarm on Lambda errors and throttles of each function, and on unreserved concurrency at 80% of what 1000 leaves after the reservations', () => {
+  it('alarm on Lambda errors and throttles of each function, and on unreserved concurrency at 80% of what the smallest deployable quota (100 + reservations) leaves', () => {
     for (const fn of ['Chat', 'Embeddings']) {
       expect(alarmMetrics(alarms[`Modelmux-${fn}Errors`] ?? {})[0]).toMatchObject({ Namespace: 'AWS/Lambda', MetricName: 'Errors' });
       expect(alarmMetrics(alarms[`Modelmux-${fn}Throttles`] ?? {})[0]).toMatchObject({ Namespace: 'AWS/Lambda', MetricName: 'Throttles' });
@@ -163,7 +163,7 @@ describe('alarms', () => {
     expect(alarms['Modelmux-AccountConcurrency']).toMatchObject({
       Namespace: 'AWS/Lambda',
       MetricName: 'UnreservedConcurrentExecutions',
-      Threshold: Math.floor(0.8 * (1000 - 5 - 10)),
+      Threshold: Math.floor(0.8 * 100),
       Statistic: 'Maximum',
     });
     expect(alarms['Modelmux-AccountConcurrency']?.Dimensions).toBeUndefined();
