@@ -98,11 +98,11 @@ export class ModelmuxStack extends Stack {
       memorySize: props.embeddingsMemoryMb ?? (props.managedInstances && MI_MIN_MEMORY_MB),
     });
     // Payments: the Stripe keys, created empty (payments off until the operator stores them).
-    const stripeSecret = new StripeSecret(this, 'Stripe');
+    const stripeSecret = new StripeSecret(this, 'Stripe', { importSecret: props.stripeSecretName });
     stripeSecret.attachTo(settle.settleFunction.function); // auto top-up charges run in the settle function
     new CfnOutput(this, 'StripeSecretPutCommand', {
       description:
-        'Store the Stripe keys (stripe.json: {"STRIPE_SECRET_KEY":"sk_...","STRIPE_WEBHOOK_SECRET":"whsec_..."}) to enable payments; the webhook endpoint is <base URL>/v1/billing/stripe/webhook',
+        'Store the Stripe keys (stripe.json: {"STRIPE_SECRET_KEY":"sk_...","STRIPE_WEBHOOK_SECRET":"whsec_..."}) to enable payments; the webhook endpoint is <BaseUrl>/billing/stripe/webhook (BaseUrl ends in /v1); with cloudfront=false, <AccountUrl>v1/billing/stripe/webhook',
       value: stripeSecret.putValueCommand,
     });
     const account = new AccountEndpoint(this, 'Account', {
@@ -254,10 +254,14 @@ export class ModelmuxStack extends Stack {
       );
     }
     if (more.distribution !== undefined) monitoring.addDistribution(more.distribution.distribution.distributionId, ORIGIN_LATENCY_ALARM_MS);
-    // A canary rolls back when the service's 5xx rate or a request function's errors alarm.
-    for (const name of ['ServerErrorRate', 'ChatErrors', 'EmbeddingsErrors', 'AccountErrors']) {
-      const alarm = monitoring.alarms.get(name);
-      if (alarm !== undefined) rollout.addAlarm(alarm);
+    // A function's canary rolls back on its NEW version's own 5xx answers or errors, and only its own
+    // (the service-wide alarms also count the old version's answers and the other functions').
+    for (const [name, part] of [
+      ['Chat', chat],
+      ['Embeddings', embeddings],
+      ['Account', account],
+    ] as const) {
+      if (part.gateway.alias !== undefined) rollout.addAlarms(name, monitoring.addCanary(name, part.gateway.alias));
     }
     monitoring.finish();
     new CfnOutput(this, 'AlarmTopicArn', {

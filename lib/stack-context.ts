@@ -42,6 +42,7 @@ export const DEPLOYABLE_SETTINGS: readonly string[] = CONFIG_VARIABLES.filter((n
  * every value arrives as a string):
  * - `cloudfront`: `false` to skip the CloudFront distribution (default true);
  * - `upstreamSecretName`: import this secret (full ARN or name) instead of creating one;
+ * - `stripeSecretName`: the same for the Stripe secret (`<stack>/stripe` is kept by `cdk destroy`);
  * - `upstreamBaseUrls`: object, or JSON string, of `*_BASE_URL` overrides;
  * - `chatReservedConcurrency`, `embeddingsReservedConcurrency`: integers (default none);
  * - `logRetentionDays` (default 30), `chatLogRetentionDays`, `embeddingsLogRetentionDays`: days the
@@ -49,7 +50,8 @@ export const DEPLOYABLE_SETTINGS: readonly string[] = CONFIG_VARIABLES.filter((n
  *   400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653);
  * - `monitoring`: `false` to skip alarms and the dashboard (default true);
  * - `alarmEmail`: address subscribed to the alarm topic (it must confirm the subscription);
- * - `accountConcurrencyLimit`: the account's Lambda concurrency quota, for the concurrency alarm (default 1000);
+ * - `accountConcurrencyLimit`: the account's Lambda concurrency quota, for the concurrency alarm (default: the smallest quota
+ *   the stack deploys on, 100 + its reserved concurrency; pass the real one);
  * - `tracing`: `true` for X-Ray tracing (default false);
  * - `domainName` with `certificateArn` (ACM, us-east-1) and/or `hostedZoneId` + `hostedZoneName`: a
  *   custom domain on the distribution;
@@ -103,6 +105,7 @@ export function stackPropsFromContext(node: Node): Omit<ModelmuxStackProps, keyo
   return {
     cloudfront: c.cloudfront ?? true,
     upstreamSecretName: c.upstreamSecretName,
+    stripeSecretName: c.stripeSecretName,
     upstreamBaseUrls: c.upstreamBaseUrls,
     chatReservedConcurrency: c.chatReservedConcurrency,
     embeddingsReservedConcurrency: c.embeddingsReservedConcurrency,
@@ -268,6 +271,7 @@ const opt = <T extends z.ZodType>(schema: T) => z.preprocess(unsetToUndefined, s
 const contextSchema = z.object({
   cloudfront: opt(booleanValue),
   upstreamSecretName: opt(stringValue),
+  stripeSecretName: opt(stringValue),
   upstreamBaseUrls: opt(objectValue),
   chatReservedConcurrency: opt(integerValue),
   embeddingsReservedConcurrency: opt(integerValue),

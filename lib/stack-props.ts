@@ -12,6 +12,8 @@ export interface ModelmuxStackProps extends StackProps {
   readonly cloudfront?: boolean;
   /** Import this secret (full ARN or name) instead of creating `<stack name>/upstream-keys`. */
   readonly upstreamSecretName?: string;
+  /** Import this Stripe secret (full ARN or name) instead of creating `<stack>/stripe` (a redeploy after `cdk destroy`). */
+  readonly stripeSecretName?: string;
   /** Plain-env base-URL overrides, e.g. `{ OPENAI_BASE_URL: 'https://…/v1' }`. Only `*_BASE_URL` names. */
   readonly upstreamBaseUrls?: Readonly<Partial<Record<UpstreamBaseUrlVar, string>>>;
   /** Reserved concurrency of the chat function; default none (it shares what the reservations leave). */
@@ -60,7 +62,7 @@ export interface ModelmuxStackProps extends StackProps {
   readonly monitoring?: boolean;
   /** Email address subscribed to the alarm topic; default none. */
   readonly alarmEmail?: string;
-  /** The account's Lambda concurrency quota, for the concurrency alarm; default 1000. */
+  /** The account's Lambda concurrency quota, for the concurrency alarm; default 100 + the stack's reservations (the smallest quota it deploys on). */
   readonly accountConcurrencyLimit?: number;
   /** X-Ray tracing of the functions; default false. */
   readonly tracing?: boolean;

@@ -1,7 +1,7 @@
 import { Duration } from 'aws-cdk-lib';
 import { MathExpression, Metric, type IMetric } from 'aws-cdk-lib/aws-cloudwatch';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
-import { METRICS_NAMESPACE, MetricName, type MetricNameValue } from '../../functions/shared/config/stack-contract';
+import { METRICS_NAMESPACE, MetricName, type MetricNameValue, VersionDimension } from '../../functions/shared/config/stack-contract';
 
 /**
  * CloudWatch metric definitions the alarms and the dashboard share: modelmux's own (EMF, namespace
@@ -75,4 +75,39 @@ export function transactionConflicts(table: ITable): Metric {
 /** Latency percentiles of one of our millisecond metrics, one line each. */
 export function percentiles(service: string, name: MetricNameValue, stats: readonly string[]): IMetric[] {
   return stats.map((statistic) => own(service, name, statistic, `${name} ${statistic}`, Duration.minutes(1)));
+}
+
+/** The period of a canary's rollback alarms: short enough to fire inside a 5-minute canary step. */
+export const CANARY_PERIOD = Duration.minutes(1);
+
+/**
+ * Percentage of one function version's answers that were 5xx, per minute with at least `minRequests`
+ * of its requests, else 0: the EMF copies of `Requests`/`ServerErrors` by `function` and `version`
+ * (functions/shared/observability/metrics.ts `recordRequest`). `version` is the published version's
+ * number (a token at synth: the version this deploy creates).
+ */
+export function versionServerErrorRate(service: string, functionName: string, version: string, minRequests: number): MathExpression {
+  const dimensionsMap = { service, [VersionDimension.function]: functionName, [VersionDimension.version]: version };
+  const m = (metricName: string) => new Metric({ namespace: METRICS_NAMESPACE, metricName, dimensionsMap, statistic: 'Sum', period: CANARY_PERIOD });
+  return new MathExpression({
+    expression: `IF(requests >= ${minRequests}, 100 * FILL(errors, 0) / requests, 0)`,
+    usingMetrics: { requests: m(MetricName.Requests), errors: m(MetricName.ServerErrors) },
+    label: 'version 5xx rate (%)',
+    period: CANARY_PERIOD,
+  });
+}
+
+/**
+ * Lambda's `Errors` (crashes, timeouts) of one version reached through an alias: the `ExecutedVersion`
+ * dimension, which Lambda publishes to compare the two versions behind a weighted alias (Lambda docs,
+ * "Types of metrics for Lambda functions", dimensions). Sum per minute.
+ */
+export function versionLambdaErrors(functionName: string, aliasName: string, version: string): Metric {
+  return new Metric({
+    namespace: 'AWS/Lambda',
+    metricName: 'Errors',
+    dimensionsMap: { FunctionName: functionName, Resource: `${functionName}:${aliasName}`, ExecutedVersion: version },
+    statistic: 'Sum',
+    period: CANARY_PERIOD,
+  });
 }

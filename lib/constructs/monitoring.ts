@@ -14,18 +14,33 @@ import {
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { CfnMonitoringSubscription } from 'aws-cdk-lib/aws-cloudfront';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
-import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import type { Alias, IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { ILogGroup } from 'aws-cdk-lib/aws-logs';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { MetricName } from '../../functions/shared/config/stack-contract';
-import { own, PERIOD, serverErrorRate, tableThrottles, transactionConflicts, unreservedConcurrency } from './monitoring-metrics';
+import {
+  CANARY_PERIOD,
+  own,
+  PERIOD,
+  serverErrorRate,
+  tableThrottles,
+  transactionConflicts,
+  unreservedConcurrency,
+  versionLambdaErrors,
+  versionServerErrorRate,
+} from './monitoring-metrics';
 import { serviceWidgets } from './monitoring-widgets';
 
-/** Lambda's default concurrency quota per account and region (Lambda docs, "Lambda quotas"). */
-export const DEFAULT_ACCOUNT_CONCURRENCY_LIMIT = 1_000;
+/**
+ * The unreserved concurrency Lambda always keeps in an account and region (Lambda docs, "Lambda
+ * quotas": reservations may not take the last 100). A stack with reservations R deploys only on a
+ * quota of at least 100 + R, the default the concurrency alarm assumes when none is given
+ * ({@link MonitoringProps.accountConcurrencyLimit}).
+ */
+export const LAMBDA_MIN_UNRESERVED_CONCURRENCY = 100;
 
 /** "Near the limit": this share of a concurrency limit (reserved or account). */
 export const CONCURRENCY_ALARM_RATIO = 0.8;
@@ -33,6 +48,13 @@ export const CONCURRENCY_ALARM_RATIO = 0.8;
 /** The 5xx-rate alarm: percent of answers, over 5-minute periods with at least this many requests. */
 export const SERVER_ERROR_RATE_PERCENT = 5;
 export const SERVER_ERROR_RATE_MIN_REQUESTS = 20;
+
+/**
+ * A canary's 5xx alarm: more than this percent of the new version's answers in a minute were 5xx, in a
+ * minute where it answered at least {@link CANARY_MIN_REQUESTS} requests (README, "Rollouts").
+ */
+export const CANARY_5XX_RATE_PERCENT = 10;
+export const CANARY_MIN_REQUESTS = 5;
 
 /**
  * The over-hold loss alarm: usage reported beyond the requests' holds (not charged, the platform's
@@ -46,7 +68,11 @@ export interface MonitoringProps {
   readonly service: string;
   /** Subscribed to the alarm topic by email (the address must confirm). Default: no subscription. */
   readonly alarmEmail?: string;
-  /** The account's Lambda concurrency quota in this region. Default {@link DEFAULT_ACCOUNT_CONCURRENCY_LIMIT}. */
+  /**
+   * The account's Lambda concurrency quota in this region. Default: the smallest quota the stack
+   * deploys on ({@link LAMBDA_MIN_UNRESERVED_CONCURRENCY} + the reservations), so on an unknown quota the
+   * alarm fires early rather than never (a 1,000 default never fired on a smaller quota).
+   */
   readonly accountConcurrencyLimit?: number;
   /** Log groups the dashboard's cost-by-model query reads (the gateway functions' request lines). */
   readonly requestLogGroups?: readonly ILogGroup[];
@@ -115,7 +141,7 @@ export class Monitoring extends Construct {
     });
     // Reserved concurrency is carved out of the quota: what the unreserved functions (and any other
     // function of the account) share is the quota less the reservations.
-    const quota = props.accountConcurrencyLimit ?? DEFAULT_ACCOUNT_CONCURRENCY_LIMIT;
+    const quota = props.accountConcurrencyLimit ?? LAMBDA_MIN_UNRESERVED_CONCURRENCY + (props.reservedConcurrency ?? 0);
     const unreserved = Math.max(1, quota - (props.reservedConcurrency ?? 0));
     this.alarm('AccountConcurrency', unreservedConcurrency(), Math.max(1, Math.floor(CONCURRENCY_ALARM_RATIO * unreserved)), {
       description: `Unreserved Lambda concurrency in this account and region is above ${CONCURRENCY_ALARM_RATIO * 100}% of what the quota (${quota}) leaves after the stack's reservations (${props.reservedConcurrency ?? 0}): new invocations of the unreserved functions will be throttled. See README, Runbook.`,
@@ -169,6 +195,32 @@ export class Monitoring extends Construct {
       }),
     );
     if (this.functionWidgets.length % 2 === 0) this.dashboard.addWidgets(...this.functionWidgets.slice(-2));
+  }
+
+  /**
+   * The rollback alarms of one function's canary, for its deployment group only: the NEW version's own
+   * 5xx rate (the per-version EMF copies of `Requests`/`ServerErrors`) and its crashes and timeouts
+   * (Lambda's `Errors` by `ExecutedVersion` behind the alias), each per minute, ALARM on 1 of 2
+   * datapoints, so a version answering 5xx from its first minute alarms within about 2–3 minutes
+   * (a minute of data, its EMF ingestion, the evaluation): inside a 5-minute canary step, while
+   * CodeDeploy still watches (README, "Rollouts"). `version` is the version this deploy publishes.
+   * @returns the two alarms, for the function's own deployment group.
+   */
+  addCanary(name: string, alias: Alias): Alarm[] {
+    const fn = alias.version.lambda;
+    const version = alias.version.version;
+    const canary = { period: CANARY_PERIOD, evaluationPeriods: 2, datapointsToAlarm: 1 };
+    return [
+      this.alarm(`${name}Canary5xx`, versionServerErrorRate(this.service, fn.functionName, version, CANARY_MIN_REQUESTS), CANARY_5XX_RATE_PERCENT, {
+        ...canary,
+        description: `More than ${CANARY_5XX_RATE_PERCENT}% of the ${name} function's newest version's answers in a minute were 5xx (with at least ${CANARY_MIN_REQUESTS} of its requests): a rollout of that version rolls back. See README, Runbook (Rollouts).`,
+        comparison: ComparisonOperator.GREATER_THAN_THRESHOLD,
+      }),
+      this.alarm(`${name}CanaryErrors`, versionLambdaErrors(fn.functionName, alias.aliasName, version), 1, {
+        ...canary,
+        description: `The ${name} function's newest version crashed or timed out in a minute: a rollout of that version rolls back. See README, Runbook (Rollouts).`,
+      }),
+    ];
   }
 
   /**

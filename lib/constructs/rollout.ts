@@ -18,13 +18,13 @@ export interface RolloutProps {
  * Safe rollouts of the request functions: one CodeDeploy application, and per function a deployment
  * group that shifts its `live` alias (the one its Function URL serves) from the old version to the new
  * one by the chosen configuration, and rolls back when the deployment fails or any of its alarms
- * ({@link addAlarm}: the service's 5xx rate, the function's errors) goes off while it shifts
+ * ({@link addAlarms}: the new version's own 5xx rate and errors, per function) goes off while it shifts
  * (CodeDeploy docs, "Deployments on an AWS Lambda compute platform"). A first deploy, or one that
  * changes nothing in a function, publishes no new version and shifts nothing.
  */
 export class Rollout extends Construct {
   readonly application: LambdaApplication;
-  private readonly groups: LambdaDeploymentGroup[] = [];
+  private readonly groups = new Map<string, { group: LambdaDeploymentGroup; alias: Alias }>();
   private readonly config: DeploymentConfigName;
 
   constructor(scope: Construct, id: string, props: RolloutProps = {}) {
@@ -40,7 +40,7 @@ export class Rollout extends Construct {
       alias,
       deploymentConfig: deploymentConfigOf(this.config),
       alarms: [...alarms],
-      // deploymentInAlarm: on by default once an alarm is added (addAlarm); a stack without monitoring has none.
+      // deploymentInAlarm: on by default once an alarm is added (addAlarms); a stack without monitoring has none.
       autoRollback: { failedDeployment: true, stoppedDeployment: true },
     });
     Validations.of(group).acknowledge({
@@ -48,13 +48,22 @@ export class Rollout extends Construct {
       reason:
         "CodeDeploy's service role for Lambda: the AWS-managed AWSCodeDeployRoleForLambdaLimited allows only reading alarms, publishing to SNS topics named CodeDeployTopic*, and lambda:UpdateAlias/GetAlias/GetProvisionedConcurrencyConfig; it is the role CodeDeploy documents for Lambda deployments.",
     });
-    this.groups.push(group);
+    this.groups.set(name, { group, alias });
     return group;
   }
 
-  /** Adds an alarm to every deployment group: while it is in ALARM, a shift rolls back. */
-  addAlarm(alarm: IAlarm): void {
-    for (const group of this.groups) group.addAlarm(alarm);
+  /**
+   * Adds alarms to the deployment group `name` only (its function's own canary alarms): while one is
+   * in ALARM, that function's shift rolls back. The alias is updated after the alarms, so an alarm
+   * that names the new version is in place before the shift starts.
+   */
+  addAlarms(name: string, alarms: readonly IAlarm[]): void {
+    const entry = this.groups.get(name);
+    if (entry === undefined) throw new Error(`Rollout: no deployment group ${name}`);
+    for (const alarm of alarms) {
+      entry.group.addAlarm(alarm);
+      if (alarm instanceof Construct) entry.alias.node.addDependency(alarm);
+    }
   }
 }
 

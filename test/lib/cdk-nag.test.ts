@@ -79,8 +79,8 @@ describe('cdk-nag AwsSolutions', () => {
     expect(summary(nagViolations({ compute: 'managed-instances' }))).toEqual([]);
   }, 120_000);
 
-  it('finds none without CloudFront and with an imported secret', () => {
-    expect(summary(nagViolations({ cloudfront: 'false', upstreamSecretName: 'team/llm-keys' }))).toEqual([]);
+  it('finds none without CloudFront and with imported secrets', () => {
+    expect(summary(nagViolations({ cloudfront: 'false', upstreamSecretName: 'team/llm-keys', stripeSecretName: 'team/stripe' }))).toEqual([]);
   });
 
   it('does fail synth on an unacknowledged finding (the check is really running)', () => {

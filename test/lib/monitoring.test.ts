@@ -42,6 +42,8 @@ describe('alarms', () => {
   it('exist for every item of the runbook, named after the stack, each notifying the topic on ALARM and OK', () => {
     expect(Object.keys(alarms).sort()).toEqual(
       [
+        'AccountCanary5xx',
+        'AccountCanaryErrors',
         'AccountConcurrency',
         'AccountConcurrencyNearLimit',
         'AccountErrors',
@@ -51,11 +53,15 @@ describe('alarms', () => {
         'AccountsTableThrottles',
         'AccountsTransactionConflicts',
         'BreakersOpen',
+        'ChatCanary5xx',
+        'ChatCanaryErrors',
         'ChatErrors',
         'ChatThrottles',
         'CloudFront5xxRate',
         'CloudFrontOriginLatency',
         'DirectAccess',
+        'EmbeddingsCanary5xx',
+        'EmbeddingsCanaryErrors',
         'EmbeddingsErrors',
         'EmbeddingsThrottles',
         'KeysByAccountIndexThrottles',
@@ -111,7 +117,45 @@ describe('alarms', () => {
     expect(expression).toBe('IF(requests >= 20, 100 * errors / requests, 0)');
   });
 
-  it('alarm on Lambda errors and throttles of each function, and on unreserved concurrency at 80% of what 1000 leaves after the reservations', () => {
+  it("roll back each function's canary on its NEW version's own 5xx rate and errors, per minute, in that function's deployment group only", () => {
+    const raw = template.toJSON().Resources as Record<string, { Type: string; Properties?: Record<string, unknown>; DependsOn?: string[] }>;
+    const groups = Object.entries(raw).filter(([, r]) => r.Type === 'AWS::CodeDeploy::DeploymentGroup');
+    const aliasOf = (fn: string) => Object.entries(raw).find(([id, r]) => r.Type === 'AWS::Lambda::Alias' && id.startsWith(fn))!;
+    for (const fn of ['Chat', 'Embeddings', 'Account']) {
+      const rate = alarms[`Modelmux-${fn}Canary5xx`] ?? {};
+      expect(rate).toMatchObject({ Threshold: 10, ComparisonOperator: 'GreaterThanThreshold', EvaluationPeriods: 2, DatapointsToAlarm: 1 });
+      const metrics =
+        (rate.Metrics as Array<{
+          Expression?: string;
+          MetricStat?: { Metric: { MetricName: string; Dimensions: Array<{ Name: string; Value: unknown }> }; Period: number };
+        }>) ?? [];
+      expect(metrics.find((m) => m.Expression)?.Expression).toBe('IF(requests >= 5, 100 * FILL(errors, 0) / requests, 0)');
+      const [aliasId, alias] = aliasOf(fn);
+      const version = (alias.Properties?.FunctionVersion as { 'Fn::GetAtt': string[] })['Fn::GetAtt'];
+      for (const m of metrics.filter((x) => x.MetricStat)) {
+        expect(m.MetricStat!.Period).toBe(60);
+        const dims = m.MetricStat!.Metric.Dimensions;
+        expect(dims.map((d) => d.Name).sort()).toEqual(['function', 'service', 'version']);
+        // The version this deploy publishes (the alias's new target), not the function at large.
+        expect(dims.find((d) => d.Name === 'version')!.Value).toEqual({ 'Fn::GetAtt': version });
+      }
+      const errors = alarms[`Modelmux-${fn}CanaryErrors`] ?? {};
+      expect(errors).toMatchObject({ Namespace: 'AWS/Lambda', MetricName: 'Errors', Period: 60, EvaluationPeriods: 2, DatapointsToAlarm: 1 });
+      expect((errors.Dimensions as Array<{ Name: string }>).map((d) => d.Name).sort()).toEqual(['ExecutedVersion', 'FunctionName', 'Resource']);
+      // The function's own group holds exactly its two canary alarms; the alias waits for them.
+      const canaryIds = Object.entries(raw)
+        .filter(([, r]) => r.Type === 'AWS::CloudWatch::Alarm' && String(r.Properties?.AlarmName).startsWith(`Modelmux-${fn}Canary`))
+        .map(([id]) => id);
+      expect(canaryIds).toHaveLength(2);
+      const own = groups.filter(([, g]) => JSON.stringify(g.Properties).includes(canaryIds[0]!));
+      expect(own).toHaveLength(1);
+      const names = (own[0]![1].Properties?.AlarmConfiguration as { Alarms: Array<{ Name: unknown }> }).Alarms.map((a) => JSON.stringify(a.Name));
+      expect(names.sort()).toEqual(canaryIds.map((id) => JSON.stringify({ Ref: id })).sort());
+      expect(raw[aliasId]!.DependsOn).toEqual(expect.arrayContaining(canaryIds));
+    }
+  });
+
+  it('alarm on Lambda errors and throttles of each function, and on unreserved concurrency at 80% of what the smallest deployable quota (100 + reservations) leaves', () => {
     for (const fn of ['Chat', 'Embeddings']) {
       expect(alarmMetrics(alarms[`Modelmux-${fn}Errors`] ?? {})[0]).toMatchObject({ Namespace: 'AWS/Lambda', MetricName: 'Errors' });
       expect(alarmMetrics(alarms[`Modelmux-${fn}Throttles`] ?? {})[0]).toMatchObject({ Namespace: 'AWS/Lambda', MetricName: 'Throttles' });
@@ -119,7 +163,7 @@ describe('alarms', () => {
     expect(alarms['Modelmux-AccountConcurrency']).toMatchObject({
       Namespace: 'AWS/Lambda',
       MetricName: 'UnreservedConcurrentExecutions',
-      Threshold: Math.floor(0.8 * (1000 - 5 - 10)),
+      Threshold: Math.floor(0.8 * 100),
       Statistic: 'Maximum',
     });
     expect(alarms['Modelmux-AccountConcurrency']?.Dimensions).toBeUndefined();

@@ -87,6 +87,23 @@ describe('stack options from context', () => {
     expectStripeStatementOnAccountAndSettleRoles(template);
   });
 
+  it('imports the kept Stripe secret by name (a redeploy after cdk destroy): none created, read by name, granted on that name and its suffix only', () => {
+    const template = synth({ stripeSecretName: 'Modelmux/stripe' });
+    const secrets = Object.values(resourcesOfType(template, 'AWS::SecretsManager::Secret')).map((r) => String(JSON.stringify(r.Properties?.Name)));
+    expect(secrets.filter((name) => name.includes('stripe'))).toEqual([]);
+    const stripeEnvs = Object.values(resourcesOfType(template, 'AWS::Lambda::Function'))
+      .map((fn) => (fn.Properties?.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables ?? {})
+      .filter((env) => env.STRIPE_SECRET_ARN !== undefined);
+    expect(stripeEnvs.length).toBe(2); // the account and settle functions
+    for (const env of stripeEnvs) expect(env.STRIPE_SECRET_ARN).toBe('Modelmux/stripe');
+    const grants = allIamStatements(template).filter(({ statement }) => statement.Sid === 'StripeSecret');
+    expect(grants.length).toBe(2);
+    for (const { statement } of grants) expect(JSON.stringify(statement.Resource)).toContain(':secret:Modelmux/stripe-??????');
+    expect(JSON.stringify((template.toJSON() as { Outputs: Record<string, unknown> }).Outputs.StripeSecretPutCommand)).toContain(
+      '--secret-id Modelmux/stripe ',
+    );
+  });
+
   it('imports the upstream secret by full ARN and grants exactly that ARN', () => {
     const arn = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:team/llm-keys-AbCdEf';
     const template = synth({ upstreamSecretName: arn });

@@ -107,6 +107,25 @@ describe('request metrics (edge)', () => {
     expect(metric(all, 'ClientErrors')).toEqual([]);
   });
 
+  it('on Lambda, also counts Requests and ServerErrors by function and version (what a canary rollback alarm reads)', async () => {
+    for (const provider of PROVIDER_NAMES) sim().setFault({ provider }, { kind: 'status', status: 503 });
+    process.env.AWS_LAMBDA_FUNCTION_NAME = 'Modelmux-Chat';
+    process.env.AWS_LAMBDA_FUNCTION_VERSION = '7';
+    try {
+      await expect(client.chat.completions.create({ model: 'gpt-4o-mini', messages: ask('canary down') })).rejects.toMatchObject({ status: 503 });
+      const all = await published();
+      for (const name of ['Requests', 'ServerErrors']) {
+        const byVersion = expectOne(all, name, ['service', 'function', 'version']);
+        expect(byVersion).toMatchObject({ values: [1], dimensionValues: { function: 'Modelmux-Chat', version: '7' } });
+        expect(expectOne(all, name).values).toEqual([1]);
+      }
+      expect(metric(all, 'ClientErrors', ['service', 'function', 'version'])).toEqual([]);
+    } finally {
+      delete process.env.AWS_LAMBDA_FUNCTION_NAME;
+      delete process.env.AWS_LAMBDA_FUNCTION_VERSION;
+    }
+  });
+
   it('counts a successful request in Requests only', async () => {
     await client.models.list();
     const all = await published();

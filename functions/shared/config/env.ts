@@ -17,8 +17,9 @@
  *   (lib/constructs/gateway-function.ts `define`): they must stay literal `process.env.X` reads;
  * - the variables the AWS SDK and Powertools read themselves (`AWS_REGION`, credentials,
  *   `POWERTOOLS_LOG_LEVEL`, `POWERTOOLS_METRICS_DISABLED`, `AWS_ENDPOINT_URL_*`), and the facts the Lambda
- *   runtime sets (`AWS_LAMBDA_FUNCTION_NAME`: on Lambda or not), read where the SDK's convention reads
- *   them (aws/aws-json.ts, store/dynamo.ts, billing/settle-queue.ts, billing/lease.ts).
+ *   runtime sets (`AWS_LAMBDA_FUNCTION_NAME`: on Lambda or not; `AWS_LAMBDA_FUNCTION_VERSION`), read where
+ *   the SDK's convention reads them (aws/aws-json.ts, store/dynamo.ts, billing/settle-queue.ts,
+ *   billing/lease.ts, observability/metrics.ts).
  *
  * To add a setting: one field below (schema, `expected` text, doc comment with unit, default and
  * meaning), one row in the README's Configuration table, and read it as `config().NAME`.

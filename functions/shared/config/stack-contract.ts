@@ -69,5 +69,13 @@ export const MetricName = {
   DirectAccessRefused: 'DirectAccessRefused',
 } as const;
 
+/**
+ * The dimensions of the per-version copies of `Requests` and `ServerErrors` (with `service`): the
+ * Lambda function's name and the version that answered (the runtime's `AWS_LAMBDA_FUNCTION_NAME` and
+ * `AWS_LAMBDA_FUNCTION_VERSION`). A canary's rollback alarm reads the new version's own answers
+ * (lib/constructs/monitoring.ts `addCanary`).
+ */
+export const VersionDimension = { function: 'function', version: 'version' } as const;
+
 /** One of {@link MetricName}'s values. */
 export type MetricNameValue = (typeof MetricName)[keyof typeof MetricName];

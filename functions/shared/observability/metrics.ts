@@ -12,8 +12,8 @@ import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
  *
  * | metric | unit | extra dimension | recorded when |
  * |---|---|---|---|
- * | `Requests` | Count | | every request a gateway function answers, any route, any status |
- * | `ClientErrors` / `ServerErrors` | Count | | the answer is a 4xx / a 5xx |
+ * | `Requests` | Count | `function` + `version` too | every request a gateway function answers, any route, any status |
+ * | `ClientErrors` / `ServerErrors` | Count | `function` + `version` too (`ServerErrors`) | the answer is a 4xx / a 5xx |
  * | `Errors` | Count | `statusCode` only | the answer is ≥ 400: errors by status |
  * | `Fallbacks` | Count | `model` (requested) | a request was answered by another target than the first one tried |
  * | `BreakerOpened` | Count | `target` (`provider:upstreamModel`) | a target's circuit breaker opens (per container) |
@@ -30,7 +30,7 @@ import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
  * | `DirectAccessRefused` | Count | | a call to a Function URL around CloudFront was refused (403; alarmed) |
  */
 
-import { METRICS_NAMESPACE, MetricName, type MetricNameValue } from '../config/stack-contract';
+import { METRICS_NAMESPACE, MetricName, type MetricNameValue, VersionDimension } from '../config/stack-contract';
 import { config } from '../config/env';
 
 /** The extra dimensions some metrics carry (besides `service`). */
@@ -68,14 +68,30 @@ function add(name: MetricNameValue, unit: Unit, value: number, dimensions: Dimen
 }
 
 /**
+ * The function and version answering in this container (the Lambda runtime's facts; a version is
+ * `$LATEST` or a published number), or undefined off Lambda. Read per call: a test may set them.
+ */
+function versionDimensions(): Dimensions | undefined {
+  const name = process.env.AWS_LAMBDA_FUNCTION_NAME;
+  const version = process.env.AWS_LAMBDA_FUNCTION_VERSION;
+  if (name === undefined || name === '' || version === undefined || version === '') return undefined;
+  return { [VersionDimension.function]: name, [VersionDimension.version]: version };
+}
+
+/**
  * One answered request (edge): `Requests`, and for an error status `ClientErrors`/`ServerErrors` and
- * `Errors` by `statusCode`.
+ * `Errors` by `statusCode`. On Lambda, `Requests` and `ServerErrors` are also published by `function`
+ * and `version`: the series a canary's rollback alarm reads (the new version's own 5xx answers; the
+ * handlers turn failures into 500 answers, which Lambda's own `Errors` metric never sees).
  * @param status the HTTP status sent to the client.
  */
 export function recordRequest(status: number): void {
+  const byVersion = versionDimensions();
   add(MetricName.Requests, MetricUnit.Count, 1);
+  if (byVersion !== undefined) add(MetricName.Requests, MetricUnit.Count, 1, byVersion);
   if (status < 400) return;
   add(status >= 500 ? MetricName.ServerErrors : MetricName.ClientErrors, MetricUnit.Count, 1);
+  if (status >= 500 && byVersion !== undefined) add(MetricName.ServerErrors, MetricUnit.Count, 1, byVersion);
   add(MetricName.Errors, MetricUnit.Count, 1, { [MetricDimension.statusCode]: String(status) });
 }
 
