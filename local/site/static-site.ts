@@ -13,7 +13,8 @@ import { securityHeaders } from '../../web/security-headers';
 
 /** True for paths CloudFront sends to the functions rather than to the site bucket. */
 export function isApiPath(path: string): boolean {
-  return path.startsWith('/v1/') || path === '/config.json';
+  // The Gemini API's routes (docs/providers.md §10) are API paths too: `/v1beta/…` and `/models/{m}:{method}`.
+  return path.startsWith('/v1/') || path.startsWith('/v1beta/') || path.startsWith('/models/') || path === '/config.json';
 }
 
 /** Options of {@link createStaticSite}. */

@@ -10,6 +10,7 @@ import { responses } from './responses';
 import { messages } from './messages';
 import { countTokens } from './count-tokens';
 import { storedResponses } from './stored-responses';
+import { gemini, geminiRoute } from './gemini';
 
 /**
  * The public routes under `/v1`. Both functions serve every route, so a single Function URL works
@@ -23,6 +24,8 @@ export const dispatch: GatewayHandler = async (req: GatewayRequest): Promise<Gat
   if (path === '/v1/responses') return only(req, 'POST', responses);
   if (path === '/v1/messages') return only(req, 'POST', messages);
   if (path === '/v1/messages/count_tokens') return only(req, 'POST', countTokens);
+  const g = geminiRoute(path);
+  if (g !== undefined) return only(req, 'POST', (r) => gemini(r, g));
   if (path === '/' && (req.method === 'HEAD' || req.method === 'GET')) return probe();
   if (path.startsWith('/v1/responses/')) return storedResponses(req, path.slice('/v1/responses/'.length));
   if (path === '/v1/embeddings') return only(req, 'POST', embeddings);
