@@ -197,7 +197,7 @@ describe('credit leases', { timeout: 180_000 }, () => {
     await sweepOrphanedHolds(lease.holdExpiresAt + config().HOLD_SWEEP_GRACE_MS + 60_000);
     expect(await ledgerOf(accountId)).toHaveLength(10);
     const { returnLease } = await import('../../functions/shared/billing/lease-settle');
-    expect(await returnLease(recordOfInline(lease, keyHash), 0)).toMatchObject({ alreadySettled: true });
+    expect(await returnLease(recordOfInline(lease, keyHash), { nanoUsd: 0, freeTokens: 0 })).toMatchObject({ alreadySettled: true });
     expect((await rawAccount(accountId)).creditNanoUsd).toBe(after.creditNanoUsd);
   });
 
@@ -441,32 +441,53 @@ describe('leaseTerms (who leases, and what a lease takes)', () => {
   const state = (over: Record<string, unknown> = {}) =>
     shardStateOf({ accountId: 'a', freeTokens: 0, creditNanoUsd: USD, purchasedNanoUsd: USD, keys: { h: { status: 'active' } }, ...over });
   const nanoUsd = (t: ReturnType<typeof leaseTerms>) => t?.nanoUsd;
+  /** A request whose most is `costNanoUsd` of credit, or 1,000 tokens. */
+  const need = (costNanoUsd: number) => ({ costNanoUsd, tokens: 1_000 });
 
   it('10% of what the account (or the key) has, when that covers 8 requests', () => {
-    expect(leaseTerms(state(), 'h', 1_000, cfg, Date.now())).toEqual({ nanoUsd: USD / 10, rpm: 0, slots: 0 });
+    expect(leaseTerms(state(), 'h', need(1_000), cfg, Date.now())).toEqual({ nanoUsd: USD / 10, freeTokens: 0, rpm: 0, slots: 0 });
     expect(
-      nanoUsd(leaseTerms(state({ keys: { h: { status: 'active', limitNanoUsd: 50_000, leftNanoUsd: 50_000, window: 'all' } } }), 'h', 100, cfg, Date.now())),
+      nanoUsd(
+        leaseTerms(state({ keys: { h: { status: 'active', limitNanoUsd: 50_000, leftNanoUsd: 50_000, window: 'all' } } }), 'h', need(100), cfg, Date.now()),
+      ),
     ).toBe(5_000);
-    expect(leaseTerms(state(), 'h', USD / 10 / 8 + 1, cfg, Date.now())).toBeUndefined();
+    expect(leaseTerms(state(), 'h', need(USD / 10 / 8 + 1), cfg, Date.now())).toBeUndefined();
   });
 
-  it('none with leases off, free tokens, fund shards or an inactive key', () => {
-    expect(leaseTerms(state(), 'h', 1_000, { ...cfg, CREDIT_LEASE_VALIDITY_MS: 0 }, Date.now())).toBeUndefined();
-    expect(leaseTerms(state({ freeTokens: 5 }), 'h', 1_000, cfg, Date.now())).toBeUndefined();
-    expect(leaseTerms(state({ shards: 2 }), 'h', 1_000, cfg, Date.now())).toBeUndefined();
-    expect(leaseTerms(state({ keys: { h: { status: 'disabled' } } }), 'h', 1_000, cfg, Date.now())).toBeUndefined();
+  it('free tokens, while there are any: a slice of them and no credit, sized by the requests waiting (at least 2), at most half', () => {
+    // 200,000 free tokens: 10% is 20,000; two requests of 16,384 tokens ask for 32,768.
+    expect(leaseTerms(state({ freeTokens: 200_000 }), 'h', { costNanoUsd: 1_000, tokens: 16_384 }, cfg, Date.now())).toEqual({
+      nanoUsd: 0,
+      freeTokens: 32_768,
+      rpm: 0,
+      slots: 0,
+    });
+    expect(leaseTerms(state({ freeTokens: 200_000 }), 'h', need(1_000), cfg, Date.now())).toMatchObject({ freeTokens: 20_000, nanoUsd: 0 });
+    // 16 waiting: 24 requests' most would be 393,216: half the free tokens.
+    expect(leaseTerms(state({ freeTokens: 200_000 }), 'h', { costNanoUsd: 1, tokens: 16_384 }, cfg, Date.now(), 16)).toMatchObject({ freeTokens: 100_000 });
+    // Too few for one request's most inside half of them: per request (free tokens and credit together).
+    expect(leaseTerms(state({ freeTokens: 30_000 }), 'h', { costNanoUsd: 1, tokens: 16_384 }, cfg, Date.now())).toBeUndefined();
+    // A refund took back credit already spent: nothing runs on a lease, not even free tokens.
+    expect(leaseTerms(state({ freeTokens: 200_000, creditNanoUsd: -1 }), 'h', need(1_000), cfg, Date.now())).toBeUndefined();
+  });
+
+  it('none with leases off, too few free tokens, fund shards or an inactive key', () => {
+    expect(leaseTerms(state(), 'h', need(1_000), { ...cfg, CREDIT_LEASE_VALIDITY_MS: 0 }, Date.now())).toBeUndefined();
+    expect(leaseTerms(state({ freeTokens: 5 }), 'h', need(1_000), cfg, Date.now())).toBeUndefined();
+    expect(leaseTerms(state({ shards: 2 }), 'h', need(1_000), cfg, Date.now())).toBeUndefined();
+    expect(leaseTerms(state({ keys: { h: { status: 'disabled' } } }), 'h', need(1_000), cfg, Date.now())).toBeUndefined();
   });
 
   it("with rate limits: 10% of the minute's units left and the slots this instance needs (never more than are left); none at a limit", () => {
     const limited = { ...cfg, RATE_LIMIT_RPM: 600, RATE_LIMIT_CONCURRENT: 50 };
     const now = Date.now();
     const minute = Math.floor(now / 60_000);
-    expect(leaseTerms(state(), 'h', 1_000, limited, now)).toEqual({ nanoUsd: USD / 10, rpm: 60, slots: 1 });
-    expect(leaseTerms(state({ rpmWindow: minute, rpmCount: 590 }), 'h', 1_000, limited, now)).toMatchObject({ rpm: 1 });
-    expect(leaseTerms(state({ rpmWindow: minute - 1, rpmCount: 600 }), 'h', 1_000, limited, now)).toMatchObject({ rpm: 60 });
-    expect(leaseTerms(state(), 'h', 1_000, limited, now, 20)).toMatchObject({ slots: 30 });
-    expect(leaseTerms(state({ inflight: 45 }), 'h', 1_000, limited, now, 20)).toMatchObject({ slots: 5 });
-    expect(leaseTerms(state({ keys: { h: { status: 'active', rpmWindow: minute, rpmCount: 600 } } }), 'h', 1_000, limited, now)).toBeUndefined();
-    expect(leaseTerms(state({ inflight: 50 }), 'h', 1_000, limited, now)).toBeUndefined();
+    expect(leaseTerms(state(), 'h', need(1_000), limited, now)).toEqual({ nanoUsd: USD / 10, freeTokens: 0, rpm: 60, slots: 1 });
+    expect(leaseTerms(state({ rpmWindow: minute, rpmCount: 590 }), 'h', need(1_000), limited, now)).toMatchObject({ rpm: 1 });
+    expect(leaseTerms(state({ rpmWindow: minute - 1, rpmCount: 600 }), 'h', need(1_000), limited, now)).toMatchObject({ rpm: 60 });
+    expect(leaseTerms(state(), 'h', need(1_000), limited, now, 20)).toMatchObject({ slots: 30 });
+    expect(leaseTerms(state({ inflight: 45 }), 'h', need(1_000), limited, now, 20)).toMatchObject({ slots: 5 });
+    expect(leaseTerms(state({ keys: { h: { status: 'active', rpmWindow: minute, rpmCount: 600 } } }), 'h', need(1_000), limited, now)).toBeUndefined();
+    expect(leaseTerms(state({ inflight: 50 }), 'h', need(1_000), limited, now)).toBeUndefined();
   });
 });

@@ -92,7 +92,10 @@ describe('per-key spend limits and disabled keys', () => {
 
   it('a disabled key gets 401 at once, even where its key row is cached, and works again when enabled', async () => {
     const { updateKey } = await import('../../functions/shared/accounts/keys/update');
-    const { client, accountId, keyHash } = await newKey({ freeTokens: 200_000, creditNanoUsd: 0 });
+    // An account that holds per request (free tokens nearly gone, credit beside them): each hold reads the
+    // key's entry on the account item. On a lease, a key disabled elsewhere is refused within
+    // KEY_CACHE_TTL_MS instead (docs/credit-leases.md, "Staleness a lease allows").
+    const { client, accountId, keyHash } = await newKey({ freeTokens: 20, creditNanoUsd: 1_000_000_000 });
     const ask = () => client.chat.completions.create({ model: 'gpt-4o-mini', max_tokens: 5, messages: [{ role: 'user', content: 'hi' }] });
     await ask(); // the key is now cached by this container's authenticate()
     // Disable it as another container would: the row and the account's entry, without this

@@ -57,11 +57,19 @@ async function accountWithKeys(opts: { freeTokens: number; creditNanoUsd: number
 
 describe('write units per request', () => {
   it('a buffered chat request held per request costs 5 write units end to end (hold 1 + settle 4) on an account with a handful of keys', async () => {
-    // Free tokens pay first, so this account holds per request (a lease is credit only).
-    const { account, key } = await accountWithKeys({ freeTokens: 1_000_000, creditNanoUsd: 1_000_000_000 });
+    // Free tokens nearly gone (fewer than two requests' most): a request may draw on free tokens and credit
+    // at once, so this account holds per request (lease-settle.ts leaseTerms).
+    const { account, key } = await accountWithKeys({ freeTokens: 100, creditNanoUsd: 1_000_000_000 });
     expect(await measuredWrites(account, key)).toEqual({
       'DynamoDB.UpdateItem': { calls: 1, units: 1, errors: 0 }, // the hold
       'DynamoDB.TransactWriteItems': { calls: 1, units: 4, errors: 0 }, // the settle: ledger Put + account Update
+    });
+  });
+
+  it('a buffered chat request on a free-token lease costs 1 write unit too: free tokens are leased like credit', async () => {
+    const { account, key } = await accountWithKeys({ freeTokens: 1_000_000, creditNanoUsd: 1_000_000_000 });
+    expect(await measuredWrites(account, key)).toEqual({
+      'DynamoDB.PutItem': { calls: 1, units: 1, errors: 0 }, // the ledger entry
     });
   });
 

@@ -99,6 +99,18 @@ export interface PlanInput {
   relaxFree?: boolean;
   /** A lease's ask: up to this many request-rate units and concurrency slots (default 1 and 1); as many as are left, at least 1. */
   grant?: RateGrant;
+  /**
+   * A lease's slice, taken exactly instead of `demand`'s charge: this many free tokens and nano-USD of
+   * credit. A credit slice (no free tokens) is written only while the item has no free tokens
+   * (condition `freeTokens = 0`), so a lease never charges credit where a free token would have paid.
+   */
+  slice?: LeaseSlice;
+}
+
+/** A lease's slice of an account: free tokens and nano-USD of credit (one of them is 0). */
+export interface LeaseSlice {
+  freeTokens: number;
+  nanoUsd: number;
 }
 
 /** Plans a hold on one account item. */
@@ -130,17 +142,21 @@ export function planHold(input: PlanInput): HoldPlan {
 
   const keyLimit = keyLimitPart(key, now);
   const keyLeft = keyAllowance(key, now);
-  const charge = computeCharge({
-    promptTokens: demand.promptTokens,
-    completionTokens: demand.outputTokens,
-    freeTokensAvailable: state.freeTokens,
-    inputPrice: demand.inputPrice,
-    outputPrice: demand.outputPrice,
-  });
-  if (charge.costNanoUsd > state.creditNanoUsd || charge.costNanoUsd > keyLeft) {
+  const charge =
+    input.slice === undefined
+      ? computeCharge({
+          promptTokens: demand.promptTokens,
+          completionTokens: demand.outputTokens,
+          freeTokensAvailable: state.freeTokens,
+          inputPrice: demand.inputPrice,
+          outputPrice: demand.outputPrice,
+        })
+      : { freeTokensUsed: input.slice.freeTokens, costNanoUsd: input.slice.nanoUsd };
+  if (charge.costNanoUsd > state.creditNanoUsd || charge.costNanoUsd > keyLeft || charge.freeTokensUsed > state.freeTokens) {
     return { ok: false, error: insufficient(state, key, keyLimit, keyLeft, demand, now) };
   }
-  const takeAllFree = input.relaxFree !== true && charge.freeTokensUsed < demand.promptTokens + demand.outputTokens;
+  const takeAllFree =
+    input.slice === undefined ? input.relaxFree !== true && charge.freeTokensUsed < demand.promptTokens + demand.outputTokens : input.slice.freeTokens === 0;
   return {
     ok: true,
     spec: {

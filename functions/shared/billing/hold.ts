@@ -21,7 +21,7 @@ import { now } from '../time/clock';
 import { isLeaseId } from '../http/request-id';
 import { sleep } from '../retry/sleep';
 import { readState, rememberState, shardStateOf, unmarshallItem, updateView, viewOf, type ShardState } from './account-state';
-import { holdUpdate, planHold, type HoldDemand, type HoldPlan, type HoldSpec, type RateGrant } from './hold-plan';
+import { holdUpdate, planHold, type HoldDemand, type HoldPlan, type HoldSpec, type LeaseSlice, type RateGrant } from './hold-plan';
 import { decodeInlineHold, HOLDS_MAP, keyEntryId, type HoldRecord } from './hold-record';
 import { rateHeadersOf, type RateHeaders, type RpmBranch } from './rate-limit';
 import { gatherInto, pickShard, refillShard } from './shards';
@@ -39,6 +39,8 @@ export interface HoldRequest {
   expiresAt: number;
   /** A credit lease's ask of the rate limits (lease.ts); a request takes 1 and 1. */
   grant?: RateGrant;
+  /** A lease's exact slice (hold-plan.ts {@link LeaseSlice}), instead of the demand's charge. */
+  slice?: LeaseSlice;
 }
 
 /** Plans of one hold: each failed condition brings the store's numbers for one more plan. */
@@ -150,6 +152,7 @@ export async function placeHold(req: HoldRequest, onUnknown: (record: HoldRecord
       now: now(),
       relaxFree: c.plans >= RELAX_FREE_FROM_PLAN,
       ...(req.grant !== undefined ? { grant: req.grant } : {}),
+      ...(req.slice !== undefined ? { slice: req.slice } : {}),
     });
     if (!plan.ok) {
       if (await replanAfterRefusal(c, req, root.shards, plan)) continue;

@@ -47,15 +47,33 @@ import {
   type UsageEntry,
 } from './settle';
 
-/** A slice must cover at least this many of the request's most (else the account leases per request). */
+/** A credit slice must cover at least this many of the request's most (else the account leases per request). */
 const MIN_REQUESTS_PER_LEASE = 8;
 
-/** What a lease asks for: nano-USD of credit, and up to `rpm` units / `slots` slots (0: that limit is off). */
+/**
+ * Most of an account's free tokens one lease takes (%): free tokens are few (a sign-up's 200,000 are
+ * about twelve requests' most at a 16,384-token default output budget), so a slice is sized by the
+ * requests waiting for it, not by CREDIT_LEASE_SHARE_PERCENT alone; half stays for other containers
+ * and for the per-request path near exhaustion, where a request may draw on free tokens and credit.
+ */
+const MAX_FREE_SHARE_PERCENT = 50;
+
+/**
+ * What a lease asks for: a slice of credit (nano-USD) OR of free tokens — one of the two is 0 — and up
+ * to `rpm` units / `slots` slots (0: that limit is off).
+ */
 export interface LeaseTerms extends RateGrant {
   nanoUsd: number;
+  freeTokens: number;
 }
 
-/** The request's most, nano-USD, with no free tokens (a lease is credit only). */
+/** What one request asks of a lease: its most in nano-USD with no free tokens, and in tokens (prompt + output). */
+export interface LeaseNeed {
+  costNanoUsd: number;
+  tokens: number;
+}
+
+/** The request's most, nano-USD, with no free tokens (a credit lease pays no free token). */
 export function requestCost(demand: HoldDemand): number {
   return computeCharge({
     promptTokens: demand.promptTokens,
@@ -68,42 +86,59 @@ export function requestCost(demand: HoldDemand): number {
 
 /**
  * The lease this instance would take from an account item, or undefined when the account leases per
- * request: leases off, free tokens, fund shards, an inactive key, a slice smaller than
- * {@link MIN_REQUESTS_PER_LEASE} of the request's most, or a rate limit with nothing left (the
- * per-request hold then answers the 429 from the store's own counters).
+ * request: leases off, fund shards, an inactive key, a credit slice smaller than
+ * {@link MIN_REQUESTS_PER_LEASE} of the request's most, free tokens too few for a slice that holds one
+ * request's most (the per-request path then spends the last of them, and credit beside them), or a
+ * rate limit with nothing left (the per-request hold then answers the 429 from the store's own counters).
  *
- * - credit: CREDIT_LEASE_SHARE_PERCENT of what the account (or the key's spend limit) has;
- * - request rate: the same share of the units left in the current minute (at least 1);
+ * - free tokens, while the account has any: a request admitted on this slice is paid by free tokens
+ *   alone, as the per-request path charges it while free tokens remain. The slice is the larger of
+ *   CREDIT_LEASE_SHARE_PERCENT of them and what `demand` + half again requests hold at most (at least
+ *   2), never more than {@link MAX_FREE_SHARE_PERCENT}; no credit is leased beside it;
+ * - credit (no free tokens left): CREDIT_LEASE_SHARE_PERCENT of what the account (or the key's spend
+ *   limit) has;
+ * - request rate: the same share of the units left in the current minute, or as many as the requests
+ *   the slots are sized for when that is more (the free tier's 20 a minute would otherwise grant 2),
+ *   never more than are left;
  * - concurrency: as many slots as this instance has requests of the account and key in flight or
  *   waiting (`demand`), plus half again (at least 1: a per-invocation Lambda container, which serves
  *   one request at a time, takes 1), never more than are left.
+ * @param need the asking request's most (nano-USD and tokens).
  * @param demand requests of this account and key in flight or waiting in this instance, the asking one included.
  * @param now epoch ms (billing clock).
  */
-export function leaseTerms(state: ShardState, h16: string, costNanoUsd: number, cfg: Config, now: number, demand = 1): LeaseTerms | undefined {
-  if (cfg.CREDIT_LEASE_VALIDITY_MS <= 0 || !state.exists || state.shards > 1 || state.freeTokens > 0) return undefined;
+export function leaseTerms(state: ShardState, h16: string, need: LeaseNeed, cfg: Config, now: number, demand = 1): LeaseTerms | undefined {
+  if (cfg.CREDIT_LEASE_VALIDITY_MS <= 0 || !state.exists || state.shards > 1 || state.creditNanoUsd < 0) return undefined;
   const key = state.keys?.[h16];
   if (key === undefined || key.status !== 'active') return undefined;
   const share = cfg.CREDIT_LEASE_SHARE_PERCENT / 100;
-  const available = Math.min(state.creditNanoUsd, keyAllowance(key, now));
-  const nanoUsd = Math.floor(available * share);
-  if (nanoUsd < MIN_REQUESTS_PER_LEASE * Math.max(1, costNanoUsd)) return undefined;
+  let nanoUsd = 0;
+  let freeTokens = 0;
+  if (state.freeTokens > 0) {
+    const wanted = Math.max(2, demand + Math.floor(demand / 2)) * Math.max(1, need.tokens);
+    freeTokens = Math.min(Math.floor((state.freeTokens * MAX_FREE_SHARE_PERCENT) / 100), Math.max(Math.floor(state.freeTokens * share), wanted));
+    if (freeTokens < Math.max(1, need.tokens)) return undefined;
+  } else {
+    nanoUsd = Math.floor(Math.min(state.creditNanoUsd, keyAllowance(key, now)) * share);
+    if (nanoUsd < MIN_REQUESTS_PER_LEASE * Math.max(1, need.costNanoUsd)) return undefined;
+  }
   const limits = rateLimitsFor(state.purchasedNanoUsd, cfg);
+  const wantedRequests = Math.max(1, demand + Math.floor(demand / 2));
   let rpm = 0;
   if (limits.rpm > 0) {
     const minute = epochMinute(now);
     const used = Math.max(state.rpmWindow === minute ? (state.rpmCount ?? 0) : 0, key.rpmWindow === minute ? (key.rpmCount ?? 0) : 0);
     const left = limits.rpm - used;
     if (left < 1) return undefined;
-    rpm = Math.max(1, Math.ceil(left * share));
+    rpm = Math.max(Math.ceil(left * share), Math.min(left, wantedRequests));
   }
   let slots = 0;
   if (limits.concurrent > 0) {
     const left = limits.concurrent - Math.max(state.inflight ?? 0, key.inflight ?? 0);
     if (left < 1) return undefined;
-    slots = Math.min(left, Math.max(1, demand + Math.floor(demand / 2)));
+    slots = Math.min(left, wantedRequests);
   }
-  return { nanoUsd, rpm, slots };
+  return { nanoUsd, freeTokens, rpm, slots };
 }
 
 /** When a lease was taken (epoch ms), from its id; NaN for a malformed id. */
@@ -163,8 +198,14 @@ export interface ReturnExtras {
   entries?: readonly UnwrittenEntry[];
 }
 
+/** What a lease's requests were charged in all: nano-USD of credit and free tokens. */
+export interface LeaseSpent {
+  nanoUsd: number;
+  freeTokens: number;
+}
+
 /**
- * Returns a lease: charges `spentNanoUsd` (capped at the lease: no bill exceeds its hold) and releases
+ * Returns a lease: charges `spent` (each part capped at the lease's: no bill exceeds its hold) and releases
  * the rest, its concurrency slots and — still in the grant's minute — its unused request-rate units,
  * in one conditional UpdateItem; with `entries`, one TransactWriteItems that also Puts them (each under
  * LEDGER_ENTRY_IS_NEW; one that exists already is dropped), so their charges never land without them.
@@ -172,9 +213,10 @@ export interface ReturnExtras {
  * account alone is settled.
  * @throws StoreUnavailableError (503) when DynamoDB is unavailable.
  */
-export async function returnLease(lease: HoldRecord, spentNanoUsd: number, extras: ReturnExtras = {}, maxAttempts = 30): Promise<SettleResult> {
-  const costNanoUsd = Math.min(Math.max(0, spentNanoUsd), lease.holdNanoUsd);
-  const charge = { freeTokensUsed: 0, costNanoUsd, freePromptTokens: 0, freeCompletionTokens: 0 };
+export async function returnLease(lease: HoldRecord, spent: LeaseSpent, extras: ReturnExtras = {}, maxAttempts = 30): Promise<SettleResult> {
+  const costNanoUsd = Math.min(Math.max(0, spent.nanoUsd), lease.holdNanoUsd);
+  const freeTokensUsed = Math.min(Math.max(0, spent.freeTokens), lease.holdFreeTokens);
+  const charge = { freeTokensUsed, costNanoUsd, freePromptTokens: 0, freeCompletionTokens: 0 };
   let entries = [...(extras.entries ?? [])];
   let withRpm = (extras.unusedRpm ?? 0) > 0 && lease.rpmWindow !== undefined && epochMinute(billingNow()) === lease.rpmWindow;
   let withKey = true;
@@ -193,7 +235,7 @@ export async function returnLease(lease: HoldRecord, spentNanoUsd: number, extra
         if (entries.length === 0) await storeCall(() => documentClient().send(new UpdateCommand(input)));
         else await transactWrite([{ Update: input }, ...entries.map((e) => ({ Put: ledgerPut(e) }))], { retryConflicts: false });
         applySettleToView(lease, charge);
-        return { alreadySettled: false, freeTokensUsed: 0, costNanoUsd };
+        return { alreadySettled: false, freeTokensUsed, costNanoUsd };
       } catch (err) {
         const reasons = cancellationReasons(err);
         const written = new Set((reasons ?? []).flatMap((r, i) => (i > 0 && r.code === 'ConditionalCheckFailed' ? [i - 1] : [])));
@@ -242,16 +284,16 @@ function ledgerPut(e: UnwrittenEntry) {
 }
 
 /**
- * What a lease's requests were charged (nano-USD): the ledger entries of its item's partition that name
+ * What a lease's requests were charged (nano-USD and free tokens): the ledger entries of its item's partition that name
  * it, read over the ids it could have admitted (from its time less {@link LEASE_ADMIT_SKEW_MS} to its
  * expiry; strongly consistent, paginated).
  * @throws StoreUnavailableError (503).
  */
-async function leaseSpend(lease: HoldRecord): Promise<number> {
+async function leaseSpend(lease: HoldRecord): Promise<LeaseSpent> {
   const taken = leaseTakenAt(lease.requestId);
   const from = requestIdFloor((Number.isFinite(taken) ? taken : lease.holdExpiresAt - 24 * 3_600_000) - LEASE_ADMIT_SKEW_MS);
   const to = requestIdFloor(lease.holdExpiresAt + 1);
-  let spent = 0;
+  const spent: LeaseSpent = { nanoUsd: 0, freeTokens: 0 };
   let startKey: Record<string, unknown> | undefined;
   do {
     const page = await storeCall(() =>
@@ -260,14 +302,17 @@ async function leaseSpend(lease: HoldRecord): Promise<number> {
           TableName: tableNames().ledger,
           KeyConditionExpression: 'accountId = :pk AND requestId BETWEEN :from AND :to',
           FilterExpression: 'leaseId = :lease',
-          ProjectionExpression: 'costNanoUsd',
+          ProjectionExpression: 'costNanoUsd, freeTokensUsed',
           ExpressionAttributeValues: { ':pk': lease.accountId, ':from': from, ':to': to, ':lease': lease.requestId },
           ConsistentRead: true,
           ExclusiveStartKey: startKey,
         }),
       ),
     );
-    for (const item of page.Items ?? []) spent += Number(item.costNanoUsd ?? 0);
+    for (const item of page.Items ?? []) {
+      spent.nanoUsd += Number(item.costNanoUsd ?? 0);
+      spent.freeTokens += Number(item.freeTokensUsed ?? 0);
+    }
     startKey = page.LastEvaluatedKey;
   } while (startKey);
   return spent;

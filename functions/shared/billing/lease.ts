@@ -20,8 +20,15 @@
  * step, so this instance never admits more than it was granted; unused units and the slots go back
  * with the return.
  *
- * Per request, exactly as without leases: accounts with free tokens or fund shards, small or nearly
- * empty accounts, an account at a rate limit, and any request a lease cannot admit.
+ * Free tokens are leased the same way (lease-settle.ts `leaseTerms`): while an account has free tokens,
+ * a lease takes a slice of them and no credit, and admits a request only when the slice still holds
+ * the request's whole most in tokens, so each admitted request is paid by free tokens alone, as the
+ * per-request path charges it while free tokens remain; the return charges the free tokens its
+ * requests used and gives back the rest.
+ *
+ * Per request, exactly as without leases: accounts with fund shards, accounts whose free tokens are
+ * nearly gone (a request may then draw on free tokens and credit at once), small or nearly empty
+ * credit, an account at a rate limit, and any request a lease cannot admit.
  */
 import { logger } from '../observability/logger';
 import { readState, viewOf } from './account-state';
@@ -60,6 +67,10 @@ interface Lease {
   available: number;
   /** nano-USD billed to its settled requests. */
   spent: number;
+  /** Free tokens of the slice not reserved by a request in flight nor used (a free-token lease). */
+  freeAvailable: number;
+  /** Free tokens used by its settled requests. */
+  freeSpent: number;
   /** Requests admitted whose ledger entry's fate is not known yet (each holds one of `slots`). */
   inflight: number;
   /** Concurrency slots granted (undefined: the limit is off). */
@@ -99,11 +110,15 @@ const slotOf = (accountId: string, keyHash: string) => `${accountId}|${keyHash}`
 export function admitNow(ask: LeaseAsk): Admission | undefined {
   const lease = current.get(slotOf(ask.accountId, ask.keyHash));
   if (lease === undefined || !admits(lease, ask)) return undefined;
-  lease.available -= ask.costNanoUsd;
+  const free = isFreeLease(lease);
+  if (free) lease.freeAvailable -= askTokens(ask);
+  else lease.available -= ask.costNanoUsd;
   lease.inflight++;
   if (lease.rpmLeft !== undefined) lease.rpmLeft--;
   lease.lastUsed = Date.now();
-  const low = lease.available < lease.record.holdNanoUsd / 4 || (lease.rpmLeft !== undefined && lease.rpmLeft < (lease.record.rpmUnits ?? 0) / 4);
+  const low =
+    (free ? lease.freeAvailable < Math.max(lease.record.holdFreeTokens / 4, askTokens(ask)) : lease.available < lease.record.holdNanoUsd / 4) ||
+    (lease.rpmLeft !== undefined && lease.rpmLeft < (lease.record.rpmUnits ?? 0) / 4);
   if (low) void acquire(ask); // top up before it runs out
   const rateHeaders =
     lease.rpmLeft === undefined ? {} : leasedRateHeaders(lease.rpmLimit, lease.rpmAfterGrant, lease.rpmLeft, lease.record.rpmWindow ?? 0, billingNow());
@@ -114,9 +129,19 @@ function admits(lease: Lease, ask: LeaseAsk): boolean {
   const arrived = Number(/^req_(\d{13})_/.exec(ask.requestId)?.[1] ?? Number.NaN);
   if (lease.state !== 'open' || Date.now() >= lease.validUntil || ask.endsAt > lease.record.holdExpiresAt || arrived < lease.takenAt - LEASE_ADMIT_SKEW_MS)
     return false;
-  if (ask.costNanoUsd > lease.available || (lease.slots !== undefined && lease.inflight >= lease.slots)) return false;
+  if (isFreeLease(lease) ? askTokens(ask) > lease.freeAvailable : ask.costNanoUsd > lease.available) return false;
+  if (lease.slots !== undefined && lease.inflight >= lease.slots) return false;
   return lease.rpmLeft === undefined || (lease.rpmLeft > 0 && epochMinute(billingNow()) === lease.record.rpmWindow);
 }
+
+/** A lease of free tokens (its admitted requests hold free tokens, no credit). */
+const isFreeLease = (lease: Lease): boolean => lease.record.holdFreeTokens > 0;
+
+/** The request's most in tokens: what it holds of a free-token lease. */
+const askTokens = (ask: LeaseAsk): number => ask.demand.promptTokens + ask.demand.outputTokens;
+
+/** What a request asks of a lease's terms (lease-settle.ts). */
+const needOf = (ask: LeaseAsk) => ({ costNanoUsd: ask.costNanoUsd, tokens: askTokens(ask) });
 
 /**
  * Whether the request should wait for a lease (true) or hold per request at once (false): from this
@@ -127,7 +152,7 @@ export function worthLeasing(ask: LeaseAsk): boolean {
   if (cfg.CREDIT_LEASE_VALIDITY_MS <= 0 || (declined.get(slotOf(ask.accountId, ask.keyHash)) ?? 0) > Date.now()) return false;
   const view = viewOf(ask.accountId);
   if (view === undefined || Date.now() - view.readAt > cfg.ACCOUNT_CACHE_TTL_MS) return true;
-  return leaseTerms(view.state, keyEntryId(ask.keyHash), ask.costNanoUsd, cfg, billingNow()) !== undefined;
+  return leaseTerms(view.state, keyEntryId(ask.keyHash), needOf(ask), cfg, billingNow()) !== undefined;
 }
 
 /** Takes a lease (one in flight per account and key) and admits the request; undefined: hold per request. */
@@ -175,14 +200,14 @@ async function take(slot: string, ask: LeaseAsk): Promise<Lease | undefined> {
   const cfg = config();
   const view = viewOf(ask.accountId);
   const state = view !== undefined && Date.now() - view.readAt <= cfg.ACCOUNT_CACHE_TTL_MS ? view.state : await readState(ask.accountId).catch(() => undefined);
-  const terms = state === undefined ? undefined : leaseTerms(state, keyEntryId(ask.keyHash), ask.costNanoUsd, cfg, billingNow(), demandOf(slot));
+  const terms = state === undefined ? undefined : leaseTerms(state, keyEntryId(ask.keyHash), needOf(ask), cfg, billingNow(), demandOf(slot));
   if (terms === undefined) return decline(slot, cfg);
   const takenAt = Date.now();
   const record = await placeLease(ask, terms, takenAt, cfg);
   if (record === undefined) return decline(slot, cfg);
-  if (record.holdFreeTokens > 0 || record.shard > 0) {
-    // The store's numbers differed from the view (free tokens, shards): give it back at once.
-    await returnLease(record, 0, { unusedRpm: record.rpmUnits ?? 0 }).catch(() => undefined);
+  if (record.shard > 0) {
+    // The store's numbers differed from the view (shards): give it back at once.
+    await returnLease(record, NOTHING_SPENT, { unusedRpm: record.rpmUnits ?? 0 }).catch(() => undefined);
     return decline(slot, cfg);
   }
   const headers = rateHeadersOfHold(record);
@@ -193,6 +218,8 @@ async function take(slot: string, ask: LeaseAsk): Promise<Lease | undefined> {
     validUntil: takenAt + cfg.CREDIT_LEASE_VALIDITY_MS,
     available: record.holdNanoUsd,
     spent: 0,
+    freeAvailable: record.holdFreeTokens,
+    freeSpent: 0,
     inflight: 0,
     ...(record.accountSlot ? { slots: record.slots ?? 1 } : {}),
     ...(record.rpmUnits !== undefined ? { rpmLeft: record.rpmUnits } : {}),
@@ -216,14 +243,15 @@ async function take(slot: string, ask: LeaseAsk): Promise<Lease | undefined> {
 
 async function placeLease(ask: LeaseAsk, terms: LeaseTerms, takenAt: number, cfg: Config): Promise<HoldRecord | undefined> {
   const leaseId = LEASE_ID_PREFIX + newRequestId(takenAt).slice(REQUEST_ID_PREFIX.length);
+  // The slice is written exactly (hold-plan.ts `slice`); the demand only words a 402, which a lease never shows.
   const demand: HoldDemand = {
     promptTokens: 0,
-    outputTokens: terms.nanoUsd,
-    outputLimitPerChoice: terms.nanoUsd,
+    outputTokens: terms.freeTokens,
+    outputLimitPerChoice: terms.freeTokens,
     choices: 1,
     inputPrice: 0,
-    outputPrice: 1_000,
-  }; // 1,000 µUSD/MTok = 1 nano-USD a token
+    outputPrice: 0,
+  };
   try {
     return await placeHold(
       {
@@ -235,6 +263,7 @@ async function placeLease(ask: LeaseAsk, terms: LeaseTerms, takenAt: number, cfg
         promptTokensEstimate: 0,
         expiresAt: ask.endsAt + cfg.CREDIT_LEASE_VALIDITY_MS,
         grant: { rpm: terms.rpm, slots: terms.slots },
+        slice: { freeTokens: terms.freeTokens, nanoUsd: terms.nanoUsd },
       },
       cancelUnknownHold,
     );
@@ -250,7 +279,7 @@ function decline(slot: string, cfg: Config): undefined {
   return undefined;
 }
 
-/** The per-request record of an admitted request: its most as the hold, no free tokens, no slots. */
+/** The per-request record of an admitted request: its most as the hold (in free tokens on a free-token lease, else in credit), no slots. */
 function admittedRecord(lease: Lease, ask: LeaseAsk): HoldRecord {
   const l = lease.record;
   return {
@@ -259,8 +288,8 @@ function admittedRecord(lease: Lease, ask: LeaseAsk): HoldRecord {
     shard: l.shard,
     requestId: ask.requestId,
     keyHash: ask.keyHash,
-    holdFreeTokens: 0,
-    holdNanoUsd: ask.costNanoUsd,
+    holdFreeTokens: isFreeLease(lease) ? askTokens(ask) : 0,
+    holdNanoUsd: isFreeLease(lease) ? 0 : ask.costNanoUsd,
     keyLimited: l.keyLimited,
     ...(l.keyWindow !== undefined ? { keyWindow: l.keyWindow } : {}),
     accountSlot: false,
@@ -278,16 +307,22 @@ function admittedRecord(lease: Lease, ask: LeaseAsk): HoldRecord {
 }
 
 /**
- * An admitted request's bill is known: `costNanoUsd` (0 for a cancel) is added to what the lease
- * spent, the rest of its reservation goes back to the slice. Its slot stays taken until
- * {@link endAdmission}.
+ * An admitted request's bill is known: its charge (nano-USD and free tokens; zeros for a cancel) is
+ * added to what the lease spent, the rest of its reservation goes back to the slice. Its slot stays
+ * taken until {@link endAdmission}.
  */
-export function billAdmission(a: Admission, costNanoUsd: number): void {
-  const cost = Math.min(costNanoUsd, a.record.holdNanoUsd);
+export function billAdmission(a: Admission, charge: { costNanoUsd: number; freeTokensUsed: number }): void {
+  const cost = Math.min(charge.costNanoUsd, a.record.holdNanoUsd);
+  const free = Math.min(charge.freeTokensUsed, a.record.holdFreeTokens);
   a.lease.spent += cost;
   a.lease.available += a.record.holdNanoUsd - cost;
+  a.lease.freeSpent += free;
+  a.lease.freeAvailable += a.record.holdFreeTokens - free;
   a.lease.lastUsed = Date.now();
 }
+
+/** A return that charges nothing. */
+const NOTHING_SPENT = { nanoUsd: 0, freeTokens: 0 };
 
 /**
  * An admitted request's ledger entry is written or queued — or neither took it (`unwritten`): then
@@ -314,7 +349,11 @@ async function maybeReturn(lease: Lease, idle = false): Promise<void> {
   if (current.get(lease.slot) === lease) current.delete(lease.slot);
   outstanding.delete(lease);
   try {
-    const r = await returnLease(lease.record, lease.spent, { unusedRpm: lease.rpmLeft ?? 0, entries: lease.unwritten });
+    const r = await returnLease(
+      lease.record,
+      { nanoUsd: lease.spent, freeTokens: lease.freeSpent },
+      { unusedRpm: lease.rpmLeft ?? 0, entries: lease.unwritten },
+    );
     // The lease's spending is visible now: a line the user drew may be crossed (balance-watch.ts), judged
     // on settings no older than a view's TTL (a lease's requests read nothing: one read per lease).
     if (!r.alreadySettled) {

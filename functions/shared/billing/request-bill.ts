@@ -180,7 +180,7 @@ function admittedBill(admission: () => Admission | undefined): Omit<RequestBill,
       if (a === undefined || done) return undefined;
       done = true;
       // The slice learns the bill at once; the lease is not returned before the entry's fate is known.
-      billAdmission(a, chargeFor(a.record, entry).costNanoUsd);
+      billAdmission(a, chargeFor(a.record, entry));
       let unqueued = false;
       const r = await settleDurably(a.record, { kind: 'bill', entry }, undefined, () => (unqueued = true));
       await endAdmission(a, unqueued ? { record: a.record, entry } : undefined);
@@ -190,7 +190,7 @@ function admittedBill(admission: () => Admission | undefined): Omit<RequestBill,
       const a = admission();
       if (a === undefined || done) return;
       done = true;
-      billAdmission(a, 0);
+      billAdmission(a, { costNanoUsd: 0, freeTokensUsed: 0 });
       await endAdmission(a);
     },
   };
