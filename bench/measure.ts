@@ -155,7 +155,7 @@ export function addCalls(into: AwsCalls, from: AwsCalls): void {
 }
 
 /** Sends `n` requests one after the other; gateway targets wait until the previous invocation has ended. */
-async function sequence(
+export async function sequence(
   gateway: Gateway,
   spec: RequestSpec,
   kind: Kind,

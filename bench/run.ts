@@ -10,6 +10,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execFileSync } from 'node:child_process';
+import { measureAccountKinds, renderAccountKinds } from './account-kinds';
 import { closePools } from './client';
 import { emptyModule, timeImports } from './cold-start';
 import { benchConfig, KINDS, measureKind, measureLoad, measureWru, profileKinds, type Kind, type KindResult } from './measure';
@@ -66,6 +67,8 @@ async function main(): Promise<void> {
     kinds[kind] = await measureKind(system, gateway, cfg, kind, key);
   }
   const otherCores = (machineBusyMs() - machineBefore - ((await cpuMs(pids)).reduce((a, b) => a + b, 0) - oursBefore)) / (performance.now() - wallBefore);
+  log('every kind of account: the dev key, free tokens only, credit only, $0.05, a key with a spend limit');
+  const accountKinds = await measureAccountKinds(system, gateway, cfg);
   log('load: buffered chat at c=16, direct, modelmux, Portkey');
   const portkey = await system.startPortkey();
   const load = await measureLoad(system, gateway, portkey, key, cfg.loadSeconds);
@@ -88,8 +91,9 @@ async function main(): Promise<void> {
     .join(', ')}), rate limits off, on an account with credit._`;
   const report = renderReport({ cfg, header, stack, imports, kinds, load, wru, phases, leaseEnv: MODES.leases });
   const target = cfg.quick ? join(logDir, 'BENCHMARKS.quick.md') : join(ROOT, 'BENCHMARKS.md');
-  writeFileSync(target, `${report}\n`);
-  process.stdout.write(`${report}\n`);
+  const full = `${report}\n\n${renderAccountKinds(accountKinds)}`;
+  writeFileSync(target, `${full}\n`);
+  process.stdout.write(`${full}\n`);
   log(`wrote ${target}`);
 }
 

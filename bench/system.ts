@@ -87,11 +87,19 @@ export type Peer = { origin: string; pid: number; version: string } | { error: s
  * `account` makes an account with $1,000 of credit and `keys` API keys (with `email`: a dashboard account);
  * `startGateway` runs the deployed bundles on Node 24 with `env` over the template's (e.g. the lease mode).
  */
+/** What a bench account starts with: free tokens, nano-USD of credit, and optionally a spend limit on each key (nano-USD). */
+export interface AccountFunds {
+  freeTokens: number;
+  creditNanoUsd: number;
+  keyLimitNanoUsd?: number;
+}
+
 export interface System {
   dynamodb: { endpoint: string; pid: number };
   simulator: { pid: number; openaiBaseUrl: string };
   pace(gapMs: number): Promise<void>;
-  account(keys: number, email?: string): Promise<string[]>;
+  /** A new account with `keys` API keys (default funds: $1,000 of credit, no free tokens; `funds.keyLimitNanoUsd`: each key's spend limit). */
+  account(keys: number, email?: string, funds?: AccountFunds): Promise<string[]>;
   startGateway(env: Record<string, string>, nodeFlags?: string[]): Promise<Gateway>;
   startPortkey(): Promise<Peer>;
   stop(): Promise<void>;
@@ -202,10 +210,15 @@ export async function startSystem(chat: StackFunction, embeddings: StackFunction
       dynamodb: { endpoint: ddb.endpoint, pid: ddb.pid },
       simulator: { pid: sim.process.pid, openaiBaseUrl: openai },
       pace: async (gapMs) => void (await control('chunk-delay', { ms: gapMs }), await control('reset', {})),
-      account: async (keys, email) => {
-        const { accountId } = await createAccount({ freeTokens: 0, creditNanoUsd: 1_000 * 1e9, ...(email === undefined ? {} : { email }) });
+      account: async (keys, email, funds = { freeTokens: 0, creditNanoUsd: 1_000 * 1e9 }) => {
+        const { accountId } = await createAccount({
+          freeTokens: funds.freeTokens,
+          creditNanoUsd: funds.creditNanoUsd,
+          ...(email === undefined ? {} : { email }),
+        });
         const out: string[] = [];
-        for (let k = 0; k < keys; k++) out.push((await createKey(accountId, `bench ${k}`)).key);
+        const limit = funds.keyLimitNanoUsd === undefined ? {} : { limitNanoUsd: funds.keyLimitNanoUsd };
+        for (let k = 0; k < keys; k++) out.push((await createKey(accountId, `bench ${k}`, limit)).key);
         return out;
       },
       startGateway: async (over, nodeFlags = []) => {

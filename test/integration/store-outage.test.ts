@@ -18,7 +18,12 @@ let gw: RunningGateway;
 /** A key of another account, created while the store was up, never used: this container has not cached it. */
 let freshKey: string;
 
+const saved = { ...process.env };
+
 beforeAll(async () => {
+  // The per-request path: an account on a lease answers from its slice while the store is away, its
+  // entries queued or written by the lease's return (docs/credit-leases.md); this file proves the hold.
+  process.env.CREDIT_LEASE_VALIDITY_MS = '0';
   ddb = await startTcpProxy(Number(new URL(inject('dynamodbEndpoint')).port), 0);
   gw = await startGateway({ dynamodbEndpoint: ddb.endpoint, tablePrefix: `outage-${process.pid}` });
   const { createAccount } = await import('../../functions/shared/accounts/account-store');
@@ -30,6 +35,7 @@ afterAll(async () => {
   vi.restoreAllMocks();
   await gw?.close();
   await ddb?.close();
+  process.env = { ...saved };
 });
 
 function sim() {

@@ -73,6 +73,45 @@ export interface LeaseNeed {
   tokens: number;
 }
 
+/** What a request asks of a lease: its most in nano-USD (`costNanoUsd`, as lease.ts's ask carries it) and in tokens. */
+export function needOf(ask: { costNanoUsd: number; demand: HoldDemand }): LeaseNeed {
+  return { costNanoUsd: ask.costNanoUsd, tokens: ask.demand.promptTokens + ask.demand.outputTokens };
+}
+
+/**
+ * The per-request record of a request admitted against `lease` (a lease's hold record): its most as
+ * its hold — in free tokens on a free-token lease, else in credit — and no slots (the lease holds them).
+ */
+export function leasedRequestRecord(
+  lease: HoldRecord,
+  ask: Pick<HoldRecord, 'requestId' | 'keyHash' | 'promptTokensEstimate' | 'publicModel'> & { demand: HoldDemand },
+  need: LeaseNeed,
+): HoldRecord {
+  const free = lease.holdFreeTokens > 0;
+  return {
+    ownerAccountId: lease.ownerAccountId,
+    accountId: lease.accountId,
+    shard: lease.shard,
+    requestId: ask.requestId,
+    keyHash: ask.keyHash,
+    holdFreeTokens: free ? need.tokens : 0,
+    holdNanoUsd: free ? 0 : need.costNanoUsd,
+    keyLimited: lease.keyLimited,
+    ...(lease.keyWindow !== undefined ? { keyWindow: lease.keyWindow } : {}),
+    accountSlot: false,
+    keySlot: false,
+    promptTokensEstimate: ask.promptTokensEstimate,
+    promptTokensHeld: ask.demand.promptTokens,
+    maxCompletionTokens: ask.demand.outputTokens,
+    holdInputPrice: ask.demand.inputPrice,
+    holdOutputPrice: ask.demand.outputPrice,
+    publicModel: ask.publicModel,
+    createdAt: new Date().toISOString(),
+    holdExpiresAt: lease.holdExpiresAt,
+    leaseId: lease.requestId,
+  };
+}
+
 /** The request's most, nano-USD, with no free tokens (a credit lease pays no free token). */
 export function requestCost(demand: HoldDemand): number {
   return computeCharge({

@@ -20,15 +20,10 @@
  * step, so this instance never admits more than it was granted; unused units and the slots go back
  * with the return.
  *
- * Free tokens are leased the same way (lease-settle.ts `leaseTerms`): while an account has free tokens,
- * a lease takes a slice of them and no credit, and admits a request only when the slice still holds
- * the request's whole most in tokens, so each admitted request is paid by free tokens alone, as the
- * per-request path charges it while free tokens remain; the return charges the free tokens its
- * requests used and gives back the rest.
- *
- * Per request, exactly as without leases: accounts with fund shards, accounts whose free tokens are
- * nearly gone (a request may then draw on free tokens and credit at once), small or nearly empty
- * credit, an account at a rate limit, and any request a lease cannot admit.
+ * Free tokens are leased alike (lease-settle.ts `leaseTerms`, docs/credit-leases.md "Free tokens"): a
+ * slice of them and no credit; a request is admitted only when the slice holds its whole most, so free
+ * tokens alone pay it, as the per-request path would. Per request, as without leases: fund shards,
+ * free tokens nearly gone, small credit, a rate limit reached, any request a lease cannot admit.
  */
 import { logger } from '../observability/logger';
 import { readState, viewOf } from './account-state';
@@ -37,7 +32,7 @@ import { now as billingNow } from '../time/clock';
 import { placeHold, rateHeadersOfHold, type HoldRequest } from './hold';
 import type { HoldDemand } from './hold-plan';
 import { keyEntryId, type HoldRecord } from './hold-record';
-import { LEASE_ADMIT_SKEW_MS, leaseTerms, returnLease, type LeaseTerms, type UnwrittenEntry } from './lease-settle';
+import { LEASE_ADMIT_SKEW_MS, leasedRequestRecord, leaseTerms, needOf, returnLease, type LeaseTerms, type UnwrittenEntry } from './lease-settle';
 import { epochMinute, leasedRateHeaders } from './rate-limit';
 import { LEASE_ID_PREFIX, newRequestId, REQUEST_ID_PREFIX } from '../http/request-id';
 import { cancelUnknownHold, queueBalanceAction } from './settle-queue';
@@ -122,7 +117,7 @@ export function admitNow(ask: LeaseAsk): Admission | undefined {
   if (low) void acquire(ask); // top up before it runs out
   const rateHeaders =
     lease.rpmLeft === undefined ? {} : leasedRateHeaders(lease.rpmLimit, lease.rpmAfterGrant, lease.rpmLeft, lease.record.rpmWindow ?? 0, billingNow());
-  return { lease, record: admittedRecord(lease, ask), rateHeaders };
+  return { lease, record: leasedRequestRecord(lease.record, ask, needOf(ask)), rateHeaders };
 }
 
 function admits(lease: Lease, ask: LeaseAsk): boolean {
@@ -136,12 +131,7 @@ function admits(lease: Lease, ask: LeaseAsk): boolean {
 
 /** A lease of free tokens (its admitted requests hold free tokens, no credit). */
 const isFreeLease = (lease: Lease): boolean => lease.record.holdFreeTokens > 0;
-
-/** The request's most in tokens: what it holds of a free-token lease. */
-const askTokens = (ask: LeaseAsk): number => ask.demand.promptTokens + ask.demand.outputTokens;
-
-/** What a request asks of a lease's terms (lease-settle.ts). */
-const needOf = (ask: LeaseAsk) => ({ costNanoUsd: ask.costNanoUsd, tokens: askTokens(ask) });
+const askTokens = (ask: LeaseAsk): number => needOf(ask).tokens;
 
 /**
  * Whether the request should wait for a lease (true) or hold per request at once (false): from this
@@ -279,33 +269,6 @@ function decline(slot: string, cfg: Config): undefined {
   return undefined;
 }
 
-/** The per-request record of an admitted request: its most as the hold (in free tokens on a free-token lease, else in credit), no slots. */
-function admittedRecord(lease: Lease, ask: LeaseAsk): HoldRecord {
-  const l = lease.record;
-  return {
-    ownerAccountId: l.ownerAccountId,
-    accountId: l.accountId,
-    shard: l.shard,
-    requestId: ask.requestId,
-    keyHash: ask.keyHash,
-    holdFreeTokens: isFreeLease(lease) ? askTokens(ask) : 0,
-    holdNanoUsd: isFreeLease(lease) ? 0 : ask.costNanoUsd,
-    keyLimited: l.keyLimited,
-    ...(l.keyWindow !== undefined ? { keyWindow: l.keyWindow } : {}),
-    accountSlot: false,
-    keySlot: false,
-    promptTokensEstimate: ask.promptTokensEstimate,
-    promptTokensHeld: ask.demand.promptTokens,
-    maxCompletionTokens: ask.demand.outputTokens,
-    holdInputPrice: ask.demand.inputPrice,
-    holdOutputPrice: ask.demand.outputPrice,
-    publicModel: ask.publicModel,
-    createdAt: new Date().toISOString(),
-    holdExpiresAt: l.holdExpiresAt,
-    leaseId: l.requestId,
-  };
-}
-
 /**
  * An admitted request's bill is known: its charge (nano-USD and free tokens; zeros for a cancel) is
  * added to what the lease spent, the rest of its reservation goes back to the slice. Its slot stays
@@ -349,11 +312,8 @@ async function maybeReturn(lease: Lease, idle = false): Promise<void> {
   if (current.get(lease.slot) === lease) current.delete(lease.slot);
   outstanding.delete(lease);
   try {
-    const r = await returnLease(
-      lease.record,
-      { nanoUsd: lease.spent, freeTokens: lease.freeSpent },
-      { unusedRpm: lease.rpmLeft ?? 0, entries: lease.unwritten },
-    );
+    const spent = { nanoUsd: lease.spent, freeTokens: lease.freeSpent };
+    const r = await returnLease(lease.record, spent, { unusedRpm: lease.rpmLeft ?? 0, entries: lease.unwritten });
     // The lease's spending is visible now: a line the user drew may be crossed (balance-watch.ts), judged
     // on settings no older than a view's TTL (a lease's requests read nothing: one read per lease).
     if (!r.alreadySettled) {
