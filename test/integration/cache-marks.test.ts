@@ -1,6 +1,7 @@
 import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startGateway, type RunningGateway } from '../../local/gateway';
+import { pollLedgerEntry } from '../support/ledger';
 
 /**
  * Where clients put `cache_control` on chat completions, through the whole gateway with the openai SDK
@@ -73,6 +74,19 @@ describe('cache_control wherever clients put it', () => {
     const small = sim().requests.at(-1)?.body as AnthropicBody;
     expect(small.system).toEqual([{ type: 'text', text: 'You are a coding agent.', cache_control: mark }]);
     expect(small.messages.at(-1)?.content).toEqual([{ type: 'text', text: 'hi', cache_control: mark }]);
+  });
+
+  it('a message-level 1-hour mark is held at the 1-hour write price, as a mark on a part is', async () => {
+    const { response } = await client.chat.completions
+      .create({
+        model: 'claude-sonnet-4-6',
+        messages: [{ role: 'user', content: 'hello', cache_control: { type: 'ephemeral', ttl: '1h' } }],
+      } as unknown as OpenAI.ChatCompletionCreateParamsNonStreaming)
+      .withResponse();
+    const entry = await pollLedgerEntry(gw.accountId, response.headers.get('x-request-id'));
+    const plain = await client.chat.completions.create({ model: 'claude-sonnet-4-6', messages: [{ role: 'user', content: 'hello' }] }).withResponse();
+    const plainEntry = await pollLedgerEntry(gw.accountId, plain.response.headers.get('x-request-id'));
+    expect(entry?.holdInputPrice).toBe(2 * (plainEntry?.holdInputPrice as number));
   });
 
   it('no cache_control reaches an OpenAI upstream, on messages, tool calls or parts', async () => {
