@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { extname, join, resolve, sep } from 'node:path';
 import { securityHeaders } from '../../web/security-headers';
+import { isApiRouteWithoutV1, writeWrongPath } from './wrong-path';
 
 /**
  * The dashboard's static files for `npm start`, standing in for CloudFront's default behaviour (the
@@ -44,7 +45,8 @@ export function cacheControlFor(file: string): string {
 
 /**
  * A request handler that answers site paths and returns true, or returns false for API paths (the
- * caller then passes the request to the functions). GET and HEAD only (405 otherwise); a name with a
+ * caller then passes the request to the functions). GET and HEAD only (a JSON 405 otherwise, and a JSON
+ * 404 for an API route without its `/v1`: wrong-path.ts); a name with a
  * `..`, a backslash, an encoded slash or a NUL is 404, never a file outside `root`.
  */
 export function createStaticSite(opts: StaticSiteOptions): (req: IncomingMessage, res: ServerResponse) => boolean {
@@ -56,8 +58,9 @@ export function createStaticSite(opts: StaticSiteOptions): (req: IncomingMessage
     if (isApiPath(path)) return false;
     req.resume();
     for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
-    if (req.method !== 'GET' && req.method !== 'HEAD') {
-      res.writeHead(405, { allow: 'GET, HEAD', 'content-type': 'text/plain; charset=utf-8' }).end('Method not allowed\n');
+    // An API client on a site path (no `/v1`, or a POST) gets a JSON error naming the base URL (wrong-path.ts).
+    if ((req.method !== 'GET' && req.method !== 'HEAD') || isApiRouteWithoutV1(path)) {
+      writeWrongPath(req, res, path);
       return true;
     }
     void serveFile(root, path, req.method === 'HEAD', res);

@@ -12,7 +12,7 @@ import { loadUpstreamCredentials } from '../config/upstream-credentials';
 import { planAttempts, requestFallbacks, requiredCapabilities } from '../routing/attempt-plan';
 import { effectivePreferences, honouringParameters } from '../routing/attempt-plan';
 import { splitModelSuffix } from '../openai/provider-preferences';
-import { adjustChatRequest, withHeaders } from './request-adjust';
+import { adjustChatRequest, hidingReasoning, withHeaders } from './request-adjust';
 import { overheadMs } from '../routing/attempt-loop';
 import { routeBuffered, routeStream } from '../routing/fallback-router';
 import { warmTokenizer } from '../usage/estimate';
@@ -69,7 +69,8 @@ export async function runChatExchange(
   const entry = getModel(named.model, 'chat');
   // An output budget over the cap is lowered, reasoning a model cannot do dropped, each with its header.
   const { body, headers } = adjustChatRequest(asked, entry);
-  return withHeaders(await exchange(req, caller, body, surface, entry, named.sort), headers);
+  const shown = asked.reasoning?.exclude === true ? hidingReasoning(surface) : surface;
+  return withHeaders(await exchange(req, caller, body, shown, entry, named.sort), headers);
 }
 
 async function exchange(

@@ -97,8 +97,9 @@ export class NotFoundError extends GatewayError {
 /** 405: the path exists but not with this method; `allow` lists the methods it takes. */
 export class MethodNotAllowedError extends GatewayError {
   override name = 'MethodNotAllowedError';
-  constructor(method: string, path: string, allow: readonly string[]) {
-    super(405, 'invalid_request_error', `Method ${method} is not allowed on ${path}. Use ${allow.join(', ')}.`, {
+  /** @param hint appended to the message (the base URL, app/dispatch.ts). */
+  constructor(method: string, path: string, allow: readonly string[], hint = '') {
+    super(405, 'invalid_request_error', `Method ${method} is not allowed on ${path}. Use ${allow.join(', ')}.${hint}`, {
       code: 'method_not_allowed',
       headers: { allow: allow.join(', ') },
     });

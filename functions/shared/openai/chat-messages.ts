@@ -55,11 +55,14 @@ const systemMessage = z.object({
   role: z.enum(['system', 'developer']),
   content: z.union([z.string(), nonEmpty(textPart)]),
   name: z.optional(z.string()),
+  /** A breakpoint on the message itself (opencode, @ai-sdk/openai-compatible): its last block's (providers/anthropic/messages.ts). */
+  cache_control: cacheControl,
 });
 const userMessage = z.object({
   role: z.literal('user'),
   content: z.union([z.string(), nonEmpty(userContentPart)]),
   name: z.optional(z.string()),
+  cache_control: cacheControl,
 });
 const assistantMessage = z.object({
   role: z.literal('assistant'),
@@ -71,11 +74,13 @@ const assistantMessage = z.object({
   audio: z.nullish(z.object({ id: z.string() })),
   /** DeepSeek / modelmux reasoning output echoed back by clients; adapters decide whether to forward it. */
   reasoning_content: z.nullish(z.string()),
+  cache_control: cacheControl,
 });
 const toolMessage = z.object({
   role: z.literal('tool'),
   tool_call_id: z.string(),
   content: z.union([z.string(), nonEmpty(textPart)]),
+  cache_control: cacheControl,
 });
 const functionMessage = z.object({ role: z.literal('function'), name: z.string(), content: z.nullable(z.string()) });
 

@@ -44,6 +44,24 @@ export const MAX_REQUEST_FALLBACKS = 8;
 
 /** Fields of the request that steer modelmux's routing and are never passed to an upstream. */
 export const ROUTING_FIELDS = ['models', 'route', 'provider', 'session_id'] as const;
+
+/**
+ * OpenRouter's request fields that the gateway reads itself and never passes upstream
+ * (docs/openrouter.md): `reasoning` (mapped to `reasoning_effort` and a thinking budget by
+ * app/request-adjust.ts), `usage` (usage is always returned) and `transforms`.
+ */
+export const OPENROUTER_FIELDS = ['reasoning', 'usage', 'transforms'] as const;
+
+/**
+ * OpenRouter's unified reasoning control (docs/openrouter.md §1): `{effort?, max_tokens?, exclude?, enabled?}`.
+ * Efforts are OpenRouter's list ("xhigh", "high", "medium", "low", "minimal", "none"), plus OpenAI's `max`.
+ */
+export const openRouterReasoning = z.object({
+  effort: z.nullish(z.enum(['none', 'minimal', 'low', 'medium', 'high', 'xhigh', 'max'])),
+  max_tokens: z.nullish(z.number().check(z.int(), z.positive())),
+  exclude: z.nullish(z.boolean()),
+  enabled: z.nullish(z.boolean()),
+});
 /**
  * `seed` is an int64 in the description. JSON numbers past 2^53 reach us as doubles, so the bounds
  * are the doubles nearest ±2^63, as any JSON parser (OpenAI's description included) reads them.
@@ -166,6 +184,12 @@ export const chatCompletionRequest = z
      * header). A routing field: never sent upstream.
      */
     session_id: z.optional(z.string().check(z.maxLength(256))),
+    /** OpenRouter's reasoning control (docs/openrouter.md §1), read by app/request-adjust.ts. Never sent upstream. */
+    reasoning: z.optional(openRouterReasoning),
+    /** OpenRouter's `usage: {include}` (docs/openrouter.md §2): usage is always returned, so accepted and ignored. */
+    usage: z.optional(z.object({ include: z.optional(z.boolean()) })),
+    /** OpenRouter's message transforms (docs/openrouter.md §3): none is applied; a non-empty list is named in `x-modelmux-dropped-params`. */
+    transforms: z.optional(z.array(z.string())),
     /** OpenRouter's `route: "fallback"`, which asked for the `models` behaviour; accepted, and implied by `models`. */
     route: z.nullish(z.literal('fallback')),
     /**

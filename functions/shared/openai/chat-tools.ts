@@ -79,6 +79,8 @@ export const functionToolCall = z.object({
   type: z.literal('function'),
   function: z.object({ name: z.string(), arguments: z.string() }),
   extra_content: z.optional(toolCallExtraContent),
+  /** A breakpoint on the call (opencode): its Anthropic `tool_use` block's. */
+  cache_control: cacheControl,
 });
 export type ToolCall = z.infer<typeof functionToolCall>;
 

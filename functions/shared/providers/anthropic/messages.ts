@@ -25,6 +25,7 @@ import type {
  *   `tool_use` of the assistant turn just before it, as Anthropic requires.
  * - Our `reasoning_content` on assistant messages is not sent back: Anthropic only accepts thinking
  *   blocks with the signature it issued, which OpenAI clients never see.
+ * - `cache_control` on a message marks its last block; on a tool call, its `tool_use` block.
  * - `name` on messages has no Anthropic counterpart and is dropped.
  */
 
@@ -53,19 +54,25 @@ export function toAnthropicConversation(messages: readonly ChatMessage[], extraS
     switch (m.role) {
       case 'system':
       case 'developer':
-        system.push(...textBlocks(m.content));
+        system.push(...markLast(textBlocks(m.content), m.cache_control));
         return;
       case 'user':
-        push('user', typeof m.content === 'string' ? [text(m.content)] : m.content.map((p, j) => userPartToBlock(p, `messages[${i}].content[${j}]`)));
+        push(
+          'user',
+          markLast(
+            typeof m.content === 'string' ? [text(m.content)] : m.content.map((p, j) => userPartToBlock(p, `messages[${i}].content[${j}]`)),
+            m.cache_control,
+          ),
+        );
         return;
       case 'assistant': {
-        const blocks = assistantBlocks(m, i);
+        const blocks = markLast(assistantBlocks(m, i), m.cache_control);
         // An assistant message with neither text nor tool calls says nothing; Anthropic rejects empty turns.
         if (blocks.length > 0) push('assistant', blocks);
         return;
       }
       case 'tool':
-        push('user', [toolResult(m.tool_call_id, m.content)]);
+        push('user', [withCacheControl(toolResult(m.tool_call_id, m.content), m.cache_control)]);
         return;
       case 'function':
         throw new InvalidRequestError('The legacy `function` role is not supported for this model; use `tools` and `tool` messages.', {
@@ -140,7 +147,21 @@ function assistantBlocks(m: Extract<ChatMessage, { role: 'assistant' }>, index: 
 }
 
 function toolUse(call: ToolCall): AnthropicToolUseBlock {
-  return { type: 'tool_use', id: toolUseId(call.id), name: call.function.name, input: toolInput(call.function.arguments) };
+  return withCacheControl<AnthropicToolUseBlock>(
+    { type: 'tool_use', id: toolUseId(call.id), name: call.function.name, input: toolInput(call.function.arguments) },
+    call.cache_control,
+  );
+}
+
+/**
+ * A breakpoint set on a whole message (opencode's and @ai-sdk/openai-compatible's `cache_control` on the
+ * message object) goes on its last block, where the cached prefix ends, as Anthropic marks a turn
+ * (providers.md §2.2). The blocks unchanged when there is none, or when the last already has one.
+ */
+function markLast<B extends AnthropicContentBlock>(blocks: B[], cacheControl: AnthropicCacheControl | undefined): B[] {
+  const last = blocks.at(-1);
+  if (cacheControl === undefined || last === undefined || last.cache_control !== undefined) return blocks;
+  return [...blocks.slice(0, -1), { ...last, cache_control: cacheControl }];
 }
 
 function toolResult(toolCallId: string, content: TextParts): AnthropicToolResultBlock {

@@ -40,6 +40,7 @@ export interface AnthropicToolUseBlock {
   id: string;
   name: string;
   input: Record<string, unknown>;
+  cache_control?: AnthropicCacheControl;
 }
 
 /** The result of one tool call (user turns only; must come before any text of that turn). */

@@ -1,3 +1,4 @@
+import { capCacheBreakpoints } from './cache-breakpoints';
 import type { CatalogueTarget } from '../../catalogue/catalogue';
 import type { ChatCompletionRequest } from '../../openai/chat-request';
 import { InvalidRequestError } from '../../errors/gateway-errors';
@@ -17,8 +18,9 @@ import { toAnthropicToolChoice, toAnthropicTools } from './tools';
  * Anthropic's own compatibility endpoint does (§2.9): presence/frequency penalties, logit_bias, seed,
  * store, service_tier, `modalities: ["text"]`, prediction, verbosity, OpenAI `metadata`,
  * prompt_cache_key / prompt_cache_options / OpenAI's content-part `prompt_cache_breakpoint`s. Anthropic's own
- * `cache_control` breakpoints (on content parts, system texts, tool results and tools, and top-level
- * automatic caching) are passed as sent (docs/prices.md).
+ * `cache_control` breakpoints (on messages — their last block —, tool calls, content parts, system
+ * texts, tool results and tools, and top-level automatic caching) are passed as sent, the last four
+ * block breakpoints kept (cache-breakpoints.ts; docs/prices.md).
  * Fields whose absence the client would read as an answer — `logprobs` (Anthropic has none), `n > 1`,
  * custom tools, audio output, web search, moderation — are refused with a 400 `unsupported_parameter` (unsupported-parameters.ts), where
  * the compatibility endpoint silently returns null logprobs.
@@ -109,6 +111,8 @@ function buildAnthropicBody(req: ChatCompletionRequest, target: CatalogueTarget)
     if (choice !== undefined) body.tool_choice = choice;
   }
   if (req.cache_control != null) body.cache_control = req.cache_control;
+  // Breakpoints on messages, tool calls, parts and tools: the last four are kept (cache-breakpoints.ts).
+  capCacheBreakpoints(body);
   // Catalogue-level fixed fields for this target, last, as for the other adapters.
   if (target.upstreamParams !== undefined) Object.assign(body, target.upstreamParams);
   return body;

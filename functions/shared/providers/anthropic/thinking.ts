@@ -53,7 +53,9 @@ export function thinkingBudget(effort: ChatCompletionRequest['reasoning_effort']
  *   `maxTokens - 1` when needed, since Anthropic requires `budget_tokens < max_tokens`).
  */
 export function planThinking(req: ChatCompletionRequest, target: CatalogueTarget, maxTokens: number): AnthropicThinking | undefined {
-  const wanted = thinkingBudget(req.reasoning_effort);
+  // OpenRouter's `reasoning.max_tokens` is Anthropic's own budget (docs/openrouter.md §1); `none` still turns it off.
+  const effortBudget = thinkingBudget(req.reasoning_effort);
+  const wanted = effortBudget === undefined ? undefined : Math.max(MIN_THINKING_BUDGET, req.reasoning?.max_tokens ?? effortBudget);
   if (wanted === undefined || target.capabilities.reasoning !== 'exposed') return undefined;
   if (forcesToolUse(req.tool_choice)) return undefined;
   const lastAssistant = req.messages.findLast((m) => m.role === 'assistant');

@@ -36,9 +36,15 @@ export function toGenerationConfig(req: ChatCompletionRequest, target: Catalogue
   if (format?.type === 'json_object' || format?.type === 'json_schema') cfg.responseMimeType = 'application/json';
   if (format?.type === 'json_schema' && format.json_schema.schema !== undefined) cfg.responseJsonSchema = format.json_schema.schema;
 
-  const thinking = toThinkingConfig(req.reasoning_effort, target);
+  const thinking = withBudget(toThinkingConfig(req.reasoning_effort, target), req.reasoning?.max_tokens);
   if (thinking !== undefined) cfg.thinkingConfig = thinking;
   return cfg;
+}
+
+/** OpenRouter's `reasoning.max_tokens` (docs/openrouter.md §1) replaces the effort's budget where thinking is on. */
+function withBudget(cfg: GeminiThinkingConfig | undefined, maxTokens: number | null | undefined): GeminiThinkingConfig | undefined {
+  if (cfg === undefined || maxTokens == null || cfg.thinkingBudget === 0) return cfg;
+  return { ...cfg, thinkingBudget: Math.min(maxTokens, BUDGET_HIGH) };
 }
 
 /** Thinking budgets (tokens) per OpenAI effort: Gemini's own compatibility mapping (providers.md §3.9). */

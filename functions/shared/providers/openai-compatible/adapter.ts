@@ -1,4 +1,4 @@
-import { ROUTING_FIELDS, type ChatCompletionRequest } from '../../openai/chat-request';
+import { OPENROUTER_FIELDS, ROUTING_FIELDS, type ChatCompletionRequest } from '../../openai/chat-request';
 import type { EmbeddingsRequest } from '../../openai/embeddings';
 import type { AdapterContext, ProviderAdapter, UpstreamFailure, UpstreamHttpRequest } from '../types';
 import { UpstreamAttemptError } from '../types';
@@ -80,6 +80,8 @@ export function createOpenAICompatibleAdapter(options: OpenAICompatibleOptions =
       const body: UpstreamBody = { ...req };
       // modelmux's own routing fields (`models`, `route`) mean nothing upstream; OpenAI would refuse them.
       for (const f of ROUTING_FIELDS) delete body[f];
+      // OpenRouter's own fields were read by the gateway (app/request-adjust.ts); OpenAI would refuse them.
+      for (const f of OPENROUTER_FIELDS) delete body[f];
       cacheFieldsFor(body, req, ctx);
       // A model that does not reason refuses the field (OpenAI 400) or reads it as a switch to think
       // (DeepSeek V4, providers.md §4.2), next to a catalogue `thinking: disabled`.

@@ -46,13 +46,16 @@ export function toUpstreamMessages(messages: readonly ChatMessage[], ctx: Adapte
 }
 
 /**
- * The message without Anthropic `cache_control` breakpoints on its content parts (the same object when
+ * The message without Anthropic `cache_control` breakpoints on itself, its tool calls and its content parts (the same object when
  * it has none): OpenAI-compatible upstreams cache automatically and may refuse the unknown field.
  */
-function withoutCacheControl<M extends UpstreamMessage>(m: M): M {
-  const content = m.content;
-  if (!Array.isArray(content) || !content.some((p) => typeof p === 'object' && p !== null && 'cache_control' in p)) return m;
-  return { ...m, content: content.map((p: Record<string, unknown>) => dropKey(p, 'cache_control')) };
+function withoutCacheControl<M extends UpstreamMessage>(message: M): M {
+  const m = dropKey(message as M & Record<string, unknown>, 'cache_control');
+  const calls = 'tool_calls' in m && Array.isArray(m.tool_calls) ? (m.tool_calls as Array<Record<string, unknown>>) : undefined;
+  const unmarked = calls?.some((c) => 'cache_control' in c) === true ? { ...m, tool_calls: calls.map((c) => dropKey(c, 'cache_control')) } : m;
+  const content = unmarked.content;
+  if (!Array.isArray(content) || !content.some((p) => typeof p === 'object' && p !== null && 'cache_control' in p)) return unmarked;
+  return { ...unmarked, content: content.map((p: Record<string, unknown>) => dropKey(p, 'cache_control')) };
 }
 
 /** `o` without `key` (the same object when it has none). */
