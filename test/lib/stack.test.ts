@@ -452,9 +452,10 @@ describe('functions', () => {
  * goal is 300 KB (docs/dynamodb-client.md); with no AWS SDK client left in it (docs/dynamodb-client.md, "Bundle") it is ~375 KB,
  * of which our own code is ~260 KB: the budget holds what is there, so growth fails here. The December
  * 2026 catalogue (22 more models) and its price rules (catalogue/price-data.ts) took it to ~393.5 KB,
- * the Gemini API surface (gemini-api/, ~6 KB minified, and its route) to ~402 KB.
+ * the Gemini API surface (gemini-api/, ~6 KB minified, and its route) to ~402 KB, OpenRouter's request
+ * fields, cache breakpoints everywhere and JSON wrong-path errors to ~406.3 KB.
  */
-const CHAT_BUNDLE_BUDGET_BYTES = 405_000;
+const CHAT_BUNDLE_BUDGET_BYTES = 410_000;
 
 /**
  * Modules of an AWS SDK client in a bundle's esbuild metafile. Allowed: the DynamoDB exception classes

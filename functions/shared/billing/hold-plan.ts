@@ -152,7 +152,7 @@ export function planHold(input: PlanInput): HoldPlan {
           outputPrice: demand.outputPrice,
         })
       : { freeTokensUsed: input.slice.freeTokens, costNanoUsd: input.slice.nanoUsd };
-  if (charge.costNanoUsd > state.creditNanoUsd || charge.costNanoUsd > keyLeft || charge.freeTokensUsed > state.freeTokens) {
+  if (charge.costNanoUsd > state.creditNanoUsd || charge.costNanoUsd > keyLeft || (input.slice !== undefined && charge.freeTokensUsed > state.freeTokens)) {
     return { ok: false, error: insufficient(state, key, keyLimit, keyLeft, demand, now) };
   }
   const takeAllFree =
