@@ -109,8 +109,14 @@ export class LambdaRuntime {
   async stop(): Promise<void> {
     const child = this.process;
     if (child && child.exitCode === null && child.signalCode === null) {
+      // As Lambda shuts an environment down: SIGTERM, then SIGKILL once the shutdown budget (≤ 500 ms) is
+      // spent. A runtime parked in the client's /next call cannot run a SIGTERM handler (billing/lease.ts
+      // installs one once it takes a lease), so the SIGKILL is what ends it, as in Lambda.
+      const exited = once(child, 'exit');
       child.kill('SIGTERM');
-      await once(child, 'exit');
+      const kill = setTimeout(() => child.kill('SIGKILL'), 2_000);
+      await exited;
+      clearTimeout(kill);
     }
     this.parkedNext?.destroy();
     this.server.closeAllConnections();
