@@ -246,12 +246,17 @@ export function planChoices(conv: Conversation, opts: { replyWords: number }, co
   return Array.from({ length: Math.max(1, count) }, (_, choice) => planReply(conv, { ...opts, choice }));
 }
 
-/** Compact form of a tool result: re-serialised JSON if it parses, else its first non-blank line, whitespace collapsed. */
+/**
+ * Compact form of a tool result: re-serialised JSON if it parses, else its first non-blank line
+ * (of the command's output, after Codex's `Output:` line, when there is one), whitespace collapsed.
+ */
 export function compactResult(content: string): string {
   try {
     return JSON.stringify(JSON.parse(content));
   } catch {
-    const line = content.split('\n').find((l) => l.trim() !== '') ?? '';
+    const lines = content.split('\n');
+    const output = lines.findIndex((l) => l.trim() === 'Output:');
+    const line = lines.slice(output + 1).find((l) => l.trim() !== '') ?? '';
     return line.replace(/\s+/g, ' ').trim();
   }
 }

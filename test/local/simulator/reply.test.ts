@@ -78,6 +78,7 @@ describe('reply planning', () => {
   it('compacts tool results', () => {
     expect(compactResult('{ "a" : [1, 2] }')).toBe('{"a":[1,2]}');
     expect(compactResult('  sunny  and \n warm ')).toBe('sunny and');
+    expect(compactResult('Chunk ID: 1\nProcess exited with code 0\nOutput:\nThe first line\nThe second\n')).toBe('The first line');
   });
 
   it('keeps the first n words', () => {
