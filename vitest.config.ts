@@ -30,7 +30,7 @@ const UNIT = [
   'test/config/env.test.ts',
   'test/edge/response-encoding.test.ts',
   'test/lib/{doc-citations,import-graph,source-limits}.test.ts',
-  'test/local/simulator/reply.test.ts',
+  'test/local/simulator/{reply,tool-intent}.test.ts',
   'test/messages/errors-and-names.test.ts',
   'test/openai/{chat-request,completion-assembler,openapi-requests,request-bounds}.test.ts',
   'test/providers/**/*.test.ts',

@@ -123,6 +123,7 @@ function readAnthropicMessages(body: unknown): { model: string; stream: boolean;
     stream: body['stream'] === true,
     conversation: conversationOf(body['messages'].filter(isObject).map(messageOf), system, {
       tools: toolsOf(body),
+      toolForced: ['any', 'tool'].includes(String(field(body['tool_choice'], 'type'))),
       maxTokens,
       stop: asStrings(body['stop_sequences']),
       reasoning: thinking?.['type'] === 'enabled' || thinking?.['type'] === 'adaptive',

@@ -122,6 +122,7 @@ function readGeminiGenerate(body: unknown, model: string): { blocked: boolean; c
       systemText,
       {
         tools: toolsOf(body),
+        toolForced: field(field(field(body, 'toolConfig'), 'functionCallingConfig'), 'mode') === 'ANY',
         maxTokens: asNumber(field(gen, 'maxOutputTokens')),
         stop: asStrings(field(gen, 'stopSequences')),
         reasoning: field(field(gen, 'thinkingConfig'), 'includeThoughts') === true,

@@ -127,6 +127,7 @@ function readOpenAIChat(provider: ProviderName, body: unknown): OpenAIChatReques
     logprobs: body['logprobs'] === true && provider !== 'minimax' ? top : undefined,
     conversation: conversationOf(messages.map(messageOf), undefined, {
       tools: toolsOf(body),
+      toolForced: body['tool_choice'] === 'required' || isObject(body['tool_choice']),
       maxTokens: asNumber(body['max_completion_tokens']) ?? asNumber(body['max_tokens']),
       stop: typeof stop === 'string' ? [stop] : asStrings(stop),
       // MiniMax M2 always thinks.

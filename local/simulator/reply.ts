@@ -3,8 +3,9 @@
  * - a plain turn: `Echo: <first 8 words of the last user text>` padded with {@link FILLER_WORDS} to
  *   `replyWords` words (`I see N image(s).` first with images); the `choice`-th of several choices pads
  *   from the `choice`-th filler word;
- * - tools declared and a user turn: a call to the first tool (`[parallel]`: to each, at most 3), its
- *   arguments built from the schema; after tool results: `Tool said: <compact results>`;
+ * - a user turn whose prompt asks for a tool (names it, or the request forces a call): a call to that
+ *   tool (tool-intent.ts); tools merely declared are not called; after tool results, text:
+ *   `Tool said: <compact results>` (JSON re-serialised, other text its first line);
  * - structured output asked for: one JSON value (schema-value.ts); reasoning, when asked, a short text;
  * - a stop sequence cuts just before it; a smaller max-token limit keeps that many words.
  * Markers in the last user text: `[runaway]` ignores the output limit ({@link RUNAWAY_WORDS} words),
@@ -12,13 +13,10 @@
  * of the prompt as a cache read.
  */
 import { countWords, type JsonObject, promptTokens } from './json-narrowing.js';
-import { argsFromSchema, structuredAnswer } from './schema-value.js';
+import { structuredAnswer } from './schema-value.js';
+import { argsFor, type ToolDecl, toolsAskedFor } from './tool-intent.js';
 
-/** A function the model may call: name and JSON Schema of its parameters. */
-export interface ToolDecl {
-  name: string;
-  parameters: unknown;
-}
+export type { ToolDecl } from './tool-intent.js';
 
 /** What the final input message is, which decides the kind of reply. */
 export type LastTurn = { kind: 'user'; text: string; images: number } | { kind: 'tool-result'; results: string[] } | { kind: 'other' };
@@ -32,6 +30,8 @@ export interface Conversation {
   lastUserText: string;
   /** Tools the model may call now, already narrowed by the request's tool choice. */
   tools: ToolDecl[];
+  /** The tool choice forces a call (`required`, `any`, a named tool, Gemini's `ANY`). */
+  toolForced?: boolean;
   /** Output limit in tokens (= words). */
   maxTokens?: number | undefined;
   stop: string[];
@@ -151,7 +151,6 @@ export const FILLER_WORDS = [
 ] as const;
 
 const ECHO_WORDS = 8;
-const MAX_PARALLEL_CALLS = 3;
 export const RUNAWAY_WORDS = 5_000;
 export const OVERREPORT_FACTOR = 100;
 export const CACHED_SHARE = 0.75;
@@ -213,9 +212,9 @@ export function planReply(conv: Conversation, opts: { replyWords: number; choice
   const turn = conv.lastTurn;
   const marked = (marker: string): boolean => conv.lastUserText.includes(marker);
   const runaway = marked('[runaway]');
-  const tools = turn.kind === 'user' && conv.tools.length > 0 ? conv.tools.slice(0, turn.text.includes('[parallel]') ? MAX_PARALLEL_CALLS : 1) : [];
+  const tools = turn.kind === 'user' ? toolsAskedFor(conv.tools, turn.text, conv.toolForced === true) : [];
   const calls = tools.map((tool) => {
-    const args = argsFromSchema(tool.parameters);
+    const args = argsFor(tool, turn.kind === 'user' ? turn.text : '');
     return { name: tool.name, args, argsJson: JSON.stringify(args) };
   });
   const reasoning = conv.reasoning ? (runaway ? padTo(reasoningFor(conv, calls), RUNAWAY_WORDS) : reasoningFor(conv, calls)) : undefined;
@@ -247,11 +246,17 @@ export function planChoices(conv: Conversation, opts: { replyWords: number }, co
   return Array.from({ length: Math.max(1, count) }, (_, choice) => planReply(conv, { ...opts, choice }));
 }
 
-/** Compact form of a tool result: re-serialised JSON if it parses, else whitespace collapsed. */
+/**
+ * Compact form of a tool result: re-serialised JSON if it parses, else its first non-blank line
+ * (of the command's output, after Codex's `Output:` line, when there is one), whitespace collapsed.
+ */
 export function compactResult(content: string): string {
   try {
     return JSON.stringify(JSON.parse(content));
   } catch {
-    return content.replace(/\s+/g, ' ').trim();
+    const lines = content.split('\n');
+    const output = lines.findIndex((l) => l.trim() === 'Output:');
+    const line = lines.slice(output + 1).find((l) => l.trim() !== '') ?? '';
+    return line.replace(/\s+/g, ' ').trim();
   }
 }

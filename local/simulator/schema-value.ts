@@ -15,6 +15,8 @@ export interface SchemaValueOptions {
   all?: boolean;
   /** The text used for a plain string (default "Paris"). */
   text?: string;
+  /** A value for an object's property, chosen by its name (undefined: built from its schema). */
+  property?: (name: string, schema: JsonObject) => unknown;
 }
 
 const FORMATS = new Map(
@@ -91,11 +93,16 @@ function valueFor(schema: unknown, root: JsonObject, depth: number, opts: Schema
     case 'object': {
       const properties = isObject(schema['properties']) ? schema['properties'] : {};
       const names = opts.all === true ? Object.keys(properties) : asArray(schema['required']).filter((n): n is string => typeof n === 'string');
-      return Object.fromEntries(names.map((name) => [name, valueFor(properties[name], root, depth + 1, opts)]));
+      return Object.fromEntries(names.map((name) => [name, propertyValue(name, properties[name], root, depth, opts)]));
     }
     default:
       return null;
   }
+}
+
+function propertyValue(name: string, schema: unknown, root: JsonObject, depth: number, opts: SchemaValueOptions): unknown {
+  const chosen = isObject(schema) ? opts.property?.(name, schema) : undefined;
+  return chosen === undefined ? valueFor(schema, root, depth + 1, opts) : chosen;
 }
 
 const num = (v: unknown): number | undefined => (typeof v === 'number' ? v : undefined);

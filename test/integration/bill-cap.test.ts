@@ -34,7 +34,7 @@ const sim = () => {
 const ATTACK = {
   model: 'gpt-4o',
   max_tokens: 1,
-  messages: [{ role: 'user', content: 'call it' }],
+  messages: [{ role: 'user', content: 'call f' }],
   tools: [
     {
       type: 'function',

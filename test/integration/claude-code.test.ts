@@ -12,9 +12,10 @@ import { startGateway, type RunningGateway } from '../../local/gateway';
  * machine's Node version does not matter) against the local stack, changed only by
  * `ANTHROPIC_BASE_URL` and `ANTHROPIC_API_KEY`, offline (a fresh HOME; telemetry, error reporting,
  * auto-update and nonessential traffic off). `claude -p` completes a task that needs a tool: read a
- * file and report what it says. The simulator's model calls the one tool offered (`Read`) with the
- * argument its schema implies (a `file_path` of "Paris"), Claude Code runs it, sends the result back,
- * and the simulator's answer quotes it. About 10 s per model.
+ * file and report what it says. The simulator's model calls the tool the prompt names (`Read`) with the
+ * prompt's path (else its schema's "Paris"), Claude Code runs it, sends the result back, and the
+ * simulator answers in text quoting it, so the agent stops. Once per model with `--tools Read`, and once
+ * as README's "Claude Code" section runs it: no `--model`, its default tools (Agent first). About 5 s each.
  */
 
 const run = promisify(execFile);
@@ -52,6 +53,7 @@ beforeAll(async () => {
   home = mkdtempSync(join(tmpdir(), 'modelmux-claude-home-'));
   work = mkdtempSync(join(tmpdir(), 'modelmux-claude-work-'));
   writeFileSync(join(work, 'Paris'), 'The secret number is 4242.\n');
+  writeFileSync(join(work, 'notes.txt'), 'The first line is 7171.\nThe second line is 8282.\n');
 });
 
 afterAll(async () => {
@@ -66,7 +68,8 @@ interface ClaudeResult {
   result: string;
 }
 
-async function claude(model: string): Promise<ClaudeResult> {
+/** `claude -p <prompt> <args> --output-format json` in the work folder, offline; its JSON result. */
+async function claude(prompt: string, extra: readonly string[]): Promise<ClaudeResult> {
   const env = {
     PATH: process.env['PATH'] ?? '',
     HOME: home,
@@ -77,18 +80,7 @@ async function claude(model: string): Promise<ClaudeResult> {
     DISABLE_AUTOUPDATER: '1',
     DISABLE_ERROR_REPORTING: '1',
   };
-  const args = [
-    '-p',
-    'Read the file Paris and tell me the secret number.',
-    '--model',
-    model,
-    '--tools',
-    'Read',
-    '--allowedTools',
-    'Read',
-    '--output-format',
-    'json',
-  ];
+  const args = ['-p', prompt, ...extra, '--output-format', 'json'];
   const { stdout, stderr, failure } = await run(CLAUDE, args, { cwd: work, env, timeout: 90_000 }).then(
     (out) => ({ ...out, failure: '' }),
     (err: { stdout?: string; stderr?: string; code?: number | string; signal?: string; message?: string }) => ({
@@ -101,7 +93,7 @@ async function claude(model: string): Promise<ClaudeResult> {
     return JSON.parse(stdout) as ClaudeResult;
   } catch {
     throw new Error(
-      `claude -p --model ${model} printed no JSON result${failure ? ` (${failure.trim()})` : ''}\nstdout: ${stdout || '(empty)'}\nstderr: ${stderr || '(empty)'}`,
+      `claude -p ${extra.join(' ')} printed no JSON result${failure ? ` (${failure.trim()})` : ''}\nstdout: ${stdout || '(empty)'}\nstderr: ${stderr || '(empty)'}`,
     );
   }
 }
@@ -110,7 +102,7 @@ describe('Claude Code against modelmux', () => {
   for (const model of ['claude-sonnet-4-5', 'gpt-4o']) {
     it(`${model}: claude -p reads a file with its Read tool and reports it`, { timeout: 120_000 }, async () => {
       const before = gw.simulator?.requests.length ?? 0;
-      const out = await claude(model);
+      const out = await claude('Read the file Paris and tell me the secret number.', ['--model', model, '--tools', 'Read', '--allowedTools', 'Read']);
       expect(out, JSON.stringify(out)).toMatchObject({ subtype: 'success', is_error: false });
       expect(out.num_turns).toBeGreaterThanOrEqual(2);
       expect(out.result).toContain('4242');
@@ -124,4 +116,19 @@ describe('Claude Code against modelmux', () => {
       expect(last?.completed).toBe(true);
     });
   }
+
+  it('with its default model and default tools: one Read round trip, then an answer with the first line', { timeout: 120_000 }, async () => {
+    const before = gw.simulator?.requests.length ?? 0;
+    const started = Date.now();
+    const out = await claude(`Read the file ${join(work, 'notes.txt')} and answer with its first line.`, []);
+    const seconds = (Date.now() - started) / 1000;
+    expect(out, JSON.stringify(out)).toMatchObject({ subtype: 'success', is_error: false });
+    expect(out.result).toContain('The first line is 7171.');
+    expect(seconds).toBeLessThan(30);
+    const upstream = (gw.simulator?.requests ?? []).slice(before).filter((r) => JSON.stringify(r.body).includes('notes.txt'));
+    // The agent declares its whole tool set (Agent first); the model calls Read once and then answers.
+    const calls = upstream.filter((r) => JSON.stringify(r.body).includes('"tool_result"'));
+    expect(calls.length, `${upstream.length} upstream requests`).toBe(1);
+    expect(JSON.stringify(upstream[0]?.body)).toContain('"name":"Agent"');
+  });
 });

@@ -235,6 +235,31 @@ describe('responses.create, streamed', () => {
   });
 });
 
+describe('namespaced function tools (Codex CLI)', () => {
+  const crm = { type: 'namespace', name: 'crm', description: 'CRM tools', tools: [{ ...weather, name: 'lookup_order', defer_loading: true }] };
+
+  it('go upstream as <namespace>__<name> and come back as {name, namespace}, buffered and streamed, and round-trip', async () => {
+    const before = sim().requests.length;
+    const params = { model: 'gpt-4o', input: 'Use lookup_order for order 7', tools: [weather, crm] } as never;
+    const res = await client.responses.create(params);
+    const sent = sim().requests.slice(before)[0]?.body as { tools: Array<{ function: { name: string } }> };
+    expect(sent.tools.map((t) => t.function.name)).toEqual(['get_weather', 'crm__lookup_order']);
+    const call = res.output.find((o) => o.type === 'function_call');
+    expect(call).toMatchObject({ type: 'function_call', name: 'lookup_order', namespace: 'crm', status: 'completed' });
+    const stream = (await client.responses.create({ ...(params as object), stream: true } as never)) as unknown as AsyncIterable<ResponseStreamEvent>;
+    const all = await events(stream);
+    expect(all.find((e) => e.type === 'response.output_item.added')).toMatchObject({ item: { name: 'lookup_order', namespace: 'crm' } });
+    expect(all.find((e) => e.type === 'response.output_item.done')).toMatchObject({ item: { name: 'lookup_order', namespace: 'crm' } });
+    if (call?.type !== 'function_call') throw new Error('no call');
+    const mark = sim().requests.length;
+    const input = [{ role: 'user', content: 'Use lookup_order for order 7' }, call, { type: 'function_call_output', call_id: call.call_id, output: 'shipped' }];
+    const second = await client.responses.create({ model: 'gpt-4o', input, tools: [weather, crm] } as never);
+    expect(second.output_text).toBe('Tool said: shipped');
+    const replayed = sim().requests.slice(mark)[0]?.body as { messages: Array<{ tool_calls?: Array<{ function: { name: string } }> }> };
+    expect(replayed.messages.flatMap((m) => m.tool_calls ?? []).map((c) => c.function.name)).toEqual(['crm__lookup_order']);
+  });
+});
+
 describe('what the Responses API refuses', () => {
   async function refused(params: Record<string, unknown>): Promise<InstanceType<typeof OpenAI.APIError>> {
     const err = await client.responses.create({ model: 'gpt-4o', input: 'hi', ...params } as never).catch((e: unknown) => e);
@@ -271,9 +296,14 @@ describe('what the Responses API refuses', () => {
     expect(r1.headers.get('x-modelmux-dropped-params')).toBeNull();
   });
 
-  it('refuses the hosted web_search tool with a 400 that says it is not available', async () => {
-    const err = await refused({ tools: [{ type: 'web_search' }] });
-    expect(err.message).toMatch(/'web_search' tool is not available through modelmux/);
+  it('refuses the hosted web_search tool with a 400 that says why: no native search routing', async () => {
+    for (const type of ['web_search', 'web_search_preview']) {
+      const err = await refused({ tools: [weather, { type }] });
+      expect(err).toMatchObject({ status: 400, param: 'tools[1].type', code: 'unsupported_parameter', type: 'invalid_request_error' });
+      expect(err.message).toMatch(
+        new RegExp(`'${type}' tool is not available through modelmux yet: no model here is routed to a provider's native web search`),
+      );
+    }
   });
 
   it('lowers max_output_tokens above the model cap, with a header, instead of a 400', async () => {

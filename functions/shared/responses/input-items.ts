@@ -4,6 +4,7 @@ import type { UserContentPart } from '../openai/chat-messages';
 import { InvalidRequestError } from '../errors/gateway-errors';
 import { unsupportedParameter } from '../providers/unsupported-parameters';
 import type { CreateResponseRequest, InputItem, MessagePart } from './request';
+import { flatToolName } from './namespaced-tools';
 
 /**
  * The Responses `instructions` and `input` as chat messages (OpenAI's Responses → Chat Completions
@@ -12,7 +13,8 @@ import type { CreateResponseRequest, InputItem, MessagePart } from './request';
  * - `instructions` → a leading system message; a string `input` → one user message;
  * - a message item → a message of its role: `input_text` → text part, `input_image` → `image_url`
  *   part, `input_file` → `file` part; an assistant's `output_text` parts → its text, `refusal` → its refusal;
- * - `function_call` items → `tool_calls` of the assistant message they follow (a new one when none
+ * - `function_call` items → `tool_calls` of the assistant message they follow (a namespaced call
+ *   under its flat name, namespaced-tools.ts; a new message when none
  *   is open), `function_call_output` → a `tool` message;
  * - a `reasoning` item → `reasoning_content` of the next assistant message (each adapter replays it
  *   as its provider allows, as for chat clients).
@@ -47,7 +49,8 @@ export function toChatMessages(req: Pick<CreateResponseRequest, 'instructions' |
         }
         return;
       case 'function_call': {
-        const call: MessageToolCall = { id: item.call_id, type: 'function', function: { name: item.name, arguments: item.arguments } };
+        const name = flatToolName(item.name, item.namespace);
+        const call: MessageToolCall = { id: item.call_id, type: 'function', function: { name, arguments: item.arguments } };
         open ??= assistant({ role: 'assistant', content: null });
         open.tool_calls = [...(open.tool_calls ?? []), call];
         return;

@@ -8,7 +8,7 @@ import * as z from '../validation/zod';
  * - `input`: a string, or items — messages (`input_text` / `input_image` / `input_file` parts;
  *   assistant `output_text` / `refusal`), `function_call`, `function_call_output`, and `reasoning`
  *   items echoed back; `instructions`.
- * - function `tools`, `tool_choice`, `parallel_tool_calls`; `max_output_tokens`, `temperature`,
+ * - function `tools` (alone or in a `namespace`), `tool_choice`, `parallel_tool_calls`; `max_output_tokens`, `temperature`,
  *   `top_p`, `text.format` (→ `response_format`), `text.verbosity`, `reasoning.effort`, `stream`,
  *   `top_logprobs` with `include: ["message.output_text.logprobs"]`, and the pass-through hints
  *   (`user`, `safety_identifier`, `prompt_cache_key`, `service_tier`, …).
@@ -76,6 +76,7 @@ const functionCallItem = z.lazy(() =>
     type: z.literal('function_call'),
     call_id: z.string().check(z.minLength(1)),
     name: z.string().check(z.minLength(1)),
+    namespace: z.optional(z.string()),
     arguments: z.string(),
     id: z.optional(z.string()),
     status: z.optional(itemStatus),
@@ -134,6 +135,18 @@ export const responsesFunctionTool = z.lazy(() =>
     description: z.nullish(z.string()),
     parameters: z.nullish(z.record(z.string(), z.unknown())),
     strict: z.nullish(z.boolean()),
+    /** Deferred for tool search (Codex's MCP tools): modelmux has none, so the tool is simply declared. */
+    defer_loading: z.optional(z.boolean()),
+  }),
+);
+
+/** Function tools under one name (`NamespaceToolParam`), flattened for the model (namespaced-tools.ts). */
+export const namespaceTool = z.lazy(() =>
+  z.strictObject({
+    type: z.literal('namespace'),
+    name: z.string().check(z.minLength(1), z.regex(/^[a-zA-Z0-9_-]+$/)),
+    description: z.nullish(z.string()),
+    tools: z.array(responsesFunctionTool).check(z.minLength(1)),
   }),
 );
 
@@ -154,7 +167,6 @@ export const BUILT_IN_TOOL_TYPES = [
   'local_shell',
   'shell',
   'custom',
-  'namespace',
   'tool_search',
   'web_search_preview',
   'web_search_preview_2025_03_11',
@@ -164,8 +176,8 @@ export const BUILT_IN_TOOL_TYPES = [
 const builtInTool = z.lazy(() => z.looseObject({ type: z.enum(BUILT_IN_TOOL_TYPES) }));
 
 const tool = z.lazy(() =>
-  z.discriminatedUnion('type', [responsesFunctionTool, builtInTool], {
-    error: (iss) => (iss.code === 'invalid_union' ? `unknown tool type; modelmux serves function tools` : undefined),
+  z.discriminatedUnion('type', [responsesFunctionTool, namespaceTool, builtInTool], {
+    error: (iss) => (iss.code === 'invalid_union' ? `unknown tool type; modelmux serves function tools (alone or in a namespace)` : undefined),
   }),
 );
 

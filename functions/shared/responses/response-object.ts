@@ -1,6 +1,7 @@
 import type { ChatCompletion, CompletionChoice, FinishReason, Usage } from '../openai/chat-response';
 import type { ChatCompletionRequest } from '../openai/chat-request';
 import type { CreateResponseRequest } from './request';
+import { declaredToolName } from './namespaced-tools';
 import { outputItemId, responseIdOf } from './response-ids';
 
 /**
@@ -24,7 +25,7 @@ export type ItemStatus = 'in_progress' | 'completed' | 'incomplete';
 
 export type OutputItem =
   | { type: 'message'; id: string; role: 'assistant'; status: ItemStatus; content: OutputContent[] }
-  | { type: 'function_call'; id: string; call_id: string; name: string; arguments: string; status: ItemStatus }
+  | { type: 'function_call'; id: string; call_id: string; name: string; namespace?: string; arguments: string; status: ItemStatus }
   | {
       type: 'reasoning';
       id: string;
@@ -168,7 +169,7 @@ function outputItems(ctx: ResponseContext, choice: CompletionChoice, status: Ite
       type: 'function_call',
       id: itemId(ctx, 'function_call', items.length),
       call_id: call.id,
-      name: call.function.name,
+      ...declaredToolName(ctx.body, call.function.name),
       arguments: call.function.arguments,
       status,
     });

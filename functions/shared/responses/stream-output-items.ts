@@ -1,4 +1,5 @@
 import type { ChunkChoice } from '../openai/chat-response';
+import { declaredToolName } from './namespaced-tools';
 import { itemId, toResponsesLogprobs, type ItemStatus, type OutputContent, type OutputItem, type ResponseContext } from './response-object';
 
 /** Writes one server-sent event (`type` plus its fields; the encoder adds `sequence_number`). */
@@ -14,7 +15,8 @@ interface OpenCall {
   index: number;
   id: string;
   callId: string;
-  name: string;
+  /** The name as declared, with its namespace when it has one (namespaced-tools.ts). */
+  name: { name: string; namespace?: string };
   args: string;
 }
 
@@ -90,8 +92,8 @@ export class StreamOutputItems {
 
   private closeCalls(status: ItemStatus): void {
     for (const c of [...this.calls.values()].sort((a, b) => a.index - b.index)) {
-      this.emit('response.function_call_arguments.done', { item_id: c.id, output_index: c.index, name: c.name, arguments: c.args });
-      const item: OutputItem = { type: 'function_call', id: c.id, call_id: c.callId, name: c.name, arguments: c.args, status };
+      this.emit('response.function_call_arguments.done', { item_id: c.id, output_index: c.index, name: c.name.name, arguments: c.args });
+      const item: OutputItem = { type: 'function_call', id: c.id, call_id: c.callId, ...c.name, arguments: c.args, status };
       this.items[c.index] = item;
       this.emit('response.output_item.done', { output_index: c.index, item });
     }
@@ -161,13 +163,13 @@ export class StreamOutputItems {
         index,
         id: itemId(this.ctx, 'function_call', index),
         callId: t.id ?? `call_${this.ctx.requestId}_${t.index}`,
-        name: t.function?.name ?? '',
+        name: declaredToolName(this.ctx.body, t.function?.name ?? ''),
         args: '',
       };
       this.calls.set(t.index, c);
       this.emit('response.output_item.added', {
         output_index: index,
-        item: { type: 'function_call', id: c.id, call_id: c.callId, name: c.name, arguments: '', status: 'in_progress' },
+        item: { type: 'function_call', id: c.id, call_id: c.callId, ...c.name, arguments: '', status: 'in_progress' },
       });
     }
     const delta = t.function?.arguments ?? '';

@@ -2,6 +2,7 @@ import { chatCompletionRequest, type ChatCompletionRequest } from '../openai/cha
 import { InvalidRequestError } from '../errors/gateway-errors';
 import { unsupportedParameter } from '../providers/unsupported-parameters';
 import { toChatMessages } from './input-items';
+import { checkedFlatName } from './namespaced-tools';
 import type { CreateResponseRequest } from './request';
 
 /**
@@ -12,6 +13,7 @@ import type { CreateResponseRequest } from './request';
  * |---|---|
  * | `instructions`, `input` | `messages` (input-items.ts) |
  * | `tools[]` `{type:"function", name, description, parameters, strict}` | `tools[]` `{type:"function", function:{…}}` |
+ * | `tools[]` `{type:"namespace", name: ns, tools:[{type:"function", name, …}]}` | one function per tool, named `ns__name` (namespaced-tools.ts) |
  * | `tool_choice` `{type:"function", name}` | `{type:"function", function:{name}}` |
  * | `max_output_tokens` | `max_completion_tokens` |
  * | `text.format` (`json_schema` with `name`, `schema`, `strict`) | `response_format` (`json_schema.{…}`) |
@@ -83,18 +85,44 @@ function jsonSchemaOf(format: Extract<NonNullable<NonNullable<CreateResponseRequ
   return out;
 }
 
-/** Function tools in the chat shape; any other tool or tool choice is a 400 naming it. */
+type FunctionTool = Extract<NonNullable<CreateResponseRequest['tools']>[number], { type: 'function' }>;
+
+/** One function tool in the chat shape, under `name` (its own, or its flattened namespaced name). */
+function chatFunction(t: FunctionTool, name: string): Record<string, unknown> {
+  const fn: Record<string, unknown> = { name };
+  if (t.description != null) fn['description'] = t.description;
+  if (t.parameters != null) fn['parameters'] = t.parameters;
+  if (t.strict != null) fn['strict'] = t.strict;
+  return { type: 'function', function: fn };
+}
+
+/** Hosted web search, in each of the type names OpenAI gives it. */
+const WEB_SEARCH = /^web_search/;
+
+/**
+ * A built-in tool's 400. Hosted web search names why: no target is routed to a provider's native
+ * search tool yet, so a search would silently not happen.
+ */
+function refuseBuiltInTool(type: string, i: number): never {
+  if (WEB_SEARCH.test(type))
+    throw new InvalidRequestError(
+      `The hosted '${type}' tool is not available through modelmux yet: no model here is routed to a provider's native web search, so the model could not search. Remove it (Codex CLI: web_search = "disabled" in config.toml), or declare a function tool that searches.`,
+      { param: `tools[${i}].type`, code: 'unsupported_parameter' },
+    );
+  throw unsupportedParameter(
+    `tools[${i}].type`,
+    `The '${type}' tool is not available through modelmux; declare function tools (alone or in a namespace) instead.`,
+  );
+}
+
+/** Function tools in the chat shape (a namespace's flattened); any other tool or tool choice is a 400 naming it. */
 function toChatTools(req: CreateResponseRequest): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   if (req.tools !== undefined && req.tools.length > 0) {
-    out['tools'] = req.tools.map((t, i) => {
-      if (t.type !== 'function')
-        throw unsupportedParameter(`tools[${i}].type`, `The '${t.type}' tool is not available through modelmux; declare function tools instead.`);
-      const fn: Record<string, unknown> = { name: t.name };
-      if (t.description != null) fn['description'] = t.description;
-      if (t.parameters != null) fn['parameters'] = t.parameters;
-      if (t.strict != null) fn['strict'] = t.strict;
-      return { type: 'function', function: fn };
+    out['tools'] = req.tools.flatMap((t, i) => {
+      if (t.type === 'function') return [chatFunction(t, t.name)];
+      if (t.type === 'namespace') return t.tools.map((inner, j) => chatFunction(inner, checkedFlatName(t.name, inner.name, i, j)));
+      return refuseBuiltInTool(t.type, i);
     });
   }
   const choice = req.tool_choice;

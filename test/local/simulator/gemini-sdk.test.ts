@@ -69,9 +69,9 @@ describe('@google/genai against the native Gemini route', () => {
     expect(parts[0]).toMatchObject({ functionCall: { name: 'get_weather' }, thoughtSignature: expect.any(String) });
     expect(parts[1]).not.toHaveProperty('thoughtSignature');
     const chunks = [];
-    for await (const c of await genai().models.generateContentStream({ model: 'gemini-3-flash-preview', contents: 'go', config })) chunks.push(c);
+    for await (const c of await genai().models.generateContentStream({ model: 'gemini-3-flash-preview', contents: 'go: use a tool', config })) chunks.push(c);
     expect(chunks[0]?.candidates?.[0]?.content?.parts?.[0]?.thoughtSignature).toEqual(expect.any(String));
-    const older = await genai().models.generateContent({ model: 'gemini-2.0-flash-live', contents: 'go', config });
+    const older = await genai().models.generateContent({ model: 'gemini-2.0-flash-live', contents: 'go: use a tool', config });
     expect(older.candidates?.[0]?.content?.parts?.[0]).not.toHaveProperty('thoughtSignature');
   });
 

@@ -40,13 +40,16 @@ describe('reply planning', () => {
     expect(limited).toMatchObject({ text: 'Echo: one', finish: 'length' });
   });
 
-  it('calls tools on a user turn, reports tool results on a tool turn', () => {
+  it('calls a tool on a user turn that asks for one, reports tool results on a tool turn', () => {
     const tools = [{ name: 't', parameters: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] } }];
-    expect(planReply(conv({ tools }), { replyWords: 12 })).toMatchObject({
+    expect(planReply(conv({ tools }), { replyWords: 12 })).toMatchObject({ finish: 'stop', toolCalls: [] });
+    const asked = { kind: 'user' as const, text: 'use a tool', images: 0 };
+    expect(planReply(conv({ tools, lastTurn: asked }), { replyWords: 12 })).toMatchObject({
       finish: 'tool_calls',
       text: '',
       toolCalls: [{ name: 't', argsJson: '{"q":"Paris"}' }],
     });
+    expect(planReply(conv({ tools, toolForced: true }), { replyWords: 12 })).toMatchObject({ finish: 'tool_calls' });
     const after = planReply(conv({ tools, lastTurn: { kind: 'tool-result', results: ['{"a":1}', 'ok'] } }), { replyWords: 12 });
     expect(after).toMatchObject({ text: 'Tool said: {"a":1}; ok', finish: 'stop', toolCalls: [] });
   });
@@ -74,7 +77,8 @@ describe('reply planning', () => {
 
   it('compacts tool results', () => {
     expect(compactResult('{ "a" : [1, 2] }')).toBe('{"a":[1,2]}');
-    expect(compactResult('  sunny \n and  warm ')).toBe('sunny and warm');
+    expect(compactResult('  sunny  and \n warm ')).toBe('sunny and');
+    expect(compactResult('Chunk ID: 1\nProcess exited with code 0\nOutput:\nThe first line\nThe second\n')).toBe('The first line');
   });
 
   it('keeps the first n words', () => {
