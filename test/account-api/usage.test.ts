@@ -1,12 +1,13 @@
-import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import OpenAI from 'openai';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { addCredit } from '../../functions/shared/accounts/account-store';
 import { documentClient } from '../../functions/shared/store/dynamo';
 import { tableNames } from '../../functions/shared/store/tables';
 import { startGateway, type RunningGateway } from '../../local/gateway';
 import { call, signUpAndSignIn, type SignedInUser } from '../support/cognito-user';
 import { holdsReturned } from '../support/settle-queue';
+import { ledgerEntries } from '../support/ledger';
 
 /**
  * `GET /v1/key`, `GET /v1/credits`, `GET /v1/activity` and `GET /v1/account` against the ledger itself,
@@ -17,18 +18,6 @@ let gw: RunningGateway;
 let user: SignedInUser;
 const keys: Array<{ key: string; hash: string }> = [];
 const CREDIT = 2_000_000_000;
-
-async function ledger(accountId: string): Promise<Array<Record<string, any>>> {
-  const out = await documentClient().send(
-    new QueryCommand({
-      TableName: tableNames().ledger,
-      KeyConditionExpression: 'accountId = :a',
-      ExpressionAttributeValues: { ':a': accountId },
-      ConsistentRead: true,
-    }),
-  );
-  return out.Items ?? [];
-}
 
 beforeAll(async () => {
   gw = await startGateway({ tablePrefix: `usage-${process.pid}`, cognito: {} });
@@ -57,7 +46,7 @@ beforeAll(async () => {
   // A prompt the (simulated) provider reads mostly from its cache: 3/4 of it at the cached price.
   await a.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: `[cached] ${'words '.repeat(400)}` }] });
   // Each request's ledger item exists from its hold on; wait until all five are settled.
-  for (let i = 0; i < 100 && (await ledger(user.sub)).filter((e) => e.status !== 'held').length < 5; i++) await new Promise((r) => setTimeout(r, 30));
+  await vi.waitFor(async () => expect((await ledgerEntries(user.sub)).filter((e) => e.status !== 'held').length).toBeGreaterThanOrEqual(5), { timeout: 5_000 });
   // Requests paid by credit rode this gateway's credit lease: the account's and keys' usage counters
   // move when it is returned (docs/credit-leases.md, "Staleness"), here at once instead of when idle.
   await holdsReturned(user.sub);
@@ -69,7 +58,7 @@ afterAll(async () => {
 
 describe('usage agrees with the ledger', () => {
   it('GET /v1/key gives each key its own ledger total', async () => {
-    const entries = await ledger(user.sub);
+    const entries = await ledgerEntries(user.sub);
     expect(entries).toHaveLength(5);
     for (const { key, hash } of keys) {
       const mine = entries.filter((e) => e.keyHash === hash).reduce((s, e) => s + e.costNanoUsd, 0);
@@ -91,7 +80,7 @@ describe('usage agrees with the ledger', () => {
   });
 
   it('GET /v1/credits and /v1/account: usage = Σ ledger costs, credits − usage = balance', async () => {
-    const total = (await ledger(user.sub)).reduce((s, e) => s + e.costNanoUsd, 0);
+    const total = (await ledgerEntries(user.sub)).reduce((s, e) => s + e.costNanoUsd, 0);
     const credits = (await call(gw, 'GET', '/v1/credits', user.accessToken)).body.data;
     expect(credits).toEqual({ total_credits: CREDIT / 1e9, total_credits_nano_usd: CREDIT, total_usage: total / 1e9, total_usage_nano_usd: total });
     const account = (await call(gw, 'GET', '/v1/account', user.accessToken)).body.data;
@@ -106,7 +95,7 @@ describe('usage agrees with the ledger', () => {
   });
 
   it('GET /v1/activity groups by day × model × key and sums to the ledger', async () => {
-    const entries = await ledger(user.sub);
+    const entries = await ledgerEntries(user.sub);
     const res = await call(gw, 'GET', '/v1/activity?days=30', user.accessToken);
     expect(res.status).toBe(200);
     const rows = res.body.data as Array<Record<string, any>>;

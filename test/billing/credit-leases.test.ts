@@ -1,4 +1,4 @@
-import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createAccount } from '../../functions/shared/accounts/account-store';
 import { createKey } from '../../functions/shared/accounts/keys/store';
@@ -16,6 +16,7 @@ import { documentClient } from '../../functions/shared/store/dynamo';
 import { tableNames } from '../../functions/shared/store/tables';
 import { demandOf, entryOf } from '../support/billing';
 import { countStoreCalls, createTestTables } from '../support/tables';
+import { accountItem, costSum, ledgerEntries } from '../support/ledger';
 
 /**
  * Credit leases (billing/lease.ts, docs/credit-leases.md): one conditional write leases a slice of an
@@ -58,31 +59,6 @@ afterAll(() => {
   reloadConfig();
 });
 
-async function rawAccount(accountId: string) {
-  return (await documentClient().send(new GetCommand({ TableName: tableNames().accounts, Key: { accountId }, ConsistentRead: true }))).Item!;
-}
-
-async function ledgerOf(accountId: string) {
-  const items: Array<Record<string, unknown>> = [];
-  let ExclusiveStartKey: Record<string, unknown> | undefined;
-  do {
-    const out = await documentClient().send(
-      new QueryCommand({
-        TableName: tableNames().ledger,
-        KeyConditionExpression: 'accountId = :a',
-        ExpressionAttributeValues: { ':a': accountId },
-        ConsistentRead: true,
-        ExclusiveStartKey,
-      }),
-    );
-    items.push(...(out.Items ?? []));
-    ExclusiveStartKey = out.LastEvaluatedKey;
-  } while (ExclusiveStartKey);
-  return items;
-}
-
-const sum = (items: Array<Record<string, unknown>>) => items.reduce((n, i) => n + Number(i.costNanoUsd), 0);
-
 /** An account with credit only (no free tokens) and a key. */
 async function funded(creditNanoUsd: number) {
   const { accountId } = await createAccount({ freeTokens: 0, creditNanoUsd });
@@ -96,10 +72,10 @@ function bill(start: typeof startBill, accountId: string, keyHash: string, promp
 
 /** The account is conserved: what is available + held + used is what was granted; the ledger sums to what was used. */
 async function expectConserved(accountId: string, granted: number) {
-  const raw = await rawAccount(accountId);
-  const ledger = await ledgerOf(accountId);
+  const raw = await accountItem(accountId);
+  const ledger = await ledgerEntries(accountId);
   expect(raw.creditNanoUsd + raw.heldNanoUsd + raw.usedNanoUsd).toBe(granted);
-  expect(sum(ledger)).toBe(raw.usedNanoUsd);
+  expect(costSum(ledger)).toBe(raw.usedNanoUsd);
   expect(raw.creditNanoUsd).toBeGreaterThanOrEqual(0);
   return { raw, ledger };
 }
@@ -113,7 +89,7 @@ describe('credit leases', { timeout: 180_000 }, () => {
     // The first requests wait for the first lease (a read and one write); the rest ride it or its top-ups.
     expect(calls.calls).toBeLessThanOrEqual(10);
     expect(records.every((r) => r.leaseId !== undefined)).toBe(true);
-    const raw = await rawAccount(accountId);
+    const raw = await accountItem(accountId);
     expect(Object.keys(raw.holds as object).every((id) => id.startsWith('lease_'))).toBe(true);
 
     // Warm: a new request is admitted at once, with no store call before its answer.
@@ -129,13 +105,13 @@ describe('credit leases', { timeout: 180_000 }, () => {
     const { raw: after, ledger } = await expectConserved(accountId, 10 * USD);
     expect(ledger).toHaveLength(201);
     expect(ledger.every((e) => typeof e.leaseId === 'string' && e.status === 'complete')).toBe(true);
-    expect(sum(ledger)).toBe(billed.reduce((n, r) => n + r!.costNanoUsd, 0));
+    expect(costSum(ledger)).toBe(billed.reduce((n, r) => n + r!.costNanoUsd, 0));
     expect(after.heldNanoUsd).toBe(0);
     expect(after.holds).toEqual({});
-    expect(10 * USD - after.creditNanoUsd).toBe(sum(ledger));
+    expect(10 * USD - after.creditNanoUsd).toBe(costSum(ledger));
     // The key's usage got the lease's charges too.
     expect((after.keys as Record<string, { usedNanoUsd?: number; heldNanoUsd: number }>)[keyHash.slice(0, 16)]).toMatchObject({
-      usedNanoUsd: sum(ledger),
+      usedNanoUsd: costSum(ledger),
       heldNanoUsd: 0,
     });
   });
@@ -164,7 +140,7 @@ describe('credit leases', { timeout: 180_000 }, () => {
     const { raw, ledger } = await expectConserved(accountId, granted);
     expect(raw.heldNanoUsd).toBe(0);
     expect(raw.holds).toEqual({});
-    expect(sum(ledger)).toBe(outcomes.reduce((a, b) => a + b, 0));
+    expect(costSum(ledger)).toBe(outcomes.reduce((a, b) => a + b, 0));
     expect(ledger.length).toBe(outcomes.filter((c) => c > 0).length);
     expect(ledger.length).toBeLessThanOrEqual(120);
     // Most of the account was spent: leases are returned and the rest served per request.
@@ -178,7 +154,7 @@ describe('credit leases', { timeout: 180_000 }, () => {
     // Ten requests answered and billed; two were in flight when the container died.
     for (const [i, b] of bills.slice(0, 10).entries()) await b.settle(entryOf(100, 20 * i));
     abandonLeasesForTests();
-    const raw = await rawAccount(accountId);
+    const raw = await accountItem(accountId);
     const [leaseId, value] = Object.entries(raw.holds as Record<string, unknown>)[0]!;
     const lease = decodeInlineHold(accountId, leaseId, value)!;
     expect(leaseId).toMatch(/^lease_\d{13}_/);
@@ -186,19 +162,19 @@ describe('credit leases', { timeout: 180_000 }, () => {
 
     // The sweep settles every overdue hold of the table; this account's lease only once it is overdue.
     await sweepOrphanedHolds(lease.holdExpiresAt + config().HOLD_SWEEP_GRACE_MS - 1);
-    expect(Object.keys((await rawAccount(accountId)).holds as object)).toEqual([leaseId]);
+    expect(Object.keys((await accountItem(accountId)).holds as object)).toEqual([leaseId]);
     expect((await sweepOrphanedHolds(lease.holdExpiresAt + config().HOLD_SWEEP_GRACE_MS + 1)).settled).toBeGreaterThanOrEqual(1);
     const { raw: after, ledger } = await expectConserved(accountId, 5 * USD);
     expect(ledger).toHaveLength(10);
     expect(after.heldNanoUsd).toBe(0);
     expect(after.holds).toEqual({});
-    expect(5 * USD - after.creditNanoUsd).toBe(sum(ledger));
+    expect(5 * USD - after.creditNanoUsd).toBe(costSum(ledger));
     // Idempotent: a second sweep, or a late return by a container that was only slow, changes nothing.
     await sweepOrphanedHolds(lease.holdExpiresAt + config().HOLD_SWEEP_GRACE_MS + 60_000);
-    expect(await ledgerOf(accountId)).toHaveLength(10);
+    expect(await ledgerEntries(accountId)).toHaveLength(10);
     const { returnLease } = await import('../../functions/shared/billing/lease-settle');
     expect(await returnLease(recordOfInline(lease, keyHash), { nanoUsd: 0, freeTokens: 0 })).toMatchObject({ alreadySettled: true });
-    expect((await rawAccount(accountId)).creditNanoUsd).toBe(after.creditNanoUsd);
+    expect((await accountItem(accountId)).creditNanoUsd).toBe(after.creditNanoUsd);
   });
 
   it('a lease that sits unused is returned: what is left goes back to the balance', async () => {
@@ -208,9 +184,9 @@ describe('credit leases', { timeout: 180_000 }, () => {
       const { accountId, keyHash } = await funded(2 * USD);
       const b = bill(startBill, accountId, keyHash);
       await b.confirmed;
-      expect((await rawAccount(accountId)).heldNanoUsd).toBeGreaterThan(0);
+      expect((await accountItem(accountId)).heldNanoUsd).toBeGreaterThan(0);
       const r = await b.settle(entryOf(100, 50));
-      await vi.waitFor(async () => expect((await rawAccount(accountId)).holds).toEqual({}), { timeout: 5_000, interval: 100 });
+      await vi.waitFor(async () => expect((await accountItem(accountId)).holds).toEqual({}), { timeout: 5_000, interval: 100 });
       const { raw } = await expectConserved(accountId, 2 * USD);
       expect(raw.heldNanoUsd).toBe(0);
       expect(raw.creditNanoUsd).toBe(2 * USD - r!.costNanoUsd);
@@ -226,7 +202,7 @@ describe('credit leases', { timeout: 180_000 }, () => {
     const b = bill(startBill, small.accountId, small.keyHash);
     const record = await b.confirmed;
     expect(record.leaseId).toBeUndefined();
-    expect(Object.keys((await rawAccount(small.accountId)).holds as object)).toEqual([record.requestId]);
+    expect(Object.keys((await accountItem(small.accountId)).holds as object)).toEqual([record.requestId]);
     await b.settle(entryOf(100, 200));
     await expectConserved(small.accountId, 20 * max);
 
@@ -258,8 +234,8 @@ describe('credit leases', { timeout: 180_000 }, () => {
       expect(record.leaseId).toBeDefined();
       expect(await lost.settle(entryOf(100, 150))).toBeUndefined(); // neither in-process nor queued
       await returnAllLeases(); // the return is refused too: the lease stays out, its entry with it
-      expect(Object.keys((await rawAccount(accountId)).holds as object)).toEqual([record.leaseId]);
-      expect(await ledgerOf(accountId)).toHaveLength(1);
+      expect(Object.keys((await accountItem(accountId)).holds as object)).toEqual([record.leaseId]);
+      expect(await ledgerEntries(accountId)).toHaveLength(1);
     } finally {
       documentClient().middlewareStack.remove(name);
     }
@@ -274,7 +250,7 @@ describe('credit leases', { timeout: 180_000 }, () => {
     });
     expect(raw.holds).toEqual({});
     expect(raw.heldNanoUsd).toBe(0);
-    expect(3 * USD - raw.creditNanoUsd).toBe(sum(ledger));
+    expect(3 * USD - raw.creditNanoUsd).toBe(costSum(ledger));
   });
 
   it('a balance line (low-balance alert, auto top-up) is judged on credit not yet spent: taking a lease crosses nothing, its return with the spending does', async () => {
@@ -292,12 +268,12 @@ describe('credit leases', { timeout: 180_000 }, () => {
     const b = bill(startBill, accountId, keyHash);
     expect((await b.confirmed).leaseId).toBeDefined();
     await b.settle(entryOf(100, 50));
-    const out = await rawAccount(accountId);
+    const out = await accountItem(accountId);
     expect(out.creditNanoUsd).toBeLessThan(10 * USD - 1); // the visible credit is under the line while the lease is out…
     expect(out.leasedNanoUsd).toBe(out.heldNanoUsd);
     expect(out.lowBalanceAlertAt).toBeUndefined(); // …but nothing is spent as far as the store knows: no alert
     await returnAllLeases();
-    const after = await rawAccount(accountId);
+    const after = await accountItem(accountId);
     expect(after.leasedNanoUsd).toBe(0);
     expect(after.lowBalanceAlertAt).toEqual(expect.any(Number)); // the return made the spending visible: crossed
   });
@@ -381,10 +357,10 @@ describe('credit leases with rate limits (request units and concurrency slots le
       const { accountId, keyHash } = await funded(10 * USD);
       const b = bill(startBill, accountId, keyHash);
       expect((await b.confirmed).leaseId).toBeDefined();
-      expect((await rawAccount(accountId)).rpmCount).toBe(10); // the lease's grant: 10% of the 100 left
+      expect((await accountItem(accountId)).rpmCount).toBe(10); // the lease's grant: 10% of the 100 left
       await b.settle(entryOf(100, 50));
       await returnAllLeases();
-      expect((await rawAccount(accountId)).rpmCount).toBe(1);
+      expect((await accountItem(accountId)).rpmCount).toBe(1);
     });
   });
 
@@ -399,7 +375,7 @@ describe('credit leases with rate limits (request units and concurrency slots le
       for (const r of results)
         if (r.status === 'rejected')
           expect(r.reason).toMatchObject({ status: 429, code: 'rate_limit_exceeded', message: expect.stringContaining('concurrent requests: Limit 4') });
-      const raw = await rawAccount(accountId);
+      const raw = await accountItem(accountId);
       expect(raw.inflight).toBe(4);
       for (const o of ok) await o.b.settle(entryOf(100, 50));
       // The lease keeps its slots while it is out: the next requests ride it.
@@ -408,14 +384,14 @@ describe('credit leases with rate limits (request units and concurrency slots le
       await again.confirmed;
       await again.settle(entryOf(100, 50));
       await returnAllLeases();
-      expect((await rawAccount(accountId)).inflight).toBe(0);
+      expect((await accountItem(accountId)).inflight).toBe(0);
       abandonLeasesForTests(); // forgets the refusals' "hold per request for a while"
 
       // A container that dies with a lease holding slots: the sweep gives them back after its expiry.
       const dying = Array.from({ length: 3 }, () => bill(startBill, accountId, keyHash));
       await Promise.all(dying.map((b) => b.confirmed));
       abandonLeasesForTests();
-      const held = await rawAccount(accountId);
+      const held = await accountItem(accountId);
       expect(held.inflight).toBeGreaterThanOrEqual(3);
       const holds = Object.entries(held.holds as Record<string, unknown>).map(([id, v]) => decodeInlineHold(accountId, id, v)!);
       expect(holds.some((h) => h.requestId.startsWith('lease_') && h.accountSlot)).toBe(true);

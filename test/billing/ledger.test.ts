@@ -1,4 +1,3 @@
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createAccount, getAccount } from '../../functions/shared/accounts/account-store';
 import { createKey } from '../../functions/shared/accounts/keys/store';
@@ -9,10 +8,9 @@ import { usageSummary, ledgerItemSchema } from '../../functions/shared/billing/l
 import { decodeInlineHold } from '../../functions/shared/billing/hold-record';
 import { computeCharge } from '../../functions/shared/money/price';
 import { settleHold } from '../../functions/shared/billing/settle';
-import { documentClient } from '../../functions/shared/store/dynamo';
-import { tableNames } from '../../functions/shared/store/tables';
 import { billRequest, demandOf, entryOf, GPT_4O_PRICES, hold } from '../support/billing';
 import { createTestTables } from '../support/tables';
+import { accountItem, ledgerEntries } from '../support/ledger';
 
 beforeAll(async () => {
   await createTestTables('ledger');
@@ -20,22 +18,6 @@ beforeAll(async () => {
 beforeEach(() => clearViews());
 
 const USD = 1_000_000_000;
-
-async function ledgerOf(accountId: string) {
-  const out = await documentClient().send(
-    new QueryCommand({
-      TableName: tableNames().ledger,
-      KeyConditionExpression: 'accountId = :a',
-      ExpressionAttributeValues: { ':a': accountId },
-      ConsistentRead: true,
-    }),
-  );
-  return out.Items ?? [];
-}
-
-async function rawAccount(accountId: string) {
-  return (await documentClient().send(new GetCommand({ TableName: tableNames().accounts, Key: { accountId }, ConsistentRead: true }))).Item;
-}
 
 async function accountWithKey(opts: { freeTokens: number; creditNanoUsd: number }) {
   const { accountId } = await createAccount(opts);
@@ -49,7 +31,7 @@ describe('hold and settle', () => {
     const results = await Promise.all(Array.from({ length: 50 }, (_, i) => billRequest(accountId, keyHash, 17 + i, 3 + (i % 7) * 11)));
     expect(results.every((r) => !r.alreadySettled)).toBe(true);
     const account = (await getAccount(accountId, { consistent: true }))!;
-    const ledger = (await ledgerOf(accountId)).map((i) => ledgerItemSchema.parse(i));
+    const ledger = (await ledgerEntries(accountId)).map((i) => ledgerItemSchema.parse(i));
     expect(ledger).toHaveLength(50);
     expect(ledger.reduce((s, e) => s + e.costNanoUsd, 0)).toBe(1 * USD - account.creditNanoUsd);
     expect(ledger.reduce((s, e) => s + e.freeTokensUsed, 0)).toBe(1_000 - account.freeTokens);
@@ -97,14 +79,14 @@ describe('hold and settle', () => {
     ]);
     for (const r of replays) expect(r).toEqual({ ...first, alreadySettled: true });
     expect(await getAccount(accountId, { consistent: true })).toEqual(before);
-    expect(await ledgerOf(accountId)).toHaveLength(1);
+    expect(await ledgerEntries(accountId)).toHaveLength(1);
   });
 
   it('holds on the account item alone (one inline record, no ledger item); the settle writes exactly one entry with every field and removes the inline record', async () => {
     const { accountId, keyHash } = await accountWithKey({ freeTokens: 0, creditNanoUsd: USD });
     const h = await hold(accountId, keyHash, demandOf(30, 20));
-    expect(await ledgerOf(accountId)).toEqual([]);
-    const holds = (await rawAccount(accountId))?.holds as Record<string, unknown>;
+    expect(await ledgerEntries(accountId)).toEqual([]);
+    const holds = (await accountItem(accountId))?.holds as Record<string, unknown>;
     expect(Object.keys(holds)).toEqual([h.requestId]);
     expect(decodeInlineHold(accountId, h.requestId, holds[h.requestId])).toMatchObject({
       holdNanoUsd: h.holdNanoUsd,
@@ -121,12 +103,12 @@ describe('hold and settle', () => {
     });
     const e = entryOf(30, 20, { usageEstimated: true, status: 'partial', servedModel: 'gpt-4o-mini', fallbackPath: ['a', 'b'] });
     const r = await settleHold(h, { kind: 'bill', entry: e });
-    const ledger = await ledgerOf(accountId);
+    const ledger = await ledgerEntries(accountId);
     expect(ledger).toHaveLength(1);
     const { holdExpiresAt: _e, ...held } = h;
     expect(ledger[0]).toEqual({ ...held, ...e, freeTokensUsed: 0, costNanoUsd: r.costNanoUsd, keyHash, byok: false, settledAt: expect.any(String) });
     expect(ledgerItemSchema.parse(ledger[0])).toBeDefined();
-    expect((await rawAccount(accountId))?.holds).toEqual({});
+    expect((await accountItem(accountId))?.holds).toEqual({});
     expect(r.costNanoUsd).toBe(Math.ceil((30 * 2_637_500 + 20 * 10_550_000) / 1000));
   });
 
@@ -134,7 +116,7 @@ describe('hold and settle', () => {
     const { accountId, keyHash } = await accountWithKey({ freeTokens: 5, creditNanoUsd: USD });
     const h = await hold(accountId, keyHash, demandOf(30, 20));
     expect(await settleHold(h, { kind: 'cancel' })).toEqual({ alreadySettled: false, freeTokensUsed: 0, costNanoUsd: 0 });
-    expect(await ledgerOf(accountId)).toHaveLength(0);
+    expect(await ledgerEntries(accountId)).toHaveLength(0);
     expect(await getAccount(accountId, { consistent: true })).toMatchObject({ freeTokens: 5, creditNanoUsd: USD, heldNanoUsd: 0, heldFreeTokens: 0 });
   });
 
@@ -148,7 +130,7 @@ describe('hold and settle', () => {
     expect(reported).toBeGreaterThan(h.holdNanoUsd);
     expect(r.costNanoUsd).toBe(h.holdNanoUsd);
     expect(await getAccount(accountId, { consistent: true })).toMatchObject({ creditNanoUsd: USD - h.holdNanoUsd, heldNanoUsd: 0, usedNanoUsd: h.holdNanoUsd });
-    const [entry] = await ledgerOf(accountId);
+    const [entry] = await ledgerEntries(accountId);
     expect(ledgerItemSchema.parse(entry)).toMatchObject({ promptTokens: 400, costNanoUsd: h.holdNanoUsd, lossNanoUsd: reported - h.holdNanoUsd });
   });
 
@@ -159,7 +141,7 @@ describe('hold and settle', () => {
     const r = await settleHold(h, { kind: 'bill', entry: entryOf(30, 180_002) });
     expect(r).toEqual({ alreadySettled: false, freeTokensUsed: 50, costNanoUsd: 0 });
     expect(await getAccount(accountId, { consistent: true })).toMatchObject({ freeTokens: 950, creditNanoUsd: USD, heldFreeTokens: 0, heldNanoUsd: 0 });
-    const [entry] = await ledgerOf(accountId);
+    const [entry] = await ledgerEntries(accountId);
     expect(entry?.lossNanoUsd).toBe(computeCharge({ promptTokens: 30, completionTokens: 180_002, freeTokensAvailable: 50, ...GPT_4O_PRICES }).costNanoUsd);
   });
 });

@@ -1,4 +1,4 @@
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { dynamoItemBytes } from '../../bench/aws-calls';
 import { createAccount, getAccount } from '../../functions/shared/accounts/account-store';
@@ -14,6 +14,7 @@ import { documentClient } from '../../functions/shared/store/dynamo';
 import { tableNames } from '../../functions/shared/store/tables';
 import { demandOf, entryOf, GPT_4O_PRICES, hold } from '../support/billing';
 import { createTestTables } from '../support/tables';
+import { accountItem, ledgerEntries } from '../support/ledger';
 
 /**
  * Holds in flight live inline on the account item (`holds.<requestId>`); the orphan sweep finds them
@@ -27,22 +28,6 @@ beforeEach(() => clearViews());
 
 const USD = 1_000_000_000;
 
-async function rawAccount(accountId: string) {
-  return (await documentClient().send(new GetCommand({ TableName: tableNames().accounts, Key: { accountId }, ConsistentRead: true }))).Item!;
-}
-
-async function ledgerOf(accountId: string) {
-  const out = await documentClient().send(
-    new QueryCommand({
-      TableName: tableNames().ledger,
-      KeyConditionExpression: 'accountId = :a',
-      ExpressionAttributeValues: { ':a': accountId },
-      ConsistentRead: true,
-    }),
-  );
-  return out.Items ?? [];
-}
-
 describe('orphaned holds (inline on the account item)', () => {
   it('a request killed after its hold is settled by the sweep past expiry + grace, once, as orphaned, with funds released and the account conserved', async () => {
     const { accountId } = await createAccount({ freeTokens: 20, creditNanoUsd: USD });
@@ -50,17 +35,17 @@ describe('orphaned holds (inline on the account item)', () => {
     await createKey(accountId, 'other');
     // The request path dies after its hold: no settle, no queued message.
     const h = await hold(accountId, keyHash, demandOf(120, 300));
-    expect(await ledgerOf(accountId)).toEqual([]);
+    expect(await ledgerEntries(accountId)).toEqual([]);
     expect((await listPendingHolds()).map((x) => x.requestId)).toContain(h.requestId);
 
     // Not yet past expiry + grace: nothing happens.
     const early = await sweepOrphanedHolds(h.holdExpiresAt + config().HOLD_SWEEP_GRACE_MS - 1);
     expect(early).toEqual({ settled: 0, failed: 0 });
-    expect(Object.keys((await rawAccount(accountId)).holds)).toEqual([h.requestId]);
+    expect(Object.keys((await accountItem(accountId)).holds)).toEqual([h.requestId]);
 
     const late = h.holdExpiresAt + config().HOLD_SWEEP_GRACE_MS + 1;
     expect(await sweepOrphanedHolds(late)).toEqual({ settled: 1, failed: 0 });
-    const ledger = await ledgerOf(accountId);
+    const ledger = await ledgerEntries(accountId);
     expect(ledger).toHaveLength(1);
     const entry = ledgerItemSchema.parse(ledger[0]);
     const charge = computeCharge({ promptTokens: 120, completionTokens: 0, freeTokensAvailable: 20, ...GPT_4O_PRICES });
@@ -80,7 +65,7 @@ describe('orphaned holds (inline on the account item)', () => {
     expect(account).toMatchObject({ heldNanoUsd: 0, heldFreeTokens: 0, usedNanoUsd: charge.costNanoUsd, usedFreeTokens: charge.freeTokensUsed });
     expect(account!.creditNanoUsd + account!.usedNanoUsd).toBe(USD);
     expect(account!.freeTokens + account!.usedFreeTokens).toBe(20);
-    const raw = await rawAccount(accountId);
+    const raw = await accountItem(accountId);
     expect(raw.holds).toEqual({});
     expect(raw.inflight).toBe(0);
     const keyEntry = (raw.keys as Record<string, { heldNanoUsd: number; inflight?: number }>)[keyHash.slice(0, 16)]!;
@@ -99,8 +84,8 @@ describe('orphaned holds (inline on the account item)', () => {
     // The next sweep found the item without holds and took it out of the pendingHolds index.
     expect(raw.sweepShard).toMatch(/^s\d+$/);
     const { sweepShard: _mark, ...unmarked } = raw;
-    expect(await rawAccount(accountId)).toEqual(unmarked);
-    expect(await ledgerOf(accountId)).toHaveLength(1);
+    expect(await accountItem(accountId)).toEqual(unmarked);
+    expect(await ledgerEntries(accountId)).toHaveLength(1);
   });
 
   it("a sweep racing the request's own settle bills the request once: one ledger entry, the account conserved", async () => {
@@ -109,13 +94,13 @@ describe('orphaned holds (inline on the account item)', () => {
     const holds = await Promise.all(Array.from({ length: 6 }, () => hold(accountId, keyHash, demandOf(50, 100))));
     const late = Math.max(...holds.map((h) => h.holdExpiresAt)) + config().HOLD_SWEEP_GRACE_MS + 1;
     const [swept, ...settled] = await Promise.all([sweepOrphanedHolds(late), ...holds.map((h) => settleHold(h, { kind: 'bill', entry: entryOf(50, 80) }))]);
-    const ledger = (await ledgerOf(accountId)).map((e) => ledgerItemSchema.parse(e));
+    const ledger = (await ledgerEntries(accountId)).map((e) => ledgerItemSchema.parse(e));
     expect(ledger).toHaveLength(6);
     expect(swept.settled + settled.filter((r) => !r.alreadySettled).length).toBe(6);
     const account = (await getAccount(accountId, { consistent: true }))!;
     const cost = ledger.reduce((s, e) => s + e.costNanoUsd, 0);
     expect(account).toMatchObject({ heldNanoUsd: 0, usedNanoUsd: cost, creditNanoUsd: USD - cost });
-    expect((await rawAccount(accountId)).holds).toEqual({});
+    expect((await accountItem(accountId)).holds).toEqual({});
   });
 
   it('a late duplicate of a hold write landing after the request was settled is released by the sweep, with nothing charged twice', async () => {
@@ -132,8 +117,8 @@ describe('orphaned holds (inline on the account item)', () => {
     // (The helper gave the duplicate a fresh expiry, a few ms after the original's.)
     expect(await sweepOrphanedHolds(h.holdExpiresAt + config().HOLD_SWEEP_GRACE_MS + 60_000)).toEqual({ settled: 0, failed: 0 });
     expect(await getAccount(accountId, { consistent: true })).toEqual(settled);
-    expect((await rawAccount(accountId)).holds).toEqual({});
-    const ledger = (await ledgerOf(accountId)).map((e) => ledgerItemSchema.parse(e));
+    expect((await accountItem(accountId)).holds).toEqual({});
+    const ledger = (await ledgerEntries(accountId)).map((e) => ledgerItemSchema.parse(e));
     expect(ledger).toHaveLength(1);
     expect(ledger[0]).toMatchObject({ status: 'complete', costNanoUsd: first.costNanoUsd });
   });
@@ -163,7 +148,7 @@ describe('orphaned holds (inline on the account item)', () => {
     expect(await settleHold(cancelled, { kind: 'cancel' })).toMatchObject({ alreadySettled: false });
     expect(await settleHold(billed, { kind: 'bill', entry: entryOf(40, 30) })).toEqual({ ...r, alreadySettled: true });
     expect(await settleHold(billed, { kind: 'cancel' })).toEqual({ ...r, alreadySettled: true });
-    const ledger = (await ledgerOf(accountId)).map((e) => ledgerItemSchema.parse(e));
+    const ledger = (await ledgerEntries(accountId)).map((e) => ledgerItemSchema.parse(e));
     expect(ledger).toHaveLength(1);
     expect(ledger[0]).toMatchObject({ requestId: billed.requestId, status: 'complete', costNanoUsd: r.costNanoUsd });
     expect(ledger[0]).not.toHaveProperty('holdBucket');
@@ -177,14 +162,14 @@ describe('orphaned holds (inline on the account item)', () => {
     for (let k = 1; k < 3; k++) await createKey(accountId, `size ${k}`);
     // One settled request first, so the key's entry carries its lastUsedAt / used / rpm fields.
     await settleHold(await hold(accountId, keyHash, demandOf(50, 100)), { kind: 'bill', entry: entryOf(50, 100) });
-    const sizes: Record<number, number> = { 0: dynamoItemBytes(await rawAccount(accountId)) };
+    const sizes: Record<number, number> = { 0: dynamoItemBytes(await accountItem(accountId)) };
     let held = 0;
     for (const n of [1, 5, 50]) {
       while (held < n) {
         await hold(accountId, keyHash, demandOf(50, 100));
         held++;
       }
-      sizes[n] = dynamoItemBytes(await rawAccount(accountId));
+      sizes[n] = dynamoItemBytes(await accountItem(accountId));
     }
     console.log(`account item (3 keys) with 0 / 1 / 5 / 50 holds in flight: ${[0, 1, 5, 50].map((n) => sizes[n]).join(' / ')} bytes`);
     const perHold = (sizes[50]! - sizes[0]!) / 50;

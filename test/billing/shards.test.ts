@@ -1,4 +1,3 @@
-import { QueryCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { addCredit, createAccount } from '../../functions/shared/accounts/account-store';
 import { createKey } from '../../functions/shared/accounts/keys/store';
@@ -9,10 +8,9 @@ import { usageSummary } from '../../functions/shared/billing/ledger';
 import { shardPks } from '../../functions/shared/accounts/keys/state';
 import { gatherInto, refillShard, setShards } from '../../functions/shared/billing/shards';
 import { settleHold } from '../../functions/shared/billing/settle';
-import { documentClient } from '../../functions/shared/store/dynamo';
-import { tableNames } from '../../functions/shared/store/tables';
 import { billRequest, demandOf, entryOf, hold } from '../support/billing';
 import { createTestTables } from '../support/tables';
+import { accountItem, ledgerEntries } from '../support/ledger';
 
 beforeAll(async () => {
   await createTestTables('shards');
@@ -64,29 +62,11 @@ describe('fund shards', () => {
     await Promise.all([...requests, ...credits]);
 
     const shards = await Promise.all(shardPks(accountId, 4).map((pk) => readState(pk, { consistent: true })));
-    const items = await Promise.all(
-      shardPks(accountId, 4).map(
-        async (pk) =>
-          (
-            await documentClient().send(
-              new QueryCommand({
-                TableName: tableNames().ledger,
-                KeyConditionExpression: 'accountId = :a',
-                ExpressionAttributeValues: { ':a': pk },
-                ConsistentRead: true,
-              }),
-            )
-          ).Items ?? [],
-      ),
-    );
+    const items = await Promise.all(shardPks(accountId, 4).map((pk) => ledgerEntries(pk)));
     const ledger = items.flat();
     expect(ledger.filter((e) => e.status === 'held')).toEqual([]);
     // No hold left in flight on any shard item (inline records), and one entry per request.
-    const raw = await Promise.all(
-      shardPks(accountId, 4).map(
-        async (pk) => (await documentClient().send(new GetCommand({ TableName: tableNames().accounts, Key: { accountId: pk }, ConsistentRead: true }))).Item,
-      ),
-    );
+    const raw = await Promise.all(shardPks(accountId, 4).map((pk) => accountItem(pk)));
     for (const item of raw) expect(item?.holds ?? {}).toEqual({});
     expect(new Set(ledger.map((e) => e.requestId)).size).toBe(ledger.length);
     const spent = ledger.reduce((s, e) => s + Number(e.costNanoUsd), 0);

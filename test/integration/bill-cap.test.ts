@@ -1,8 +1,8 @@
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import OpenAI from 'openai';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startGateway, type RunningGateway } from '../../local/gateway';
 import { outputCutAt } from '../../functions/shared/usage/output-meter';
+import { accountItem, ledgerEntries } from '../support/ledger';
 
 /**
  * A bill never exceeds its hold. Through the whole path (real HTTP, the real
@@ -79,40 +79,22 @@ function events(text: string): Array<Record<string, unknown>> {
     .map((l) => JSON.parse(l.slice(6)) as Record<string, unknown>);
 }
 
-async function rawAccount(accountId: string) {
-  const { documentClient } = await import('../../functions/shared/store/dynamo');
-  const { tableNames } = await import('../../functions/shared/store/tables');
-  return (await documentClient().send(new GetCommand({ TableName: tableNames().accounts, Key: { accountId }, ConsistentRead: true }))).Item as Record<
-    string,
-    unknown
-  >;
-}
-
 /**
  * Waits for every hold of the account to settle (a credit lease of this process is returned at once, as
  * at shutdown, instead of after its idle time); its ledger entries and the raw account item.
  */
 async function settled(accountId: string) {
-  const { documentClient } = await import('../../functions/shared/store/dynamo');
-  const { tableNames } = await import('../../functions/shared/store/tables');
   const { returnAllLeases } = await import('../../functions/shared/billing/lease');
-  for (let i = 0; i < 300; i++) {
-    await returnAllLeases();
-    const account = await rawAccount(accountId);
-    if (account.heldNanoUsd === 0 && account.heldFreeTokens === 0) {
-      const out = await documentClient().send(
-        new QueryCommand({
-          TableName: tableNames().ledger,
-          KeyConditionExpression: 'accountId = :a',
-          ExpressionAttributeValues: { ':a': accountId },
-          ConsistentRead: true,
-        }),
-      );
-      return { account, ledger: (out.Items ?? []) as Array<Record<string, number | string | boolean>> };
-    }
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error('holds never settled');
+  const account = await vi.waitFor(
+    async () => {
+      await returnAllLeases();
+      const item = await accountItem(accountId);
+      if (item.heldNanoUsd !== 0 || item.heldFreeTokens !== 0) throw new Error('holds not settled yet');
+      return item;
+    },
+    { timeout: 15_000, interval: 50 },
+  );
+  return { account, ledger: await ledgerEntries(accountId) };
 }
 
 /** The one ledger entry of the account, after checking that the debit equals it and nothing is below zero. */

@@ -1,8 +1,9 @@
 import OpenAI from 'openai';
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startGateway, type RunningGateway } from '../../local/gateway';
 import { holdsReturned } from '../support/settle-queue';
+import { ledgerEntries } from '../support/ledger';
 
 /**
  * Credit leases through the whole path (the official SDK, real HTTP, the real chat handler, DynamoDB
@@ -66,20 +67,9 @@ describe('credit leases through the chat route', { timeout: 180_000 }, () => {
     expect(Object.keys((await raw()).holds as object).every((id) => id.startsWith('lease_'))).toBe(true);
 
     // The settles run after the answers: wait for the 30 ledger entries, then return the lease.
-    const ledger = async () =>
-      (
-        await documentClient().send(
-          new QueryCommand({
-            TableName: tableNames().ledger,
-            KeyConditionExpression: 'accountId = :a',
-            ExpressionAttributeValues: { ':a': accountId },
-            ConsistentRead: true,
-          }),
-        )
-      ).Items ?? [];
-    for (let i = 0; i < 200 && (await ledger()).length < 30; i++) await new Promise((r) => setTimeout(r, 50));
+    await vi.waitFor(async () => expect((await ledgerEntries(accountId)).length).toBeGreaterThanOrEqual(30), { timeout: 10_000 });
     await holdsReturned(accountId);
-    const entries = await ledger();
+    const entries = await ledgerEntries(accountId);
     expect(entries).toHaveLength(30);
     expect(entries.every((e) => typeof e.leaseId === 'string' && e.leaseId.startsWith('lease_'))).toBe(true);
     const sum = entries.reduce((n, e) => n + Number(e.costNanoUsd), 0);

@@ -1,8 +1,8 @@
 import OpenAI from 'openai';
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGateway, type RunningGateway } from '../../local/gateway';
 import { billingAtRest } from '../support/settle-queue';
+import { accountItem, ledgerEntries } from '../support/ledger';
 
 /**
  * Free tokens leased like credit (billing/lease.ts, lease-settle.ts `leaseTerms`), through the whole
@@ -32,41 +32,12 @@ afterAll(async () => {
 
 const USD = 1_000_000_000;
 
-type Entry = { requestId: string; leaseId?: string; freeTokensUsed: number; costNanoUsd: number; promptTokens: number; completionTokens: number };
-
 async function account(freeTokens: number, creditNanoUsd: number) {
   const { createAccount } = await import('../../functions/shared/accounts/account-store');
   const { createKey } = await import('../../functions/shared/accounts/keys/store');
   const { accountId } = await createAccount({ freeTokens, creditNanoUsd });
   const key = await createKey(accountId, 'free lease');
   return { accountId, client: new OpenAI({ baseURL: gw.baseUrl, apiKey: key.key, maxRetries: 0 }) };
-}
-
-async function item(accountId: string) {
-  const { documentClient } = await import('../../functions/shared/store/dynamo');
-  const { tableNames } = await import('../../functions/shared/store/tables');
-  return (await documentClient().send(new GetCommand({ TableName: tableNames().accounts, Key: { accountId }, ConsistentRead: true }))).Item!;
-}
-
-async function ledger(accountId: string): Promise<Entry[]> {
-  const { documentClient } = await import('../../functions/shared/store/dynamo');
-  const { tableNames } = await import('../../functions/shared/store/tables');
-  const out: Entry[] = [];
-  let ExclusiveStartKey: Record<string, unknown> | undefined;
-  do {
-    const page = await documentClient().send(
-      new QueryCommand({
-        TableName: tableNames().ledger,
-        KeyConditionExpression: 'accountId = :a',
-        ExpressionAttributeValues: { ':a': accountId },
-        ConsistentRead: true,
-        ExclusiveStartKey,
-      }),
-    );
-    out.push(...((page.Items ?? []) as Entry[]));
-    ExclusiveStartKey = page.LastEvaluatedKey;
-  } while (ExclusiveStartKey);
-  return out;
 }
 
 /** `n` buffered requests at once; the statuses (200, or the refusal's). */
@@ -87,7 +58,7 @@ describe('free tokens on a lease', { timeout: 180_000 }, () => {
     const statuses = await burst(client, 200, 'free');
     expect(statuses.every((s) => s === 200 || s === 402)).toBe(true);
     await billingAtRest(gw, accountId);
-    const entries = await ledger(accountId);
+    const entries = await ledgerEntries(accountId);
     expect(entries).toHaveLength(statuses.filter((s) => s === 200).length);
     // Some rode a lease (else this tests nothing), each paid by free tokens alone.
     const leased = entries.filter((e) => e.leaseId !== undefined);
@@ -95,7 +66,7 @@ describe('free tokens on a lease', { timeout: 180_000 }, () => {
     for (const e of leased) expect(e).toMatchObject({ costNanoUsd: 0, freeTokensUsed: e.promptTokens + e.completionTokens });
     const used = entries.reduce((n, e) => n + e.freeTokensUsed, 0);
     expect(used).toBeLessThanOrEqual(1_000);
-    const after = await item(accountId);
+    const after = await accountItem(accountId);
     expect(after.holds).toEqual({});
     expect(after.heldFreeTokens).toBe(0);
     expect(after.freeTokens).toBe(1_000 - used);
@@ -108,14 +79,14 @@ describe('free tokens on a lease', { timeout: 180_000 }, () => {
     const statuses = await burst(client, 200, 'mixed');
     expect(statuses.every((s) => s === 200 || s === 402)).toBe(true);
     await billingAtRest(gw, accountId);
-    const entries = await ledger(accountId);
+    const entries = await ledgerEntries(accountId);
     expect(entries).toHaveLength(statuses.filter((s) => s === 200).length);
     const free = entries.reduce((n, e) => n + e.freeTokensUsed, 0);
     const cost = entries.reduce((n, e) => n + e.costNanoUsd, 0);
     expect(free).toBeLessThanOrEqual(2_000);
     expect(cost).toBeLessThanOrEqual(USD / 100);
     expect(entries.some((e) => e.leaseId !== undefined)).toBe(true);
-    const after = await item(accountId);
+    const after = await accountItem(accountId);
     expect(after.holds).toEqual({});
     expect(after.heldFreeTokens).toBe(0);
     expect(after.heldNanoUsd).toBe(0);

@@ -1,7 +1,7 @@
 import OpenAI from 'openai';
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGateway, type RunningGateway } from '../../local/gateway';
+import { accountItem, ledgerEntries } from '../support/ledger';
 
 /**
  * docs/managed-instances.md §3: on Lambda Managed Instances one execution environment
@@ -86,23 +86,7 @@ async function ask(t: Tenant, marker: string, stream: boolean): Promise<Outcome>
 }
 
 async function ledgerOf(accountId: string): Promise<Array<Record<string, unknown>>> {
-  const { documentClient } = await import('../../functions/shared/store/dynamo');
-  const { tableNames } = await import('../../functions/shared/store/tables');
-  const out = await documentClient().send(
-    new QueryCommand({
-      TableName: tableNames().ledger,
-      KeyConditionExpression: 'accountId = :a',
-      ExpressionAttributeValues: { ':a': accountId },
-      ConsistentRead: true,
-    }),
-  );
-  return (out.Items ?? []).filter((e) => e.status !== 'held');
-}
-
-async function accountItem(accountId: string): Promise<Record<string, unknown>> {
-  const { documentClient } = await import('../../functions/shared/store/dynamo');
-  const { tableNames } = await import('../../functions/shared/store/tables');
-  return (await documentClient().send(new GetCommand({ TableName: tableNames().accounts, Key: { accountId }, ConsistentRead: true }))).Item ?? {};
+  return (await ledgerEntries(accountId)).filter((e) => e.status !== 'held');
 }
 
 /** Samples the account item every 20 ms until stopped; the most it held at once (nano-USD: leases and holds). */

@@ -1,9 +1,10 @@
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDynamoDbLocal } from '../../local/dynamodb-local';
 import { startGateway, type RunningGateway } from '../../local/gateway';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy';
+import { ledgerEntries } from '../support/ledger';
 
 /**
  * No answer without a durable billing record, under faults: 2,000 streamed requests at concurrency 50
@@ -82,27 +83,6 @@ async function holdsInFlight(): Promise<Record<string, unknown>> {
   return (out.Item?.holds ?? {}) as Record<string, unknown>;
 }
 
-async function ledger(): Promise<Array<Record<string, unknown>>> {
-  const { documentClient } = await import('../../functions/shared/store/dynamo');
-  const { tableNames } = await import('../../functions/shared/store/tables');
-  const items: Array<Record<string, unknown>> = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await documentClient().send(
-      new QueryCommand({
-        TableName: tableNames().ledger,
-        KeyConditionExpression: 'accountId = :a',
-        ExpressionAttributeValues: { ':a': accountId },
-        ConsistentRead: true,
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    items.push(...(page.Items ?? []));
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
-  return items;
-}
-
 describe('durable settle under a slow and then stopped DynamoDB', () => {
   it('2,000 streams at concurrency 50: every answered request has exactly one ledger entry after recovery, no hold is left, money adds up', async () => {
     const outcomes: Outcome[] = [];
@@ -147,7 +127,7 @@ describe('durable settle under a slow and then stopped DynamoDB', () => {
     const { returnAllLeases } = await import('../../functions/shared/billing/lease');
     await returnAllLeases();
     let inFlight = await holdsInFlight();
-    let items = await ledger();
+    let items = await ledgerEntries(accountId);
     // A leased request's entry that went to the settle queue lands on its own (the lease's return has
     // charged it already): wait for those too, within the same bound.
     const unlisted = () => {
@@ -161,7 +141,7 @@ describe('durable settle under a slow and then stopped DynamoDB', () => {
       await new Promise((r) => setTimeout(r, 500));
       await returnAllLeases();
       inFlight = await holdsInFlight();
-      items = await ledger();
+      items = await ledgerEntries(accountId);
     }
     const stuck = Object.entries(inFlight);
     if (stuck.length > 0)

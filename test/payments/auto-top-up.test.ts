@@ -1,4 +1,4 @@
-import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { documentClient } from '../../functions/shared/store/dynamo';
@@ -6,6 +6,7 @@ import { tableNames } from '../../functions/shared/store/tables';
 import { startGateway, type RunningGateway } from '../../local/gateway';
 import { call, signUpAndSignIn, type SignedInUser } from '../support/cognito-user';
 import { billingAtRest } from '../support/settle-queue';
+import { ledgerEntries, netSum } from '../support/ledger';
 
 /**
  * Auto top-up and the account emails end to end, with real components: the account and chat handlers,
@@ -39,21 +40,10 @@ async function account(user: SignedInUser): Promise<{ credit_nano_usd: number; e
   return (await call(gw, 'GET', '/v1/account', user.accessToken)).body.data;
 }
 
-/** Σ of the account's ledger: payments minus request costs, nano-USD. */
+/** Σ of the account's ledger: payments minus request costs, nano-USD; and each entry's kind. */
 async function ledger(accountId: string): Promise<{ sum: number; kinds: string[] }> {
-  const out = await documentClient().send(
-    new QueryCommand({
-      TableName: tableNames().ledger,
-      KeyConditionExpression: 'accountId = :a',
-      ExpressionAttributeValues: { ':a': accountId },
-      ConsistentRead: true,
-    }),
-  );
-  const items = out.Items ?? [];
-  return {
-    sum: items.reduce((s, i) => s + (typeof i.amountNanoUsd === 'number' ? i.amountNanoUsd : 0) - (typeof i.costNanoUsd === 'number' ? i.costNanoUsd : 0), 0),
-    kinds: items.map((i) => String(i.kind ?? 'request')),
-  };
+  const items = await ledgerEntries(accountId);
+  return { sum: netSum(items), kinds: items.map((i) => String(i.kind ?? 'request')) };
 }
 
 /** The auto top-up PaymentIntents the stand-in made for `accountId`. */

@@ -1,16 +1,14 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import OpenAI from 'openai';
 import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rateLimitsFor } from '../../functions/shared/config/env';
 import { newStripeClient } from '../../functions/shared/payments/stripe-client';
-import { documentClient } from '../../functions/shared/store/dynamo';
-import { tableNames } from '../../functions/shared/store/tables';
 import { startGateway, type RunningGateway } from '../../local/gateway';
 import { call, signUpAndSignIn, type SignedInUser } from '../support/cognito-user';
 import { pollLedgerEntry } from '../support/ledger';
 import { billingAtRest } from '../support/settle-queue';
 import { expectStripeSchema } from '../support/openapi/stripe-validator';
+import { ledgerEntries, netSum } from '../support/ledger';
 
 /**
  * Top-ups end to end through the real account handler, DynamoDB Local and the local Stripe stand-in
@@ -53,18 +51,7 @@ async function topUp(user: SignedInUser, usd: number): Promise<{ id: string; url
 
 /** Σ of the account's ledger: payments minus request costs, nano-USD. */
 async function ledgerSum(accountId: string): Promise<number> {
-  const out = await documentClient().send(
-    new QueryCommand({
-      TableName: tableNames().ledger,
-      KeyConditionExpression: 'accountId = :a',
-      ExpressionAttributeValues: { ':a': accountId },
-      ConsistentRead: true,
-    }),
-  );
-  return (out.Items ?? []).reduce(
-    (sum, i) => sum + (typeof i.amountNanoUsd === 'number' ? i.amountNanoUsd : 0) - (typeof i.costNanoUsd === 'number' ? i.costNanoUsd : 0),
-    0,
-  );
+  return netSum(await ledgerEntries(accountId));
 }
 
 /** Posts `payload` to the webhook, signed with `secret` at `timestamp`. */

@@ -1,4 +1,4 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient } from '../../functions/shared/store/dynamo';
 import { tableNames } from '../../functions/shared/store/tables';
 
@@ -20,3 +20,47 @@ export async function pollLedgerEntry(accountId: string, requestId: string | nul
   }
   return undefined;
 }
+
+/** One stored item, as DynamoDB holds it (numbers as numbers). */
+export type StoredItem = Record<string, any>;
+
+/**
+ * Every ledger entry of one account (holds, settled requests, credits, refunds, lease items), read with
+ * consistent reads and followed through every page (a 1 MB page holds about 2,000 entries).
+ * @returns the items in sort-key order; `[]` for an account with no entries.
+ */
+export async function ledgerEntries(accountId: string): Promise<StoredItem[]> {
+  const items: StoredItem[] = [];
+  let ExclusiveStartKey: Record<string, unknown> | undefined;
+  do {
+    const page = await documentClient().send(
+      new QueryCommand({
+        TableName: tableNames().ledger,
+        KeyConditionExpression: 'accountId = :a',
+        ExpressionAttributeValues: { ':a': accountId },
+        ConsistentRead: true,
+        ExclusiveStartKey,
+      }),
+    );
+    items.push(...(page.Items ?? []));
+    ExclusiveStartKey = page.LastEvaluatedKey;
+  } while (ExclusiveStartKey);
+  return items;
+}
+
+/**
+ * The raw account item (every attribute, inline holds and leases included), read consistently.
+ * @throws Error when the account does not exist.
+ */
+export async function accountItem(accountId: string): Promise<StoredItem> {
+  const out = await documentClient().send(new GetCommand({ TableName: tableNames().accounts, Key: { accountId }, ConsistentRead: true }));
+  if (out.Item === undefined) throw new Error(`no account item ${accountId}`);
+  return out.Item;
+}
+
+/** The sum of `costNanoUsd` over ledger entries (nano-USD; a credit is negative). */
+export const costSum = (items: StoredItem[]): number => items.reduce((n, i) => n + Number(i.costNanoUsd ?? 0), 0);
+
+/** Σ payments − Σ request costs over ledger entries (nano-USD): what the entries added to the balance. */
+export const netSum = (items: StoredItem[]): number =>
+  items.reduce((n, i) => n + (typeof i.amountNanoUsd === 'number' ? i.amountNanoUsd : 0) - (typeof i.costNanoUsd === 'number' ? i.costNanoUsd : 0), 0);
