@@ -14,7 +14,7 @@ import { CustomDomain } from './constructs/custom-domain';
 import { DataTables } from './constructs/data-tables';
 import { EmbeddingsEndpoint } from './constructs/embeddings-endpoint';
 import { Identity } from './constructs/identity';
-import { ManagedInstances, MI_MIN_MEMORY_MB } from './constructs/managed-instances';
+import { ManagedInstances, MI_INSTANCE_VCPUS_PER_ENVIRONMENT_VCPU, MI_MIN_MEMORY_MB } from './constructs/managed-instances';
 import { Backups } from './constructs/backups';
 import { CostGuards } from './constructs/cost-guards';
 import { Rollout } from './constructs/rollout';
@@ -117,7 +117,7 @@ export class ModelmuxStack extends Stack {
       reservedConcurrentExecutions: reserved.account,
       liveAlias: true,
     });
-    const rollout = this.addOperations(props, { tables, settle, chat, embeddings, account, byokKey }, mail);
+    const { rollout, managedInstances } = this.addOperations(props, { tables, settle, chat, embeddings, account, byokKey }, mail);
 
     // Function URLs end with '/', so `${url}v1` is a base URL an OpenAI SDK accepts.
     let baseUrl = Fn.join('', [chat.url.url, 'v1']);
@@ -125,7 +125,8 @@ export class ModelmuxStack extends Stack {
     const distribution = front?.api;
     if (front !== undefined) baseUrl = front.baseUrl;
 
-    if (props.monitoring ?? true) this.addMonitoring(props, { tables, settle, chat, embeddings, account }, { rollout, reserved, distribution });
+    if (props.monitoring ?? true)
+      this.addMonitoring(props, { tables, settle, chat, embeddings, account }, { rollout, reserved, distribution, managedInstances });
     this.addOutputs(props, baseUrl, { tables, upstreamSecret, settle, chat, embeddings, account, identity, byokKey });
   }
 
@@ -171,15 +172,17 @@ export class ModelmuxStack extends Stack {
     props: ModelmuxStackProps,
     parts: Pick<StackParts, 'tables' | 'settle' | 'chat' | 'embeddings' | 'account' | 'byokKey'>,
     mail: MailSender | undefined,
-  ): Rollout {
+  ): { rollout: Rollout; managedInstances: ManagedInstances | undefined } {
     const { tables, settle, chat, embeddings, account, byokKey } = parts;
     // High-volume mode: both request functions on Lambda Managed Instances (docs/managed-instances.md).
-    if (props.managedInstances !== undefined)
-      new ManagedInstances(this, 'ManagedInstances', {
-        ...props.managedInstances,
-        functions: [chat.gateway, embeddings.gateway],
-        logRetentionDays: props.logRetentionDays ?? DEFAULT_LOG_RETENTION_DAYS,
-      });
+    const managedInstances =
+      props.managedInstances === undefined
+        ? undefined
+        : new ManagedInstances(this, 'ManagedInstances', {
+            ...props.managedInstances,
+            functions: [chat.gateway, embeddings.gateway],
+            logRetentionDays: props.logRetentionDays ?? DEFAULT_LOG_RETENTION_DAYS,
+          });
     const rollout = new Rollout(this, 'Rollout', { deploymentConfig: props.deploymentConfig });
     for (const [name, part] of [
       ['Chat', chat],
@@ -201,7 +204,7 @@ export class ModelmuxStack extends Stack {
     byokKey.restrictTo({ generateDataKey: [account.gateway.role], decrypt: [chat.gateway.role, embeddings.gateway.role] });
     // Mail is sent by the settle function (the request functions hand it a crossed threshold) and the account function (Stripe's webhook).
     for (const fn of [account.gateway, settle.settleFunction]) mail?.grantSend(fn.function);
-    return rollout;
+    return { rollout, managedInstances };
   }
 
   /** Outputs of the CloudFront front door: the dashboard URL, the distribution, its logs and origin secret. */
@@ -226,7 +229,7 @@ export class ModelmuxStack extends Stack {
   private addMonitoring(
     props: ModelmuxStackProps,
     parts: Pick<StackParts, 'tables' | 'settle' | 'chat' | 'embeddings' | 'account'>,
-    more: { rollout: Rollout; reserved: ReservedConcurrency; distribution: ApiDistribution | undefined },
+    more: { rollout: Rollout; reserved: ReservedConcurrency; distribution: ApiDistribution | undefined; managedInstances: ManagedInstances | undefined },
   ): void {
     const { tables, settle, chat, embeddings, account } = parts;
     const { rollout, reserved } = more;
@@ -253,6 +256,9 @@ export class ModelmuxStack extends Stack {
         (schema.globalSecondaryIndexes ?? []).map((i) => i.indexName),
       );
     }
+    const mi = more.managedInstances;
+    if (mi !== undefined)
+      monitoring.addCapacityProvider('Capacity', mi.capacityProvider.capacityProviderName, mi.maxVCpus, MI_INSTANCE_VCPUS_PER_ENVIRONMENT_VCPU);
     if (more.distribution !== undefined) monitoring.addDistribution(more.distribution.distribution.distributionId, ORIGIN_LATENCY_ALARM_MS);
     // A function's canary rolls back on its NEW version's own 5xx answers or errors, and only its own
     // (the service-wide alarms also count the old version's answers and the other functions').

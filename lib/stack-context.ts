@@ -84,7 +84,7 @@ export const DEPLOYABLE_SETTINGS: readonly string[] = CONFIG_VARIABLES.filter((n
  *   index (step 1 of the upgrade to `byEmailKeys`, README);
  * - `compute`: `managed-instances` runs chat and embeddings on Lambda Managed Instances (default `lambda`:
  *   per invocation), with `vpcId` + `vpcSubnetIds` (an existing VPC; default a new one) and
- *   `managedInstancesMinEnvironments`, `…MaxEnvironments`, `…MaxVCpus`, `…MaxConcurrency` (docs/managed-instances.md).
+ *   `managedInstancesMinEnvironments`, `…MaxEnvironments`, `…MaxVCpus`, `…MaxConcurrency`, `…NatGateways` (docs/managed-instances.md).
  *
  * Parsed through one zod schema (`contextSchema` below, one field per key).
  * @throws Error on a value of the wrong shape, naming the context key.
@@ -157,6 +157,7 @@ function managedInstancesOf(c: StackContext): ManagedInstancesOptions | undefine
     maxEnvironments: c.managedInstancesMaxEnvironments,
     maxVCpus: c.managedInstancesMaxVCpus,
     maxConcurrency: c.managedInstancesMaxConcurrency,
+    natGateways: c.managedInstancesNatGateways,
   };
   if (c.compute !== 'managed-instances') {
     if ([vpcId, vpcSubnetIds, ...Object.values(options)].some((v) => v !== undefined))
@@ -329,7 +330,10 @@ const contextSchema = z.object({
   ),
   managedInstancesMinEnvironments: opt(integerValue.pipe(z.number().max(15_000, { error: 'must be at most 15000' }))),
   managedInstancesMaxEnvironments: opt(integerValue.pipe(z.number().min(1, { error: 'must be at least 1' }).max(15_000, { error: 'must be at most 15000' }))),
-  managedInstancesMaxVCpus: opt(integerValue.pipe(z.number().min(2, { error: 'must be at least 2' }))),
+  managedInstancesMaxVCpus: opt(
+    integerValue.pipe(z.number().min(12, { error: 'must be from 12 to 15000' }).max(15_000, { error: 'must be from 12 to 15000' })),
+  ),
+  managedInstancesNatGateways: opt(integerValue.pipe(z.number().min(1, { error: 'must be from 1 to 3' }).max(3, { error: 'must be from 1 to 3' }))),
   managedInstancesMaxConcurrency: opt(integerValue.pipe(z.number().min(1, { error: 'must be from 1 to 1600' }).max(1600, { error: 'must be from 1 to 1600' }))),
   restoredTables: opt(
     objectValue.superRefine((tables, ctx) => {

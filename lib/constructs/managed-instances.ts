@@ -13,7 +13,7 @@ import {
   Vpc,
 } from 'aws-cdk-lib/aws-ec2';
 import { ManagedPolicy, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { Architecture, CapacityProvider, type CfnVersion } from 'aws-cdk-lib/aws-lambda';
+import { Architecture, CapacityProvider, type CfnFunction, type CfnVersion } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import type { GatewayFunction } from './gateway-function';
@@ -25,8 +25,44 @@ import type { GatewayFunction } from './gateway-function';
 export const MI_MIN_MEMORY_MB = 2048;
 /** `ExecutionEnvironmentMemoryGiBPerVCpu`: 2 GiB a vCPU, the API's minimum: our work is CPU, not memory (docs/managed-instances.md §1). */
 export const MI_MEMORY_GIB_PER_VCPU = 2;
-/** Defaults of the `-c managedInstances*` options (docs/managed-instances.md §1, "Sizing the stack uses"). */
-export const MI_DEFAULTS = { minEnvironments: 3, maxVCpus: 32, maxConcurrency: 64 } as const;
+/** Defaults of the `-c managedInstances*` options (docs/managed-instances.md §1, "Sizing the stack uses"); `MaxVCpuCount` is computed ({@link maxVCpusFor}). */
+export const MI_DEFAULTS = { minEnvironments: 3, maxConcurrency: 64 } as const;
+/** Availability Zones of the stack's own VPC: LMI's default minimum of 3 environments is one per zone (docs/managed-instances.md §2, Versions). */
+export const MI_ZONES = 3;
+/**
+ * Instance vCPUs one environment vCPU occupies, at worst: Lambda keeps 1 vCPU and 1 GiB of every instance
+ * for itself (docs/managed-instances.md §1, "The monthly floor"), so a 1-vCPU environment fills a 2-vCPU
+ * instance, a 2-vCPU one a 4-vCPU instance (3 usable). `MaxVCpuCount` counts instance vCPUs.
+ */
+export const MI_INSTANCE_VCPUS_PER_ENVIRONMENT_VCPU = 2;
+/**
+ * `MaxVCpuCount` over the minimum footprint: a rollout keeps both versions' minimums running (2×), and
+ * the third share is room to scale on traffic meanwhile (docs/managed-instances.md §1, "Sizing the stack uses").
+ */
+export const MI_VCPU_HEADROOM = 3;
+/** The smallest `MaxVCpuCount` the capacity provider takes, vCPUs (CDK's `CapacityProvider` validation: 12 to 15,000). */
+export const MI_MIN_MAX_VCPUS = 12;
+
+/** One function's share of the capacity provider: its published version's minimum environments and their memory, MB. */
+export interface EnvironmentSizing {
+  readonly minEnvironments: number;
+  readonly memoryMb: number;
+}
+
+/** vCPUs of one execution environment of `memoryMb` at {@link MI_MEMORY_GIB_PER_VCPU} (rounded up: Lambda allocates whole vCPUs). */
+export function environmentVCpus(memoryMb: number): number {
+  return Math.ceil(memoryMb / 1024 / MI_MEMORY_GIB_PER_VCPU);
+}
+
+/** The minimum footprint in instance vCPUs: every function's minimum environments × their vCPUs × {@link MI_INSTANCE_VCPUS_PER_ENVIRONMENT_VCPU}. */
+export function minimumFootprintVCpus(sizings: readonly EnvironmentSizing[]): number {
+  return sizings.reduce((sum, s) => sum + s.minEnvironments * environmentVCpus(s.memoryMb) * MI_INSTANCE_VCPUS_PER_ENVIRONMENT_VCPU, 0);
+}
+
+/** The default `MaxVCpuCount`: {@link MI_VCPU_HEADROOM} × the minimum footprint, at least {@link MI_MIN_MAX_VCPUS}. */
+export function maxVCpusFor(sizings: readonly EnvironmentSizing[]): number {
+  return Math.max(MI_MIN_MAX_VCPUS, MI_VCPU_HEADROOM * minimumFootprintVCpus(sizings));
+}
 
 /** Where the capacity provider's instances run: an existing VPC's private subnets (with a route to the internet). */
 export interface ExistingVpc {
@@ -43,8 +79,18 @@ export interface ManagedInstancesOptions {
   readonly minEnvironments?: number | undefined;
   /** At most this many per function version (`MaxExecutionEnvironments`); default: bounded by {@link maxVCpus} only. */
   readonly maxEnvironments?: number | undefined;
-  /** The capacity provider's vCPU ceiling across both functions (`MaxVCpuCount`), a spend cap; default 32. */
+  /**
+   * The capacity provider's vCPU ceiling across both functions (`MaxVCpuCount`), a spend cap; default
+   * {@link maxVCpusFor} of the functions' minimums. Refused below a rollout's floor (2 × the minimum footprint).
+   */
   readonly maxVCpus?: number | undefined;
+  /**
+   * NAT gateways of the stack's own VPC, 1 to {@link MI_ZONES}; default one per zone, so an Availability
+   * Zone's outage leaves the other zones' environments their route to the providers. Each costs
+   * $0.045 an hour ($32.85 a month) plus $0.045 per GB (docs/managed-instances.md §1); with fewer, the
+   * zones without one route through another zone's (cross-zone data too) and lose egress with it.
+   */
+  readonly natGateways?: number | undefined;
   /** Concurrent invocations one execution environment takes (`PerExecutionEnvironmentMaxConcurrency`, 1–1,600); default 64. */
   readonly maxConcurrency?: number | undefined;
 }
@@ -64,8 +110,8 @@ export interface ManagedInstancesProps extends ManagedInstancesOptions {
  * to `maxConcurrency` invocations at once through one module instance, so the per-environment state
  * (credit leases, breakers, caches) is shared by them: test/integration/managed-instances-concurrency.test.ts.
  *
- * Network: a new VPC (3 Availability Zones, public subnets for one NAT gateway, private subnets for the
- * instances) unless an existing one is given. DynamoDB, the hot path, goes through a gateway endpoint
+ * Network: a new VPC (3 Availability Zones, public subnets with a NAT gateway in each zone by default,
+ * private subnets for the instances) unless an existing one is given. DynamoDB, the hot path, goes through a gateway endpoint
  * (free, no NAT per-GB charge); the upstream providers, SQS (only the durable settle fallback),
  * Secrets Manager (INIT only), KMS (BYOK) and Lambda's own control traffic go through the NAT: interface
  * endpoints would cost $0.01 an hour per AZ each, more than the NAT's share of this traffic. The
@@ -78,12 +124,29 @@ export interface ManagedInstancesProps extends ManagedInstancesOptions {
 export class ManagedInstances extends Construct {
   /** The capacity provider. */
   readonly capacityProvider: CapacityProvider;
+  /** Its `MaxVCpuCount`, vCPUs. */
+  readonly maxVCpus: number;
+  /** The functions' minimum footprint, instance vCPUs ({@link minimumFootprintVCpus}). */
+  readonly footprintVCpus: number;
   /** The instances' security group. */
   readonly securityGroup: SecurityGroup;
 
   constructor(scope: Construct, id: string, props: ManagedInstancesProps) {
     super(scope, id);
-    const { vpc, subnets } = props.vpc === undefined ? this.newVpc() : this.existingVpc(props.vpc);
+    if (props.vpc !== undefined && props.natGateways !== undefined)
+      throw new Error("context managedInstancesNatGateways applies to the stack's own VPC, not vpcId");
+    const natGateways = props.natGateways ?? MI_ZONES;
+    if (!Number.isInteger(natGateways) || natGateways < 1 || natGateways > MI_ZONES)
+      throw new Error(`context managedInstancesNatGateways must be from 1 to ${MI_ZONES}`);
+    const minEnvironments = props.minEnvironments ?? MI_DEFAULTS.minEnvironments;
+    const sizings = props.functions.map((g) => ({ minEnvironments, memoryMb: (g.function.node.defaultChild as CfnFunction).memorySize ?? MI_MIN_MEMORY_MB }));
+    this.footprintVCpus = minimumFootprintVCpus(sizings);
+    this.maxVCpus = props.maxVCpus ?? maxVCpusFor(sizings);
+    if (this.maxVCpus < 2 * this.footprintVCpus)
+      throw new Error(
+        `context managedInstancesMaxVCpus (${this.maxVCpus}) is below a rollout's floor of ${2 * this.footprintVCpus} vCPUs (both versions' minimum environments)`,
+      );
+    const { vpc, subnets } = props.vpc === undefined ? this.newVpc(natGateways) : this.existingVpc(props.vpc);
     this.securityGroup = new SecurityGroup(this, 'Instances', {
       vpc,
       description: 'modelmux Lambda Managed Instances: no inbound, HTTPS out',
@@ -111,7 +174,7 @@ export class ManagedInstances extends Construct {
       securityGroups: [this.securityGroup],
       operatorRole,
       architectures: [Architecture.ARM_64],
-      maxVCpuCount: props.maxVCpus ?? MI_DEFAULTS.maxVCpus,
+      maxVCpuCount: this.maxVCpus,
       logGroup: systemLogs,
     });
     for (const gateway of props.functions) this.attach(gateway, props);
@@ -133,14 +196,19 @@ export class ManagedInstances extends Construct {
     };
   }
 
-  /** A VPC over 3 Availability Zones: public subnets (one NAT gateway), private subnets for the instances, a DynamoDB gateway endpoint, flow logs of rejected traffic. */
-  private newVpc(): { vpc: IVpc; subnets: ISubnet[] } {
+  /** A VPC over {@link MI_ZONES} Availability Zones: public subnets (`natGateways` NAT gateways), private subnets for the instances, a DynamoDB gateway endpoint, flow logs of rejected traffic. */
+  private newVpc(natGateways: number): { vpc: IVpc; subnets: ISubnet[] } {
     const stack = Stack.of(this);
-    // An environment-agnostic stack knows no zone names: take the region's first three at deploy time.
-    const zones = Token.isUnresolved(stack.region) ? { availabilityZones: [0, 1, 2].map((i) => Fn.select(i, Fn.getAzs())) } : { maxAzs: 3 };
+    // `maxAzs` takes Stack.availabilityZones, which for a stack without both account and region (the
+    // offline synth, or a CLI that knows the region but not the account) is only TWO deploy-time zones;
+    // only with both known does it look the zones up (`availability-zones:account=…:region=…` context,
+    // cached in cdk.context.json). So without both, name three zones ourselves: the region's first three
+    // at deploy time (Fn::GetAZs); a region with fewer than three fails the deploy rather than run on two.
+    const envKnown = !Token.isUnresolved(stack.account) && !Token.isUnresolved(stack.region);
+    const zones = envKnown ? { maxAzs: MI_ZONES } : { availabilityZones: [...Array(MI_ZONES).keys()].map((i) => Fn.select(i, Fn.getAzs())) };
     const vpc = new Vpc(this, 'Vpc', {
       ...zones,
-      natGateways: 1,
+      natGateways,
       subnetConfiguration: [
         { name: 'Public', subnetType: SubnetType.PUBLIC, cidrMask: 24 },
         { name: 'Instances', subnetType: SubnetType.PRIVATE_WITH_EGRESS, cidrMask: 20 },

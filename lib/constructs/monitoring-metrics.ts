@@ -111,3 +111,19 @@ export function versionLambdaErrors(functionName: string, aliasName: string, ver
     period: CANARY_PERIOD,
   });
 }
+
+/**
+ * A capacity-provider metric of Lambda Managed Instances (AWS/Lambda, dimensions `CapacityProviderName`
+ * and `InstanceType`, published every 5 minutes: docs/managed-instances.md §2, Monitoring), aggregated
+ * over the provider's instance types by a CloudWatch Metrics Insights query (an alarm may watch one
+ * query), so the alarm does not depend on which instance types Lambda picks.
+ * @param aggregate `SUM` for counts (vCPUs), `AVG` or `MAX` for percentages.
+ */
+export function capacityProviderMetric(capacityProviderName: string, metricName: string, aggregate: 'SUM' | 'AVG' | 'MAX', label: string): MathExpression {
+  return new MathExpression({
+    expression: `SELECT ${aggregate}(${metricName}) FROM SCHEMA("AWS/Lambda", CapacityProviderName, InstanceType) WHERE CapacityProviderName = '${capacityProviderName}'`,
+    usingMetrics: {},
+    label,
+    period: PERIOD,
+  });
+}

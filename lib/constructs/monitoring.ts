@@ -23,6 +23,7 @@ import { Construct } from 'constructs';
 import { MetricName } from '../../functions/shared/config/stack-contract';
 import {
   CANARY_PERIOD,
+  capacityProviderMetric,
   own,
   PERIOD,
   serverErrorRate,
@@ -79,6 +80,9 @@ export interface MonitoringProps {
   /** Reserved concurrency of the stack's functions, summed: the account-concurrency alarm watches what is left. */
   readonly reservedConcurrency?: number;
 }
+
+/** A capacity provider's instance CPU, percent, above which for 15 minutes the capacity alarm fires (AWS's LMI guidance: CPU above 80%, docs/managed-instances.md §2, Monitoring). */
+export const CAPACITY_CPU_ALARM_PERCENT = 80;
 
 /** Direct calls to a Function URL (around CloudFront) in 5 minutes that raise the alarm. */
 export const DIRECT_ACCESS_ALARM_THRESHOLD = 5;
@@ -305,6 +309,28 @@ export class Monitoring extends Construct {
     }
     this.alarm(`${name}Backlog`, queue.metricApproximateAgeOfOldestMessage({ period: PERIOD, statistic: 'Maximum' }), opts.maxAgeSeconds ?? 300, {
       description: `The oldest message in ${name} waited longer than ${opts.maxAgeSeconds ?? 300} s. See README, Runbook.`,
+    });
+  }
+
+  /**
+   * Alarms for a Lambda Managed Instances capacity provider (docs/managed-instances.md §2, Monitoring):
+   * its instances' CPU above {@link CAPACITY_CPU_ALARM_PERCENT}% for 15 minutes (Lambda scales on CPU, so
+   * sustained high CPU means it cannot add instances: the `MaxVCpuCount` ceiling or EC2 capacity), and the
+   * vCPUs allocated to environments above {@link CONCURRENCY_ALARM_RATIO} of what the ceiling can hold when
+   * every environment vCPU takes `instanceVCpusPerEnvironmentVCpu` instance vCPUs. The functions' own
+   * `Throttles` alarms ({@link addFunction}) see the requests refused meanwhile.
+   * @param maxVCpus the provider's `MaxVCpuCount`, instance vCPUs.
+   */
+  addCapacityProvider(name: string, capacityProviderName: string, maxVCpus: number, instanceVCpusPerEnvironmentVCpu: number): void {
+    this.alarm(`${name}Cpu`, capacityProviderMetric(capacityProviderName, 'CPUUtilization', 'AVG', 'instance CPU (%)'), CAPACITY_CPU_ALARM_PERCENT, {
+      description: `The ${name} capacity provider's instances averaged more than ${CAPACITY_CPU_ALARM_PERCENT}% CPU for 15 minutes: Lambda is not adding instances (MaxVCpuCount ${maxVCpus} reached, or EC2 capacity); requests will be throttled. See README, Runbook.`,
+      evaluationPeriods: 3,
+      comparison: ComparisonOperator.GREATER_THAN_THRESHOLD,
+    });
+    const usable = Math.max(1, Math.floor((CONCURRENCY_ALARM_RATIO * maxVCpus) / instanceVCpusPerEnvironmentVCpu));
+    this.alarm(`${name}VCpus`, capacityProviderMetric(capacityProviderName, 'vCPUAllocated', 'SUM', 'vCPUs allocated'), usable, {
+      description: `The ${name} capacity provider's execution environments hold ${usable} vCPUs or more for 10 minutes: ${CONCURRENCY_ALARM_RATIO * 100}% of what MaxVCpuCount (${maxVCpus}) holds on the smallest instances. Scaling and rollouts will stop at the ceiling: raise -c managedInstancesMaxVCpus. See README, Runbook.`,
+      evaluationPeriods: 2,
     });
   }
 

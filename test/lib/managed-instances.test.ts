@@ -1,7 +1,9 @@
-import type { Template } from 'aws-cdk-lib/assertions';
+import { Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it, vi } from 'vitest';
-import { MI_DEFAULTS, MI_MEMORY_GIB_PER_VCPU, MI_MIN_MEMORY_MB } from '../../lib/constructs/managed-instances';
-import { allIamStatements, type CfnResource, resourcesOfType } from './template-helpers';
+import { maxVCpusFor, MI_DEFAULTS, MI_MEMORY_GIB_PER_VCPU, MI_MIN_MEMORY_MB } from '../../lib/constructs/managed-instances';
+import { ModelmuxStack } from '../../lib/modelmux-stack';
+import { stackPropsFromContext } from '../../lib/stack-context';
+import { allIamStatements, type CfnResource, logicalIdByPath, resourcesOfType, testApp } from './template-helpers';
 import { synthTemplate as synth } from './support/synth';
 
 /**
@@ -73,22 +75,22 @@ describe('compute=managed-instances', () => {
     expect(urls).toEqual(['BUFFERED', 'BUFFERED', 'RESPONSE_STREAM']);
   });
 
-  it('runs the instances in private subnets of a new 3-zone VPC: one NAT gateway, a DynamoDB gateway endpoint on their routes, HTTPS out only, nothing in', () => {
+  it('runs the instances in private subnets of a new 3-zone VPC: a NAT gateway per zone, a DynamoDB gateway endpoint on their routes, HTTPS out only, nothing in', () => {
     const template = synth(MI);
     const [, provider] = onlyEntry(template, 'AWS::Lambda::CapacityProvider');
     expect(provider.Properties).toMatchObject({
       InstanceRequirements: { Architectures: ['arm64'] },
-      CapacityProviderScalingConfig: { MaxVCpuCount: MI_DEFAULTS.maxVCpus },
     });
     const vpcConfig = provider.Properties?.VpcConfig as { SubnetIds: Array<{ Ref: string }>; SecurityGroupIds: Array<{ 'Fn::GetAtt': [string, string] }> };
     const subnets = resourcesOfType(template, 'AWS::EC2::Subnet');
     expect(vpcConfig.SubnetIds).toHaveLength(3);
     for (const { Ref } of vpcConfig.SubnetIds) expect(subnets[Ref]?.Properties?.MapPublicIpOnLaunch).toBe(false);
     expect(new Set(vpcConfig.SubnetIds.map(({ Ref }) => JSON.stringify(subnets[Ref]?.Properties?.AvailabilityZone))).size).toBe(3);
-    template.resourceCountIs('AWS::EC2::NatGateway', 1);
-    // Every instance subnet routes 0.0.0.0/0 to the NAT, and DynamoDB through the gateway endpoint.
+    template.resourceCountIs('AWS::EC2::NatGateway', 3);
+    // Every instance subnet routes 0.0.0.0/0 to its own zone's NAT, and DynamoDB through the gateway endpoint.
     const routes = Object.values(resourcesOfType(template, 'AWS::EC2::Route')).filter((r) => r.Properties?.NatGatewayId !== undefined);
     expect(routes).toHaveLength(3);
+    expect(new Set(routes.map((r) => JSON.stringify(r.Properties?.NatGatewayId))).size).toBe(3);
     const [, endpoint] = onlyEntry(template, 'AWS::EC2::VPCEndpoint');
     expect(endpoint.Properties).toMatchObject({
       VpcEndpointType: 'Gateway',
@@ -153,6 +155,92 @@ describe('compute=managed-instances', () => {
     expect(() => synth({ ...MI, managedInstancesMinEnvironments: '6', managedInstancesMaxEnvironments: '4' })).toThrow(
       /MaxEnvironments must be at least managedInstancesMinEnvironments/,
     );
+  });
+});
+
+/** The stack synthesised with a deploy environment (the CLI's CDK_DEFAULT_ACCOUNT/REGION), unbundled; not cached. */
+function synthWithEnv(env: { account?: string; region?: string }, context: Record<string, unknown> = MI): Template {
+  const app = testApp(context, { bundle: false });
+  const stack = new ModelmuxStack(app, 'Modelmux', { env, ...stackPropsFromContext(app.node) });
+  return Template.fromStack(stack);
+}
+
+/** The Availability Zones of the capacity provider's subnets, as the template names them. */
+function providerZones(template: Template): string[] {
+  const [, provider] = onlyEntry(template, 'AWS::Lambda::CapacityProvider');
+  const subnets = resourcesOfType(template, 'AWS::EC2::Subnet');
+  return (provider.Properties?.VpcConfig as { SubnetIds: Array<{ Ref: string }> }).SubnetIds.map(({ Ref }) =>
+    JSON.stringify(subnets[Ref]?.Properties?.AvailabilityZone),
+  );
+}
+
+describe('compute=managed-instances: zones, NAT gateways, vCPU ceiling, capacity alarms', () => {
+  it('spans 3 zones whether the synth knows no environment, only the region (offline CLI), or both', () => {
+    expect(new Set(providerZones(synth(MI))).size).toBe(3);
+    // Region only: Stack.availabilityZones would give two deploy-time zones; the stack names three.
+    const regionOnly = synthWithEnv({ region: 'us-east-1' });
+    expect(new Set(providerZones(regionOnly)).size).toBe(3);
+    regionOnly.resourceCountIs('AWS::EC2::NatGateway', 3);
+    // Account and region: the zones come from the availability-zones context lookup (its 3 dummies offline).
+    expect(new Set(providerZones(synthWithEnv({ account: '123456789012', region: 'us-east-1' }))).size).toBe(3);
+  });
+
+  it('takes fewer NAT gateways on -c managedInstancesNatGateways (zones without one route through another), only for its own VPC', () => {
+    const template = synth({ ...MI, managedInstancesNatGateways: '1' });
+    template.resourceCountIs('AWS::EC2::NatGateway', 1);
+    const routes = Object.values(resourcesOfType(template, 'AWS::EC2::Route')).filter((r) => r.Properties?.NatGatewayId !== undefined);
+    expect(routes).toHaveLength(3);
+    expect(() => synth({ ...MI, managedInstancesNatGateways: '4' })).toThrow(/managedInstancesNatGateways must be from 1 to 3/);
+    expect(() => synth({ ...EXISTING, managedInstancesNatGateways: '2' })).toThrow(/managedInstancesNatGateways applies to the stack's own VPC/);
+    expect(() => synth({ managedInstancesNatGateways: '2' })).toThrow(/need compute=managed-instances/);
+  });
+
+  it('sizes MaxVCpuCount to 3 × the minimum footprint (environments × vCPUs each × 2 instance vCPUs per environment vCPU)', () => {
+    const maxVCpus = (template: Template) =>
+      (onlyEntry(template, 'AWS::Lambda::CapacityProvider')[1].Properties?.CapacityProviderScalingConfig as { MaxVCpuCount: number }).MaxVCpuCount;
+    // Default: 2 functions × 3 environments × 1 vCPU (2,048 MB at 2 GiB a vCPU) × 2 = 12; × 3 = 36.
+    expect(maxVCpus(synth(MI))).toBe(3 * (3 * 1 * 2 + 3 * 1 * 2));
+    expect(maxVCpus(synth(MI))).toBe(
+      maxVCpusFor([
+        { minEnvironments: 3, memoryMb: 2048 },
+        { minEnvironments: 3, memoryMb: 2048 },
+      ]),
+    );
+    // 4 environments each, chat at 4,096 MB (2 vCPUs): 4 × 2 × 2 + 4 × 1 × 2 = 24; × 3 = 72.
+    const sized = { ...MI, managedInstancesMinEnvironments: '4', chatMemoryMb: '4096' };
+    expect(maxVCpus(synth(sized))).toBe(3 * (4 * 2 * 2 + 4 * 1 * 2));
+    expect(maxVCpus(synth(sized))).toBe(
+      maxVCpusFor([
+        { minEnvironments: 4, memoryMb: 4096 },
+        { minEnvironments: 4, memoryMb: 2048 },
+      ]),
+    );
+    // Below a rollout's floor (2 × 12 = 24) the override is refused; the ceiling never goes under 12.
+    expect(() => synth({ ...MI, managedInstancesMaxVCpus: '20' })).toThrow(/below a rollout's floor of 24 vCPUs/);
+    expect(maxVCpusFor([{ minEnvironments: 1, memoryMb: 2048 }])).toBe(12);
+  });
+
+  it("alarms on the capacity provider's CPU and allocated vCPUs (AWS/Lambda, over its instance types), to the alarm topic", () => {
+    const template = synth(MI);
+    const [providerId] = onlyEntry(template, 'AWS::Lambda::CapacityProvider');
+    const topicId = logicalIdByPath(template, 'AWS::SNS::Topic', '/Monitoring/');
+    const alarms = Object.fromEntries(
+      Object.values(resourcesOfType(template, 'AWS::CloudWatch::Alarm')).map((a) => [String(a.Properties?.AlarmName), a.Properties ?? {}]),
+    );
+    const expected = { 'Modelmux-CapacityCpu': ['CPUUtilization', 80], 'Modelmux-CapacityVCpus': ['vCPUAllocated', Math.floor((0.8 * 36) / 2)] } as const;
+    for (const [name, [metric, threshold]] of Object.entries(expected)) {
+      const alarm = alarms[name];
+      expect(alarm, name).toBeDefined();
+      const query = JSON.stringify(alarm?.Metrics);
+      expect(query).toContain(`(${metric}) FROM SCHEMA(\\"AWS/Lambda\\", CapacityProviderName, InstanceType) WHERE CapacityProviderName = '`);
+      expect(query).toContain(`{"Ref":"${providerId}"}`);
+      expect(alarm?.Threshold, name).toBe(threshold);
+      expect(alarm?.AlarmActions, name).toEqual([{ Ref: topicId }]);
+    }
+    // Above the rollout's floor of allocated vCPUs (2 × 6), so a rollout alone does not raise it.
+    expect(expected['Modelmux-CapacityVCpus'][1]).toBeGreaterThan(12);
+    const noProvider = Object.values(resourcesOfType(synth({ cloudfront: 'false' }), 'AWS::CloudWatch::Alarm')).map((a) => String(a.Properties?.AlarmName));
+    expect(noProvider.filter((n) => n.startsWith('Modelmux-Capacity'))).toEqual([]);
   });
 });
 
