@@ -1,4 +1,4 @@
-import { Aws, CfnCondition, Duration, Fn, Stack, Validations } from 'aws-cdk-lib';
+import { Aws, CfnCondition, Duration, Fn, Stack, Token, Validations } from 'aws-cdk-lib';
 import {
   Alarm,
   type CfnAlarm,
@@ -252,12 +252,18 @@ export class Monitoring extends Construct {
   /**
    * CloudFront's 5xx rate (any period above {@link SERVER_ERROR_RATE_PERCENT}%, 2 of 3) and origin
    * latency (p90 above `originLatencyMs`, 3 periods). CloudFront publishes its metrics in us-east-1
-   * only, so these alarms exist only when the stack is deployed there (a CloudFormation condition);
-   * elsewhere README, "Runbook" says how to add them in us-east-1. OriginLatency is one of the
-   * distribution's additional metrics (turned on by the stack).
+   * only, so these alarms exist only when the stack is deployed there: a CloudFormation condition when
+   * the region is known only at deploy time, nothing at all when the stack is pinned to another region
+   * (CDK refuses, at synth, an alarm on another region's metric: `AlarmRegionMismatch`); elsewhere
+   * README, "Runbook" says how to add them in us-east-1. OriginLatency is one of the distribution's
+   * additional metrics (turned on by the stack).
    */
   addDistribution(distributionId: string, originLatencyMs: number): void {
-    const inUsEast1 = new CfnCondition(this, 'CloudFrontMetricsHere', { expression: Fn.conditionEquals(Aws.REGION, 'us-east-1') });
+    const region = Stack.of(this).region;
+    const pinnedElsewhere = !Token.isUnresolved(region) && region !== 'us-east-1';
+    const inUsEast1 = Token.isUnresolved(region)
+      ? new CfnCondition(this, 'CloudFrontMetricsHere', { expression: Fn.conditionEquals(Aws.REGION, 'us-east-1') })
+      : undefined;
     // OriginLatency is one of the distribution's additional metrics (billed as 8 custom metrics).
     new CfnMonitoringSubscription(this, 'CloudFrontAdditionalMetrics', {
       distributionId,
@@ -272,7 +278,10 @@ export class Monitoring extends Construct {
         period: PERIOD,
         region: 'us-east-1',
       });
-    const onlyInUsEast1 = (alarm: Alarm) => ((alarm.node.defaultChild as CfnAlarm).cfnOptions.condition = inUsEast1);
+    if (pinnedElsewhere) return;
+    const onlyInUsEast1 = (alarm: Alarm) => {
+      if (inUsEast1 !== undefined) (alarm.node.defaultChild as CfnAlarm).cfnOptions.condition = inUsEast1;
+    };
     onlyInUsEast1(
       this.alarm('CloudFront5xxRate', cf('5xxErrorRate', 'Average'), SERVER_ERROR_RATE_PERCENT, {
         description: `More than ${SERVER_ERROR_RATE_PERCENT}% of CloudFront's answers were 5xx in 2 of 3 five-minute periods (origin errors, timeouts, or CloudFront's own 502/504). See README, Runbook.`,

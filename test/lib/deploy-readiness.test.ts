@@ -1,4 +1,6 @@
+import { Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
+import { ModelmuxStack } from '../../lib/modelmux-stack';
 import { DEFAULT_ACCOUNT_RESERVED_CONCURRENCY, DEFAULT_SETTLE_RESERVED_CONCURRENCY } from '../../lib/stack-props';
 import { BACKUP_RETENTION_DAYS } from '../../lib/constructs/backups';
 import { LAMBDA_MIN_UNRESERVED_CONCURRENCY } from '../../lib/constructs/monitoring';
@@ -139,6 +141,19 @@ describe('4. alarms that cannot go quiet', () => {
       const condition = alarms.CloudFront5xxRate!.condition!;
       expect(JSON.stringify(synthTemplate({}).toJSON().Conditions[condition])).toContain('us-east-1');
       expect(alarmsByName({ cloudfront: 'false' }).CloudFront5xxRate).toBeUndefined();
+      // A stack pinned to a region (the CLI knows it): in us-east-1 the alarms need no condition;
+      // anywhere else they are left out, and the stack still synthesizes.
+      const pinned = (region: string) => {
+        const app = testApp({}, { bundle: false });
+        const stack = new ModelmuxStack(app, 'Modelmux', { ...stackPropsFromContext(app.node), env: { region } });
+        return resourcesOfType(Template.fromStack(stack), 'AWS::CloudWatch::Alarm') as Record<string, CfnResource & { Condition?: string }>;
+      };
+      const east = Object.values(pinned('us-east-1')).filter((a) => String(a.Properties?.AlarmName).includes('CloudFront'));
+      expect(east).toHaveLength(2);
+      expect(east.every((a) => a.Condition === undefined)).toBe(true);
+      const west = Object.values(pinned('eu-west-1'));
+      expect(west.length).toBeGreaterThan(5);
+      expect(west.filter((a) => String(a.Properties?.AlarmName).includes('CloudFront'))).toEqual([]);
     },
     SLOW,
   );
