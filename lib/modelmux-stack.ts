@@ -64,7 +64,11 @@ export class ModelmuxStack extends Stack {
     const mailEnv = mail?.environment ?? {};
     const environment = { ...baseUrlEnvironment(props.upstreamBaseUrls ?? {}), ...publicBaseUrl, ...settings };
     // Accounts: the dashboard's users, and the key their own provider keys are sealed with.
-    const identity = new Identity(this, 'Identity', { hostedSignIn: props.hostedSignIn, email: mail?.userPoolEmail });
+    const identity = new Identity(this, 'Identity', {
+      hostedSignIn: props.hostedSignIn,
+      email: mail?.userPoolEmail,
+      threatProtection: props.cognitoThreatProtection ?? true,
+    });
     const byokKey = new ByokKey(this, 'Byok');
     const common = { tables, upstreamSecret, originSecret, byokKey, environment, tracing: props.tracing === true, liveAlias: true };
     const logDays = props.logRetentionDays ?? DEFAULT_LOG_RETENTION_DAYS;

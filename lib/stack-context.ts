@@ -73,6 +73,8 @@ export const DEPLOYABLE_SETTINGS: readonly string[] = CONFIG_VARIABLES.filter((n
  *   `costAnomalyDetection`: `true` for a Cost Anomaly Detection monitor mailing `budgetEmail`;
  * - `cognitoDomainPrefix` with `oauthCallbackUrls` (comma-separated): a Cognito hosted domain and
  *   OAuth code flow on the dashboard client (default none: password and SRP sign-in only);
+ * - `cognitoThreatProtection`: `false` to leave Cognito threat protection off (default true: the Plus
+ *   feature plan, standard threat protection in audit mode);
  * - `functionSettings`: object, or JSON string, of function settings (config/env.ts names, e.g.
  *   `{"RATE_LIMIT_RPM":"1200"}`), validated by that schema and passed to every function;
  * - `restoredTables`: object, or JSON string, `{"keys":…,"accounts":…,"ledger":…}` of tables restored
@@ -136,6 +138,7 @@ export function stackPropsFromContext(node: Node): Omit<ModelmuxStackProps, keyo
       c.cognitoDomainPrefix === undefined || c.oauthCallbackUrls === undefined
         ? undefined
         : { domainPrefix: c.cognitoDomainPrefix, callbackUrls: c.oauthCallbackUrls },
+    cognitoThreatProtection: c.cognitoThreatProtection ?? true,
     functionSettings: c.functionSettings,
     legacyHoldsDrained: c.legacyHoldsDrained ?? false,
     legacyEmailIndex: c.legacyEmailIndex ?? false,
@@ -308,6 +311,7 @@ const contextSchema = z.object({
     stringValue.regex(/^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/, { error: 'must be a Cognito domain prefix (lower case, digits, hyphens)' }),
   ),
   oauthCallbackUrls: opt(urlListValue),
+  cognitoThreatProtection: opt(booleanValue),
   functionSettings: opt(settingsValue),
   legacyHoldsDrained: opt(booleanValue),
   emailFrom: opt(emailValue),

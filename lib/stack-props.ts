@@ -36,6 +36,8 @@ export interface ModelmuxStackProps extends StackProps {
   readonly email?: MailSenderProps;
   /** A Cognito hosted domain with the OAuth code flow for the dashboard client; default none. */
   readonly hostedSignIn?: HostedSignIn;
+  /** Cognito threat protection in audit mode on the Plus feature plan (billed per monthly active user, README); default true. */
+  readonly cognitoThreatProtection?: boolean;
   /** Function settings (config/env.ts names, validated by stack-context.ts), given to every function. */
   readonly functionSettings?: Readonly<Record<string, string>>;
   /** Legacy (pre-issue-14) held ledger items are gone: the settle role loses ledger UpdateItem/DeleteItem. */

@@ -1,5 +1,14 @@
 import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
-import { AccountRecovery, Mfa, OAuthScope, UserPool, UserPoolClient, type UserPoolEmail } from 'aws-cdk-lib/aws-cognito';
+import {
+  AccountRecovery,
+  FeaturePlan,
+  Mfa,
+  OAuthScope,
+  StandardThreatProtectionMode,
+  UserPool,
+  UserPoolClient,
+  type UserPoolEmail,
+} from 'aws-cdk-lib/aws-cognito';
 import { Construct } from 'constructs';
 import { DASHBOARD_CLIENT_SETTINGS, USER_POOL_SETTINGS } from './identity-settings';
 
@@ -12,6 +21,13 @@ import { DASHBOARD_CLIENT_SETTINGS, USER_POOL_SETTINGS } from './identity-settin
  *
  * Free tokens are granted by the account function on the user's first call, not by a post-confirmation
  * trigger (accounts/self-serve-account.ts says why), so the pool has no Lambda triggers.
+ *
+ * Threat protection (on by default) puts the pool on Cognito's Plus feature plan with standard
+ * threat protection in audit mode: Cognito scores password and SRP sign-ins for risk (adaptive
+ * authentication) and checks passwords against compromised-credential lists, and publishes what it
+ * finds to CloudWatch metrics and the user event history, but blocks nothing (AWS advises two weeks or more of audit before full
+ * enforcement: Cognito Developer Guide, "Threat protection"). Plus is billed per monthly active user
+ * with no free tier (README, "Deploy": the `cognitoThreatProtection` option).
  */
 /** A Cognito hosted sign-in domain (`<prefix>.auth.<region>.amazoncognito.com`) and where it may send users back. */
 export interface HostedSignIn {
@@ -26,6 +42,8 @@ export interface IdentityProps {
   readonly hostedSignIn?: HostedSignIn | undefined;
   /** How the pool sends its mail (MailSender.userPoolEmail: a verified SES identity); default Cognito's own sender and daily quota. */
   readonly email?: UserPoolEmail | undefined;
+  /** Plus feature plan with standard threat protection in audit mode (see the class comment); default true. `false`: the Essentials plan, threat protection off. */
+  readonly threatProtection?: boolean | undefined;
 }
 
 export class Identity extends Construct {
@@ -35,6 +53,7 @@ export class Identity extends Construct {
   constructor(scope: Construct, id: string, props: IdentityProps = {}) {
     super(scope, id);
     const password = USER_POOL_SETTINGS.Policies.PasswordPolicy;
+    const threatProtection = props.threatProtection ?? true;
     this.userPool = new UserPool(this, 'Users', {
       userPoolName: 'modelmux-users',
       selfSignUpEnabled: !USER_POOL_SETTINGS.AdminCreateUserConfig.AllowAdminCreateUserOnly,
@@ -54,16 +73,20 @@ export class Identity extends Construct {
       ...(props.email === undefined ? {} : { email: props.email }),
       mfa: Mfa.OPTIONAL,
       mfaSecondFactor: { sms: false, otp: true },
+      // Off names Essentials and OFF outright, so turning it off after a deploy with it on leaves the Plus plan's per-user price.
+      featurePlan: threatProtection ? FeaturePlan.PLUS : FeaturePlan.ESSENTIALS,
+      standardThreatProtectionMode: threatProtection ? StandardThreatProtectionMode.AUDIT_ONLY : StandardThreatProtectionMode.NO_ENFORCEMENT,
       deletionProtection: true,
       removalPolicy: RemovalPolicy.RETAIN,
     });
     // cdk-nag AwsSolutions findings answered by design (test/lib/cdk-nag.test.ts).
     const acknowledge = (id: string, reason: string): void => Validations.of(this.userPool).acknowledge({ id: `AwsSolutions::AwsSolutions-${id}`, reason });
     acknowledge('COG2', 'Self-serve sign-up for an API dashboard: MFA (TOTP) is offered to every user, not forced on them.');
-    acknowledge(
-      'COG8',
-      'The Plus feature plan (threat protection) is billed per active user; the Essentials plan fits a pay-per-use deployment. Enable it for production tenants that need adaptive authentication.',
-    );
+    if (!threatProtection)
+      acknowledge(
+        'COG8',
+        'Threat protection turned off by the operator (context cognitoThreatProtection=false): the Plus feature plan is billed per monthly active user with no free tier. The one-grant-per-person rule and the optional WAF remain.',
+      );
     const c = DASHBOARD_CLIENT_SETTINGS;
     const hosted = props.hostedSignIn;
     if (hosted !== undefined) this.userPool.addDomain('Hosted', { cognitoDomain: { domainPrefix: hosted.domainPrefix } });

@@ -184,6 +184,13 @@ describe('stack options from context', () => {
   it('rejects a cloudfront flag that is not a boolean', () => {
     expect(() => synth({ cloudfront: 'yes' })).toThrow(/cloudfront must be true or false/);
   });
+
+  it('turns Cognito threat protection off with cognitoThreatProtection=false: the Essentials plan, threat protection OFF (not just unset)', () => {
+    const pools = Object.values(resourcesOfType(synth({ cognitoThreatProtection: 'false' }), 'AWS::Cognito::UserPool'));
+    expect(pools).toHaveLength(1);
+    expect(pools[0]?.Properties).toMatchObject({ UserPoolTier: 'ESSENTIALS', UserPoolAddOns: { AdvancedSecurityMode: 'OFF' } });
+    expect(() => synth({ cognitoThreatProtection: 'audit' })).toThrow(/cognitoThreatProtection must be true or false/);
+  });
 });
 
 describe('edge options from context', () => {

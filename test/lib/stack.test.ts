@@ -653,6 +653,13 @@ describe('accounts: Cognito, the BYOK key and the account function', () => {
     expect(pool.Properties?.LambdaConfig).toBeUndefined(); // accounts are created on first call, no trigger
   });
 
+  it('has Cognito threat protection in audit mode by default: the Plus feature plan, standard authentication AUDIT', () => {
+    const pool = resourcesOfType(template, 'AWS::Cognito::UserPool')[ids.userPool] as CfnResource;
+    expect(pool.Properties).toMatchObject({ UserPoolTier: 'PLUS', UserPoolAddOns: { AdvancedSecurityMode: 'AUDIT' } });
+    // Audit only: nothing is blocked, and custom authentication (which the dashboard does not use) is not configured.
+    expect((pool.Properties?.UserPoolAddOns as Record<string, unknown>).AdvancedSecurityAdditionalFlows).toBeUndefined();
+  });
+
   it('has a public dashboard client: no secret, USER_PASSWORD_AUTH and SRP, refresh tokens', () => {
     const client = resourcesOfType(template, 'AWS::Cognito::UserPoolClient')[ids.userPoolClient] as CfnResource;
     expect(client.Properties).toMatchObject({
