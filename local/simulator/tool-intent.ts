@@ -4,8 +4,9 @@
  * merely declared (Claude Code and Codex declare a dozen every turn). The prompt asks for a tool by naming
  * it (`Read`, `get_weather`) or a word of its name (`weather`), by `use a tool` / `call a tool`, or with
  * `[parallel]` (one call per declared tool, at most 3). `<system-reminder>` blocks (Claude Code's context)
- * are not the prompt. Arguments follow the schema (schema-value.ts), except that a path-like property
- * takes the first path in the prompt and a command property the first `backticked` span.
+ * and `<session_context>` blocks (Gemini CLI's: date, OS, workspace tree) are not the prompt. Arguments
+ * follow the schema (schema-value.ts), except that a path-like property takes the first path in the
+ * prompt and a command property the first `backticked` span.
  */
 import { isObject, type JsonObject } from './json-narrowing.js';
 import { valueFromSchema } from './schema-value.js';
@@ -21,9 +22,9 @@ const MAX_PARALLEL_CALLS = 3;
 const VAGUE_WORDS = new Set(['get', 'set', 'run', 'do', 'make', 'call', 'use', 'tool', 'tools', 'fn', 'func', 'function', 'the', 'and', 'for', 'with']);
 const GENERIC_ASK = /\b(use|call)\s+(a|an|any|the|your|one)\s+tools?\b/i;
 
-/** The prompt as the model reads it: Claude Code's `<system-reminder>` context taken out. */
+/** The prompt as the model reads it: Claude Code's `<system-reminder>` and Gemini CLI's `<session_context>` context taken out. */
 export function promptOf(text: string): string {
-  return text.replace(/<system-reminder>[\s\S]*?<\/system-reminder>/g, ' ');
+  return text.replace(/<(system-reminder|session_context)>[\s\S]*?<\/\1>/g, ' ');
 }
 
 /** The words of a tool name: split at `_`, `-`, `.`, `:` and camelCase, lower-cased. */

@@ -39,6 +39,16 @@ describe('which tool the prompt asks for', () => {
     expect(toolsAskedFor(claudeTools, text, false)).toEqual([]);
   });
 
+  it("reads the prompt without Gemini CLI's <session_context> (its workspace tree and paths)", () => {
+    const geminiTools = ['list_directory', 'read_file', 'glob'].map((name) => ({ name, parameters: schema({ dir_path: { type: 'string' } }) }));
+    const context =
+      "<session_context>\nThe project's temporary directory is: /tmp/h/.gemini/tmp/w\n- **Directory Structure:**\n/tmp/w/\n└───notes.txt\n</session_context>";
+    expect(toolsAskedFor(geminiTools, `${context}\nsay hi`, false)).toEqual([]);
+    const ask = `${context}\nUse the read_file tool on /tmp/w/notes.txt.`;
+    expect(names(toolsAskedFor(geminiTools, ask, false))).toEqual(['read_file']);
+    expect(argsFor(geminiTools[1]!, ask)).toEqual({ dir_path: '/tmp/w/notes.txt' });
+  });
+
   it('calls the first tool when the prompt asks for "a tool" or the request forces a call', () => {
     expect(names(toolsAskedFor(claudeTools, 'please use a tool', false))).toEqual(['Agent']);
     expect(names(toolsAskedFor(claudeTools, 'hello', true))).toEqual(['Agent']);
