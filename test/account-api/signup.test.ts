@@ -3,6 +3,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomBytes } from 'node:crypto';
+import { isDisposableEmail } from '../../functions/shared/accounts/disposable-domain';
 import { freeGrantIdentity } from '../../functions/shared/accounts/grant-email';
 import { freeGrantMarkerId } from '../../functions/shared/accounts/self-serve-account';
 import { documentClient } from '../../functions/shared/store/dynamo';
@@ -114,11 +115,43 @@ describe('sign-up and the account', () => {
     expect((await call(gw, 'GET', '/v1/account', first.accessToken)).body.data).toMatchObject({ free_tokens: 200_000, email: `${name}+1@gmail.com` });
     for (const alias of [`${name}+2@gmail.com`, `${name.slice(0, 3)}.${name.slice(3)}@googlemail.com`, `${name.toUpperCase()}+x@Gmail.com`]) {
       const other = await signUpAndSignIn(gw, alias);
-      expect((await call(gw, 'GET', '/v1/account', other.accessToken)).body.data.free_tokens, alias).toBe(0);
+      expect((await call(gw, 'GET', '/v1/account', other.accessToken)).body.data, alias).toMatchObject({
+        free_tokens: 0,
+        free_grant_withheld: 'already_granted',
+      });
     }
     // Another person at another domain with the same local part still gets theirs.
     const stranger = await signUpAndSignIn(gw, `${name}+1@example.com`);
-    expect((await call(gw, 'GET', '/v1/account', stranger.accessToken)).body.data.free_tokens).toBe(200_000);
+    expect((await call(gw, 'GET', '/v1/account', stranger.accessToken)).body.data).toMatchObject({ free_tokens: 200_000, free_grant_withheld: null });
+  });
+
+  it('a disposable email domain (or a subdomain of one) gets an account with no free tokens, says why, and puts no grant marker', async () => {
+    for (const domain of ['mailinator.com', 'Eu.Mailinator.com', 'guerrillamail.com']) {
+      const email = `burner${randomBytes(4).toString('hex')}@${domain}`;
+      const user = await signUpAndSignIn(gw, email);
+      const data = (await call(gw, 'GET', '/v1/account', user.accessToken)).body.data;
+      expect(data, email).toMatchObject({ free_tokens: 0, free_grant_withheld: 'disposable_domain', credit_nano_usd: 0 });
+      const marker = await documentClient().send(
+        new GetCommand({ TableName: tableNames().accounts, Key: { accountId: freeGrantMarkerId(email) }, ConsistentRead: true }),
+      );
+      expect(marker.Item, email).toBeUndefined();
+      // The account works otherwise: it can make a key (and pay for requests once it has credit).
+      expect((await call(gw, 'POST', '/v1/keys', user.accessToken, { name: 'burner' })).status).toBe(201);
+    }
+  });
+});
+
+describe('isDisposableEmail', () => {
+  it.each([
+    ['someone@mailinator.com', true],
+    [' SOMEONE@MAILINATOR.COM ', true],
+    ['a@x.y.mailinator.com', true],
+    ['a@example.com', false],
+    ['a@gmail.com', false],
+    ['a@mailinator.com.example.org', false],
+    ['no-at-sign', false],
+  ])('%s → %s', (email, disposable) => {
+    expect(isDisposableEmail(email)).toBe(disposable);
   });
 });
 

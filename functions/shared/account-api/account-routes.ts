@@ -15,8 +15,10 @@ import { json, usd } from './json';
 /**
  * The account: `{data:{id, email, created_at, free_tokens, free_tokens_held, credit, credit_nano_usd,
  * credit_held, credit_held_nano_usd, total_usage, total_usage_nano_usd, month_usage,
- * month_usage_nano_usd, is_free_tier, key_count, key_limit, rate_limit, payments_enabled}}` (README: "The
- * account API"; `payments_enabled`: Stripe is configured, so the dashboard offers "Add credit").
+ * month_usage_nano_usd, is_free_tier, key_count, key_limit, rate_limit, payments_enabled,
+ * free_grant_withheld}}` (README: "The account API"; `payments_enabled`: Stripe is configured, so the
+ * dashboard offers "Add credit"; `free_grant_withheld`: null, or why the sign-up got no free tokens,
+ * `already_granted` or `disposable_domain`).
  * `total_usage` is the account's `usedNanoUsd` (ADDed by every settle, in the ledger entry's own
  * transaction, so it equals Σ of the ledger's costs to the nano-dollar).
  */
@@ -45,6 +47,7 @@ export async function getAccountInfo(caller: AccountCaller): Promise<JsonResult>
       key_limit: MAX_KEYS_PER_ACCOUNT,
       rate_limit: { requests_per_minute: limits.rpm || null, concurrent_requests: limits.concurrent || null },
       payments_enabled: payments,
+      free_grant_withheld: a.freeGrantWithheld ?? null,
     },
   });
 }

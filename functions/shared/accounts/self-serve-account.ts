@@ -7,7 +7,10 @@
  * - in the same transaction a marker item `freeGrant#<sha256(identity)>` is put only if absent, so a
  *   person gets the free tokens once, even after their Cognito user is deleted and signs up again (a new
  *   `sub`), and however they dress up their address (`+tags`, Gmail's dots: the identity is
- *   accounts/grant-email.ts's normal form): such an account is created with 0 free tokens.
+ *   accounts/grant-email.ts's normal form): such an account is created with 0 free tokens;
+ * - an address on a disposable (throwaway) domain (accounts/disposable-domain.ts) gets no grant and
+ *   puts no marker, so its person can still have the grant later from a real address.
+ * An account created without the grant says why in `freeGrantWithheld` (GET /v1/account shows it).
  *
  * Why not (only) a Cognito post-confirmation trigger: the account must exist however the user was
  * confirmed (admin confirmation, a trigger that failed and was not retried), and a trigger adds a
@@ -23,7 +26,8 @@ import { BY_EMAIL_INDEX } from '../store/table-schemas';
 import { tableNames } from '../store/tables';
 import { transactWrite } from '../store/transact-write';
 import { cancellationCodes } from '../store/transaction-retry';
-import { accountItemSchema, newAccountItem, normaliseEmail, type Account } from './account-store';
+import { accountItemSchema, newAccountItem, normaliseEmail, type Account, type FreeGrantWithheld } from './account-store';
+import { isDisposableEmail } from './disposable-domain';
 import { freeGrantIdentity } from './grant-email';
 import { NEW_ACCOUNT_FREE_TOKENS } from './limits';
 
@@ -48,7 +52,9 @@ export async function ensureSelfServeAccount(sub: string, email: () => Promise<s
   const existing = await readAccount(sub);
   if (existing) return { account: existing, created: false };
   const address = normaliseEmail(await email());
-  for (const freeTokens of [NEW_ACCOUNT_FREE_TOKENS, 0]) {
+  const disposable = isDisposableEmail(address);
+  for (const freeTokens of disposable ? [0] : [NEW_ACCOUNT_FREE_TOKENS, 0]) {
+    const withheld: FreeGrantWithheld | undefined = freeTokens > 0 ? undefined : disposable ? 'disposable_domain' : 'already_granted';
     const account: Account = {
       accountId: sub,
       email: address,
@@ -62,6 +68,7 @@ export async function ensureSelfServeAccount(sub: string, email: () => Promise<s
       usedFreeTokens: 0,
       shards: 1,
       createdAt: new Date().toISOString(),
+      ...(withheld === undefined ? {} : { freeGrantWithheld: withheld }),
     };
     const accountPut = { Put: { TableName: tableNames().accounts, Item: newAccountItem(account), ConditionExpression: ACCOUNT_IS_NEW } };
     const marker = { accountId: freeGrantMarkerId(address), grantedTo: sub, freeTokens, createdAt: account.createdAt };

@@ -38,6 +38,8 @@ export interface Account {
   rate_limit: { requests_per_minute: number | null; concurrent_requests: number | null };
   /** Stripe is configured: the dashboard offers "Add credit". */
   payments_enabled: boolean;
+  /** null, or why the sign-up got no free tokens. */
+  free_grant_withheld: 'already_granted' | 'disposable_domain' | null;
 }
 
 /** `POST /v1/credits/checkout` → a Stripe Checkout Session to send the browser to. */

@@ -20,6 +20,13 @@ export function OverviewPage() {
   );
 }
 
+/** The note under "Free tokens left": why a sign-up got none, when it got none. */
+function grantNote(withheld: Account['free_grant_withheld']): string {
+  if (withheld === 'disposable_domain') return 'None at sign-up: addresses on disposable email domains get no free tokens. Add credit to start.';
+  if (withheld === 'already_granted') return 'None at sign-up: this email address already had its free tokens.';
+  return 'Used before credit, prompt tokens first.';
+}
+
 function Balances({ account }: { account: Account }) {
   const heldParts = [
     account.credit_held_nano_usd > 0 || account.free_tokens_held === 0 ? formatUsd(account.credit_held_nano_usd) : undefined,
@@ -35,7 +42,7 @@ function Balances({ account }: { account: Account }) {
           <div class="stat">
             <dt>Free tokens left</dt>
             <dd class="stat-value">{formatCount(account.free_tokens)}</dd>
-            <dd class="stat-note">Used before credit, prompt tokens first.</dd>
+            <dd class="stat-note">{grantNote(account.free_grant_withheld)}</dd>
           </div>
           <div class="stat">
             <dt>Credit</dt>
