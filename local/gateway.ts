@@ -261,10 +261,12 @@ async function serveFunctions(opts: GatewayOptions, cognito: RunningCognitoLocal
   const emb = await import('../functions/embeddings/handler');
   const account = await import('../functions/account/handler');
   const { ACCOUNT_PATH_PATTERNS } = await import('../functions/shared/account-api/paths');
+  const { GEMINI_EMBED_PATH } = await import('../functions/shared/gemini-api/embed');
   const server = createFunctionUrlServer(
     [
       {
-        match: (p) => p.startsWith('/v1/embeddings') || p.startsWith('/v1/images/'),
+        // As CloudFront routes (lib/constructs/api-distribution.ts): OpenAI's and the Gemini API's embeddings, images.
+        match: (p) => p.startsWith('/v1/embeddings') || p.startsWith('/v1/images/') || GEMINI_EMBED_PATH.test(p),
         handler: emb.handler,
         invokeMode: 'BUFFERED',
         functionName: 'modelmux-embeddings',
