@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path';
 import { startCognitoLocal, type RunningCognitoLocal } from './cognito-local';
 import { startDynamoDbLocal, ensureTables } from './dynamodb-local';
 import { startSimulator, type Simulator, type SimulatorOptions } from './simulator';
-import { createFunctionUrlServer, installAwslambdaGlobals, listen } from './function-url';
+import { createFunctionUrlServer, installAwslambdaGlobals, listen, type InvocationRecord } from './function-url';
 import { startLocalStripe, type LocalStripe, type LocalStripeOptions } from './stripe/local-stripe';
 import { startLocalMail, type LocalMail, type LocalMailOptions } from './mail/local-mail';
 import { startSettleRunner, type SettleRunner, type SettleRunnerOptions } from './settle-runner';
@@ -53,6 +53,8 @@ export interface GatewayOptions {
    * so a streamed request's upstream is aborted when its client leaves. Default false: as in Lambda.
    */
   signalClientDisconnect?: boolean;
+  /** Called after each Function URL invocation, naming the function that served it (tests of the path routing). */
+  onInvocation?: (record: InvocationRecord) => void;
   /** The chat function's timeout (ms; default 300,000, as deployed). */
   chatTimeoutMs?: number;
   /** The durable settle path (SQS emulator, poller, sweep timer); see local/settle-runner.ts. */
@@ -283,6 +285,7 @@ async function serveFunctions(opts: GatewayOptions, cognito: RunningCognitoLocal
     ],
     {
       signalClientDisconnect: opts.signalClientDisconnect === true,
+      ...(opts.onInvocation === undefined ? {} : { onInvocation: opts.onInvocation }),
       ...(opts.siteDir === false
         ? {}
         : { intercept: createStaticSite({ root: opts.siteDir ?? WEB_DIST_DIR, cognitoEndpoint: cognito?.endpoint ?? localCognitoEndpoint() }) }),

@@ -13,9 +13,11 @@ import { pollLedgerEntry } from '../support/ledger';
 let gw: RunningGateway;
 let ai: GoogleGenAI;
 let origin: string;
+/** The functions that served each request, in order (local/function-url's invocation records). */
+const served: string[] = [];
 
 beforeAll(async () => {
-  gw = await startGateway({ tablePrefix: `gemini-emb-${process.pid}`, devFreeTokens: 2_000_000 });
+  gw = await startGateway({ tablePrefix: `gemini-emb-${process.pid}`, devFreeTokens: 2_000_000, onInvocation: (r) => served.push(r.functionName) });
   origin = gw.baseUrl.replace(/\/v1$/, '');
   ai = new GoogleGenAI({ apiKey: gw.apiKey, httpOptions: { baseUrl: origin } });
 });
@@ -56,6 +58,8 @@ describe(':embedContent on the wire', () => {
     const entry = await pollLedgerEntry(gw.accountId, res.headers.get('x-request-id'));
     expect(entry).toMatchObject({ publicModel: 'text-embedding-3-small', provider: 'openai', status: 'complete', completionTokens: 0 });
     expect(Number(entry?.promptTokens)).toBeGreaterThan(0);
+    // Served by the buffered function, as CloudFront routes it (recorded when the invocation ends).
+    expect(served.at(-1)).toBe('modelmux-embeddings');
   });
 
   it('errors are Google bodies: a chat model is 404 NOT_FOUND, an image part 400 INVALID_ARGUMENT', async () => {
