@@ -7,7 +7,7 @@ import { AccessLogs } from './constructs/access-logs';
 import { ACCOUNT_PATH_PATTERNS } from '../functions/shared/account-api/paths';
 import { AccountEndpoint } from './constructs/account-endpoint';
 import { StripeSecret } from './constructs/stripe-secret';
-import { API_PATH_PATTERN, ApiDistribution, DEFAULT_ORIGIN_READ_TIMEOUT_SECONDS } from './constructs/api-distribution';
+import { API_PATH_PATTERN, ApiDistribution, DEFAULT_ORIGIN_READ_TIMEOUT_SECONDS, GEMINI_API_PATH_PATTERNS } from './constructs/api-distribution';
 import { ByokKey } from './constructs/byok-key';
 import { ChatEndpoint } from './constructs/chat-endpoint';
 import { CustomDomain } from './constructs/custom-domain';
@@ -160,8 +160,8 @@ export class ModelmuxStack extends Stack {
       site: site.behavior,
     });
     api.addFunctionBehaviour(ACCOUNT_PATH_PATTERNS, account.url);
-    // Last: CloudFront takes the first matching pattern, and every other /v1/… route is above.
-    api.addFunctionBehaviour(API_PATH_PATTERN, chat.url);
+    // Last: CloudFront takes the first matching pattern, and every other /v1/… route (and the Gemini API's embeddings) is above.
+    api.addFunctionBehaviour([...GEMINI_API_PATH_PATTERNS, API_PATH_PATTERN], chat.url);
     site.deploy(api.distribution);
     const host = domain?.domainName ?? api.distribution.distributionDomainName;
     this.addDistributionOutputs(host, api, accessLogs, originSecret);

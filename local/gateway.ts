@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path';
 import { startCognitoLocal, type RunningCognitoLocal } from './cognito-local';
 import { startDynamoDbLocal, ensureTables } from './dynamodb-local';
 import { startSimulator, type Simulator, type SimulatorOptions } from './simulator';
-import { createFunctionUrlServer, installAwslambdaGlobals, listen } from './function-url';
+import { createFunctionUrlServer, installAwslambdaGlobals, listen, type InvocationRecord } from './function-url';
 import { startLocalStripe, type LocalStripe, type LocalStripeOptions } from './stripe/local-stripe';
 import { startLocalMail, type LocalMail, type LocalMailOptions } from './mail/local-mail';
 import { startSettleRunner, type SettleRunner, type SettleRunnerOptions } from './settle-runner';
@@ -53,6 +53,8 @@ export interface GatewayOptions {
    * so a streamed request's upstream is aborted when its client leaves. Default false: as in Lambda.
    */
   signalClientDisconnect?: boolean;
+  /** Called after each Function URL invocation, naming the function that served it (tests of the path routing). */
+  onInvocation?: (record: InvocationRecord) => void;
   /** The chat function's timeout (ms; default 300,000, as deployed). */
   chatTimeoutMs?: number;
   /** The durable settle path (SQS emulator, poller, sweep timer); see local/settle-runner.ts. */
@@ -261,10 +263,12 @@ async function serveFunctions(opts: GatewayOptions, cognito: RunningCognitoLocal
   const emb = await import('../functions/embeddings/handler');
   const account = await import('../functions/account/handler');
   const { ACCOUNT_PATH_PATTERNS } = await import('../functions/shared/account-api/paths');
+  const { GEMINI_EMBED_PATH } = await import('../functions/shared/gemini-api/embed');
   const server = createFunctionUrlServer(
     [
       {
-        match: (p) => p.startsWith('/v1/embeddings') || p.startsWith('/v1/images/'),
+        // As CloudFront routes (lib/constructs/api-distribution.ts): OpenAI's and the Gemini API's embeddings, images.
+        match: (p) => p.startsWith('/v1/embeddings') || p.startsWith('/v1/images/') || GEMINI_EMBED_PATH.test(p),
         handler: emb.handler,
         invokeMode: 'BUFFERED',
         functionName: 'modelmux-embeddings',
@@ -281,6 +285,7 @@ async function serveFunctions(opts: GatewayOptions, cognito: RunningCognitoLocal
     ],
     {
       signalClientDisconnect: opts.signalClientDisconnect === true,
+      ...(opts.onInvocation === undefined ? {} : { onInvocation: opts.onInvocation }),
       ...(opts.siteDir === false
         ? {}
         : { intercept: createStaticSite({ root: opts.siteDir ?? WEB_DIST_DIR, cognitoEndpoint: cognito?.endpoint ?? localCognitoEndpoint() }) }),

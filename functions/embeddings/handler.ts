@@ -20,8 +20,9 @@ await initGateway();
 const MAX_BUFFERED_BODY_BYTES = MAX_BUFFERED_ANSWER_BYTES;
 
 /**
- * The embeddings Lambda behind a BUFFERED Function URL (6 MB response limit): `/v1/embeddings` and
- * `/v1/images/generations`, whose answers are one JSON body each. A buffered invocation
+ * The embeddings Lambda behind a BUFFERED Function URL (6 MB response limit): `/v1/embeddings`,
+ * `/v1/images/generations` and the Gemini API's `…/models/{m}:embedContent | :batchEmbedContents`
+ * (app/gemini-embed.ts; their errors in Google's body), whose answers are one JSON body each. A buffered invocation
  * returns its response only when the handler returns, so the ledger is settled before returning:
  * a frozen container must not hold an unbilled request. Every response is OpenAI-shaped: an answer
  * too large for the buffered limit (embeddings and images are sized before the call,

@@ -24,6 +24,21 @@ export const EMBEDDINGS_PATH_PATTERN = '/v1/embeddings*';
 export const IMAGES_PATH_PATTERN = '/v1/images/*';
 
 /**
+ * The Gemini API's embeddings methods (`…/models/{m}:embedContent`, `:batchEmbedContents`, under
+ * `/v1beta`, `/v1` or no prefix; ai.google.dev/api/embeddings): answered whole by the buffered function
+ * too. A leading `*` matches any prefix (CloudFront docs, "Path pattern": `*` is zero or more characters,
+ * `:` an allowed character), so one pattern per method covers the three prefixes.
+ */
+export const GEMINI_EMBED_PATH_PATTERNS = ['*:embedContent', '*:batchEmbedContents'] as const;
+
+/**
+ * With the dashboard as default behaviour, the Gemini API's paths outside `/v1` that the chat function
+ * keeps (`/v1beta/models…` and `/models/…` without a version prefix), added just before
+ * {@link API_PATH_PATTERN}, after {@link GEMINI_EMBED_PATH_PATTERNS}.
+ */
+export const GEMINI_API_PATH_PATTERNS = ['/v1beta/*', '/models/*'] as const;
+
+/**
  * With the dashboard as default behaviour, the API paths the chat function keeps. CloudFront takes the
  * first matching pattern, so this one is added LAST ({@link ApiDistribution.addFunctionBehaviour}),
  * after every other `/v1/…` route.
@@ -37,7 +52,7 @@ export const DEFAULT_ORIGIN_READ_TIMEOUT_SECONDS = 60;
 export interface ApiDistributionProps {
   /** Default origin: chat completions, models, and every other path (streaming Function URL). */
   readonly chatUrl: IFunctionUrl;
-  /** Origin for {@link EMBEDDINGS_PATH_PATTERN} and {@link IMAGES_PATH_PATTERN} (buffered Function URL). */
+  /** Origin for {@link EMBEDDINGS_PATH_PATTERN}, {@link IMAGES_PATH_PATTERN} and {@link GEMINI_EMBED_PATH_PATTERNS} (buffered Function URL). */
   readonly embeddingsUrl: IFunctionUrl;
   /**
    * Seconds CloudFront waits for the first byte, and then between bytes, from the origin. Default 60,
@@ -68,7 +83,7 @@ export interface ApiDistributionProps {
 /**
  * One base URL for the whole API. An OpenAI SDK has ONE `baseURL`, but chat (streaming) and embeddings
  * (buffered) are two functions with two Function URLs; a CloudFront distribution routes by path:
- * `/v1/embeddings*` and `/v1/images/*` to the embeddings (buffered) URL, everything else to the chat URL. CloudFront passes Function
+ * `/v1/embeddings*`, `/v1/images/*` and the Gemini API's embeddings methods to the embeddings (buffered) URL, everything else to the chat URL. CloudFront passes Function
  * URL response streams through as they arrive (it does not buffer non-cached responses).
  *
  * Every behaviour: all methods allowed (POST, and OPTIONS for CORS preflight, answered by the Function
@@ -102,13 +117,17 @@ export class ApiDistribution extends Construct {
       viewerProtocolPolicy: ViewerProtocolPolicy.HTTPS_ONLY,
       compress: false,
     });
-    // One origin for the buffered function, shared by its two paths.
+    // One origin for the buffered function, shared by its paths.
     const buffered = this.functionBehaviour(props.embeddingsUrl);
     this.distribution = new Distribution(this, 'Distribution', {
       comment: 'modelmux: one base URL for chat (streaming) and embeddings (buffered)',
       defaultBehavior: props.site ?? this.functionBehaviour(props.chatUrl),
       ...(props.site ? { defaultRootObject: 'index.html' } : {}),
-      additionalBehaviors: { [EMBEDDINGS_PATH_PATTERN]: buffered, [IMAGES_PATH_PATTERN]: buffered },
+      additionalBehaviors: {
+        [EMBEDDINGS_PATH_PATTERN]: buffered,
+        [IMAGES_PATH_PATTERN]: buffered,
+        ...Object.fromEntries(GEMINI_EMBED_PATH_PATTERNS.map((p) => [p, buffered])),
+      },
       httpVersion: HttpVersion.HTTP2_AND_3,
       // No fixed cost whatever the class; ALL gives every client its nearest edge.
       priceClass: PriceClass.PRICE_CLASS_ALL,

@@ -92,3 +92,32 @@ describe('Google error bodies', () => {
     expect(((await res.json()) as { error: unknown }).error).toMatchObject({ code: 400, status: 'INVALID_ARGUMENT' });
   });
 });
+
+describe('the model list (GET /v1beta/models)', () => {
+  it('ai.models.list() pages through the catalogue in Google shape: chat and embedding models', async () => {
+    const names: string[] = [];
+    const pager = await ai.models.list({ config: { pageSize: 5 } });
+    for await (const m of pager) names.push(m.name ?? '');
+    expect(names).toContain('models/gemini-2.5-flash');
+    expect(names).toContain('models/claude-sonnet-4-5');
+    expect(names).toContain('models/text-embedding-3-small');
+    expect(new Set(names).size).toBe(names.length);
+  });
+
+  it('ai.models.get(): limits, methods and thinking; an embedding model embeds', async () => {
+    const flash = await ai.models.get({ model: 'gemini-2.5-flash' });
+    expect(flash).toMatchObject({ name: 'models/gemini-2.5-flash', thinking: true });
+    expect(flash.inputTokenLimit).toBeGreaterThan(100_000);
+    expect(flash.outputTokenLimit).toBeGreaterThan(1_000);
+    expect(flash.supportedActions).toEqual(['generateContent', 'streamGenerateContent', 'countTokens']);
+    const emb = await ai.models.get({ model: 'models/text-embedding-3-small' });
+    expect(emb.supportedActions).toEqual(['embedContent', 'batchEmbedContents']);
+  });
+
+  it('an unknown model is 404 NOT_FOUND in Google body', async () => {
+    const res = await fetch(`${origin}/v1beta/models/no-such-model`, { headers: { 'x-goog-api-key': gw.apiKey } });
+    expect(res.status).toBe(404);
+    expect(((await res.json()) as { error: unknown }).error).toMatchObject({ code: 404, status: 'NOT_FOUND' });
+    await expect(ai.models.get({ model: 'no-such-model' })).rejects.toThrow(/NOT_FOUND|404/);
+  });
+});

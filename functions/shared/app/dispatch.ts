@@ -13,6 +13,8 @@ import { messages } from './messages';
 import { countTokens } from './count-tokens';
 import { storedResponses } from './stored-responses';
 import { gemini, geminiRoute } from './gemini';
+import { geminiModels, geminiModelsRoute } from './gemini-models';
+import { geminiEmbed, geminiEmbedRoute } from './gemini-embed';
 
 /**
  * The public routes under `/v1`. Both functions serve every route, so a single Function URL works
@@ -42,6 +44,10 @@ function route(req: GatewayRequest): Promise<GatewayResult> {
   if (path === '/v1/messages/count_tokens') return only(req, 'POST', countTokens);
   const g = geminiRoute(path);
   if (g !== undefined) return only(req, 'POST', (r) => gemini(r, g));
+  const ge = geminiEmbedRoute(path);
+  if (ge !== undefined) return only(req, 'POST', (r) => geminiEmbed(r, ge));
+  const gm = geminiModelsRoute(path);
+  if (gm !== undefined) return only(req, 'GET', (r) => geminiModels(r, gm));
   if (path === '/' && (req.method === 'HEAD' || req.method === 'GET')) return probe();
   if (path.startsWith('/v1/responses/')) return storedResponses(req, path.slice('/v1/responses/'.length));
   if (path === '/v1/embeddings') return only(req, 'POST', embeddings);

@@ -1,3 +1,4 @@
+import type { AuthenticatedKey } from '../accounts/authenticate';
 import { loadAccountByok } from '../accounts/byok/byok-credentials';
 import { embeddingsDemand } from '../billing/hold-demand';
 import { dashboardUrl } from '../http/public-url';
@@ -5,7 +6,7 @@ import { startBill } from '../billing/request-bill';
 import { CATALOGUE, getModel } from '../catalogue/catalogue';
 import type { GatewayRequest, JsonResult } from '../http/types';
 import { InvalidRequestError } from '../errors/gateway-errors';
-import { embeddingsRequest, toBase64Float32, type EmbeddingsResponse } from '../openai/embeddings';
+import { embeddingsRequest, toBase64Float32, type EmbeddingsRequest, type EmbeddingsResponse } from '../openai/embeddings';
 import { parseJsonBody } from '../openai/parse-body';
 import { loadUpstreamCredentials } from '../config/upstream-credentials';
 import { planAttempts } from '../routing/attempt-plan';
@@ -24,16 +25,42 @@ const FALLBACK_DIMENSIONS = 3_072;
 
 /**
  * `POST /v1/embeddings`: `input` is a string or an array of strings; the answer is OpenAI's list
- * shape with one vector per input, in input order. Embedding models never fall back to another
- * model (different vector spaces); only another target of the same upstream model may serve.
- * An answer that cannot fit the buffered 6 MB response is refused before the call (below);
- * then the hold, as for chat.
+ * shape with one vector per input, in input order, through {@link embedInputs}.
  */
 export async function embeddings(req: GatewayRequest): Promise<JsonResult> {
   const caller = await authenticateRequest(req);
   const body = parseJsonBody(req.body, embeddingsRequest);
-  const entry = getModel(body.model, 'embedding');
   const inputs = typeof body.input === 'string' ? [body.input] : body.input;
+  const out = await embedInputs(req, caller, body, inputs);
+  const response: EmbeddingsResponse = {
+    object: 'list',
+    data: out.vectors.map((v, index) => ({ object: 'embedding', index, embedding: body.encoding_format === 'base64' ? toBase64Float32(v) : v })),
+    model: body.model,
+    usage: { prompt_tokens: out.promptTokens, total_tokens: out.promptTokens },
+  };
+  return { kind: 'json', status: 200, headers: out.headers, body: response, after: out.after };
+}
+
+/** What the embeddings core produced: the vectors in input order, the prompt tokens billed, the routing and rate headers, and the settle to run after the answer. */
+export interface EmbeddedInputs {
+  vectors: number[][];
+  promptTokens: number;
+  headers: Record<string, string>;
+  after: () => Promise<void>;
+}
+
+/**
+ * The embeddings core, for every surface that embeds (`/v1/embeddings`; the Gemini API's
+ * `:embedContent` and `:batchEmbedContents`, app/gemini-embed.ts): one vector per input, billed
+ * through the same hold, ledger and settle. Embedding models never fall back to another model
+ * (different vector spaces); only another target of the same upstream model may serve. An answer
+ * that cannot fit the buffered 6 MB response is refused before the call (below); then the hold, as
+ * for chat.
+ * @throws NotFoundError (404) for a model that is not an embedding model; InvalidRequestError (400)
+ *   for `dimensions` the model refuses or an answer too large; the hold's and the upstream's errors.
+ */
+export async function embedInputs(req: GatewayRequest, caller: AuthenticatedKey, body: EmbeddingsRequest, inputs: string[]): Promise<EmbeddedInputs> {
+  const entry = getModel(body.model, 'embedding');
   const modelDimensions = entry.targets[0]?.dimensions ?? FALLBACK_DIMENSIONS;
   assertDimensions(body, entry, modelDimensions);
   assertEmbeddingsAnswerFits(inputs.length, body.dimensions ?? modelDimensions, body.encoding_format ?? 'float');
@@ -62,7 +89,6 @@ export async function embeddings(req: GatewayRequest): Promise<JsonResult> {
       return a.adapter.parseEmbeddingsResponse(text, ctx);
     },
   );
-  const { vectors } = outcome.result;
   // Gemini returns no token counts for embeddings (providers.md §3.6): count them ourselves.
   const estimated = outcome.result.promptTokens === undefined;
   const promptTokens = outcome.result.promptTokens ?? (await Promise.all(inputs.map(estimateTextTokens))).reduce((a, b) => a + b, 0);
@@ -73,18 +99,11 @@ export async function embeddings(req: GatewayRequest): Promise<JsonResult> {
     usage: { tokens: tokenUsage({ prompt: promptTokens, completion: 0 }), estimated },
     status: 'complete',
   });
-  const response: EmbeddingsResponse = {
-    object: 'list',
-    data: vectors.map((v, index) => ({ object: 'embedding', index, embedding: body.encoding_format === 'base64' ? toBase64Float32(v) : v })),
-    model: body.model,
-    usage: { prompt_tokens: promptTokens, total_tokens: promptTokens },
-  };
   recordOverhead(overheadMs(req.receivedAt, outcome.attempts));
   return {
-    kind: 'json',
-    status: 200,
+    vectors: outcome.result.vectors,
+    promptTokens,
     headers: { ...routingHeaders(outcome), ...bill.rateHeaders() },
-    body: response,
     after: () => settleRequest(bill, usage, { requestId: req.requestId, receivedAt: req.receivedAt, attempts: outcome.attempts.length }),
   };
 }

@@ -46,7 +46,7 @@ export function gemini(req: GatewayRequest, route: { model: string; method: stri
 }
 
 /** `x-goog-api-key` or `?key=` as the bearer key, when no `Authorization` header came. */
-function withGoogleKey(req: GatewayRequest): GatewayRequest {
+export function withGoogleKey(req: GatewayRequest): GatewayRequest {
   if (req.headers.authorization !== undefined) return req;
   const key = req.headers['x-goog-api-key'] ?? new URLSearchParams(req.query ?? '').get('key') ?? undefined;
   return key === undefined ? req : { ...req, headers: { ...req.headers, authorization: `Bearer ${key}` } };
@@ -78,7 +78,7 @@ export function geminiSurface(requestId: string, includeThoughts: boolean): Chat
 }
 
 /** Runs a route of this API: any error thrown before the answer as Google's error body and status. */
-async function inGeminiApi(req: GatewayRequest, route: () => Promise<GatewayResult>): Promise<GatewayResult> {
+export async function inGeminiApi(req: GatewayRequest, route: () => Promise<GatewayResult>): Promise<GatewayResult> {
   try {
     return await route();
   } catch (err) {
