@@ -1,4 +1,4 @@
-import { CfnOutput, Fn, Stack } from 'aws-cdk-lib';
+import { Annotations, Aws, CfnOutput, Fn, Stack, Token } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import { UPSTREAM_BASE_URL_VARS } from '../functions/shared/providers/manifest';
 import { TABLE_SCHEMAS } from '../functions/shared/store/table-schemas';
@@ -11,6 +11,7 @@ import { API_PATH_PATTERN, ApiDistribution, DEFAULT_ORIGIN_READ_TIMEOUT_SECONDS,
 import { ByokKey } from './constructs/byok-key';
 import { ChatEndpoint } from './constructs/chat-endpoint';
 import { CustomDomain } from './constructs/custom-domain';
+import { inUsEast1 } from './constructs/region-rule';
 import { DataTables } from './constructs/data-tables';
 import { EmbeddingsEndpoint } from './constructs/embeddings-endpoint';
 import { Identity } from './constructs/identity';
@@ -146,8 +147,7 @@ export class ModelmuxStack extends Stack {
     const { chat, embeddings, account } = parts;
     const domain = props.domain ? new CustomDomain(this, 'Domain', props.domain) : undefined;
     const accessLogs = new AccessLogs(this, 'AccessLogs', { retentionDays: props.accessLogRetentionDays });
-    const webAclArn =
-      props.waf === undefined ? undefined : 'webAclArn' in props.waf ? props.waf.webAclArn : new ApiWebAcl(this, 'Waf', { rateLimit: props.waf.rateLimit }).arn;
+    const webAclArn = this.webAclArn(props.waf);
     // The dashboard (web/) is the distribution's default behaviour; the API keeps /v1/*.
     const site = new Site(this, 'Site', { accessLogsBucket: accessLogs.bucket });
     const api = new ApiDistribution(this, 'Api', {
@@ -166,6 +166,29 @@ export class ModelmuxStack extends Stack {
     const host = domain?.domainName ?? api.distribution.distributionDomainName;
     this.addDistributionOutputs(host, api, accessLogs, originSecret);
     return { api, baseUrl: Fn.join('', ['https://', host, '/v1']) };
+  }
+
+  /**
+   * The web ACL for the distribution, or none. An existing one is attached as given; `required` creates
+   * one and refuses a region other than us-east-1; otherwise (the context's default) one is created only
+   * where a CloudFront web ACL can be: unconditionally in a stack pinned to us-east-1, under a
+   * CloudFormation condition in a stack whose region is known at deploy time, and not at all (with a
+   * synth warning) in a stack pinned to another region.
+   */
+  private webAclArn(waf: ModelmuxStackProps['waf']): string | undefined {
+    if (waf === undefined) return undefined;
+    if ('webAclArn' in waf) return waf.webAclArn;
+    if (waf.required === true || this.region === 'us-east-1') return new ApiWebAcl(this, 'Waf', { rateLimit: waf.rateLimit }).arn;
+    if (!Token.isUnresolved(this.region)) {
+      Annotations.of(this).addWarningV2(
+        'modelmux:noWaf',
+        `No WAF web ACL: CloudFront's can only be created in us-east-1 and this stack is in ${this.region}. Create one there and pass -c wafWebAclArn=…, or -c waf=false to silence this.`,
+      );
+      return undefined;
+    }
+    const here = inUsEast1(this);
+    const acl = new ApiWebAcl(this, 'Waf', { rateLimit: waf.rateLimit, condition: here });
+    return Fn.conditionIf(here.logicalId, acl.arn, Aws.NO_VALUE).toString();
   }
 
   /**

@@ -55,8 +55,10 @@ export const DEPLOYABLE_SETTINGS: readonly string[] = CONFIG_VARIABLES.filter((n
  * - `tracing`: `true` for X-Ray tracing (default false);
  * - `domainName` with `certificateArn` (ACM, us-east-1) and/or `hostedZoneId` + `hostedZoneName`: a
  *   custom domain on the distribution;
- * - `waf`: `true` to create a WAF web ACL (stack in us-east-1), or `wafWebAclArn` to attach an existing
- *   one; `wafRateLimit`: requests per 5 minutes per IP (default 2000);
+ * - `waf`: default on where it can be: a WAF web ACL is created when the stack is deployed in us-east-1
+ *   (a CloudFront web ACL can only be made there) and left out elsewhere; `true` requires it (a stack
+ *   elsewhere is refused), `false` turns it off; `wafWebAclArn` attaches an existing one (made in
+ *   us-east-1) instead; `wafRateLimit`: requests per 5 minutes per IP (default 2000);
  * - `accessLogRetentionDays`: days CloudFront access logs are kept (default 90);
  * - `originSecretVersion`: the origin secret's VersionId CloudFront should send (rotation, see README);
  * - `chatMemoryMb`, `embeddingsMemoryMb`: each function's memory, integer MB in Lambda's range
@@ -102,8 +104,8 @@ export function stackPropsFromContext(node: Node): Omit<ModelmuxStackProps, keyo
     throw new Error('context domainName needs certificateArn (ACM, us-east-1) or hostedZoneId + hostedZoneName');
   }
   const budgetEmail = checkOperations(c);
-  const createWaf = c.waf ?? false;
-  if (createWaf && wafWebAclArn !== undefined) throw new Error('context waf=true and wafWebAclArn exclude each other');
+  if (c.waf === true && wafWebAclArn !== undefined) throw new Error('context waf=true and wafWebAclArn exclude each other');
+  const createWaf = wafWebAclArn === undefined && (c.waf === true || (c.waf === undefined && (c.cloudfront ?? true)));
   return {
     cloudfront: c.cloudfront ?? true,
     upstreamSecretName: c.upstreamSecretName,
@@ -122,7 +124,7 @@ export function stackPropsFromContext(node: Node): Omit<ModelmuxStackProps, keyo
       domainName === undefined
         ? undefined
         : { domainName, certificateArn, hostedZone: hostedZoneId && hostedZoneName ? { hostedZoneId, zoneName: hostedZoneName } : undefined },
-    waf: createWaf ? { rateLimit: c.wafRateLimit } : wafWebAclArn !== undefined ? { webAclArn: wafWebAclArn } : undefined,
+    waf: createWaf ? { rateLimit: c.wafRateLimit, required: c.waf === true } : wafWebAclArn !== undefined ? { webAclArn: wafWebAclArn } : undefined,
     accessLogRetentionDays: c.accessLogRetentionDays,
     originSecretVersion: c.originSecretVersion,
     chatMemoryMb: c.chatMemoryMb,

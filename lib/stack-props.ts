@@ -70,8 +70,12 @@ export interface ModelmuxStackProps extends StackProps {
   readonly tracing?: boolean;
   /** A custom domain on the distribution (needs CloudFront). */
   readonly domain?: CustomDomainProps;
-  /** WAF on the distribution: create a web ACL (stack in us-east-1) or attach an existing one. */
-  readonly waf?: { readonly rateLimit?: number } | { readonly webAclArn: string };
+  /**
+   * WAF on the distribution: create a web ACL (`required`: the stack must be in us-east-1; otherwise it
+   * is created only when the stack is in us-east-1, the one region a CloudFront web ACL can be made in),
+   * or attach an existing one. Default (no value): none; the context's default is `{}`.
+   */
+  readonly waf?: { readonly rateLimit?: number; readonly required?: boolean } | { readonly webAclArn: string };
   /** Days CloudFront access logs are kept; default 90. */
   readonly accessLogRetentionDays?: number;
   /** The origin secret version CloudFront sends (rotation; README). Default: current at deploy. */

@@ -165,7 +165,7 @@ export class ApiDistribution extends Construct {
     if (props.webAclArn === undefined) {
       acknowledge(
         'CFR2',
-        'WAF is opt-in (-c waf=true or -c wafWebAclArn=…): it costs $5/month + $1/rule + $0.60/M requests, while API keys, per-key rate limits and the origin secret already guard the API.',
+        'No WAF here: it was turned off (-c waf=false), or the stack is outside us-east-1, where a CloudFront web ACL cannot be created (attach one made there with -c wafWebAclArn=…). API keys, per-key rate limits and the origin secret still guard the API.',
       );
     }
     if (props.logBucket === undefined) acknowledge('CFR3', 'Access logs were turned off for this distribution by its owner.');

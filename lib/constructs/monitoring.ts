@@ -1,4 +1,4 @@
-import { Aws, CfnCondition, Duration, Fn, Stack, Token, Validations } from 'aws-cdk-lib';
+import { Duration, Stack, Token, Validations } from 'aws-cdk-lib';
 import {
   Alarm,
   type CfnAlarm,
@@ -34,6 +34,7 @@ import {
   versionServerErrorRate,
 } from './monitoring-metrics';
 import { serviceWidgets } from './monitoring-widgets';
+import { inUsEast1 } from './region-rule';
 
 /**
  * The unreserved concurrency Lambda always keeps in an account and region (Lambda docs, "Lambda
@@ -261,9 +262,7 @@ export class Monitoring extends Construct {
   addDistribution(distributionId: string, originLatencyMs: number): void {
     const region = Stack.of(this).region;
     const pinnedElsewhere = !Token.isUnresolved(region) && region !== 'us-east-1';
-    const inUsEast1 = Token.isUnresolved(region)
-      ? new CfnCondition(this, 'CloudFrontMetricsHere', { expression: Fn.conditionEquals(Aws.REGION, 'us-east-1') })
-      : undefined;
+    const here = Token.isUnresolved(region) ? inUsEast1(this) : undefined;
     // OriginLatency is one of the distribution's additional metrics (billed as 8 custom metrics).
     new CfnMonitoringSubscription(this, 'CloudFrontAdditionalMetrics', {
       distributionId,
@@ -280,7 +279,7 @@ export class Monitoring extends Construct {
       });
     if (pinnedElsewhere) return;
     const onlyInUsEast1 = (alarm: Alarm) => {
-      if (inUsEast1 !== undefined) (alarm.node.defaultChild as CfnAlarm).cfnOptions.condition = inUsEast1;
+      if (here !== undefined) (alarm.node.defaultChild as CfnAlarm).cfnOptions.condition = here;
     };
     onlyInUsEast1(
       this.alarm('CloudFront5xxRate', cf('5xxErrorRate', 'Average'), SERVER_ERROR_RATE_PERCENT, {

@@ -1,3 +1,4 @@
+import type { CfnCondition } from 'aws-cdk-lib';
 import { CfnWebACL } from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
 import { requireRegion } from './region-rule';
@@ -22,6 +23,11 @@ const BODY_RULES_COUNTED: Readonly<Record<string, readonly string[]>> = {
 export interface ApiWebAclProps {
   /** Requests per 5 minutes per client IP before blocking (WAF minimum 10). Default {@link DEFAULT_WAF_RATE_LIMIT}. */
   readonly rateLimit?: number;
+  /**
+   * Create the web ACL only where this condition holds (the stack's default: only in us-east-1, the
+   * one region a CloudFront web ACL can be made in) instead of refusing other regions with a rule.
+   */
+  readonly condition?: CfnCondition;
 }
 
 /**
@@ -30,7 +36,8 @@ export interface ApiWebAclProps {
  * Rules, in order: a per-IP rate limit (blocks with 429), then AWS's managed IP reputation list,
  * common rule set and known-bad-inputs set (body rules counted, see {@link BODY_RULES_COUNTED}).
  * Effective only because the Function URLs answer nothing without CloudFront's origin secret.
- * Cost: $5 per month, $1 per rule, $0.60 per million requests (AWS WAF pricing page), hence opt-in.
+ * Cost: $5 per month, $1 per rule, $0.60 per million requests (AWS WAF pricing page): about $9/month
+ * for these four rules plus the requests, which the stack's default pays for in us-east-1.
  */
 export class ApiWebAcl extends Construct {
   /** The web ACL's ARN, for the distribution's `webAclId`. */
@@ -40,12 +47,13 @@ export class ApiWebAcl extends Construct {
     super(scope, id);
     const limit = props.rateLimit ?? DEFAULT_WAF_RATE_LIMIT;
     if (!Number.isInteger(limit) || limit < 10) throw new Error('wafRateLimit must be a whole number of requests, at least 10 (AWS WAF minimum)');
-    requireRegion(
-      this,
-      'WebAclRegion',
-      'us-east-1',
-      'A WAF web ACL for CloudFront must be created in us-east-1: deploy this stack there, or pass wafWebAclArn of a web ACL created there',
-    );
+    if (props.condition === undefined)
+      requireRegion(
+        this,
+        'WebAclRegion',
+        'us-east-1',
+        'A WAF web ACL for CloudFront must be created in us-east-1: deploy this stack there, or pass wafWebAclArn of a web ACL created there',
+      );
     const visibility = (metricName: string): CfnWebACL.VisibilityConfigProperty => ({
       cloudWatchMetricsEnabled: true,
       metricName,
@@ -95,6 +103,7 @@ export class ApiWebAcl extends Construct {
         ...managed,
       ],
     });
+    if (props.condition !== undefined) acl.cfnOptions.condition = props.condition;
     this.arn = acl.attrArn;
   }
 }

@@ -1,4 +1,4 @@
-import { Template } from 'aws-cdk-lib/assertions';
+import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { ModelmuxStack } from '../../lib/modelmux-stack';
 import { stackPropsFromContext } from '../../lib/stack-context';
@@ -313,6 +313,33 @@ describe('edge options from context', () => {
     variant.resourceCountIs('AWS::WAFv2::WebACL', 0);
     variant.resourceCountIs('AWS::CertificateManager::Certificate', 0);
     variant.resourceCountIs('AWS::Route53::RecordSet', 0);
+  });
+
+  it('creates the WAF by default wherever CloudFront can use it: in a stack pinned to us-east-1 always, elsewhere none and a synth warning; waf=false turns it off', () => {
+    const pinned = (region: string, context: Record<string, unknown> = {}) => {
+      const app = testApp(context, { bundle: false });
+      const stack = new ModelmuxStack(app, 'Modelmux', { ...stackPropsFromContext(app.node), env: { region } });
+      const template = Template.fromStack(stack);
+      const config = Object.values(resourcesOfType(template, 'AWS::CloudFront::Distribution'))[0]?.Properties?.DistributionConfig as Record<string, unknown>;
+      const warnings = Annotations.fromStack(stack).findWarning('*', Match.stringLikeRegexp('No WAF web ACL'));
+      return {
+        acls: Object.entries(resourcesOfType(template, 'AWS::WAFv2::WebACL')) as Array<[string, CfnResource & { Condition?: string }]>,
+        config,
+        warnings,
+      };
+    };
+    const east = pinned('us-east-1');
+    expect(east.acls).toHaveLength(1);
+    expect(east.acls[0]![1].Condition).toBeUndefined();
+    expect(east.config.WebACLId).toEqual({ 'Fn::GetAtt': [east.acls[0]![0], 'Arn'] });
+    expect(east.warnings).toEqual([]);
+    const west = pinned('eu-west-1');
+    expect(west.acls).toEqual([]);
+    expect(west.config.WebACLId).toBeUndefined();
+    expect(west.warnings).toHaveLength(1);
+    const off = synth({ waf: 'false' });
+    off.resourceCountIs('AWS::WAFv2::WebACL', 0);
+    expect(pinned('eu-west-1', { waf: 'false' }).warnings).toEqual([]);
   });
 
   it('refuses inconsistent or malformed edge and logging options, naming the context key', () => {

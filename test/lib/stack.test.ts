@@ -588,11 +588,15 @@ describe('CloudFront (one base URL)', () => {
     expect(JSON.stringify(policy?.Properties?.PolicyDocument)).toContain('"aws:SecureTransport":"false"');
   });
 
-  it('has no custom domain and no WAF by default', () => {
+  it('has no custom domain by default, and a WAF web ACL created and attached only where it can be (us-east-1, a condition)', () => {
     const config = Object.values(resourcesOfType(template, 'AWS::CloudFront::Distribution'))[0]?.Properties?.DistributionConfig as Record<string, unknown>;
     expect(config.Aliases).toBeUndefined();
-    expect(config.WebACLId).toBeUndefined();
-    template.resourceCountIs('AWS::WAFv2::WebACL', 0);
+    const acls = Object.entries(resourcesOfType(template, 'AWS::WAFv2::WebACL')) as Array<[string, { Condition?: string }]>;
+    expect(acls).toHaveLength(1);
+    const [aclId, acl] = acls[0]!;
+    expect(acl.Condition).toBe('InUsEast1');
+    expect(config.WebACLId).toEqual({ 'Fn::If': ['InUsEast1', { 'Fn::GetAtt': [aclId, 'Arn'] }, { Ref: 'AWS::NoValue' }] });
+    expect(template.toJSON().Conditions.InUsEast1).toEqual({ 'Fn::Equals': [{ Ref: 'AWS::Region' }, 'us-east-1'] });
   });
 });
 
