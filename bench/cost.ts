@@ -113,10 +113,19 @@ export const ASSUMPTIONS = { fullVcpuMb: 1769, dynamoCallMs: 5, coldStartShare: 
  * https://docs.aws.amazon.com/lambda/latest/dg/lambda-managed-instances-scaling.html), chat and embeddings: 6;
  * up to 64 concurrent requests per vCPU, Node.js's default ("Node.js runtime for Lambda Managed Instances",
  * https://docs.aws.amazon.com/lambda/latest/dg/lambda-managed-instances-nodejs-runtime.html); billed per
- * instance-hour (EC2 price + 15% fee) plus $0.20 per 1M requests, no duration charge; one NAT gateway, whose
- * hours are in the floor and whose GB (each request and answer, as sent) are per request.
+ * instance-hour (EC2 price + 15% fee) plus $0.20 per 1M requests, no duration charge; a NAT gateway per
+ * Availability Zone (the stack's default, `natGateways`: 3), whose hours are in the floor and whose GB (each
+ * request and answer, as sent) are per request.
  */
-export const MANAGED = { instance: 'c7g.large-equivalent (1 vCPU)', vcpus: 1, minInstances: 6, concurrencyPerVcpu: 64, utilisation: 0.5, hoursPerMonth: 730 };
+export const MANAGED = {
+  instance: 'c7g.large-equivalent (1 vCPU)',
+  vcpus: 1,
+  minInstances: 6,
+  natGateways: 3,
+  concurrencyPerVcpu: 64,
+  utilisation: 0.5,
+  hoursPerMonth: 730,
+};
 
 /**
  * What one request of a kind costs the platform, measured: handler-path CPU (ms), DynamoDB calls, write
@@ -246,7 +255,7 @@ export function managedRow(label: string, inputs: CostInputs): CostRow & { perIn
     byCpu < byConcurrency
       ? `CPU (${Math.round(byCpu)}/s per environment)`
       : `${MANAGED.concurrencyPerVcpu} requests per vCPU (${Math.round(byConcurrency)}/s per environment; CPU would allow ${Math.round(byCpu)}/s)`;
-  const floorUsd = (MANAGED.minInstances * hourUsd + PRICES.natHour.usd) * MANAGED.hoursPerMonth;
+  const floorUsd = (MANAGED.minInstances * hourUsd + MANAGED.natGateways * PRICES.natHour.usd) * MANAGED.hoursPerMonth;
   const natUsd = inputs.mix.reduce((t, p) => t + 1e6 * p.share * ((p.figures.responseBytes + p.figures.requestBytes) / 1e9) * PRICES.natGb.usd, 0);
   return {
     ...total({ label, lambdaGbS: 0, lambdaUsd: computeUsd + 1e6 * PRICES.managedInstancesRequest.usd + natUsd, ...sharedLines(inputs), initMs: Number.NaN }),

@@ -79,7 +79,7 @@ describe('bench cost model', () => {
     const managed = managedRow('mi', inputs);
     expect(managed.perInstanceRps).toBeCloseTo(32, 6);
     expect(managed.lambdaUsd).toBeCloseTo(((0.0725 * 1.15) / (16 * 3600)) * 1e6 + 0.2, 6); // no bytes: no NAT GB
-    expect(managed.floorUsd).toBeCloseTo((6 * 0.0725 * 1.15 + 0.045) * 730, 6); // $398.03, as docs/managed-instances.md
+    expect(managed.floorUsd).toBeCloseTo((6 * 0.0725 * 1.15 + 3 * 0.045) * 730, 6); // $463.73, as docs/managed-instances.md (a NAT gateway per AZ)
     const lambda = costRow('l', { Chat: 1024, Embeddings: 1024 }, inputs);
     // Break-even: the floor over what per-invocation Lambda's compute costs per request beyond the request fee.
     expect(breakEvenPerMonth(lambda, managed)).toBeCloseTo(managed.floorUsd / ((lambda.lambdaUsd - 0.2) / 1e6), 0);
