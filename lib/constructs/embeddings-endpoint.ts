@@ -37,7 +37,7 @@ export class EmbeddingsEndpoint extends Construct {
     super(scope, id);
     this.gateway = new GatewayFunction(this, 'Gateway', {
       entry: 'functions/embeddings/handler.ts',
-      description: 'modelmux: /v1/embeddings and /v1/images/generations (buffered)',
+      description: 'modelmux: /v1/embeddings, /v1/images/generations and the Gemini API embedContent (buffered)',
       timeoutSeconds: props.timeoutSeconds ?? 60,
       memorySize: props.memorySize ?? EMBEDDINGS_DEFAULT_MEMORY_MB,
       reservedConcurrentExecutions: props.reservedConcurrentExecutions,
