@@ -71,7 +71,11 @@ export class ModelmuxStack extends Stack {
       threatProtection: props.cognitoThreatProtection ?? true,
     });
     const byokKey = new ByokKey(this, 'Byok');
-    const common = { tables, upstreamSecret, originSecret, byokKey, environment, tracing: props.tracing === true, liveAlias: true };
+    // The shutdown extension on per-invocation Lambda only: there a container is frozen between
+    // invocations, so only Lambda's SIGTERM can return its leases. Managed Instances never freeze (the
+    // idle return runs) and Node serves them from worker threads, which no signal reaches.
+    const shutdownExtension = props.managedInstances === undefined;
+    const common = { tables, upstreamSecret, originSecret, byokKey, environment, tracing: props.tracing === true, liveAlias: true, shutdownExtension };
     const logDays = props.logRetentionDays ?? DEFAULT_LOG_RETENTION_DAYS;
     const reserved = reservedConcurrencyOf(props);
     const settle = new SettlePath(this, 'SettlePath', {

@@ -3,6 +3,7 @@ import { Construct } from 'constructs';
 import { SETTLE_RESERVE_MS } from '../../functions/shared/config/stack-contract';
 import { type GatewayEndpointProps, gatewayEnvironment, grantGatewayRuntime } from './endpoint-props';
 import { GatewayFunction } from './gateway-function';
+import { shutdownExtension } from './shutdown-extension';
 
 /**
  * Memory of the chat function when the `chatMemoryMb` context value is not given, MB. Lambda bills
@@ -60,6 +61,7 @@ export class ChatEndpoint extends Construct {
       logRetentionDays: props.logRetentionDays,
       tracing: props.tracing,
       liveAlias: props.liveAlias,
+      ...(props.shutdownExtension === true ? { layers: [shutdownExtension(this)] } : {}),
       environment: { ...gatewayEnvironment(props), BUFFERED_CHAT_BUDGET_MS: String(bufferedChatBudgetMs) },
     });
     grantGatewayRuntime(this.gateway.function, props);

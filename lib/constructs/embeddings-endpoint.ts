@@ -2,6 +2,7 @@ import { type FunctionUrl, InvokeMode } from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
 import { type GatewayEndpointProps, gatewayEnvironment, grantGatewayRuntime } from './endpoint-props';
 import { GatewayFunction } from './gateway-function';
+import { shutdownExtension } from './shutdown-extension';
 
 /**
  * Memory of the embeddings function when the `embeddingsMemoryMb` context value is not given, MB, chosen
@@ -44,6 +45,7 @@ export class EmbeddingsEndpoint extends Construct {
       logRetentionDays: props.logRetentionDays,
       tracing: props.tracing,
       liveAlias: props.liveAlias,
+      ...(props.shutdownExtension === true ? { layers: [shutdownExtension(this)] } : {}),
       environment: gatewayEnvironment(props),
     });
     grantGatewayRuntime(this.gateway.function, props);

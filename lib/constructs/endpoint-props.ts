@@ -30,6 +30,11 @@ export interface GatewayEndpointProps {
   readonly tracing?: boolean;
   /** Versions and a `live` alias the Function URL serves (see GatewayFunctionProps). */
   readonly liveAlias?: boolean;
+  /**
+   * Attach the shutdown extension (lib/constructs/shutdown-extension.ts), so the function gets SIGTERM
+   * before Lambda ends an environment and returns its credit leases. Default false.
+   */
+  readonly shutdownExtension?: boolean;
 }
 
 /** Env every gateway function gets from the stack: table names, the secret ARNs, then `extra`. */

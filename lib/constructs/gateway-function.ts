@@ -8,6 +8,7 @@ import {
   FunctionUrl,
   FunctionUrlAuthType,
   HttpMethod,
+  type ILayerVersion,
   InvokeMode,
   LoggingFormat,
   Runtime,
@@ -136,6 +137,8 @@ export interface GatewayFunctionProps {
    * false): the Function URL then serves the alias, and CodeDeploy shifts it (lib/constructs/rollout.ts).
    */
   readonly liveAlias?: boolean;
+  /** Layers (e.g. lib/constructs/shutdown-extension.ts's external extension). Default none. */
+  readonly layers?: readonly ILayerVersion[];
 }
 
 /** The alias the Function URLs of the request functions serve (CodeDeploy moves it between versions). */
@@ -200,6 +203,7 @@ export class GatewayFunction extends Construct {
       applicationLogLevelV2: ApplicationLogLevel[APPLICATION_LOG_LEVEL],
       role: this.role,
       tracing: tracing ? Tracing.ACTIVE : Tracing.DISABLED,
+      ...(props.layers !== undefined && props.layers.length > 0 ? { layers: [...props.layers] } : {}),
       projectRoot: REPO_ROOT,
       depsLockFilePath: `${REPO_ROOT}package-lock.json`,
       environment: {

@@ -20,7 +20,7 @@ import { startSimulator, type Simulator } from '../../local/simulator';
 import { startFunctionUrlFront } from '../support/lambda-runtime/function-url-front';
 import { LambdaRuntime } from '../support/lambda-runtime/runtime-api';
 import { LAMBDA_NODE_VERSION, runtimeProblem } from '../support/lambda-runtime/versions';
-import { pollLedgerEntry } from '../support/ledger';
+import { accountItem, pollLedgerEntry } from '../support/ledger';
 import { startSecretsManagerStub, type SecretsManagerStub } from '../support/secrets-manager';
 import { createTestTables } from '../support/tables';
 import { assetDirOf, logicalIdByPath, resourcesOfType, testApp } from './template-helpers';
@@ -47,6 +47,9 @@ let embeddings: LambdaRuntime;
 let front: Awaited<ReturnType<typeof startFunctionUrlFront>>;
 let client: OpenAI;
 let baseURL: string;
+/** The shutdown-extension layer's asset (as Lambda unpacks it in /opt), and the chat function's env. */
+let layerDir: string;
+let chatEnvironment: Record<string, string>;
 let apiKey: string;
 let accountId: string;
 const bundles: Record<'chat' | 'embeddings', { dir: string; inputs: string[]; env: Record<string, string> }> = {
@@ -74,6 +77,9 @@ beforeAll(async () => {
     const env = Object.fromEntries(Object.entries(variables).filter((e): e is [string, string] => typeof e[1] === 'string' && !Token.isUnresolved(e[1])));
     bundles[name] = { dir, inputs: Object.keys(meta.inputs), env };
   }
+  const layerId = logicalIdByPath(template, 'AWS::Lambda::LayerVersion', '/ShutdownExtension/');
+  const layerKey = String((resourcesOfType(template, 'AWS::Lambda::LayerVersion')[layerId]?.Properties?.Content as { S3Key?: string }).S3Key);
+  layerDir = join(assembly.directory, `asset.${layerKey.replace(/\.zip$/, '')}`);
 
   const tables: TableNames = await createTestTables('ric');
   const account = await createAccount({ freeTokens: 1_000_000 });
@@ -111,6 +117,7 @@ beforeAll(async () => {
   });
   const chatEnv = lambdaEnv('chat');
   delete chatEnv.POWERTOOLS_TRACE_ENABLED;
+  chatEnvironment = chatEnv;
   [chat, embeddings] = await Promise.all([
     LambdaRuntime.start({ functionName: 'Modelmux-Chat', taskRoot: bundles.chat.dir, env: chatEnv, timeoutMs: 300_000 }),
     LambdaRuntime.start({ functionName: 'Modelmux-Embeddings', taskRoot: bundles.embeddings.dir, env: lambdaEnv('embeddings'), timeoutMs: 30_000 }),
@@ -132,9 +139,9 @@ afterAll(async () => {
   xrayDaemon?.close();
 });
 
-/** The ledger entry of a request (written after the response; polled). */
-async function ledgerEntry(requestId: string | null): Promise<Record<string, unknown>> {
-  const entry = await pollLedgerEntry(accountId, requestId);
+/** The ledger entry of a request (written after the response; polled), of the file's account unless given. */
+async function ledgerEntry(requestId: string | null, of = accountId): Promise<Record<string, unknown>> {
+  const entry = await pollLedgerEntry(of, requestId);
   if (entry === undefined) throw new Error(`no ledger entry for ${requestId}`);
   return entry;
 }
@@ -273,5 +280,51 @@ describe(`the deployed bundles under aws-lambda-ric on Node ${LAMBDA_NODE_VERSIO
       expect(err).toBeInstanceOf(OpenAI.PermissionDeniedError);
       expect(err).toMatchObject({ status: 403, error: { type: 'permission_error', code: 'direct_access_forbidden' } });
     }
+  });
+});
+
+describe('shutdown: an external extension in a layer, so Lambda sends the runtime SIGTERM', () => {
+  /** One request on a fresh account through a fresh chat environment (with or without the layer), then the environment's end. */
+  async function leaseThenShutdown(
+    optDir: string | undefined,
+  ): Promise<{ runtime: LambdaRuntime; leasesBefore: string[]; leasesAfter: string[]; used: number; item: Record<string, unknown> }> {
+    const { accountId: id } = await createAccount({ freeTokens: 1_000_000 });
+    const key = (await createKey(id, 'shutdown')).key;
+    // A frozen container's idle timer never runs: an idle time longer than the test stands in for the freeze.
+    const env = { ...chatEnvironment, CREDIT_LEASE_IDLE_MS: '600000' };
+    const runtime = await LambdaRuntime.start({ functionName: 'Modelmux-Chat', taskRoot: bundles.chat.dir, env, timeoutMs: 300_000, optDir });
+    const own = await startFunctionUrlFront([{ match: () => true, runtime, functionName: 'Modelmux-Chat' }]);
+    const leases = async (): Promise<string[]> => Object.keys((await accountItem(id)).holds ?? {}).filter((h) => h.startsWith('lease_'));
+    try {
+      const api = new OpenAI({ baseURL: `${own.url}v1`, apiKey: key, maxRetries: 0, defaultHeaders: { [ORIGIN_SECRET_HEADER]: ORIGIN_VALUE } });
+      const { response } = await api.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'lease me' }] }).withResponse();
+      const used = Number((await ledgerEntry(response.headers.get('x-request-id'), id)).freeTokensUsed);
+      const leasesBefore = await leases();
+      // Lambda ends an environment only between invocations: after the handler's own after-answer work.
+      await runtime.idle();
+      await runtime.stop();
+      return { runtime, leasesBefore, leasesAfter: await leases(), used, item: await accountItem(id) };
+    } finally {
+      await own.close();
+      await runtime.stop();
+    }
+  }
+
+  it('with the layer: the extension registers for SHUTDOWN only, and the lease is back on the account when the environment ends', async () => {
+    const { runtime, leasesBefore, leasesAfter, used, item } = await leaseThenShutdown(layerDir);
+    expect(runtime.registeredExtensions).toEqual([{ name: 'modelmux-shutdown', events: ['SHUTDOWN'] }]);
+    expect(leasesBefore).toHaveLength(1);
+    expect(leasesAfter).toEqual([]);
+    // Charged exactly what its one request used; the rest of the slice is back.
+    expect(used).toBeGreaterThan(0);
+    expect(item).toMatchObject({ freeTokens: 1_000_000 - used, heldFreeTokens: 0, usedFreeTokens: used });
+  });
+
+  it('without it (no SIGTERM, as Lambda does): the lease stays on the account for the orphan sweep', async () => {
+    const { runtime, leasesBefore, leasesAfter, item } = await leaseThenShutdown(undefined);
+    expect(runtime.registeredExtensions).toEqual([]);
+    expect(leasesBefore).toHaveLength(1);
+    expect(leasesAfter).toEqual(leasesBefore);
+    expect(Number(item.heldFreeTokens)).toBeGreaterThan(0);
   });
 });

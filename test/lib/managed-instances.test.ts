@@ -45,6 +45,12 @@ function liveVersion(template: Template, prefix: 'Chat' | 'Embeddings'): CfnReso
 }
 
 describe('compute=managed-instances', () => {
+  it('attaches no shutdown extension: environments never freeze there, and Node serves them from worker threads', () => {
+    const template = synth(MI);
+    expect(Object.keys(resourcesOfType(template, 'AWS::Lambda::LayerVersion')).filter((id) => id.startsWith('ShutdownExtension'))).toEqual([]);
+    for (const prefix of ['Chat', 'Embeddings']) for (const fn of functionsNamed(template, prefix)) expect(fn.Properties?.Layers).toBeUndefined();
+  });
+
   it('puts chat and embeddings (and nothing else) on one arm64 capacity provider, 2 GiB per vCPU, 2,048 MB, numbered versions only', () => {
     const template = synth(MI);
     const [providerId] = onlyEntry(template, 'AWS::Lambda::CapacityProvider');

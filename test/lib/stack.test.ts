@@ -430,6 +430,21 @@ describe('functions', () => {
     }
   });
 
+  it('carry the shutdown extension on chat and embeddings only: one layer of its own, an executable extensions/modelmux-shutdown registering for SHUTDOWN', () => {
+    // The site's BucketDeployment brings CDK's own AWS CLI layers; ours is the stack's ShutdownExtension.
+    const layerId = logicalIdByPath(template, 'AWS::Lambda::LayerVersion', 'Modelmux/ShutdownExtension/');
+    const layer = resourcesOfType(template, 'AWS::Lambda::LayerVersion')[layerId]!;
+    expect(layer.Properties).toMatchObject({ CompatibleArchitectures: ['arm64'], CompatibleRuntimes: ['nodejs24.x'] });
+    const fns = resourcesOfType(template, 'AWS::Lambda::Function');
+    for (const fn of [ids.chatFn, ids.embeddingsFn]) expect(fns[fn]?.Properties?.Layers).toEqual([{ Ref: layerId }]);
+    for (const fn of [ids.accountFn, logicalIdByPath(template, 'AWS::Lambda::Function', '/SettlePath/Settle')])
+      expect(fns[fn]?.Properties?.Layers).toBeUndefined();
+    const s3Key = String((layer.Properties?.Content as { S3Key: string }).S3Key);
+    const file = join(assemblyDir, `asset.${s3Key.replace(/\.zip$/, '')}`, 'extensions', 'modelmux-shutdown');
+    expect(statSync(file).mode & 0o111).toBe(0o111);
+    expect(readFileSync(file, 'utf8')).toMatch(/^#!\/bin\/bash\n[\s\S]*"events":\["SHUTDOWN"\]/);
+  });
+
   it('ship a real local esbuild bundle: ESM with the createRequire banner, source map and metafile', () => {
     for (const [fn, entry] of [
       [ids.chatFn, 'functions/chat-completions/handler.ts'],
