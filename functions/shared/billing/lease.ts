@@ -376,20 +376,14 @@ let shutdownHook = false;
  * 300 ms (500 ms with an internal extension) for it before SIGKILL
  * (https://github.com/aws-samples/graceful-shutdown-with-aws-lambda); the stack registers one on chat
  * and embeddings (lib/constructs/shutdown-extension.ts). When the return does not finish in time, the
- * sweep reconciles the lease after its expiry (docs/credit-leases.md). Outside Lambda (local server,
- * tests) nothing is installed. `process.exit` may then wait for the runtime client's pending `/next`
- * (a libuv worker thread) until Lambda's SIGKILL: the return is written by then.
+ * sweep reconciles the lease after its expiry (docs/credit-leases.md); outside Lambda nothing is
+ * installed. `process.exit` may wait on the runtime client's pending `/next` until SIGKILL: harmless.
  */
 function returnLeasesOnShutdown(): void {
   if (shutdownHook || process.env.AWS_LAMBDA_FUNCTION_NAME === undefined) return;
   shutdownHook = true;
   process.once('SIGTERM', () => {
-    const started = Date.now();
-    const leases = outstanding.size;
-    const exit = () => {
-      logger.info('shutdown: leases returned', { leases, left: outstanding.size, ms: Date.now() - started });
-      process.exit(0);
-    };
+    const exit = () => process.exit(0);
     setTimeout(exit, SHUTDOWN_BUDGET_MS).unref();
     void returnAllLeases().finally(exit);
   });
