@@ -220,10 +220,14 @@ export class ModelmuxStack extends Stack {
       if (part.gateway.alias !== undefined) rollout.addAlias(name, part.gateway.alias);
     }
     if (props.backup !== false) {
-      new Backups(this, 'Backups', {
+      const backups = new Backups(this, 'Backups', {
         tables: [tables.tables.keys, tables.tables.accounts, tables.tables.ledger],
         copyRegion: props.backup?.copyRegion,
         copyVaultName: props.backup?.copyVaultName,
+      });
+      new CfnOutput(this, 'BackupRestoreRoleArn', {
+        description: 'Role for AWS Backup restores of the tables (aws backup start-restore-job --iam-role-arn; README, Backups and restore)',
+        value: backups.restoreRole.roleArn,
       });
     }
     if (props.budget !== undefined || props.costAnomalyDetection !== undefined) {
