@@ -37,7 +37,8 @@ export const SES_COMPLAINT_RATE_ALARM = 0.001;
  * alarm instead (EventBridge invokes Lambda asynchronously).
  */
 export function addRuleAlarm(monitoring: Monitoring, name: string, rule: IRule): void {
-  // EventBridge sends FailedInvocations only when it is not zero: no data is no failure.
+  // EventBridge sends FailedInvocations only when it is not zero: no data is no failure. A schedule that
+  // stops firing at all shows as the dead-letter alarm's missing data (the sweep keeps that queue's metrics flowing).
   monitoring.alarm(`${name}FailedInvocations`, ruleFailedInvocations(rule.ruleName), 1, {
     description: `EventBridge could not invoke the ${name} rule's target in 5 minutes (after its retries): orphaned holds are not being settled. See README, Runbook.`,
     missingData: TreatMissingData.NOT_BREACHING,
