@@ -43,7 +43,7 @@ const UNIT = [
 ];
 
 /** The CDK app's template (synthesis only; the bundles under Lambda's runtime are `slow`). */
-const STACK = ['test/lib/{cdk-nag,deploy-readiness,mail-sender,managed-instances,monitoring,site,stack-options,stack}.test.ts'];
+const STACK = ['test/lib/{cdk-nag,deploy-readiness,mail-sender,managed-instances,monitoring,runbook,site,stack-options,stack}.test.ts'];
 
 /** 15 s or more alone on a 2-core machine, or a browser / the Node 24 runtime. */
 const SLOW = [

@@ -24,6 +24,7 @@ import { type ModelmuxStackProps, type ReservedConcurrency, reservedConcurrencyO
 import { SettlePath } from './constructs/settle-path';
 import { DEFAULT_LOG_RETENTION_DAYS } from './constructs/gateway-function';
 import { Monitoring } from './constructs/monitoring';
+import { addMailReputationAlarms, addRuleAlarm, addStripeWebhookAlarms } from './constructs/monitoring-integrations';
 import { OriginSecret } from './constructs/origin-secret';
 import { Site } from './constructs/site';
 import { UpstreamSecret } from './constructs/upstream-secret';
@@ -135,7 +136,7 @@ export class ModelmuxStack extends Stack {
     if (front !== undefined) baseUrl = front.baseUrl;
 
     if (props.monitoring ?? true)
-      this.addMonitoring(props, { tables, settle, chat, embeddings, account }, { rollout, reserved, distribution, managedInstances });
+      this.addMonitoring(props, { tables, settle, chat, embeddings, account }, { rollout, reserved, distribution, managedInstances, mail });
     this.addOutputs(props, baseUrl, { tables, upstreamSecret, settle, chat, embeddings, account, identity, byokKey });
   }
 
@@ -223,10 +224,14 @@ export class ModelmuxStack extends Stack {
       if (part.gateway.alias !== undefined) rollout.addAlias(name, part.gateway.alias);
     }
     if (props.backup !== false) {
-      new Backups(this, 'Backups', {
+      const backups = new Backups(this, 'Backups', {
         tables: [tables.tables.keys, tables.tables.accounts, tables.tables.ledger],
         copyRegion: props.backup?.copyRegion,
         copyVaultName: props.backup?.copyVaultName,
+      });
+      new CfnOutput(this, 'BackupRestoreRoleArn', {
+        description: 'Role for AWS Backup restores of the tables (aws backup start-restore-job --iam-role-arn; README, Backups and restore)',
+        value: backups.restoreRole.roleArn,
       });
     }
     if (props.budget !== undefined || props.costAnomalyDetection !== undefined) {
@@ -260,7 +265,13 @@ export class ModelmuxStack extends Stack {
   private addMonitoring(
     props: ModelmuxStackProps,
     parts: Pick<StackParts, 'tables' | 'settle' | 'chat' | 'embeddings' | 'account'>,
-    more: { rollout: Rollout; reserved: ReservedConcurrency; distribution: ApiDistribution | undefined; managedInstances: ManagedInstances | undefined },
+    more: {
+      rollout: Rollout;
+      reserved: ReservedConcurrency;
+      distribution: ApiDistribution | undefined;
+      managedInstances: ManagedInstances | undefined;
+      mail: MailSender | undefined;
+    },
   ): void {
     const { tables, settle, chat, embeddings, account } = parts;
     const { rollout, reserved } = more;
@@ -279,6 +290,10 @@ export class ModelmuxStack extends Stack {
     monitoring.addFunction('Settle', settle.settleFunction.function, reserved.settle);
     monitoring.addQueue('SettleQueue', settle.queue, { maxAgeSeconds: 300 });
     monitoring.addQueue('Settle', settle.deadLetterQueue, { deadLetter: true });
+    addRuleAlarm(monitoring, 'Sweep', settle.sweepRule);
+    // Stripe's webhook (the account function), and SES's verdict on the mail when the stack sends any.
+    addStripeWebhookAlarms(monitoring, this.stackName);
+    if (more.mail !== undefined) addMailReputationAlarms(monitoring);
     for (const schema of TABLE_SCHEMAS) {
       const name = schema.logicalName.charAt(0).toUpperCase() + schema.logicalName.slice(1);
       monitoring.addTable(

@@ -350,6 +350,9 @@ const contextSchema = z.object({
   ),
 });
 
+/** Every context key the stack reads (`-c <key>=…`), as {@link contextSchema} names them. */
+export const CONTEXT_KEYS: readonly string[] = Object.keys(contextSchema.shape);
+
 /** The context values, parsed. */
 type StackContext = z.output<typeof contextSchema>;
 
@@ -358,7 +361,7 @@ type StackContext = z.output<typeof contextSchema>;
  * @throws Error `context <key> must be …` for the first key of the wrong shape.
  */
 function parseContext(node: Node): StackContext {
-  const raw = Object.fromEntries(Object.keys(contextSchema.shape).map((key) => [key, node.tryGetContext(key) as unknown]));
+  const raw = Object.fromEntries(CONTEXT_KEYS.map((key) => [key, node.tryGetContext(key) as unknown]));
   const parsed = contextSchema.safeParse(raw);
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];

@@ -2,6 +2,7 @@ import { ArnFormat, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-
 import { BackupPlan, BackupPlanRule, BackupResource, BackupVault, type BackupPlanCopyActionProps } from 'aws-cdk-lib/aws-backup';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { Schedule } from 'aws-cdk-lib/aws-events';
+import { ManagedPolicy, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
 
 /** Days a daily backup (and its cross-region copy) is kept. */
@@ -26,11 +27,19 @@ export interface BackupsProps {
  * `copyRegion`, a copy of each into a vault in that region (it must exist: README, "Backups and
  * restore"; cross-region copies of DynamoDB need AWS Backup's advanced DynamoDB features, an
  * account-level opt-in). PITR answers "undo the last hour" (RPO ~5 min); the backups answer "the table,
- * the region or the account's copy is gone" (RPO 24 h in the copy region).
+ * the region or the account's copy is gone" (RPO 24 h in the copy region). {@link restoreRole} is the
+ * role a restore job runs as (`aws backup start-restore-job --iam-role-arn`; output `BackupRestoreRoleArn`).
  */
 export class Backups extends Construct {
   readonly vault: BackupVault;
   readonly plan: BackupPlan;
+  /**
+   * The role AWS Backup assumes to restore a recovery point into a new table: assumable by
+   * backup.amazonaws.com only, with AWS Backup's managed restore policy
+   * `service-role/AWSBackupServiceRolePolicyForRestores` (AWS Backup docs, "Managed policies for AWS Backup",
+   * https://docs.aws.amazon.com/aws-backup/latest/devguide/security-iam-awsmanpol.html).
+   */
+  readonly restoreRole: Role;
 
   constructor(scope: Construct, id: string, props: BackupsProps) {
     super(scope, id);
@@ -64,6 +73,16 @@ export class Backups extends Construct {
         copyActions,
       }),
     );
+    this.restoreRole = new Role(this, 'RestoreRole', {
+      description: 'AWS Backup restores of the modelmux tables (aws backup start-restore-job --iam-role-arn)',
+      assumedBy: new ServicePrincipal('backup.amazonaws.com'),
+      managedPolicies: [ManagedPolicy.fromAwsManagedPolicyName('service-role/AWSBackupServiceRolePolicyForRestores')],
+    });
+    Validations.of(this.restoreRole).acknowledge({
+      id: 'AwsSolutions::AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSBackupServiceRolePolicyForRestores]',
+      reason:
+        'AWS Backup\'s own service-role policy for restores (AWS Backup docs, "Managed policies"): the role is assumable by backup.amazonaws.com only, and a restore only ever makes a new table from a recovery point an operator names.',
+    });
     const selection = this.plan.addSelection('Tables', { resources: props.tables.map((t) => BackupResource.fromDynamoDbTable(t)) });
     Validations.of(selection).acknowledge({
       id: 'AwsSolutions::AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSBackupServiceRolePolicyForBackup]',

@@ -127,3 +127,27 @@ export function capacityProviderMetric(capacityProviderName: string, metricName:
     period: PERIOD,
   });
 }
+
+/**
+ * EventBridge's `FailedInvocations` of a rule on the default bus (AWS/Events, dimension `RuleName`):
+ * invocations of its targets that failed permanently, after EventBridge's retries. EventBridge sends
+ * it only when it is not zero (EventBridge docs, "Monitoring Amazon EventBridge",
+ * https://docs.aws.amazon.com/eventbridge/latest/userguide/eb-monitoring.html). Sum per period.
+ */
+export function ruleFailedInvocations(ruleName: string): Metric {
+  return new Metric({ namespace: 'AWS/Events', metricName: 'FailedInvocations', dimensionsMap: { RuleName: ruleName }, statistic: 'Sum', period: PERIOD });
+}
+
+/** The period of the SES reputation alarms: SES recomputes the rates over a representative volume of mail, not per minute. */
+export const SES_REPUTATION_PERIOD = Duration.hours(1);
+
+/**
+ * An account-wide Amazon SES reputation rate in the stack's region (AWS/SES, no dimension):
+ * `Reputation.BounceRate` or `Reputation.ComplaintRate`, a fraction from 0 to 1 (× 100 for percent),
+ * published only once the account has had a bounce or a complaint (SES docs, "Creating reputation
+ * monitoring alarms using CloudWatch",
+ * https://docs.aws.amazon.com/ses/latest/dg/reputationdashboard-cloudwatch-alarm.html). Maximum per hour.
+ */
+export function sesReputation(metricName: 'Reputation.BounceRate' | 'Reputation.ComplaintRate'): Metric {
+  return new Metric({ namespace: 'AWS/SES', metricName, statistic: 'Maximum', period: SES_REPUTATION_PERIOD });
+}

@@ -82,6 +82,18 @@ export interface MonitoringProps {
   readonly reservedConcurrency?: number;
 }
 
+/** How {@link Monitoring.alarm} makes an alarm: one evaluation period of the metric's, missing data not breaching, unless given. */
+export interface AlarmOptions {
+  readonly description: string;
+  readonly evaluationPeriods?: number;
+  readonly datapointsToAlarm?: number;
+  readonly period?: Duration;
+  readonly comparison?: ComparisonOperator;
+  readonly missingData?: TreatMissingData;
+  /** Show it on the dashboard's alarm widget (default true). */
+  readonly dashboard?: boolean;
+}
+
 /** A capacity provider's instance CPU, percent, above which for 15 minutes the capacity alarm fires (AWS's LMI guidance: CPU above 80%, docs/managed-instances.md §2, Monitoring). */
 export const CAPACITY_CPU_ALARM_PERCENT = 80;
 
@@ -348,21 +360,11 @@ export class Monitoring extends Construct {
     this.dashboard.addWidgets(new AlarmStatusWidget({ title: 'Alarms', width: 24, alarms: this.dashboardAlarms as IAlarm[] }));
   }
 
-  private alarm(
-    name: string,
-    metric: IMetric,
-    threshold: number,
-    opts: {
-      description: string;
-      evaluationPeriods?: number;
-      datapointsToAlarm?: number;
-      period?: Duration;
-      comparison?: ComparisonOperator;
-      missingData?: TreatMissingData;
-      /** Show it on the dashboard's alarm widget (default true). */
-      dashboard?: boolean;
-    },
-  ): Alarm {
+  /**
+   * One alarm `<stack>-<name>` on `metric` at `threshold` (≥ by default), notifying the topic on ALARM
+   * and OK; for the alarms other modules add (monitoring-integrations.ts).
+   */
+  alarm(name: string, metric: IMetric, threshold: number, opts: AlarmOptions): Alarm {
     const alarm = new Alarm(this, name, {
       alarmName: `${this.prefix}-${name}`,
       alarmDescription: opts.description,

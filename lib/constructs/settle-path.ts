@@ -39,7 +39,7 @@ const MAX_RECEIVE_COUNT = 480;
  * schedule; a Query of the accounts table's sparse pendingHolds index, billing/hold-record.ts). Bounds: a queued settle is retried for 24 h
  * before the dead-letter queue (kept 14 days); an orphaned hold is settled within its expiry +
  * HOLD_SWEEP_GRACE_MS (2 min) + 5 min. The monitoring construct
- * reads `queue`, `deadLetterQueue` and `settleFunction` for its alarms.
+ * reads `queue`, `deadLetterQueue`, `settleFunction` and `sweepRule` for its alarms.
  */
 export class SettlePath extends Construct {
   /** The settle queue the gateway functions hand unlanded settles to. */
@@ -48,6 +48,8 @@ export class SettlePath extends Construct {
   readonly deadLetterQueue: Queue;
   /** The settle function (queue consumer and orphan sweep). */
   readonly settleFunction: GatewayFunction;
+  /** The EventBridge schedule that runs the orphan sweep (its failed invocations are alarmed). */
+  readonly sweepRule: Rule;
 
   constructor(scope: Construct, id: string, props: SettlePathProps) {
     super(scope, id);
@@ -94,7 +96,7 @@ export class SettlePath extends Construct {
         maxConcurrency: Math.max(2, props.reservedConcurrency - 1),
       }),
     );
-    new Rule(this, 'Sweep', {
+    this.sweepRule = new Rule(this, 'Sweep', {
       description: `modelmux: settle orphaned holds every ${HOLD_SWEEP_INTERVAL_MINUTES} minutes`,
       schedule: Schedule.rate(Duration.minutes(HOLD_SWEEP_INTERVAL_MINUTES)),
       targets: [new LambdaFunction(fn as IFunction)],

@@ -248,6 +248,28 @@ describe('6. backups', () => {
   );
 
   it(
+    'makes a restore role only AWS Backup may assume, with its managed restore policy alone, and outputs it (none without backups)',
+    () => {
+      const t = synthTemplate({});
+      const roleId = logicalIdByPath(t, 'AWS::IAM::Role', '/Backups/RestoreRole/');
+      const role = resourcesOfType(t, 'AWS::IAM::Role')[roleId]!;
+      expect(role.Properties?.AssumeRolePolicyDocument).toEqual({
+        Version: '2012-10-17',
+        Statement: [{ Action: 'sts:AssumeRole', Effect: 'Allow', Principal: { Service: 'backup.amazonaws.com' } }],
+      });
+      expect(JSON.stringify(role.Properties?.ManagedPolicyArns)).toMatch(
+        /^\[\{"Fn::Join":\["",\["arn:",\{"Ref":"AWS::Partition"\},":iam::aws:policy\/service-role\/AWSBackupServiceRolePolicyForRestores"\]\]\}\]$/,
+      );
+      expect(role.Properties?.Policies).toBeUndefined();
+      const attached = Object.values(resourcesOfType(t, 'AWS::IAM::Policy')).filter((p) => JSON.stringify(p.Properties?.Roles ?? []).includes(roleId));
+      expect(attached).toEqual([]);
+      expect(t.toJSON().Outputs.BackupRestoreRoleArn).toMatchObject({ Value: { 'Fn::GetAtt': [roleId, 'Arn'] } });
+      expect(synthTemplate({ backup: 'false' }).toJSON().Outputs.BackupRestoreRoleArn).toBeUndefined();
+    },
+    SLOW,
+  );
+
+  it(
     "re-points the functions at restored tables from context (npm run restore writes it), dropping the stack's own",
     () => {
       const restored = { keys: 'old-keys-r1', accounts: 'old-accounts-r1', ledger: 'old-ledger-r1' };

@@ -79,6 +79,9 @@ describe('alarms', () => {
         'SettleConcurrencyNearLimit',
         'SettleThrottles',
         'SettlesOverdue',
+        'StripeWebhookFailures',
+        'StripeWebhookSignatures',
+        'SweepFailedInvocations',
         'UpstreamOverHold',
       ]
         .map((n) => `Modelmux-${n}`)
@@ -174,6 +177,62 @@ describe('alarms', () => {
       const metrics = alarmMetrics(alarms[`Modelmux-${table}TableThrottles`] ?? {});
       expect(metrics.map((m) => m.MetricName).sort()).toEqual(['ReadThrottleEvents', 'WriteThrottleEvents']);
       expect(JSON.stringify(metrics[0]?.Dimensions)).toContain(logicalIdByPath(template, 'AWS::DynamoDB::Table', `/Data/${table}/`));
+    }
+  });
+
+  it("alarm on the sweep rule's failed invocations and on Stripe webhook failures, no data being no failure", () => {
+    const ruleId = logicalIdByPath(template, 'AWS::Events::Rule', '/SettlePath/Sweep/');
+    expect(alarms['Modelmux-SweepFailedInvocations']).toMatchObject({
+      Namespace: 'AWS/Events',
+      MetricName: 'FailedInvocations',
+      Dimensions: [{ Name: 'RuleName', Value: { Ref: ruleId } }],
+      Statistic: 'Sum',
+      Period: 300,
+      Threshold: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      TreatMissingData: 'notBreaching',
+    });
+    const service = [{ Name: 'service', Value: 'Modelmux' }];
+    expect(alarms['Modelmux-StripeWebhookSignatures']).toMatchObject({
+      Namespace: METRICS_NAMESPACE,
+      MetricName: MetricName.StripeWebhookSignatureFailures,
+      Dimensions: service,
+      Statistic: 'Sum',
+      Threshold: 5,
+    });
+    expect(alarms['Modelmux-StripeWebhookFailures']).toMatchObject({
+      Namespace: METRICS_NAMESPACE,
+      MetricName: MetricName.StripeWebhookFailures,
+      Dimensions: service,
+      Statistic: 'Sum',
+      Threshold: 1,
+    });
+    // No SES reputation alarms without emailFrom: the stack sends no mail of its own.
+    expect(Object.keys(alarms).filter((n) => n.includes('Mail'))).toEqual([]);
+  });
+
+  it("alarm with emailFrom on the SES account's bounce rate at 5% and complaint rate at 0.1%, keeping their state without data", () => {
+    const variant = synth({ emailFrom: 'billing@example.com' });
+    const named = Object.fromEntries(
+      Object.values(resourcesOfType(variant, 'AWS::CloudWatch::Alarm')).map((a) => [String(a.Properties?.AlarmName), a.Properties ?? {}]),
+    );
+    const topicId = logicalIdByPath(variant, 'AWS::SNS::Topic', '/Monitoring/');
+    for (const [name, metricName, threshold] of [
+      ['MailBounceRate', 'Reputation.BounceRate', 0.05],
+      ['MailComplaintRate', 'Reputation.ComplaintRate', 0.001],
+    ] as const) {
+      expect(named[`Modelmux-${name}`], name).toMatchObject({
+        Namespace: 'AWS/SES',
+        MetricName: metricName,
+        Statistic: 'Maximum',
+        Period: 3600,
+        Threshold: threshold,
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+        TreatMissingData: 'ignore',
+        AlarmActions: [{ Ref: topicId }],
+        OKActions: [{ Ref: topicId }],
+      });
+      expect(named[`Modelmux-${name}`]?.Dimensions, name).toBeUndefined();
     }
   });
 

@@ -367,8 +367,10 @@ describe('IAM least privilege', () => {
       expect(resourcesOfType(template, 'AWS::IAM::Role')[roleId]?.Properties?.ManagedPolicyArns).toBeUndefined();
     }
     for (const arns of managed.filter((m) => m !== '[]')) {
-      // CDK's dashboard-upload handler (basic execution), CodeDeploy's and AWS Backup's service roles.
-      expect(arns).toMatch(/service-role\/(AWSLambdaBasicExecutionRole|AWSCodeDeployRoleForLambdaLimited|AWSBackupServiceRolePolicyForBackup)"\]\]\}\]$/);
+      // CDK's dashboard-upload handler (basic execution), CodeDeploy's and AWS Backup's service roles (backup and restore).
+      expect(arns).toMatch(
+        /service-role\/(AWSLambdaBasicExecutionRole|AWSCodeDeployRoleForLambdaLimited|AWSBackupServiceRolePolicyForBackup|AWSBackupServiceRolePolicyForRestores)"\]\]\}\]$/,
+      );
     }
   });
 });

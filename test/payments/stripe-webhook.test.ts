@@ -8,6 +8,7 @@ import { call, signUpAndSignIn, type SignedInUser } from '../support/cognito-use
 import { pollLedgerEntry } from '../support/ledger';
 import { billingAtRest } from '../support/settle-queue';
 import { expectStripeSchema } from '../support/openapi/stripe-validator';
+import { captureEmf } from '../support/emf';
 import { ledgerEntries, netSum } from '../support/ledger';
 
 /**
@@ -20,14 +21,32 @@ let gw: RunningGateway;
 let webhookUrl: string;
 const signer = new Stripe('sk_test_signer_only');
 
+let emf: ReturnType<typeof captureEmf>;
+
 beforeAll(async () => {
+  // Metrics on for this file (read when the first buffer is made; worker-env.ts turns them off), their
+  // EMF lines kept off the output: the webhook's failure counters are asserted below.
+  process.env.POWERTOOLS_METRICS_DISABLED = 'false';
+  emf = captureEmf();
   gw = await startGateway({ tablePrefix: `stripe-${process.pid}`, cognito: {}, stripe: { retryDelaysMs: [50, 100, 200, 400] } });
   webhookUrl = gw.stripe!.standIn!.webhooks.url!;
 }, 120_000);
 
 afterAll(async () => {
+  emf?.stop();
   await gw?.close();
 });
+
+/** The sum of `name` over the EMF lines since the last `emf.clear()`, once `expected` is reached (or the last seen after 4 s). */
+async function counted(name: string, expected: number): Promise<number> {
+  const sum = () =>
+    emf
+      .metrics()
+      .filter((m) => m.name === name && JSON.stringify(m.dimensions) === '[["service"]]')
+      .reduce((total, m) => total + m.values.reduce((a, b) => a + b, 0), 0);
+  for (let i = 0; i < 200 && sum() < expected; i++) await new Promise((r) => setTimeout(r, 20));
+  return sum();
+}
 
 /** The stand-in through the official SDK, as the gateway uses it. */
 const stripeApi = (): Stripe => newStripeClient(gw.stripe!.standIn!.secretKey, gw.stripe!.standIn!.url);
@@ -149,11 +168,15 @@ describe('the webhook', () => {
     const user = await signUpAndSignIn(gw);
     await account(user);
     const { payload } = completedEvent(user.sub, 5_000);
+    emf.clear();
     expect(await deliver(payload, { body: payload.replace('5000', '500000') })).toBe(400);
     expect(await deliver(payload, { secret: 'whsec_not_the_secret' })).toBe(400);
     expect(await deliver(payload, { timestamp: Math.floor(Date.now() / 1000) - 301 })).toBe(400);
     const unsigned = await fetch(webhookUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: payload });
     expect(unsigned.status).toBe(400);
+    // Each refusal is counted (the StripeWebhookSignatures alarm), none as an event not applied.
+    expect(await counted('StripeWebhookSignatureFailures', 4)).toBe(4);
+    expect(await counted('StripeWebhookFailures', 0)).toBe(0);
     expect((await account(user)).credit_nano_usd).toBe(0);
     expect(await ledgerSum(user.sub)).toBe(0);
     // The same event, signed properly, is credited.
@@ -271,7 +294,8 @@ describe('the webhook', () => {
     expect((blocked as { message: string }).message).toMatch(/refunded or disputed/);
   });
 
-  it('a refund of a payment not credited yet is a 409, so Stripe delivers it again later', async () => {
+  it('a refund of a payment not credited yet is a 409, so Stripe delivers it again later, and is counted', async () => {
+    emf.clear();
     const charge = { id: 'ch_unknown', object: 'charge', amount: 1000, amount_refunded: 1000, payment_intent: 'pi_never_seen', created: 1, currency: 'usd' };
     expect(
       await deliver(
@@ -288,5 +312,7 @@ describe('the webhook', () => {
         }),
       ),
     ).toBe(409);
+    expect(await counted('StripeWebhookFailures', 1)).toBe(1);
+    expect(await counted('StripeWebhookSignatureFailures', 0)).toBe(0);
   });
 });

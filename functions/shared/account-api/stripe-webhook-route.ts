@@ -16,12 +16,14 @@
  *
  * Unknown event types are a 200 and ignored. A refund or dispute of a payment not credited yet (its own
  * event not delivered yet) is a 409, so Stripe delivers it again later (it retries non-2xx answers for up
- * to 3 days). Without Stripe configured the path is a 404.
+ * to 3 days). Without Stripe configured the path is a 404. Signature failures and events not applied are
+ * counted (`StripeWebhookSignatureFailures`, `StripeWebhookFailures`; the stack alarms on both).
  */
 import type Stripe from 'stripe';
 import type { GatewayRequest, JsonResult } from '../http/types';
 import { GatewayError, InvalidRequestError, NotFoundError } from '../errors/gateway-errors';
 import { logger } from '../observability/logger';
+import { recordStripeWebhookFailure, recordStripeWebhookSignatureFailure } from '../observability/metrics';
 import { accountOfPayment, creditPayment, debitDispute, debitRefund, type PaymentOutcome } from '../payments/payment-ledger';
 import { stripeSetup } from '../payments/stripe-client';
 import { AUTO_TOP_UP_KIND, failAutoTopUp } from '../payments/auto-top-up';
@@ -33,14 +35,25 @@ export async function stripeWebhookRoute(req: GatewayRequest): Promise<JsonResul
   if (setup?.webhookSecret === undefined)
     throw new NotFoundError(`Unknown request URL: ${req.method} ${req.path}. Payments are not enabled.`, { code: 'unknown_url' });
   const signature = req.headers['stripe-signature'];
-  if (signature === undefined || signature === '') throw new InvalidRequestError('Missing Stripe-Signature header.', { code: 'invalid_signature' });
+  if (signature === undefined || signature === '') {
+    recordStripeWebhookSignatureFailure();
+    throw new InvalidRequestError('Missing Stripe-Signature header.', { code: 'invalid_signature' });
+  }
   let event: Stripe.Event;
   try {
     event = setup.stripe.webhooks.constructEvent(req.body, signature, setup.webhookSecret);
   } catch (err) {
+    recordStripeWebhookSignatureFailure();
     throw new InvalidRequestError(`Webhook signature verification failed: ${(err as Error).message}`, { code: 'invalid_signature' });
   }
-  const outcome = await handleEvent(setup.stripe, event);
+  let outcome: Handled;
+  try {
+    outcome = await handleEvent(setup.stripe, event);
+  } catch (err) {
+    // A 409 (not credited yet) or a failure: Stripe delivers the event again (alarmed: StripeWebhookFailures).
+    recordStripeWebhookFailure();
+    throw err;
+  }
   logger.info('stripe webhook', { eventId: event.id, type: event.type, outcome });
   return json({ received: true, outcome });
 }

@@ -67,6 +67,8 @@ export const MetricName = {
   SettlesRetried: 'SettlesRetried',
   UpstreamOverHoldNanoUsd: 'UpstreamOverHoldNanoUsd',
   DirectAccessRefused: 'DirectAccessRefused',
+  StripeWebhookSignatureFailures: 'StripeWebhookSignatureFailures',
+  StripeWebhookFailures: 'StripeWebhookFailures',
 } as const;
 
 /**

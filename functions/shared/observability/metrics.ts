@@ -28,6 +28,8 @@ import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
  * | `SettlesRetried` | Count | | a settle retried through the durable path |
  * | `UpstreamOverHoldNanoUsd` | None (nano-USD) | | a settle whose reported usage cost more than its hold: the part not charged (the platform's loss; alarmed) |
  * | `DirectAccessRefused` | Count | | a call to a Function URL around CloudFront was refused (403; alarmed) |
+ * | `StripeWebhookSignatureFailures` | Count | | a Stripe webhook delivery without a valid signature was refused (400, nothing written; alarmed) |
+ * | `StripeWebhookFailures` | Count | | a verified Stripe event was not applied (409 or 5xx), so Stripe delivers it again (alarmed) |
  */
 
 import { METRICS_NAMESPACE, MetricName, type MetricNameValue, VersionDimension } from '../config/stack-contract';
@@ -171,6 +173,24 @@ export function recordSettlesRetried(count = 1): void {
 /** A direct call to a Function URL (without the origin secret) was refused (edge/origin-secret.ts). */
 export function recordDirectAccessRefused(): void {
   add(MetricName.DirectAccessRefused, MetricUnit.Count, 1);
+}
+
+/**
+ * A delivery to the Stripe webhook refused for its signature (missing, tampered, another endpoint's
+ * secret, or older than the SDK's 300-s tolerance): a 400 that writes nothing
+ * (account-api/stripe-webhook-route.ts). A few are probes; a steady stream is a wrong signing secret.
+ */
+export function recordStripeWebhookSignatureFailure(): void {
+  add(MetricName.StripeWebhookSignatureFailures, MetricUnit.Count, 1);
+}
+
+/**
+ * A verified Stripe event that was not applied: a 409 (its payment not credited yet) or an error
+ * answered 5xx. Stripe retries any non-2xx answer for up to 3 days, so the money waits until a
+ * delivery succeeds (account-api/stripe-webhook-route.ts).
+ */
+export function recordStripeWebhookFailure(): void {
+  add(MetricName.StripeWebhookFailures, MetricUnit.Count, 1);
 }
 
 /** Invocations of this module instance between {@link invocationStarted} and their {@link publishMetrics}. */
