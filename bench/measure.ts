@@ -233,6 +233,9 @@ export async function measureKind(system: System, gateway: Gateway, cfg: BenchCo
   };
 }
 
+/** The load row of the dev key. */
+export const DEV_KEY_LOAD = 'modelmux, the dev key (200,000 free tokens and $100)';
+
 /** One autocannon run of buffered chat at c=16; `gatewayCpuMs` is the CPU ms per answer of the gateway under test (0 direct). */
 export interface LoadResult {
   target: string;
@@ -243,13 +246,18 @@ export interface LoadResult {
   error?: string;
 }
 
-/** Buffered chat at c=16 for `seconds`: the simulator directly, modelmux, and Portkey in front of the same simulator. */
-export async function measureLoad(system: System, gateway: Gateway, portkey: Peer, key: string, seconds: number): Promise<LoadResult[]> {
+/**
+ * Buffered chat at c=16 for `seconds`: the simulator directly, modelmux on a credit-only account's key
+ * (`key`) and on the dev key (`devKey`: free tokens and credit, as `npm start` makes it), and Portkey in
+ * front of the same simulator.
+ */
+export async function measureLoad(system: System, gateway: Gateway, portkey: Peer, key: string, devKey: string, seconds: number): Promise<LoadResult[]> {
   await system.pace(0);
   const direct = requestSpec(system, gateway, 'chat', 'direct', key);
   const targets: Array<[string, RequestSpec | string, number]> = [
     ['simulator, direct', direct, 0],
     ['modelmux', requestSpec(system, gateway, 'chat', 'modelmux', key), gateway.pid],
+    [DEV_KEY_LOAD, requestSpec(system, gateway, 'chat', 'modelmux', devKey), gateway.pid],
     'error' in portkey
       ? [`Portkey`, portkey.error, 0]
       : [

@@ -10,7 +10,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execFileSync } from 'node:child_process';
-import { measureAccountKinds, renderAccountKinds } from './account-kinds';
+import { ACCOUNT_KINDS, measureAccountKinds, renderAccountKinds } from './account-kinds';
 import { closePools } from './client';
 import { emptyModule, timeImports } from './cold-start';
 import { benchConfig, KINDS, measureKind, measureLoad, measureWru, profileKinds, type Kind, type KindResult } from './measure';
@@ -71,7 +71,8 @@ async function main(): Promise<void> {
   const accountKinds = await measureAccountKinds(system, gateway, cfg);
   log('load: buffered chat at c=16, direct, modelmux, Portkey');
   const portkey = await system.startPortkey();
-  const load = await measureLoad(system, gateway, portkey, key, cfg.loadSeconds);
+  const [devKey] = await system.account(1, undefined, ACCOUNT_KINDS.dev?.funds);
+  const load = await measureLoad(system, gateway, portkey, key, devKey ?? '', cfg.loadSeconds);
   await gateway.exit();
 
   log('write units on a dashboard account: holds and leases at 1, 10, 50 in flight');
