@@ -1,0 +1,143 @@
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { AdminGetUserCommand } from '@aws-sdk/client-cognito-identity-provider';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { queryAccountKeys } from '../../functions/shared/accounts/keys/store';
+import { startGateway, type RunningGateway } from '../../local/gateway';
+import { cognitoClient, newEmail } from '../support/cognito-user';
+import { ledgerEntries } from '../support/ledger';
+
+/**
+ * `npm run smoke` as an operator runs it after a deploy (a child process through tsx), against the
+ * local stack `npm start` runs — the real handlers, the Cognito emulator with the dashboard's pool and
+ * client, DynamoDB Local, the upstream simulator — so the smoke test cannot rot. The code path answers
+ * the script's prompt with the code the emulator "mailed"; the admin path confirms with
+ * AdminConfirmSignUp and meets a failing call.
+ */
+/** Each run signs up, calls, waits for the balance to settle (the lease's 5 s idle) and cleans up. */
+const RUN_TIMEOUT_MS = 120_000;
+const ROOT = join(import.meta.dirname, '..', '..');
+const TSX = join(ROOT, 'node_modules', '.bin', 'tsx');
+
+let gw: RunningGateway;
+
+beforeAll(async () => {
+  gw = await startGateway({ tablePrefix: `smoke-${process.pid}`, cognito: {}, siteDir: false });
+});
+
+afterAll(async () => {
+  await gw?.close();
+});
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Runs the script; when it asks for a confirmation code, answers with the one the emulator sent to
+ * that address (the awaited prompt, then the emulator's codes file).
+ */
+function smoke(args: string[]): Promise<Run> {
+  const child = spawn(TSX, ['bin/smoke.ts', ...args], { cwd: ROOT, env: process.env, stdio: ['pipe', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  let answered = false;
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+    stdout += chunk;
+    const asked = /Confirmation code Cognito sent to (\S+): /.exec(stdout);
+    if (asked && !answered) {
+      answered = true;
+      void gw.cognito!.confirmationCode(asked[1]!).then((code) => child.stdin.write(`${code}\n`));
+    }
+  });
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  return new Promise((resolve) => child.once('close', (code) => resolve({ code, stdout, stderr })));
+}
+
+/** The verdict of each step, by name, from the script's lines. */
+function verdicts(stdout: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const m of stdout.matchAll(/^(PASS|FAIL|SKIP) {2}(.+?) {2}/gm)) out[m[2]!.trim()] = m[1]!;
+  return out;
+}
+
+const STEPS = ['config', 'sign up', 'account', 'create key', 'chat', 'chat stream', 'embeddings', 'messages', 'ledger', 'balance', 'delete key', 'delete user'];
+
+/** True when the pool no longer has the user. */
+async function userGone(email: string): Promise<boolean> {
+  const client = cognitoClient(gw);
+  try {
+    await client.send(new AdminGetUserCommand({ UserPoolId: gw.cognito!.userPoolId, Username: email }));
+    return false;
+  } catch (err) {
+    return (err as Error).name === 'UserNotFoundException';
+  } finally {
+    client.destroy();
+  }
+}
+
+/** The account id the script printed for its sign-up. */
+const subOf = (stdout: string): string => /\(sub ([0-9a-f-]{36})\)/.exec(stdout)?.[1] ?? '';
+
+describe('npm run smoke against the local stack', () => {
+  it(
+    'passes every step with the emailed code, leaves the ledger it checked, and deletes its key and user',
+    async () => {
+      const email = newEmail('smoke');
+      const run = await smoke(['--base-url', gw.baseUrl, '--email', email]);
+      expect(run.stderr).toBe('');
+      expect(verdicts(run.stdout)).toEqual(Object.fromEntries(STEPS.map((s) => [s, 'PASS'])));
+      expect(run.stdout).toContain('confirmed with the emailed code');
+      expect(run.stdout).toMatch(/smoke: 12 passed, 0 failed, 0 skipped: PASS\n$/);
+      expect(run.code).toBe(0);
+
+      const sub = subOf(run.stdout);
+      const entries = (await ledgerEntries(sub)).filter((e) => typeof e.publicModel === 'string');
+      expect(entries.map((e) => e.publicModel).sort()).toEqual(['gpt-4o-mini', 'gpt-4o-mini', 'gpt-4o-mini', 'text-embedding-3-small']);
+      expect(entries.every((e) => e.status === 'complete' && e.freeTokensUsed > 0)).toBe(true);
+      expect((await queryAccountKeys(sub)).map((k) => k.status)).toEqual(['deleted']);
+      expect(await userGone(email)).toBe(true);
+    },
+    RUN_TIMEOUT_MS,
+  );
+
+  it(
+    'confirms with AdminConfirmSignUp, reports a failing call as FAIL, checks the rest and still cleans up (exit 1)',
+    async () => {
+      const email = newEmail('smoke-admin');
+      const run = await smoke([
+        '--base-url',
+        gw.baseUrl,
+        '--email',
+        email,
+        '--confirm',
+        'admin',
+        '--chat-model',
+        'no-such-model',
+        '--messages-model',
+        'gpt-4o-mini',
+      ]);
+      expect(run.stdout).not.toContain('Confirmation code');
+      expect(run.stdout).toContain('confirmed with AdminConfirmSignUp');
+      expect(verdicts(run.stdout)).toEqual({
+        ...Object.fromEntries(STEPS.map((s) => [s, 'PASS'])),
+        chat: 'FAIL',
+        'chat stream': 'FAIL',
+      });
+      expect(run.stdout).toMatch(/^FAIL {2}chat {10}.*no-such-model.*\[HTTP 404\]/m);
+      expect(run.stdout).toMatch(/^PASS {2}ledger {8}2 requests of this key/m);
+      expect(run.stdout).toMatch(/smoke: 10 passed, 2 failed, 0 skipped: FAIL\n$/);
+      expect(run.code).toBe(1);
+      expect(await userGone(email)).toBe(true);
+    },
+    RUN_TIMEOUT_MS,
+  );
+
+  it('refuses a command line without --base-url (exit 2)', async () => {
+    const run = await smoke(['--email', 'x@example.com']);
+    expect(run.stderr).toContain('--base-url is required');
+    expect(run.code).toBe(2);
+  });
+});
