@@ -1,5 +1,7 @@
 import { spawn } from 'node:child_process';
-import { join } from 'node:path';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import ts from 'typescript';
 import { AdminGetUserCommand } from '@aws-sdk/client-cognito-identity-provider';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryAccountKeys } from '../../functions/shared/accounts/keys/store';
@@ -134,6 +136,19 @@ describe('npm run smoke against the local stack', () => {
     },
     RUN_TIMEOUT_MS,
   );
+
+  it('imports nothing of the repository outside bin/smoke: it speaks to a deployment over HTTP, never through Lambda code', () => {
+    const files = ['bin/smoke.ts', ...readdirSync(join(ROOT, 'bin/smoke')).map((f) => `bin/smoke/${f}`)];
+    const outside = files.flatMap((file) =>
+      ts
+        .preProcessFile(readFileSync(join(ROOT, file), 'utf8'), true, true)
+        .importedFiles.map((ref) => ref.fileName)
+        .filter((name) => name.startsWith('.') && !resolve(ROOT, file, '..', name).startsWith(join(ROOT, 'bin/smoke')))
+        .map((name) => `${file} imports ${name}`),
+    );
+    expect(files.length).toBeGreaterThan(5);
+    expect(outside).toEqual([]);
+  });
 
   it('refuses a command line without --base-url (exit 2)', async () => {
     const run = await smoke(['--email', 'x@example.com']);
