@@ -8,7 +8,8 @@
  *   --base-url URL          the BaseUrl output (…/v1; required)
  *   --account-url URL       where /config.json and the account API are (default: the base URL's origin,
  *                           as CloudFront routes them; with -c cloudfront=false the AccountUrl output)
- *   --email ADDRESS         the address to sign up (default modelmux-smoke-<random>@example.com)
+ *   --email ADDRESS         the address to sign up (default modelmux-smoke-<random>@example.com; needed
+ *                           with --confirm code except against npm start on this machine)
  *   --confirm code|admin    code (default): type the code Cognito mailed when asked (npm start prints it);
  *                           admin: AdminConfirmSignUp with your AWS credentials (no mailbox needed)
  *   --user-pool-id ID --client-id ID [--region R]   the pool, instead of /config.json
@@ -60,6 +61,11 @@ function url(flag: string, value: string): string {
   return value.replace(/\/+$/, '');
 }
 
+/** True for `npm start` on this machine, whose Cognito emulator prints each code instead of mailing it. */
+function isLoopback(baseUrl: string): boolean {
+  return ['127.0.0.1', 'localhost', '[::1]'].includes(new URL(baseUrl).hostname);
+}
+
 /** Whole seconds → ms. @throws UsageError. */
 function seconds(flag: string, value: string): number {
   const n = Number(value);
@@ -82,6 +88,9 @@ function parseOptions(argv: string[]): Omit<SmokeOptions, 'askCode' | 'write'> |
   if (values.confirm !== 'code' && values.confirm !== 'admin') throw new UsageError(`--confirm must be code or admin: ${values.confirm}`);
   const [poolId, clientId] = [values['user-pool-id'], values['client-id']];
   if ((poolId === undefined) !== (clientId === undefined)) throw new UsageError('--user-pool-id and --client-id go together');
+  if (values.confirm === 'code' && values.email === undefined && !isLoopback(baseUrl)) {
+    throw new UsageError('--confirm code needs --email: an address whose mail you can read (or --confirm admin with AWS credentials)');
+  }
   const region = values.region ?? poolId?.split('_')[0];
   if (poolId !== undefined && !region) throw new UsageError('--region is needed: the pool id does not start with one');
   return {

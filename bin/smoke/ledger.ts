@@ -9,7 +9,9 @@
  *   held. A function instance pays its requests from a lease (docs/credit-leases.md) and returns it
  *   when idle; a per-invocation Lambda container frozen between invocations returns it at its next
  *   invocation or leaves it to the orphan sweep, about 12.5 minutes after its requests with the
- *   defaults, so this check may wait that long on AWS (a few seconds locally).
+ *   defaults, so this check may wait that long on AWS (a few seconds locally). While it waits it
+ *   invokes the chat and embeddings functions now and then ({@link nudgeFunctions}), so a warm
+ *   container thaws and its overdue idle timer can return the lease.
  */
 import { fetchJson, HttpError, type AccountApi, type AccountInfo, type ActivityRow } from './account-api';
 import type { Answered } from './calls';
@@ -27,6 +29,23 @@ export interface Generation {
 
 /** How often a check that waits looks again, ms. */
 const POLL_MS = 1_000;
+/** How often the balance check invokes the functions while it waits, ms (a lease's default idle time). */
+const NUDGE_MS = 5_000;
+
+/**
+ * Invokes the chat function (`GET /v1/models`) and the embeddings function (`GET /v1/embeddings`,
+ * which it refuses with a 4xx) once each; answers and errors are ignored.
+ */
+export async function nudgeFunctions(baseUrl: string, apiKey: string): Promise<void> {
+  const headers = { authorization: `Bearer ${apiKey}` };
+  await Promise.all(
+    ['/models', '/embeddings'].map((path) =>
+      fetch(`${baseUrl}${path}`, { headers, signal: AbortSignal.timeout(10_000) })
+        .then((r) => r.arrayBuffer())
+        .catch(() => undefined),
+    ),
+  );
+}
 
 /**
  * Calls `probe` until it returns a value or the deadline passes.
@@ -133,7 +152,8 @@ function settledMove(before: AccountInfo, now: AccountInfo): { freeTokens: numbe
 /**
  * Polls `GET /v1/account` until nothing is held and the balance moved by exactly the entries' free
  * tokens and cost (and `total_usage` by the cost).
- * @param onWait called once, when the first look finds the balance not yet moved (to say why it waits).
+ * @param wait `onWait` is called once, when the first look finds the balance not yet moved (to say why
+ *        it waits); `nudge` every {@link NUDGE_MS} after that.
  * @returns the line for the step.
  * @throws Error at the deadline, with what the account showed last.
  */
@@ -142,18 +162,23 @@ export async function checkBalance(
   before: AccountInfo,
   entries: readonly Generation[],
   deadline: number,
-  onWait: () => void,
+  wait: { onWait: () => void; nudge: () => Promise<void> },
 ): Promise<string> {
   const want = expectedMove(entries);
   let last: AccountInfo = before;
   let waited = false;
+  let nudgedAt = Date.now();
   await until(
     deadline,
     async () => {
+      if (waited && Date.now() - nudgedAt >= NUDGE_MS) {
+        nudgedAt = Date.now();
+        await wait.nudge();
+      }
       last = await api.account();
       const moved = settledMove(before, last);
       if (moved?.freeTokens === want.freeTokens && moved.costNanoUsd === want.costNanoUsd && moved.usage === want.costNanoUsd) return moved;
-      if (!waited) onWait();
+      if (!waited) wait.onWait();
       waited = true;
       return undefined;
     },

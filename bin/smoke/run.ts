@@ -8,7 +8,7 @@ import type { CognitoIdentityProviderClient } from '@aws-sdk/client-cognito-iden
 import { AccountApi, siteConfig, type AccountInfo, type SiteConfig } from './account-api';
 import { chatBuffered, chatStreamed, clientsFor, embeddings, messages, type Answered, type Clients } from './calls';
 import { cognitoClient, deleteUser, newPassword, signUp, type ConfirmMode, type SmokeUser } from './cognito';
-import { checkActivity, checkBalance, generations, type Generation } from './ledger';
+import { checkActivity, checkBalance, generations, nudgeFunctions, type Generation } from './ledger';
 import { runSteps, type Step, type StepResult } from './report';
 
 /** What one run needs. */
@@ -129,12 +129,16 @@ function smokeSteps(o: SmokeOptions, s: State): Step[] {
     {
       name: 'balance',
       needs: ['ledger'],
-      run: () =>
-        checkBalance(need(s.api, 'account API'), need(s.before, 'account'), need(s.entries, 'entries'), Date.now() + o.settleTimeoutMs, () =>
-          o.write(
-            `      waiting for the balance: function instances return their leases when idle (on AWS up to ~13 min, the orphan sweep; --settle-timeout ${o.settleTimeoutMs / 1000})`,
-          ),
-        ),
+      run: () => {
+        const key = need(s.key, 'key').key;
+        return checkBalance(need(s.api, 'account API'), need(s.before, 'account'), need(s.entries, 'entries'), Date.now() + o.settleTimeoutMs, {
+          onWait: () =>
+            o.write(
+              `      waiting for the balance: function instances return their leases when idle (on AWS up to ~13 min, the orphan sweep; --settle-timeout ${o.settleTimeoutMs / 1000})`,
+            ),
+          nudge: () => nudgeFunctions(o.baseUrl, key),
+        });
+      },
     },
     {
       name: 'delete key',

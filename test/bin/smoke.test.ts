@@ -150,9 +150,11 @@ describe('npm run smoke against the local stack', () => {
     expect(outside).toEqual([]);
   });
 
-  it('refuses a command line without --base-url (exit 2)', async () => {
-    const run = await smoke(['--email', 'x@example.com']);
-    expect(run.stderr).toContain('--base-url is required');
-    expect(run.code).toBe(2);
+  it('refuses a command line without --base-url, or a code to be mailed to an address nobody reads (exit 2)', async () => {
+    const [noBase, noEmail] = await Promise.all([smoke(['--email', 'x@example.com']), smoke(['--base-url', 'https://modelmux.invalid/v1'])]);
+    expect(noBase.stderr).toContain('--base-url is required');
+    expect(noBase.code).toBe(2);
+    expect(noEmail.stderr).toContain('--confirm code needs --email');
+    expect(noEmail.code).toBe(2);
   });
 });
