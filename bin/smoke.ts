@@ -12,7 +12,9 @@
  *                           with --confirm code except against npm start on this machine)
  *   --confirm code|admin    code (default): type the code Cognito mailed when asked (npm start prints it);
  *                           admin: AdminConfirmSignUp with your AWS credentials (no mailbox needed)
- *   --user-pool-id ID --client-id ID [--region R]   the pool, instead of /config.json
+ *   --user-pool-id ID --client-id ID [--region R] [--cognito-endpoint URL]
+ *                           the pool (the UserPoolId and UserPoolClientId outputs) instead of
+ *                           /config.json's; the endpoint only for a Cognito that is not AWS's
  *   --chat-model M          default gpt-4o-mini (also the /v1/messages model unless --messages-model)
  *   --embedding-model M     default text-embedding-3-small
  *   --messages-model M      default: the chat model
@@ -38,6 +40,7 @@ const OPTIONS = {
   'user-pool-id': { type: 'string' },
   'client-id': { type: 'string' },
   region: { type: 'string' },
+  'cognito-endpoint': { type: 'string' },
   'chat-model': { type: 'string', default: 'gpt-4o-mini' },
   'embedding-model': { type: 'string', default: 'text-embedding-3-small' },
   'messages-model': { type: 'string' },
@@ -93,12 +96,23 @@ function parseOptions(argv: string[]): Omit<SmokeOptions, 'askCode' | 'write'> |
   }
   const region = values.region ?? poolId?.split('_')[0];
   if (poolId !== undefined && !region) throw new UsageError('--region is needed: the pool id does not start with one');
+  const endpoint = values['cognito-endpoint'];
+  if (endpoint !== undefined && poolId === undefined) throw new UsageError('--cognito-endpoint goes with --user-pool-id and --client-id');
   return {
     baseUrl,
     accountOrigin: values['account-url'] === undefined ? new URL(baseUrl).origin : url('account-url', values['account-url']),
     email: values.email ?? `modelmux-smoke-${randomBytes(6).toString('hex')}@example.com`,
     confirm: values.confirm,
-    ...(poolId === undefined || clientId === undefined ? {} : { pool: { userPoolId: poolId, userPoolClientId: clientId, region: region as string } }),
+    ...(poolId === undefined || clientId === undefined
+      ? {}
+      : {
+          pool: {
+            userPoolId: poolId,
+            userPoolClientId: clientId,
+            region: region as string,
+            ...(endpoint === undefined ? {} : { cognitoEndpoint: url('cognito-endpoint', endpoint) }),
+          },
+        }),
     chatModel: values['chat-model'],
     embeddingModel: values['embedding-model'],
     messagesModel: values['messages-model'] ?? values['chat-model'],

@@ -21,8 +21,8 @@ export interface SmokeOptions {
   confirm: ConfirmMode;
   /** Asks for the code Cognito mailed (with `confirm: 'code'`). */
   askCode: (email: string) => Promise<string>;
-  /** The pool instead of `/config.json`'s (both ids, or neither). */
-  pool?: { userPoolId: string; userPoolClientId: string; region: string };
+  /** The pool instead of `/config.json`'s. */
+  pool?: SiteConfig;
   chatModel: string;
   embeddingModel: string;
   messagesModel: string;

@@ -106,21 +106,14 @@ describe('npm run smoke against the local stack', () => {
   );
 
   it(
-    'confirms with AdminConfirmSignUp, reports a failing call as FAIL, checks the rest and still cleans up (exit 1)',
+    'takes the pool from flags, confirms with AdminConfirmSignUp, reports a failing call as FAIL, checks the rest and still cleans up (exit 1)',
     async () => {
       const email = newEmail('smoke-admin');
-      const run = await smoke([
-        '--base-url',
-        gw.baseUrl,
-        '--email',
-        email,
-        '--confirm',
-        'admin',
-        '--chat-model',
-        'no-such-model',
-        '--messages-model',
-        'gpt-4o-mini',
-      ]);
+      const c = gw.cognito!;
+      const pool = ['--user-pool-id', c.userPoolId, '--client-id', c.userPoolClientId, '--region', 'local', '--cognito-endpoint', c.endpoint];
+      const models = ['--chat-model', 'no-such-model', '--messages-model', 'gpt-4o-mini'];
+      const run = await smoke(['--base-url', gw.baseUrl, '--email', email, '--confirm', 'admin', ...pool, ...models]);
+      expect(run.stdout).toContain(`user pool ${c.userPoolId}, app client ${c.userPoolClientId}, region local (from the flags)`);
       expect(run.stdout).not.toContain('Confirmation code');
       expect(run.stdout).toContain('confirmed with AdminConfirmSignUp');
       expect(verdicts(run.stdout)).toEqual({
