@@ -4,17 +4,22 @@ import { join, resolve } from 'node:path';
 import ts from 'typescript';
 import { AdminGetUserCommand } from '@aws-sdk/client-cognito-identity-provider';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { addCredit } from '../../functions/shared/accounts/account-store';
 import { queryAccountKeys } from '../../functions/shared/accounts/keys/store';
+import { ensureSelfServeAccount } from '../../functions/shared/accounts/self-serve-account';
+import { documentClient } from '../../functions/shared/store/dynamo';
+import { tableNames } from '../../functions/shared/store/tables';
 import { startGateway, type RunningGateway } from '../../local/gateway';
 import { cognitoClient, newEmail } from '../support/cognito-user';
-import { ledgerEntries } from '../support/ledger';
+import { costSum, ledgerEntries } from '../support/ledger';
 
 /**
  * `npm run smoke` as an operator runs it after a deploy (a child process through tsx), against the
  * local stack `npm start` runs — the real handlers, the Cognito emulator with the dashboard's pool and
  * client, DynamoDB Local, the upstream simulator — so the smoke test cannot rot. The code path answers
- * the script's prompt with the code the emulator "mailed"; the admin path confirms with
- * AdminConfirmSignUp and meets a failing call.
+ * the script's prompt with the code the emulator "mailed" (for a free-tier account and for one paid by
+ * credit); the admin path confirms with AdminConfirmSignUp and meets a failing call.
  */
 /** Each run signs up, calls, waits for the balance to settle (the lease's 5 s idle) and cleans up. */
 const RUN_TIMEOUT_MS = 120_000;
@@ -39,9 +44,9 @@ interface Run {
 
 /**
  * Runs the script; when it asks for a confirmation code, answers with the one the emulator sent to
- * that address (the awaited prompt, then the emulator's codes file).
+ * that address (the awaited prompt, then the emulator's codes file), after `beforeCode` if given.
  */
-function smoke(args: string[]): Promise<Run> {
+function smoke(args: string[], beforeCode: (email: string) => Promise<void> = async () => undefined): Promise<Run> {
   const child = spawn(TSX, ['bin/smoke.ts', ...args], { cwd: ROOT, env: process.env, stdio: ['pipe', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
@@ -51,7 +56,10 @@ function smoke(args: string[]): Promise<Run> {
     const asked = /Confirmation code Cognito sent to (\S+): /.exec(stdout);
     if (asked && !answered) {
       answered = true;
-      void gw.cognito!.confirmationCode(asked[1]!).then((code) => child.stdin.write(`${code}\n`));
+      const email = asked[1]!;
+      void beforeCode(email)
+        .then(() => gw.cognito!.confirmationCode(email))
+        .then((code) => child.stdin.write(`${code}\n`));
     }
   });
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
@@ -78,6 +86,29 @@ async function userGone(email: string): Promise<boolean> {
   } finally {
     client.destroy();
   }
+}
+
+/** Credit of the paid account, nano-USD ($1). */
+const CREDIT = 1_000_000_000;
+
+/**
+ * Makes the account of the user just signed up (not yet confirmed) a paid one before the script's first
+ * account-API call: no free tokens, {@link CREDIT} of credit.
+ */
+async function paidAccount(email: string): Promise<void> {
+  const client = cognitoClient(gw);
+  const user = await client.send(new AdminGetUserCommand({ UserPoolId: gw.cognito!.userPoolId, Username: email })).finally(() => client.destroy());
+  const sub = user.UserAttributes?.find((a) => a.Name === 'sub')?.Value ?? String(user.Username);
+  await ensureSelfServeAccount(sub, async () => email);
+  await documentClient().send(
+    new UpdateCommand({
+      TableName: tableNames().accounts,
+      Key: { accountId: sub },
+      UpdateExpression: 'SET freeTokens = :z',
+      ExpressionAttributeValues: { ':z': 0 },
+    }),
+  );
+  await addCredit(sub, CREDIT);
 }
 
 /** The account id the script printed for its sign-up. */
@@ -126,6 +157,25 @@ describe('npm run smoke against the local stack', () => {
       expect(run.stdout).toMatch(/smoke: 10 passed, 2 failed, 0 skipped: FAIL\n$/);
       expect(run.code).toBe(1);
       expect(await userGone(email)).toBe(true);
+    },
+    RUN_TIMEOUT_MS,
+  );
+
+  it(
+    'checks a paid account too: the balance step sees the credit move by exactly the ledger entries’ cost',
+    async () => {
+      const run = await smoke(['--base-url', gw.baseUrl, '--email', newEmail('smoke-paid')], paidAccount);
+      expect(verdicts(run.stdout)).toEqual(Object.fromEntries(STEPS.map((s) => [s, 'PASS'])));
+      expect(run.code).toBe(0);
+      expect(run.stdout).toContain(`0 free tokens, ${CREDIT} nano-USD credit`);
+      const moved = /free tokens 0 → 0 \(−0\), credit (\d+) → (\d+) nano-USD \(−(\d+)\)/.exec(run.stdout);
+      expect(moved).not.toBeNull();
+      const [, from, to, cost] = (moved as RegExpExecArray).map(Number);
+      const entries = (await ledgerEntries(subOf(run.stdout))).filter((e) => typeof e.publicModel === 'string');
+      expect(entries).toHaveLength(4);
+      expect(cost).toBeGreaterThan(0);
+      expect(cost).toBe(costSum(entries));
+      expect([from, to]).toEqual([CREDIT, CREDIT - cost!]);
     },
     RUN_TIMEOUT_MS,
   );
