@@ -68,7 +68,7 @@ async function accountStep(s: State): Promise<string> {
   if (b.free_tokens === 0 && b.credit_nano_usd === 0) {
     throw new Error(
       `the new account ${b.id} has no free tokens (${b.free_grant_withheld ?? 'none granted'}) and no credit, so every call would be refused: ` +
-        'sign up with an address whose person never had the free grant, or give the account credit (npm run admin -- credit add --account <id> --usd 1)',
+        'sign up with another mailbox (the grant is once per person, +tags included), or with --confirm admin and its random default address',
     );
   }
   return `account ${b.id} (${b.email ?? 'no email'}): ${b.free_tokens} free tokens, ${b.credit_nano_usd} nano-USD credit`;

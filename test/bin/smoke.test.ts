@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import ts from 'typescript';
@@ -179,6 +180,24 @@ describe('npm run smoke against the local stack', () => {
     },
     RUN_TIMEOUT_MS,
   );
+
+  it('fails the account step for an address that already had the free grant, skips what needs it, still deletes the user', async () => {
+    const email = newEmail('smoke-again');
+    await ensureSelfServeAccount(randomUUID(), async () => email); // an earlier person's account: the grant is taken
+    const run = await smoke(['--base-url', gw.baseUrl, '--email', email, '--confirm', 'admin']);
+    expect(run.stdout).toMatch(/^FAIL {2}account {7}the new account \S+ has no free tokens \(already_granted\) and no credit/m);
+    const skipped = STEPS.slice(3, -1);
+    expect(verdicts(run.stdout)).toEqual({
+      config: 'PASS',
+      'sign up': 'PASS',
+      account: 'FAIL',
+      ...Object.fromEntries(skipped.map((s) => [s, 'SKIP'])),
+      'delete user': 'PASS',
+    });
+    expect(run.stdout).toMatch(/^SKIP {2}create key {4}needs account$/m);
+    expect(run.code).toBe(1);
+    expect(await userGone(email)).toBe(true);
+  });
 
   it('imports nothing of the repository outside bin/smoke: it speaks to a deployment over HTTP, never through Lambda code', () => {
     const files = ['bin/smoke.ts', ...readdirSync(join(ROOT, 'bin/smoke')).map((f) => `bin/smoke/${f}`)];
