@@ -48,7 +48,7 @@ const STACK = ['test/lib/{cdk-nag,deploy-readiness,mail-sender,managed-instances
 /** 15 s or more alone on a 2-core machine, or a browser / the Node 24 runtime. */
 const SLOW = [
   'test/integration/{default-timeouts,settle-durability,fallback,claude-code,gemini-cli,add-provider}.test.ts',
-  'test/bin/admin.test.ts',
+  'test/bin/{admin,smoke}.test.ts',
   'test/lib/lambda-runtime.test.ts',
   'test/web/{accessibility,chromium,dashboard.e2e,payments.e2e}.test.ts',
 ];
