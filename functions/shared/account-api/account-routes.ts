@@ -5,7 +5,9 @@
  */
 import { MAX_KEYS_PER_ACCOUNT } from '../accounts/limits';
 import { rateLimitsFor } from '../config/env';
+import { getAccount, type Account } from '../accounts/account-store';
 import { accountTotals } from '../billing/account-state';
+import { reclaimStrandedLeases } from '../billing/lease-reclaim';
 import { chargedSince, monthStartMs } from '../billing/ledger';
 import { paymentsEnabled } from '../payments/stripe-client';
 import type { JsonResult } from '../http/types';
@@ -23,7 +25,7 @@ import { json, usd } from './json';
  * transaction, so it equals Σ of the ledger's costs to the nano-dollar).
  */
 export async function getAccountInfo(caller: AccountCaller): Promise<JsonResult> {
-  const a = caller.account;
+  const a = await withStrandedReclaimed(caller.account);
   const [totals, monthNanoUsd, payments] = await Promise.all([accountTotals(a), chargedSince(a.accountId, monthStartMs(), a.shards), paymentsEnabled()]);
   const freeTier = a.purchasedNanoUsd === 0;
   const limits = rateLimitsFor(a.purchasedNanoUsd);
@@ -59,7 +61,18 @@ export async function getAccountInfo(caller: AccountCaller): Promise<JsonResult>
  * balance.
  */
 export async function getCredits(caller: AccountCaller): Promise<JsonResult> {
-  const t = await accountTotals(caller.account);
+  const t = await accountTotals(await withStrandedReclaimed(caller.account));
   const credits = t.creditNanoUsd + t.heldNanoUsd + t.usedNanoUsd;
   return json({ data: { total_credits: usd(credits), total_credits_nano_usd: credits, total_usage: usd(t.usedNanoUsd), total_usage_nano_usd: t.usedNanoUsd } });
+}
+
+/**
+ * The account as a balance read shows it: while anything is held, leases that containers left past
+ * their expiry are reconciled first (billing/lease-reclaim.ts) and, when one was, the account is read
+ * again, so credit stranded in a frozen container shows as available. Throws what getAccount throws.
+ */
+async function withStrandedReclaimed(account: Account): Promise<Account> {
+  if (account.heldNanoUsd <= 0 && account.heldFreeTokens <= 0) return account;
+  if ((await reclaimStrandedLeases(account.accountId)) === 0) return account;
+  return (await getAccount(account.accountId, { consistent: true })) ?? account;
 }

@@ -16,6 +16,7 @@ import { storeCall } from '../store/store-errors';
 import { tableNames } from '../store/tables';
 import { TtlCache } from '../store/ttl-cache';
 import { keyStateOf, shardPks, type KeyState as KeyEntry } from '../accounts/keys/state';
+import { isLeaseId } from '../http/request-id';
 import { decodeInlineHold, HOLDS_MAP, slotsOf } from './hold-record';
 
 /** Per-key state on the account item (`keys.<h16>`, accounts/keys/state.ts), as billing reads it. Money in nano-USD. */
@@ -42,6 +43,8 @@ export interface ShardState {
   keys: Record<string, KeyState> | undefined;
   /** Holds in flight on the item that took a concurrency slot (hold-plan.ts frees the expired ones' slots). */
   slotHolds?: SlotHold[];
+  /** Expiries (epoch ms) of the credit leases on the item (lease-reclaim.ts reconciles those long past). */
+  leaseExpiries?: number[];
   /** Auto top-up, low-balance and spend-limit alert state (root item; {@link BalanceWatch}). */
   watch?: BalanceWatch;
 }
@@ -85,20 +88,24 @@ export function shardStateOf(item: Record<string, unknown> | undefined): ShardSt
     rpmCount: opt(item.rpmCount),
     inflight: opt(item.inflight),
     keys,
-    slotHolds: slotHoldsOf(item[HOLDS_MAP]),
+    ...inlineHoldsOf(item[HOLDS_MAP]),
     watch: balanceWatchOf(item),
   };
 }
 
-function slotHoldsOf(holds: unknown): SlotHold[] {
-  if (typeof holds !== 'object' || holds === null) return [];
-  const out: SlotHold[] = [];
+/** What the item's inline holds tell billing: the holds that took slots, and the leases' expiries. */
+function inlineHoldsOf(holds: unknown): { slotHolds: SlotHold[]; leaseExpiries?: number[] } {
+  const slotHolds: SlotHold[] = [];
+  const leaseExpiries: number[] = [];
+  if (typeof holds !== 'object' || holds === null) return { slotHolds };
   for (const [requestId, value] of Object.entries(holds as Record<string, unknown>)) {
     const h = decodeInlineHold('', requestId, value);
-    if (h !== undefined && (h.accountSlot || h.keySlot))
-      out.push({ requestId, expiresAt: h.holdExpiresAt, accountSlot: h.accountSlot, keySlot: h.keySlot ? h.h16 : undefined, slots: slotsOf(h) });
+    if (h === undefined) continue;
+    if (isLeaseId(requestId)) leaseExpiries.push(h.holdExpiresAt);
+    if (h.accountSlot || h.keySlot)
+      slotHolds.push({ requestId, expiresAt: h.holdExpiresAt, accountSlot: h.accountSlot, keySlot: h.keySlot ? h.h16 : undefined, slots: slotsOf(h) });
   }
-  return out;
+  return leaseExpiries.length > 0 ? { slotHolds, leaseExpiries } : { slotHolds };
 }
 
 /** A raw ALL_OLD item from a cancelled transaction (marshalled; lib-dynamodb leaves it so). */

@@ -25,6 +25,7 @@ import { holdUpdate, planHold, type HoldDemand, type HoldPlan, type HoldSpec, ty
 import { decodeInlineHold, HOLDS_MAP, keyEntryId, type HoldRecord } from './hold-record';
 import { rateHeadersOf, type RateHeaders, type RpmBranch } from './rate-limit';
 import { gatherInto, pickShard, refillShard } from './shards';
+import { hasStrandedLeases, reclaimStrandedLeases } from './lease-reclaim';
 
 /** What to hold, for whom. */
 export interface HoldRequest {
@@ -130,6 +131,7 @@ export async function placeHold(req: HoldRequest, onUnknown: (record: HoldRecord
     repaired: false,
     refills: 0,
     gathered: false,
+    reclaimed: false,
     plans: 0,
     conflicts: 0,
   };
@@ -249,6 +251,8 @@ interface HoldCursor {
   refills: number;
   /** The bank already gathered every shard's funds. */
   gathered: boolean;
+  /** Stranded leases were already looked for (lease-reclaim.ts). */
+  reclaimed: boolean;
   /** Plans that counted against MAX_PLANS (a move or a re-read does not count). */
   plans: number;
   /** Transaction conflicts retried so far. */
@@ -271,9 +275,9 @@ async function moveToRoot(c: HoldCursor, accountId: string): Promise<void> {
 /**
  * A plan that was refused: finds the next plan worth making, in this order — a view that predates the
  * key (re-read), a key older than per-key state (its entry made once from the key row), a plan refused
- * on the view (re-read), and for a 402 on a sharded account: refill the shard from the bank (twice),
- * hold on the bank, gather every shard into the bank (once) (shards.ts). None of these counts
- * as a failed plan.
+ * on the view (re-read), a 402 while leases of other containers are past their expiry (reconciled
+ * once: lease-reclaim.ts), and for a 402 on a sharded account: refill the shard from the bank (twice),
+ * hold on the bank, gather every shard into the bank (once) (shards.ts). None of these counts as a failed plan.
  * @param shards the account's fund shard count (root item).
  * @returns true when the cursor moved (plan again); false when the refusal stands, decided on the store's numbers.
  * @throws AuthenticationError (401) when the key's entry is still missing after its repair (a deleted key).
@@ -297,6 +301,15 @@ async function replanAfterRefusal(c: HoldCursor, req: HoldRequest, shards: numbe
     await rereadFromStore(c);
     c.plans--;
     return true;
+  }
+  if (plan.error.status === 402 && !c.reclaimed && c.shard === 0 && hasStrandedLeases(c.state)) {
+    // Leases other containers left past their expiry hold what is refused: reconciled, then planned again.
+    c.reclaimed = true;
+    if ((await reclaimStrandedLeases(req.accountId)) > 0) {
+      c.plans--;
+      await rereadFromStore(c);
+      return true;
+    }
   }
   // A fund shard short of funds borrows from the bank (shard 0), then holds on the bank itself;
   // the bank gathers every shard's funds before anything is refused (shards.ts).

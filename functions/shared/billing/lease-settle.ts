@@ -12,8 +12,9 @@
  * - a lease is returned by ONE UpdateItem of the account item: the lease's hold replaced by the sum of
  *   its requests' charges (the rest released), its inline record removed under HOLD_IS_PENDING, so a
  *   return and the sweep's reconciliation never both land;
- * - the orphan sweep reconciles the lease of a container that died (past its expiry, RFC 4006
- *   Validity-Time) from the ledger: the charges of the entries that name the lease, summed.
+ * - the account's next use (lease-reclaim.ts) or the orphan sweep reconciles the lease of a container
+ *   that stopped (past its expiry, RFC 4006 Validity-Time) from the ledger: the charges of the entries
+ *   that name the lease, summed.
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { PutCommand, QueryCommand, UpdateCommand } from '../store/commands';
@@ -358,8 +359,8 @@ async function leaseSpend(lease: HoldRecord): Promise<LeaseSpent> {
 }
 
 /**
- * The sweep's settle of a lease whose container died: its requests' ledger entries, summed, charged
- * by {@link returnLease}.
+ * The settle of a lease whose container stopped (the sweep's, and lease-reclaim.ts's): its requests'
+ * ledger entries, summed, charged by {@link returnLease}.
  * @throws StoreUnavailableError (503).
  */
 export async function reconcileLease(lease: HoldRecord): Promise<SettleResult> {

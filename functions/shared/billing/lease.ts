@@ -7,8 +7,9 @@
  * request's bill is its own ledger entry (lease-settle.ts: Used-Service-Unit). A lease admits requests
  * for CREDIT_LEASE_VALIDITY_MS (Validity-Time), is topped up by a new lease when a quarter is left, and
  * is returned — charged the sum of its requests' bills, the rest released — when it expires, is
- * replaced, or sits unused for CREDIT_LEASE_IDLE_MS (Quota-Holding-Time). A container that dies leaves
- * its lease on the account item: the orphan sweep reconciles it from the ledger after its expiry.
+ * replaced, or sits unused for CREDIT_LEASE_IDLE_MS (Quota-Holding-Time). A container that dies or stays
+ * frozen leaves its lease on the account item: the account's next use (lease-reclaim.ts) or the orphan
+ * sweep reconciles it from the ledger after its expiry.
  *
  * Admission is synchronous (check and reserve in one turn of the event loop), so concurrent requests
  * of one instance can never reserve more than the slice. Overdraft stays impossible: the slice left the
@@ -37,6 +38,7 @@ import { epochMinute, leasedRateHeaders } from './rate-limit';
 import { LEASE_ID_PREFIX, newRequestId, REQUEST_ID_PREFIX } from '../http/request-id';
 import { cancelUnknownHold, queueBalanceAction } from './settle-queue';
 import { watchBalance } from './balance-watch';
+import { afterReclaim } from './lease-reclaim';
 
 /** The public model a lease's record names (an account's activity never shows it: a lease has no ledger entry). */
 const LEASE_MODEL = 'credit-lease';
@@ -189,7 +191,8 @@ function demandOf(slot: string): number {
 async function take(slot: string, ask: LeaseAsk): Promise<Lease | undefined> {
   const cfg = config();
   const view = viewOf(ask.accountId);
-  const state = view !== undefined && Date.now() - view.readAt <= cfg.ACCOUNT_CACHE_TTL_MS ? view.state : await readState(ask.accountId).catch(() => undefined);
+  const fresh = view !== undefined && Date.now() - view.readAt <= cfg.ACCOUNT_CACHE_TTL_MS ? view.state : await readState(ask.accountId).catch(() => undefined);
+  const state = await afterReclaim(ask.accountId, fresh); // leases other containers left past their expiry come back first
   const terms = state === undefined ? undefined : leaseTerms(state, keyEntryId(ask.keyHash), needOf(ask), cfg, billingNow(), demandOf(slot));
   if (terms === undefined) return decline(slot, cfg);
   const takenAt = Date.now();
@@ -357,10 +360,7 @@ function schedule(lease: Lease, cfg: Config): void {
   lease.timer.unref();
 }
 
-/**
- * Returns every lease of this instance with no request in flight now (a graceful shutdown: SIGTERM,
- * tests). Never throws.
- */
+/** Returns every lease of this instance with no request in flight now (a graceful shutdown: SIGTERM, tests). Never throws. */
 export async function returnAllLeases(): Promise<void> {
   await Promise.all([...acquiring.values()]);
   await Promise.all([...outstanding].filter((l) => l.inflight === 0).map((l) => maybeReturn(l, true)));
@@ -372,18 +372,16 @@ let shutdownHook = false;
 
 /**
  * On Lambda, returns this environment's leases when it is shut down. Lambda sends the runtime SIGTERM
- * before it ends an environment only when an external extension is registered, and reserves up to
- * 300 ms (500 ms with an internal extension) for it before SIGKILL
- * (https://github.com/aws-samples/graceful-shutdown-with-aws-lambda); the stack registers one on chat
- * and embeddings (lib/constructs/shutdown-extension.ts). When the return does not finish in time, the
- * sweep reconciles the lease after its expiry (docs/credit-leases.md); outside Lambda nothing is
- * installed. `process.exit` may wait on the runtime client's pending `/next` until SIGKILL: harmless.
+ * before it ends an environment only when an external extension is registered, up to 300 ms (500 ms
+ * with an internal one) before SIGKILL (https://github.com/aws-samples/graceful-shutdown-with-aws-lambda);
+ * the stack registers one on chat and embeddings (lib/constructs/shutdown-extension.ts). A return not
+ * done in time is reconciled after the lease's expiry (docs/credit-leases.md); outside Lambda nothing is installed.
  */
 function returnLeasesOnShutdown(): void {
   if (shutdownHook || process.env.AWS_LAMBDA_FUNCTION_NAME === undefined) return;
   shutdownHook = true;
   process.once('SIGTERM', () => {
-    const exit = () => process.exit(0);
+    const exit = () => process.exit(0); // may wait on the runtime client's pending `/next` until SIGKILL: harmless
     setTimeout(exit, SHUTDOWN_BUDGET_MS).unref();
     void returnAllLeases().finally(exit);
   });
