@@ -117,6 +117,7 @@ export class ModelmuxStack extends Stack {
     });
     const account = new AccountEndpoint(this, 'Account', {
       tables,
+      settle,
       identity,
       byokKey,
       originSecret,

@@ -5,6 +5,8 @@ import { type DataTables, grantAccountAccess } from './data-tables';
 import { GatewayFunction } from './gateway-function';
 import type { Identity } from './identity';
 import type { OriginSecret } from './origin-secret';
+import type { SettlePath } from './settle-path';
+import { SETTLE_QUEUE_URL_ENV } from '../../functions/shared/config/stack-contract';
 import type { StripeSecret } from './stripe-secret';
 
 /** Props of {@link AccountEndpoint}. */
@@ -28,6 +30,11 @@ export interface AccountEndpointProps {
   readonly reservedConcurrentExecutions?: number;
   /** Versions and a `live` alias the Function URL serves (see GatewayFunctionProps). */
   readonly liveAlias?: boolean;
+  /**
+   * The settle path: its queue's URL and depth (GetQueueAttributes), so a balance read reconciles a
+   * lease a stopped container left only while no settle waits there (billing/lease-reclaim.ts).
+   */
+  readonly settle?: SettlePath;
 }
 
 /**
@@ -35,7 +42,8 @@ export interface AccountEndpointProps {
  * small JSON). Authenticated by the dashboard user's Cognito JWT in the function (aws-jwt-verify), so
  * the URL itself is public like the others. Least privilege: its own table actions
  * (ACCOUNT_TABLE_ACTIONS), kms:GenerateDataKey on the BYOK key only, GetSecretValue on the Stripe secret
- * (checkout and Stripe's webhook, `/v1/billing/stripe/webhook`); no upstream secret, no kms:Decrypt.
+ * (checkout and Stripe's webhook, `/v1/billing/stripe/webhook`), GetQueueAttributes on the settle queue
+ * (a balance read reconciles a stranded lease only while it is empty); no upstream secret, no kms:Decrypt.
  */
 export class AccountEndpoint extends Construct {
   readonly gateway: GatewayFunction;
@@ -58,6 +66,7 @@ export class AccountEndpoint extends Construct {
         ...props.byokKey.environment,
         ...props.originSecret?.environment,
         ...props.stripeSecret?.environment,
+        ...(props.settle ? { [SETTLE_QUEUE_URL_ENV]: props.settle.queue.queueUrl } : {}),
         ...props.environment,
       },
     });
@@ -65,6 +74,7 @@ export class AccountEndpoint extends Construct {
     props.originSecret?.grantRead(this.gateway.function);
     props.byokKey.grantGenerateDataKey(this.gateway.function);
     props.stripeSecret?.grantGetSecretValue(this.gateway.function);
+    props.settle?.grantDepthRead(this.gateway.function);
     this.url = this.gateway.addPublicUrl(InvokeMode.BUFFERED, [HttpMethod.GET, HttpMethod.POST, HttpMethod.PUT, HttpMethod.PATCH, HttpMethod.DELETE]);
   }
 }

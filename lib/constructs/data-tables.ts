@@ -26,13 +26,15 @@ type LogicalName = TableSchema['logicalName'];
  * - accounts: GetItem (the view a hold is planned from), UpdateItem (the hold with its inline record,
  *   the settle's release, a cancel; each guarded by its own conditions).
  * - ledger: PutItem (the settle's ledger entry, in the settle's transaction), GetItem (a cancel of a hold
- *   already settled reads what its settle charged). Nothing is written to the ledger at hold time.
+ *   already settled reads what its settle charged), Query (a lease a stopped container left past its
+ *   expiry is charged the entries of its account's partition that name it: billing/lease-reclaim.ts).
+ *   Nothing is written to the ledger at hold time.
  * test/lib/gateway-grants.test.ts records what the request path really calls and holds this list to it.
  */
 export const GATEWAY_TABLE_ACTIONS: Readonly<Record<Exclude<LogicalName, 'responses'>, readonly string[]>> = {
   keys: ['dynamodb:GetItem', 'dynamodb:ConditionCheckItem'],
   accounts: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
-  ledger: ['dynamodb:PutItem', 'dynamodb:GetItem'],
+  ledger: ['dynamodb:PutItem', 'dynamodb:GetItem', 'dynamodb:Query'],
 };
 
 /**

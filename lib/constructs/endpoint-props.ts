@@ -54,6 +54,7 @@ export function grantGatewayRuntime(grantee: IGrantable, props: GatewayEndpointP
   props.tables.grantGatewayAccess(grantee);
   props.upstreamSecret.grantGetSecretValue(grantee);
   props.settle?.grantSend(grantee);
+  props.settle?.grantDepthRead(grantee);
   props.byokKey?.grantDecrypt(grantee);
   props.originSecret?.grantRead(grantee);
 }

@@ -107,4 +107,12 @@ export class SettlePath extends Construct {
   grantSend(grantee: IGrantable): void {
     this.queue.grant(grantee, 'sqs:SendMessage');
   }
+
+  /**
+   * Lets a function read the queue's depth (GetQueueAttributes only): a lease a stopped container left
+   * is reconciled by the account's next request only while the queue is empty (billing/lease-reclaim.ts).
+   */
+  grantDepthRead(grantee: IGrantable): void {
+    this.queue.grant(grantee, 'sqs:GetQueueAttributes');
+  }
 }

@@ -1,8 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import OpenAI from 'openai';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { clearViews } from '../../functions/shared/billing/account-state';
+import { abandonLeasesForTests } from '../../functions/shared/billing/lease';
+import { isLeaseId } from '../../functions/shared/http/request-id';
+import { setClock } from '../../functions/shared/time/clock';
+import { accountItem } from '../support/ledger';
 import { settleHold } from '../../functions/shared/billing/settle';
 import { createAccount } from '../../functions/shared/accounts/account-store';
 import { createKey } from '../../functions/shared/accounts/keys/store';
@@ -140,6 +144,20 @@ describe('gateway table grants', () => {
     // An account written before per-key state: its key's entry is added on the first request.
     const legacyClient = new OpenAI({ baseURL: gw.baseUrl, apiKey: legacyKey.key, maxRetries: 0 });
     await legacyClient.chat.completions.create({ model: 'gpt-4o-mini', max_tokens: 5, messages: [{ role: 'user', content: 'legacy' }] });
+
+    // A lease left on the account by a container that stopped (frozen, killed), past its expiry: the
+    // next request's lease take reconciles it from the ledger entries that name it (billing/lease-reclaim.ts).
+    await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'lease' }] });
+    await vi.waitFor(async () => expect(Object.keys((await accountItem(gw.accountId)).holds as object).some(isLeaseId)).toBe(true));
+    abandonLeasesForTests();
+    clearViews();
+    setClock(() => Date.now() + 60 * 60_000);
+    try {
+      await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'reclaim' }] });
+      expect(used).toContain('ledger dynamodb:Query');
+    } finally {
+      setClock(undefined);
+    }
 
     // Settles run after the response: give the last ones a moment to land.
     await new Promise((r) => setTimeout(r, 200));
