@@ -11,7 +11,7 @@ import { API_PATH_PATTERN, ApiDistribution, DEFAULT_ORIGIN_READ_TIMEOUT_SECONDS,
 import { ByokKey } from './constructs/byok-key';
 import { ChatEndpoint } from './constructs/chat-endpoint';
 import { CustomDomain } from './constructs/custom-domain';
-import { inUsEast1 } from './constructs/region-rule';
+import { inUsEast1, requireFunctionUrlRegion } from './constructs/region-rule';
 import { DataTables } from './constructs/data-tables';
 import { EmbeddingsEndpoint } from './constructs/embeddings-endpoint';
 import { Identity } from './constructs/identity';
@@ -46,6 +46,7 @@ export class ModelmuxStack extends Stack {
       ...props,
     });
 
+    requireFunctionUrlRegion(this, 'FunctionUrlRegion');
     const cloudfront = props.cloudfront ?? true;
     if (!cloudfront && (props.domain !== undefined || props.waf !== undefined)) {
       throw new Error('domainName and waf need the CloudFront distribution (cloudfront=true)');

@@ -7,6 +7,7 @@ import { LAMBDA_MIN_UNRESERVED_CONCURRENCY } from '../../lib/constructs/monitori
 import { synthTemplate } from './support/synth';
 import { actionsOf, allIamStatements, type CfnResource, logicalIdByPath, resourcesOfStatement, resourcesOfType, testApp } from './template-helpers';
 import { stackPropsFromContext } from '../../lib/stack-context';
+import { FUNCTION_URL_UNSUPPORTED_REGIONS } from '../../lib/constructs/region-rule';
 
 /**
  * Production deploy readiness, on the synthesised template (one synthesis per context,
@@ -154,6 +155,26 @@ describe('4. alarms that cannot go quiet', () => {
       const west = Object.values(pinned('eu-west-1'));
       expect(west.length).toBeGreaterThan(5);
       expect(west.filter((a) => String(a.Properties?.AlarmName).includes('CloudFront'))).toEqual([]);
+    },
+    SLOW,
+  );
+
+  it(
+    'refuses a region without Lambda function URLs: at synth when pinned, by a CloudFormation rule before any resource when not',
+    () => {
+      const rule = synthTemplate({}).toJSON().Rules?.FunctionUrlRegion as { Assertions: Array<{ Assert: unknown; AssertDescription: string }> };
+      // Fn::Not [Fn::Contains [the list, AWS::Region]]: CloudFormation evaluates it before creating anything.
+      expect(rule.Assertions[0]!.Assert).toEqual({ 'Fn::Not': [{ 'Fn::Contains': [[...FUNCTION_URL_UNSUPPORTED_REGIONS], { Ref: 'AWS::Region' }] }] });
+      expect(rule.Assertions[0]!.AssertDescription).toContain('function URLs');
+      expect(FUNCTION_URL_UNSUPPORTED_REGIONS).toHaveLength(11);
+      for (const region of ['eu-central-2', 'me-central-1']) {
+        const app = testApp({}, { bundle: false });
+        expect(() => new ModelmuxStack(app, 'Modelmux', { ...stackPropsFromContext(app.node), env: { region } })).toThrow(
+          new RegExp(`function URLs.*this stack is in ${region}`),
+        );
+      }
+      const app = testApp({}, { bundle: false });
+      expect(() => new ModelmuxStack(app, 'Modelmux', { ...stackPropsFromContext(app.node), env: { region: 'eu-central-1' } })).not.toThrow();
     },
     SLOW,
   );
