@@ -41,10 +41,7 @@ import { MailSender } from './constructs/mail-sender';
  */
 export class ModelmuxStack extends Stack {
   constructor(scope: Construct, id: string, props: ModelmuxStackProps = {}) {
-    super(scope, id, {
-      description: 'modelmux: OpenAI-compatible model-routing API (Lambda Function URLs + DynamoDB)',
-      ...props,
-    });
+    super(scope, id, { description: 'modelmux: OpenAI-compatible model-routing API (Lambda Function URLs + DynamoDB)', ...props });
 
     requireFunctionUrlRegion(this, 'FunctionUrlRegion');
     const cloudfront = props.cloudfront ?? true;
