@@ -163,7 +163,8 @@ export class ModelmuxStack extends Stack {
       webAclArn,
       site: site.behavior,
     });
-    api.addFunctionBehaviour(ACCOUNT_PATH_PATTERNS, account.url);
+    // The account paths get the viewer's address: a sign-up's free grant is counted per client network.
+    api.addFunctionBehaviour(ACCOUNT_PATH_PATTERNS, account.url, { viewerAddress: true });
     // Last: CloudFront takes the first matching pattern, and every other /v1/… route (and the Gemini API's embeddings) is above.
     api.addFunctionBehaviour([...GEMINI_API_PATH_PATTERNS, API_PATH_PATTERN], chat.url);
     site.deploy(api.distribution);

@@ -125,6 +125,8 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<RunningGa
     process.env.DYNAMODB_ENDPOINT = endpoint;
     // DynamoDB Local serialises transactions: under load it answers in seconds where DynamoDB takes ms.
     process.env.DYNAMODB_REQUEST_TIMEOUT_MS ??= '10000';
+    // Every local sign-up comes from 127.0.0.1: no per-network limit of free grants unless asked for.
+    process.env.SIGNUP_GRANTS_PER_IP_PER_DAY ??= '0';
     process.env.AWS_REGION ??= 'us-east-1';
     process.env.AWS_ACCESS_KEY_ID ??= 'local';
     process.env.AWS_SECRET_ACCESS_KEY ??= 'local';

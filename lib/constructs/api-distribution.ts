@@ -4,6 +4,10 @@ import {
   type BehaviorOptions,
   CachePolicy,
   Distribution,
+  Function as CloudFrontFunction,
+  FunctionCode,
+  FunctionEventType,
+  FunctionRuntime,
   HttpVersion,
   OriginRequestPolicy,
   PriceClass,
@@ -14,7 +18,7 @@ import { FunctionUrlOrigin } from 'aws-cdk-lib/aws-cloudfront-origins';
 import type { IFunctionUrl } from 'aws-cdk-lib/aws-lambda';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
-import { ORIGIN_SECRET_HEADER } from '../../functions/shared/config/stack-contract';
+import { ORIGIN_SECRET_HEADER, VIEWER_ADDRESS_HEADER } from '../../functions/shared/config/stack-contract';
 import type { CustomDomain } from './custom-domain';
 
 /** Path pattern routed to the embeddings function; everything else goes to the chat function. */
@@ -105,6 +109,9 @@ export class ApiDistribution extends Construct {
   /** The behaviour every function origin gets: see the class comment. */
   private readonly functionBehaviour: (url: IFunctionUrl) => BehaviorOptions;
 
+  /** The viewer-request function that hands the origin the viewer's address, made on first use. */
+  private viewerAddressFunction: CloudFrontFunction | undefined;
+
   constructor(scope: Construct, id: string, props: ApiDistributionProps) {
     super(scope, id);
     const readTimeout = Duration.seconds(props.originReadTimeoutSeconds ?? DEFAULT_ORIGIN_READ_TIMEOUT_SECONDS);
@@ -146,10 +153,36 @@ export class ApiDistribution extends Construct {
   /**
    * Routes `pathPattern` (or several, sharing one origin) to another function's URL with the same
    * behaviour as chat and embeddings (origin secret header included), e.g. the account API's paths.
+   * With `viewerAddress`, a viewer-request CloudFront Function also sets {@link VIEWER_ADDRESS_HEADER}
+   * to the viewer's IP address (see {@link viewerAddress}).
    */
-  addFunctionBehaviour(pathPattern: string | readonly string[], url: IFunctionUrl): void {
+  addFunctionBehaviour(pathPattern: string | readonly string[], url: IFunctionUrl, opts: { viewerAddress?: boolean } = {}): void {
     const { origin, ...options } = this.functionBehaviour(url);
-    for (const p of typeof pathPattern === 'string' ? [pathPattern] : pathPattern) this.distribution.addBehavior(p, origin, options);
+    const functionAssociations = opts.viewerAddress === true ? [{ function: this.viewerAddress(), eventType: FunctionEventType.VIEWER_REQUEST }] : undefined;
+    for (const p of typeof pathPattern === 'string' ? [pathPattern] : pathPattern)
+      this.distribution.addBehavior(p, origin, functionAssociations ? { ...options, functionAssociations } : options);
+  }
+
+  /**
+   * The CloudFront Function (viewer request) that sets {@link VIEWER_ADDRESS_HEADER} to `event.viewer.ip`,
+   * the viewer's IPv4 or IPv6 address (CloudFront Developer Guide, "CloudFront Functions event
+   * structure"; the pattern of its example "Add a True-Client-IP header to the request"), replacing any
+   * value the client sent. A header a viewer-request function sets is forwarded like the viewer's own
+   * (AllViewerExceptHostHeader). Why not `CloudFront-Viewer-Address`: functions/shared/account-api/client-address.ts.
+   * One function for the distribution (CloudFront Functions: $0.10 per million invocations, on the
+   * account paths only).
+   */
+  private viewerAddress(): CloudFrontFunction {
+    this.viewerAddressFunction ??= new CloudFrontFunction(this, 'ViewerAddress', {
+      comment: `Sets ${VIEWER_ADDRESS_HEADER} to the viewer's IP address (the account API's sign-up limit per client network)`,
+      runtime: FunctionRuntime.JS_2_0,
+      code: FunctionCode.fromInline(
+        ['function handler(event) {', `  event.request.headers['${VIEWER_ADDRESS_HEADER}'] = { value: event.viewer.ip };`, '  return event.request;', '}'].join(
+          '\n',
+        ),
+      ),
+    });
+    return this.viewerAddressFunction;
   }
 
   /** cdk-nag AwsSolutions findings this distribution answers by design, each with its reason. */

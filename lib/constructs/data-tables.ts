@@ -73,7 +73,7 @@ export const SETTLE_TABLE_ACTIONS = {
  *   the row is unchanged: accounts/keys/state.ts), Query on `byAccount` (listing).
  * - accounts: GetItem (account and fund shards, key entries, BYOK map), PutItem (first-call creation and
  *   the free-grant marker), UpdateItem (keyCount and `keys.<h16>` on every fund shard with a key; BYOK
- *   entries).
+ *   entries; the sign-up counter of the client's network, accounts/signup-network.ts).
  * - ledger: Query (month usage, activity).
  */
 export const ACCOUNT_TABLE_ACTIONS: Readonly<

@@ -4,6 +4,7 @@ import type { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { TABLE_ENV, TABLE_SCHEMAS, type TableSchema } from '../../functions/shared/store/table-schemas';
 import { ACCOUNT_PATH_PATTERNS } from '../../functions/shared/account-api/paths';
+import { VIEWER_ADDRESS_HEADER } from '../../functions/shared/config/stack-contract';
 import {
   API_PATH_PATTERN,
   EMBEDDINGS_PATH_PATTERN,
@@ -199,10 +200,14 @@ describe('DynamoDB tables', () => {
     }
   });
 
-  it('expires stored responses with DynamoDB TTL on expiresAt, and only them', () => {
+  it("expires stored responses with DynamoDB TTL on expiresAt, the accounts table's sign-up counters on deleteAfterEpochSeconds, and nothing else", () => {
+    const expected: Record<string, unknown> = {
+      responses: { AttributeName: 'expiresAt', Enabled: true },
+      accounts: { AttributeName: 'deleteAfterEpochSeconds', Enabled: true },
+    };
     for (const [name, id] of Object.entries(ids.tables)) {
       const ttl = resourcesOfType(template, 'AWS::DynamoDB::Table')[id]?.Properties?.TimeToLiveSpecification;
-      expect(ttl).toEqual(name === 'responses' ? { AttributeName: 'expiresAt', Enabled: true } : undefined);
+      expect(ttl, name).toEqual(expected[name]);
     }
   });
 
@@ -589,6 +594,29 @@ describe('CloudFront (one base URL)', () => {
     }
     for (const origin of config.Origins.filter((o) => o.CustomOriginConfig))
       expect(origin.CustomOriginConfig).toMatchObject({ OriginProtocolPolicy: 'https-only', OriginReadTimeout: 60 });
+  });
+
+  it("the account paths, and only they, run a viewer-request function that sets x-viewer-address to the viewer's IP, replacing the client's", () => {
+    const functions = resourcesOfType(template, 'AWS::CloudFront::Function');
+    expect(Object.keys(functions)).toHaveLength(1);
+    const [functionId, fn] = Object.entries(functions)[0] as [string, CfnResource];
+    expect(fn.Properties).toMatchObject({ AutoPublish: true, FunctionConfig: { Runtime: 'cloudfront-js-2.0' } });
+    const config = Object.values(resourcesOfType(template, 'AWS::CloudFront::Distribution'))[0]?.Properties?.DistributionConfig as {
+      CacheBehaviors: Array<{ PathPattern: string; FunctionAssociations?: unknown }>;
+    };
+    for (const b of config.CacheBehaviors) {
+      const expected = (ACCOUNT_PATH_PATTERNS as readonly string[]).includes(b.PathPattern)
+        ? [{ EventType: 'viewer-request', FunctionARN: { 'Fn::GetAtt': [functionId, 'FunctionARN'] } }]
+        : undefined;
+      expect(b.FunctionAssociations, b.PathPattern).toEqual(expected);
+    }
+    // The function's code, run as CloudFront would (its handler on a viewer-request event).
+    const handler = new Function(`${String(fn.Properties?.FunctionCode)}\nreturn handler;`)() as (event: unknown) => { headers: Record<string, unknown> };
+    const out = handler({
+      viewer: { ip: '2001:db8::7' },
+      request: { method: 'GET', uri: '/v1/account', headers: { [VIEWER_ADDRESS_HEADER]: { value: '198.51.100.1' } } },
+    });
+    expect(out.headers[VIEWER_ADDRESS_HEADER]).toEqual({ value: '2001:db8::7' });
   });
 
   it('writes access logs to a private, encrypted, TLS-only bucket whose files expire after 90 days', () => {

@@ -20,7 +20,7 @@ import { json, usd } from './json';
  * month_usage_nano_usd, is_free_tier, key_count, key_limit, rate_limit, payments_enabled,
  * free_grant_withheld}}` (README: "The account API"; `payments_enabled`: Stripe is configured, so the
  * dashboard offers "Add credit"; `free_grant_withheld`: null, or why the sign-up got no free tokens,
- * `already_granted` or `disposable_domain`).
+ * `already_granted`, `disposable_domain` or `ip_limit`).
  * `total_usage` is the account's `usedNanoUsd` (ADDed by every settle, in the ledger entry's own
  * transaction, so it equals Σ of the ledger's costs to the nano-dollar).
  */

@@ -47,13 +47,14 @@ export interface Account {
   email?: string | undefined;
   /**
    * Why a self-serve account started with no free tokens: its address's person already had the grant,
-   * or its domain is a disposable one (accounts/disposable-domain.ts). Absent when it got the grant.
+   * its domain is a disposable one (accounts/disposable-domain.ts), or its client network had used up
+   * its sign-up grants for the day (accounts/signup-network.ts). Absent when it got the grant.
    */
   freeGrantWithheld?: FreeGrantWithheld | undefined;
 }
 
 /** Reasons a sign-up got no free-token grant ({@link Account.freeGrantWithheld}). */
-export type FreeGrantWithheld = 'already_granted' | 'disposable_domain';
+export type FreeGrantWithheld = 'already_granted' | 'disposable_domain' | 'ip_limit';
 
 /** Parses a stored account item; tolerant of extra attributes (the `keys` and `byok` maps are read elsewhere). */
 export const accountItemSchema = z.object({
@@ -69,7 +70,7 @@ export const accountItemSchema = z.object({
   shards: z._default(z.number().check(z.int()), 1),
   createdAt: z.string(),
   email: z.optional(z.string()),
-  freeGrantWithheld: z.optional(z.enum(['already_granted', 'disposable_domain'])),
+  freeGrantWithheld: z.optional(z.enum(['already_granted', 'disposable_domain', 'ip_limit'])),
 });
 
 /** Options of {@link createAccount}. */

@@ -9,8 +9,12 @@
  *   `sub`), and however they dress up their address (`+tags`, Gmail's dots: the identity is
  *   accounts/grant-email.ts's normal form): such an account is created with 0 free tokens;
  * - an address on a disposable (throwaway) domain (accounts/disposable-domain.ts) gets no grant and
- *   puts no marker, so its person can still have the grant later from a real address.
- * An account created without the grant says why in `freeGrantWithheld` (GET /v1/account shows it).
+ *   puts no marker, so its person can still have the grant later from a real address;
+ * - when the client's address is known, the grant also takes one of its network's daily slots
+ *   (accounts/signup-network.ts), in the same transaction: with none left the account is created
+ *   without the grant (and puts no marker). A sign-up withheld for another reason takes no slot.
+ * An account created without the grant says why in `freeGrantWithheld` (GET /v1/account shows it);
+ * when both the marker and the network say no, the marker's `already_granted` is given.
  *
  * Why not (only) a Cognito post-confirmation trigger: the account must exist however the user was
  * confirmed (admin confirmation, a trigger that failed and was not retried), and a trigger adds a
@@ -18,23 +22,29 @@
  * the same with the local emulator.
  */
 import { createHash } from 'node:crypto';
+import { config } from '../config/env';
 import { GetCommand, QueryCommand } from '../store/commands';
 import { ACCOUNT_IS_NEW, FREE_GRANT_IS_NEW } from '../store/conditions';
 import { documentClient } from '../store/dynamo';
 import { storeCall } from '../store/store-errors';
 import { BY_EMAIL_INDEX } from '../store/table-schemas';
 import { tableNames } from '../store/tables';
-import { transactWrite } from '../store/transact-write';
+import { transactWrite, type TransactItems } from '../store/transact-write';
 import { cancellationCodes } from '../store/transaction-retry';
 import { accountItemSchema, newAccountItem, normaliseEmail, type Account, type FreeGrantWithheld } from './account-store';
 import { isDisposableEmail } from './disposable-domain';
 import { freeGrantIdentity } from './grant-email';
 import { NEW_ACCOUNT_FREE_TOKENS } from './limits';
+import { signupNetwork, signupSlotUpdate } from './signup-network';
 
 /** Positions of the items in the account-creation transaction (cancellation reasons come in this order). */
-const CREATE_ITEM = { account: 0, freeGrantMarker: 1 } as const;
+const CREATE_ITEM = { account: 0, freeGrantMarker: 1, networkSlot: 2 } as const;
 
-/** Index on the accounts table by (normalised) email (table-schemas.ts). */
+/** What is known of a sign-up beyond its user (the account API's request). */
+export interface SignupContext {
+  /** The client's IP address as the account function knows it (account-api/client-address.ts); undefined = unknown, not counted. */
+  clientAddress?: string | undefined;
+}
 
 /** The pk of the marker item saying the person behind `email` has had their free tokens (grant-email.ts). */
 export function freeGrantMarkerId(email: string): string {
@@ -45,16 +55,24 @@ export function freeGrantMarkerId(email: string): string {
  * The account of dashboard user `sub`, created on first call (see the file comment).
  * @param email the user's verified email, needed only when the account does not exist yet (called at
  *        most once per account, e.g. to ask Cognito for it).
+ * @param signup the client's address, for the per-network limit (`SIGNUP_GRANTS_PER_IP_PER_DAY`).
  * @returns the account and whether this call created it.
- * @throws StoreUnavailableError (503) when DynamoDB (or the email lookup) is unavailable.
+ * @throws StoreUnavailableError (503) when DynamoDB (or the email lookup) is unavailable; ConfigError
+ *         when a setting is unusable.
  */
-export async function ensureSelfServeAccount(sub: string, email: () => Promise<string>): Promise<{ account: Account; created: boolean }> {
+export async function ensureSelfServeAccount(
+  sub: string,
+  email: () => Promise<string>,
+  signup: SignupContext = {},
+): Promise<{ account: Account; created: boolean }> {
   const existing = await readAccount(sub);
   if (existing) return { account: existing, created: false };
   const address = normaliseEmail(await email());
-  const disposable = isDisposableEmail(address);
-  for (const freeTokens of disposable ? [0] : [NEW_ACCOUNT_FREE_TOKENS, 0]) {
-    const withheld: FreeGrantWithheld | undefined = freeTokens > 0 ? undefined : disposable ? 'disposable_domain' : 'already_granted';
+  const limit = config().SIGNUP_GRANTS_PER_IP_PER_DAY;
+  const network = limit > 0 && signup.clientAddress !== undefined ? signupNetwork(signup.clientAddress) : undefined;
+  let withheld: FreeGrantWithheld | undefined = isDisposableEmail(address) ? 'disposable_domain' : undefined;
+  for (let attempt = 0; attempt < 2; attempt++) {
+    const freeTokens = withheld === undefined ? NEW_ACCOUNT_FREE_TOKENS : 0;
     const account: Account = {
       accountId: sub,
       email: address,
@@ -68,20 +86,27 @@ export async function ensureSelfServeAccount(sub: string, email: () => Promise<s
       usedFreeTokens: 0,
       shards: 1,
       createdAt: new Date().toISOString(),
-      ...(withheld === undefined ? {} : { freeGrantWithheld: withheld }),
+      ...(freeTokens > 0 ? {} : { freeGrantWithheld: withheld }),
     };
     const accountPut = { Put: { TableName: tableNames().accounts, Item: newAccountItem(account), ConditionExpression: ACCOUNT_IS_NEW } };
     const marker = { accountId: freeGrantMarkerId(address), grantedTo: sub, freeTokens, createdAt: account.createdAt };
+    const grantItems: TransactItems =
+      freeTokens > 0
+        ? [
+            { Put: { TableName: tableNames().accounts, Item: marker, ConditionExpression: FREE_GRANT_IS_NEW } },
+            ...(network === undefined ? [] : [signupSlotUpdate(network, limit, Date.parse(account.createdAt))]),
+          ]
+        : [];
     try {
-      await transactWrite(
-        freeTokens > 0 ? [accountPut, { Put: { TableName: tableNames().accounts, Item: marker, ConditionExpression: FREE_GRANT_IS_NEW } }] : [accountPut],
-      );
+      await transactWrite([accountPut, ...grantItems]);
       return { account, created: true };
     } catch (err) {
       const codes = cancellationCodes(err);
       if (codes?.[CREATE_ITEM.account] === 'ConditionalCheckFailed') break; // created meanwhile by a concurrent first call
-      if (codes?.[CREATE_ITEM.freeGrantMarker] === 'ConditionalCheckFailed') continue; // this email already had its grant
-      throw err;
+      // This email already had its grant, or the network's slots for today are taken: no grant, no slot.
+      if (codes?.[CREATE_ITEM.freeGrantMarker] === 'ConditionalCheckFailed') withheld = 'already_granted';
+      else if (codes?.[CREATE_ITEM.networkSlot] === 'ConditionalCheckFailed') withheld = 'ip_limit';
+      else throw err;
     }
   }
   const winner = await readAccount(sub);

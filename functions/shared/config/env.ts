@@ -166,6 +166,16 @@ const FIELDS = {
     expected: 'an integer from 0 to 365 (days; 0 = store no responses)',
   },
 
+  // --- sign-up (accounts/self-serve-account.ts) ---
+  /**
+   * Free grants per client network per UTC day: the 200,000 free tokens go to at most this many new
+   * self-serve accounts a day from one IPv4 address or one IPv6 /64 (accounts/signup-network.ts); later
+   * sign-ups from it that day get an account without them (`free_grant_withheld: 'ip_limit'`).
+   * 0 = off. Default 3. `npm start` and the local gateway set 0 unless it is set (every local sign-up
+   * comes from 127.0.0.1).
+   */
+  SIGNUP_GRANTS_PER_IP_PER_DAY: { schema: withDefault(int(0), 3), expected: COUNT },
+
   // --- secrets, identity, BYOK, URLs ---
   /** ARN of the Secrets Manager secret holding the upstream keys (set by the stack). */
   UPSTREAM_SECRET_ARN: { schema: optionalString, expected: 'a secret ARN' },

@@ -11,6 +11,13 @@ export const ORIGIN_SECRET_ARN_ENV = 'ORIGIN_SECRET_ARN';
 /** The custom origin header CloudFront adds (lower case: Function URL events lower-case header names). */
 export const ORIGIN_SECRET_HEADER = 'x-origin-verify';
 
+/**
+ * The header in which the distribution's viewer-request CloudFront Function (lib/constructs/api-distribution.ts)
+ * hands the account function the viewer's IP address (CloudFront Functions event structure: `event.viewer.ip`),
+ * overwriting any value the client sent. Lower case, as Function URL events name headers.
+ */
+export const VIEWER_ADDRESS_HEADER = 'x-viewer-address';
+
 /** Env var holding the ARN (or name) of the Secrets Manager secret with the upstream keys. */
 export const UPSTREAM_SECRET_ARN_ENV = 'UPSTREAM_SECRET_ARN';
 

@@ -28,6 +28,7 @@ export function fromFunctionUrlEvent(event: APIGatewayProxyEventV2, signal: Abor
     path: event.rawPath,
     query: event.rawQueryString ?? '',
     headers: event.headers,
+    sourceIp: event.requestContext.http.sourceIp,
     body: event.isBase64Encoded ? Buffer.from(raw, 'base64').toString('utf8') : raw,
     signal,
     requestId: newRequestId(now),

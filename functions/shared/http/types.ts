@@ -12,6 +12,12 @@ export interface GatewayRequest {
   /** Raw query string without `?` (e.g. `days=30`); absent or empty when none. */
   query?: string;
   headers: Readonly<Record<string, string | undefined>>;
+  /**
+   * The address of the connection's other end (a Function URL's `requestContext.http.sourceIp`):
+   * behind CloudFront that is a CloudFront server, not the client (account-api/client-address.ts).
+   * Absent when the host does not say.
+   */
+  sourceIp?: string;
   /** Raw body as received (already base64-decoded if the event said so). */
   body: string;
   /** Aborted when the client goes away; every upstream call listens to it. */

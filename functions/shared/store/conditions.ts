@@ -66,6 +66,12 @@ export const ACCOUNT_KEYS_UNCHANGED = 'keyCount = :keyCount';
  */
 export const FREE_GRANT_IS_NEW = 'attribute_not_exists(accountId)';
 
+/**
+ * Accounts (a sign-up counter item, accounts/signup-network.ts): the network has a free-grant slot left
+ * today. `#grants` = `grants`; `:limit` = SIGNUP_GRANTS_PER_IP_PER_DAY.
+ */
+export const SIGNUP_NETWORK_HAS_ROOM = 'attribute_not_exists(#grants) OR #grants < :limit';
+
 /** Accounts: keyCount never goes below zero. */
 export const ACCOUNT_EXISTS_AND_HAS_KEYS = 'attribute_exists(accountId) AND keyCount > :zero';
 

@@ -13,7 +13,9 @@
  *             had) holds in flight. GSI `byEmailKeys` (email; sparse: self-serve accounts; keys only)
  *             so the admin CLI finds an account by email. GSI `pendingHolds` (sweepShard; sparse: only
  *             items with holds in flight; keys only) so the orphan sweep finds them without a Scan
- *             (billing/hold-record.ts).
+ *             (billing/hold-record.ts). Beside the accounts: the free-grant markers `freeGrant#…` and
+ *             the sign-up counters `signupIp#<network>#<day>` (accounts/signup-network.ts), which carry
+ *             the table's TTL attribute `deleteAfterEpochSeconds` (no other item has it).
  * - ledger:   pk `accountId` (or a fund shard's `accountId#k`), sk `requestId` (time-ordered, so a Query
  *             returns entries in time order). One item per settled request, written by its settle;
  *             holds in flight live on the account item, not here. No index.
@@ -68,9 +70,17 @@ export const BY_EMAIL_INDEX = 'byEmailKeys';
 /** The index it replaces (projection ALL), kept only during the two-step upgrade (lib/constructs/data-tables.ts). */
 export const LEGACY_BY_EMAIL_INDEX = 'byEmail';
 
+/**
+ * The accounts table's TTL attribute (epoch seconds), carried only by the sign-up counter items
+ * (accounts/signup-network.ts). Not `expiresAt`: a name no account, marker or shard item has ever
+ * held at its top level, so turning TTL on deletes nothing else.
+ */
+export const ACCOUNTS_TTL_ATTRIBUTE = 'deleteAfterEpochSeconds';
+
 export const ACCOUNTS_TABLE: TableSchema = {
   logicalName: 'accounts',
   partitionKey: { name: 'accountId', type: 'S' },
+  timeToLiveAttribute: ACCOUNTS_TTL_ATTRIBUTE,
   globalSecondaryIndexes: [
     // Keys only: its readers want the account id alone (accounts/self-serve-account.ts), and an ALL
     // projection made every hold and settle of a dashboard account write the index too. A new name,

@@ -39,7 +39,7 @@ export interface Account {
   /** Stripe is configured: the dashboard offers "Add credit". */
   payments_enabled: boolean;
   /** null, or why the sign-up got no free tokens. */
-  free_grant_withheld: 'already_granted' | 'disposable_domain' | null;
+  free_grant_withheld: 'already_granted' | 'disposable_domain' | 'ip_limit' | null;
 }
 
 /** `POST /v1/credits/checkout` → a Stripe Checkout Session to send the browser to. */

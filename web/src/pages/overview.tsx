@@ -24,6 +24,7 @@ export function OverviewPage() {
 function grantNote(withheld: Account['free_grant_withheld']): string {
   if (withheld === 'disposable_domain') return 'None at sign-up: addresses on disposable email domains get no free tokens. Add credit to start.';
   if (withheld === 'already_granted') return 'None at sign-up: this email address already had its free tokens.';
+  if (withheld === 'ip_limit') return 'None at sign-up: your network had reached its daily number of sign-ups with free tokens. Add credit to start.';
   return 'Used before credit, prompt tokens first.';
 }
 
