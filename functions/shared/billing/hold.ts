@@ -26,6 +26,7 @@ import { decodeInlineHold, HOLDS_MAP, keyEntryId, type HoldRecord } from './hold
 import { rateHeadersOf, type RateHeaders, type RpmBranch } from './rate-limit';
 import { gatherInto, pickShard, refillShard } from './shards';
 import { hasStrandedLeases, reclaimStrandedLeases } from './lease-reclaim';
+import { countUnwritten, lessUnwritten } from './unwritten-holds';
 
 /** What to hold, for whom. */
 export interface HoldRequest {
@@ -72,21 +73,10 @@ export function rateHeadersOfHold(record: HoldRecord): RateHeaders | undefined {
   return rateHeaders.get(record);
 }
 
-/** Holds of this container still being written, per account item: a prediction counts them as taken. */
-const pending = new Map<string, { nanoUsd: number; freeTokens: number; requests: number }>();
-
-function addPending(pk: string, spec: HoldSpec, sign: 1 | -1): void {
-  const p = pending.get(pk) ?? { nanoUsd: 0, freeTokens: 0, requests: 0 };
-  p.nanoUsd += sign * spec.nanoUsd;
-  p.freeTokens += sign * spec.freeTokens;
-  p.requests += sign;
-  if (p.requests === 0) pending.delete(pk);
-  else pending.set(pk, p);
-}
-
 /**
  * True when this container's fresh view (younger than ACCOUNT_CACHE_TTL_MS), less its holds still
- * being written, predicts the hold will be granted: the caller may then connect upstream while the
+ * being written (unwritten-holds.ts: from the account's credit and free tokens and from the key's
+ * spend limit), predicts the hold will be granted: the caller may then connect upstream while the
  * hold is written (nothing reaches the client before it is confirmed).
  */
 export function holdPredicted(req: HoldRequest): boolean {
@@ -94,16 +84,7 @@ export function holdPredicted(req: HoldRequest): boolean {
   const ttl = config().ACCOUNT_CACHE_TTL_MS;
   if (view === undefined || view.state.shards > 1 || storeRecentlyFailed() || Date.now() - view.readAt > ttl) return false;
   if (Date.now() - (contendedAt.get(req.accountId) ?? 0) < ttl) return false;
-  const p = pending.get(req.accountId);
-  const state =
-    p === undefined
-      ? view.state
-      : {
-          ...view.state,
-          creditNanoUsd: view.state.creditNanoUsd - p.nanoUsd,
-          freeTokens: view.state.freeTokens - p.freeTokens,
-          inflight: (view.state.inflight ?? 0) + p.requests,
-        };
+  const state = lessUnwritten(req.accountId, view.state);
   return planHold({ state, h16: keyEntryId(req.keyHash), demand: req.demand, limits: rateLimitsFor(view.state.purchasedNanoUsd), now: now() }).ok;
 }
 
@@ -162,7 +143,7 @@ export async function placeHold(req: HoldRequest, onUnknown: (record: HoldRecord
       throw (plan as { error: GatewayError }).error; // a missing key never stands: it was re-read, repaired or refused with 401
     }
     const record = recordOf(req, c.pk, c.shard, plan.spec);
-    addPending(c.pk, plan.spec, 1);
+    countUnwritten(c.pk, keyEntryId(req.keyHash), plan.spec, 1);
     try {
       // UPDATED_NEW: the counters this write set, for the answer's x-ratelimit-* headers (no extra read).
       const input = { ...holdUpdate(record, plan.spec), ReturnValues: 'UPDATED_NEW' as const };
@@ -175,7 +156,7 @@ export async function placeHold(req: HoldRequest, onUnknown: (record: HoldRecord
       const standing = await afterFailedWrite(err, c, record, onUnknown);
       if (standing !== undefined) return standing;
     } finally {
-      addPending(c.pk, plan.spec, -1);
+      countUnwritten(c.pk, keyEntryId(req.keyHash), plan.spec, -1);
     }
   }
   logger.warn('hold gave up after repeated conflicts', { requestId: req.requestId, accountId: req.accountId, plans: c.plans, conflicts: c.conflicts });
