@@ -1,5 +1,5 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createAccount } from '../../functions/shared/accounts/account-store';
 import { createKey } from '../../functions/shared/accounts/keys/store';
 import { clearViews, shardStateOf } from '../../functions/shared/billing/account-state';
@@ -15,7 +15,8 @@ import { setClock } from '../../functions/shared/time/clock';
 import { documentClient } from '../../functions/shared/store/dynamo';
 import { tableNames } from '../../functions/shared/store/tables';
 import { demandOf, entryOf } from '../support/billing';
-import { countStoreCalls, createTestTables } from '../support/tables';
+import { countStoreCalls } from '../support/tables';
+import { useLeaseTestEnv } from '../support/lease-env';
 import { accountItem, costSum, ledgerEntries } from '../support/ledger';
 
 /**
@@ -25,25 +26,7 @@ import { accountItem, costSum, ledgerEntries } from '../support/ledger';
  * DynamoDB Local, the real billing core; a second module instance (vi.resetModules) is a second container.
  */
 const USD = 1_000_000_000;
-const savedEnv = { ...process.env };
-
-beforeAll(async () => {
-  await createTestTables('leases');
-  Object.assign(process.env, {
-    CREDIT_LEASE_VALIDITY_MS: '60000',
-    CREDIT_LEASE_IDLE_MS: '60000',
-    RATE_LIMIT_RPM: '0',
-    RATE_LIMIT_CONCURRENT: '0',
-    RATE_LIMIT_FREE_RPM: '0',
-    RATE_LIMIT_FREE_CONCURRENT: '0',
-  });
-  reloadConfig();
-});
-beforeEach(async () => {
-  await returnAllLeases();
-  abandonLeasesForTests();
-  clearViews();
-});
+useLeaseTestEnv('leases');
 
 /**
  * Runs `f` over `items` 10 at a time: settles run after the answers, and the run's one DynamoDB Local
@@ -54,10 +37,6 @@ async function inChunks<T, R>(items: readonly T[], f: (item: T, i: number) => Pr
   for (let i = 0; i < items.length; i += size) out.push(...(await Promise.all(items.slice(i, i + size).map((x, k) => f(x, i + k)))));
   return out;
 }
-afterAll(() => {
-  process.env = { ...savedEnv };
-  reloadConfig();
-});
 
 /** An account with credit only (no free tokens) and a key. */
 async function funded(creditNanoUsd: number) {

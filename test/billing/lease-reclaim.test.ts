@@ -1,11 +1,11 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createAccount, getAccount } from '../../functions/shared/accounts/account-store';
 import { createKey } from '../../functions/shared/accounts/keys/store';
 import { getCredits } from '../../functions/shared/account-api/account-routes';
 import { clearViews, readState } from '../../functions/shared/billing/account-state';
 import { config, reloadConfig } from '../../functions/shared/config/env';
 import { decodeInlineHold, type InlineHold } from '../../functions/shared/billing/hold-record';
-import { abandonLeasesForTests, returnAllLeases } from '../../functions/shared/billing/lease';
+import { abandonLeasesForTests } from '../../functions/shared/billing/lease';
 import { hasStrandedLeases, LEASE_RECLAIM_GRACE_MS, reclaimStrandedLeases, resetReclaimsForTests } from '../../functions/shared/billing/lease-reclaim';
 import { requestCost } from '../../functions/shared/billing/lease-settle';
 import { startBill, type RequestBill } from '../../functions/shared/billing/request-bill';
@@ -13,7 +13,7 @@ import { sweepOrphanedHolds } from '../../functions/shared/billing/sweep';
 import { newRequestId } from '../../functions/shared/http/request-id';
 import { setClock } from '../../functions/shared/time/clock';
 import { demandOf, entryOf } from '../support/billing';
-import { createTestTables } from '../support/tables';
+import { useLeaseTestEnv } from '../support/lease-env';
 import { accountItem, costSum, ledgerEntries } from '../support/ledger';
 
 /**
@@ -25,32 +25,9 @@ import { accountItem, costSum, ledgerEntries } from '../support/ledger';
  * clock is moved past the expiry instead of waiting for it.
  */
 const USD = 1_000_000_000;
-const savedEnv = { ...process.env };
-
-beforeAll(async () => {
-  await createTestTables('lease-reclaim');
-  Object.assign(process.env, {
-    CREDIT_LEASE_VALIDITY_MS: '60000',
-    CREDIT_LEASE_IDLE_MS: '60000',
-    CREDIT_LEASE_SHARE_PERCENT: '90',
-    RATE_LIMIT_RPM: '0',
-    RATE_LIMIT_CONCURRENT: '0',
-    RATE_LIMIT_FREE_RPM: '0',
-    RATE_LIMIT_FREE_CONCURRENT: '0',
-  });
-  reloadConfig();
-});
-beforeEach(async () => {
-  await returnAllLeases();
-  abandonLeasesForTests();
-  clearViews();
-  resetReclaimsForTests();
-});
+useLeaseTestEnv('lease-reclaim', { CREDIT_LEASE_SHARE_PERCENT: '90' });
+beforeEach(() => resetReclaimsForTests());
 afterEach(() => setClock(undefined));
-afterAll(() => {
-  process.env = { ...savedEnv };
-  reloadConfig();
-});
 
 function bill(accountId: string, keyHash: string, prompt = 100, output = 200): RequestBill {
   return startBill({ accountId, keyHash, requestId: newRequestId(), publicModel: 'gpt-4o', demand: demandOf(prompt, output), promptTokensEstimate: prompt });
