@@ -48,6 +48,7 @@ describe('a held buffered answer', () => {
     process.on('unhandledRejection', listener);
     try {
       const held = heldJson(Promise.reject(new Error('routing failed')), new AbortController().signal, 'req_3');
+      // Kept: proves an absence (no unhandledRejection event) over 20 ms of wall time.
       await new Promise((r) => setTimeout(r, 20));
       await held.after?.();
       expect(unhandled).toEqual([]);
@@ -95,6 +96,7 @@ describe('settledWithin (the budget check before a commit)', () => {
   it('is true when the promise settles either way in time, false when the time runs out first', async () => {
     expect(await settledWithin(Promise.resolve('x'), 50)).toBe(true);
     expect(await settledWithin(Promise.reject(new Error('x')), 50)).toBe(true);
+    // Kept: the input itself is a race of a 10 ms timer against the 200 ms budget.
     expect(await settledWithin(new Promise((r) => setTimeout(r, 10)), 200)).toBe(true);
     expect(await settledWithin(never, 30)).toBe(false);
   });

@@ -42,9 +42,11 @@ describe('fund shards', () => {
             break;
           } catch (err) {
             if ((err as { status?: number }).status !== 503 || attempt >= 10) throw err;
+            // Kept: a client's retry backoff (simulated racing work, not a wait for a condition).
             await new Promise((r) => setTimeout(r, 200 + Math.random() * 300));
           }
         }
+        // Kept: the request's time in flight (0–6 ms), so holds of different requests overlap on purpose.
         await new Promise((r) => setTimeout(r, i % 7));
         await settleHold(h, { kind: 'bill', entry: entryOf(50 + (i % 13), 20 + (i % 97)) });
       } catch (err) {
@@ -56,6 +58,7 @@ describe('fund shards', () => {
       while (nextRequest < 200) await one(nextRequest++);
     });
     const credits = topUps.map(async (usd, i) => {
+      // Kept: the top-ups land at 200 and 400 ms, racing the requests in flight on purpose.
       await new Promise((r) => setTimeout(r, 200 * (i + 1)));
       await addCredit(accountId, usd);
     });

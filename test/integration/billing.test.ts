@@ -1,5 +1,5 @@
 import OpenAI from 'openai';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startGateway, type RunningGateway } from '../../local/gateway';
 import { holdsReturned } from '../support/settle-queue';
 
@@ -26,15 +26,17 @@ async function newClient(opts: { freeTokens: number; creditNanoUsd: number }): P
   return { client: new OpenAI({ baseURL: gw.baseUrl, apiKey: key.key, maxRetries: 0 }), accountId: account.accountId };
 }
 
-/** The ledger is written after the response; wait until `n` entries are there. */
+/** The ledger is written after the response; wait (≤ 5 s) until `n` entries are there. */
 async function waitForLedger(accountId: string, n: number) {
   const { usageSummary } = await import('../../functions/shared/billing/ledger');
-  for (let i = 0; i < 100; i++) {
-    const s = await usageSummary(accountId);
-    if (s.requests >= n) return s;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`ledger never reached ${n} entries`);
+  return vi.waitFor(
+    async () => {
+      const s = await usageSummary(accountId);
+      if (s.requests < n) throw new Error(`ledger never reached ${n} entries`);
+      return s;
+    },
+    { timeout: 5_000, interval: 50 },
+  );
 }
 
 describe('billing', () => {

@@ -53,10 +53,6 @@ function sim() {
   return gw.simulator;
 }
 
-const until = async (cond: () => boolean): Promise<void> => {
-  for (let i = 0; i < 100 && !cond(); i++) await new Promise((r) => setTimeout(r, 20));
-};
-
 describe('buffered budget', () => {
   beforeEach(async () => {
     sim().reset();
@@ -76,7 +72,7 @@ describe('buffered budget', () => {
     expect(r.body.error?.message).toMatch(/timed out/);
     expect(r.elapsed).toBeGreaterThanOrEqual(1_400); // the function's deadline (1.5 s)…
     expect(r.elapsed).toBeLessThan(3_000); // …not the keep-alive's "never"
-    await until(() => deepseek.requests[0]?.aborted === true);
+    await expect.poll(() => deepseek.requests[0]?.aborted, { timeout: 5_000, interval: 20 }).toBe(true);
     expect(deepseek.requests).toHaveLength(1);
     expect(deepseek.requests[0]?.aborted).toBe(true);
     expect(sim().requests).toHaveLength(0); // no time left for an equivalent

@@ -1,5 +1,5 @@
 import OpenAI from 'openai';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startGateway, type RunningGateway } from '../../local/gateway';
 
 /**
@@ -37,14 +37,16 @@ afterAll(async () => {
   await gw?.close();
 });
 
-/** Waits until a JSON log line with this request id has been written (settle logs after the response). */
-async function logLineOf(requestId: string | null): Promise<Record<string, unknown>> {
-  for (let i = 0; i < 100; i++) {
-    const found = lines.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.requestId === requestId && l.message === 'request');
-    if (found) return found;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  throw new Error(`no request log line for ${requestId}`);
+/** Waits (≤ 5 s) until a JSON log line with this request id has been written (settle logs after the response). */
+function logLineOf(requestId: string | null): Promise<Record<string, unknown>> {
+  return vi.waitFor(
+    () => {
+      const found = lines.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.requestId === requestId && l.message === 'request');
+      if (!found) throw new Error(`no request log line for ${requestId}`);
+      return found;
+    },
+    { timeout: 5_000, interval: 20 },
+  );
 }
 
 describe('request logs', () => {

@@ -1,6 +1,7 @@
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGateway, type RunningGateway } from '../../local/gateway';
+import { untilSettled } from '../support/ledger';
 
 /**
  * Money under concurrency, through the whole path (the official SDK, real HTTP, DynamoDB Local, the
@@ -44,22 +45,18 @@ function watchBalance(accountId: string) {
       if (a === undefined) continue;
       lowestCredit = Math.min(lowestCredit, a?.creditNanoUsd ?? 0);
       lowestFree = Math.min(lowestFree, a?.freeTokens ?? 0);
+      // Kept: the sampler's pace while the requests run (it waits for no condition; it samples until stopped).
       await new Promise((r) => setTimeout(r, 20));
     }
   })();
   return { stop: async () => ((running = false), await loop, { lowestCredit, lowestFree }) };
 }
 
-/** Waits until no hold of the account is left, then returns its ledger sums and the account. */
+/** Waits (≤ 20 s) until no hold of the account is left, then returns its ledger sums and the account. */
 async function settled(accountId: string) {
-  const { getAccount } = await import('../../functions/shared/accounts/account-store');
   const { usageSummary } = await import('../../functions/shared/billing/ledger');
-  for (let i = 0; i < 300; i++) {
-    const a = await getAccount(accountId, { consistent: true });
-    if (a && a.heldNanoUsd === 0 && a.heldFreeTokens === 0) return { account: a, summary: await usageSummary(accountId) };
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error('holds never settled');
+  const account = await untilSettled(accountId, { timeout: 20_000, interval: 50 });
+  return { account, summary: await usageSummary(accountId) };
 }
 
 /**

@@ -1,6 +1,7 @@
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { startGateway, type RunningGateway } from '../../local/gateway';
+import { untilSettled } from '../support/ledger';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy';
 
 /**
@@ -50,7 +51,7 @@ describe('DynamoDB outage', () => {
     const warm = new OpenAI({ baseURL: gw.baseUrl, apiKey: gw.apiKey, maxRetries: 0 });
     // Warm the dev key's caches (key and account view) while the store is up.
     await warm.chat.completions.create({ model: 'gpt-4o-mini', max_tokens: 50, messages: [{ role: 'user', content: 'warm up' }] });
-    await new Promise((r) => setTimeout(r, 300)); // let its settle finish
+    await untilSettled(gw.accountId); // its settle has landed: the account holds nothing
 
     // A stream slow enough (~300 ms a chunk) that DynamoDB is gone before it ends and settles.
     sim().setChunkDelay(300);
@@ -70,7 +71,7 @@ describe('DynamoDB outage', () => {
     sim().setChunkDelay(0);
     expect(await reading).toContain('Echo: served while the store dies');
 
-    for (let i = 0; i < 400 && !warn.mock.calls.some(([m]) => m === 'settle queued'); i++) await new Promise((r) => setTimeout(r, 25));
+    await vi.waitFor(() => expect(warn.mock.calls.some(([m]) => m === 'settle queued')).toBe(true), { timeout: 10_000, interval: 25 });
     expect(warn).toHaveBeenCalledWith('settle queued', expect.objectContaining({ requestId, kind: 'bill' }));
 
     // The same warm key, its caches still fresh: the hold cannot be written → 503, no upstream call.

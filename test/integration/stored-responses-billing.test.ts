@@ -3,7 +3,7 @@ import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reloadConfig } from '../../functions/shared/config/env';
 import { startGateway, type RunningGateway } from '../../local/gateway';
-import { pollLedgerEntry } from '../support/ledger';
+import { pollLedgerEntry, untilSettled } from '../support/ledger';
 
 /**
  * Stored responses and money, through the official openai SDK, the real handlers, DynamoDB Local and
@@ -55,15 +55,8 @@ async function account(accountId: string) {
 const textOf = (r: OpenAI.Responses.Response | undefined): string =>
   (r?.output ?? []).flatMap((o) => (o.type === 'message' ? o.content.map((c) => (c.type === 'output_text' ? c.text : '')) : [])).join('');
 
-/** Waits until the account holds nothing (every settle landed). */
-async function settled(accountId: string) {
-  for (let i = 0; i < 200; i++) {
-    const a = await account(accountId);
-    if (a.heldFreeTokens === 0 && a.heldNanoUsd === 0) return a;
-    await new Promise((r) => setTimeout(r, 30));
-  }
-  throw new Error('holds never settled');
-}
+/** Waits (≤ 10 s) until the account holds nothing (every settle landed). */
+const settled = (accountId: string) => untilSettled(accountId, { timeout: 10_000, interval: 30 });
 
 /** Runs `call`, which must fail with 402 before any upstream call, leaving the account as it was. */
 async function refusedWithoutUpstream(accountId: string, call: () => Promise<unknown>): Promise<void> {

@@ -34,8 +34,7 @@ async function measuredWrites(account: { accountId: string }, key: string) {
     counter.take();
     const r = await client.chat.completions.create({ model: 'gpt-4o-mini', max_tokens: 50, messages: [{ role: 'user', content: `hello ${round}` }] });
     expect(r.choices[0]?.message.content).toBeTruthy();
-    for (let i = 0; i < 200 && (await usageSummary(account.accountId)).requests < round + 1; i++) await new Promise((res) => setTimeout(res, 25));
-    expect((await usageSummary(account.accountId)).requests).toBe(round + 1);
+    await expect.poll(async () => (await usageSummary(account.accountId)).requests, { timeout: 10_000, interval: 25 }).toBe(round + 1);
   }
   // The calls of the measured request (the poll above reads only: Query).
   const calls = counter.take();

@@ -53,6 +53,17 @@ const used = new Set<string>();
 
 let recording = false;
 
+/**
+ * The requests the test's clients sent, and the Function URL invocations that have ended: an invocation
+ * ends when its handler returns, after the settle that follows its response.
+ */
+let sent = 0;
+let invocationsEnded = 0;
+const countingFetch: typeof fetch = (input, init) => {
+  sent++;
+  return fetch(input, init);
+};
+
 /** The recorder, an SDK `initialize` middleware given to every store client (both paths) as it is made. */
 type Recorder = (next: (args: { input: object }) => Promise<unknown>, context: { commandName?: unknown }) => (args: { input: object }) => Promise<unknown>;
 const record: Recorder = (next, context) => async (args) => {
@@ -78,8 +89,8 @@ beforeAll(async () => {
   // store/lean-document-client.ts) records too.
   (globalThis as Record<symbol, unknown>)[SDK_CLIENT_HOOK] = (c: { middlewareStack: { add: (mw: Recorder, o: object) => void } }) =>
     c.middlewareStack.add(record, { step: 'initialize', name: `recordGrantUse${randomBytes(4).toString('hex')}` });
-  gw = await startGateway({ tablePrefix: `grants-${process.pid}` });
-  client = new OpenAI({ baseURL: gw.baseUrl, apiKey: gw.apiKey, maxRetries: 0 });
+  gw = await startGateway({ tablePrefix: `grants-${process.pid}`, onInvocation: () => void invocationsEnded++ });
+  client = new OpenAI({ baseURL: gw.baseUrl, apiKey: gw.apiKey, maxRetries: 0, fetch: countingFetch });
   // Set up before recording (operator actions, not the request path): an account as written before
   // per-key state, without its `keys` map (nor the `holds` map of holds in flight).
   const legacy = await createAccount();
@@ -142,7 +153,7 @@ describe('gateway table grants', () => {
     expect(await settleHold(h2, { kind: 'cancel' })).toMatchObject({ alreadySettled: true, costNanoUsd: expect.any(Number) });
 
     // An account written before per-key state: its key's entry is added on the first request.
-    const legacyClient = new OpenAI({ baseURL: gw.baseUrl, apiKey: legacyKey.key, maxRetries: 0 });
+    const legacyClient = new OpenAI({ baseURL: gw.baseUrl, apiKey: legacyKey.key, maxRetries: 0, fetch: countingFetch });
     await legacyClient.chat.completions.create({ model: 'gpt-4o-mini', max_tokens: 5, messages: [{ role: 'user', content: 'legacy' }] });
 
     // A lease left on the account by a container that stopped (frozen, killed), past its expiry: the
@@ -159,8 +170,8 @@ describe('gateway table grants', () => {
       setClock(undefined);
     }
 
-    // Settles run after the response: give the last ones a moment to land.
-    await new Promise((r) => setTimeout(r, 200));
+    // Settles run after the response, inside the invocation: wait until every invocation sent has ended.
+    await vi.waitFor(() => expect(invocationsEnded).toBe(sent), { timeout: 10_000, interval: 20 });
     const granted = [...Object.entries(GATEWAY_TABLE_ACTIONS), ['responses', RESPONSES_TABLE_ACTIONS] as const].flatMap(([table, actions]) =>
       actions.map((a) => `${table} ${a}`),
     );

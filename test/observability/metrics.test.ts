@@ -1,5 +1,5 @@
 import OpenAI from 'openai';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { PROVIDER_NAMES } from '../../functions/shared/providers/manifest';
 import { tokenUsage } from '../../functions/shared/usage/token-usage';
 import type { RunningGateway } from '../../local/gateway';
@@ -59,13 +59,16 @@ function sim() {
  * Waits until `count` invocations have published (their `Requests` lines), then returns every metric
  * seen; with `requestId`, only that request's lines (each carries its request id as metadata).
  */
-async function published(count = 1, requestId?: string | null): Promise<EmfMetric[]> {
-  for (let i = 0; i < 200; i++) {
-    const found = emf.metrics().filter((m) => requestId === undefined || m.requestId === requestId);
-    if (found.filter((m) => m.name === 'Requests').length >= count) return found;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  throw new Error(`no Requests metric published; saw ${JSON.stringify(emf.metrics().map((m) => m.name))}`);
+function published(count = 1, requestId?: string | null): Promise<EmfMetric[]> {
+  return vi.waitFor(
+    () => {
+      const found = emf.metrics().filter((m) => requestId === undefined || m.requestId === requestId);
+      if (found.filter((m) => m.name === 'Requests').length < count)
+        throw new Error(`no Requests metric published; saw ${JSON.stringify(emf.metrics().map((m) => m.name))}`);
+      return found;
+    },
+    { timeout: 10_000, interval: 20 },
+  );
 }
 
 /** The metric `name` published with exactly the dimension names `dims` (service first). */
@@ -308,7 +311,12 @@ describe('metrics of overlapping invocations (one module instance, as on Lambda 
       }),
     );
     await published(1);
-    for (let i = 0; i < 200 && metric(emf.metrics(), 'Requests').flatMap((m) => m.values).length < 8; i++) await new Promise((r) => setTimeout(r, 20));
+    await vi.waitFor(
+      () => {
+        if (metric(emf.metrics(), 'Requests').flatMap((m) => m.values).length < 8) throw new Error('fewer than 8 Requests values yet');
+      },
+      { timeout: 10_000, interval: 20 },
+    );
     const all = emf.metrics();
     expect(metric(all, 'Requests').flatMap((m) => m.values)).toEqual(Array(8).fill(1));
     // Each request records each of these once: a line naming a request carries one value of each.

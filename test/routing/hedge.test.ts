@@ -59,9 +59,6 @@ const req = (stream = false) =>
 const plan = (model = 'hedged') => planAttempts(catalogue.get(model)!, catalogue, creds);
 const signal = () => new AbortController().signal;
 const calls = (provider: string) => sim.requests.filter((r) => r.provider === provider);
-const until = async (cond: () => boolean): Promise<void> => {
-  for (let i = 0; i < 100 && !cond(); i++) await new Promise((r) => setTimeout(r, 10));
-};
 
 async function text(out: StreamOutcome): Promise<string> {
   let s = out.first.map((p) => p.choices.map((c) => c.delta.content ?? '').join('')).join('');
@@ -93,8 +90,7 @@ describe.each(['buffered', 'streamed'] as const)('%s: a hedged model', (mode) =>
     const partnerAt = (calls('anthropic')[0]?.receivedAt ?? 0) - started;
     expect(partnerAt).toBeGreaterThanOrEqual(150);
     expect(partnerAt).toBeLessThan(800);
-    await until(() => calls('openai')[0]?.aborted === true);
-    expect(calls('openai')[0]?.aborted).toBe(true);
+    await expect.poll(() => calls('openai')[0]?.aborted, { timeout: 5_000, interval: 10 }).toBe(true);
     expect(calls('openai')).toHaveLength(1);
     expect(breaker.isOpen('openai:gpt-4o-mini')).toBe(false);
     // The loser's prompt is logged as the operator's cost, at the loser's upstream input price.
@@ -114,8 +110,7 @@ describe.each(['buffered', 'streamed'] as const)('%s: a hedged model', (mode) =>
     expect(out.attempt.publicModel).toBe('hedged');
     expect(out.content).toContain('Echo: hedge test');
     expect(out.attempts.map((a) => `${a.publicModel}:${a.outcome}`)).toEqual(['second:hedge-lost', 'hedged:ok']);
-    await until(() => calls('anthropic')[0]?.aborted === true);
-    expect(calls('anthropic')[0]?.aborted).toBe(true);
+    await expect.poll(() => calls('anthropic')[0]?.aborted, { timeout: 5_000, interval: 10 }).toBe(true);
     expect(breaker.isOpen('anthropic:claude-haiku-4-5')).toBe(false);
   });
 

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { CATALOGUE, getModel } from '../../functions/shared/catalogue/catalogue';
 import { chatCompletionRequest } from '../../functions/shared/openai/chat-request';
 import { planAttempts } from '../../functions/shared/routing/attempt-plan';
@@ -121,6 +121,10 @@ describe('a prompt over the context window', () => {
   });
 });
 
-async function until(cond: () => boolean, ms = 2_000): Promise<void> {
-  for (const end = Date.now() + ms; !cond() && Date.now() < end;) await new Promise((r) => setTimeout(r, 10));
+/** Waits until `cond` holds, for up to `ms`, then goes on either way: the test asserts what it needs after it. */
+async function until(cond: () => boolean, ms = 5_000): Promise<void> {
+  const holds = () => {
+    if (!cond()) throw new Error('not yet');
+  };
+  await vi.waitFor(holds, { timeout: ms, interval: 10 }).catch(() => undefined);
 }

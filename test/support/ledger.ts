@@ -1,4 +1,6 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { vi } from 'vitest';
+import type { Account } from '../../functions/shared/accounts/account-store';
 import { documentClient } from '../../functions/shared/store/dynamo';
 import { tableNames } from '../../functions/shared/store/tables';
 
@@ -19,6 +21,25 @@ export async function pollLedgerEntry(accountId: string, requestId: string | nul
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
   }
   return undefined;
+}
+
+/**
+ * Resolves once the account holds nothing (`heldNanoUsd` and `heldFreeTokens` both 0 on a consistent
+ * read): every settle of its requests has landed. Unlike `holdsReturned` (settle-queue.ts) it returns no
+ * credit lease itself, so an account with a live lease keeps it waiting. Polled with `vi.waitFor`.
+ * @returns the account as `getAccount` reads it once nothing is held.
+ * @throws Error when a hold stays on the account for `timeout` ms.
+ */
+export async function untilSettled(accountId: string, { timeout = 15_000, interval = 50 } = {}): Promise<Account> {
+  const { getAccount } = await import('../../functions/shared/accounts/account-store');
+  return vi.waitFor(
+    async () => {
+      const a = await getAccount(accountId, { consistent: true });
+      if (a === undefined || a.heldNanoUsd !== 0 || a.heldFreeTokens !== 0) throw new Error(`holds never settled on ${accountId}`);
+      return a;
+    },
+    { timeout, interval },
+  );
 }
 
 /** One stored item, as DynamoDB holds it (numbers as numbers). */
