@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CATALOGUE, getModel } from '../../functions/shared/catalogue/catalogue';
 import { chatCompletionRequest } from '../../functions/shared/openai/chat-request';
 import { planAttempts } from '../../functions/shared/routing/attempt-plan';
@@ -48,7 +48,8 @@ describe('a buffered attempt has a cap that its bytes cannot reset', () => {
     // Blank lines every 50 ms keep resetting the 30 s idle timer: only the total cap stops it.
     expect(elapsed).toBeGreaterThanOrEqual(590);
     expect(elapsed).toBeLessThan(1_500);
-    await until(() => scripted.requests[0]?.aborted === true);
+    // The capped upstream call is aborted, not left streaming.
+    await expect.poll(() => scripted.requests[0]?.aborted, { timeout: 5_000, interval: 10 }).toBe(true);
     expect(scripted.requests).toHaveLength(1);
   });
 });
@@ -120,11 +121,3 @@ describe('a prompt over the context window', () => {
     }
   });
 });
-
-/** Waits until `cond` holds, for up to `ms`, then goes on either way: the test asserts what it needs after it. */
-async function until(cond: () => boolean, ms = 5_000): Promise<void> {
-  const holds = () => {
-    if (!cond()) throw new Error('not yet');
-  };
-  await vi.waitFor(holds, { timeout: ms, interval: 10 }).catch(() => undefined);
-}
