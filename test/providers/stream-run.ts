@@ -22,7 +22,7 @@ export interface StreamRun {
 export async function runTransform(transform: StreamTransform, bytes: Buffer, size: number): Promise<StreamRun> {
   const parts: ChunkParts[] = [];
   try {
-    for await (const ev of decodeSse(pieces(bytes, size))) parts.push(...transform.push(ev));
+    for await (const events of decodeSse(pieces(bytes, size))) for (const ev of events) parts.push(...transform.push(ev));
     parts.push(...transform.end());
   } catch (error) {
     return { parts, error };

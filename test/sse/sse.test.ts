@@ -17,7 +17,10 @@ async function* chunks(...parts: (string | Uint8Array)[]): AsyncGenerator<Uint8A
 
 async function decodeAll(body: AsyncIterable<Uint8Array>): Promise<UpstreamSseEvent[]> {
   const out: UpstreamSseEvent[] = [];
-  for await (const e of decodeSse(body)) out.push(e);
+  for await (const batch of decodeSse(body)) {
+    expect(batch.length).toBeGreaterThan(0);
+    out.push(...batch);
+  }
   return out;
 }
 
@@ -69,9 +72,16 @@ describe('decodeSse: framing', () => {
     const raced = await Promise.race([pending, new Promise((r) => setTimeout(() => r('waiting'), 30))]);
     expect(raced).toBe('waiting'); // no blank line yet: not an event
     push('\n');
-    expect(await pending).toEqual({ done: false, value: { event: undefined, data: 'first' } });
+    expect(await pending).toEqual({ done: false, value: [{ event: undefined, data: 'first' }] });
     end();
     expect((await it.next()).done).toBe(true);
+  });
+
+  it('gives the events one read completed as one batch, in order, and the next read its own', async () => {
+    const batches: UpstreamSseEvent[][] = [];
+    for await (const batch of decodeSse(chunks('data: 1\n\ndata: 2\n\ndata: 3', '\n\n', ': keep-alive\n\n', 'data: 4\n\n'))) batches.push(batch);
+    // The keep-alive read completes no event: it makes no (empty) batch.
+    expect(batches.map((b) => b.map((e) => e.data))).toEqual([['1', '2'], ['3'], ['4']]);
   });
 
   it('reads CRLF and lone CR line ends as LF', async () => {

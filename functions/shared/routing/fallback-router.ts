@@ -240,7 +240,8 @@ function carriesOutput(p: ChunkParts): boolean {
 }
 
 /**
- * Decodes, transforms and yields non-empty batches of parts; every error becomes UpstreamAttemptError.
+ * Decodes, transforms and yields non-empty batches of parts, one per network read (sse/decode.ts);
+ * every error becomes UpstreamAttemptError.
  * With a meter, the parts are counted against the answer's output budget: at the batch that spends
  * it, the answer ends there and the upstream request is stopped (`live.close()` below).
  */
@@ -254,8 +255,8 @@ async function* streamParts(
   const transform = attempt.adapter.createStreamTransform(ctx);
   const admit = (parts: ChunkParts[]): ChunkParts[] => (meter === undefined ? parts : meter.admit(parts));
   try {
-    for await (const event of decodeSse(live.body)) {
-      const parts = admit(transform.push(event));
+    for await (const events of decodeSse(live.body)) {
+      const parts = admit(events.flatMap((event) => transform.push(event)));
       if (parts.length > 0) yield parts;
       if (meter?.spent === true) {
         logger.warn('answer cut at its held output', { requestId, target: attempt.target.key, outputTokens: meter.counted });
