@@ -38,7 +38,8 @@ describe('outputMeter', () => {
     const batch = [text(0, 'Hello there, how '), text(0, 'are you?', 'stop'), { choices: [], usage: tokenUsage({ prompt: 3, completion: 7 }) }];
     expect(meter.admit(batch)).toEqual(batch);
     expect(meter.spent).toBe(false);
-    expect(meter.counted).toBe(countTokens('Hello there, how ') + countTokens('are you?'));
+    // Counted as the upstream produced it, the pieces joined (the trailing space joins the next word).
+    expect(meter.counted).toBe(countTokens('Hello there, how are you?'));
   });
 
   it('cuts the piece that crosses the budget (plus its tokenizer margin) and ends the answer with length', () => {
@@ -68,6 +69,19 @@ describe('outputMeter', () => {
     expect(joined(out)[0]).toBe('think '.repeat(10));
     expect(out.at(-1)).toEqual({ choices: [0, 2].map((index) => ({ index, delta: {}, finish_reason: 'length' })) });
     expect(out.flatMap((p) => p.choices).some((c) => c.delta.content === 'never delivered')).toBe(false);
+  });
+
+  it('counts the pieces it let through by their bound once a later batch comes near the limit', () => {
+    const meter = outputMeter(20, 1); // cuts at 43 tokens
+    const first = [text(0, 'Hello there, how ')];
+    expect(meter.admit(first)).toBe(first); // far from the limit by its bytes: passed through as it is
+    const out = meter.admit([text(0, 'word '.repeat(100))]);
+    expect(meter.spent).toBe(true);
+    // The first piece was counted when the second came near the limit, as if counted on arrival.
+    const delivered = joined(out)[0] ?? '';
+    expect(meter.counted).toBe(countTokens('Hello there, how ') + countTokens(delivered));
+    expect(meter.counted).toBeLessThanOrEqual(outputCutAt(20));
+    expect(meter.counted).toBeGreaterThanOrEqual(outputCutAt(20) - 2);
   });
 
   it('never splits a surrogate pair', () => {

@@ -241,16 +241,21 @@ export function streamed(ctx: CallContext, outcome: Awaited<ReturnType<typeof ro
   recordOverhead(overheadMs(ctx.req.receivedAt, outcome.attempts));
   const encoder = ctx.surface.streamEncoder({ id: completionId(ctx.req.requestId), created: ctx.created, model: ctx.body.model, outcome });
   let usage: TokenUsage | undefined;
-  // What was produced, assembled as a buffered answer is, so an estimate counts the same text either way.
-  const produce = createCompletionAssembler();
-  const text = (): string => completionText(produce.result().choices);
+  // What was produced, kept as received and assembled as a buffered answer is only when an estimate
+  // needs its text (no usage from the upstream, an answer cut short), so both count the same text.
+  const batches: (readonly ChunkParts[])[] = [];
+  const text = (): string => {
+    const produce = createCompletionAssembler();
+    for (const b of batches) produce.push(b);
+    return completionText(produce.result().choices);
+  };
   let status: 'complete' | 'partial' | 'aborted' = 'partial';
   /** The usage the final chunk reported (and priced): the settle bills exactly it. */
   let finalUsage: BillableUsage | undefined;
   /** The first choice's finish reason, for the ledger (`GET /v1/generation`). */
   let finishReason: string | null | undefined;
   const produced = (batch: readonly ChunkParts[]): void => {
-    produce.push(batch);
+    batches.push(batch);
     for (const parts of batch) {
       if (parts.usage) usage = parts.usage;
       for (const c of parts.choices) if (c.index === 0 && c.finish_reason != null) finishReason = c.finish_reason;
@@ -276,17 +281,20 @@ export function streamed(ctx: CallContext, outcome: Awaited<ReturnType<typeof ro
     try {
       if (preface !== undefined) yield preface;
       for (let batch: ChunkParts[] | undefined = outcome.first; batch !== undefined;) {
-        for (const parts of batch) yield* encoder.parts(parts);
+        // One frame string per upstream read: the writer's gzip flush and socket write are per frame.
+        let out = '';
+        for (const parts of batch) for (const frame of encoder.parts(parts)) out += frame;
+        if (out !== '') yield out;
         const next = await outcome.rest.next();
         batch = next.done === true ? undefined : next.value;
         if (batch !== undefined) produced(batch);
       }
       status = 'complete';
-      yield* await encoder.complete(encoder.wantsFinalUsage ? await pricedFinal() : undefined);
+      yield (await encoder.complete(encoder.wantsFinalUsage ? await pricedFinal() : undefined)).join('');
     } catch (err) {
       if (ctx.req.signal.aborted) return;
       logger.warn('stream failed after first chunk', { requestId: ctx.req.requestId, error: describe(err) });
-      yield* await encoder.failed(midStreamError(err));
+      yield (await encoder.failed(midStreamError(err))).join('');
     } finally {
       if (deadlineTimer !== undefined) clearTimeout(deadlineTimer);
       outcome.close();

@@ -78,6 +78,25 @@ function prefixWithin(text: string, tokens: number, count: Count): string {
   return codePointPrefix(text, lo);
 }
 
+/** The pieces of text the meter counts, in the order {@link Meter} counts them (empty ones left out). */
+function textsOf(batch: readonly ChunkParts[]): string[] {
+  const out: string[] = [];
+  const add = (t: string | null | undefined): void => void (t ? out.push(t) : undefined);
+  for (const parts of batch)
+    for (const { delta: d } of parts.choices) {
+      add(d.reasoning_content);
+      add(d.content);
+      add(d.refusal);
+      for (const call of d.tool_calls ?? []) {
+        add(call.function?.name);
+        add(call.function?.arguments);
+        add(call.custom?.name);
+        add(call.custom?.input);
+      }
+    }
+  return out;
+}
+
 function codePointPrefix(text: string, chars: number): string {
   if (text.length <= chars) return text;
   const code = text.charCodeAt(chars - 1);
@@ -93,9 +112,20 @@ export function outputMeter(budget: number, choices: number): OutputMeter {
   return new Meter(outputCutAt(budget), choices);
 }
 
+/**
+ * Counting is lazy while the answer is far from its limit: a batch whose texts' UTF-8 bound (a strict
+ * upper bound on their tokens, usage/estimate.ts) still fits what is left is passed through as it is
+ * (no copy) and its texts are only remembered; they are counted together when a batch no longer fits
+ * by that bound, or when {@link counted} is read. So an answer that ends well within its budget, the
+ * common case, is never tokenized here; the batch that may cross the limit is counted piece by piece.
+ */
 class Meter implements OutputMeter {
-  counted = 0;
   spent = false;
+  /** Tokens of the pieces counted so far. */
+  private exact = 0;
+  /** Pieces admitted by their bound, not yet counted, and the sum of their bounds. */
+  private pending: string[] = [];
+  private pendingBound = 0;
   private readonly finished = new Set<number>();
 
   constructor(
@@ -103,8 +133,39 @@ class Meter implements OutputMeter {
     private readonly choices: number,
   ) {}
 
+  get counted(): number {
+    this.countPending();
+    return this.exact;
+  }
+
   admit(batch: readonly ChunkParts[]): ChunkParts[] {
     if (this.spent) return [];
+    const texts = textsOf(batch);
+    let bound = 0;
+    for (const t of texts) bound += utf8TokenBound(t);
+    if (this.exact + this.pendingBound + bound > this.limit) this.countPending();
+    if (this.exact + this.pendingBound + bound <= this.limit) {
+      for (const t of texts) this.pending.push(t);
+      this.pendingBound += bound;
+      for (const parts of batch) for (const c of parts.choices) if (c.finish_reason !== null) this.finished.add(c.index);
+      return batch as ChunkParts[];
+    }
+    return this.admitCounting(batch);
+  }
+
+  /**
+   * Counts the pieces admitted by their bound, joined in arrival order as the upstream produced them
+   * (one call of the counter of now, the tokenizer once loaded: ~5× cheaper than a call per piece).
+   */
+  private countPending(): void {
+    if (this.pending.length === 0) return;
+    this.exact += counter()(this.pending.join(''));
+    this.pending = [];
+    this.pendingBound = 0;
+  }
+
+  /** The batch that may cross the limit: every piece counted, the crossing one cut. */
+  private admitCounting(batch: readonly ChunkParts[]): ChunkParts[] {
     const out: ChunkParts[] = [];
     for (const parts of batch) {
       const admitted: ChunkChoice[] = [];
@@ -129,16 +190,16 @@ class Meter implements OutputMeter {
   private take(text: string | undefined): string | undefined {
     if (this.spent) return undefined;
     if (text === undefined || text === '') return text;
-    const left = this.limit - this.counted;
+    const left = this.limit - this.exact;
     const count = counter();
     const tokens = utf8TokenBound(text) > (left + 1) * MAX_TOKEN_BYTES ? Number.POSITIVE_INFINITY : count(text);
     if (tokens <= left) {
-      this.counted += tokens;
+      this.exact += tokens;
       return text;
     }
     this.spent = true;
     const cut = prefixWithin(text, left, count);
-    this.counted += cut === '' ? 0 : Math.min(left, count(cut));
+    this.exact += cut === '' ? 0 : Math.min(left, count(cut));
     return cut;
   }
 
