@@ -4,23 +4,32 @@ import type { Account } from '../../functions/shared/accounts/account-store';
 import { documentClient } from '../../functions/shared/store/dynamo';
 import { tableNames } from '../../functions/shared/store/tables';
 
-/** Time between two reads of {@link pollLedgerEntry} (ms). */
+/** Time between two reads of {@link pollLedgerEntry} (`vi.waitFor`'s interval, ms). */
 const POLL_MS = 30;
+/** What {@link pollLedgerEntry}'s look throws while the entry is missing or still held. */
+const NOT_YET = 'no settled entry yet';
 
 /**
  * The settled ledger entry of one request, read from this container's ledger table (test/support/tables.ts
  * or the gateway's env). The hold is written before the call and settled after the response has gone
- * out, so the entry is polled until it is no longer `held`: `tries` reads, {@link POLL_MS} ms apart
- * (100 tries: 3 s).
+ * out, so the entry is awaited (`vi.waitFor`) until it is no longer `held`, for `tries` × {@link POLL_MS}
+ * ms (100 tries: 3 s).
  * @returns the item, or undefined when no settled entry appeared (a request that must not be billed).
  */
 export async function pollLedgerEntry(accountId: string, requestId: string | null, tries = 100): Promise<Record<string, unknown> | undefined> {
-  for (let i = 0; i < tries; i++) {
-    const out = await documentClient().send(new GetCommand({ TableName: tableNames().ledger, Key: { accountId, requestId } }));
-    if (out.Item && out.Item.status !== 'held') return out.Item;
-    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
-  }
-  return undefined;
+  return vi
+    .waitFor(
+      async () => {
+        const out = await documentClient().send(new GetCommand({ TableName: tableNames().ledger, Key: { accountId, requestId } }));
+        if (!out.Item || out.Item.status === 'held') throw new Error(NOT_YET);
+        return out.Item;
+      },
+      { timeout: tries * POLL_MS, interval: POLL_MS },
+    )
+    .catch((err: unknown) => {
+      if (err instanceof Error && err.message === NOT_YET) return undefined; // a store failure still fails the test
+      throw err;
+    });
 }
 
 /**

@@ -4,12 +4,13 @@
  */
 import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { vi } from 'vitest';
 import { returnAllLeases } from '../../functions/shared/billing/lease';
 import { documentClient } from '../../functions/shared/store/dynamo';
 import { tableNames } from '../../functions/shared/store/tables';
 import type { RunningGateway } from '../../local/gateway';
 
-/** Time between two looks at the queue (ms). */
+/** Time between two looks (`vi.waitFor`'s interval, ms). */
 const POLL_MS = 50;
 
 /**
@@ -26,13 +27,13 @@ export async function settleQueueDrained(gw: RunningGateway, ms = 30_000): Promi
   });
   const names = ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible', 'ApproximateNumberOfMessagesDelayed'] as const;
   try {
-    const end = Date.now() + ms;
-    for (;;) {
-      const { Attributes = {} } = await sqs.send(new GetQueueAttributesCommand({ QueueUrl: gw.settle.queueUrl, AttributeNames: [...names] }));
-      if (names.every((n) => Number(Attributes[n] ?? 0) === 0)) return;
-      if (Date.now() > end) throw new Error(`settle queue not drained within ${ms} ms: ${JSON.stringify(Attributes)}`);
-      await new Promise((r) => setTimeout(r, POLL_MS));
-    }
+    await vi.waitFor(
+      async () => {
+        const { Attributes = {} } = await sqs.send(new GetQueueAttributesCommand({ QueueUrl: gw.settle.queueUrl, AttributeNames: [...names] }));
+        if (!names.every((n) => Number(Attributes[n] ?? 0) === 0)) throw new Error(`settle queue not drained within ${ms} ms: ${JSON.stringify(Attributes)}`);
+      },
+      { timeout: ms, interval: POLL_MS },
+    );
   } finally {
     sqs.destroy();
   }
@@ -46,14 +47,14 @@ export async function settleQueueDrained(gw: RunningGateway, ms = 30_000): Promi
  * @throws Error when a hold stays on the account for `ms`.
  */
 export async function holdsReturned(accountId: string, ms = 30_000): Promise<void> {
-  const end = Date.now() + ms;
-  for (;;) {
-    await returnAllLeases();
-    const root = (await documentClient().send(new GetCommand({ TableName: tableNames().accounts, Key: { accountId }, ConsistentRead: true }))).Item ?? {};
-    if (!root.heldNanoUsd && !root.heldFreeTokens) return;
-    if (Date.now() > end) throw new Error(`holds still on ${accountId} after ${ms} ms`);
-    await new Promise((r) => setTimeout(r, POLL_MS));
-  }
+  await vi.waitFor(
+    async () => {
+      await returnAllLeases();
+      const root = (await documentClient().send(new GetCommand({ TableName: tableNames().accounts, Key: { accountId }, ConsistentRead: true }))).Item ?? {};
+      if (root.heldNanoUsd || root.heldFreeTokens) throw new Error(`holds still on ${accountId} after ${ms} ms`);
+    },
+    { timeout: ms, interval: POLL_MS },
+  );
 }
 
 /**
