@@ -6,8 +6,9 @@ import { createEventGzip } from './response-encoding';
  * Writes a streamed result's frames to the response stream as they are produced, then ends it.
  *
  * With `gzip`, every frame goes through one gzip member flushed after each write (Z_SYNC_FLUSH,
- * response-encoding.ts): each SSE event, keep-alive comment or held-JSON beat leaves as soon as it is
- * produced and decodes on its own, so compression adds no batching and no wait for the first token.
+ * response-encoding.ts): each frame — the SSE events of one upstream read (app/chat-answer.ts
+ * `streamed`), a keep-alive comment, a held-JSON beat — leaves as soon as it is produced and decodes on
+ * its own, so compression adds no batching and no wait for the first token.
  * The frames end themselves (an SSE stream with `[DONE]` or its error event, app/chat-answer.ts
  * `streamed`, `streamedLate`): that last frame is written and flushed, then the member is finished (final
  * block + CRC/length trailer) and only then is the response ended, so a stream that failed mid-way
