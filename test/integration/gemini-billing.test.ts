@@ -130,6 +130,21 @@ describe.each(['gemini-2.5-flash', 'claude-sonnet-4-6'])('one ledger entry per r
     expect(account.creditNanoUsd).toBe(1_000_000_000 - chargeOf(usage, prices(model)));
   });
 
+  it('a prompt-cache read (`[cached]`: 3/4 of the prompt) is shown as cachedContentTokenCount and billed at the cached price', async () => {
+    const { ai, accountId } = await newClient({ freeTokens: 0, creditNanoUsd: 1_000_000_000 });
+    const r = await ai.models.generateContent({ model, contents: '[cached] bill this cached prompt', config: { maxOutputTokens: 64 } });
+    const usage = r.usageMetadata!;
+    expect(usage.cachedContentTokenCount).toBe(Math.floor(((usage.promptTokenCount ?? 0) * 3) / 4));
+    expect(usage.cachedContentTokenCount).toBeGreaterThan(0);
+    const entry = await pollLedgerEntry(accountId, r.responseId ?? null);
+    expect(entry).toMatchObject({
+      promptTokens: usage.promptTokenCount,
+      cachedTokens: usage.cachedContentTokenCount,
+      cachedInputPrice: prices(model).cachedInput,
+      costNanoUsd: chargeOf(usage, prices(model)),
+    });
+  });
+
   it('streamed generateContent, thinking on: thoughts are billed as output, as usageMetadata counts them', async () => {
     const { ai, accountId } = await newClient({ freeTokens: 0, creditNanoUsd: 1_000_000_000 });
     const s = await streamed(ai, {
