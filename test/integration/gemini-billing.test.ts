@@ -170,6 +170,29 @@ describe.each(['gemini-2.5-flash', 'claude-sonnet-4-6'])('one ledger entry per r
   });
 });
 
+describe.each([
+  ['claude-sonnet-4-6', 'anthropic'],
+  ['gpt-4o', 'openai'],
+] as const)('an answer that fills its output limit, on %s', (model, provider) => {
+  it('100 of 200 words, streamed a word or two a piece: neither cut nor billed past its usage', async () => {
+    const { ai, accountId } = await newClient({ freeTokens: 0, creditNanoUsd: 1_000_000_000 });
+    // An honest, long generation: 200 words, kept to the 100-token limit, a piece every 5 ms (one read each).
+    sim().setFault({ provider, model }, { kind: 'paced', everyMs: 5, words: 200 }, { times: 1 });
+    const s = await streamed(ai, { model, contents: 'fill the limit', config: { maxOutputTokens: 100 } });
+    expect(s.error).toBeUndefined();
+    expect(s.text.split(/\s+/).filter((w) => w !== '')).toHaveLength(100);
+    const usage = s.usage!;
+    expect(usage.candidatesTokenCount).toBe(100);
+    const entry = await pollLedgerEntry(accountId, s.responseId ?? null);
+    expect(entry).toMatchObject({
+      usageEstimated: false,
+      completionTokens: 100,
+      promptTokens: usage.promptTokenCount,
+      costNanoUsd: chargeOf(usage, prices(model)),
+    });
+  });
+});
+
 describe('free tokens only', () => {
   it('a buffered and a streamed request spend free tokens equal to usageMetadata.totalTokenCount, and no credit', async () => {
     const { ai, accountId } = await newClient({ freeTokens: 200_000, creditNanoUsd: 0 });
