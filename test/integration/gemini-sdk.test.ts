@@ -121,3 +121,65 @@ describe('the model list (GET /v1beta/models)', () => {
     await expect(ai.models.get({ model: 'no-such-model' })).rejects.toThrow(/NOT_FOUND|404/);
   });
 });
+
+/** The first 24 bytes of a PNG of `width` × `height` (signature and IHDR): all the counter reads of an image. */
+function pngHead(width: number, height: number): string {
+  const b = Buffer.alloc(24);
+  b.writeUInt32BE(0x89504e47, 0);
+  b.write('\r\n\x1a\n', 4, 'latin1');
+  b.writeUInt32BE(13, 8);
+  b.write('IHDR', 12, 'latin1');
+  b.writeUInt32BE(width, 16);
+  b.writeUInt32BE(height, 20);
+  return b.toString('base64');
+}
+
+/** A 3-page PDF as the page counter reads it (its page tree's `/Count`). */
+const PDF = Buffer.from('%PDF-1.4\n1 0 obj << /Type /Pages /Count 3 >> endobj\n%%EOF').toString('base64');
+
+describe('inlineData: images and PDFs, as Gemini CLI sends them', () => {
+  const ask = (extra?: object) => [{ role: 'user', parts: [{ text: 'What is in this file?' }, ...(extra ? [extra] : [])] }];
+  const count = async (model: string, extra?: object) => (await ai.models.countTokens({ model, contents: ask(extra) })).totalTokens ?? 0;
+
+  it('countTokens on a Gemini model: 258 per image up to 384 × 384 px, 258 per 768 × 768 tile above, 258 per PDF page', async () => {
+    const text = await count('gemini-2.5-flash');
+    expect(text).toBeGreaterThan(0);
+    expect(await count('gemini-2.5-flash', { inlineData: { mimeType: 'image/png', data: pngHead(16, 16) } })).toBe(text + 258);
+    expect(await count('gemini-2.5-flash', { inlineData: { mimeType: 'image/png', data: pngHead(384, 384) } })).toBe(text + 258);
+    expect(await count('gemini-2.5-flash', { inlineData: { mimeType: 'image/png', data: pngHead(1000, 800) } })).toBe(text + 258 * 2 * 2);
+    expect(await count('gemini-2.5-flash', { inlineData: { mimeType: 'application/pdf', data: PDF } })).toBe(text + 258 * 3);
+  });
+
+  it.each([
+    ['claude-sonnet-4-6', 1_600, 4_800],
+    ['gpt-4o', 85 + 170 * 8, 3_000 + 85 + 170 * 8],
+  ])('countTokens on %s: 200 with the most an image (%i) and a PDF page (%i) can cost there', async (model, image, page) => {
+    const text = await count(model);
+    expect(await count(model, { inlineData: { mimeType: 'image/png', data: pngHead(16, 16) } })).toBe(text + image);
+    expect(await count(model, { inlineData: { mimeType: 'application/pdf', data: PDF } })).toBe(text + 3 * page);
+  });
+
+  it.each([
+    ['claude-sonnet-4-6', { type: 'image', source: { type: 'base64', media_type: 'image/png', data: pngHead(16, 16) } }],
+    ['gpt-4o', { type: 'image_url', image_url: { url: `data:image/png;base64,${pngHead(16, 16)}` } }],
+    ['gemini-2.5-flash', { inlineData: { mimeType: 'image/png', data: pngHead(16, 16) } }],
+  ])('generateContent on %s: an image goes upstream as its image input, and is seen', async (model, upstreamPart) => {
+    const before = gw.simulator!.requests.length;
+    const r = await ai.models.generateContent({ model, contents: ask({ inlineData: { mimeType: 'image/png', data: pngHead(16, 16) } }) });
+    expect(r.text).toMatch(/^I see 1 image\./);
+    const sent = gw.simulator!.requests.slice(before).find((q) => q.model === model);
+    expect(JSON.stringify(sent?.body)).toContain(JSON.stringify(upstreamPart));
+  });
+
+  it.each([
+    ['claude-sonnet-4-6', { type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: PDF } }],
+    ['gpt-4o', { type: 'file', file: { file_data: `data:application/pdf;base64,${PDF}`, filename: 'document.pdf' } }],
+    ['gemini-2.5-flash', { inlineData: { mimeType: 'application/pdf', data: PDF } }],
+  ])('generateContent on %s: a PDF goes upstream as its document input, never as an image', async (model, upstreamPart) => {
+    const before = gw.simulator!.requests.length;
+    const r = await ai.models.generateContent({ model, contents: ask({ inlineData: { mimeType: 'application/pdf', data: PDF } }) });
+    expect(r.text).toMatch(/What is in this file/);
+    const sent = gw.simulator!.requests.slice(before).find((q) => q.model === model);
+    expect(JSON.stringify(sent?.body)).toContain(JSON.stringify(upstreamPart));
+  });
+});

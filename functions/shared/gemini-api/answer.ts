@@ -110,9 +110,11 @@ export function streamTranslator(model: string, responseId: string, includeThoug
 
 /**
  * Google's status name for an HTTP status (Google API design guide, error codes): 400
- * INVALID_ARGUMENT, 401 UNAUTHENTICATED, 402 (no credit) RESOURCE_EXHAUSTED as 429 — the quota
- * Google's own clients back off on and report — 403 PERMISSION_DENIED, 404 NOT_FOUND, 413
- * INVALID_ARGUMENT as 400, 429 RESOURCE_EXHAUSTED, 503 UNAVAILABLE, 504 DEADLINE_EXCEEDED, other 5xx INTERNAL 500.
+ * INVALID_ARGUMENT, 401 UNAUTHENTICATED, 402 (no credit, a key's spend limit) RESOURCE_EXHAUSTED as
+ * 402 — what the Gemini API answers for depleted prepaid credit, which Google's clients do not retry,
+ * while they retry a 429 with backoff (docs/providers.md §10) — 403 PERMISSION_DENIED, 404 NOT_FOUND,
+ * 413 INVALID_ARGUMENT as 400, 429 RESOURCE_EXHAUSTED, 503 UNAVAILABLE, 504 DEADLINE_EXCEEDED, other
+ * 5xx INTERNAL 500.
  */
 export function geminiErrorKind(status: number): { status: number; name: string } {
   switch (status) {
@@ -120,7 +122,7 @@ export function geminiErrorKind(status: number): { status: number; name: string 
       return { status, name: 'UNAUTHENTICATED' };
     case 402:
     case 429:
-      return { status: 429, name: 'RESOURCE_EXHAUSTED' };
+      return { status, name: 'RESOURCE_EXHAUSTED' };
     case 403:
       return { status, name: 'PERMISSION_DENIED' };
     case 404:

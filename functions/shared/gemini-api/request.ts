@@ -14,7 +14,7 @@ export const geminiPart = z.looseObject({
   text: o(z.string()),
   thought: o(z.boolean()),
   thoughtSignature: o(z.string()),
-  inlineData: o(z.looseObject({ mimeType: z.string(), data: z.string() })),
+  inlineData: o(z.looseObject({ mimeType: z.string(), data: z.string(), displayName: o(z.string()) })),
   functionCall: o(z.looseObject({ id: o(z.string()), name: z.string(), args: o(z.record(z.string(), z.unknown())) })),
   functionResponse: o(z.looseObject({ id: o(z.string()), name: z.string(), response: o(z.unknown()) })),
 });

@@ -11,8 +11,9 @@ import type { GeminiContent, GeminiPart, GeminiRequest } from './request';
  * serves it through the same core (hold, plan, fallback, ledger) as `/v1/chat/completions`:
  *
  * - `systemInstruction` → a system message; `user` turns → user messages (text, `inlineData` as a
- *   data-URL `image_url`); `model` turns → assistant messages (thought parts dropped, `functionCall`
- *   → `tool_calls` with `args` as JSON text); `functionResponse` → a `tool` message;
+ *   data URL: a PDF as a `file` part, anything else as an `image_url`); `model` turns → assistant
+ *   messages (thought parts dropped, `functionCall` → `tool_calls` with `args` as JSON text);
+ *   `functionResponse` → a `tool` message;
  * - a call without an `id` gets `call_<turn>_<part>`, and a response without one answers the last
  *   call of its name;
  * - `functionDeclarations` → function tools (`parametersJsonSchema`, else `parameters`);
@@ -104,8 +105,17 @@ function userMessages(turn: GeminiContent, calls: { id: string; name: string }[]
   return out;
 }
 
+/**
+ * One user part as a chat content part: `inlineData` as a data URL — a PDF as a `file` part (each
+ * adapter's document input; Gemini gets it back as `inlineData`), any other type as an `image_url`.
+ */
 function userPart(p: GeminiPart): Record<string, unknown> | undefined {
-  if (p.inlineData !== undefined) return { type: 'image_url', image_url: { url: `data:${p.inlineData.mimeType};base64,${p.inlineData.data}` } };
+  if (p.inlineData !== undefined) {
+    const { mimeType, data } = p.inlineData;
+    const url = `data:${mimeType};base64,${data}`;
+    if (mimeType.toLowerCase() === 'application/pdf') return { type: 'file', file: { file_data: url, filename: p.inlineData.displayName ?? 'document.pdf' } };
+    return { type: 'image_url', image_url: { url } };
+  }
   if (p.text !== undefined && p.thought !== true) return { type: 'text', text: p.text };
   return undefined;
 }

@@ -17,6 +17,13 @@ describe('Gemini error classification', () => {
     [403, rpc(403, 'PERMISSION_DENIED', "Method doesn't allow unregistered callers."), 'auth-config', false],
     [404, rpc(404, 'NOT_FOUND', 'models/gemini-1.5-pro is not found for API version v1beta, or is not supported for generateContent.'), 'not-found', false],
     [429, fixtureText('error-resource-exhausted.json'), 'rate-limit', true],
+    // Our project's prepaid credit depleted (docs/providers.md §10): no retry fixes it, so fall back at once.
+    [
+      402,
+      rpc(402, 'RESOURCE_EXHAUSTED', 'Your prepayment credits are depleted. Please go to AI Studio to manage your project and billing.'),
+      'auth-config',
+      false,
+    ],
     [500, rpc(500, 'INTERNAL', 'An internal error has occurred.'), 'server', true],
     [503, rpc(503, 'UNAVAILABLE', 'The model is overloaded. Please try again later.'), 'overloaded', true],
     [504, rpc(504, 'DEADLINE_EXCEEDED', 'Deadline expired before operation could complete.'), 'timeout', true],

@@ -53,8 +53,8 @@ function kindFor(err: RpcError | undefined, status: number, message: string): Fa
       return 'auth-config';
     case 'NOT_FOUND':
       return 'not-found';
-    case 'RESOURCE_EXHAUSTED':
-      return 'rate-limit';
+    case 'RESOURCE_EXHAUSTED': // 402: our project's prepaid credit is depleted (providers.md §10), else a rate limit
+      return status === 402 ? 'auth-config' : 'rate-limit';
     case 'INTERNAL':
       return 'server';
     case 'UNAVAILABLE':
