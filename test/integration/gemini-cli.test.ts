@@ -75,6 +75,8 @@ describe('Gemini CLI against modelmux', () => {
   for (const [model, provider] of [
     ['gemini-2.5-flash', 'gemini'],
     ['claude-sonnet-4-6', 'anthropic'],
+    ['gpt-4o', 'openai'],
+    ['deepseek-v3', 'deepseek'],
   ] as const) {
     it(`${model}: gemini -p "say hi" exits 0 with the model's text, no tool called`, { timeout: 120_000 }, async () => {
       const before = gw.simulator?.requests.length ?? 0;
@@ -87,16 +89,25 @@ describe('Gemini CLI against modelmux', () => {
     });
   }
 
-  it('gemini-2.5-flash: reads a file with read_file and answers with its first line', { timeout: 120_000 }, async () => {
-    const before = gw.simulator?.requests.length ?? 0;
-    const { stdout } = await gemini(`Use the read_file tool to read ${join(work, 'notes.txt')}, then answer with its first line.`, 'gemini-2.5-flash');
-    expect(stdout).toContain('The first line is 5151.');
-    const upstream = upstreamSince(before).filter((r) => JSON.stringify(r.body).includes('notes.txt'));
-    // Two agent turns: the call, then the answer after the file's text came back as a functionResponse.
-    expect(upstream.length).toBe(2);
-    expect(JSON.stringify(upstream[1]?.body)).toContain('functionResponse');
-    expect(JSON.stringify(upstream[1]?.body)).toContain('The first line is 5151.');
-  });
+  for (const [model, provider] of [
+    ['gemini-2.5-flash', 'gemini'],
+    ['claude-sonnet-4-6', 'anthropic'],
+    ['gpt-4o', 'openai'],
+    ['deepseek-v3', 'deepseek'],
+  ] as const) {
+    it(`${model}: reads a file with read_file and answers with its first line`, { timeout: 120_000 }, async () => {
+      const before = gw.simulator?.requests.length ?? 0;
+      const { stdout } = await gemini(`Use the read_file tool to read ${join(work, 'notes.txt')}, then answer with its first line.`, model);
+      expect(stdout).toContain('The first line is 5151.');
+      const upstream = upstreamSince(before).filter((r) => JSON.stringify(r.body).includes('notes.txt'));
+      // Two agent turns: the call, then the answer after the file's text came back (a Gemini
+      // functionResponse, translated into the target's own tool result).
+      expect(upstream.length).toBe(2);
+      expect(upstream.every((r) => r.provider === provider)).toBe(true);
+      expect(JSON.stringify(upstream[1]?.body)).toContain('The first line is 5151.');
+      if (provider === 'gemini') expect(JSON.stringify(upstream[1]?.body)).toContain('functionResponse');
+    });
+  }
 
   it('gemini-2.5-flash: --output-format json prints a JSON result with the answer and the usage', { timeout: 120_000 }, async () => {
     const { stdout } = await gemini(`Use the read_file tool to read ${join(work, 'notes.txt')}, then answer with its first line.`, 'gemini-2.5-flash', [
