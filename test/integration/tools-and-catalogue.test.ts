@@ -187,6 +187,54 @@ describe.each(['claude-3-5-sonnet', 'gemini-2.0-flash'])('tool calls with %s', (
   });
 });
 
+describe('a tool conversation continued on Gemini 3', () => {
+  const geminiCalls = (): unknown[] => {
+    const last = gw.simulator?.requests.filter((r) => r.provider === 'gemini').at(-1);
+    const contents = (last?.body as { contents?: Array<{ parts: Array<Record<string, unknown>> }> } | undefined)?.contents ?? [];
+    return contents.flatMap((c) => c.parts.filter((p) => p['functionCall'] !== undefined));
+  };
+
+  it("answers a history whose tool call Claude made (no signature): Google's sentinel goes in its place", async () => {
+    // Turn 1 on Claude: its tool call carries no Gemini signature.
+    const question: OpenAI.ChatCompletionMessageParam = { role: 'user', content: 'What is the weather in Paris?' };
+    const first = await client.chat.completions.create({ model: 'claude-sonnet-4-6', messages: [question], tools });
+    const call = first.choices[0]?.message.tool_calls?.[0];
+    expect(call?.type).toBe('function');
+    expect((call as ToolCall).extra_content).toBeUndefined();
+    // Turn 2 on Gemini 3, which refuses an unsigned call replayed in the current turn.
+    const second = await client.chat.completions.create({
+      model: 'gemini-3.5-flash',
+      tools,
+      messages: [
+        question,
+        { role: 'assistant', content: null, tool_calls: call ? [call] : [] },
+        { role: 'tool', tool_call_id: call?.id ?? '', content: '{"temp_c":21}' },
+      ],
+    });
+    expect(second.choices[0]?.message.content).toContain('21');
+    expect(geminiCalls()).toEqual([{ functionCall: { name: 'get_weather', args: { city: 'Paris' } }, thoughtSignature: 'skip_thought_signature_validator' }]);
+  });
+
+  it("keeps Gemini's own signature, and sends none to Gemini 2.5 for a call it did not sign", async () => {
+    const question: OpenAI.ChatCompletionMessageParam = { role: 'user', content: 'What is the weather in Paris?' };
+    const unsigned = { id: 'call_1', type: 'function' as const, function: { name: 'get_weather', arguments: '{"city":"Paris"}' } };
+    const result: OpenAI.ChatCompletionMessageParam = { role: 'tool', tool_call_id: 'call_1', content: '{"temp_c":21}' };
+    await client.chat.completions.create({
+      model: 'gemini-2.5-flash',
+      tools,
+      messages: [question, { role: 'assistant', content: null, tool_calls: [unsigned] }, result],
+    });
+    expect(geminiCalls()).toEqual([{ functionCall: { name: 'get_weather', args: { city: 'Paris' } } }]);
+    const signed = { ...unsigned, extra_content: { google: { thought_signature: 'c2lnbmVk' } } };
+    await client.chat.completions.create({
+      model: 'gemini-3.5-flash',
+      tools,
+      messages: [question, { role: 'assistant', content: null, tool_calls: [signed] }, result],
+    });
+    expect(geminiCalls()).toEqual([{ functionCall: { name: 'get_weather', args: { city: 'Paris' } }, thoughtSignature: 'c2lnbmVk' }]);
+  });
+});
+
 describe('reasoning output', () => {
   it('returns MiniMax reasoning as reasoning_content, apart from the answer', async () => {
     const res = await client.chat.completions.create({ model: 'minimax', messages: [{ role: 'user', content: 'Think about it' }] });

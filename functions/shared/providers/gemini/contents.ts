@@ -3,7 +3,7 @@ import type { ChatMessage } from '../../openai/chat-messages';
 import { InvalidRequestError } from '../../errors/gateway-errors';
 import { functionCallsOnly } from '../unsupported-parameters';
 import { toGeminiUserPart } from './media';
-import { signatureOf } from './thought-signature';
+import { SKIP_SIGNATURE_VALIDATOR, signatureOf } from './thought-signature';
 import type { GeminiContent, GeminiPart, GeminiRole, JsonObject } from './wire-request';
 
 /**
@@ -14,6 +14,8 @@ import type { GeminiContent, GeminiPart, GeminiRole, JsonObject } from './wire-r
  * - `assistant` → role `model`; its text and `tool_calls` (→ `functionCall {name, args}`) form one turn.
  * - A tool call's thought signature (`extra_content.google.thought_signature`, thought-signature.ts)
  *   goes back as `thoughtSignature` on its `functionCall` part, as Gemini 2.5/3 tool loops require.
+ *   With `signCalls` (a Gemini 3 target), a call that carries none — not Gemini's, or its signature
+ *   lost by the client — gets Google's sentinel instead (thought-signature.ts), which Gemini 3 accepts.
  * - `tool` results → `functionResponse {name, response}` parts in a `user` turn. Gemini matches
  *   results by name, OpenAI by id: the name is the one of the assistant tool call with that id, the
  *   latest such call winning (a history may repeat an id: older modelmux replies numbered Gemini
@@ -39,7 +41,7 @@ type AssistantMessage = Extract<ChatMessage, { role: 'assistant' }>;
  * @throws InvalidRequestError for a tool result whose `tool_call_id` no earlier assistant message
  *   issued (OpenAI answers 400 there too), and for unsupported user parts (see {@link toGeminiUserPart}).
  */
-export function toGeminiConversation(messages: Messages): GeminiConversation {
+export function toGeminiConversation(messages: Messages, signCalls = false): GeminiConversation {
   const contents: GeminiContent[] = [];
   const system: Array<{ text: string }> = [];
   const toolNames = new Map<string, string>();
@@ -64,7 +66,7 @@ export function toGeminiConversation(messages: Messages): GeminiConversation {
         );
         return;
       case 'assistant':
-        push('model', assistantParts(m, i, toolNames));
+        push('model', assistantParts(m, i, toolNames, signCalls));
         return;
       case 'tool': {
         const name = toolNames.get(m.tool_call_id);
@@ -91,7 +93,7 @@ export function toGeminiConversation(messages: Messages): GeminiConversation {
   return out;
 }
 
-function assistantParts(m: AssistantMessage, index: number, toolNames: Map<string, string>): GeminiPart[] {
+function assistantParts(m: AssistantMessage, index: number, toolNames: Map<string, string>, signCalls: boolean): GeminiPart[] {
   const parts: GeminiPart[] = [];
   if (typeof m.content === 'string') parts.push(...textParts(m.content));
   else if (m.content != null) {
@@ -99,12 +101,13 @@ function assistantParts(m: AssistantMessage, index: number, toolNames: Map<strin
   }
   for (const call of functionCallsOnly(m.tool_calls, index) ?? []) {
     toolNames.set(call.id, call.function.name);
-    const signature = signatureOf(call);
+    const signature = signatureOf(call) ?? (signCalls ? SKIP_SIGNATURE_VALIDATOR : undefined);
     const part: GeminiPart = { functionCall: { name: call.function.name, args: toArgsObject(call.function.arguments) } };
     parts.push(signature === undefined ? part : { ...part, thoughtSignature: signature });
   }
   if (m.function_call != null) {
-    parts.push({ functionCall: { name: m.function_call.name, args: toArgsObject(m.function_call.arguments) } });
+    const part: GeminiPart = { functionCall: { name: m.function_call.name, args: toArgsObject(m.function_call.arguments) } };
+    parts.push(signCalls ? { ...part, thoughtSignature: SKIP_SIGNATURE_VALIDATOR } : part);
   }
   return parts;
 }

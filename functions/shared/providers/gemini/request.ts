@@ -2,6 +2,7 @@ import { geminiCachedContent, type ChatCompletionRequest } from '../../openai/ch
 import type { AdapterContext, UpstreamHttpRequest } from '../types';
 import { refuseLogprobs, refuseOpenAIOnlyFeatures } from '../unsupported-parameters';
 import { toGeminiConversation } from './contents';
+import { requiresCallSignatures } from './thought-signature';
 import { toGenerationConfig } from './generation-config';
 import { toGeminiTools } from './tools';
 import type { GeminiGenerateContentBody } from './wire-request';
@@ -22,7 +23,7 @@ import type { GeminiGenerateContentBody } from './wire-request';
 export function buildGeminiChatRequest(req: ChatCompletionRequest, ctx: AdapterContext): UpstreamHttpRequest {
   refuseLogprobs(req);
   refuseOpenAIOnlyFeatures(req);
-  const { contents, systemInstruction } = toGeminiConversation(req.messages);
+  const { contents, systemInstruction } = toGeminiConversation(req.messages, requiresCallSignatures(ctx.target.upstreamModel));
   const body: GeminiGenerateContentBody = { contents, generationConfig: toGenerationConfig(req, ctx.target) };
   if (systemInstruction !== undefined) body.systemInstruction = systemInstruction;
   Object.assign(body, toGeminiTools(req));
