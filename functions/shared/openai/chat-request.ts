@@ -42,6 +42,13 @@ const positiveInt = z.number().check(z.int(), z.positive());
 /** The longest `models` fallback list accepted: OpenRouter documented "up to 3"; a few more, so one request cannot fan out far. */
 export const MAX_REQUEST_FALLBACKS = 8;
 
+/**
+ * The longest end-user id (`user`) and session id (`session_id`, or its header) a request may carry,
+ * in characters: the ledger entry records both (docs/DATA-MODEL.md §4), and stays within 1 KB (one
+ * write unit per KB) with two of this length.
+ */
+export const MAX_CALLER_ID_CHARS = 128;
+
 /** Fields of the request that steer modelmux's routing and are never passed to an upstream. */
 export const ROUTING_FIELDS = ['models', 'route', 'provider', 'session_id'] as const;
 
@@ -133,7 +140,8 @@ export const chatCompletionRequest = z
     logprobs: z.nullish(z.boolean()),
     top_logprobs: z.nullish(z.number().check(z.int(), z.gte(0), z.lte(20))),
     seed: z.nullish(int64),
-    user: z.optional(z.string()),
+    /** The caller's end user (OpenAI's, OpenRouter's `user`): sent to OpenAI-compatible upstreams, recorded on the ledger entry. */
+    user: z.optional(z.string().check(z.maxLength(MAX_CALLER_ID_CHARS))),
     safety_identifier: z.nullish(z.string().check(z.maxLength(64))),
     prompt_cache_key: z.nullish(z.string()),
     prompt_cache_retention: z.nullish(z.enum(['in_memory', '24h'])),
@@ -181,9 +189,9 @@ export const chatCompletionRequest = z
     models: z.nullish(z.array(z.string().check(z.minLength(1))).check(z.maxLength(MAX_REQUEST_FALLBACKS))),
     /**
      * OpenRouter's conversation id for sticky routing (routing/sticky.ts; also the `x-session-id`
-     * header). A routing field: never sent upstream.
+     * header), recorded on the ledger entry. A routing field: never sent upstream.
      */
-    session_id: z.optional(z.string().check(z.maxLength(256))),
+    session_id: z.optional(z.string().check(z.maxLength(MAX_CALLER_ID_CHARS))),
     /** OpenRouter's reasoning control (docs/openrouter.md §1), read by app/request-adjust.ts. Never sent upstream. */
     reasoning: z.optional(openRouterReasoning),
     /** OpenRouter's `usage: {include}` (docs/openrouter.md §2): usage is always returned, so accepted and ignored. */
