@@ -1,5 +1,4 @@
-import { InvalidRequestError } from '../errors/gateway-errors';
-import { MAX_CALLER_ID_CHARS } from '../openai/chat-request';
+import { boundedCallerId } from '../openai/chat-request';
 
 /** The end user and the session a Messages request's `metadata.user_id` names (chat request fields). */
 export interface MetadataCaller {
@@ -10,7 +9,7 @@ export interface MetadataCaller {
 }
 
 /** Claude Code before 2.1.78: `user_<64 hex>_account_<account uuid, or empty>_session_<session uuid>`. */
-const LEGACY_CLAUDE_CODE = /^(user_[0-9a-f]+)_account_[0-9a-f-]*_session_([0-9a-f-]+)$/i;
+const LEGACY_CLAUDE_CODE = /^user_([0-9a-f]+)_account_[0-9a-f-]*_session_([0-9a-f-]+)$/i;
 
 /**
  * The caller named by `metadata.user_id` (Anthropic: "an external identifier for the user who is
@@ -18,22 +17,16 @@ const LEGACY_CLAUDE_CODE = /^(user_[0-9a-f]+)_account_[0-9a-f-]*_session_([0-9a-
  * Code and the SDKs send"):
  * - since 2.1.78, a JSON string `{"device_id", "account_uuid", "session_id"}` → user `device_id`
  *   (else `account_uuid`), session `session_id`;
- * - before, `user_<hash>_account_<uuid>_session_<uuid>` → user `user_<hash>`, session the last uuid;
+ * - before, `user_<hash>_account_<uuid>_session_<uuid>` → user `<hash>` (the same 64 hex digits as
+ *   the newer `device_id`), session the last uuid;
  * - any other string is the end user as sent; null, absent or empty names no one.
  * @throws InvalidRequestError (400, param `metadata.user_id`) when the end user or the session would
- *   be longer than {@link MAX_CALLER_ID_CHARS} characters (what the ledger entry records).
+ *   be longer than the ledger records (openai/chat-request.ts `boundedCallerId`: 64 bytes).
  */
 export function metadataCaller(userId: string | null | undefined): MetadataCaller {
   if (userId == null || userId === '') return {};
   const out = claudeCodeCaller(userId) ?? { user: userId };
-  for (const value of [out.user, out.session_id]) {
-    if (value !== undefined && value.length > MAX_CALLER_ID_CHARS) {
-      throw new InvalidRequestError(
-        `metadata.user_id is ${userId.length} characters long; modelmux records an end-user id of at most ${MAX_CALLER_ID_CHARS} characters (a hash or a uuid).`,
-        { param: 'metadata.user_id', code: 'string_above_max_length' },
-      );
-    }
-  }
+  for (const value of [out.user, out.session_id]) if (value !== undefined) boundedCallerId(value, 'metadata.user_id');
   return out;
 }
 

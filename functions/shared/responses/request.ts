@@ -1,5 +1,4 @@
 import * as z from '../validation/zod';
-import { MAX_CALLER_ID_CHARS } from '../openai/chat-request';
 
 /**
  * The Responses API request (`POST /v1/responses`), as OpenAI's OpenAPI description types
@@ -273,7 +272,7 @@ export const createResponseRequest = z.lazy(() =>
     background: z.nullish(z.boolean()),
     truncation: z.nullish(z.enum(['auto', 'disabled'])),
     service_tier: z.nullish(z.enum(['auto', 'default', 'flex', 'scale', 'priority', 'fast', 'ultrafast'])),
-    user: z.optional(z.string().check(z.maxLength(MAX_CALLER_ID_CHARS))),
+    user: z.optional(z.string()),
     safety_identifier: z.nullish(z.string().check(z.maxLength(64))),
     prompt_cache_key: z.nullish(z.string()),
     prompt_cache_retention: z.nullish(z.enum(['in_memory', '24h'])),

@@ -16,8 +16,7 @@
  * closed; when it fails, fallback goes on as usual and the target that answers becomes the sticky one.
  */
 import { createHash } from 'node:crypto';
-import { InvalidRequestError } from '../errors/gateway-errors';
-import { MAX_CALLER_ID_CHARS, type ChatCompletionRequest } from '../openai/chat-request';
+import { boundedCallerId, type ChatCompletionRequest } from '../openai/chat-request';
 import { messageText } from '../usage/estimate';
 import { breakerKey, type Attempt } from './attempt-plan';
 import { breaker } from './circuit-breaker';
@@ -42,21 +41,14 @@ export const SESSION_HEADERS = ['x-session-id', 'x-claude-code-session-id'] as c
  * {@link SESSION_HEADERS} present; undefined when none is (an empty value counts as absent). It
  * names the conversation for sticky routing and is recorded on the ledger entry.
  * @param headers the request's headers, names lower-case.
- * @throws InvalidRequestError (400, `param` the header's name) for a header longer than
- *   {@link MAX_CALLER_ID_CHARS} characters (the body field's limit is its schema's).
+ * @throws InvalidRequestError (400, `param` the field or the header) for a session id longer than
+ *   the ledger records (openai/chat-request.ts `boundedCallerId`).
  */
 export function sessionIdOf(body: Pick<ChatCompletionRequest, 'session_id'>, headers: Readonly<Record<string, string | undefined>>): string | undefined {
-  if (body.session_id != null && body.session_id !== '') return body.session_id;
+  if (body.session_id != null && body.session_id !== '') return boundedCallerId(body.session_id, 'session_id');
   for (const name of SESSION_HEADERS) {
     const value = headers[name];
-    if (value === undefined || value === '') continue;
-    if (value.length > MAX_CALLER_ID_CHARS) {
-      throw new InvalidRequestError(`The ${name} header is ${value.length} characters long; a session id may have at most ${MAX_CALLER_ID_CHARS}.`, {
-        param: name,
-        code: 'string_above_max_length',
-      });
-    }
-    return value;
+    if (value !== undefined && value !== '') return boundedCallerId(value, name);
   }
   return undefined;
 }
