@@ -156,6 +156,17 @@ describe('an over-long end user or session is a 400 in the caller’s protocol',
     expect(sim().requests.length).toBe(before);
   });
 
+  it('Codex’s generic `session-id` header names the session, and an over-long one is ignored rather than refused', async () => {
+    const codex = await openai.responses
+      .create({ model: 'gpt-4o-mini', max_output_tokens: 16, input: 'hi' }, { headers: { 'session-id': 'codex-thread-1' } })
+      .withResponse();
+    expect(await entryOf(codex.response)).toMatchObject({ sessionId: 'codex-thread-1' });
+    const other = await openai.responses
+      .create({ model: 'gpt-4o-mini', max_output_tokens: 16, input: 'hi' }, { headers: { 'session-id': LONG } })
+      .withResponse();
+    expect((await entryOf(other.response)).sessionId).toBeUndefined();
+  });
+
   it('Messages API: Anthropic’s invalid_request_error', async () => {
     const before = sim().requests.length;
     const sends = [
