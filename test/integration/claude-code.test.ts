@@ -1,11 +1,13 @@
 import { execFile } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startGateway, type RunningGateway } from '../../local/gateway';
+import { ledgerEntries } from '../support/ledger';
 
 /**
  * Claude Code itself (npm `@anthropic-ai/claude-code`, a devDependency: a native binary, so the
@@ -16,6 +18,8 @@ import { startGateway, type RunningGateway } from '../../local/gateway';
  * prompt's path (else its schema's "Paris"), Claude Code runs it, sends the result back, and the
  * simulator answers in text quoting it, so the agent stops. Once per model with `--tools Read`, and once
  * as README's "Claude Code" section runs it: no `--model`, its default tools (Agent first). About 5 s each.
+ * A session named with `--session-id` is on every request (its `x-claude-code-session-id` header and
+ * `metadata.user_id`): each of its ledger entries records it (routing/sticky.ts `sessionIdOf`).
  */
 
 const run = promisify(execFile);
@@ -116,6 +120,34 @@ describe('Claude Code against modelmux', () => {
       expect(last?.completed).toBe(true);
     });
   }
+
+  it('--session-id: every request of the session carries it, and its ledger entries record it', { timeout: 120_000 }, async () => {
+    const session = randomUUID();
+    const before = gw.simulator?.requests.length ?? 0;
+    const out = await claude('Read the file Paris and tell me the secret number.', [
+      '--model',
+      'claude-sonnet-4-5',
+      '--tools',
+      'Read',
+      '--allowedTools',
+      'Read',
+      '--session-id',
+      session,
+    ]);
+    expect(out, JSON.stringify(out)).toMatchObject({ subtype: 'success', is_error: false });
+    // A Claude target gets Claude Code's body as sent: its metadata.user_id names the session.
+    const upstream = (gw.simulator?.requests ?? []).slice(before);
+    expect(upstream.length).toBeGreaterThanOrEqual(2);
+    for (const r of upstream) expect(JSON.stringify((r.body as { metadata?: unknown }).metadata)).toContain(session);
+    await vi.waitFor(
+      async () => {
+        const mine = (await ledgerEntries(gw.accountId)).filter((e) => e.status !== 'held' && e.sessionId === session);
+        expect(mine.length).toBe(upstream.length);
+        for (const e of mine) expect(e.user).toMatch(/^[0-9a-f-]{16,64}$/);
+      },
+      { timeout: 10_000, interval: 50 },
+    );
+  });
 
   it('with its default model and default tools: one Read round trip, then an answer with the first line', { timeout: 120_000 }, async () => {
     const before = gw.simulator?.requests.length ?? 0;

@@ -3,8 +3,9 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startGateway, type RunningGateway } from '../../local/gateway';
+import { ledgerEntries } from '../support/ledger';
 
 /**
  * OpenAI's Codex CLI itself (npm `@openai/codex`, a devDependency: a native binary from its platform
@@ -82,6 +83,7 @@ describe('Codex CLI against modelmux', () => {
   ] as const) {
     it(`${model}: codex exec runs one tool round trip over /v1/responses and answers with the file's first line`, { timeout: 90_000 }, async () => {
       const before = gw.simulator?.requests.length ?? 0;
+      const startedAt = Date.now();
       const { stdout } = await codexExec(extra);
       expect(stdout).toContain('The first line is 9393.');
       const upstream = (gw.simulator?.requests ?? []).slice(before).filter((r) => JSON.stringify(r.body).includes('notes.txt'));
@@ -91,6 +93,17 @@ describe('Codex CLI against modelmux', () => {
       expect(first).toMatch(/multi_agent_v1__\w+/);
       expect(JSON.stringify(upstream[1]?.body)).toContain('The first line is 9393.');
       expect(upstream.every((r) => r.completed && r.provider === provider)).toBe(true);
+      // Codex names its thread in a `session-id` header: both requests' entries record the same one.
+      const entries = await vi.waitFor(
+        async () => {
+          const mine = (await ledgerEntries(gw.accountId)).filter((e) => e.status !== 'held' && e.endedAt !== undefined && Number(e.endedAt) >= startedAt);
+          expect(mine).toHaveLength(2);
+          return mine;
+        },
+        { timeout: 10_000, interval: 50 },
+      );
+      expect(entries[0]?.sessionId).toMatch(/^[0-9a-f-]{36}$/);
+      expect(entries[1]?.sessionId).toBe(entries[0]?.sessionId);
     });
   }
 });

@@ -50,6 +50,8 @@ afterAll(async () => {
 });
 
 interface Outcome {
+  /** The request's number: its end user is `end-user-<i % 5>`, its session `s-<i>`. */
+  i: number;
   requestId: string | null;
   content: string;
   status: number;
@@ -61,7 +63,10 @@ async function one(i: number): Promise<Outcome> {
   const sentAt = Date.now();
   try {
     const { data, response } = await client.chat.completions
-      .create({ model: 'gpt-4o-mini', max_tokens: 20, stream: true, messages: [{ role: 'user', content: `load ${i}` }] })
+      .create(
+        { model: 'gpt-4o-mini', max_tokens: 20, stream: true, user: `end-user-${i % 5}`, messages: [{ role: 'user', content: `load ${i}` }] },
+        { headers: { 'x-session-id': `s-${i}` } },
+      )
       .withResponse();
     let content = '';
     try {
@@ -69,9 +74,9 @@ async function one(i: number): Promise<Outcome> {
     } catch {
       // a stream cut after content still got content: it must be billed
     }
-    return { requestId: response.headers.get('x-request-id'), content, status: response.status, sentAt };
+    return { i, requestId: response.headers.get('x-request-id'), content, status: response.status, sentAt };
   } catch (err) {
-    return { requestId: null, content: '', status: (err as { status?: number }).status ?? 0, sentAt };
+    return { i, requestId: null, content: '', status: (err as { status?: number }).status ?? 0, sentAt };
   }
 }
 
@@ -84,7 +89,7 @@ async function holdsInFlight(): Promise<Record<string, unknown>> {
 }
 
 describe('durable settle under a slow and then stopped DynamoDB', () => {
-  it('2,000 streams at concurrency 50: every answered request has exactly one ledger entry after recovery, no hold is left, money adds up', async () => {
+  it('2,000 streams at concurrency 50: every answered request has exactly one ledger entry after recovery, with its end user and session, no hold is left, money adds up', async () => {
     const outcomes: Outcome[] = [];
     let next = 0;
     let outage: Promise<void> | undefined;
@@ -165,6 +170,8 @@ describe('durable settle under a slow and then stopped DynamoDB', () => {
       const e = byId.get(o.requestId ?? '');
       expect(e, `ledger entry of ${o.requestId}`).toBeDefined();
       expect(['complete', 'partial', 'aborted']).toContain(e?.status);
+      // The caller's ids reach the entry however it was settled: in-process, by the queue, or with a lease.
+      expect(e).toMatchObject({ user: `end-user-${o.i % 5}`, sessionId: `s-${o.i}` });
     }
     // Nothing billed that got no content.
     const answeredIds = new Set(answered.map((o) => o.requestId));

@@ -27,12 +27,12 @@ afterAll(async () => {
 });
 
 /** Two requests of one account; the writes of the second (the first warms the container: key lookup, account view, lease). */
-async function measuredWrites(account: { accountId: string }, key: string) {
+async function measuredWrites(account: { accountId: string }, key: string, extra: Record<string, unknown> = {}) {
   const { usageSummary } = await import('../../functions/shared/billing/ledger');
   const client = new OpenAI({ baseURL: gw.baseUrl, apiKey: key, maxRetries: 0 });
   for (let round = 0; round < 2; round++) {
     counter.take();
-    const r = await client.chat.completions.create({ model: 'gpt-4o-mini', max_tokens: 50, messages: [{ role: 'user', content: `hello ${round}` }] });
+    const r = await client.chat.completions.create({ model: 'gpt-4o-mini', max_tokens: 50, messages: [{ role: 'user', content: `hello ${round}` }], ...extra });
     expect(r.choices[0]?.message.content).toBeTruthy();
     await expect.poll(async () => (await usageSummary(account.accountId)).requests, { timeout: 10_000, interval: 25 }).toBe(round + 1);
   }
@@ -70,6 +70,22 @@ describe('write units per request', () => {
     expect(await measuredWrites(account, key)).toEqual({
       'DynamoDB.PutItem': { calls: 1, units: 1, errors: 0 }, // the ledger entry
     });
+  });
+
+  // The end user and the session on the entry (at most 64 bytes each, DATA-MODEL §4) keep it within 1 KB.
+  const longestIds = { user: 'u'.repeat(64), session_id: 's'.repeat(64) };
+
+  it('an end user and a session of the longest accepted length keep the settle at 4 write units (ledger entry ≤ 1 KB)', async () => {
+    const { account, key } = await accountWithKeys({ freeTokens: 100, creditNanoUsd: 1_000_000_000 });
+    expect(await measuredWrites(account, key, longestIds)).toEqual({
+      'DynamoDB.UpdateItem': { calls: 1, units: 1, errors: 0 },
+      'DynamoDB.TransactWriteItems': { calls: 1, units: 4, errors: 0 },
+    });
+  });
+
+  it('an end user and a session of the longest accepted length keep a leased entry at 1 write unit', async () => {
+    const { account, key } = await accountWithKeys({ freeTokens: 0, creditNanoUsd: 1_000_000_000 });
+    expect(await measuredWrites(account, key, longestIds)).toEqual({ 'DynamoDB.PutItem': { calls: 1, units: 1, errors: 0 } });
   });
 
   it('a buffered chat request on a credit lease costs 1 write unit: its ledger entry, nothing before the answer', async () => {

@@ -3,6 +3,7 @@ import { queryAccountKeys } from '../accounts/keys/store';
 import { accountActivity } from '../billing/ledger';
 import type { GatewayRequest, JsonResult } from '../http/types';
 import { InvalidRequestError } from '../errors/gateway-errors';
+import { MAX_CALLER_ID_BYTES } from '../openai/chat-request';
 import type { AccountCaller } from './caller';
 import { json, usd } from './json';
 
@@ -13,20 +14,31 @@ export const MAX_ACTIVITY_DAYS = 365;
 /**
  * `{data:[{date, model, provider_name, key_hash, key_name, requests, prompt_tokens, completion_tokens,
  * usage, usage_nano_usd, byok_requests, cached_tokens, cache_write_tokens, cache_discount,
- * cache_discount_nano_usd}]}`, oldest day first. `key_name` is the key's current name (deleted keys
+ * cache_discount_nano_usd, external_users, sessions}]}`, oldest day first. `key_name` is the key's current name (deleted keys
  * included); null for entries recorded without a key. `cached_tokens` / `cache_write_tokens` (OpenRouter's
  * `prompt_tokens_details` names) are the prompt tokens read from / written to the provider's cache, of
  * `prompt_tokens`; `cache_discount` (OpenRouter's name) is what the cache reads saved, in USD, with the
- * exact nano-USD beside it (billing/ledger.ts `cacheReadSavingMilliNano`).
- * @throws InvalidRequestError (400, param `days`) for a `days` outside 1..365.
+ * exact nano-USD beside it (billing/ledger.ts `cacheReadSavingMilliNano`). `external_users` and
+ * `sessions` count the distinct end users (`user`: OpenRouter's `external_user`) and sessions
+ * (`session_id`) the group's requests named. `?external_user=` and `?session_id=` count only the
+ * requests that named that end user or that session (docs/DATA-MODEL.md §4).
+ * @throws InvalidRequestError (400, param `days`) for a `days` outside 1..365; (400, its param) for
+ *   an empty or over-long `external_user` or `session_id`.
  */
 export async function activityRoute(caller: AccountCaller, req: GatewayRequest): Promise<JsonResult> {
-  const raw = new URLSearchParams(req.query ?? '').get('days');
+  const query = new URLSearchParams(req.query ?? '');
+  const raw = query.get('days');
   const days = raw === null || raw === '' ? DEFAULT_ACTIVITY_DAYS : Number(raw);
   if (!Number.isInteger(days) || days < 1 || days > MAX_ACTIVITY_DAYS) {
     throw new InvalidRequestError(`\`days\` must be a whole number from 1 to ${MAX_ACTIVITY_DAYS}.`, { param: 'days', code: 'invalid_value' });
   }
-  const [groups, keys] = await Promise.all([accountActivity(caller.accountId, days, Date.now(), caller.account.shards), queryAccountKeys(caller.accountId)]);
+  const user = callerIdParam(query, 'external_user');
+  const sessionId = callerIdParam(query, 'session_id');
+  const only = { ...(user !== undefined && { user }), ...(sessionId !== undefined && { sessionId }) };
+  const [groups, keys] = await Promise.all([
+    accountActivity(caller.accountId, days, Date.now(), caller.account.shards, only),
+    queryAccountKeys(caller.accountId),
+  ]);
   const names = new Map(keys.map((k) => [k.keyHash, k.name]));
   return json({
     data: groups.map((g) => ({
@@ -45,6 +57,18 @@ export async function activityRoute(caller: AccountCaller, req: GatewayRequest):
       cache_write_tokens: g.cacheWriteTokens,
       cache_discount: usd(g.cacheDiscountNanoUsd),
       cache_discount_nano_usd: g.cacheDiscountNanoUsd,
+      external_users: g.externalUsers,
+      sessions: g.sessions,
     })),
   });
+}
+
+/** An end-user or session filter of the query: absent, or 1..MAX_CALLER_ID_BYTES bytes (what the ledger records). */
+function callerIdParam(query: URLSearchParams, name: string): string | undefined {
+  const value = query.get(name);
+  if (value === null) return undefined;
+  if (value === '' || Buffer.byteLength(value, 'utf8') > MAX_CALLER_ID_BYTES) {
+    throw new InvalidRequestError(`\`${name}\` must be 1 to ${MAX_CALLER_ID_BYTES} bytes long.`, { param: name, code: 'invalid_value' });
+  }
+  return value;
 }

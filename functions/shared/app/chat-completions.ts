@@ -20,7 +20,7 @@ import { dashboardUrl } from '../http/public-url';
 import { recordOverhead } from '../observability/metrics';
 import type { AuthenticatedKey } from '../accounts/authenticate';
 import { authenticateRequest, routeOptions } from './guard';
-import { answerUsage, completionText, settleRequest, usageEntry } from './settle-request';
+import { answerUsage, callerIds, completionText, recordingCaller, settleRequest, usageEntry } from './settle-request';
 import { conversationKey, rememberSticky, stickyFirst } from '../routing/sticky';
 import { commitAt, holdEndsAt } from '../routing/timeouts';
 import {
@@ -91,15 +91,19 @@ async function exchange(
   const planned = stickyFirst(planAttempts(entry, CATALOGUE, credentials, requiredCapabilities(body), fallbacks, byok, prefs), conversation);
   const plan = prefs?.require_parameters === true ? honouringParameters(planned, body, entry.id, new Set([entry.id, ...fallbacks.map((f) => f.id)])) : planned;
   const { demand, promptTokensEstimate, outputLimit } = chatDemand(body, entry, plan);
-  const bill = startBill({
-    accountId: caller.accountId,
-    keyHash: caller.keyHash,
-    requestId: req.requestId,
-    publicModel: body.model,
-    demand,
-    promptTokensEstimate,
-    endsAt: holdEndsAt(req),
-  });
+  const ids = callerIds(body, req.headers);
+  const bill = recordingCaller(
+    startBill({
+      accountId: caller.accountId,
+      keyHash: caller.keyHash,
+      requestId: req.requestId,
+      publicModel: body.model,
+      demand,
+      promptTokensEstimate,
+      endsAt: holdEndsAt(req),
+    }),
+    ids,
+  );
   if (!bill.predicted) await bill.confirmed;
   // The held output limit always goes upstream, so no completion can outgrow the hold.
   const sent: RoutedChatRequest = body.max_completion_tokens == null && body.max_tokens == null ? { ...body, max_tokens: outputLimit } : body;

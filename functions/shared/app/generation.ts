@@ -8,7 +8,7 @@ import { authenticateRequest } from './guard';
 /**
  * `GET /v1/generation?id=<id>`: one request looked up afterwards, OpenRouter's `GET
  * /api/v1/generation` (peers.md A): model, provider, tokens, cost, latency, time to first token, the
- * attempts and fallback path, the finish reason — from the request's ledger entry, no other table.
+ * attempts and fallback path, the finish reason, the caller's end user and session — from the request's ledger entry, no other table.
  * `id` is the request id (`x-request-id`) or an id made from it (`chatcmpl-…`, `resp_…`). Only the
  * API key that made the request may read it: any other key (the same account's included) gets the
  * 404 an unknown id gets, as does a request still in flight (OpenRouter: 404 until it is ready).
@@ -54,6 +54,9 @@ export interface GenerationObject {
   generation_time: number | null;
   attempts: number;
   fallback_path: AttemptView[];
+  /** The caller's end user (OpenRouter's `external_user`: the request's `user`), and its session (OpenRouter's `session_id`); null when the request named none. */
+  external_user: string | null;
+  session_id: string | null;
 }
 
 /** @throws InvalidRequestError (400) without a usable `id`; NotFoundError (404) for none of the caller's. */
@@ -102,6 +105,8 @@ export function toGeneration(requestId: string, e: LedgerItem): GenerationObject
     generation_time: e.endedAt === undefined || e.firstTokenAt === undefined ? null : e.endedAt - e.firstTokenAt,
     attempts: e.fallbackPath.length,
     fallback_path: e.fallbackPath.map(parseAttempt),
+    external_user: e.user ?? null,
+    session_id: e.sessionId ?? null,
   };
 }
 

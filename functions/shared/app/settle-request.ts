@@ -3,13 +3,14 @@ import type { SettledStatus, UsageEntry } from '../billing/settle';
 import { attemptPrices } from '../billing/hold-demand';
 import { cacheEntryFields } from '../billing/ledger';
 import type { CatalogueTarget } from '../catalogue/catalogue';
-import type { ChatCompletionRequest } from '../openai/chat-request';
+import { boundedCallerId, type ChatCompletionRequest } from '../openai/chat-request';
 import type { CompletionChoice } from '../openai/chat-response';
 import { logger } from '../observability/logger';
 import { recordSettled, recordSettleFailure } from '../observability/metrics';
 import { traced } from '../observability/tracer';
 import type { Attempt } from '../routing/attempt-plan';
 import type { AttemptRecord } from '../routing/attempt-contract';
+import { sessionIdOf } from '../routing/sticky';
 import { recordSpeed } from '../routing/target-speed';
 import { estimateTextTokens } from '../usage/estimate';
 import { estimateChatPromptTokens } from '../usage/prompt-tokens';
@@ -33,6 +34,29 @@ export interface SettleInput {
   status: Exclude<SettledStatus, 'orphaned'>;
   /** The first choice's finish reason, when the answer gave one. */
   finishReason?: string | null | undefined;
+}
+
+/** Who a request was made for, as the ledger entry records it (each at most 64 bytes: openai/chat-request.ts `boundedCallerId`). */
+export type CallerIds = Pick<UsageEntry, 'user' | 'sessionId'>;
+
+/**
+ * The end user and the session a chat request names (docs/DATA-MODEL.md §4): the end user is
+ * OpenAI's `safety_identifier`, else `user` (OpenAI's and OpenRouter's; on `/v1/messages` from
+ * `metadata.user_id`, on the Responses API its own `user`); the session is {@link sessionIdOf}'s.
+ * @param headers the request's headers, names lower-case.
+ * @throws InvalidRequestError (400, `param` the field or header) for an id longer than the ledger records.
+ */
+export function callerIds(body: ChatCompletionRequest, headers: Readonly<Record<string, string | undefined>>): CallerIds {
+  const named = body.safety_identifier != null && body.safety_identifier !== '' ? body.safety_identifier : body.user;
+  const user = named === undefined || named === '' ? undefined : boundedCallerId(named, named === body.user ? 'user' : 'safety_identifier');
+  const sessionId = sessionIdOf(body, headers);
+  return { ...(user !== undefined && { user }), ...(sessionId !== undefined && { sessionId }) };
+}
+
+/** The bill, writing `ids` on the ledger entry it settles (the hold is unchanged: an orphaned request's entry has none). */
+export function recordingCaller(bill: RequestBill, ids: CallerIds): RequestBill {
+  if (ids.user === undefined && ids.sessionId === undefined) return bill;
+  return { ...bill, settle: (entry) => bill.settle({ ...entry, ...ids }) };
 }
 
 /** Answers whose speed is recorded (a stream builds its entry twice: for its usage chunk and its settle). */

@@ -71,6 +71,9 @@ export const ledgerItemSchema = z.object({
   cacheWrite1hTokens: z.optional(count),
   cacheWrite1hPrice: z.optional(count),
   reasoningTokens: z.optional(count),
+  /** The caller's end user and session, as the request named them (app/settle-request.ts `callerIds`). */
+  user: z.optional(z.string()),
+  sessionId: z.optional(z.string()),
 });
 
 /** A stored, settled ledger entry. */
@@ -226,6 +229,15 @@ export interface ActivityGroup {
   cacheWriteTokens: number;
   /** What the cache reads saved, nano-USD: see {@link cacheReadSavingMilliNano}; rounded down once per group. */
   cacheDiscountNanoUsd: number;
+  /** How many distinct end users (`user`) and sessions (`sessionId`) the group's requests named. */
+  externalUsers: number;
+  sessions: number;
+}
+
+/** Which entries an activity counts: those naming this end user and/or this session (all when empty). */
+export interface ActivityFilter {
+  user?: string;
+  sessionId?: string;
 }
 
 /**
@@ -241,19 +253,22 @@ export function cacheReadSavingMilliNano(e: Pick<LedgerItem, 'inputPrice' | 'cac
 }
 
 /**
- * The groups of the last `days` days (today included), oldest day first, over every fund shard.
+ * The groups of the last `days` days (today included), oldest day first, over every fund shard, of
+ * the entries `only` selects.
  * @param shards the account's fund shards (its root item's `shards`).
  * @throws StoreUnavailableError (503).
  */
-export async function accountActivity(accountId: string, days: number, now = Date.now(), shards = 1): Promise<ActivityGroup[]> {
+export async function accountActivity(accountId: string, days: number, now = Date.now(), shards = 1, only: ActivityFilter = {}): Promise<ActivityGroup[]> {
   const today = Date.UTC(new Date(now).getUTCFullYear(), new Date(now).getUTCMonth(), new Date(now).getUTCDate());
   const since = today - (days - 1) * 86_400_000;
   const groups = new Map<string, ActivityGroup>();
   const savings = new Map<ActivityGroup, bigint>();
+  const named = new Map<ActivityGroup, { users: Set<string>; sessions: Set<string> }>();
   await forEachLedgerEntry(
     accountId,
     since,
     (e: LedgerItem) => {
+      if ((only.user !== undefined && e.user !== only.user) || (only.sessionId !== undefined && e.sessionId !== only.sessionId)) return;
       const date = e.createdAt.slice(0, 10);
       const keyHash = e.keyHash ?? '';
       const id = [date, e.servedModel, e.provider, keyHash].join('\u0000');
@@ -272,9 +287,14 @@ export async function accountActivity(accountId: string, days: number, now = Dat
           cachedTokens: 0,
           cacheWriteTokens: 0,
           cacheDiscountNanoUsd: 0,
+          externalUsers: 0,
+          sessions: 0,
         };
         groups.set(id, g);
+        named.set(g, { users: new Set(), sessions: new Set() });
       }
+      if (e.user !== undefined) named.get(g)!.users.add(e.user);
+      if (e.sessionId !== undefined) named.get(g)!.sessions.add(e.sessionId);
       g.requests += 1;
       g.promptTokens += e.promptTokens;
       g.completionTokens += e.completionTokens;
@@ -287,6 +307,7 @@ export async function accountActivity(accountId: string, days: number, now = Dat
     shards,
   );
   for (const [g, milli] of savings) g.cacheDiscountNanoUsd = Number(milli / 1000n);
+  for (const [g, n] of named) Object.assign(g, { externalUsers: n.users.size, sessions: n.sessions.size });
   return [...groups.values()].sort((a, b) => a.date.localeCompare(b.date) || a.model.localeCompare(b.model) || a.keyHash.localeCompare(b.keyHash));
 }
 

@@ -151,6 +151,8 @@ const usageEntrySchema = z.object({
   firstTokenAt: z.optional(z.number().check(z.int())),
   endedAt: z.optional(z.number().check(z.int())),
   finishReason: z.optional(z.string()),
+  user: z.optional(z.string()),
+  sessionId: z.optional(z.string()),
 });
 
 /** The body of a settle message (JSON): the hold and what to do with it. */

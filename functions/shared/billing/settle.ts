@@ -74,6 +74,10 @@ export interface UsageEntry extends CacheEntryFields {
   endedAt?: number;
   /** The first choice's `finish_reason`, when the answer had one. */
   finishReason?: string;
+  /** The caller's end user, as the request named it (`user`, `safety_identifier`, `metadata.user_id`), at most 64 bytes. */
+  user?: string;
+  /** The caller's session (`session_id`, `x-session-id`, Claude Code's session), at most 64 bytes. */
+  sessionId?: string;
 }
 
 /** A settle: bill the usage, or cancel the hold (no answer was produced). */

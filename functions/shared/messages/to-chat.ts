@@ -4,6 +4,7 @@ import { chatCompletionRequest } from '../openai/chat-request';
 import { InvalidRequestError } from '../errors/gateway-errors';
 import { NATIVE_REQUEST, type RoutedChatRequest } from '../providers/types';
 import { safeParse } from '../validation/zod';
+import { metadataCaller } from './metadata-user';
 import type { ContentBlock, CountTokensRequest, MessageParam, MessagesRequest } from './request';
 
 /**
@@ -25,10 +26,12 @@ import type { ContentBlock, CountTokensRequest, MessageParam, MessagesRequest } 
  *   above the model's output limit (README, "The Anthropic Messages API"), so a cap past a smaller
  *   model's limit is served at that limit, not refused as OpenAI refuses `max_tokens` on its own API
  *   (openai/request-limits.ts); each target's adapter lowers it to its own limit;
- * - `stop_sequences` → `stop` (OpenAI takes 4: the first 4), `metadata.user_id` → `user`; `top_k`,
+ * - `stop_sequences` → `stop` (OpenAI takes 4: the first 4), `metadata.user_id` → `user` (and, as
+ *   Claude Code fills it, `session_id`: messages/metadata-user.ts); `top_k`,
  *   `thinking`, `cache_control` and beta fields have no counterpart and only reach Claude targets.
  * @param model the catalogue id the request's model name resolved to.
- * @throws InvalidRequestError (400) when the translation is not a valid chat request.
+ * @throws InvalidRequestError (400) when the translation is not a valid chat request, or
+ *   `metadata.user_id` is too long (messages/metadata-user.ts).
  */
 export function toChatRequest(body: MessagesRequest, model: string, headers: Record<string, string>): RoutedChatRequest {
   const chat: Record<string, unknown> = {
@@ -40,8 +43,7 @@ export function toChatRequest(body: MessagesRequest, model: string, headers: Rec
   if (body.temperature !== undefined) chat['temperature'] = body.temperature;
   if (body.top_p !== undefined) chat['top_p'] = body.top_p;
   if (body.stop_sequences !== undefined && body.stop_sequences.length > 0) chat['stop'] = body.stop_sequences.slice(0, 4);
-  const user = body.metadata?.user_id;
-  if (typeof user === 'string' && user !== '') chat['user'] = user;
+  Object.assign(chat, metadataCaller(body.metadata?.user_id));
   Object.assign(chat, chatTools(body));
   const parsed = safeParse(chatCompletionRequest, chat);
   if (!parsed.success) {

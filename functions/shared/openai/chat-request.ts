@@ -1,4 +1,5 @@
 import * as z from '../validation/zod';
+import { InvalidRequestError } from '../errors/gateway-errors';
 import { chatMessage, textPart } from './chat-messages';
 import { cacheControl, chatTool, toolChoice } from './chat-tools';
 import { providerPreferences } from './provider-preferences';
@@ -41,6 +42,28 @@ const positiveInt = z.number().check(z.int(), z.positive());
 
 /** The longest `models` fallback list accepted: OpenRouter documented "up to 3"; a few more, so one request cannot fan out far. */
 export const MAX_REQUEST_FALLBACKS = 8;
+
+/**
+ * The longest end-user id (`user`, `safety_identifier`) and session id (`session_id`, or its header)
+ * a request may carry, in UTF-8 bytes (characters, for an ASCII id): OpenAI's own limit on
+ * `safety_identifier`. The ledger entry records both (docs/DATA-MODEL.md §4) and stays within 1 KB,
+ * one write unit, with two of this length; two of 128 took a leased entry to 2 (write-units.test.ts).
+ */
+export const MAX_CALLER_ID_BYTES = 64;
+
+/**
+ * `value`, when it is at most {@link MAX_CALLER_ID_BYTES} bytes long.
+ * @param param the request parameter or header it came from, named in the error.
+ * @throws InvalidRequestError (400, code `string_above_max_length`) for a longer value.
+ */
+export function boundedCallerId(value: string, param: string): string {
+  const bytes = Buffer.byteLength(value, 'utf8');
+  if (bytes <= MAX_CALLER_ID_BYTES) return value;
+  throw new InvalidRequestError(
+    `Invalid '${param}': ${bytes} bytes long; an end-user or session id may be at most ${MAX_CALLER_ID_BYTES} bytes (UTF-8), as the ledger records it. Send a hash or a UUID.`,
+    { param, code: 'string_above_max_length' },
+  );
+}
 
 /** Fields of the request that steer modelmux's routing and are never passed to an upstream. */
 export const ROUTING_FIELDS = ['models', 'route', 'provider', 'session_id'] as const;
@@ -133,6 +156,7 @@ export const chatCompletionRequest = z
     logprobs: z.nullish(z.boolean()),
     top_logprobs: z.nullish(z.number().check(z.int(), z.gte(0), z.lte(20))),
     seed: z.nullish(int64),
+    /** The caller's end user (OpenAI's, OpenRouter's `user`): sent to OpenAI-compatible upstreams, recorded on the ledger entry (at most {@link MAX_CALLER_ID_BYTES}). */
     user: z.optional(z.string()),
     safety_identifier: z.nullish(z.string().check(z.maxLength(64))),
     prompt_cache_key: z.nullish(z.string()),
@@ -181,9 +205,9 @@ export const chatCompletionRequest = z
     models: z.nullish(z.array(z.string().check(z.minLength(1))).check(z.maxLength(MAX_REQUEST_FALLBACKS))),
     /**
      * OpenRouter's conversation id for sticky routing (routing/sticky.ts; also the `x-session-id`
-     * header). A routing field: never sent upstream.
+     * header), recorded on the ledger entry (at most {@link MAX_CALLER_ID_BYTES}). A routing field: never sent upstream.
      */
-    session_id: z.optional(z.string().check(z.maxLength(256))),
+    session_id: z.optional(z.string()),
     /** OpenRouter's reasoning control (docs/openrouter.md §1), read by app/request-adjust.ts. Never sent upstream. */
     reasoning: z.optional(openRouterReasoning),
     /** OpenRouter's `usage: {include}` (docs/openrouter.md §2): usage is always returned, so accepted and ignored. */
