@@ -26,7 +26,7 @@ import { retrying, type RetryPolicy } from '../retry/retry';
 import { balanceActionSchema, watchBalance, type BalanceAction, type BalanceDispatch } from './balance-watch';
 import { holdRecordSchema, markHoldQueued, type HoldRecord } from './hold-record';
 import { settleRecord } from './lease-settle';
-import type { SettleOutcome, SettleResult } from './settle';
+import type { SettleOutcome, SettleResult, UsageEntry } from './settle';
 
 /** How long a settle is retried in the request's own function before it is queued (ms). */
 export const IN_PROCESS_SETTLE_MS = 2_500;
@@ -135,6 +135,9 @@ function describe(err: unknown): string | undefined {
 
 // The queue.
 
+/** A whole non-negative count or integer price (tokens; µUSD per 1M tokens). */
+const tokens = z.number().check(z.int(), z.nonnegative());
+
 const usageEntrySchema = z.object({
   publicModel: z.string(),
   servedModel: z.string(),
@@ -153,7 +156,25 @@ const usageEntrySchema = z.object({
   finishReason: z.optional(z.string()),
   user: z.optional(z.string()),
   sessionId: z.optional(z.string()),
+  // The cache buckets and their prices (ledger.ts CacheEntryFields): without them a queued settle
+  // billed cache reads and writes at the full input price.
+  cachedTokens: z.optional(tokens),
+  cachedInputPrice: z.optional(tokens),
+  cacheWrite5mTokens: z.optional(tokens),
+  cacheWrite5mPrice: z.optional(tokens),
+  cacheWrite1hTokens: z.optional(tokens),
+  cacheWrite1hPrice: z.optional(tokens),
+  reasoningTokens: z.optional(tokens),
 });
+
+/**
+ * Every field of a {@link UsageEntry} is in the message schema: `z.object` strips a key it does not
+ * know, so a field added to the entry and not here would be lost on every queued settle. This fails to
+ * compile with the missing keys' names.
+ */
+type UnqueuedEntryFields = Exclude<keyof UsageEntry, keyof z.infer<typeof usageEntrySchema>>;
+const everyEntryFieldQueued: [UnqueuedEntryFields] extends [never] ? true : UnqueuedEntryFields = true;
+void everyEntryFieldQueued;
 
 /** The body of a settle message (JSON): the hold and what to do with it. */
 const settleMessageSchema = z.object({
