@@ -8,7 +8,7 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { isWrite, type AwsCalls } from './aws-calls';
 import { load, SDK_ACCEPT_ENCODING, sendBuffered, sendStream, type RequestSpec } from './client';
-import { loadProfile, timeByPhase } from './profile';
+import { loadProfile, timeByPhase, topFrames, type FrameTime } from './profile';
 import { cpuMs, type Gateway, type Peer, type System } from './system';
 
 /** The request kinds measured one invocation at a time. */
@@ -355,6 +355,15 @@ export async function measureWru(system: System, modes: Record<'holds' | 'leases
 /** CPU ms per request by phase, for each profiled kind. */
 export type PhaseProfile = Record<Kind, Map<string, number>>;
 
+/** The profile of each kind: CPU ms per request by phase, and its top frames by self time (ms per request). */
+export interface KindProfiles {
+  phases: PhaseProfile;
+  frames: Record<Kind, FrameTime[]>;
+}
+
+/** Frames kept per kind in {@link KindProfiles}. */
+const TOP_FRAMES = 15;
+
 /**
  * A second gateway process under `node --cpu-prof` (every 250 µs): each kind one invocation at a time,
  * its window marked by the clock the profile uses (hrtime µs, shared by all processes on Linux).
@@ -366,7 +375,7 @@ export async function profileKinds(
   cfg: BenchConfig,
   bundles: string[],
   dir: string,
-): Promise<PhaseProfile> {
+): Promise<KindProfiles> {
   const gateway = await system.startGateway(env, ['--cpu-prof', `--cpu-prof-dir=${dir}`, '--cpu-prof-interval=250']);
   const windows = new Map<Kind, [number, number]>();
   const nowUs = (): number => Number(process.hrtime.bigint() / 1000n);
@@ -382,7 +391,11 @@ export async function profileKinds(
   const file = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
   if (file === undefined) throw new Error('the profiled gateway wrote no .cpuprofile');
   const profile = loadProfile(join(dir, file), bundles);
-  const out = {} as PhaseProfile;
-  for (const [kind, [from, to]] of windows) out[kind] = timeByPhase(profile, from, to);
-  return out;
+  const phases = {} as PhaseProfile;
+  const frames = {} as Record<Kind, FrameTime[]>;
+  for (const [kind, [from, to]] of windows) {
+    phases[kind] = timeByPhase(profile, from, to);
+    frames[kind] = topFrames(profile, from, to, TOP_FRAMES).map((f) => ({ ...f, ms: f.ms / cfg.profileRequests[kind] }));
+  }
+  return { phases, frames };
 }

@@ -112,3 +112,65 @@ const hotPathPhase = (stack: Runtime.CallFrame[]): string => {
   if (leaf === '(program)') return 'V8 (program)';
   return 'Node runtime, unattributed (sockets, HTTP parsing, timers, microtasks)';
 };
+
+/** One frame's self time: where a CPU sample's leaf was (`name url:line`, source-mapped), ms. */
+export interface FrameTime {
+  frame: string;
+  ms: number;
+}
+
+/**
+ * The `n` frames with the most self time among the samples in `[fromUs, toUs]` (idle left out), ms
+ * summed over the window; each sample is charged the time until the next, as in {@link timeByPhase}.
+ */
+export function topFrames(p: SourceProfile, fromUs: number, toUs: number, n: number): FrameTime[] {
+  const samples = p.profile.samples ?? [];
+  const deltas = p.profile.timeDeltas ?? [];
+  const self = new Map<string, number>();
+  let at = p.profile.startTime;
+  for (let i = 0; i < samples.length; i++) {
+    at += deltas[i] ?? 0;
+    const f = p.byId.get(samples[i] ?? -1)?.callFrame;
+    if (at < fromUs || at > toUs || f === undefined || f.functionName === '(idle)') continue;
+    // A lazily loaded file beside a bundle (the tokenizer) has no source map: named by its file.
+    const url = f.url.replace(/^file:\/\/.*\/asset\.[0-9a-f]+\//, 'asset:');
+    const frame = `${f.functionName || '(anonymous)'} ${url || '(native)'}${url ? `:${f.lineNumber + 1}` : ''}`;
+    self.set(frame, (self.get(frame) ?? 0) + Math.max(0, deltas[i + 1] ?? 0) / 1000);
+  }
+  return [...self]
+    .map(([frame, ms]) => ({ frame, ms }))
+    .sort((a, b) => b.ms - a.ms)
+    .slice(0, n);
+}
+
+/**
+ * "Top frames" section of BENCHMARKS.md: for each profiled kind, its frames with the most self time,
+ * in ms per request, and in µs per chunk for a kind that streams `chunks` chunks.
+ */
+export function renderTopFrames(kinds: Array<{ label: string; frames: FrameTime[]; chunks?: number }>): string {
+  const out = [
+    '## Top frames by self time',
+    '',
+    "The profile above (`node --cpu-prof`), by frame: the function a sample's leaf was in, mapped through the bundles' source maps (`node:` frames are Node's own, `(native)` V8's or libuv's). Self time only: a frame's callees are theirs.",
+  ];
+  for (const k of kinds) {
+    const chunked = k.chunks !== undefined;
+    out.push(
+      '',
+      `**${k.label}**`,
+      '',
+      chunked ? '| # | frame | ms per request | µs per chunk |' : '| # | frame | ms per request |',
+      chunked ? '|---|---|---|---|' : '|---|---|---|',
+    );
+    k.frames.forEach((f, i) => {
+      const cells = [
+        String(i + 1),
+        `\`${f.frame.replace(/\|/g, '\\|')}\``,
+        f.ms.toFixed(3),
+        ...(chunked ? [((f.ms * 1000) / (k.chunks ?? 1)).toFixed(1)] : []),
+      ];
+      out.push(`| ${cells.join(' | ')} |`);
+    });
+  }
+  return out.join('\n');
+}

@@ -14,6 +14,7 @@ import { ACCOUNT_KINDS, measureAccountKinds, renderAccountKinds } from './accoun
 import { closePools } from './client';
 import { emptyModule, timeImports } from './cold-start';
 import { benchConfig, KINDS, measureKind, measureLoad, measureWru, profileKinds, type Kind, type KindResult } from './measure';
+import { renderTopFrames } from './profile';
 import { renderReport } from './report';
 import { stackFunction, synthStack } from './stack';
 import { cpuMs, lambdaNode, machineBusyMs, startSystem, type System } from './system';
@@ -81,7 +82,7 @@ async function main(): Promise<void> {
   log('CPU profile of the request path (a gateway under node --cpu-prof)');
   const profileDir = join(work, 'profile');
   mkdirSync(profileDir);
-  const phases = await profileKinds(system, MODES.leases, key, cfg, [join(chat.dir, 'index.mjs'), join(embeddings.dir, 'index.mjs')], profileDir);
+  const { phases, frames } = await profileKinds(system, MODES.leases, key, cfg, [join(chat.dir, 'index.mjs'), join(embeddings.dir, 'index.mjs')], profileDir);
 
   const seconds = Math.round((performance.now() - started) / 1000);
   const node = execFileSync(node24, ['--version'], { encoding: 'utf8' }).trim();
@@ -92,7 +93,8 @@ async function main(): Promise<void> {
     .join(', ')}), rate limits off, on an account with credit._`;
   const report = renderReport({ cfg, header, stack, imports, kinds, load, wru, phases, leaseEnv: MODES.leases });
   const target = cfg.quick ? join(logDir, 'BENCHMARKS.quick.md') : join(ROOT, 'BENCHMARKS.md');
-  const full = `${report}\n\n${renderAccountKinds(accountKinds)}`;
+  const topFramesOf = (kind: Kind, chunks?: number) => ({ label: KINDS[kind].label, frames: frames[kind], ...(chunks === undefined ? {} : { chunks }) });
+  const full = `${report}\n\n${renderAccountKinds(accountKinds)}\n\n${renderTopFrames([topFramesOf('chat'), topFramesOf('stream', 12), topFramesOf('stream500', 500)])}`;
   writeFileSync(target, `${full}\n`);
   process.stdout.write(`${full}\n`);
   log(`wrote ${target}`);
