@@ -15,10 +15,12 @@ import { startGateway, type RunningGateway } from '../../local/gateway';
  */
 let gw: RunningGateway;
 let counter: ReturnType<typeof countAwsCalls>;
+/** Function URL invocations ended so far: an ended invocation's writes have all been answered and counted. */
+let invocationsEnded = 0;
 
 beforeAll(async () => {
   counter = countAwsCalls(); // before any client is made, so the gateway's own client reports to it
-  gw = await startGateway({ tablePrefix: `wru-${process.pid}` });
+  gw = await startGateway({ tablePrefix: `wru-${process.pid}`, onInvocation: () => void invocationsEnded++ });
 });
 
 afterAll(async () => {
@@ -30,11 +32,15 @@ afterAll(async () => {
 async function measuredWrites(account: { accountId: string }, key: string, extra: Record<string, unknown> = {}) {
   const { usageSummary } = await import('../../functions/shared/billing/ledger');
   const client = new OpenAI({ baseURL: gw.baseUrl, apiKey: key, maxRetries: 0 });
+  const ended = invocationsEnded;
   for (let round = 0; round < 2; round++) {
     counter.take();
     const r = await client.chat.completions.create({ model: 'gpt-4o-mini', max_tokens: 50, messages: [{ role: 'user', content: `hello ${round}` }], ...extra });
     expect(r.choices[0]?.message.content).toBeTruthy();
     await expect.poll(async () => (await usageSummary(account.accountId)).requests, { timeout: 10_000, interval: 25 }).toBe(round + 1);
+    // The entry is readable once DynamoDB stored it, which can be before the gateway's client has read
+    // its answer (and the units it consumed): the invocation's end says every call of it was answered.
+    await expect.poll(() => invocationsEnded, { timeout: 10_000, interval: 10 }).toBe(ended + round + 1);
   }
   // The calls of the measured request (the poll above reads only: Query).
   const calls = counter.take();
