@@ -22,6 +22,7 @@ import {
   DescribeUserPoolCommand,
 } from '@aws-sdk/client-cognito-identity-provider';
 import { DASHBOARD_CLIENT_SETTINGS, USER_POOL_SETTINGS } from '../lib/constructs/identity-settings';
+import { retrying, type RetryPolicy } from '../functions/shared/retry/retry';
 
 /** Options of {@link startCognitoLocal}. */
 export interface CognitoLocalOptions {
@@ -49,11 +50,21 @@ export interface RunningCognitoLocal {
   stop(): Promise<void>;
 }
 
-/** Starts the emulator and makes sure the pool and client exist. @throws Error when it does not start. */
+/** A free port found, then lost to another process before the emulator bound it: try another (3 tries). */
+const LOST_PORT: RetryPolicy = { maxAttempts: 3, delayMs: (err) => (err instanceof Error && err.message.includes('EADDRINUSE') ? 0 : undefined) };
+
+/**
+ * Starts the emulator and makes sure the pool and client exist. Without `opts.port`, a port another
+ * process took between {@link freePort} and the emulator's listen is replaced by a new one.
+ * @throws Error when it does not start.
+ */
 export async function startCognitoLocal(opts: CognitoLocalOptions): Promise<RunningCognitoLocal> {
+  return opts.port ? startOn(opts, opts.port) : retrying(async () => startOn(opts, await freePort()), LOST_PORT);
+}
+
+async function startOn(opts: CognitoLocalOptions, port: number): Promise<RunningCognitoLocal> {
   const dataDir = resolve(opts.dataDir);
   mkdirSync(dataDir, { recursive: true });
-  const port = opts.port || (await freePort());
   const endpoint = `http://127.0.0.1:${port}`;
   const codesFile = join(dataDir, 'codes.jsonl');
   writeFileSync(codesFile, '');
