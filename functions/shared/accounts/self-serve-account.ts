@@ -23,6 +23,7 @@
  */
 import { createHash } from 'node:crypto';
 import { config } from '../config/env';
+import { atOnce, retrying, TryAgain } from '../retry/retry';
 import { GetCommand, QueryCommand } from '../store/commands';
 import { ACCOUNT_IS_NEW, FREE_GRANT_IS_NEW } from '../store/conditions';
 import { documentClient } from '../store/dynamo';
@@ -71,7 +72,8 @@ export async function ensureSelfServeAccount(
   const limit = config().SIGNUP_GRANTS_PER_IP_PER_DAY;
   const network = limit > 0 && signup.clientAddress !== undefined ? signupNetwork(signup.clientAddress) : undefined;
   let withheld: FreeGrantWithheld | undefined = isDisposableEmail(address) ? 'disposable_domain' : undefined;
-  for (let attempt = 0; attempt < 2; attempt++) {
+  // Two tries at most: the second, after the grant was refused, without it (and so without a grant's conflict).
+  const created = await retrying(async (): Promise<Account | 'exists'> => {
     const freeTokens = withheld === undefined ? NEW_ACCOUNT_FREE_TOKENS : 0;
     const account: Account = {
       accountId: sub,
@@ -99,16 +101,18 @@ export async function ensureSelfServeAccount(
         : [];
     try {
       await transactWrite([accountPut, ...grantItems]);
-      return { account, created: true };
+      return account;
     } catch (err) {
       const codes = cancellationCodes(err);
-      if (codes?.[CREATE_ITEM.account] === 'ConditionalCheckFailed') break; // created meanwhile by a concurrent first call
+      if (codes?.[CREATE_ITEM.account] === 'ConditionalCheckFailed') return 'exists'; // created meanwhile by a concurrent first call
       // This email already had its grant, or the network's slots for today are taken: no grant, no slot.
       if (codes?.[CREATE_ITEM.freeGrantMarker] === 'ConditionalCheckFailed') withheld = 'already_granted';
       else if (codes?.[CREATE_ITEM.networkSlot] === 'ConditionalCheckFailed') withheld = 'ip_limit';
       else throw err;
+      throw new TryAgain('free grant withheld');
     }
-  }
+  }, atOnce(2));
+  if (created !== 'exists') return { account: created, created: true };
   const winner = await readAccount(sub);
   if (!winner) throw new Error(`account ${sub} vanished after its creation`);
   return { account: winner, created: false };
