@@ -71,13 +71,16 @@ async function gemini(prompt: string, model: string, extra: readonly string[] = 
 /** The simulator's requests since `before`. */
 const upstreamSince = (before: number) => (gw.simulator?.requests ?? []).slice(before);
 
+/** The public models Gemini CLI is run on, one per provider family, and the upstream each must reach. */
+const MODELS = [
+  ['gemini-2.5-flash', 'gemini'],
+  ['claude-sonnet-4-6', 'anthropic'],
+  ['gpt-4o', 'openai'],
+  ['deepseek-v3', 'deepseek'],
+] as const;
+
 describe('Gemini CLI against modelmux', () => {
-  for (const [model, provider] of [
-    ['gemini-2.5-flash', 'gemini'],
-    ['claude-sonnet-4-6', 'anthropic'],
-    ['gpt-4o', 'openai'],
-    ['deepseek-v3', 'deepseek'],
-  ] as const) {
+  for (const [model, provider] of MODELS) {
     it(`${model}: gemini -p "say hi" exits 0 with the model's text, no tool called`, { timeout: 120_000 }, async () => {
       const before = gw.simulator?.requests.length ?? 0;
       const { stdout } = await gemini('say hi', model);
@@ -89,12 +92,7 @@ describe('Gemini CLI against modelmux', () => {
     });
   }
 
-  for (const [model, provider] of [
-    ['gemini-2.5-flash', 'gemini'],
-    ['claude-sonnet-4-6', 'anthropic'],
-    ['gpt-4o', 'openai'],
-    ['deepseek-v3', 'deepseek'],
-  ] as const) {
+  for (const [model, provider] of MODELS) {
     it(`${model}: reads a file with read_file and answers with its first line`, { timeout: 120_000 }, async () => {
       const before = gw.simulator?.requests.length ?? 0;
       const { stdout } = await gemini(`Use the read_file tool to read ${join(work, 'notes.txt')}, then answer with its first line.`, model);
