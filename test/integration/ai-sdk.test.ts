@@ -99,6 +99,24 @@ describe.each(API)('AI SDK over %s', (_label, model) => {
   });
 });
 
+describe('reasoning through the Responses API', () => {
+  // The AI SDK asks for a summary only on a model it knows reasons (o-series, gpt-5); forceReasoning
+  // names any other as one, and it then reads the reasoning from the summary alone.
+  const reasoning = { openai: { forceReasoning: true, reasoningSummary: 'auto', reasoningEffort: 'low' } };
+
+  it.each(['deepseek-r1', 'claude-sonnet-4-6', 'gemini-2.5-flash'])('%s: generateText and streamText show the reasoning', async (name) => {
+    const prompt = `Think about the AI SDK and ${name}`;
+    const buffered = await generateText({ model: openai(name), prompt, providerOptions: reasoning });
+    expect(buffered.reasoningText, name).toMatch(/\S/);
+    expect(buffered.text).toMatch(/^Echo: Think about/);
+    const streamed = streamText({ model: openai(name), prompt, providerOptions: reasoning });
+    let text = '';
+    for await (const delta of streamed.textStream) text += delta;
+    expect(await streamed.reasoningText, name).toBe(buffered.reasoningText);
+    expect(text).toBe(buffered.text);
+  });
+});
+
 describe('conversations that replay earlier turns', () => {
   /** The default provider with a tap on its request bodies (what the SDK really sends). */
   function tapped(): { provider: OpenAIProvider; bodies: Array<{ input: Array<Record<string, unknown>>; store?: boolean }> } {

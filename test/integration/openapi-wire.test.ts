@@ -252,6 +252,19 @@ describe('the Responses API', () => {
     }
   });
 
+  it('a reasoning summary validates, buffered and streamed (the response.reasoning_summary_* events)', async () => {
+    const body = { model: 'deepseek-r1', input: 'think, then answer', reasoning: { summary: 'auto' } };
+    const buffered = JSON.parse((await call('POST', '/responses', body)).text) as { output: Array<{ type: string; summary?: unknown[] }> };
+    valid('Response', buffered, 'buffered');
+    expect(buffered.output[0]).toMatchObject({ type: 'reasoning', summary: [{ type: 'summary_text' }], content: [] });
+    const events = sseEvents((await call('POST', '/responses', { ...body, stream: true })).text).map((e) => JSON.parse(e.data) as { type: string });
+    events.forEach((e) => validEvent(e, e.type));
+    expect(events.map((e) => e.type)).toEqual(
+      expect.arrayContaining(['response.reasoning_summary_part.added', 'response.reasoning_summary_text.delta', 'response.reasoning_summary_part.done']),
+    );
+    expect(events.some((e) => e.type.startsWith('response.reasoning_text'))).toBe(false);
+  });
+
   it('incomplete, failed and error events validate too', async () => {
     const cut = await call('POST', '/responses', { model: 'gpt-4o-mini', input: 'cut me short please', max_output_tokens: 2, stream: true });
     const cutEvents = sseEvents(cut.text).map((e) => JSON.parse(e.data) as { type: string });

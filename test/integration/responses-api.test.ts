@@ -165,6 +165,15 @@ describe('responses.create, buffered', () => {
     expect(res.usage?.output_tokens_details.reasoning_tokens).toBeGreaterThan(0);
   });
 
+  it('returns that reasoning as the summary when the request asks for one, and echoes the setting', async () => {
+    const plain = await client.responses.create({ model: 'deepseek-r1', input: 'Think first' });
+    const res = await client.responses.create({ model: 'deepseek-r1', input: 'Think first', reasoning: { summary: 'concise' } });
+    const text = (plain.output[0] as { content: Array<{ text: string }> }).content[0]?.text;
+    expect(res.output[0]).toMatchObject({ type: 'reasoning', summary: [{ type: 'summary_text', text }], content: [] });
+    expect(res.reasoning).toMatchObject({ summary: 'concise' });
+    expect(res.usage?.output_tokens_details.reasoning_tokens).toBe(plain.usage?.output_tokens_details.reasoning_tokens);
+  });
+
   it('is incomplete (max_output_tokens) when the output limit cuts the answer', async () => {
     const res = await client.responses.create({ model: 'gpt-4o-mini', input: 'Say many words please', max_output_tokens: 3 });
     expect(res).toMatchObject({ status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' }, max_output_tokens: 3 });

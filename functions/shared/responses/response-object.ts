@@ -70,6 +70,31 @@ export interface ResponseContext {
   chat: ChatCompletionRequest;
 }
 
+/**
+ * Whether the request asked for a reasoning summary (`reasoning.summary`, or the older
+ * `reasoning.generate_summary`: `auto`, `concise` or `detailed`). When it did, the reasoning a model
+ * exposes is returned as the reasoning item's `summary` (`summary_text`, and the
+ * `response.reasoning_summary_*` stream events, which the AI SDK and Codex CLI read); otherwise as its
+ * `content` (`reasoning_text`), as OpenAI returns a model's raw reasoning. modelmux has no separate
+ * summarizer: the summary is the reasoning text itself, whatever the level asked.
+ */
+export function wantsReasoningSummary(ctx: ResponseContext): boolean {
+  return (ctx.body.reasoning?.summary ?? ctx.body.reasoning?.generate_summary) != null;
+}
+
+/** The reasoning item for `text` (see {@link wantsReasoningSummary}). */
+export function reasoningItem(ctx: ResponseContext, id: string, text: string, status: ItemStatus): OutputItem {
+  const part = wantsReasoningSummary(ctx);
+  return {
+    type: 'reasoning',
+    id,
+    summary: part ? [{ type: 'summary_text', text }] : [],
+    content: part ? [] : [{ type: 'reasoning_text', text }],
+    encrypted_content: null,
+    status,
+  };
+}
+
 /** Ids: `resp_…`, and `msg_…`, `rs_…`, `fc_…` with the output index — all from our request id, so logs, ledger, answer and store agree. */
 export function responseContext(requestId: string, receivedAt: number, body: CreateResponseRequest, chat: ChatCompletionRequest): ResponseContext {
   return { id: responseIdOf(requestId), requestId, createdAt: Math.floor(receivedAt / 1000), body, chat };
@@ -100,7 +125,7 @@ export function responseShell(ctx: ResponseContext, status: ResponseObject['stat
     output: [],
     parallel_tool_calls: b.parallel_tool_calls ?? true,
     previous_response_id: b.previous_response_id ?? null,
-    reasoning: { effort: b.reasoning?.effort ?? null, summary: null },
+    reasoning: { effort: b.reasoning?.effort ?? null, summary: b.reasoning?.summary ?? b.reasoning?.generate_summary ?? null },
     temperature: ctx.chat.temperature,
     top_p: b.top_p ?? 1,
     text: { format: b.text?.format ?? { type: 'text' }, ...(b.text?.verbosity != null ? { verbosity: b.text.verbosity } : {}) },
@@ -149,15 +174,7 @@ export function finish(reason: FinishReason | null): Pick<ResponseObject, 'statu
 function outputItems(ctx: ResponseContext, choice: CompletionChoice, status: ItemStatus): OutputItem[] {
   const items: OutputItem[] = [];
   const m = choice.message;
-  if (m.reasoning_content)
-    items.push({
-      type: 'reasoning',
-      id: itemId(ctx, 'reasoning', items.length),
-      summary: [],
-      content: [{ type: 'reasoning_text', text: m.reasoning_content }],
-      encrypted_content: null,
-      status,
-    });
+  if (m.reasoning_content) items.push(reasoningItem(ctx, itemId(ctx, 'reasoning', items.length), m.reasoning_content, status));
   const content: OutputContent[] = [];
   if (m.content !== null && m.content !== '')
     content.push({ type: 'output_text', text: m.content, annotations: [], logprobs: toResponsesLogprobs(choice.logprobs) });

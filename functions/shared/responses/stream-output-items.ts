@@ -1,6 +1,15 @@
 import type { ChunkChoice } from '../openai/chat-response';
 import { declaredToolName } from './namespaced-tools';
-import { itemId, toResponsesLogprobs, type ItemStatus, type OutputContent, type OutputItem, type ResponseContext } from './response-object';
+import {
+  itemId,
+  reasoningItem,
+  toResponsesLogprobs,
+  wantsReasoningSummary,
+  type ItemStatus,
+  type OutputContent,
+  type OutputItem,
+  type ResponseContext,
+} from './response-object';
 
 /** Writes one server-sent event (`type` plus its fields; the encoder adds `sequence_number`). */
 export type EmitEvent = (type: string, fields: Record<string, unknown>) => void;
@@ -22,7 +31,8 @@ interface OpenCall {
 
 /**
  * The output items of one streamed Responses answer, opened and closed as the chat deltas arrive
- * (OpenAI's `ResponseStreamEvent` order): a `reasoning` item for `reasoning_content`, a `message` item
+ * (OpenAI's `ResponseStreamEvent` order): a `reasoning` item for `reasoning_content` (its text a
+ * summary part or a content part, response-object.ts `wantsReasoningSummary`), a `message` item
  * with `output_text` / `refusal` content parts, a `function_call` item per tool call. Reasoning comes
  * first, then the message, then the calls, each kind closed before the next opens; calls stay open
  * until {@link closeAll}, so a late argument fragment is never lost. `output_index` counts items in
@@ -30,7 +40,7 @@ interface OpenCall {
  */
 export class StreamOutputItems {
   private nextIndex = 0;
-  private reasoning: { index: number; id: string; text: string } | undefined;
+  private reasoning: { index: number; id: string; text: string; summary: boolean } | undefined;
   private message: OpenMessage | undefined;
   private readonly calls = new Map<number, OpenCall>();
   /** Closed items by output index (sparse while items are open). */
@@ -58,10 +68,16 @@ export class StreamOutputItems {
     const r = this.reasoning;
     this.reasoning = undefined;
     const id = r.id;
-    const part = { type: 'reasoning_text' as const, text: r.text };
-    this.emit('response.reasoning_text.done', { item_id: id, output_index: r.index, content_index: 0, text: r.text });
-    this.emit('response.content_part.done', { item_id: id, output_index: r.index, content_index: 0, part });
-    const item: OutputItem = { type: 'reasoning', id, summary: [], content: [part], encrypted_content: null, status };
+    if (r.summary) {
+      const part = { type: 'summary_text' as const, text: r.text };
+      this.emit('response.reasoning_summary_text.done', { item_id: id, output_index: r.index, summary_index: 0, text: r.text });
+      this.emit('response.reasoning_summary_part.done', { item_id: id, output_index: r.index, summary_index: 0, part });
+    } else {
+      const part = { type: 'reasoning_text' as const, text: r.text };
+      this.emit('response.reasoning_text.done', { item_id: id, output_index: r.index, content_index: 0, text: r.text });
+      this.emit('response.content_part.done', { item_id: id, output_index: r.index, content_index: 0, part });
+    }
+    const item = reasoningItem(this.ctx, id, r.text, status);
     this.items[r.index] = item;
     this.emit('response.output_item.done', { output_index: r.index, item });
   }
@@ -100,22 +116,29 @@ export class StreamOutputItems {
     this.calls.clear();
   }
 
-  /** A `reasoning_content` delta: opens the reasoning item on the first one. */
+  /**
+   * A `reasoning_content` delta: opens the reasoning item on the first one, its one part a summary
+   * part when the request asked for a summary (response-object.ts `wantsReasoningSummary`).
+   */
   onReasoning(delta: string): void {
     if (this.reasoning === undefined) {
       const index = this.nextIndex++;
-      this.reasoning = { index, id: itemId(this.ctx, 'reasoning', index), text: '' };
+      this.reasoning = { index, id: itemId(this.ctx, 'reasoning', index), text: '', summary: wantsReasoningSummary(this.ctx) };
       const item = { type: 'reasoning', id: this.reasoning.id, summary: [], content: [], encrypted_content: null, status: 'in_progress' };
-      this.emit('response.output_item.added', { output_index: this.reasoning.index, item });
-      this.emit('response.content_part.added', {
-        item_id: item.id,
-        output_index: this.reasoning.index,
-        content_index: 0,
-        part: { type: 'reasoning_text', text: '' },
-      });
+      this.emit('response.output_item.added', { output_index: index, item });
+      if (this.reasoning.summary)
+        this.emit('response.reasoning_summary_part.added', {
+          item_id: item.id,
+          output_index: index,
+          summary_index: 0,
+          part: { type: 'summary_text', text: '' },
+        });
+      else this.emit('response.content_part.added', { item_id: item.id, output_index: index, content_index: 0, part: { type: 'reasoning_text', text: '' } });
     }
-    this.reasoning.text += delta;
-    this.emit('response.reasoning_text.delta', { item_id: this.reasoning.id, output_index: this.reasoning.index, content_index: 0, delta });
+    const r = this.reasoning;
+    r.text += delta;
+    if (r.summary) this.emit('response.reasoning_summary_text.delta', { item_id: r.id, output_index: r.index, summary_index: 0, delta });
+    else this.emit('response.reasoning_text.delta', { item_id: r.id, output_index: r.index, content_index: 0, delta });
   }
 
   /** A `content` (`output_text`) or `refusal` delta: closes reasoning, opens the message or a new part. */

@@ -32,7 +32,7 @@ import type { CreateResponseRequest } from './request';
  *   does not have: `conversation`, `prompt`, `background`, `truncation:
  *   "auto"`, `max_tool_calls`, built-in tools and their tool choices, other `include` values.
  *   `reasoning.summary` is accepted (Codex CLI sends it on every model): a model that exposes its
- *   reasoning returns it as `reasoning_text`; `client_metadata` stays here.
+ *   reasoning returns it as the summary (response-object.ts `wantsReasoningSummary`); `client_metadata` stays here.
  */
 export function toChatRequest(req: CreateResponseRequest): ChatCompletionRequest {
   refuseStateful(req);
