@@ -114,8 +114,11 @@ export const ASSUMPTIONS = { fullVcpuMb: 1769, dynamoCallMs: 5, coldStartShare: 
  * up to 64 concurrent requests per vCPU, Node.js's default ("Node.js runtime for Lambda Managed Instances",
  * https://docs.aws.amazon.com/lambda/latest/dg/lambda-managed-instances-nodejs-runtime.html); billed per
  * instance-hour (EC2 price + 15% fee) plus $0.20 per 1M requests, no duration charge; a NAT gateway per
- * Availability Zone (the stack's default, `natGateways`: 3), whose hours are in the floor and whose GB (each
- * request and answer, as sent) are per request.
+ * Availability Zone (the stack's default, `natGateways`: 3), whose hours are in the floor and whose GB are per
+ * request: what crosses the NAT is the upstream call, its request (≈ the client's) and its answer, which the
+ * gateway asks for without compression (node:http sends no Accept-Encoding), so the answer counts decoded,
+ * not as gzipped for the client (a 500-chunk stream: ~90 KB, not ~2 KB). The client's answer leaves through
+ * the Function URL, not the NAT.
  */
 export const MANAGED = {
   instance: 'c7g.large-equivalent (1 vCPU)',
@@ -244,7 +247,7 @@ export function costRow(label: string, memoryMb: Record<'Chat' | 'Embeddings', n
 }
 
 /** Managed Instances for the mix: what one instance serves, and 1M requests at {@link MANAGED}.utilisation. */
-export function managedRow(label: string, inputs: CostInputs): CostRow & { perInstanceRps: number; limit: string; floorUsd: number } {
+export function managedRow(label: string, inputs: CostInputs): CostRow & { perInstanceRps: number; limit: string; floorUsd: number; natUsd: number } {
   const avg = (f: (p: MixPart) => number): number => inputs.mix.reduce((s, p) => s + p.share * f(p), 0);
   const byCpu = (MANAGED.vcpus * 1000) / avg((p) => p.figures.cpuMs);
   const byConcurrency = (MANAGED.vcpus * MANAGED.concurrencyPerVcpu * 1000) / avg((p) => billedMs(p, ASSUMPTIONS.fullVcpuMb));
@@ -256,12 +259,13 @@ export function managedRow(label: string, inputs: CostInputs): CostRow & { perIn
       ? `CPU (${Math.round(byCpu)}/s per environment)`
       : `${MANAGED.concurrencyPerVcpu} requests per vCPU (${Math.round(byConcurrency)}/s per environment; CPU would allow ${Math.round(byCpu)}/s)`;
   const floorUsd = (MANAGED.minInstances * hourUsd + MANAGED.natGateways * PRICES.natHour.usd) * MANAGED.hoursPerMonth;
-  const natUsd = inputs.mix.reduce((t, p) => t + 1e6 * p.share * ((p.figures.responseBytes + p.figures.requestBytes) / 1e9) * PRICES.natGb.usd, 0);
+  const natUsd = inputs.mix.reduce((t, p) => t + 1e6 * p.share * ((p.figures.decodedResponseBytes + p.figures.requestBytes) / 1e9) * PRICES.natGb.usd, 0);
   return {
     ...total({ label, lambdaGbS: 0, lambdaUsd: computeUsd + 1e6 * PRICES.managedInstancesRequest.usd + natUsd, ...sharedLines(inputs), initMs: Number.NaN }),
     perInstanceRps,
     limit,
     floorUsd,
+    natUsd,
   };
 }
 

@@ -23,6 +23,7 @@ import {
 } from './cost';
 import { DEV_KEY_LOAD, KINDS, percentile, type BenchConfig, type Kind, type KindResult, type LoadResult, type PhaseProfile, type WruRow } from './measure';
 import { BENCH_COUNTER_PHASE } from './profile';
+import { leanGoalRows } from './lean-goals';
 import { kb, loadGoal, met, pct, round, sum, table, usd } from './report-cells';
 import { stackFunction, type StackInfo } from './stack';
 
@@ -222,7 +223,7 @@ export function renderReport(r: Results): string {
       '≤ $3.00',
       `${usd(managed[2].totalUsd)} (5-s upstream: ${usd(managed[5].totalUsd)}); floor ${usd(managed[2].floorUsd)} a month; break-even ${round(breakEven / 1e6)}M requests a month (${round(breakEven / (MANAGED.hoursPerMonth * 3600))}/s on average)`,
       met(managed[2].totalUsd <= 3),
-      managed[2].totalUsd <= 3 ? '' : `${topCost(managed[2])}; an environment is limited by ${managed[2].limit}`,
+      managed[2].totalUsd <= 3 ? '' : `${topCost(managed[2])} (NAT ${usd(managed[2].natUsd)} of the compute); an environment is limited by ${managed[2].limit}`,
     ],
     [
       "one account's sustained req/s without an operator step (leases; DynamoDB math below)",
@@ -232,6 +233,29 @@ export function renderReport(r: Results): string {
       accountCeiling >= 1000 ? '' : 'the busiest partition of the account (see "One account\'s ceiling")',
     ],
   ];
+
+  const lean = leanGoalRows({
+    cpuMs: { chat: cpu.chat, stream: cpu.stream, stream500: handlerCpu(r, 'stream500') },
+    stream500Chunks: 500,
+    modelmux: mm,
+    portkey: pk,
+    chatBundleBytes: chatFn.indexBytes,
+    init256Ms: initMs(ready, 256),
+    lambdaUsd: lambda[2].totalUsd,
+    managedUsd: managed[2].totalUsd,
+    limits: {
+      chat: topPhases(r.phases.chat, chat.cpuPerRequest.modelmux),
+      stream: topPhases(r.phases.stream, r.kinds.stream.cpuPerRequest.modelmux),
+      stream500: `${topPhases(r.phases.stream500, r.kinds.stream500.cpuPerRequest.modelmux)} (frames: "Top frames by self time")`,
+      bundle: chatFn.packages
+        .slice(0, 3)
+        .map((p) => `${p.name} ${kb(p.bytes)}`)
+        .join(', '),
+      init: `the bundle's load, ${round(ready - (empty?.readyCpuMs ?? 0))} ms of CPU over an empty module (× 1769 / 256)`,
+      lambda: `${topCost(lambda[2])}: the upstream wait is billed at the configured ${configured.Chat} MB (at 256 MB: ${usd(costRow('', { Chat: 256, Embeddings: 256 }, at(2000)).totalUsd)})`,
+      managed: `${topCost(managed[2])} (NAT ${usd(managed[2].natUsd)} of the compute); an environment is limited by ${managed[2].limit}`,
+    },
+  });
 
   const costRows: CostRow[] = [
     ...[128, 256, 512, 1024].map((m) => costRow(`${m} MB, 2-s upstream`, { Chat: m, Embeddings: m }, at(2000))),
@@ -264,6 +288,12 @@ export function renderReport(r: Results): string {
     '## Goals',
     '',
     table(['figure', 'goal', 'measured', '', 'what limits it'], goals),
+    '',
+    '## Lean hot path (bar O)',
+    '',
+    'The gateway\'s own work, from the same run: CPU of the handler path (as in "CPU per request by phase"), c=16 load beside Portkey, the bundle, INIT and the AWS cost of the mix.',
+    '',
+    table(['figure', 'goal', 'measured', '', 'what limits it'], lean),
     '',
     '## Cost of 1M requests',
     '',

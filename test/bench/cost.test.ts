@@ -84,4 +84,12 @@ describe('bench cost model', () => {
     // Break-even: the floor over what per-invocation Lambda's compute costs per request beyond the request fee.
     expect(breakEvenPerMonth(lambda, managed)).toBeCloseTo(managed.floorUsd / ((lambda.lambdaUsd - 0.2) / 1e6), 0);
   });
+
+  it("counts the upstream call's bytes through the NAT gateway: its request and its answer decoded, not the client's gzipped answer", () => {
+    const mix = [part({ cpuMs: 10, responseBytes: 2_000, decodedResponseBytes: 90_000, requestBytes: 10_000 })].map((p) => ({ ...p, upstreamMs: 1990 }));
+    const managed = managedRow('mi', { mix, architecture: 'arm64', readyMs: 0, waf: false });
+    // 1M × 100,000 bytes = 100 GB at $0.045.
+    expect(managed.natUsd).toBeCloseTo(4.5, 6);
+    expect(managed.lambdaUsd).toBeCloseTo(((0.0725 * 1.15) / (16 * 3600)) * 1e6 + 0.2 + 4.5, 6);
+  });
 });
