@@ -15,7 +15,7 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
 import { CATALOGUE, type Catalogue } from '../functions/shared/catalogue/catalogue';
 import { crosscheck, type Crosscheck, type CrosscheckTarget, type Finding, type TargetCheck } from './price-crosscheck/compare';
-import { portkeyMatch, PORTKEY_PROVIDER, trimRates, type PortkeyRates, type PortkeySnapshot } from './price-crosscheck/portkey';
+import { portkeyFile, portkeyMatch, trimRates, type PortkeyRates, type PortkeySnapshot } from './price-crosscheck/portkey';
 
 /** The instant compared when none is given: Monday 2026-12-07 12:00 UTC (off-peak for DeepSeek). */
 export const DEFAULT_AT_MS = Date.parse('2026-12-07T12:00:00Z');
@@ -121,7 +121,7 @@ export function crosscheckReport(result: Crosscheck, snapshot: PortkeySnapshot, 
 export function takeSnapshot(gitDir: string, targets: readonly CrosscheckTarget[], fetchedOn: string): PortkeySnapshot {
   const git = (...args: string[]) => execFileSync('git', ['-C', gitDir, ...args], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
   const [commit, committedAt] = git('log', '-1', '--format=%H%n%cI').trim().split('\n') as [string, string];
-  const files = [...new Set(targets.map((t) => PORTKEY_PROVIDER[t.provider]))];
+  const files = [...new Set(targets.map((t) => portkeyFile(t.provider)))];
   const full: PortkeySnapshot['providers'] = {};
   for (const file of files) {
     const raw = JSON.parse(git('show', `HEAD:pricing/${file}.json`)) as Record<string, { pricing_config?: { pay_as_you_go?: Record<string, unknown> } }>;

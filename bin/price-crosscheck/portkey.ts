@@ -50,16 +50,17 @@ export interface PortkeySnapshot {
   providers: Record<string, Record<string, PortkeyRates>>;
 }
 
-/** Portkey's provider file (`pricing/<name>.json`) for each catalogue provider. */
-export const PORTKEY_PROVIDER: Readonly<Record<ProviderName, string>> = {
-  openai: 'openai',
-  anthropic: 'anthropic',
+/**
+ * Portkey's provider file (`pricing/<name>.json`) for each catalogue provider whose file is named
+ * otherwise; any other provider's is its own name (so adding a provider needs no edit here).
+ */
+const PORTKEY_PROVIDER: Readonly<Partial<Record<ProviderName, string>>> = {
   gemini: 'google',
-  deepseek: 'deepseek',
-  minimax: 'minimax',
   together: 'together-ai',
-  deepinfra: 'deepinfra',
 };
+
+/** The Portkey provider file of a catalogue provider (see {@link PORTKEY_PROVIDER}). */
+export const portkeyFile = (provider: ProviderName): string => PORTKEY_PROVIDER[provider] ?? provider;
 
 /**
  * Targets Portkey lists under another id: DeepSeek serves the legacy `deepseek-v4-flash` with
@@ -110,7 +111,7 @@ export function candidateIds(key: string, upstreamModel: string): { base: string
 
 /** The snapshot's entries for the target `provider:upstreamModel`; undefined when Portkey has none. */
 export function portkeyMatch(snapshot: PortkeySnapshot, provider: ProviderName, upstreamModel: string): PortkeyMatch | undefined {
-  const file = PORTKEY_PROVIDER[provider];
+  const file = portkeyFile(provider);
   const entries = snapshot.providers[file] ?? {};
   for (const c of candidateIds(`${provider}:${upstreamModel}`, upstreamModel)) {
     const base = entries[c.base];
