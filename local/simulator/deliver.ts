@@ -113,6 +113,8 @@ export interface ExchangeControl {
   chunkDelayMs(): number;
   /** Server-initiated reset: destroys the socket without it counting as a client abort. */
   destroySocket(): void;
+  /** Called after each stream event has been written (counts `RecordedRequest.eventsSent`). */
+  eventSent(): void;
 }
 
 type BodyFault = Extract<Fault, { kind: 'reset-after-chunks' | 'stall-after-chunks' | 'malformed' | 'error-event-after-chunks' }>;
@@ -166,7 +168,10 @@ async function deliverSse(res: ServerResponse, reply: SseReply, fault: BodyFault
   res.writeHead(200, { ...SSE_HEADERS, ...reply.headers });
   res.flushHeaders();
   const { events } = reply;
-  const send = (e: SseEvent): Promise<void> => write(res, serializeEvent(e, reply.eol), ctl.signal);
+  const send = async (e: SseEvent): Promise<void> => {
+    await write(res, serializeEvent(e, reply.eol), ctl.signal);
+    if (!ctl.signal.aborted && !res.destroyed) ctl.eventSent();
+  };
   // `malformed` sends one good chunk unless told otherwise.
   const trigger = fault === undefined ? -1 : triggerIndex(events, Math.max(0, fault.kind === 'malformed' ? (fault.chunks ?? 1) : fault.chunks));
   for (let i = 0; i <= events.length; i++) {

@@ -87,6 +87,7 @@ export async function runExchange(ctx: ExchangeContext, route: Route, req: Incom
     receivedAt: Date.now(),
     aborted: false,
     completed: false,
+    eventsSent: 0,
   };
   ctx.requests.push(record);
 
@@ -113,6 +114,7 @@ export async function runExchange(ctx: ExchangeContext, route: Route, req: Incom
   const ctl: ExchangeControl = {
     signal: controller.signal,
     chunkDelayMs: paced === undefined ? ctx.chunkDelayMs : () => paced.everyMs,
+    eventSent: () => void record.eventsSent++,
     destroySocket: () => {
       lifecycle.markServerClosing();
       res.socket?.destroy();

@@ -35,6 +35,11 @@ export interface RecordedRequest {
   aborted: boolean;
   /** The simulator wrote its whole response. */
   completed: boolean;
+  /**
+   * Stream events written so far (the preamble and a fault's partial event included), each counted when
+   * its write has completed: a test waits on it (e.g. for the pause before the next event to begin).
+   */
+  eventsSent: number;
   /** The injected fault that applied, e.g. `status:529`, `hang`. */
   fault?: string;
 }

@@ -11,6 +11,7 @@ import { AuthenticationError } from '../../functions/shared/errors/gateway-error
 import { documentClient } from '../../functions/shared/store/dynamo';
 import { tableNames } from '../../functions/shared/store/tables';
 import { countStoreCalls, createTestTables } from '../support/tables';
+import { advanceClock, resetClock } from '../support/clock';
 
 let store: { readonly calls: number };
 beforeAll(async () => {
@@ -23,6 +24,7 @@ beforeEach(() => {
   reloadConfig();
 });
 afterEach(() => {
+  resetClock();
   delete process.env.KEY_CACHE_TTL_MS;
   reloadConfig();
 });
@@ -55,17 +57,16 @@ describe('authenticate', () => {
   });
 
   it('rejects a revoked key once the cache TTL has passed in another container', async () => {
-    // Long enough for the revoke and the second call to land within it on a loaded machine; the wait
-    // after them is only what is left of it.
+    // Long enough for the revoke and the second call to land within it on a loaded machine; then the
+    // cache's clock (the billing clock) is moved past it instead of waiting.
     const ttlMs = 1_000;
     process.env.KEY_CACHE_TTL_MS = String(ttlMs);
     reloadConfig();
     const k = await newKey();
     await authenticate(k.key); // cached here, before:
-    const cachedAt = Date.now();
     await revokeKeyElsewhere(k.keyHash);
     await expect(authenticate(k.key)).resolves.toMatchObject({ accountId: k.accountId }); // within TTL: documented
-    await new Promise((r) => setTimeout(r, Math.max(0, cachedAt + ttlMs + 20 - Date.now())));
+    advanceClock(ttlMs); // a TTL after the entry was cached (or later): it has expired
     await expect(authenticate(k.key)).rejects.toMatchObject({ status: 401, code: 'invalid_api_key' });
   });
 

@@ -1,4 +1,4 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { addCredit, createAccount } from '../../functions/shared/accounts/account-store';
 import { createKey } from '../../functions/shared/accounts/keys/store';
 import { readState, rememberState, type ShardState } from '../../functions/shared/billing/account-state';
@@ -58,8 +58,13 @@ describe('fund shards', () => {
       while (nextRequest < 200) await one(nextRequest++);
     });
     const credits = topUps.map(async (usd, i) => {
-      // Kept: the top-ups land at 200 and 400 ms, racing the requests in flight on purpose.
-      await new Promise((r) => setTimeout(r, 200 * (i + 1)));
+      // The top-ups land once the 50th and the 100th request have begun, racing the requests in flight on purpose.
+      await vi.waitFor(
+        () => {
+          if (nextRequest < 50 * (i + 1)) throw new Error(`top-up ${i + 1} waits for request ${50 * (i + 1)} to begin`);
+        },
+        { timeout: 120_000, interval: 5 },
+      );
       await addCredit(accountId, usd);
     });
     await Promise.all([...requests, ...credits]);

@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { hashApiKey } from '../../functions/shared/accounts/api-key';
 import { billRequest } from '../support/billing';
 import { createTestTables } from '../support/tables';
@@ -76,12 +76,15 @@ describe('admin CLI', () => {
     const email = `Ops-${sub.slice(0, 8)}@Example.com`;
     await ensureSelfServeAccount(sub, async () => email);
     // The byEmail index is eventually consistent: wait until the account shows up.
-    let shown: { accountId?: string; email?: string; freeTokens?: number } = {};
-    for (let i = 0; i < 50 && shown.accountId !== sub; i++) {
-      const r = await admin(['accounts', 'show', '--account', email.toUpperCase(), '--json']);
-      if (r.code === 0) shown = JSON.parse(r.stdout);
-      else await new Promise((res) => setTimeout(res, 100));
-    }
+    const shown = await vi.waitFor(
+      async () => {
+        const r = await admin(['accounts', 'show', '--account', email.toUpperCase(), '--json']);
+        const out: { accountId?: string; email?: string; freeTokens?: number } = r.code === 0 ? JSON.parse(r.stdout) : {};
+        if (out.accountId !== sub) throw new Error(`accounts show --account ${email} did not find ${sub} yet (exit ${r.code})`);
+        return out;
+      },
+      { timeout: 20_000, interval: 100 },
+    );
     expect(shown).toMatchObject({ accountId: sub, email: email.toLowerCase(), freeTokens: 200_000 });
     const credit = await adminJson<{ accountId: string; creditNanoUsd: number }>(['credit', 'add', '--account', email, '--usd', '3']);
     expect(credit).toMatchObject({ accountId: sub, creditNanoUsd: 3_000_000_000 });
@@ -112,9 +115,10 @@ describe('admin CLI', () => {
     const key = created.stdout.split('\n')[0]!;
     const { hold, demandOf } = await import('../support/billing');
     const h = await hold(account.accountId, hashApiKey(key), demandOf(100, 50));
-    let listed: Array<{ requestId: string }> = [];
-    for (let i = 0; i < 50 && !listed.some((x) => x.requestId === h.requestId); i++) listed = await adminJson(['holds', 'list']);
-    expect(listed.map((x) => x.requestId)).toContain(h.requestId);
+    // The holds listing reads an eventually consistent index: looked at until the hold shows up.
+    await expect
+      .poll(async () => (await adminJson<Array<{ requestId: string }>>(['holds', 'list'])).map((x) => x.requestId), { timeout: 20_000, interval: 100 })
+      .toContain(h.requestId);
     const settled = await adminJson<Array<{ requestId: string; alreadySettled: boolean; costNanoUsd: number }>>(['holds', 'settle', '--request', h.requestId]);
     expect(settled).toEqual([{ requestId: h.requestId, alreadySettled: false, freeTokensUsed: 0, costNanoUsd: Math.ceil((100 * 2_637_500) / 1000) }]);
     const shown = await adminJson<{ creditNanoUsd: number; heldNanoUsd: number; usedNanoUsd: number }>(['accounts', 'show', '--account', account.accountId]);

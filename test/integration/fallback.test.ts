@@ -4,6 +4,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } 
 import { startGateway, type RunningGateway } from '../../local/gateway';
 import type { Fault } from '../../local/simulator';
 import type { ProviderName } from '../../functions/shared/providers/manifest';
+import { invocationLog } from '../support/invocations';
 import { pollLedgerEntry } from '../support/ledger';
 
 /**
@@ -19,6 +20,8 @@ let gw: RunningGateway;
 let client: OpenAI;
 /** Raw response bodies seen by {@link client}, by x-request-id (what the SDK parses, byte for byte). */
 const rawBodies = new Map<string, Promise<string>>();
+/** The gateway's ended invocations: a test waits for its request's to end, not for a fixed time. */
+const invocations = invocationLog();
 
 /** Fetch that hands the SDK the response and keeps a copy of its bytes (observing, not changing them). */
 const tappingFetch: typeof fetch = async (input, init) => {
@@ -37,7 +40,12 @@ beforeAll(async () => {
     stream: { connectMs: 1000, headersMs: 700, firstTokenMs: 700, idleMs: 500 },
     buffered: { connectMs: 1000, headersMs: 700, idleMs: 500 },
   });
-  gw = await startGateway({ tablePrefix: `fallback-${process.pid}`, devFreeTokens: 100_000_000, signalClientDisconnect: true });
+  gw = await startGateway({
+    tablePrefix: `fallback-${process.pid}`,
+    devFreeTokens: 100_000_000,
+    signalClientDisconnect: true,
+    onInvocation: invocations.onInvocation,
+  });
   client = new OpenAI({ baseURL: gw.baseUrl, apiKey: gw.apiKey, maxRetries: 0, fetch: tappingFetch });
 });
 
@@ -63,7 +71,6 @@ function sim() {
 
 const calls = (provider: ProviderName) => sim().requests.filter((r) => r.provider === provider);
 const ask = (tag: string): OpenAI.ChatCompletionMessageParam[] => [{ role: 'user', content: `fault test ${tag}` }];
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 interface LedgerItem {
   servedModel: string;
@@ -316,6 +323,7 @@ describe.each(['buffered', 'streamed'] as const)('%s: a prompt over the context 
       sim().setFault({ provider }, { kind: 'context-length', limit: 100_000, tokens: 2_000_000 });
     }
     const entriesBefore = await ledgerCount();
+    const sent = Date.now();
     const err = await client.chat.completions
       .create({ model: 'gpt-4o', messages: ask(`too-long-${mode}`), stream: mode === 'streamed' })
       .catch((e: unknown) => e);
@@ -323,7 +331,7 @@ describe.each(['buffered', 'streamed'] as const)('%s: a prompt over the context 
     expect((err as InstanceType<typeof OpenAI.BadRequestError>).code).toBe('context_length_exceeded');
     expect((err as InstanceType<typeof OpenAI.BadRequestError>).type).toBe('invalid_request_error');
     expect(calls('openai')).toHaveLength(1);
-    await sleep(200);
+    await invocations.endedSince(sent); // anything billed would be written by now
     expect(await ledgerCount()).toBe(entriesBefore);
   });
 });
@@ -474,8 +482,7 @@ describe('client aborts', () => {
       return undefined;
     })();
     expect(requestId).toBeDefined();
-    for (let i = 0; i < 50 && !calls('openai')[0]?.aborted; i++) await sleep(20);
-    expect(calls('openai')[0]?.aborted).toBe(true);
+    await expect.poll(() => calls('openai')[0]?.aborted, { timeout: 1_000, interval: 20 }).toBe(true);
     expect(calls('openai')[0]?.completed).toBe(false);
     const entry = await ledger(requestId ?? null);
     expect(entry).toMatchObject({ servedModel: 'gpt-4o', status: 'aborted', usageEstimated: true });
@@ -488,19 +495,20 @@ describe('client aborts', () => {
       sim().setFault({ provider: 'openai' }, { kind: 'hang' });
       const entriesBefore = await ledgerCount();
       const controller = new AbortController();
+      const sent = Date.now();
       setTimeout(() => controller.abort(), 200);
       const err = await client.chat.completions
         .create({ model: 'gpt-4o', messages: ask(`leave-early-${mode}`), stream: mode === 'streamed' }, { signal: controller.signal })
         .catch((e: unknown) => e);
       expect(err).toBeInstanceOf(OpenAI.APIUserAbortError);
-      for (let i = 0; i < 100 && !calls('openai')[0]?.aborted; i++) await sleep(5);
+      await vi.waitFor(() => expect(calls('openai')[0]?.aborted).toBe(true), { timeout: 500, interval: 5 });
       const abortedAt = Date.now();
       expect(calls('openai')).toHaveLength(1);
       expect(calls('openai')[0]?.aborted).toBe(true);
       // Stopped by the client leaving (~200 ms in), not by the 700 ms headers timeout; and the router
       // did not go on to the equivalent for nobody.
       expect(abortedAt - (calls('openai')[0]?.receivedAt ?? 0)).toBeLessThan(550);
-      await sleep(900);
+      await invocations.endedSince(sent); // the router has stopped: nothing more can be called or billed
       expect(calls('anthropic')).toHaveLength(0);
       expect(await ledgerCount()).toBe(entriesBefore);
       // The gateway is still up.

@@ -2,6 +2,7 @@ import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setClock } from '../../functions/shared/time/clock';
 import { startGateway, type RunningGateway } from '../../local/gateway';
+import { invocationLog } from '../support/invocations';
 
 /**
  * What a hostile tenant cannot do: spend past a key's limit, use a disabled key, make the gateway send
@@ -9,9 +10,11 @@ import { startGateway, type RunningGateway } from '../../local/gateway';
  */
 
 let gw: RunningGateway;
+/** The gateway's ended invocations: a request's settle has run once its invocation has ended. */
+const invocations = invocationLog();
 
 beforeAll(async () => {
-  gw = await startGateway({ tablePrefix: `limits-${process.pid}` });
+  gw = await startGateway({ tablePrefix: `limits-${process.pid}`, onInvocation: invocations.onInvocation });
 });
 
 afterAll(async () => {
@@ -64,11 +67,12 @@ describe('per-key spend limits and disabled keys', () => {
     }
     // Spend it to the end, one at a time: until a 402 with nothing of the key in flight.
     for (let i = 0; i < 40; i++) {
+      const sent = Date.now();
       const status = await ask(100 + i).then(
         () => 200,
         (e: InstanceType<typeof OpenAI.APIError>) => e.status,
       );
-      await new Promise((r) => setTimeout(r, 100));
+      await invocations.endedSince(sent); // its settle has run: the key's entry holds nothing of it
       if (status === 402 && (await keyEntry(accountId, keyHash))?.heldNanoUsd === 0) break;
     }
     const entry = await keyEntry(accountId, keyHash);

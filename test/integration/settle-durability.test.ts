@@ -1,6 +1,6 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import OpenAI from 'openai';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startDynamoDbLocal } from '../../local/dynamodb-local';
 import { startGateway, type RunningGateway } from '../../local/gateway';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy';
@@ -100,6 +100,7 @@ describe('durable settle under a slow and then stopped DynamoDB', () => {
         if (i === Math.floor(REQUESTS / 3) && outage === undefined) {
           outage = (async () => {
             await proxy.stop();
+            // Kept: the outage's length (simulated downtime the requests run into, not a wait for a condition).
             await new Promise((r) => setTimeout(r, OUTAGE_MS));
             await proxy.start();
             outageEnded = Date.now();
@@ -107,7 +108,8 @@ describe('durable settle under a slow and then stopped DynamoDB', () => {
         }
         const o = await one(i);
         outcomes.push(o);
-        // A client backs off after a 503 (the SDK would, with maxRetries).
+        // A client backs off after a 503 (the SDK would, with maxRetries). Kept: simulated client behaviour
+        // that shapes the load, not a wait for a condition.
         if (o.status === 503) await new Promise((r) => setTimeout(r, 1_000));
       }
     };
@@ -124,7 +126,7 @@ describe('durable settle under a slow and then stopped DynamoDB', () => {
 
     // Within the documented time, every hold is settled (in-process, or by the queue's consumer).
     const { getAccount } = await import('../../functions/shared/accounts/account-store');
-    const deadline = Date.now() + RECOVERY_MS;
+    const recoveryEnds = Date.now() + RECOVERY_MS;
     // Holds first, then the ledger: a settle removes the hold and puts the entry atomically, so once no
     // hold is in flight every entry is there for the read that follows.
     // Requests that rode this gateway's credit lease are settled by their ledger entries; the lease itself
@@ -139,15 +141,22 @@ describe('durable settle under a slow and then stopped DynamoDB', () => {
       const ids = new Set(items.map((e) => e.requestId));
       return answered.some((o) => !ids.has(o.requestId));
     };
-    while (
-      Date.now() < deadline &&
-      (Object.keys(inFlight).length > 0 || unlisted() || (await getAccount(accountId, { consistent: true }))?.heldNanoUsd !== 0)
-    ) {
-      await new Promise((r) => setTimeout(r, 500));
-      await returnAllLeases();
-      inFlight = await holdsInFlight();
-      items = await ledgerEntries(accountId);
-    }
+    // Looked at every 500 ms until at rest or the bound has passed; the assertions below then judge the last look.
+    const NOT_YET = 'settles still landing';
+    await vi
+      .waitFor(
+        async () => {
+          if (Object.keys(inFlight).length === 0 && !unlisted() && (await getAccount(accountId, { consistent: true }))?.heldNanoUsd === 0) return;
+          await returnAllLeases();
+          inFlight = await holdsInFlight();
+          items = await ledgerEntries(accountId);
+          throw new Error(NOT_YET);
+        },
+        { timeout: Math.max(1, recoveryEnds - Date.now()), interval: 500 },
+      )
+      .catch((err: unknown) => {
+        if (!(err instanceof Error && err.message === NOT_YET)) throw err; // a store failure still fails the test
+      });
     const stuck = Object.entries(inFlight);
     if (stuck.length > 0)
       console.log(

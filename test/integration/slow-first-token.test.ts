@@ -1,5 +1,5 @@
 import OpenAI from 'openai';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startGateway, type RunningGateway } from '../../local/gateway';
 import { pollLedgerEntry } from '../support/ledger';
 
@@ -53,8 +53,6 @@ async function timedStream(model: string, content: string): Promise<{ body: stri
   return { body, firstContentAt };
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 /** The content deltas of a raw SSE body, joined. */
 function contentOf(body: string): string {
   return body
@@ -73,8 +71,9 @@ describe('first-token allowance', () => {
     // before each next one. 500 ms before the first content: over idleMs (250), under firstTokenMs (700).
     sim.setChunkDelay(500);
     const pending = timedStream('gpt-4o-mini', 'silent start');
-    for (let i = 0; i < 200 && sim.requests.length === 0; i++) await sleep(5);
-    await sleep(150); // the 500 ms wait has begun; the events after the first content come at once
+    // The preamble is out, so the 500 ms wait before the first content has begun (its length is read as
+    // that event's write completes); the events after the first content come at once.
+    await vi.waitFor(() => expect(sim.requests[0]?.eventsSent).toBeGreaterThanOrEqual(1), { timeout: 2_000, interval: 5 });
     sim.setChunkDelay(0);
     const r = await pending;
     const upstreamAt = sim.requests[0]?.receivedAt ?? 0;
@@ -173,15 +172,15 @@ describe('slow first token', () => {
     if (result.kind !== 'stream') return;
     const frames = result.frames[Symbol.asyncIterator]();
     expect((await frames.next()).value).toBe(': modelmux waiting for the first token\n\n');
-    for (let i = 0; i < 200 && sim.requests.length === 0; i++) await sleep(5);
-    await sleep(750); // the first token has arrived; the upstream is still streaming
+    // Preamble, first content, and the next content event 100 ms later are out: routing has read the
+    // first token (a loopback hop), and the upstream is still streaming.
+    await vi.waitFor(() => expect(sim.requests[0]?.eventsSent).toBeGreaterThanOrEqual(3), { timeout: 3_000, interval: 5 });
     expect(sim.requests[0]?.completed).toBe(false);
     controller.abort(); // the client is gone; the edge stops reading and settles
     await frames.return?.(undefined);
     await result.after?.();
 
-    for (let i = 0; i < 50 && !sim.requests[0]?.aborted; i++) await sleep(20);
-    expect(sim.requests[0]?.aborted).toBe(true);
+    await expect.poll(() => sim.requests[0]?.aborted, { timeout: 1_000, interval: 20 }).toBe(true);
     sim.setChunkDelay(0);
     const item = await pollLedgerEntry(gw.accountId, requestId);
     expect(item).toMatchObject({ servedModel: 'gpt-4o-mini', provider: 'openai', status: 'aborted', usageEstimated: true });

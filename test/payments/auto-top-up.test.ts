@@ -1,11 +1,12 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import OpenAI from 'openai';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { documentClient } from '../../functions/shared/store/dynamo';
 import { tableNames } from '../../functions/shared/store/tables';
 import { startGateway, type RunningGateway } from '../../local/gateway';
 import { call, signUpAndSignIn, type SignedInUser } from '../support/cognito-user';
 import { billingAtRest } from '../support/settle-queue';
+import { advanceClock, resetClock } from '../support/clock';
 import { ledgerEntries, netSum } from '../support/ledger';
 
 /**
@@ -19,7 +20,8 @@ import { ledgerEntries, netSum } from '../support/ledger';
 let gw: RunningGateway;
 
 beforeAll(async () => {
-  // Settings reach a container's view of the account when it reads it again (after this TTL).
+  // Settings reach a container's view of the account when it reads it again (after this TTL, on the
+  // billing clock: `requests` moves it past).
   process.env.ACCOUNT_CACHE_TTL_MS = '150';
   gw = await startGateway({
     tablePrefix: `autotopup-${process.pid}`,
@@ -31,6 +33,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
+  resetClock();
   await gw?.close();
 });
 
@@ -56,16 +59,18 @@ const autoIntents = (accountId: string) =>
   );
 const mailsTo = (email: string, subject: RegExp) => gw.mail!.mails.filter((m) => m.to.includes(email) && subject.test(m.subject));
 
+/** Resolves once `ok()` is true (looked at every 100 ms). @throws Error naming `what` after `ms`. */
 async function until(what: string, ok: () => Promise<boolean> | boolean, ms = 30_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await ok())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  await vi.waitFor(
+    async () => {
+      if (!(await ok())) throw new Error(`timed out waiting for ${what}`);
+    },
+    { timeout: ms, interval: 100 },
+  );
 }
 
 async function requests(key: string, n: number): Promise<void> {
-  await new Promise((r) => setTimeout(r, 200)); // past the view's TTL: the holds read the settings just stored
+  advanceClock(200); // past the view's TTL: the holds read the settings just stored
   const client = new OpenAI({ baseURL: gw.baseUrl, apiKey: key, maxRetries: 3 });
   await Promise.all(
     Array.from({ length: n }, (_, i) =>

@@ -1,6 +1,6 @@
 import OpenAI from 'openai';
 import Stripe from 'stripe';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { rateLimitsFor } from '../../functions/shared/config/env';
 import { newStripeClient } from '../../functions/shared/payments/stripe-client';
 import { startGateway, type RunningGateway } from '../../local/gateway';
@@ -44,7 +44,17 @@ async function counted(name: string, expected: number): Promise<number> {
       .metrics()
       .filter((m) => m.name === name && JSON.stringify(m.dimensions) === '[["service"]]')
       .reduce((total, m) => total + m.values.reduce((a, b) => a + b, 0), 0);
-  for (let i = 0; i < 200 && sum() < expected; i++) await new Promise((r) => setTimeout(r, 20));
+  const NOT_YET = `${name} not yet at ${expected}`;
+  await vi
+    .waitFor(
+      () => {
+        if (sum() < expected) throw new Error(NOT_YET);
+      },
+      { timeout: 4_000, interval: 20 },
+    )
+    .catch((err: unknown) => {
+      if (!(err instanceof Error && err.message === NOT_YET)) throw err;
+    });
   return sum();
 }
 
@@ -118,7 +128,8 @@ describe('Stripe top-ups', () => {
     }
     const res = await call(gw, 'POST', '/v1/credits/checkout', user.accessToken, { amount_usd: 25 });
     await fetch(`${gw.origin}/#/credits`);
-    await new Promise((r) => setTimeout(r, 200));
+    await gw.stripe!.standIn!.webhooks.idle(); // only a webhook credits: none is on its way
+
     expect(res.status).toBe(200);
     expect((await account(user)).credit_nano_usd).toBe(0);
   });

@@ -83,8 +83,7 @@ describe('the store client and its connections', () => {
       client.destroy();
     }
     // destroy() closes the pool: no connection is left open behind the client.
-    for (let i = 0; i < 100 && proxy.open > 0; i++) await new Promise((r) => setTimeout(r, 10));
-    expect(proxy.open).toBe(0);
+    await expect.poll(() => proxy.open, { timeout: 1_000, interval: 10 }).toBe(0);
   });
 
   it('reads the credentials from the environment once per client, not at every call', async () => {

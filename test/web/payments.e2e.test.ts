@@ -9,6 +9,8 @@ import { documentClient } from '../../functions/shared/store/dynamo';
 import { tableNames } from '../../functions/shared/store/tables';
 import { startGateway, type RunningGateway } from '../../local/gateway';
 import { buildWebSync } from '../../web/build';
+import { advanceClock, resetClock } from '../support/clock';
+import { billingAtRest } from '../support/settle-queue';
 import { launchChromium, type Chromium } from './support/chromium';
 import { expectHeading, failureDir, screenshotEveryPage, signUpThroughPage, stat, testEmail } from './support/dashboard';
 
@@ -28,13 +30,15 @@ let siteDir: string;
 beforeAll(async () => {
   siteDir = mkdtempSync(join(tmpdir(), 'payments-e2e-'));
   buildWebSync(join(siteDir, 'dist'));
-  // Settings reach a container's view of the account when it reads it again (after this TTL).
+  // Settings reach a container's view of the account when it reads it again (after this TTL, on the
+  // billing clock: the test moves it past).
   process.env.ACCOUNT_CACHE_TTL_MS = '300';
   gw = await startGateway({ tablePrefix: `paye2e-${process.pid}`, cognito: {}, siteDir: join(siteDir, 'dist'), stripe: {}, mail: {} });
   browser = await launchChromium();
 }, 120_000);
 
 afterAll(async () => {
+  resetClock();
   await browser?.close();
   await gw?.close();
   if (siteDir) rmSync(siteDir, { recursive: true, force: true });
@@ -111,7 +115,7 @@ describe('buying credit in the dashboard', () => {
     await page.getByLabel('Name', { exact: true }).fill('auto top-up');
     await page.getByRole('button', { name: 'Create key' }).click();
     const key = await page.getByLabel('New API key').inputValue();
-    await new Promise((r) => setTimeout(r, 400)); // past the view's TTL
+    advanceClock(400); // past the view's TTL: the holds read the settings just stored
     const client = new OpenAI({ baseURL: gw.baseUrl, apiKey: key, maxRetries: 3 });
     await Promise.all(
       Array.from({ length: 20 }, (_, i) =>
@@ -125,8 +129,7 @@ describe('buying credit in the dashboard', () => {
       );
     await expect.poll(() => listPayments(accountId).then((p) => p.filter((e) => e.kind === 'auto_top_up').length), { timeout: 30_000 }).toBe(1);
     await expect.poll(() => gw.mail!.mails.filter((m) => m.to.includes(email)).length, { timeout: 30_000 }).toBe(1);
-    await gw.stripe!.standIn!.webhooks.idle();
-    await new Promise((r) => setTimeout(r, 1_500)); // anything else queued would land by now
+    await billingAtRest(gw, accountId); // nothing else is queued, charged or being delivered now
     expect(autoTopUps()).toHaveLength(1);
     expect((await listPayments(accountId)).filter((e) => e.kind === 'auto_top_up')).toHaveLength(1);
     expect(gw.mail!.mails.filter((m) => m.to.includes(email)).map((m) => m.subject)).toEqual([expect.stringContaining('below $9.999999')]);

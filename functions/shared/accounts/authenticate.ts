@@ -12,6 +12,7 @@ import { storeCall } from '../store/store-errors';
 import { tableNames } from '../store/tables';
 import { config } from '../config/env';
 import { TtlCache } from '../store/ttl-cache';
+import { now } from '../time/clock';
 import { hashApiKey, incorrectApiKeyError, isWellFormedApiKey } from './api-key';
 import { keyItemSchema } from './keys/item';
 
@@ -28,9 +29,10 @@ const NEGATIVE_KEY_CACHE_TTL_MS = 5_000;
 /**
  * Bounded so a container serving many keys keeps memory flat (~200 bytes an entry). Each entry lives
  * for `KEY_CACHE_TTL_MS` (config/env.ts), read when it is stored; the cache's own default stores nothing.
+ * Both caches age on the billing clock (time/clock.ts), so a test moves it past a TTL instead of waiting.
  */
-const validKeys = new TtlCache<string, AuthenticatedKey>({ ttlMs: 0, maxEntries: 1_000 });
-const invalidKeys = new TtlCache<string, true>({ ttlMs: NEGATIVE_KEY_CACHE_TTL_MS, maxEntries: 100 });
+const validKeys = new TtlCache<string, AuthenticatedKey>({ ttlMs: 0, maxEntries: 1_000, now });
+const invalidKeys = new TtlCache<string, true>({ ttlMs: NEGATIVE_KEY_CACHE_TTL_MS, maxEntries: 100, now });
 
 /**
  * The account a key belongs to. Reads the key row (strongly consistent, so a key works the moment it

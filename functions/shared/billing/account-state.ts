@@ -17,6 +17,7 @@ import { tableNames } from '../store/tables';
 import { TtlCache } from '../store/ttl-cache';
 import { keyStateOf, shardPks, type KeyState as KeyEntry } from '../accounts/keys/state';
 import { isLeaseId } from '../http/request-id';
+import { now } from '../time/clock';
 import { decodeInlineHold, HOLDS_MAP, slotsOf } from './hold-record';
 
 /** Per-key state on the account item (`keys.<h16>`, accounts/keys/state.ts), as billing reads it. Money in nano-USD. */
@@ -114,7 +115,7 @@ export function unmarshallItem(item: unknown): Record<string, unknown> | undefin
   return unmarshall(item as Record<string, AttributeValue>);
 }
 
-/** A view entry: the state and when it was read (epoch ms). */
+/** A view entry: the state and when it was read (epoch ms, on the billing clock: a test ages a view by moving it). */
 interface ViewEntry {
   state: ShardState;
   readAt: number;
@@ -130,7 +131,7 @@ export function viewOf(pk: string): ViewEntry | undefined {
 
 /** Remembers `state` as read from the store now. */
 export function rememberState(pk: string, state: ShardState): void {
-  views.set(pk, { state, readAt: Date.now() });
+  views.set(pk, { state, readAt: now() });
 }
 
 /** Applies a committed change to the view without making it younger. */

@@ -82,8 +82,8 @@ export function rateHeadersOfHold(record: HoldRecord): RateHeaders | undefined {
 export function holdPredicted(req: HoldRequest): boolean {
   const view = viewOf(req.accountId);
   const ttl = config().ACCOUNT_CACHE_TTL_MS;
-  if (view === undefined || view.state.shards > 1 || storeRecentlyFailed() || Date.now() - view.readAt > ttl) return false;
-  if (Date.now() - (contendedAt.get(req.accountId) ?? 0) < ttl) return false;
+  if (view === undefined || view.state.shards > 1 || storeRecentlyFailed() || now() - view.readAt > ttl) return false;
+  if (now() - (contendedAt.get(req.accountId) ?? 0) < ttl) return false;
   const state = lessUnwritten(req.accountId, view.state);
   return planHold({ state, h16: keyEntryId(req.keyHash), demand: req.demand, limits: rateLimitsFor(view.state.purchasedNanoUsd), now: now() }).ok;
 }
@@ -98,7 +98,7 @@ export function holdPredicted(req: HoldRequest): boolean {
 export async function placeHold(req: HoldRequest, onUnknown: (record: HoldRecord) => void): Promise<HoldRecord> {
   // The root's shard count and rate-limit tier are read again once the view is older than its TTL.
   const rootEntry = viewOf(req.accountId);
-  const rootView = rootEntry !== undefined && Date.now() - rootEntry.readAt <= config().ACCOUNT_CACHE_TTL_MS ? rootEntry.state : undefined;
+  const rootView = rootEntry !== undefined && now() - rootEntry.readAt <= config().ACCOUNT_CACHE_TTL_MS ? rootEntry.state : undefined;
   const root = rootView ?? (await readState(req.accountId));
   const shard = pickShard(root, keyEntryId(req.keyHash));
   const pk = shardPk(req.accountId, shard);
@@ -139,7 +139,7 @@ export async function placeHold(req: HoldRequest, onUnknown: (record: HoldRecord
     });
     if (!plan.ok) {
       if (await replanAfterRefusal(c, req, root.shards, plan)) continue;
-      contendedAt.set(c.pk, Date.now()); // a refusal: the account is at a limit, predict nothing for a while
+      contendedAt.set(c.pk, now()); // a refusal: the account is at a limit, predict nothing for a while
       throw (plan as { error: GatewayError }).error; // a missing key never stands: it was re-read, repaired or refused with 401
     }
     const record = recordOf(req, c.pk, c.shard, plan.spec);
@@ -191,7 +191,7 @@ async function afterFailedWrite(err: unknown, c: HoldCursor, record: HoldRecord,
       };
     }
     if (contendedAt.size > 1_000) contendedAt.clear();
-    contendedAt.set(c.pk, Date.now());
+    contendedAt.set(c.pk, now());
     c.state = shardStateOf(old);
     c.fromStore = true;
     if (c.state.exists) rememberState(c.pk, c.state);

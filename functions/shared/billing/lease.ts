@@ -141,9 +141,9 @@ const askTokens = (ask: LeaseAsk): number => needOf(ask).tokens;
  */
 export function worthLeasing(ask: LeaseAsk): boolean {
   const cfg = config();
-  if (cfg.CREDIT_LEASE_VALIDITY_MS <= 0 || (declined.get(slotOf(ask.accountId, ask.keyHash)) ?? 0) > Date.now()) return false;
+  if (cfg.CREDIT_LEASE_VALIDITY_MS <= 0 || (declined.get(slotOf(ask.accountId, ask.keyHash)) ?? 0) > billingNow()) return false;
   const view = viewOf(ask.accountId);
-  if (view === undefined || Date.now() - view.readAt > cfg.ACCOUNT_CACHE_TTL_MS) return true;
+  if (view === undefined || billingNow() - view.readAt > cfg.ACCOUNT_CACHE_TTL_MS) return true;
   return leaseTerms(view.state, keyEntryId(ask.keyHash), needOf(ask), cfg, billingNow()) !== undefined;
 }
 
@@ -191,7 +191,8 @@ function demandOf(slot: string): number {
 async function take(slot: string, ask: LeaseAsk): Promise<Lease | undefined> {
   const cfg = config();
   const view = viewOf(ask.accountId);
-  const fresh = view !== undefined && Date.now() - view.readAt <= cfg.ACCOUNT_CACHE_TTL_MS ? view.state : await readState(ask.accountId).catch(() => undefined);
+  const fresh =
+    view !== undefined && billingNow() - view.readAt <= cfg.ACCOUNT_CACHE_TTL_MS ? view.state : await readState(ask.accountId).catch(() => undefined);
   const state = await afterReclaim(ask.accountId, fresh); // leases other containers left past their expiry come back first
   const terms = state === undefined ? undefined : leaseTerms(state, keyEntryId(ask.keyHash), needOf(ask), cfg, billingNow(), demandOf(slot));
   if (terms === undefined) return decline(slot, cfg);
@@ -268,7 +269,7 @@ async function placeLease(ask: LeaseAsk, terms: LeaseTerms, takenAt: number, cfg
 
 function decline(slot: string, cfg: Config): undefined {
   if (declined.size > 10_000) declined.clear();
-  declined.set(slot, Date.now() + cfg.ACCOUNT_CACHE_TTL_MS);
+  declined.set(slot, billingNow() + cfg.ACCOUNT_CACHE_TTL_MS);
   return undefined;
 }
 
@@ -321,7 +322,7 @@ async function maybeReturn(lease: Lease, idle = false): Promise<void> {
     // on settings no older than a view's TTL (a lease's requests read nothing: one read per lease).
     if (!r.alreadySettled) {
       const view = viewOf(lease.record.accountId);
-      if (view === undefined || Date.now() - view.readAt > config().ACCOUNT_CACHE_TTL_MS) await readState(lease.record.accountId).catch(() => undefined);
+      if (view === undefined || billingNow() - view.readAt > config().ACCOUNT_CACHE_TTL_MS) await readState(lease.record.accountId).catch(() => undefined);
       await watchBalance(lease.record.accountId, { keyHash: lease.record.keyHash }, queueBalanceAction);
     }
   } catch (err) {
