@@ -6,9 +6,6 @@
  * - pending holds: how many holds are in flight (the inline records `holds.<requestId>` on the account
  *   items, found through the orphan sweep's pendingHolds index, billing/hold-record.ts) and how many
  *   are past their settle bound (expiry < now);
- * - legacy holds: held ledger items, the hold format before inline holds (a ledger Scan; README,
- *   "Upgrading from the ledger-item holds"); none means the stack may be
- *   deployed with `-c legacyHoldsDrained=true`, which drops the settle role's ledger UpdateItem/DeleteItem.
  * Each check is `ok`, `fail` (the command exits 1) or `skip` (nothing to check here), with a detail.
  */
 import { DescribeTableCommand, type TableDescription } from '@aws-sdk/client-dynamodb';
@@ -16,7 +13,6 @@ import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-sec
 import { ORIGIN_SECRET_ARN_ENV, UPSTREAM_SECRET_ARN_ENV } from '../functions/shared/config/stack-contract';
 import { UPSTREAM_API_KEY_VARS } from '../functions/shared/providers/manifest';
 import { listInlineHolds } from '../functions/shared/billing/sweep';
-import { listLegacyHolds } from '../functions/shared/billing/settle';
 import { documentClient } from '../functions/shared/store/dynamo';
 import { tableNames } from '../functions/shared/store/tables';
 
@@ -51,13 +47,12 @@ export async function runHealth(now = Date.now()): Promise<HealthCheck[]> {
         },
   );
   const accounts = described.find(([logical]) => logical === 'accounts')?.[2];
-  const [upstream, origin, holds, legacy] = await Promise.all([
+  const [upstream, origin, holds] = await Promise.all([
     secretCheck('upstream keys secret', UPSTREAM_SECRET_ARN_ENV, describeUpstreamKeys),
     secretCheck('origin secret', ORIGIN_SECRET_ARN_ENV, describeOriginSecret),
     pendingHolds(accounts, now),
-    legacyHolds(),
   ]);
-  return [...checks, upstream, origin, holds, legacy];
+  return [...checks, upstream, origin, holds];
 }
 
 async function secretCheck(check: string, env: string, describe: (value: unknown) => HealthCheck['detail'] | Error): Promise<HealthCheck> {
@@ -112,23 +107,6 @@ async function pendingHolds(accounts: TableDescription | Error | undefined, now:
       status: overdue > 0 ? 'fail' : 'ok',
       detail: `${pending} pending, ${overdue} past their settle bound${overdue > 0 ? ' (settle them: npm run admin -- holds …)' : ''}`,
     };
-  } catch (err) {
-    return { check, status: 'fail', detail: `${(err as Error).name}: ${(err as Error).message}` };
-  }
-}
-
-/** Held ledger items (the hold format before inline holds): while any remain, the settle role keeps its legacy ledger actions. */
-async function legacyHolds(): Promise<HealthCheck> {
-  const check = 'legacy holds';
-  try {
-    const n = (await listLegacyHolds()).length;
-    return n === 0
-      ? { check, status: 'ok', detail: "none: deploy with -c legacyHoldsDrained=true to drop the settle role's ledger UpdateItem/DeleteItem" }
-      : {
-          check,
-          status: 'ok',
-          detail: `${n} held ledger items (the hold format before inline holds): keep legacyHoldsDrained unset; settle them: npm run admin -- holds settle --expired --legacy`,
-        };
   } catch (err) {
     return { check, status: 'fail', detail: `${(err as Error).name}: ${(err as Error).message}` };
   }

@@ -9,8 +9,8 @@
  *   npm run admin -- credit add --account ID --usd X
  *   npm run admin -- usage --account ID | --key sk-mux-… [--since ISO-8601]
  *   npm run admin -- accounts shards --account ID --count S
- *   npm run admin -- holds list [--expired] [--legacy]
- *   npm run admin -- holds settle --request REQUEST-ID | --expired [--legacy]
+ *   npm run admin -- holds list [--expired]
+ *   npm run admin -- holds settle --request REQUEST-ID | --expired
  *   npm run admin -- grants backfill (free-grant markers of accounts from before the email normal form; once)
  *   npm run admin -- health          (tables, secrets, pending holds; exit 1 when a check fails)
  *   --account takes an account id or a sign-in email (self-serve accounts, via the `byEmail` index).
@@ -35,7 +35,7 @@ import { accountTotals } from '../functions/shared/billing/account-state';
 import { usageSummary, type UsageTotals } from '../functions/shared/billing/ledger';
 import { setShards } from '../functions/shared/billing/shards';
 import { listPendingHolds, orphanOutcome } from '../functions/shared/billing/sweep';
-import { listLegacyHolds, settleHold } from '../functions/shared/billing/settle';
+import { settleHold } from '../functions/shared/billing/settle';
 import { formatNanoUsd, usdToNanoUsd } from '../functions/shared/money/money';
 import { GatewayError, NotFoundError } from '../functions/shared/errors/gateway-errors';
 import { tableNames } from '../functions/shared/store/tables';
@@ -76,7 +76,7 @@ const USAGE = `usage: npm run admin -- <command> [options] [--json]
   credit add      --account ID|EMAIL --usd X
   usage           --account ID|EMAIL | --key sk-mux-… [--since ISO-8601]
   accounts shards --account ID|EMAIL --count S  (fund shards for a hot account; only upward)
-  holds list      [--expired] [--legacy]        (holds not settled yet; --legacy: held ledger items from before the upgrade)
+  holds list      [--expired]                   (holds not settled yet)
   holds settle    --request REQUEST-ID | --expired   (as orphaned: the hold's prompt estimate, no completion)
   grants backfill (once after upgrading: free-grant markers on the email normal form for older accounts)
   health`;
@@ -96,7 +96,6 @@ const OPTIONS = {
   count: { type: 'string' },
   request: { type: 'string' },
   expired: { type: 'boolean', default: false },
-  legacy: { type: 'boolean', default: false },
   json: { type: 'boolean', default: false },
   help: { type: 'boolean', short: 'h', default: false },
 } as const;
@@ -261,7 +260,7 @@ async function showAccount(values: Values): Promise<[unknown, string]> {
 /** The `holds` commands (list, settle), as {@link run} returns them. */
 async function runHolds(command: string, values: Values): Promise<[unknown, string, number?]> {
   if (command === 'holds list') {
-    const holds = await (values.legacy ? listLegacyHolds : listPendingHolds)(values.expired ? Date.now() : undefined);
+    const holds = await listPendingHolds(values.expired ? Date.now() : undefined);
     const text =
       holds.length === 0
         ? 'No holds pending.'
@@ -279,7 +278,7 @@ async function runHolds(command: string, values: Values): Promise<[unknown, stri
             .join('\n');
     return [holds, text];
   }
-  const all = await (values.legacy ? listLegacyHolds : listPendingHolds)(values.expired ? Date.now() : undefined);
+  const all = await listPendingHolds(values.expired ? Date.now() : undefined);
   const chosen = values.request ? all.filter((h) => h.requestId === values.request) : values.expired ? all : [];
   if (!values.request && !values.expired) throw new UsageError('holds settle needs --request REQUEST-ID or --expired.');
   if (values.request && chosen.length === 0) throw new NotFoundError(`No pending hold ${values.request}.`);

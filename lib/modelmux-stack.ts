@@ -83,7 +83,6 @@ export class ModelmuxStack extends Stack {
       tracing: props.tracing === true,
       reservedConcurrency: reserved.settle,
       environment: { ...settings, ...mailEnv },
-      legacyHoldsDrained: props.legacyHoldsDrained === true,
     });
 
     const chat = new ChatEndpoint(this, 'Chat', {

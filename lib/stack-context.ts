@@ -83,9 +83,7 @@ export const DEPLOYABLE_SETTINGS: readonly string[] = CONFIG_VARIABLES.filter((n
  *   by `npm run restore` (it writes this key into cdk.context.json) to use instead of the stack's own;
  * - `emailFrom` (a verified SES identity's address), `emailFromName`, `emailIdentity` (the address or
  *   its domain, as verified; default the address): mail from the functions and Cognito (MailSender);
- * - `legacyHoldsDrained`: `true` once `npm run admin -- health` reports no legacy holds: drops the
- *   settle role's ledger UpdateItem/DeleteItem; `legacyEmailIndex`: `true` keeps the old `byEmail`
- *   index (step 1 of the upgrade to `byEmailKeys`, README);
+ * - `legacyEmailIndex`: `true` keeps the old `byEmail` index (step 1 of the upgrade to `byEmailKeys`, README);
  * - `compute`: `managed-instances` runs chat and embeddings on Lambda Managed Instances (default `lambda`:
  *   per invocation), with `vpcId` + `vpcSubnetIds` (an existing VPC; default a new one) and
  *   `managedInstancesMinEnvironments`, `…MaxEnvironments`, `…MaxVCpus`, `…MaxConcurrency`, `…NatGateways` (docs/managed-instances.md).
@@ -142,7 +140,6 @@ export function stackPropsFromContext(node: Node): Omit<ModelmuxStackProps, keyo
         : { domainPrefix: c.cognitoDomainPrefix, callbackUrls: c.oauthCallbackUrls },
     cognitoThreatProtection: c.cognitoThreatProtection ?? true,
     functionSettings: c.functionSettings,
-    legacyHoldsDrained: c.legacyHoldsDrained ?? false,
     legacyEmailIndex: c.legacyEmailIndex ?? false,
     restoredTables: c.restoredTables,
     email: c.emailFrom === undefined ? undefined : { from: c.emailFrom, fromName: c.emailFromName, identity: c.emailIdentity },
@@ -315,7 +312,6 @@ const contextSchema = z.object({
   oauthCallbackUrls: opt(urlListValue),
   cognitoThreatProtection: opt(booleanValue),
   functionSettings: opt(settingsValue),
-  legacyHoldsDrained: opt(booleanValue),
   emailFrom: opt(emailValue),
   emailFromName: opt(
     stringValue

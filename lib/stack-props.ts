@@ -40,8 +40,6 @@ export interface ModelmuxStackProps extends StackProps {
   readonly cognitoThreatProtection?: boolean;
   /** Function settings (config/env.ts names, validated by stack-context.ts), given to every function. */
   readonly functionSettings?: Readonly<Record<string, string>>;
-  /** Legacy (pre-issue-14) held ledger items are gone: the settle role loses ledger UpdateItem/DeleteItem. */
-  readonly legacyHoldsDrained?: boolean;
   /** Keep the old `byEmail` index during the upgrade to `byEmailKeys` (lib/constructs/data-tables.ts). */
   readonly legacyEmailIndex?: boolean;
   /** Tables restored by `npm run restore`, used instead of the stack's own (see DataTables). */

@@ -59,9 +59,6 @@ export const SETTLE_TABLE_ACTIONS = {
   accounts: ['dynamodb:UpdateItem', 'dynamodb:BatchGetItem'],
   accountsPendingHoldsIndex: ['dynamodb:Query'],
   ledger: ['dynamodb:PutItem', 'dynamodb:GetItem'],
-  // Queued settles of ledger-item holds, the format before inline holds (billing/settle.ts): dropped with
-  // `-c legacyHoldsDrained=true` once `npm run admin -- health` finds none.
-  legacyLedger: ['dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
   keysByAccountIndex: ['dynamodb:Query'],
 } as const;
 
@@ -179,17 +176,13 @@ export class DataTables extends Construct {
     );
   }
 
-  /**
-   * Grants the settle function exactly {@link SETTLE_TABLE_ACTIONS}; the legacy ledger actions only
-   * while `legacyHoldsDrained` is false.
-   */
-  grantSettleAccess(grantee: IGrantable, legacyHoldsDrained = false): void {
+  /** Grants the settle function exactly {@link SETTLE_TABLE_ACTIONS}: one statement per table, and one per index it queries. */
+  grantSettleAccess(grantee: IGrantable): void {
     const statement = (sid: string, actions: readonly string[], resource: string) =>
       grantee.grantPrincipal.addToPrincipalPolicy(new PolicyStatement({ sid, effect: Effect.ALLOW, actions: [...actions], resources: [resource] }));
     statement('SettleAccountsTable', SETTLE_TABLE_ACTIONS.accounts, this.tables.accounts.tableArn);
     statement('SettleAccountsPendingHolds', SETTLE_TABLE_ACTIONS.accountsPendingHoldsIndex, `${this.tables.accounts.tableArn}/index/${PENDING_HOLDS_INDEX}`);
-    const ledger = legacyHoldsDrained ? SETTLE_TABLE_ACTIONS.ledger : [...SETTLE_TABLE_ACTIONS.ledger, ...SETTLE_TABLE_ACTIONS.legacyLedger];
-    statement('SettleLedgerTable', ledger, this.tables.ledger.tableArn);
+    statement('SettleLedgerTable', SETTLE_TABLE_ACTIONS.ledger, this.tables.ledger.tableArn);
     statement('SettleKeysByAccount', SETTLE_TABLE_ACTIONS.keysByAccountIndex, `${this.tables.keys.tableArn}/index/byAccount`);
   }
 }

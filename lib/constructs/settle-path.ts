@@ -21,8 +21,6 @@ export interface SettlePathProps {
   readonly reservedConcurrency: number;
   /** Extra plain env (the stack's `functionSettings`). */
   readonly environment?: Readonly<Record<string, string>>;
-  /** No legacy held ledger items remain: no ledger UpdateItem/DeleteItem (data-tables.ts). */
-  readonly legacyHoldsDrained?: boolean;
 }
 
 /** The settle function's timeout (s): a batch of 10 settles, each a few transactional writes. */
@@ -81,7 +79,7 @@ export class SettlePath extends Construct {
       },
     });
     const fn = this.settleFunction.function;
-    props.tables.grantSettleAccess(fn, props.legacyHoldsDrained === true);
+    props.tables.grantSettleAccess(fn);
     // The sweep reads both queues' depth: unmarked holds wait a while for a non-empty queue, and a
     // read every 5 minutes keeps the dead-letter queue's metrics flowing (its alarm treats none as bad).
     this.queue.grant(fn, 'sqs:GetQueueAttributes');

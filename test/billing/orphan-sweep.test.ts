@@ -1,17 +1,13 @@
-import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { dynamoItemBytes } from '../../bench/aws-calls';
 import { createAccount, getAccount } from '../../functions/shared/accounts/account-store';
 import { createKey } from '../../functions/shared/accounts/keys/store';
 import { clearViews } from '../../functions/shared/billing/account-state';
 import { config } from '../../functions/shared/config/env';
-import type { HoldRecord } from '../../functions/shared/billing/hold-record';
-import { listLegacyHolds, settleHold } from '../../functions/shared/billing/settle';
+import { settleHold } from '../../functions/shared/billing/settle';
 import { ledgerItemSchema } from '../../functions/shared/billing/ledger';
 import { computeCharge } from '../../functions/shared/money/price';
 import { listPendingHolds, sweepOrphanedHolds } from '../../functions/shared/billing/sweep';
-import { documentClient } from '../../functions/shared/store/dynamo';
-import { tableNames } from '../../functions/shared/store/tables';
 import { demandOf, entryOf, GPT_4O_PRICES, hold } from '../support/billing';
 import { createTestTables } from '../support/tables';
 import { accountItem, ledgerEntries } from '../support/ledger';
@@ -121,39 +117,6 @@ describe('orphaned holds (inline on the account item)', () => {
     const ledger = (await ledgerEntries(accountId)).map((e) => ledgerItemSchema.parse(e));
     expect(ledger).toHaveLength(1);
     expect(ledger[0]).toMatchObject({ status: 'complete', costNanoUsd: first.costNanoUsd });
-  });
-
-  it('settles and cancels holds placed before the upgrade (a held ledger item, no inline record) the old way, once; the admin lists them', async () => {
-    const { accountId } = await createAccount({ freeTokens: 0, creditNanoUsd: USD });
-    const { keyHash } = await createKey(accountId, 'legacy');
-    // The old layout: the hold's amounts on the account, the record as a held ledger item in the old index.
-    const asLegacy = async (h: HoldRecord) => {
-      await documentClient().send(new PutCommand({ TableName: tableNames().ledger, Item: { ...h, status: 'held', holdBucket: '0' } }));
-      await documentClient().send(
-        new UpdateCommand({
-          TableName: tableNames().accounts,
-          Key: { accountId },
-          UpdateExpression: 'REMOVE #h.#r',
-          ExpressionAttributeNames: { '#h': 'holds', '#r': h.requestId },
-        }),
-      );
-    };
-    const billed = await hold(accountId, keyHash, demandOf(40, 60));
-    const cancelled = await hold(accountId, keyHash, demandOf(40, 60));
-    await asLegacy(billed);
-    await asLegacy(cancelled);
-    expect((await listLegacyHolds()).map((h) => h.requestId).sort()).toEqual([billed.requestId, cancelled.requestId].sort());
-    const r = await settleHold(billed, { kind: 'bill', entry: entryOf(40, 30) });
-    expect(r.alreadySettled).toBe(false);
-    expect(await settleHold(cancelled, { kind: 'cancel' })).toMatchObject({ alreadySettled: false });
-    expect(await settleHold(billed, { kind: 'bill', entry: entryOf(40, 30) })).toEqual({ ...r, alreadySettled: true });
-    expect(await settleHold(billed, { kind: 'cancel' })).toEqual({ ...r, alreadySettled: true });
-    const ledger = (await ledgerEntries(accountId)).map((e) => ledgerItemSchema.parse(e));
-    expect(ledger).toHaveLength(1);
-    expect(ledger[0]).toMatchObject({ requestId: billed.requestId, status: 'complete', costNanoUsd: r.costNanoUsd });
-    expect(ledger[0]).not.toHaveProperty('holdBucket');
-    expect(await getAccount(accountId, { consistent: true })).toMatchObject({ heldNanoUsd: 0, creditNanoUsd: USD - r.costNanoUsd, usedNanoUsd: r.costNanoUsd });
-    expect(await listLegacyHolds()).toEqual([]);
   });
 
   it('measures the account item with 0, 1, 5 and 50 holds in flight (each byte is paid on every write of the item)', async () => {

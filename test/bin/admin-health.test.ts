@@ -62,7 +62,6 @@ describe('admin health', () => {
     expect(checks['upstream keys secret']).toMatchObject({ status: 'skip' });
     expect(checks['origin secret']).toMatchObject({ status: 'skip' });
     expect(checks['pending holds']).toMatchObject({ status: 'ok', detail: expect.stringMatching(/^0 pending/) });
-    expect(checks['legacy holds']).toMatchObject({ status: 'ok', detail: expect.stringMatching(/^none: deploy with -c legacyHoldsDrained=true/) });
   });
 
   it('names the provider keys the secret holds, never their values, and fails (exit 1) on an unreadable origin secret', async () => {

@@ -55,7 +55,6 @@ describe('cdk-nag AwsSolutions', () => {
       oauthCallbackUrls: 'https://api.example.com/',
       restoredTables: '{"accounts":"accounts-restored"}',
       functionSettings: '{"RATE_LIMIT_RPM":"1200"}',
-      legacyHoldsDrained: 'true',
       emailFrom: 'billing@example.com',
       emailFromName: 'modelmux',
     };

@@ -84,7 +84,7 @@ export interface RateGrant {
 /** Most expired holds' slots one hold write reuses (each adds a condition to the write). */
 export const MAX_STALE_SLOTS = 16;
 
-/** The plan: a spec, or the client's refusal, or a key entry missing from the item (legacy data). */
+/** The plan: a spec, or the client's refusal, or a key entry missing from the item (a view older than the key, or a key older than per-key state). */
 export type HoldPlan = { ok: true; spec: HoldSpec } | { ok: false; error: GatewayError } | { ok: false; missingKey: true };
 
 /** Inputs of {@link planHold}. */

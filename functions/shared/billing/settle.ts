@@ -14,19 +14,10 @@
  * more than the hold (an upstream that ignored the output limit or over-reports, a prompt counted past
  * our margin), the difference is the platform's loss: the ledger entry's `lossNanoUsd`, the
  * `UpstreamOverHoldNanoUsd` metric (alarmed) and a `usage over the hold` warning.
- *
- * Holds placed before inline holds (a ledger item `status: held`, indexed by the dropped `pendingHolds`
- * GSI, and no inline record on the account item) can still be in flight, or queued for settle, when
- * this version is deployed. Their settle is the old one: ONE TransactWriteItems that turns the held
- * ledger item into the entry (or deletes it, for a cancel) under HOLD_WAS_LEDGER_ITEM and releases the
- * hold on the account item (without the inline condition). {@link settleHold} switches to it when it
- * meets a held ledger item. Those whose function died before the upgrade are no longer found by the
- * sweep: the admin CLI's `holds list|settle --legacy` finds them ({@link listLegacyHolds}, a ledger
- * Scan) and settles them the same way; run it once after the upgrade.
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, ScanCommand, UpdateCommand } from '../store/commands';
-import { HOLD_IS_PENDING, HOLD_WAS_LEDGER_ITEM, LEDGER_ENTRY_IS_NEW } from '../store/conditions';
+import { GetCommand, UpdateCommand } from '../store/commands';
+import { HOLD_IS_PENDING, LEDGER_ENTRY_IS_NEW } from '../store/conditions';
 import { documentClient } from '../store/dynamo';
 import { storeCall } from '../store/store-errors';
 import { tableNames } from '../store/tables';
@@ -39,7 +30,7 @@ import { computeCharge, type Charge } from '../money/price';
 import { isLeaseId } from '../http/request-id';
 import { retrying, TryAgain } from '../retry/retry';
 import { updateView, unmarshallItem } from './account-state';
-import { holdRecordSchema, HOLDS_MAP, keyEntryId, slotsOf, type HoldRecord } from './hold-record';
+import { HOLDS_MAP, keyEntryId, slotsOf, type HoldRecord } from './hold-record';
 import { cacheBucketsOf, type CacheEntryFields, type CacheEntryKey } from './ledger';
 
 /** Positions of the items of a bill's transaction (cancellation reasons come in this order). */
@@ -128,17 +119,11 @@ const NO_CHARGE: HeldCharge = { freeTokensUsed: 0, costNanoUsd: 0, freePromptTok
  */
 export async function settleHold(hold: HoldRecord, outcome: SettleOutcome, maxAttempts = 30): Promise<SettleResult> {
   const charge = outcome.kind === 'bill' ? chargeFor(hold, outcome.entry) : NO_CHARGE;
-  let withKey = true;
-  let legacy = false; // a hold placed before inline holds: a held ledger item (see the file comment)
-  // Two replans at most: to the legacy path once, without the key once.
+  let withKey = true; // one replan at most: without the key
   return retrying(
     async () => {
       try {
-        if (legacy)
-          await transactWrite(legacySettleTransaction(hold, outcome, charge, accountSettleUpdate(hold, charge, withKey, false).build()), {
-            retryConflicts: false,
-          });
-        else if (outcome.kind === 'cancel') await cancelUpdate(hold, withKey);
+        if (outcome.kind === 'cancel') await cancelUpdate(hold, withKey);
         else await transactWrite(settleTransaction(hold, outcome.entry, charge, withKey), { retryConflicts: false });
         applySettleToView(hold, charge);
         if (charge.lossNanoUsd > 0 && outcome.kind === 'bill') {
@@ -163,37 +148,25 @@ export async function settleHold(hold: HoldRecord, outcome: SettleOutcome, maxAt
         const ledgerReason = reasons?.[SETTLE_ITEM.ledgerEntry];
         const accountReason = reasons?.[SETTLE_ITEM.account];
         if (ledgerReason?.code === 'ConditionalCheckFailed') {
-          const old = unmarshallItem(ledgerReason.item);
-          if (!legacy && old?.status === 'held') {
-            legacy = true;
-            throw new TryAgain();
-          }
-          const stored = settledBefore(old);
-          if ((!legacy && accountReason?.code === 'None') || inlineOf(unmarshallItem(accountReason?.item), hold.requestId) !== undefined)
-            await releaseDuplicate(hold);
+          const stored = settledBefore(unmarshallItem(ledgerReason.item));
+          if (accountReason?.code === 'None' || inlineOf(unmarshallItem(accountReason?.item), hold.requestId) !== undefined) await releaseDuplicate(hold);
           return stored;
         }
         if (err instanceof ConditionalCheckFailedException || accountReason?.code === 'ConditionalCheckFailed') {
           const accountOld = unmarshallItem(err instanceof ConditionalCheckFailedException ? err.Item : accountReason?.item);
-          const inline = inlineOf(accountOld, hold.requestId);
-          if ((legacy || inline !== undefined) && withKey) {
+          if (inlineOf(accountOld, hold.requestId) !== undefined && withKey) {
             withKey = false; // the key was deleted while the request ran: settle the account alone
             throw new TryAgain();
           }
           // Not (or no longer) on the account: settled or cancelled before, or never placed.
           // A bill's transaction reports the ledger entry's own failed condition when one exists; a
           // cancel reads the entry (a cancel racing a settle that landed returns what it charged).
-          const entry = outcome.kind === 'cancel' ? await readLedgerEntry(hold) : undefined;
-          if (!legacy && entry?.status === 'held') {
-            legacy = true;
-            throw new TryAgain();
-          }
-          return settledBefore(entry);
+          return settledBefore(outcome.kind === 'cancel' ? await readLedgerEntry(hold) : undefined);
         }
         throw err; // a conflict is retried by the policy
       }
     },
-    settleConflictPolicy(maxAttempts, 2),
+    settleConflictPolicy(maxAttempts, 1),
   );
 }
 
@@ -299,7 +272,7 @@ export function ledgerEntryItem(hold: HoldRecord, entry: UsageEntry, charge: Hel
  * the key's allowance released), and the inline hold removed under HOLD_IS_PENDING. A lease's return
  * (lease-settle.ts) is this update alone, with the lease's requests' charges summed.
  */
-export function accountSettleUpdate(hold: HoldRecord, charge: Charge, withKey: boolean, inlineHold = true): UpdateBuilder {
+export function accountSettleUpdate(hold: HoldRecord, charge: Charge, withKey: boolean): UpdateBuilder {
   const b = new UpdateBuilder();
   b.add('freeTokens', hold.holdFreeTokens - charge.freeTokensUsed);
   b.add('heldFreeTokens', -hold.holdFreeTokens);
@@ -309,11 +282,9 @@ export function accountSettleUpdate(hold: HoldRecord, charge: Charge, withKey: b
   b.add('usedFreeTokens', charge.freeTokensUsed);
   if (isLeaseId(hold.requestId)) b.add('leasedNanoUsd', -hold.holdNanoUsd);
   if (hold.accountSlot) b.add(b.name('inflight'), -slotsOf(hold));
-  if (inlineHold) {
-    const inline = b.path(HOLDS_MAP, hold.requestId);
-    b.when(HOLD_IS_PENDING.replace('#holds.#rid', inline));
-    b.remove(inline);
-  }
+  const inline = b.path(HOLDS_MAP, hold.requestId);
+  b.when(HOLD_IS_PENDING.replace('#holds.#rid', inline));
+  b.remove(inline);
   if (!withKey) return b;
   const h16 = keyEntryId(hold.keyHash);
   const key = (attr: string) => b.path('keys', h16, attr);
@@ -324,65 +295,4 @@ export function accountSettleUpdate(hold: HoldRecord, charge: Charge, withKey: b
   if (hold.keySlot) b.add(key('inflight'), -slotsOf(hold));
   b.set(`${key('lastUsedAt')} = ${b.value(new Date().toISOString())}`);
   return b;
-}
-
-/** The old settle's items: [ledger Update or Delete, account Update] (`account` built by the caller). */
-function legacySettleTransaction(hold: HoldRecord, outcome: SettleOutcome, charge: Charge, account: ReturnType<UpdateBuilder['build']>): TransactItems {
-  const tables = tableNames();
-  const key = { accountId: hold.accountId, requestId: hold.requestId };
-  const pending = {
-    ConditionExpression: HOLD_WAS_LEDGER_ITEM,
-    ExpressionAttributeNames: { '#status': 'status' },
-    ExpressionAttributeValues: { ':held': 'held' },
-    ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
-  };
-  let ledger: TransactItems[number];
-  if (outcome.kind === 'cancel') {
-    ledger = { Delete: { TableName: tables.ledger, Key: key, ...pending } };
-  } else {
-    const b = new UpdateBuilder();
-    const fields: Record<string, unknown> = {
-      ...outcome.entry,
-      byok: outcome.entry.byok === true,
-      freeTokensUsed: charge.freeTokensUsed,
-      costNanoUsd: charge.costNanoUsd,
-      settledAt: new Date().toISOString(),
-    };
-    for (const [k, v] of Object.entries(fields)) b.set(`${b.name(k)} = ${b.value(v)}`);
-    b.remove(b.name('holdBucket'));
-    b.remove(b.name('holdExpiresAt'));
-    b.when(`${b.name('status')} = ${b.value('held')}`);
-    ledger = { Update: { TableName: tables.ledger, Key: key, ...b.build(), ReturnValuesOnConditionCheckFailure: 'ALL_OLD' } };
-  }
-  return [ledger, { Update: { TableName: tables.accounts, Key: { accountId: hold.accountId }, ...account, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' } }];
-}
-
-/**
- * Holds placed before inline holds still unsettled: held ledger items, found by a Scan of the whole ledger
- * (read units by ledger size: for the admin CLI once after the upgrade, `holds list|settle --legacy`,
- * never on a schedule). Expired before `expiredBefore` (epoch ms) when given.
- * @throws StoreUnavailableError (503).
- */
-export async function listLegacyHolds(expiredBefore?: number): Promise<HoldRecord[]> {
-  const out: HoldRecord[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await storeCall(() =>
-      documentClient().send(
-        new ScanCommand({
-          TableName: tableNames().ledger,
-          FilterExpression: '#status = :held',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':held': 'held' },
-          ExclusiveStartKey: startKey,
-        }),
-      ),
-    );
-    for (const raw of page.Items ?? []) {
-      const parsed = holdRecordSchema.safeParse(raw);
-      if (parsed.success && (expiredBefore === undefined || parsed.data.holdExpiresAt < expiredBefore)) out.push(parsed.data);
-    }
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
-  return out;
 }

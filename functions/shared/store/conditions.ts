@@ -94,12 +94,6 @@ export const HOLD_IS_NEW = 'attribute_not_exists(#holds.#rid)';
 export const HOLD_IS_PENDING = 'attribute_exists(#holds.#rid)';
 
 /**
- * Ledger, ledger-item holds only, the format before inline holds (README, "Upgrading from the ledger-item holds"; billing/settle.ts): the held ledger item is settled
- * (or cancelled) once, while it still says `held`. `#status` = `status`, `:held` = `held`.
- */
-export const HOLD_WAS_LEDGER_ITEM = '#status = :held';
-
-/**
  * Ledger: a payment entry (a top-up, an auto top-up, a dispute: `pay_<ms>_<stripe id>`) is written
  * once, in the transaction that moves its money, so a duplicate or concurrent webhook moves it once.
  */
