@@ -183,7 +183,7 @@ export async function startSystem(chat: StackFunction, embeddings: StackFunction
       responses: tables.RESPONSES_TABLE,
     });
     const { createAccount } = await import('../functions/shared/accounts/account-store');
-    const { createKey } = await import('../functions/shared/accounts/keys/store');
+    const { createKey } = await import('../functions/shared/accounts/keys/api-key-store');
 
     // The gateway's env: the functions' literal env from the template, then local tables, DynamoDB and upstreams.
     const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, ...Object.assign({}, chat.env, embeddings.env) };

@@ -315,7 +315,7 @@ async function closeAll(closers: Array<() => Promise<void>>): Promise<void> {
 async function ensureDevKey(file: string | undefined, freeTokens: number | undefined, creditNanoUsd: number): Promise<{ key: string; accountId: string }> {
   const { authenticate } = await import('../functions/shared/accounts/authenticate');
   const { addCredit, createAccount, getAccount } = await import('../functions/shared/accounts/account-store');
-  const { createKey } = await import('../functions/shared/accounts/keys/store');
+  const { createKey } = await import('../functions/shared/accounts/keys/api-key-store');
   if (file !== undefined && existsSync(file)) {
     const key = readFileSync(file, 'utf8').trim();
     const who = await authenticate(key).catch(() => undefined);

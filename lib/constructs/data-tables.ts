@@ -21,7 +21,7 @@ type LogicalName = TableSchema['logicalName'];
  * DynamoDB Developer Guide, "Using IAM with DynamoDB transactions"), so TransactWriteItems itself needs
  * no grant.
  * - keys: GetItem to resolve the key hash; GetItem + ConditionCheckItem to add a key's billing entry to
- *   an account written before per-key state (accounts/keys/state.ts). Creating, listing and revoking keys
+ *   an account written before per-key state (accounts/keys/key-account-entry.ts). Creating, listing and revoking keys
  *   is the admin CLI's job (and the account API's): not granted here.
  * - accounts: GetItem (the view a hold is planned from), UpdateItem (the hold with its inline record,
  *   the settle's release, a cancel; each guarded by its own conditions).
@@ -67,7 +67,7 @@ export const SETTLE_TABLE_ACTIONS = {
  * authorised by their own actions, as above. Query is granted on the index it reads.
  * - keys: GetItem (one key), PutItem (create, in the key's transaction), UpdateItem (rename, disable,
  *   limit, delete), ConditionCheckItem (a key's entry added to a fund shard that lacks it, only while
- *   the row is unchanged: accounts/keys/state.ts), Query on `byAccount` (listing).
+ *   the row is unchanged: accounts/keys/key-account-entry.ts), Query on `byAccount` (listing).
  * - accounts: GetItem (account and fund shards, key entries, BYOK map), PutItem (first-call creation and
  *   the free-grant marker), UpdateItem (keyCount and `keys.<h16>` on every fund shard with a key; BYOK
  *   entries; the sign-up counter of the client's network, accounts/signup-network.ts).

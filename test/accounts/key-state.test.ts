@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { freshKeyState, limitRemainingNanoUsd, limitWindowId } from '../../functions/shared/accounts/keys/state';
+import { freshKeyState, limitRemainingNanoUsd, limitWindowId } from '../../functions/shared/accounts/keys/key-account-entry';
 
 describe('key limit windows', () => {
   it('names the UTC day, ISO week (Monday first) and month a moment falls in', () => {

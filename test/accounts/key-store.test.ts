@@ -4,8 +4,8 @@ import { documentClient } from '../../functions/shared/store/dynamo';
 import { tableNames } from '../../functions/shared/store/tables';
 import { AccountNotFoundError, KeyLimitExceededError, KeyNotFoundError } from '../../functions/shared/accounts/account-errors';
 import { createAccount, getAccount } from '../../functions/shared/accounts/account-store';
-import { createKey, listKeys } from '../../functions/shared/accounts/keys/store';
-import { revokeKey } from '../../functions/shared/accounts/keys/update';
+import { createKey, listKeys } from '../../functions/shared/accounts/keys/api-key-store';
+import { revokeKey } from '../../functions/shared/accounts/keys/api-key-update';
 import { MAX_KEYS_PER_ACCOUNT } from '../../functions/shared/accounts/limits';
 import { createTestTables } from '../support/tables';
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { countAwsCalls } from '../../bench/aws-calls';
-import { GetCommand, PutCommand, TransactWriteCommand } from '../../functions/shared/store/commands';
+import { GetCommand, PutCommand, TransactWriteCommand } from '../../functions/shared/store/dynamo-commands';
 import { createDocumentClient, SDK_CLIENT_HOOK } from '../../functions/shared/store/dynamo';
 import type { StoreClient } from '../../functions/shared/store/lean-document-client';
 import type { TableNames } from '../../functions/shared/store/tables';

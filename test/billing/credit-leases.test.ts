@@ -1,7 +1,7 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it, vi } from 'vitest';
 import { createAccount } from '../../functions/shared/accounts/account-store';
-import { createKey } from '../../functions/shared/accounts/keys/store';
+import { createKey } from '../../functions/shared/accounts/keys/api-key-store';
 import { clearViews, shardStateOf } from '../../functions/shared/billing/account-state';
 import { config, loadConfig, reloadConfig } from '../../functions/shared/config/env';
 import { decodeInlineHold, recordOfInline } from '../../functions/shared/billing/hold-record';

@@ -42,7 +42,7 @@ const promptOf = (r: { body: unknown }): string | undefined => /burst request \d
 describe('predicted holds on a key with a spend limit', () => {
   it(`${REQUESTS} concurrent requests on a $0.01 key: ledger within the limit, upstream calls ≈ answers, the rest 402 in OpenAI's shape`, async () => {
     const { createAccount } = await import('../../functions/shared/accounts/account-store');
-    const { createKey } = await import('../../functions/shared/accounts/keys/store');
+    const { createKey } = await import('../../functions/shared/accounts/keys/api-key-store');
     const account = await createAccount({ freeTokens: 0, creditNanoUsd: 100_000_000_000 }); // $100: credit is never the limit
     const key = await createKey(account.accountId, 'burst', { limitNanoUsd: LIMIT });
     const client = new OpenAI({ baseURL: gw.baseUrl, apiKey: key.key, maxRetries: 0 });

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createAccount, getAccount } from '../../functions/shared/accounts/account-store';
-import { createKey } from '../../functions/shared/accounts/keys/store';
+import { createKey } from '../../functions/shared/accounts/keys/api-key-store';
 import { getCredits } from '../../functions/shared/account-api/account-routes';
 import { clearViews, readState } from '../../functions/shared/billing/account-state';
 import { config, reloadConfig } from '../../functions/shared/config/env';

@@ -1,7 +1,7 @@
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createAccount, getAccount } from '../../functions/shared/accounts/account-store';
-import { createKey } from '../../functions/shared/accounts/keys/store';
-import { revokeKey } from '../../functions/shared/accounts/keys/update';
+import { createKey } from '../../functions/shared/accounts/keys/api-key-store';
+import { revokeKey } from '../../functions/shared/accounts/keys/api-key-update';
 import { clearViews } from '../../functions/shared/billing/account-state';
 import { newRequestId } from '../../functions/shared/http/request-id';
 import { usageSummary, ledgerItemSchema } from '../../functions/shared/billing/ledger';

@@ -1,7 +1,7 @@
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { dynamoItemBytes } from '../../bench/aws-calls';
 import { createAccount, getAccount } from '../../functions/shared/accounts/account-store';
-import { createKey } from '../../functions/shared/accounts/keys/store';
+import { createKey } from '../../functions/shared/accounts/keys/api-key-store';
 import { clearViews } from '../../functions/shared/billing/account-state';
 import { config } from '../../functions/shared/config/env';
 import { settleHold } from '../../functions/shared/billing/settle';

@@ -3,7 +3,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { startFauxqs } from 'fauxqs';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createAccount } from '../../functions/shared/accounts/account-store';
-import { createKey } from '../../functions/shared/accounts/keys/store';
+import { createKey } from '../../functions/shared/accounts/keys/api-key-store';
 import { clearViews } from '../../functions/shared/billing/account-state';
 import { config, reloadConfig } from '../../functions/shared/config/env';
 import { queue, resetSqsClient } from '../../functions/shared/billing/settle-queue';

@@ -4,7 +4,7 @@ import type { SQSRecord } from 'aws-lambda';
 import { startFauxqs } from 'fauxqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount } from '../../functions/shared/accounts/account-store';
-import { createKey } from '../../functions/shared/accounts/keys/store';
+import { createKey } from '../../functions/shared/accounts/keys/api-key-store';
 import { config, reloadConfig } from '../../functions/shared/config/env';
 import type { UsageEntry } from '../../functions/shared/billing/settle';
 import { settleRecord } from '../../functions/shared/billing/lease-settle';

@@ -1,11 +1,11 @@
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { addCredit, createAccount } from '../../functions/shared/accounts/account-store';
-import { createKey } from '../../functions/shared/accounts/keys/store';
+import { createKey } from '../../functions/shared/accounts/keys/api-key-store';
 import { readState, rememberState, type ShardState } from '../../functions/shared/billing/account-state';
 import { formatNanoUsd } from '../../functions/shared/money/money';
 import { creditPayment, debitDispute, debitRefund } from '../../functions/shared/payments/payment-ledger';
 import { usageSummary } from '../../functions/shared/billing/ledger';
-import { shardPks } from '../../functions/shared/accounts/keys/state';
+import { shardPks } from '../../functions/shared/accounts/keys/key-account-entry';
 import { gatherInto, refillShard, setShards } from '../../functions/shared/billing/shards';
 import { settleHold } from '../../functions/shared/billing/settle';
 import { billRequest, demandOf, entryOf, hold } from '../support/billing';

@@ -1,7 +1,7 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createAccount } from '../../functions/shared/accounts/account-store';
-import { createKey } from '../../functions/shared/accounts/keys/store';
+import { createKey } from '../../functions/shared/accounts/keys/api-key-store';
 import { clearViews } from '../../functions/shared/billing/account-state';
 import { config } from '../../functions/shared/config/env';
 import { setClock } from '../../functions/shared/time/clock';

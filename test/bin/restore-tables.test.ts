@@ -6,7 +6,7 @@ import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createAccount, getAccount } from '../../functions/shared/accounts/account-store';
-import { createKey } from '../../functions/shared/accounts/keys/store';
+import { createKey } from '../../functions/shared/accounts/keys/api-key-store';
 import { authenticate } from '../../functions/shared/accounts/authenticate';
 import { clearViews } from '../../functions/shared/billing/account-state';
 import { reloadConfig } from '../../functions/shared/config/env';

@@ -7,7 +7,7 @@ import { AdminGetUserCommand } from '@aws-sdk/client-cognito-identity-provider';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { addCredit } from '../../functions/shared/accounts/account-store';
-import { queryAccountKeys } from '../../functions/shared/accounts/keys/store';
+import { queryAccountKeys } from '../../functions/shared/accounts/keys/api-key-store';
 import { ensureSelfServeAccount } from '../../functions/shared/accounts/self-serve-account';
 import { documentClient } from '../../functions/shared/store/dynamo';
 import { tableNames } from '../../functions/shared/store/tables';

@@ -1,7 +1,7 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createAccount } from '../../functions/shared/accounts/account-store';
-import { createKey } from '../../functions/shared/accounts/keys/store';
+import { createKey } from '../../functions/shared/accounts/keys/api-key-store';
 import { ORIGIN_SECRET_HEADER } from '../../functions/shared/config/stack-contract';
 import { installAwslambdaGlobals } from '../../local/function-url';
 import { startSecretsManagerStub, type SecretsManagerStub } from '../support/secrets-manager';

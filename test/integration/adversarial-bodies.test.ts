@@ -17,7 +17,7 @@ beforeAll(async () => {
   gw = await startGateway({ tablePrefix: `adversarial-${process.pid}`, cognito: {} });
   user = await signUpAndSignIn(gw);
   const { createAccount } = await import('../../functions/shared/accounts/account-store');
-  const { createKey } = await import('../../functions/shared/accounts/keys/store');
+  const { createKey } = await import('../../functions/shared/accounts/keys/api-key-store');
   const make = async () => (await createKey((await createAccount({ freeTokens: 0, creditNanoUsd: 10_000_000_000 })).accountId, 'adversarial')).key;
   [keyA, keyB] = await Promise.all([make(), make()]);
 }, 120_000);

@@ -52,7 +52,7 @@ const ATTACK = {
 
 async function newAccount(opts: { freeTokens: number; creditNanoUsd: number; limitNanoUsd?: number }) {
   const { createAccount } = await import('../../functions/shared/accounts/account-store');
-  const { createKey } = await import('../../functions/shared/accounts/keys/store');
+  const { createKey } = await import('../../functions/shared/accounts/keys/api-key-store');
   const account = await createAccount({ freeTokens: opts.freeTokens, creditNanoUsd: opts.creditNanoUsd });
   const key = await createKey(account.accountId, 'test', opts.limitNanoUsd === undefined ? {} : { limitNanoUsd: opts.limitNanoUsd });
   return {

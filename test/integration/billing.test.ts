@@ -20,7 +20,7 @@ afterAll(async () => {
 
 async function newClient(opts: { freeTokens: number; creditNanoUsd: number }): Promise<{ client: OpenAI; accountId: string }> {
   const { createAccount } = await import('../../functions/shared/accounts/account-store');
-  const { createKey } = await import('../../functions/shared/accounts/keys/store');
+  const { createKey } = await import('../../functions/shared/accounts/keys/api-key-store');
   const account = await createAccount(opts);
   const key = await createKey(account.accountId, 'test');
   return { client: new OpenAI({ baseURL: gw.baseUrl, apiKey: key.key, maxRetries: 0 }), accountId: account.accountId };

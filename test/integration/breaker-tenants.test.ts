@@ -30,7 +30,7 @@ function sim() {
 
 async function tenant(): Promise<OpenAI> {
   const { createAccount } = await import('../../functions/shared/accounts/account-store');
-  const { createKey } = await import('../../functions/shared/accounts/keys/store');
+  const { createKey } = await import('../../functions/shared/accounts/keys/api-key-store');
   const account = await createAccount({ freeTokens: 0, creditNanoUsd: 1_000_000_000 });
   return new OpenAI({ baseURL: gw.baseUrl, apiKey: (await createKey(account.accountId, 'tenant')).key, maxRetries: 0 });
 }

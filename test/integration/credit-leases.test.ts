@@ -36,7 +36,7 @@ const USD = 1_000_000_000;
 describe('credit leases through the chat route', { timeout: 180_000 }, () => {
   it('30 requests (buffered and streamed) on one lease: one ledger entry each naming it, usage.cost = the entry, Σ ledger = the debit once returned', async () => {
     const { createAccount } = await import('../../functions/shared/accounts/account-store');
-    const { createKey } = await import('../../functions/shared/accounts/keys/store');
+    const { createKey } = await import('../../functions/shared/accounts/keys/api-key-store');
     const { documentClient } = await import('../../functions/shared/store/dynamo');
     const { tableNames } = await import('../../functions/shared/store/tables');
     const { accountId } = await createAccount({ freeTokens: 0, creditNanoUsd: 5 * USD });

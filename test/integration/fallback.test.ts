@@ -228,7 +228,7 @@ describe.each(['buffered', 'streamed'] as const)('%s: failures before the answer
 
   it("a fallback answer is billed at the served model's own displayed price, not the requested one's", async () => {
     const { createAccount } = await import('../../functions/shared/accounts/account-store');
-    const { createKey } = await import('../../functions/shared/accounts/keys/store');
+    const { createKey } = await import('../../functions/shared/accounts/keys/api-key-store');
     const { CATALOGUE } = await import('../../functions/shared/catalogue/catalogue');
     const account = await createAccount({ freeTokens: 0, creditNanoUsd: 1_000_000_000 });
     const paying = new OpenAI({ baseURL: gw.baseUrl, apiKey: (await createKey(account.accountId, 'paying')).key, maxRetries: 0 });

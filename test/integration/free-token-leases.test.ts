@@ -34,7 +34,7 @@ const USD = 1_000_000_000;
 
 async function account(freeTokens: number, creditNanoUsd: number) {
   const { createAccount } = await import('../../functions/shared/accounts/account-store');
-  const { createKey } = await import('../../functions/shared/accounts/keys/store');
+  const { createKey } = await import('../../functions/shared/accounts/keys/api-key-store');
   const { accountId } = await createAccount({ freeTokens, creditNanoUsd });
   const key = await createKey(accountId, 'free lease');
   return { accountId, client: new OpenAI({ baseURL: gw.baseUrl, apiKey: key.key, maxRetries: 0 }) };

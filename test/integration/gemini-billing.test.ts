@@ -47,7 +47,7 @@ interface Opts {
 /** A new account and key, and the SDK on it (no retries unless `retry` says how many attempts). */
 async function newClient(opts: Opts, keyOpts: { limitNanoUsd?: number } = {}, retry?: number) {
   const { createAccount } = await import('../../functions/shared/accounts/account-store');
-  const { createKey } = await import('../../functions/shared/accounts/keys/store');
+  const { createKey } = await import('../../functions/shared/accounts/keys/api-key-store');
   const account = await createAccount(opts);
   const key = await createKey(account.accountId, 'gemini-billing', keyOpts);
   const retryOptions = retry === undefined ? undefined : { attempts: retry, initialDelay: 0.01, maxDelay: 0.05 };

@@ -19,7 +19,7 @@ let apiKey: string;
 beforeAll(async () => {
   gw = await startGateway({ tablePrefix: `images-${process.pid}` });
   const { createAccount } = await import('../../functions/shared/accounts/account-store');
-  const { createKey } = await import('../../functions/shared/accounts/keys/store');
+  const { createKey } = await import('../../functions/shared/accounts/keys/api-key-store');
   // Credit only (no free tokens): every image has a cost in nano-USD.
   accountId = (await createAccount({ freeTokens: 0, creditNanoUsd: 50_000_000_000 })).accountId;
   apiKey = (await createKey(accountId, 'test')).key;

@@ -29,7 +29,7 @@ const sim = () => {
 
 async function newKey(opts: { freeTokens: number; creditNanoUsd: number }, keyOpts: { limitNanoUsd?: number; limitReset?: 'daily' } = {}) {
   const { createAccount } = await import('../../functions/shared/accounts/account-store');
-  const { createKey } = await import('../../functions/shared/accounts/keys/store');
+  const { createKey } = await import('../../functions/shared/accounts/keys/api-key-store');
   const account = await createAccount(opts);
   const key = await createKey(account.accountId, 'test', keyOpts);
   return { client: new OpenAI({ baseURL: gw.baseUrl, apiKey: key.key, maxRetries: 0 }), accountId: account.accountId, keyHash: key.keyHash };
@@ -95,7 +95,7 @@ describe('per-key spend limits and disabled keys', () => {
   });
 
   it('a disabled key gets 401 at once, even where its key row is cached, and works again when enabled', async () => {
-    const { updateKey } = await import('../../functions/shared/accounts/keys/update');
+    const { updateKey } = await import('../../functions/shared/accounts/keys/api-key-update');
     // An account that holds per request (free tokens nearly gone, credit beside them): each hold reads the
     // key's entry on the account item. On a lease, a key disabled elsewhere is refused within
     // KEY_CACHE_TTL_MS instead (docs/credit-leases.md, "Staleness a lease allows").

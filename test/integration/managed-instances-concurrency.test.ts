@@ -49,7 +49,7 @@ interface Tenant {
 
 async function tenant(creditNanoUsd: number): Promise<Tenant> {
   const { createAccount } = await import('../../functions/shared/accounts/account-store');
-  const { createKey } = await import('../../functions/shared/accounts/keys/store');
+  const { createKey } = await import('../../functions/shared/accounts/keys/api-key-store');
   const { accountId } = await createAccount({ freeTokens: 0, creditNanoUsd });
   const key = await createKey(accountId, 'mi');
   return { accountId, creditNanoUsd, client: new OpenAI({ baseURL: gw.baseUrl, apiKey: key.key, maxRetries: 0 }) };

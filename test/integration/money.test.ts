@@ -27,7 +27,7 @@ const sim = () => {
 
 async function newAccount(opts: { freeTokens: number; creditNanoUsd: number }) {
   const { createAccount } = await import('../../functions/shared/accounts/account-store');
-  const { createKey } = await import('../../functions/shared/accounts/keys/store');
+  const { createKey } = await import('../../functions/shared/accounts/keys/api-key-store');
   const account = await createAccount(opts);
   const key = await createKey(account.accountId, 'test');
   return { client: new OpenAI({ baseURL: gw.baseUrl, apiKey: key.key, maxRetries: 0 }), accountId: account.accountId };

@@ -15,7 +15,7 @@ let client: OpenAI;
 beforeAll(async () => {
   gw = await startGateway({ tablePrefix: `orfields-${process.pid}` });
   const { createAccount } = await import('../../functions/shared/accounts/account-store');
-  const { createKey } = await import('../../functions/shared/accounts/keys/store');
+  const { createKey } = await import('../../functions/shared/accounts/keys/api-key-store');
   const accountId = (await createAccount({ freeTokens: 0, creditNanoUsd: 50_000_000_000 })).accountId;
   client = new OpenAI({ baseURL: gw.baseUrl, apiKey: (await createKey(accountId, 'test')).key, maxRetries: 0 });
 });

@@ -23,7 +23,7 @@ beforeAll(async () => {
   reloadConfig();
   gw = await startGateway({ tablePrefix: `openrouter-${process.pid}` });
   const { createAccount } = await import('../../functions/shared/accounts/account-store');
-  const { createKey } = await import('../../functions/shared/accounts/keys/store');
+  const { createKey } = await import('../../functions/shared/accounts/keys/api-key-store');
   accountId = (await createAccount({ freeTokens: 0, creditNanoUsd: 50_000_000_000 })).accountId;
   apiKey = (await createKey(accountId, 'test')).key;
   client = new OpenAI({ baseURL: gw.baseUrl, apiKey, maxRetries: 0 });
@@ -242,7 +242,7 @@ describe('GET /v1/generation', () => {
     const { response } = await ask({});
     const requestId = response.headers.get('x-request-id') as string;
     await pollLedgerEntry(accountId, requestId);
-    const { createKey } = await import('../../functions/shared/accounts/keys/store');
+    const { createKey } = await import('../../functions/shared/accounts/keys/api-key-store');
     const other = await createKey(accountId, 'other');
     expect((await lookup(requestId, other.key)).status).toBe(404);
     expect((await lookup(requestId)).status).toBe(200);

@@ -59,7 +59,7 @@ beforeAll(async () => {
   }
   gw = await startGateway({ tablePrefix: `cache-${process.pid}` });
   const { createAccount } = await import('../../functions/shared/accounts/account-store');
-  const { createKey } = await import('../../functions/shared/accounts/keys/store');
+  const { createKey } = await import('../../functions/shared/accounts/keys/api-key-store');
   const account = await createAccount({ freeTokens: 0, creditNanoUsd: 10_000_000_000 });
   accountId = account.accountId;
   client = new OpenAI({ baseURL: gw.baseUrl, apiKey: (await createKey(accountId, 'cache')).key, maxRetries: 0 });

@@ -40,7 +40,7 @@ function startOfAMinute(): void {
 
 async function newClient(opts: { freeTokens: number; creditNanoUsd: number }, maxRetries = 0) {
   const { createAccount } = await import('../../functions/shared/accounts/account-store');
-  const { createKey } = await import('../../functions/shared/accounts/keys/store');
+  const { createKey } = await import('../../functions/shared/accounts/keys/api-key-store');
   const account = await createAccount(opts);
   const key = await createKey(account.accountId, 'test');
   return new OpenAI({ baseURL: gw.baseUrl, apiKey: key.key, maxRetries });

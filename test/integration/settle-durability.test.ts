@@ -38,7 +38,7 @@ beforeAll(async () => {
     settle: { visibilityTimeoutS: 2 },
   });
   const { createAccount } = await import('../../functions/shared/accounts/account-store');
-  const { createKey } = await import('../../functions/shared/accounts/keys/store');
+  const { createKey } = await import('../../functions/shared/accounts/keys/api-key-store');
   accountId = (await createAccount({ freeTokens: 0, creditNanoUsd: 100_000_000_000 })).accountId;
   client = new OpenAI({ baseURL: gw.baseUrl, apiKey: (await createKey(accountId, 'load')).key, maxRetries: 0, timeout: 60_000 });
 }, 120_000);

@@ -28,7 +28,7 @@ beforeAll(async () => {
   ddb = await startTcpProxy(Number(new URL(inject('dynamodbEndpoint')).port), 0);
   gw = await startGateway({ dynamodbEndpoint: ddb.endpoint, tablePrefix: `outage-${process.pid}` });
   const { createAccount } = await import('../../functions/shared/accounts/account-store');
-  const { createKey } = await import('../../functions/shared/accounts/keys/store');
+  const { createKey } = await import('../../functions/shared/accounts/keys/api-key-store');
   freshKey = (await createKey((await createAccount()).accountId, 'fresh')).key;
 });
 

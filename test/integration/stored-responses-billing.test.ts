@@ -38,7 +38,7 @@ const sim = () => {
 
 async function newAccount(freeTokens: number, creditNanoUsd = 0) {
   const { createAccount } = await import('../../functions/shared/accounts/account-store');
-  const { createKey } = await import('../../functions/shared/accounts/keys/store');
+  const { createKey } = await import('../../functions/shared/accounts/keys/api-key-store');
   const { accountId } = await createAccount({ freeTokens, creditNanoUsd });
   const key = await createKey(accountId, 'test');
   return { client: new OpenAI({ baseURL: gw.baseUrl, apiKey: key.key, maxRetries: 0 }), accountId };

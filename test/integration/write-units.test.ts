@@ -53,7 +53,7 @@ async function measuredWrites(account: { accountId: string }, key: string, extra
 
 async function accountWithKeys(opts: { freeTokens: number; creditNanoUsd: number }) {
   const { createAccount } = await import('../../functions/shared/accounts/account-store');
-  const { createKey } = await import('../../functions/shared/accounts/keys/store');
+  const { createKey } = await import('../../functions/shared/accounts/keys/api-key-store');
   const account = await createAccount(opts);
   const key = await createKey(account.accountId, 'wru');
   for (let k = 1; k < 4; k++) await createKey(account.accountId, `other ${k}`);

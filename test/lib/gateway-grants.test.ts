@@ -9,7 +9,7 @@ import { setClock } from '../../functions/shared/time/clock';
 import { accountItem } from '../support/ledger';
 import { settleHold } from '../../functions/shared/billing/settle';
 import { createAccount } from '../../functions/shared/accounts/account-store';
-import { createKey } from '../../functions/shared/accounts/keys/store';
+import { createKey } from '../../functions/shared/accounts/keys/api-key-store';
 import { hashApiKey } from '../../functions/shared/accounts/api-key';
 import { documentClient, SDK_CLIENT_HOOK } from '../../functions/shared/store/dynamo';
 import { demandOf, entryOf, hold } from '../support/billing';

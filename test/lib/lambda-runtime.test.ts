@@ -7,7 +7,7 @@ import { Template } from 'aws-cdk-lib/assertions';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount } from '../../functions/shared/accounts/account-store';
-import { createKey } from '../../functions/shared/accounts/keys/store';
+import { createKey } from '../../functions/shared/accounts/keys/api-key-store';
 import { ORIGIN_SECRET_HEADER } from '../../functions/shared/config/stack-contract';
 import type { TableNames } from '../../functions/shared/store/tables';
 import { estimateTextTokens } from '../../functions/shared/usage/estimate';

@@ -500,7 +500,7 @@ const SDK_CLIENT_MODULE =
   /@aws-sdk\/(lib-dynamodb|client-[a-z-]+)\/dist-es\/(?!models\/(errors|DynamoDBServiceException)\.js$)|@aws-sdk\/core\/|@smithy\/(node-http-handler|core\/dist-es\/submodules\/(protocols\/(?!util-uri-escape)|schema\/|endpoints\/))/;
 
 describe("the request functions' bundles", () => {
-  it('carry no AWS SDK client: DynamoDB and Secrets Manager go over their JSON protocols (store/commands.ts, aws/aws-json.ts)', () => {
+  it('carry no AWS SDK client: DynamoDB and Secrets Manager go over their JSON protocols (store/dynamo-commands.ts, aws/aws-json.ts)', () => {
     for (const fn of [ids.chatFn, ids.embeddingsFn]) {
       // What is in index.mjs (the metafile's `inputs` lists every module parsed, tree-shaken ones too).
       const meta = JSON.parse(readFileSync(join(assetDirOf(template, assemblyDir, fn), 'index.meta.json'), 'utf8')) as {

@@ -192,7 +192,7 @@ describe('routing metrics', () => {
 describe('billing metrics', () => {
   it("records UpstreamOverHoldNanoUsd, the ledger entry's lossNanoUsd, when an upstream reports more than the hold covers", async () => {
     const { createAccount } = await import('../../functions/shared/accounts/account-store');
-    const { createKey } = await import('../../functions/shared/accounts/keys/store');
+    const { createKey } = await import('../../functions/shared/accounts/keys/api-key-store');
     const account = await createAccount({ freeTokens: 0, creditNanoUsd: 1_000_000_000 });
     const paying = new OpenAI({ baseURL: gw.baseUrl, apiKey: (await createKey(account.accountId, 'metrics')).key, maxRetries: 0 });
     // The simulator's [overreport] marker: 100 × the true usage (local/simulator/README.md).
@@ -207,7 +207,7 @@ describe('billing metrics', () => {
   it('records the settled tokens and cost exactly as the ledger entry has them, not estimated', async () => {
     // An account paying in credit (free tokens would make the cost 0).
     const { createAccount } = await import('../../functions/shared/accounts/account-store');
-    const { createKey } = await import('../../functions/shared/accounts/keys/store');
+    const { createKey } = await import('../../functions/shared/accounts/keys/api-key-store');
     const account = await createAccount({ freeTokens: 0, creditNanoUsd: 1_000_000_000 });
     const paying = new OpenAI({ baseURL: gw.baseUrl, apiKey: (await createKey(account.accountId, 'metrics')).key, maxRetries: 0 });
     const { response } = await paying.chat.completions.create({ model: 'gpt-4o-mini', messages: ask('billed') }).withResponse();

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { GetCommand, PutCommand, UpdateCommand } from '../../functions/shared/store/commands';
+import { GetCommand, PutCommand, UpdateCommand } from '../../functions/shared/store/dynamo-commands';
 import { documentClient } from '../../functions/shared/store/dynamo';
 import { tableNames } from '../../functions/shared/store/tables';
 import { createTestTables } from '../support/tables';

@@ -1,5 +1,5 @@
 /** `GET /v1/activity?days=30`: usage by UTC day × model × key, from the ledger. */
-import { queryAccountKeys } from '../accounts/keys/store';
+import { queryAccountKeys } from '../accounts/keys/api-key-store';
 import { accountActivity } from '../billing/ledger';
 import type { GatewayRequest, JsonResult } from '../http/types';
 import { InvalidRequestError } from '../errors/gateway-errors';

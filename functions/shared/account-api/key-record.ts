@@ -2,8 +2,8 @@
  * `KeyRecord`: one API key as the account API shows it (OpenRouter's key shape, plus ours; DATA-MODEL
  * §7). Never contains the key itself; `hash` (SHA-256 hex of the key) is its id.
  */
-import type { KeyItem } from '../accounts/keys/item';
-import { limitRemainingNanoUsd, type KeyState } from '../accounts/keys/state';
+import type { KeyItem } from '../accounts/keys/api-key-item';
+import { limitRemainingNanoUsd, type KeyState } from '../accounts/keys/key-account-entry';
 import { usd } from './json';
 
 /** The JSON shape. Money: USD numbers with the exact nano-USD integers beside them. */

@@ -4,12 +4,12 @@
  * 404 here, exactly like a hash that does not exist.
  */
 import * as z from '../validation/zod';
-import { LIMIT_RESETS } from '../accounts/keys/item';
-import { queryAccountKeys } from '../accounts/keys/store';
-import { getOwnedKey, readKeyStates } from '../accounts/keys/store';
-import { createKey } from '../accounts/keys/store';
-import { deleteKey } from '../accounts/keys/update';
-import { updateKey, type KeyPatch } from '../accounts/keys/update';
+import { LIMIT_RESETS } from '../accounts/keys/api-key-item';
+import { queryAccountKeys } from '../accounts/keys/api-key-store';
+import { getOwnedKey, readKeyStates } from '../accounts/keys/api-key-store';
+import { createKey } from '../accounts/keys/api-key-store';
+import { deleteKey } from '../accounts/keys/api-key-update';
+import { updateKey, type KeyPatch } from '../accounts/keys/api-key-update';
 import { usdToNanoUsd } from '../money/money';
 import type { GatewayRequest, JsonResult } from '../http/types';
 import { InvalidRequestError } from '../errors/gateway-errors';

@@ -3,11 +3,11 @@
  * heldFreeTokens, creditNanoUsd, heldNanoUsd, purchasedNanoUsd, usedNanoUsd, usedFreeTokens, inflight,
  * shards?, createdAt, keys: {}, byok: {}, holds: {} }` (money in nano-USD, see money/money.ts; holds in
  * billing/hold.ts, each in flight kept inline in `holds`). `keys` maps the first 16 hex characters of each key's hash to its per-key state,
- * written with the key row in one transaction (keys/store.ts, keys/update.ts).
+ * written with the key row in one transaction (keys/api-key-store.ts, keys/api-key-update.ts).
  */
 import { randomBytes } from 'node:crypto';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, PutCommand, UpdateCommand } from '../store/commands';
+import { GetCommand, PutCommand, UpdateCommand } from '../store/dynamo-commands';
 import * as z from '../validation/zod';
 import { InvalidRequestError } from '../errors/gateway-errors';
 import { ACCOUNT_EXISTS_AND_CREDIT_FITS, ACCOUNT_IS_NEW } from '../store/conditions';

@@ -6,7 +6,7 @@
  * forgets it at once. Unknown or revoked keys are cached for at most 5 s, in a separate, smaller cache
  * so a flood of bad keys cannot evict good ones.
  */
-import { GetCommand } from '../store/commands';
+import { GetCommand } from '../store/dynamo-commands';
 import { documentClient } from '../store/dynamo';
 import { storeCall } from '../store/store-errors';
 import { tableNames } from '../store/tables';
@@ -14,7 +14,7 @@ import { config } from '../config/env';
 import { TtlCache } from '../store/ttl-cache';
 import { now } from '../time/clock';
 import { hashApiKey, incorrectApiKeyError, isWellFormedApiKey } from './api-key';
-import { keyItemSchema } from './keys/item';
+import { keyItemSchema } from './keys/api-key-item';
 
 /** Who a valid key belongs to. */
 export interface AuthenticatedKey {

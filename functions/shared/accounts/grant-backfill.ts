@@ -6,7 +6,7 @@
  * account with a sign-in email, the marker keyed on the normal form, if absent (`npm run admin -- grants
  * backfill`, once after upgrading; README "Runbook"). Idempotent: a second run writes nothing.
  */
-import { ScanCommand, PutCommand } from '../store/commands';
+import { ScanCommand, PutCommand } from '../store/dynamo-commands';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { FREE_GRANT_IS_NEW } from '../store/conditions';
 import { documentClient } from '../store/dynamo';

@@ -24,7 +24,7 @@
 import { createHash } from 'node:crypto';
 import { config } from '../config/env';
 import { atOnce, retrying, TryAgain } from '../retry/retry';
-import { GetCommand, QueryCommand } from '../store/commands';
+import { GetCommand, QueryCommand } from '../store/dynamo-commands';
 import { ACCOUNT_IS_NEW, FREE_GRANT_IS_NEW } from '../store/conditions';
 import { documentClient } from '../store/dynamo';
 import { storeCall } from '../store/store-errors';

@@ -6,8 +6,8 @@
  * usage includes it.
  */
 import { getAccount } from '../accounts/account-store';
-import { getOwnedKey, readKeyStates } from '../accounts/keys/store';
-import { limitRemainingNanoUsd } from '../accounts/keys/state';
+import { getOwnedKey, readKeyStates } from '../accounts/keys/api-key-store';
+import { limitRemainingNanoUsd } from '../accounts/keys/key-account-entry';
 import { rateLimitsFor } from '../config/env';
 import { NANO_USD_PER_USD } from '../money/money';
 import type { GatewayRequest, JsonResult } from '../http/types';

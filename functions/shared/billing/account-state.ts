@@ -10,17 +10,17 @@
  */
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import { GetCommand } from '../store/commands';
+import { GetCommand } from '../store/dynamo-commands';
 import { documentClient } from '../store/dynamo';
 import { storeCall } from '../store/store-errors';
 import { tableNames } from '../store/tables';
 import { TtlCache } from '../store/ttl-cache';
-import { keyStateOf, shardPks, type KeyState as KeyEntry } from '../accounts/keys/state';
+import { keyStateOf, shardPks, type KeyState as KeyEntry } from '../accounts/keys/key-account-entry';
 import { isLeaseId } from '../http/request-id';
 import { now } from '../time/clock';
 import { decodeInlineHold, HOLDS_MAP, slotsOf } from './hold-record';
 
-/** Per-key state on the account item (`keys.<h16>`, accounts/keys/state.ts), as billing reads it. Money in nano-USD. */
+/** Per-key state on the account item (`keys.<h16>`, accounts/keys/key-account-entry.ts), as billing reads it. Money in nano-USD. */
 export type KeyState = KeyEntry & { heldNanoUsd: number };
 
 /** One account item's billing state. Tokens and nano-USD. */

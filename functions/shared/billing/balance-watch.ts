@@ -19,7 +19,7 @@
  * keys with a spend limit are served by it (shards.ts).
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { UpdateCommand } from '../store/commands';
+import { UpdateCommand } from '../store/dynamo-commands';
 import * as z from '../validation/zod';
 import { documentClient } from '../store/dynamo';
 import { storeCall } from '../store/store-errors';

@@ -18,7 +18,7 @@
  * or a stale prediction is answered from the store's own numbers with no extra read.
  */
 import { AuthenticationError, InsufficientCreditError, type GatewayError } from '../errors/gateway-errors';
-import { windowEnd, windowId } from '../accounts/keys/state';
+import { windowEnd, windowId } from '../accounts/keys/key-account-entry';
 import { formatNanoUsd } from '../money/money';
 import { computeCharge } from '../money/price';
 import type { RateLimits } from '../config/env';

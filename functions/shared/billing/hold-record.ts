@@ -21,7 +21,7 @@
  *   rest (the old sweep skipped everything while any message sat in the queue).
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { BatchGetCommand, QueryCommand, UpdateCommand } from '../store/commands';
+import { BatchGetCommand, QueryCommand, UpdateCommand } from '../store/dynamo-commands';
 import { logger } from '../observability/logger';
 import { documentClient } from '../store/dynamo';
 import { storeCall } from '../store/store-errors';

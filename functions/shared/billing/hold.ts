@@ -11,8 +11,8 @@
 import { AuthenticationError, StoreUnavailableError, type GatewayError } from '../errors/gateway-errors';
 import { logger } from '../observability/logger';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { UpdateCommand } from '../store/commands';
-import { repairKeyEntry, shardPk, withAccountMap } from '../accounts/keys/state';
+import { UpdateCommand } from '../store/dynamo-commands';
+import { repairKeyEntry, shardPk, withAccountMap } from '../accounts/keys/key-account-entry';
 import { documentClient } from '../store/dynamo';
 import { storeCall, storeRecentlyFailed } from '../store/store-errors';
 import { backoffDelayMs, isTransactionConflict } from '../store/transaction-retry';

@@ -18,7 +18,7 @@
  * Like the sweep for a hold with no queued mark, it leaves the leases to the sweep while the settle queue
  * holds messages: a ledger entry the container could not write may wait there.
  */
-import { GetCommand } from '../store/commands';
+import { GetCommand } from '../store/dynamo-commands';
 import { documentClient } from '../store/dynamo';
 import { storeCall } from '../store/store-errors';
 import { tableNames } from '../store/tables';

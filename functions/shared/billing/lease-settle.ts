@@ -17,7 +17,7 @@
  *   that name the lease, summed.
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { PutCommand, QueryCommand, UpdateCommand } from '../store/commands';
+import { PutCommand, QueryCommand, UpdateCommand } from '../store/dynamo-commands';
 import { LEDGER_ENTRY_IS_NEW } from '../store/conditions';
 import { documentClient } from '../store/dynamo';
 import { storeCall } from '../store/store-errors';

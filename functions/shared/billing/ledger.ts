@@ -13,14 +13,14 @@ import { InvalidRequestError } from '../errors/gateway-errors';
 import type { TokenPrices } from '../catalogue/catalogue';
 import type { CacheBuckets } from '../money/price';
 import type { QueryCommandInput } from '@aws-sdk/lib-dynamodb';
-import { GetCommand, QueryCommand } from '../store/commands';
+import { GetCommand, QueryCommand } from '../store/dynamo-commands';
 import { documentClient } from '../store/dynamo';
 import { storeCall } from '../store/store-errors';
 import { tableNames } from '../store/tables';
 import type { TokenUsage } from '../usage/token-usage';
 import * as z from '../validation/zod';
 import { requestIdFloor } from '../http/request-id';
-import { shardPks } from '../accounts/keys/state';
+import { shardPks } from '../accounts/keys/key-account-entry';
 import { readState } from './account-state';
 
 const count = z.number().check(z.int(), z.nonnegative());

@@ -16,7 +16,7 @@
  * `UpstreamOverHoldNanoUsd` metric (alarmed) and a `usage over the hold` warning.
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, UpdateCommand } from '../store/commands';
+import { GetCommand, UpdateCommand } from '../store/dynamo-commands';
 import { HOLD_IS_PENDING, LEDGER_ENTRY_IS_NEW } from '../store/conditions';
 import { documentClient } from '../store/dynamo';
 import { storeCall } from '../store/store-errors';

@@ -12,8 +12,8 @@
 import { InvalidRequestError } from '../errors/gateway-errors';
 import { tableNames } from '../store/tables';
 import { transactWrite, type TransactItems } from '../store/transact-write';
-import { shardKeyState } from '../accounts/keys/state';
-import { shardPk } from '../accounts/keys/state';
+import { shardKeyState } from '../accounts/keys/key-account-entry';
+import { shardPk } from '../accounts/keys/key-account-entry';
 import { ACCOUNT_KEYS_UNCHANGED } from '../store/conditions';
 import { readState, updateView, type ShardState } from './account-state';
 import type { HoldDemand } from './hold-plan';

@@ -19,7 +19,7 @@
 import { logger } from '../observability/logger';
 import { recordPendingHolds } from '../observability/metrics';
 import { config } from '../config/env';
-import { queryAccountKeys } from '../accounts/keys/store';
+import { queryAccountKeys } from '../accounts/keys/api-key-store';
 import { recordOfInline, type HoldRecord, type InlineHold, findPendingHolds } from './hold-record';
 import { settleHold, type SettleOutcome } from './settle';
 import { reconcileLease } from './lease-settle';

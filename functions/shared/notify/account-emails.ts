@@ -3,7 +3,7 @@
  * failed. Each goes to the account's sign-in email (the root item's `email`; an account without one,
  * e.g. the operator's dev account, gets none), through {@link sendEmail}. Amounts are shown in USD.
  */
-import { GetCommand } from '../store/commands';
+import { GetCommand } from '../store/dynamo-commands';
 import { formatNanoUsd } from '../money/money';
 import { config } from '../config/env';
 import { documentClient } from '../store/dynamo';

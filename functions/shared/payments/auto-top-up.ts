@@ -9,7 +9,7 @@
  * the marker. A decline — at creation (a `card_error`) or by `payment_intent.payment_failed` — pauses
  * auto top-up, gives the month's amount back to the cap and emails the user, once per crossing.
  */
-import { GetCommand, UpdateCommand } from '../store/commands';
+import { GetCommand, UpdateCommand } from '../store/dynamo-commands';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import type Stripe from 'stripe';
 import { autoTopUpOf, balanceWatchOf, type AutoTopUpSettings, type BalanceWatch } from '../billing/account-state';

@@ -12,7 +12,7 @@
  * on the accounts table, written in the same transaction, finds the account of a later refund or
  * dispute (Stripe's Charge does not carry the PaymentIntent's metadata).
  */
-import { GetCommand, QueryCommand } from '../store/commands';
+import { GetCommand, QueryCommand } from '../store/dynamo-commands';
 import * as z from '../validation/zod';
 import { readState } from '../billing/account-state';
 import { NANO_USD_PER_USD } from '../money/money';

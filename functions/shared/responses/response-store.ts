@@ -1,4 +1,4 @@
-import { BatchGetCommand, DeleteCommand, PutCommand } from '../store/commands';
+import { BatchGetCommand, DeleteCommand, PutCommand } from '../store/dynamo-commands';
 import { documentClient } from '../store/dynamo';
 import { toStoreError } from '../store/store-errors';
 import { retrying, TryAgain, type RetryPolicy } from '../retry/retry';

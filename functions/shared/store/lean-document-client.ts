@@ -1,5 +1,5 @@
 /**
- * The store's document client: every store command (store/commands.ts: Get, Put, Update, Delete,
+ * The store's document client: every store command (store/dynamo-commands.ts: Get, Put, Update, Delete,
  * Query, Scan, BatchGet, TransactWrite) goes over DynamoDB's JSON protocol (aws/aws-json.ts), about
  * half the CPU per call of lib-dynamodb over the SDK on Node 24, and with no SDK client in the Lambda
  * bundles (docs/dynamodb-client.md). Anything else (an SDK command: table operations of the local
@@ -10,7 +10,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Command as SdkCommand, MetadataBearer } from '@smithy/types';
 import type { AwsJsonClient } from '../aws/aws-json';
-import { StoreCommand } from './commands';
+import { StoreCommand } from './dynamo-commands';
 import type { SdkDocumentClientOptions } from './sdk-document-client';
 
 /** A middleware as the SDK's `initialize` step sees it (what tests and SDK_CLIENT_HOOK's callers add). */
@@ -108,7 +108,7 @@ export class StoreClient {
       },
       (err: unknown) => {
         this.sdk = undefined;
-        throw new Error('This DynamoDB call needs the AWS SDK client, which the Lambda bundles leave out: send a store command (store/commands.ts)', {
+        throw new Error('This DynamoDB call needs the AWS SDK client, which the Lambda bundles leave out: send a store command (store/dynamo-commands.ts)', {
           cause: err,
         });
       },

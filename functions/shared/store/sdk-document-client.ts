@@ -8,7 +8,7 @@ import type { Agent as HttpsAgent } from 'node:https';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import * as Doc from '@aws-sdk/lib-dynamodb';
 import type { AwsCredentials } from '../aws/aws-json';
-import type { StoreCommand } from './commands';
+import type { StoreCommand } from './dynamo-commands';
 
 /** How store/dynamo.ts configures the SDK client (same pool and limits as the JSON path). */
 export interface SdkDocumentClientOptions {

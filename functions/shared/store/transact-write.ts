@@ -1,6 +1,6 @@
 /** One TransactWriteItems call through the container's client, with outages mapped to 503. */
 import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
-import { TransactWriteCommand } from './commands';
+import { TransactWriteCommand } from './dynamo-commands';
 import { documentClient } from './dynamo';
 import { storeCall } from './store-errors';
 import { retryOnConflict } from './transaction-retry';

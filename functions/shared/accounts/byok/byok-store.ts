@@ -4,7 +4,7 @@
  * (envelope.ts) before it reaches DynamoDB; only its last 4 characters are kept in clear, for display.
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, UpdateCommand } from '../../store/commands';
+import { GetCommand, UpdateCommand } from '../../store/dynamo-commands';
 import * as z from '../../validation/zod';
 import { InvalidRequestError, NotFoundError } from '../../errors/gateway-errors';
 import { byokProviderNames, PROVIDER_NAMES, type ProviderName } from '../../providers/manifest';
@@ -12,7 +12,7 @@ import { documentClient } from '../../store/dynamo';
 import { storeCall } from '../../store/store-errors';
 import { tableNames } from '../../store/tables';
 import { AccountNotFoundError } from '../account-errors';
-import { isMissingDocumentPath, withAccountMap } from '../keys/state';
+import { isMissingDocumentPath, withAccountMap } from '../keys/key-account-entry';
 import { byokContext, seal, type SealedSecret } from './envelope';
 
 /** The account item's BYOK map attribute. */

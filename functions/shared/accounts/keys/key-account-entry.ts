@@ -1,6 +1,6 @@
 /**
  * The per-key state kept on the account item, `keys.<h16>` (DATA-MODEL §2): written with the key row in
- * ONE TransactWriteItems (keys/store.ts, keys/update.ts), so the single conditional write
+ * ONE TransactWriteItems (keys/api-key-store.ts, keys/api-key-update.ts), so the single conditional write
  * of a request's hold (billing/hold-plan.ts) sees a disable, delete or limit change at once in every
  * container. Billing's own fields (held, in flight, rate-limit counters, usage) are only ever moved
  * relatively by the key writes, never reset. Money in nano-USD.
@@ -11,9 +11,9 @@
  * key is served by shard 0: billing/shards.ts `pickShard`, billing/hold.ts).
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { UpdateCommand, GetCommand } from '../../store/commands';
+import { UpdateCommand, GetCommand } from '../../store/dynamo-commands';
 import { now as billingNow } from '../../time/clock';
-import { type KeyStatus, type LimitReset, keyItemSchema } from './item';
+import { type KeyStatus, type LimitReset, keyItemSchema } from './api-key-item';
 import { ACCOUNT_EXISTS_WITHOUT_MAP, ACCOUNT_SHARDS_UNCHANGED, KEY_STATE_EXISTS, SHARD_EXISTS } from '../../store/conditions';
 import { documentClient } from '../../store/dynamo';
 import { storeCall } from '../../store/store-errors';

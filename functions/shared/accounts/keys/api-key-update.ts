@@ -10,7 +10,7 @@
  * here: a rename, disable or limit change leaves it as it is.
  *
  * Fund shards (DATA-MODEL §5): the status and the limit marker are written on every shard's entry in the
- * same transaction (keys/state.ts); the limit's arithmetic lives on the root only.
+ * same transaction (keys/key-account-entry.ts); the limit's arithmetic lives on the root only.
  */
 import { InvalidRequestError } from '../../errors/gateway-errors';
 import { KEY_IS_LIVE_AND_OWNED, KEY_STATE_LIMIT_UNCHANGED, ACCOUNT_EXISTS_AND_HAS_KEYS } from '../../store/conditions';
@@ -31,11 +31,11 @@ import {
   type KeyState,
   withKeysMap,
   readAccountShape,
-} from './state';
+} from './key-account-entry';
 import { KeyNotFoundError } from '../account-errors';
 import { forgetCachedKey } from '../authenticate';
-import { type KeyItem, type LimitReset, toKeyInfo, type KeyInfo } from './item';
-import { getOwnedKey, readKeyEntries, cleanKeyName, queryAccountKeys } from './store';
+import { type KeyItem, type LimitReset, toKeyInfo, type KeyInfo } from './api-key-item';
+import { getOwnedKey, readKeyEntries, cleanKeyName, queryAccountKeys } from './api-key-store';
 import { API_KEY_PREFIX } from '../api-key';
 
 /** Positions of the items in a key update's transaction (cancellation reasons come in this order). */

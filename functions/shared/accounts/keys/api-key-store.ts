@@ -1,12 +1,12 @@
 /**
- * API keys: creating, listing and reading them (updating and deleting: keys/update.ts; authenticating:
+ * API keys: creating, listing and reading them (updating and deleting: keys/api-key-update.ts; authenticating:
  * authenticate.ts). The key row, the account's keyCount and the account's `keys.<h16>` entry change together
  * in ONE TransactWriteItems, so keyCount always equals the number of non-deleted keys, never exceeds
  * {@link MAX_KEYS_PER_ACCOUNT} (also under concurrent creates), and the per-key state a hold checks
  * exists exactly for the live keys (DynamoDB Developer Guide, "Amazon DynamoDB Transactions") — on
- * every fund shard item of the account (keys/state.ts).
+ * every fund shard item of the account (keys/key-account-entry.ts).
  */
-import { QueryCommand, GetCommand } from '../../store/commands';
+import { QueryCommand, GetCommand } from '../../store/dynamo-commands';
 import { InvalidRequestError } from '../../errors/gateway-errors';
 import { ACCOUNT_EXISTS_AND_HAS_KEY_ROOM, KEY_IS_NEW } from '../../store/conditions';
 import { tableNames } from '../../store/tables';
@@ -15,7 +15,7 @@ import { cancellationCodes } from '../../store/transaction-retry';
 import { atOnce, retrying, TryAgain } from '../../retry/retry';
 import { AccountNotFoundError, KeyLimitExceededError, KeyNotFoundError } from '../account-errors';
 import { generateApiKey } from '../api-key';
-import { type KeyItem, type LimitReset, keyItemSchema, toKeyInfo, type KeyInfo } from './item';
+import { type KeyItem, type LimitReset, keyItemSchema, toKeyInfo, type KeyInfo } from './api-key-item';
 import {
   otherShardUpdates,
   readAccountShape,
@@ -29,7 +29,7 @@ import {
   shardPks,
   keyStateOf,
   type AccountShape,
-} from './state';
+} from './key-account-entry';
 import { MAX_KEYS_PER_ACCOUNT } from '../limits';
 import { documentClient } from '../../store/dynamo';
 import { storeCall } from '../../store/store-errors';
