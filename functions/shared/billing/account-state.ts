@@ -15,6 +15,7 @@ import { documentClient } from '../store/dynamo';
 import { storeCall } from '../store/store-errors';
 import { tableNames } from '../store/tables';
 import { TtlCache } from '../store/ttl-cache';
+import type { UpdateBuilder } from '../store/update-builder';
 import { keyStateOf, shardPks, type KeyState as KeyEntry } from '../accounts/keys/key-account-entry';
 import { isLeaseId } from '../http/request-id';
 import { now } from '../time/clock';
@@ -139,6 +140,45 @@ export function updateView(pk: string, change: (s: ShardState) => void): void {
   views.update(pk, (v) => {
     change(v.state);
     return v;
+  });
+}
+
+/**
+ * One change of a number on an account item, as data: the attribute's path from the item's root
+ * (`['creditNanoUsd']`, `['keys', h16, 'leftNanoUsd']`) and the amount added (negative: taken; tokens or
+ * nano-USD, as the attribute counts). A settle is a list of these (settle.ts `settleDeltas`), and the same
+ * list gives both the DynamoDB update ({@link addDeltas}) and the container's view of the item
+ * ({@link applyDeltasToView}), so the two cannot drift; test/billing/account-deltas.test.ts proves them
+ * equal on DynamoDB Local.
+ */
+export interface AccountDelta {
+  path: readonly string[];
+  by: number;
+}
+
+/** Adds each delta to `b` as `path = if_not_exists(path, 0) + by` (an absent number counts as 0). */
+export function addDeltas(b: UpdateBuilder, deltas: readonly AccountDelta[]): UpdateBuilder {
+  for (const d of deltas) b.add(b.path(...d.path), d.by);
+  return b;
+}
+
+/** Numbers the view starts at 0 when the item it was read from had none (as DynamoDB's `if_not_exists`). */
+const VIEW_FROM_ZERO = new Set(['leasedNanoUsd']);
+
+/**
+ * Applies `deltas` to the view of item `pk` (without making it younger): each delta moves the number
+ * at its path where the view holds one (the view keeps a subset of the item: ShardState), and
+ * {@link VIEW_FROM_ZERO}'s from 0. No view, nothing to do.
+ */
+export function applyDeltasToView(pk: string, deltas: readonly AccountDelta[]): void {
+  updateView(pk, (s) => {
+    for (const d of deltas) {
+      const parent = d.path.slice(0, -1).reduce<unknown>((o, k) => (o as Record<string, unknown> | undefined)?.[k], s) as Record<string, unknown> | undefined;
+      const leaf = d.path.at(-1)!;
+      const at = parent?.[leaf];
+      if (typeof at === 'number') parent![leaf] = at + d.by;
+      else if (parent !== undefined && d.path.length === 1 && VIEW_FROM_ZERO.has(leaf)) parent[leaf] = d.by;
+    }
   });
 }
 

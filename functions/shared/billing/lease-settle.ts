@@ -274,7 +274,7 @@ export async function returnLease(lease: HoldRecord, spent: LeaseSpent, extras: 
         };
         if (entries.length === 0) await storeCall(() => documentClient().send(new UpdateCommand(input)));
         else await transactWrite([{ Update: input }, ...entries.map((e) => ({ Put: ledgerPut(e) }))], { retryConflicts: false });
-        applySettleToView(lease, charge);
+        applySettleToView(lease, charge, withKey);
         return { alreadySettled: false, freeTokensUsed, costNanoUsd };
       } catch (err) {
         const reasons = cancellationReasons(err);

@@ -29,7 +29,7 @@ import { recordOverHoldLoss } from '../observability/metrics';
 import { computeCharge, type Charge } from '../money/price';
 import { isLeaseId } from '../http/request-id';
 import { retrying, TryAgain } from '../retry/retry';
-import { updateView, unmarshallItem } from './account-state';
+import { addDeltas, applyDeltasToView, unmarshallItem, type AccountDelta } from './account-state';
 import { HOLDS_MAP, keyEntryId, slotsOf, type HoldRecord } from './hold-record';
 import { cacheBucketsOf, type CacheEntryFields, type CacheEntryKey } from './ledger';
 
@@ -125,7 +125,7 @@ export async function settleHold(hold: HoldRecord, outcome: SettleOutcome, maxAt
       try {
         if (outcome.kind === 'cancel') await cancelUpdate(hold, withKey);
         else await transactWrite(settleTransaction(hold, outcome.entry, charge, withKey), { retryConflicts: false });
-        applySettleToView(hold, charge);
+        applySettleToView(hold, charge, withKey);
         if (charge.lossNanoUsd > 0 && outcome.kind === 'bill') {
           recordOverHoldLoss(charge.lossNanoUsd);
           logger.warn('usage over the hold', {
@@ -170,21 +170,35 @@ export async function settleHold(hold: HoldRecord, outcome: SettleOutcome, maxAt
   );
 }
 
-/** A settle (or a lease's return) that landed, applied to this container's view of the item. */
-export function applySettleToView(hold: HoldRecord, charge: Charge): void {
-  updateView(hold.accountId, (s) => {
-    s.freeTokens += hold.holdFreeTokens - charge.freeTokensUsed;
-    s.creditNanoUsd += hold.holdNanoUsd - charge.costNanoUsd;
-    s.heldNanoUsd -= hold.holdNanoUsd;
-    if (isLeaseId(hold.requestId)) s.leasedNanoUsd = (s.leasedNanoUsd ?? 0) - hold.holdNanoUsd;
-    if (hold.accountSlot && s.inflight !== undefined) s.inflight -= slotsOf(hold);
-    const key = s.keys?.[keyEntryId(hold.keyHash)];
-    if (key) {
-      key.heldNanoUsd -= hold.holdNanoUsd;
-      if (hold.keyLimited && key.leftNanoUsd !== undefined) key.leftNanoUsd += hold.holdNanoUsd - charge.costNanoUsd;
-      if (hold.keySlot && key.inflight !== undefined) key.inflight -= slotsOf(hold);
-    }
-  });
+/**
+ * The account item's numbers a settle changes, as data ({@link AccountDelta}): the hold's free tokens and
+ * credit back less what was charged, the held amounts released, the usage counted, a lease's share of
+ * what is held, the concurrency slots; and on the key's entry (`withKey`: it still exists) its held
+ * amount, usage, spend-limit left and slot. Tokens and nano-USD. One list for both the store's update
+ * ({@link accountSettleUpdate}) and the container's view ({@link applySettleToView}).
+ */
+export function settleDeltas(hold: HoldRecord, charge: Charge, withKey: boolean): AccountDelta[] {
+  const d: AccountDelta[] = [
+    { path: ['freeTokens'], by: hold.holdFreeTokens - charge.freeTokensUsed },
+    { path: ['heldFreeTokens'], by: -hold.holdFreeTokens },
+    { path: ['creditNanoUsd'], by: hold.holdNanoUsd - charge.costNanoUsd },
+    { path: ['heldNanoUsd'], by: -hold.holdNanoUsd },
+    { path: ['usedNanoUsd'], by: charge.costNanoUsd },
+    { path: ['usedFreeTokens'], by: charge.freeTokensUsed },
+  ];
+  if (isLeaseId(hold.requestId)) d.push({ path: ['leasedNanoUsd'], by: -hold.holdNanoUsd });
+  if (hold.accountSlot) d.push({ path: ['inflight'], by: -slotsOf(hold) });
+  if (!withKey) return d;
+  const key = ['keys', keyEntryId(hold.keyHash)];
+  d.push({ path: [...key, 'heldNanoUsd'], by: -hold.holdNanoUsd }, { path: [...key, 'usedNanoUsd'], by: charge.costNanoUsd });
+  if (hold.keyLimited) d.push({ path: [...key, 'leftNanoUsd'], by: hold.holdNanoUsd - charge.costNanoUsd });
+  if (hold.keySlot) d.push({ path: [...key, 'inflight'], by: -slotsOf(hold) });
+  return d;
+}
+
+/** The settle's {@link settleDeltas} applied to this container's view of the account item, once the store took them. */
+export function applySettleToView(hold: HoldRecord, charge: Charge, withKey: boolean): void {
+  applyDeltasToView(hold.accountId, settleDeltas(hold, charge, withKey));
 }
 
 function inlineOf(account: Record<string, unknown> | undefined, requestId: string): unknown {
@@ -273,26 +287,13 @@ export function ledgerEntryItem(hold: HoldRecord, entry: UsageEntry, charge: Hel
  * (lease-settle.ts) is this update alone, with the lease's requests' charges summed.
  */
 export function accountSettleUpdate(hold: HoldRecord, charge: Charge, withKey: boolean): UpdateBuilder {
-  const b = new UpdateBuilder();
-  b.add('freeTokens', hold.holdFreeTokens - charge.freeTokensUsed);
-  b.add('heldFreeTokens', -hold.holdFreeTokens);
-  b.add('creditNanoUsd', hold.holdNanoUsd - charge.costNanoUsd);
-  b.add('heldNanoUsd', -hold.holdNanoUsd);
-  b.add('usedNanoUsd', charge.costNanoUsd);
-  b.add('usedFreeTokens', charge.freeTokensUsed);
-  if (isLeaseId(hold.requestId)) b.add('leasedNanoUsd', -hold.holdNanoUsd);
-  if (hold.accountSlot) b.add(b.name('inflight'), -slotsOf(hold));
+  const b = addDeltas(new UpdateBuilder(), settleDeltas(hold, charge, withKey));
   const inline = b.path(HOLDS_MAP, hold.requestId);
   b.when(HOLD_IS_PENDING.replace('#holds.#rid', inline));
   b.remove(inline);
   if (!withKey) return b;
   const h16 = keyEntryId(hold.keyHash);
-  const key = (attr: string) => b.path('keys', h16, attr);
   b.when(`attribute_exists(${b.path('keys', h16)})`);
-  b.add(key('heldNanoUsd'), -hold.holdNanoUsd);
-  b.add(key('usedNanoUsd'), charge.costNanoUsd);
-  if (hold.keyLimited) b.add(key('leftNanoUsd'), hold.holdNanoUsd - charge.costNanoUsd);
-  if (hold.keySlot) b.add(key('inflight'), -slotsOf(hold));
-  b.set(`${key('lastUsedAt')} = ${b.value(new Date().toISOString())}`);
+  b.set(`${b.path('keys', h16, 'lastUsedAt')} = ${b.value(new Date().toISOString())}`);
   return b;
 }
