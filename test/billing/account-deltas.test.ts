@@ -12,8 +12,8 @@ import { createTestTables } from '../support/tables';
 
 /**
  * A settle's change of the account item is one list of deltas (billing/settle.ts `settleDeltas`), from
- * which both the DynamoDB update and the container's view of the item are derived. Property: after any
- * sequence of holds, bills (usage below, at or above the hold) and cancels, on an account with free
+ * which both the DynamoDB update and the container's view of the item are derived (a hold's view
+ * follows its plan: billing/hold.ts `applyHold`). Property: after each step of any sequence of holds, bills (usage below, at or above the hold) and cancels, on an account with free
  * tokens and/or credit and a key with or without a spend limit, the view this container keeps equals
  * the item DynamoDB Local stores, in every number the view holds, to the token and the nano-dollar.
  */
@@ -66,6 +66,10 @@ describe('a settle written once, as deltas', () => {
           const { accountId } = await createAccount({ freeTokens, creditNanoUsd });
           const { keyHash } = await createKey(accountId, 'deltas', limitNanoUsd === undefined ? {} : { limitNanoUsd });
           const open: HoldRecord[] = [];
+          const viewIsStored = async (): Promise<void> => {
+            const view = viewOf(accountId)?.state;
+            if (view !== undefined) expect(numbers(view)).toEqual(numbers(shardStateOf(await accountItem(accountId))));
+          };
           for (const o of ops) {
             if (o.kind === 'hold') {
               try {
@@ -73,17 +77,17 @@ describe('a settle written once, as deltas', () => {
               } catch (err) {
                 if (!(err instanceof GatewayError) || err.status !== 402) throw err; // refused: no funds or over the key's limit
               }
+              await viewIsStored();
               continue;
             }
             const h = open.splice(o.which % Math.max(1, open.length), 1)[0];
             if (h === undefined) continue;
             await settleHold(h, o.kind === 'bill' ? { kind: 'bill', entry: entryOf(o.prompt, o.completion) } : { kind: 'cancel' });
-            const view = viewOf(accountId)?.state;
-            if (view !== undefined) expect(numbers(view)).toEqual(numbers(shardStateOf(await accountItem(accountId))));
+            await viewIsStored();
           }
         },
       ),
-      { numRuns: 25 },
+      { numRuns: 50 },
     );
   }, 120_000);
 });
