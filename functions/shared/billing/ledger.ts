@@ -25,6 +25,21 @@ import { readState } from './account-state';
 
 const count = z.number().check(z.int(), z.nonnegative());
 
+/**
+ * The prompt-cache buckets of a ledger entry and of a queued settle's usage ({@link CacheEntryFields}
+ * below): tokens, and prices in µUSD per 1M tokens; written only when not empty. One shape for both, so
+ * a queued settle cannot lose a bucket the entry has (it once billed cache reads at the full input price).
+ */
+export const CACHE_ENTRY_SHAPE = {
+  cachedTokens: z.optional(count),
+  cachedInputPrice: z.optional(count),
+  cacheWrite5mTokens: z.optional(count),
+  cacheWrite5mPrice: z.optional(count),
+  cacheWrite1hTokens: z.optional(count),
+  cacheWrite1hPrice: z.optional(count),
+  reasoningTokens: z.optional(count),
+};
+
 /** A settled ledger entry (readers skip `held` items: parse those with {@link isSettledItem} first). */
 export const ledgerItemSchema = z.object({
   accountId: z.string(),
@@ -62,15 +77,7 @@ export const ledgerItemSchema = z.object({
   endedAt: z.optional(z.number()),
   /** The first choice's finish reason. */
   finishReason: z.optional(z.string()),
-  // The prompt-cache buckets (`CacheEntryFields` below): tokens, and prices in µUSD
-  // per 1M tokens; written only when not empty.
-  cachedTokens: z.optional(count),
-  cachedInputPrice: z.optional(count),
-  cacheWrite5mTokens: z.optional(count),
-  cacheWrite5mPrice: z.optional(count),
-  cacheWrite1hTokens: z.optional(count),
-  cacheWrite1hPrice: z.optional(count),
-  reasoningTokens: z.optional(count),
+  ...CACHE_ENTRY_SHAPE,
   /** The caller's end user and session, as the request named them (app/settle-request.ts `callerIds`). */
   user: z.optional(z.string()),
   sessionId: z.optional(z.string()),

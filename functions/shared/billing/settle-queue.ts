@@ -25,6 +25,7 @@ import { recordSettlesRetried } from '../observability/metrics';
 import { retrying, type RetryPolicy } from '../retry/retry';
 import { balanceActionSchema, watchBalance, type BalanceAction, type BalanceDispatch } from './balance-watch';
 import { holdRecordSchema, markHoldQueued, type HoldRecord } from './hold-record';
+import { CACHE_ENTRY_SHAPE } from './ledger';
 import { settleRecord } from './lease-settle';
 import type { SettleOutcome, SettleResult, UsageEntry } from './settle';
 
@@ -135,9 +136,6 @@ function describe(err: unknown): string | undefined {
 
 // The queue.
 
-/** A whole non-negative count or integer price (tokens; µUSD per 1M tokens). */
-const tokens = z.number().check(z.int(), z.nonnegative());
-
 const usageEntrySchema = z.object({
   publicModel: z.string(),
   servedModel: z.string(),
@@ -156,15 +154,7 @@ const usageEntrySchema = z.object({
   finishReason: z.optional(z.string()),
   user: z.optional(z.string()),
   sessionId: z.optional(z.string()),
-  // The cache buckets and their prices (ledger.ts CacheEntryFields): without them a queued settle
-  // billed cache reads and writes at the full input price.
-  cachedTokens: z.optional(tokens),
-  cachedInputPrice: z.optional(tokens),
-  cacheWrite5mTokens: z.optional(tokens),
-  cacheWrite5mPrice: z.optional(tokens),
-  cacheWrite1hTokens: z.optional(tokens),
-  cacheWrite1hPrice: z.optional(tokens),
-  reasoningTokens: z.optional(tokens),
+  ...CACHE_ENTRY_SHAPE,
 });
 
 /**
