@@ -48,17 +48,24 @@ export const GATEWAY_TABLE_ACTIONS: Readonly<Record<Exclude<LogicalName, 'respon
 export const RESPONSES_TABLE_ACTIONS: readonly string[] = ['dynamodb:BatchGetItem', 'dynamodb:PutItem', 'dynamodb:DeleteItem'];
 
 /**
- * What the settle function does (queued settles, the orphan sweep): settle a hold (ledger PutItem with
- * the account UpdateItem) or cancel it (account UpdateItem; ledger GetItem when it was settled
- * before); find holds in flight (Query of the accounts table's sparse `pendingHolds` index, then
- * BatchGetItem of those items' `holds` maps; UpdateItem clears the marker of an item left without
- * holds: billing/hold-record.ts) and an orphan's full key hash (Query on the keys table's
- * `byAccount` index). No Scan.
+ * What the settle function does (queued settles and balance messages, the orphan sweep), per table and
+ * index; transaction items are authorised by their own actions, as above. No Scan.
+ * - accounts: UpdateItem (a settle's debit and release, a cancel, a lease's reconcile, a balance
+ *   crossing's marker, an auto top-up paused; the marker of an item left without holds cleared:
+ *   billing/hold-record.ts), BatchGetItem (the `holds` maps of the items the sweep's index names),
+ *   GetItem (the balance watch after a queued bill reads the account, which this container placed no
+ *   hold on: billing/balance-watch.ts; an account email reads its address: notify/account-emails.ts).
+ * - accounts' sparse `pendingHolds` index: Query (the sweep finds holds in flight).
+ * - ledger: PutItem (a settle's ledger entry, alone for a leased request), GetItem (a cancel of a hold
+ *   settled before reads what it charged), Query (an orphaned lease is charged the entries of its
+ *   account's partition that name it: billing/lease-settle.ts `reconcileLease`).
+ * - keys' `byAccount` index: Query (an orphan's full key hash).
+ * test/lib/settle-grants.test.ts records what the settle function really calls and holds this list to it.
  */
 export const SETTLE_TABLE_ACTIONS = {
-  accounts: ['dynamodb:UpdateItem', 'dynamodb:BatchGetItem'],
+  accounts: ['dynamodb:UpdateItem', 'dynamodb:BatchGetItem', 'dynamodb:GetItem'],
   accountsPendingHoldsIndex: ['dynamodb:Query'],
-  ledger: ['dynamodb:PutItem', 'dynamodb:GetItem'],
+  ledger: ['dynamodb:PutItem', 'dynamodb:GetItem', 'dynamodb:Query'],
   keysByAccountIndex: ['dynamodb:Query'],
 } as const;
 

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
@@ -11,8 +10,9 @@ import { settleHold } from '../../functions/shared/billing/settle';
 import { createAccount } from '../../functions/shared/accounts/account-store';
 import { createKey } from '../../functions/shared/accounts/keys/api-key-store';
 import { hashApiKey } from '../../functions/shared/accounts/api-key';
-import { documentClient, SDK_CLIENT_HOOK } from '../../functions/shared/store/dynamo';
+import { documentClient } from '../../functions/shared/store/dynamo';
 import { demandOf, entryOf, hold } from '../support/billing';
+import { recordGrantUse, type GrantUse } from '../support/grant-use';
 import { tableNames } from '../../functions/shared/store/tables';
 import { GATEWAY_TABLE_ACTIONS, RESPONSES_TABLE_ACTIONS } from '../../lib/constructs/data-tables';
 import { startGateway, type RunningGateway } from '../../local/gateway';
@@ -28,30 +28,10 @@ import { startGateway, type RunningGateway } from '../../local/gateway';
  * IAM with DynamoDB transactions"), and must be granted; and every granted action must be used.
  */
 
-/** IAM action per DynamoDB operation (the SDK's command names), and per TransactWriteItems item kind. */
-const ACTION_OF_COMMAND: Record<string, string> = {
-  GetItemCommand: 'dynamodb:GetItem',
-  BatchGetItemCommand: 'dynamodb:BatchGetItem',
-  BatchWriteItemCommand: 'dynamodb:BatchWriteItem',
-  PutItemCommand: 'dynamodb:PutItem',
-  UpdateItemCommand: 'dynamodb:UpdateItem',
-  DeleteItemCommand: 'dynamodb:DeleteItem',
-  QueryCommand: 'dynamodb:Query',
-  ScanCommand: 'dynamodb:Scan',
-};
-const ACTION_OF_TRANSACT_ITEM: Record<string, string> = {
-  Put: 'dynamodb:PutItem',
-  Update: 'dynamodb:UpdateItem',
-  Delete: 'dynamodb:DeleteItem',
-  ConditionCheck: 'dynamodb:ConditionCheckItem',
-};
-
 let gw: RunningGateway;
 let client: OpenAI;
 let legacyKey: { key: string };
-const used = new Set<string>();
-
-let recording = false;
+let grantUse: GrantUse;
 
 /**
  * The requests the test's clients sent, and the Function URL invocations that have ended: an invocation
@@ -64,31 +44,10 @@ const countingFetch: typeof fetch = (input, init) => {
   return fetch(input, init);
 };
 
-/** The recorder, an SDK `initialize` middleware given to every store client (both paths) as it is made. */
-type Recorder = (next: (args: { input: object }) => Promise<unknown>, context: { commandName?: unknown }) => (args: { input: object }) => Promise<unknown>;
-const record: Recorder = (next, context) => async (args) => {
-  if (recording) {
-    const input = args.input as { TableName?: string; RequestItems?: Record<string, unknown>; TransactItems?: Array<Record<string, { TableName?: string }>> };
-    const command = String(context.commandName);
-    if (command === 'TransactWriteItemsCommand') {
-      for (const item of input.TransactItems ?? []) {
-        for (const [kind, op] of Object.entries(item)) used.add(`${logicalName(op.TableName)} ${ACTION_OF_TRANSACT_ITEM[kind] ?? `unknown:${kind}`}`);
-      }
-    } else if (input.RequestItems !== undefined) {
-      // Batch operations name their tables as keys; each needs the batch action on each table.
-      for (const table of Object.keys(input.RequestItems)) used.add(`${logicalName(table)} ${ACTION_OF_COMMAND[command] ?? `unknown:${command}`}`);
-    } else {
-      used.add(`${logicalName(input.TableName)} ${ACTION_OF_COMMAND[command] ?? `unknown:${command}`}`);
-    }
-  }
-  return next(args);
-};
-
 beforeAll(async () => {
   // Before any client is made, so the gateway's own client (its SDK side and its JSON-protocol side,
   // store/lean-document-client.ts) records too.
-  (globalThis as Record<symbol, unknown>)[SDK_CLIENT_HOOK] = (c: { middlewareStack: { add: (mw: Recorder, o: object) => void } }) =>
-    c.middlewareStack.add(record, { step: 'initialize', name: `recordGrantUse${randomBytes(4).toString('hex')}` });
+  grantUse = recordGrantUse();
   gw = await startGateway({ tablePrefix: `grants-${process.pid}`, onInvocation: () => void invocationsEnded++ });
   client = new OpenAI({ baseURL: gw.baseUrl, apiKey: gw.apiKey, maxRetries: 0, fetch: countingFetch });
   // Set up before recording (operator actions, not the request path): an account as written before
@@ -103,19 +62,13 @@ beforeAll(async () => {
       ExpressionAttributeNames: { '#k': 'keys', '#h': 'holds' },
     }),
   );
-  recording = true;
+  grantUse.recording = true;
 });
 
 afterAll(async () => {
   await gw?.close();
-  delete (globalThis as Record<symbol, unknown>)[SDK_CLIENT_HOOK];
+  grantUse?.uninstall();
 });
-
-function logicalName(table: string | undefined): string {
-  const names = tableNames();
-  const found = (Object.keys(names) as Array<keyof typeof names>).find((k) => names[k] === table);
-  return found ?? `unknown-table:${table}`;
-}
 
 describe('gateway table grants', () => {
   it('cover every DynamoDB action the request path performs, and nothing it does not', async () => {
@@ -165,7 +118,7 @@ describe('gateway table grants', () => {
     setClock(() => Date.now() + 60 * 60_000);
     try {
       await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'reclaim' }] });
-      expect(used).toContain('ledger dynamodb:Query');
+      expect(grantUse.used).toContain('ledger dynamodb:Query');
     } finally {
       setClock(undefined);
     }
@@ -175,6 +128,6 @@ describe('gateway table grants', () => {
     const granted = [...Object.entries(GATEWAY_TABLE_ACTIONS), ['responses', RESPONSES_TABLE_ACTIONS] as const].flatMap(([table, actions]) =>
       actions.map((a) => `${table} ${a}`),
     );
-    expect([...used].sort()).toEqual(granted.sort());
+    expect([...grantUse.used].sort()).toEqual(granted.sort());
   });
 });

@@ -265,9 +265,11 @@ describe('the durable settle path', () => {
     template.hasResourceProperties('AWS::Events::Rule', { ScheduleExpression: 'rate(5 minutes)' });
     expect(envOf(ids.chatFn).SETTLE_QUEUE_URL).toEqual({ Ref: queue });
     expect(envOf(ids.embeddingsFn).SETTLE_QUEUE_URL).toEqual({ Ref: queue });
-    // The settle function: settle (ledger Put + account Update) and cancel (account Update) holds, find
-    // them through the accounts table's pendingHolds index (Query) and BatchGetItem of the marked items
-    // (no Scan), an orphan's key hash through the keys table's byAccount index, read the queue depths.
+    // The settle function: settle (ledger Put + account Update) and cancel (account Update; ledger Get
+    // of a hold settled before) holds, find them through the accounts table's pendingHolds index (Query)
+    // and BatchGetItem of the marked items (no Scan), an orphan's key hash through the keys table's
+    // byAccount index, an orphaned lease's spend by a Query of the ledger, read the account after a
+    // queued bill (the balance watch) and for an account email (GetItem), read the queue depths.
     const actions = roleStatementsOf(settleFn).flatMap((st) => actionsOf(st));
     expect(actions).toEqual(
       expect.arrayContaining([
@@ -295,6 +297,10 @@ describe('the durable settle path', () => {
     expect(grantedOn('dynamodb:UpdateItem')).toEqual([getAttArn(ids.tables.accounts)]);
     expect(grantedOn('dynamodb:BatchGetItem')).toEqual([getAttArn(ids.tables.accounts)]);
     expect(grantedOn('dynamodb:PutItem')).toEqual([getAttArn(ids.tables.ledger)]);
+    expect(grantedOn('dynamodb:GetItem')).toEqual([getAttArn(ids.tables.accounts), getAttArn(ids.tables.ledger)]);
+    expect(grantedOn('dynamodb:Query')).toContainEqual(getAttArn(ids.tables.ledger));
+    expect(grantedOn('dynamodb:Query')).not.toContainEqual(getAttArn(ids.tables.accounts));
+    expect(grantedOn('dynamodb:Query')).not.toContainEqual(getAttArn(ids.tables.keys));
   });
 });
 
