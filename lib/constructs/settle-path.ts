@@ -84,6 +84,9 @@ export class SettlePath extends Construct {
     // read every 5 minutes keeps the dead-letter queue's metrics flowing (its alarm treats none as bad).
     this.queue.grant(fn, 'sqs:GetQueueAttributes');
     this.deadLetterQueue.grant(fn, 'sqs:GetQueueAttributes');
+    // A queued bill's balance watch hands its follow-up (a low-balance or key-limit mail, an auto
+    // top-up) back to the queue (billing/settle-queue.ts `queueBalanceAction`).
+    this.grantSend(fn);
     // The queue's pollers stay below the reservation, so the sweep always has room and SQS never
     // meets throttles (which would count as receives towards the dead-letter queue).
     fn.addEventSource(

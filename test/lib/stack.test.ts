@@ -269,7 +269,8 @@ describe('the durable settle path', () => {
     // of a hold settled before) holds, find them through the accounts table's pendingHolds index (Query)
     // and BatchGetItem of the marked items (no Scan), an orphan's key hash through the keys table's
     // byAccount index, an orphaned lease's spend by a Query of the ledger, read the account after a
-    // queued bill (the balance watch) and for an account email (GetItem), read the queue depths.
+    // queued bill (the balance watch) and for an account email (GetItem), read the queue depths, and
+    // queue the balance watch's follow-up (SendMessage on the settle queue alone).
     const actions = roleStatementsOf(settleFn).flatMap((st) => actionsOf(st));
     expect(actions).toEqual(
       expect.arrayContaining([
@@ -294,6 +295,7 @@ describe('the durable settle path', () => {
         ),
       ].map((r) => JSON.parse(r) as unknown);
     expect(grantedOn('dynamodb:DeleteItem')).toEqual([]);
+    expect(grantedOn('sqs:SendMessage')).toEqual([getAttArn(queue)]);
     expect(grantedOn('dynamodb:UpdateItem')).toEqual([getAttArn(ids.tables.accounts)]);
     expect(grantedOn('dynamodb:BatchGetItem')).toEqual([getAttArn(ids.tables.accounts)]);
     expect(grantedOn('dynamodb:PutItem')).toEqual([getAttArn(ids.tables.ledger)]);
