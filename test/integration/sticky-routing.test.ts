@@ -42,6 +42,11 @@ async function ask(conversation: string, extra: Record<string, unknown> = {}) {
       ...extra,
     } as never)
     .withResponse();
+  return routeSince(response, from);
+}
+
+/** Which provider answered, and every provider the simulator saw since request number `from`. */
+function routeSince(response: Response, from: number): { servedBy: string | null; tried: string[] } {
   return {
     servedBy: response.headers.get('x-modelmux-provider'),
     tried: sim()
@@ -114,12 +119,7 @@ describe('sticky routing per conversation', () => {
         ...(session.userId !== undefined && { metadata: { user_id: session.userId } }),
       })
       .withResponse();
-    return {
-      servedBy: response.headers.get('x-modelmux-provider'),
-      tried: sim()
-        .requests.slice(from)
-        .map((r) => r.provider),
-    };
+    return routeSince(response, from);
   }
 
   it("keeps a Claude Code session on its target by x-claude-code-session-id, from the session's first request", async () => {
