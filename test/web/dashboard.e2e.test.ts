@@ -56,6 +56,12 @@ function watch(page: Page): { urls: string[]; console: string[]; errors: string[
   return seen;
 }
 
+/**
+ * The keys table's row of the key named `name`: its row header (the name cell) exactly, not any row whose
+ * text holds `name` (a key's hint, `sk-mux-K2…`, may contain another key's name, case-insensitively).
+ */
+const keyRow = (page: Page, name: string) => page.getByRole('row').filter({ has: page.getByRole('rowheader', { name, exact: true }) });
+
 /** Creates a key on the keys page and returns the key as the page showed it (then closes the panel). */
 async function createKey(page: Page, name: string, limit?: string): Promise<string> {
   await page.getByLabel('Name', { exact: true }).fill(name);
@@ -64,7 +70,7 @@ async function createKey(page: Page, name: string, limit?: string): Promise<stri
   await page.getByRole('heading', { name: `Your new key “${name}”` }).waitFor();
   const key = await page.getByLabel('New API key').inputValue();
   await page.getByRole('button', { name: 'I have copied it' }).click();
-  await page.getByRole('row').filter({ hasText: name }).first().waitFor();
+  await keyRow(page, name).waitFor();
   return key;
 }
 
@@ -102,7 +108,7 @@ describe('the account dashboard in Chromium', () => {
     expect(key).toBe(shown);
     await page.getByRole('button', { name: 'I have copied it' }).click();
     expect(await page.getByLabel('New API key').count()).toBe(0);
-    const row = page.getByRole('row').filter({ hasText: 'e2e laptop' });
+    const row = keyRow(page, 'e2e laptop');
     await expect.poll(() => row.textContent()).toContain(key.slice(0, 11));
     expect(await row.textContent()).not.toContain(key);
 
@@ -167,7 +173,7 @@ describe('the account dashboard in Chromium', () => {
     const apiError = ((await refusal.json()) as { error: { message: string; code: string } }).error;
     expect(apiError.code).toBe('key_limit_exceeded');
     await expect.poll(() => page.getByRole('alert').filter({ hasText: apiError.message }).count()).toBe(1);
-    await expect.poll(() => page.getByRole('row').filter({ hasText: 'k2' }).textContent()).toContain('$0.00 of $1.50 in total');
+    await expect.poll(() => keyRow(page, 'k2').textContent()).toContain('$0.00 of $1.50 in total');
 
     // Disable the first key: the API refuses it at once. Enable it again, then delete k5.
     const patched = page.waitForResponse((r) => r.request().method() === 'PATCH' && r.url().includes('/v1/keys/'));
@@ -187,7 +193,7 @@ describe('the account dashboard in Chromium', () => {
     await dialog.getByRole('button', { name: 'Delete key' }).click();
     await page.getByText('Key “k5” is deleted.').waitFor();
     await page.getByRole('heading', { name: 'Your keys (4 of 5)' }).waitFor();
-    expect(await page.getByRole('row').filter({ hasText: 'k5' }).count()).toBe(0);
+    expect(await keyRow(page, 'k5').count()).toBe(0);
 
     // Bring your own key: a non-sk- key is refused; an sk- key is shown only by its last 4 characters.
     await page.getByRole('link', { name: 'Provider keys' }).click();
