@@ -38,6 +38,7 @@ const UNIT = [
   'test/routing/{circuit-breaker,exhausted,provider-preferences,request-fallbacks,retry-policy,timeouts}.test.ts',
   'test/retry/*.test.ts',
   'test/sse/*.test.ts',
+  'test/store/account-item.test.ts',
   'test/usage/*.test.ts',
   'test/web/{byok-providers,money,security-headers,usage}.test.ts',
 ];

@@ -1,5 +1,6 @@
 /**
- * Accounts table access. Root item (DATA-MODEL §2): `{ accountId, email?, keyCount, freeTokens,
+ * Accounts: creating, reading and crediting one (through store/account-item.ts, the accounts table's
+ * owner, which declares every attribute). Root item (DATA-MODEL §2): `{ accountId, email?, keyCount, freeTokens,
  * heldFreeTokens, creditNanoUsd, heldNanoUsd, purchasedNanoUsd, usedNanoUsd, usedFreeTokens, inflight,
  * shards?, createdAt, keys: {}, byok: {}, holds: {} }` (money in nano-USD, see money/money.ts; holds in
  * billing/hold.ts, each in flight kept inline in `holds`). `keys` maps the first 16 hex characters of each key's hash to its per-key state,
@@ -7,13 +8,10 @@
  */
 import { randomBytes } from 'node:crypto';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, PutCommand, UpdateCommand } from '../store/dynamo-commands';
 import * as z from '../validation/zod';
 import { InvalidRequestError } from '../errors/gateway-errors';
 import { ACCOUNT_EXISTS_AND_CREDIT_FITS, ACCOUNT_IS_NEW } from '../store/conditions';
-import { documentClient } from '../store/dynamo';
-import { storeCall } from '../store/store-errors';
-import { tableNames } from '../store/tables';
+import { putAccountItem, readAccountItem, updateAccountItem } from '../store/account-item';
 import { AccountExistsError, AccountNotFoundError } from './account-errors';
 import { NEW_ACCOUNT_FREE_TOKENS } from './limits';
 
@@ -122,9 +120,7 @@ export async function createAccount(opts: CreateAccountOptions = {}): Promise<Ac
     throw new InvalidRequestError('freeTokens and creditNanoUsd must be non-negative integers.');
   }
   try {
-    await storeCall(() =>
-      documentClient().send(new PutCommand({ TableName: tableNames().accounts, Item: newAccountItem(account), ConditionExpression: ACCOUNT_IS_NEW })),
-    );
+    await putAccountItem({ Item: newAccountItem(account), ConditionExpression: ACCOUNT_IS_NEW });
   } catch (err) {
     if (err instanceof ConditionalCheckFailedException) throw new AccountExistsError(account.accountId);
     throw err;
@@ -147,10 +143,8 @@ export function newAccountItem(account: Account): Record<string, unknown> {
  * @throws StoreUnavailableError (503) when DynamoDB is unavailable.
  */
 export async function getAccount(accountId: string, opts: { consistent?: boolean } = {}): Promise<Account | undefined> {
-  const out = await storeCall(() =>
-    documentClient().send(new GetCommand({ TableName: tableNames().accounts, Key: { accountId }, ConsistentRead: opts.consistent ?? false })),
-  );
-  return out.Item ? accountItemSchema.parse(out.Item) : undefined;
+  const item = await readAccountItem(accountId, opts);
+  return item ? accountItemSchema.parse(item) : undefined;
 }
 
 /**
@@ -165,21 +159,15 @@ export async function addCredit(accountId: string, nanoUsd: number): Promise<Acc
     throw new InvalidRequestError('Credit to add must be a positive integer number of nano-USD.');
   }
   try {
-    const out = await storeCall(() =>
-      documentClient().send(
-        new UpdateCommand({
-          TableName: tableNames().accounts,
-          Key: { accountId },
-          // purchasedNanoUsd counts every top-up: 0 means the free tier (DATA-MODEL §2).
-          UpdateExpression: 'ADD creditNanoUsd :amount, purchasedNanoUsd :amount',
-          ConditionExpression: ACCOUNT_EXISTS_AND_CREDIT_FITS,
-          ExpressionAttributeValues: { ':amount': nanoUsd, ':ceiling': Number.MAX_SAFE_INTEGER - nanoUsd },
-          ReturnValues: 'ALL_NEW',
-          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-        }),
-      ),
-    );
-    return accountItemSchema.parse(out.Attributes);
+    const item = await updateAccountItem(accountId, {
+      // purchasedNanoUsd counts every top-up: 0 means the free tier (DATA-MODEL §2).
+      UpdateExpression: 'ADD creditNanoUsd :amount, purchasedNanoUsd :amount',
+      ConditionExpression: ACCOUNT_EXISTS_AND_CREDIT_FITS,
+      ExpressionAttributeValues: { ':amount': nanoUsd, ':ceiling': Number.MAX_SAFE_INTEGER - nanoUsd },
+      ReturnValues: 'ALL_NEW',
+      ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+    });
+    return accountItemSchema.parse(item);
   } catch (err) {
     if (!(err instanceof ConditionalCheckFailedException)) throw err;
     if (!err.Item) throw new AccountNotFoundError(accountId);

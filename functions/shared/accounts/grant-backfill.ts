@@ -6,13 +6,10 @@
  * account with a sign-in email, the marker keyed on the normal form, if absent (`npm run admin -- grants
  * backfill`, once after upgrading; README "Runbook"). Idempotent: a second run writes nothing.
  */
-import { ScanCommand, PutCommand } from '../store/dynamo-commands';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { FREE_GRANT_IS_NEW } from '../store/conditions';
-import { documentClient } from '../store/dynamo';
-import { storeCall } from '../store/store-errors';
+import { putAccountItem, scanAccountIndex } from '../store/account-item';
 import { BY_EMAIL_INDEX } from '../store/table-schemas';
-import { tableNames } from '../store/tables';
 import { freeGrantMarkerId } from './self-serve-account';
 
 /** What a backfill did: accounts with an email seen, markers written (the rest existed already). */
@@ -28,17 +25,16 @@ export interface GrantBackfillResult {
  * @throws StoreUnavailableError (503): run it again, it resumes where markers are still missing.
  */
 export async function backfillGrantMarkers(): Promise<GrantBackfillResult> {
-  const table = tableNames().accounts;
   const result: GrantBackfillResult = { accounts: 0, written: 0 };
   let start: Record<string, unknown> | undefined;
   do {
-    const page = await storeCall(() => documentClient().send(new ScanCommand({ TableName: table, IndexName: BY_EMAIL_INDEX, ExclusiveStartKey: start })));
+    const page = await scanAccountIndex(BY_EMAIL_INDEX, start);
     for (const item of page.Items ?? []) {
       if (typeof item.email !== 'string' || typeof item.accountId !== 'string') continue;
       result.accounts++;
       const marker = { accountId: freeGrantMarkerId(item.email), grantedTo: item.accountId, backfilled: true, createdAt: new Date().toISOString() };
       try {
-        await storeCall(() => documentClient().send(new PutCommand({ TableName: table, Item: marker, ConditionExpression: FREE_GRANT_IS_NEW })));
+        await putAccountItem({ Item: marker, ConditionExpression: FREE_GRANT_IS_NEW });
         result.written++;
       } catch (err) {
         if (!(err instanceof ConditionalCheckFailedException)) throw err;

@@ -24,12 +24,9 @@
 import { createHash } from 'node:crypto';
 import { config } from '../config/env';
 import { atOnce, retrying, TryAgain } from '../retry/retry';
-import { GetCommand, QueryCommand } from '../store/dynamo-commands';
 import { ACCOUNT_IS_NEW, FREE_GRANT_IS_NEW } from '../store/conditions';
-import { documentClient } from '../store/dynamo';
-import { storeCall } from '../store/store-errors';
+import { accountPutItem, queryAccountItems, readAccountItem } from '../store/account-item';
 import { BY_EMAIL_INDEX } from '../store/table-schemas';
-import { tableNames } from '../store/tables';
 import { transactWrite, type TransactItems } from '../store/transact-write';
 import { cancellationCodes } from '../store/transaction-retry';
 import { accountItemSchema, newAccountItem, normaliseEmail, type Account, type FreeGrantWithheld } from './account-store';
@@ -90,12 +87,12 @@ export async function ensureSelfServeAccount(
       createdAt: new Date().toISOString(),
       ...(freeTokens > 0 ? {} : { freeGrantWithheld: withheld }),
     };
-    const accountPut = { Put: { TableName: tableNames().accounts, Item: newAccountItem(account), ConditionExpression: ACCOUNT_IS_NEW } };
+    const accountPut = accountPutItem({ Item: newAccountItem(account), ConditionExpression: ACCOUNT_IS_NEW });
     const marker = { accountId: freeGrantMarkerId(address), grantedTo: sub, freeTokens, createdAt: account.createdAt };
     const grantItems: TransactItems =
       freeTokens > 0
         ? [
-            { Put: { TableName: tableNames().accounts, Item: marker, ConditionExpression: FREE_GRANT_IS_NEW } },
+            accountPutItem({ Item: marker, ConditionExpression: FREE_GRANT_IS_NEW }),
             ...(network === undefined ? [] : [signupSlotUpdate(network, limit, Date.parse(account.createdAt))]),
           ]
         : [];
@@ -119,8 +116,8 @@ export async function ensureSelfServeAccount(
 }
 
 async function readAccount(accountId: string): Promise<Account | undefined> {
-  const out = await storeCall(() => documentClient().send(new GetCommand({ TableName: tableNames().accounts, Key: { accountId }, ConsistentRead: true })));
-  return out.Item ? accountItemSchema.parse(out.Item) : undefined;
+  const item = await readAccountItem(accountId, { consistent: true });
+  return item ? accountItemSchema.parse(item) : undefined;
 }
 
 /**
@@ -129,15 +126,10 @@ async function readAccount(accountId: string): Promise<Account | undefined> {
  * @throws StoreUnavailableError (503).
  */
 export async function findAccountIdsByEmail(email: string): Promise<string[]> {
-  const out = await storeCall(() =>
-    documentClient().send(
-      new QueryCommand({
-        TableName: tableNames().accounts,
-        IndexName: BY_EMAIL_INDEX,
-        KeyConditionExpression: 'email = :email',
-        ExpressionAttributeValues: { ':email': normaliseEmail(email) },
-      }),
-    ),
-  );
+  const out = await queryAccountItems({
+    IndexName: BY_EMAIL_INDEX,
+    KeyConditionExpression: 'email = :email',
+    ExpressionAttributeValues: { ':email': normaliseEmail(email) },
+  });
   return (out.Items ?? []).map((i) => String(i.accountId));
 }

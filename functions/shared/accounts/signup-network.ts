@@ -21,7 +21,7 @@
 import { isIPv4, isIPv6 } from 'node:net';
 import { SIGNUP_NETWORK_HAS_ROOM } from '../store/conditions';
 import { ACCOUNTS_TTL_ATTRIBUTE } from '../store/table-schemas';
-import { tableNames } from '../store/tables';
+import { accountUpdateItem } from '../store/account-item';
 import type { TransactItems } from '../store/transact-write';
 
 /** The accounts table's TTL attribute (epoch seconds) on a counter item. */
@@ -74,14 +74,10 @@ export function signupCounterId(network: string, now: number): string {
  */
 export function signupSlotUpdate(network: string, limit: number, now: number): TransactItems[number] {
   const dayEnd = Math.floor(now / DAY_MS) * DAY_MS + DAY_MS;
-  return {
-    Update: {
-      TableName: tableNames().accounts,
-      Key: { accountId: signupCounterId(network, now) },
-      UpdateExpression: 'ADD #grants :one SET #ttl = if_not_exists(#ttl, :ttl), #network = :network',
-      ConditionExpression: SIGNUP_NETWORK_HAS_ROOM,
-      ExpressionAttributeNames: { '#grants': 'grants', '#ttl': COUNTER_TTL_ATTRIBUTE, '#network': 'network' },
-      ExpressionAttributeValues: { ':one': 1, ':limit': limit, ':ttl': Math.floor((dayEnd + DAY_MS) / 1000), ':network': network },
-    },
-  };
+  return accountUpdateItem(signupCounterId(network, now), {
+    UpdateExpression: 'ADD #grants :one SET #ttl = if_not_exists(#ttl, :ttl), #network = :network',
+    ConditionExpression: SIGNUP_NETWORK_HAS_ROOM,
+    ExpressionAttributeNames: { '#grants': 'grants', '#ttl': COUNTER_TTL_ATTRIBUTE, '#network': 'network' },
+    ExpressionAttributeValues: { ':one': 1, ':limit': limit, ':ttl': Math.floor((dayEnd + DAY_MS) / 1000), ':network': network },
+  });
 }

@@ -10,16 +10,13 @@
  */
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import { GetCommand } from '../store/dynamo-commands';
-import { documentClient } from '../store/dynamo';
-import { storeCall } from '../store/store-errors';
-import { tableNames } from '../store/tables';
 import { TtlCache } from '../store/ttl-cache';
 import type { UpdateBuilder } from '../store/update-builder';
 import { keyStateOf, shardPks, type KeyState as KeyEntry } from '../accounts/keys/key-account-entry';
 import { isLeaseId } from '../http/request-id';
 import { now } from '../time/clock';
 import { decodeInlineHold, HOLDS_MAP, slotsOf } from './hold-record';
+import { readAccountItem } from '../store/account-item';
 
 /** Per-key state on the account item (`keys.<h16>`, accounts/keys/key-account-entry.ts), as billing reads it. Money in nano-USD. */
 export type KeyState = KeyEntry & { heldNanoUsd: number };
@@ -193,10 +190,7 @@ export function clearViews(): void {
  * @throws StoreUnavailableError (503) when DynamoDB is unavailable.
  */
 export async function readState(pk: string, opts: { consistent?: boolean } = {}): Promise<ShardState> {
-  const out = await storeCall(() =>
-    documentClient().send(new GetCommand({ TableName: tableNames().accounts, Key: { accountId: pk }, ConsistentRead: opts.consistent ?? false })),
-  );
-  const state = shardStateOf(out.Item);
+  const state = shardStateOf(await readAccountItem(pk, opts));
   if (state.exists) rememberState(pk, state);
   return state;
 }
@@ -348,14 +342,8 @@ export async function accountTotals(root: RootCounters): Promise<AccountTotals> 
   const others = await Promise.all(
     shardPks(root.accountId, root.shards)
       .slice(1)
-      .map((pk) =>
-        storeCall(() =>
-          documentClient().send(
-            new GetCommand({ TableName: tableNames().accounts, Key: { accountId: pk }, ProjectionExpression: FIELDS.join(', '), ConsistentRead: true }),
-          ),
-        ),
-      ),
+      .map((pk) => readAccountItem(pk, { projection: FIELDS.join(', '), consistent: true })),
   );
-  for (const out of others) for (const f of FIELDS) totals[f] += typeof out.Item?.[f] === 'number' ? (out.Item[f] as number) : 0;
+  for (const item of others) for (const f of FIELDS) totals[f] += typeof item?.[f] === 'number' ? (item[f] as number) : 0;
   return totals;
 }

@@ -19,11 +19,7 @@
  * keys with a spend limit are served by it (shards.ts).
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { UpdateCommand } from '../store/dynamo-commands';
 import * as z from '../validation/zod';
-import { documentClient } from '../store/dynamo';
-import { storeCall } from '../store/store-errors';
-import { tableNames } from '../store/tables';
 import { logger } from '../observability/logger';
 import {
   readState,
@@ -39,6 +35,7 @@ import {
   previousMonthAttribute,
 } from './account-state';
 import { UpdateBuilder } from '../store/update-builder';
+import { updateAccountItem } from '../store/account-item';
 
 /** A follow-up of a crossing, run by the settle function (a settle-queue message's `balance`). */
 export const balanceActionSchema = z.discriminatedUnion('kind', [
@@ -203,14 +200,7 @@ async function act(
 ): Promise<void> {
   let item: Record<string, unknown>;
   try {
-    const input = {
-      TableName: tableNames().accounts,
-      Key: { accountId: pk },
-      ...b.build(),
-      ReturnValues: 'ALL_NEW' as const,
-      ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
-    };
-    item = (await storeCall(() => documentClient().send(new UpdateCommand(input)))).Attributes ?? {};
+    item = (await updateAccountItem(pk, { ...b.build(), ReturnValues: 'ALL_NEW', ReturnValuesOnConditionCheckFailure: 'ALL_OLD' })) ?? {};
   } catch (err) {
     if (!(err instanceof ConditionalCheckFailedException)) throw err;
     const old = unmarshallItem(err.Item);

@@ -23,9 +23,8 @@ import { formatNanoUsd } from '../money/money';
 import { computeCharge } from '../money/price';
 import type { RateLimits } from '../config/env';
 import { isLeaseId } from '../http/request-id';
-import type { UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import { HOLD_IS_NEW } from '../store/conditions';
-import { tableNames } from '../store/tables';
+import type { AccountUpdate } from '../store/account-item';
 import { UpdateBuilder } from '../store/update-builder';
 import type { KeyState, ShardState, SlotHold } from './account-state';
 import { encodeInlineHold, HOLDS_MAP, keyEntryId, markPendingHolds, type HoldRecord } from './hold-record';
@@ -277,14 +276,14 @@ function resetText(key: KeyState, now: number): string {
 
 // The write: the plan's spec as ONE conditional UpdateItem (see the file comment).
 
-/** The hold's UpdateItem input (the account item's pk is `record.accountId`). */
-export function holdUpdate(record: HoldRecord, spec: HoldSpec): UpdateCommandInput {
+/** The hold's UpdateItem of account item `record.accountId` (store/account-item.ts sends it). */
+export function holdUpdate(record: HoldRecord, spec: HoldSpec): AccountUpdate {
   const b = accountHoldUpdate(record, spec);
   const inline = b.path(HOLDS_MAP, record.requestId);
   b.when(HOLD_IS_NEW.replace('#holds.#rid', inline));
   b.set(`${inline} = ${b.value(encodeInlineHold(record))}`);
   markPendingHolds(b, record.accountId);
-  return { TableName: tableNames().accounts, Key: { accountId: record.accountId }, ...b.build(), ReturnValuesOnConditionCheckFailure: 'ALL_OLD' };
+  return { ...b.build(), ReturnValuesOnConditionCheckFailure: 'ALL_OLD' };
 }
 
 function accountHoldUpdate(record: HoldRecord, spec: HoldSpec): UpdateBuilder {

@@ -21,15 +21,13 @@
  *   rest (the old sweep skipped everything while any message sat in the queue).
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { BatchGetCommand, QueryCommand, UpdateCommand } from '../store/dynamo-commands';
 import { logger } from '../observability/logger';
 import { documentClient } from '../store/dynamo';
-import { storeCall } from '../store/store-errors';
 import { retrying, TryAgain, type RetryPolicy } from '../retry/retry';
-import { tableNames } from '../store/tables';
 import { PENDING_HOLDS_INDEX, SWEEP_SHARD_ATTRIBUTE, SWEEP_SHARDS } from '../store/table-schemas';
 import type { UpdateBuilder } from '../store/update-builder';
 import * as z from '../validation/zod';
+import { accountUpdateCommand, batchReadAccountItems, queryAccountItems, updateAccountItem } from '../store/account-item';
 
 const count = z.number().check(z.int(), z.nonnegative());
 
@@ -231,18 +229,13 @@ async function marked(shard: string): Promise<string[]> {
   const out: string[] = [];
   let startKey: Record<string, unknown> | undefined;
   do {
-    const page = await storeCall(() =>
-      documentClient().send(
-        new QueryCommand({
-          TableName: tableNames().accounts,
-          IndexName: PENDING_HOLDS_INDEX,
-          KeyConditionExpression: '#shard = :shard',
-          ExpressionAttributeNames: { '#shard': SWEEP_SHARD_ATTRIBUTE },
-          ExpressionAttributeValues: { ':shard': shard },
-          ExclusiveStartKey: startKey,
-        }),
-      ),
-    );
+    const page = await queryAccountItems({
+      IndexName: PENDING_HOLDS_INDEX,
+      KeyConditionExpression: '#shard = :shard',
+      ExpressionAttributeNames: { '#shard': SWEEP_SHARD_ATTRIBUTE },
+      ExpressionAttributeValues: { ':shard': shard },
+      ExclusiveStartKey: startKey,
+    });
     for (const item of page.Items ?? []) out.push(String(item.accountId));
     startKey = page.LastEvaluatedKey;
   } while (startKey);
@@ -251,21 +244,14 @@ async function marked(shard: string): Promise<string[]> {
 
 /** `accountId` and `holds` of up to 100 items (eventually consistent BatchGetItem; unprocessed keys retried). */
 async function holdMaps(pks: readonly string[]): Promise<Array<Record<string, unknown>>> {
-  const table = tableNames().accounts;
   const out: Array<Record<string, unknown>> = [];
-  let keys: Array<Record<string, unknown>> = pks.map((accountId) => ({ accountId }));
-  if (keys.length === 0) return out;
+  let left = pks;
+  if (left.length === 0) return out;
   await retrying(async () => {
-    const page = await storeCall(() =>
-      documentClient().send(
-        new BatchGetCommand({
-          RequestItems: { [table]: { Keys: keys, ProjectionExpression: 'accountId, #holds', ExpressionAttributeNames: { '#holds': HOLDS_MAP } } },
-        }),
-      ),
-    );
-    out.push(...(page.Responses?.[table] ?? []));
-    keys = (page.UnprocessedKeys?.[table]?.Keys ?? []) as Array<Record<string, unknown>>;
-    if (keys.length > 0) throw new TryAgain('unprocessed keys');
+    const page = await batchReadAccountItems(left, 'accountId, #holds', { '#holds': HOLDS_MAP });
+    out.push(...page.items);
+    left = page.unprocessed;
+    if (left.length > 0) throw new TryAgain('unprocessed keys');
   }, UNPROCESSED_KEYS_POLICY);
   return out;
 }
@@ -283,18 +269,12 @@ const UNPROCESSED_KEYS_POLICY: RetryPolicy = {
  */
 async function clearIfNoHolds(accountId: string): Promise<boolean> {
   try {
-    await storeCall(() =>
-      documentClient().send(
-        new UpdateCommand({
-          TableName: tableNames().accounts,
-          Key: { accountId },
-          UpdateExpression: 'REMOVE #shard',
-          ConditionExpression: 'attribute_exists(#shard) AND (attribute_not_exists(#holds) OR size(#holds) = :zero)',
-          ExpressionAttributeNames: { '#shard': SWEEP_SHARD_ATTRIBUTE, '#holds': HOLDS_MAP },
-          ExpressionAttributeValues: { ':zero': 0 },
-        }),
-      ),
-    );
+    await updateAccountItem(accountId, {
+      UpdateExpression: 'REMOVE #shard',
+      ConditionExpression: 'attribute_exists(#shard) AND (attribute_not_exists(#holds) OR size(#holds) = :zero)',
+      ExpressionAttributeNames: { '#shard': SWEEP_SHARD_ATTRIBUTE, '#holds': HOLDS_MAP },
+      ExpressionAttributeValues: { ':zero': 0 },
+    });
     return true;
   } catch (err) {
     if (err instanceof ConditionalCheckFailedException) return false;
@@ -310,9 +290,7 @@ async function clearIfNoHolds(accountId: string): Promise<boolean> {
 export async function markHoldQueued(hold: HoldRecord): Promise<void> {
   try {
     await documentClient().send(
-      new UpdateCommand({
-        TableName: tableNames().accounts,
-        Key: { accountId: hold.accountId },
+      accountUpdateCommand(hold.accountId, {
         UpdateExpression: 'SET #holds.#rid = :queued',
         ConditionExpression: 'attribute_exists(#holds.#rid)',
         ExpressionAttributeNames: { '#holds': HOLDS_MAP, '#rid': hold.requestId },

@@ -11,10 +11,7 @@
 import { AuthenticationError, StoreUnavailableError, type GatewayError } from '../errors/gateway-errors';
 import { logger } from '../observability/logger';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { UpdateCommand } from '../store/dynamo-commands';
 import { repairKeyEntry, shardPk, withAccountMap } from '../accounts/keys/key-account-entry';
-import { documentClient } from '../store/dynamo';
-import { storeCall, storeRecentlyFailed } from '../store/store-errors';
 import { backoffDelayMs, isTransactionConflict } from '../store/transaction-retry';
 import { config, rateLimitsFor } from '../config/env';
 import { now } from '../time/clock';
@@ -27,6 +24,8 @@ import { rateHeadersOf, type RateHeaders, type RpmBranch } from './rate-limit';
 import { gatherInto, pickShard, refillShard } from './shards';
 import { hasStrandedLeases, reclaimStrandedLeases } from './lease-reclaim';
 import { countUnwritten, lessUnwritten } from './unwritten-holds';
+import { updateAccountItem } from '../store/account-item';
+import { storeRecentlyFailed } from '../store/store-errors';
 
 /** What to hold, for whom. */
 export interface HoldRequest {
@@ -147,9 +146,9 @@ export async function placeHold(req: HoldRequest, onUnknown: (record: HoldRecord
     try {
       // UPDATED_NEW: the counters this write set, for the answer's x-ratelimit-* headers (no extra read).
       const input = { ...holdUpdate(record, plan.spec), ReturnValues: 'UPDATED_NEW' as const };
-      const out = await withAccountMap(c.pk, HOLDS_MAP, () => storeCall(() => documentClient().send(new UpdateCommand(input))));
+      const attributes = await withAccountMap(c.pk, HOLDS_MAP, () => updateAccountItem(record.accountId, input));
       updateView(c.pk, (s) => applyHold(s, record, plan.spec));
-      const headers = rateHeadersOf(out.Attributes, plan.spec, req.keyHash, shardLimits.rpm, now());
+      const headers = rateHeadersOf(attributes, plan.spec, req.keyHash, shardLimits.rpm, now());
       if (headers !== undefined) rateHeaders.set(record, headers);
       return record;
     } catch (err) {

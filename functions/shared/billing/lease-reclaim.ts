@@ -18,10 +18,6 @@
  * Like the sweep for a hold with no queued mark, it leaves the leases to the sweep while the settle queue
  * holds messages: a ledger entry the container could not write may wait there.
  */
-import { GetCommand } from '../store/dynamo-commands';
-import { documentClient } from '../store/dynamo';
-import { storeCall } from '../store/store-errors';
-import { tableNames } from '../store/tables';
 import { logger } from '../observability/logger';
 import { isLeaseId } from '../http/request-id';
 import { now as billingNow } from '../time/clock';
@@ -29,6 +25,7 @@ import { readState, type ShardState } from './account-state';
 import { decodeInlineHold, HOLDS_MAP, recordOfInline, type InlineHold } from './hold-record';
 import { reconcileLease } from './lease-settle';
 import { pendingSettleMessages } from './settle-queue';
+import { readAccountItem } from '../store/account-item';
 
 /**
  * How long past its expiry a lease is left to its own container (ms): the expiry is that container's
@@ -102,18 +99,8 @@ export async function afterReclaim(accountId: string, state: ShardState | undefi
 
 /** The account item's leases past expiry and grace, from a strongly consistent read of its holds. */
 async function strandedLeases(accountId: string, nowMs: number): Promise<InlineHold[]> {
-  const out = await storeCall(() =>
-    documentClient().send(
-      new GetCommand({
-        TableName: tableNames().accounts,
-        Key: { accountId },
-        ProjectionExpression: '#h',
-        ExpressionAttributeNames: { '#h': HOLDS_MAP },
-        ConsistentRead: true,
-      }),
-    ),
-  );
-  const holds = (out.Item?.[HOLDS_MAP] ?? {}) as Record<string, unknown>;
+  const item = await readAccountItem(accountId, { projection: '#h', names: { '#h': HOLDS_MAP }, consistent: true });
+  const holds = (item?.[HOLDS_MAP] ?? {}) as Record<string, unknown>;
   return Object.entries(holds).flatMap(([id, value]) => {
     const h = isLeaseId(id) ? decodeInlineHold(accountId, id, value) : undefined;
     return h !== undefined && !h.queued && h.holdExpiresAt < nowMs - LEASE_RECLAIM_GRACE_MS ? [h] : [];

@@ -17,8 +17,9 @@
  *   that name the lease, summed.
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { PutCommand, QueryCommand, UpdateCommand } from '../store/dynamo-commands';
 import { LEDGER_ENTRY_IS_NEW } from '../store/conditions';
+import { accountUpdateItem, updateAccountItem } from '../store/account-item';
+import { PutCommand, QueryCommand } from '../store/dynamo-commands';
 import { documentClient } from '../store/dynamo';
 import { storeCall } from '../store/store-errors';
 import { tableNames } from '../store/tables';
@@ -266,14 +267,9 @@ export async function returnLease(lease: HoldRecord, spent: LeaseSpent, extras: 
       try {
         const update = accountSettleUpdate(lease, charge, withKey);
         if (withRpm) giveBackRpm(update, lease, extras.unusedRpm ?? 0, withKey);
-        const input = {
-          TableName: tableNames().accounts,
-          Key: { accountId: lease.accountId },
-          ...update.build(),
-          ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
-        };
-        if (entries.length === 0) await storeCall(() => documentClient().send(new UpdateCommand(input)));
-        else await transactWrite([{ Update: input }, ...entries.map((e) => ({ Put: ledgerPut(e) }))], { retryConflicts: false });
+        const input = { ...update.build(), ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const };
+        if (entries.length === 0) await updateAccountItem(lease.accountId, input);
+        else await transactWrite([accountUpdateItem(lease.accountId, input), ...entries.map((e) => ({ Put: ledgerPut(e) }))], { retryConflicts: false });
         applySettleToView(lease, charge, withKey);
         return { alreadySettled: false, freeTokensUsed, costNanoUsd };
       } catch (err) {

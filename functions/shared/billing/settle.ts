@@ -16,7 +16,6 @@
  * `UpstreamOverHoldNanoUsd` metric (alarmed) and a `usage over the hold` warning.
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, UpdateCommand } from '../store/dynamo-commands';
 import { HOLD_IS_PENDING, LEDGER_ENTRY_IS_NEW } from '../store/conditions';
 import { documentClient } from '../store/dynamo';
 import { storeCall } from '../store/store-errors';
@@ -32,6 +31,8 @@ import { retrying, TryAgain } from '../retry/retry';
 import { addDeltas, applyDeltasToView, unmarshallItem, type AccountDelta } from './account-state';
 import { HOLDS_MAP, keyEntryId, slotsOf, type HoldRecord } from './hold-record';
 import { cacheBucketsOf, type CacheEntryFields, type CacheEntryKey } from './ledger';
+import { accountUpdateItem, updateAccountItem } from '../store/account-item';
+import { GetCommand } from '../store/dynamo-commands';
 
 /** Positions of the items of a bill's transaction (cancellation reasons come in this order). */
 const SETTLE_ITEM = { ledgerEntry: 0, account: 1 } as const;
@@ -233,13 +234,7 @@ async function readLedgerEntry(hold: HoldRecord): Promise<Record<string, unknown
 
 /** The cancel: one UpdateItem of the account releasing everything the hold took. */
 async function cancelUpdate(hold: HoldRecord, withKey: boolean): Promise<void> {
-  const input = {
-    TableName: tableNames().accounts,
-    Key: { accountId: hold.accountId },
-    ...accountSettleUpdate(hold, NO_CHARGE, withKey).build(),
-    ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
-  };
-  await storeCall(() => documentClient().send(new UpdateCommand(input)));
+  await updateAccountItem(hold.accountId, { ...accountSettleUpdate(hold, NO_CHARGE, withKey).build(), ReturnValuesOnConditionCheckFailure: 'ALL_OLD' });
 }
 
 /** The bill: [Put the ledger entry, Update the account]. */
@@ -254,14 +249,7 @@ function settleTransaction(hold: HoldRecord, entry: UsageEntry, charge: HeldChar
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       },
     },
-    {
-      Update: {
-        TableName: tables.accounts,
-        Key: { accountId: hold.accountId },
-        ...accountSettleUpdate(hold, charge, withKey).build(),
-        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-      },
-    },
+    accountUpdateItem(hold.accountId, { ...accountSettleUpdate(hold, charge, withKey).build(), ReturnValuesOnConditionCheckFailure: 'ALL_OLD' }),
   ];
 }
 

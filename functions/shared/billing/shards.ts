@@ -10,7 +10,6 @@
  * shard. Keys with a spend limit are served by shard 0 only (their allowance is not split).
  */
 import { InvalidRequestError } from '../errors/gateway-errors';
-import { tableNames } from '../store/tables';
 import { transactWrite, type TransactItems } from '../store/transact-write';
 import { shardKeyState } from '../accounts/keys/key-account-entry';
 import { shardPk } from '../accounts/keys/key-account-entry';
@@ -18,6 +17,7 @@ import { ACCOUNT_KEYS_UNCHANGED } from '../store/conditions';
 import { readState, updateView, type ShardState } from './account-state';
 import type { HoldDemand } from './hold-plan';
 import { computeCharge } from '../money/price';
+import { accountPutItem, accountUpdateItem } from '../store/account-item';
 
 /** Largest number of shards an account may have (a gather transaction touches every shard: ≤ 100 items). */
 export const MAX_SHARDS = 32;
@@ -84,27 +84,22 @@ export async function gatherInto(accountId: string, shards: number, k: number): 
  * the sum. A source that changed meanwhile cancels the move (nothing moves); the caller plans again.
  */
 async function move(sources: Array<{ pk: string; credit: number; free: number }>, dest: string): Promise<void> {
-  const table = tableNames().accounts;
-  const items: TransactItems = sources.map((s) => ({
-    Update: {
-      TableName: table,
-      Key: { accountId: s.pk },
+  const items: TransactItems = sources.map((s) =>
+    accountUpdateItem(s.pk, {
       UpdateExpression: 'SET creditNanoUsd = creditNanoUsd - :c, freeTokens = freeTokens - :f',
       ConditionExpression: 'creditNanoUsd >= :c AND freeTokens >= :f',
       ExpressionAttributeValues: { ':c': s.credit, ':f': s.free },
-    },
-  }));
+    }),
+  );
   const credit = sources.reduce((a, s) => a + s.credit, 0);
   const free = sources.reduce((a, s) => a + s.free, 0);
-  items.push({
-    Update: {
-      TableName: table,
-      Key: { accountId: dest },
+  items.push(
+    accountUpdateItem(dest, {
       UpdateExpression: 'SET creditNanoUsd = creditNanoUsd + :c, freeTokens = freeTokens + :f',
       ConditionExpression: 'attribute_exists(accountId)',
       ExpressionAttributeValues: { ':c': credit, ':f': free },
-    },
-  });
+    }),
+  );
   // Conflicts are retried (transactWrite); a source that changed below its amount cancels the move: plan again.
   await transactWrite(items).catch((err: unknown) => {
     if ((err as { name?: unknown }).name === 'TransactionCanceledException') return;
@@ -142,12 +137,10 @@ export async function setShards(accountId: string, count: number): Promise<numbe
       values[`:l${i}`] = k.limitNanoUsd;
     }
   });
-  const table = tableNames().accounts;
   const items: TransactItems = [];
   for (let j = root.shards; j < count; j++) {
-    items.push({
-      Put: {
-        TableName: table,
+    items.push(
+      accountPutItem({
         Item: {
           accountId: shardPk(accountId, j),
           ownerAccountId: accountId,
@@ -163,20 +156,18 @@ export async function setShards(accountId: string, count: number): Promise<numbe
           holds: {},
         },
         ConditionExpression: 'attribute_not_exists(accountId)',
-      },
-    });
+      }),
+    );
   }
   const hasKeys = Object.keys(names).length > 0;
-  items.push({
-    Update: {
-      TableName: table,
-      Key: { accountId },
+  items.push(
+    accountUpdateItem(accountId, {
       UpdateExpression: 'SET shards = :n',
       ConditionExpression: `${root.shards === 1 ? '(attribute_not_exists(shards) OR shards = :one)' : 'shards = :old'} AND ${unchanged.join(' AND ')}`,
       ...(hasKeys ? { ExpressionAttributeNames: { '#keys': 'keys', '#status': 'status', ...names } } : {}),
       ExpressionAttributeValues: { ...values, ...(root.shards === 1 ? { ':n': count, ':one': 1 } : { ':n': count, ':old': root.shards }) },
-    },
-  });
+    }),
+  );
   await transactWrite(items);
   updateView(accountId, (s) => (s.shards = count));
   return count;

@@ -3,12 +3,9 @@
  * failed. Each goes to the account's sign-in email (the root item's `email`; an account without one,
  * e.g. the operator's dev account, gets none), through {@link sendEmail}. Amounts are shown in USD.
  */
-import { GetCommand } from '../store/dynamo-commands';
 import { formatNanoUsd } from '../money/money';
 import { config } from '../config/env';
-import { documentClient } from '../store/dynamo';
-import { storeCall } from '../store/store-errors';
-import { tableNames } from '../store/tables';
+import { readAccountItem } from '../store/account-item';
 import { sendEmail, type EmailOutcome } from './email';
 
 /** What an email is about, with its facts (nano-USD; cents where named). */
@@ -49,10 +46,7 @@ export function noticeText(n: AccountNotice): { subject: string; text: string } 
  * @throws StoreUnavailableError (503) when the account cannot be read.
  */
 export async function notifyAccount(accountId: string, notice: AccountNotice): Promise<EmailOutcome | undefined> {
-  const out = await storeCall(() =>
-    documentClient().send(new GetCommand({ TableName: tableNames().accounts, Key: { accountId }, ProjectionExpression: 'email' })),
-  );
-  const to = out.Item?.email;
+  const to = (await readAccountItem(accountId, { projection: 'email' }))?.email;
   if (typeof to !== 'string' || to === '') return undefined;
   return sendEmail({ to, ...noticeText(notice) });
 }

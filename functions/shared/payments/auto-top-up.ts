@@ -9,18 +9,15 @@
  * the marker. A decline — at creation (a `card_error`) or by `payment_intent.payment_failed` — pauses
  * auto top-up, gives the month's amount back to the cap and emails the user, once per crossing.
  */
-import { GetCommand, UpdateCommand } from '../store/dynamo-commands';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import type Stripe from 'stripe';
 import { autoTopUpOf, balanceWatchOf, type AutoTopUpSettings, type BalanceWatch } from '../billing/account-state';
 import type { BalanceAction } from '../billing/balance-watch';
 import { notifyAccount } from '../notify/account-emails';
 import { logger } from '../observability/logger';
-import { documentClient } from '../store/dynamo';
-import { storeCall } from '../store/store-errors';
-import { tableNames } from '../store/tables';
 import { UpdateBuilder } from '../store/update-builder';
 import { stripeSetup } from './stripe-client';
+import { readAccountItem, updateAccountItem } from '../store/account-item';
 
 /** `metadata.modelmux_kind` of an auto top-up's PaymentIntent (the webhook credits these). */
 export const AUTO_TOP_UP_KIND = 'auto_top_up';
@@ -87,7 +84,7 @@ async function pauseAutoTopUp(input: { accountId: string; seq: number; month: st
     `attribute_exists(${b.name('autoTopUp')}) AND attribute_exists(${b.name('autoTopUpPendingAt')}) AND ${b.name('autoTopUpSeq')} = ${b.value(input.seq)}`,
   );
   try {
-    await storeCall(() => documentClient().send(new UpdateCommand({ TableName: tableNames().accounts, Key: { accountId: input.accountId }, ...b.build() })));
+    await updateAccountItem(input.accountId, b.build());
     logger.warn('auto top-up failed and is paused', { accountId: input.accountId, seq: input.seq, reason: input.reason });
     return true;
   } catch (err) {
@@ -98,8 +95,8 @@ async function pauseAutoTopUp(input: { accountId: string; seq: number; month: st
 
 /** The account's balance settings as stored (consistent read), or undefined when the account is gone. */
 export async function readBalanceWatch(accountId: string): Promise<BalanceWatch | undefined> {
-  const out = await storeCall(() => documentClient().send(new GetCommand({ TableName: tableNames().accounts, Key: { accountId }, ConsistentRead: true })));
-  return out.Item === undefined ? undefined : balanceWatchOf(out.Item);
+  const item = await readAccountItem(accountId, { consistent: true });
+  return item === undefined ? undefined : balanceWatchOf(item);
 }
 
 /**
@@ -107,19 +104,13 @@ export async function readBalanceWatch(accountId: string): Promise<BalanceWatch 
  * @throws StoreUnavailableError (503); ConditionalCheckFailedException when the account is gone.
  */
 export async function saveAutoTopUp(accountId: string, settings: Omit<AutoTopUpSettings, 'pausedAt' | 'pausedReason'>): Promise<AutoTopUpSettings> {
-  const out = await storeCall(() =>
-    documentClient().send(
-      new UpdateCommand({
-        TableName: tableNames().accounts,
-        Key: { accountId },
-        UpdateExpression: 'SET autoTopUp = :s',
-        ConditionExpression: 'attribute_exists(accountId)',
-        ExpressionAttributeValues: { ':s': settings },
-        ReturnValues: 'UPDATED_NEW',
-      }),
-    ),
-  );
-  return autoTopUpOf(out.Attributes?.autoTopUp) ?? { ...settings };
+  const attributes = await updateAccountItem(accountId, {
+    UpdateExpression: 'SET autoTopUp = :s',
+    ConditionExpression: 'attribute_exists(accountId)',
+    ExpressionAttributeValues: { ':s': settings },
+    ReturnValues: 'UPDATED_NEW',
+  });
+  return autoTopUpOf(attributes?.autoTopUp) ?? { ...settings };
 }
 
 /**
@@ -128,18 +119,11 @@ export async function saveAutoTopUp(accountId: string, settings: Omit<AutoTopUpS
  * @throws StoreUnavailableError (503); ConditionalCheckFailedException when the account is gone.
  */
 export async function saveLowBalanceAlert(accountId: string, thresholdNanoUsd: number | undefined): Promise<void> {
-  await storeCall(() =>
-    documentClient().send(
-      new UpdateCommand({
-        TableName: tableNames().accounts,
-        Key: { accountId },
-        UpdateExpression:
-          thresholdNanoUsd === undefined ? 'REMOVE lowBalanceNanoUsd, lowBalanceAlertAt' : 'SET lowBalanceNanoUsd = :t REMOVE lowBalanceAlertAt',
-        ConditionExpression: 'attribute_exists(accountId)',
-        ...(thresholdNanoUsd === undefined ? {} : { ExpressionAttributeValues: { ':t': thresholdNanoUsd } }),
-      }),
-    ),
-  );
+  await updateAccountItem(accountId, {
+    UpdateExpression: thresholdNanoUsd === undefined ? 'REMOVE lowBalanceNanoUsd, lowBalanceAlertAt' : 'SET lowBalanceNanoUsd = :t REMOVE lowBalanceAlertAt',
+    ConditionExpression: 'attribute_exists(accountId)',
+    ...(thresholdNanoUsd === undefined ? {} : { ExpressionAttributeValues: { ':t': thresholdNanoUsd } }),
+  });
 }
 
 /** Runs a crossing's follow-up (the settle function's `runBalance`). @throws to be retried (see chargeAutoTopUp). */

@@ -24,6 +24,7 @@ import { tableNames } from '../store/tables';
 import { transactWrite, type TransactItems } from '../store/transact-write';
 import { cancellationCodes } from '../store/transaction-retry';
 import { atOnce, retrying, TryAgain } from '../retry/retry';
+import { accountPutItem, accountUpdateItem, readAccountItem } from '../store/account-item';
 
 /** nano-USD in one US cent (Stripe amounts are integer cents for USD). */
 export const NANO_USD_PER_CENT = NANO_USD_PER_USD / 100;
@@ -99,31 +100,24 @@ export async function creditPayment(input: CreditInput): Promise<PaymentOutcome>
     ...(input.paymentIntentId === undefined ? {} : { paymentIntentId: input.paymentIntentId }),
     ...(input.receiptUrl === undefined ? {} : { receiptUrl: input.receiptUrl }),
   };
-  const t = tableNames();
   const card = input.savedCard;
   // The card is remembered for auto top-up; an auto top-up's credit ends its crossing (billing/balance-watch.ts).
   const set = card === undefined ? '' : ' SET stripeCustomerId = :customer, stripePaymentMethodId = :pm';
   const remove = input.kind === 'auto_top_up' ? ' REMOVE autoTopUpPendingAt' : '';
   const items: TransactItems = [
-    { Put: { TableName: t.ledger, Item: entry, ConditionExpression: PAYMENT_ENTRY_IS_NEW } },
-    {
-      Update: {
-        TableName: t.accounts,
-        Key: { accountId: input.accountId },
-        UpdateExpression: `ADD creditNanoUsd :amount, purchasedNanoUsd :amount${set}${remove}`,
-        ConditionExpression: ACCOUNT_EXISTS_AND_CREDIT_FITS,
-        ExpressionAttributeValues: {
-          ':amount': nanoUsd,
-          ':ceiling': Number.MAX_SAFE_INTEGER - nanoUsd,
-          ...(card === undefined ? {} : { ':customer': card.customerId, ':pm': card.paymentMethodId }),
-        },
+    { Put: { TableName: tableNames().ledger, Item: entry, ConditionExpression: PAYMENT_ENTRY_IS_NEW } },
+    accountUpdateItem(input.accountId, {
+      UpdateExpression: `ADD creditNanoUsd :amount, purchasedNanoUsd :amount${set}${remove}`,
+      ConditionExpression: ACCOUNT_EXISTS_AND_CREDIT_FITS,
+      ExpressionAttributeValues: {
+        ':amount': nanoUsd,
+        ':ceiling': Number.MAX_SAFE_INTEGER - nanoUsd,
+        ...(card === undefined ? {} : { ':customer': card.customerId, ':pm': card.paymentMethodId }),
       },
-    },
+    }),
   ];
   if (input.paymentIntentId !== undefined) {
-    items.push({
-      Put: { TableName: t.accounts, Item: { accountId: paymentMarkerId(input.paymentIntentId), owner: input.accountId, entryId: entry.requestId } },
-    });
+    items.push(accountPutItem({ Item: { accountId: paymentMarkerId(input.paymentIntentId), owner: input.accountId, entryId: entry.requestId } }));
   }
   return writeOnce(items);
 }
@@ -220,15 +214,11 @@ async function afterDebit(accountId: string, outcome: PaymentOutcome): Promise<P
 }
 
 function debitAccount(accountId: string, nanoUsd: number): TransactItems[number] {
-  return {
-    Update: {
-      TableName: tableNames().accounts,
-      Key: { accountId },
-      UpdateExpression: 'ADD creditNanoUsd :debit',
-      ConditionExpression: ACCOUNT_EXISTS,
-      ExpressionAttributeValues: { ':debit': -nanoUsd },
-    },
-  };
+  return accountUpdateItem(accountId, {
+    UpdateExpression: 'ADD creditNanoUsd :debit',
+    ConditionExpression: ACCOUNT_EXISTS,
+    ExpressionAttributeValues: { ':debit': -nanoUsd },
+  });
 }
 
 /** Runs a payment transaction: its first item is the entry (condition: the key), its second the account. */
@@ -250,10 +240,8 @@ async function writeOnce(items: TransactItems): Promise<PaymentOutcome> {
  * @throws StoreUnavailableError (503).
  */
 export async function accountOfPayment(paymentIntentId: string): Promise<string | undefined> {
-  const out = await storeCall(() =>
-    documentClient().send(new GetCommand({ TableName: tableNames().accounts, Key: { accountId: paymentMarkerId(paymentIntentId) }, ConsistentRead: true })),
-  );
-  return typeof out.Item?.owner === 'string' ? out.Item.owner : undefined;
+  const marker = await readAccountItem(paymentMarkerId(paymentIntentId), { consistent: true });
+  return typeof marker?.owner === 'string' ? marker.owner : undefined;
 }
 
 /**

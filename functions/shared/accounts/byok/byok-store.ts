@@ -4,13 +4,10 @@
  * (envelope.ts) before it reaches DynamoDB; only its last 4 characters are kept in clear, for display.
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, UpdateCommand } from '../../store/dynamo-commands';
 import * as z from '../../validation/zod';
 import { InvalidRequestError, NotFoundError } from '../../errors/gateway-errors';
 import { byokProviderNames, PROVIDER_NAMES, type ProviderName } from '../../providers/manifest';
-import { documentClient } from '../../store/dynamo';
-import { storeCall } from '../../store/store-errors';
-import { tableNames } from '../../store/tables';
+import { readAccountItem, updateAccountItem } from '../../store/account-item';
 import { AccountNotFoundError } from '../account-errors';
 import { isMissingDocumentPath, withAccountMap } from '../keys/key-account-entry';
 import { byokContext, seal, type SealedSecret } from './envelope';
@@ -79,18 +76,8 @@ export function validateProviderKey(key: string): void {
  * @throws StoreUnavailableError (503).
  */
 export async function readByokEntries(accountId: string, opts: { consistent?: boolean } = {}): Promise<Record<string, ByokEntry>> {
-  const out = await storeCall(() =>
-    documentClient().send(
-      new GetCommand({
-        TableName: tableNames().accounts,
-        Key: { accountId },
-        ProjectionExpression: '#byok',
-        ExpressionAttributeNames: { '#byok': BYOK_MAP },
-        ConsistentRead: opts.consistent ?? true,
-      }),
-    ),
-  );
-  return byokMapSchema.parse(out.Item?.[BYOK_MAP] ?? {});
+  const item = await readAccountItem(accountId, { projection: '#byok', names: { '#byok': BYOK_MAP }, consistent: opts.consistent ?? true });
+  return byokMapSchema.parse(item?.[BYOK_MAP] ?? {});
 }
 
 /**
@@ -113,20 +100,14 @@ export async function putByokKey(accountId: string, provider: ProviderName, key:
  */
 export async function setByokFallback(accountId: string, provider: ProviderName, allowFallback: boolean): Promise<ByokEntry> {
   try {
-    const out = await storeCall(() =>
-      documentClient().send(
-        new UpdateCommand({
-          TableName: tableNames().accounts,
-          Key: { accountId },
-          UpdateExpression: 'SET #byok.#p.allowFallback = :f, #byok.#p.updatedAt = :now',
-          ConditionExpression: 'attribute_exists(#byok.#p)',
-          ExpressionAttributeNames: { '#byok': BYOK_MAP, '#p': provider },
-          ExpressionAttributeValues: { ':f': allowFallback, ':now': new Date().toISOString() },
-          ReturnValues: 'ALL_NEW',
-        }),
-      ),
-    );
-    const entry = byokMapSchema.parse(out.Attributes?.[BYOK_MAP] ?? {})[provider];
+    const item = await updateAccountItem(accountId, {
+      UpdateExpression: 'SET #byok.#p.allowFallback = :f, #byok.#p.updatedAt = :now',
+      ConditionExpression: 'attribute_exists(#byok.#p)',
+      ExpressionAttributeNames: { '#byok': BYOK_MAP, '#p': provider },
+      ExpressionAttributeValues: { ':f': allowFallback, ':now': new Date().toISOString() },
+      ReturnValues: 'ALL_NEW',
+    });
+    const entry = byokMapSchema.parse(item?.[BYOK_MAP] ?? {})[provider];
     if (!entry) throw noKey(provider);
     return entry;
   } catch (err) {
@@ -141,17 +122,11 @@ export async function setByokFallback(accountId: string, provider: ProviderName,
  */
 export async function deleteByokKey(accountId: string, provider: ProviderName): Promise<void> {
   try {
-    await storeCall(() =>
-      documentClient().send(
-        new UpdateCommand({
-          TableName: tableNames().accounts,
-          Key: { accountId },
-          UpdateExpression: 'REMOVE #byok.#p',
-          ConditionExpression: 'attribute_exists(#byok.#p)',
-          ExpressionAttributeNames: { '#byok': BYOK_MAP, '#p': provider },
-        }),
-      ),
-    );
+    await updateAccountItem(accountId, {
+      UpdateExpression: 'REMOVE #byok.#p',
+      ConditionExpression: 'attribute_exists(#byok.#p)',
+      ExpressionAttributeNames: { '#byok': BYOK_MAP, '#p': provider },
+    });
   } catch (err) {
     if (err instanceof ConditionalCheckFailedException || isMissingDocumentPath(err)) throw noKey(provider);
     throw err;
@@ -166,18 +141,12 @@ function noKey(provider: string): NotFoundError {
 async function setEntry(accountId: string, provider: ProviderName, entry: ByokEntry): Promise<void> {
   try {
     await withAccountMap(accountId, BYOK_MAP, () =>
-      storeCall(() =>
-        documentClient().send(
-          new UpdateCommand({
-            TableName: tableNames().accounts,
-            Key: { accountId },
-            UpdateExpression: 'SET #byok.#p = :entry',
-            ConditionExpression: 'attribute_exists(accountId)',
-            ExpressionAttributeNames: { '#byok': BYOK_MAP, '#p': provider },
-            ExpressionAttributeValues: { ':entry': entry },
-          }),
-        ),
-      ),
+      updateAccountItem(accountId, {
+        UpdateExpression: 'SET #byok.#p = :entry',
+        ConditionExpression: 'attribute_exists(accountId)',
+        ExpressionAttributeNames: { '#byok': BYOK_MAP, '#p': provider },
+        ExpressionAttributeValues: { ':entry': entry },
+      }),
     );
   } catch (err) {
     if (err instanceof ConditionalCheckFailedException) throw new AccountNotFoundError(accountId);

@@ -33,6 +33,7 @@ import {
 import { MAX_KEYS_PER_ACCOUNT } from '../limits';
 import { documentClient } from '../../store/dynamo';
 import { storeCall } from '../../store/store-errors';
+import { accountUpdateItem, readAccountItem } from '../../store/account-item';
 
 /** Longest key name, characters. */
 export const MAX_KEY_NAME_LENGTH = 100;
@@ -96,7 +97,6 @@ export async function createKey(accountId: string, name: string, opts: CreateKey
     ...(opts.limitNanoUsd === undefined ? {} : { limitNanoUsd: opts.limitNanoUsd, ...(opts.limitReset ? { limitReset: opts.limitReset } : {}) }),
   };
   const state = freshKeyState('active', opts.limitNanoUsd, opts.limitNanoUsd === undefined ? undefined : opts.limitReset);
-  const tables = tableNames();
   // Sharded meanwhile: plan again with the new count (3 tries in all).
   await retrying(async (attempt) => {
     const shape = await readAccountShape(accountId);
@@ -105,17 +105,13 @@ export async function createKey(accountId: string, name: string, opts: CreateKey
     try {
       await withKeysMap(accountId, () =>
         transactWrite([
-          { Put: { TableName: tables.keys, Item: item, ConditionExpression: KEY_IS_NEW } },
-          {
-            Update: {
-              TableName: tables.accounts,
-              Key: { accountId },
-              UpdateExpression: 'SET keyCount = keyCount + :one, #keys.#h = :state',
-              ConditionExpression: `${ACCOUNT_EXISTS_AND_HAS_KEY_ROOM} AND ${guard.condition}`,
-              ExpressionAttributeNames: { '#keys': KEYS_MAP, '#h': keyStateId(keyHash) },
-              ExpressionAttributeValues: { ':one': 1, ':max': MAX_KEYS_PER_ACCOUNT, ':state': state, ...guard.values },
-            },
-          },
+          { Put: { TableName: tableNames().keys, Item: item, ConditionExpression: KEY_IS_NEW } },
+          accountUpdateItem(accountId, {
+            UpdateExpression: 'SET keyCount = keyCount + :one, #keys.#h = :state',
+            ConditionExpression: `${ACCOUNT_EXISTS_AND_HAS_KEY_ROOM} AND ${guard.condition}`,
+            ExpressionAttributeNames: { '#keys': KEYS_MAP, '#h': keyStateId(keyHash) },
+            ExpressionAttributeValues: { ':one': 1, ':max': MAX_KEYS_PER_ACCOUNT, ':state': state, ...guard.values },
+          }),
           ...otherShardUpdates(accountId, keyHash, shape, {
             set: ['#keys.#h = :state'],
             values: { ':state': shardKeyState('active', opts.limitNanoUsd) },
@@ -207,26 +203,15 @@ export async function readKeyEntries(accountId: string, keyHashes: readonly stri
   const names: Record<string, string> = { '#keys': KEYS_MAP };
   keyHashes.forEach((h, i) => (names[`#h${i}`] = keyStateId(h)));
   const projection = ['accountId', 'shards', ...keyHashes.map((_, i) => `#keys.#h${i}`)].join(', ');
-  const read = (pk: string) =>
-    storeCall(() =>
-      documentClient().send(
-        new GetCommand({
-          TableName: tableNames().accounts,
-          Key: { accountId: pk },
-          ProjectionExpression: projection,
-          ...(keyHashes.length > 0 ? { ExpressionAttributeNames: names } : {}),
-          ConsistentRead: opts.consistent ?? true,
-        }),
-      ),
-    );
-  const root = (await read(accountId)).Item;
+  const read = (pk: string) => readAccountItem(pk, { projection, ...(keyHashes.length > 0 ? { names } : {}), consistent: opts.consistent ?? true });
+  const root = await read(accountId);
   const shards = typeof root?.shards === 'number' ? Math.max(1, Math.floor(root.shards)) : 1;
   const others =
     shards > 1
       ? await Promise.all(
           shardPks(accountId, shards)
             .slice(1)
-            .map(async (pk) => (await read(pk)).Item),
+            .map((pk) => read(pk)),
         )
       : [];
   const states = new Map<string, KeyState>();

@@ -15,6 +15,7 @@
 import { InvalidRequestError } from '../../errors/gateway-errors';
 import { KEY_IS_LIVE_AND_OWNED, KEY_STATE_LIMIT_UNCHANGED, ACCOUNT_EXISTS_AND_HAS_KEYS } from '../../store/conditions';
 import { tableNames } from '../../store/tables';
+import { accountUpdateItem } from '../../store/account-item';
 import { transactWrite, type TransactItems } from '../../store/transact-write';
 import { cancellationCodes } from '../../store/transaction-retry';
 import { atOnce, retrying, TryAgain } from '../../retry/retry';
@@ -145,7 +146,7 @@ function transaction(accountId: string, item: KeyItem, state: KeyState | undefin
         },
       },
     },
-    { Update: { TableName: tables.accounts, Key: { accountId }, ...guarded(accountUpdate(item.keyHash, state, next), shape) } },
+    accountUpdateItem(accountId, guarded(accountUpdate(item.keyHash, state, next), shape)),
     ...otherShardUpdates(accountId, item.keyHash, shape, {
       set: ['#keys.#h.#status = :status', ...(next.limitNanoUsd === undefined ? [] : ['#keys.#h.limitNanoUsd = :limit'])],
       ...(next.limitNanoUsd === undefined ? { remove: ['#keys.#h.limitNanoUsd'] } : {}),
@@ -259,17 +260,13 @@ export async function deleteKey(accountId: string, keyHash: string): Promise<Key
                 },
               },
             },
-            {
-              Update: {
-                TableName: tables.accounts,
-                Key: { accountId },
-                // REMOVE of a missing entry (a key older than the map) is a no-op, not an error.
-                UpdateExpression: 'SET keyCount = keyCount - :one REMOVE #keys.#h',
-                ConditionExpression: `${ACCOUNT_EXISTS_AND_HAS_KEYS} AND ${guard.condition}`,
-                ExpressionAttributeNames: { '#keys': KEYS_MAP, '#h': keyStateId(keyHash) },
-                ExpressionAttributeValues: { ':one': 1, ':zero': 0, ...guard.values },
-              },
-            },
+            accountUpdateItem(accountId, {
+              // REMOVE of a missing entry (a key older than the map) is a no-op, not an error.
+              UpdateExpression: 'SET keyCount = keyCount - :one REMOVE #keys.#h',
+              ConditionExpression: `${ACCOUNT_EXISTS_AND_HAS_KEYS} AND ${guard.condition}`,
+              ExpressionAttributeNames: { '#keys': KEYS_MAP, '#h': keyStateId(keyHash) },
+              ExpressionAttributeValues: { ':one': 1, ':zero': 0, ...guard.values },
+            }),
             ...otherShardUpdates(accountId, keyHash, shape, { remove: ['#keys.#h'], mustExist: false }),
           ]),
         );

@@ -11,7 +11,8 @@
  * key is served by shard 0: billing/shards.ts `pickShard`, billing/hold.ts).
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { UpdateCommand, GetCommand } from '../../store/dynamo-commands';
+import { GetCommand } from '../../store/dynamo-commands';
+import { accountUpdateItem, readAccountItem, updateAccountItem } from '../../store/account-item';
 import { now as billingNow } from '../../time/clock';
 import { type KeyStatus, type LimitReset, keyItemSchema } from './api-key-item';
 import { ACCOUNT_EXISTS_WITHOUT_MAP, ACCOUNT_SHARDS_UNCHANGED, KEY_STATE_EXISTS, SHARD_EXISTS } from '../../store/conditions';
@@ -159,18 +160,12 @@ export async function withAccountMap<T>(accountId: string, mapName: string, op: 
     if (!isMissingDocumentPath(err)) throw err;
   }
   try {
-    await storeCall(() =>
-      documentClient().send(
-        new UpdateCommand({
-          TableName: tableNames().accounts,
-          Key: { accountId },
-          UpdateExpression: 'SET #map = :empty',
-          ConditionExpression: ACCOUNT_EXISTS_WITHOUT_MAP,
-          ExpressionAttributeNames: { '#map': mapName },
-          ExpressionAttributeValues: { ':empty': {} },
-        }),
-      ),
-    );
+    await updateAccountItem(accountId, {
+      UpdateExpression: 'SET #map = :empty',
+      ConditionExpression: ACCOUNT_EXISTS_WITHOUT_MAP,
+      ExpressionAttributeNames: { '#map': mapName },
+      ExpressionAttributeValues: { ':empty': {} },
+    });
   } catch (err) {
     // Someone else added it meanwhile (or the account is gone: `op` will say so).
     if (!(err instanceof ConditionalCheckFailedException)) throw err;
@@ -214,13 +209,9 @@ export interface AccountShape {
  * @throws StoreUnavailableError (503).
  */
 export async function readAccountShape(accountId: string): Promise<AccountShape> {
-  const out = await storeCall(() =>
-    documentClient().send(
-      new GetCommand({ TableName: tableNames().accounts, Key: { accountId }, ProjectionExpression: 'accountId, shards', ConsistentRead: true }),
-    ),
-  );
-  const shards = typeof out.Item?.shards === 'number' ? Math.max(1, Math.floor(out.Item.shards)) : 1;
-  return { exists: out.Item !== undefined, shards };
+  const item = await readAccountItem(accountId, { projection: 'accountId, shards', consistent: true });
+  const shards = typeof item?.shards === 'number' ? Math.max(1, Math.floor(item.shards)) : 1;
+  return { exists: item !== undefined, shards };
 }
 
 /** The root's condition clause for {@link readAccountShape}'s count, and its value. */
@@ -241,20 +232,17 @@ export interface ShardEntryChange {
 
 /** The Update items of shards 1..S−1 for one key entry change (none when the account has one shard). */
 export function otherShardUpdates(accountId: string, keyHash: string, shape: AccountShape, change: ShardEntryChange): TransactItems {
-  const table = tableNames().accounts;
   const set = change.set ?? [];
   const remove = change.remove ?? [];
   const expression = `${set.length > 0 ? `SET ${set.join(', ')}` : ''}${remove.length > 0 ? ` REMOVE ${remove.join(', ')}` : ''}`.trim();
-  return Array.from({ length: shape.shards - 1 }, (_, i) => ({
-    Update: {
-      TableName: table,
-      Key: { accountId: shardPk(accountId, i + 1) },
+  return Array.from({ length: shape.shards - 1 }, (_, i) =>
+    accountUpdateItem(shardPk(accountId, i + 1), {
       UpdateExpression: expression,
       ConditionExpression: change.mustExist ? KEY_STATE_EXISTS : SHARD_EXISTS,
       ExpressionAttributeNames: { '#keys': KEYS_MAP, '#h': keyStateId(keyHash), ...change.names },
       ...(change.values !== undefined && Object.keys(change.values).length > 0 ? { ExpressionAttributeValues: change.values } : {}),
-    },
-  }));
+    }),
+  );
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -375,7 +363,7 @@ export async function repairKeyEntry(pk: string, keyHash: string, shard = 0): Pr
   ];
   for (const a of attempts) {
     try {
-      await transactWrite([rowUnchanged, { Update: { TableName: tables.accounts, Key: { accountId: pk }, ...a } }]);
+      await transactWrite([rowUnchanged, accountUpdateItem(pk, a)]);
       return status === 'active';
     } catch (err) {
       const codes = cancellationCodes(err);
