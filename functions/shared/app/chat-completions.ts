@@ -1,6 +1,6 @@
 import { loadAccountByok } from '../accounts/byok/byok-credentials';
 import { chatDemand } from '../billing/hold-demand';
-import { startBill, type RequestBill } from '../billing/request-bill';
+import type { RequestBill } from '../billing/request-bill';
 import { CATALOGUE, getModel } from '../catalogue/catalogue';
 import type { GatewayRequest, GatewayResult, JsonResult } from '../http/types';
 import { chatCompletionRequest } from '../openai/chat-request';
@@ -19,10 +19,10 @@ import { warmTokenizer } from '../usage/estimate';
 import { dashboardUrl } from '../http/public-url';
 import { recordOverhead } from '../observability/metrics';
 import type { AuthenticatedKey } from '../accounts/authenticate';
-import { authenticateRequest, routeOptions } from './guard';
+import { authenticateRequest, billRequest, routeOptions } from './guard';
 import { answerUsage, callerIds, completionText, recordingCaller, settleRequest, usageEntry } from './settle-request';
 import { conversationKey, rememberSticky, stickyFirst } from '../routing/sticky';
-import { commitAt, holdEndsAt } from '../routing/timeouts';
+import { commitAt } from '../routing/timeouts';
 import {
   chatSurface,
   completionId,
@@ -92,18 +92,7 @@ async function exchange(
   const plan = prefs?.require_parameters === true ? honouringParameters(planned, body, entry.id, new Set([entry.id, ...fallbacks.map((f) => f.id)])) : planned;
   const { demand, promptTokensEstimate, outputLimit } = chatDemand(body, entry, plan);
   const ids = callerIds(body, req.headers);
-  const bill = recordingCaller(
-    startBill({
-      accountId: caller.accountId,
-      keyHash: caller.keyHash,
-      requestId: req.requestId,
-      publicModel: body.model,
-      demand,
-      promptTokensEstimate,
-      endsAt: holdEndsAt(req),
-    }),
-    ids,
-  );
+  const bill = recordingCaller(billRequest(req, caller, body.model, { demand, promptTokensEstimate }), ids);
   if (!bill.predicted) await bill.confirmed;
   // The held output limit always goes upstream, so no completion can outgrow the hold.
   const sent: RoutedChatRequest = body.max_completion_tokens == null && body.max_tokens == null ? { ...body, max_tokens: outputLimit } : body;
@@ -116,11 +105,7 @@ async function exchange(
     // Routing runs to the function's deadline; the status waits for the answer until the budget,
     // then is committed with JSON-whitespace beats (chat-answer.ts `heldJson`).
     const routing = routeBuffered(sent, plan, opts);
-    routing.then(
-      (o) => rememberSticky(conversation, o.attempt),
-      () => undefined,
-    ); // may fail (a client error) while the hold is still being written
-    await holdBeforeAnswer(bill, routing, upstream);
+    await stickyAfterHold(routing, conversation, bill, upstream);
     const answered = routing.catch(cancelling(bill));
     if (await settledWithin(answered, commitAt(req, false) - Date.now())) return withRateHeaders(bill, await buffered(ctx, await answered));
     return withRateHeaders(
@@ -134,11 +119,7 @@ async function exchange(
     );
   }
   const routing = routeStream(sent, plan, opts);
-  routing.then(
-    (o) => rememberSticky(conversation, o.attempt),
-    () => undefined,
-  ); // may fail (a client error) while the hold is still being written
-  await holdBeforeAnswer(bill, routing, upstream);
+  await stickyAfterHold(routing, conversation, bill, upstream);
   // Counted from the request's arrival: the hold's time is part of what the client waits.
   const early = await settledWithin(routing, Math.max(0, commitAt(req, true) - Date.now()));
   return withRateHeaders(bill, early ? streamed(ctx, await routing.catch(cancelling(bill))) : streamedLate(ctx, routing));
@@ -213,4 +194,22 @@ async function buffered(ctx: CallContext, outcome: Awaited<ReturnType<typeof rou
       await warmTokenizer();
     },
   };
+}
+
+/**
+ * Remembers the conversation's target once `routing` answers (sticky routing; a routing that fails, a
+ * client error, is ignored here), and waits for the hold (chat-answer.ts `holdBeforeAnswer`).
+ * @throws the hold's refusal (402, 429), having stopped the upstream.
+ */
+async function stickyAfterHold(
+  routing: Promise<{ attempt: Parameters<typeof rememberSticky>[1] }>,
+  conversation: Parameters<typeof rememberSticky>[0],
+  bill: RequestBill,
+  upstream: AbortController,
+): Promise<void> {
+  routing.then(
+    (o) => rememberSticky(conversation, o.attempt),
+    () => undefined,
+  ); // may fail (a client error) while the hold is still being written
+  await holdBeforeAnswer(bill, routing, upstream);
 }

@@ -1,6 +1,5 @@
 import type { AuthenticatedKey } from '../accounts/authenticate';
 import { loadAccountByok } from '../accounts/byok/byok-credentials';
-import { startBill } from '../billing/request-bill';
 import { CATALOGUE, getModel } from '../catalogue/catalogue';
 import { loadUpstreamCredentials } from '../config/upstream-credentials';
 import { dashboardUrl } from '../http/public-url';
@@ -19,8 +18,7 @@ import { estimateTextTokens } from '../usage/estimate';
 import { estimateChatPromptTokens } from '../usage/prompt-tokens';
 import { chatCompletionRequest } from '../openai/chat-request';
 import { safeParse } from '../validation/zod';
-import { authenticateRequest, routeOptions } from './guard';
-import { holdEndsAt } from '../routing/timeouts';
+import { authenticateRequest, billRequest, routeOptions } from './guard';
 import { inMessagesApi } from './messages';
 
 /**
@@ -37,15 +35,7 @@ export function countTokens(req: GatewayRequest): Promise<GatewayResult> {
     const caller = await authenticateRequest(req);
     const body = parseJsonBody(req.body, countTokensRequest);
     const model = resolveMessagesModel(body.model);
-    const bill = startBill({
-      accountId: caller.accountId,
-      keyHash: caller.keyHash,
-      requestId: req.requestId,
-      publicModel: model,
-      demand: NOTHING,
-      promptTokensEstimate: 0,
-      endsAt: holdEndsAt(req),
-    });
+    const bill = billRequest(req, caller, model, { demand: NOTHING, promptTokensEstimate: 0 });
     await bill.confirmed;
     try {
       const native: NativeRequest = { protocol: 'anthropic-messages', body, headers: forwardedHeaders(req.headers) };

@@ -2,7 +2,6 @@ import type { AuthenticatedKey } from '../accounts/authenticate';
 import { loadAccountByok } from '../accounts/byok/byok-credentials';
 import { embeddingsDemand } from '../billing/hold-demand';
 import { dashboardUrl } from '../http/public-url';
-import { startBill } from '../billing/request-bill';
 import { CATALOGUE, getModel } from '../catalogue/catalogue';
 import type { GatewayRequest, JsonResult } from '../http/types';
 import { InvalidRequestError } from '../errors/gateway-errors';
@@ -14,8 +13,7 @@ import { overheadMs } from '../routing/attempt-loop';
 import { recordOverhead } from '../observability/metrics';
 import { estimateTextTokens } from '../usage/estimate';
 import { tokenUsage } from '../usage/token-usage';
-import { authenticateRequest, callAfterHold } from './guard';
-import { holdEndsAt } from '../routing/timeouts';
+import { authenticateRequest, billRequest, callAfterHold } from './guard';
 import { assertDimensions } from '../openai/request-limits';
 import { settleRequest, usageEntry } from './settle-request';
 import { routingHeaders } from './chat-answer';
@@ -67,16 +65,7 @@ export async function embedInputs(req: GatewayRequest, caller: AuthenticatedKey,
   // The account's own provider keys first (BYOK: billed the platform fee alone).
   const [credentials, byok] = await Promise.all([loadUpstreamCredentials(), loadAccountByok(caller.accountId, dashboardUrl(req))]);
   const plan = planAttempts(entry, CATALOGUE, credentials, undefined, [], byok);
-  const { demand, promptTokensEstimate } = embeddingsDemand(inputs, plan);
-  const bill = startBill({
-    accountId: caller.accountId,
-    keyHash: caller.keyHash,
-    requestId: req.requestId,
-    publicModel: body.model,
-    demand,
-    promptTokensEstimate,
-    endsAt: holdEndsAt(req),
-  });
+  const bill = billRequest(req, caller, body.model, embeddingsDemand(inputs, plan));
   // Embeddings are short and cheap to refuse: the hold comes first, then the call.
   const outcome = await callAfterHold(
     bill,

@@ -4,7 +4,8 @@ import { parseBearer } from '../accounts/api-key';
 import { PayloadTooLargeError } from '../errors/gateway-errors';
 import { dashboardUrl } from '../http/public-url';
 import type { GatewayRequest } from '../http/types';
-import type { RequestBill } from '../billing/request-bill';
+import { startBill, type BillStart, type RequestBill } from '../billing/request-bill';
+import { holdEndsAt } from '../routing/timeouts';
 import type { RouteOptions } from '../routing/attempt-contract';
 import type { Attempt } from '../routing/attempt-plan';
 import { routeBufferedCall } from '../routing/fallback-router';
@@ -45,6 +46,28 @@ export function routeOptions(req: GatewayRequest, caller: AuthenticatedKey): Rou
   const opts: RouteOptions = { signal: req.signal, requestId: req.requestId, origin: { accountId: caller.accountId, body: req.body } };
   if (req.deadline !== undefined) opts.deadline = req.deadline;
   return opts;
+}
+
+/**
+ * Starts the bill of `caller`'s request `req` for `publicModel`: the hold of `held.demand` (tokens and
+ * nano-USD, billing/hold-demand.ts) with the prompt's estimate (tokens), held until the request's
+ * deadline (routing/timeouts.ts `holdEndsAt`). Never throws: the hold's refusal rejects `confirmed`.
+ */
+export function billRequest(
+  req: GatewayRequest,
+  caller: AuthenticatedKey,
+  publicModel: string,
+  held: Pick<BillStart, 'demand' | 'promptTokensEstimate'>,
+): RequestBill {
+  return startBill({
+    accountId: caller.accountId,
+    keyHash: caller.keyHash,
+    requestId: req.requestId,
+    publicModel,
+    demand: held.demand,
+    promptTokensEstimate: held.promptTokensEstimate,
+    endsAt: holdEndsAt(req),
+  });
 }
 
 /**

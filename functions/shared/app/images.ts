@@ -1,6 +1,5 @@
 import { loadAccountByok } from '../accounts/byok/byok-credentials';
 import { imageOutputTokens, imagesDemand } from '../billing/hold-demand';
-import { startBill } from '../billing/request-bill';
 import { CATALOGUE, getModel, type CatalogueEntry, type CatalogueTarget } from '../catalogue/catalogue';
 import { loadUpstreamCredentials } from '../config/upstream-credentials';
 import { dashboardUrl } from '../http/public-url';
@@ -22,8 +21,7 @@ import { planAttempts } from '../routing/attempt-plan';
 import { overheadMs } from '../routing/attempt-loop';
 import { estimateTextTokens } from '../usage/estimate';
 import { tokenUsage } from '../usage/token-usage';
-import { authenticateRequest, callAfterHold } from './guard';
-import { holdEndsAt } from '../routing/timeouts';
+import { authenticateRequest, billRequest, callAfterHold } from './guard';
 import { routingHeaders } from './chat-answer';
 import { MAX_BUFFERED_ANSWER_BYTES } from './embeddings';
 import { settleRequest, usageEntry } from './settle-request';
@@ -64,17 +62,8 @@ export async function imageGenerations(req: GatewayRequest): Promise<JsonResult>
     body.output_compression ?? 100,
   );
   const quality = body.quality ?? undefined;
-  const { demand, promptTokensEstimate } = imagesDemand(body.prompt, n, size, quality, plan);
   const publicModel = body.model ?? DEFAULT_IMAGE_MODEL;
-  const bill = startBill({
-    accountId: caller.accountId,
-    keyHash: caller.keyHash,
-    requestId: req.requestId,
-    publicModel,
-    demand,
-    promptTokensEstimate,
-    endsAt: holdEndsAt(req),
-  });
+  const bill = billRequest(req, caller, publicModel, imagesDemand(body.prompt, n, size, quality, plan));
   // An image costs cents: the hold is written before the call.
   const outcome = await callAfterHold(
     bill,
