@@ -73,9 +73,6 @@ export const ACCOUNT_ITEM_ATTRIBUTES = {
   entryId: 'a payment marker: the ledger entry of the credit (requestId)',
 } as const;
 
-/** A top-level attribute of an accounts-table item. */
-export type AccountItemAttribute = keyof typeof ACCOUNT_ITEM_ATTRIBUTES;
-
 /** `autoTopUpCents_<YYYYMM>`: US cents of auto top-ups started in that UTC month (the monthly cap). */
 const MONTHLY_ATTRIBUTE = /^autoTopUpCents_\d{6}$/;
 
